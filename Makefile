@@ -1,0 +1,69 @@
+# freecheck - top-level Makefile.
+#
+# make              build everything into build/ (library, tools, workloads, harness)
+# make test         every test; prints "tests: N passed, M failed" last
+# make sweep        the full default sweep (QUICK=1: a small smoke sweep)
+# make figures      statistics and figures again from stored results [RESULTS=dir]
+# make bench        the runtime's micro-benchmarks (figures, not pass/fail)
+# make fuzz         a longer libFuzzer run of the sampler model fuzzer
+#
+# Settings (override on the command line):
+#   CC=gcc OPT=-O2       compiler and optimisation
+#   SANITIZE=address,undefined   sanitizer build, goes to build/san unless BUILD is set
+#   BUILD=dir            output directory
+#   EXTRA_CFLAGS=...     appended to CFLAGS
+# Every module contributes through its own module.mk: BINS (programs built by
+# "make"), TESTS (phony targets that "make test" runs; each records its result
+# through tests/check.sh).
+
+CC ?= cc
+OPT ?= -O2
+SANITIZE ?=
+ifneq ($(strip $(SANITIZE)),)
+BUILD ?= build/san
+SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+BUILD ?= build
+SAN_FLAGS :=
+endif
+
+WARN := -Wall -Wextra -Wno-unused-parameter
+CFLAGS := -std=gnu11 $(WARN) -g $(OPT) -MMD -MP -Iruntime $(SAN_FLAGS) $(EXTRA_CFLAGS)
+LDFLAGS := $(SAN_FLAGS)
+LDLIBS := -lm
+
+OBJ := $(BUILD)/obj
+BIN := $(BUILD)/bin
+LIBDIR := $(BUILD)/lib
+TEST_RESULTS := $(BUILD)/test-results
+
+BINS :=
+TESTS :=
+CLEAN_EXTRA :=
+
+.PHONY: all deps test clean bench fuzz sweep figures
+all:
+
+include $(sort $(wildcard */module.mk */*/module.mk))
+
+all: $(BINS)
+
+deps:
+	@sh scripts/deps.sh
+
+# Tests run in the order listed; each records its own result, so one failure
+# does not hide the others.  A test whose result is missing counts as failed.
+test: deps
+	@rm -rf $(TEST_RESULTS)
+	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory -k $(TESTS) || true
+	@sh tests/summary.sh $(TEST_RESULTS) $(TESTS)
+
+$(OBJ)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+clean:
+	rm -rf build $(CLEAN_EXTRA)
+
+-include $(shell find $(OBJ) -name '*.d' 2>/dev/null)

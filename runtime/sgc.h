@@ -1,0 +1,269 @@
+/* sgc.h - public interface of the freecheck runtime (libsgc): a generational,
+ * precise, garbage-collected heap with an allocation sampler folded into the
+ * nursery limit and a timer-signal time sampler.
+ *
+ * Invariants (every module relies on these):
+ *
+ *  - Objects.  An object is an 8-byte header followed by its payload.  An
+ *    sgc_obj points at the payload; the header is the word just before it.
+ *    Header word layout: bits 0..7 GC flags, bits 8..31 type id, bits 32..63
+ *    payload size in 8-byte words.  A forwarded nursery object (during and
+ *    right after a minor collection) has SGC_F_FORWARDED set and the rest of
+ *    the word is its new address.  The footprint of an allocation is
+ *    SGC_FOOTPRINT(payload) = 8 + payload rounded up to 8: the same for
+ *    nursery and large objects, and the size the sampling rule counts.
+ *
+ *  - Types.  A type is registered once with a name (shown in profiles), the
+ *    size of its fixed part, a bitmap of which words of the fixed part hold
+ *    object pointers, and what follows the fixed part (nothing, pointers,
+ *    bytes, doubles, raw words).  Every pointer field holds NULL or a live
+ *    sgc_obj.  New objects are zero-filled.
+ *
+ *  - Nursery.  Young objects are bump-allocated in [start, end).  The fast
+ *    path allocates while free + footprint <= limit, with start <= free <=
+ *    limit <= end.  The memory in [free, end) is zero.  The slow path
+ *    (sgc_alloc_slow) may lower limit below end at any time; that is how the
+ *    allocation sampler and the GC stress mode get control without a single
+ *    extra instruction on the fast path.
+ *
+ *  - Roots.  A shadow stack of sgc_frame records, linked from sgc_top through
+ *    parent.  Each frame names its function (an sgc_func, identified by its
+ *    address) and holds the addresses of the local variables that are its GC
+ *    roots.  sgc_top always points at a fully initialised frame (or is NULL):
+ *    push initialises the frame before publishing it, pop unpublishes it
+ *    before it dies, so a signal handler may walk the stack at any
+ *    instruction.  The same frames are the call stack that both profilers
+ *    record.
+ *
+ *  - Write barrier.  After storing a pointer into an object, call
+ *    sgc_write_barrier(obj) (or use SGC_SET).  Old objects not yet in the
+ *    remembered set carry SGC_F_TRACK_YOUNG; the barrier records them.
+ *
+ *  - The runtime is single-threaded: one mutator thread, which is also the
+ *    thread that receives the time sampler's signal.
+ */
+#ifndef SGC_H
+#define SGC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef void *sgc_obj;
+
+/* ---- Object header ------------------------------------------------------ */
+
+#define SGC_HEADER_BYTES 8u
+/* Footprint in bytes of an object with a payload of n bytes. */
+#define SGC_FOOTPRINT(n) (SGC_HEADER_BYTES + (((size_t)(n) + 7u) & ~(size_t)7u))
+/* Objects whose footprint is at least this many bytes are large objects:
+ * allocated outside the nursery (so is any object that cannot fit in an
+ * empty nursery).  The fast path never sees them. */
+#define SGC_LARGE_MIN ((size_t)8192)
+
+#define SGC_F_FORWARDED 0x01u   /* nursery object copied; rest of word = new address */
+#define SGC_F_TRACK_YOUNG 0x02u /* old object not in the remembered set: barrier must record it */
+/* bits 0x04..0x80 are the collector's own (see sgc_gc.h). */
+
+#define SGC_HDR(obj) (((uint64_t *)(obj))[-1])
+#define SGC_HDR_MAKE(tid, footprint) \
+    (((uint64_t)(((footprint) - SGC_HEADER_BYTES) >> 3) << 32) | ((uint64_t)(tid) << 8))
+#define SGC_TYPE_OF(obj) ((uint32_t)((SGC_HDR(obj) >> 8) & 0xffffffu))
+#define SGC_PAYLOAD_BYTES(obj) ((size_t)(SGC_HDR(obj) >> 32) << 3)
+
+/* ---- Types -------------------------------------------------------------- */
+
+typedef enum sgc_var_kind {
+    SGC_VAR_NONE = 0, /* fixed-size object */
+    SGC_VAR_PTRS,     /* the fixed part is followed by an array of sgc_obj */
+    SGC_VAR_BYTES,    /* ... by bytes (no pointers) */
+    SGC_VAR_DOUBLES,  /* ... by doubles (no pointers) */
+    SGC_VAR_WORDS     /* ... by raw 64-bit words (no pointers) */
+} sgc_var_kind;
+
+typedef struct sgc_type {
+    const char *name;    /* shown in profiles; must outlive the runtime */
+    uint32_t fixed_size; /* bytes of the fixed part (<= 512) */
+    uint64_t ptr_map;    /* bit i set: word i of the fixed part is an sgc_obj */
+    sgc_var_kind var;    /* what follows the fixed part, up to the payload end */
+} sgc_type;
+
+#define SGC_MAX_TYPES 4096
+/* Registers a type and returns its id (>= 1).  Registering the same name
+ * twice returns the first id.  Too many types: message and abort. */
+uint32_t sgc_type_register(const sgc_type *type);
+const char *sgc_type_name(uint32_t tid);
+
+/* ---- Functions and frames ----------------------------------------------- */
+
+typedef struct sgc_func {
+    const char *name; /* shown in profiles; must outlive the runtime */
+    uint32_t id;      /* the profiler's string id; 0 until it interns the name */
+} sgc_func;
+
+typedef struct sgc_frame {
+    struct sgc_frame *parent; /* caller's frame, NULL at the bottom */
+    sgc_func *func;           /* the function this frame belongs to */
+    void **roots;             /* addresses of sgc_obj locals; NULL entries skipped */
+    uint32_t nroots;          /* entries in roots */
+    uint32_t cct;             /* profiler's calling-context node for this frame, 0 = none yet */
+} sgc_frame;
+
+extern sgc_frame *sgc_top; /* innermost frame, NULL when none */
+
+static inline void sgc_frame_push(sgc_frame *f) {
+    f->parent = sgc_top;
+    f->cct = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* frame complete before it is visible */
+    sgc_top = f;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+static inline void sgc_frame_pop(sgc_frame *f) {
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    sgc_top = f->parent;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* unpublished before the frame dies */
+}
+
+static inline void sgc__frame_cleanup(sgc_frame *f) { sgc_frame_pop(f); }
+
+/* SGC_FRAME(&a, &b, ...): open a frame for the enclosing function (named by
+ * __func__) whose roots are the sgc_obj-typed locals a, b, ...  The frame
+ * is popped automatically when the enclosing block is left (return, break,
+ * end of block).  At most one per block.  SGC_FRAME() opens a frame with no
+ * roots (still recorded in profiles). */
+#define SGC_FRAME(...)                                   \
+    static sgc_func sgc__fn_ = {__func__, 0};            \
+    SGC_FRAME_FN(&sgc__fn_, __VA_ARGS__)
+
+/* SGC_FRAME_FN(fn, &a, ...): the same with an explicit sgc_func (for
+ * interpreters whose guest functions have names known only at run time). */
+#define SGC_FRAME_FN(fn, ...)                                               \
+    void *sgc__slots_[] = {NULL, __VA_ARGS__};                              \
+    sgc_frame sgc__fr_ __attribute__((cleanup(sgc__frame_cleanup)));       \
+    sgc__fr_.func = (fn);                                                   \
+    sgc__fr_.roots = sgc__slots_;                                           \
+    sgc__fr_.nroots = (uint32_t)(sizeof(sgc__slots_) / sizeof(void *));     \
+    sgc_frame_push(&sgc__fr_)
+
+/* Registers the address of a global sgc_obj variable as a root. */
+void sgc_global_root(void *slot);
+
+/* ---- Allocation ------------------------------------------------------------ */
+
+typedef struct sgc_nursery_state {
+    char *free;  /* next free byte */
+    char *limit; /* fast path allocates while free + size <= limit */
+    char *start; /* first byte of the nursery */
+    char *end;   /* one past the last byte */
+} sgc_nursery_state;
+
+extern sgc_nursery_state sgc_nursery;
+
+/* Everything the fast path does not do: large objects, a full nursery, a due
+ * sample, stress mode, initialisation.  Never returns NULL (out of memory is
+ * a message and abort). */
+__attribute__((noinline)) sgc_obj sgc_alloc_slow(uint32_t tid, size_t payload);
+
+/* Allocates a zero-filled object of type tid with a payload of payload bytes.
+ * The fast path: one compare, a bump, a header store.  May collect. */
+static inline sgc_obj sgc_alloc(uint32_t tid, size_t payload) {
+    size_t size = SGC_FOOTPRINT(payload);
+    char *p = sgc_nursery.free;
+    if (__builtin_expect(size < SGC_LARGE_MIN && size <= (size_t)(sgc_nursery.limit - p), 1)) {
+        sgc_nursery.free = p + size;
+        *(uint64_t *)p = SGC_HDR_MAKE(tid, size);
+        return p + SGC_HEADER_BYTES;
+    }
+    return sgc_alloc_slow(tid, payload);
+}
+
+#define SGC_NEW(tid, ctype) ((ctype *)sgc_alloc((tid), sizeof(ctype)))
+/* An object with a fixed part of fixed bytes followed by n elements of elem bytes. */
+#define SGC_NEW_VAR(tid, fixed, n, elem) sgc_alloc((tid), (size_t)(fixed) + (size_t)(n) * (size_t)(elem))
+
+/* ---- Write barrier ------------------------------------------------------- */
+
+__attribute__((noinline)) void sgc_write_barrier_slow(sgc_obj obj);
+
+static inline void sgc_write_barrier(sgc_obj obj) {
+    if (__builtin_expect((SGC_HDR(obj) & SGC_F_TRACK_YOUNG) != 0, 0))
+        sgc_write_barrier_slow(obj);
+}
+
+/* obj->field = val, then the barrier. */
+#define SGC_SET(obj, field, val)        \
+    do {                                \
+        (obj)->field = (val);           \
+        sgc_write_barrier(obj);         \
+    } while (0)
+
+/* ---- Life cycle and collections ---------------------------------------- */
+
+/* Reads the SGC_* settings (exit status 2 with a message naming the variable
+ * on a bad value), sets up the heap and the samplers they ask for, and
+ * arranges for sgc_shutdown at exit.  Idempotent; the first allocation calls
+ * it too. */
+void sgc_init(void);
+/* Stops the samplers, completes the profile, writes the stats record.  Runs
+ * at exit; idempotent. */
+void sgc_shutdown(void);
+
+void sgc_collect_minor(void);
+void sgc_collect_major(void); /* a minor collection, then a full mark-sweep */
+
+/* Checks every reference in the heap and the roots; aborts with a message
+ * naming the broken reference. */
+void sgc_verify_heap(void);
+
+/* ---- Allocation sampling ----------------------------------------------- */
+
+typedef enum sgc_sample_mode { SGC_SAMPLE_FIXED = 0, SGC_SAMPLE_POISSON = 1 } sgc_sample_mode;
+
+/* (Re)starts allocation sampling: fixed mode samples every period-th byte,
+ * poisson mode draws exponential gaps of mean period from seed.  Resets the
+ * byte count.  period 0 stops.  Returns 0, or -1 for a bad argument. */
+int sgc_sampling_start(uint64_t period, sgc_sample_mode mode, uint64_t seed);
+void sgc_sampling_stop(void);
+
+/* ---- Time sampling ------------------------------------------------------- */
+
+typedef enum sgc_clock { SGC_CLOCK_WALL = 0, SGC_CLOCK_CPU = 1 } sgc_clock;
+
+int sgc_time_sampling_start(unsigned hz, sgc_clock clock); /* 0, or -1 on failure */
+void sgc_time_sampling_stop(void);
+
+/* ---- Statistics ---------------------------------------------------------- */
+
+/* Counters since start-up.  This struct only ever grows. */
+typedef struct sgc_stats {
+    uint64_t nursery_bytes;     /* footprint bytes allocated in the nursery */
+    uint64_t nursery_objects;   /* objects allocated in the nursery */
+    uint64_t large_bytes;       /* footprint bytes of large objects */
+    uint64_t large_objects;     /* large objects allocated */
+    uint64_t minor_collections; /* minor collections run */
+    uint64_t minor_ns;          /* time in minor collections */
+    uint64_t major_collections; /* major collections run */
+    uint64_t major_ns;          /* time in major collections */
+    uint64_t bytes_promoted;    /* nursery bytes copied to the old generation */
+    uint64_t large_promoted;    /* young large objects that survived a minor collection */
+    uint64_t heap_bytes;        /* old generation + large objects in use now (excl. nursery) */
+    uint64_t peak_heap_bytes;   /* high-water mark of heap_bytes + nursery size */
+    uint64_t alloc_samples;     /* allocation samples recorded (sampled objects) */
+    uint64_t alloc_sample_points; /* sample points hit (>= alloc_samples) */
+    uint64_t sampled_bytes;     /* bytes allocated while allocation sampling was on */
+    uint64_t time_samples;      /* time samples taken by the signal handler */
+    uint64_t time_samples_dropped; /* time samples lost to a full buffer */
+    uint64_t time_samples_written; /* time samples handed to the profile */
+    uint64_t time_sampling_ns;  /* time during which time sampling was on */
+} sgc_stats;
+
+void sgc_get_stats(sgc_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* SGC_H */

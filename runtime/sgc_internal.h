@@ -1,0 +1,99 @@
+/* sgc_internal.h - what the runtime's modules share with each other, and
+ * nothing the workloads should use.
+ *
+ * Module map and who calls whom:
+ *   sgc_settings.c  parses SGC_* once (sgc__settings).
+ *   sgc_gc.c        heap, types, roots, minor/major collection, large objects,
+ *                   barrier, verifier, stats record.  Calls the sampler hooks
+ *                   below at the documented points.
+ *   sgc_alloc.c     sgc_alloc_slow: the one allocation slow path.  It owns the
+ *                   nursery limit: limit = min(end, next sample point) while
+ *                   allocation sampling is on; = free in stress mode.
+ *   sgc_sample.c    allocation sampler (the rule of DESIGN.md), survival.
+ *   sgc_profile.c   the profile writer (calling-context tree, records).
+ *   sgc_timer.c     the time sampler (signal handler, buffer, drain).
+ *
+ * Invariant: sgc__phase always says what the mutator thread is doing, so an
+ * interrupting time sample can attribute itself.
+ */
+#ifndef SGC_INTERNAL_H
+#define SGC_INTERNAL_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <stddef.h>
+#include "sgc.h"
+
+/* ---- Settings (sgc_settings.c) ------------------------------------------ */
+
+typedef struct sgc_settings {
+    uint64_t alloc_period;   /* SGC_ALLOC_PERIOD, bytes; 0 = off */
+    sgc_sample_mode alloc_mode; /* SGC_ALLOC_MODE */
+    uint64_t seed;           /* SGC_SEED */
+    unsigned time_hz;        /* SGC_TIME_HZ; 0 = off */
+    sgc_clock time_clock;    /* SGC_TIME_CLOCK */
+    const char *profile_path; /* SGC_PROFILE or NULL */
+    const char *stats_path;  /* SGC_STATS or NULL */
+    size_t nursery_size;     /* SGC_NURSERY, bytes */
+    double major_growth;     /* SGC_MAJOR_GROWTH: old gen growth factor that triggers a major GC */
+    uint64_t stress_every;   /* SGC_GC_STRESS: a minor collection every N allocations; 0 = off */
+    int verify;              /* SGC_VERIFY: verify the heap around every collection */
+    int poison;              /* SGC_POISON: poison evacuated nursery space */
+} sgc_settings;
+
+extern sgc_settings sgc__settings;
+
+/* Parses the environment into sgc__settings.  On a bad value prints
+ * "freecheck: SGC_X=...: <why>" to stderr and exits with status 2. */
+void sgc__settings_load(void);
+/* Parses a byte size with an optional K/M/G suffix (powers of 1024).
+ * Returns 0 and sets *out, or -1 if the text is not a size. */
+int sgc__parse_size(const char *text, uint64_t *out);
+
+/* ---- State shared across modules ---------------------------------------- */
+
+enum sgc_phase { SGC_PHASE_MUTATOR = 0, SGC_PHASE_MINOR = 1, SGC_PHASE_MAJOR = 2 };
+extern volatile sig_atomic_t sgc__phase;
+extern sgc_stats sgc__stats;
+extern int sgc__initialized;
+
+uint64_t sgc__now_ns(void); /* CLOCK_MONOTONIC in ns */
+
+/* ---- The collector's services (sgc_gc.c) --------------------------------- */
+
+/* Runs a minor collection.  Afterwards the nursery is empty and zeroed:
+ * free == start; limit is left for the caller (the slow path) to set. */
+void sgc__minor_collect(void);
+/* Allocates a zeroed large object outside the nursery (young until the next
+ * minor collection).  Accounts it in the stats. */
+sgc_obj sgc__large_alloc(uint32_t tid, size_t payload, size_t footprint);
+/* While sgc__sample_minor_end runs (forwarding information still valid):
+ * did this object, young at the start of the collection, survive?  If so,
+ * *moved_to (if not NULL) is its address now. */
+int sgc__young_survived(sgc_obj young, sgc_obj *moved_to);
+/* Is obj a young large object (allocated since the last minor collection)? */
+int sgc__is_young_large(sgc_obj obj);
+
+/* ---- Hooks the collector calls (sgc_sample.c, sgc_profile.c, sgc_timer.c) */
+
+void sgc__sample_init(void);      /* at sgc_init, after settings: start from SGC_ALLOC_* */
+void sgc__sample_minor_end(void); /* inside a minor collection, after copying */
+void sgc__sample_shutdown(void);  /* at exit: pending survivals become unknown */
+/* A collection finished: kind is SGC_PHASE_MINOR or SGC_PHASE_MAJOR. */
+void sgc__profile_gc_event(int kind, uint64_t start_ns, uint64_t duration_ns,
+                           uint64_t heap_bytes, uint64_t rss_bytes);
+void sgc__profile_init(void);     /* at sgc_init: open SGC_PROFILE */
+void sgc__profile_shutdown(void); /* at exit: flush and close */
+void sgc__timer_init(void);       /* at sgc_init: start from SGC_TIME_* */
+void sgc__timer_shutdown(void);   /* at exit: stop, drain */
+/* Called from the slow path and at collection boundaries: moves records the
+ * signal handler buffered into the profile.  Cheap when there is nothing. */
+void sgc__timer_drain(void);
+
+/* ---- The slow path's helpers (sgc_alloc.c) ------------------------------ */
+
+/* Recomputes sgc_nursery.limit from the nursery end, the sampler's next
+ * sample point and the stress mode.  Called after anything that moves them. */
+void sgc__alloc_reset_limit(void);
+
+#endif /* SGC_INTERNAL_H */
