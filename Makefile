@@ -39,6 +39,8 @@ TEST_RESULTS := $(BUILD)/test-results
 
 BINS :=
 TESTS :=
+BENCHES :=
+FUZZERS :=
 CLEAN_EXTRA :=
 
 .PHONY: all deps test clean bench fuzz sweep figures
@@ -47,6 +49,24 @@ all:
 include $(sort $(wildcard */module.mk */*/module.mk))
 
 all: $(BINS)
+
+# The measurement pipeline.  build/bin/sweep runs the plan and stores
+# results/<sweep-id>/results.db (results/latest points at it); build/bin/analyze
+# computes the statistics and the plot data into the same directory;
+# plots/figures.sh draws them into <dir>/figures/.
+RESULTS ?= results/latest
+sweep: deps
+	@$(MAKE) --no-print-directory all
+	$(BIN)/sweep $(if $(QUICK),--quick) $(SWEEP_ARGS)
+	@$(MAKE) --no-print-directory figures RESULTS=results/latest
+
+figures: deps
+	@$(MAKE) --no-print-directory all
+	$(BIN)/analyze $(RESULTS)
+	sh plots/figures.sh $(RESULTS)
+
+bench: all $(BENCHES)
+fuzz: $(FUZZERS)
 
 deps:
 	@sh scripts/deps.sh

@@ -61,8 +61,12 @@ uint64_t sgc__now_ns(void); /* CLOCK_MONOTONIC in ns */
 
 /* ---- The collector's services (sgc_gc.c) --------------------------------- */
 
-/* Runs a minor collection.  Afterwards the nursery is empty and zeroed:
- * free == start; limit is left for the caller (the slow path) to set. */
+/* Runs a minor collection, in this order: copy the live young objects;
+ * call sgc__sample_minor_end() (forwarding information valid, and
+ * sgc_nursery.free still where the mutator left it); free the dead young
+ * large objects; reset the nursery (zeroed, free == start); call
+ * sgc__alloc_reset_limit(); maybe run a major collection; call
+ * sgc__timer_drain(). */
 void sgc__minor_collect(void);
 /* Allocates a zeroed large object outside the nursery (young until the next
  * minor collection).  Accounts it in the stats. */
@@ -79,6 +83,10 @@ int sgc__is_young_large(sgc_obj obj);
 void sgc__sample_init(void);      /* at sgc_init, after settings: start from SGC_ALLOC_* */
 void sgc__sample_minor_end(void); /* inside a minor collection, after copying */
 void sgc__sample_shutdown(void);  /* at exit: pending survivals become unknown */
+/* Brings the sampler's counters in sgc__stats (sampled_bytes) up to date with
+ * what the fast path allocated since the slow path last ran.  sgc_get_stats
+ * and the stats record call it first. */
+void sgc__sample_sync(void);
 /* A collection finished: kind is SGC_PHASE_MINOR or SGC_PHASE_MAJOR. */
 void sgc__profile_gc_event(int kind, uint64_t start_ns, uint64_t duration_ns,
                            uint64_t heap_bytes, uint64_t rss_bytes);

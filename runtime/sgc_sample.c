@@ -6,3 +6,4 @@ void sgc__sample_minor_end(void) {}
 void sgc__sample_shutdown(void) {}
 int sgc_sampling_start(uint64_t period, sgc_sample_mode mode, uint64_t seed) { return -1; }
 void sgc_sampling_stop(void) {}
+void sgc__sample_sync(void) {}
