@@ -1,31 +1,68 @@
 /* sgc_alloc.c - the one allocation slow path, and the nursery limit. */
 #include "sgc_internal.h"
+#include "sgc_sample.h"
 
 /* Stress mode: allocations left until the next forced minor collection. */
 static uint64_t stress_countdown;
 
+/* The limit is the nearest of: the nursery end; the byte just before the next
+ * sample point (an allocation reaching the point must fail the fast path's
+ * "size <= limit - free", so limit = free + remaining - 1); free itself in
+ * stress mode (every allocation comes here).  Accounts the fast path's bytes
+ * first, so that the distance it is computed from is current. */
 void sgc__alloc_reset_limit(void) {
+    sgc__sample_sync();
+    char *free = sgc_nursery.free;
+    char *limit = sgc_nursery.end;
     if (sgc__settings.stress_every)
-        sgc_nursery.limit = sgc_nursery.free; /* every allocation comes here */
-    else
-        sgc_nursery.limit = sgc_nursery.end;
+        limit = free;
+    else if (sgc__sampler.period && sgc__sampler.remaining - 1 < (uint64_t)(limit - free))
+        limit = free + (sgc__sampler.remaining - 1);
+    sgc_nursery.limit = limit;
 }
 
+/* Contract (sgc.h): allocates what the fast path would not - a large object,
+ * an object that does not fit in what is left of the nursery, an object that
+ * reaches a sample point, any object in stress mode - and never returns NULL.
+ * Order matters: any collection happens before the object exists, so the
+ * object's sample (if any) is pending until the *next* minor collection. */
 sgc_obj sgc_alloc_slow(uint32_t tid, size_t payload) {
     if (!sgc__initialized)
         sgc_init();
+    /* Time samples buffered by the signal handler reach the profile even in
+     * programs that seldom collect. */
+    sgc__timer_drain();
     size_t size = SGC_FOOTPRINT(payload);
-    if (size >= SGC_LARGE_MIN || size > (size_t)(sgc_nursery.end - sgc_nursery.start))
-        return sgc__large_alloc(tid, payload, size);
+    if (size >= SGC_LARGE_MIN || size > (size_t)(sgc_nursery.end - sgc_nursery.start)) {
+        sgc_obj obj = sgc__large_alloc(tid, payload, size);
+        /* Large objects consume the distance by their size, like any other. */
+        sgc__sample_sync();
+        uint64_t points = sgc__sample_consume(size);
+        if (points)
+            sgc__sample_record(obj, tid, size, points, 1);
+        /* The distance moved: the limit must follow it, or it would stay at a
+         * stale, lower sample point (PAPER.md pitfall 5). */
+        sgc__alloc_reset_limit();
+        return obj;
+    }
     if (sgc__settings.stress_every && ++stress_countdown >= sgc__settings.stress_every) {
         stress_countdown = 0;
         sgc__minor_collect();
     }
     if ((size_t)(sgc_nursery.end - sgc_nursery.free) < size)
         sgc__minor_collect();
+    /* Here the object fits; we came either because it fits but reaches a
+     * sample point, or because of stress mode, or because the nursery was
+     * full (collected just now).  The rule decides, not the reason. */
+    sgc__sample_sync();
+    uint64_t points = sgc__sample_consume(size);
     char *p = sgc_nursery.free;
     sgc_nursery.free = p + size;
+    sgc__sampler.synced_free = sgc_nursery.free; /* this object is accounted */
     *(uint64_t *)p = SGC_HDR_MAKE(tid, size);
+    sgc_obj obj = p + SGC_HEADER_BYTES;
+    if (points)
+        sgc__sample_record(obj, tid, size, points, 0);
     sgc__alloc_reset_limit();
-    return p + SGC_HEADER_BYTES;
+    return obj;
 }

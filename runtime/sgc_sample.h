@@ -1,0 +1,94 @@
+/* sgc_sample.h - the allocation sampler: sample points, survival, and the
+ * hooks the slow path (sgc_alloc.c) and the tools (sgc-replay, the fuzzer,
+ * the tests) use.
+ *
+ * The rule (DESIGN.md, docs/SAMPLING.md).  B counts the bytes allocated since
+ * sampling was last (re)started.  A sample point is a byte count; an
+ * allocation of footprint s covers the byte counts B+1 .. B+s and takes one
+ * sample per sample point among them.  Fixed mode: the sample points are the
+ * multiples of the period P.  Poisson mode: the gaps between consecutive
+ * sample points (and from the start to the first) are independent geometric
+ * draws of mean exactly P (an exponential rounded up to whole bytes, >= 1).
+ *
+ * Invariants:
+ *  - While sampling is on, sgc__sampler.remaining is the distance from B to
+ *    the next sample point: the next allocation is sampled iff its footprint
+ *    s >= remaining.  remaining >= 1 always.  It is a distance, not a
+ *    pointer, so it survives collections, nursery resets and large objects
+ *    unchanged (PAPER.md pitfalls 4, 5, 9).
+ *  - synced_free is the value sgc_nursery.free had when the sampler last
+ *    accounted the nursery's bytes; the fast path's bytes are exactly
+ *    free - synced_free and are accounted (sgc__sample_sync) before anything
+ *    moves free backwards or reads the counters.
+ *  - The nursery limit (sgc__alloc_reset_limit) is min(end, free +
+ *    remaining - 1): the fast path's "size <= limit - free" fails exactly
+ *    when the allocation reaches the next sample point, so no sample is ever
+ *    taken late or missed, and the fast path holds no sampling code at all.
+ *  - Every sampled object is one pending record (stack, type, size, points,
+ *    object) until the next minor collection tells whether it survived, or
+ *    until sampling stops or the runtime shuts down (then: unknown).  Then the
+ *    whole record goes to the profile writer at once.  The pending list
+ *    grows; nothing is dropped.
+ */
+#ifndef SGC_SAMPLE_H
+#define SGC_SAMPLE_H
+
+#include <stdint.h>
+#include "sgc.h"
+#include "sgc_profile.h"
+
+/* Largest accepted period (and mean period): keeps every distance sum inside
+ * 64 bits with room for the largest object. */
+#define SGC_SAMPLE_MAX_PERIOD ((uint64_t)1 << 48)
+
+/* A sampled object waiting for the next minor collection. */
+typedef struct sgc_pending_sample {
+    sgc_alloc_sample rec; /* the record, complete but for survival */
+    sgc_obj obj;          /* the object as allocated (young) */
+    uint64_t serial;      /* 1-based number of this sampled object since start-up */
+} sgc_pending_sample;
+
+/* xoshiro256** state for poisson gaps. */
+typedef struct sgc_sample_rng {
+    uint64_t s[4]; /* never all zero */
+} sgc_sample_rng;
+
+/* Called for every sample handed to the profile writer (tools and tests). */
+typedef void (*sgc_sample_observer)(void *ctx, const sgc_alloc_sample *rec, uint64_t serial);
+
+typedef struct sgc_sampler {
+    uint64_t period;    /* P, or 0 when sampling is off */
+    int mode;           /* SGC_SAMPLE_FIXED or SGC_SAMPLE_POISSON */
+    uint64_t remaining; /* bytes from B to the next sample point, >= 1 (when on) */
+    char *synced_free;  /* sgc_nursery.free when the nursery's bytes were last accounted */
+    sgc_sample_rng rng; /* poisson gap generator */
+    uint64_t serial;    /* sampled objects recorded since start-up */
+    sgc_pending_sample *pending; /* samples whose survival is not known yet */
+    size_t npending;    /* entries used in pending */
+    size_t cap;         /* entries allocated in pending */
+    sgc_sample_observer observer; /* or NULL */
+    void *observer_ctx; /* passed to observer */
+} sgc_sampler;
+
+extern sgc_sampler sgc__sampler;
+
+/* Seeds a generator (any seed, including 0, gives a valid state). */
+void sgc__sample_rng_seed(sgc_sample_rng *rng, uint64_t seed);
+/* The next poisson gap of mean period (>= 1): geometric with success
+ * probability 1/period, i.e. ceil of an exponential draw, so its mean is
+ * exactly period and each byte is a sample point with probability 1/period
+ * independently of every other byte. */
+uint64_t sgc__sample_poisson_gap(sgc_sample_rng *rng, uint64_t period);
+
+/* The slow path's part: counts the sample points an allocation of size bytes
+ * covers and moves the distance past it (accounting sampled_bytes).  The
+ * caller must have synced first.  Returns 0 when sampling is off. */
+uint64_t sgc__sample_consume(uint64_t size);
+/* Records a sampled object (points >= 1) as pending: takes the timestamp and
+ * the stack now.  Never fails (out of memory: message and abort). */
+void sgc__sample_record(sgc_obj obj, uint32_t tid, uint64_t size, uint64_t points, int large);
+
+/* Installs (or with NULL removes) the observer. */
+void sgc__sample_set_observer(sgc_sample_observer fn, void *ctx);
+
+#endif /* SGC_SAMPLE_H */
