@@ -1,14 +1,483 @@
-/* sgc_profile.c - the profile writer.  PLACEHOLDER until issue #3 lands. */
+/* sgc_profile.c - the profile writer: string table, calling-context tree and
+ * the record encoder that streams SGC_PROFILE to disk (format: PROFILE.md). */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "sgc_internal.h"
-void sgc__profile_gc_event(int kind, uint64_t start_ns, uint64_t duration_ns,
-                           uint64_t heap_bytes, uint64_t rss_bytes) {}
-void sgc__profile_init(void) {}
-void sgc__profile_shutdown(void) {}
 #include "sgc_profile.h"
-uint32_t sgc__profile_stack_current(void) { return 0; }
-uint32_t sgc__profile_stack_of(sgc_func *const *leaf_first, uint32_t depth) { return 0; }
-void sgc__profile_sampling_config(uint64_t ts_ns, uint64_t period, int mode) {}
-void sgc__profile_alloc_sample(const sgc_alloc_sample *sample) {}
-void sgc__profile_time_sample(uint64_t ts_ns, uint32_t stack, int phase) {}
-void sgc__profile_time_config(uint64_t ts_ns, unsigned hz, int clock) {}
-void sgc__profile_time_dropped(uint64_t ts_ns, uint64_t count) {}
+
+/* Records are encoded into this buffer and written with one write() when it
+ * fills; without SGC_PROFILE the buffer is simply reset instead, so both
+ * cases pay for the encoding.  Big enough that writes are rare, small enough
+ * to stay in cache. */
+#define PW_BUF_BYTES (64u * 1024u)
+/* The largest fixed-field record: kind + length + 7 varints of <= 10 bytes. */
+#define PW_MAX_FIXED_RECORD 96u
+
+static struct {
+    uint8_t buf[PW_BUF_BYTES]; /* encoded, not yet written bytes */
+    size_t len;                /* bytes used in buf */
+    int fd;                    /* profile file, -1 = discard */
+    int started;               /* the header is in the stream */
+    int opened;                /* sgc__profile_init ran */
+    int closed;                /* sgc__profile_shutdown ran (END emitted) */
+    const char *path;          /* SGC_PROFILE, for messages */
+    uint64_t last_ts;          /* previous timestamp field, for deltas */
+    uint64_t records;          /* records emitted so far (END counts them) */
+    uint64_t bytes;            /* bytes encoded so far */
+} pw = {.fd = -1};
+
+/* ---- String table ------------------------------------------------------ */
+
+/* Interned strings by content: open addressing, power-of-two capacity, at
+ * most half full.  Each entry keeps the caller's pointer (names outlive the
+ * runtime, sgc.h) and the string id, 0 = empty slot. */
+typedef struct str_entry {
+    const char *s; /* the name */
+    uint64_t hash; /* its hash, to skip most strcmp */
+    uint32_t id;   /* string id, 0 = empty */
+} str_entry;
+
+static str_entry *str_tab;
+static uint32_t str_cap;   /* slots in str_tab */
+static uint32_t str_count; /* strings interned = last id */
+
+/* Type id -> string id of its name; 0 = not yet emitted. */
+static uint32_t type_str[SGC_MAX_TYPES + 1];
+
+/* ---- Calling-context tree ---------------------------------------------- */
+
+/* Node n (>= 1) is (node_parent[n], node_func[n]); node 0 is the empty
+ * stack.  Children are found through an open-addressing table keyed by
+ * (parent, func string), power-of-two capacity, at most half full. */
+static uint32_t *node_parent;
+static uint32_t *node_func;
+static uint32_t node_count; /* nodes handed out = last id */
+static uint32_t node_cap;   /* entries allocated in node_parent/node_func */
+static uint32_t *child_tab; /* node ids, 0 = empty slot */
+static uint32_t child_cap;
+
+/* Frames collected by a stack walk, reused across calls. */
+static sgc_frame **walk_buf;
+static uint32_t walk_cap;
+
+static void *xrealloc(void *p, size_t bytes) {
+    void *q = realloc(p, bytes);
+    if (!q) {
+        fprintf(stderr, "freecheck: out of memory in the profile writer (%zu bytes)\n", bytes);
+        abort();
+    }
+    return q;
+}
+
+static uint64_t hash_str(const char *s) {
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (uint8_t)*s) * 1099511628211ull;
+    return h;
+}
+
+static inline uint32_t hash_pair(uint32_t a, uint32_t b) {
+    uint64_t x = ((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(x >> 32);
+}
+
+/* ---- Encoding ------------------------------------------------------------ */
+
+static void pw_write_out(void) {
+    size_t off = 0;
+    while (pw.fd >= 0 && off < pw.len) {
+        ssize_t n = write(pw.fd, pw.buf + off, pw.len - off);
+        if (n < 0 && errno == EINTR)
+            continue; /* a signal (the time sampler's) arrived first: retry */
+        if (n <= 0) {
+            /* Keep running (the workload's result matters more), but say
+             * so: the file now ends early and readers will report where. */
+            fprintf(stderr, "freecheck: SGC_PROFILE=%s: write failed: %s; the profile is incomplete\n",
+                    pw.path, n < 0 ? strerror(errno) : "no progress");
+            close(pw.fd);
+            pw.fd = -1;
+            break;
+        }
+        off += (size_t)n;
+    }
+}
+
+/* Writes (or discards) the buffer.  errno is preserved for the caller. */
+static void pw_flush(void) {
+    int saved = errno;
+    if (pw.fd >= 0)
+        pw_write_out();
+    pw.len = 0;
+    errno = saved;
+}
+
+static inline uint8_t *put_varint(uint8_t *p, uint64_t v) {
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+/* Timestamp field: zigzag delta from the previous one. */
+static inline uint8_t *put_ts(uint8_t *p, uint64_t ts) {
+    int64_t d = (int64_t)(ts - pw.last_ts);
+    pw.last_ts = ts;
+    return put_varint(p, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+}
+
+/* Starts a fixed-field record: returns where its payload goes.  The length
+ * byte is patched by rec_end (every fixed record's payload is < 128 bytes). */
+static void pw_start(void);
+
+static inline uint8_t *rec_begin(int kind) {
+    if (__builtin_expect(!pw.started, 0))
+        pw_start();
+    if (pw.len + PW_MAX_FIXED_RECORD > PW_BUF_BYTES)
+        pw_flush();
+    uint8_t *p = pw.buf + pw.len;
+    p[0] = (uint8_t)kind;
+    return p + 2;
+}
+
+static inline void rec_end(uint8_t *end) {
+    uint8_t *start = pw.buf + pw.len;
+    size_t payload = (size_t)(end - start) - 2;
+    start[1] = (uint8_t)payload;
+    pw.len += payload + 2;
+    pw.bytes += payload + 2;
+    pw.records++;
+}
+
+/* Appends raw bytes, flushing as needed (strings may exceed the buffer). */
+static void put_raw(const void *data, size_t n) {
+    const uint8_t *d = data;
+    if (!pw.started)
+        pw_start();
+    while (n) {
+        if (pw.len == PW_BUF_BYTES)
+            pw_flush();
+        size_t k = PW_BUF_BYTES - pw.len < n ? PW_BUF_BYTES - pw.len : n;
+        memcpy(pw.buf + pw.len, d, k);
+        pw.len += k;
+        pw.bytes += k;
+        d += k;
+        n -= k;
+    }
+}
+
+static void emit_string(uint32_t id, const char *s) {
+    size_t n = strlen(s);
+    uint8_t head[32], *p = head;
+    uint8_t idbytes[10];
+    size_t idlen = (size_t)(put_varint(idbytes, id) - idbytes);
+    *p++ = SGC_REC_STRING;
+    p = put_varint(p, idlen + n);
+    memcpy(p, idbytes, idlen);
+    p += idlen;
+    put_raw(head, (size_t)(p - head));
+    put_raw(s, n);
+    pw.records++;
+}
+
+/* ---- Interning ---------------------------------------------------------- */
+
+static void str_grow(void) {
+    uint32_t ncap = str_cap ? str_cap * 2 : 1024;
+    str_entry *nt = calloc(ncap, sizeof *nt);
+    if (!nt)
+        xrealloc(NULL, (size_t)ncap * sizeof *nt); /* reports and aborts */
+    for (uint32_t i = 0; i < str_cap; i++) {
+        if (!str_tab[i].id)
+            continue;
+        uint32_t j = (uint32_t)str_tab[i].hash & (ncap - 1);
+        while (nt[j].id)
+            j = (j + 1) & (ncap - 1);
+        nt[j] = str_tab[i];
+    }
+    free(str_tab);
+    str_tab = nt;
+    str_cap = ncap;
+}
+
+/* String id of s, emitting a STRING record the first time it is seen. */
+static uint32_t intern_string(const char *s) {
+    if (!s)
+        s = "?";
+    if ((str_count + 1) * 2 > str_cap)
+        str_grow();
+    uint64_t h = hash_str(s);
+    uint32_t j = (uint32_t)h & (str_cap - 1);
+    while (str_tab[j].id) {
+        if (str_tab[j].hash == h && strcmp(str_tab[j].s, s) == 0)
+            return str_tab[j].id;
+        j = (j + 1) & (str_cap - 1);
+    }
+    uint32_t id = ++str_count;
+    str_tab[j] = (str_entry){s, h, id};
+    emit_string(id, s);
+    return id;
+}
+
+uint32_t sgc__profile_func_string(sgc_func *f) {
+    if (__builtin_expect(f->id != 0, 1))
+        return f->id;
+    return f->id = intern_string(f->name);
+}
+
+/* Type id -> string id, emitting STRING and TYPE records on first use. */
+static uint32_t intern_type(uint32_t tid) {
+    if (tid > SGC_MAX_TYPES)
+        tid = 0; /* cannot happen with a valid header; keep the file valid */
+    if (__builtin_expect(type_str[tid] != 0, 1))
+        return type_str[tid];
+    const char *name = tid ? sgc_type_name(tid) : NULL;
+    uint32_t sid = intern_string(name ? name : "?");
+    type_str[tid] = sid;
+    uint8_t *p = rec_begin(SGC_REC_TYPE);
+    p = put_varint(p, tid);
+    p = put_varint(p, sid);
+    rec_end(p);
+    return sid;
+}
+
+static void child_grow(void) {
+    uint32_t ncap = child_cap ? child_cap * 2 : 4096;
+    uint32_t *nt = calloc(ncap, sizeof *nt);
+    if (!nt)
+        xrealloc(NULL, (size_t)ncap * sizeof *nt);
+    for (uint32_t n = 1; n <= node_count; n++) {
+        uint32_t j = hash_pair(node_parent[n], node_func[n]) & (ncap - 1);
+        while (nt[j])
+            j = (j + 1) & (ncap - 1);
+        nt[j] = n;
+    }
+    free(child_tab);
+    child_tab = nt;
+    child_cap = ncap;
+}
+
+/* The child of parent for the function named by string id fs: found, or
+ * created with a NODE record. */
+static uint32_t intern_node(uint32_t parent, uint32_t fs) {
+    if ((node_count + 1) * 2 > child_cap)
+        child_grow();
+    uint32_t j = hash_pair(parent, fs) & (child_cap - 1);
+    uint32_t n;
+    while ((n = child_tab[j]) != 0) {
+        if (node_parent[n] == parent && node_func[n] == fs)
+            return n;
+        j = (j + 1) & (child_cap - 1);
+    }
+    n = ++node_count;
+    if (n >= node_cap) {
+        node_cap = node_cap ? node_cap * 2 : 4096;
+        node_parent = xrealloc(node_parent, (size_t)node_cap * sizeof *node_parent);
+        node_func = xrealloc(node_func, (size_t)node_cap * sizeof *node_func);
+    }
+    node_parent[n] = parent;
+    node_func[n] = fs;
+    child_tab[j] = n;
+    uint8_t *p = rec_begin(SGC_REC_NODE);
+    p = put_varint(p, n);
+    p = put_varint(p, parent);
+    p = put_varint(p, fs);
+    rec_end(p);
+    return n;
+}
+
+static void walk_reserve(uint32_t n) {
+    if (n <= walk_cap)
+        return;
+    walk_cap = n < 256 ? 256 : n * 2;
+    walk_buf = xrealloc(walk_buf, (size_t)walk_cap * sizeof *walk_buf);
+}
+
+/* The incremental walk.  Stack discipline makes it exact: a frame's parent
+ * never changes while the frame is pushed, push clears cct, so a frame with
+ * cct != 0 names its whole stack and so do all frames below it.  Only the
+ * frames above the first cached one need interning; they are interned
+ * bottom-up and cached as they go, each store a single aligned word that the
+ * time sampler's handler may read at any moment (any cached frame is right,
+ * whatever the order in which the others became cached). */
+uint32_t sgc__profile_stack_current(void) {
+    sgc_frame *f = sgc_top;
+    uint32_t n = 0;
+    while (f && f->cct == 0) {
+        if (n == walk_cap)
+            walk_reserve(n + 1);
+        walk_buf[n++] = f;
+        f = f->parent;
+    }
+    uint32_t node = f ? f->cct : 0;
+    while (n) {
+        sgc_frame *g = walk_buf[--n];
+        node = intern_node(node, sgc__profile_func_string(g->func));
+        __atomic_store_n(&g->cct, node, __ATOMIC_RELAXED);
+    }
+    return node;
+}
+
+uint32_t sgc__profile_stack_full(void) {
+    uint32_t n = 0;
+    for (sgc_frame *f = sgc_top; f; f = f->parent) {
+        if (n == walk_cap)
+            walk_reserve(n + 1);
+        walk_buf[n++] = f;
+    }
+    uint32_t node = 0;
+    while (n)
+        node = intern_node(node, sgc__profile_func_string(walk_buf[--n]->func));
+    return node;
+}
+
+uint32_t sgc__profile_stack_extend(uint32_t base, sgc_func *const *leaf_first, uint32_t depth) {
+    uint32_t node = base <= node_count ? base : 0;
+    while (depth)
+        node = intern_node(node, sgc__profile_func_string(leaf_first[--depth]));
+    return node;
+}
+
+uint32_t sgc__profile_stack_of(sgc_func *const *leaf_first, uint32_t depth) {
+    return sgc__profile_stack_extend(0, leaf_first, depth);
+}
+
+/* ---- Records -------------------------------------------------------------- */
+
+void sgc__profile_sampling_config(uint64_t ts_ns, uint64_t period, int mode) {
+    uint8_t *p = rec_begin(SGC_REC_ALLOC_CONFIG);
+    p = put_ts(p, ts_ns);
+    p = put_varint(p, period);
+    p = put_varint(p, (uint64_t)mode);
+    rec_end(p);
+}
+
+void sgc__profile_alloc_sample(const sgc_alloc_sample *s) {
+    intern_type(s->tid);
+    uint8_t *p = rec_begin(SGC_REC_ALLOC_SAMPLE);
+    p = put_ts(p, s->ts_ns);
+    p = put_varint(p, s->stack);
+    p = put_varint(p, s->tid);
+    p = put_varint(p, s->size);
+    p = put_varint(p, s->points);
+    p = put_varint(p, (uint64_t)(s->survival & 3u) | (s->large ? 4u : 0u));
+    rec_end(p);
+}
+
+void sgc__profile_time_sample(uint64_t ts_ns, uint32_t stack, int phase) {
+    uint8_t *p = rec_begin(SGC_REC_TIME_SAMPLE);
+    p = put_ts(p, ts_ns);
+    p = put_varint(p, stack);
+    p = put_varint(p, (uint64_t)phase);
+    rec_end(p);
+}
+
+void sgc__profile_time_config(uint64_t ts_ns, unsigned hz, int clock) {
+    uint8_t *p = rec_begin(SGC_REC_TIME_CONFIG);
+    p = put_ts(p, ts_ns);
+    p = put_varint(p, hz);
+    p = put_varint(p, (uint64_t)clock);
+    rec_end(p);
+}
+
+void sgc__profile_time_dropped(uint64_t ts_ns, uint64_t count) {
+    uint8_t *p = rec_begin(SGC_REC_TIME_DROPPED);
+    p = put_ts(p, ts_ns);
+    p = put_varint(p, count);
+    rec_end(p);
+}
+
+void sgc__profile_gc_event(int kind, uint64_t start_ns, uint64_t duration_ns,
+                           uint64_t heap_bytes, uint64_t rss_bytes) {
+    uint8_t *p = rec_begin(SGC_REC_GC_EVENT);
+    p = put_varint(p, (uint64_t)kind);
+    p = put_ts(p, start_ns);
+    p = put_varint(p, duration_ns);
+    p = put_varint(p, heap_bytes);
+    p = put_varint(p, rss_bytes);
+    rec_end(p);
+}
+
+uint64_t sgc__profile_bytes(void) { return pw.bytes; }
+
+/* ---- Life cycle ------------------------------------------------------------ */
+
+/* In a forked child the parent's file and unwritten buffer belong to the
+ * parent: the child keeps encoding (same cost) but writes nothing. */
+static void pw_atfork_child(void) {
+    if (pw.fd >= 0)
+        close(pw.fd);
+    pw.fd = -1;
+    pw.len = 0;
+}
+
+/* Puts the header at the start of the (still empty) buffer.  Runs at the
+ * first record or at sgc__profile_init, whichever comes first, so the
+ * header always precedes every record. */
+static void pw_start(void) {
+    pw.started = 1;
+    uint64_t base = sgc__now_ns();
+    uint8_t *h = pw.buf;
+    memcpy(h, SGC_PROF_MAGIC, 8);
+    uint32_t v = SGC_PROF_VERSION, r = 0;
+    for (int i = 0; i < 4; i++) {
+        h[8 + i] = (uint8_t)(v >> (8 * i));
+        h[12 + i] = (uint8_t)(r >> (8 * i));
+    }
+    for (int i = 0; i < 8; i++)
+        h[16 + i] = (uint8_t)(base >> (8 * i));
+    pw.len = SGC_PROF_HEADER_BYTES;
+    pw.bytes = SGC_PROF_HEADER_BYTES;
+    pw.last_ts = base;
+}
+
+void sgc__profile_init(void) {
+    if (pw.opened)
+        return;
+    pw.opened = 1;
+    if (!pw.started)
+        pw_start();
+    pw.path = sgc__settings.profile_path;
+    if (pw.path && *pw.path) {
+        if (pw.bytes > pw.len) {
+            /* Cannot happen in a normal start-up (the samplers start at
+             * init): records were discarded before the file was named. */
+            fprintf(stderr, "freecheck: SGC_PROFILE=%s: records made before start-up are lost\n",
+                    pw.path);
+        }
+        pw.fd = open(pw.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (pw.fd < 0) {
+            fprintf(stderr, "freecheck: SGC_PROFILE=%s: cannot create the profile: %s\n", pw.path,
+                    strerror(errno));
+            exit(2);
+        }
+    }
+    pthread_atfork(NULL, NULL, pw_atfork_child);
+}
+
+void sgc__profile_shutdown(void) {
+    if (pw.closed)
+        return;
+    if (!pw.opened)
+        sgc__profile_init();
+    pw.closed = 1;
+    uint64_t count = pw.records;
+    uint8_t *p = rec_begin(SGC_REC_END);
+    p = put_ts(p, sgc__now_ns());
+    p = put_varint(p, count);
+    rec_end(p);
+    pw_flush();
+    if (pw.fd >= 0) {
+        if (close(pw.fd) != 0)
+            fprintf(stderr, "freecheck: SGC_PROFILE=%s: close failed: %s; the profile may be incomplete\n",
+                    pw.path, strerror(errno));
+        pw.fd = -1;
+    }
+}

@@ -47,4 +47,50 @@ void sgc__profile_time_config(uint64_t ts_ns, unsigned hz, int clock);
 /* count time samples were lost to a full buffer since the last call. */
 void sgc__profile_time_dropped(uint64_t ts_ns, uint64_t count);
 
+
+/* ---- Added by the profile module (sgc_profile.c) ------------------------
+ *
+ * The file format (docs/PROFILE.md is the full reference).  A profile is a
+ * 24-byte header followed by records.  Header: the 8 bytes "SGCPROF\0", the
+ * format version (u32 little-endian), a reserved u32 (0), and the base
+ * timestamp (u64 LE, CLOCK_MONOTONIC ns at sgc__profile_init).  A record is
+ * one kind byte, its payload length (unsigned LEB128), then the payload:
+ * unsigned LEB128 integers ("varints") and, for strings, raw bytes.  Every
+ * timestamp field is a zigzag-encoded signed delta from the previous
+ * timestamp field in the file (the first one: from the base timestamp), so
+ * out-of-order records (allocation samples wait for their survival) cost a
+ * few bytes like the others.  Readers skip records of unknown kinds by their
+ * length and ignore payload bytes after the fields they know: new kinds and
+ * new trailing fields do not bump the version; a change of meaning does.
+ */
+#define SGC_PROF_MAGIC "SGCPROF"  /* 7 characters + NUL = the 8 magic bytes */
+#define SGC_PROF_VERSION 1u
+#define SGC_PROF_HEADER_BYTES 24u
+
+enum sgc_prof_kind {
+    SGC_REC_STRING = 1,       /* id, bytes...: ids 1, 2, 3... in file order */
+    SGC_REC_NODE = 2,         /* id, parent, func string: ids 1, 2, 3...; parent < id */
+    SGC_REC_TYPE = 3,         /* type id, name string */
+    SGC_REC_ALLOC_CONFIG = 4, /* ts, period (0 = stopped), mode (0 fixed, 1 poisson) */
+    SGC_REC_ALLOC_SAMPLE = 5, /* ts, node, type id, size, points, flags (bits 0-1 survival, bit 2 large) */
+    SGC_REC_TIME_CONFIG = 6,  /* ts, hz (0 = stopped), clock (0 wall, 1 cpu) */
+    SGC_REC_TIME_SAMPLE = 7,  /* ts, node, phase (0 mutator, 1 minor GC, 2 major GC) */
+    SGC_REC_TIME_DROPPED = 8, /* ts, count of time samples lost to a full buffer */
+    SGC_REC_GC_EVENT = 9,     /* kind (1 minor, 2 major), start ts, duration ns, heap bytes, RSS bytes */
+    SGC_REC_END = 10          /* ts, number of records before this one; the last record */
+};
+
+/* CCT node of the stack made of node base (a cached prefix, 0 = empty) with
+ * depth more frames on top of it, given leaf first.  This is how the time
+ * sampler turns a handler's snapshot into a node outside the handler. */
+uint32_t sgc__profile_stack_extend(uint32_t base, sgc_func *const *leaf_first, uint32_t depth);
+/* CCT node of the current shadow stack by walking every frame and interning
+ * from the bottom, ignoring and not filling sgc_frame.cct: the reference the
+ * incremental sgc__profile_stack_current is measured and tested against. */
+uint32_t sgc__profile_stack_full(void);
+/* The string id of f's name, interning it (and caching it in f->id). */
+uint32_t sgc__profile_func_string(sgc_func *f);
+/* Bytes encoded so far (written or, without SGC_PROFILE, discarded). */
+uint64_t sgc__profile_bytes(void);
+
 #endif /* SGC_PROFILE_H */

@@ -1,7 +1,267 @@
-/* sgc_timer.c - the time sampler.  PLACEHOLDER until issue #4 lands. */
+/* sgc_timer.c - the time sampler: timer signal, async-signal-safe stack
+ * snapshots into a ring, drain into the profile (invariants: sgc_timer.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "sgc_internal.h"
-void sgc__timer_init(void) {}
-void sgc__timer_shutdown(void) {}
-void sgc__timer_drain(void) {}
-int sgc_time_sampling_start(unsigned hz, sgc_clock clock) { return -1; }
-void sgc_time_sampling_stop(void) {}
+#include "sgc_profile.h"
+#include "sgc_timer.h"
+
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
+#define RING_MASK (SGC_TIMER_RING_WORDS - 1)
+
+static struct {
+    uint64_t *ring;           /* SGC_TIMER_RING_WORDS words, mapped once */
+    volatile uint64_t head;   /* words published by the handler (monotonic) */
+    volatile uint64_t tail;   /* words consumed by the drain (monotonic) */
+    volatile sig_atomic_t on; /* the handler records only while set */
+    int installed;            /* our sigaction is in place */
+    int have_timer;           /* timer is a live POSIX timer */
+    timer_t timer;            /* the POSIX timer */
+    unsigned hz;              /* rate in force */
+    int clock;                /* sgc_clock in force */
+    uint64_t started_ns;      /* when the current run started */
+    uint64_t dropped_reported; /* dropped samples already in the profile */
+    sgc_func **scratch;       /* drain's copy of a snapshot that wraps the ring */
+    uint32_t scratch_cap;
+} tm;
+
+/* ---- The handler ---------------------------------------------------------- */
+
+static void timer_handler(int sig, siginfo_t *info, void *uctx) {
+    (void)sig;
+    (void)info;
+    (void)uctx;
+    if (!tm.on)
+        return;
+    int saved_errno = errno;
+    sgc__stats.time_samples++;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t *ring = tm.ring;
+    uint64_t head = tm.head;
+    uint64_t room = SGC_TIMER_RING_WORDS - (head - tm.tail);
+    /* Function pointers go straight into the ring after the 3-word header;
+     * the entry becomes visible only when head moves. */
+    uint64_t n = 0;
+    sgc_frame *f = sgc_top;
+    while (f && __atomic_load_n(&f->cct, __ATOMIC_RELAXED) == 0) {
+        if (3 + n + 1 > room) {
+            sgc__stats.time_samples_dropped++;
+            errno = saved_errno;
+            return;
+        }
+        ring[(head + 3 + n) & RING_MASK] = (uint64_t)(uintptr_t)f->func;
+        n++;
+        f = f->parent;
+    }
+    if (3 + n > room) {
+        sgc__stats.time_samples_dropped++;
+        errno = saved_errno;
+        return;
+    }
+    ring[head & RING_MASK] = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    ring[(head + 1) & RING_MASK] = (uint64_t)sgc__phase << 32 | n;
+    ring[(head + 2) & RING_MASK] = f ? f->cct : 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* words stored before they are published */
+    tm.head = head + 3 + n;
+    errno = saved_errno;
+}
+
+/* ---- Drain ------------------------------------------------------------------ */
+
+uint64_t sgc__timer_buffered(void) {
+    uint64_t n = 0, t = tm.tail, h = tm.head;
+    while (t < h) {
+        t += 3 + (uint32_t)tm.ring[(t + 1) & RING_MASK];
+        n++;
+    }
+    return n;
+}
+
+/* Hands every published snapshot to the profile.  Runs on the mutator
+ * thread; the handler may interrupt it at any point and append entries,
+ * which the loop simply picks up (head is re-read). */
+static void drain(void) {
+    uint64_t t = tm.tail;
+    uint64_t handed = 0;
+    for (;;) {
+        uint64_t h = tm.head;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST); /* read head before the entries */
+        if (t == h)
+            break;
+        while (t < h) {
+            uint64_t ts = tm.ring[t & RING_MASK];
+            uint64_t w = tm.ring[(t + 1) & RING_MASK];
+            uint32_t base = (uint32_t)tm.ring[(t + 2) & RING_MASK];
+            uint32_t n = (uint32_t)w;
+            int phase = (int)(w >> 32);
+            sgc_func *const *funcs;
+            uint64_t first = (t + 3) & RING_MASK;
+            if (first + n <= SGC_TIMER_RING_WORDS) {
+                funcs = (sgc_func *const *)(void *)&tm.ring[first];
+            } else {
+                if (n > tm.scratch_cap) {
+                    tm.scratch_cap = n * 2;
+                    tm.scratch = realloc(tm.scratch, (size_t)tm.scratch_cap * sizeof *tm.scratch);
+                    if (!tm.scratch) {
+                        fprintf(stderr, "freecheck: out of memory draining time samples\n");
+                        abort();
+                    }
+                }
+                for (uint32_t i = 0; i < n; i++)
+                    tm.scratch[i] = (sgc_func *)(uintptr_t)tm.ring[(first + i) & RING_MASK];
+                funcs = tm.scratch;
+            }
+            uint32_t node = sgc__profile_stack_extend(base, funcs, n);
+            sgc__profile_time_sample(ts, node, phase);
+            sgc__stats.time_samples_written++;
+            handed++;
+            t += 3 + n;
+        }
+        __atomic_signal_fence(__ATOMIC_SEQ_CST); /* entries used before they are freed */
+        tm.tail = t;
+    }
+    uint64_t dropped = sgc__stats.time_samples_dropped;
+    if (dropped != tm.dropped_reported) {
+        sgc__profile_time_dropped(sgc__now_ns(), dropped - tm.dropped_reported);
+        tm.dropped_reported = dropped;
+    }
+    /* Intern the live stack now, outside the handler, so the handler's next
+     * snapshots stop at these frames instead of copying them again. */
+    if (handed && sgc_top)
+        sgc__profile_stack_current();
+}
+
+void sgc__timer_drain(void) {
+    if (__builtin_expect(tm.head == tm.tail && sgc__stats.time_samples_dropped == tm.dropped_reported, 1))
+        return;
+    drain();
+}
+
+/* ---- Start and stop --------------------------------------------------------- */
+
+static int install_handler(void) {
+    if (tm.installed)
+        return 0;
+    if (!tm.ring) {
+        void *p = mmap(NULL, SGC_TIMER_RING_WORDS * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return -1;
+        tm.ring = p;
+    }
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = timer_handler;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SGC_TIMER_SIGNAL, &sa, NULL) != 0)
+        return -1;
+    tm.installed = 1;
+    return 0;
+}
+
+int sgc_time_sampling_start(unsigned hz, sgc_clock clock) {
+    if (hz == 0) {
+        sgc_time_sampling_stop();
+        return 0;
+    }
+    if (hz > SGC_TIMER_MAX_HZ || (clock != SGC_CLOCK_WALL && clock != SGC_CLOCK_CPU)) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (!sgc__initialized)
+        sgc_init();
+    sgc_time_sampling_stop(); /* a restart is a stop and a start */
+    if (install_handler() != 0)
+        return -1;
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = SGC_TIMER_SIGNAL;
+    sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+    clockid_t cid = clock == SGC_CLOCK_CPU ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC;
+    if (timer_create(cid, &sev, &tm.timer) != 0)
+        return -1;
+    tm.have_timer = 1;
+    tm.hz = hz;
+    tm.clock = clock;
+    uint64_t period = 1000000000ull / hz;
+    struct itimerspec its;
+    its.it_interval.tv_sec = (time_t)(period / 1000000000ull);
+    its.it_interval.tv_nsec = (long)(period % 1000000000ull);
+    its.it_value = its.it_interval;
+    tm.started_ns = sgc__now_ns();
+    sgc__profile_time_config(tm.started_ns, hz, clock);
+    tm.on = 1;
+    if (timer_settime(tm.timer, 0, &its, NULL) != 0) {
+        int e = errno;
+        tm.on = 0;
+        timer_delete(tm.timer);
+        tm.have_timer = 0;
+        sgc__profile_time_config(sgc__now_ns(), 0, clock);
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
+void sgc_time_sampling_stop(void) {
+    if (!tm.have_timer)
+        return;
+    /* Delete first: once timer_delete returns no new expiry is generated;
+     * a signal already queued is then ignored by the handler (on == 0) and
+     * not counted, so every counted sample is in the ring. */
+    timer_delete(tm.timer);
+    tm.have_timer = 0;
+    tm.on = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    uint64_t now = sgc__now_ns();
+    sgc__stats.time_sampling_ns += now - tm.started_ns;
+    drain();
+    sgc__profile_time_config(now, 0, tm.clock);
+}
+
+/* A forked child has no timer; it must not try to delete the parent's. */
+static void timer_atfork_child(void) {
+    tm.on = 0;
+    tm.have_timer = 0;
+}
+
+void sgc__timer_init(void) {
+    static int once;
+    if (once)
+        return;
+    once = 1;
+    pthread_atfork(NULL, NULL, timer_atfork_child);
+    if (!sgc__settings.time_hz)
+        return;
+    if (sgc_time_sampling_start(sgc__settings.time_hz, sgc__settings.time_clock) != 0) {
+        int e = errno;
+        if (e == EINVAL) {
+            fprintf(stderr, "freecheck: SGC_TIME_HZ=%u: must be at most %u\n", sgc__settings.time_hz,
+                    SGC_TIMER_MAX_HZ);
+            exit(2);
+        }
+        fprintf(stderr, "freecheck: SGC_TIME_HZ=%u: cannot start the time sampler: %s\n",
+                sgc__settings.time_hz, strerror(e));
+        exit(1);
+    }
+}
+
+void sgc__timer_shutdown(void) {
+    sgc_time_sampling_stop();
+    drain();
+}

@@ -1,0 +1,49 @@
+/* sgc_timer.h - the time sampler: a per-thread POSIX timer whose signal
+ * snapshots the shadow stack into a preallocated ring, drained into the
+ * profile outside the handler.
+ *
+ * Invariants:
+ *  - The signal (SGC_TIMER_SIGNAL) goes to the mutator thread only
+ *    (SIGEV_THREAD_ID), so the handler always interrupts the thread whose
+ *    frames it reads.  It is installed with SA_RESTART and SA_SIGINFO.
+ *  - The handler is async-signal-safe: it reads sgc_top, the frames and
+ *    sgc__phase, calls clock_gettime, writes only into the ring and into
+ *    counters nothing else writes (the time_samples and
+ *    time_samples_dropped fields of sgc__stats), and preserves errno.  It
+ *    never takes a lock, allocates, or touches the profile writer, so it
+ *    cannot break a collection, the allocation slow path or a profile write,
+ *    and nothing needs to block the signal.
+ *  - The ring is single-producer (the handler) single-consumer (the drain,
+ *    on the same thread).  An entry is published by advancing the head after
+ *    its words are stored; the drain frees entries by advancing the tail
+ *    after it has handed them to the profile.  A snapshot that does not fit
+ *    is counted as dropped, never written in part.
+ *  - A snapshot is [timestamp, phase << 32 | n, base node, n function
+ *    pointers leaf first]: base is the calling-context node cached in the
+ *    first frame (from the top) whose cct is set, the n functions are the
+ *    uncached frames above it.  Cost O(frames pushed since the stack was
+ *    last interned); the drain interns the current stack after it hands
+ *    samples over, so the next snapshots are short.
+ *  - Accounting: time_samples (signals handled while on) ==
+ *    time_samples_written + time_samples_dropped + entries still in the
+ *    ring, and the ring is empty after sgc_time_sampling_stop and
+ *    sgc__timer_shutdown.
+ */
+#ifndef SGC_TIMER_H
+#define SGC_TIMER_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#define SGC_TIMER_SIGNAL SIGPROF
+/* Highest accepted rate: beyond this the handler alone would saturate a
+ * core on this kind of machine. */
+#define SGC_TIMER_MAX_HZ 100000u
+/* Ring size in 64-bit words (8 MiB, touched only as it is used): at 10 kHz
+ * with a shallow stack, more than 20 s between drains. */
+#define SGC_TIMER_RING_WORDS ((uint64_t)1 << 20)
+
+/* Time samples currently buffered in the ring (not yet drained). */
+uint64_t sgc__timer_buffered(void);
+
+#endif /* SGC_TIMER_H */
