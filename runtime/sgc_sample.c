@@ -68,9 +68,9 @@ static inline uint64_t next_gap(void) {
 void sgc__sample_sync(void) {
     char *free = sgc_nursery.free;
     char *synced = sgc__sampler.synced_free;
-    /* free below synced_free means the nursery was reset after the last sync
-     * (sgc__sample_minor_end synced just before): nothing new to count. */
-    if (free > synced && synced != NULL && sgc__sampler.period) {
+    /* synced_free is NULL between a minor collection's sync and the
+     * nursery's reset: nothing new to count, only rebase. */
+    if (synced != NULL && free > synced && sgc__sampler.period) {
         uint64_t bytes = (uint64_t)(free - synced);
         /* The limit kept the fast path short of the next sample point, so
          * bytes < remaining; keep the invariant remaining >= 1 loudly. */
@@ -170,6 +170,9 @@ void sgc__sample_minor_end(void) {
         hand_over(ps);
     }
     sgc__sampler.npending = 0;
+    /* The collector now resets the nursery, possibly to another buffer (the
+     * poisoning mode alternates two): the next sync only rebases. */
+    sgc__sampler.synced_free = NULL;
 }
 
 /* ---- Starting and stopping ------------------------------------------------ */

@@ -1,0 +1,44 @@
+#!/bin/sh
+# replay_check.sh REPLAY DIR - runs sgc-replay on every DIR/*.trace: a trace
+# with a .expected file must print exactly that (also with the poisoning and
+# verifying debug modes on, which must not change anything sampled); a trace
+# with a .error file must exit with status 2 and name what that file says
+# (the line) on stderr, printing nothing on stdout.
+replay=$1; dir=$2
+tmp=${TMPDIR:-/tmp}/replay_check.$$
+mkdir -p "$tmp" || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0; n=0
+for t in "$dir"/*.trace; do
+    base=${t%.trace}; name=$(basename "$base")
+    n=$((n + 1))
+    if [ -f "$base.expected" ]; then
+        for mode in plain debug; do
+            if [ $mode = debug ]; then
+                SGC_POISON=1 SGC_VERIFY=1 "$replay" < "$t" > "$tmp/out" 2> "$tmp/err"
+            else
+                "$replay" < "$t" > "$tmp/out" 2> "$tmp/err"
+            fi
+            rc=$?
+            if [ $rc -ne 0 ] || ! cmp -s "$tmp/out" "$base.expected"; then
+                echo "FAIL $name ($mode): exit $rc; differences (<got >expected):"
+                diff "$tmp/out" "$base.expected" | head -n 10
+                head -n 5 "$tmp/err"
+                fail=$((fail + 1))
+            fi
+        done
+    elif [ -f "$base.error" ]; then
+        "$replay" < "$t" > "$tmp/out" 2> "$tmp/err"
+        rc=$?
+        want=$(cat "$base.error")
+        if [ $rc -ne 2 ] || ! grep -q "$want" "$tmp/err" || [ -s "$tmp/out" ]; then
+            echo "FAIL $name: exit $rc (want 2), stderr: $(cat "$tmp/err"), want \"$want\""
+            fail=$((fail + 1))
+        fi
+    else
+        echo "FAIL $name: neither $base.expected nor $base.error"
+        fail=$((fail + 1))
+    fi
+done
+echo "replay: $n traces, $fail failed"
+[ $fail -eq 0 ] && [ $n -gt 0 ]
