@@ -1,0 +1,408 @@
+/* test_profile.c - Criterion tests of the profile writer, its calling-context
+ * tree, the reader and sgcprof: exact round trips, caching, corrupt files. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sgc_internal.h"
+#include "sgc_profile.h"
+#include "sgc_profread.h"
+
+#ifndef SGCPROF_BIN
+#error "SGCPROF_BIN must name the sgcprof binary"
+#endif
+
+static char path[256];
+
+/* A fresh runtime (Criterion forks per test) writing to a per-test file,
+ * with no sampler started by the environment. */
+static void start(const char *tag) {
+    snprintf(path, sizeof path, "%s/sgc-test-profile-%d-%s.prof", P_tmpdir, (int)getpid(), tag);
+    setenv("SGC_PROFILE", path, 1);
+    unsetenv("SGC_ALLOC_PERIOD");
+    unsetenv("SGC_TIME_HZ");
+    unsetenv("SGC_STATS");
+    sgc_init();
+}
+
+static void load(sgc_pr_reader *r) {
+    cr_assert_eq(sgc_pr_open(r, path), 0, "open: %s", r->err);
+    cr_assert_eq(sgc_pr_load(r), 0, "load: %s", r->err);
+}
+
+/* The names of node's stack, root first, joined by '/'. */
+static void node_path(const sgc_pr_reader *r, uint32_t node, char *out, size_t n) {
+    const char *names[512];
+    int d = 0;
+    for (uint32_t x = node; x && d < 512; x = r->node_parent[x])
+        names[d++] = sgc_pr_string(r, r->node_func[x]);
+    out[0] = 0;
+    while (d--) {
+        strncat(out, names[d], n - strlen(out) - 1);
+        if (d)
+            strncat(out, "/", n - strlen(out) - 1);
+    }
+}
+
+static sgc_func f_a = {"alpha", 0}, f_b = {"beta", 0}, f_c = {"gamma", 0}, f_b2 = {"beta", 0};
+
+Test(profile, round_trip_every_record_kind) {
+    start("rt");
+    uint32_t t_pair = sgc_type_register(&(sgc_type){"pair", 16, 3, SGC_VAR_NONE});
+    uint64_t base = sgc__now_ns();
+    sgc__profile_sampling_config(base + 10, 4096, SGC_SAMPLE_FIXED);
+    uint32_t node;
+    {
+        SGC_FRAME_FN(&f_a);
+        {
+            SGC_FRAME_FN(&f_b);
+            node = sgc__profile_stack_current();
+        }
+    }
+    sgc_alloc_sample s = {.ts_ns = base + 20, .size = 24, .stack = node, .tid = t_pair, .points = 3,
+                          .survival = SGC_SURVIVED, .large = 1};
+    sgc__profile_alloc_sample(&s);
+    /* Out of order on purpose: an older timestamp after a newer one. */
+    sgc_alloc_sample s2 = {.ts_ns = base + 15, .size = 1ull << 40, .stack = 0, .tid = t_pair, .points = 1,
+                           .survival = SGC_SURVIVAL_UNKNOWN, .large = 0};
+    sgc__profile_alloc_sample(&s2);
+    sgc__profile_time_config(base + 30, 2000, SGC_CLOCK_CPU);
+    sgc__profile_time_sample(base + 40, node, SGC_PHASE_MINOR);
+    sgc__profile_time_dropped(base + 50, 7);
+    sgc__profile_gc_event(SGC_PHASE_MAJOR, base + 60, 12345, 1u << 20, 5u << 20);
+    sgc_shutdown();
+
+    sgc_pr_reader r;
+    load(&r);
+    cr_assert_eq(r.version, SGC_PROF_VERSION);
+    cr_assert(r.base_ts <= base);
+    cr_assert_eq(r.naconfs, 1);
+    cr_assert_eq(r.aconfs[0].ts, base + 10);
+    cr_assert_eq(r.aconfs[0].value, 4096);
+    cr_assert_eq(r.nallocs, 2);
+    cr_assert_eq(r.allocs[0].ts, base + 20);
+    cr_assert_eq(r.allocs[0].size, 24);
+    cr_assert_eq(r.allocs[0].points, 3);
+    cr_assert_eq(r.allocs[0].survival, SGC_SURVIVED);
+    cr_assert_eq(r.allocs[0].large, 1);
+    cr_assert_str_eq(sgc_pr_type_name(&r, r.allocs[0].tid), "pair");
+    cr_assert_eq(r.allocs[1].ts, base + 15);
+    cr_assert_eq(r.allocs[1].size, 1ull << 40);
+    cr_assert_eq(r.allocs[1].survival, SGC_SURVIVAL_UNKNOWN);
+    cr_assert_eq(r.allocs[1].large, 0);
+    cr_assert_eq(r.allocs[1].node, 0);
+    char p[256];
+    node_path(&r, r.allocs[0].node, p, sizeof p);
+    cr_assert_str_eq(p, "alpha/beta");
+    cr_assert_eq(sgc_pr_period_at(&r, base + 20), 4096);
+    cr_assert_eq(sgc_pr_period_at(&r, base + 9), 0);
+    cr_assert_eq(r.ntconfs, 1);
+    cr_assert_eq(r.tconfs[0].value, 2000);
+    cr_assert_eq(r.tconfs[0].mode, SGC_CLOCK_CPU);
+    cr_assert_eq(r.ntimes, 1);
+    cr_assert_eq(r.times[0].ts, base + 40);
+    cr_assert_eq(r.times[0].phase, SGC_PHASE_MINOR);
+    cr_assert_eq(r.times[0].node, r.allocs[0].node);
+    cr_assert_eq(r.dropped, 7);
+    cr_assert_eq(r.ngcs, 1);
+    cr_assert_eq(r.gcs[0].kind, 2);
+    cr_assert_eq(r.gcs[0].start, base + 60);
+    cr_assert_eq(r.gcs[0].duration, 12345);
+    cr_assert_eq(r.gcs[0].heap, 1u << 20);
+    cr_assert_eq(r.gcs[0].rss, 5u << 20);
+    cr_assert(r.end_ts >= base + 60);
+    sgc_pr_close(&r);
+    unlink(path);
+}
+
+Test(profile, cct_incremental_matches_full_walk_and_caches) {
+    start("cct");
+    SGC_FRAME_FN(&f_a);
+    uint32_t n_a = sgc__profile_stack_current();
+    cr_assert_eq(sgc_top->cct, n_a);
+    {
+        SGC_FRAME_FN(&f_b);
+        {
+            SGC_FRAME_FN(&f_c);
+            {
+                SGC_FRAME_FN(&f_c); /* recursion: a distinct node */
+                uint64_t before = sgc__profile_bytes();
+                uint32_t n = sgc__profile_stack_current();
+                /* Exactly three new frames above the cached one: strings
+                 * beta and gamma, three NODE records, nothing else. */
+                uint64_t grew = sgc__profile_bytes() - before;
+                cr_assert_eq(grew, (3 + 4) + (3 + 5) + 3 * 5);
+                cr_assert_eq(sgc__profile_stack_full(), n);
+                before = sgc__profile_bytes();
+                cr_assert_eq(sgc__profile_stack_current(), n);
+                cr_assert_eq(sgc__profile_bytes(), before, "a cached stack emits nothing");
+                /* Every frame is cached now. */
+                for (sgc_frame *f = sgc_top; f; f = f->parent)
+                    cr_assert_neq(f->cct, 0);
+                /* Snapshots name the same nodes. */
+                sgc_func *snap[] = {&f_c, &f_c, &f_b, &f_a};
+                cr_assert_eq(sgc__profile_stack_of(snap, 4), n);
+                cr_assert_eq(sgc__profile_stack_extend(n_a, snap, 3), n);
+            }
+            /* Pop one, push a different function: one new node, parent =
+             * the cached gamma node. */
+            uint32_t n_c = sgc_top->cct;
+            cr_assert_neq(n_c, 0);
+            {
+                SGC_FRAME_FN(&f_b2); /* same name as beta: same string id */
+                cr_assert_eq(sgc_top->cct, 0, "push clears the cache");
+                uint64_t before = sgc__profile_bytes();
+                uint32_t n = sgc__profile_stack_current();
+                cr_assert_eq(sgc__profile_bytes() - before, 5, "one NODE record, no new string");
+                cr_assert_eq(f_b2.id, f_b.id);
+                cr_assert_eq(sgc__profile_stack_full(), n);
+                sgc_func *snap[] = {&f_b, &f_c, &f_b, &f_a};
+                cr_assert_eq(sgc__profile_stack_of(snap, 4), n);
+            }
+        }
+    }
+    sgc_shutdown();
+    sgc_pr_reader r;
+    load(&r);
+    cr_assert_eq(r.nnodes, 5);
+    char p[256];
+    node_path(&r, 4, p, sizeof p);
+    cr_assert_str_eq(p, "alpha/beta/gamma/gamma");
+    node_path(&r, 5, p, sizeof p);
+    cr_assert_str_eq(p, "alpha/beta/gamma/beta");
+    sgc_pr_close(&r);
+    unlink(path);
+}
+
+/* Deep stacks through real recursion: the incremental node always equals
+ * the full walk's, at every depth on the way down and up. */
+static void recurse(int depth, int *checked) {
+    static sgc_func fns[3] = {{"r0", 0}, {"r1", 0}, {"r2", 0}};
+    SGC_FRAME_FN(&fns[depth % 3]);
+    if (depth % 7 == 0) {
+        cr_assert_eq(sgc__profile_stack_current(), sgc__profile_stack_full());
+        (*checked)++;
+    }
+    if (depth < 300)
+        recurse(depth + 1, checked);
+    cr_assert_eq(sgc__profile_stack_current(), sgc__profile_stack_full());
+}
+
+Test(profile, cct_deep_recursion) {
+    start("deep");
+    int checked = 0;
+    recurse(0, &checked);
+    cr_assert_eq(checked, 43);
+    sgc_shutdown();
+    sgc_pr_reader r;
+    load(&r);
+    cr_assert_eq(r.nnodes, 301);
+    sgc_pr_close(&r);
+    unlink(path);
+}
+
+Test(profile, exit_deep_inside_completes_the_file) {
+    /* A workload that calls exit() ten frames deep: its profile must end
+     * with the END record all the same (sgc_shutdown runs at exit). */
+    snprintf(path, sizeof path, "%s/sgc-test-profile-%d-exit.prof", P_tmpdir, (int)getpid());
+    pid_t pid = fork();
+    cr_assert_neq(pid, -1);
+    if (pid == 0) {
+        execl(SGC_DEEP_EXIT_BIN, SGC_DEEP_EXIT_BIN, path, (char *)NULL);
+        _exit(127);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 3, "deep-exit helper status %d", st);
+    sgc_pr_reader r;
+    cr_assert_eq(sgc_pr_open(&r, path), 0, "%s", r.err);
+    cr_assert_eq(sgc_pr_load(&r), 0, "a profile cut by exit(): %s", r.err);
+    cr_assert_eq(r.ntimes, 1);
+    char p[256];
+    node_path(&r, r.times[0].node, p, sizeof p);
+    cr_assert_str_eq(p, "main/d/d/d/d/d/d/d/d/d/d");
+    sgc_pr_close(&r);
+    unlink(path);
+}
+
+Test(profile, no_profile_still_encodes_and_writes_nothing) {
+    unsetenv("SGC_PROFILE");
+    unsetenv("SGC_ALLOC_PERIOD");
+    unsetenv("SGC_TIME_HZ");
+    sgc_init();
+    uint64_t before = sgc__profile_bytes();
+    SGC_FRAME_FN(&f_a);
+    uint32_t n = sgc__profile_stack_current();
+    for (int i = 0; i < 100000; i++)
+        sgc__profile_time_sample(sgc__now_ns(), n, 0);
+    cr_assert_geq(sgc__profile_bytes() - before, 100000 * 5u, "records are encoded without a file");
+    sgc_shutdown();
+}
+
+/* ---- Corrupt and truncated files --------------------------------------- */
+
+static uint8_t *file_bytes(const char *p, size_t *n) {
+    FILE *f = fopen(p, "rb");
+    cr_assert_not_null(f);
+    fseek(f, 0, SEEK_END);
+    *n = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    uint8_t *b = malloc(*n);
+    cr_assert_eq(fread(b, 1, *n, f), *n);
+    fclose(f);
+    return b;
+}
+
+/* Writes a profile with every record kind, returns its bytes. */
+static uint8_t *sample_profile(size_t *n) {
+    start("corrupt");
+    uint32_t t = sgc_type_register(&(sgc_type){"cell", 8, 0, SGC_VAR_NONE});
+    sgc__profile_sampling_config(sgc__now_ns(), 512, 0);
+    SGC_FRAME_FN(&f_a);
+    uint32_t node = sgc__profile_stack_current();
+    for (int i = 0; i < 20; i++) {
+        sgc_alloc_sample s = {sgc__now_ns(), 16, node, t, 1, (uint8_t)(i % 3), 0};
+        sgc__profile_alloc_sample(&s);
+        sgc__profile_time_sample(sgc__now_ns(), node, i % 3);
+    }
+    sgc__profile_gc_event(1, sgc__now_ns(), 10, 20, 30);
+    sgc_shutdown();
+    return file_bytes(path, n);
+}
+
+Test(profile, every_truncation_is_reported_with_its_offset) {
+    size_t n;
+    uint8_t *b = sample_profile(&n);
+    sgc_pr_reader r;
+    cr_assert_eq(sgc_pr_open_mem(&r, b, n), 0);
+    cr_assert_eq(sgc_pr_load(&r), 0, "%s", r.err);
+    sgc_pr_close(&r);
+    for (size_t len = 0; len < n; len++) {
+        int rc = sgc_pr_open_mem(&r, b, len);
+        if (rc == 0)
+            rc = sgc_pr_load(&r);
+        cr_assert_eq(rc, -1, "a file cut to %zu of %zu bytes was accepted", len, n);
+        cr_assert_leq(r.err_offset, len, "cut at %zu: error names offset %llu", len,
+                      (unsigned long long)r.err_offset);
+        char want[64];
+        snprintf(want, sizeof want, "offset %llu", (unsigned long long)r.err_offset);
+        cr_assert(strstr(r.err, want), "message '%s' lacks '%s'", r.err, want);
+        sgc_pr_close(&r);
+    }
+    free(b);
+    unlink(path);
+}
+
+/* Runs sgcprof with args; returns its exit status and its stderr. */
+static int run_sgcprof(const char *cmd, const char *file, char *err, size_t errn) {
+    char line[1024], errpath[300];
+    snprintf(errpath, sizeof errpath, "%s.err", path);
+    snprintf(line, sizeof line, "%s %s '%s' >/dev/null 2>'%s'", SGCPROF_BIN, cmd, file, errpath);
+    int st = system(line);
+    FILE *f = fopen(errpath, "r");
+    size_t k = f ? fread(err, 1, errn - 1, f) : 0;
+    err[k] = 0;
+    if (f)
+        fclose(f);
+    unlink(errpath);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+Test(profile, corrupt_records_name_their_offset_and_sgcprof_exits_2) {
+    size_t n;
+    uint8_t *b = sample_profile(&n);
+    /* Find the first NODE record by walking the valid file. */
+    sgc_pr_reader r;
+    sgc_pr_record rec;
+    cr_assert_eq(sgc_pr_open_mem(&r, b, n), 0);
+    uint64_t node_off = 0, sample_off = 0;
+    while (sgc_pr_next(&r, &rec) == 1) {
+        if (rec.kind == SGC_REC_NODE && !node_off)
+            node_off = rec.offset;
+        if (rec.kind == SGC_REC_ALLOC_SAMPLE && !sample_off)
+            sample_off = rec.offset;
+    }
+    sgc_pr_close(&r);
+    cr_assert(node_off && sample_off);
+    char err[512];
+    cr_assert_eq(run_sgcprof("report", path, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(run_sgcprof("dump", path, err, sizeof err), 0, "%s", err);
+
+    /* A node whose parent is itself. */
+    uint8_t *c = malloc(n);
+    memcpy(c, b, n);
+    c[node_off + 3] = 1; /* kind, len, id=1, parent */
+    cr_assert_eq(sgc_pr_open_mem(&r, c, n), 0);
+    cr_assert_eq(sgc_pr_load(&r), -1);
+    cr_assert_eq(r.err_offset, node_off, "%s", r.err);
+    sgc_pr_close(&r);
+    /* An allocation sample naming a node that does not exist. */
+    memcpy(c, b, n);
+    size_t at = sample_off + 2;
+    while (c[at] & 0x80) /* skip the timestamp varint */
+        at++;
+    c[at + 1] = 99;
+    cr_assert_eq(sgc_pr_open_mem(&r, c, n), 0);
+    cr_assert_eq(sgc_pr_load(&r), -1);
+    cr_assert_eq(r.err_offset, sample_off, "%s", r.err);
+    cr_assert(strstr(r.err, "undefined node 99"), "%s", r.err);
+    sgc_pr_close(&r);
+    char cpath[300];
+    snprintf(cpath, sizeof cpath, "%s.bad", path);
+    FILE *f = fopen(cpath, "wb");
+    fwrite(c, 1, n, f);
+    fclose(f);
+    char want[64];
+    snprintf(want, sizeof want, "offset %llu", (unsigned long long)sample_off);
+    cr_assert_eq(run_sgcprof("report", cpath, err, sizeof err), 2);
+    cr_assert(strstr(err, want), "stderr '%s' lacks '%s'", err, want);
+    cr_assert_eq(run_sgcprof("dump", cpath, err, sizeof err), 2);
+    cr_assert(strstr(err, want), "stderr '%s' lacks '%s'", err, want);
+    /* Truncated in the middle of the last record. */
+    f = fopen(cpath, "wb");
+    fwrite(b, 1, n - 2, f);
+    fclose(f);
+    cr_assert_eq(run_sgcprof("folded", cpath, err, sizeof err), 2);
+    cr_assert(strstr(err, "truncated"), "%s", err);
+    /* Bad magic, data after the end, missing file, bad command. */
+    memcpy(c, b, n);
+    c[0] = 'X';
+    cr_assert_eq(sgc_pr_open_mem(&r, c, n), -1);
+    cr_assert(strstr(r.err, "offset 0") && strstr(r.err, "magic"), "%s", r.err);
+    sgc_pr_close(&r);
+    uint8_t *longer = malloc(n + 1);
+    memcpy(longer, b, n);
+    longer[n] = SGC_REC_END;
+    cr_assert_eq(sgc_pr_open_mem(&r, longer, n + 1), 0);
+    cr_assert_eq(sgc_pr_load(&r), -1);
+    cr_assert_eq(r.err_offset, n, "%s", r.err);
+    sgc_pr_close(&r);
+    cr_assert_eq(run_sgcprof("report", "/nonexistent/profile", err, sizeof err), 2);
+    cr_assert(strstr(err, "/nonexistent/profile"), "%s", err);
+    cr_assert_eq(run_sgcprof("frobnicate", path, err, sizeof err), 2);
+    cr_assert(strstr(err, "frobnicate"), "%s", err);
+    unlink(cpath);
+    free(longer);
+    free(c);
+    free(b);
+    unlink(path);
+}
+
+Test(profile, bad_profile_path_exits_2) {
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("SGC_PROFILE", "/nonexistent-dir/x.prof", 1);
+        unsetenv("SGC_ALLOC_PERIOD");
+        unsetenv("SGC_TIME_HZ");
+        freopen("/dev/null", "w", stderr);
+        sgc_init();
+        _exit(0);
+    }
+    int st;
+    waitpid(pid, &st, 0);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %d", st);
+}
