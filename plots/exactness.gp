@@ -1,0 +1,75 @@
+# exactness.gp - figure 4: allocation samples taken against bytes allocated / period, log-log with the identity line, plus the exact residual.
+#
+# One point per measured run of every allocation cell, coloured by workload.
+# On log-log axes an off-by-one is invisible, so a lower panel shows the
+# fixed-mode residual sample_points - floor(sampled_bytes / period), which
+# the sampling rule makes exactly 0; mismatching runs (match = 0) get a red
+# cross in both panels.  Poisson-mode runs (open circles) appear only in the
+# upper panel: they scatter around the line by design.
+# figures.sh passes panels (the workloads present), n_bad (mismatching runs),
+# n_fixed and n_poisson.
+
+f = datadir . "/exactness.dat"
+cm = c_exactness_alloc_mode; ce = c_exactness_expected; cs = c_exactness_sample_points; cmatch = c_exactness_match
+npan = words(panels)
+# floor(bytes / period) by integer division of the integer columns: the
+# printed decimal "expected" is rounded and could cross an integer.
+cb = c_exactness_sampled_bytes; cp = c_exactness_alloc_period
+resid(m, e, s) = (m eq "fixed" && e >= 1 && s >= 1) ? int(s) - int(column(cb)) / int(column(cp)) : NaN
+
+stats f using (column(ce) >= 1 && column(cs) >= 1 ? column(ce) : NaN):(column(ce) >= 1 && column(cs) >= 1 ? column(cs) : NaN) nooutput
+lo = (STATS_min_x < STATS_min_y) ? STATS_min_x : STATS_min_y
+hi = (STATS_max_x > STATS_max_y) ? STATS_max_x : STATS_max_y
+rlo = -1; rhi = 1
+if (n_fixed > 0) {
+    stats f using (resid(strcol(cm), column(ce), column(cs))) nooutput
+    rlo = (STATS_min < -1) ? STATS_min : -1; rhi = (STATS_max > 1) ? STATS_max : 1
+}
+
+cw = 1100; ch = 820
+eval set_canvas(cw, ch)
+set output outfile
+set multiplot
+set label 1 sprintf("Allocation samples taken vs bytes allocated / period (sweep %s)", sweep) \
+    at screen 0.5, screen 1 - 22.0 / ch center font ",13"
+set lmargin at screen 100.0 / cw
+set rmargin at screen 1 - 190.0 / cw
+
+# Upper panel: the log-log picture with the identity line.
+set tmargin at screen 1 - 50.0 / ch
+set bmargin at screen 0.36
+set logscale xy 10
+set xrange [lo / 1.5 : hi * 1.5]
+set yrange [lo / 1.5 : hi * 1.5]
+set format x ""
+set format y "10^{%T}"
+set ylabel "sample points counted (alloc\\_sample\\_points)"
+set key outside right top samplen 1 spacing 1.15 font ",10"
+set size ratio 0
+plot x with lines ls 100 title "identity y = x", \
+     for [i = 1:npan] f using (strcol(1) eq word(panels, i) && strcol(cm) eq "fixed" ? column(ce) : NaN):(column(cs)) \
+         with points pt wpoint(windex(word(panels, i))) ps 0.7 lc rgb wcolor(windex(word(panels, i))) title word(panels, i), \
+     for [i = 1:npan * (n_poisson > 0)] f using (strcol(1) eq word(panels, i) && strcol(cm) eq "poisson" ? column(ce) : NaN):(column(cs)) \
+         with points pt 6 ps 0.8 lc rgb wcolor(windex(word(panels, i))) title (i == 1 ? "poisson mode (open)" : ""), \
+     for [j = 1:(n_bad > 0)] f using (column(cmatch) == 0 ? column(ce) : NaN):(column(cs)) \
+         with points pt 2 ps 2.2 lw 2.5 lc rgb "#E00000" title sprintf("mismatch (%d runs)", n_bad)
+unset label 1
+
+# Lower panel: the residual the rule fixes at exactly 0.
+set tmargin at screen 0.34
+set bmargin at screen 70.0 / ch
+set logscale x 10
+unset logscale y
+set yrange [rlo - 0.5 : rhi + 0.5]
+set ytics 1
+set format x "10^{%T}"
+set format y "%g"
+set xlabel "bytes allocated while sampling / period (sampled\\_bytes / alloc\\_period)"
+set ylabel "points − floor(bytes / period)\n(fixed mode; must be 0)"
+unset key
+plot 0 with lines ls 100, \
+     for [i = 1:npan] f using (strcol(1) eq word(panels, i) ? column(ce) : NaN):(resid(strcol(cm), column(ce), column(cs))) \
+         with points pt wpoint(windex(word(panels, i))) ps 0.7 lc rgb wcolor(windex(word(panels, i))), \
+     for [j = 1:(n_bad > 0)] f using (column(cmatch) == 0 ? column(ce) : NaN):(resid(strcol(cm), column(ce), column(cs))) \
+         with points pt 2 ps 2.2 lw 2.5 lc rgb "#E00000"
+unset multiplot

@@ -1,0 +1,327 @@
+#!/bin/sh
+# figures.sh DIR - draws a sweep's figures from DIR/plotdata/*.dat into DIR/figures/ (PNG, SVG and a caption per figure).
+#
+# `make figures` runs it after `build/bin/analyze DIR`; it reads nothing but
+# the plot data (docs/STATISTICS.md, "Plot data") and, for the confidence
+# level, the first line of DIR/summary.csv.  docs/FIGURES.md describes every
+# figure.
+#
+# For each figure it writes figures/<name>.png, <name>.svg and <name>.txt
+# (the caption: what is plotted, from which sweep, how to read it).  A figure
+# whose data this sweep does not have (no time-sampling cells, no stack
+# depths...) is not drawn: its caption says what is missing and any older
+# picture of it is removed, so a figure on disk always matches its data.
+# Each picture is drawn under a temporary name and renamed into place only
+# when complete, so an interrupted or failed run never leaves half a file.
+#
+# Exit status: 0 every figure drawn or explained as missing; 2 bad input
+# (DIR or DIR/plotdata missing, no plot data at all, a data file whose
+# header or rows do not have the documented form: the message names the file
+# and line; the other figures are still drawn); 1 failure (gnuplot missing or
+# failing, figures/ not writable).
+
+usage="usage: sh plots/figures.sh DIR   (DIR: a sweep directory that build/bin/analyze has processed)"
+me="figures"
+here=$(cd "$(dirname "$0")" && pwd) || exit 1
+
+[ $# -eq 1 ] || { echo "$usage" >&2; exit 2; }
+dir=$1
+case "$dir" in
+    -h|--help) echo "$usage"; exit 0 ;;
+esac
+if [ ! -d "$dir" ]; then
+    echo "$me: $dir: no such sweep directory" >&2; exit 2
+fi
+pd="$dir/plotdata"
+if [ ! -d "$pd" ]; then
+    echo "$me: $pd: missing; run build/bin/analyze $dir first (make figures RESULTS=$dir does both)" >&2; exit 2
+fi
+# gnuplot receives paths inside single-quoted strings.
+case "$dir" in
+    *"'"*|*'
+'*) echo "$me: $dir: a path with a quote or newline cannot be passed to gnuplot; rename the directory" >&2; exit 2 ;;
+esac
+command -v gnuplot >/dev/null 2>&1 ||
+    { echo "$me: gnuplot not found; install it with: sudo apt-get install gnuplot-nox (make deps does it)" >&2; exit 1; }
+
+# The files of the documented plot data this script reads, and the columns
+# it needs from each (a file may have more; their order does not matter).
+need_workloads="index workload"
+need_alloc_runs="workload alloc_mode alloc_period round ratio"
+need_alloc_cells="workload alloc_mode alloc_period overhead overhead_lo overhead_hi alloc_sps alloc_sps_lo alloc_sps_hi"
+need_time_runs="workload time_clock time_hz round ratio"
+need_time_cells="workload time_clock time_hz overhead overhead_lo overhead_hi time_sps"
+need_baseline_runs="workload round ratio"
+need_normalized="index workload alloc_period alloc_sps alloc_norm alloc_norm_lo alloc_norm_hi time_hz time_sps time_norm time_norm_lo time_norm_hi"
+need_exactness="workload alloc_mode alloc_period round sampled_bytes expected sample_points match"
+need_depth="workload depth kind alloc_period time_hz cost_us cost_lo cost_hi"
+files="workloads alloc_runs alloc_cells time_runs time_cells baseline_runs normalized exactness depth"
+# Columns that hold words; every other column must be a number or NaN.
+text_columns=" workload alloc_mode time_clock kind ci "
+
+sweep=$(basename "$(cd "$dir" && pwd -P)")
+out="$dir/figures"
+mkdir -p "$out" 2>/dev/null && [ -w "$out" ] || { echo "$me: $out: cannot create or write" >&2; exit 1; }
+tmp=$(mktemp -d "$out/.tmp.XXXXXX") || { echo "$me: $out: cannot create a temporary directory" >&2; exit 1; }
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' INT TERM HUP
+
+status=0          # raised to 2 (bad data) or 1 (failure); missing data is fine
+drawn=0; skipped=""
+
+# check_file NAME: 0 if plotdata/NAME.dat exists, has the documented header
+# and well-formed rows, and holds at least one row; 3 if it is absent or has
+# no rows (the figure is skipped as "not in this sweep"); 2 if it is corrupt
+# (message on stderr).  Also writes $tmp/NAME.cols: gnuplot definitions
+# c_NAME_<column> = <column number>, so the scripts find columns by name.
+check_file() {
+    f="$pd/$1.dat"
+    [ -f "$f" ] || return 3
+    eval "need=\$need_$1"
+    awk -v file="$f" -v name="$1" -v need="$need" -v textcols="$text_columns" -v cols="$tmp/$1.cols" '
+        function bad(msg) { printf "figures: %s:%d: %s\n", file, NR, msg > "/dev/stderr"; failed = 1; exit 2 }
+        NR == 1 {
+            if ($1 != "#" || NF < 2) bad("first line must be \"# <column names>\" (docs/STATISTICS.md, Plot data)")
+            n = NF - 1
+            for (i = 2; i <= NF; i++) { col[$i] = i - 1; colname[i - 1] = $i
+                printf "c_%s_%s = %d\n", name, $i, i - 1 > cols }
+            k = split(need, want, " ")
+            for (i = 1; i <= k; i++) if (!(want[i] in col)) bad("no column \"" want[i] "\" in the header")
+            next
+        }
+        /^[ \t]*$/ { next }
+        /^[ \t]*#/ { bad("a comment line after the header") }
+        {
+            if (NF != n) bad(sprintf("%d fields, the header names %d", NF, n))
+            for (i = 1; i <= n; i++)
+                if (index(textcols, " " colname[i] " ") == 0 &&
+                    $i !~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ && $i != "NaN" && $i != "nan")
+                    bad(sprintf("column %s (\"%s\") is not a number", colname[i], $i))
+            rows++
+        }
+        END { if (failed) exit 2; if (NR == 0) { printf "figures: %s: empty file\n", file > "/dev/stderr"; exit 2 }
+              exit rows > 0 ? 0 : 3 }' "$f"
+}
+
+# Every file is checked once, up front.  ok_<name> is yes, absent or corrupt.
+found=0
+for name in $files; do
+    check_file "$name"
+    case $? in
+        0) eval "ok_$name=yes"; found=1 ;;
+        3) eval "ok_$name=absent"; [ -f "$pd/$name.dat" ] && found=1 ;;
+        *) eval "ok_$name=corrupt"; status=2; found=1 ;;
+    esac
+done
+if [ $found -eq 0 ]; then
+    echo "$me: $pd: none of the plot data files (${files}) is there; run build/bin/analyze $dir" >&2
+    rm -rf "$tmp"; exit 2
+fi
+
+# The workloads, in the order of workloads.dat (sorted by name), each with a
+# fixed colour; without workloads.dat, the sorted names found in the data.
+if [ "$ok_workloads" = yes ]; then
+    workloads=$(awk 'NR > 1 && NF { print $2 }' "$pd/workloads.dat" | tr '\n' ' ')
+else
+    workloads=$(for name in $files; do
+        [ "$name" != workloads ] && eval "[ \"\$ok_$name\" = yes ]" &&
+            awk 'NR > 1 && NF && $1 !~ /^#/ { print $1 }' "$pd/$name.dat"; done | sort -u | tr '\n' ' ')
+fi
+workloads=${workloads% }
+
+# present FILE [AWK-CONDITION]: the workloads (in the fixed order) that have a
+# row in FILE meeting the condition, space separated.
+present() {
+    awk -v order="$workloads" -v cond_col="${2:-}" -v cond_val="${3:-}" '
+        NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+        NF && (cond_col == "" || $(c[cond_col]) == cond_val) { seen[$1] = 1 }
+        END { n = split(order, w, " "); s = ""
+              for (i = 1; i <= n; i++) if (w[i] in seen) s = s (s == "" ? "" : " ") w[i]
+              print s }' "$pd/$1.dat"
+}
+# has FILE COLUMN VALUE: prints 1 if some row of FILE has VALUE in COLUMN, else 0.
+has() {
+    awk -v col="$2" -v val="$3" 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+        NF && $(c[col]) == val { f = 1 } END { print f ? 1 : 0 }' "$pd/$1.dat"
+}
+
+# The confidence level analyze used, for keys and captions.
+conf=$(sed -n '1s/.*confidence=\([0-9.]*\).*/\1/p' "$dir/summary.csv" 2>/dev/null)
+case "$conf" in
+    0.*) cilabel=$(awk -v c="$conf" 'BEGIN { printf "%g%%", c * 100 }') ;;
+    *) cilabel="95%" ;;
+esac
+
+# draw NAME SCRIPT EXTRA-GNUPLOT-SETTINGS: both formats of one figure.
+draw() {
+    fig=$1; script=$2; extra=$3
+    {
+        printf "datadir = '%s'\n" "$pd"
+        printf "sweep = '%s'\n" "$(printf '%s' "$sweep" | tr "'" '_')"
+        printf "workloads = '%s'\n" "$workloads"
+        printf "cilabel = '%s'\n" "$cilabel"
+        cat "$tmp"/*.cols 2>/dev/null
+        printf '%s\n' "$extra"
+    } > "$tmp/$fig.vars"
+    for fmt in png svg; do
+        if ! gnuplot -e "fmt = '$fmt'; outfile = '$tmp/$fig.$fmt'" "$tmp/$fig.vars" \
+                "$here/common.gp" "$here/$script" > "$tmp/$fig.$fmt.log" 2>&1; then
+            echo "$me: gnuplot failed on $fig.$fmt:" >&2; sed 's/^/    /' "$tmp/$fig.$fmt.log" >&2
+            status=1; return 1
+        fi
+        if [ ! -s "$tmp/$fig.$fmt" ]; then
+            echo "$me: gnuplot wrote no $fig.$fmt" >&2; status=1; return 1
+        fi
+    done
+    mv -f "$tmp/$fig.png" "$out/$fig.png" && mv -f "$tmp/$fig.svg" "$out/$fig.svg" || { status=1; return 1; }
+    drawn=$((drawn + 1))
+}
+
+# caption NAME TEXT: writes the caption file (atomically).
+caption() {
+    printf '%s\n' "$2" | fold -s -w 78 | sed 's/ *$//' > "$tmp/$1.txt" && mv -f "$tmp/$1.txt" "$out/$1.txt"
+}
+
+# not_drawn NAME TITLE WHY: the caption of a figure this sweep has no data for.
+not_drawn() {
+    rm -f "$out/$1.png" "$out/$1.svg"
+    caption "$1" "$2 (sweep $sweep): NOT DRAWN. $3
+
+Source: $pd."
+    skipped="$skipped $1"
+}
+
+# why_missing FILE...: a sentence on the first of the files that is unusable.
+why_missing() {
+    for f in "$@"; do
+        eval "st=\$ok_$f"
+        case $st in
+            corrupt) echo "plotdata/$f.dat does not have the documented form (see the error printed by figures.sh)."; return ;;
+            absent) if [ -f "$pd/$f.dat" ]; then echo "plotdata/$f.dat has no rows: this sweep has no such cells."
+                    else echo "plotdata/$f.dat is missing."; fi; return ;;
+        esac
+    done
+}
+
+source_line="Data: $pd (written by build/bin/analyze from $dir/results.db). Intervals: $cilabel bootstrap confidence intervals (BCa, see docs/STATISTICS.md)."
+
+# Figure 1: overhead vs allocation sampling period.
+t1="Figure 1. Overhead vs allocation sampling period"
+if [ "$ok_alloc_runs" = yes ] && [ "$ok_alloc_cells" = yes ]; then
+    panels=$(present alloc_cells)
+    base=$([ "$ok_baseline_runs" = yes ] && echo 1 || echo 0)
+    pois=$(has alloc_cells alloc_mode poisson)
+    draw overhead-alloc overhead.gp "which = 'alloc'; panels = '$panels'; has_base = $base; has_poisson = $pois" &&
+    caption overhead-alloc "$t1 (sweep $sweep).
+
+What: for each workload (one panel each: $panels), the run time with allocation sampling on, divided by the median run time of the same workload without sampling (its baseline), against the sampling period in bytes on a log2 axis. Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise, the spread a real overhead must stand out from.")$([ "$pois" = 1 ] && echo " Open circles and the dashed line are poisson-mode cells; filled ones fixed mode.")
+
+How to read: the dashed line at 1 is no overhead; 1.25 means 25% slower. Each panel has its own vertical scale (a log scale when it spans more than a factor 2), so compare workloads by their tick labels, not by the height of the curves. Overhead falls roughly in proportion to 1/period because the cost is paid once per sample; where the bars include 1 this sweep cannot tell the overhead from noise.
+
+$source_line"
+else
+    not_drawn overhead-alloc "$t1" "$(why_missing alloc_runs alloc_cells)"
+fi
+
+# Figure 2: overhead vs time-sampling rate.
+t2="Figure 2. Overhead vs time-sampling rate"
+if [ "$ok_time_runs" = yes ] && [ "$ok_time_cells" = yes ]; then
+    panels=$(present time_cells)
+    base=$([ "$ok_baseline_runs" = yes ] && echo 1 || echo 0)
+    cpu=$(has time_cells time_clock cpu)
+    draw overhead-time overhead.gp "which = 'time'; panels = '$panels'; has_base = $base; has_poisson = $cpu" &&
+    caption overhead-time "$t2 (sweep $sweep).
+
+What: for each workload (one panel each: $panels), the run time with the time sampler on, divided by the median run time of the same workload without sampling (its baseline), against the requested sampling rate in Hz on a log axis. Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise.")$([ "$cpu" = 1 ] && echo " Open circles and the dashed line are cells with the CPU-time clock; filled ones the wall clock.")
+
+How to read: the dashed line at 1 is no overhead. The time sampler's cost grows with the rate and is almost independent of the workload's allocation; compare with figure 1 at the period whose sample rate (figure 6) matches. The achieved rate can fall short of the requested one (see summary.csv, time_hz_achieved).
+
+$source_line"
+else
+    not_drawn overhead-time "$t2" "$(why_missing time_runs time_cells)"
+fi
+
+# Figure 3: normalized overhead, allocation vs time sampling.
+t3="Figure 3. Normalized overhead per 1000 samples/s, allocation vs time sampling"
+if [ "$ok_normalized" = yes ]; then
+    draw normalized normalized.gp "" &&
+    caption normalized "$t3 (sweep $sweep).
+
+What: for each workload, the paper's normalized overhead 1 + (overhead - 1) * 1000 / (samples per second): the overhead extrapolated to a rate of 1000 samples/s, so that samplers running at different rates can be compared. Per workload, the allocation-sampling cell (fixed mode) and the time-sampling cell whose measured sample rate is nearest 1000/s are shown side by side, each labelled with its period or rate, with $cilabel confidence intervals computed inside the bootstrap (not from the endpoints of other intervals).
+
+How to read: lower is cheaper per sample. 1 means sampling at 1000 samples/s would cost nothing measurable; 1.01 means 1% per 1000 samples/s. Where the two intervals of a workload overlap, this sweep cannot say which sampler is cheaper for it. Values far from 1000 samples/s are extrapolated linearly, which is why the cells nearest 1000/s are used.
+
+$source_line"
+else
+    not_drawn normalized "$t3" "$(why_missing normalized)"
+fi
+
+# Figure 4: exactness, samples taken vs allocated bytes / period.
+t4="Figure 4. Allocation samples taken vs bytes allocated / period"
+if [ "$ok_exactness" = yes ]; then
+    panels=$(present exactness)
+    counts=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+        NF { n++; if ($(c["match"]) == "0") bad++; if ($(c["alloc_mode"]) == "fixed") fx++; else po++
+             if ($(c["sample_points"]) + 0 < 1 || $(c["expected"]) + 0 < 1) zero++ }
+        END { printf "%d %d %d %d %d", n, bad, fx, po, zero }' "$pd/exactness.dat")
+    set -- $counts
+    draw exactness exactness.gp "panels = '$panels'; n_runs = $1; n_bad = $2; n_fixed = $3; n_poisson = $4" &&
+    caption exactness "$t4 (sweep $sweep).
+
+What: one point per measured run of every allocation-sampling cell ($1 runs: $3 in fixed mode, $4 in poisson mode; workloads: $panels): the sample points the runtime counted (alloc_sample_points) against the bytes allocated while sampling divided by the period, on log-log axes, with the identity line. The lower panel shows what the log scale hides: for fixed-mode runs, sample points minus floor(bytes / period), which the sampling rule (docs/FORMATS.md and DESIGN) says must be exactly 0.
+
+How to read: every fixed-mode point must lie on the identity line and on 0 in the lower panel; a run that does not is a bug in the sampler and is marked with a red cross (this sweep: $2 mismatches). Poisson-mode runs scatter around the line by about the square root of the count.$([ "$5" -gt 0 ] && echo " $5 runs with fewer than one expected sample cannot be shown on the log axes.")
+
+$source_line"
+else
+    not_drawn exactness "$t4" "$(why_missing exactness)"
+fi
+
+# Figure 5: per-sample cost vs stack depth.
+t5="Figure 5. Per-sample cost vs stack depth"
+depths=0
+[ "$ok_depth" = yes ] && depths=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+    NF && $(c["depth"]) != "NaN" && $(c["depth"]) != "nan" { d[$(c["depth"])] = 1 }
+    END { n = 0; for (k in d) n++; print n }' "$pd/depth.dat")
+if [ "$depths" -ge 2 ]; then
+    series=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+        NF && $(c["depth"]) != "NaN" { k = $1 ":" $(c["kind"]) ":" $(c["alloc_period"]) ":" $(c["time_hz"]); if (!(k in s)) { s[k] = 1; print k } }' "$pd/depth.dat" | tr '\n' ' ')
+    draw cost-depth cost-depth.gp "series = '${series% }'" &&
+    caption cost-depth "$t5 (sweep $sweep).
+
+What: the extra wall time per sample in microseconds, (median run time - median baseline run time) / median samples per run, against the depth of the stack of frames the sampler walks, for the deepstack workload run at several recursion depths; allocation samples and time samples are separate series (one per sampling setting), with $cilabel confidence intervals.
+
+How to read: the slope is the cost of each extra frame a sample records; the value at the smallest depth is the fixed cost of taking a sample (the slow path for allocation samples, the signal for time samples). Note that each depth is its own workload run with its own baseline.
+
+$source_line"
+else
+    if [ "$ok_depth" = yes ]; then
+        why="this sweep did not vary the stack depth (plotdata/depth.dat has $depths distinct depth); run a sweep that includes deepstack at several --depth values."
+    else
+        why=$(why_missing depth)
+    fi
+    not_drawn cost-depth "$t5" "$why"
+fi
+
+# Figure 6: samples per second vs period.
+t6="Figure 6. Allocation samples per second vs sampling period"
+if [ "$ok_alloc_cells" = yes ]; then
+    panels=$(present alloc_cells)
+    amode=fixed; [ "$(has alloc_cells alloc_mode fixed)" = 1 ] || amode=poisson
+    rates=""
+    [ "$ok_time_cells" = yes ] && rates=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+        NF { r[$(c["time_hz"])] = 1 } END { for (k in r) print k }' "$pd/time_cells.dat" | sort -n | tr '\n' ' ')
+    draw sample-rate sample-rate.gp "panels = '$panels'; amode = '$amode'; time_rates = '${rates% }'" &&
+    caption sample-rate "$t6 (sweep $sweep).
+
+What: allocation samples recorded per second of run time (median over the runs of each cell, with $cilabel confidence intervals, usually narrower than the markers) against the allocation sampling period in bytes, log-log, one line per workload ($amode mode).$([ -n "$rates" ] && echo " Dashed horizontal lines mark the time-sampling rates of this sweep (${rates% } Hz) for comparison.")
+
+How to read: each line falls with slope -1 (twice the period, half the samples); its height is the workload's allocation rate divided by the period. A workload that allocates fast takes many more samples at the same period and therefore pays more (figure 1): the period alone does not fix the cost, the sample rate does. Where a line crosses a dashed line, allocation sampling takes as many samples as the time sampler at that rate.
+
+$source_line"
+else
+    not_drawn sample-rate "$t6" "$(why_missing alloc_cells)"
+fi
+
+echo "figures: $drawn drawn in $out${skipped:+; not drawn (no data in this sweep, see their captions):$skipped}"
+exit $status

@@ -1,0 +1,58 @@
+# normalized.gp - figure 3: normalized overhead per 1000 samples/s, allocation vs time sampling, one pair of points per workload.
+#
+# normalized.dat has one row per workload: the allocation cell (fixed mode)
+# and the time cell whose sample rate is nearest 1000/s, each with its
+# normalized overhead and interval.  The two samplers of a workload sit side
+# by side around its slot, each labelled with its setting, because which
+# period or rate was nearest 1000 samples/s differs between workloads.
+# The y range follows the medians: an interval far wider than the spread of
+# the medians (a workload that takes almost no samples, whose extrapolation
+# to 1000/s is meaningless) is cut at the frame rather than squashing the
+# others to a line.
+
+f = datadir . "/normalized.dat"
+cw_ = c_normalized_workload
+stats f using (column(c_normalized_alloc_norm)) nooutput
+mlo = STATS_min; mhi = STATS_max
+stats f using (column(c_normalized_time_norm)) nooutput
+mlo = (STATS_min < mlo) ? STATS_min : mlo; mhi = (STATS_max > mhi) ? STATS_max : mhi
+stats f using (column(c_normalized_alloc_norm_lo)):(column(c_normalized_alloc_norm_hi)) nooutput
+ilo = STATS_min_x; ihi = STATS_max_y
+stats f using (column(c_normalized_time_norm_lo)):(column(c_normalized_time_norm_hi)) nooutput
+ilo = (STATS_min_x < ilo) ? STATS_min_x : ilo; ihi = (STATS_max_y > ihi) ? STATS_max_y : ihi
+# x position: the workload's index in workloads.dat (the documented slot;
+# row numbers would restart in every block of the file).
+stats f using (column(c_normalized_index)) nooutput
+xmin = STATS_min; xmax = STATS_max; nrow = xmax - xmin + 1
+mlo = (mlo > 1) ? 1 : mlo
+spread = (mhi - mlo > 0.02) ? mhi - mlo : 0.02
+ylo = (ilo > mlo - spread) ? ilo : mlo - spread
+yhi = (ihi < mhi + spread) ? ihi : mhi + spread
+ypad = 0.08 * (yhi - ylo)
+
+cw = (nrow < 4 ? 4 : nrow) * 150 + 140; ch = 560
+eval set_canvas(cw, ch)
+set output outfile
+# Title, key and plot stacked top-down at fixed pixel heights.
+set label 1 sprintf("Normalized overhead per 1000 samples/s, allocation vs time sampling (sweep %s)", sweep) \
+    at screen 0.5, screen 1 - 22.0 / ch center font ",13"
+set xrange [xmin - 0.6 : xmax + 0.6]
+set yrange [ylo - ypad : yhi + 2.5 * ypad]
+set xtics scale 0 font ",11"
+set grid noxtics ytics
+set ylabel "normalized overhead\n1 + (overhead − 1) × 1000 / (samples/s)"
+set xlabel "workload; each point is labelled with its allocation period or time-sampling rate (the cell nearest 1000 samples/s)"
+set tmargin at screen 1 - 80.0 / ch
+set key at screen 0.5, screen 1 - 48.0 / ch center horizontal samplen 1.5 font ",10" width 2
+set lmargin at screen 110.0 / cw
+set rmargin at screen 1 - 20.0 / cw
+dx = 0.17
+plot 1 with lines ls 100 notitle, \
+     f using (column(c_normalized_index) - dx):(column(c_normalized_alloc_norm)):(column(c_normalized_alloc_norm_lo)):(column(c_normalized_alloc_norm_hi)):xtic(cw_) \
+        with yerrorbars lc rgb "#0072B2" lw 1.6 pt 7 ps 0.9 title sprintf("allocation sampling (fixed mode), median and %s CI", cilabel), \
+     f using (column(c_normalized_index) + dx):(column(c_normalized_time_norm)):(column(c_normalized_time_norm_lo)):(column(c_normalized_time_norm_hi)) \
+        with yerrorbars lc rgb "#D55E00" lw 1.6 pt 9 ps 1.0 title sprintf("time sampling, median and %s CI", cilabel), \
+     f using (column(c_normalized_index) - dx):(column(c_normalized_alloc_norm)):(fmtbytes(int(column(c_normalized_alloc_period)))) \
+        with labels left offset 0.9, 0 font ",9" tc rgb "#0072B2" notitle, \
+     f using (column(c_normalized_index) + dx):(column(c_normalized_time_norm)):(sprintf("%d Hz", int(column(c_normalized_time_hz)))) \
+        with labels left offset 0.9, 0 font ",9" tc rgb "#D55E00" notitle

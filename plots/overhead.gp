@@ -1,0 +1,115 @@
+# overhead.gp - figures 1 and 2: overhead against the sampling setting (allocation period or time-sampling rate), one panel per workload.
+#
+# figures.sh sets "which" to 'alloc' (figure 1: x = allocation sampling period,
+# log2 axis) or 'time' (figure 2: x = requested time-sampling rate in Hz, log
+# axis), "panels" (the workloads that have such cells), has_base (the
+# baseline's runs exist) and has_poisson (a second series: poisson mode for
+# figure 1, the CPU clock for figure 2).
+# Every measured run is a faint dot (its wall time / the median of its
+# workload's baseline), spread a little sideways so thirty runs stay visible;
+# the black line joins the cell medians and the bars are their bootstrap CIs.
+# The baseline's own runs over their median stand at "off" on the left: the
+# noise an overhead has to stand out from.
+# Panels share the x axis but each has its own y range: overheads differ by
+# orders of magnitude between workloads and a shared axis would flatten the
+# allocation-light ones.  A y range wider than 2x is drawn on a log scale, so
+# small overheads at long periods stay readable next to large ones.
+
+if (which eq 'alloc') {
+    runs = datadir . "/alloc_runs.dat"; cells = datadir . "/alloc_cells.dat"
+    rx = c_alloc_runs_alloc_period; rround = c_alloc_runs_round; rratio = c_alloc_runs_ratio; rmode = c_alloc_runs_alloc_mode
+    cx = c_alloc_cells_alloc_period; cmed = c_alloc_cells_overhead; clo = c_alloc_cells_overhead_lo; chi = c_alloc_cells_overhead_hi
+    cmode = c_alloc_cells_alloc_mode
+    mode1 = "fixed"; mode2 = "poisson"
+    fig_title = "Allocation sampling: overhead vs sampling period"
+    fig_xlabel = "allocation sampling period (bytes, log_2 scale)"
+} else {
+    runs = datadir . "/time_runs.dat"; cells = datadir . "/time_cells.dat"
+    rx = c_time_runs_time_hz; rround = c_time_runs_round; rratio = c_time_runs_ratio; rmode = c_time_runs_time_clock
+    cx = c_time_cells_time_hz; cmed = c_time_cells_overhead; clo = c_time_cells_overhead_lo; chi = c_time_cells_overhead_hi
+    cmode = c_time_cells_time_clock
+    mode1 = "wall"; mode2 = "cpu"
+    fig_title = "Time sampling: overhead vs sampling rate"
+    fig_xlabel = "requested time-sampling rate (Hz, log scale)"
+}
+base = datadir . "/baseline_runs.dat"
+npan = words(panels)
+
+# Ranges first: stats obeys any fixed axis range, so it runs before they are set.
+stats runs using (column(rx)) nooutput
+xmin = STATS_min; xmax = STATS_max
+array ylo[npan]; array yhi[npan]
+do for [i = 1:npan] {
+    w = word(panels, i)
+    stats runs using (strcol(1) eq w ? column(rratio) : NaN) nooutput
+    ylo[i] = STATS_min; yhi[i] = STATS_max
+    stats cells using (strcol(1) eq w ? column(clo) : NaN):(strcol(1) eq w ? column(chi) : NaN) nooutput
+    ylo[i] = (STATS_min_x < ylo[i]) ? STATS_min_x : ylo[i]
+    yhi[i] = (STATS_max_y > yhi[i]) ? STATS_max_y : yhi[i]
+    if (has_base) {
+        stats base using (strcol(1) eq w ? column(c_baseline_runs_ratio) : NaN) nooutput
+        ylo[i] = (STATS_min < ylo[i]) ? STATS_min : ylo[i]
+        yhi[i] = (STATS_max > yhi[i]) ? STATS_max : yhi[i]
+    }
+    ylo[i] = (ylo[i] > 1) ? 1 : ylo[i]
+}
+
+# The layout for the panels actually drawn.
+pcols = (npan <= 1) ? 1 : ceil(sqrt(npan))
+prows = ceil(1.0 * npan / pcols)
+cw = pcols * panel_w; ch = prows * panel_h + 70
+eval set_canvas(cw, ch)
+set output outfile
+# The baseline's column sits one and a half steps left of the first setting.
+if (which eq 'alloc') {
+    set logscale x 2
+    xbase = xmin / 2**1.5
+    set xrange [xbase / 1.5 : xmax * 1.6]
+    eval period_tics(xmin, xmax)
+    xjit = 0.45          # log2 units: neighbouring periods are 1 apart
+} else {
+    set logscale x 10
+    xbase = xmin / 4
+    set xrange [xbase / 1.6 : xmax * 1.6]
+    set xtics ("50" 50, "100" 100, "200" 200, "500" 500, "1000" 1000, "2000" 2000, "5000" 5000, "10000" 10000)
+    xjit = 0.3           # 1000 and 2000 Hz are only 1 log2 unit apart
+}
+if (has_base) { set xtics add ("off" xbase) }
+set key top right samplen 1.5 spacing 1.1 font ",9"
+if (which eq 'time') { set key top left }
+eval "set multiplot layout prows, pcols " . multiplot_margins(cw, ch) . \
+    " title sprintf('%s (sweep %s)', fig_title, sweep) font ',14'"
+do for [i = 1:npan] {
+    w = word(panels, i)
+    k = windex(w)
+    yspan = yhi[i] / ylo[i]
+    if (yspan > 2) {
+        # Room above the data (a fifth of the panel) for the key.
+        set logscale y
+        set yrange [ylo[i] / yspan**0.04 : yhi[i] * yspan**0.22]
+        eval ratio_tics(ylo[i], yhi[i])
+    } else {
+        unset logscale y
+        set ytics autofreq
+        yd = (yhi[i] - ylo[i] > 0) ? yhi[i] - ylo[i] : 0.01
+        set yrange [ylo[i] - 0.04 * yd : yhi[i] + 0.25 * yd]
+    }
+    set title w font ",12" offset 0, -0.6
+    set xlabel ((i > npan - pcols) ? fig_xlabel : "")
+    set ylabel ((i - 1) % pcols == 0 ? "overhead (× baseline median wall time)" : "")
+    if (i > 1) { unset key }
+    plot 1 with lines ls 100 notitle, \
+         for [j = 1:has_base] base using (strcol(1) eq w ? xbase * 2**(xjit * jitter(column(c_baseline_runs_round))) : NaN):(column(c_baseline_runs_ratio)) \
+              with points pt 7 ps 0.35 lc rgb "#A0808080" title "baseline run / its median", \
+         runs using (strcol(1) eq w && strcol(rmode) eq mode1 ? column(rx) * 2**(xjit * jitter(column(rround))) : NaN):(column(rratio)) \
+              with points pt 7 ps 0.35 lc rgb wfaint(k) title "one run (" . mode1 . ")", \
+         cells using (strcol(1) eq w && strcol(cmode) eq mode1 ? column(cx) : NaN):(column(cmed)):(column(clo)):(column(chi)) \
+              with yerrorbars ls 101 pt 7 ps 0.5 title sprintf("median, %s CI", cilabel), \
+         cells using (strcol(1) eq w && strcol(cmode) eq mode1 ? column(cx) : NaN):(column(cmed)) with lines ls 101 notitle, \
+         for [j = 1:has_poisson] runs using (strcol(1) eq w && strcol(rmode) eq mode2 ? column(rx) * 2**(xjit * jitter(column(rround))) : NaN):(column(rratio)) \
+              with points pt 6 ps 0.35 lc rgb wfaint(k) title "one run (" . mode2 . ")", \
+         for [j = 1:has_poisson] cells using (strcol(1) eq w && strcol(cmode) eq mode2 ? column(cx) : NaN):(column(cmed)):(column(clo)):(column(chi)) \
+              with yerrorbars lc rgb "#A03000" lw 1.5 pt 6 ps 0.6 title sprintf("median, %s CI (%s)", cilabel, mode2), \
+         for [j = 1:has_poisson] cells using (strcol(1) eq w && strcol(cmode) eq mode2 ? column(cx) : NaN):(column(cmed)) with lines lc rgb "#A03000" dt 2 lw 1.5 notitle
+}
+unset multiplot
