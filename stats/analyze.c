@@ -1,0 +1,132 @@
+/* analyze.c - build/bin/analyze DIR: the statistics of a sweep (docs/STATISTICS.md). */
+#include "st_analysis.h"
+#include "st_db.h"
+#include "st_report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_SEED 20250616ULL
+#define DEFAULT_RESAMPLES 10000
+#define DEFAULT_CONFIDENCE 0.95
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: analyze [--seed N] [--resamples B] [--confidence C] [--quiet] DIR\n"
+            "  Reads DIR/results.db (written by build/bin/sweep) and writes DIR/summary.csv,\n"
+            "  DIR/metrics.csv, DIR/summary.md and DIR/plotdata/*.dat.\n"
+            "  --seed N         bootstrap seed (default %llu)\n"
+            "  --resamples B    bootstrap resamples per cell, 1000..10000000 (default %d)\n"
+            "  --confidence C   confidence level, 0.5 < C < 1 (default %g)\n"
+            "  --quiet          no progress or warnings on stderr\n"
+            "  Exit status: 0 done, 1 nothing to analyse or an output cannot be written,\n"
+            "  2 bad arguments or DIR is not a readable sweep.  Method: docs/STATISTICS.md.\n",
+            DEFAULT_SEED, DEFAULT_RESAMPLES, DEFAULT_CONFIDENCE);
+}
+
+static int bad(const char *fmt, const char *arg)
+{
+    fputs("analyze: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (see analyze --help)\n", stderr);
+    return 2;
+}
+
+/* Option value: "--name V" or "--name=V". */
+static const char *value(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (strcmp(argv[*i], name) == 0)
+        return *i + 1 < argc ? argv[++*i] : "";
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned long long seed = DEFAULT_SEED;
+    unsigned long long resamples = DEFAULT_RESAMPLES;
+    double confidence = DEFAULT_CONFIDENCE;
+    int quiet = 0;
+    const char *dir = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        char *end;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--quiet") == 0) {
+            quiet = 1;
+        } else if ((v = value(argc, argv, &i, "--seed"))) {
+            errno = 0;
+            seed = strtoull(v, &end, 10);
+            if (!*v || *end || errno || *v == '-')
+                return bad("--seed: '%s' is not a decimal 64-bit unsigned integer", v);
+        } else if ((v = value(argc, argv, &i, "--resamples"))) {
+            errno = 0;
+            resamples = strtoull(v, &end, 10);
+            if (!*v || *end || errno || *v == '-' || resamples < 1000 || resamples > 10000000)
+                return bad("--resamples: '%s' is not an integer from 1000 to 10000000", v);
+        } else if ((v = value(argc, argv, &i, "--confidence"))) {
+            errno = 0;
+            confidence = strtod(v, &end);
+            if (!*v || *end || errno || !(confidence > 0.5 && confidence < 1.0))
+                return bad("--confidence: '%s' is not a number between 0.5 and 1 (exclusive)", v);
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return bad("unknown option '%s'", argv[i]);
+        } else if (dir) {
+            return bad("more than one directory given ('%s')", argv[i]);
+        } else {
+            dir = argv[i];
+        }
+    }
+    if (!dir)
+        return bad("%sno sweep directory given", "");
+
+    st_sweep sw;
+    char err[1024];
+    int rc = st_sweep_load(dir, &sw, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "analyze: %s\n", err);
+        st_sweep_free(&sw);
+        return rc;
+    }
+    if (sw.warning[0] && !quiet)
+        fprintf(stderr, "analyze: warning: %s\n", sw.warning);
+
+    st_analysis_opts ao = { { (size_t)resamples, confidence, seed }, !quiet };
+    st_analysis an;
+    st_analyze(&sw, &ao, &an);
+
+    for (size_t i = 0; i < an.nmismatches; i++) {
+        const st_mismatch *m = &an.mismatches[i];
+        fprintf(stderr,
+                "analyze: EXACTNESS MISMATCH %s round %lld (run %lld): %.0f sample points, floor(%.0f / %.0f) = %.0f\n",
+                m->cell->label, (long long)m->run->round, (long long)m->run->run_id, m->points,
+                m->run->key[ST_K_SAMPLED_BYTES], m->period, m->expected);
+    }
+
+    st_report_opts ro = { seed, (size_t)resamples, confidence };
+    rc = st_write_outputs(&an, &ro, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "analyze: %s\n", err);
+    } else if (an.used_runs == 0) {
+        fprintf(stderr, "analyze: %s: no measured run succeeded (%zu failed): nothing to analyse; "
+                        "summary.md lists the cells\n", dir, an.failed_runs);
+        rc = 1;
+    } else if (!quiet) {
+        fprintf(stderr, "analyze: %zu cells, %zu runs used, %zu failed; wrote %s/summary.md, summary.csv, "
+                        "metrics.csv, plotdata/\n", an.nresults, an.used_runs, an.failed_runs, dir);
+        if (an.nmismatches)
+            fprintf(stderr, "analyze: EXACTNESS MISMATCH in %zu runs: the sampling rule is broken (see summary.md)\n",
+                    an.nmismatches);
+    }
+    st_analysis_free(&an);
+    st_sweep_free(&sw);
+    return rc;
+}

@@ -1,0 +1,19 @@
+# stats/module.mk - build/bin/analyze (GSL, SQLite) and the statistics library its tests link.
+ST_SRCS := $(sort $(wildcard stats/st_*.c))
+ST_OBJS := $(ST_SRCS:%.c=$(OBJ)/%.o)
+ST_LIB := $(LIBDIR)/libststats.a
+ST_PKG_CFLAGS := $(shell pkg-config --cflags gsl sqlite3 2>/dev/null)
+ST_PKG_LIBS := $(shell pkg-config --libs gsl sqlite3 2>/dev/null || echo -lgsl -lgslcblas -lsqlite3)
+
+$(ST_OBJS) $(OBJ)/stats/analyze.o: CFLAGS += $(ST_PKG_CFLAGS)
+
+$(ST_LIB): $(ST_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BIN)/analyze: $(OBJ)/stats/analyze.o $(ST_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(ST_PKG_LIBS) $(LDLIBS)
+
+BINS += $(BIN)/analyze

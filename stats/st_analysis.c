@@ -1,0 +1,442 @@
+/* st_analysis.c - per-cell statistics: descriptive, bootstrap intervals, rank test, exactness, A/A. */
+#include "st_analysis.h"
+#include "st_util.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int st_kind_rank(const char *kind)
+{
+    if (strcmp(kind, "baseline") == 0) return 0;
+    if (strcmp(kind, "alloc") == 0) return 1;
+    if (strcmp(kind, "time") == 0) return 2;
+    if (strcmp(kind, "alloc+time") == 0) return 3;
+    return 4;
+}
+
+static int cmp_cells(const void *a, const void *b)
+{
+    const st_cell *x = *(st_cell *const *)a, *y = *(st_cell *const *)b;
+    int c = strcmp(x->workload, y->workload);
+    if (c) return c;
+    c = st_kind_rank(x->kind) - st_kind_rank(y->kind);
+    if (c) return c;
+    c = strcmp(x->alloc_mode, y->alloc_mode);
+    if (c) return c;
+    if (x->alloc_period != y->alloc_period) return x->alloc_period < y->alloc_period ? -1 : 1;
+    c = strcmp(x->time_clock, y->time_clock);
+    if (c) return c;
+    if (x->time_hz != y->time_hz) return x->time_hz < y->time_hz ? -1 : 1;
+    if (!(isnan(x->depth) && isnan(y->depth)) && x->depth != y->depth) {
+        if (isnan(x->depth)) return 1;
+        if (isnan(y->depth)) return -1;
+        return x->depth < y->depth ? -1 : 1;
+    }
+    if (x->size != y->size) return x->size < y->size ? -1 : 1;
+    return strcmp(x->label, y->label);
+}
+
+static void note(st_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(st_result *r, const char *fmt, ...)
+{
+    size_t len = strlen(r->note);
+    if (len + 3 >= sizeof r->note)
+        return;
+    if (len) {
+        strcpy(r->note + len, "; ");
+        len += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->note + len, sizeof r->note - len, fmt, ap);
+    va_end(ap);
+}
+
+/* Adds the interval's reason to the note, once per distinct reason. */
+static void note_interval(st_result *r, const char *what, const st_interval *iv)
+{
+    if (!iv->why)
+        return;
+    char buf[200];
+    snprintf(buf, sizeof buf, "%s: %s", what, iv->why);
+    if (!strstr(r->note, buf))
+        note(r, "%s", buf);
+}
+
+static double count_or_zero(const st_run *run, st_key k, int needed)
+{
+    double v = run->key[k];
+    if (isnan(v) && !needed)
+        return 0.0; /* the sampler is off: no samples, whether or not recorded */
+    return v;
+}
+
+double st_run_sps(const st_result *r, const st_run *run, int which)
+{
+    double secs = run->wall_ns / 1e9;
+    double a = count_or_zero(run, ST_K_ALLOC_SAMPLES, r->samples_alloc);
+    double t = count_or_zero(run, ST_K_TIME_SAMPLES, r->samples_time);
+    double n = which == 0 ? a : which == 1 ? t : a + t;
+    return n / secs;
+}
+
+double st_run_cpu(const st_analysis *an, const st_result *r, const st_run *run)
+{
+    if (r->cpu_task_clock) {
+        size_t i = (size_t)(run - an->sweep->runs);
+        return an->sweep->counter[i * an->sweep->nevents + (size_t)an->task_clock_event];
+    }
+    return run->user_ns + run->sys_ns;
+}
+
+/* Used runs of a cell, as pointers. */
+static size_t used_runs(const st_sweep *sw, const st_cell *c, const st_run **out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < c->nruns; i++) {
+        const st_run *run = &sw->runs[c->first_run + i];
+        if (run->used)
+            out[k++] = run;
+    }
+    return k;
+}
+
+static int all_finite(const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(v[i]))
+            return 0;
+    return 1;
+}
+
+static double f_overhead(const double *m1, const double *m0) { return m1[ST_M_WALL] / m0[ST_M_WALL]; }
+static double f_cpu_overhead(const double *m1, const double *m0) { return m1[ST_M_CPU] / m0[ST_M_CPU]; }
+static double f_asps(const double *m1, const double *m0) { (void)m0; return m1[ST_M_ASPS]; }
+static double f_tsps(const double *m1, const double *m0) { (void)m0; return m1[ST_M_TSPS]; }
+static double f_sps(const double *m1, const double *m0) { (void)m0; return m1[ST_M_SPS]; }
+/* The paper's normalized overhead per 1000 samples/s, from the resample's
+ * own overhead and rate (so its interval is its own, not derived). */
+static double f_norm(const double *m1, const double *m0)
+{
+    return 1.0 + (m1[ST_M_WALL] / m0[ST_M_WALL] - 1.0) * 1000.0 / m1[ST_M_SPS];
+}
+/* Extra wall time per sample, in microseconds. */
+static double f_cost(const double *m1, const double *m0)
+{
+    return (m1[ST_M_WALL] - m0[ST_M_WALL]) / m1[ST_M_SAMPLES] / 1000.0;
+}
+
+enum { S_OVERHEAD, S_CPU, S_ASPS, S_TSPS, S_SPS, S_NORM, S_COST, S_COUNT };
+static const st_stat all_stats[S_COUNT] = {
+    [S_OVERHEAD] = { f_overhead, 1 }, [S_CPU] = { f_cpu_overhead, 1 }, [S_ASPS] = { f_asps, 0 },
+    [S_TSPS] = { f_tsps, 0 },         [S_SPS] = { f_sps, 0 },          [S_NORM] = { f_norm, 1 },
+    [S_COST] = { f_cost, 1 },
+};
+
+static void empty_interval(st_interval *iv)
+{
+    iv->est = iv->lo = iv->hi = iv->z0 = iv->accel = NAN;
+    iv->method = ST_CI_NONE;
+    iv->why = NULL;
+}
+
+static const st_cell *find_baseline(const st_sweep *sw, const st_cell *c, int *several)
+{
+    const st_cell *found = NULL;
+    *several = 0;
+    for (size_t i = 0; i < sw->ncells; i++) {
+        const st_cell *b = &sw->cells[i];
+        if (strcmp(b->kind, "baseline") || strcmp(b->workload, c->workload) || b->size != c->size)
+            continue;
+        /* Same depth too, when depths are recorded (deepstack at several depths). */
+        if (!(isnan(b->depth) && isnan(c->depth)) && b->depth != c->depth)
+            continue;
+        if (found)
+            *several = 1;
+        else
+            found = b; /* cells are sorted by cell_id: the first one wins */
+    }
+    return found;
+}
+
+static void exactness(st_analysis *an, st_result *r, const st_run **runs, size_t n, size_t *cap)
+{
+    const st_cell *c = r->cell;
+    r->samples_ratio = NAN;
+    if (!r->samples_alloc)
+        return;
+    int fixed = strcmp(c->alloc_mode, "fixed") == 0;
+    double *ratio = st_xmalloc((n ? n : 1) * sizeof *ratio);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const st_run *run = runs[i];
+        double P = run->key[ST_K_ALLOC_PERIOD];
+        if (!(P > 0))
+            P = (double)c->alloc_period;
+        double pts = run->key[ST_K_ALLOC_SAMPLE_POINTS], bytes = run->key[ST_K_SAMPLED_BYTES];
+        if (isnan(pts) || isnan(bytes) || !(P > 0)) {
+            r->exact_missing++;
+            continue;
+        }
+        ratio[k++] = bytes > 0 ? pts / (bytes / P) : NAN;
+        if (!fixed)
+            continue;
+        r->exact_checked++;
+        /* Integers below 2^53 are exact in a double; compare as integers. */
+        unsigned long long expect = (unsigned long long)bytes / (unsigned long long)P;
+        if ((unsigned long long)pts != expect || pts != floor(pts)) {
+            r->exact_mismatches++;
+            if (an->nmismatches == *cap)
+                an->mismatches = st_xrealloc(an->mismatches, (*cap = *cap ? 2 * *cap : 16) * sizeof *an->mismatches);
+            an->mismatches[an->nmismatches++] = (st_mismatch){ c, run, pts, (double)expect, P };
+        }
+    }
+    if (r->exact_missing)
+        note(r, "%zu runs lack alloc_sample_points, sampled_bytes or the period: not checked", r->exact_missing);
+    if (r->exact_mismatches)
+        note(r, "EXACTNESS MISMATCH in %zu of %zu runs", r->exact_mismatches, r->exact_checked);
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++)
+        if (!isnan(ratio[i]))
+            ratio[m++] = ratio[i];
+    r->samples_ratio = m ? st_median(ratio, m) : NAN;
+    free(ratio);
+}
+
+static const char *verdict(const st_result *r, double alpha)
+{
+    const st_interval *o = &r->overhead;
+    if (o->method == ST_CI_NONE || isnan(r->mw.p))
+        return "n/a";
+    int above = o->lo > 1.0, below = o->hi < 1.0, sig = r->mw.p < alpha;
+    if (above && sig) return "slower";
+    if (below && sig) return "faster";
+    if (!above && !below && !sig) return "same";
+    return "mixed";
+}
+
+/* A/A: the baseline's runs of odd rounds against those of even rounds. */
+static void noise_floor(st_result *r, const st_run **runs, size_t n, const st_analysis_opts *opts)
+{
+    double *odd = st_xmalloc((n ? n : 1) * sizeof *odd), *even = st_xmalloc((n ? n : 1) * sizeof *even);
+    size_t no = 0, ne = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (runs[i]->round % 2)
+            odd[no++] = runs[i]->wall_ns;
+        else
+            even[ne++] = runs[i]->wall_ns;
+    }
+    st_sample s1 = { no, { odd } }, s0 = { ne, { even } };
+    st_boot_opts bo = opts->boot;
+    bo.seed = opts->boot.seed ^ st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, r->cell->label), "#aa");
+    st_stat st = { f_overhead, 1 };
+    st_bootstrap(&s1, &s0, &st, 1, &bo, &r->aa);
+    r->aa_odd = no;
+    r->aa_even = ne;
+    r->aa_floor = NAN;
+    if (r->aa.method != ST_CI_NONE) {
+        double up = r->aa.hi - 1.0, down = 1.0 - r->aa.lo;
+        r->aa_floor = up > down ? up : down;
+        if (r->aa_floor < 0)
+            r->aa_floor = 0; /* the interval lies on one side of 1: the floor is at least its near end */
+    } else {
+        note_interval(r, "A/A", &r->aa);
+    }
+    free(odd);
+    free(even);
+}
+
+static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *opts, size_t *mcap)
+{
+    const st_sweep *sw = an->sweep;
+    const st_cell *c = r->cell;
+    r->is_baseline = strcmp(c->kind, "baseline") == 0;
+    r->samples_alloc = strstr(c->kind, "alloc") != NULL;
+    r->samples_time = strstr(c->kind, "time") != NULL;
+    r->runs = c->used;
+    r->failed = c->failed;
+    r->verdict = "n/a";
+    r->mw = (st_mw){ NAN, NAN, 0 };
+    r->baseline_median = NAN;
+    r->aa_floor = NAN;
+    empty_interval(&r->aa);
+    st_interval *ivs[S_COUNT] = { &r->overhead, &r->cpu_overhead, &r->alloc_sps, &r->time_sps,
+                                  &r->sps, &r->norm, &r->cost };
+    for (int s = 0; s < S_COUNT; s++)
+        empty_interval(ivs[s]);
+
+    int several = 0;
+    r->baseline = r->is_baseline ? c : find_baseline(sw, c, &several);
+    if (!r->is_baseline && !r->baseline)
+        note(r, "no baseline cell for workload %s at size %lld: no overhead", c->workload, (long long)c->size);
+    if (several)
+        note(r, "several baseline cells match: compared with %s", r->baseline->label);
+    if (c->failed)
+        note(r, "%zu of %zu measured runs failed (excluded)", c->failed, c->nruns);
+    if (c->nruns == 0)
+        note(r, "no measured runs");
+    else if (c->used == 0)
+        note(r, "every measured run failed");
+
+    const st_run **runs = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *runs);
+    size_t n = used_runs(sw, c, runs);
+    const st_run **bruns = NULL;
+    size_t nb = 0;
+    if (r->baseline) {
+        bruns = st_xmalloc((r->baseline->nruns ? r->baseline->nruns : 1) * sizeof *bruns);
+        nb = used_runs(sw, r->baseline, bruns);
+        r->baseline_runs = nb;
+        if (nb == 0 && !r->is_baseline)
+            note(r, "the baseline %s has no used runs: no overhead", r->baseline->label);
+    }
+
+    /* CPU time: task-clock when every run on both sides has it. */
+    r->cpu_task_clock = an->task_clock_event >= 0;
+    for (size_t i = 0; r->cpu_task_clock && i < n; i++)
+        if (isnan(sw->counter[(size_t)(runs[i] - sw->runs) * sw->nevents + (size_t)an->task_clock_event]))
+            r->cpu_task_clock = 0;
+    for (size_t i = 0; r->cpu_task_clock && i < nb; i++)
+        if (isnan(sw->counter[(size_t)(bruns[i] - sw->runs) * sw->nevents + (size_t)an->task_clock_event]))
+            r->cpu_task_clock = 0;
+
+    double *m1[ST_M_COUNT], *m0[2];
+    for (int m = 0; m < ST_M_COUNT; m++)
+        m1[m] = st_xmalloc((n ? n : 1) * sizeof(double));
+    for (int m = 0; m < 2; m++)
+        m0[m] = st_xmalloc((nb ? nb : 1) * sizeof(double));
+    double *tmp = st_xmalloc((n ? n : 1) * 4 * sizeof(double));
+    for (size_t i = 0; i < n; i++) {
+        const st_run *run = runs[i];
+        m1[ST_M_WALL][i] = run->wall_ns;
+        m1[ST_M_CPU][i] = st_run_cpu(an, r, run);
+        m1[ST_M_ASPS][i] = st_run_sps(r, run, 0);
+        m1[ST_M_TSPS][i] = st_run_sps(r, run, 1);
+        m1[ST_M_SPS][i] = st_run_sps(r, run, 2);
+        m1[ST_M_SAMPLES][i] = count_or_zero(run, ST_K_ALLOC_SAMPLES, r->samples_alloc) +
+                              count_or_zero(run, ST_K_TIME_SAMPLES, r->samples_time);
+    }
+    for (size_t i = 0; i < nb; i++) {
+        m0[ST_M_WALL][i] = bruns[i]->wall_ns;
+        m0[ST_M_CPU][i] = st_run_cpu(an, r, bruns[i]);
+    }
+    st_describe(m1[ST_M_WALL], n, &r->wall);
+    st_describe(m1[ST_M_CPU], n, &r->cpu);
+    if (nb)
+        r->baseline_median = st_median(m0[ST_M_WALL], nb);
+
+    /* Medians of the stats keys (NaN values skipped). */
+    const st_key keys[6] = { ST_K_ALLOC_SAMPLES, ST_K_ALLOC_SAMPLE_POINTS, ST_K_TIME_SAMPLES,
+                             ST_K_TIME_HZ_ACHIEVED, ST_K_BYTES_ALLOCATED, ST_K_GC_NS };
+    double *outs[6] = { &r->alloc_samples, &r->alloc_points, &r->time_samples,
+                        &r->hz_achieved, &r->bytes_allocated, &r->gc_ns };
+    for (int k = 0; k < 6; k++) {
+        st_desc d;
+        for (size_t i = 0; i < n; i++)
+            tmp[i] = runs[i]->key[keys[k]];
+        st_describe(tmp, n, &d);
+        *outs[k] = d.median;
+        if (n && d.n < n && (keys[k] == ST_K_BYTES_ALLOCATED || (keys[k] == ST_K_ALLOC_SAMPLES && r->samples_alloc) ||
+                             (keys[k] == ST_K_TIME_SAMPLES && r->samples_time)))
+            note(r, "%zu of %zu runs lack the stats key %s", n - d.n, n, st_key_name(keys[k]));
+    }
+    free(tmp);
+
+    exactness(an, r, runs, n, mcap);
+
+    /* Which statistics this cell gets, and with which metrics. */
+    st_sample s1 = { n, { 0 } }, s0 = { nb, { 0 } };
+    for (int m = 0; m < ST_M_COUNT; m++)
+        s1.metric[m] = all_finite(m1[m], n) ? m1[m] : NULL;
+    for (int m = 0; m < 2; m++)
+        s0.metric[m] = all_finite(m0[m], nb) ? m0[m] : NULL;
+    if (n && (!s1.metric[ST_M_CPU] || (nb && !s0.metric[ST_M_CPU])))
+        note(r, "CPU time missing for some runs: no CPU overhead");
+
+    if (r->is_baseline) {
+        noise_floor(r, runs, n, opts);
+    } else if (n) {
+        int want[S_COUNT] = { 0 };
+        int two = r->baseline && nb;
+        want[S_OVERHEAD] = want[S_CPU] = two;
+        want[S_ASPS] = r->samples_alloc;
+        want[S_TSPS] = r->samples_time;
+        want[S_SPS] = r->samples_alloc || r->samples_time;
+        want[S_NORM] = want[S_COST] = two && want[S_SPS];
+        st_stat chosen[S_COUNT];
+        int map[S_COUNT];
+        size_t k = 0;
+        for (int s = 0; s < S_COUNT; s++)
+            if (want[s]) {
+                map[k] = s;
+                chosen[k++] = all_stats[s];
+            }
+        st_interval out[S_COUNT];
+        st_boot_opts bo = opts->boot;
+        bo.seed = opts->boot.seed ^ st_fnv1a64(ST_FNV_OFFSET, c->label);
+        if (k)
+            st_bootstrap(&s1, two ? &s0 : NULL, chosen, k, &bo, out);
+        for (size_t j = 0; j < k; j++)
+            *ivs[map[j]] = out[j];
+        /* Point values of rates for samplers the cell does not use. */
+        if (!want[S_ASPS]) r->alloc_sps.est = st_median(m1[ST_M_ASPS], n);
+        if (!want[S_TSPS]) r->time_sps.est = st_median(m1[ST_M_TSPS], n);
+        if (!want[S_SPS]) r->sps.est = st_median(m1[ST_M_SPS], n);
+        static const char *const names[S_COUNT] = { "overhead", "cpu_overhead", "alloc_sps", "time_sps",
+                                                    "sps", "norm_overhead", "sample_cost" };
+        for (int s = 0; s < S_COUNT; s++)
+            if (want[s])
+                note_interval(r, names[s], ivs[s]);
+        if (want[S_NORM] && r->sps.est == 0)
+            note(r, "no samples taken: no normalized overhead or per-sample cost");
+        if (two) {
+            r->mw = st_mann_whitney(m1[ST_M_WALL], n, m0[ST_M_WALL], nb);
+            r->verdict = verdict(r, 1.0 - opts->boot.confidence);
+        }
+    }
+    if (r->is_baseline)
+        r->verdict = "baseline";
+
+    for (int m = 0; m < ST_M_COUNT; m++)
+        free(m1[m]);
+    for (int m = 0; m < 2; m++)
+        free(m0[m]);
+    free(runs);
+    free(bruns);
+}
+
+void st_analyze(const st_sweep *sw, const st_analysis_opts *opts, st_analysis *an)
+{
+    memset(an, 0, sizeof *an);
+    an->sweep = sw;
+    an->task_clock_event = -1;
+    for (size_t e = 0; e < sw->nevents; e++)
+        if (strcmp(sw->events[e], "perf::task-clock") == 0)
+            an->task_clock_event = (int)e;
+    const st_cell **order = st_xmalloc(sw->ncells * sizeof *order);
+    for (size_t i = 0; i < sw->ncells; i++)
+        order[i] = &sw->cells[i];
+    qsort(order, sw->ncells, sizeof *order, cmp_cells);
+    an->results = st_xcalloc(sw->ncells, sizeof *an->results);
+    an->nresults = sw->ncells;
+    size_t mcap = 0;
+    for (size_t i = 0; i < sw->ncells; i++) {
+        st_result *r = &an->results[i];
+        r->cell = order[i];
+        if (opts->progress && (i == 0 || strcmp(order[i - 1]->workload, order[i]->workload)))
+            fprintf(stderr, "analyze: %s\n", order[i]->workload);
+        analyze_cell(an, r, opts, &mcap);
+        an->used_runs += r->runs;
+        an->failed_runs += r->failed;
+    }
+    free(order);
+}
+
+void st_analysis_free(st_analysis *an)
+{
+    free(an->results);
+    free(an->mismatches);
+    memset(an, 0, sizeof *an);
+}

@@ -1,0 +1,91 @@
+/* st_analysis.h - the per-cell analysis of a sweep: overheads, rates, costs, tests, checks.
+ *
+ * Invariants:
+ *  - One st_result per cell, in report order: by workload, then kind
+ *    (baseline, alloc, time, alloc+time, anything else), alloc mode, period,
+ *    time clock, rate, label.  Results point into the st_sweep they were
+ *    computed from, which must outlive them.
+ *  - Every interval is computed by st_bootstrap on the cell's used runs
+ *    against its baseline's (docs/STATISTICS.md), with the seed
+ *    opts.seed XOR fnv1a64(label): a cell's numbers depend only on its own
+ *    runs, its baseline's runs and the options.
+ *  - Anything left undefined (NaN, method NONE) has its reason in the
+ *    result's note or in the interval's why, so outputs can always say why.
+ *  - Nothing is removed: outliers are counted, failed runs are counted.
+ */
+#ifndef ST_ANALYSIS_H
+#define ST_ANALYSIS_H
+
+#include "st_boot.h"
+#include "st_db.h"
+#include "st_desc.h"
+#include "st_rank.h"
+
+#include <stddef.h>
+
+/* The metrics bootstrapped per run (indices into st_sample.metric). */
+enum { ST_M_WALL = 0, ST_M_CPU, ST_M_ASPS, ST_M_TSPS, ST_M_SPS, ST_M_SAMPLES, ST_M_COUNT };
+
+/* One exactness mismatch, for the loud report. */
+typedef struct st_mismatch {
+    const st_cell *cell;
+    const st_run *run;
+    double points;   /* alloc_sample_points */
+    double expected; /* floor(sampled_bytes / period) */
+    double period;
+} st_mismatch;
+
+typedef struct st_result {
+    const st_cell *cell;
+    const st_cell *baseline;  /* its baseline cell; NULL if none; == cell for a baseline */
+    int is_baseline;          /* kind == "baseline" */
+    int samples_alloc, samples_time; /* which samplers the cell turns on */
+    size_t runs, failed, baseline_runs;
+    st_desc wall, cpu;        /* descriptive statistics of the cell's used runs */
+    int cpu_task_clock;       /* CPU time is perf::task-clock (1) or user+sys (0) */
+    st_interval overhead, cpu_overhead, alloc_sps, time_sps, sps, norm, cost;
+    double alloc_samples, alloc_points, time_samples; /* medians per run */
+    double hz_achieved, bytes_allocated, gc_ns;       /* medians per run */
+    st_mw mw;                 /* Mann-Whitney of wall times vs the baseline */
+    const char *verdict;      /* slower, faster, same, mixed, n/a, baseline */
+    size_t exact_checked, exact_mismatches, exact_missing;
+    double samples_ratio;     /* median points / (sampled_bytes / period); NaN if n/a */
+    st_interval aa;           /* baseline rows: odd rounds vs even rounds */
+    size_t aa_odd, aa_even;   /* runs in each half */
+    double aa_floor;          /* max(hi - 1, 1 - lo), NaN if no interval */
+    double baseline_median;   /* median wall_ns of its baseline (NaN if none) */
+    char note[768];           /* reasons, '; '-separated */
+} st_result;
+
+typedef struct st_analysis {
+    const st_sweep *sweep;
+    st_result *results;  /* ncells of them, report order */
+    size_t nresults;
+    st_mismatch *mismatches;
+    size_t nmismatches;
+    size_t used_runs, failed_runs; /* over the whole sweep */
+    int task_clock_event;          /* index of perf::task-clock in sweep->events, or -1 */
+} st_analysis;
+
+typedef struct st_analysis_opts {
+    st_boot_opts boot;
+    int progress; /* print one line per workload on stderr */
+} st_analysis_opts;
+
+/* Analyses every cell of sw.  Never fails (allocation failure exits). */
+void st_analyze(const st_sweep *sw, const st_analysis_opts *opts, st_analysis *an);
+
+void st_analysis_free(st_analysis *an);
+
+/* The run's CPU time in the cell's chosen source, NaN if unavailable. */
+double st_run_cpu(const st_analysis *an, const st_result *r, const st_run *run);
+
+/* Samples per second of a run: alloc (which=0), time (1), or both (2);
+ * NaN when a needed stats key is missing. */
+double st_run_sps(const st_result *r, const st_run *run, int which);
+
+/* Kind order used for sorting and grouping: baseline 0, alloc 1, time 2,
+ * alloc+time 3, other 4. */
+int st_kind_rank(const char *kind);
+
+#endif

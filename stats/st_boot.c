@@ -1,0 +1,304 @@
+/* st_boot.c - two-sample bootstrap of statistics of medians; BCa and percentile intervals. */
+#include "st_boot.h"
+#include "st_desc.h"
+#include "st_util.h"
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *st_ci_name(st_ci_method m)
+{
+    switch (m) {
+    case ST_CI_BCA: return "bca";
+    case ST_CI_PERCENTILE: return "percentile";
+    case ST_CI_DEGENERATE: return "degenerate";
+    default: return "none";
+    }
+}
+
+/* A group prepared for resampling: per metric, the values sorted and the
+ * run index at each sorted position. */
+typedef struct prepared {
+    size_t n;
+    int have[ST_BOOT_MAX_METRICS];
+    double *sorted[ST_BOOT_MAX_METRICS]; /* sorted[m][j] */
+    size_t *perm[ST_BOOT_MAX_METRICS];   /* perm[m][j]: run at sorted position j */
+    size_t *pos[ST_BOOT_MAX_METRICS];    /* pos[m][i]: sorted position of run i */
+    double full[ST_BOOT_MAX_METRICS];    /* median of all runs */
+} prepared;
+
+static const double *sort_key;
+
+static int cmp_index(const void *a, const void *b)
+{
+    double x = sort_key[*(const size_t *)a], y = sort_key[*(const size_t *)b];
+    if (x != y)
+        return (x > y) - (x < y);
+    /* Stable on ties so the order (and so the results) never depend on qsort. */
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    return (i > j) - (i < j);
+}
+
+static void prepare(const st_sample *s, prepared *p)
+{
+    memset(p, 0, sizeof *p);
+    p->n = s ? s->n : 0;
+    for (int m = 0; m < ST_BOOT_MAX_METRICS; m++) {
+        p->full[m] = NAN;
+        if (!s || !s->metric[m] || s->n == 0)
+            continue;
+        size_t n = s->n;
+        p->have[m] = 1;
+        p->sorted[m] = st_xmalloc(n * sizeof(double));
+        p->perm[m] = st_xmalloc(n * sizeof(size_t));
+        p->pos[m] = st_xmalloc(n * sizeof(size_t));
+        for (size_t i = 0; i < n; i++)
+            p->perm[m][i] = i;
+        sort_key = s->metric[m];
+        qsort(p->perm[m], n, sizeof(size_t), cmp_index);
+        for (size_t j = 0; j < n; j++) {
+            p->sorted[m][j] = s->metric[m][p->perm[m][j]];
+            p->pos[m][p->perm[m][j]] = j;
+        }
+        p->full[m] = st_quantile_sorted(p->sorted[m], n, 0.5);
+    }
+}
+
+static void release(prepared *p)
+{
+    for (int m = 0; m < ST_BOOT_MAX_METRICS; m++) {
+        free(p->sorted[m]);
+        free(p->perm[m]);
+        free(p->pos[m]);
+    }
+}
+
+/* The midpoint of two order statistics, in st_quantile_sorted's arithmetic. */
+static inline double mid(double a, double b)
+{
+    return a + 0.5 * (b - a);
+}
+
+/* Median of the resample in which run i appears cnt[i] times (sum n). */
+static inline double median_counts(const prepared *p, int m, const unsigned *cnt)
+{
+    size_t n = p->n, klo = (n - 1) / 2, khi = n / 2, cum = 0;
+    const double *v = p->sorted[m];
+    const size_t *perm = p->perm[m];
+    double lo = NAN;
+    int have_lo = 0;
+    for (size_t j = 0; j < n; j++) {
+        cum += cnt[perm[j]];
+        if (!have_lo && cum > klo) {
+            lo = v[j];
+            have_lo = 1;
+        }
+        if (cum > khi)
+            return klo == khi ? lo : mid(lo, v[j]);
+    }
+    return NAN; /* unreachable: the counts sum to n */
+}
+
+/* Median of the group without run i. */
+static inline double median_without(const prepared *p, int m, size_t i)
+{
+    size_t n = p->n - 1, at = p->pos[m][i];
+    size_t klo = (n - 1) / 2, khi = n / 2;
+    const double *v = p->sorted[m];
+    double lo = v[klo < at ? klo : klo + 1], hi = v[khi < at ? khi : khi + 1];
+    return klo == khi ? lo : mid(lo, hi);
+}
+
+static void medians_full(const prepared *p, double *out)
+{
+    for (int m = 0; m < ST_BOOT_MAX_METRICS; m++)
+        out[m] = p->full[m];
+}
+
+static void medians_resample(const prepared *p, const unsigned *cnt, double *out)
+{
+    for (int m = 0; m < ST_BOOT_MAX_METRICS; m++)
+        out[m] = p->have[m] ? median_counts(p, m, cnt) : NAN;
+}
+
+static void medians_without(const prepared *p, size_t i, double *out)
+{
+    for (int m = 0; m < ST_BOOT_MAX_METRICS; m++)
+        out[m] = p->have[m] ? median_without(p, m, i) : NAN;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Jackknife acceleration of one statistic; returns NAN when undefined
+ * (some leave-one-out value not finite, or every one equal). */
+static double acceleration(const st_stat *st, const prepared *p1, const prepared *p0)
+{
+    double m1[ST_BOOT_MAX_METRICS], m0[ST_BOOT_MAX_METRICS];
+    double sum2 = 0.0, sum3 = 0.0;
+    for (int k = 0; k < 2; k++) {
+        const prepared *g = k ? p0 : p1;
+        if (k == 1 && !st->two_sample)
+            break; /* a one-sample statistic's group-0 values are all equal */
+        size_t n = g->n;
+        double *t = st_xmalloc(n * sizeof *t), mean = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            if (k == 0) {
+                medians_without(p1, i, m1);
+                medians_full(p0, m0);
+            } else {
+                medians_full(p1, m1);
+                medians_without(p0, i, m0);
+            }
+            t[i] = st->fn(m1, m0);
+            if (!isfinite(t[i])) {
+                free(t);
+                return NAN;
+            }
+            mean += t[i];
+        }
+        mean /= (double)n;
+        double dn = (double)n, s2 = 0.0, s3 = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            double u = (dn - 1.0) * (mean - t[i]);
+            s2 += u * u;
+            s3 += u * u * u;
+        }
+        sum2 += s2 / (dn * dn);
+        sum3 += s3 / (dn * dn * dn);
+        free(t);
+    }
+    if (!(sum2 > 0.0))
+        return NAN;
+    return sum3 / (6.0 * pow(sum2, 1.5));
+}
+
+/* Fills out's interval from the resampled values t[0..B-1] (sorted here). */
+static void interval(const st_stat *st, const prepared *p1, const prepared *p0, double *t, size_t B,
+                     double confidence, st_interval *out)
+{
+    double est = out->est, alpha = 1.0 - confidence;
+    qsort(t, B, sizeof *t, cmp_double);
+    if (t[0] == t[B - 1]) {
+        out->lo = out->hi = t[0];
+        out->method = ST_CI_DEGENERATE;
+        out->why = "every resample gave the same value";
+        return;
+    }
+    size_t less = 0, equal = 0;
+    for (size_t b = 0; b < B; b++) {
+        less += t[b] < est;
+        equal += t[b] == est;
+    }
+    double prop = ((double)less + 0.5 * (double)equal) / (double)B;
+    const char *why = NULL;
+    double alo = alpha / 2.0, ahi = 1.0 - alpha / 2.0;
+    if (prop <= 0.0 || prop >= 1.0) {
+        why = "BCa undefined: every resample on one side of the estimate";
+    } else {
+        double z0 = gsl_cdf_ugaussian_Pinv(prop);
+        double a = acceleration(st, p1, p0);
+        out->z0 = z0;
+        out->accel = a;
+        if (isnan(a)) {
+            why = "BCa undefined: jackknife values all equal or not finite";
+        } else {
+            double zl = gsl_cdf_ugaussian_Pinv(alo), zh = gsl_cdf_ugaussian_Pinv(ahi);
+            double dl = 1.0 - a * (z0 + zl), dh = 1.0 - a * (z0 + zh);
+            if (dl <= 0.0 || dh <= 0.0) {
+                why = "BCa undefined: acceleration too large for this confidence";
+            } else {
+                alo = gsl_cdf_ugaussian_P(z0 + (z0 + zl) / dl);
+                ahi = gsl_cdf_ugaussian_P(z0 + (z0 + zh) / dh);
+            }
+        }
+    }
+    out->method = why ? ST_CI_PERCENTILE : ST_CI_BCA;
+    out->why = why;
+    out->lo = st_quantile_sorted(t, B, alo);
+    out->hi = st_quantile_sorted(t, B, ahi);
+}
+
+void st_bootstrap(const st_sample *s1, const st_sample *s0, const st_stat *stats, size_t nstats,
+                  const st_boot_opts *opts, st_interval *out)
+{
+    prepared p1, p0;
+    prepare(s1, &p1);
+    prepare(s0, &p0);
+    double m1[ST_BOOT_MAX_METRICS], m0[ST_BOOT_MAX_METRICS];
+    medians_full(&p1, m1);
+    medians_full(&p0, m0);
+
+    int need_boot = 0;
+    int *active = st_xcalloc(nstats, sizeof *active);
+    for (size_t s = 0; s < nstats; s++) {
+        st_interval *o = &out[s];
+        o->est = p1.n ? stats[s].fn(m1, m0) : NAN;
+        if (!isfinite(o->est))
+            o->est = NAN;
+        o->lo = o->hi = o->z0 = o->accel = NAN;
+        o->method = ST_CI_NONE;
+        o->why = NULL;
+        if (p1.n < ST_BOOT_MIN_RUNS)
+            o->why = p1.n ? "fewer than 3 runs in the cell: no interval" : "no runs in the cell";
+        else if (stats[s].two_sample && p0.n < ST_BOOT_MIN_RUNS)
+            o->why = p0.n ? "fewer than 3 runs in the baseline: no interval" : "no baseline runs";
+        else if (isnan(o->est))
+            o->why = "undefined on the data";
+        else {
+            active[s] = 1;
+            need_boot = 1;
+        }
+    }
+
+    if (need_boot) {
+        size_t B = opts->resamples;
+        double *t = st_xmalloc(nstats * B * sizeof *t);
+        unsigned *c1 = st_xcalloc(p1.n, sizeof *c1), *c0 = st_xcalloc(p0.n ? p0.n : 1, sizeof *c0);
+        gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+        if (!rng)
+            st_out_of_memory();
+        gsl_rng_set(rng, (unsigned long)((opts->seed ^ (opts->seed >> 32)) & 0xffffffffu));
+        for (size_t b = 0; b < B; b++) {
+            memset(c1, 0, p1.n * sizeof *c1);
+            for (size_t i = 0; i < p1.n; i++)
+                c1[gsl_rng_uniform_int(rng, p1.n)]++;
+            if (p0.n) {
+                memset(c0, 0, p0.n * sizeof *c0);
+                for (size_t i = 0; i < p0.n; i++)
+                    c0[gsl_rng_uniform_int(rng, p0.n)]++;
+            }
+            medians_resample(&p1, c1, m1);
+            medians_resample(&p0, c0, m0);
+            for (size_t s = 0; s < nstats; s++)
+                if (active[s])
+                    t[s * B + b] = stats[s].fn(m1, m0);
+        }
+        gsl_rng_free(rng);
+        free(c1);
+        free(c0);
+        for (size_t s = 0; s < nstats; s++) {
+            if (!active[s])
+                continue;
+            double *ts = t + s * B;
+            size_t bad = 0;
+            for (size_t b = 0; b < B; b++)
+                bad += !isfinite(ts[b]);
+            if (bad) {
+                out[s].why = "undefined on some resamples (a zero median): no interval";
+                continue;
+            }
+            interval(&stats[s], &p1, &p0, ts, B, opts->confidence, &out[s]);
+        }
+        free(t);
+    }
+    free(active);
+    release(&p1);
+    release(&p0);
+}

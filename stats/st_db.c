@@ -1,0 +1,470 @@
+/* st_db.c - reads results.db (cells, measured runs, stats keys, supported counters, meta). */
+#include "st_db.h"
+#include "st_util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static const char *const key_names[ST_NKEYS] = {
+    "alloc_samples", "alloc_sample_points", "sampled_bytes", "time_samples",
+    "time_hz_achieved", "bytes_allocated", "gc_ns", "alloc_period",
+};
+
+const char *st_key_name(st_key k)
+{
+    return key_names[k];
+}
+
+/* Loader state: the open database and where errors go. */
+typedef struct loader {
+    sqlite3 *db;
+    const char *path; /* DIR/results.db, for messages */
+    char *err;
+    size_t errlen;
+} loader;
+
+static int fail(loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int fail(loader *L, const char *fmt, ...)
+{
+    va_list ap;
+    int n = snprintf(L->err, L->errlen, "%s: ", L->path);
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < L->errlen)
+        vsnprintf(L->err + n, L->errlen - (size_t)n, fmt, ap);
+    va_end(ap);
+    return 2;
+}
+
+/* Explains an SQLite error in terms of the sweep: a database that is not
+ * one, a corrupt one, or one without the documented tables or columns. */
+static int fail_sql(loader *L, const char *what)
+{
+    int code = sqlite3_errcode(L->db);
+    const char *msg = sqlite3_errmsg(L->db);
+    if (code == SQLITE_NOTADB)
+        return fail(L, "not an SQLite database (%s): DIR is not a freecheck sweep", msg);
+    if (code == SQLITE_CORRUPT)
+        return fail(L, "the database is corrupt (%s)", msg);
+    if (strstr(msg, "no such table") || strstr(msg, "no such column"))
+        return fail(L, "%s while reading %s: not a freecheck results database (see docs/FORMATS.md)",
+                    msg, what);
+    return fail(L, "cannot read %s: %s", what, msg);
+}
+
+static int prepare(loader *L, const char *sql, sqlite3_stmt **st, const char *what)
+{
+    if (sqlite3_prepare_v2(L->db, sql, -1, st, NULL) != SQLITE_OK)
+        return fail_sql(L, what);
+    return 0;
+}
+
+static int table_exists(loader *L, const char *name)
+{
+    sqlite3_stmt *st;
+    int found = 0;
+    if (sqlite3_prepare_v2(L->db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?",
+                           -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        found = 1;
+    else if (rc != SQLITE_DONE)
+        found = -1;
+    sqlite3_finalize(st);
+    return found;
+}
+
+static int column_exists(loader *L, const char *table, const char *column)
+{
+    char sql[128];
+    sqlite3_stmt *st;
+    int found = 0;
+    snprintf(sql, sizeof sql, "PRAGMA table_info(%s)", table);
+    if (sqlite3_prepare_v2(L->db, sql, -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const unsigned char *name = sqlite3_column_text(st, 1);
+        if (name && strcmp((const char *)name, column) == 0)
+            found = 1;
+    }
+    sqlite3_finalize(st);
+    return found;
+}
+
+static char *text_or_empty(sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    return st_xstrdup(t ? (const char *)t : "");
+}
+
+static double real_or_nan(sqlite3_stmt *st, int col)
+{
+    switch (sqlite3_column_type(st, col)) {
+    case SQLITE_INTEGER: return (double)sqlite3_column_int64(st, col);
+    case SQLITE_FLOAT: return sqlite3_column_double(st, col);
+    case SQLITE_TEXT: {
+        const char *s = (const char *)sqlite3_column_text(st, col);
+        char *end;
+        errno = 0;
+        double v = strtod(s, &end);
+        if (end == s || *end || errno)
+            return NAN;
+        return v;
+    }
+    default: return NAN;
+    }
+}
+
+/* Reads "--depth N" or "--depth=N" out of a workload argument string. */
+static double depth_from_args(const char *args)
+{
+    const char *p = strstr(args, "--depth");
+    if (!p)
+        return NAN;
+    p += strlen("--depth");
+    if (*p == '=' || *p == ' ')
+        p++;
+    char *end;
+    double v = strtod(p, &end);
+    return end == p ? NAN : v;
+}
+
+static int cmp_cell(const void *a, const void *b)
+{
+    int64_t x = ((const st_cell *)a)->cell_id, y = ((const st_cell *)b)->cell_id;
+    return (x > y) - (x < y);
+}
+
+static int load_cells(loader *L, st_sweep *sw)
+{
+    sqlite3_stmt *st;
+    int depth_col = column_exists(L, "cells", "depth");
+    int args_col = !depth_col && column_exists(L, "cells", "args");
+    const char *sql = depth_col ? "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, "
+                                  "time_clock, size, label, depth FROM cells ORDER BY cell_id"
+                      : args_col ? "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, "
+                                   "time_clock, size, label, args FROM cells ORDER BY cell_id"
+                                 : "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, "
+                                   "time_clock, size, label FROM cells ORDER BY cell_id";
+    if (prepare(L, sql, &st, "the cells"))
+        return 2;
+    size_t cap = 16;
+    sw->cells = st_xmalloc(cap * sizeof *sw->cells);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sw->ncells == cap)
+            sw->cells = st_xrealloc(sw->cells, (cap *= 2) * sizeof *sw->cells);
+        st_cell *c = &sw->cells[sw->ncells++];
+        memset(c, 0, sizeof *c);
+        c->cell_id = sqlite3_column_int64(st, 0);
+        c->workload = text_or_empty(st, 1);
+        c->kind = text_or_empty(st, 2);
+        c->alloc_period = sqlite3_column_int64(st, 3);
+        c->alloc_mode = text_or_empty(st, 4);
+        c->time_hz = sqlite3_column_int64(st, 5);
+        c->time_clock = text_or_empty(st, 6);
+        c->size = sqlite3_column_int64(st, 7);
+        c->label = text_or_empty(st, 8);
+        c->depth = NAN;
+        if (depth_col)
+            c->depth = real_or_nan(st, 9);
+        else if (args_col && sqlite3_column_text(st, 9))
+            c->depth = depth_from_args((const char *)sqlite3_column_text(st, 9));
+        if (!isnan(c->depth))
+            sw->has_depth = 1;
+    }
+    if (rc != SQLITE_DONE) {
+        sqlite3_finalize(st);
+        return fail_sql(L, "the cells");
+    }
+    sqlite3_finalize(st);
+    if (sw->ncells == 0)
+        return fail(L, "the sweep has no cells: nothing was planned (is the sweep still starting?)");
+    qsort(sw->cells, sw->ncells, sizeof *sw->cells, cmp_cell);
+    return 0;
+}
+
+static st_cell *find_cell(st_sweep *sw, int64_t id)
+{
+    st_cell key = { .cell_id = id };
+    return bsearch(&key, sw->cells, sw->ncells, sizeof *sw->cells, cmp_cell);
+}
+
+/* run_id -> index in sw->runs, sorted by run_id for bsearch. */
+typedef struct run_ref {
+    int64_t run_id;
+    size_t index;
+} run_ref;
+
+static int cmp_ref(const void *a, const void *b)
+{
+    int64_t x = ((const run_ref *)a)->run_id, y = ((const run_ref *)b)->run_id;
+    return (x > y) - (x < y);
+}
+
+static long find_run(const run_ref *refs, size_t n, int64_t id)
+{
+    run_ref key = { id, 0 };
+    const run_ref *r = bsearch(&key, refs, n, sizeof *refs, cmp_ref);
+    return r ? (long)r->index : -1;
+}
+
+static int load_runs(loader *L, st_sweep *sw, size_t *orphans)
+{
+    sqlite3_stmt *st;
+    if (prepare(L,
+                "SELECT run_id, cell_id, round, status, wall_ns, user_ns, sys_ns, maxrss_kb FROM runs "
+                "WHERE round > 0 ORDER BY cell_id, round, run_id",
+                &st, "the runs"))
+        return 2;
+    size_t cap = 64;
+    sw->runs = st_xmalloc(cap * sizeof *sw->runs);
+    st_cell *cur = NULL;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int64_t cell_id = sqlite3_column_int64(st, 1);
+        if (!cur || cur->cell_id != cell_id) {
+            cur = find_cell(sw, cell_id);
+            if (cur)
+                cur->first_run = sw->nruns;
+        }
+        if (!cur) {
+            (*orphans)++;
+            continue;
+        }
+        if (sw->nruns == cap)
+            sw->runs = st_xrealloc(sw->runs, (cap *= 2) * sizeof *sw->runs);
+        st_run *r = &sw->runs[sw->nruns++];
+        r->run_id = sqlite3_column_int64(st, 0);
+        r->round = sqlite3_column_int64(st, 2);
+        const unsigned char *status = sqlite3_column_text(st, 3);
+        r->wall_ns = real_or_nan(st, 4);
+        r->user_ns = real_or_nan(st, 5);
+        r->sys_ns = real_or_nan(st, 6);
+        r->maxrss_kb = real_or_nan(st, 7);
+        for (int k = 0; k < ST_NKEYS; k++)
+            r->key[k] = NAN;
+        r->used = status && strcmp((const char *)status, "ok") == 0 && r->wall_ns > 0;
+        cur->nruns++;
+        if (r->used)
+            cur->used++;
+        else
+            cur->failed++;
+    }
+    if (rc != SQLITE_DONE) {
+        sqlite3_finalize(st);
+        return fail_sql(L, "the runs");
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int load_stats(loader *L, st_sweep *sw, const run_ref *refs)
+{
+    sqlite3_stmt *st;
+    if (prepare(L,
+                "SELECT s.run_id, s.key, s.value FROM run_stats s JOIN runs r ON r.run_id = s.run_id "
+                "WHERE r.round > 0 AND s.key IN ('alloc_samples','alloc_sample_points','sampled_bytes',"
+                "'time_samples','time_hz_achieved','bytes_allocated','gc_ns','alloc_period')",
+                &st, "the stats records (run_stats)"))
+        return 2;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        long i = find_run(refs, sw->nruns, sqlite3_column_int64(st, 0));
+        const char *key = (const char *)sqlite3_column_text(st, 1);
+        if (i < 0 || !key)
+            continue;
+        for (int k = 0; k < ST_NKEYS; k++)
+            if (strcmp(key, key_names[k]) == 0)
+                sw->runs[i].key[k] = real_or_nan(st, 2);
+    }
+    if (rc != SQLITE_DONE) {
+        sqlite3_finalize(st);
+        return fail_sql(L, "the stats records (run_stats)");
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int load_counters(loader *L, st_sweep *sw, const run_ref *refs)
+{
+    int have_events = table_exists(L, "events"), have_counters = table_exists(L, "run_counters");
+    if (have_events < 0 || have_counters < 0)
+        return fail_sql(L, "the table list");
+    if (!have_events || !have_counters) {
+        snprintf(sw->warning, sizeof sw->warning,
+                 "%s: no %s table: counters are not analysed", L->path,
+                 !have_events ? "events" : "run_counters");
+        return 0;
+    }
+    sqlite3_stmt *st;
+    if (prepare(L, "SELECT event FROM events WHERE supported != 0 ORDER BY event", &st, "the events"))
+        return 2;
+    size_t cap = 8;
+    sw->events = st_xmalloc(cap * sizeof *sw->events);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sw->nevents == cap)
+            sw->events = st_xrealloc(sw->events, (cap *= 2) * sizeof *sw->events);
+        sw->events[sw->nevents++] = text_or_empty(st, 0);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return fail_sql(L, "the events");
+    /* ORDER BY uses SQLite's collation; re-sort with strcmp for bsearch. */
+    qsort(sw->events, sw->nevents, sizeof *sw->events, cmp_str);
+    size_t total = sw->nruns * sw->nevents;
+    sw->counter = st_xmalloc((total ? total : 1) * sizeof *sw->counter);
+    for (size_t i = 0; i < total; i++)
+        sw->counter[i] = NAN;
+    if (sw->nevents == 0)
+        return 0;
+    if (prepare(L,
+                "SELECT c.run_id, c.event, c.scaled FROM run_counters c JOIN runs r ON r.run_id = c.run_id "
+                "WHERE r.round > 0",
+                &st, "the counters (run_counters)"))
+        return 2;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        long i = find_run(refs, sw->nruns, sqlite3_column_int64(st, 0));
+        const char *ev = (const char *)sqlite3_column_text(st, 1);
+        if (i < 0 || !ev)
+            continue;
+        char **hit = bsearch(&ev, sw->events, sw->nevents, sizeof *sw->events, cmp_str);
+        if (hit)
+            sw->counter[(size_t)i * sw->nevents + (size_t)(hit - sw->events)] = real_or_nan(st, 2);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return fail_sql(L, "the counters (run_counters)");
+    return 0;
+}
+
+static int load_meta(loader *L, st_sweep *sw)
+{
+    int have = table_exists(L, "meta");
+    if (have <= 0)
+        return have < 0 ? fail_sql(L, "the table list") : 0;
+    sqlite3_stmt *st;
+    if (prepare(L, "SELECT key, value FROM meta ORDER BY key", &st, "the metadata (meta)"))
+        return 2;
+    size_t cap = 16;
+    sw->meta_key = st_xmalloc(cap * sizeof(char *));
+    sw->meta_value = st_xmalloc(cap * sizeof(char *));
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (sw->nmeta == cap) {
+            cap *= 2;
+            sw->meta_key = st_xrealloc(sw->meta_key, cap * sizeof(char *));
+            sw->meta_value = st_xrealloc(sw->meta_value, cap * sizeof(char *));
+        }
+        sw->meta_key[sw->nmeta] = text_or_empty(st, 0);
+        sw->meta_value[sw->nmeta] = text_or_empty(st, 1);
+        sw->nmeta++;
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE)
+        return fail_sql(L, "the metadata (meta)");
+    return 0;
+}
+
+int st_sweep_load(const char *dir, st_sweep *sw, char *err, size_t errlen)
+{
+    memset(sw, 0, sizeof *sw);
+    sw->dir = st_xstrdup(dir);
+    struct stat sb;
+    if (stat(dir, &sb) != 0) {
+        snprintf(err, errlen, "%s: %s (give the directory of a sweep, e.g. results/latest)", dir,
+                 strerror(errno));
+        return 2;
+    }
+    if (!S_ISDIR(sb.st_mode)) {
+        snprintf(err, errlen, "%s: not a directory (give the directory of a sweep, e.g. results/latest)",
+                 dir);
+        return 2;
+    }
+    size_t plen = strlen(dir) + sizeof "/results.db";
+    char *path = st_xmalloc(plen);
+    snprintf(path, plen, "%s/results.db", dir);
+    loader L = { NULL, path, err, errlen };
+    int rc = 0;
+    if (stat(path, &sb) != 0) {
+        rc = fail(&L, "%s: %s is not a sweep directory (build/bin/sweep writes results.db there)",
+                  strerror(errno), dir);
+        goto out;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        rc = fail(&L, "not a regular file");
+        goto out;
+    }
+    if (sqlite3_open_v2(path, &L.db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        rc = fail(&L, "cannot open: %s", L.db ? sqlite3_errmsg(L.db) : "out of memory");
+        goto out;
+    }
+    sqlite3_busy_timeout(L.db, 10000);
+    /* One read transaction: a sweep being written is read at one point. */
+    if (sqlite3_exec(L.db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+        rc = fail_sql(&L, "the database");
+        goto out;
+    }
+    size_t orphans = 0;
+    if ((rc = load_cells(&L, sw)) || (rc = load_runs(&L, sw, &orphans)))
+        goto out;
+    run_ref *refs = st_xmalloc((sw->nruns ? sw->nruns : 1) * sizeof *refs);
+    for (size_t i = 0; i < sw->nruns; i++)
+        refs[i] = (run_ref){ sw->runs[i].run_id, i };
+    qsort(refs, sw->nruns, sizeof *refs, cmp_ref);
+    rc = load_stats(&L, sw, refs);
+    if (!rc)
+        rc = load_counters(&L, sw, refs);
+    free(refs);
+    if (!rc)
+        rc = load_meta(&L, sw);
+    if (!rc && orphans && !sw->warning[0])
+        snprintf(sw->warning, sizeof sw->warning, "%s: %zu runs name a cell that does not exist: ignored",
+                 path, orphans);
+out:
+    if (L.db) {
+        sqlite3_exec(L.db, "COMMIT", NULL, NULL, NULL);
+        sqlite3_close(L.db);
+    }
+    free(path);
+    return rc;
+}
+
+void st_sweep_free(st_sweep *sw)
+{
+    for (size_t i = 0; i < sw->ncells; i++) {
+        st_cell *c = &sw->cells[i];
+        free(c->workload);
+        free(c->kind);
+        free(c->alloc_mode);
+        free(c->time_clock);
+        free(c->label);
+    }
+    free(sw->cells);
+    free(sw->runs);
+    for (size_t e = 0; e < sw->nevents; e++)
+        free(sw->events[e]);
+    free(sw->events);
+    free(sw->counter);
+    for (size_t i = 0; i < sw->nmeta; i++) {
+        free(sw->meta_key[i]);
+        free(sw->meta_value[i]);
+    }
+    free(sw->meta_key);
+    free(sw->meta_value);
+    free(sw->dir);
+    memset(sw, 0, sizeof *sw);
+}

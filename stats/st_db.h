@@ -1,0 +1,81 @@
+/* st_db.h - loads a sweep's results.db (the tables of docs/FORMATS.md) into memory.
+ *
+ * Invariants:
+ *  - Only the documented tables and columns are read: cells, runs (round > 0
+ *    only: warm-up rounds are never loaded), run_stats (the keys of
+ *    st_key), run_counters joined with events (supported events only) and
+ *    meta.  cells, runs and run_stats are required; a database without
+ *    run_counters, events or meta is analysed without them (a warning).
+ *    An optional `depth` or `args` column of cells gives a stack depth.
+ *  - The database is opened read-only and read inside one transaction, so a
+ *    sweep still being written is seen at one consistent point.
+ *  - cells are sorted by cell_id; each cell's measured runs are contiguous
+ *    in runs[first_run .. first_run + nruns), sorted by round.  A run is
+ *    "used" when status = 'ok' and wall_ns > 0; the rest are "failed".
+ *  - Missing values (NULL columns, absent stats keys or counters, values
+ *    that are not numbers) are NaN, never 0.
+ *  - All strings are owned by the st_sweep and freed by st_sweep_free.
+ */
+#ifndef ST_DB_H
+#define ST_DB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Stats record keys the analysis reads (docs/FORMATS.md, the stats record). */
+typedef enum st_key {
+    ST_K_ALLOC_SAMPLES = 0,
+    ST_K_ALLOC_SAMPLE_POINTS,
+    ST_K_SAMPLED_BYTES,
+    ST_K_TIME_SAMPLES,
+    ST_K_TIME_HZ_ACHIEVED,
+    ST_K_BYTES_ALLOCATED,
+    ST_K_GC_NS,
+    ST_K_ALLOC_PERIOD,
+    ST_NKEYS
+} st_key;
+
+/* The stats key named by k, as stored in run_stats.key. */
+const char *st_key_name(st_key k);
+
+typedef struct st_run {
+    int64_t run_id; /* runs.run_id */
+    int64_t round;  /* runs.round, >= 1 */
+    int used;       /* status 'ok' and wall_ns > 0 */
+    double wall_ns, user_ns, sys_ns, maxrss_kb; /* NaN if NULL */
+    double key[ST_NKEYS]; /* stats record values, NaN if absent */
+} st_run;
+
+typedef struct st_cell {
+    int64_t cell_id;
+    char *workload, *kind, *alloc_mode, *time_clock, *label; /* from cells */
+    int64_t alloc_period, time_hz, size;                     /* from cells */
+    double depth;          /* stack depth from the optional columns, else NaN */
+    size_t first_run;      /* index of its first measured run in st_sweep.runs */
+    size_t nruns;          /* measured runs (round > 0) */
+    size_t used, failed;   /* used + failed == nruns */
+} st_cell;
+
+typedef struct st_sweep {
+    char *dir;                    /* the sweep directory as given */
+    st_cell *cells;               /* sorted by cell_id */
+    size_t ncells;
+    st_run *runs;                 /* grouped by cell, then by round */
+    size_t nruns;
+    char **events;                /* supported events with counters, sorted */
+    size_t nevents;
+    double *counter;              /* counter[r * nevents + e]: scaled value or NaN */
+    char **meta_key, **meta_value; /* the meta table, sorted by key */
+    size_t nmeta;
+    int has_depth;                /* some cell has a depth */
+    char warning[512];            /* non-fatal problem to print, or "" */
+} st_sweep;
+
+/* Loads DIR/results.db.  Returns 0 on success; 2 for bad input (DIR or the
+ * database missing, unreadable, corrupt or not a sweep: no documented
+ * tables, or no cells), with a message naming the problem in err. */
+int st_sweep_load(const char *dir, st_sweep *sw, char *err, size_t errlen);
+
+void st_sweep_free(st_sweep *sw);
+
+#endif

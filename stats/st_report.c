@@ -1,0 +1,807 @@
+/* st_report.c - summary.csv, metrics.csv, summary.md and the plot data files of an analysis. */
+#include "st_report.h"
+#include "st_util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- Output files: written under a temporary name, renamed when complete. */
+
+typedef struct sink {
+    FILE *f;
+    char *path, *tmp;
+} sink;
+
+static int sink_open(sink *s, const char *dir, const char *name, char *err, size_t errlen)
+{
+    size_t n = strlen(dir) + strlen(name) + 2;
+    s->path = st_xmalloc(n);
+    snprintf(s->path, n, "%s/%s", dir, name);
+    s->tmp = st_xmalloc(n + 32);
+    snprintf(s->tmp, n + 32, "%s.tmp.%ld", s->path, (long)getpid());
+    s->f = fopen(s->tmp, "w");
+    if (!s->f) {
+        snprintf(err, errlen, "cannot write %s: %s", s->tmp, strerror(errno));
+        free(s->path);
+        free(s->tmp);
+        return 1;
+    }
+    return 0;
+}
+
+static int sink_close(sink *s, char *err, size_t errlen)
+{
+    int bad = ferror(s->f);
+    if (fclose(s->f) != 0)
+        bad = 1;
+    int rc = 0;
+    if (bad) {
+        snprintf(err, errlen, "cannot write %s: %s", s->tmp, strerror(errno ? errno : EIO));
+        unlink(s->tmp);
+        rc = 1;
+    } else if (rename(s->tmp, s->path) != 0) {
+        snprintf(err, errlen, "cannot rename %s to %s: %s", s->tmp, s->path, strerror(errno));
+        unlink(s->tmp);
+        rc = 1;
+    }
+    free(s->path);
+    free(s->tmp);
+    return rc;
+}
+
+/* ---- Number formatting ------------------------------------------------- */
+
+/* Formats v with %.*g, or `missing` when v is not finite. */
+static const char *num(char *buf, double v, int digits, const char *missing)
+{
+    if (!isfinite(v))
+        return missing;
+    snprintf(buf, 32, "%.*g", digits, v);
+    return buf;
+}
+
+/* Rotating buffers so a printf can take several formatted numbers. */
+#define NBUF 24
+static char bufs[NBUF][48];
+static int nextbuf;
+static char *buf(void)
+{
+    nextbuf = (nextbuf + 1) % NBUF;
+    return bufs[nextbuf];
+}
+
+static const char *csv(double v, int digits) { return num(buf(), v, digits, ""); }
+static const char *dat(double v, int digits) { return num(buf(), v, digits, "NaN"); }
+static const char *md(double v, int digits) { return num(buf(), v, digits, "n/a"); }
+
+/* A text field for CSV: commas and newlines would break the row. */
+static void csv_text(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        fputc(*s == ',' ? ';' : (*s == '\n' || *s == '\r') ? ' ' : *s, f);
+}
+
+/* A token for plot data: whitespace would split the column. */
+static void dat_word(FILE *f, const char *s)
+{
+    if (!*s) {
+        fputc('-', f);
+        return;
+    }
+    for (; *s; s++)
+        fputc((*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') ? '_' : *s, f);
+}
+
+/* "1K", "4M", "32768" style period for people. */
+static const char *period_text(int64_t p)
+{
+    char *b = buf();
+    if (p <= 0)
+        snprintf(b, 48, "0");
+    else if (p % (1LL << 30) == 0)
+        snprintf(b, 48, "%lldG", (long long)(p >> 30));
+    else if (p % (1LL << 20) == 0)
+        snprintf(b, 48, "%lldM", (long long)(p >> 20));
+    else if (p % (1LL << 10) == 0)
+        snprintf(b, 48, "%lldK", (long long)(p >> 10));
+    else
+        snprintf(b, 48, "%lld", (long long)p);
+    return b;
+}
+
+/* "1.23 [1.20, 1.27]" or "1.23 (no CI)"; a percentile interval is marked *. */
+static const char *with_ci(const st_interval *iv, int digits)
+{
+    char *b = buf();
+    if (!isfinite(iv->est))
+        snprintf(b, 48, "n/a");
+    else if (iv->method == ST_CI_NONE)
+        snprintf(b, 48, "%.*g (no CI)", digits, iv->est);
+    else
+        snprintf(b, 48, "%.*g [%.*g, %.*g]%s", digits, iv->est, digits, iv->lo, digits, iv->hi,
+                 iv->method == ST_CI_PERCENTILE ? "*" : "");
+    return b;
+}
+
+static double lo_of(const st_interval *iv) { return iv->method == ST_CI_NONE ? NAN : iv->lo; }
+static double hi_of(const st_interval *iv) { return iv->method == ST_CI_NONE ? NAN : iv->hi; }
+
+/* ---- Selection helpers ------------------------------------------------- */
+
+static int is_kind(const st_result *r, const char *kind) { return strcmp(r->cell->kind, kind) == 0; }
+
+void st_pick_normalized(const st_analysis *an, const char *workload, const st_result **alloc,
+                        const st_result **time)
+{
+    double best_a = INFINITY, best_t = INFINITY;
+    *alloc = *time = NULL;
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_result *r = &an->results[i];
+        if (strcmp(r->cell->workload, workload) || !isfinite(r->norm.est) || !(r->sps.est > 0))
+            continue;
+        double d = fabs(log(r->sps.est / 1000.0));
+        if (is_kind(r, "alloc") && strcmp(r->cell->alloc_mode, "fixed") == 0 && d < best_a) {
+            best_a = d;
+            *alloc = r;
+        } else if (is_kind(r, "time") && d < best_t) {
+            best_t = d;
+            *time = r;
+        }
+    }
+}
+
+/* The distinct workloads, in report order (results are sorted by workload). */
+static size_t workloads(const st_analysis *an, const char ***out)
+{
+    const char **w = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *w);
+    size_t n = 0;
+    for (size_t i = 0; i < an->nresults; i++)
+        if (n == 0 || strcmp(w[n - 1], an->results[i].cell->workload))
+            w[n++] = an->results[i].cell->workload;
+    *out = w;
+    return n;
+}
+
+static const st_run *cell_run(const st_analysis *an, const st_cell *c, size_t i)
+{
+    return &an->sweep->runs[c->first_run + i];
+}
+
+/* ---- summary.csv ------------------------------------------------------- */
+
+static void write_summary_csv(FILE *f, const st_analysis *an, const st_report_opts *o)
+{
+    fprintf(f, "# analyze seed=%llu resamples=%zu confidence=%g\n", (unsigned long long)o->seed,
+            o->resamples, o->confidence);
+    fputs("workload,label,kind,alloc_mode,alloc_period,time_hz,time_clock,size,baseline,runs,runs_failed,"
+          "baseline_runs,wall_median_ns,wall_q1_ns,wall_q3_ns,wall_mad_ns,wall_outliers,cpu_source,"
+          "cpu_median_ns,cpu_q1_ns,cpu_q3_ns,cpu_mad_ns,cpu_outliers,overhead,overhead_lo,overhead_hi,"
+          "overhead_ci,cpu_overhead,cpu_overhead_lo,cpu_overhead_hi,cpu_overhead_ci,alloc_samples,"
+          "alloc_sample_points,time_samples,alloc_sps,alloc_sps_lo,alloc_sps_hi,alloc_sps_ci,time_sps,"
+          "time_sps_lo,time_sps_hi,time_sps_ci,time_hz_achieved,sps,norm_overhead,norm_overhead_lo,"
+          "norm_overhead_hi,norm_overhead_ci,sample_cost_us,sample_cost_us_lo,sample_cost_us_hi,"
+          "sample_cost_ci,mw_u,mw_p,mw_method,verdict,exact_checked,exact_mismatches,samples_ratio,"
+          "bytes_allocated,gc_ns,aa_ratio,aa_lo,aa_hi,aa_ci,aa_floor,depth,note\n",
+          f);
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_result *r = &an->results[i];
+        const st_cell *c = r->cell;
+        csv_text(f, c->workload);
+        fputc(',', f);
+        csv_text(f, c->label);
+        fputc(',', f);
+        csv_text(f, c->kind);
+        fputc(',', f);
+        csv_text(f, c->alloc_mode);
+        fprintf(f, ",%lld,%lld,", (long long)c->alloc_period, (long long)c->time_hz);
+        csv_text(f, c->time_clock);
+        fprintf(f, ",%lld,", (long long)c->size);
+        if (r->baseline)
+            csv_text(f, r->baseline->label);
+        fprintf(f, ",%zu,%zu,%zu,", r->runs, r->failed, r->baseline_runs);
+        fprintf(f, "%s,%s,%s,%s,%zu,%s,", csv(r->wall.median, 12), csv(r->wall.q1, 12), csv(r->wall.q3, 12),
+                csv(r->wall.mad, 12), r->wall.outliers, r->cpu_task_clock ? "task-clock" : "user+sys");
+        fprintf(f, "%s,%s,%s,%s,%zu,", csv(r->cpu.median, 12), csv(r->cpu.q1, 12), csv(r->cpu.q3, 12),
+                csv(r->cpu.mad, 12), r->cpu.outliers);
+        const st_interval *ivs[2] = { &r->overhead, &r->cpu_overhead };
+        for (int k = 0; k < 2; k++)
+            fprintf(f, "%s,%s,%s,%s,", csv(ivs[k]->est, 6), csv(lo_of(ivs[k]), 6), csv(hi_of(ivs[k]), 6),
+                    st_ci_name(ivs[k]->method));
+        fprintf(f, "%s,%s,%s,", csv(r->alloc_samples, 12), csv(r->alloc_points, 12), csv(r->time_samples, 12));
+        const st_interval *rates[2] = { &r->alloc_sps, &r->time_sps };
+        for (int k = 0; k < 2; k++)
+            fprintf(f, "%s,%s,%s,%s,", csv(rates[k]->est, 6), csv(lo_of(rates[k]), 6), csv(hi_of(rates[k]), 6),
+                    st_ci_name(rates[k]->method));
+        fprintf(f, "%s,%s,", csv(r->hz_achieved, 6), csv(r->sps.est, 6));
+        fprintf(f, "%s,%s,%s,%s,", csv(r->norm.est, 6), csv(lo_of(&r->norm), 6), csv(hi_of(&r->norm), 6),
+                st_ci_name(r->norm.method));
+        fprintf(f, "%s,%s,%s,%s,", csv(r->cost.est, 6), csv(lo_of(&r->cost), 6), csv(hi_of(&r->cost), 6),
+                st_ci_name(r->cost.method));
+        fprintf(f, "%s,%s,%s,%s,", csv(r->mw.u, 10), csv(r->mw.p, 4),
+                isnan(r->mw.p) ? "" : r->mw.exact ? "exact" : "normal", r->verdict);
+        fprintf(f, "%zu,%zu,%s,%s,%s,", r->exact_checked, r->exact_mismatches, csv(r->samples_ratio, 8),
+                csv(r->bytes_allocated, 12), csv(r->gc_ns, 12));
+        if (r->is_baseline)
+            fprintf(f, "%s,%s,%s,%s,%s,", csv(r->aa.est, 6), csv(lo_of(&r->aa), 6), csv(hi_of(&r->aa), 6),
+                    st_ci_name(r->aa.method), csv(r->aa_floor, 4));
+        else
+            fputs(",,,,,", f);
+        fprintf(f, "%s,", csv(c->depth, 10));
+        csv_text(f, r->note);
+        fputc('\n', f);
+    }
+}
+
+/* ---- metrics.csv ------------------------------------------------------- */
+
+static void metric_row(FILE *f, const st_cell *c, const char *metric, const double *v, size_t n)
+{
+    st_desc d;
+    st_describe(v, n, &d);
+    csv_text(f, c->workload);
+    fputc(',', f);
+    csv_text(f, c->label);
+    fputc(',', f);
+    csv_text(f, metric);
+    fprintf(f, ",%zu,%s,%s,%s,%s,%s,%s,%zu\n", d.n, csv(d.median, 12), csv(d.q1, 12), csv(d.q3, 12),
+            csv(d.mad, 12), csv(d.min, 12), csv(d.max, 12), d.outliers);
+}
+
+static void write_metrics_csv(FILE *f, const st_analysis *an)
+{
+    const st_sweep *sw = an->sweep;
+    fputs("workload,label,metric,n,median,q1,q3,mad,min,max,outliers\n", f);
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_cell *c = an->results[i].cell;
+        double *v = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *v);
+        static const char *const names[5] = { "wall_ns", "user_ns", "sys_ns", "maxrss_kb", "gc_ns" };
+        for (int m = 0; m < 5 + (int)sw->nevents; m++) {
+            size_t n = 0;
+            for (size_t k = 0; k < c->nruns; k++) {
+                const st_run *run = cell_run(an, c, k);
+                if (!run->used)
+                    continue;
+                double x;
+                switch (m) {
+                case 0: x = run->wall_ns; break;
+                case 1: x = run->user_ns; break;
+                case 2: x = run->sys_ns; break;
+                case 3: x = run->maxrss_kb; break;
+                case 4: x = run->key[ST_K_GC_NS]; break;
+                default: x = sw->counter[(size_t)(run - sw->runs) * sw->nevents + (size_t)(m - 5)];
+                }
+                v[n++] = x;
+            }
+            metric_row(f, c, m < 5 ? names[m] : sw->events[m - 5], v, n);
+        }
+        free(v);
+    }
+}
+
+/* ---- plot data --------------------------------------------------------- */
+
+/* Starts the group of workload w in a .dat file: two blank lines between
+ * workloads, one between sub-series of the same workload. */
+typedef struct grouping {
+    const char *workload; /* current group, NULL before the first row */
+    char series[96];      /* current sub-series key */
+} grouping;
+
+static void group(FILE *f, grouping *g, const char *workload, const char *series)
+{
+    if (g->workload && strcmp(g->workload, workload))
+        fputs("\n\n", f);
+    else if (g->workload && strcmp(g->series, series))
+        fputc('\n', f);
+    g->workload = workload;
+    snprintf(g->series, sizeof g->series, "%s", series);
+}
+
+static void write_workloads_dat(FILE *f, const char **w, size_t nw)
+{
+    fputs("# index workload\n", f);
+    for (size_t i = 0; i < nw; i++) {
+        fprintf(f, "%zu ", i);
+        dat_word(f, w[i]);
+        fputc('\n', f);
+    }
+}
+
+static void write_runs_dat(FILE *f, const st_analysis *an, int time)
+{
+    fputs(time ? "# workload time_clock time_hz round wall_ns ratio time_samples time_sps\n"
+               : "# workload alloc_mode alloc_period round wall_ns ratio alloc_samples alloc_sps\n",
+          f);
+    grouping g = { 0 };
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_result *r = &an->results[i];
+        const st_cell *c = r->cell;
+        if (!is_kind(r, time ? "time" : "alloc"))
+            continue;
+        for (size_t k = 0; k < c->nruns; k++) {
+            const st_run *run = cell_run(an, c, k);
+            if (!run->used)
+                continue;
+            group(f, &g, c->workload, time ? c->time_clock : c->alloc_mode);
+            dat_word(f, c->workload);
+            fputc(' ', f);
+            dat_word(f, time ? c->time_clock : c->alloc_mode);
+            double samples = run->key[time ? ST_K_TIME_SAMPLES : ST_K_ALLOC_SAMPLES];
+            fprintf(f, " %lld %lld %s %s %s %s\n", (long long)(time ? c->time_hz : c->alloc_period),
+                    (long long)run->round, dat(run->wall_ns, 12), dat(run->wall_ns / r->baseline_median, 8),
+                    dat(samples, 12), dat(st_run_sps(r, run, time ? 1 : 0), 8));
+        }
+    }
+}
+
+static void write_baseline_runs_dat(FILE *f, const st_analysis *an)
+{
+    fputs("# workload round wall_ns ratio\n", f);
+    grouping g = { 0 };
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_result *r = &an->results[i];
+        if (!r->is_baseline)
+            continue;
+        for (size_t k = 0; k < r->cell->nruns; k++) {
+            const st_run *run = cell_run(an, r->cell, k);
+            if (!run->used)
+                continue;
+            group(f, &g, r->cell->workload, r->cell->label);
+            dat_word(f, r->cell->workload);
+            fprintf(f, " %lld %s %s\n", (long long)run->round, dat(run->wall_ns, 12),
+                    dat(run->wall_ns / r->wall.median, 8));
+        }
+    }
+}
+
+static void dat_ci(FILE *f, const st_interval *iv, int digits)
+{
+    fprintf(f, " %s %s %s", dat(iv->est, digits), dat(lo_of(iv), digits), dat(hi_of(iv), digits));
+}
+
+static void write_cells_dat(FILE *f, const st_analysis *an, int time)
+{
+    fputs(time ? "# workload time_clock time_hz runs overhead overhead_lo overhead_hi time_sps time_sps_lo "
+                 "time_sps_hi hz_achieved norm_overhead norm_lo norm_hi cost_us cost_lo cost_hi ci\n"
+               : "# workload alloc_mode alloc_period runs overhead overhead_lo overhead_hi alloc_sps "
+                 "alloc_sps_lo alloc_sps_hi norm_overhead norm_lo norm_hi cost_us cost_lo cost_hi ci\n",
+          f);
+    grouping g = { 0 };
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_result *r = &an->results[i];
+        const st_cell *c = r->cell;
+        if (!is_kind(r, time ? "time" : "alloc"))
+            continue;
+        group(f, &g, c->workload, time ? c->time_clock : c->alloc_mode);
+        dat_word(f, c->workload);
+        fputc(' ', f);
+        dat_word(f, time ? c->time_clock : c->alloc_mode);
+        fprintf(f, " %lld %zu", (long long)(time ? c->time_hz : c->alloc_period), r->runs);
+        dat_ci(f, &r->overhead, 8);
+        dat_ci(f, time ? &r->time_sps : &r->alloc_sps, 8);
+        if (time)
+            fprintf(f, " %s", dat(r->hz_achieved, 8));
+        dat_ci(f, &r->norm, 8);
+        dat_ci(f, &r->cost, 8);
+        fprintf(f, " %s\n", st_ci_name(r->overhead.method));
+    }
+}
+
+static void write_normalized_dat(FILE *f, const st_analysis *an, const char **w, size_t nw)
+{
+    fputs("# index workload alloc_period alloc_sps alloc_norm alloc_norm_lo alloc_norm_hi time_hz time_sps "
+          "time_norm time_norm_lo time_norm_hi\n",
+          f);
+    int first = 1;
+    for (size_t i = 0; i < nw; i++) {
+        const st_result *a, *t;
+        st_pick_normalized(an, w[i], &a, &t);
+        if (!a && !t)
+            continue;
+        if (!first)
+            fputs("\n\n", f);
+        first = 0;
+        fprintf(f, "%zu ", i);
+        dat_word(f, w[i]);
+        fprintf(f, " %s %s", a ? csv((double)a->cell->alloc_period, 12) : "NaN", a ? dat(a->sps.est, 8) : "NaN");
+        if (a)
+            dat_ci(f, &a->norm, 8);
+        else
+            fputs(" NaN NaN NaN", f);
+        fprintf(f, " %s %s", t ? csv((double)t->cell->time_hz, 12) : "NaN", t ? dat(t->sps.est, 8) : "NaN");
+        if (t)
+            dat_ci(f, &t->norm, 8);
+        else
+            fputs(" NaN NaN NaN", f);
+        fputc('\n', f);
+    }
+}
+
+static void write_exactness_dat(FILE *f, const st_analysis *an)
+{
+    fputs("# workload alloc_mode alloc_period round sampled_bytes expected sample_points match\n", f);
+    grouping g = { 0 };
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_result *r = &an->results[i];
+        const st_cell *c = r->cell;
+        if (!r->samples_alloc)
+            continue;
+        int fixed = strcmp(c->alloc_mode, "fixed") == 0;
+        for (size_t k = 0; k < c->nruns; k++) {
+            const st_run *run = cell_run(an, c, k);
+            if (!run->used)
+                continue;
+            double P = run->key[ST_K_ALLOC_PERIOD];
+            if (!(P > 0))
+                P = (double)c->alloc_period;
+            double bytes = run->key[ST_K_SAMPLED_BYTES], pts = run->key[ST_K_ALLOC_SAMPLE_POINTS];
+            double expected = P > 0 ? bytes / P : NAN;
+            double match = NAN;
+            if (fixed && isfinite(expected) && isfinite(pts))
+                match = pts == floor(expected) ? 1.0 : 0.0;
+            group(f, &g, c->workload, c->alloc_mode);
+            dat_word(f, c->workload);
+            fputc(' ', f);
+            dat_word(f, c->alloc_mode);
+            fprintf(f, " %lld %lld %s %s %s %s\n", (long long)c->alloc_period, (long long)run->round,
+                    dat(bytes, 15), dat(expected, 12), dat(pts, 15), dat(match, 1));
+        }
+    }
+}
+
+static int depth_row_wanted(const st_analysis *an, const st_result *r)
+{
+    if (r->is_baseline || !(r->samples_alloc || r->samples_time))
+        return 0;
+    if (an->sweep->has_depth)
+        return !isnan(r->cell->depth);
+    return strncmp(r->cell->workload, "deepstack", 9) == 0;
+}
+
+typedef struct depth_ref {
+    const st_result *r;
+} depth_ref;
+
+static int cmp_depth(const void *a, const void *b)
+{
+    const st_cell *x = ((const depth_ref *)a)->r->cell, *y = ((const depth_ref *)b)->r->cell;
+    int c = strcmp(x->workload, y->workload);
+    if (c) return c;
+    c = st_kind_rank(x->kind) - st_kind_rank(y->kind);
+    if (c) return c;
+    c = strcmp(x->alloc_mode, y->alloc_mode);
+    if (c) return c;
+    if (x->alloc_period != y->alloc_period) return x->alloc_period < y->alloc_period ? -1 : 1;
+    if (x->time_hz != y->time_hz) return x->time_hz < y->time_hz ? -1 : 1;
+    if (x->depth != y->depth && !(isnan(x->depth) || isnan(y->depth))) return x->depth < y->depth ? -1 : 1;
+    return strcmp(x->label, y->label);
+}
+
+static void write_depth_dat(FILE *f, const st_analysis *an)
+{
+    fputs("# workload depth kind alloc_period time_hz runs samples cost_us cost_lo cost_hi\n", f);
+    depth_ref *refs = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *refs);
+    size_t n = 0;
+    for (size_t i = 0; i < an->nresults; i++)
+        if (depth_row_wanted(an, &an->results[i]))
+            refs[n++].r = &an->results[i];
+    qsort(refs, n, sizeof *refs, cmp_depth);
+    grouping g = { 0 };
+    for (size_t i = 0; i < n; i++) {
+        const st_result *r = refs[i].r;
+        const st_cell *c = r->cell;
+        char series[96];
+        snprintf(series, sizeof series, "%s/%s/%lld/%lld", c->kind, c->alloc_mode, (long long)c->alloc_period,
+                 (long long)c->time_hz);
+        group(f, &g, c->workload, series);
+        dat_word(f, c->workload);
+        fprintf(f, " %s ", dat(c->depth, 10));
+        dat_word(f, c->kind);
+        double samples = (r->samples_alloc ? r->alloc_samples : 0) + (r->samples_time ? r->time_samples : 0);
+        fprintf(f, " %lld %lld %zu %s", (long long)c->alloc_period, (long long)c->time_hz, r->runs,
+                dat(samples, 12));
+        dat_ci(f, &r->cost, 8);
+        fputc('\n', f);
+    }
+    free(refs);
+}
+
+/* ---- summary.md -------------------------------------------------------- */
+
+static const char *sweep_name(const char *dir)
+{
+    static char name[256];
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    size_t s = n;
+    while (s > 0 && dir[s - 1] != '/')
+        s--;
+    snprintf(name, sizeof name, "%.*s", (int)(n - s), dir + s);
+    /* results/latest is a link: name the sweep it points at. */
+    char real[4096];
+    if (realpath(dir, real)) {
+        const char *b = strrchr(real, '/');
+        snprintf(name, sizeof name, "%.255s", b ? b + 1 : real);
+    }
+    return name;
+}
+
+static const char *cell_title(const st_cell *c)
+{
+    char *b = buf();
+    if (strcmp(c->kind, "alloc") == 0)
+        snprintf(b, 48, "alloc %s %s", c->alloc_mode, period_text(c->alloc_period));
+    else if (strcmp(c->kind, "time") == 0)
+        snprintf(b, 48, "time %s %lld Hz", c->time_clock, (long long)c->time_hz);
+    else if (strcmp(c->kind, "alloc+time") == 0)
+        snprintf(b, 48, "alloc %s %s + time %lld Hz", c->alloc_mode, period_text(c->alloc_period),
+                 (long long)c->time_hz);
+    else
+        snprintf(b, 48, "%s", c->kind);
+    if (!isnan(c->depth)) {
+        size_t n = strlen(b);
+        snprintf(b + n, 48 - n, " d%g", c->depth);
+    }
+    return b;
+}
+
+static void md_escape(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputs("\\|", f);
+        else
+            fputc(*s, f);
+    }
+}
+
+static void write_headline_worst(FILE *f, const st_analysis *an, double conf)
+{
+    fprintf(f, "### Worst workload per allocation period (fixed mode)\n\n");
+    fprintf(f, "Overhead = median wall time with sampling / without, %g%% BCa interval "
+               "(* = percentile fallback).\n\n", conf * 100);
+    fputs("| period | worst workload | its overhead | largest upper bound, any workload |\n|---|---|---|---|\n", f);
+    int64_t *periods = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *periods);
+    size_t np = 0;
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_result *r = &an->results[i];
+        if (!is_kind(r, "alloc") || strcmp(r->cell->alloc_mode, "fixed"))
+            continue;
+        size_t k = 0;
+        while (k < np && periods[k] != r->cell->alloc_period)
+            k++;
+        if (k == np)
+            periods[np++] = r->cell->alloc_period;
+    }
+    for (size_t a = 1; a < np; a++)
+        for (size_t b = a; b > 0 && periods[b - 1] > periods[b]; b--) {
+            int64_t t = periods[b];
+            periods[b] = periods[b - 1];
+            periods[b - 1] = t;
+        }
+    int rows = 0;
+    for (size_t k = 0; k < np; k++) {
+        const st_result *worst = NULL, *upper = NULL;
+        for (size_t i = 0; i < an->nresults; i++) {
+            const st_result *r = &an->results[i];
+            if (!is_kind(r, "alloc") || strcmp(r->cell->alloc_mode, "fixed") || r->cell->alloc_period != periods[k] ||
+                !isfinite(r->overhead.est))
+                continue;
+            if (!worst || r->overhead.est > worst->overhead.est)
+                worst = r;
+            if (r->overhead.method != ST_CI_NONE && (!upper || r->overhead.hi > upper->overhead.hi))
+                upper = r;
+        }
+        if (!worst)
+            continue;
+        rows++;
+        fprintf(f, "| %s | %s | %s | ", period_text(periods[k]), worst->cell->workload, with_ci(&worst->overhead, 4));
+        if (upper)
+            fprintf(f, "%s (%s): at most %+.1f%% |\n", md(upper->overhead.hi, 4), upper->cell->workload,
+                    (upper->overhead.hi - 1) * 100);
+        else
+            fputs("n/a (no intervals) |\n", f);
+    }
+    if (!rows)
+        fputs("| n/a | no fixed-mode allocation cell with a baseline | | |\n", f);
+    fputc('\n', f);
+    free(periods);
+}
+
+static void write_headline_norm(FILE *f, const st_analysis *an, const char **w, size_t nw)
+{
+    fputs("### Allocation vs time sampling: normalized overhead per 1000 samples/s\n\n"
+          "`1 + (overhead - 1) * 1000 / samples_per_second`, interval from the same bootstrap; for each "
+          "sampler the cell whose rate is nearest 1000 samples/s.\n\n"
+          "| workload | allocation cell | samples/s | normalized | time cell | samples/s | normalized |\n"
+          "|---|---|---|---|---|---|---|\n",
+          f);
+    int rows = 0;
+    for (size_t i = 0; i < nw; i++) {
+        const st_result *a, *t;
+        st_pick_normalized(an, w[i], &a, &t);
+        if (!a && !t)
+            continue;
+        rows++;
+        fprintf(f, "| %s | %s | %s | %s | ", w[i], a ? cell_title(a->cell) : "n/a", a ? md(a->sps.est, 4) : "n/a",
+                a ? with_ci(&a->norm, 4) : "n/a");
+        fprintf(f, "%s | %s | %s |\n", t ? cell_title(t->cell) : "n/a", t ? md(t->sps.est, 4) : "n/a",
+                t ? with_ci(&t->norm, 4) : "n/a");
+    }
+    if (!rows)
+        fputs("| n/a | no sampling cell with samples and a baseline | | | | | |\n", f);
+    fputc('\n', f);
+}
+
+static void write_headline_aa(FILE *f, const st_analysis *an)
+{
+    fputs("### A/A noise floor\n\n"
+          "Each baseline's runs of odd rounds against those of even rounds, analysed like a cell. "
+          "Overheads closer to 1 than the floor are below what this sweep resolves.\n\n"
+          "| workload | runs odd/even | A/A ratio | floor (%) |\n|---|---|---|---|\n",
+          f);
+    int rows = 0;
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_result *r = &an->results[i];
+        if (!r->is_baseline)
+            continue;
+        rows++;
+        fprintf(f, "| %s | %zu/%zu | %s | %s |\n", r->cell->workload, r->aa_odd, r->aa_even, with_ci(&r->aa, 4),
+                isfinite(r->aa_floor) ? md(r->aa_floor * 100, 3) : "n/a");
+    }
+    if (!rows)
+        fputs("| n/a | no baseline cells | | |\n", f);
+    fputc('\n', f);
+}
+
+static void write_workload_table(FILE *f, const st_analysis *an, const char *w)
+{
+    const st_result *base = NULL;
+    for (size_t i = 0; i < an->nresults; i++)
+        if (strcmp(an->results[i].cell->workload, w) == 0 && an->results[i].is_baseline) {
+            base = &an->results[i];
+            break;
+        }
+    fprintf(f, "### %s\n\n", w);
+    if (base)
+        fprintf(f, "Baseline: median %s ms (IQR %s-%s ms, MAD %s ms), %zu runs.\n\n", md(base->wall.median / 1e6, 4),
+                md(base->wall.q1 / 1e6, 4), md(base->wall.q3 / 1e6, 4), md(base->wall.mad / 1e6, 3), base->runs);
+    else
+        fputs("No baseline cell: overheads are not available.\n\n", f);
+    fputs("| cell | runs (failed) | wall ms median [IQR] | out. | overhead | CPU overhead | samples/s | "
+          "normalized | us/sample | U test p | verdict | note |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+          f);
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_result *r = &an->results[i];
+        if (strcmp(r->cell->workload, w))
+            continue;
+        fprintf(f, "| %s | %zu (%zu) | %s [%s, %s] | %zu | %s | %s | %s | %s | %s | %s | %s | ", cell_title(r->cell),
+                r->runs, r->failed, md(r->wall.median / 1e6, 4), md(r->wall.q1 / 1e6, 4), md(r->wall.q3 / 1e6, 4),
+                r->wall.outliers, r->is_baseline ? "1" : with_ci(&r->overhead, 4),
+                r->is_baseline ? "1" : with_ci(&r->cpu_overhead, 4),
+                (r->samples_alloc || r->samples_time) ? with_ci(&r->sps, 4) : "0", with_ci(&r->norm, 4),
+                with_ci(&r->cost, 3), md(r->mw.p, 3), r->verdict);
+        md_escape(f, r->note);
+        fputs(" |\n", f);
+    }
+    fputc('\n', f);
+}
+
+static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opts *o)
+{
+    const st_sweep *sw = an->sweep;
+    const char **w;
+    size_t nw = workloads(an, &w);
+    fprintf(f, "# freecheck sweep %s: statistics\n\n", sweep_name(sw->dir));
+    fprintf(f, "Analysed by `build/bin/analyze` with seed %llu, %zu bootstrap resamples, %g%% confidence "
+               "(method: docs/STATISTICS.md). %zu measured runs used, %zu failed (excluded, counted); "
+               "%zu cells, %zu workloads.\n\n",
+            (unsigned long long)o->seed, o->resamples, o->confidence * 100, an->used_runs, an->failed_runs,
+            an->nresults, nw);
+    if (an->nmismatches) {
+        fprintf(f, "**EXACTNESS MISMATCH: %zu fixed-mode runs took a number of samples different from "
+                   "floor(sampled_bytes / period).** The sampling rule is broken:\n\n",
+                an->nmismatches);
+        for (size_t i = 0; i < an->nmismatches && i < 50; i++) {
+            const st_mismatch *m = &an->mismatches[i];
+            fprintf(f, "- %s round %lld (run %lld): %s sample points, expected %s\n", m->cell->label,
+                    (long long)m->run->round, (long long)m->run->run_id, md(m->points, 15), md(m->expected, 15));
+        }
+        if (an->nmismatches > 50)
+            fprintf(f, "- ... and %zu more (summary.csv, exact_mismatches)\n", an->nmismatches - 50);
+        fputc('\n', f);
+    } else {
+        size_t checked = 0;
+        for (size_t i = 0; i < an->nresults; i++)
+            checked += an->results[i].exact_checked;
+        if (checked)
+            fprintf(f, "Exactness: all %zu fixed-mode allocation runs took exactly floor(sampled_bytes / period) "
+                       "samples.\n\n", checked);
+    }
+    if (an->used_runs == 0)
+        fputs("**No measured run succeeded: there is nothing to analyse.** See the notes below and the "
+              "failure column of results.db's runs table.\n\n", f);
+    fputs("## Headlines\n\n", f);
+    write_headline_worst(f, an, o->confidence);
+    write_headline_norm(f, an, w, nw);
+    write_headline_aa(f, an);
+    if (!sw->has_depth) {
+        int deep = 0;
+        for (size_t i = 0; i < nw; i++)
+            deep |= strncmp(w[i], "deepstack", 9) == 0;
+        if (deep)
+            fputs("Stack depth was not varied in this sweep (cells carry no depth): plotdata/depth.dat holds "
+                  "the deepstack cells at their one depth, with depth NaN.\n\n", f);
+    }
+    fputs("## Per workload\n\nIntervals are BCa at the confidence above (* = percentile fallback, see the note); "
+          "\"no CI\" = fewer than 3 runs or undefined (see the note). Verdict: slower/faster when the overhead "
+          "interval excludes 1 and the Mann-Whitney test agrees, same when neither finds a difference, "
+          "mixed when they disagree.\n\n", f);
+    for (size_t i = 0; i < nw; i++)
+        write_workload_table(f, an, w[i]);
+    if (sw->nmeta) {
+        fputs("## Sweep metadata\n\n| key | value |\n|---|---|\n", f);
+        for (size_t i = 0; i < sw->nmeta; i++) {
+            if (strlen(sw->meta_value[i]) > 200)
+                continue; /* the plan and other long values: see results.db */
+            fputs("| ", f);
+            md_escape(f, sw->meta_key[i]);
+            fputs(" | ", f);
+            for (const char *s = sw->meta_value[i]; *s; s++)
+                fputc(*s == '\n' ? ' ' : *s, f);
+            fputs(" |\n", f);
+        }
+        fputc('\n', f);
+    }
+    free(w);
+}
+
+/* ---- all outputs ------------------------------------------------------- */
+
+int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *err, size_t errlen)
+{
+    const char *dir = an->sweep->dir;
+    size_t n = strlen(dir) + sizeof "/plotdata";
+    char *pdir = st_xmalloc(n);
+    snprintf(pdir, n, "%s/plotdata", dir);
+    if (mkdir(pdir, 0777) != 0 && errno != EEXIST) {
+        snprintf(err, errlen, "cannot create %s: %s", pdir, strerror(errno));
+        free(pdir);
+        return 1;
+    }
+    const char **w;
+    size_t nw = workloads(an, &w);
+    sink s;
+    int rc = 0;
+#define OUT(d, name, call)                                  \
+    do {                                                    \
+        if (!rc && !(rc = sink_open(&s, d, name, err, errlen))) { \
+            call;                                           \
+            rc = sink_close(&s, err, errlen);               \
+        }                                                   \
+    } while (0)
+    OUT(dir, "summary.csv", write_summary_csv(s.f, an, opts));
+    OUT(dir, "metrics.csv", write_metrics_csv(s.f, an));
+    OUT(pdir, "workloads.dat", write_workloads_dat(s.f, w, nw));
+    OUT(pdir, "alloc_runs.dat", write_runs_dat(s.f, an, 0));
+    OUT(pdir, "time_runs.dat", write_runs_dat(s.f, an, 1));
+    OUT(pdir, "baseline_runs.dat", write_baseline_runs_dat(s.f, an));
+    OUT(pdir, "alloc_cells.dat", write_cells_dat(s.f, an, 0));
+    OUT(pdir, "time_cells.dat", write_cells_dat(s.f, an, 1));
+    OUT(pdir, "normalized.dat", write_normalized_dat(s.f, an, w, nw));
+    OUT(pdir, "exactness.dat", write_exactness_dat(s.f, an));
+    OUT(pdir, "depth.dat", write_depth_dat(s.f, an));
+    OUT(dir, "summary.md", write_summary_md(s.f, an, opts));
+#undef OUT
+    free(w);
+    free(pdir);
+    return rc;
+}
