@@ -1,0 +1,497 @@
+/* sw_db.c - the results database and its CSV export. */
+#include "sw_db.h"
+#include "sw_util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char schema[] =
+    /* The core schema of docs/FORMATS.md, unchanged ... */
+    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);\n"
+    "CREATE TABLE cells(\n"
+    "  cell_id INTEGER PRIMARY KEY,\n"
+    "  workload TEXT NOT NULL,\n"
+    "  kind TEXT NOT NULL,\n"
+    "  alloc_period INTEGER NOT NULL,\n"
+    "  alloc_mode TEXT NOT NULL,\n"
+    "  time_hz INTEGER NOT NULL,\n"
+    "  time_clock TEXT NOT NULL,\n"
+    "  size INTEGER NOT NULL,\n"
+    "  label TEXT NOT NULL UNIQUE);\n"
+    "CREATE TABLE runs(\n"
+    "  run_id INTEGER PRIMARY KEY,\n"
+    "  cell_id INTEGER NOT NULL REFERENCES cells,\n"
+    "  round INTEGER NOT NULL,\n"
+    "  seq INTEGER NOT NULL,\n"
+    "  status TEXT NOT NULL,\n"
+    "  failure TEXT,\n"
+    "  wall_ns INTEGER, user_ns INTEGER, sys_ns INTEGER, maxrss_kb INTEGER,\n"
+    /* ... plus the harness's own columns (docs/HARNESS.md). */
+    "  sgc_seed INTEGER,\n"
+    "  cpu INTEGER,\n"
+    "  overhead_ns INTEGER,\n"
+    "  exit_code INTEGER,\n"
+    "  term_signal INTEGER,\n"
+    "  checksum TEXT,\n"
+    "  output_tail TEXT,\n"
+    "  profile_bytes INTEGER,\n"
+    "  counter_errors TEXT,\n"
+    "  started_ns INTEGER,\n"
+    "  UNIQUE(cell_id, round));\n"
+    "CREATE TABLE run_stats(\n"
+    "  run_id INTEGER NOT NULL REFERENCES runs, key TEXT NOT NULL, value TEXT NOT NULL,\n"
+    "  PRIMARY KEY(run_id, key));\n"
+    "CREATE TABLE run_counters(\n"
+    "  run_id INTEGER NOT NULL REFERENCES runs, event TEXT NOT NULL,\n"
+    "  raw INTEGER NOT NULL, time_enabled INTEGER NOT NULL, time_running INTEGER NOT NULL,\n"
+    "  scaled REAL NOT NULL,\n"
+    "  PRIMARY KEY(run_id, event));\n"
+    "CREATE TABLE events(event TEXT PRIMARY KEY, supported INTEGER NOT NULL, reason TEXT,\n"
+    "  encoding TEXT);\n"
+    "CREATE TABLE schedule(\n"
+    "  seq INTEGER PRIMARY KEY,\n"
+    "  cell_id INTEGER NOT NULL REFERENCES cells,\n"
+    "  round INTEGER NOT NULL,\n"
+    "  UNIQUE(cell_id, round));\n"
+    "CREATE TABLE calibration(\n"
+    "  workload TEXT PRIMARY KEY,\n"
+    "  size INTEGER NOT NULL,\n"
+    "  seconds REAL NOT NULL,\n"
+    "  checksum TEXT,\n"
+    "  method TEXT NOT NULL,\n"
+    "  probes INTEGER NOT NULL,\n"
+    "  status TEXT NOT NULL,\n"
+    "  failure TEXT);\n"
+    "CREATE TABLE calibration_probes(\n"
+    "  workload TEXT NOT NULL, probe INTEGER NOT NULL, size INTEGER NOT NULL,\n"
+    "  wall_ns INTEGER NOT NULL, status TEXT NOT NULL,\n"
+    "  PRIMARY KEY(workload, probe));\n"
+    "CREATE INDEX runs_seq ON runs(seq);\n";
+
+static SW_NORETURN void db_fail(sw_db *d, const char *what)
+{
+    sw_fatal("%s: %s: %s", d->path, what, d->db ? sqlite3_errmsg(d->db) : "cannot open");
+}
+
+static void exec_sql(sw_db *d, const char *sql)
+{
+    char *err = NULL;
+    if (sqlite3_exec(d->db, sql, NULL, NULL, &err) != SQLITE_OK) {
+        fprintf(stderr, "sweep: %s: %s\n", d->path, err ? err : "?");
+        sqlite3_free(err);
+        sw_fatal("%s: a database statement failed", d->path);
+    }
+}
+
+static sqlite3_stmt *prepare(sw_db *d, const char *sql)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
+        db_fail(d, "preparing a statement");
+    return st;
+}
+
+/* Runs a prepared statement that returns no rows, then resets it. */
+static void step_done(sw_db *d, sqlite3_stmt *st, const char *what)
+{
+    if (sqlite3_step(st) != SQLITE_DONE)
+        db_fail(d, what);
+    sqlite3_reset(st);
+    sqlite3_clear_bindings(st);
+}
+
+static void bind_text(sqlite3_stmt *st, int i, const char *s)
+{
+    if (s)
+        sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+static void prepare_run_statements(sw_db *d)
+{
+    d->ins_run = prepare(d,
+        "INSERT INTO runs(cell_id, round, seq, status, failure, wall_ns, user_ns, sys_ns, maxrss_kb,"
+        " sgc_seed, cpu, overhead_ns, exit_code, term_signal, checksum, output_tail, profile_bytes,"
+        " counter_errors, started_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    d->ins_stat = prepare(d, "INSERT INTO run_stats(run_id, key, value) VALUES(?,?,?)");
+    d->ins_ctr = prepare(d, "INSERT INTO run_counters(run_id, event, raw, time_enabled, time_running, scaled)"
+                            " VALUES(?,?,?,?,?,?)");
+}
+
+/* Journal settings for one transaction per run: WAL with NORMAL sync keeps
+ * every commit across a killed process without an fsync per run. */
+static void tune(sw_db *d)
+{
+    sqlite3_busy_timeout(d->db, 10000);
+    exec_sql(d, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+}
+
+void sw_db_create(sw_db *d, const char *dir)
+{
+    memset(d, 0, sizeof *d);
+    d->path = sw_xasprintf("%s/results.db", dir);
+    if (access(d->path, F_OK) == 0)
+        sw_usage_error("%s already exists; use --resume %s to finish that sweep", d->path, dir);
+    if (sqlite3_open_v2(d->path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+        sw_usage_error("cannot create %s: %s", d->path, d->db ? sqlite3_errmsg(d->db) : "out of memory");
+    tune(d);
+    exec_sql(d, "BEGIN");
+    exec_sql(d, schema);
+    exec_sql(d, "COMMIT");
+    prepare_run_statements(d);
+}
+
+void sw_db_open_existing(sw_db *d, const char *dir)
+{
+    memset(d, 0, sizeof *d);
+    d->path = sw_xasprintf("%s/results.db", dir);
+    if (access(d->path, R_OK | W_OK) != 0)
+        sw_usage_error("--resume %s: no writable results.db there (%s)", dir, strerror(errno));
+    if (sqlite3_open_v2(d->path, &d->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+        sw_usage_error("--resume %s: cannot open %s: %s", dir, d->path, d->db ? sqlite3_errmsg(d->db) : "?");
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->db, "SELECT count(*) FROM schedule, calibration, meta LIMIT 1", -1, &st, NULL) !=
+        SQLITE_OK)
+        sw_usage_error("--resume %s: %s is not a results database written by sweep (%s)", dir, d->path,
+                       sqlite3_errmsg(d->db));
+    sqlite3_finalize(st);
+    tune(d);
+    prepare_run_statements(d);
+}
+
+void sw_db_close(sw_db *d)
+{
+    sqlite3_finalize(d->ins_run);
+    sqlite3_finalize(d->ins_stat);
+    sqlite3_finalize(d->ins_ctr);
+    exec_sql(d, "PRAGMA journal_mode=DELETE;");
+    if (sqlite3_close(d->db) != SQLITE_OK)
+        db_fail(d, "closing");
+    free(d->path);
+    memset(d, 0, sizeof *d);
+}
+
+void sw_db_meta_set(sw_db *d, const char *key, const char *value)
+{
+    sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)");
+    bind_text(st, 1, key);
+    bind_text(st, 2, value);
+    step_done(d, st, "storing metadata");
+    sqlite3_finalize(st);
+}
+
+char *sw_db_meta_get(sw_db *d, const char *key)
+{
+    sqlite3_stmt *st = prepare(d, "SELECT value FROM meta WHERE key = ?");
+    bind_text(st, 1, key);
+    char *v = NULL;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        v = sw_xstrdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return v;
+}
+
+void sw_db_store_events(sw_db *d, const sw_counters *c)
+{
+    exec_sql(d, "BEGIN");
+    sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO events(event, supported, reason, encoding) VALUES(?,?,?,?)");
+    for (int i = 0; i < c->n; i++) {
+        bind_text(st, 1, c->events[i].name);
+        sqlite3_bind_int(st, 2, c->events[i].supported);
+        bind_text(st, 3, c->events[i].reason);
+        bind_text(st, 4, c->events[i].encoding);
+        step_done(d, st, "storing events");
+    }
+    sqlite3_finalize(st);
+    exec_sql(d, "COMMIT");
+}
+
+void sw_db_store_calibration(sw_db *d, const char *workload, uint64_t size, double seconds,
+                             const char *checksum, const char *method, int probes, const char *status,
+                             const char *failure)
+{
+    sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO calibration(workload, size, seconds, checksum, method,"
+                                  " probes, status, failure) VALUES(?,?,?,?,?,?,?,?)");
+    bind_text(st, 1, workload);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)size);
+    sqlite3_bind_double(st, 3, seconds);
+    bind_text(st, 4, checksum);
+    bind_text(st, 5, method);
+    sqlite3_bind_int(st, 6, probes);
+    bind_text(st, 7, status);
+    bind_text(st, 8, failure);
+    step_done(d, st, "storing a calibration");
+    sqlite3_finalize(st);
+}
+
+void sw_db_store_probe(sw_db *d, const char *workload, int probe, uint64_t size, uint64_t wall_ns,
+                       const char *status)
+{
+    sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO calibration_probes(workload, probe, size, wall_ns, status)"
+                                  " VALUES(?,?,?,?,?)");
+    bind_text(st, 1, workload);
+    sqlite3_bind_int(st, 2, probe);
+    sqlite3_bind_int64(st, 3, (sqlite3_int64)size);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)wall_ns);
+    bind_text(st, 5, status);
+    step_done(d, st, "storing a calibration probe");
+    sqlite3_finalize(st);
+}
+
+static char *column_dup(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? sw_xstrdup((const char *)t) : NULL;
+}
+
+int sw_db_get_calibration(sw_db *d, const char *workload, uint64_t *size, char **checksum, char **status,
+                          char **failure, double *seconds)
+{
+    sqlite3_stmt *st = prepare(d, "SELECT size, checksum, status, failure, seconds FROM calibration WHERE workload = ?");
+    bind_text(st, 1, workload);
+    int found = sqlite3_step(st) == SQLITE_ROW;
+    if (found) {
+        *size = (uint64_t)sqlite3_column_int64(st, 0);
+        *checksum = column_dup(st, 1);
+        *status = column_dup(st, 2);
+        *failure = column_dup(st, 3);
+        *seconds = sqlite3_column_double(st, 4);
+    }
+    sqlite3_finalize(st);
+    return found;
+}
+
+void sw_db_store_plan(sw_db *d, const sw_cell *cells, int n_cells, const sw_slot *slots, int n_slots)
+{
+    exec_sql(d, "BEGIN");
+    sqlite3_stmt *st = prepare(d, "INSERT INTO cells(cell_id, workload, kind, alloc_period, alloc_mode, time_hz,"
+                                  " time_clock, size, label) VALUES(?,?,?,?,?,?,?,?,?)");
+    for (int i = 0; i < n_cells; i++) {
+        const sw_cell *c = &cells[i];
+        sqlite3_bind_int(st, 1, c->id);
+        bind_text(st, 2, c->workload);
+        bind_text(st, 3, c->kind);
+        sqlite3_bind_int64(st, 4, (sqlite3_int64)c->alloc_period);
+        bind_text(st, 5, c->alloc_mode);
+        sqlite3_bind_int(st, 6, (int)c->time_hz);
+        bind_text(st, 7, c->time_clock);
+        sqlite3_bind_int64(st, 8, (sqlite3_int64)c->size);
+        bind_text(st, 9, c->label);
+        step_done(d, st, "storing the cells");
+    }
+    sqlite3_finalize(st);
+    st = prepare(d, "INSERT INTO schedule(seq, cell_id, round) VALUES(?,?,?)");
+    for (int i = 0; i < n_slots; i++) {
+        sqlite3_bind_int(st, 1, slots[i].seq);
+        sqlite3_bind_int(st, 2, cells[slots[i].cell].id);
+        sqlite3_bind_int(st, 3, slots[i].round);
+        step_done(d, st, "storing the schedule");
+    }
+    sqlite3_finalize(st);
+    exec_sql(d, "COMMIT");
+}
+
+int sw_db_count(sw_db *d, const char *table)
+{
+    char *sql = sw_xasprintf("SELECT count(*) FROM %s", table);
+    sqlite3_stmt *st = prepare(d, sql);
+    free(sql);
+    int n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    sqlite3_finalize(st);
+    return n;
+}
+
+/* The stored mode/clock words as the static strings sw_cell uses. */
+static const char *intern_word(const unsigned char *w)
+{
+    static const char *words[] = {"fixed", "poisson", "wall", "cpu"};
+    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
+        if (w && !strcmp((const char *)w, words[i]))
+            return words[i];
+    return "";
+}
+
+int sw_db_load_cells(sw_db *d, sw_cell **out)
+{
+    int n = sw_db_count(d, "cells");
+    sw_cell *cells = sw_xcalloc((size_t)(n ? n : 1), sizeof *cells);
+    sqlite3_stmt *st = prepare(d, "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, time_clock,"
+                                  " size, label FROM cells ORDER BY cell_id");
+    int i = 0;
+    while (i < n && sqlite3_step(st) == SQLITE_ROW) {
+        sw_cell *c = &cells[i];
+        c->id = sqlite3_column_int(st, 0);
+        if (c->id != i + 1)
+            sw_fatal("%s: cell ids are not 1..%d in order; the database was changed by hand", d->path, n);
+        c->workload = column_dup(st, 1);
+        c->kind = column_dup(st, 2);
+        c->alloc_period = (uint64_t)sqlite3_column_int64(st, 3);
+        c->alloc_mode = intern_word(sqlite3_column_text(st, 4));
+        c->time_hz = (unsigned)sqlite3_column_int(st, 5);
+        c->time_clock = intern_word(sqlite3_column_text(st, 6));
+        c->size = (uint64_t)sqlite3_column_int64(st, 7);
+        c->label = column_dup(st, 8);
+        i++;
+    }
+    sqlite3_finalize(st);
+    *out = cells;
+    return i;
+}
+
+int sw_db_missing_slots(sw_db *d, sw_slot **out)
+{
+    sqlite3_stmt *st = prepare(d, "SELECT s.seq, s.cell_id, s.round FROM schedule s WHERE NOT EXISTS"
+                                  " (SELECT 1 FROM runs r WHERE r.cell_id = s.cell_id AND r.round = s.round)"
+                                  " ORDER BY s.seq");
+    int n = 0, cap = 256;
+    sw_slot *slots = sw_xmalloc((size_t)cap * sizeof *slots);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (n == cap)
+            slots = sw_xrealloc(slots, (size_t)(cap *= 2) * sizeof *slots);
+        slots[n++] = (sw_slot){.seq = sqlite3_column_int(st, 0), .cell = sqlite3_column_int(st, 1) - 1,
+                               .round = sqlite3_column_int(st, 2), .pass = -1};
+    }
+    sqlite3_finalize(st);
+    *out = slots;
+    return n;
+}
+
+void sw_db_store_run(sw_db *d, const sw_run_row *r)
+{
+    exec_sql(d, "BEGIN");
+    sqlite3_stmt *st = d->ins_run;
+    sqlite3_bind_int(st, 1, r->cell_id);
+    sqlite3_bind_int(st, 2, r->round);
+    sqlite3_bind_int(st, 3, r->seq);
+    bind_text(st, 4, r->status);
+    bind_text(st, 5, r->failure);
+    if (r->has_times) {
+        sqlite3_bind_int64(st, 6, (sqlite3_int64)r->wall_ns);
+        sqlite3_bind_int64(st, 7, (sqlite3_int64)r->user_ns);
+        sqlite3_bind_int64(st, 8, (sqlite3_int64)r->sys_ns);
+        sqlite3_bind_int64(st, 9, (sqlite3_int64)r->maxrss_kb);
+    }
+    sqlite3_bind_int64(st, 10, (sqlite3_int64)r->sgc_seed);
+    sqlite3_bind_int(st, 11, r->cpu);
+    sqlite3_bind_int64(st, 12, (sqlite3_int64)r->overhead_ns);
+    if (r->exit_code >= 0)
+        sqlite3_bind_int(st, 13, r->exit_code);
+    if (r->term_signal >= 0)
+        sqlite3_bind_int(st, 14, r->term_signal);
+    bind_text(st, 15, r->checksum);
+    bind_text(st, 16, r->output_tail);
+    if (r->profile_bytes >= 0)
+        sqlite3_bind_int64(st, 17, r->profile_bytes);
+    bind_text(st, 18, r->counter_errors);
+    sqlite3_bind_int64(st, 19, (sqlite3_int64)r->started_ns);
+    step_done(d, st, "storing a run");
+    sqlite3_int64 run_id = sqlite3_last_insert_rowid(d->db);
+    for (int i = 0; i < r->n_stats; i++) {
+        sqlite3_bind_int64(d->ins_stat, 1, run_id);
+        bind_text(d->ins_stat, 2, r->stat_keys[i]);
+        bind_text(d->ins_stat, 3, r->stat_values[i]);
+        step_done(d, d->ins_stat, "storing a run's stats");
+    }
+    if (r->readings)
+        for (int i = 0; i < r->counters->n; i++) {
+            const sw_reading *x = &r->readings[i];
+            if (!x->ok)
+                continue;
+            sqlite3_bind_int64(d->ins_ctr, 1, run_id);
+            bind_text(d->ins_ctr, 2, r->counters->events[i].name);
+            sqlite3_bind_int64(d->ins_ctr, 3, (sqlite3_int64)x->raw);
+            sqlite3_bind_int64(d->ins_ctr, 4, (sqlite3_int64)x->time_enabled);
+            sqlite3_bind_int64(d->ins_ctr, 5, (sqlite3_int64)x->time_running);
+            sqlite3_bind_double(d->ins_ctr, 6, x->scaled);
+            step_done(d, d->ins_ctr, "storing a run's counters");
+        }
+    exec_sql(d, "COMMIT");
+}
+
+/* The stats record keys the CSV carries, one column each. */
+static const char *csv_stats[] = {
+    "run_ns", "bytes_allocated", "objects_allocated", "alloc_samples", "alloc_sample_points", "sampled_bytes",
+    "time_samples", "time_samples_dropped", "time_hz_achieved", "minor_collections", "major_collections",
+    "gc_ns", "bytes_promoted", "peak_heap_bytes",
+};
+
+/* Writes one CSV field, quoted when it needs to be (RFC 4180). */
+static void csv_field(FILE *f, const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+int sw_db_export_csv(sw_db *d, const char *csv_path)
+{
+    /* One column per supported event: ctr_<name with non-alphanumerics as _>. */
+    sw_buf sql = {0}, header = {0};
+    sw_buf_puts(&sql, "SELECT r.run_id, r.seq, r.round, c.cell_id, c.workload, c.kind, c.label, c.alloc_period,"
+                      " c.alloc_mode, c.time_hz, c.time_clock, c.size, r.status, r.failure, r.wall_ns, r.user_ns,"
+                      " r.sys_ns, r.maxrss_kb, r.overhead_ns, r.cpu, r.sgc_seed, r.exit_code, r.term_signal,"
+                      " r.checksum, r.profile_bytes");
+    sw_buf_puts(&header, "run_id,seq,round,cell_id,workload,kind,label,alloc_period,alloc_mode,time_hz,time_clock,"
+                         "size,status,failure,wall_ns,user_ns,sys_ns,maxrss_kb,overhead_ns,cpu,sgc_seed,exit_code,"
+                         "term_signal,checksum,profile_bytes");
+    for (size_t i = 0; i < sizeof csv_stats / sizeof *csv_stats; i++) {
+        sw_buf_printf(&sql, ", (SELECT value FROM run_stats s WHERE s.run_id = r.run_id AND s.key = '%s')",
+                      csv_stats[i]);
+        sw_buf_printf(&header, ",%s", csv_stats[i]);
+    }
+    sqlite3_stmt *ev = prepare(d, "SELECT event FROM events WHERE supported = 1 ORDER BY rowid");
+    while (sqlite3_step(ev) == SQLITE_ROW) {
+        const char *name = (const char *)sqlite3_column_text(ev, 0);
+        char *q = sqlite3_mprintf("%Q", name);
+        sw_buf_printf(&sql, ", (SELECT scaled FROM run_counters k WHERE k.run_id = r.run_id AND k.event = %s)", q);
+        sqlite3_free(q);
+        sw_buf_puts(&header, ",ctr_");
+        for (const char *p = name; *p; p++) {
+            char ch = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ? *p : '_');
+            sw_buf_append(&header, &ch, 1);
+        }
+    }
+    sqlite3_finalize(ev);
+    sw_buf_puts(&sql, " FROM runs r JOIN cells c ON c.cell_id = r.cell_id ORDER BY r.seq");
+
+    char *tmp = sw_xasprintf("%s.tmp", csv_path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        sw_fatal("cannot write %s: %s", tmp, strerror(errno));
+    fprintf(f, "%s\n", header.data);
+    sqlite3_stmt *st = prepare(d, sql.data);
+    int rows = 0, cols = sqlite3_column_count(st);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        for (int i = 0; i < cols; i++) {
+            if (i)
+                fputc(',', f);
+            if (sqlite3_column_type(st, i) == SQLITE_FLOAT)
+                fprintf(f, "%.17g", sqlite3_column_double(st, i));
+            else
+                csv_field(f, (const char *)sqlite3_column_text(st, i));
+        }
+        fputc('\n', f);
+        rows++;
+    }
+    sqlite3_finalize(st);
+    if (fclose(f) != 0 || rename(tmp, csv_path) != 0)
+        sw_fatal("cannot write %s: %s", csv_path, strerror(errno));
+    free(tmp);
+    sw_buf_free(&sql);
+    sw_buf_free(&header);
+    return rows;
+}

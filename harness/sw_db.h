@@ -1,0 +1,99 @@
+/* sw_db.h - results.db: the schema, one transaction per run, resume queries
+ * and the CSV export.
+ *
+ * Invariants:
+ *  - The core tables (meta, cells, runs, run_stats, run_counters, events) are
+ *    exactly those of docs/FORMATS.md; this module only adds columns to runs
+ *    and events, and the tables schedule, calibration and calibration_probes
+ *    (docs/HARNESS.md documents every column).
+ *  - The whole schedule is stored, in one transaction with the cells, before
+ *    the first run; so the missing runs of an interrupted sweep are exactly
+ *    the schedule rows without a runs row, and UNIQUE(cell_id, round) makes a
+ *    second execution of the same run impossible to store.
+ *  - A run, its stats and its counters go in one transaction, committed when
+ *    the run finishes (WAL journal: a killed harness loses at most the run in
+ *    flight).  At the end of a sweep the journal goes back to DELETE mode so
+ *    results.db is one self-contained file.
+ *  - Every database error is fatal (exit 1) with SQLite's message; what was
+ *    committed before stays.
+ */
+#ifndef SW_DB_H
+#define SW_DB_H
+
+#include <stdint.h>
+#include <sqlite3.h>
+#include "sw_plan.h"
+#include "sw_pfm.h"
+
+typedef struct sw_db {
+    sqlite3 *db;            /* the connection */
+    char *path;             /* results.db path (messages) */
+    sqlite3_stmt *ins_run;  /* prepared INSERT INTO runs */
+    sqlite3_stmt *ins_stat; /* prepared INSERT INTO run_stats */
+    sqlite3_stmt *ins_ctr;  /* prepared INSERT INTO run_counters */
+} sw_db;
+
+/* One finished run, as stored. */
+typedef struct sw_run_row {
+    int cell_id, round, seq;    /* identity and order */
+    const char *status;         /* "ok" | "failed" */
+    const char *failure;        /* NULL when ok */
+    int has_times;              /* wall/user/sys/rss are valid */
+    uint64_t wall_ns, user_ns, sys_ns, maxrss_kb;
+    uint64_t sgc_seed;          /* SGC_SEED given to the run */
+    int cpu;                    /* CPU it was pinned to */
+    uint64_t overhead_ns;       /* harness time for the run outside the child's life, before the commit */
+    int exit_code, term_signal; /* -1 when not applicable */
+    const char *checksum;       /* printed checksum or NULL */
+    const char *output_tail;    /* tail of the output (failed runs) or NULL */
+    int64_t profile_bytes;      /* size of the profile written, -1 if none */
+    const char *counter_errors; /* NULL or problems with counters */
+    uint64_t started_ns;        /* CLOCK_REALTIME at the start */
+    char **stat_keys, **stat_values; /* the stats record */
+    int n_stats;
+    const sw_counters *counters;     /* events, for the readings below */
+    const sw_reading *readings;      /* NULL or counters->n readings */
+} sw_run_row;
+
+/* Creates results.db in dir (which must exist and not hold one). */
+void sw_db_create(sw_db *d, const char *dir);
+/* Opens the results.db of an existing sweep directory for --resume; exits 2
+ * if it is not one. */
+void sw_db_open_existing(sw_db *d, const char *dir);
+/* Leaves WAL mode and closes. */
+void sw_db_close(sw_db *d);
+
+void sw_db_meta_set(sw_db *d, const char *key, const char *value);
+/* Fresh copy of a meta value, or NULL. */
+char *sw_db_meta_get(sw_db *d, const char *key);
+
+/* Records the events and whether each is supported (replacing earlier rows). */
+void sw_db_store_events(sw_db *d, const sw_counters *c);
+
+/* Calibration of one workload (status "ok" or "failed"). */
+void sw_db_store_calibration(sw_db *d, const char *workload, uint64_t size, double seconds,
+                             const char *checksum, const char *method, int probes, const char *status,
+                             const char *failure);
+void sw_db_store_probe(sw_db *d, const char *workload, int probe, uint64_t size, uint64_t wall_ns,
+                       const char *status);
+/* The stored calibration of a workload: returns 1 and fills the outputs
+ * (fresh strings) if there is one, else 0. */
+int sw_db_get_calibration(sw_db *d, const char *workload, uint64_t *size, char **checksum, char **status,
+                          char **failure, double *seconds);
+
+/* Stores the cells and the schedule in one transaction. */
+void sw_db_store_plan(sw_db *d, const sw_cell *cells, int n_cells, const sw_slot *slots, int n_slots);
+/* Number of stored cells (0 = the plan is not stored yet). */
+int sw_db_count(sw_db *d, const char *table);
+/* Loads the stored cells (ids 1..n in order). */
+int sw_db_load_cells(sw_db *d, sw_cell **out);
+/* The schedule slots that have no run yet, in seq order. */
+int sw_db_missing_slots(sw_db *d, sw_slot **out);
+
+/* Stores one run with its stats and counters, committed. */
+void sw_db_store_run(sw_db *d, const sw_run_row *r);
+
+/* Writes runs.csv (see docs/HARNESS.md) into dir; returns rows written. */
+int sw_db_export_csv(sw_db *d, const char *csv_path);
+
+#endif /* SW_DB_H */

@@ -1,0 +1,513 @@
+/* sw_opts.c - command-line options, config files and the stored config. */
+#include "sw_opts.h"
+#include "sw_util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *default_counters[] = {
+    "cycles", "instructions", "branch-misses", "cache-misses",
+    "perf::task-clock", "perf::page-faults", "perf::context-switches",
+};
+
+/* Sets the plan-shaping defaults of the full or the quick plan. */
+static void plan_defaults(sw_opts *o, int quick)
+{
+    o->quick = quick;
+    o->n_periods = 0;
+    if (quick) {
+        o->periods[o->n_periods++] = 32u << 10;
+        o->periods[o->n_periods++] = 1u << 20;
+        o->periods[o->n_periods++] = 32u << 20;
+        o->n_time_hz = 1;
+        o->time_hz[0] = 1000;
+        o->runs = 5;
+        o->target = 0.1;
+    } else {
+        for (uint64_t p = 32u << 10; p <= 32u << 20; p *= 2)
+            o->periods[o->n_periods++] = p;
+        o->n_time_hz = 3;
+        o->time_hz[0] = 100;
+        o->time_hz[1] = 1000;
+        o->time_hz[2] = 2000;
+        o->runs = 30;
+        o->target = 0.3;
+    }
+    o->warmup = 1;
+}
+
+/* A seed nobody chose: from the kernel's generator, else the clocks. */
+static uint64_t fresh_seed(void)
+{
+    uint64_t s = 0;
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    if (fd >= 0) {
+        if (read(fd, &s, sizeof s) != (ssize_t)sizeof s)
+            s = 0;
+        close(fd);
+    }
+    if (!s)
+        s = sw_mix64(sw_wallclock_ns(), (uint64_t)getpid());
+    /* Keep seeds below 2^63 so they survive SQLite's signed integers. */
+    return s >> 1;
+}
+
+void sw_opts_defaults(sw_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    plan_defaults(o, 0);
+    o->list_file = sw_xstrdup("workloads/workloads.list");
+    o->mode_fixed = 1;
+    o->clock_wall = 1;
+    o->seed = fresh_seed();
+    o->cpu = -1;
+    o->out_root = sw_xstrdup("results");
+    const char *tmp = getenv("TMPDIR");
+    o->tmp_dir = sw_xstrdup(tmp && *tmp ? tmp : "/tmp");
+    for (size_t i = 0; i < sizeof default_counters / sizeof *default_counters; i++)
+        o->counters[o->n_counters++] = sw_xstrdup(default_counters[i]);
+    o->progress = -1;
+}
+
+/* Splits a list on commas and white space into at most SW_MAX_LIST fresh
+ * strings; "none" (alone) is the empty list.  Returns the count. */
+static int split_list(const char *name, const char *value, const char *origin, char **out)
+{
+    int n = 0;
+    char *copy = sw_xstrdup(value);
+    for (char *save, *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
+        if (n == SW_MAX_LIST)
+            sw_usage_error("%s: %s: more than %d items", origin, name, SW_MAX_LIST);
+        out[n++] = sw_xstrdup(tok);
+    }
+    free(copy);
+    if (n == 1 && strcmp(out[0], "none") == 0) {
+        free(out[0]);
+        n = 0;
+    }
+    return n;
+}
+
+static void free_list(char **items, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(items[i]);
+}
+
+/* Parses a flag value for config files: yes/no, true/false, 1/0. */
+static int parse_flag(const char *name, const char *value, const char *origin)
+{
+    if (!value)
+        return 1;
+    if (!strcmp(value, "yes") || !strcmp(value, "true") || !strcmp(value, "1"))
+        return 1;
+    if (!strcmp(value, "no") || !strcmp(value, "false") || !strcmp(value, "0"))
+        return 0;
+    sw_usage_error("%s: %s: expected yes or no, got '%s'", origin, name, value);
+}
+
+static int valid_workload_name(const char *s)
+{
+    if (!*s || *s == '.')
+        return 0;
+    for (; *s; s++)
+        if (!(*s == '-' || *s == '_' || *s == '.' || (*s >= '0' && *s <= '9') ||
+              (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+            return 0;
+    return 1;
+}
+
+/* Settings that take no value on the command line. */
+static int is_flag(const char *name)
+{
+    return !strcmp(name, "quick") || !strcmp(name, "keep-profiles") || !strcmp(name, "plan") ||
+           !strcmp(name, "progress") || !strcmp(name, "no-progress") || !strcmp(name, "help");
+}
+
+/* Applies one setting.  value is NULL for a flag given without a value. */
+static void apply(sw_opts *o, const char *name, const char *value, const char *origin)
+{
+    char *items[SW_MAX_LIST];
+    uint64_t v;
+    if (!is_flag(name) && !value)
+        sw_usage_error("%s: %s needs a value (see sweep --help)", origin, name);
+
+    if (!strcmp(name, "quick")) {
+        if (parse_flag(name, value, origin))
+            plan_defaults(o, 1);
+        else
+            o->quick = 0;
+    } else if (!strcmp(name, "workloads")) {
+        free_list(o->workloads, o->n_workloads);
+        o->n_workloads = split_list(name, value, origin, o->workloads);
+        for (int i = 0; i < o->n_workloads; i++)
+            if (!valid_workload_name(o->workloads[i]))
+                sw_usage_error("%s: workloads: '%s' is not a workload name (letters, digits, - _ .)",
+                               origin, o->workloads[i]);
+    } else if (!strcmp(name, "list")) {
+        free(o->list_file);
+        o->list_file = sw_xstrdup(value);
+    } else if (!strcmp(name, "bin-dir")) {
+        free(o->bin_dir);
+        o->bin_dir = sw_xstrdup(value);
+    } else if (!strcmp(name, "periods")) {
+        int n = split_list(name, value, origin, items);
+        for (int i = 0; i < n; i++) {
+            if (sw_parse_bytes(items[i], &v) || v == 0)
+                sw_usage_error("%s: periods: '%s' is not a period in bytes (e.g. 4M, 65536)", origin, items[i]);
+            o->periods[i] = v;
+        }
+        free_list(items, n);
+        o->n_periods = n;
+    } else if (!strcmp(name, "modes")) {
+        int n = split_list(name, value, origin, items);
+        o->mode_fixed = o->mode_poisson = 0;
+        for (int i = 0; i < n; i++) {
+            if (!strcmp(items[i], "fixed"))
+                o->mode_fixed = 1;
+            else if (!strcmp(items[i], "poisson"))
+                o->mode_poisson = 1;
+            else
+                sw_usage_error("%s: modes: '%s' is not fixed or poisson", origin, items[i]);
+        }
+        free_list(items, n);
+    } else if (!strcmp(name, "time-hz")) {
+        int n = split_list(name, value, origin, items);
+        for (int i = 0; i < n; i++) {
+            if (sw_parse_uint(items[i], 1000000, &v) || v == 0)
+                sw_usage_error("%s: time-hz: '%s' is not a rate in Hz (1..1000000)", origin, items[i]);
+            o->time_hz[i] = (unsigned)v;
+        }
+        free_list(items, n);
+        o->n_time_hz = n;
+    } else if (!strcmp(name, "time-clock")) {
+        int n = split_list(name, value, origin, items);
+        o->clock_wall = o->clock_cpu = 0;
+        for (int i = 0; i < n; i++) {
+            if (!strcmp(items[i], "wall"))
+                o->clock_wall = 1;
+            else if (!strcmp(items[i], "cpu"))
+                o->clock_cpu = 1;
+            else
+                sw_usage_error("%s: time-clock: '%s' is not wall or cpu", origin, items[i]);
+        }
+        free_list(items, n);
+        if (!o->clock_wall && !o->clock_cpu)
+            sw_usage_error("%s: time-clock: name at least one clock (wall, cpu)", origin);
+    } else if (!strcmp(name, "combined")) {
+        int n = split_list(name, value, origin, items);
+        for (int i = 0; i < n; i++) {
+            char *at = strchr(items[i], '@');
+            uint64_t hz;
+            if (at)
+                *at = '\0';
+            if (!at || sw_parse_bytes(items[i], &v) || v == 0 || sw_parse_uint(at + 1, 1000000, &hz) || hz == 0)
+                sw_usage_error("%s: combined: expected PERIOD@HZ (e.g. 4M@1000), got '%s%s%s'", origin,
+                               items[i], at ? "@" : "", at ? at + 1 : "");
+            o->combined[i].period = v;
+            o->combined[i].hz = (unsigned)hz;
+        }
+        free_list(items, n);
+        o->n_combined = n;
+    } else if (!strcmp(name, "runs")) {
+        if (sw_parse_uint(value, 100000, &v) || v == 0)
+            sw_usage_error("%s: runs: '%s' is not a number of runs (1..100000)", origin, value);
+        o->runs = (int)v;
+    } else if (!strcmp(name, "warmup")) {
+        if (sw_parse_uint(value, 1000, &v))
+            sw_usage_error("%s: warmup: '%s' is not a number of rounds (0..1000)", origin, value);
+        o->warmup = (int)v;
+    } else if (!strcmp(name, "seed")) {
+        if (sw_parse_uint(value, INT64_MAX, &v))
+            sw_usage_error("%s: seed: '%s' is not a number (0..2^63-1)", origin, value);
+        o->seed = v;
+        o->seed_given = 1;
+    } else if (!strcmp(name, "cpu")) {
+        if (!strcmp(value, "auto"))
+            o->cpu = -1;
+        else if (sw_parse_uint(value, 4095, &v))
+            sw_usage_error("%s: cpu: '%s' is not a CPU number", origin, value);
+        else
+            o->cpu = (int)v;
+    } else if (!strcmp(name, "out")) {
+        free(o->out_root);
+        o->out_root = sw_xstrdup(value);
+    } else if (!strcmp(name, "timeout")) {
+        if (!strcmp(value, "auto"))
+            o->timeout = 0;
+        else if (sw_parse_seconds(value, &o->timeout))
+            sw_usage_error("%s: timeout: '%s' is not a number of seconds", origin, value);
+    } else if (!strcmp(name, "target")) {
+        if (sw_parse_seconds(value, &o->target) || o->target > 600)
+            sw_usage_error("%s: target: '%s' is not a number of seconds (up to 600)", origin, value);
+    } else if (!strcmp(name, "size")) {
+        /* "size" accumulates (one per workload); "none" clears. */
+        if (!strcmp(value, "none")) {
+            for (int i = 0; i < o->n_sizes; i++)
+                free(o->sizes[i].workload);
+            o->n_sizes = 0;
+            return;
+        }
+        const char *eq = strchr(value, '=');
+        char *w = eq ? strndup(value, (size_t)(eq - value)) : sw_xstrdup("*");
+        const char *num = eq ? eq + 1 : value;
+        if (!w || (strcmp(w, "*") && !valid_workload_name(w)) || sw_parse_uint(num, INT64_MAX, &v) || v == 0)
+            sw_usage_error("%s: size: expected N or WORKLOAD=N with N >= 1, got '%s'", origin, value);
+        if (o->n_sizes == SW_MAX_LIST)
+            sw_usage_error("%s: size: more than %d sizes", origin, SW_MAX_LIST);
+        o->sizes[o->n_sizes].workload = w;
+        o->sizes[o->n_sizes++].size = v;
+    } else if (!strcmp(name, "keep-profiles")) {
+        o->keep_profiles = parse_flag(name, value, origin);
+    } else if (!strcmp(name, "counters")) {
+        free_list(o->counters, o->n_counters);
+        o->n_counters = split_list(name, value, origin, o->counters);
+    } else if (!strcmp(name, "tmp")) {
+        free(o->tmp_dir);
+        o->tmp_dir = sw_xstrdup(value);
+    } else if (!strcmp(name, "plan")) {
+        o->plan_only = 1;
+    } else if (!strcmp(name, "progress")) {
+        o->progress = 1;
+    } else if (!strcmp(name, "no-progress")) {
+        o->progress = 0;
+    } else {
+        sw_usage_error("%s: unknown setting '%s' (see sweep --help)", origin, name);
+    }
+}
+
+/* Reads a whole file (config files are small).  NULL with errno on failure. */
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    sw_buf b = {0};
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        sw_buf_append(&b, chunk, n);
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        sw_buf_free(&b);
+        errno = EIO;
+        return NULL;
+    }
+    if (!b.data)
+        sw_buf_puts(&b, "");
+    return b.data;
+}
+
+void sw_opts_parse_config(sw_opts *o, const char *text, const char *origin)
+{
+    char *copy = sw_xstrdup(text);
+    int lineno = 0;
+    for (char *line = copy, *next; line; line = next) {
+        lineno++;
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *p = line;
+        while (*p == ' ' || *p == '\t' || *p == '\r')
+            p++;
+        char *end = p + strlen(p);
+        while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+            *--end = '\0';
+        if (!*p)
+            continue;
+        char where[512];
+        snprintf(where, sizeof where, "%s line %d", origin, lineno);
+        char *eq = strchr(p, '=');
+        if (!eq) {
+            if (!is_flag(p))
+                sw_usage_error("%s: expected 'name = value', got '%s'", where, p);
+            apply(o, p, NULL, where);
+            continue;
+        }
+        char *name_end = eq;
+        while (name_end > p && (name_end[-1] == ' ' || name_end[-1] == '\t'))
+            name_end--;
+        *name_end = '\0';
+        char *value = eq + 1;
+        while (*value == ' ' || *value == '\t')
+            value++;
+        if (!strcmp(p, "resume") || !strcmp(p, "config") || !strcmp(p, "help"))
+            sw_usage_error("%s: '%s' is not allowed in a config file", where, p);
+        apply(o, p, value, where);
+    }
+    free(copy);
+}
+
+void sw_opts_usage(void *stream)
+{
+    fputs(
+"usage: sweep [options]            run a sweep into <out>/<sweep-id>/\n"
+"       sweep --resume DIR          run exactly the missing runs of an interrupted sweep\n"
+"\n"
+"Plan (lists are comma or space separated; 'none' = empty list):\n"
+"  --quick               the smoke plan: 2 workloads, periods 32K,1M,32M, time 1000 Hz,\n"
+"                        5 runs, target 0.1 s (other options still override it)\n"
+"  --workloads LIST      workloads to run (default: every name in the list file)\n"
+"  --list FILE           workload list file (default workloads/workloads.list)\n"
+"  --bin-dir DIR         where the workload programs are (default: sweep's own dir)\n"
+"  --periods LIST        allocation sampling periods, bytes with K/M/G\n"
+"                        (default 32K,64K,...,32M)\n"
+"  --modes LIST          allocation sampling modes: fixed, poisson (default fixed)\n"
+"  --time-hz LIST        time sampling rates (default 100,1000,2000)\n"
+"  --time-clock LIST     time sampling clocks: wall, cpu (default wall)\n"
+"  --combined LIST       alloc+time cells as PERIOD@HZ, e.g. 4M@1000 (default none)\n"
+"  --runs N              measured rounds, each runs every cell once (default 30)\n"
+"  --warmup N            discarded warm-up rounds before them (default 1)\n"
+"  --seed N              seed of the shuffles and of SGC_SEED (default: random, recorded)\n"
+"  --target SEC          calibrate each workload's --size to this baseline time (0.3)\n"
+"  --size [WORKLOAD=]N   use this --size instead of calibrating (repeatable)\n"
+"\n"
+"Measurement:\n"
+"  --cpu N               pin every run to CPU N (default: the last CPU allowed)\n"
+"  --timeout SEC         per-run timeout (default auto: 20 x calibrated time + 5 s)\n"
+"  --counters LIST       libpfm4 events (default cycles,instructions,branch-misses,\n"
+"                        cache-misses,perf::task-clock,perf::page-faults,\n"
+"                        perf::context-switches); 'none' for no counters\n"
+"  --keep-profiles       keep each run's profile in <sweep>/profiles/\n"
+"  --tmp DIR             directory for temporary files (default $TMPDIR or /tmp)\n"
+"\n"
+"Output and control:\n"
+"  --out DIR             results root (default results); results/latest is updated\n"
+"  --config FILE         read settings from FILE ('name = value' lines, # comments)\n"
+"  --plan                print the plan (cells and run count) and exit\n"
+"  --progress, --no-progress   live progress line (default: when stderr is a terminal)\n"
+"  --help                this text\n"
+"\n"
+"Exit status: 0 when the sweep completed (failed runs are recorded and listed),\n"
+"1 when it could not go on, 2 for bad arguments or an unusable output directory.\n"
+"See docs/HARNESS.md.\n",
+        (FILE *)stream);
+}
+
+void sw_opts_parse_args(sw_opts *o, int argc, char **argv)
+{
+    /* Pass 1: --help, --quick and --config, which the others override. */
+    for (int pass = 1; pass <= 2; pass++) {
+        for (int i = 1; i < argc; i++) {
+            const char *arg = argv[i];
+            if (strncmp(arg, "--", 2) != 0 || !arg[2])
+                sw_usage_error("unexpected argument '%s' (options start with --; see sweep --help)", arg);
+            char name[64];
+            const char *value = NULL;
+            const char *eq = strchr(arg + 2, '=');
+            size_t len = eq ? (size_t)(eq - arg - 2) : strlen(arg + 2);
+            if (len >= sizeof name)
+                sw_usage_error("unknown option '%s' (see sweep --help)", arg);
+            memcpy(name, arg + 2, len);
+            name[len] = '\0';
+            if (eq)
+                value = eq + 1;
+            else if (!is_flag(name)) {
+                if (i + 1 >= argc)
+                    sw_usage_error("option --%s needs a value (see sweep --help)", name);
+                value = argv[++i];
+            }
+            int first = !strcmp(name, "help") || !strcmp(name, "quick") || !strcmp(name, "config") ||
+                        !strcmp(name, "resume");
+            if ((pass == 1) != first)
+                continue;
+            if (!strcmp(name, "help")) {
+                sw_opts_usage(stdout);
+                exit(0);
+            } else if (!strcmp(name, "resume")) {
+                free(o->resume_dir);
+                o->resume_dir = sw_xstrdup(value);
+            } else if (!strcmp(name, "config")) {
+                char *text = read_text(value);
+                if (!text)
+                    sw_usage_error("cannot read config file '%s': %s", value, strerror(errno));
+                sw_opts_parse_config(o, text, value);
+                free(text);
+            } else {
+                if (o->resume_dir && strcmp(name, "progress") && strcmp(name, "no-progress"))
+                    sw_usage_error("--resume replays the stored plan; --%s cannot change it", name);
+                char origin[80];
+                snprintf(origin, sizeof origin, "option --%s", name);
+                apply(o, name, value, origin);
+            }
+        }
+    }
+    if (o->resume_dir && o->quick)
+        sw_usage_error("--resume replays the stored plan; --quick cannot change it");
+}
+
+static void put_list(sw_buf *b, const char *name, char *const *items, int n)
+{
+    sw_buf_printf(b, "%s = ", name);
+    if (!n)
+        sw_buf_puts(b, "none");
+    for (int i = 0; i < n; i++)
+        sw_buf_printf(b, "%s%s", i ? "," : "", items[i]);
+    sw_buf_puts(b, "\n");
+}
+
+char *sw_opts_to_config(const sw_opts *o)
+{
+    sw_buf b = {0};
+    char tmp[32];
+    sw_buf_printf(&b, "quick = %s\n", o->quick ? "yes" : "no");
+    put_list(&b, "workloads", o->workloads, o->n_workloads);
+    sw_buf_printf(&b, "list = %s\n", o->list_file);
+    if (o->bin_dir)
+        sw_buf_printf(&b, "bin-dir = %s\n", o->bin_dir);
+    sw_buf_puts(&b, "periods = ");
+    for (int i = 0; i < o->n_periods; i++)
+        sw_buf_printf(&b, "%s%s", i ? "," : "", sw_format_bytes(o->periods[i], tmp, sizeof tmp));
+    sw_buf_puts(&b, o->n_periods ? "\n" : "none\n");
+    sw_buf_printf(&b, "modes = %s%s%s\n", o->mode_fixed ? "fixed" : "",
+                  o->mode_fixed && o->mode_poisson ? "," : "", o->mode_poisson ? "poisson" : "");
+    if (!o->mode_fixed && !o->mode_poisson)
+        b.len -= 1, sw_buf_puts(&b, "none\n");
+    sw_buf_puts(&b, "time-hz = ");
+    for (int i = 0; i < o->n_time_hz; i++)
+        sw_buf_printf(&b, "%s%u", i ? "," : "", o->time_hz[i]);
+    sw_buf_puts(&b, o->n_time_hz ? "\n" : "none\n");
+    sw_buf_printf(&b, "time-clock = %s%s%s\n", o->clock_wall ? "wall" : "",
+                  o->clock_wall && o->clock_cpu ? "," : "", o->clock_cpu ? "cpu" : "");
+    sw_buf_puts(&b, "combined = ");
+    for (int i = 0; i < o->n_combined; i++)
+        sw_buf_printf(&b, "%s%s@%u", i ? "," : "", sw_format_bytes(o->combined[i].period, tmp, sizeof tmp),
+                      o->combined[i].hz);
+    sw_buf_puts(&b, o->n_combined ? "\n" : "none\n");
+    sw_buf_printf(&b, "runs = %d\nwarmup = %d\nseed = %llu\n", o->runs, o->warmup, (unsigned long long)o->seed);
+    if (o->cpu >= 0)
+        sw_buf_printf(&b, "cpu = %d\n", o->cpu);
+    else
+        sw_buf_puts(&b, "cpu = auto\n");
+    sw_buf_printf(&b, "out = %s\n", o->out_root);
+    if (o->timeout > 0)
+        sw_buf_printf(&b, "timeout = %.17g\n", o->timeout);
+    else
+        sw_buf_puts(&b, "timeout = auto\n");
+    sw_buf_printf(&b, "target = %.17g\n", o->target);
+    sw_buf_puts(&b, "size = none\n");
+    for (int i = 0; i < o->n_sizes; i++)
+        sw_buf_printf(&b, "size = %s=%llu\n", o->sizes[i].workload, (unsigned long long)o->sizes[i].size);
+    sw_buf_printf(&b, "keep-profiles = %s\n", o->keep_profiles ? "yes" : "no");
+    put_list(&b, "counters", o->counters, o->n_counters);
+    sw_buf_printf(&b, "tmp = %s\n", o->tmp_dir);
+    return b.data;
+}
+
+uint64_t sw_opts_fixed_size(const sw_opts *o, const char *workload)
+{
+    uint64_t size = 0;
+    /* The last matching --size wins; a named one beats "*" given earlier. */
+    for (int i = 0; i < o->n_sizes; i++)
+        if (!strcmp(o->sizes[i].workload, "*") || !strcmp(o->sizes[i].workload, workload))
+            size = o->sizes[i].size;
+    return size;
+}

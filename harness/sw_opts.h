@@ -1,0 +1,83 @@
+/* sw_opts.h - the sweep's settings: command line, config file, and the
+ * config text stored in results.db so that --resume replays the same sweep.
+ *
+ * Invariants:
+ *  - Every setting has exactly one name, used alike on the command line
+ *    ("--name value" or "--name=value"), in a config file ("name = value")
+ *    and in the stored config text; sw_opts_to_config() writes every setting,
+ *    so parsing its output gives back equal options.
+ *  - Later settings override earlier ones: defaults, then --quick (which
+ *    swaps in the quick plan's defaults), then a --config file, then the
+ *    other command-line options, in order.
+ *  - Lists (workloads, periods, modes, rates, clocks, combined cells, counters)
+ *    replace, never append; "none" is the empty list.
+ *  - Validation errors are bad input: a message naming the setting, exit 2.
+ */
+#ifndef SW_OPTS_H
+#define SW_OPTS_H
+
+#include <stdint.h>
+
+#define SW_MAX_LIST 64
+
+typedef struct sw_combined {
+    uint64_t period; /* allocation sampling period, bytes (> 0) */
+    unsigned hz;     /* time sampling rate (> 0) */
+} sw_combined;
+
+typedef struct sw_size_override {
+    char *workload; /* workload name, or "*" for every workload */
+    uint64_t size;  /* its --size; skips calibration */
+} sw_size_override;
+
+typedef struct sw_opts {
+    int quick;                  /* the small smoke plan was asked for */
+    char *workloads[SW_MAX_LIST]; /* chosen workloads; empty = from the list file */
+    int n_workloads;
+    char *list_file;            /* workload list, one name per line */
+    char *bin_dir;              /* where the workload programs are */
+    uint64_t periods[SW_MAX_LIST]; /* allocation sampling periods, bytes */
+    int n_periods;
+    int mode_fixed, mode_poisson; /* allocation sampling modes to run */
+    unsigned time_hz[SW_MAX_LIST]; /* time sampling rates */
+    int n_time_hz;
+    int clock_wall, clock_cpu;  /* time sampling clocks to run */
+    sw_combined combined[SW_MAX_LIST]; /* alloc+time cells (fixed mode, wall clock) */
+    int n_combined;
+    int runs;                   /* measured rounds */
+    int warmup;                 /* discarded warm-up rounds (>= 1 by default) */
+    uint64_t seed;              /* the sweep's seed (shuffles and SGC_SEED) */
+    int seed_given;             /* seed was set explicitly */
+    int cpu;                    /* CPU the runs are pinned to; -1 = choose */
+    char *out_root;             /* results root: the sweep goes to out_root/<id> */
+    double timeout;             /* per-run timeout, seconds; 0 = automatic */
+    double target;              /* calibration target, seconds */
+    sw_size_override sizes[SW_MAX_LIST]; /* fixed sizes (no calibration) */
+    int n_sizes;
+    int keep_profiles;          /* keep profiles in <sweep>/profiles/ */
+    char *counters[SW_MAX_LIST]; /* libpfm4 event names */
+    int n_counters;
+    char *tmp_dir;              /* where the runs' temporary files go */
+    /* Not part of the stored config: how this invocation behaves. */
+    char *resume_dir;           /* --resume DIR */
+    int plan_only;              /* --plan: print the plan and exit */
+    int progress;               /* 1 = live line, 0 = plain lines, -1 = by terminal */
+    char *config_text;          /* the stored config (on --resume) */
+} sw_opts;
+
+/* Fills o with the full default plan. */
+void sw_opts_defaults(sw_opts *o);
+/* Parses the command line into o (after defaults).  Prints --help and exits
+ * 0 when asked; bad arguments exit 2. */
+void sw_opts_parse_args(sw_opts *o, int argc, char **argv);
+/* Applies the settings of a config text (file contents); origin names it in
+ * error messages.  Returns 0, or exits 2 on bad input. */
+void sw_opts_parse_config(sw_opts *o, const char *text, const char *origin);
+/* Writes every stored setting as config text (heap string). */
+char *sw_opts_to_config(const sw_opts *o);
+/* The size fixed for a workload by --size, or 0 if it must be calibrated. */
+uint64_t sw_opts_fixed_size(const sw_opts *o, const char *workload);
+/* Prints the usage text. */
+void sw_opts_usage(void *stream);
+
+#endif /* SW_OPTS_H */

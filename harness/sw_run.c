@@ -1,0 +1,294 @@
+/* sw_run.c - environment, execution and judgement of one run. */
+#define _GNU_SOURCE
+#include "sw_run.h"
+#include "sw_util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+void sw_runner_init(sw_runner *r)
+{
+    int n = 0;
+    for (char **e = environ; *e; e++)
+        n++;
+    r->base_env = sw_xcalloc((size_t)n + 1, sizeof *r->base_env);
+    r->n_base_env = 0;
+    for (char **e = environ; *e; e++)
+        if (strncmp(*e, "SGC_", 4) != 0)
+            r->base_env[r->n_base_env++] = *e;
+}
+
+/* A fresh environment: the base plus up to 8 settings. */
+static char **make_env(const sw_runner *r, char **extra, int n_extra)
+{
+    char **env = sw_xcalloc((size_t)(r->n_base_env + n_extra + 1), sizeof *env);
+    memcpy(env, r->base_env, (size_t)r->n_base_env * sizeof *env);
+    memcpy(env + r->n_base_env, extra, (size_t)n_extra * sizeof *env);
+    return env;
+}
+
+char *sw_run_find_checksum(const char *text)
+{
+    if (!text)
+        return NULL;
+    const char *found = NULL;
+    for (const char *line = text; line && *line;) {
+        if (strncmp(line, "checksum ", 9) == 0)
+            found = line + 9;
+        line = strchr(line, '\n');
+        if (line)
+            line++;
+    }
+    if (!found)
+        return NULL;
+    size_t len = strcspn(found, "\n");
+    while (len && (found[len - 1] == ' ' || found[len - 1] == '\r' || found[len - 1] == '\t'))
+        len--;
+    while (len && *found == ' ')
+        found++, len--;
+    return strndup(found, len);
+}
+
+int sw_run_parse_stats(const char *text, char ***keys, char ***values, const char **why)
+{
+    *keys = *values = NULL;
+    if (strncmp(text, "sgc-stats ", 10) != 0) {
+        *why = "its first line is not 'sgc-stats <version>'";
+        return -1;
+    }
+    int n = 0, cap = 0;
+    const char *line = strchr(text, '\n');
+    while (line && *++line) {
+        const char *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        const char *sp = memchr(line, ' ', len);
+        if (len && sp && sp != line) {
+            if (n == cap) {
+                cap = cap ? cap * 2 : 32;
+                *keys = sw_xrealloc(*keys, (size_t)cap * sizeof **keys);
+                *values = sw_xrealloc(*values, (size_t)cap * sizeof **values);
+            }
+            (*keys)[n] = strndup(line, (size_t)(sp - line));
+            (*values)[n] = strndup(sp + 1, len - (size_t)(sp - line) - 1);
+            /* Duplicate keys would break run_stats' primary key: keep the last. */
+            for (int i = 0; i < n; i++)
+                if (!strcmp((*keys)[i], (*keys)[n])) {
+                    free((*keys)[i]);
+                    free((*values)[i]);
+                    (*keys)[i] = (*keys)[n];
+                    (*values)[i] = (*values)[n];
+                    n--;
+                    break;
+                }
+            n++;
+        } else if (len) {
+            *why = "a line is not 'key value'";
+            for (int i = 0; i < n; i++)
+                free((*keys)[i]), free((*values)[i]);
+            free(*keys), free(*values);
+            *keys = *values = NULL;
+            return -1;
+        }
+        line = end;
+    }
+    return n;
+}
+
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    sw_buf b = {0};
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        sw_buf_append(&b, chunk, n);
+    fclose(f);
+    if (!b.data)
+        sw_buf_puts(&b, "");
+    return b.data;
+}
+
+static const char *stat_value(const sw_run_result *res, const char *key)
+{
+    for (int i = 0; i < res->n_stats; i++)
+        if (!strcmp(res->stat_keys[i], key))
+            return res->stat_values[i];
+    return NULL;
+}
+
+/* A settings mismatch between the cell and the stats record, or NULL. */
+static char *settings_mismatch(const sw_run_result *res, const sw_cell *c)
+{
+    const char *v;
+    if ((v = stat_value(res, "alloc_period")) && strtoull(v, NULL, 10) != c->alloc_period)
+        return sw_xasprintf("the stats record says alloc_period %s but the cell set %llu", v,
+                            (unsigned long long)c->alloc_period);
+    if (c->alloc_period && (v = stat_value(res, "alloc_mode")) && strcmp(v, c->alloc_mode))
+        return sw_xasprintf("the stats record says alloc_mode %s but the cell set %s", v, c->alloc_mode);
+    if ((v = stat_value(res, "time_hz")) && strtoul(v, NULL, 10) != c->time_hz)
+        return sw_xasprintf("the stats record says time_hz %s but the cell set %u", v, c->time_hz);
+    if (c->time_hz && (v = stat_value(res, "time_clock")) && strcmp(v, c->time_clock))
+        return sw_xasprintf("the stats record says time_clock %s but the cell set %s", v, c->time_clock);
+    return NULL;
+}
+
+void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, const char *reference,
+                 double timeout, sw_run_result *out)
+{
+    memset(out, 0, sizeof *out);
+    out->profile_bytes = -1;
+    out->sgc_seed = sw_mix64(r->seed, (uint64_t)seq) >> 1;
+    char size[32], *extra[8];
+    int n_extra = 0;
+    snprintf(size, sizeof size, "%llu", (unsigned long long)cell->size);
+    char *path = sw_xasprintf("%s/%s", r->bin_dir, cell->workload);
+    char *stats_path = sw_xasprintf("%s/stats-%d", r->tmp_dir, seq);
+    char *profile_path = NULL;
+    if (cell->alloc_period || cell->time_hz) {
+        if (r->profile_dir) {
+            char *flat = sw_xstrdup(cell->label);
+            for (char *p = flat; *p; p++)
+                if (*p == '/' || *p == '+')
+                    *p = '_';
+            profile_path = sw_xasprintf("%s/%06d-%s-r%d.prof", r->profile_dir, seq, flat, round);
+            free(flat);
+        } else {
+            profile_path = sw_xasprintf("%s/profile-%d", r->tmp_dir, seq);
+        }
+    }
+    extra[n_extra++] = sw_xasprintf("SGC_ALLOC_PERIOD=%llu", (unsigned long long)cell->alloc_period);
+    if (cell->alloc_period)
+        extra[n_extra++] = sw_xasprintf("SGC_ALLOC_MODE=%s", cell->alloc_mode);
+    extra[n_extra++] = sw_xasprintf("SGC_TIME_HZ=%u", cell->time_hz);
+    if (cell->time_hz)
+        extra[n_extra++] = sw_xasprintf("SGC_TIME_CLOCK=%s", cell->time_clock);
+    extra[n_extra++] = sw_xasprintf("SGC_SEED=%llu", (unsigned long long)out->sgc_seed);
+    extra[n_extra++] = sw_xasprintf("SGC_STATS=%s", stats_path);
+    if (profile_path)
+        extra[n_extra++] = sw_xasprintf("SGC_PROFILE=%s", profile_path);
+    char **env = make_env(r, extra, n_extra);
+    char *argv[] = {path, "--size", size, NULL};
+    unlink(stats_path);
+    if (profile_path)
+        unlink(profile_path);
+
+    sw_exec_req req = {.path = path, .argv = argv, .envp = env, .cpu = r->cpu, .timeout = timeout,
+                       .counters = r->counters, .stop = r->stop};
+    out->started_ns = sw_wallclock_ns();
+    sw_exec_run(&req, &out->exec);
+    out->interrupted = out->exec.interrupted;
+
+    char *stats_text = read_file(stats_path);
+    unlink(stats_path);
+    if (profile_path) {
+        struct stat st;
+        if (stat(profile_path, &st) == 0)
+            out->profile_bytes = (int64_t)st.st_size;
+        if (!r->profile_dir)
+            unlink(profile_path);
+    }
+    out->checksum = sw_run_find_checksum(out->exec.out.data);
+    out->failure = sw_exec_failure(&req, &out->exec);
+    if (!out->failure && !out->checksum)
+        out->failure = sw_xstrdup("no 'checksum <value>' line on stdout");
+    if (!out->failure && reference && strcmp(out->checksum, reference))
+        out->failure = sw_xasprintf("wrong checksum: printed %s, --check run printed %s", out->checksum, reference);
+    if (stats_text) {
+        const char *why = NULL;
+        int n = sw_run_parse_stats(stats_text, &out->stat_keys, &out->stat_values, &why);
+        if (n < 0 && !out->failure)
+            out->failure = sw_xasprintf("the stats record (SGC_STATS) is malformed: %s", why);
+        out->n_stats = n > 0 ? n : 0;
+    } else if (!out->failure) {
+        out->failure = sw_xstrdup("no stats record was written (SGC_STATS)");
+    }
+    if (!out->failure)
+        out->failure = settings_mismatch(out, cell);
+    if (out->failure)
+        out->tail = sw_exec_tail(&out->exec, 15);
+
+    free(stats_text);
+    free(env);
+    for (int i = 0; i < n_extra; i++)
+        free(extra[i]);
+    free(path);
+    free(stats_path);
+    free(profile_path);
+}
+
+int sw_run_plain(const sw_runner *r, const char *workload, uint64_t size, const char *extra, double timeout,
+                 sw_exec_res *res, char **checksum)
+{
+    char sz[32];
+    snprintf(sz, sizeof sz, "%llu", (unsigned long long)size);
+    char *path = sw_xasprintf("%s/%s", r->bin_dir, workload);
+    char *argv[] = {path, "--size", sz, (char *)extra, NULL};
+    char *settings[] = {"SGC_ALLOC_PERIOD=0", "SGC_TIME_HZ=0"};
+    char **env = make_env(r, settings, 2);
+    sw_exec_req req = {.path = path, .argv = argv, .envp = env, .cpu = r->cpu, .timeout = timeout,
+                       .counters = NULL, .stop = r->stop};
+    int rc = sw_exec_run(&req, res);
+    *checksum = sw_run_find_checksum(res->out.data);
+    free(env);
+    free(path);
+    if (rc == 0 && !res->timed_out && !res->interrupted && WIFEXITED(res->status) && WEXITSTATUS(res->status) == 0)
+        return 0;
+    return -1;
+}
+
+static uint64_t tv_ns(struct timeval tv) { return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u; }
+
+void sw_run_to_row(const sw_run_result *res, const sw_cell *cell, int seq, int round, int cpu,
+                   const sw_counters *counters, sw_run_row *row)
+{
+    const sw_exec_res *e = &res->exec;
+    memset(row, 0, sizeof *row);
+    row->cell_id = cell->id;
+    row->round = round;
+    row->seq = seq;
+    row->status = res->failure ? "failed" : "ok";
+    row->failure = res->failure;
+    row->has_times = e->exec_errno == 0;
+    row->wall_ns = e->wall_ns;
+    row->user_ns = tv_ns(e->ru.ru_utime);
+    row->sys_ns = tv_ns(e->ru.ru_stime);
+    row->maxrss_kb = (uint64_t)e->ru.ru_maxrss;
+    row->sgc_seed = res->sgc_seed;
+    row->cpu = cpu;
+    row->exit_code = e->exec_errno == 0 && WIFEXITED(e->status) ? WEXITSTATUS(e->status) : -1;
+    row->term_signal = e->exec_errno == 0 && WIFSIGNALED(e->status) ? WTERMSIG(e->status) : -1;
+    row->checksum = res->checksum;
+    row->output_tail = res->tail;
+    row->profile_bytes = res->profile_bytes;
+    row->counter_errors = e->counter_errors.len ? e->counter_errors.data : NULL;
+    row->started_ns = res->started_ns;
+    row->stat_keys = res->stat_keys;
+    row->stat_values = res->stat_values;
+    row->n_stats = res->n_stats;
+    row->counters = counters;
+    row->readings = e->readings;
+}
+
+void sw_run_result_free(sw_run_result *res)
+{
+    sw_exec_res_free(&res->exec);
+    free(res->failure);
+    free(res->checksum);
+    free(res->tail);
+    for (int i = 0; i < res->n_stats; i++) {
+        free(res->stat_keys[i]);
+        free(res->stat_values[i]);
+    }
+    free(res->stat_keys);
+    free(res->stat_values);
+    memset(res, 0, sizeof *res);
+}

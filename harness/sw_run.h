@@ -1,0 +1,73 @@
+/* sw_run.h - one measured run of a cell: its environment, its execution,
+ * and the judgement of its result (checksum, stats record, settings).
+ *
+ * Invariants:
+ *  - The child's environment is the harness's own without any SGC_* variable,
+ *    plus exactly the cell's settings: SGC_ALLOC_PERIOD and SGC_TIME_HZ always
+ *    (0 when off), SGC_ALLOC_MODE / SGC_TIME_CLOCK when on, SGC_SEED (derived
+ *    from the sweep seed and the run's seq), SGC_STATS, and SGC_PROFILE for
+ *    cells that sample.
+ *  - A run is "ok" only if it exited with status 0, printed a checksum line
+ *    equal to the workload's reference checksum, and left a stats record
+ *    ("sgc-stats N" first line) whose settings match the cell's.  Anything
+ *    else is "failed" with a reason in words and the tail of its output.
+ *  - Temporary files (stats record, profile) are removed after each run
+ *    unless profiles are kept.
+ */
+#ifndef SW_RUN_H
+#define SW_RUN_H
+
+#include <signal.h>
+#include <stdint.h>
+#include "sw_db.h"
+#include "sw_exec.h"
+#include "sw_plan.h"
+#include "sw_pfm.h"
+
+typedef struct sw_runner {
+    char **base_env;      /* the harness's environment without SGC_* */
+    int n_base_env;
+    const char *bin_dir;  /* where the workloads are */
+    const char *tmp_dir;  /* private temporary directory of this sweep */
+    const char *profile_dir; /* where to keep profiles, or NULL to discard them */
+    int cpu;              /* CPU to pin runs to */
+    uint64_t seed;        /* the sweep's seed */
+    const sw_counters *counters; /* events to count, or NULL */
+    volatile sig_atomic_t *stop; /* set by signal handlers */
+} sw_runner;
+
+/* Everything a finished run produced, ready to be stored. */
+typedef struct sw_run_result {
+    sw_exec_res exec;     /* how the process ran */
+    char *failure;        /* NULL if ok */
+    char *checksum;       /* the printed checksum, or NULL */
+    char *tail;           /* output tail (failed runs only) */
+    char **stat_keys, **stat_values; /* the stats record */
+    int n_stats;
+    int64_t profile_bytes; /* -1 if no profile */
+    uint64_t sgc_seed;    /* SGC_SEED given */
+    uint64_t started_ns;  /* CLOCK_REALTIME at the start */
+    int interrupted;      /* stopped by a signal: not to be stored */
+} sw_run_result;
+
+/* Prepares the runner's base environment from environ. */
+void sw_runner_init(sw_runner *r);
+/* Runs one cell once (seq names its files and seeds it), judging the result
+ * against the reference checksum. */
+void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, const char *reference,
+                 double timeout, sw_run_result *out);
+/* Runs a workload with plain settings (calibration and --check runs): no
+ * sampling, no counters.  extra is an extra argument (e.g. "--check") or NULL. */
+int sw_run_plain(const sw_runner *r, const char *workload, uint64_t size, const char *extra, double timeout,
+                 sw_exec_res *res, char **checksum);
+/* Fills a database row from a result (pointers into res). */
+void sw_run_to_row(const sw_run_result *res, const sw_cell *cell, int seq, int round, int cpu,
+                   const sw_counters *counters, sw_run_row *row);
+void sw_run_result_free(sw_run_result *res);
+/* The value of the last "checksum <value>" line of text, fresh, or NULL. */
+char *sw_run_find_checksum(const char *text);
+/* Parses a stats record; returns the number of keys or -1 if it is not one
+ * (with the reason in *why, static). */
+int sw_run_parse_stats(const char *text, char ***keys, char ***values, const char **why);
+
+#endif /* SW_RUN_H */

@@ -1,0 +1,774 @@
+/* sw_sweep.c - build/bin/sweep: plans, calibrates, runs and records a sweep. */
+#define _GNU_SOURCE
+#include "sw_db.h"
+#include "sw_exec.h"
+#include "sw_meta.h"
+#include "sw_opts.h"
+#include "sw_pfm.h"
+#include "sw_plan.h"
+#include "sw_run.h"
+#include "sw_util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Set by SIGINT/SIGTERM/SIGHUP: the run in flight is killed, nothing of it
+ * is stored, and the sweep stops cleanly (resumable). */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig) { stop_signal = sig; }
+
+/* The state of one sweep invocation. */
+typedef struct sweep {
+    sw_opts o;              /* settings (the stored ones on --resume) */
+    char *dir;              /* results/<sweep-id> */
+    sw_db db;               /* its results.db */
+    sw_counters counters;   /* probed events */
+    char **workloads;       /* workloads of the plan */
+    int n_workloads;
+    sw_cell *cells;         /* the plan's cells */
+    int n_cells;
+    sw_runner runner;       /* how runs are started */
+    char *tmp;              /* private temporary directory */
+    int live;               /* live progress line on stderr */
+    uint64_t t_start;       /* monotonic start of this invocation */
+    uint64_t *overheads;    /* harness time per run incl. commit */
+    int n_overheads;
+} sweep;
+
+static sweep *current; /* for the exit hook */
+
+/* Removes the private temporary directory and what runs left in it (exit
+ * hook and normal end).  Only this sweep's files live there. */
+static void cleanup_tmp(void)
+{
+    if (!current || !current->tmp)
+        return;
+    char *dir = current->tmp;
+    current->tmp = NULL;
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)))
+            if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+                char *path = sw_xasprintf("%s/%s", dir, e->d_name);
+                unlink(path);
+                free(path);
+            }
+        closedir(d);
+    }
+    rmdir(dir);
+    free(dir);
+}
+
+/* ---- Progress ------------------------------------------------------------ */
+
+static void fmt_duration(char *buf, size_t size, double secs)
+{
+    long s = (long)(secs + 0.5);
+    if (s >= 3600)
+        snprintf(buf, size, "%ldh%02ldm", s / 3600, s / 60 % 60);
+    else if (s >= 60)
+        snprintf(buf, size, "%ldm%02lds", s / 60, s % 60);
+    else
+        snprintf(buf, size, "%lds", s);
+}
+
+/* Prints progress: a live line on a terminal, a plain line every 10 s or on
+ * demand otherwise. */
+static void progress(sweep *s, int done, int total, int failed, const char *label, int force)
+{
+    static uint64_t last_plain;
+    static int started_done = -1;
+    static uint64_t started_at;
+    uint64_t now = sw_now_ns();
+    if (started_done < 0) {
+        started_done = done;
+        started_at = now;
+    }
+    double elapsed = (double)(now - s->t_start) / 1e9;
+    double rate_elapsed = (double)(now - started_at) / 1e9;
+    char el[32], eta[32] = "?";
+    fmt_duration(el, sizeof el, elapsed);
+    if (done > started_done)
+        fmt_duration(eta, sizeof eta, rate_elapsed / (done - started_done) * (total - done));
+    if (s->live) {
+        fprintf(stderr, "\r\033[K[%d/%d] %s%s elapsed %s, eta %s%s%d failed", done, total, label ? label : "",
+                label ? "," : "", el, eta, ", ", failed);
+        fflush(stderr);
+    } else if (force || now - last_plain >= 10000000000ull) {
+        last_plain = now;
+        fprintf(stderr, "sweep: %d/%d runs, %d failed, elapsed %s, eta %s\n", done, total, failed, el, eta);
+    }
+}
+
+static void progress_end(sweep *s)
+{
+    if (s->live)
+        fputs("\r\033[K", stderr);
+}
+
+/* ---- Setup ----------------------------------------------------------------- */
+
+/* Reads workload names from the list file. */
+static int read_list(const char *path, char ***out)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        sw_usage_error("no workloads to run: cannot read the workload list %s (%s); build the workloads or "
+                       "name them with --workloads",
+                       path, strerror(errno));
+    char line[1024];
+    int n = 0, lineno = 0;
+    char **names = NULL;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *hash = strchr(line, '#');
+        if (hash)
+            *hash = '\0';
+        char *p = line + strspn(line, " \t\r\n");
+        p[strcspn(p, " \t\r\n")] = '\0';
+        if (!*p)
+            continue;
+        for (char *q = p; *q; q++)
+            if (!(*q == '-' || *q == '_' || *q == '.' || (*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'z') ||
+                  (*q >= 'A' && *q <= 'Z')))
+                sw_usage_error("%s line %d: '%s' is not a workload name", path, lineno, p);
+        names = sw_xrealloc(names, (size_t)(n + 1) * sizeof *names);
+        names[n++] = sw_xstrdup(p);
+    }
+    fclose(f);
+    if (!n)
+        sw_usage_error("no workloads to run: %s names none", path);
+    *out = names;
+    return n;
+}
+
+/* The directory this program lives in (the default bin dir). */
+static char *own_dir(void)
+{
+    char buf[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+    if (n <= 0)
+        return sw_xstrdup(".");
+    buf[n] = '\0';
+    return sw_xstrdup(dirname(buf));
+}
+
+static char *absolute(const char *path)
+{
+    char buf[PATH_MAX];
+    if (realpath(path, buf))
+        return sw_xstrdup(buf);
+    return sw_xstrdup(path);
+}
+
+/* Resolves workloads and bin dir and checks that every workload exists. */
+static void resolve_workloads(sweep *s)
+{
+    sw_opts *o = &s->o;
+    if (!o->bin_dir)
+        o->bin_dir = own_dir();
+    else {
+        char *a = absolute(o->bin_dir);
+        free(o->bin_dir);
+        o->bin_dir = a;
+    }
+    if (o->n_workloads == 0) {
+        char **names;
+        int n = read_list(o->list_file, &names);
+        if (o->quick && n > 2)
+            n = 2; /* the quick plan takes the first two */
+        for (int i = 0; i < n; i++)
+            o->workloads[o->n_workloads++] = names[i];
+        free(names);
+    }
+    for (int i = 0; i < o->n_workloads; i++) {
+        char *path = sw_xasprintf("%s/%s", o->bin_dir, o->workloads[i]);
+        if (access(path, X_OK) != 0)
+            sw_usage_error("workload '%s' is not an executable program at %s (%s); build it with make or "
+                           "choose another --bin-dir",
+                           o->workloads[i], path, strerror(errno));
+        free(path);
+    }
+    s->workloads = o->workloads;
+    s->n_workloads = o->n_workloads;
+}
+
+/* mkdir -p; 0 or -1 with errno. */
+static int make_dirs(const char *path)
+{
+    char *p = sw_xstrdup(path);
+    for (char *q = p + 1; *q; q++)
+        if (*q == '/') {
+            *q = '\0';
+            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+                free(p);
+                return -1;
+            }
+            *q = '/';
+        }
+    int rc = mkdir(p, 0777) != 0 && errno != EEXIST ? -1 : 0;
+    free(p);
+    return rc;
+}
+
+/* Creates <root>/<YYYYmmdd-HHMMSS>[-N] and returns it. */
+static char *create_sweep_dir(const char *root)
+{
+    if (make_dirs(root) != 0)
+        sw_usage_error("cannot use output directory %s: %s", root, strerror(errno));
+    struct stat st;
+    if (stat(root, &st) != 0 || !S_ISDIR(st.st_mode) || access(root, W_OK) != 0)
+        sw_usage_error("cannot use output directory %s: not a writable directory", root);
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    char id[32];
+    strftime(id, sizeof id, "%Y%m%d-%H%M%S", &tm);
+    for (int n = 1; n < 1000; n++) {
+        char *dir = n == 1 ? sw_xasprintf("%s/%s", root, id) : sw_xasprintf("%s/%s-%d", root, id, n);
+        if (mkdir(dir, 0777) == 0)
+            return dir;
+        if (errno != EEXIST)
+            sw_usage_error("cannot create %s: %s", dir, strerror(errno));
+        free(dir);
+    }
+    sw_usage_error("cannot create a sweep directory in %s: too many sweeps this second", root);
+}
+
+/* Points <root>/latest at the sweep (a relative symlink, replaced atomically). */
+static void update_latest(const char *dir)
+{
+    char *copy1 = sw_xstrdup(dir), *copy2 = sw_xstrdup(dir);
+    const char *root = dirname(copy1), *id = basename(copy2);
+    char *latest = sw_xasprintf("%s/latest", root);
+    char *tmp = sw_xasprintf("%s/.latest-%d", root, (int)getpid());
+    struct stat st;
+    if (lstat(latest, &st) == 0 && !S_ISLNK(st.st_mode)) {
+        fprintf(stderr, "sweep: warning: %s exists and is not a symlink; left alone\n", latest);
+    } else {
+        unlink(tmp);
+        if (symlink(id, tmp) != 0 || rename(tmp, latest) != 0) {
+            fprintf(stderr, "sweep: warning: cannot update %s: %s\n", latest, strerror(errno));
+            unlink(tmp);
+        }
+    }
+    free(copy1), free(copy2), free(latest), free(tmp);
+}
+
+/* Holds an exclusive lock on the sweep directory, so two invocations never
+ * run the same sweep's runs. */
+static void lock_dir(const char *dir)
+{
+    char *path = sw_xasprintf("%s/.lock", dir);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0)
+        sw_usage_error("cannot use %s: %s", dir, strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+        sw_usage_error("%s is in use by another sweep (lock %s held)", dir, path);
+    free(path); /* the descriptor stays open: the lock lives as long as we do */
+}
+
+/* ---- Calibration --------------------------------------------------------- */
+
+typedef struct calib {
+    uint64_t size;     /* chosen --size */
+    double seconds;    /* baseline wall time at that size */
+    char *checksum;    /* reference checksum from the --check run */
+    int ok;            /* usable */
+    char *failure;     /* why not */
+} calib;
+
+/* Times one plain run; returns seconds, or -1 (timed out: +inf) on failure
+ * with *why set. */
+static double probe(sweep *s, const char *w, uint64_t size, double timeout, char **why, int *bad_size)
+{
+    sw_exec_res res;
+    char *sum = NULL;
+    int rc = sw_run_plain(&s->runner, w, size, NULL, timeout, &res, &sum);
+    double t = (double)res.wall_ns / 1e9;
+    *bad_size = 0;
+    if (rc != 0) {
+        if (res.timed_out) {
+            t = INFINITY;
+        } else {
+            sw_exec_req req = {.path = w, .timeout = timeout};
+            char *f = sw_exec_failure(&req, &res);
+            char *tail = sw_exec_tail(&res, 5);
+            *why = sw_xasprintf("--size %llu: %s\n%s", (unsigned long long)size, f ? f : "?", tail);
+            *bad_size = !res.exec_errno && WIFEXITED(res.status) && WEXITSTATUS(res.status) == 2;
+            free(f), free(tail);
+            t = -1;
+        }
+    } else if (!sum) {
+        *why = sw_xasprintf("--size %llu: no 'checksum <value>' line on stdout", (unsigned long long)size);
+        t = -1;
+    }
+    if (res.interrupted)
+        t = -1;
+    free(sum);
+    sw_exec_res_free(&res);
+    return t;
+}
+
+/* Finds the --size whose baseline takes about o.target seconds: doubling
+ * until the target is passed, then interpolating in log-log space between
+ * the two sizes around it (so both linear and steeper workloads converge in
+ * a few probes).  Every probe is recorded. */
+static void calibrate_size(sweep *s, const char *w, calib *c, int *probes)
+{
+    double target = s->o.target, timeout = 10 * target + 2;
+    uint64_t lo_s = 0, hi_s = 0, size = 1;
+    double lo_t = 0, hi_t = 0;
+    uint64_t best_s = 0;
+    double best_t = -1;
+    int bad_sizes = 0;
+    for (*probes = 0; *probes < 40;) {
+        char *why = NULL;
+        int bad_size;
+        double t = probe(s, w, size, timeout, &why, &bad_size);
+        (*probes)++;
+        sw_db_store_probe(&s->db, w, *probes, size, isinf(t) ? (uint64_t)(timeout * 1e9) : t < 0 ? 0 : (uint64_t)(t * 1e9),
+                          isinf(t) ? "timeout" : t < 0 ? "failed" : "ok");
+        if (stop_signal) {
+            free(why);
+            c->failure = sw_xstrdup("interrupted");
+            return;
+        }
+        if (t < 0) {
+            /* Small sizes may be refused as bad input (exit 2): try larger. */
+            if (bad_size && !hi_s && ++bad_sizes <= 20) {
+                free(why);
+                lo_s = size;
+                lo_t = 0;
+                size *= 2;
+                continue;
+            }
+            c->failure = why;
+            return;
+        }
+        if (best_t < 0 || fabs(log(t / target)) < fabs(log(best_t / target))) {
+            best_s = size;
+            best_t = t;
+        }
+        if (fabs(t - target) <= 0.15 * target)
+            break;
+        if (t < target) {
+            lo_s = size, lo_t = t;
+        } else {
+            hi_s = size, hi_t = t;
+        }
+        uint64_t next;
+        if (!hi_s) {
+            /* Below 2 ms the time is mostly process start-up: just double. */
+            double f = t < 0.002 ? 2 : target / t;
+            next = (uint64_t)((double)size * (f < 2 ? 2 : f > 4 ? 4 : f));
+        } else if (!lo_s || lo_t <= 0) {
+            if (hi_s <= (lo_s ? lo_s + 1 : 1))
+                break; /* the smallest accepted size is already too slow */
+            uint64_t low = lo_s ? lo_s : 1;
+            next = low + (hi_s - low) / 2;
+        } else {
+            if (hi_s - lo_s <= 1)
+                break;
+            double k = isinf(hi_t) ? 0 : log(hi_t / lo_t) / log((double)hi_s / (double)lo_s);
+            double guess = k > 0.05 ? (double)lo_s * pow(target / lo_t, 1 / k) : sqrt((double)lo_s * (double)hi_s);
+            next = (uint64_t)llround(guess);
+            if (next <= lo_s)
+                next = lo_s + 1;
+            if (next >= hi_s)
+                next = hi_s - 1;
+        }
+        if (next == size)
+            break;
+        size = next;
+    }
+    if (best_t < 0) {
+        c->failure = sw_xstrdup("no size ran successfully");
+        return;
+    }
+    c->size = best_s;
+    c->seconds = best_t;
+    c->ok = 1;
+}
+
+/* Calibrates one workload (or times its fixed size), then runs --check
+ * once at that size for the reference checksum.  Stores the outcome. */
+static void calibrate(sweep *s, const char *w, calib *c)
+{
+    memset(c, 0, sizeof *c);
+    uint64_t fixed = sw_opts_fixed_size(&s->o, w);
+    int probes = 0;
+    const char *method = fixed ? "fixed" : "calibrated";
+    if (fixed) {
+        char *why = NULL;
+        int bad_size;
+        double t = probe(s, w, fixed, 10 * s->o.target + 60, &why, &bad_size);
+        probes = 1;
+        sw_db_store_probe(&s->db, w, 1, fixed, t > 0 && !isinf(t) ? (uint64_t)(t * 1e9) : 0,
+                          isinf(t) ? "timeout" : t < 0 ? "failed" : "ok");
+        if (t < 0 || isinf(t)) {
+            c->failure = why ? why : sw_xasprintf("--size %llu timed out", (unsigned long long)fixed);
+        } else {
+            c->size = fixed, c->seconds = t, c->ok = 1;
+            free(why);
+        }
+    } else {
+        calibrate_size(s, w, c, &probes);
+    }
+    if (stop_signal)
+        return;
+    if (c->ok) {
+        sw_exec_res res;
+        char *sum = NULL;
+        int rc = sw_run_plain(&s->runner, w, c->size, "--check", 60 * c->seconds + 30, &res, &sum);
+        if (rc != 0 || !sum) {
+            sw_exec_req req = {.path = w, .timeout = 60 * c->seconds + 30};
+            char *f = sw_exec_failure(&req, &res);
+            char *tail = sw_exec_tail(&res, 5);
+            c->failure = sw_xasprintf("--check at --size %llu failed: %s\n%s", (unsigned long long)c->size,
+                                      f ? f : "no 'checksum <value>' line", tail);
+            c->ok = 0;
+            free(f), free(tail), free(sum);
+        } else {
+            c->checksum = sum;
+        }
+        sw_exec_res_free(&res);
+    }
+    if (stop_signal)
+        return;
+    sw_db_store_calibration(&s->db, w, c->size, c->seconds, c->checksum, method, probes, c->ok ? "ok" : "failed",
+                            c->failure);
+    if (c->ok)
+        fprintf(stderr, "sweep: %s: --size %llu takes %.3f s (%s, %d probe%s); checksum %s\n", w,
+                (unsigned long long)c->size, c->seconds, method, probes, probes == 1 ? "" : "s", c->checksum);
+    else
+        fprintf(stderr, "sweep: %s: unusable, its runs will be recorded as failed: %s\n", w, c->failure);
+}
+
+/* ---- The sweep ------------------------------------------------------------- */
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells)
+{
+    sw_slot *slots;
+    int n = sw_plan_schedule(n_cells, o->warmup, o->runs, o->seed, &slots);
+    printf("plan: %d workload%s, %d cells, %d warm-up + %d measured rounds = %d runs, seed %llu\n",
+           o->n_workloads, o->n_workloads == 1 ? "" : "s", n_cells, o->warmup, o->runs, n,
+           (unsigned long long)o->seed);
+    for (int i = 0; i < n_cells; i++)
+        printf("cell %d %s\n", cells[i].id, cells[i].label);
+    for (int i = 0; i < n; i++)
+        printf("run %d round %d cell %d\n", slots[i].seq, slots[i].round, cells[slots[i].cell].id);
+    free(slots);
+}
+
+/* Stores the plan summary in meta (human-readable). */
+static void store_plan_meta(sweep *s, int n_slots)
+{
+    sw_buf b = {0};
+    sw_buf_printf(&b, "%d workloads x %d cells each (%d cells), %d warm-up + %d measured rounds, %d runs; workloads:",
+                  s->n_workloads, s->n_workloads ? s->n_cells / s->n_workloads : 0, s->n_cells, s->o.warmup,
+                  s->o.runs, n_slots);
+    for (int i = 0; i < s->n_workloads; i++)
+        sw_buf_printf(&b, " %s", s->workloads[i]);
+    sw_db_meta_set(&s->db, "plan", b.data);
+    sw_buf_free(&b);
+}
+
+int main(int argc, char **argv)
+{
+    static sweep sw;
+    sweep *s = &sw;
+    current = s;
+    s->t_start = sw_now_ns();
+    sw_opts_defaults(&s->o);
+    sw_opts_parse_args(&s->o, argc, argv);
+    int progress_opt = s->o.progress;
+    int resuming = s->o.resume_dir != NULL;
+
+    if (resuming) {
+        s->dir = sw_xstrdup(s->o.resume_dir);
+        struct stat st;
+        if (stat(s->dir, &st) != 0 || !S_ISDIR(st.st_mode))
+            sw_usage_error("--resume %s: not a directory", s->dir);
+        lock_dir(s->dir);
+        sw_db_open_existing(&s->db, s->dir);
+        char *config = sw_db_meta_get(&s->db, "config");
+        if (!config)
+            sw_usage_error("--resume %s: results.db holds no stored config", s->dir);
+        char *dir = s->dir;
+        sw_opts_defaults(&s->o);
+        sw_opts_parse_config(&s->o, config, "stored config");
+        s->o.progress = progress_opt;
+        s->dir = dir;
+        free(config);
+        resolve_workloads(s);
+    } else {
+        resolve_workloads(s);
+        if (s->o.cpu < 0)
+            s->o.cpu = sw_meta_default_cpu();
+    }
+    if (!sw_meta_cpu_allowed(s->o.cpu))
+        sw_usage_error("cpu %d is not one this process may run on (see taskset -p $$)", s->o.cpu);
+    if (s->o.plan_only) {
+        sw_cell *cells;
+        int n = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &cells);
+        print_plan(&s->o, cells, n);
+        return 0;
+    }
+    struct stat st;
+    if (stat(s->o.tmp_dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(s->o.tmp_dir, W_OK) != 0)
+        sw_usage_error("tmp: %s is not a writable directory", s->o.tmp_dir);
+
+    if (!resuming) {
+        /* Fail on bad settings before creating anything. */
+        sw_cell *cells;
+        int n = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &cells);
+        sw_plan_free_cells(cells, n);
+        s->dir = create_sweep_dir(s->o.out_root);
+        lock_dir(s->dir);
+        sw_db_create(&s->db, s->dir);
+        char *config = sw_opts_to_config(&s->o);
+        sw_db_meta_set(&s->db, "config", config);
+        free(config);
+        char *id = sw_xstrdup(s->dir);
+        sw_db_meta_set(&s->db, "sweep_id", basename(id));
+        free(id);
+        char seed[32];
+        snprintf(seed, sizeof seed, "%llu", (unsigned long long)s->o.seed);
+        sw_db_meta_set(&s->db, "seed", seed);
+        sw_db_meta_set(&s->db, "seed_source", s->o.seed_given ? "given" : "random (/dev/urandom)");
+        sw_db_meta_set(&s->db, "shuffle", "per round: Fisher-Yates over the cells with splitmix64 seeded once with "
+                                          "'seed'; SGC_SEED of run seq = splitmix64-mix(seed, seq) >> 1");
+        char *t = sw_xasprintf("%.3f", s->o.target);
+        sw_db_meta_set(&s->db, "calibration_target_s", t);
+        free(t);
+        sw_db_meta_set(&s->db, "bin_dir", s->o.bin_dir);
+        sw_db_meta_set(&s->db, "counters_privilege", "user space only (libpfm4 PFM_PLM3)");
+        sw_db_meta_set(&s->db, "status", "running");
+        time_t now = time(NULL);
+        char when[64];
+        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+        sw_db_meta_set(&s->db, "started_utc", when);
+        sw_meta_store_host(&s->db, s->o.cpu);
+        update_latest(s->dir);
+    }
+    fprintf(stderr, "sweep: results go to %s\n", s->dir);
+
+    signal(SIGINT, on_stop);
+    signal(SIGTERM, on_stop);
+    signal(SIGHUP, on_stop);
+    signal(SIGPIPE, SIG_IGN);
+
+    char *tmpl = sw_xasprintf("%s/sweep-XXXXXX", s->o.tmp_dir);
+    if (!mkdtemp(tmpl))
+        sw_usage_error("tmp: cannot create a directory in %s: %s", s->o.tmp_dir, strerror(errno));
+    s->tmp = tmpl;
+    sw_set_exit_hook(cleanup_tmp);
+
+    sw_pfm_probe(&s->counters, s->o.counters, s->o.n_counters);
+    sw_db_store_events(&s->db, &s->counters);
+    sw_db_meta_set(&s->db, "libpfm4_api", s->counters.pfm_version);
+
+    char *profile_dir = NULL;
+    if (s->o.keep_profiles) {
+        profile_dir = sw_xasprintf("%s/profiles", s->dir);
+        if (make_dirs(profile_dir) != 0)
+            sw_usage_error("cannot create %s: %s", profile_dir, strerror(errno));
+    }
+    sw_runner_init(&s->runner);
+    s->runner.bin_dir = s->o.bin_dir;
+    s->runner.tmp_dir = s->tmp;
+    s->runner.profile_dir = profile_dir;
+    s->runner.cpu = s->o.cpu;
+    s->runner.seed = s->o.seed;
+    s->runner.counters = s->counters.n_supported ? &s->counters : NULL;
+    s->runner.stop = &stop_signal;
+    s->live = progress_opt >= 0 ? progress_opt : isatty(2);
+
+    /* Calibration: every workload without a stored one. */
+    calib *cal = sw_xcalloc((size_t)s->n_workloads, sizeof *cal);
+    for (int i = 0; i < s->n_workloads && !stop_signal; i++) {
+        char *status = NULL, *failure = NULL, *sum = NULL;
+        double secs;
+        if (sw_db_get_calibration(&s->db, s->workloads[i], &cal[i].size, &sum, &status, &failure, &secs)) {
+            cal[i].checksum = sum;
+            cal[i].ok = status && !strcmp(status, "ok");
+            cal[i].failure = failure;
+            cal[i].seconds = secs;
+            free(status);
+        } else {
+            calibrate(s, s->workloads[i], &cal[i]);
+        }
+    }
+
+    /* The plan: stored once, with every cell's calibrated size. */
+    if (!stop_signal && sw_db_count(&s->db, "cells") == 0) {
+        s->n_cells = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &s->cells);
+        for (int i = 0; i < s->n_cells; i++)
+            for (int w = 0; w < s->n_workloads; w++)
+                if (!strcmp(s->cells[i].workload, s->workloads[w]))
+                    s->cells[i].size = cal[w].size;
+        sw_slot *slots;
+        int n = sw_plan_schedule(s->n_cells, s->o.warmup, s->o.runs, s->o.seed, &slots);
+        sw_db_store_plan(&s->db, s->cells, s->n_cells, slots, n);
+        store_plan_meta(s, n);
+        free(slots);
+    } else if (!stop_signal) {
+        s->n_cells = sw_db_load_cells(&s->db, &s->cells);
+    }
+
+    int total = sw_db_count(&s->db, "schedule");
+    sw_slot *missing = NULL;
+    int n_missing = stop_signal ? 0 : sw_db_missing_slots(&s->db, &missing);
+    int done = total - n_missing;
+    int failed = 0;
+    sqlite3_stmt *fq;
+    if (sqlite3_prepare_v2(s->db.db, "SELECT count(*) FROM runs WHERE status != 'ok'", -1, &fq, NULL) == SQLITE_OK) {
+        if (sqlite3_step(fq) == SQLITE_ROW)
+            failed = sqlite3_column_int(fq, 0);
+        sqlite3_finalize(fq);
+    }
+    if (!stop_signal)
+        fprintf(stderr, "sweep: %d runs planned, %d to run%s\n", total, n_missing, resuming ? " (resuming)" : "");
+    s->overheads = sw_xcalloc((size_t)(n_missing ? n_missing : 1), sizeof *s->overheads);
+
+    for (int i = 0; i < n_missing && !stop_signal; i++) {
+        uint64_t t0 = sw_now_ns();
+        const sw_slot *slot = &missing[i];
+        if (slot->cell < 0 || slot->cell >= s->n_cells)
+            sw_fatal("%s: the schedule names cell %d, which does not exist", s->db.path, slot->cell + 1);
+        const sw_cell *cell = &s->cells[slot->cell];
+        const calib *c = NULL;
+        for (int w = 0; w < s->n_workloads; w++)
+            if (!strcmp(cell->workload, s->workloads[w]))
+                c = &cal[w];
+        if (!c)
+            sw_fatal("%s: cell %s names workload %s, which is not in the stored plan", s->db.path, cell->label,
+                     cell->workload);
+        progress(s, done, total, failed, cell->label, 0);
+        sw_run_result res;
+        sw_run_row row;
+        if (!c->ok) {
+            memset(&res, 0, sizeof res);
+            res.profile_bytes = -1;
+            const char *why = c->failure ? c->failure : "?";
+            int first = (int)strcspn(why, "\n");
+            res.failure = sw_xasprintf("not run: the workload is unusable: %.*s", first, why);
+            res.tail = why[first] ? sw_xstrdup(why + first + 1) : NULL;
+            res.started_ns = sw_wallclock_ns();
+        } else {
+            double timeout = s->o.timeout > 0 ? s->o.timeout : 20 * c->seconds + 5;
+            sw_run_cell(&s->runner, cell, slot->seq, slot->round, c->checksum, timeout, &res);
+            if (res.interrupted) {
+                sw_run_result_free(&res);
+                break;
+            }
+        }
+        sw_run_to_row(&res, cell, slot->seq, slot->round, s->o.cpu, &s->counters, &row);
+        uint64_t t1 = sw_now_ns();
+        uint64_t child = res.exec.wall_ns;
+        row.overhead_ns = t1 - t0 > child ? t1 - t0 - child : 0;
+        sw_db_store_run(&s->db, &row);
+        uint64_t t2 = sw_now_ns();
+        if (c->ok)
+            s->overheads[s->n_overheads++] = t2 - t0 > child ? t2 - t0 - child : 0;
+        done++;
+        if (res.failure) {
+            failed++;
+            if (c->ok) { /* runs of unusable workloads were announced at calibration */
+                if (s->live)
+                    progress_end(s);
+                fprintf(stderr, "sweep: run %d %s round %d failed: %.*s\n", slot->seq, cell->label, slot->round,
+                        (int)strcspn(res.failure, "\n"), res.failure);
+            }
+        }
+        sw_run_result_free(&res);
+    }
+    progress(s, done, total, failed, NULL, 1);
+    progress_end(s);
+
+    /* Wrap up: metadata, CSV, summary. */
+    char *load = sw_meta_loadavg();
+    sw_db_meta_set(&s->db, "loadavg_end", load);
+    free(load);
+    if (s->n_overheads) {
+        qsort(s->overheads, (size_t)s->n_overheads, sizeof *s->overheads, cmp_u64);
+        char v[64];
+        snprintf(v, sizeof v, "%llu", (unsigned long long)s->overheads[s->n_overheads / 2]);
+        sw_db_meta_set(&s->db, "harness_overhead_median_ns", v);
+        snprintf(v, sizeof v, "%llu", (unsigned long long)s->overheads[s->n_overheads * 9 / 10]);
+        sw_db_meta_set(&s->db, "harness_overhead_p90_ns", v);
+    }
+    int complete = done == total;
+    time_t now = time(NULL);
+    char when[64];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    sw_db_meta_set(&s->db, complete ? "finished_utc" : "interrupted_utc", when);
+    sw_db_meta_set(&s->db, "status", complete ? "complete" : "interrupted");
+    char *csv = sw_xasprintf("%s/runs.csv", s->dir);
+    sw_db_export_csv(&s->db, csv);
+
+    /* Failed runs, at most 20 of them. */
+    sqlite3_stmt *fl;
+    if (sqlite3_prepare_v2(s->db.db,
+                           "SELECT r.seq, c.label, r.round, r.failure FROM runs r JOIN cells c USING(cell_id)"
+                           " WHERE r.status != 'ok' ORDER BY r.seq",
+                           -1, &fl, NULL) == SQLITE_OK) {
+        int shown = 0;
+        while (sqlite3_step(fl) == SQLITE_ROW) {
+            if (shown++ == 20)
+                continue;
+            if (shown == 1)
+                fprintf(stderr, "sweep: failed runs:\n");
+            const char *f = (const char *)sqlite3_column_text(fl, 3);
+            fprintf(stderr, "  run %d %s round %d: %.*s\n", sqlite3_column_int(fl, 0),
+                    (const char *)sqlite3_column_text(fl, 1), sqlite3_column_int(fl, 2),
+                    f ? (int)strcspn(f, "\n") : 1, f ? f : "?");
+        }
+        if (shown > 20)
+            fprintf(stderr, "  ... and %d more (see runs.csv)\n", shown - 20);
+        sqlite3_finalize(fl);
+    }
+    for (int i = 0; i < s->counters.n; i++)
+        if (!s->counters.events[i].supported)
+            fprintf(stderr, "sweep: counter %s not recorded: %s\n", s->counters.events[i].name,
+                    s->counters.events[i].reason);
+    if (s->n_overheads)
+        fprintf(stderr, "sweep: harness overhead per run: median %.2f ms, p90 %.2f ms (%d runs)\n",
+                (double)s->overheads[s->n_overheads / 2] / 1e6,
+                (double)s->overheads[s->n_overheads * 9 / 10] / 1e6, s->n_overheads);
+    sw_db_close(&s->db);
+    cleanup_tmp();
+    char el[32];
+    fmt_duration(el, sizeof el, (double)(sw_now_ns() - s->t_start) / 1e9);
+    if (!complete) {
+        fprintf(stderr, "sweep: interrupted after %s; %d of %d runs recorded. Finish it with: sweep --resume %s\n",
+                el, done, total, s->dir);
+        return 1;
+    }
+    fprintf(stderr, "sweep: %d runs, %d failed, in %s\n", total, failed, el);
+    printf("results: %s/results.db and %s\n", s->dir, csv);
+    free(csv);
+    return 0;
+}

@@ -1,0 +1,230 @@
+/* sw_util.c - errors, memory, strings, sizes, clocks and the generator. */
+#include "sw_util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void (*exit_hook)(void);
+
+void sw_set_exit_hook(void (*hook)(void)) { exit_hook = hook; }
+
+static SW_NORETURN void die(int status, const char *fmt, va_list ap)
+{
+    void (*hook)(void) = exit_hook;
+    exit_hook = NULL; /* a failure inside the hook must not recurse */
+    if (hook)
+        hook();
+    fputs("sweep: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    exit(status);
+}
+
+void sw_usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    die(2, fmt, ap);
+}
+
+void sw_fatal(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    die(1, fmt, ap);
+}
+
+void *sw_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        sw_fatal("out of memory (%zu bytes)", n);
+    return p;
+}
+
+void *sw_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        sw_fatal("out of memory (%zu x %zu bytes)", n, size);
+    return p;
+}
+
+void *sw_xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        sw_fatal("out of memory (%zu bytes)", n);
+    return q;
+}
+
+char *sw_xstrdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    return memcpy(sw_xmalloc(n), s, n);
+}
+
+char *sw_xasprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *s = sw_xmalloc((size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    return s;
+}
+
+/* Makes room for n more bytes plus the terminator. */
+static void buf_reserve(sw_buf *b, size_t n)
+{
+    if (b->len + n + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 64;
+        while (cap < b->len + n + 1)
+            cap *= 2;
+        b->data = sw_xrealloc(b->data, cap);
+        b->cap = cap;
+    }
+}
+
+void sw_buf_append(sw_buf *b, const char *s, size_t n)
+{
+    buf_reserve(b, n);
+    memcpy(b->data + b->len, s, n);
+    b->len += n;
+    b->data[b->len] = '\0';
+}
+
+void sw_buf_puts(sw_buf *b, const char *s) { sw_buf_append(b, s, strlen(s)); }
+
+void sw_buf_printf(sw_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    buf_reserve(b, (size_t)n);
+    va_start(ap, fmt);
+    vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+void sw_buf_free(sw_buf *b)
+{
+    free(b->data);
+    b->data = NULL;
+    b->len = b->cap = 0;
+}
+
+int sw_parse_uint(const char *s, uint64_t max, uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int sw_parse_bytes(const char *s, uint64_t *out)
+{
+    if (!s || *s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    if (*end)
+        return -1;
+    if (shift && v > (UINT64_MAX >> shift))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+int sw_parse_seconds(const char *s, double *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v) || v <= 0)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+char *sw_format_bytes(uint64_t bytes, char *buf, size_t size)
+{
+    static const char units[] = "GMK";
+    for (int i = 0; i < 3; i++) {
+        unsigned shift = (unsigned)(30 - 10 * i);
+        uint64_t unit = (uint64_t)1 << shift;
+        if (bytes >= unit && bytes % unit == 0) {
+            snprintf(buf, size, "%llu%c", (unsigned long long)(bytes >> shift), units[i]);
+            return buf;
+        }
+    }
+    snprintf(buf, size, "%llu", (unsigned long long)bytes);
+    return buf;
+}
+
+uint64_t sw_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t sw_wallclock_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void sw_rng_seed(sw_rng *r, uint64_t seed) { r->state = seed; }
+
+uint64_t sw_rng_next(sw_rng *r)
+{
+    uint64_t z = (r->state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+uint64_t sw_rng_below(sw_rng *r, uint64_t n)
+{
+    /* Rejecting the first (2^64 mod n) values removes the modulo bias. */
+    uint64_t threshold = (0 - n) % n;
+    uint64_t x;
+    do
+        x = sw_rng_next(r);
+    while (x < threshold);
+    return x % n;
+}
+
+uint64_t sw_mix64(uint64_t a, uint64_t b)
+{
+    sw_rng r = {a ^ (b * 0xd6e8feb86659fd93ull)};
+    return sw_rng_next(&r);
+}

@@ -1,0 +1,79 @@
+/* sw_util.h - small helpers shared by the harness modules: errors, memory,
+ * growable strings, size parsing/formatting, clocks and the seeded generator.
+ *
+ * Invariants:
+ *  - sw_usage_error() and sw_fatal() never return: the first is for bad input
+ *    (arguments, settings, files; exit status 2), the second for failures of
+ *    the machine or the harness itself (exit status 1).  Both print one line
+ *    "sweep: <message>" on stderr.  Before exiting they run the hook set with
+ *    sw_set_exit_hook (the sweep uses it to kill a run in flight).
+ *  - sw_xmalloc and friends never return NULL (out of memory is fatal).
+ *  - An sw_buf's data is always NUL-terminated (after any append), so it can
+ *    be used as a C string; len excludes the terminator.
+ *  - The generator (splitmix64) is fully determined by its seed, so a stored
+ *    seed replays the same shuffles on any machine.
+ */
+#ifndef SW_UTIL_H
+#define SW_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdarg.h>
+
+#define SW_NORETURN __attribute__((noreturn))
+#define SW_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+/* Prints "sweep: <message>" and exits with status 2 (bad input). */
+SW_NORETURN void sw_usage_error(const char *fmt, ...) SW_PRINTF(1, 2);
+/* Prints "sweep: <message>" and exits with status 1 (a failure). */
+SW_NORETURN void sw_fatal(const char *fmt, ...) SW_PRINTF(1, 2);
+/* Registers a function run once just before sw_usage_error/sw_fatal exit. */
+void sw_set_exit_hook(void (*hook)(void));
+
+void *sw_xmalloc(size_t n);
+void *sw_xcalloc(size_t n, size_t size);
+void *sw_xrealloc(void *p, size_t n);
+char *sw_xstrdup(const char *s);
+/* printf into a fresh heap string. */
+char *sw_xasprintf(const char *fmt, ...) SW_PRINTF(1, 2);
+
+typedef struct sw_buf {
+    char *data; /* NUL-terminated contents (NULL until the first append) */
+    size_t len; /* bytes used, excluding the terminator */
+    size_t cap; /* bytes allocated */
+} sw_buf;
+
+void sw_buf_append(sw_buf *b, const char *s, size_t n);
+void sw_buf_puts(sw_buf *b, const char *s);
+void sw_buf_printf(sw_buf *b, const char *fmt, ...) SW_PRINTF(2, 3);
+void sw_buf_free(sw_buf *b);
+
+/* Parses a byte count "N", "NK", "NM" or "NG" (powers of 1024, k/m/g too).
+ * Returns 0 and stores it, or -1 if s is not exactly such a number or
+ * overflows 64 bits. */
+int sw_parse_bytes(const char *s, uint64_t *out);
+/* Parses a non-negative decimal integer that fits in max; 0 or -1. */
+int sw_parse_uint(const char *s, uint64_t max, uint64_t *out);
+/* Parses a positive finite decimal number of seconds; 0 or -1. */
+int sw_parse_seconds(const char *s, double *out);
+/* Formats a byte count the way labels use it: "32K", "4M", "1G" when it is a
+ * whole multiple, else the plain number.  Returns buf. */
+char *sw_format_bytes(uint64_t bytes, char *buf, size_t size);
+
+/* CLOCK_MONOTONIC / CLOCK_REALTIME in nanoseconds. */
+uint64_t sw_now_ns(void);
+uint64_t sw_wallclock_ns(void);
+
+/* splitmix64: a tiny, well-mixed, seedable generator. */
+typedef struct sw_rng {
+    uint64_t state; /* advanced by a fixed odd constant per draw */
+} sw_rng;
+
+void sw_rng_seed(sw_rng *r, uint64_t seed);
+uint64_t sw_rng_next(sw_rng *r);
+/* Uniform in [0, n) without modulo bias; n > 0. */
+uint64_t sw_rng_below(sw_rng *r, uint64_t n);
+/* Mixes two values into one (used to derive per-run seeds from the sweep's). */
+uint64_t sw_mix64(uint64_t a, uint64_t b);
+
+#endif /* SW_UTIL_H */
