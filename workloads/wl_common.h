@@ -35,6 +35,9 @@
  *  - Failures found while running (a broken invariant a workload checks on
  *    its own) go through wl_fail(): message on stderr, exit status 1.
  *
+ *  - Random numbers.  wl_rng is a seeded xorshift64* generator, identical
+ *    on every run, for workloads and their references to draw the same values.
+ *
  *  - Types.  wl_type() registers a runtime type in one line; WL_PTR(T, f)
  *    is the ptr_map bit of pointer field f of struct T (the field must be
  *    8-byte aligned, which the macro checks at compile time).
@@ -122,6 +125,35 @@ static inline void wl_mix_double(wl_checksum *c, double d) {
 /* The printed value: the state after a final avalanche (every input bit
  * affects every output bit). */
 uint64_t wl_checksum_value(const wl_checksum *c);
+
+/* ---- Deterministic random numbers ----------------------------------------- */
+
+/* xorshift64*: a small, fast generator whose sequence is the same on every
+ * run and platform, so a workload and its reference computation draw the
+ * same numbers.  The state must not be 0 (wl_rng_seed takes care of it). */
+typedef struct wl_rng {
+    uint64_t s; /* current state, never 0 */
+} wl_rng;
+
+static inline wl_rng wl_rng_seed(uint64_t seed) {
+    wl_rng r = {seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull};
+    if (r.s == 0)
+        r.s = 1;
+    return r;
+}
+
+static inline uint64_t wl_rand(wl_rng *r) {
+    r->s ^= r->s >> 12;
+    r->s ^= r->s << 25;
+    r->s ^= r->s >> 27;
+    return r->s * 0x2545f4914f6cdd1dull;
+}
+
+/* A number in [0, n), n >= 1 (the high bits, scaled: no modulo bias worth
+ * caring about for workloads). */
+static inline uint64_t wl_rand_below(wl_rng *r, uint64_t n) {
+    return (uint64_t)(((unsigned __int128)wl_rand(r) * n) >> 64);
+}
 
 /* ---- Finishing ------------------------------------------------------------ */
 
