@@ -52,7 +52,7 @@ plot x with lines ls 100 title "identity y = x", \
      for [i = 1:npan * (n_poisson > 0)] f using (strcol(1) eq word(panels, i) && strcol(cm) eq "poisson" ? column(ce) : NaN):(column(cs)) \
          with points pt 6 ps 0.8 lc rgb wcolor(windex(word(panels, i))) title (i == 1 ? "poisson mode (open)" : ""), \
      for [j = 1:(n_bad > 0)] f using (column(cmatch) == 0 ? column(ce) : NaN):(column(cs)) \
-         with points pt 2 ps 2.2 lw 2.5 lc rgb "#E00000" title sprintf("mismatch (%d runs)", n_bad)
+         with points pt 2 ps 2.2 lw 2.5 lc rgb "#E00000" title sprintf("mismatching runs: %d", n_bad)
 unset label 1
 
 # Lower panel: the residual the rule fixes at exactly 0.

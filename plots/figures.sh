@@ -11,6 +11,7 @@
 # whose data this sweep does not have (no time-sampling cells, no stack
 # depths...) is not drawn: its caption says what is missing and any older
 # picture of it is removed, so a figure on disk always matches its data.
+# A figure whose data file is corrupt is left untouched (and reported).
 # Each picture is drawn under a temporary name and renamed into place only
 # when complete, so an interrupted or failed run never leaves half a file.
 #
@@ -67,7 +68,7 @@ trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' INT TERM HUP
 
 status=0          # raised to 2 (bad data) or 1 (failure); missing data is fine
-drawn=0; skipped=""
+drawn=0; skipped=""; broken=""
 
 # check_file NAME: 0 if plotdata/NAME.dat exists, has the documented header
 # and well-formed rows, and holds at least one row; 3 if it is absent or has
@@ -182,8 +183,14 @@ caption() {
     printf '%s\n' "$2" | fold -s -w 78 | sed 's/ *$//' > "$tmp/$1.txt" && mv -f "$tmp/$1.txt" "$out/$1.txt"
 }
 
-# not_drawn NAME TITLE WHY: the caption of a figure this sweep has no data for.
+# not_drawn NAME TITLE WHY: a figure this sweep has no data for gets a
+# caption saying so, and any older picture of it goes (it showed other data).
+# A figure whose data is corrupt is left exactly as it was: bad input never
+# destroys what an earlier run drew; the error message says what is wrong.
 not_drawn() {
+    case "$3" in
+        *"documented form"*) broken="$broken $1"; return ;;
+    esac
     rm -f "$out/$1.png" "$out/$1.svg"
     caption "$1" "$2 (sweep $sweep): NOT DRAWN. $3
 
@@ -204,6 +211,13 @@ why_missing() {
 }
 
 source_line="Data: $pd (written by build/bin/analyze from $dir/results.db). Intervals: $cilabel bootstrap confidence intervals (BCa, see docs/STATISTICS.md)."
+
+# The time-sampling rates of the sweep: the ticks of figure 2 and the
+# reference lines of figure 6.
+rates=""
+[ "$ok_time_cells" = yes ] && rates=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+    NF { r[$(c["time_hz"])] = 1 } END { for (k in r) print k }' "$pd/time_cells.dat" | sort -n | tr '\n' ' ')
+rates=${rates% }
 
 # Figure 1: overhead vs allocation sampling period.
 t1="Figure 1. Overhead vs allocation sampling period"
@@ -229,7 +243,7 @@ if [ "$ok_time_runs" = yes ] && [ "$ok_time_cells" = yes ]; then
     panels=$(present time_cells)
     base=$([ "$ok_baseline_runs" = yes ] && echo 1 || echo 0)
     cpu=$(has time_cells time_clock cpu)
-    draw overhead-time overhead.gp "which = 'time'; panels = '$panels'; has_base = $base; has_poisson = $cpu" &&
+    draw overhead-time overhead.gp "which = 'time'; panels = '$panels'; has_base = $base; has_poisson = $cpu; time_rates = '$rates'" &&
     caption overhead-time "$t2 (sweep $sweep).
 
 What: for each workload (one panel each: $panels), the run time with the time sampler on, divided by the median run time of the same workload without sampling (its baseline), against the requested sampling rate in Hz on a log axis. Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise.")$([ "$cpu" = 1 ] && echo " Open circles and the dashed line are cells with the CPU-time clock; filled ones the wall clock.")
@@ -268,9 +282,9 @@ if [ "$ok_exactness" = yes ]; then
     draw exactness exactness.gp "panels = '$panels'; n_runs = $1; n_bad = $2; n_fixed = $3; n_poisson = $4" &&
     caption exactness "$t4 (sweep $sweep).
 
-What: one point per measured run of every allocation-sampling cell ($1 runs: $3 in fixed mode, $4 in poisson mode; workloads: $panels): the sample points the runtime counted (alloc_sample_points) against the bytes allocated while sampling divided by the period, on log-log axes, with the identity line. The lower panel shows what the log scale hides: for fixed-mode runs, sample points minus floor(bytes / period), which the sampling rule (docs/FORMATS.md and DESIGN) says must be exactly 0.
+What: one point per measured run of every allocation-sampling cell ($1 runs: $3 in fixed mode, $4 in poisson mode; workloads: $panels): the sample points the runtime counted (alloc_sample_points) against the bytes allocated while sampling divided by the period, on log-log axes, with the identity line. The lower panel shows what the log scale hides: for fixed-mode runs, sample points minus floor(bytes / period), which the sampling rule makes exactly 0 (docs/FORMATS.md, the stats record).
 
-How to read: every fixed-mode point must lie on the identity line and on 0 in the lower panel; a run that does not is a bug in the sampler and is marked with a red cross (this sweep: $2 mismatches). Poisson-mode runs scatter around the line by about the square root of the count.$([ "$5" -gt 0 ] && echo " $5 runs with fewer than one expected sample cannot be shown on the log axes.")
+How to read: every fixed-mode point must lie on the identity line and on 0 in the lower panel; a run that does not is a bug in the sampler and is marked with a red cross (mismatching runs in this sweep: $2). Poisson-mode runs scatter around the line by about the square root of the count.$([ "$5" -gt 0 ] && echo " $5 runs with fewer than one expected sample cannot be shown on the log axes.")
 
 $source_line"
 else
@@ -296,7 +310,7 @@ How to read: the slope is the cost of each extra frame a sample records; the val
 $source_line"
 else
     if [ "$ok_depth" = yes ]; then
-        why="this sweep did not vary the stack depth (plotdata/depth.dat has $depths distinct depth); run a sweep that includes deepstack at several --depth values."
+        why="This sweep did not vary the stack depth (plotdata/depth.dat has $depths distinct depths); run a sweep that includes deepstack at several --depth values."
     else
         why=$(why_missing depth)
     fi
@@ -308,13 +322,10 @@ t6="Figure 6. Allocation samples per second vs sampling period"
 if [ "$ok_alloc_cells" = yes ]; then
     panels=$(present alloc_cells)
     amode=fixed; [ "$(has alloc_cells alloc_mode fixed)" = 1 ] || amode=poisson
-    rates=""
-    [ "$ok_time_cells" = yes ] && rates=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
-        NF { r[$(c["time_hz"])] = 1 } END { for (k in r) print k }' "$pd/time_cells.dat" | sort -n | tr '\n' ' ')
-    draw sample-rate sample-rate.gp "panels = '$panels'; amode = '$amode'; time_rates = '${rates% }'" &&
+    draw sample-rate sample-rate.gp "panels = '$panels'; amode = '$amode'; time_rates = '$rates'" &&
     caption sample-rate "$t6 (sweep $sweep).
 
-What: allocation samples recorded per second of run time (median over the runs of each cell, with $cilabel confidence intervals, usually narrower than the markers) against the allocation sampling period in bytes, log-log, one line per workload ($amode mode).$([ -n "$rates" ] && echo " Dashed horizontal lines mark the time-sampling rates of this sweep (${rates% } Hz) for comparison.")
+What: allocation samples recorded per second of run time (median over the runs of each cell, with $cilabel confidence intervals, usually narrower than the markers) against the allocation sampling period in bytes, log-log, one line per workload ($amode mode).$([ -n "$rates" ] && echo " Dashed horizontal lines mark the time-sampling rates of this sweep ($rates Hz) for comparison.")
 
 How to read: each line falls with slope -1 (twice the period, half the samples); its height is the workload's allocation rate divided by the period. A workload that allocates fast takes many more samples at the same period and therefore pays more (figure 1): the period alone does not fix the cost, the sample rate does. Where a line crosses a dashed line, allocation sampling takes as many samples as the time sampler at that rate.
 
@@ -323,5 +334,5 @@ else
     not_drawn sample-rate "$t6" "$(why_missing alloc_cells)"
 fi
 
-echo "figures: $drawn drawn in $out${skipped:+; not drawn (no data in this sweep, see their captions):$skipped}"
+echo "figures: $drawn drawn in $out${skipped:+; not drawn (no data in this sweep, see their captions):$skipped}${broken:+; not drawn (bad plot data, see above):$broken}"
 exit $status

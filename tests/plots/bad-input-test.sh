@@ -1,0 +1,81 @@
+#!/bin/sh
+# bad-input-test.sh WORKDIR - plots/figures.sh on missing, incomplete and corrupt plot data: the right exit status, a message naming the problem, the other figures still drawn, nothing good destroyed.
+work=$1
+[ -n "$work" ] || { echo "usage: bad-input-test.sh WORKDIR" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+fig="$(cd "$here/../.." && pwd)/plots/figures.sh"
+rm -rf "$work" && mkdir -p "$work" || exit 1
+
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+# expect STATUS PATTERN DESCRIPTION -- ARGS: figures.sh ARGS exits STATUS
+# and its output matches PATTERN (grep -E).
+expect() {
+    want=$1; pat=$2; what=$3; shift 4
+    sh "$fig" "$@" > "$work/out" 2>&1
+    got=$?
+    [ $got -eq "$want" ] || { bad "$what: exit $got, expected $want"; sed 's/^/    /' "$work/out"; return; }
+    grep -Eq "$pat" "$work/out" || { bad "$what: no message matching /$pat/"; sed 's/^/    /' "$work/out"; }
+}
+fresh() { rm -rf "$work/s" && sh "$here/mkfixture.sh" "$work/s"; }
+
+# The directory itself.
+expect 2 "usage" "no argument" --
+expect 2 "nowhere: no such sweep directory" "missing directory" -- "$work/nowhere"
+mkdir -p "$work/empty"
+expect 2 "plotdata: missing; run build/bin/analyze" "no plotdata" -- "$work/empty"
+mkdir -p "$work/empty/plotdata"
+expect 2 "none of the plot data files" "empty plotdata" -- "$work/empty"
+[ -d "$work/empty/figures" ] && [ -n "$(ls -A "$work/empty/figures")" ] && bad "files written for an empty plotdata"
+
+# A corrupt file: exit 2 naming file and line; the figures that do not
+# need it are drawn; the pictures that do need it survive from before.
+fresh
+sh "$fig" "$work/s" > /dev/null 2>&1 || bad "fixture did not draw"
+cp "$work/s/figures/overhead-alloc.png" "$work/before.png"
+sed -i '3s/^alpha fixed 65536 5 [^ ]*/alpha fixed 65536 5 1.4x/' "$work/s/plotdata/alloc_cells.dat"
+rm -f "$work/s/figures/overhead-time.png"
+expect 2 "alloc_cells.dat:3: column overhead .*not a number" "corrupt number" -- "$work/s"
+cmp -s "$work/s/figures/overhead-alloc.png" "$work/before.png" || bad "the figure of a corrupt file was overwritten or removed"
+[ -s "$work/s/figures/overhead-time.png" ] || bad "a figure that does not need the corrupt file was not drawn"
+grep -q "bad plot data, see above):.*overhead-alloc.*sample-rate" "$work/out" || bad "summary line does not list the figures with bad data"
+
+fresh
+sed -i '1s/ ratio / rate /' "$work/s/plotdata/time_runs.dat"
+expect 2 "time_runs.dat:1: no column \"ratio\"" "header without a needed column" -- "$work/s"
+fresh
+sed -i '2s/$/ extra/' "$work/s/plotdata/exactness.dat"
+expect 2 "exactness.dat:2: 9 fields, the header names 8" "row with an extra field" -- "$work/s"
+fresh
+sed -i '1s/^# //' "$work/s/plotdata/depth.dat"
+expect 2 "depth.dat:1: first line must be" "header without #" -- "$work/s"
+
+# Data this sweep does not have: not an error; a caption says why; an older
+# picture of that figure is removed (it showed other data).
+fresh
+sh "$fig" "$work/s" > /dev/null 2>&1
+rm "$work/s/plotdata/depth.dat"
+head -n 1 "$work/s/plotdata/time_runs.dat" > "$work/t" && mv "$work/t" "$work/s/plotdata/time_runs.dat"
+expect 0 "4 drawn.*not drawn \(no data in this sweep.*overhead-time cost-depth" "no depth data, no time runs" -- "$work/s"
+[ -e "$work/s/figures/cost-depth.png" ] && bad "stale cost-depth.png kept although its data is gone"
+[ -e "$work/s/figures/overhead-time.svg" ] && bad "stale overhead-time.svg kept although its data is gone"
+grep -q "NOT DRAWN" "$work/s/figures/cost-depth.txt" && grep -q "depth.dat is missing" "$work/s/figures/cost-depth.txt" ||
+    bad "cost-depth.txt does not say depth.dat is missing"
+tr '\n' ' ' < "$work/s/figures/overhead-time.txt" | grep -q "NOT DRAWN.*time_runs.dat has no rows" ||
+    bad "overhead-time.txt does not say time_runs.dat has no rows"
+[ -s "$work/s/figures/overhead-alloc.png" ] && [ -s "$work/s/figures/sample-rate.png" ] || bad "the other figures were not drawn"
+
+# Depth present but never varied (analyze writes NaN depths then).
+fresh
+awk 'NR > 1 && NF { $2 = "NaN" } { print }' "$work/s/plotdata/depth.dat" > "$work/t" && mv "$work/t" "$work/s/plotdata/depth.dat"
+expect 0 "not drawn.*cost-depth" "depth not varied" -- "$work/s"
+tr '\n' ' ' < "$work/s/figures/cost-depth.txt" | grep -q "did not vary the stack depth" || bad "cost-depth.txt does not say the depth was not varied"
+
+# NaN values (statistics not available) are plotted around, not fatal.
+fresh
+awk 'NR == 2 { $5 = $6 = $7 = "NaN" } { print }' "$work/s/plotdata/alloc_cells.dat" > "$work/t" && mv "$work/t" "$work/s/plotdata/alloc_cells.dat"
+grep -q NaN "$work/s/plotdata/alloc_cells.dat" || bad "test setup: no NaN written"
+expect 0 "6 drawn" "NaN overheads" -- "$work/s"
+
+[ $fail -eq 0 ] && echo "bad input: all cases behave"
+exit $fail

@@ -1,0 +1,72 @@
+#!/bin/sh
+# fixture-test.sh WORKDIR - plots/figures.sh on the synthetic fixture sweep draws all six figures, correctly and repeatably.
+#
+# Checks: exit 0; every figure as a real PNG (signature) and a complete SVG,
+# non-trivial in size; every caption names its figure and the sweep; the
+# small multiples have one panel per workload; the exactness figure flags the
+# one mismatching run the fixture holds; the CI level comes from summary.csv;
+# no temporary files are left; a second run gives byte-identical SVGs (the
+# run dots' jitter is deterministic).
+work=$1
+[ -n "$work" ] || { echo "usage: fixture-test.sh WORKDIR" >&2; exit 2; }
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+sweep="$work/fixture-sweep"
+rm -rf "$sweep" && mkdir -p "$work" || exit 1
+sh "$here/mkfixture.sh" "$sweep" || { echo "FAIL: mkfixture.sh failed"; exit 1; }
+
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+sh "$root/plots/figures.sh" "$sweep" > "$work/out1" 2>&1
+rc=$?
+cat "$work/out1"
+[ $rc -eq 0 ] || bad "figures.sh exited $rc on a complete fixture"
+
+figs="overhead-alloc overhead-time normalized exactness cost-depth sample-rate"
+n=0
+for f in $figs; do
+    n=$((n + 1))
+    png="$sweep/figures/$f.png"; svg="$sweep/figures/$f.svg"; txt="$sweep/figures/$f.txt"
+    [ -f "$png" ] || { bad "$f.png missing"; continue; }
+    sig=$(od -An -c -N4 "$png" | tr -d ' ')
+    [ "$sig" = '211PNG' ] || bad "$f.png is not a PNG (starts with $sig)"
+    [ "$(wc -c < "$png")" -gt 15000 ] || bad "$f.png is suspiciously small ($(wc -c < "$png") bytes)"
+    [ -f "$svg" ] && grep -q '<svg' "$svg" && grep -q '</svg>' "$svg" || bad "$f.svg missing or incomplete"
+    [ -f "$txt" ] || { bad "$f.txt (caption) missing"; continue; }
+    grep -q "^Figure $n\." "$txt" || bad "$f.txt does not start as figure $n"
+    flat=$(tr '\n' ' ' < "$txt")          # captions are folded at 78 columns
+    case "$flat" in *"sweep fixture-sweep"*) ;; *) false ;; esac || bad "$f.txt does not name the sweep"
+    grep -q "NOT DRAWN" "$txt" && bad "$f.txt says NOT DRAWN on a complete fixture"
+    case "$flat" in *"90% "*) ;; *) false ;; esac || bad "$f.txt does not give the confidence level of summary.csv (90%)"
+    grep -q "fixture-sweep" "$svg" || bad "$f.svg has no title naming the sweep"
+done
+
+# One panel per workload in the small multiples (panel titles are SVG text).
+for f in overhead-alloc overhead-time; do
+    for w in alpha beta gamma; do
+        grep -q ">$w<" "$sweep/figures/$f.svg" || bad "$f.svg has no panel for $w"
+    done
+done
+# Every workload is in the legend of the single-panel figures.
+for w in alpha beta gamma; do
+    grep -q ">$w<" "$sweep/figures/sample-rate.svg" || bad "sample-rate.svg has no line for $w"
+    grep -q ">$w<" "$sweep/figures/normalized.svg" || bad "normalized.svg has no slot for $w"
+done
+grep -q "mismatching runs: 1<" "$sweep/figures/exactness.svg" || bad "exactness.svg does not flag the fixture's one mismatching run"
+tr '\n' ' ' < "$sweep/figures/exactness.txt" | grep -q "mismatching runs in this sweep: 1" || bad "exactness.txt does not count the mismatch"
+grep -q "poisson" "$sweep/figures/overhead-alloc.svg" || bad "overhead-alloc.svg does not show the poisson cells"
+grep -q "90% CI" "$sweep/figures/overhead-alloc.svg" || bad "overhead-alloc.svg key does not say 90% CI"
+grep -q "time samples, 1000 Hz" "$sweep/figures/cost-depth.svg" || bad "cost-depth.svg lacks the time-sample series"
+grep -q "allocation samples, period 64K" "$sweep/figures/cost-depth.svg" || bad "cost-depth.svg lacks the allocation-sample series"
+ls -a "$sweep/figures" | grep -q '^\.tmp' && bad "temporary files left in figures/"
+
+# Same data, same pictures.
+mkdir -p "$work/first" && cp "$sweep"/figures/*.svg "$work/first/"
+sh "$root/plots/figures.sh" "$sweep" > "$work/out2" 2>&1 || bad "second run failed"
+for f in $figs; do
+    cmp -s "$sweep/figures/$f.svg" "$work/first/$f.svg" || bad "$f.svg differs between two runs on the same data"
+done
+
+[ $fail -eq 0 ] && echo "fixture: all six figures drawn and checked"
+exit $fail

@@ -1,0 +1,68 @@
+#!/bin/sh
+# mkfixture.sh DIR - writes a small synthetic sweep directory (summary.csv line 1 and plotdata/*.dat) for the figure tests.
+#
+# The numbers are made up by a formula, not measured: they exist only so that
+# plots/figures.sh can be tested without running a sweep.  The files follow
+# docs/STATISTICS.md, "Plot data", exactly: a "# <columns>" header, rows
+# grouped by workload with two blank lines between groups, one blank line
+# between sub-series.  Three workloads, fixed and poisson allocation cells at
+# three periods, two time-sampling rates, five runs per cell, three stack
+# depths, and exactly one fixed-mode run whose sample count is off by one
+# (match = 0), which the exactness figure must flag.
+set -e
+d=$1
+[ -n "$d" ] || { echo "usage: mkfixture.sh DIR" >&2; exit 2; }
+mkdir -p "$d/plotdata"
+echo "# analyze seed=1 resamples=1000 confidence=0.9" > "$d/summary.csv"
+awk -v pd="$d/plotdata" 'BEGIN {
+    n = split("alpha beta gamma", w, " ")
+    f["wl"] = pd "/workloads.dat";      print "# index workload" > f["wl"]
+    f["ar"] = pd "/alloc_runs.dat";     print "# workload alloc_mode alloc_period round wall_ns ratio alloc_samples alloc_sps" > f["ar"]
+    f["ac"] = pd "/alloc_cells.dat";    print "# workload alloc_mode alloc_period runs overhead overhead_lo overhead_hi alloc_sps alloc_sps_lo alloc_sps_hi norm_overhead norm_lo norm_hi cost_us cost_lo cost_hi ci" > f["ac"]
+    f["tr"] = pd "/time_runs.dat";      print "# workload time_clock time_hz round wall_ns ratio time_samples time_sps" > f["tr"]
+    f["tc"] = pd "/time_cells.dat";     print "# workload time_clock time_hz runs overhead overhead_lo overhead_hi time_sps time_sps_lo time_sps_hi hz_achieved norm_overhead norm_lo norm_hi cost_us cost_lo cost_hi ci" > f["tc"]
+    f["br"] = pd "/baseline_runs.dat";  print "# workload round wall_ns ratio" > f["br"]
+    f["no"] = pd "/normalized.dat";     print "# index workload alloc_period alloc_sps alloc_norm alloc_norm_lo alloc_norm_hi time_hz time_sps time_norm time_norm_lo time_norm_hi" > f["no"]
+    f["ex"] = pd "/exactness.dat";      print "# workload alloc_mode alloc_period round sampled_bytes expected sample_points match" > f["ex"]
+    f["de"] = pd "/depth.dat";          print "# workload depth kind alloc_period time_hz runs samples cost_us cost_lo cost_hi" > f["de"]
+    base = 300000000
+    for (i = 1; i <= n; i++) {
+        print i - 1, w[i] > f["wl"]
+        if (i > 1) for (k in f) if (k != "wl" && k != "no" && k != "de") printf "\n\n" > f[k]
+        rate = 4e8 * i * i                        # bytes allocated per second
+        for (r = 1; r <= 5; r++) print w[i], r, base + (r - 3) * 1e6, 1 + (r - 3) * 0.004 > f["br"]
+        for (m = 1; m <= 2; m++) {
+            mode = (m == 1) ? "fixed" : "poisson"
+            if (m == 2) { print "" > f["ar"]; print "" > f["ac"]; print "" > f["ex"] }
+            for (p = 32768; p <= 131072; p *= 2) {
+                sps = rate / p; o = 1 + sps * 1e-5
+                for (r = 1; r <= 5; r++) {
+                    ratio = o * (1 + (r - 3) * 0.005)
+                    print w[i], mode, p, r, int(base * ratio), ratio, int(sps * 0.3), sps > f["ar"]
+                    bytes = int(rate * 0.3) + r * 1000 + 17
+                    pts = int(bytes / p)
+                    if (mode == "poisson") pts += (r - 3) * 3
+                    mt = (mode == "fixed") ? 1 : "NaN"
+                    if (mode == "fixed" && i == 2 && p == 65536 && r == 4) { pts += 1; mt = 0 }
+                    printf "%s %s %d %d %d %.6g %d %s\n", w[i], mode, p, r, bytes, bytes / p, pts, mt > f["ex"]
+                }
+                nn = 1 + (o - 1) * 1000 / sps
+                print w[i], mode, p, 5, o, o * 0.99, o * 1.01, sps, sps * 0.98, sps * 1.02, nn, nn - 0.002, nn + 0.003, 10, 9, 11, "bca" > f["ac"]
+            }
+        }
+        for (h = 1000; h <= 2000; h *= 2) {
+            o = 1 + h * 5e-6
+            for (r = 1; r <= 5; r++) print w[i], "wall", h, r, int(base * o * (1 + (r - 3) * 0.005)), o * (1 + (r - 3) * 0.005), int(h * 0.3), h > f["tr"]
+            nn = 1 + (o - 1) * 1000 / h
+            print w[i], "wall", h, 5, o, o * 0.99, o * 1.01, h, h * 0.99, h * 1.01, h * 0.98, nn, nn - 0.01, nn + 0.01, 5, 4, 6, "percentile" > f["tc"]
+        }
+        sps = rate / 65536
+        print i - 1, w[i], 65536, sps, 1 + 1e-2, 1.005, 1.02, 1000, 1000, 1.005, 0.99, 1.02 > f["no"]
+    }
+    for (k = 1; k <= 2; k++) {
+        if (k == 2) print "" > f["de"]
+        for (dp = 16; dp <= 256; dp *= 4)
+            if (k == 1) print "deepstack", dp, "alloc", 65536, 0, 5, 4000, 0.5 + dp * 0.01, 0.4 + dp * 0.01, 0.6 + dp * 0.01 > f["de"]
+            else        print "deepstack", dp, "time", 0, 1000, 5, 300, 3 + dp * 0.008, 2.7 + dp * 0.008, 3.4 + dp * 0.008 > f["de"]
+    }
+}'
