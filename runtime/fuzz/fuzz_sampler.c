@@ -14,7 +14,9 @@
  * The nursery is 16 KiB (SGC_NURSERY overrides), so periods larger than the
  * nursery, objects larger than the nursery and large objects all occur.
  * A mismatch prints what differs and aborts, which libFuzzer reports with
- * the input that caused it.
+ * the input that caused it.  With FUZZ_TRACE=1 in the environment each input
+ * is also printed to stderr as an allocation trace (DESIGN.md) that
+ * sgc-replay can run.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,6 +38,7 @@ typedef struct fuzz_events {
 static fuzz_events got, want;
 static uint32_t fuzz_tid;
 static uint64_t nursery_bytes;
+static int trace; /* FUZZ_TRACE: print each input as a trace */
 
 /* Objects kept reachable: the roots of one frame. */
 #define FUZZ_MAX_KEEP 4096
@@ -80,6 +83,8 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
     root_frame.nroots = FUZZ_MAX_KEEP; /* NULL entries are skipped */
     sgc_frame_push(&root_frame);
     sgc__sample_set_observer(on_sample, NULL);
+    const char *tr = getenv("FUZZ_TRACE");
+    trace = tr && *tr && strcmp(tr, "0");
     return 0;
 }
 
@@ -128,6 +133,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint64_t bytes0 = st.sampled_bytes, points0 = st.alloc_sample_points;
     uint64_t serial_base = sgc__sampler.serial;
     size_t nkept = 0;
+    if (trace)
+        fprintf(stderr, "# fuzz input of %zu bytes\nnursery %llu\n", size,
+                (unsigned long long)nursery_bytes);
 
     while (r.p < r.end) {
         unsigned op = next8(&r) % 8;
@@ -136,6 +144,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             unsigned c = next8(&r);
             size_t payload = pick_payload(&r, c);
             int keep = (c & 4) && nkept < FUZZ_MAX_KEEP;
+            if (trace)
+                fprintf(stderr, "alloc %zu%s\n", payload, keep ? " keep" : "");
             uint64_t before = sgc__stats.alloc_sample_points;
             sgc_obj obj = sgc_alloc(fuzz_tid, payload);
             uint64_t points = sgc__stats.alloc_sample_points - before;
@@ -148,22 +158,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             if (keep)
                 kept[nkept++] = obj;
         } else if (op == 4) {
+            if (trace)
+                fprintf(stderr, "minor\n");
             sgc_collect_minor();
             model_minor(&m);
         } else if (op == 5) {
+            if (trace)
+                fprintf(stderr, "major\n");
             sgc_collect_major();
             model_minor(&m);
         } else if (op == 6) {
             uint64_t p = pick_period(&r);
+            if (trace)
+                fprintf(stderr, "period %llu\n", (unsigned long long)p);
             sgc_sampling_start(p, SGC_SAMPLE_FIXED, 0);
             model_start(&m, p, SGC_SAMPLE_FIXED, 0);
         } else {
             unsigned c = next8(&r);
             if (c % 4 == 0) {
+                if (trace)
+                    fprintf(stderr, "period 0\n");
                 sgc_sampling_stop();
                 model_stop(&m);
             } else {
                 uint64_t p = pick_period(&r), seed = next32(&r);
+                if (trace)
+                    fprintf(stderr, "poisson %llu %llu\n", (unsigned long long)p, (unsigned long long)seed);
                 sgc_sampling_start(p, SGC_SAMPLE_POISSON, seed);
                 model_start(&m, p, SGC_SAMPLE_POISSON, seed);
             }

@@ -1,0 +1,316 @@
+/* sample_bench.c - benchmarks of the allocation sampler: the cost of one
+ * sample at several stack depths, and the overhead of sampling on an
+ * allocation-heavy loop at periods from 32 KiB to 32 MiB.
+ *
+ * usage: sample-bench cost [--profile FILE] [--rounds N]
+ *        sample-bench overhead [--profile FILE] [--rounds N] [--mib M]
+ *
+ * cost: at depth d (1, 10, 100 frames) the innermost function allocates
+ *   64-byte objects with sampling off and with a period of 64 bytes (every
+ *   allocation is one sample, its record written to the profile, its
+ *   survival settled at the next minor collection); the difference per
+ *   allocation is the cost of a sample.  Three stack shapes: "same" (every
+ *   sample from the same frames), "leaf" (the innermost frame is popped and
+ *   pushed again between allocations), "fresh" (all d frames are popped and
+ *   pushed again): the profile's calling-context tree makes a sample cost
+ *   O(frames pushed since the previous sample), so only "fresh" grows with d.
+ *   Frame pushes are done in both the off and the on runs.
+ * overhead: a loop that allocates M MiB (default 256) of objects of mixed
+ *   sizes, a few percent of them kept alive for a while in a ring, runs with
+ *   sampling off and on at each period, rounds interleaved; prints median
+ *   times, the measured overhead, and the overhead predicted from the
+ *   samples taken and the per-sample cost (less noisy than the measured one
+ *   on a shared machine).
+ * Every timing is checked for the work it claims: the sample count must be
+ * exactly floor(bytes / P) (fixed mode), or the run is reported as failed.
+ * The profile goes to FILE (default /tmp/sample-bench.<pid>.prof, removed at
+ * the end), so writing it is part of the cost measured.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "sgc.h"
+
+static uint32_t tid_small, tid_node;
+
+/* CPU time of the process (user + system, the profile's writes included):
+ * on a shared machine, time spent descheduled would swamp the differences
+ * measured here. */
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint64_t median(uint64_t *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_u64);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static uint64_t points(void) {
+    sgc_stats st;
+    sgc_get_stats(&st);
+    return st.alloc_sample_points;
+}
+
+/* ---- cost ----------------------------------------------------------------- */
+
+enum shape { SHAPE_SAME, SHAPE_LEAF, SHAPE_FRESH };
+static const char *shape_name[] = {"same", "leaf", "fresh"};
+
+static sgc_func bench_funcs[100];
+static char bench_names[100][16];
+
+/* Allocates n 64-byte objects with frames f[0..depth-1] pushed, re-pushing
+ * the ones the shape asks for before every allocation. */
+__attribute__((noinline)) static uintptr_t alloc_at_depth(int depth, enum shape shape, long n) {
+    sgc_frame f[100];
+    for (int i = 0; i < depth; i++) {
+        f[i].func = &bench_funcs[i];
+        f[i].roots = NULL;
+        f[i].nroots = 0;
+        sgc_frame_push(&f[i]);
+    }
+    int repush = shape == SHAPE_SAME ? 0 : shape == SHAPE_LEAF ? 1 : depth;
+    uintptr_t sum = 0;
+    for (long k = 0; k < n; k++) {
+        for (int i = depth - 1; i >= depth - repush; i--)
+            sgc_frame_pop(&f[i]);
+        for (int i = depth - repush; i < depth; i++)
+            sgc_frame_push(&f[i]);
+        sum += (uintptr_t)sgc_alloc(tid_small, 56) & 0xff;
+    }
+    for (int i = depth - 1; i >= 0; i--)
+        sgc_frame_pop(&f[i]);
+    return sum;
+}
+
+static int run_cost(int rounds) {
+    const long n = 200000;
+    const int depths[] = {1, 10, 100};
+    printf("# per-sample cost: %ld allocations of 64 bytes, period 64 (one sample each), median of %d rounds\n",
+           n, rounds);
+    printf("%-6s %-6s %12s %12s %12s\n", "depth", "stack", "off_ns/alloc", "on_ns/alloc", "ns/sample");
+    int failed = 0;
+    for (int di = 0; di < 3; di++) {
+        for (int s = SHAPE_SAME; s <= SHAPE_FRESH; s++) {
+            uint64_t off[64], on[64];
+            for (int r = 0; r < rounds; r++) {
+                sgc_collect_minor();
+                uint64_t t0 = now_ns();
+                alloc_at_depth(depths[di], (enum shape)s, n);
+                off[r] = now_ns() - t0;
+                sgc_sampling_start(64, SGC_SAMPLE_FIXED, 0);
+                sgc_collect_minor();
+                uint64_t p0 = points();
+                t0 = now_ns();
+                alloc_at_depth(depths[di], (enum shape)s, n);
+                sgc_collect_minor(); /* the last survivals settled: part of the cost */
+                on[r] = now_ns() - t0;
+                uint64_t got = points() - p0;
+                sgc_sampling_stop();
+                if (got != (uint64_t)n) {
+                    fprintf(stderr, "sample-bench: depth %d: %llu samples, expected %ld\n", depths[di],
+                            (unsigned long long)got, n);
+                    failed = 1;
+                }
+            }
+            double off_ns = (double)median(off, rounds) / n, on_ns = (double)median(on, rounds) / n;
+            printf("%-6d %-6s %12.1f %12.1f %12.1f\n", depths[di], shape_name[s], off_ns, on_ns, on_ns - off_ns);
+        }
+    }
+    return failed;
+}
+
+/* ---- overhead ---------------------------------------------------------------- */
+
+typedef struct node {
+    struct node *next; /* pointer field */
+    uint64_t value;    /* data */
+} node;
+
+#define RING 4096
+static sgc_obj ring[RING]; /* a few objects live for a while (global roots) */
+
+/* Allocates about mib MiB: short lists of nodes and byte buffers of mixed
+ * sizes; every 64th object stays in the ring until overwritten.  Returns the
+ * footprint bytes allocated. */
+__attribute__((noinline)) static uint64_t churn(uint64_t mib) {
+    SGC_FRAME();
+    uint64_t bytes = 0, goal = mib << 20, x = 88172645463325252ull;
+    unsigned slot = 0;
+    while (bytes < goal) {
+        x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+        sgc_obj o;
+        if (x & 1) {
+            o = SGC_NEW(tid_node, node);
+            ((node *)o)->value = x;
+            bytes += SGC_FOOTPRINT(sizeof(node));
+        } else {
+            size_t n = (size_t)(x >> 8) % 240;
+            o = sgc_alloc(tid_small, n);
+            bytes += SGC_FOOTPRINT(n);
+        }
+        if ((x & 0x7e) == 0) {
+            ring[slot++ % RING] = o;
+        }
+    }
+    return bytes;
+}
+
+static int run_overhead(int rounds, uint64_t mib, double sample_ns) {
+    static const uint64_t periods[] = {32u << 10, 64u << 10, 128u << 10, 256u << 10, 512u << 10, 1u << 20,
+                                       2u << 20,  4u << 20,  8u << 20,   16u << 20,  32u << 20};
+    enum { NP = sizeof periods / sizeof periods[0] };
+    uint64_t base[64], t[NP][64], bytes = 0;
+    int failed = 0;
+    churn(16); /* warm up: page in the nursery and the old generation */
+    for (int r = 0; r < rounds; r++) {
+        /* Alternate the order so drift hits every configuration alike. */
+        for (int k = -1; k < NP; k++) {
+            int i = (r % 2) ? NP - 1 - k : k;
+            if (k == -1)
+                i = -1;
+            if (i >= 0)
+                sgc_sampling_start(periods[i], SGC_SAMPLE_FIXED, 0);
+            sgc_collect_minor();
+            uint64_t p0 = points();
+            uint64_t t0 = now_ns();
+            bytes = churn(mib);
+            uint64_t dt = now_ns() - t0;
+            uint64_t got = points() - p0;
+            sgc_sampling_stop();
+            if (i < 0) {
+                base[r] = dt;
+            } else {
+                t[i][r] = dt;
+                if (got != bytes / periods[i]) {
+                    fprintf(stderr, "sample-bench: P=%llu: %llu samples, expected %llu\n",
+                            (unsigned long long)periods[i], (unsigned long long)got,
+                            (unsigned long long)(bytes / periods[i]));
+                    failed = 1;
+                }
+            }
+        }
+    }
+    uint64_t b = median(base, rounds);
+    printf("# overhead: %llu MiB allocated per run, median of %d rounds, baseline %.1f ms\n",
+           (unsigned long long)(bytes >> 20), rounds, b / 1e6);
+    printf("%-10s %10s %10s %12s %14s\n", "period", "samples", "time_ms", "overhead_%", "predicted_%");
+    for (int i = 0; i < NP; i++) {
+        uint64_t m = median(t[i], rounds);
+        uint64_t samples = bytes / periods[i];
+        double measured = 100.0 * ((double)m / (double)b - 1.0);
+        double predicted = 100.0 * (double)samples * sample_ns / (double)b;
+        char label[32];
+        if (periods[i] >= (1u << 20))
+            snprintf(label, sizeof label, "%lluM", (unsigned long long)(periods[i] >> 20));
+        else
+            snprintf(label, sizeof label, "%lluK", (unsigned long long)(periods[i] >> 10));
+        printf("%-10s %10llu %10.1f %12.2f %14.3f\n", label, (unsigned long long)samples, m / 1e6, measured,
+               predicted);
+    }
+    return failed;
+}
+
+/* Per-sample cost at depth 10, same stack, for the overhead prediction. */
+static double quick_sample_ns(void) {
+    uint64_t off[5], on[5];
+    const long n = 100000;
+    for (int r = 0; r < 5; r++) {
+        uint64_t t0 = now_ns();
+        alloc_at_depth(10, SHAPE_SAME, n);
+        off[r] = now_ns() - t0;
+        sgc_sampling_start(64, SGC_SAMPLE_FIXED, 0);
+        t0 = now_ns();
+        alloc_at_depth(10, SHAPE_SAME, n);
+        sgc_collect_minor();
+        on[r] = now_ns() - t0;
+        sgc_sampling_stop();
+    }
+    return ((double)median(on, 5) - (double)median(off, 5)) / n;
+}
+
+static void usage(FILE *to) {
+    fprintf(to, "usage: sample-bench cost|overhead [--profile FILE] [--rounds N] [--mib M]\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *what = argv[1];
+    if (!strcmp(what, "--help") || !strcmp(what, "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(what, "cost") && strcmp(what, "overhead")) {
+        fprintf(stderr, "sample-bench: unknown benchmark \"%s\" (expected cost or overhead)\n", what);
+        return 2;
+    }
+    const char *profile = NULL;
+    int rounds = 7;
+    uint64_t mib = 256;
+    for (int i = 2; i < argc; i++) {
+        char *end;
+        if (!strcmp(argv[i], "--profile") && i + 1 < argc) {
+            profile = argv[++i];
+        } else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
+            rounds = (int)strtol(argv[++i], &end, 10);
+            if (*end || rounds < 1 || rounds > 64) {
+                fprintf(stderr, "sample-bench: --rounds %s: expected 1 to 64\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--mib") && i + 1 < argc) {
+            mib = strtoull(argv[++i], &end, 10);
+            if (*end || mib < 1 || mib > 65536) {
+                fprintf(stderr, "sample-bench: --mib %s: expected 1 to 65536\n", argv[i]);
+                return 2;
+            }
+        } else {
+            fprintf(stderr, "sample-bench: unknown or incomplete argument \"%s\"\n", argv[i]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    char tmp[64];
+    if (!profile) {
+        snprintf(tmp, sizeof tmp, "/tmp/sample-bench.%d.prof", (int)getpid());
+        profile = tmp;
+    }
+    setenv("SGC_PROFILE", profile, 1);
+    unsetenv("SGC_ALLOC_PERIOD");
+    unsetenv("SGC_GC_STRESS");
+    unsetenv("SGC_VERIFY");
+    sgc_init();
+    static const sgc_type small = {"bench_bytes", 0, 0, SGC_VAR_BYTES};
+    static const sgc_type nodet = {"bench_node", sizeof(node), 1, SGC_VAR_NONE};
+    tid_small = sgc_type_register(&small);
+    tid_node = sgc_type_register(&nodet);
+    for (int i = 0; i < 100; i++) {
+        snprintf(bench_names[i], sizeof bench_names[i], "bench_f%d", i);
+        bench_funcs[i].name = bench_names[i];
+    }
+    for (int i = 0; i < RING; i++)
+        sgc_global_root(&ring[i]);
+    int failed;
+    if (!strcmp(what, "cost")) {
+        failed = run_cost(rounds);
+    } else {
+        double ns = quick_sample_ns();
+        printf("# per-sample cost used for the prediction (depth 10, same stack): %.1f ns\n", ns);
+        failed = run_overhead(rounds, mib, ns);
+    }
+    sgc_shutdown(); /* the profile is complete before it is removed */
+    if (profile == tmp)
+        unlink(tmp);
+    return failed;
+}
