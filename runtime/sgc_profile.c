@@ -394,6 +394,13 @@ void sgc__profile_time_dropped(uint64_t ts_ns, uint64_t count) {
     rec_end(p);
 }
 
+void sgc__profile_time_missed(uint64_t ts_ns, uint64_t count) {
+    uint8_t *p = rec_begin(SGC_REC_TIME_MISSED);
+    p = put_ts(p, ts_ns);
+    p = put_varint(p, count);
+    rec_end(p);
+}
+
 void sgc__profile_gc_event(int kind, uint64_t start_ns, uint64_t duration_ns,
                            uint64_t heap_bytes, uint64_t rss_bytes) {
     uint8_t *p = rec_begin(SGC_REC_GC_EVENT);

@@ -77,7 +77,8 @@ enum sgc_prof_kind {
     SGC_REC_TIME_SAMPLE = 7,  /* ts, node, phase (0 mutator, 1 minor GC, 2 major GC) */
     SGC_REC_TIME_DROPPED = 8, /* ts, count of time samples lost to a full buffer */
     SGC_REC_GC_EVENT = 9,     /* kind (1 minor, 2 major), start ts, duration ns, heap bytes, RSS bytes */
-    SGC_REC_END = 10          /* ts, number of records before this one; the last record */
+    SGC_REC_END = 10,         /* ts, number of records before this one; the last record */
+    SGC_REC_TIME_MISSED = 11  /* ts, timer expirations merged by the kernel (thread not running) */
 };
 
 /* CCT node of the stack made of node base (a cached prefix, 0 = empty) with
@@ -90,6 +91,9 @@ uint32_t sgc__profile_stack_extend(uint32_t base, sgc_func *const *leaf_first, u
 uint32_t sgc__profile_stack_full(void);
 /* The string id of f's name, interning it (and caching it in f->id). */
 uint32_t sgc__profile_func_string(sgc_func *f);
+/* count timer expirations were merged into later signals since the last
+ * call (the thread was not running when they fell due). */
+void sgc__profile_time_missed(uint64_t ts_ns, uint64_t count);
 /* Bytes encoded so far (written or, without SGC_PROFILE, discarded). */
 uint64_t sgc__profile_bytes(void);
 

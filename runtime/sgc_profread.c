@@ -160,6 +160,7 @@ const char *sgc_pr_kind_name(int kind) {
     case SGC_REC_TIME_DROPPED: return "time-dropped";
     case SGC_REC_GC_EVENT: return "gc-event";
     case SGC_REC_END: return "end";
+    case SGC_REC_TIME_MISSED: return "time-missed";
     default: return "unknown";
     }
 }
@@ -297,6 +298,7 @@ int sgc_pr_next(sgc_pr_reader *r, sgc_pr_record *rec) {
             return fail(r, off, "time sample phase %u unknown", rec->phase);
         break;
     case SGC_REC_TIME_DROPPED:
+    case SGC_REC_TIME_MISSED:
         rec->ts = get_ts(r, &c);
         rec->count = get_varint(&c);
         break;
@@ -363,6 +365,9 @@ int sgc_pr_load(sgc_pr_reader *r) {
             break;
         case SGC_REC_TIME_DROPPED:
             r->dropped += rec.count;
+            break;
+        case SGC_REC_TIME_MISSED:
+            r->missed += rec.count;
             break;
         default:
             break;

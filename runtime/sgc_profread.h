@@ -43,7 +43,7 @@ typedef struct sgc_pr_record {
     uint32_t hz;         /* TIME_CONFIG: rate, 0 = stopped */
     uint32_t clock;      /* TIME_CONFIG: 0 wall, 1 cpu */
     uint32_t phase;      /* TIME_SAMPLE: enum sgc_phase */
-    uint64_t count;      /* TIME_DROPPED: samples lost; END: records before it */
+    uint64_t count;      /* TIME_DROPPED: samples lost; TIME_MISSED: expirations; END: records */
     uint32_t gc_kind;    /* GC_EVENT: 1 minor, 2 major */
     uint64_t duration;   /* GC_EVENT: ns */
     uint64_t heap;       /* GC_EVENT: heap bytes in use after it */
@@ -92,6 +92,7 @@ typedef struct sgc_pr_reader {
     sgc_pr_config *tconfs;    size_t ntconfs, cap_tconfs;
     sgc_pr_gc *gcs;           size_t ngcs, cap_gcs;
     uint64_t dropped;         /* sum of TIME_DROPPED counts */
+    uint64_t missed;          /* sum of TIME_MISSED counts */
     uint64_t end_ts;          /* END's timestamp */
     /* The last error. */
     char err[256];            /* message, including the offset */

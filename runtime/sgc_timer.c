@@ -33,6 +33,8 @@ static struct {
     int clock;                /* sgc_clock in force */
     uint64_t started_ns;      /* when the current run started */
     uint64_t dropped_reported; /* dropped samples already in the profile */
+    volatile uint64_t missed; /* expirations merged into a later signal (si_overrun) */
+    uint64_t missed_reported; /* missed expirations already in the profile */
     sgc_func **scratch;       /* drain's copy of a snapshot that wraps the ring */
     uint32_t scratch_cap;
 } tm;
@@ -41,12 +43,16 @@ static struct {
 
 static void timer_handler(int sig, siginfo_t *info, void *uctx) {
     (void)sig;
-    (void)info;
     (void)uctx;
     if (!tm.on)
         return;
     int saved_errno = errno;
     sgc__stats.time_samples++;
+    /* Expirations while the thread could not take the signal (it was not
+     * running: the machine is busy) are merged into this one by the kernel.
+     * They are not samples, but the profile says how many there were. */
+    if (info && info->si_code == SI_TIMER && info->si_overrun > 0)
+        tm.missed += (uint64_t)info->si_overrun;
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     uint64_t *ring = tm.ring;
@@ -80,6 +86,8 @@ static void timer_handler(int sig, siginfo_t *info, void *uctx) {
 }
 
 /* ---- Drain ------------------------------------------------------------------ */
+
+uint64_t sgc__timer_missed(void) { return tm.missed; }
 
 uint64_t sgc__timer_buffered(void) {
     uint64_t n = 0, t = tm.tail, h = tm.head;
@@ -138,6 +146,11 @@ static void drain(void) {
         sgc__profile_time_dropped(sgc__now_ns(), dropped - tm.dropped_reported);
         tm.dropped_reported = dropped;
     }
+    uint64_t missed = tm.missed;
+    if (missed != tm.missed_reported) {
+        sgc__profile_time_missed(sgc__now_ns(), missed - tm.missed_reported);
+        tm.missed_reported = missed;
+    }
     /* Intern the live stack now, outside the handler, so the handler's next
      * snapshots stop at these frames instead of copying them again. */
     if (handed && sgc_top)
@@ -145,7 +158,9 @@ static void drain(void) {
 }
 
 void sgc__timer_drain(void) {
-    if (__builtin_expect(tm.head == tm.tail && sgc__stats.time_samples_dropped == tm.dropped_reported, 1))
+    if (__builtin_expect(tm.head == tm.tail && sgc__stats.time_samples_dropped == tm.dropped_reported &&
+                             tm.missed == tm.missed_reported,
+                         1))
         return;
     drain();
 }

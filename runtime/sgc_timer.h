@@ -43,6 +43,10 @@
  * with a shallow stack, more than 20 s between drains. */
 #define SGC_TIMER_RING_WORDS ((uint64_t)1 << 20)
 
+/* Timer expirations the kernel merged into a later signal because the
+ * thread was not running (si_overrun), since start-up: the gap between the
+ * rate asked for and the rate achieved on a busy machine. */
+uint64_t sgc__timer_missed(void);
 /* Time samples currently buffered in the ring (not yet drained). */
 uint64_t sgc__timer_buffered(void);
 

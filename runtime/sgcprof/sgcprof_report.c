@@ -59,6 +59,7 @@ int sgcprof_dump(sgc_pr_reader *r, FILE *out) {
             fprintf(out, " t=%" PRIu64 " node=%u phase=%s", t, c.node, phase_name(c.phase));
             break;
         case SGC_REC_TIME_DROPPED:
+        case SGC_REC_TIME_MISSED:
             fprintf(out, " t=%" PRIu64 " count=%" PRIu64, t, c.count);
             break;
         case SGC_REC_GC_EVENT:
@@ -317,6 +318,10 @@ static void report_time(const sgc_pr_reader *r, const agg *g, FILE *out, unsigne
     if (on > 0)
         fprintf(out, ", achieved %.1f Hz over %.3f s", (double)(r->ntimes + r->dropped) / on, on);
     fputc('\n', out);
+    if (r->missed)
+        fprintf(out, "   %" PRIu64 " timer expirations missed: the thread was not running when they fell due "
+                     "(a busy machine)\n",
+                r->missed);
     if (!r->ntimes)
         return;
     uint64_t ph[3] = {0, 0, 0};
