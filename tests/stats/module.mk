@@ -1,0 +1,18 @@
+# tests/stats/module.mk - the statistics tests: estimators, rank test and bootstrap against
+# independently computed reference values, and build/bin/analyze end to end on fixture
+# databases built from tests/stats/fixtures/*.sql (edge cases included).
+ST_TEST_BIN := $(BIN)/test-stats
+ST_TEST_CFLAGS := $(shell pkg-config --cflags criterion gsl sqlite3 2>/dev/null)
+ST_TEST_LIBS := $(shell pkg-config --libs criterion gsl sqlite3 2>/dev/null || echo -lcriterion -lgsl -lgslcblas -lsqlite3)
+
+$(OBJ)/tests/stats/%.o: CFLAGS += -Istats $(ST_TEST_CFLAGS)
+
+$(ST_TEST_BIN): $(OBJ)/tests/stats/test_stats.o $(OBJ)/tests/stats/test_analyze.o $(LIBDIR)/libststats.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(ST_TEST_LIBS) $(LDLIBS)
+
+.PHONY: test-stats
+test-stats: $(ST_TEST_BIN) $(BIN)/analyze
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh stats env ST_ANALYZE=$(BIN)/analyze ST_FIXTURES=tests/stats/fixtures $(ST_TEST_BIN) --jobs 2
+
+TESTS += test-stats

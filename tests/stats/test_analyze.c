@@ -1,0 +1,521 @@
+/* test_analyze.c - build/bin/analyze end to end on fixture databases: values, files, edge cases, exit status.
+ *
+ * Each test builds its own results.db in a fresh temporary directory from
+ * tests/stats/fixtures/schema.sql plus SQL of its own (small.sql for the
+ * full pipeline), runs the analyze binary named by $ST_ANALYZE, and checks
+ * the exit status, stderr and the files written.  Expected values follow
+ * by hand from the fixture's construction (see small.sql's comment).
+ */
+#define _GNU_SOURCE /* nftw, mkdtemp */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define EPS 1e-9
+
+/* ---- Helpers ---------------------------------------------------------------- */
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *s = malloc((size_t)n + 1);
+    size_t got = fread(s, 1, (size_t)n, f);
+    s[got] = 0;
+    fclose(f);
+    return s;
+}
+
+static const char *fixtures(void)
+{
+    const char *d = getenv("ST_FIXTURES");
+    return d ? d : "tests/stats/fixtures";
+}
+
+static char *fixture_sql(const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", fixtures(), name);
+    char *s = slurp(path);
+    cr_assert(s, "cannot read fixture %s (run from the repository root or set ST_FIXTURES)", path);
+    return s;
+}
+
+static char *new_dir(void)
+{
+    char *d = strdup("/tmp/freecheck-stats-XXXXXX");
+    cr_assert(mkdtemp(d), "mkdtemp failed");
+    return d;
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb; (void)flag; (void)ftw;
+    return remove(p);
+}
+
+static void rm_dir(char *d)
+{
+    nftw(d, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    free(d);
+}
+
+/* Creates dir/results.db from schema.sql (if with_schema), then sql. */
+static void make_db(const char *dir, int with_schema, const char *sql)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/results.db", dir);
+    sqlite3 *db;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    char *err = NULL;
+    if (with_schema) {
+        char *schema = fixture_sql("schema.sql");
+        cr_assert_eq(sqlite3_exec(db, schema, NULL, NULL, &err), SQLITE_OK, "schema: %s", err);
+        free(schema);
+    }
+    if (sql)
+        cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, &err), SQLITE_OK, "fixture SQL: %s", err);
+    sqlite3_close(db);
+}
+
+/* Runs analyze with the given arguments (NULL-terminated); stderr goes to
+ * *err (malloc'd).  Returns the exit status, or -1 if it did not exit. */
+static int run_analyze(char **err, const char *a0, const char *a1, const char *a2, const char *a3,
+                       const char *a4)
+{
+    const char *bin = getenv("ST_ANALYZE");
+    if (!bin)
+        bin = "build/bin/analyze";
+    char errpath[] = "/tmp/freecheck-stats-err-XXXXXX";
+    int fd = mkstemp(errpath);
+    cr_assert(fd >= 0);
+    pid_t pid = fork();
+    cr_assert(pid >= 0);
+    if (pid == 0) {
+        dup2(fd, 2);
+        int devnull = open("/dev/null", O_WRONLY);
+        dup2(devnull, 1);
+        const char *argv[7] = { bin, a0, a1, a2, a3, a4, NULL };
+        execv(bin, (char **)argv);
+        _exit(127);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+    close(fd);
+    *err = slurp(errpath);
+    unlink(errpath);
+    cr_assert(!(WIFEXITED(status) && WEXITSTATUS(status) == 127), "cannot run %s (set ST_ANALYZE)", bin);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* summary.csv as rows of fields (the comment line skipped; row 0 = header). */
+typedef struct table {
+    char *text;
+    char **field[64];
+    int nf[64];
+    int rows;
+} table;
+
+static void load_csv(table *t, const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    t->text = slurp(path);
+    cr_assert(t->text, "%s was not written", path);
+    t->rows = 0;
+    for (char *line = strtok(t->text, "\n"); line && t->rows < 64; line = strtok(NULL, "\n")) {
+        if (line[0] == '#')
+            continue;
+        char **f = malloc(128 * sizeof *f);
+        int n = 0;
+        char *p = line;
+        for (;;) {
+            char *c = strchr(p, ',');
+            f[n++] = p;
+            if (!c || n == 128)
+                break;
+            *c = 0;
+            p = c + 1;
+        }
+        t->field[t->rows] = f;
+        t->nf[t->rows] = n;
+        t->rows++;
+    }
+}
+
+static void free_csv(table *t)
+{
+    for (int i = 0; i < t->rows; i++)
+        free(t->field[i]);
+    free(t->text);
+}
+
+static const char *get(const table *t, const char *label, const char *column)
+{
+    int col = -1;
+    for (int j = 0; j < t->nf[0]; j++)
+        if (strcmp(t->field[0][j], column) == 0)
+            col = j;
+    cr_assert(col >= 0, "no column %s", column);
+    for (int i = 1; i < t->rows; i++)
+        if (strcmp(t->field[i][1], label) == 0) {
+            cr_assert(col < t->nf[i], "row %s is short", label);
+            return t->field[i][col];
+        }
+    cr_assert_fail("no row %s", label);
+    return NULL;
+}
+
+static double getd(const table *t, const char *label, const char *column)
+{
+    const char *s = get(t, label, column);
+    cr_assert(*s, "%s of %s is empty", column, label);
+    return strtod(s, NULL);
+}
+
+/* No "nan" or "inf" text anywhere: missing values must be empty fields. */
+static void assert_no_nan_text(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    char *s = slurp(path);
+    cr_assert(s);
+    for (char *p = s; *p; p++)
+        *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+    cr_assert(!strstr(s, ",nan") && !strstr(s, ",inf") && !strstr(s, ",-inf"), "%s contains nan/inf", name);
+    free(s);
+}
+
+/* The SQL for one workload with a baseline and one alloc cell, n measured
+ * runs each (rounds 1..n, plus a warm-up), wall = base + step * round. */
+static char *simple_sweep(int n, long base_step, long cell_step, const char *extra)
+{
+    char *s = malloc(4096);
+    snprintf(s, 4096,
+             "INSERT INTO cells VALUES (1,'w','baseline',0,'',0,'',10,'w/base'),"
+             " (2,'w','alloc',65536,'fixed',0,'',10,'w/alloc');"
+             "WITH RECURSIVE r(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM r WHERE k < %d)"
+             " INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,maxrss_kb)"
+             " SELECT 100 * c + k, c, k, k, 'ok', CASE c WHEN 1 THEN 100000000 + %ld * k"
+             " ELSE 120000000 + %ld * k END, 1000, 1000, 1 FROM r, (SELECT 1 AS c UNION SELECT 2);"
+             "INSERT INTO run_stats SELECT run_id, 'alloc_samples', CASE cell_id WHEN 2 THEN 1000 ELSE 0 END FROM runs;"
+             "INSERT INTO run_stats SELECT run_id, 'alloc_sample_points', CASE cell_id WHEN 2 THEN 1000 ELSE 0 END FROM runs;"
+             "INSERT INTO run_stats SELECT run_id, 'sampled_bytes', CASE cell_id WHEN 2 THEN 65536000 ELSE 0 END FROM runs;"
+             "INSERT INTO run_stats SELECT run_id, 'time_samples', 0 FROM runs;"
+             "INSERT INTO run_stats SELECT run_id, 'bytes_allocated', 65536000 FROM runs;"
+             "%s",
+             n, base_step, cell_step, extra ? extra : "");
+    return s;
+}
+
+/* ---- The full pipeline on small.sql --------------------------------------- */
+
+Test(analyze, small_sweep_values_files_and_exactness)
+{
+    char *dir = new_dir(), *err;
+    char *sql = fixture_sql("small.sql");
+    make_db(dir, 1, sql);
+    free(sql);
+    int rc = run_analyze(&err, "--resamples", "2000", dir, NULL, NULL);
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
+    cr_assert(strstr(err, "EXACTNESS MISMATCH microbench/alloc-fixed-64K round 2"), "stderr: %s", err);
+    free(err);
+
+    table t;
+    load_csv(&t, dir, "summary.csv");
+    cr_assert_eq(t.rows, 9); /* header + 8 cells */
+    /* Warm-up ignored, failed run excluded and counted. */
+    cr_assert_float_eq(getd(&t, "gcbench/baseline", "wall_median_ns"), 203e6, EPS);
+    cr_assert_float_eq(getd(&t, "gcbench/baseline", "wall_q1_ns"), 201.5e6, EPS);
+    cr_assert_float_eq(getd(&t, "gcbench/baseline", "wall_mad_ns"), 2e6, EPS);
+    cr_assert_eq((int)getd(&t, "gcbench/alloc-fixed-1M", "runs"), 6);
+    cr_assert_eq((int)getd(&t, "gcbench/alloc-fixed-1M", "runs_failed"), 1);
+    cr_assert(strstr(get(&t, "gcbench/alloc-fixed-1M", "note"), "1 of 7 measured runs failed"));
+    /* Overheads: ratios of medians. */
+    cr_assert_float_eq(getd(&t, "gcbench/alloc-fixed-64K", "overhead"), 263.0 / 203.0, 1e-5);
+    cr_assert_float_eq(getd(&t, "gcbench/alloc-fixed-1M", "overhead"), 207.5 / 203.0, 1e-5);
+    cr_assert_float_eq(getd(&t, "microbench/alloc-fixed-1M", "overhead"), 106.0 / 103.0, 1e-5);
+    double lo = getd(&t, "gcbench/alloc-fixed-64K", "overhead_lo"), hi = getd(&t, "gcbench/alloc-fixed-64K", "overhead_hi");
+    cr_assert(lo < 263.0 / 203.0 && hi > 263.0 / 203.0 && lo > 1.2 && hi < 1.4, "CI [%g, %g]", lo, hi);
+    cr_assert_str_eq(get(&t, "gcbench/alloc-fixed-64K", "overhead_ci"), "bca");
+    /* CPU time is task-clock (wall - 1 ms in the fixture). */
+    cr_assert_str_eq(get(&t, "gcbench/alloc-fixed-64K", "cpu_source"), "task-clock");
+    cr_assert_float_eq(getd(&t, "gcbench/alloc-fixed-64K", "cpu_overhead"), 262.0 / 202.0, 1e-5);
+    /* Samples: 400000000 / 65536 = 6103 per run; per-sample cost (263-203) ms / 6103. */
+    cr_assert_float_eq(getd(&t, "gcbench/alloc-fixed-64K", "alloc_samples"), 6103, EPS);
+    cr_assert_float_eq(getd(&t, "gcbench/alloc-fixed-64K", "sample_cost_us"), 60e6 / 6103 / 1000, 1e-4);
+    double sps = 6103 / 0.263;
+    cr_assert_float_eq(getd(&t, "gcbench/alloc-fixed-64K", "alloc_sps"), sps, sps * 1e-5);
+    cr_assert_float_eq(getd(&t, "gcbench/alloc-fixed-64K", "norm_overhead"),
+                       1 + (263.0 / 203.0 - 1) * 1000 / sps, 1e-5);
+    /* Time cell: 200 samples per run; rate 200 / wall s. */
+    cr_assert_float_eq(getd(&t, "gcbench/time-wall-1000", "time_sps"), 200 / 0.205, 1e-5 * 200 / 0.205);
+    /* Rank test: the 64K cell's 7 runs all exceed the baseline's 7. */
+    cr_assert_float_eq(getd(&t, "gcbench/alloc-fixed-64K", "mw_u"), 49, EPS);
+    cr_assert_str_eq(get(&t, "gcbench/alloc-fixed-64K", "mw_method"), "exact");
+    cr_assert_float_eq(getd(&t, "gcbench/alloc-fixed-64K", "mw_p"), 2.0 / 3432.0, 1e-6);
+    cr_assert_str_eq(get(&t, "gcbench/alloc-fixed-64K", "verdict"), "slower");
+    cr_assert_str_eq(get(&t, "gcbench/baseline", "verdict"), "baseline");
+    /* Exactness. */
+    cr_assert_eq((int)getd(&t, "microbench/alloc-fixed-64K", "exact_checked"), 7);
+    cr_assert_eq((int)getd(&t, "microbench/alloc-fixed-64K", "exact_mismatches"), 1);
+    cr_assert_eq((int)getd(&t, "gcbench/alloc-fixed-64K", "exact_mismatches"), 0);
+    cr_assert(strstr(get(&t, "microbench/alloc-fixed-64K", "note"), "EXACTNESS MISMATCH"));
+    /* A/A on the baseline rows. */
+    cr_assert(*get(&t, "gcbench/baseline", "aa_ratio"));
+    free_csv(&t);
+    assert_no_nan_text(dir, "summary.csv");
+    assert_no_nan_text(dir, "metrics.csv");
+
+    table m;
+    load_csv(&m, dir, "metrics.csv");
+    cr_assert_eq(m.rows, 1 + 8 * 6); /* 5 run metrics + 1 supported counter per cell */
+    free_csv(&m);
+
+    char path[512];
+    char *md = (snprintf(path, sizeof path, "%s/summary.md", dir), slurp(path));
+    cr_assert(md && strstr(md, "EXACTNESS MISMATCH") && strstr(md, "## Headlines") && strstr(md, "seed 20250616"));
+    cr_assert(strstr(md, "| 64K | microbench |"), "worst workload at 64K is microbench");
+    free(md);
+    static const char *const dats[] = { "workloads", "alloc_runs", "alloc_cells", "time_runs", "time_cells",
+                                        "baseline_runs", "normalized", "exactness", "depth" };
+    for (size_t i = 0; i < sizeof dats / sizeof *dats; i++) {
+        snprintf(path, sizeof path, "%s/plotdata/%s.dat", dir, dats[i]);
+        char *s = slurp(path);
+        cr_assert(s && s[0] == '#', "%s missing or without header", path);
+        free(s);
+    }
+    snprintf(path, sizeof path, "%s/plotdata/exactness.dat", dir);
+    char *ex = slurp(path);
+    cr_assert(strstr(ex, "microbench fixed 65536 2 100000000 1525.87890625 1526 0\n"), "%s", ex);
+    free(ex);
+    snprintf(path, sizeof path, "%s/plotdata/alloc_runs.dat", dir);
+    char *ar = slurp(path);
+    cr_assert(strstr(ar, "\n\n\nmicrobench fixed"), "workloads separated by two blank lines");
+    cr_assert(!strstr(ar, " 0 2"), "no warm-up rows");
+    free(ar);
+    rm_dir(dir);
+}
+
+Test(analyze, deterministic_given_the_seed)
+{
+    char *dir = new_dir(), *err;
+    char *sql = fixture_sql("small.sql");
+    make_db(dir, 1, sql);
+    free(sql);
+    char path[512], *a, *b;
+    cr_assert_eq(run_analyze(&err, "--resamples=1000", "--seed", "42", dir, NULL), 0, "%s", err);
+    free(err);
+    snprintf(path, sizeof path, "%s/summary.csv", dir);
+    a = slurp(path);
+    cr_assert_eq(run_analyze(&err, "--resamples=1000", "--seed", "42", "--quiet", dir), 0);
+    /* Quiet: no progress or summary line; the exactness mismatch is still reported. */
+    cr_assert(!strstr(err, "analyze: gcbench") && !strstr(err, "wrote"), "--quiet printed: %s", err);
+    cr_assert(strstr(err, "EXACTNESS MISMATCH"), "%s", err);
+    free(err);
+    b = slurp(path);
+    cr_assert_str_eq(a, b);
+    cr_assert(strstr(a, "# analyze seed=42 resamples=1000 confidence=0.95\n"));
+    free(b);
+    cr_assert_eq(run_analyze(&err, "--resamples=1000", "--seed", "43", "--quiet", dir), 0);
+    free(err);
+    b = slurp(path);
+    cr_assert_str_neq(a, b);
+    free(a);
+    free(b);
+    rm_dir(dir);
+}
+
+/* ---- Edge cases ---------------------------------------------------------------- */
+
+Test(edge, bad_arguments_exit_2)
+{
+    char *err;
+    cr_assert_eq(run_analyze(&err, NULL, NULL, NULL, NULL, NULL), 2);
+    cr_assert(strstr(err, "no sweep directory"), "%s", err);
+    free(err);
+    cr_assert_eq(run_analyze(&err, "--resamples", "5", "/tmp", NULL, NULL), 2);
+    cr_assert(strstr(err, "--resamples: '5'"), "%s", err);
+    free(err);
+    cr_assert_eq(run_analyze(&err, "--confidence", "1.5", "/tmp", NULL, NULL), 2);
+    cr_assert(strstr(err, "--confidence"), "%s", err);
+    free(err);
+    cr_assert_eq(run_analyze(&err, "--seed", "x1", "/tmp", NULL, NULL), 2);
+    free(err);
+    cr_assert_eq(run_analyze(&err, "--frobnicate", "/tmp", NULL, NULL, NULL), 2);
+    cr_assert(strstr(err, "unknown option '--frobnicate'"), "%s", err);
+    free(err);
+    cr_assert_eq(run_analyze(&err, "/tmp", "/tmp", NULL, NULL, NULL), 2);
+    free(err);
+}
+
+Test(edge, not_a_sweep_exit_2)
+{
+    char *dir = new_dir(), *err, path[512];
+    cr_assert_eq(run_analyze(&err, "/nonexistent/sweep", NULL, NULL, NULL, NULL), 2);
+    cr_assert(strstr(err, "/nonexistent/sweep: No such file or directory"), "%s", err);
+    free(err);
+    cr_assert_eq(run_analyze(&err, dir, NULL, NULL, NULL, NULL), 2);
+    cr_assert(strstr(err, "is not a sweep directory"), "%s", err);
+    free(err);
+    /* A file given as DIR. */
+    snprintf(path, sizeof path, "%s/file", dir);
+    FILE *f = fopen(path, "w");
+    fputs("x", f);
+    fclose(f);
+    cr_assert_eq(run_analyze(&err, path, NULL, NULL, NULL, NULL), 2);
+    cr_assert(strstr(err, "not a directory"), "%s", err);
+    free(err);
+    /* Corrupt: not an SQLite file. */
+    snprintf(path, sizeof path, "%s/results.db", dir);
+    f = fopen(path, "w");
+    fputs("this is not a database, just text that is long enough to have a header......\n", f);
+    fclose(f);
+    cr_assert_eq(run_analyze(&err, dir, NULL, NULL, NULL, NULL), 2);
+    cr_assert(strstr(err, "not an SQLite database"), "%s", err);
+    free(err);
+    /* An SQLite database without the tables. */
+    unlink(path);
+    make_db(dir, 0, "CREATE TABLE other(x);");
+    cr_assert_eq(run_analyze(&err, dir, NULL, NULL, NULL, NULL), 2);
+    cr_assert(strstr(err, "no such table: cells") && strstr(err, "not a freecheck results database"), "%s", err);
+    free(err);
+    /* The tables, but no cells. */
+    unlink(path);
+    make_db(dir, 1, NULL);
+    cr_assert_eq(run_analyze(&err, dir, NULL, NULL, NULL, NULL), 2);
+    cr_assert(strstr(err, "no cells"), "%s", err);
+    free(err);
+    snprintf(path, sizeof path, "%s/summary.csv", dir);
+    cr_assert(access(path, F_OK) != 0, "nothing written for bad input");
+    rm_dir(dir);
+}
+
+Test(edge, every_run_failed_exit_1_with_summary)
+{
+    char *dir = new_dir(), *err;
+    char *sql = simple_sweep(5, 1000000, 1000000, "UPDATE runs SET status = 'failed', failure = 'crash';");
+    make_db(dir, 1, sql);
+    free(sql);
+    cr_assert_eq(run_analyze(&err, "--resamples", "1000", dir, NULL, NULL), 1);
+    cr_assert(strstr(err, "no measured run succeeded (10 failed)"), "%s", err);
+    free(err);
+    table t;
+    load_csv(&t, dir, "summary.csv");
+    cr_assert_eq((int)getd(&t, "w/alloc", "runs"), 0);
+    cr_assert_eq((int)getd(&t, "w/alloc", "runs_failed"), 5);
+    cr_assert_str_empty(get(&t, "w/alloc", "overhead"));
+    cr_assert(strstr(get(&t, "w/alloc", "note"), "every measured run failed"));
+    cr_assert_str_eq(get(&t, "w/alloc", "verdict"), "n/a");
+    free_csv(&t);
+    assert_no_nan_text(dir, "summary.csv");
+    char path[512];
+    snprintf(path, sizeof path, "%s/summary.md", dir);
+    char *md = slurp(path);
+    cr_assert(md && strstr(md, "No measured run succeeded"));
+    free(md);
+    rm_dir(dir);
+}
+
+Test(edge, no_baseline)
+{
+    char *dir = new_dir(), *err;
+    char *sql = simple_sweep(5, 1000000, 1000000, "DELETE FROM runs WHERE cell_id = 1; DELETE FROM cells WHERE cell_id = 1;");
+    make_db(dir, 1, sql);
+    free(sql);
+    cr_assert_eq(run_analyze(&err, "--resamples", "1000", dir, NULL, NULL), 0, "%s", err);
+    free(err);
+    table t;
+    load_csv(&t, dir, "summary.csv");
+    cr_assert_eq(t.rows, 2);
+    cr_assert_str_empty(get(&t, "w/alloc", "overhead"));
+    cr_assert_str_empty(get(&t, "w/alloc", "norm_overhead"));
+    cr_assert_str_eq(get(&t, "w/alloc", "overhead_ci"), "none");
+    cr_assert(strstr(get(&t, "w/alloc", "note"), "no baseline cell for workload w at size 10"), "%s",
+              get(&t, "w/alloc", "note"));
+    /* The cell's own rate is still there: 1000 samples in 0.122 s (median). */
+    cr_assert_float_eq(getd(&t, "w/alloc", "alloc_sps"), 1000 / 0.123, 1e-5 * 1000 / 0.123);
+    free_csv(&t);
+    assert_no_nan_text(dir, "summary.csv");
+    rm_dir(dir);
+}
+
+Test(edge, fewer_than_three_runs)
+{
+    char *dir = new_dir(), *err;
+    char *sql = simple_sweep(2, 1000000, 1000000, NULL);
+    make_db(dir, 1, sql);
+    free(sql);
+    cr_assert_eq(run_analyze(&err, "--resamples", "1000", dir, NULL, NULL), 0, "%s", err);
+    free(err);
+    table t;
+    load_csv(&t, dir, "summary.csv");
+    /* Medians of {121, 122} ms and {101, 102} ms. */
+    cr_assert_float_eq(getd(&t, "w/alloc", "overhead"), 121.5 / 101.5, 1e-5);
+    cr_assert_str_eq(get(&t, "w/alloc", "overhead_ci"), "none");
+    cr_assert_str_empty(get(&t, "w/alloc", "overhead_lo"));
+    cr_assert(strstr(get(&t, "w/alloc", "note"), "fewer than 3 runs in the cell"));
+    cr_assert_str_eq(get(&t, "w/alloc", "verdict"), "n/a");
+    cr_assert_str_eq(get(&t, "w/base", "aa_ci"), "none"); /* 1 run per half */
+    cr_assert(strstr(get(&t, "w/base", "note"), "A/A"));
+    free_csv(&t);
+    assert_no_nan_text(dir, "summary.csv");
+    rm_dir(dir);
+}
+
+Test(edge, identical_values)
+{
+    char *dir = new_dir(), *err;
+    char *sql = simple_sweep(6, 0, 0, "UPDATE runs SET wall_ns = 100000000;");
+    make_db(dir, 1, sql);
+    free(sql);
+    cr_assert_eq(run_analyze(&err, "--resamples", "1000", dir, NULL, NULL), 0, "%s", err);
+    free(err);
+    table t;
+    load_csv(&t, dir, "summary.csv");
+    cr_assert_float_eq(getd(&t, "w/alloc", "overhead"), 1.0, EPS);
+    cr_assert_str_eq(get(&t, "w/alloc", "overhead_ci"), "degenerate");
+    cr_assert_float_eq(getd(&t, "w/alloc", "overhead_lo"), 1.0, EPS);
+    cr_assert_float_eq(getd(&t, "w/alloc", "overhead_hi"), 1.0, EPS);
+    cr_assert_float_eq(getd(&t, "w/alloc", "mw_p"), 1.0, EPS);
+    cr_assert_str_eq(get(&t, "w/alloc", "verdict"), "same");
+    cr_assert_float_eq(getd(&t, "w/alloc", "wall_mad_ns"), 0, EPS);
+    /* Zero extra time: per-sample cost exactly 0 with a degenerate interval. */
+    cr_assert_float_eq(getd(&t, "w/alloc", "sample_cost_us"), 0, EPS);
+    cr_assert_str_eq(get(&t, "w/base", "aa_ci"), "degenerate");
+    cr_assert_float_eq(getd(&t, "w/base", "aa_floor"), 0, EPS);
+    free_csv(&t);
+    assert_no_nan_text(dir, "summary.csv");
+    rm_dir(dir);
+}
+
+Test(edge, no_samples_taken)
+{
+    char *dir = new_dir(), *err;
+    char *sql = simple_sweep(5, 1000000, 1000000, "UPDATE run_stats SET value = '0' WHERE key = 'alloc_samples';");
+    make_db(dir, 1, sql);
+    free(sql);
+    cr_assert_eq(run_analyze(&err, "--resamples", "1000", dir, NULL, NULL), 0, "%s", err);
+    free(err);
+    table t;
+    load_csv(&t, dir, "summary.csv");
+    cr_assert_float_eq(getd(&t, "w/alloc", "alloc_sps"), 0, EPS);
+    cr_assert_str_empty(get(&t, "w/alloc", "norm_overhead"));
+    cr_assert_str_empty(get(&t, "w/alloc", "sample_cost_us"));
+    cr_assert(strstr(get(&t, "w/alloc", "note"), "no samples taken"), "%s", get(&t, "w/alloc", "note"));
+    free_csv(&t);
+    assert_no_nan_text(dir, "summary.csv");
+    rm_dir(dir);
+}

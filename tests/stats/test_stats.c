@@ -1,0 +1,218 @@
+/* test_stats.c - Criterion tests of the statistics module: estimators, rank test, bootstrap, analyze end to end.
+ *
+ * Reference values were computed independently with a throwaway python3
+ * script (standard library only: statistics, fractions, random), never with
+ * this code:
+ *  - quantiles: a type-7 implementation, cross-checked with
+ *    statistics.quantiles(x, n=4, method='inclusive');
+ *  - Mann-Whitney: U by counting pairs (ties 1/2); exact p by counting the
+ *    arrangements with Fraction-free integer recursion over (u, m, n) and
+ *    dividing by C(m + n, m); the tie case by the normal approximation with
+ *    tie and continuity correction, Phi from math.erf;
+ *  - BCa: Python's random.Random resampling both groups with B = 400000
+ *    (three seeds agreed to 3e-4 on the endpoints), z0 from
+ *    statistics.NormalDist, jackknife acceleration by the two-sample formula
+ *    of docs/STATISTICS.md.  The acceleration is deterministic and compared
+ *    exactly; z0 and the endpoints carry Monte Carlo error at B = 10000,
+ *    whose spread over 20 seeds was 0.04 (z0) and 0.004 (endpoints), so the
+ *    tolerances are 0.06 and 0.008.
+ */
+#include "st_boot.h"
+#include "st_desc.h"
+#include "st_rank.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+
+/* ---- Fixed data ---------------------------------------------------------- */
+
+static const double X[15] = { 1.31, 1.18, 1.27, 1.45, 1.22, 1.39, 1.29, 1.35,
+                              1.20, 1.52, 1.26, 1.33, 1.41, 1.24, 1.30 };
+static const double XB[15] = { 1.36, 1.18, 1.27, 1.45, 1.22, 1.39, 1.29, 1.35,
+                               1.20, 1.52, 1.26, 1.33, 1.41, 1.24, 1.30 };
+static const double Y[12] = { 1.02, 0.97, 1.05, 1.00, 0.93, 1.08, 0.99, 1.03, 1.11, 0.96, 1.01, 1.04 };
+static const double X3[15] = { 1.031, 1.047, 0.962, 1.104, 1.012, 0.988, 1.075, 1.059,
+                               0.951, 1.083, 1.021, 1.066, 0.979, 1.093, 1.044 };
+
+#define EPS 1e-12
+
+/* ---- Descriptive statistics ---------------------------------------------- */
+
+Test(desc, quantiles_median_mad_against_reference)
+{
+    st_desc d;
+    st_describe(X, 15, &d);
+    cr_assert_eq(d.n, 15);
+    cr_assert_float_eq(d.median, 1.3, EPS);
+    cr_assert_float_eq(d.q1, 1.25, EPS);
+    cr_assert_float_eq(d.q3, 1.37, EPS);
+    cr_assert_float_eq(d.mad, 0.06, EPS);
+    cr_assert_float_eq(d.min, 1.18, EPS);
+    cr_assert_float_eq(d.max, 1.52, EPS);
+    cr_assert_eq(d.outliers, 0);
+    st_describe(Y, 12, &d);
+    cr_assert_float_eq(d.median, 1.015, EPS);
+    cr_assert_float_eq(d.q1, 0.985, EPS);
+    cr_assert_float_eq(d.q3, 1.0425, EPS);
+    cr_assert_float_eq(d.mad, 0.03, EPS);
+}
+
+Test(desc, tukey_fences_count_outliers)
+{
+    const double z[10] = { 10, 11, 12, 11, 10, 12, 11, 30, -5, 11 };
+    st_desc d;
+    st_describe(z, 10, &d);
+    cr_assert_float_eq(d.median, 11.0, EPS);
+    cr_assert_float_eq(d.q1, 10.25, EPS);
+    cr_assert_float_eq(d.q3, 11.75, EPS);
+    cr_assert_eq(d.outliers, 2); /* 30 and -5 */
+}
+
+Test(desc, nan_skipped_and_empty_is_nan)
+{
+    const double v[4] = { 3, NAN, 1, 2 };
+    st_desc d;
+    st_describe(v, 4, &d);
+    cr_assert_eq(d.n, 3);
+    cr_assert_float_eq(d.median, 2.0, EPS);
+    st_describe(v, 0, &d);
+    cr_assert_eq(d.n, 0);
+    cr_assert(isnan(d.median) && isnan(d.mad));
+    cr_assert(isnan(st_median(v, 0)));
+    const double one = 7;
+    cr_assert_float_eq(st_quantile_sorted(&one, 1, 0.25), 7.0, EPS);
+}
+
+/* ---- Mann-Whitney --------------------------------------------------------- */
+
+Test(rank, exact_small)
+{
+    const double a[3] = { 3.1, 4.2, 5.3 }, b[4] = { 1.0, 2.0, 3.5, 4.0 };
+    st_mw r = st_mann_whitney(a, 3, b, 4);
+    cr_assert_float_eq(r.u, 10.0, EPS);
+    cr_assert_eq(r.exact, 1);
+    cr_assert_float_eq(r.p, 8.0 / 35.0, 1e-12); /* 0.22857142857142856 */
+}
+
+Test(rank, exact_15_by_12)
+{
+    st_mw r = st_mann_whitney(X3, 15, Y, 12);
+    cr_assert_float_eq(r.u, 111.0, EPS);
+    cr_assert_eq(r.exact, 1);
+    cr_assert_float_eq(r.p, 0.32285706396623076, 1e-12);
+    /* Swapping the samples gives U' = m n - U and the same p. */
+    st_mw s = st_mann_whitney(Y, 12, X3, 15);
+    cr_assert_float_eq(s.u, 180.0 - 111.0, EPS);
+    cr_assert_float_eq(s.p, r.p, 1e-12);
+}
+
+Test(rank, ties_use_normal_approximation)
+{
+    const double t1[8] = { 1, 2, 2, 3, 3, 3, 4, 5 }, t0[9] = { 2, 3, 4, 4, 5, 5, 6, 6, 7 };
+    st_mw r = st_mann_whitney(t1, 8, t0, 9);
+    cr_assert_float_eq(r.u, 13.5, EPS);
+    cr_assert_eq(r.exact, 0);
+    cr_assert_float_eq(r.p, 0.03175895714806387, 1e-12);
+}
+
+Test(rank, all_tied_and_empty)
+{
+    const double a[4] = { 5, 5, 5, 5 };
+    st_mw r = st_mann_whitney(a, 4, a, 3);
+    cr_assert_float_eq(r.u, 6.0, EPS);
+    cr_assert_float_eq(r.p, 1.0, EPS);
+    r = st_mann_whitney(a, 0, a, 3);
+    cr_assert(isnan(r.p));
+}
+
+/* ---- Bootstrap -------------------------------------------------------------- */
+
+static double ratio(const double *m1, const double *m0) { return m1[0] / m0[0]; }
+static double median1(const double *m1, const double *m0) { (void)m0; return m1[0]; }
+
+Test(boot, bca_ratio_of_medians_against_reference)
+{
+    st_sample s1 = { 15, { XB } }, s0 = { 12, { Y } };
+    st_stat st = { ratio, 1 };
+    st_boot_opts o = { 10000, 0.95, 20250616 };
+    st_interval iv;
+    st_bootstrap(&s1, &s0, &st, 1, &o, &iv);
+    cr_assert_eq(iv.method, ST_CI_BCA, "method %s (%s)", st_ci_name(iv.method), iv.why ? iv.why : "");
+    cr_assert_float_eq(iv.est, 1.2807881773399015, EPS);
+    cr_assert_float_eq(iv.accel, 0.002617910842856513, 1e-12);
+    cr_assert_float_eq(iv.z0, -0.1398, 0.06, "z0 %g", iv.z0);
+    cr_assert_float_eq(iv.lo, 1.20976, 0.008, "lo %g", iv.lo);
+    cr_assert_float_eq(iv.hi, 1.35714, 0.008, "hi %g", iv.hi);
+}
+
+Test(boot, same_seed_same_interval_other_seed_other_draws)
+{
+    st_sample s1 = { 15, { XB } }, s0 = { 12, { Y } };
+    st_stat st = { ratio, 1 };
+    st_boot_opts o = { 2000, 0.9, 7 };
+    st_interval a, b, c;
+    st_bootstrap(&s1, &s0, &st, 1, &o, &a);
+    st_bootstrap(&s1, &s0, &st, 1, &o, &b);
+    cr_assert(a.lo == b.lo && a.hi == b.hi && a.z0 == b.z0);
+    o.seed = 8;
+    st_bootstrap(&s1, &s0, &st, 1, &o, &c);
+    cr_assert(c.z0 != a.z0, "another seed must give other resamples");
+}
+
+Test(boot, jackknife_all_equal_falls_back_to_percentile)
+{
+    /* Every leave-one-out median is 1, so the acceleration is 0/0; the
+     * resampled medians are 1 or 2 (2 with probability about 6%), so the
+     * 2.5% and 97.5% percentiles are exactly 1 and 2. */
+    const double v[7] = { 1, 1, 1, 1, 1, 2, 2 };
+    st_sample s1 = { 7, { v } };
+    st_stat st = { median1, 0 };
+    st_boot_opts o = { 10000, 0.95, 1 };
+    st_interval iv;
+    st_bootstrap(&s1, NULL, &st, 1, &o, &iv);
+    cr_assert_eq(iv.method, ST_CI_PERCENTILE, "method %s", st_ci_name(iv.method));
+    cr_assert(iv.why && strstr(iv.why, "jackknife"));
+    cr_assert_float_eq(iv.lo, 1.0, EPS);
+    cr_assert_float_eq(iv.hi, 2.0, EPS);
+}
+
+Test(boot, identical_values_are_degenerate)
+{
+    const double v[5] = { 3, 3, 3, 3, 3 }, w[4] = { 2, 2, 2, 2 };
+    st_sample s1 = { 5, { v } }, s0 = { 4, { w } };
+    st_stat st = { ratio, 1 };
+    st_boot_opts o = { 1000, 0.95, 1 };
+    st_interval iv;
+    st_bootstrap(&s1, &s0, &st, 1, &o, &iv);
+    cr_assert_eq(iv.method, ST_CI_DEGENERATE);
+    cr_assert_float_eq(iv.est, 1.5, EPS);
+    cr_assert_float_eq(iv.lo, 1.5, EPS);
+    cr_assert_float_eq(iv.hi, 1.5, EPS);
+}
+
+Test(boot, too_few_runs_or_undefined_gives_no_interval)
+{
+    const double v[2] = { 3, 4 }, w[5] = { 1, 2, 3, 4, 5 }, z[5] = { 0, 0, 0, 1, 2 };
+    st_stat st = { ratio, 1 };
+    st_boot_opts o = { 1000, 0.95, 1 };
+    st_interval iv;
+    st_sample few = { 2, { v } }, five = { 5, { w } }, zeros = { 5, { z } };
+    st_bootstrap(&few, &five, &st, 1, &o, &iv);
+    cr_assert_eq(iv.method, ST_CI_NONE);
+    cr_assert_float_eq(iv.est, 3.5 / 3.0, EPS);
+    cr_assert(iv.why && strstr(iv.why, "fewer than 3 runs in the cell"));
+    st_bootstrap(&five, &few, &st, 1, &o, &iv);
+    cr_assert(iv.why && strstr(iv.why, "fewer than 3 runs in the baseline"));
+    st_bootstrap(&five, NULL, &st, 1, &o, &iv);
+    cr_assert(iv.why && strstr(iv.why, "no baseline runs"));
+    cr_assert(isnan(iv.est));
+    /* Baseline median 0: undefined on the data. */
+    st_bootstrap(&five, &zeros, &st, 1, &o, &iv);
+    cr_assert_eq(iv.method, ST_CI_NONE);
+    cr_assert(isnan(iv.est) && iv.why && strstr(iv.why, "undefined on the data"));
+    /* A metric that was not measured. */
+    st_sample missing = { 5, { NULL } };
+    st_bootstrap(&missing, &five, &st, 1, &o, &iv);
+    cr_assert_eq(iv.method, ST_CI_NONE);
+}
