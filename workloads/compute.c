@@ -202,7 +202,7 @@ int main(int argc, char **argv) {
     static const wl_spec spec = {
         .name = "compute",
         .summary = "n-body simulation: numeric work with almost no allocation",
-        .default_size = 1000,
+        .default_size = 2000,
         .min_size = 1,
         .max_size = (int64_t)1 << 32,
         .size_help = "thousands of simulation steps",

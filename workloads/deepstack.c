@@ -123,7 +123,7 @@ int main(int argc, char **argv) {
     static const wl_spec spec = {
         .name = "deepstack",
         .summary = "allocation at the leaves of a recursion of configurable depth",
-        .default_size = 16384,
+        .default_size = 32768,
         .min_size = 1,
         .max_size = (int64_t)1 << 32,
         .size_help = "thousands of leaf objects allocated",

@@ -212,7 +212,7 @@ int main(int argc, char **argv) {
         .name = "gcbench",
         .summary = "Boehm's GCBench: long-lived tree and array, short-lived trees built "
                    "top-down and bottom-up",
-        .default_size = 512,
+        .default_size = 800,
         .min_size = 1,
         .max_size = 1 << 20,
         .size_help = "thousands of nodes built per tree depth and direction (1024 = GCBench)",

@@ -259,7 +259,7 @@ int main(int argc, char **argv) {
         .name = "largeobj",
         .summary = "arrays whose sizes straddle the large-object threshold and the sampling "
                    "periods; some kept, most dropped",
-        .default_size = 23000,
+        .default_size = 40000,
         .min_size = 1,
         .max_size = (int64_t)1 << 40,
         .size_help = "arrays allocated (about 80 KiB each on average)",

@@ -183,7 +183,7 @@ int main(int argc, char **argv) {
         .name = "microbench",
         .summary = "tight allocation loop of short-lived objects of mixed sizes through a small "
                    "call chain",
-        .default_size = 2048,
+        .default_size = 1800,
         .min_size = 1,
         .max_size = (int64_t)1 << 32,
         .size_help = "thousands of loop iterations (4 allocations each)",
