@@ -17,7 +17,8 @@
  * capacity) of chains of Entry objects, plus a doubly-linked recency list
  * through the same entries.  Keys: three accesses in four go to a hot set of
  * capacity/2 keys (mostly hits); one in four to a range 64 times the
- * capacity (mostly misses).  One hit in eight replaces the value.
+ * capacity (mostly misses).  One hit in eight replaces the value.  Every
+ * operation also allocates a Request that dies at once, as a server would.
  *
  * Scaling: --size N performs N*1024 operations (linear); --capacity C sets
  * the number of entries kept (default 32768).
@@ -45,6 +46,11 @@ typedef struct Entry {
     int64_t key;
 } Entry;
 
+typedef struct Request {
+    Value *result; /* the value found, NULL on a miss */
+    int64_t key;   /* the key asked for */
+} Request;
+
 typedef struct Cache {
     Entry **buckets; /* pointer array of nbuckets chains */
     Entry *head;     /* most recently used */
@@ -53,7 +59,7 @@ typedef struct Cache {
     int64_t nbuckets; /* a power of two >= 2 * capacity */
 } Cache;
 
-static uint32_t t_value, t_entry, t_cache, t_buckets;
+static uint32_t t_value, t_entry, t_cache, t_buckets, t_request;
 static int64_t opt_capacity = 32768;
 
 static int64_t value_length(int64_t key, int64_t version) {
@@ -185,20 +191,32 @@ static Entry *insert(Cache *c, int64_t key, int64_t version) {
     return e;
 }
 
+/* The short-lived object every operation allocates, as a server allocates
+ * a request: it dies at once, so the nursery always holds young garbage. */
+static Request *make_request(int64_t key) {
+    SGC_FRAME();
+    Request *r = SGC_NEW(t_request, Request);
+    r->key = key;
+    return r;
+}
+
 static void lrucache(int64_t ops, int64_t capacity, wl_checksum *sum) {
     Cache *cache = NULL;
     Entry *e = NULL;
     Value *v = NULL;
-    SGC_FRAME(&cache, &e, &v);
+    Request *req = NULL;
+    SGC_FRAME(&cache, &e, &v, &req);
     cache = make_cache(capacity);
     wl_rng rng = wl_rng_seed(7);
     uint64_t acc = 0;
     for (int64_t op = 0; op < ops; op++) {
         lru_op o = next_op(&rng, capacity);
-        e = lookup(cache, o.key);
+        req = make_request(o.key);
+        e = lookup(cache, req->key);
         uint64_t d;
         if (e) {
-            v = e->value;
+            SGC_SET(req, result, e->value);
+            v = req->result;
             d = hit_digest(v->key, v->version, v->length, v->bytes[0], v->bytes[v->length - 1]);
             lru_unlink(cache, e);
             lru_push_front(cache, e);
@@ -214,6 +232,7 @@ static void lrucache(int64_t ops, int64_t capacity, wl_checksum *sum) {
         }
         e = NULL;
         v = NULL;
+        req = NULL;
         acc = acc * 0x100000001b3ull + d;
         if ((op & 1023) == 1023) {
             wl_mix(sum, acc);
@@ -341,6 +360,7 @@ int main(int argc, char **argv) {
                       WL_PTR(Cache, buckets) | WL_PTR(Cache, head) | WL_PTR(Cache, tail),
                       SGC_VAR_NONE);
     t_buckets = wl_type("LRU.BucketArray", 0, 0, SGC_VAR_PTRS);
+    t_request = wl_type("LRU.Request", sizeof(Request), WL_PTR(Request, result), SGC_VAR_NONE);
     wl_checksum sum = WL_CHECKSUM_INIT;
     lrucache(run.size * 1024, opt_capacity, &sum);
     return wl_finish(&run, &sum, expected);
