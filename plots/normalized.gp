@@ -30,7 +30,7 @@ ylo = (ilo > mlo - spread) ? ilo : mlo - spread
 yhi = (ihi < mhi + spread) ? ihi : mhi + spread
 ypad = 0.08 * (yhi - ylo)
 
-cw = (nrow < 4 ? 4 : nrow) * 150 + 140; ch = 560
+cw = (nrow < 6 ? 6 : nrow) * 150 + 140; ch = 560      # wide enough for the title with few workloads
 eval set_canvas(cw, ch)
 set output outfile
 # Title, key and plot stacked top-down at fixed pixel heights.
@@ -41,9 +41,9 @@ set yrange [ylo - ypad : yhi + 2.5 * ypad]
 set xtics scale 0 font ",11"
 set grid noxtics ytics
 set ylabel "normalized overhead\n1 + (overhead − 1) × 1000 / (samples/s)"
-set xlabel "workload; each point is labelled with its allocation period or time-sampling rate (the cell nearest 1000 samples/s)"
+set xlabel "workload (each point labelled with its period or rate: the cell nearest 1000 samples/s)"
 set tmargin at screen 1 - 80.0 / ch
-set key at screen 0.5, screen 1 - 48.0 / ch center horizontal samplen 1.5 font ",10" width 2
+set key at screen 0.5, screen 1 - 48.0 / ch center center horizontal maxrows 1 maxcols 2 samplen 1.5 font ",10"
 set lmargin at screen 110.0 / cw
 set rmargin at screen 1 - 20.0 / cw
 dx = 0.17
