@@ -121,6 +121,19 @@ static int valid_workload_name(const char *s)
     return 1;
 }
 
+/* Every setting's name, for "unknown option" messages. */
+static int is_known(const char *name)
+{
+    static const char *names[] = {"quick", "workloads", "list", "bin-dir", "periods", "modes", "time-hz",
+                                  "time-clock", "combined", "runs", "warmup", "seed", "cpu", "out", "timeout",
+                                  "target", "size", "keep-profiles", "counters", "tmp", "plan", "progress",
+                                  "no-progress", "help", "config", "resume"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (!strcmp(name, names[i]))
+            return 1;
+    return 0;
+}
+
 /* Settings that take no value on the command line. */
 static int is_flag(const char *name)
 {
@@ -408,6 +421,8 @@ void sw_opts_parse_args(sw_opts *o, int argc, char **argv)
                 sw_usage_error("unknown option '%s' (see sweep --help)", arg);
             memcpy(name, arg + 2, len);
             name[len] = '\0';
+            if (!is_known(name))
+                sw_usage_error("unknown option '%s' (see sweep --help)", arg);
             if (eq)
                 value = eq + 1;
             else if (!is_flag(name)) {

@@ -184,7 +184,7 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
     sw_exec_req req = {.path = path, .argv = argv, .envp = env, .cpu = r->cpu, .timeout = timeout,
                        .counters = r->counters, .stop = r->stop};
     out->started_ns = sw_wallclock_ns();
-    sw_exec_run(&req, &out->exec);
+    out->ran = sw_exec_run(&req, &out->exec) == 0;
     out->interrupted = out->exec.interrupted;
 
     char *stats_text = read_file(stats_path);
@@ -257,15 +257,15 @@ void sw_run_to_row(const sw_run_result *res, const sw_cell *cell, int seq, int r
     row->seq = seq;
     row->status = res->failure ? "failed" : "ok";
     row->failure = res->failure;
-    row->has_times = e->exec_errno == 0;
+    row->has_times = res->ran;
     row->wall_ns = e->wall_ns;
     row->user_ns = tv_ns(e->ru.ru_utime);
     row->sys_ns = tv_ns(e->ru.ru_stime);
     row->maxrss_kb = (uint64_t)e->ru.ru_maxrss;
     row->sgc_seed = res->sgc_seed;
     row->cpu = cpu;
-    row->exit_code = e->exec_errno == 0 && WIFEXITED(e->status) ? WEXITSTATUS(e->status) : -1;
-    row->term_signal = e->exec_errno == 0 && WIFSIGNALED(e->status) ? WTERMSIG(e->status) : -1;
+    row->exit_code = res->ran && WIFEXITED(e->status) ? WEXITSTATUS(e->status) : -1;
+    row->term_signal = res->ran && WIFSIGNALED(e->status) ? WTERMSIG(e->status) : -1;
     row->checksum = res->checksum;
     row->output_tail = res->tail;
     row->profile_bytes = res->profile_bytes;

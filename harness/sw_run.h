@@ -48,6 +48,7 @@ typedef struct sw_run_result {
     uint64_t sgc_seed;    /* SGC_SEED given */
     uint64_t started_ns;  /* CLOCK_REALTIME at the start */
     int interrupted;      /* stopped by a signal: not to be stored */
+    int ran;              /* a process was started (times and counters are real) */
 } sw_run_result;
 
 /* Prepares the runner's base environment from environ. */

@@ -1,0 +1,94 @@
+/* fakework.c - a stand-in workload for the harness tests: follows the
+ * workload conventions (--size N, "checksum <value>", --check, a stats record
+ * at SGC_STATS, a profile at SGC_PROFILE) and misbehaves on purpose according
+ * to the name it is run under:
+ *   fake-ok        behaves
+ *   fake-alt       behaves (a second well-behaved workload)
+ *   fake-crash     dies of SIGSEGV when allocation sampling is on
+ *   fake-hang      never finishes when time sampling is on
+ *   fake-badsum    prints a wrong checksum when allocation sampling is on
+ *   fake-badcheck  --check fails (exit 1)
+ *   fake-nostats   writes no stats record
+ * One unit of --size is about 100000 steps of a small generator.
+ */
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static const char *env_or(const char *name, const char *dflt)
+{
+    const char *v = getenv(name);
+    return v && *v ? v : dflt;
+}
+
+int main(int argc, char **argv)
+{
+    const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
+    unsigned long long size = 10;
+    int check = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--size") && i + 1 < argc) {
+            char *end;
+            size = strtoull(argv[++i], &end, 10);
+            if (*end || size == 0) {
+                fprintf(stderr, "%s: --size: not a positive number\n", name);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--check")) {
+            check = 1;
+        } else {
+            fprintf(stderr, "%s: unknown argument %s\n", name, argv[i]);
+            return 2;
+        }
+    }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    unsigned long long period = strtoull(env_or("SGC_ALLOC_PERIOD", "0"), NULL, 10);
+    unsigned hz = (unsigned)strtoul(env_or("SGC_TIME_HZ", "0"), NULL, 10);
+
+    uint64_t x = 88172645463325252ull;
+    for (unsigned long long i = 0; i < size * 100000ull; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+    }
+    if (!strcmp(name, "fake-crash") && period)
+        raise(SIGSEGV);
+    if (!strcmp(name, "fake-hang") && hz)
+        for (;;)
+            pause();
+    if (!strcmp(name, "fake-badsum") && period)
+        x++;
+    printf("fake workload %s size %llu\n", name, size);
+    printf("checksum %llu\n", (unsigned long long)(x % 1000000007u));
+    if (check && !strcmp(name, "fake-badcheck")) {
+        fprintf(stderr, "%s: checksum mismatch (on purpose)\n", name);
+        return 1;
+    }
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    const char *stats = getenv("SGC_STATS");
+    if (stats && *stats && strcmp(name, "fake-nostats")) {
+        FILE *f = fopen(stats, "w");
+        if (!f)
+            return 1;
+        long long ns = (t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec);
+        fprintf(f, "sgc-stats 1\nrun_ns %lld\nbytes_allocated %llu\nalloc_samples %llu\nalloc_period %llu\n"
+                   "alloc_mode %s\ntime_hz %u\ntime_clock %s\nseed %s\n",
+                ns, size * 4096, period ? size * 4096 / period : 0, period, env_or("SGC_ALLOC_MODE", "fixed"),
+                hz, env_or("SGC_TIME_CLOCK", "wall"), env_or("SGC_SEED", "0"));
+        fclose(f);
+    }
+    const char *profile = getenv("SGC_PROFILE");
+    if (profile && *profile) {
+        FILE *f = fopen(profile, "w");
+        if (f) {
+            fprintf(f, "fake profile of %s\n", name);
+            fclose(f);
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,35 @@
+# tests/harness/module.mk - the harness's tests: unit tests (plan, schedule,
+# options, counters, exec), failure handling, kill -9 and --resume, and the
+# quick sweep end to end.  Their stand-in workloads go to $(BUILD)/test-bin/harness.
+HARNESS_TEST_BIN := $(BUILD)/test-bin/harness
+HARNESS_FAKES := ok alt crash hang badsum badcheck nostats
+HARNESS_CRITERION := $(shell pkg-config --cflags --libs criterion 2>/dev/null || echo -lcriterion)
+
+$(HARNESS_TEST_BIN)/fakework: tests/harness/fakework.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS)
+	cd $(dir $@) && for n in $(HARNESS_FAKES); do ln -sf fakework fake-$$n; done
+
+$(HARNESS_TEST_BIN)/test_plan: tests/harness/test_plan.c $(HARNESS_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(HARNESS_CFLAGS) $^ -o $@ $(LDFLAGS) $(HARNESS_CRITERION) $(HARNESS_LIBS) $(LDLIBS)
+
+$(HARNESS_TEST_BIN)/test_pfm: tests/harness/test_pfm.c $(HARNESS_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(HARNESS_CFLAGS) $^ -o $@ $(LDFLAGS) $(HARNESS_CRITERION) $(HARNESS_LIBS) $(LDLIBS)
+
+HARNESS_TEST_ENV := SWEEP=$(BIN)/sweep FAKE_BIN=$(HARNESS_TEST_BIN) BIN=$(BIN) TEST_RESULTS=$(TEST_RESULTS)
+
+.PHONY: test-harness-plan test-harness-pfm test-harness-failures test-harness-resume test-harness-quick
+test-harness-plan: $(HARNESS_TEST_BIN)/test_plan
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh harness-plan $<
+test-harness-pfm: $(HARNESS_TEST_BIN)/test_pfm
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh harness-pfm $<
+test-harness-failures: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-failures sh tests/harness/failures.sh
+test-harness-resume: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-resume sh tests/harness/resume.sh
+test-harness-quick: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-quick sh tests/harness/quick.sh
+
+TESTS += test-harness-plan test-harness-pfm test-harness-failures test-harness-resume test-harness-quick

@@ -1,0 +1,50 @@
+#!/bin/sh
+# resume.sh - kill -9 in the middle of a sweep, then --resume: every planned
+# run is stored exactly once, in its planned position, and the runs stored
+# before the kill are kept unchanged.
+. tests/harness/lib.sh
+
+"$SWEEP" --bin-dir "$FAKE_BIN" --no-progress --workloads fake-ok,fake-alt --periods 64K,1M --time-hz 1000 \
+    --runs 6 --warmup 1 --size 250 --seed 11 --counters perf::task-clock --out "$WORK/res" \
+    >"$WORK/out1" 2>"$WORK/err1" &
+pid=$!
+DB=""
+# Wait (at most 60 s) until a dozen runs are committed, then kill -9.
+i=0
+while [ $i -lt 600 ]; do
+    [ -z "$DB" ] && [ -e "$WORK/res/latest/results.db" ] && DB="$WORK/res/latest/results.db"
+    if [ -n "$DB" ]; then
+        n=$(q "$DB" 'SELECT count(*) FROM runs' 2>/dev/null || echo 0)
+        [ "${n:-0}" -ge 12 ] && break
+    fi
+    sleep 0.1
+    i=$((i + 1))
+done
+kill -9 $pid
+wait $pid 2>/dev/null
+[ -n "$DB" ] || { fail "the sweep never created its database"; cat "$WORK/err1"; finish; }
+before=$(q "$DB" 'SELECT run_id, cell_id, round, seq, status, wall_ns FROM runs ORDER BY run_id')
+nbefore=$(echo "$before" | wc -l)
+echo "killed after $nbefore committed runs"
+[ "$nbefore" -ge 12 ] && [ "$nbefore" -lt 56 ] || fail "kill -9 landed outside the sweep ($nbefore runs)"
+expect "no workload left running after the kill" \
+    "$(ps -eo args | grep -c "^$FAKE_BIN/fake-[a-z]* --size 250")" 0
+
+"$SWEEP" --resume "$WORK/res/latest" --no-progress >"$WORK/out2" 2>"$WORK/err2"
+expect "resume exit status" "$?" 0
+expect "resume ran exactly the missing runs" "$(grep -c "^sweep: 56 runs planned, $((56 - nbefore)) to run (resuming)" "$WORK/err2")" 1
+expect "every planned run exactly once" "$(q "$DB" "SELECT count(*), count(DISTINCT cell_id || '/' || round),
+    count(DISTINCT seq) FROM runs")" "56|56|56"
+expect "each run in its planned position" "$(q "$DB" "SELECT count(*) FROM runs r JOIN schedule s
+    ON s.cell_id = r.cell_id AND s.round = r.round AND s.seq = r.seq")" 56
+expect "all ok" "$(q "$DB" "SELECT status, count(*) FROM runs GROUP BY status")" "ok|56"
+expect "runs from before the kill unchanged" "$(q "$DB" "SELECT run_id, cell_id, round, seq, status, wall_ns
+    FROM runs ORDER BY run_id LIMIT $nbefore")" "$before"
+expect "rounds: one warm-up (0) and 1..6" "$(q "$DB" "SELECT DISTINCT round FROM runs ORDER BY round" | tr '\n' ' ')" \
+    "0 1 2 3 4 5 6 "
+expect "status complete" "$(q "$DB" "SELECT value FROM meta WHERE key = 'status'")" complete
+expect "csv has every run" "$(wc -l < "$WORK/res/latest/runs.csv")" 57
+
+"$SWEEP" --resume "$WORK/res/latest" --no-progress >"$WORK/out3" 2>"$WORK/err3"
+expect "resuming a finished sweep runs nothing" "$?|$(grep -c '^sweep: 56 runs planned, 0 to run' "$WORK/err3")|$(q "$DB" 'SELECT count(*) FROM runs')" "0|1|56"
+finish

@@ -1,0 +1,228 @@
+/* test_plan.c - unit tests of the harness's plan, schedule, options, stats
+ * record parsing and checksum lines. */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../harness/sw_opts.h"
+#include "../../harness/sw_plan.h"
+#include "../../harness/sw_run.h"
+#include "../../harness/sw_util.h"
+
+static char *two[] = {"gcbench", "microbench"};
+
+Test(plan, default_matrix_has_exact_cells_and_labels)
+{
+    sw_opts o;
+    sw_opts_defaults(&o);
+    sw_cell *cells;
+    int n = sw_plan_cells(&o, two, 2, &cells);
+    /* baseline + 11 periods (32K..32M) + 3 rates, per workload */
+    cr_assert_eq(n, 2 * 15);
+    cr_assert_str_eq(cells[0].label, "gcbench/baseline");
+    cr_assert_str_eq(cells[0].kind, "baseline");
+    cr_assert_eq(cells[0].alloc_period, 0);
+    cr_assert_str_eq(cells[0].alloc_mode, "");
+    cr_assert_str_eq(cells[1].label, "gcbench/alloc-fixed-32K");
+    cr_assert_eq(cells[1].alloc_period, 32768);
+    cr_assert_str_eq(cells[11].label, "gcbench/alloc-fixed-32M");
+    cr_assert_eq(cells[11].alloc_period, 32u << 20);
+    cr_assert_str_eq(cells[12].label, "gcbench/time-100Hz");
+    cr_assert_str_eq(cells[12].time_clock, "wall");
+    cr_assert_str_eq(cells[14].label, "gcbench/time-2000Hz");
+    cr_assert_str_eq(cells[15].label, "microbench/baseline");
+    for (int i = 0; i < n; i++)
+        cr_assert_eq(cells[i].id, i + 1);
+    sw_plan_free_cells(cells, n);
+}
+
+Test(plan, options_shape_the_cells)
+{
+    sw_opts o;
+    sw_opts_defaults(&o);
+    sw_opts_parse_config(&o,
+                         "periods = 4M, 100\nmodes = fixed,poisson\ntime-hz = 1000\ntime-clock = wall cpu\n"
+                         "combined = 4M@1000\n",
+                         "test");
+    sw_cell *cells;
+    int n = sw_plan_cells(&o, two, 1, &cells);
+    const char *want[] = {"gcbench/baseline",         "gcbench/alloc-fixed-4M",     "gcbench/alloc-fixed-100",
+                          "gcbench/alloc-poisson-4M", "gcbench/alloc-poisson-100",  "gcbench/time-1000Hz",
+                          "gcbench/time-cpu-1000Hz",  "gcbench/alloc-fixed-4M+time-1000Hz"};
+    cr_assert_eq(n, 8);
+    for (int i = 0; i < n; i++)
+        cr_assert_str_eq(cells[i].label, want[i]);
+    cr_assert_str_eq(cells[7].kind, "alloc+time");
+    cr_assert_eq(cells[7].alloc_period, 4u << 20);
+    cr_assert_eq(cells[7].time_hz, 1000);
+    sw_plan_free_cells(cells, n);
+}
+
+Test(plan, quick_plan)
+{
+    sw_opts o;
+    sw_opts_defaults(&o);
+    sw_opts_parse_config(&o, "quick\n", "test");
+    sw_cell *cells;
+    int n = sw_plan_cells(&o, two, 2, &cells);
+    cr_assert_eq(n, 2 * 5);
+    cr_assert_eq(o.runs, 5);
+    sw_slot *slots;
+    cr_assert_eq(sw_plan_schedule(n, o.warmup, o.runs, 1, &slots), 60);
+    free(slots);
+    sw_plan_free_cells(cells, n);
+}
+
+Test(schedule, every_round_is_a_permutation_and_rounds_number_from_warmup)
+{
+    sw_slot *slots;
+    int cells = 17, warmup = 2, runs = 9;
+    int n = sw_plan_schedule(cells, warmup, runs, 42, &slots);
+    cr_assert_eq(n, cells * (warmup + runs));
+    for (int pass = 0; pass < warmup + runs; pass++) {
+        int seen[17] = {0};
+        for (int i = 0; i < cells; i++) {
+            const sw_slot *s = &slots[pass * cells + i];
+            cr_assert_eq(s->seq, pass * cells + i + 1);
+            cr_assert_eq(s->pass, pass);
+            cr_assert_eq(s->round, pass - warmup + 1); /* warm-up rounds are -1 and 0 */
+            seen[s->cell]++;
+        }
+        for (int c = 0; c < cells; c++)
+            cr_assert_eq(seen[c], 1, "round %d runs cell %d %d times", pass, c, seen[c]);
+    }
+    free(slots);
+}
+
+Test(schedule, seeded_reproducible_and_shuffled)
+{
+    sw_slot *a, *b, *c;
+    int n = sw_plan_schedule(30, 1, 30, 7, &a);
+    sw_plan_schedule(30, 1, 30, 7, &b);
+    sw_plan_schedule(30, 1, 30, 8, &c);
+    int same_ab = 1, same_ac = 1, identical_rounds = 0, in_order = 0;
+    for (int i = 0; i < n; i++) {
+        same_ab &= a[i].cell == b[i].cell;
+        same_ac &= a[i].cell == c[i].cell;
+    }
+    for (int r = 1; r < 31; r++) {
+        int eq = 1;
+        for (int i = 0; i < 30; i++)
+            eq &= a[r * 30 + i].cell == a[(r - 1) * 30 + i].cell;
+        identical_rounds += eq;
+        int ord = 1;
+        for (int i = 0; i < 30; i++)
+            ord &= a[r * 30 + i].cell == i;
+        in_order += ord;
+    }
+    cr_assert(same_ab, "the same seed must give the same schedule");
+    cr_assert(!same_ac, "another seed must give another schedule");
+    /* With 30! orders, two equal consecutive rounds or an unshuffled one
+     * means the shuffle is broken. */
+    cr_assert_eq(identical_rounds, 0);
+    cr_assert_eq(in_order, 0);
+    /* Every cell lands in every position about equally often: each cell's
+     * mean position over 31 rounds must be far from the ends. */
+    for (int cell = 0; cell < 30; cell++) {
+        double sum = 0;
+        for (int i = 0; i < n; i++)
+            if (a[i].cell == cell)
+                sum += (a[i].seq - 1) % 30;
+        double mean = sum / 31;
+        cr_assert(mean > 5 && mean < 24, "cell %d has mean position %.1f", cell, mean);
+    }
+    free(a), free(b), free(c);
+}
+
+Test(schedule, known_order_for_seed_1)
+{
+    /* Pins the generator and the shuffle: a stored seed must replay the same
+     * order on any build. */
+    sw_slot *s;
+    sw_plan_schedule(5, 1, 1, 1, &s);
+    int got[10];
+    for (int i = 0; i < 10; i++)
+        got[i] = s[i].cell;
+    sw_rng r;
+    sw_rng_seed(&r, 1);
+    int want[10];
+    for (int round = 0; round < 2; round++) {
+        int order[5] = {0, 1, 2, 3, 4};
+        for (int i = 4; i > 0; i--) {
+            int j = (int)sw_rng_below(&r, (uint64_t)i + 1);
+            int t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        memcpy(&want[round * 5], order, sizeof order);
+    }
+    cr_assert_arr_eq(got, want, sizeof got);
+    sw_rng_seed(&r, 1);
+    cr_assert_eq(sw_rng_next(&r), 0x910a2dec89025cc1ull); /* splitmix64(1), first output */
+    free(s);
+}
+
+Test(opts, config_round_trip)
+{
+    sw_opts a, b;
+    sw_opts_defaults(&a);
+    sw_opts_parse_config(&a,
+                         "# a comment\n\nworkloads = x, y\nperiods = 1G 3\nmodes = poisson\ntime-hz = none\n"
+                         "combined = 64K@100\nruns = 7\nwarmup = 2\nseed = 99\ncpu = 0\ntimeout = 2.5\n"
+                         "target = 0.2\nsize = x=5\nkeep-profiles = yes\ncounters = perf::task-clock\n",
+                         "test");
+    char *text = sw_opts_to_config(&a);
+    sw_opts_defaults(&b);
+    sw_opts_parse_config(&b, text, "stored");
+    char *again = sw_opts_to_config(&b);
+    cr_assert_str_eq(text, again);
+    cr_assert_eq(b.n_workloads, 2);
+    cr_assert_str_eq(b.workloads[1], "y");
+    cr_assert_eq(b.n_periods, 2);
+    cr_assert_eq(b.periods[0], 1ull << 30);
+    cr_assert_eq(b.periods[1], 3);
+    cr_assert(!b.mode_fixed && b.mode_poisson);
+    cr_assert_eq(b.n_time_hz, 0);
+    cr_assert_eq(b.combined[0].period, 65536);
+    cr_assert_eq(b.runs, 7);
+    cr_assert_eq(b.warmup, 2);
+    cr_assert_eq(b.seed, 99);
+    cr_assert_eq(b.cpu, 0);
+    cr_assert_eq(sw_opts_fixed_size(&b, "x"), 5);
+    cr_assert_eq(sw_opts_fixed_size(&b, "y"), 0);
+    cr_assert(b.keep_profiles);
+    free(text), free(again);
+}
+
+Test(opts, bytes_parse_and_format)
+{
+    uint64_t v;
+    cr_assert_eq(sw_parse_bytes("32K", &v), 0);
+    cr_assert_eq(v, 32768);
+    cr_assert_eq(sw_parse_bytes("4m", &v), 0);
+    cr_assert_eq(v, 4u << 20);
+    cr_assert_eq(sw_parse_bytes("4MB", &v), -1);
+    cr_assert_eq(sw_parse_bytes("-1", &v), -1);
+    cr_assert_eq(sw_parse_bytes("99999999999G", &v), -1);
+    char buf[32];
+    cr_assert_str_eq(sw_format_bytes(32768, buf, sizeof buf), "32K");
+    cr_assert_str_eq(sw_format_bytes(1u << 30, buf, sizeof buf), "1G");
+    cr_assert_str_eq(sw_format_bytes(1536, buf, sizeof buf), "1536");
+}
+
+Test(run, stats_record_and_checksum_lines)
+{
+    char **k, **v;
+    const char *why;
+    int n = sw_run_parse_stats("sgc-stats 1\nalloc_samples 12\nmode fixed\nalloc_samples 13\n", &k, &v, &why);
+    cr_assert_eq(n, 2);
+    cr_assert_str_eq(k[0], "alloc_samples");
+    cr_assert_str_eq(v[0], "13"); /* the last of duplicate keys wins */
+    cr_assert_str_eq(k[1], "mode");
+    cr_assert_eq(sw_run_parse_stats("stats 1\n", &k, &v, &why), -1);
+    cr_assert_eq(sw_run_parse_stats("sgc-stats 1\nnovalue\n", &k, &v, &why), -1);
+    char *c = sw_run_find_checksum("hello\nchecksum 12 34 \nchecksum 0xff\r\nbye\n");
+    cr_assert_str_eq(c, "0xff");
+    free(c);
+    cr_assert_null(sw_run_find_checksum("checksum\n"));
+}
