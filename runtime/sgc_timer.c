@@ -41,7 +41,7 @@ static struct {
 
 /* ---- The handler ---------------------------------------------------------- */
 
-static void timer_handler(int sig, siginfo_t *info, void *uctx) {
+void sgc__timer_handler(int sig, siginfo_t *info, void *uctx) {
     (void)sig;
     (void)uctx;
     if (!tm.on)
@@ -179,7 +179,7 @@ static int install_handler(void) {
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = timer_handler;
+    sa.sa_sigaction = sgc__timer_handler;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
     if (sigaction(SGC_TIMER_SIGNAL, &sa, NULL) != 0)

@@ -47,6 +47,10 @@
  * thread was not running (si_overrun), since start-up: the gap between the
  * rate asked for and the rate achieved on a busy machine. */
 uint64_t sgc__timer_missed(void);
+/* The signal handler itself (installed by sgc_time_sampling_start).  Exposed
+ * so a benchmark can time its body without the kernel's delivery; info may
+ * be NULL.  Records a sample only while time sampling is on. */
+void sgc__timer_handler(int sig, siginfo_t *info, void *uctx);
 /* Time samples currently buffered in the ring (not yet drained). */
 uint64_t sgc__timer_buffered(void);
 

@@ -9,3 +9,7 @@ $(SGCPROF_BIN): $(SGCPROF_OBJS) $(LIBDIR)/libsgc.a
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 BINS += $(SGCPROF_BIN)
+
+# The profile and time sampler benchmarks live with the other runtime
+# benchmarks in runtime/bench/; their rules are here.
+include runtime/bench/profile_bench.mk
