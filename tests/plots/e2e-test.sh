@@ -1,0 +1,78 @@
+#!/bin/sh
+# e2e-test.sh WORKDIR - the quick sweep end to end into figures, then `make figures RESULTS=dir` on a copy holding only the stored results.
+#
+# Needs SWEEP (the sweep binary), BUILD (the build directory the test runs
+# in) and MAKE.  Part 1: `sweep --quick` on the real workloads, then
+# `make figures` on it: summary files and every figure the quick sweep has
+# data for (all but per-sample cost vs depth, which needs a sweep that varies
+# deepstack's depth; its caption must say so).  Part 2: the sweep directory
+# copied with nothing but results.db and runs.csv; `make figures` on the copy
+# must rebuild statistics and figures from them alone, start no run and
+# change no stored result.
+work=$1
+[ -n "$work" ] || { echo "usage: e2e-test.sh WORKDIR" >&2; exit 2; }
+: "${SWEEP:?SWEEP must name the sweep binary}"
+: "${BUILD:?BUILD must name the build directory}"
+MAKE=${MAKE:-make}
+rm -rf "$work" && mkdir -p "$work" || exit 1
+
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+# check_outputs DIR LABEL: the summary files and the figures of a quick sweep.
+check_outputs() {
+    d=$1
+    for f in summary.csv summary.md; do
+        [ -s "$d/$f" ] || bad "$2: $f missing or empty"
+    done
+    for f in overhead-alloc overhead-time normalized exactness sample-rate; do
+        [ -s "$d/figures/$f.png" ] && [ "$(od -An -c -N4 "$d/figures/$f.png" | tr -d ' ')" = '211PNG' ] ||
+            bad "$2: figures/$f.png missing or not a PNG"
+        [ -s "$d/figures/$f.svg" ] || bad "$2: figures/$f.svg missing"
+        [ -s "$d/figures/$f.txt" ] && ! grep -q "NOT DRAWN" "$d/figures/$f.txt" || bad "$2: figures/$f.txt missing or says NOT DRAWN"
+    done
+    # The quick sweep does not vary the stack depth: no picture, and a caption saying why.
+    if [ -e "$d/figures/cost-depth.png" ]; then
+        [ -s "$d/figures/cost-depth.svg" ] || bad "$2: cost-depth.png without its SVG"
+    else
+        grep -q "NOT DRAWN" "$d/figures/cost-depth.txt" 2>/dev/null || bad "$2: cost-depth neither drawn nor explained"
+    fi
+    grep -q "0 mismatch\|mismatching runs in this sweep: 0" "$d/figures/exactness.txt" ||
+        tr '\n' ' ' < "$d/figures/exactness.txt" | grep -q "mismatching runs in this sweep: 0" ||
+        bad "$2: the exactness caption does not report 0 mismatching runs"
+}
+
+start=$(date +%s)
+"$SWEEP" --quick --no-progress --out "$work/res" > "$work/sweep.out" 2> "$work/sweep.err"
+rc=$?
+echo "quick sweep: exit $rc in $(( $(date +%s) - start )) s"
+[ $rc -eq 0 ] || { bad "the quick sweep failed"; tail -n 20 "$work/sweep.err"; exit 1; }
+sweep="$work/res/$(readlink "$work/res/latest")"
+[ -f "$sweep/results.db" ] || { bad "no results.db in $sweep"; exit 1; }
+
+$MAKE --no-print-directory figures BUILD="$BUILD" RESULTS="$sweep" > "$work/figures1.out" 2>&1 ||
+    { bad "make figures on the fresh quick sweep failed"; tail -n 30 "$work/figures1.out"; }
+grep "^figures:" "$work/figures1.out"
+check_outputs "$sweep" "quick sweep"
+
+# Part 2: stored results only.
+copy="$work/stored/$(basename "$sweep")"
+mkdir -p "$copy" && cp "$sweep/results.db" "$sweep/runs.csv" "$copy/" || exit 1
+before=$(cksum < "$copy/results.db")
+runs_before=$(sqlite3 -batch "$copy/results.db" "SELECT count(*) FROM runs")
+$MAKE --no-print-directory figures BUILD="$BUILD" RESULTS="$copy" > "$work/figures2.out" 2>&1 ||
+    { bad "make figures on stored results failed"; tail -n 30 "$work/figures2.out"; }
+check_outputs "$copy" "stored results"
+[ "$(cksum < "$copy/results.db")" = "$before" ] || bad "make figures changed results.db"
+[ "$(sqlite3 -batch "$copy/results.db" "SELECT count(*) FROM runs")" = "$runs_before" ] || bad "make figures added runs"
+[ "$(ls "$work/stored")" = "$(basename "$sweep")" ] || bad "make figures created another sweep directory"
+grep -q "sweep --quick\|runs planned" "$work/figures2.out" && bad "make figures ran the sweep"
+# The statistics are deterministic given the seed, so the copy's figures
+# match the original's.
+for f in overhead-alloc exactness sample-rate; do
+    cmp -s "$sweep/figures/$f.svg" "$copy/figures/$f.svg" ||
+        bad "figures/$f.svg differs between the sweep and its stored copy (same results.db)"
+done
+
+[ $fail -eq 0 ] && echo "end to end: quick sweep -> statistics -> figures, and again from stored results"
+exit $fail
