@@ -130,10 +130,57 @@ static void medians_without(const prepared *p, size_t i, double *out)
         out[m] = p->have[m] ? median_without(p, m, i) : NAN;
 }
 
-static int cmp_double(const void *a, const void *b)
+/* Rearranges a[0..n-1] so that a[k] holds the value a sorted array would
+ * have there, everything before it is <= a[k] and everything after >= a[k]
+ * (quickselect, median-of-three pivot).  O(n) on average: the intervals
+ * need two order statistics of B values, not a full sort. */
+static void select_kth(double *a, size_t n, size_t k)
 {
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    size_t lo = 0, hi = n - 1;
+    while (hi > lo) {
+        size_t mid = lo + (hi - lo) / 2;
+        /* Order a[lo], a[mid], a[hi]; the median becomes the pivot. */
+        if (a[mid] < a[lo]) { double t = a[mid]; a[mid] = a[lo]; a[lo] = t; }
+        if (a[hi] < a[lo]) { double t = a[hi]; a[hi] = a[lo]; a[lo] = t; }
+        if (a[hi] < a[mid]) { double t = a[hi]; a[hi] = a[mid]; a[mid] = t; }
+        double pivot = a[mid];
+        size_t i = lo, j = hi;
+        while (i <= j) {
+            while (a[i] < pivot) i++;
+            while (a[j] > pivot) j--;
+            if (i <= j) {
+                double t = a[i]; a[i] = a[j]; a[j] = t;
+                i++;
+                if (j == 0) break;
+                j--;
+            }
+        }
+        if (k <= j)
+            hi = j;
+        else if (k >= i)
+            lo = i;
+        else
+            return; /* j < k < i: a[k] equals the pivot and is in place */
+    }
+}
+
+/* Type-7 quantile of t[0..n-1] at p, as st_quantile_sorted would give on
+ * the sorted values; reorders t. */
+static double quantile_select(double *t, size_t n, double p)
+{
+    double h = (double)(n - 1) * p;
+    size_t lo = (size_t)floor(h);
+    if (lo >= n - 1) {
+        double m = t[0];
+        for (size_t i = 1; i < n; i++)
+            if (t[i] > m) m = t[i];
+        return m;
+    }
+    select_kth(t, n, lo);
+    double v = t[lo], w = t[lo + 1];
+    for (size_t i = lo + 2; i < n; i++)
+        if (t[i] < w) w = t[i];
+    return v + (h - (double)lo) * (w - v);
 }
 
 /* Jackknife acceleration of one statistic; returns NAN when undefined
@@ -179,14 +226,18 @@ static double acceleration(const st_stat *st, const prepared *p1, const prepared
     return sum3 / (6.0 * pow(sum2, 1.5));
 }
 
-/* Fills out's interval from the resampled values t[0..B-1] (sorted here). */
+/* Fills out's interval from the resampled values t[0..B-1] (reordered here). */
 static void interval(const st_stat *st, const prepared *p1, const prepared *p0, double *t, size_t B,
                      double confidence, st_interval *out)
 {
     double est = out->est, alpha = 1.0 - confidence;
-    qsort(t, B, sizeof *t, cmp_double);
-    if (t[0] == t[B - 1]) {
-        out->lo = out->hi = t[0];
+    double tmin = t[0], tmax = t[0];
+    for (size_t b = 1; b < B; b++) {
+        if (t[b] < tmin) tmin = t[b];
+        if (t[b] > tmax) tmax = t[b];
+    }
+    if (tmin == tmax) {
+        out->lo = out->hi = tmin;
         out->method = ST_CI_DEGENERATE;
         out->why = "every resample gave the same value";
         return;
@@ -221,8 +272,8 @@ static void interval(const st_stat *st, const prepared *p1, const prepared *p0, 
     }
     out->method = why ? ST_CI_PERCENTILE : ST_CI_BCA;
     out->why = why;
-    out->lo = st_quantile_sorted(t, B, alo);
-    out->hi = st_quantile_sorted(t, B, ahi);
+    out->lo = quantile_select(t, B, alo);
+    out->hi = quantile_select(t, B, ahi);
 }
 
 void st_bootstrap(const st_sample *s1, const st_sample *s0, const st_stat *stats, size_t nstats,
