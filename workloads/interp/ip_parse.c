@@ -68,12 +68,35 @@ static void perr(parser *ps, int line, int col, const char *fmt, ...) {
     exit(2);
 }
 
+/* The tree, names and slot tables live in an arena that is never freed: the
+ * program runs until exit, and the chain from ip_arena keeps every block
+ * reachable (so leak checkers see no leak). */
+typedef struct arena_block { struct arena_block *next; size_t used, cap; char mem[]; } arena_block;
+static arena_block *ip_arena;
+
 static void *xalloc(size_t n) {
-    void *p = calloc(1, n);
-    if (!p) {
-        fprintf(stderr, "interp: out of memory while parsing\n");
-        exit(1);
+    n = (n + 15) & ~(size_t)15;
+    if (!ip_arena || ip_arena->used + n > ip_arena->cap) {
+        size_t cap = n > 65536 ? n : 65536;
+        arena_block *b = calloc(1, sizeof *b + cap);
+        if (!b) {
+            fprintf(stderr, "interp: out of memory while parsing\n");
+            exit(1);
+        }
+        b->cap = cap;
+        b->next = ip_arena;
+        ip_arena = b;
     }
+    void *p = ip_arena->mem + ip_arena->used;
+    ip_arena->used += n;
+    return p;
+}
+
+/* Grows an arena array of n elements of size elem to at least want. */
+static void *xgrow(void *old, size_t n, size_t want, size_t elem) {
+    void *p = xalloc(want * elem);
+    if (n)
+        memcpy(p, old, n * elem);
     return p;
 }
 
@@ -178,13 +201,16 @@ static void lex(parser *ps) {
                 perr(ps, t->line, t->col, "integer literal %s does not fit in 64 bits", text);
             t->i = (int64_t)v;
         }
-        free(text);
         ps->p = q;
         return;
     }
     if (c == '"' || c == '\'') {
         const char *q = p + 1;
-        char *out = xalloc((size_t)(ps->end - p) + 1);
+        char *out = malloc((size_t)(ps->end - p) + 1); /* freed once interned */
+        if (!out) {
+            fprintf(stderr, "interp: out of memory while parsing\n");
+            exit(1);
+        }
         int n = 0;
         for (;;) {
             if (q >= ps->end || *q == '\n')
@@ -272,15 +298,8 @@ static ip_node *mk(int kind, const tok *at) {
 }
 
 static void add_kid(ip_node *n, ip_node *k) {
-    if ((n->nkids & (n->nkids - 1)) == 0) {
-        size_t cap = n->nkids ? (size_t)n->nkids * 2 : 1;
-        ip_node **kids = realloc(n->kids, cap * sizeof *kids);
-        if (!kids) {
-            fprintf(stderr, "interp: out of memory while parsing\n");
-            exit(1);
-        }
-        n->kids = kids;
-    }
+    if ((n->nkids & (n->nkids - 1)) == 0) /* 0, 1, 2, 4 ...: full */
+        n->kids = xgrow(n->kids, (size_t)n->nkids, n->nkids ? (size_t)n->nkids * 2 : 1, sizeof *n->kids);
     n->kids[n->nkids++] = k;
 }
 
@@ -311,12 +330,7 @@ static int declare(ip_fndef *fn, const char *name) {
     for (int i = 0; i < fn->nslots; i++)
         if (strcmp(fn->slots[i], name) == 0)
             return i;
-    char **s = realloc(fn->slots, (size_t)(fn->nslots + 1) * sizeof *s);
-    if (!s) {
-        fprintf(stderr, "interp: out of memory while parsing\n");
-        exit(1);
-    }
-    fn->slots = s;
+    fn->slots = xgrow(fn->slots, (size_t)fn->nslots, (size_t)fn->nslots + 1, sizeof *fn->slots);
     fn->slots[fn->nslots] = xstrndup(name, strlen(name));
     return fn->nslots++;
 }
