@@ -67,6 +67,15 @@ Test(desc, tukey_fences_count_outliers)
     cr_assert_float_eq(d.q1, 10.25, EPS);
     cr_assert_float_eq(d.q3, 11.75, EPS);
     cr_assert_eq(d.outliers, 2); /* 30 and -5 */
+    /* On the fence is not outside it: Q1 3.25, Q3 7.75, fences -3.5 and 14.5. */
+    double f[10] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 14.5 };
+    st_describe(f, 10, &d);
+    cr_assert_float_eq(d.q3 + 1.5 * (d.q3 - d.q1), 14.5, EPS);
+    cr_assert_eq(d.outliers, 0);
+    f[0] = -3.5;
+    f[9] = 14.6;
+    st_describe(f, 10, &d);
+    cr_assert_eq(d.outliers, 1);
 }
 
 Test(desc, nan_skipped_and_empty_is_nan)
