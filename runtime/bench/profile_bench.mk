@@ -25,5 +25,8 @@ bench-time-cost: $(TIME_BENCH_BIN)
 bench-time-overhead: $(TIME_BENCH_BIN)
 	$(TIME_BENCH_BIN) overhead --profile $(BUILD)/time-bench.prof $(TIME_BENCH_ARGS)
 
+# Programs that link the heap need the collector (runtime/sgc_gc.c).
+ifneq ($(wildcard runtime/sgc_gc.c),)
 BINS += $(PROFILE_BENCH_BIN) $(TIME_BENCH_BIN)
 BENCHES += bench-profile-cct bench-time-cost bench-time-overhead
+endif

@@ -314,7 +314,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     int rounds = 7;
-    long signals = 20000, trees = 400;
+    long signals = 20000, trees = 2000;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "--profile") && i + 1 < argc)
             setenv("SGC_PROFILE", argv[++i], 1);

@@ -19,4 +19,7 @@ $(PROFILE_DEEP_EXIT): $(OBJ)/tests/profile/deep_exit.o $(LIBDIR)/libsgc.a
 test-profile: $(PROFILE_TEST_BIN) $(PROFILE_DEEP_EXIT) $(BIN)/sgcprof
 	@sh tests/check.sh profile $(PROFILE_TEST_BIN)
 
+# Programs that link the heap need the collector (runtime/sgc_gc.c).
+ifneq ($(wildcard runtime/sgc_gc.c),)
 TESTS += test-profile
+endif

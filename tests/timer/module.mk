@@ -29,4 +29,7 @@ test-timer-stress: timer-stress-san
 	    SGC_STATS=$(BUILD)/san/timer-stress.stats \
 	    sh tests/check.sh timer-stress timeout 300 $(BUILD)/san/bin/tests/timer_stress 4
 
+# Programs that link the heap need the collector (runtime/sgc_gc.c).
+ifneq ($(wildcard runtime/sgc_gc.c),)
 TESTS += test-timer test-timer-stress
+endif
