@@ -99,6 +99,11 @@ int main(int argc, char **argv)
     if (sw.warning[0] && !quiet)
         fprintf(stderr, "analyze: warning: %s\n", sw.warning);
 
+    const char *status = st_sweep_meta(&sw, "status");
+    if (status && strcmp(status, "complete") && !quiet)
+        fprintf(stderr, "analyze: warning: %s: the sweep is not complete (status %s): analysing the runs recorded so far\n",
+                dir, status);
+
     st_analysis_opts ao = { { (size_t)resamples, confidence, seed }, !quiet };
     st_analysis an;
     st_analyze(&sw, &ao, &an);

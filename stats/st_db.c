@@ -443,6 +443,14 @@ out:
     return rc;
 }
 
+const char *st_sweep_meta(const st_sweep *sw, const char *key)
+{
+    for (size_t i = 0; i < sw->nmeta; i++)
+        if (strcmp(sw->meta_key[i], key) == 0)
+            return sw->meta_value[i];
+    return NULL;
+}
+
 void st_sweep_free(st_sweep *sw)
 {
     for (size_t i = 0; i < sw->ncells; i++) {

@@ -78,4 +78,7 @@ int st_sweep_load(const char *dir, st_sweep *sw, char *err, size_t errlen);
 
 void st_sweep_free(st_sweep *sw);
 
+/* The meta value of key, or NULL if the sweep has none. */
+const char *st_sweep_meta(const st_sweep *sw, const char *key);
+
 #endif

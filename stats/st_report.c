@@ -706,6 +706,10 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
                "%zu cells, %zu workloads.\n\n",
             (unsigned long long)o->seed, o->resamples, o->confidence * 100, an->used_runs, an->failed_runs,
             an->nresults, nw);
+    const char *status = st_sweep_meta(sw, "status");
+    if (status && strcmp(status, "complete"))
+        fprintf(f, "**This sweep is not complete (status `%s` in its metadata): the numbers cover the runs "
+                   "recorded so far.**\n\n", status);
     if (an->nmismatches) {
         fprintf(f, "**EXACTNESS MISMATCH: %zu fixed-mode runs took a number of samples different from "
                    "floor(sampled_bytes / period).** The sampling rule is broken:\n\n",

@@ -455,11 +455,18 @@ Test(edge, no_baseline)
 Test(edge, fewer_than_three_runs)
 {
     char *dir = new_dir(), *err;
-    char *sql = simple_sweep(2, 1000000, 1000000, NULL);
+    /* Also a sweep still running: analysed, and said so. */
+    char *sql = simple_sweep(2, 1000000, 1000000, "INSERT INTO meta VALUES ('status', 'running');");
     make_db(dir, 1, sql);
     free(sql);
     cr_assert_eq(run_analyze(&err, "--resamples", "1000", dir, NULL, NULL), 0, "%s", err);
+    cr_assert(strstr(err, "the sweep is not complete (status running)"), "%s", err);
     free(err);
+    char path[512];
+    snprintf(path, sizeof path, "%s/summary.md", dir);
+    char *md = slurp(path);
+    cr_assert(md && strstr(md, "This sweep is not complete"));
+    free(md);
     table t;
     load_csv(&t, dir, "summary.csv");
     /* Medians of {121, 122} ms and {101, 102} ms. */
