@@ -80,7 +80,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
         kept_slots[i] = &kept[i];
     root_frame.func = &fuzz_func;
     root_frame.roots = kept_slots;
-    root_frame.nroots = FUZZ_MAX_KEEP; /* NULL entries are skipped */
+    root_frame.nroots = 0; /* grows with the objects kept */
     sgc_frame_push(&root_frame);
     sgc__sample_set_observer(on_sample, NULL);
     const char *tr = getenv("FUZZ_TRACE");
@@ -124,6 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     /* A clean slate: nothing kept, sampling off, nothing pending. */
     sgc_sampling_stop();
     memset(kept, 0, sizeof kept);
+    root_frame.nroots = 0;
     sgc_collect_major();
     got.n = want.n = 0;
     model m;
@@ -155,8 +156,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             uint64_t expect = model_alloc(&m, SGC_FOOTPRINT(payload), serial_base + m.total_sampled + 1, keep);
             if (points != expect)
                 fail("samples of one allocation", points, expect);
-            if (keep)
+            if (keep) {
                 kept[nkept++] = obj;
+                root_frame.nroots = (uint32_t)nkept;
+            }
         } else if (op == 4) {
             if (trace)
                 fprintf(stderr, "minor\n");

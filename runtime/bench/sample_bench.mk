@@ -1,0 +1,23 @@
+# runtime/bench/sample_bench.mk - the allocation sampler's benchmarks
+# (runtime/bench/sample_*), in "make bench".  Included from
+# runtime/replay/module.mk: runtime/bench/module.mk is the collector's.
+#   bench-sample-cost       ns per sample at stack depths 1, 10, 100
+#   bench-sample-overhead   overhead of sampling at periods 32 KiB .. 32 MiB
+# SAMPLE_BENCH_ARGS adds arguments (e.g. --rounds 11 --mib 512).
+# Programs link libsgc.a, which needs the collector (runtime/sgc_gc.c).
+ifneq ($(wildcard runtime/sgc_gc.c),)
+SAMPLE_BENCH_BIN := $(BIN)/sample-bench
+
+$(SAMPLE_BENCH_BIN): $(OBJ)/runtime/bench/sample_bench.o $(LIBDIR)/libsgc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+.PHONY: bench-sample-cost bench-sample-overhead
+bench-sample-cost: $(SAMPLE_BENCH_BIN)
+	$(SAMPLE_BENCH_BIN) cost --profile $(BUILD)/sample-bench.prof $(SAMPLE_BENCH_ARGS)
+bench-sample-overhead: $(SAMPLE_BENCH_BIN)
+	$(SAMPLE_BENCH_BIN) overhead --profile $(BUILD)/sample-bench.prof $(SAMPLE_BENCH_ARGS)
+
+BINS += $(SAMPLE_BENCH_BIN)
+BENCHES += bench-sample-cost bench-sample-overhead
+endif

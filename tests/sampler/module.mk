@@ -1,0 +1,41 @@
+# tests/sampler/module.mk - the allocation sampler's tests (in "make test"):
+#   test-sampler-unit      Criterion: every edge case of the rule, survival, records
+#   test-sampler-poisson   Criterion: gap statistics, unbiased estimate, model agreement
+#   test-sampler-replay    sgc-replay on traces with known output, and bad input
+#   test-sampler-fastpath  the allocation fast path is the same machine code and
+#                          the same instruction count with sampling off and on
+# The fuzzer's short run (test-sampler-fuzz) is in runtime/fuzz/module.mk.
+# Programs link libsgc.a, which needs the collector (runtime/sgc_gc.c).
+ifneq ($(wildcard runtime/sgc_gc.c),)
+SAMPLER_TEST_DIR := $(BUILD)/tests/sampler
+CRITERION_LIBS := $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
+
+$(OBJ)/tests/sampler/%.o: CFLAGS += -Iruntime/fuzz $(shell pkg-config --cflags criterion 2>/dev/null)
+
+$(SAMPLER_TEST_DIR)/test-sampler-unit: $(OBJ)/tests/sampler/test_sampler.o $(LIBDIR)/libsgc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(CRITERION_LIBS) $(LDLIBS)
+
+$(SAMPLER_TEST_DIR)/test-sampler-poisson: $(OBJ)/tests/sampler/test_poisson.o \
+		$(OBJ)/runtime/fuzz/fuzz_model.o $(LIBDIR)/libsgc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(CRITERION_LIBS) $(LDLIBS)
+
+# The allocation loop the fast-path check measures under callgrind.
+$(SAMPLER_TEST_DIR)/fastpath-loop: $(OBJ)/tests/sampler/fastpath_loop.o $(LIBDIR)/libsgc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+.PHONY: test-sampler-unit test-sampler-poisson test-sampler-replay test-sampler-fastpath
+test-sampler-unit: $(SAMPLER_TEST_DIR)/test-sampler-unit
+	@sh tests/check.sh sampler-unit $< --jobs=2
+test-sampler-poisson: $(SAMPLER_TEST_DIR)/test-sampler-poisson
+	@sh tests/check.sh sampler-poisson $< --jobs=2
+test-sampler-replay: $(BIN)/sgc-replay
+	@sh tests/check.sh sampler-replay sh tests/sampler/replay_check.sh $(BIN)/sgc-replay tests/sampler/replay
+test-sampler-fastpath: $(SAMPLER_TEST_DIR)/fastpath-loop
+	@sh tests/check.sh sampler-fastpath sh tests/sampler/fastpath_check.sh "$(CC)" "$(SANITIZE)" \
+	    $(SAMPLER_TEST_DIR)/fastpath-loop $(SAMPLER_TEST_DIR)
+
+TESTS += test-sampler-unit test-sampler-poisson test-sampler-replay test-sampler-fastpath
+endif
