@@ -1,0 +1,556 @@
+/* sgc_gc.c - the collector: types, roots, nursery, minor and major collections, stats.
+ *
+ * Minor collection.  Live nursery objects are copied into the old generation
+ * (sgc_gc_old.c), breadth-first from the roots as in Cheney's algorithm; the
+ * to-space is not contiguous (it is the size-segregated old generation), so
+ * the scan queue is an explicit array of copied objects instead of a scan
+ * pointer.  Roots: the shadow-stack frames, the registered globals, the
+ * remembered set; young large objects reached from any of these are marked
+ * and scanned like copied objects.  Objects without pointer fields are
+ * copied and never queued.
+ *
+ * Major collection.  Always right after a minor one, so nothing is young:
+ * mark from the frames and globals through old and large objects (explicit
+ * mark stack), then sweep.  It runs when the heap (old generation + large
+ * objects) has reached max(SGC_MAJOR_FLOOR, live after the previous major
+ * collection * SGC_MAJOR_GROWTH).
+ *
+ * Counting nursery objects without touching the fast path: each minor
+ * collection walks the nursery from start to free once (headers only; a
+ * forwarded object's size is read from its copy).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sgc_gc.h"
+
+/* ---- Shared state --------------------------------------------------------- */
+
+sgc_frame *sgc_top;
+sgc_nursery_state sgc_nursery;
+volatile sig_atomic_t sgc__phase;
+sgc_stats sgc__stats;
+int sgc__initialized;
+
+sgc_gc_type sgc__gc_types[SGC_MAX_TYPES + 1];
+uint32_t sgc__gc_ntypes;
+
+void ***sgc__globals;
+size_t sgc__nglobals;
+static size_t globals_cap;
+sgc_obj *sgc__remset;
+size_t sgc__nremset;
+static size_t remset_cap;
+
+/* The nursery mapping.  With SGC_POISON two halves alternate, so the half
+ * just evacuated can stay poisoned for a whole mutator period (a stale
+ * pointer into it then reads poison) while the other, zeroed, is in use. */
+static char *nursery_base[2];
+static int nursery_half;
+static size_t nursery_bytes; /* size of one half */
+
+static uint64_t start_ns;             /* sgc_init */
+static uint64_t next_major_at;        /* heap_bytes that triggers a major collection */
+static int shut_down;
+static int statm_fd = -1;
+
+/* Scan queue (minor) and mark stack (major). */
+static sgc_obj *work;
+static size_t nwork, work_cap;
+
+uint64_t sgc__now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Grows an array of pointer-sized elements to hold at least need entries. */
+static void grow(void *arrp, size_t *cap, size_t need, const char *what) {
+    void **arr = (void **)arrp;
+    size_t n = *cap ? *cap : 256;
+    while (n < need)
+        n *= 2;
+    void *p = realloc(*arr, n * sizeof(void *));
+    if (p == NULL)
+        sgc__oom(what, n * sizeof(void *));
+    *arr = p;
+    *cap = n;
+}
+
+static inline void work_push(sgc_obj o) {
+    if (__builtin_expect(nwork == work_cap, 0))
+        grow(&work, &work_cap, nwork + 1, "the collector's work list");
+    work[nwork++] = o;
+}
+
+/* ---- Types ---------------------------------------------------------------- */
+
+uint32_t sgc_type_register(const sgc_type *type) {
+    if (type == NULL || type->name == NULL) {
+        fprintf(stderr, "freecheck: sgc_type_register: a type needs a name\n");
+        abort();
+    }
+    for (uint32_t i = 1; i <= sgc__gc_ntypes; i++)
+        if (strcmp(sgc__gc_types[i].t.name, type->name) == 0)
+            return i;
+    if (type->fixed_size > 512 ||
+        (type->fixed_size < 512 && (type->ptr_map >> ((type->fixed_size + 7) / 8)) != 0) ||
+        (type->var == SGC_VAR_PTRS && type->fixed_size % 8 != 0) || (unsigned)type->var > SGC_VAR_WORDS) {
+        fprintf(stderr,
+                "freecheck: sgc_type_register: type %s is malformed (fixed part at most 512 bytes, "
+                "pointer map within the fixed part, pointer arrays 8-byte aligned)\n",
+                type->name);
+        abort();
+    }
+    if (sgc__gc_ntypes == SGC_MAX_TYPES) {
+        fprintf(stderr, "freecheck: sgc_type_register: more than %d types (registering %s)\n", SGC_MAX_TYPES,
+                type->name);
+        abort();
+    }
+    uint32_t id = ++sgc__gc_ntypes;
+    sgc_gc_type *g = &sgc__gc_types[id];
+    g->t = *type;
+    g->fixed_words = (type->fixed_size + 7) / 8;
+    g->has_ptrs = type->ptr_map != 0 || type->var == SGC_VAR_PTRS;
+    return id;
+}
+
+const char *sgc_type_name(uint32_t tid) {
+    if (tid == 0 || tid > sgc__gc_ntypes)
+        return "?";
+    return sgc__gc_types[tid].t.name;
+}
+
+/* ---- Roots ---------------------------------------------------------------- */
+
+void sgc_global_root(void *slot) {
+    if (sgc__nglobals == globals_cap)
+        grow(&sgc__globals, &globals_cap, sgc__nglobals + 1, "global roots");
+    sgc__globals[sgc__nglobals++] = (void **)slot;
+}
+
+void sgc_write_barrier_slow(sgc_obj obj) {
+    SGC_HDR(obj) &= ~(uint64_t)SGC_F_TRACK_YOUNG;
+    if (sgc__nremset == remset_cap)
+        grow(&sgc__remset, &remset_cap, sgc__nremset + 1, "the remembered set");
+    sgc__remset[sgc__nremset++] = obj;
+}
+
+/* ---- Heap set-up ---------------------------------------------------------- */
+
+static uint64_t heap_bytes(void) { return sgc__old_bytes + sgc__large_bytes; }
+
+static void note_peak(void) {
+    uint64_t h = heap_bytes();
+    sgc__stats.heap_bytes = h;
+    if (h + nursery_bytes > sgc__stats.peak_heap_bytes)
+        sgc__stats.peak_heap_bytes = h + nursery_bytes;
+}
+
+static void nursery_use(int half) {
+    nursery_half = half;
+    sgc_nursery.start = nursery_base[half];
+    sgc_nursery.free = nursery_base[half];
+    sgc_nursery.end = nursery_base[half] + nursery_bytes;
+}
+
+static void heap_init(void) {
+    nursery_bytes = sgc__settings.nursery_size;
+    size_t map = sgc__settings.poison ? 2 * nursery_bytes : nursery_bytes;
+    char *m = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        sgc__oom("the nursery (SGC_NURSERY)", map);
+    nursery_base[0] = m;
+    nursery_base[1] = sgc__settings.poison ? m + nursery_bytes : m;
+    nursery_use(0);
+    sgc__old_init();
+    next_major_at = SGC_MAJOR_FLOOR;
+    statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+    note_peak();
+}
+
+void sgc_init(void) {
+    if (sgc__initialized)
+        return;
+    sgc__initialized = 1;
+    start_ns = sgc__now_ns();
+    sgc__settings_load();
+    heap_init();
+    sgc_nursery.limit = sgc_nursery.free; /* until the slow path sets it */
+    sgc__profile_init();
+    sgc__sample_init();
+    sgc__timer_init();
+    sgc__alloc_reset_limit();
+    atexit(sgc_shutdown);
+}
+
+/* ---- Large objects -------------------------------------------------------- */
+
+sgc_obj sgc__large_alloc(uint32_t tid, size_t payload, size_t footprint) {
+    if (!sgc__initialized)
+        sgc_init();
+    /* Young large objects are only freed by a minor collection; a program
+     * that allocates nothing but large objects would never have one.  So
+     * collect first once the young large objects outweigh the nursery. */
+    uint64_t budget = nursery_bytes > ((uint64_t)4 << 20) ? nursery_bytes : ((uint64_t)4 << 20);
+    if (sgc__young_large_bytes + footprint > budget && sgc__young_large != NULL)
+        sgc__minor_collect();
+    size_t total = sizeof(sgc_large) + footprint - SGC_HEADER_BYTES;
+    if (total < footprint)
+        sgc__oom("a large object", footprint);
+    sgc_large *l = calloc(1, total);
+    if (l == NULL)
+        sgc__oom("a large object", total);
+    l->footprint = footprint;
+    l->header = SGC_HDR_MAKE(tid, footprint) | SGC_F_LARGE | SGC_F_YOUNG_LARGE;
+    l->next = sgc__young_large;
+    sgc__young_large = l;
+    sgc__young_large_bytes += footprint;
+    sgc__large_bytes += footprint;
+    sgc__stats.large_bytes += footprint;
+    sgc__stats.large_objects++;
+    note_peak();
+    (void)payload;
+    return SGC_LARGE_OBJ(l);
+}
+
+int sgc__is_young_large(sgc_obj obj) {
+    uint64_t h = SGC_HDR(obj);
+    return (h & SGC_F_FORWARDED) == 0 && (h & SGC_F_YOUNG_LARGE) != 0;
+}
+
+/* The nursery part being collected: [start, free) of the current half.  p is
+ * an object (payload) pointer, 8 bytes past its header, so a zero-payload
+ * object at the very end has p == free: test the header's address. */
+static inline int in_nursery(const void *p) {
+    const char *h = (const char *)p - SGC_HEADER_BYTES;
+    return h >= sgc_nursery.start && h < sgc_nursery.free;
+}
+
+int sgc__young_survived(sgc_obj young, sgc_obj *moved_to) {
+    uint64_t h = SGC_HDR(young);
+    if (in_nursery(young)) {
+        if (!(h & SGC_F_FORWARDED))
+            return 0;
+        if (moved_to)
+            *moved_to = (sgc_obj)(uintptr_t)(h & ~(uint64_t)SGC_F_FORWARDED);
+        return 1;
+    }
+    if ((h & SGC_F_YOUNG_LARGE) && (h & SGC_F_MARKED)) {
+        if (moved_to)
+            *moved_to = young;
+        return 1;
+    }
+    return 0;
+}
+
+/* ---- Minor collection ----------------------------------------------------- */
+
+/* Copies a nursery object into the old generation (once) and returns where it is now. */
+static inline sgc_obj evacuate(sgc_obj p) {
+    uint64_t h = SGC_HDR(p);
+    if (h & SGC_F_FORWARDED)
+        return (sgc_obj)(uintptr_t)(h & ~(uint64_t)SGC_F_FORWARDED);
+    size_t footprint = SGC_HEADER_BYTES + ((size_t)(h >> 32) << 3);
+    char *slot = sgc__old_alloc(footprint);
+    memcpy(slot, (char *)p - SGC_HEADER_BYTES, footprint);
+    /* Old now and not in the remembered set: the barrier must watch it. */
+    *(uint64_t *)slot = h | SGC_F_TRACK_YOUNG;
+    sgc_obj n = slot + SGC_HEADER_BYTES;
+    SGC_HDR(p) = (uint64_t)(uintptr_t)n | SGC_F_FORWARDED;
+    sgc__stats.bytes_promoted += footprint;
+    if (sgc__gc_types[(h >> 8) & 0xffffffu].has_ptrs)
+        work_push(n);
+    return n;
+}
+
+/* Updates one reference during a minor collection. */
+static inline void minor_visit(sgc_obj *slot) {
+    sgc_obj p = *slot;
+    if (p == NULL)
+        return;
+    if (in_nursery(p)) {
+        *slot = evacuate(p);
+        return;
+    }
+    uint64_t h = SGC_HDR(p);
+    if ((h & (SGC_F_YOUNG_LARGE | SGC_F_MARKED)) == SGC_F_YOUNG_LARGE) {
+        SGC_HDR(p) = h | SGC_F_MARKED;
+        work_push(p);
+    }
+}
+
+/* Walks the collected nursery [start, free): counts its objects. */
+static uint64_t nursery_count(const char *from, const char *to) {
+    uint64_t n = 0;
+    const char *p = from;
+    while (p < to) {
+        uint64_t h = *(const uint64_t *)p;
+        size_t payload;
+        if (h & SGC_F_FORWARDED)
+            payload = SGC_PAYLOAD_BYTES((sgc_obj)(uintptr_t)(h & ~(uint64_t)SGC_F_FORWARDED));
+        else if (h == 0) {
+            fprintf(stderr, "freecheck: corrupt nursery: zero header at offset %zu\n",
+                    (size_t)(p - sgc_nursery.start));
+            abort();
+        } else
+            payload = (size_t)(h >> 32) << 3;
+        p += SGC_HEADER_BYTES + payload;
+        n++;
+    }
+    return n;
+}
+
+static uint64_t rss_bytes(void) {
+    char buf[128];
+    if (statm_fd < 0)
+        return 0;
+    ssize_t n = pread(statm_fd, buf, sizeof buf - 1, 0);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    unsigned long long size = 0, resident = 0;
+    if (sscanf(buf, "%llu %llu", &size, &resident) != 2)
+        return 0;
+    return (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE);
+}
+
+static void major_mark_and_sweep(void);
+
+/* The minor collection proper (sgc__minor_collect's documented order),
+ * then a major collection if one is due or forced. */
+static void collect(int force_major) {
+    if (!sgc__initialized)
+        sgc_init();
+    if (sgc__settings.verify)
+        sgc__verify("before a minor collection");
+    uint64_t t0 = sgc__now_ns();
+    sgc__phase = SGC_PHASE_MINOR;
+    char *from = sgc_nursery.start, *used_end = sgc_nursery.free;
+
+    nwork = 0;
+    /* Roots 1: the shadow stack.  NULL slot addresses and NULL values are skipped. */
+    for (sgc_frame *f = sgc_top; f != NULL; f = f->parent)
+        for (uint32_t i = 0; i < f->nroots; i++)
+            if (f->roots[i] != NULL)
+                minor_visit((sgc_obj *)f->roots[i]);
+    /* Roots 2: registered globals. */
+    for (size_t i = 0; i < sgc__nglobals; i++)
+        minor_visit((sgc_obj *)sgc__globals[i]);
+    /* Roots 3: the remembered set: old objects that got a pointer stored since
+     * the last minor collection.  Afterwards they hold no young pointer, so
+     * they go back to being watched by the barrier. */
+    for (size_t i = 0; i < sgc__nremset; i++) {
+        sgc_obj o = sgc__remset[i];
+        SGC_GC_FOR_EACH_FIELD(o, s, minor_visit(s));
+        SGC_HDR(o) |= SGC_F_TRACK_YOUNG;
+    }
+    sgc__nremset = 0;
+    /* Transitive closure: copied objects and reached young large objects. */
+    while (nwork > 0) {
+        sgc_obj o = work[--nwork];
+        SGC_GC_FOR_EACH_FIELD(o, s, minor_visit(s));
+    }
+
+    sgc__sample_minor_end();
+
+    /* Stats before the nursery is reset (the walk needs forwarding). */
+    sgc__stats.nursery_bytes += (uint64_t)(used_end - from);
+    sgc__stats.nursery_objects += nursery_count(from, used_end);
+    uint64_t large_promoted_objects;
+    sgc__large_minor_sweep(&large_promoted_objects);
+    sgc__stats.large_promoted += large_promoted_objects;
+
+    /* Reset the nursery: [free, end) must be zero for the fast path. */
+    if (sgc__settings.poison) {
+        int next = 1 - nursery_half;
+        memset(from, SGC_POISON_BYTE, (size_t)(used_end - from));
+        /* The other half was poisoned one collection ago; zero what was used of it. */
+        memset(nursery_base[next], 0, nursery_bytes);
+        nursery_use(next);
+    } else {
+        memset(from, 0, (size_t)(used_end - from));
+        sgc_nursery.free = sgc_nursery.start;
+    }
+    sgc__alloc_reset_limit();
+    note_peak();
+    sgc__stats.minor_collections++;
+    uint64_t t1 = sgc__now_ns();
+    sgc__stats.minor_ns += t1 - t0;
+    sgc__phase = SGC_PHASE_MUTATOR;
+    sgc__profile_gc_event(SGC_PHASE_MINOR, t0, t1 - t0, heap_bytes(), rss_bytes());
+    if (sgc__settings.verify)
+        sgc__verify("after a minor collection");
+
+    if (force_major || heap_bytes() >= next_major_at)
+        major_mark_and_sweep();
+    sgc__timer_drain();
+}
+
+void sgc__minor_collect(void) { collect(0); }
+
+void sgc_collect_minor(void) {
+    collect(0);
+    sgc__alloc_reset_limit();
+}
+
+void sgc_collect_major(void) {
+    collect(1);
+    sgc__alloc_reset_limit();
+}
+
+/* ---- Major collection ----------------------------------------------------- */
+
+static inline void major_visit(sgc_obj *slot) {
+    sgc_obj p = *slot;
+    if (p == NULL)
+        return;
+    uint64_t h = SGC_HDR(p);
+    if (h & SGC_F_MARKED)
+        return;
+    SGC_HDR(p) = h | SGC_F_MARKED;
+    if (sgc__gc_types[(h >> 8) & 0xffffffu].has_ptrs)
+        work_push(p);
+}
+
+static void major_mark_and_sweep(void) {
+    if (sgc__settings.verify)
+        sgc__verify("before a major collection");
+    uint64_t t0 = sgc__now_ns();
+    sgc__phase = SGC_PHASE_MAJOR;
+    nwork = 0;
+    for (sgc_frame *f = sgc_top; f != NULL; f = f->parent)
+        for (uint32_t i = 0; i < f->nroots; i++)
+            if (f->roots[i] != NULL)
+                major_visit((sgc_obj *)f->roots[i]);
+    for (size_t i = 0; i < sgc__nglobals; i++)
+        major_visit((sgc_obj *)sgc__globals[i]);
+    while (nwork > 0) {
+        sgc_obj o = work[--nwork];
+        SGC_GC_FOR_EACH_FIELD(o, s, major_visit(s));
+    }
+    sgc__old_sweep();
+    uint64_t live = heap_bytes();
+    double next = (double)live * sgc__settings.major_growth;
+    next_major_at = next > (double)SGC_MAJOR_FLOOR ? (uint64_t)next : SGC_MAJOR_FLOOR;
+    note_peak();
+    sgc__stats.major_collections++;
+    uint64_t t1 = sgc__now_ns();
+    sgc__stats.major_ns += t1 - t0;
+    sgc__phase = SGC_PHASE_MUTATOR;
+    sgc__profile_gc_event(SGC_PHASE_MAJOR, t0, t1 - t0, live, rss_bytes());
+    if (sgc__settings.verify)
+        sgc__verify("after a major collection");
+}
+
+/* ---- Statistics ----------------------------------------------------------- */
+
+void sgc_get_stats(sgc_stats *out) {
+    if (!sgc__initialized)
+        sgc_init();
+    sgc__sample_sync();
+    *out = sgc__stats;
+    out->nursery_bytes += (uint64_t)(sgc_nursery.free - sgc_nursery.start);
+    out->nursery_objects += nursery_count(sgc_nursery.start, sgc_nursery.free);
+    out->heap_bytes = heap_bytes();
+}
+
+/* Writes the stats record (docs/FORMATS.md) to path, atomically: a
+ * temporary file in the same directory, renamed into place.  Returns 0, or
+ * -1 with errno set. */
+static int write_stats(const char *path) {
+    sgc_stats s;
+    sgc_get_stats(&s);
+    uint64_t run_ns = sgc__now_ns() - start_ns;
+    size_t len = strlen(path);
+    char *tmp = malloc(len + 32);
+    if (tmp == NULL)
+        return -1;
+    snprintf(tmp, len + 32, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (f == NULL) {
+        free(tmp);
+        return -1;
+    }
+    const sgc_settings *st = &sgc__settings;
+    double hz = s.time_sampling_ns ? (double)s.time_samples / ((double)s.time_sampling_ns / 1e9) : 0.0;
+#define KV(key, val) fprintf(f, "%s %llu\n", key, (unsigned long long)(val))
+    fprintf(f, "sgc-stats 1\n");
+    KV("run_ns", run_ns);
+    KV("nursery_bytes", s.nursery_bytes);
+    KV("nursery_objects", s.nursery_objects);
+    KV("large_bytes", s.large_bytes);
+    KV("large_objects", s.large_objects);
+    KV("bytes_allocated", s.nursery_bytes + s.large_bytes);
+    KV("objects_allocated", s.nursery_objects + s.large_objects);
+    KV("minor_collections", s.minor_collections);
+    KV("minor_ns", s.minor_ns);
+    KV("major_collections", s.major_collections);
+    KV("major_ns", s.major_ns);
+    KV("gc_ns", s.minor_ns + s.major_ns);
+    KV("bytes_promoted", s.bytes_promoted);
+    KV("large_promoted", s.large_promoted);
+    KV("heap_bytes", s.heap_bytes);
+    KV("peak_heap_bytes", s.peak_heap_bytes);
+    KV("alloc_samples", s.alloc_samples);
+    KV("alloc_sample_points", s.alloc_sample_points);
+    KV("sampled_bytes", s.sampled_bytes);
+    KV("time_samples", s.time_samples);
+    KV("time_samples_dropped", s.time_samples_dropped);
+    KV("time_samples_written", s.time_samples_written);
+    KV("time_sampling_ns", s.time_sampling_ns);
+    fprintf(f, "time_hz_achieved %.3f\n", hz);
+    KV("alloc_period", st->alloc_period);
+    fprintf(f, "alloc_mode %s\n", st->alloc_mode == SGC_SAMPLE_POISSON ? "poisson" : "fixed");
+    KV("seed", st->seed);
+    KV("time_hz", st->time_hz);
+    fprintf(f, "time_clock %s\n", st->time_clock == SGC_CLOCK_CPU ? "cpu" : "wall");
+    KV("nursery_size", st->nursery_size);
+    fprintf(f, "major_growth %.3f\n", st->major_growth);
+    KV("stress_every", st->stress_every);
+    KV("verify", st->verify);
+    KV("poison", st->poison);
+#undef KV
+    int bad = ferror(f);
+    if (fclose(f) != 0)
+        bad = 1;
+    if (bad || rename(tmp, path) != 0) {
+        int e = errno;
+        unlink(tmp);
+        free(tmp);
+        errno = e;
+        return -1;
+    }
+    free(tmp);
+    return 0;
+}
+
+void sgc_shutdown(void) {
+    if (!sgc__initialized || shut_down)
+        return;
+    shut_down = 1;
+    sgc__timer_shutdown();
+    sgc__sample_shutdown();
+    sgc__profile_shutdown();
+    if (sgc__settings.stats_path != NULL && write_stats(sgc__settings.stats_path) != 0) {
+        fprintf(stderr, "freecheck: cannot write the stats record to %s (SGC_STATS): %s\n",
+                sgc__settings.stats_path, strerror(errno));
+        /* A run without its record is a failed run: say so in the exit status. */
+        fflush(NULL);
+        _exit(1);
+    }
+}
+
+/* ---- Verifier entry ---------------------------------------------------------- */
+
+void sgc_verify_heap(void) {
+    if (!sgc__initialized)
+        sgc_init();
+    sgc__verify("on request");
+}

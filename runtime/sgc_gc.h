@@ -1,0 +1,158 @@
+/* sgc_gc.h - the collector's internals, shared by its own files only
+ * (sgc_gc.c: types, roots, minor/major collection, stats; sgc_gc_old.c: the
+ * old generation and the large-object space; sgc_gc_verify.c: the verifier).
+ *
+ * Spaces.  Every object lives in exactly one of:
+ *  - the nursery [sgc_nursery.start, sgc_nursery.free): young, moved by the
+ *    next minor collection (copied into the old generation) or dead;
+ *  - the old generation: 128 KiB blocks, each carved into equal slots of one
+ *    size class; never moved; freed by the sweep of a major collection;
+ *  - the large-object space: one malloc'd chunk per object.  A large object
+ *    is young (SGC_F_YOUNG_LARGE) from its allocation to the next minor
+ *    collection, which either promotes it (clears the flag) or frees it.
+ *
+ * Header flag bits (bits 0..7 of the header word; 0x01 and 0x02 are sgc.h's):
+ *  - SGC_F_MARKED: set on old and large objects during a major collection
+ *    (reached), and on young large objects during a minor collection
+ *    (reached, so they survive).  Clear whenever no collection is running.
+ *  - SGC_F_LARGE: the object lives in the large-object space.  Permanent.
+ *  - SGC_F_YOUNG_LARGE: a large object allocated since the last minor
+ *    collection.  Young objects (nursery or young large) never carry
+ *    SGC_F_TRACK_YOUNG.
+ *  - SGC_F_TRACK_YOUNG (sgc.h): an old or promoted large object that is NOT
+ *    in the remembered set.  An old object is in the remembered set exactly
+ *    when it lacks this flag; after each minor collection the remembered set
+ *    is empty and every old object carries the flag again.
+ *  Nursery objects carry no flags until they are forwarded; a forwarded
+ *  nursery header is (new address | SGC_F_FORWARDED).
+ *
+ * Old-generation slots.  A slot whose header word is 0 is free (type ids are
+ * >= 1, so a live header is never 0); its second word links the size class's
+ * free list.  Slots at or beyond a block's bump index have never been used
+ * and are not looked at.  Slots are at least 16 bytes, so every free slot has
+ * room for its link.
+ */
+#ifndef SGC_GC_H
+#define SGC_GC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sgc_internal.h"
+
+#define SGC_F_MARKED 0x04u
+#define SGC_F_LARGE 0x08u
+#define SGC_F_YOUNG_LARGE 0x10u
+#define SGC_F_ALL 0xffu
+
+/* Byte pattern written over evacuated nursery space and freed old slots
+ * when SGC_POISON=1: a pointer read from it is 0xdbdbdbdbdbdbdbdb, never a
+ * valid address, and a header read from it names no registered type. */
+#define SGC_POISON_BYTE 0xdb
+
+/* The heap-size floor below which no major collection is triggered
+ * automatically: small programs never pay for one. */
+#define SGC_MAJOR_FLOOR ((uint64_t)4 << 20)
+
+/* ---- Types (sgc_gc.c) ---------------------------------------------------- */
+
+typedef struct sgc_gc_type {
+    sgc_type t;          /* as registered (name pointer kept, not copied) */
+    uint32_t fixed_words; /* fixed_size / 8, rounded up */
+    uint8_t has_ptrs;    /* any pointer field at all (fixed map or var part) */
+} sgc_gc_type;
+
+extern sgc_gc_type sgc__gc_types[SGC_MAX_TYPES + 1];
+extern uint32_t sgc__gc_ntypes; /* ids 1..sgc__gc_ntypes are registered */
+
+/* Calls VISIT(slot) for every pointer field of obj (slot is an sgc_obj *).
+ * Pointer fields are the fixed part's ptr_map words and, for SGC_VAR_PTRS,
+ * every word after the fixed part; all clipped to the payload, so an object
+ * allocated with a payload shorter than its type's fixed part is safe. */
+#define SGC_GC_FOR_EACH_FIELD(obj, slot, VISIT)                                  \
+    do {                                                                         \
+        uint64_t fe_h_ = SGC_HDR(obj);                                           \
+        const sgc_gc_type *fe_t_ = &sgc__gc_types[(fe_h_ >> 8) & 0xffffffu];     \
+        size_t fe_words_ = (size_t)(fe_h_ >> 32);                                \
+        sgc_obj *fe_f_ = (sgc_obj *)(obj);                                       \
+        uint64_t fe_map_ = fe_t_->t.ptr_map;                                     \
+        if (fe_words_ < 64)                                                      \
+            fe_map_ &= ((uint64_t)1 << fe_words_) - 1;                           \
+        while (fe_map_) {                                                        \
+            sgc_obj *slot = &fe_f_[__builtin_ctzll(fe_map_)];                    \
+            fe_map_ &= fe_map_ - 1;                                              \
+            VISIT;                                                               \
+        }                                                                        \
+        if (fe_t_->t.var == SGC_VAR_PTRS)                                        \
+            for (size_t fe_i_ = fe_t_->fixed_words; fe_i_ < fe_words_; fe_i_++) { \
+                sgc_obj *slot = &fe_f_[fe_i_];                                   \
+                VISIT;                                                           \
+            }                                                                    \
+    } while (0)
+
+/* ---- Roots and the remembered set (sgc_gc.c) ---------------------------- */
+
+extern void ***sgc__globals;  /* addresses of registered global sgc_obj variables */
+extern size_t sgc__nglobals;
+extern sgc_obj *sgc__remset;  /* old objects that may hold young pointers */
+extern size_t sgc__nremset;
+
+/* ---- Old generation (sgc_gc_old.c) -------------------------------------- */
+
+#define SGC_BLOCK_BYTES ((size_t)128 << 10)
+#define SGC_BLOCK_HEAD 64 /* bytes before the first slot */
+
+typedef struct sgc_block {
+    struct sgc_block *next; /* next block of the same size class (or in the pool) */
+    uint32_t cls;           /* size-class index */
+    uint32_t slot_bytes;    /* bytes per slot */
+    uint32_t nslots;        /* slots that fit in the block */
+    uint32_t bump;          /* slots [0, bump) have been handed out at least once */
+} sgc_block;
+
+#define SGC_BLOCK_SLOT(b, i) ((char *)(b) + SGC_BLOCK_HEAD + (size_t)(i) * (b)->slot_bytes)
+#define SGC_BLOCK_OF(p) ((sgc_block *)((uintptr_t)(p) & ~(uintptr_t)(SGC_BLOCK_BYTES - 1)))
+
+/* A large object: this record, then the object's header word, then its payload. */
+typedef struct sgc_large {
+    struct sgc_large *next; /* next in its list (young or old) */
+    struct sgc_large *prev; /* previous in the old list (unused while young) */
+    size_t footprint;       /* SGC_FOOTPRINT of the payload */
+    uint64_t header;        /* the object header: the payload follows */
+} sgc_large;
+
+#define SGC_LARGE_OF(obj) ((sgc_large *)((char *)(obj) - offsetof(sgc_large, header) - SGC_HEADER_BYTES))
+#define SGC_LARGE_OBJ(l) ((sgc_obj)((char *)(l) + sizeof(sgc_large)))
+
+extern sgc_large *sgc__young_large;  /* young large objects, newest first */
+extern sgc_large *sgc__old_large;    /* promoted large objects (doubly linked) */
+extern uint64_t sgc__young_large_bytes; /* footprints on the young list */
+extern uint64_t sgc__old_bytes;      /* slot bytes in use in the old generation */
+extern uint64_t sgc__large_bytes;    /* footprints of all large objects, young and old */
+extern uint64_t sgc__old_mapped;     /* bytes of blocks mapped (in classes or the pool) */
+
+void sgc__old_init(void);
+/* Returns the header address of a free slot for an object of this footprint
+ * (< SGC_LARGE_MIN); the caller writes the whole footprint.  Maps a new block
+ * if needed; out of memory: message and abort. */
+char *sgc__old_alloc(size_t footprint);
+/* Frees every unmarked old slot and large object, clears the marks of the
+ * rest, rebuilds the free lists and releases empty blocks. */
+void sgc__old_sweep(void);
+/* Young large objects: promotes the marked ones (clearing the mark and
+ * setting SGC_F_TRACK_YOUNG), frees the others.  Returns bytes promoted. */
+uint64_t sgc__large_minor_sweep(uint64_t *promoted_objects);
+/* Calls fn(block) for every block in use (not the pool). */
+void sgc__old_each_block(void (*fn)(sgc_block *, void *), void *arg);
+/* Slot size of the size class an object of this footprint goes to. */
+size_t sgc__old_slot_bytes(size_t footprint);
+
+/* Out of memory: prints what could not be had and aborts. */
+__attribute__((noreturn)) void sgc__oom(const char *what, size_t bytes);
+
+/* ---- Verifier (sgc_gc_verify.c) ----------------------------------------- */
+
+/* Where the verifier is being run from, for its messages. */
+void sgc__verify(const char *when);
+
+#endif /* SGC_GC_H */

@@ -1,0 +1,178 @@
+/* sgc_settings.c - parses the SGC_* environment variables once, at runtime start.
+ *
+ * Every setting, its default and its accepted values are documented in
+ * docs/RUNTIME.md; the defaults live here and nowhere else.  A bad value is
+ * never guessed at: the process prints "freecheck: SGC_X=<value>: <why>" and
+ * exits with status 2, before the heap exists, so nothing has been recorded
+ * yet that could be lost.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sgc_internal.h"
+
+/* Defaults (documented in docs/RUNTIME.md). */
+#define SGC_DEFAULT_NURSERY ((size_t)1 << 20)      /* 1 MiB: the L2 size of the reference machine */
+#define SGC_DEFAULT_SEED ((uint64_t)0x5eedf3ee)    /* fixed, so poisson runs repeat by default */
+#define SGC_DEFAULT_MAJOR_GROWTH 2.0
+#define SGC_MIN_NURSERY ((uint64_t)4096)
+#define SGC_MAX_NURSERY ((uint64_t)1 << 36)        /* 64 GiB: beyond that a typo is likelier */
+#define SGC_MAX_TIME_HZ 100000u
+
+sgc_settings sgc__settings = {
+    .alloc_period = 0,
+    .alloc_mode = SGC_SAMPLE_FIXED,
+    .seed = SGC_DEFAULT_SEED,
+    .time_hz = 0,
+    .time_clock = SGC_CLOCK_WALL,
+    .profile_path = NULL,
+    .stats_path = NULL,
+    .nursery_size = SGC_DEFAULT_NURSERY,
+    .major_growth = SGC_DEFAULT_MAJOR_GROWTH,
+    .stress_every = 0,
+    .verify = 0,
+    .poison = 0,
+};
+
+/* Parses a byte size: decimal digits, optionally followed by one of K, M, G
+ * (either case, optionally followed by "iB" or "B"), meaning 1024, 1024^2,
+ * 1024^3.  Returns 0 and sets *out, or -1 if the text is not a size or the
+ * value does not fit in 64 bits.  Never prints. */
+int sgc__parse_size(const char *text, uint64_t *out) {
+    if (text == NULL || *text < '0' || *text > '9')
+        return -1;
+    uint64_t value = 0;
+    const char *p = text;
+    while (*p >= '0' && *p <= '9') {
+        uint64_t digit = (uint64_t)(*p - '0');
+        if (value > (UINT64_MAX - digit) / 10)
+            return -1;
+        value = value * 10 + digit;
+        p++;
+    }
+    uint64_t unit = 1;
+    switch (*p) {
+    case 'k': case 'K': unit = (uint64_t)1 << 10; p++; break;
+    case 'm': case 'M': unit = (uint64_t)1 << 20; p++; break;
+    case 'g': case 'G': unit = (uint64_t)1 << 30; p++; break;
+    default: break;
+    }
+    if (unit != 1) {
+        if (p[0] == 'i' && p[1] == 'B')
+            p += 2;
+        else if (p[0] == 'B')
+            p += 1;
+    }
+    if (*p != '\0')
+        return -1;
+    if (value != 0 && unit > UINT64_MAX / value)
+        return -1;
+    *out = value * unit;
+    return 0;
+}
+
+/* Reports a bad setting and exits with status 2 (bad input). */
+static void bad(const char *name, const char *value, const char *why) {
+    fprintf(stderr, "freecheck: %s=%s: %s\n", name, value, why);
+    exit(2);
+}
+
+/* Parses a plain unsigned decimal integer (no suffix); -1 if not one. */
+static int parse_uint(const char *text, uint64_t *out) {
+    if (text == NULL || *text < '0' || *text > '9')
+        return -1;
+    uint64_t value = 0;
+    for (const char *p = text; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        uint64_t digit = (uint64_t)(*p - '0');
+        if (value > (UINT64_MAX - digit) / 10)
+            return -1;
+        value = value * 10 + digit;
+    }
+    *out = value;
+    return 0;
+}
+
+/* A 0/1 switch; "0" and "1" only, so that "yes"/"no" typos are caught. */
+static int parse_switch(const char *name, const char *value) {
+    if (strcmp(value, "0") == 0)
+        return 0;
+    if (strcmp(value, "1") == 0)
+        return 1;
+    bad(name, value, "expected 0 (off) or 1 (on)");
+    return 0;
+}
+
+void sgc__settings_load(void) {
+    const char *v;
+    uint64_t n;
+
+    if ((v = getenv("SGC_ALLOC_PERIOD")) != NULL) {
+        if (sgc__parse_size(v, &n) != 0)
+            bad("SGC_ALLOC_PERIOD", v, "expected a byte count such as 4096, 512K or 4M (0 = off)");
+        sgc__settings.alloc_period = n;
+    }
+    if ((v = getenv("SGC_ALLOC_MODE")) != NULL) {
+        if (strcmp(v, "fixed") == 0)
+            sgc__settings.alloc_mode = SGC_SAMPLE_FIXED;
+        else if (strcmp(v, "poisson") == 0)
+            sgc__settings.alloc_mode = SGC_SAMPLE_POISSON;
+        else
+            bad("SGC_ALLOC_MODE", v, "expected fixed or poisson");
+    }
+    if ((v = getenv("SGC_SEED")) != NULL) {
+        if (parse_uint(v, &n) != 0)
+            bad("SGC_SEED", v, "expected an unsigned decimal integer below 2^64");
+        sgc__settings.seed = n;
+    }
+    if ((v = getenv("SGC_TIME_HZ")) != NULL) {
+        if (parse_uint(v, &n) != 0 || n > SGC_MAX_TIME_HZ)
+            bad("SGC_TIME_HZ", v, "expected a rate in Hz from 0 (off) to 100000");
+        sgc__settings.time_hz = (unsigned)n;
+    }
+    if ((v = getenv("SGC_TIME_CLOCK")) != NULL) {
+        if (strcmp(v, "wall") == 0)
+            sgc__settings.time_clock = SGC_CLOCK_WALL;
+        else if (strcmp(v, "cpu") == 0)
+            sgc__settings.time_clock = SGC_CLOCK_CPU;
+        else
+            bad("SGC_TIME_CLOCK", v, "expected wall or cpu");
+    }
+    /* An empty path means "not set", the usual shell convention for
+     * clearing a variable without unsetting it. */
+    if ((v = getenv("SGC_PROFILE")) != NULL && *v != '\0')
+        sgc__settings.profile_path = v;
+    if ((v = getenv("SGC_STATS")) != NULL && *v != '\0')
+        sgc__settings.stats_path = v;
+    if ((v = getenv("SGC_NURSERY")) != NULL) {
+        if (sgc__parse_size(v, &n) != 0)
+            bad("SGC_NURSERY", v, "expected a byte count such as 65536, 256K or 4M");
+        if (n < SGC_MIN_NURSERY)
+            bad("SGC_NURSERY", v, "the nursery must be at least 4K (4096 bytes)");
+        if (n > SGC_MAX_NURSERY)
+            bad("SGC_NURSERY", v, "the nursery must be at most 64G");
+        /* Objects are 8-byte aligned, so the nursery is a whole number of words. */
+        sgc__settings.nursery_size = (size_t)(n & ~(uint64_t)7);
+    }
+    if ((v = getenv("SGC_MAJOR_GROWTH")) != NULL) {
+        char *end;
+        errno = 0;
+        double g = strtod(v, &end);
+        if (end == v || *end != '\0' || errno != 0 || !isfinite(g) || g <= 1.0 || g > 1000.0)
+            bad("SGC_MAJOR_GROWTH", v, "expected a growth factor above 1.0 and at most 1000, such as 2 or 1.5");
+        sgc__settings.major_growth = g;
+    }
+    if ((v = getenv("SGC_GC_STRESS")) != NULL) {
+        if (parse_uint(v, &n) != 0)
+            bad("SGC_GC_STRESS", v, "expected a number of allocations between forced minor collections (0 = off)");
+        sgc__settings.stress_every = n;
+    }
+    if ((v = getenv("SGC_VERIFY")) != NULL)
+        sgc__settings.verify = parse_switch("SGC_VERIFY", v);
+    if ((v = getenv("SGC_POISON")) != NULL)
+        sgc__settings.poison = parse_switch("SGC_POISON", v);
+}
