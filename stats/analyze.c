@@ -20,7 +20,7 @@ static void usage(FILE *f)
             "  Reads DIR/results.db (written by build/bin/sweep) and writes DIR/summary.csv,\n"
             "  DIR/metrics.csv, DIR/summary.md and DIR/plotdata/*.dat.\n"
             "  --seed N         bootstrap seed (default %llu)\n"
-            "  --resamples B    bootstrap resamples per cell, 1000..10000000 (default %d)\n"
+            "  --resamples B    bootstrap resamples per cell, 1000..1000000 (default %d)\n"
             "  --confidence C   confidence level, 0.5 < C < 1 (default %g)\n"
             "  --quiet          no progress or warnings on stderr\n"
             "  Exit status: 0 done, 1 nothing to analyse or an output cannot be written,\n"
@@ -70,8 +70,8 @@ int main(int argc, char **argv)
         } else if ((v = value(argc, argv, &i, "--resamples"))) {
             errno = 0;
             resamples = strtoull(v, &end, 10);
-            if (!*v || *end || errno || *v == '-' || resamples < 1000 || resamples > 10000000)
-                return bad("--resamples: '%s' is not an integer from 1000 to 10000000", v);
+            if (!*v || *end || errno || *v == '-' || resamples < 1000 || resamples > 1000000)
+                return bad("--resamples: '%s' is not an integer from 1000 to 1000000", v);
         } else if ((v = value(argc, argv, &i, "--confidence"))) {
             errno = 0;
             confidence = strtod(v, &end);
