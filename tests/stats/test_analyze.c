@@ -526,3 +526,41 @@ Test(edge, no_samples_taken)
     assert_no_nan_text(dir, "summary.csv");
     rm_dir(dir);
 }
+
+Test(analyze, depth_from_workload_arguments)
+{
+    /* deepstack at depths 8 and 64 (an args column, as a harness may record
+     * it), each with its own baseline; allocation cells at 64K. */
+    char *dir = new_dir(), *err;
+    make_db(dir, 1,
+            "ALTER TABLE cells ADD COLUMN args TEXT;"
+            "INSERT INTO cells VALUES (1,'deepstack','baseline',0,'',0,'',10,'d8/base','--depth 8'),"
+            " (2,'deepstack','alloc',65536,'fixed',0,'',10,'d8/alloc','--depth 8'),"
+            " (3,'deepstack','baseline',0,'',0,'',10,'d64/base','--depth=64'),"
+            " (4,'deepstack','alloc',65536,'fixed',0,'',10,'d64/alloc','--depth=64');"
+            "WITH RECURSIVE r(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM r WHERE k < 5)"
+            " INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,maxrss_kb)"
+            " SELECT 10 * c + k, c, k, k, 'ok', 100000000 + 1000000 * k + CASE c WHEN 2 THEN 1000000 WHEN 4 THEN 4000000"
+            " ELSE 0 END, 1, 1, 1 FROM r, (SELECT 1 AS c UNION SELECT 2 UNION SELECT 3 UNION SELECT 4);"
+            "INSERT INTO run_stats SELECT run_id, 'alloc_samples', CASE WHEN cell_id IN (2, 4) THEN 1000 ELSE 0 END FROM runs;");
+    cr_assert_eq(run_analyze(&err, "--resamples", "1000", dir, NULL, NULL), 0, "%s", err);
+    free(err);
+    table t;
+    load_csv(&t, dir, "summary.csv");
+    cr_assert_float_eq(getd(&t, "d8/alloc", "depth"), 8, EPS);
+    cr_assert_float_eq(getd(&t, "d64/alloc", "depth"), 64, EPS);
+    /* Each depth against its own baseline: 1 ms and 4 ms over 1000 samples. */
+    cr_assert_str_eq(get(&t, "d8/alloc", "baseline"), "d8/base");
+    cr_assert_float_eq(getd(&t, "d8/alloc", "sample_cost_us"), 1.0, 1e-9);
+    cr_assert_float_eq(getd(&t, "d64/alloc", "sample_cost_us"), 4.0, 1e-9);
+    free_csv(&t);
+    char path[512];
+    snprintf(path, sizeof path, "%s/plotdata/depth.dat", dir);
+    char *d = slurp(path);
+    cr_assert(d && strstr(d, "deepstack 8 alloc 65536 0 5 1000 1 ") && strstr(d, "deepstack 64 alloc 65536 0 5 1000 4 "),
+              "%s", d);
+    char *d8 = strstr(d, "deepstack 8 "), *d64 = strstr(d, "deepstack 64 "), *gap = strstr(d, "\n\n");
+    cr_assert(d8 < d64 && (!gap || gap > d64), "one series, sorted by depth: %s", d);
+    free(d);
+    rm_dir(dir);
+}
