@@ -194,7 +194,7 @@ not_drawn() {
     rm -f "$out/$1.png" "$out/$1.svg"
     caption "$1" "$2 (sweep $sweep): NOT DRAWN. $3
 
-Source: $pd."
+Source: $shown/plotdata."
     skipped="$skipped $1"
 }
 
@@ -210,7 +210,26 @@ why_missing() {
     done
 }
 
-source_line="Data: $pd (written by build/bin/analyze from $dir/results.db). Intervals: $cilabel bootstrap confidence intervals (BCa, see docs/STATISTICS.md)."
+# What the sweep's own metadata says about where and when it ran (results.db,
+# table meta), so a caption read on its own still identifies its sweep.
+sweep_info=""
+if [ -f "$dir/results.db" ] && command -v sqlite3 >/dev/null 2>&1; then
+    sweep_info=$(sqlite3 -batch -separator '|' "file:$dir/results.db?mode=ro" \
+        "SELECT key, replace(value, char(10), ' ') FROM meta WHERE key IN
+         ('started_utc', 'host', 'cpu_model', 'git_revision', 'git_dirty', 'plan')" 2>/dev/null |
+        awk -F'|' '{ v[$1] = $2 } END {
+            s = ""
+            if ("started_utc" in v) s = s " started " v["started_utc"] ","
+            if ("host" in v) s = s " on host " v["host"] ("cpu_model" in v ? " (" v["cpu_model"] ")" : "") ","
+            if ("git_revision" in v) s = s " revision " substr(v["git_revision"], 1, 12) (v["git_dirty"] == "1" ? " (with uncommitted changes)" : "") ","
+            if ("plan" in v) s = s " plan: " v["plan"] ","
+            sub(/,$/, "", s); if (s != "") print "Sweep" s "." }')
+fi
+# Captions name the sweep's real directory (results/latest moves on), relative
+# to where make runs when it is below it.
+shown=$(cd "$dir" && pwd -P)
+case "$shown" in "$(pwd -P)"/*) shown=${shown#"$(pwd -P)"/} ;; esac
+source_line="Data: $shown/plotdata (written by build/bin/analyze from $shown/results.db). Intervals: $cilabel bootstrap confidence intervals (BCa where defined, else percentile; see docs/STATISTICS.md).${sweep_info:+ $sweep_info}"
 
 # The time-sampling rates of the sweep: the ticks of figure 2 and the
 # reference lines of figure 6.
