@@ -17,3 +17,19 @@ $(BIN)/analyze: $(OBJ)/stats/analyze.o $(ST_LIB)
 	$(CC) $(LDFLAGS) $^ -o $@ $(ST_PKG_LIBS) $(LDLIBS)
 
 BINS += $(BIN)/analyze
+
+# The coverage simulation (a benchmark: a figure to read, not a pass/fail test).
+$(BIN)/stats-coverage: $(OBJ)/stats/coverage.o $(ST_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(ST_PKG_LIBS) $(LDLIBS)
+
+$(OBJ)/stats/coverage.o: CFLAGS += $(ST_PKG_CFLAGS)
+
+.PHONY: bench-stats-coverage
+bench-stats-coverage: $(BIN)/stats-coverage
+	$(BIN)/stats-coverage --runs 30
+	$(BIN)/stats-coverage --runs 5
+	$(BIN)/stats-coverage --runs 30 --dist gamma --noise 0.02
+
+BINS += $(BIN)/stats-coverage
+BENCHES += bench-stats-coverage
