@@ -187,7 +187,8 @@ void sgc__verify(const char *when) {
     memset(&v, 0, sizeof v);
     v.when = when;
     sgc__old_each_block(add_block, &v);
-    qsort(v.blocks, v.nblocks, sizeof(uintptr_t), cmp_uptr);
+    if (v.nblocks > 1) /* qsort must not get NULL, even with 0 elements (UBSan) */
+        qsort(v.blocks, v.nblocks, sizeof(uintptr_t), cmp_uptr);
 
     size_t nl = 0;
     for (sgc_large *l = sgc__young_large; l; l = l->next)
