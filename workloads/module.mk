@@ -5,7 +5,7 @@
 # under workloads/ that use the helper should name the object by that literal
 # path: their module.mk may be included before this one, so WL_COMMON_OBJ
 # may still be empty when their rules are read.
-WL_NAMES :=
+WL_NAMES := gcbench microbench binarytrees largeobj deepstack compute lrucache
 WL_COMMON_OBJ := $(OBJ)/workloads/wl_common.o
 WL_BINS := $(WL_NAMES:%=$(BIN)/%)
 
