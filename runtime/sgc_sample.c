@@ -123,8 +123,8 @@ static void hand_over(sgc_pending_sample *ps) {
 
 /* Hands every pending sample over with survival unknown, in order. */
 static void flush_unknown(void) {
-    /* The observer or the writer could in principle allocate; take the list
-     * first so a re-entrant sample lands in a fresh list. */
+    /* Neither the profile writer nor an observer allocates on the sgc heap,
+     * so the list cannot change while it is handed over. */
     size_t n = sgc__sampler.npending;
     sgc_pending_sample *list = sgc__sampler.pending;
     for (size_t i = 0; i < n; i++) {
