@@ -24,6 +24,9 @@
  *    uncached frames above it.  Cost O(frames pushed since the stack was
  *    last interned); the drain interns the current stack after it hands
  *    samples over, so the next snapshots are short.
+ *  - The drain turns recorded sgc_func pointers into names after the frames
+ *    are gone, so an sgc_func must live as long as the runtime (sgc.h asks
+ *    the same of its name).
  *  - Accounting: time_samples (signals handled while on) ==
  *    time_samples_written + time_samples_dropped + entries still in the
  *    ring, and the ring is empty after sgc_time_sampling_stop and
