@@ -324,7 +324,7 @@ if [ "$depths" -ge 2 ]; then
 
 What: the extra wall time per sample in microseconds, (median run time - median baseline run time) / median samples per run, against the depth of the stack of frames the sampler walks, for the deepstack workload run at several recursion depths; allocation samples and time samples are separate series (one per sampling setting), with $cilabel confidence intervals.
 
-How to read: the slope is the cost of each extra frame a sample records; the value at the smallest depth is the fixed cost of taking a sample (the slow path for allocation samples, the signal for time samples). Note that each depth is its own workload run with its own baseline.
+How to read: the value at the smallest depth is roughly the fixed cost of taking one sample (the slow path for allocation samples, the signal and handler for time samples); the growth with depth is the cost of recording frames: (cost at depth b - cost at depth a) / (b - a) is the cost per frame. When the depths span more than 8x the x axis is log2, and a cost linear in depth shows as an upward curve. Each depth is compared with its own baseline at the same depth.
 
 $source_line"
 else

@@ -8,11 +8,16 @@
 # deepstack's depth; its caption must say so).  Part 2: the sweep directory
 # copied with nothing but results.db and runs.csv; `make figures` on the copy
 # must rebuild statistics and figures from them alone, start no run and
-# change no stored result.
+# change no stored result.  Part 3: figure 5 from what analyze writes: the
+# harness does not run deepstack at several depths yet, so a synthetic
+# results.db (tests/plots/depth.sql, made-up numbers, a cells "args" column)
+# goes through the real build/bin/analyze and then figures.sh.
 work=$1
 [ -n "$work" ] || { echo "usage: e2e-test.sh WORKDIR" >&2; exit 2; }
 : "${SWEEP:?SWEEP must name the sweep binary}"
 : "${BUILD:?BUILD must name the build directory}"
+: "${ANALYZE:?ANALYZE must name the analyze binary}"
+here=$(cd "$(dirname "$0")" && pwd)
 MAKE=${MAKE:-make}
 rm -rf "$work" && mkdir -p "$work" || exit 1
 
@@ -74,5 +79,15 @@ for f in overhead-alloc exactness sample-rate; do
         bad "figures/$f.svg differs between the sweep and its stored copy (same results.db)"
 done
 
-[ $fail -eq 0 ] && echo "end to end: quick sweep -> statistics -> figures, and again from stored results"
+# Part 3: per-sample cost against depth, through the real analyze.
+dep="$work/depth-sweep"
+mkdir -p "$dep" && sqlite3 -batch "$dep/results.db" < "$here/depth.sql" || { bad "cannot build the depth database"; exit 1; }
+"$ANALYZE" --resamples 1000 --quiet "$dep" || bad "analyze failed on the depth database"
+sh "$here/../../plots/figures.sh" "$dep" > "$work/figures3.out" 2>&1 || { bad "figures.sh failed on the depth sweep"; cat "$work/figures3.out"; }
+[ -s "$dep/figures/cost-depth.png" ] && [ -s "$dep/figures/cost-depth.svg" ] || bad "cost-depth not drawn from analyze's depth.dat"
+grep -q "allocation samples, period 64K" "$dep/figures/cost-depth.svg" && grep -q "time samples, 1000 Hz" "$dep/figures/cost-depth.svg" ||
+    bad "cost-depth.svg lacks the allocation or the time series"
+for x in 8 32 128; do grep -q "> *$x<" "$dep/figures/cost-depth.svg" || bad "cost-depth.svg has no tick at depth $x"; done
+
+[ $fail -eq 0 ] && echo "end to end: quick sweep -> statistics -> figures, again from stored results, and figure 5 from analyze's depth data"
 exit $fail

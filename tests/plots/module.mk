@@ -3,7 +3,8 @@
 # plots-fixture    every figure drawn from tests/plots/mkfixture.sh's fixture (PNG, SVG, caption), repeatably
 # plots-bad-input  missing/empty/corrupt plot data: exit status, messages, other figures drawn, nothing good lost
 # plots-e2e        its own quick sweep (about 10 s here), `make figures` on it, then on a copy holding only
-#                  results.db: summaries and figures rebuilt, no run started, nothing stored changed
+#                  results.db: summaries and figures rebuilt, no run started, nothing stored changed;
+#                  and figure 5 from analyze's output for tests/plots/depth.sql (synthetic depths)
 # Work files go to $(BUILD)/plots-test.
 PLOTS_TEST_DIR := $(BUILD)/plots-test
 
@@ -17,5 +18,5 @@ plots-bad-input:
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh plots-bad-input sh tests/plots/bad-input-test.sh $(PLOTS_TEST_DIR)/bad-input
 
 plots-e2e: $(BIN)/sweep $(BIN)/analyze
-	@TEST_RESULTS=$(TEST_RESULTS) SWEEP=$(BIN)/sweep BUILD=$(BUILD) MAKE="$(MAKE)" \
+	@TEST_RESULTS=$(TEST_RESULTS) SWEEP=$(BIN)/sweep ANALYZE=$(BIN)/analyze BUILD=$(BUILD) MAKE="$(MAKE)" \
 		sh tests/check.sh plots-e2e sh tests/plots/e2e-test.sh $(PLOTS_TEST_DIR)/e2e
