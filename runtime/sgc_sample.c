@@ -207,6 +207,11 @@ static int start_session(uint64_t period, sgc_sample_mode mode, uint64_t seed) {
 }
 
 int sgc_sampling_start(uint64_t period, sgc_sample_mode mode, uint64_t seed) {
+#ifdef SGC_NO_SAMPLER
+    /* Compiled out (sgc_sample.h): sampling cannot be started. */
+    (void)period, (void)mode, (void)seed;
+    return -1;
+#endif
     if (mode != SGC_SAMPLE_FIXED && mode != SGC_SAMPLE_POISSON)
         return -1;
     if (period > SGC_SAMPLE_MAX_PERIOD)
@@ -231,6 +236,15 @@ void sgc__sample_init(void) {
     sgc__sampler.npending = 0;
     sgc__sampler.period = 0;
     sgc__sampler.synced_free = sgc_nursery.free;
+#ifdef SGC_NO_SAMPLER
+    if (sgc__settings.alloc_period) {
+        fprintf(stderr, "freecheck: SGC_ALLOC_PERIOD=%llu: this runtime was built without the "
+                        "allocation sampler (SGC_NO_SAMPLER)\n",
+                (unsigned long long)sgc__settings.alloc_period);
+        exit(2);
+    }
+    return;
+#endif
     if (sgc__settings.alloc_period) {
         if (start_session(sgc__settings.alloc_period, sgc__settings.alloc_mode,
                                sgc__settings.seed) != 0) {

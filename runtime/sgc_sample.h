@@ -29,6 +29,11 @@
  *    until sampling stops or the runtime shuts down (then: unknown).  Then the
  *    whole record goes to the profile writer at once.  The pending list
  *    grows; nothing is dropped.
+ *
+ * Build switch: compiling the runtime with -DSGC_NO_SAMPLER leaves the
+ * sampler out (sgc_sampling_start returns -1, SGC_ALLOC_PERIOD is an error);
+ * only the fast-path check (tests/sampler) builds it, to show that the
+ * allocation fast path is the same machine code either way.
  */
 #ifndef SGC_SAMPLE_H
 #define SGC_SAMPLE_H

@@ -1,5 +1,6 @@
 #!/bin/sh
-# fastpath_check.sh CC SANITIZE LOOP_BIN WORKDIR - proves the allocation fast
+# fastpath_check.sh CC SANITIZE LOOP_BIN WORKDIR [LOOP_NOSAMPLER_BIN] - proves
+# the allocation fast
 # path holds no sampling code:
 #  1. the reference functions (fastpath_ref.c) compile to the same machine
 #     code with and without -DSGC_NO_SAMPLER (no switch may add code to it);
@@ -7,10 +8,12 @@
 #     sgc_nursery.limit (offset 8) and calls nothing but sgc_alloc_slow (a
 #     bytes-until-sample counter, a sampling flag, any new field would show);
 #  3. under callgrind, the allocation loop's own instruction count is the
-#     same with sampling off, fixed at a period it never reaches, and
-#     poisson likewise (a check that runs only while sampling is on would
-#     show).  Skipped in sanitizer builds, which valgrind cannot run.
-cc=$1; san=$2; loop=$3; work=$4
+#     same with sampling off, fixed at a period it never reaches, poisson
+#     likewise, and (LOOP_NOSAMPLER_BIN) linked with a runtime built with
+#     -DSGC_NO_SAMPLER: a check that runs only while sampling is on, or only
+#     when the sampler is built in, would show.  Skipped in sanitizer
+#     builds, which valgrind cannot run.
+cc=$1; san=$2; loop=$3; work=$4; loop_nos=$5
 mkdir -p "$work" || exit 1
 fail=0
 ref=tests/sampler/fastpath_ref.c
@@ -54,10 +57,15 @@ elif ! command -v valgrind >/dev/null; then
     echo "FAIL 3: valgrind is not installed (scripts/deps.sh lists it)"; fail=1
 else
     prev=""
-    for mode in off fixed poisson; do
+    for mode in off fixed poisson nosampler; do
         out="$work/callgrind.$mode"
         rm -f "$out"
-        valgrind --tool=callgrind --callgrind-out-file="$out" "$loop" $mode 200000 >/dev/null 2>"$work/valgrind.$mode.log" || {
+        bin=$loop; arg=$mode
+        if [ $mode = nosampler ]; then
+            [ -n "$loop_nos" ] || continue
+            bin=$loop_nos; arg=off
+        fi
+        valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" $arg 200000 >/dev/null 2>"$work/valgrind.$mode.log" || {
             echo "FAIL 3: valgrind run ($mode) failed:"; tail -n 5 "$work/valgrind.$mode.log"; fail=1; continue; }
         ir=$(callgrind_annotate --threshold=100 "$out" 2>/dev/null | grep "fastpath_loop" | head -n 1 |
              awk '{gsub(",", "", $1); print $1}')

@@ -26,6 +26,19 @@ $(SAMPLER_TEST_DIR)/fastpath-loop: $(OBJ)/tests/sampler/fastpath_loop.o $(LIBDIR
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
+# The same loop linked with a runtime built with the sampler compiled out.
+SAMPLER_NOS_DIR := $(SAMPLER_TEST_DIR)/nosampler
+SAMPLER_NOS_OBJS := $(patsubst %.c,$(SAMPLER_NOS_DIR)/obj/%.o,$(sort $(wildcard runtime/sgc_*.c)))
+$(SAMPLER_NOS_DIR)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DSGC_NO_SAMPLER -c $< -o $@
+$(SAMPLER_NOS_DIR)/libsgc.a: $(SAMPLER_NOS_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+$(SAMPLER_TEST_DIR)/fastpath-loop-nosampler: $(OBJ)/tests/sampler/fastpath_loop.o $(SAMPLER_NOS_DIR)/libsgc.a
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+-include $(wildcard $(SAMPLER_NOS_DIR)/obj/runtime/*.d)
+
 .PHONY: test-sampler-unit test-sampler-poisson test-sampler-replay test-sampler-fastpath
 test-sampler-unit: $(SAMPLER_TEST_DIR)/test-sampler-unit
 	@sh tests/check.sh sampler-unit $< --jobs=2
@@ -33,9 +46,9 @@ test-sampler-poisson: $(SAMPLER_TEST_DIR)/test-sampler-poisson
 	@sh tests/check.sh sampler-poisson $< --jobs=2
 test-sampler-replay: $(BIN)/sgc-replay
 	@sh tests/check.sh sampler-replay sh tests/sampler/replay_check.sh $(BIN)/sgc-replay tests/sampler/replay
-test-sampler-fastpath: $(SAMPLER_TEST_DIR)/fastpath-loop
+test-sampler-fastpath: $(SAMPLER_TEST_DIR)/fastpath-loop $(SAMPLER_TEST_DIR)/fastpath-loop-nosampler
 	@sh tests/check.sh sampler-fastpath sh tests/sampler/fastpath_check.sh "$(CC)" "$(SANITIZE)" \
-	    $(SAMPLER_TEST_DIR)/fastpath-loop $(SAMPLER_TEST_DIR)
+	    $(SAMPLER_TEST_DIR)/fastpath-loop $(SAMPLER_TEST_DIR) $(SAMPLER_TEST_DIR)/fastpath-loop-nosampler
 
 TESTS += test-sampler-unit test-sampler-poisson test-sampler-replay test-sampler-fastpath
 endif
