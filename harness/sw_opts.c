@@ -73,6 +73,23 @@ void sw_opts_defaults(sw_opts *o)
     o->progress = -1;
 }
 
+void sw_opts_free(sw_opts *o)
+{
+    for (int i = 0; i < o->n_workloads; i++)
+        free(o->workloads[i]);
+    for (int i = 0; i < o->n_sizes; i++)
+        free(o->sizes[i].workload);
+    for (int i = 0; i < o->n_counters; i++)
+        free(o->counters[i]);
+    free(o->list_file);
+    free(o->bin_dir);
+    free(o->out_root);
+    free(o->tmp_dir);
+    free(o->resume_dir);
+    free(o->config_text);
+    memset(o, 0, sizeof *o);
+}
+
 /* Splits a list on commas and white space into at most SW_MAX_LIST fresh
  * strings; "none" (alone) is the empty list.  Returns the count. */
 static int split_list(const char *name, const char *value, const char *origin, char **out)

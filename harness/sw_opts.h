@@ -67,6 +67,8 @@ typedef struct sw_opts {
 
 /* Fills o with the full default plan. */
 void sw_opts_defaults(sw_opts *o);
+/* Frees every string the options own (o is left empty). */
+void sw_opts_free(sw_opts *o);
 /* Parses the command line into o (after defaults).  Prints --help and exits
  * 0 when asked; bad arguments exit 2. */
 void sw_opts_parse_args(sw_opts *o, int argc, char **argv);

@@ -517,6 +517,7 @@ int main(int argc, char **argv)
         if (!config)
             sw_usage_error("--resume %s: results.db holds no stored config", s->dir);
         char *dir = s->dir;
+        sw_opts_free(&s->o);
         sw_opts_defaults(&s->o);
         sw_opts_parse_config(&s->o, config, "stored config");
         s->o.progress = progress_opt;
@@ -707,6 +708,12 @@ int main(int argc, char **argv)
     }
     progress(s, done, total, failed, NULL, 1);
     progress_end(s);
+    free(missing);
+    for (int i = 0; i < s->n_workloads; i++) {
+        free(cal[i].checksum);
+        free(cal[i].failure);
+    }
+    free(cal);
 
     /* Wrap up: metadata, CSV, summary. */
     char *load = sw_meta_loadavg();

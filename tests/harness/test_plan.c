@@ -34,6 +34,7 @@ Test(plan, default_matrix_has_exact_cells_and_labels)
     for (int i = 0; i < n; i++)
         cr_assert_eq(cells[i].id, i + 1);
     sw_plan_free_cells(cells, n);
+    sw_opts_free(&o);
 }
 
 Test(plan, options_shape_the_cells)
@@ -56,6 +57,7 @@ Test(plan, options_shape_the_cells)
     cr_assert_eq(cells[7].alloc_period, 4u << 20);
     cr_assert_eq(cells[7].time_hz, 1000);
     sw_plan_free_cells(cells, n);
+    sw_opts_free(&o);
 }
 
 Test(plan, quick_plan)
@@ -71,6 +73,7 @@ Test(plan, quick_plan)
     cr_assert_eq(sw_plan_schedule(n, o.warmup, o.runs, 1, &slots), 60);
     free(slots);
     sw_plan_free_cells(cells, n);
+    sw_opts_free(&o);
 }
 
 Test(schedule, every_round_is_a_permutation_and_rounds_number_from_warmup)
@@ -192,6 +195,8 @@ Test(opts, config_round_trip)
     cr_assert_eq(sw_opts_fixed_size(&b, "y"), 0);
     cr_assert(b.keep_profiles);
     free(text), free(again);
+    sw_opts_free(&a);
+    sw_opts_free(&b);
 }
 
 Test(opts, bytes_parse_and_format)
@@ -219,6 +224,9 @@ Test(run, stats_record_and_checksum_lines)
     cr_assert_str_eq(k[0], "alloc_samples");
     cr_assert_str_eq(v[0], "13"); /* the last of duplicate keys wins */
     cr_assert_str_eq(k[1], "mode");
+    for (int i = 0; i < n; i++)
+        free(k[i]), free(v[i]);
+    free(k), free(v);
     cr_assert_eq(sw_run_parse_stats("stats 1\n", &k, &v, &why), -1);
     cr_assert_eq(sw_run_parse_stats("sgc-stats 1\nnovalue\n", &k, &v, &why), -1);
     char *c = sw_run_find_checksum("hello\nchecksum 12 34 \nchecksum 0xff\r\nbye\n");
