@@ -220,7 +220,7 @@ static int load_runs(loader *L, st_sweep *sw, size_t *orphans)
 {
     sqlite3_stmt *st;
     if (prepare(L,
-                "SELECT run_id, cell_id, round, status, wall_ns, user_ns, sys_ns, maxrss_kb FROM runs "
+                "SELECT run_id, cell_id, round, status, wall_ns, user_ns, sys_ns, maxrss_kb, failure FROM runs "
                 "WHERE round > 0 ORDER BY cell_id, round, run_id",
                 &st, "the runs"))
         return 2;
@@ -252,6 +252,13 @@ static int load_runs(loader *L, st_sweep *sw, size_t *orphans)
         for (int k = 0; k < ST_NKEYS; k++)
             r->key[k] = NAN;
         r->used = status && strcmp((const char *)status, "ok") == 0 && r->wall_ns > 0;
+        r->failure = NULL;
+        if (!r->used) {
+            const unsigned char *why = sqlite3_column_text(st, 8);
+            r->failure = st_xstrdup(why ? (const char *)why
+                                        : status && strcmp((const char *)status, "ok") == 0 ? "no wall time recorded"
+                                                                                            : "no reason recorded");
+        }
         cur->nruns++;
         if (r->used)
             cur->used++;
@@ -351,6 +358,22 @@ static int load_counters(loader *L, st_sweep *sw, const run_ref *refs)
     return 0;
 }
 
+/* The harness's schedule (optional, docs/HARNESS.md): planned measured runs. */
+static int load_planned(loader *L, st_sweep *sw)
+{
+    sw->planned = -1;
+    int have = table_exists(L, "schedule");
+    if (have <= 0)
+        return have < 0 ? fail_sql(L, "the table list") : 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(L->db, "SELECT COUNT(*) FROM schedule WHERE round > 0", -1, &st, NULL) != SQLITE_OK)
+        return 0; /* not the documented form: ignore it, it is optional */
+    if (sqlite3_step(st) == SQLITE_ROW)
+        sw->planned = (long)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return 0;
+}
+
 static int load_meta(loader *L, st_sweep *sw)
 {
     int have = table_exists(L, "meta");
@@ -382,6 +405,7 @@ static int load_meta(loader *L, st_sweep *sw)
 int st_sweep_load(const char *dir, st_sweep *sw, char *err, size_t errlen)
 {
     memset(sw, 0, sizeof *sw);
+    sw->planned = -1;
     sw->dir = st_xstrdup(dir);
     struct stat sb;
     if (stat(dir, &sb) != 0) {
@@ -431,6 +455,8 @@ int st_sweep_load(const char *dir, st_sweep *sw, char *err, size_t errlen)
     free(refs);
     if (!rc)
         rc = load_meta(&L, sw);
+    if (!rc)
+        rc = load_planned(&L, sw);
     if (!rc && orphans && !sw->warning[0])
         snprintf(sw->warning, sizeof sw->warning, "%s: %zu runs name a cell that does not exist: ignored",
                  path, orphans);
@@ -462,6 +488,8 @@ void st_sweep_free(st_sweep *sw)
         free(c->label);
     }
     free(sw->cells);
+    for (size_t i = 0; i < sw->nruns; i++)
+        free(sw->runs[i].failure);
     free(sw->runs);
     for (size_t e = 0; e < sw->nevents; e++)
         free(sw->events[e]);

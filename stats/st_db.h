@@ -6,7 +6,9 @@
  *    st_key), run_counters joined with events (supported events only) and
  *    meta.  cells, runs and run_stats are required; a database without
  *    run_counters, events or meta is analysed without them (a warning).
- *    An optional `depth` or `args` column of cells gives a stack depth.
+ *    An optional `depth` or `args` column of cells gives a stack depth; the
+ *    harness's optional `schedule` table (docs/HARNESS.md) gives the number
+ *    of planned measured runs, to tell an interrupted sweep.
  *  - The database is opened read-only and read inside one transaction, so a
  *    sweep still being written is seen at one consistent point.
  *  - cells are sorted by cell_id; each cell's measured runs are contiguous
@@ -44,6 +46,7 @@ typedef struct st_run {
     int used;       /* status 'ok' and wall_ns > 0 */
     double wall_ns, user_ns, sys_ns, maxrss_kb; /* NaN if NULL */
     double key[ST_NKEYS]; /* stats record values, NaN if absent */
+    char *failure;        /* runs.failure of a run not used (NULL if none given) */
 } st_run;
 
 typedef struct st_cell {
@@ -68,6 +71,7 @@ typedef struct st_sweep {
     char **meta_key, **meta_value; /* the meta table, sorted by key */
     size_t nmeta;
     int has_depth;                /* some cell has a depth */
+    long planned;                 /* measured runs in the harness's schedule table, -1 if none */
     char warning[512];            /* non-fatal problem to print, or "" */
 } st_sweep;
 

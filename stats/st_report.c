@@ -696,6 +696,53 @@ static void write_workload_table(FILE *f, const st_analysis *an, const char *w)
     fputc('\n', f);
 }
 
+/* Failed runs per cell, grouped by reason (the first 5 distinct reasons). */
+static void write_failures(FILE *f, const st_analysis *an)
+{
+    fputs("## Failed runs\n\nExcluded from every statistic; the reason is `runs.failure` in results.db.\n\n"
+          "| cell | failed | reasons (count) |\n|---|---|---|\n",
+          f);
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_cell *c = an->results[i].cell;
+        if (!c->failed)
+            continue;
+        fputs("| ", f);
+        md_escape(f, c->label);
+        fprintf(f, " | %zu of %zu | ", c->failed, c->nruns);
+        const char *seen[5];
+        size_t count[5], nseen = 0, other = 0;
+        for (size_t k = 0; k < c->nruns; k++) {
+            const st_run *run = cell_run(an, c, k);
+            if (run->used)
+                continue;
+            size_t j = 0;
+            while (j < nseen && strcmp(seen[j], run->failure))
+                j++;
+            if (j < nseen)
+                count[j]++;
+            else if (nseen < 5) {
+                seen[nseen] = run->failure;
+                count[nseen++] = 1;
+            } else
+                other++;
+        }
+        for (size_t j = 0; j < nseen; j++) {
+            if (j)
+                fputs("; ", f);
+            /* One line of the reason: output tails can hold newlines. */
+            char line[160];
+            snprintf(line, sizeof line, "%s", seen[j]);
+            line[strcspn(line, "\r\n")] = 0;
+            md_escape(f, line);
+            fprintf(f, " (%zu)", count[j]);
+        }
+        if (other)
+            fprintf(f, "; %zu more with other reasons", other);
+        fputs(" |\n", f);
+    }
+    fputc('\n', f);
+}
+
 static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opts *o)
 {
     const st_sweep *sw = an->sweep;
@@ -707,6 +754,14 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
                "%zu cells, %zu workloads.\n\n",
             (unsigned long long)o->seed, o->resamples, o->confidence * 100, an->used_runs, an->failed_runs,
             an->nresults, nw);
+    size_t recorded = an->used_runs + an->failed_runs;
+    if (sw->planned >= 0 && recorded < (size_t)sw->planned)
+        fprintf(f, "**%zu of %ld planned measured runs are recorded** (%ld missing: the sweep was interrupted or "
+                   "is still running; `build/bin/sweep --resume DIR` finishes it).\n\n",
+                recorded, sw->planned, sw->planned - (long)recorded);
+    if (an->failed_runs)
+        fprintf(f, "%zu measured runs failed: they are excluded and listed under \"Failed runs\" below.\n\n",
+                an->failed_runs);
     const char *status = st_sweep_meta(sw, "status");
     if (status && strcmp(status, "complete"))
         fprintf(f, "**This sweep is not complete (status `%s` in its metadata): the numbers cover the runs "
@@ -746,6 +801,8 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
             fputs("Stack depth was not varied in this sweep (cells carry no depth): plotdata/depth.dat holds "
                   "the deepstack cells at their one depth, with depth NaN.\n\n", f);
     }
+    if (an->failed_runs)
+        write_failures(f, an);
     fputs("## Per workload\n\nIntervals are BCa at the confidence above (* = percentile fallback, see the note); "
           "\"no CI\" = fewer than 3 runs or undefined (see the note). Verdict: slower/faster when the overhead "
           "interval excludes 1 and the Mann-Whitney test agrees, same when neither finds a difference, "

@@ -288,6 +288,8 @@ Test(analyze, small_sweep_values_files_and_exactness)
     char *md = (snprintf(path, sizeof path, "%s/summary.md", dir), slurp(path));
     cr_assert(md && strstr(md, "EXACTNESS MISMATCH") && strstr(md, "## Headlines") && strstr(md, "seed 20250616"));
     cr_assert(strstr(md, "| 64K | microbench |"), "worst workload at 64K is microbench");
+    cr_assert(strstr(md, "| gcbench/alloc-fixed-1M | 1 of 7 | wrong checksum (1) |"), "failed runs listed");
+    cr_assert(!strstr(md, "planned measured runs"), "no schedule table: nothing said about planned runs");
     free(md);
     static const char *const dats[] = { "workloads", "alloc_runs", "alloc_cells", "time_runs", "time_cells",
                                         "baseline_runs", "normalized", "exactness", "depth" };
@@ -456,7 +458,11 @@ Test(edge, fewer_than_three_runs)
 {
     char *dir = new_dir(), *err;
     /* Also a sweep still running: analysed, and said so. */
-    char *sql = simple_sweep(2, 1000000, 1000000, "INSERT INTO meta VALUES ('status', 'running');");
+    char *sql = simple_sweep(2, 1000000, 1000000,
+                             "INSERT INTO meta VALUES ('status', 'running');"
+                             "CREATE TABLE schedule(seq INTEGER PRIMARY KEY, cell_id INTEGER, round INTEGER);"
+                             "INSERT INTO schedule SELECT seq * 10 + cell_id, cell_id, round FROM runs;"
+                             "INSERT INTO schedule VALUES (998, 1, 3), (999, 2, 3);");
     make_db(dir, 1, sql);
     free(sql);
     cr_assert_eq(run_analyze(&err, "--resamples", "1000", dir, NULL, NULL), 0, "%s", err);
@@ -466,6 +472,7 @@ Test(edge, fewer_than_three_runs)
     snprintf(path, sizeof path, "%s/summary.md", dir);
     char *md = slurp(path);
     cr_assert(md && strstr(md, "This sweep is not complete"));
+    cr_assert(strstr(md, "**4 of 6 planned measured runs are recorded** (2 missing"), "%s", md);
     free(md);
     table t;
     load_csv(&t, dir, "summary.csv");
