@@ -567,7 +567,9 @@ static void write_headline_worst(FILE *f, const st_analysis *an, double conf)
     fprintf(f, "### Worst workload per allocation period (fixed mode)\n\n");
     fprintf(f, "Overhead = median wall time with sampling / without, %g%% BCa interval "
                "(* = percentile fallback). For comparison, the paper (PyPy, 5 runs, no intervals) reports "
-               "about 390%% overhead at 32K, at most 25%% at 4M and under 10%% at 32M.\n\n", conf * 100);
+               "about 390%% overhead at 32K, at most 25%% at 4M and under 10%% at 32M. Each interval holds at "
+               "its own level; for a claim about all k workloads at once, rerun with --confidence 1-%g/k "
+               "(Bonferroni).\n\n", conf * 100, 1 - conf);
     fputs("| period | worst workload | its overhead | largest upper bound, any workload |\n|---|---|---|---|\n", f);
     int64_t *periods = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *periods);
     size_t np = 0;
