@@ -67,7 +67,7 @@ static const char schema[] =
     "  failure TEXT);\n"
     "CREATE TABLE calibration_probes(\n"
     "  workload TEXT NOT NULL, probe INTEGER NOT NULL, size INTEGER NOT NULL,\n"
-    "  wall_ns INTEGER NOT NULL, status TEXT NOT NULL,\n"
+    "  wall_ns INTEGER NOT NULL, cpu_ns INTEGER NOT NULL, status TEXT NOT NULL,\n"
     "  PRIMARY KEY(workload, probe));\n"
     "CREATE INDEX runs_seq ON runs(seq);\n";
 
@@ -229,15 +229,16 @@ void sw_db_store_calibration(sw_db *d, const char *workload, uint64_t size, doub
 }
 
 void sw_db_store_probe(sw_db *d, const char *workload, int probe, uint64_t size, uint64_t wall_ns,
-                       const char *status)
+                       uint64_t cpu_ns, const char *status)
 {
-    sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO calibration_probes(workload, probe, size, wall_ns, status)"
-                                  " VALUES(?,?,?,?,?)");
+    sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO calibration_probes(workload, probe, size, wall_ns, cpu_ns,"
+                                  " status) VALUES(?,?,?,?,?,?)");
     bind_text(st, 1, workload);
     sqlite3_bind_int(st, 2, probe);
     sqlite3_bind_int64(st, 3, (sqlite3_int64)size);
     sqlite3_bind_int64(st, 4, (sqlite3_int64)wall_ns);
-    bind_text(st, 5, status);
+    sqlite3_bind_int64(st, 5, (sqlite3_int64)cpu_ns);
+    bind_text(st, 6, status);
     step_done(d, st, "storing a calibration probe");
     sqlite3_finalize(st);
 }

@@ -75,7 +75,7 @@ void sw_db_store_calibration(sw_db *d, const char *workload, uint64_t size, doub
                              const char *checksum, const char *method, int probes, const char *status,
                              const char *failure);
 void sw_db_store_probe(sw_db *d, const char *workload, int probe, uint64_t size, uint64_t wall_ns,
-                       const char *status);
+                       uint64_t cpu_ns, const char *status);
 /* The stored calibration of a workload: returns 1 and fills the outputs
  * (fresh strings) if there is one, else 0. */
 int sw_db_get_calibration(sw_db *d, const char *workload, uint64_t *size, char **checksum, char **status,

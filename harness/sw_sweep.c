@@ -293,18 +293,24 @@ typedef struct calib {
     char *failure;     /* why not */
 } calib;
 
-/* Times one plain run; returns seconds, or -1 (timed out: +inf) on failure
- * with *why set. */
-static double probe(sweep *s, const char *w, uint64_t size, double timeout, char **why, int *bad_size)
+/* Runs one calibration probe (a plain run at size) and stores it.  Returns
+ * the child's CPU time (user + system, from wait4) in seconds: CPU time, not
+ * wall time, so that the sizes do not shrink when other work competes for
+ * the machine during calibration.  INFINITY if it timed out; -1 if it failed
+ * (*why says how; *bad_size is set when it refused the size, exit 2). */
+static double probe(sweep *s, const char *w, uint64_t size, double timeout, int probe_no, char **why, int *bad_size)
 {
     sw_exec_res res;
     char *sum = NULL;
     int rc = sw_run_plain(&s->runner, w, size, NULL, timeout, &res, &sum);
-    double t = (double)res.wall_ns / 1e9;
+    double t = (double)(res.ru.ru_utime.tv_sec + res.ru.ru_stime.tv_sec) +
+               (double)(res.ru.ru_utime.tv_usec + res.ru.ru_stime.tv_usec) / 1e6;
+    const char *status = "ok";
     *bad_size = 0;
     if (rc != 0) {
         if (res.timed_out) {
             t = INFINITY;
+            status = "timeout";
         } else {
             sw_exec_req req = {.path = w, .timeout = timeout};
             char *f = sw_exec_failure(&req, &res);
@@ -313,19 +319,22 @@ static double probe(sweep *s, const char *w, uint64_t size, double timeout, char
             *bad_size = !res.exec_errno && WIFEXITED(res.status) && WEXITSTATUS(res.status) == 2;
             free(f), free(tail);
             t = -1;
+            status = "failed";
         }
     } else if (!sum) {
         *why = sw_xasprintf("--size %llu: no 'checksum <value>' line on stdout", (unsigned long long)size);
         t = -1;
+        status = "failed";
     }
     if (res.interrupted)
         t = -1;
+    sw_db_store_probe(&s->db, w, probe_no, size, res.wall_ns, t >= 0 && !isinf(t) ? (uint64_t)(t * 1e9) : 0, status);
     free(sum);
     sw_exec_res_free(&res);
     return t;
 }
 
-/* Finds the --size whose baseline takes about o.target seconds: doubling
+/* Finds the --size whose baseline takes about o.target seconds of CPU: doubling
  * until the target is passed, then interpolating in log-log space between
  * the two sizes around it (so both linear and steeper workloads converge in
  * a few probes).  Every probe is recorded. */
@@ -340,10 +349,7 @@ static void calibrate_size(sweep *s, const char *w, calib *c, int *probes)
     for (*probes = 0; *probes < 40;) {
         char *why = NULL;
         int bad_size;
-        double t = probe(s, w, size, timeout, &why, &bad_size);
-        (*probes)++;
-        sw_db_store_probe(&s->db, w, *probes, size, isinf(t) ? (uint64_t)(timeout * 1e9) : t < 0 ? 0 : (uint64_t)(t * 1e9),
-                          isinf(t) ? "timeout" : t < 0 ? "failed" : "ok");
+        double t = probe(s, w, size, timeout, ++*probes, &why, &bad_size);
         if (stop_signal) {
             free(why);
             c->failure = sw_xstrdup("interrupted");
@@ -417,10 +423,8 @@ static void calibrate(sweep *s, const char *w, calib *c)
     if (fixed) {
         char *why = NULL;
         int bad_size;
-        double t = probe(s, w, fixed, 10 * s->o.target + 60, &why, &bad_size);
+        double t = probe(s, w, fixed, 10 * s->o.target + 60, 1, &why, &bad_size);
         probes = 1;
-        sw_db_store_probe(&s->db, w, 1, fixed, t > 0 && !isinf(t) ? (uint64_t)(t * 1e9) : 0,
-                          isinf(t) ? "timeout" : t < 0 ? "failed" : "ok");
         if (t < 0 || isinf(t)) {
             c->failure = why ? why : sw_xasprintf("--size %llu timed out", (unsigned long long)fixed);
         } else {
@@ -454,7 +458,7 @@ static void calibrate(sweep *s, const char *w, calib *c)
     sw_db_store_calibration(&s->db, w, c->size, c->seconds, c->checksum, method, probes, c->ok ? "ok" : "failed",
                             c->failure);
     if (c->ok)
-        fprintf(stderr, "sweep: %s: --size %llu takes %.3f s (%s, %d probe%s); checksum %s\n", w,
+        fprintf(stderr, "sweep: %s: --size %llu takes %.3f s of CPU (%s, %d probe%s); checksum %s\n", w,
                 (unsigned long long)c->size, c->seconds, method, probes, probes == 1 ? "" : "s", c->checksum);
     else
         fprintf(stderr, "sweep: %s: unusable, its runs will be recorded as failed: %s\n", w, c->failure);
