@@ -164,9 +164,7 @@ static void select_kth(double *a, size_t n, size_t k)
     }
 }
 
-/* Type-7 quantile of t[0..n-1] at p, as st_quantile_sorted would give on
- * the sorted values; reorders t. */
-static double quantile_select(double *t, size_t n, double p)
+double st_quantile_select(double *t, size_t n, double p)
 {
     double h = (double)(n - 1) * p;
     size_t lo = (size_t)floor(h);
@@ -272,8 +270,8 @@ static void interval(const st_stat *st, const prepared *p1, const prepared *p0, 
     }
     out->method = why ? ST_CI_PERCENTILE : ST_CI_BCA;
     out->why = why;
-    out->lo = quantile_select(t, B, alo);
-    out->hi = quantile_select(t, B, ahi);
+    out->lo = st_quantile_select(t, B, alo);
+    out->hi = st_quantile_select(t, B, ahi);
 }
 
 void st_bootstrap(const st_sample *s1, const st_sample *s0, const st_stat *stats, size_t nstats,

@@ -79,6 +79,11 @@ typedef struct st_boot_opts {
 void st_bootstrap(const st_sample *s1, const st_sample *s0, const st_stat *stats, size_t nstats,
                   const st_boot_opts *opts, st_interval *out);
 
+/* Type-7 quantile of t[0..n-1] (n >= 1) at p in [0, 1], exactly the value
+ * st_quantile_sorted gives on the sorted values, in O(n) on average
+ * (quickselect); reorders t. */
+double st_quantile_select(double *t, size_t n, double p);
+
 /* Name of a method as written in outputs: "none", "bca", "percentile",
  * "degenerate". */
 const char *st_ci_name(st_ci_method m);

@@ -93,6 +93,30 @@ Test(desc, nan_skipped_and_empty_is_nan)
     cr_assert_float_eq(st_quantile_sorted(&one, 1, 0.25), 7.0, EPS);
 }
 
+Test(desc, quantile_select_equals_sorted_quantile)
+{
+    /* Random arrays with many duplicates (values 0..9), several sizes and
+     * probabilities: the selection must give the very same double. */
+    unsigned x = 12345;
+    double a[257], b[257];
+    const double ps[7] = { 0, 0.0125, 0.025, 0.3, 0.5, 0.975, 1 };
+    for (size_t n = 1; n <= 257; n += 16) {
+        for (int rep = 0; rep < 4; rep++) {
+            for (size_t i = 0; i < n; i++) {
+                x = x * 1103515245u + 12345u;
+                a[i] = (double)((x >> 16) % (rep == 3 ? 1000 : 10));
+            }
+            memcpy(b, a, n * sizeof *a);
+            st_sort(b, n);
+            for (int k = 0; k < 7; k++) {
+                double want = st_quantile_sorted(b, n, ps[k]);
+                double got = st_quantile_select(a, n, ps[k]);
+                cr_assert(got == want, "n %zu p %g: %g != %g", n, ps[k], got, want);
+            }
+        }
+    }
+}
+
 /* ---- Mann-Whitney --------------------------------------------------------- */
 
 Test(rank, exact_small)
