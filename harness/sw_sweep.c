@@ -106,8 +106,8 @@ static void progress(sweep *s, int done, int total, int failed, const char *labe
     if (done > started_done)
         fmt_duration(eta, sizeof eta, rate_elapsed / (done - started_done) * (total - done));
     if (s->live) {
-        fprintf(stderr, "\r\033[K[%d/%d] %s%s elapsed %s, eta %s%s%d failed", done, total, label ? label : "",
-                label ? "," : "", el, eta, ", ", failed);
+        fprintf(stderr, "\r\033[K[%d/%d] %s%selapsed %s, eta %s, %d failed", done, total, label ? label : "",
+                label ? ", " : "", el, eta, failed);
         fflush(stderr);
     } else if (force || now - last_plain >= 10000000000ull) {
         last_plain = now;
