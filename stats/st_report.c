@@ -68,7 +68,8 @@ static const char *num(char *buf, double v, int digits, const char *missing)
 
 /* Rotating buffers so a printf can take several formatted numbers. */
 #define NBUF 24
-static char bufs[NBUF][48];
+#define BUFLEN 96
+static char bufs[NBUF][BUFLEN];
 static int nextbuf;
 static char *buf(void)
 {
@@ -78,7 +79,24 @@ static char *buf(void)
 
 static const char *csv(double v, int digits) { return num(buf(), v, digits, ""); }
 static const char *dat(double v, int digits) { return num(buf(), v, digits, "NaN"); }
-static const char *md(double v, int digits) { return num(buf(), v, digits, "n/a"); }
+/* For people: digits significant figures, but whole numbers from 10^digits
+ * up (17234, not 1.723e+04). */
+static void human(char *b, size_t size, double v, int digits)
+{
+    if (fabs(v) >= pow(10, digits) && fabs(v) < 1e15)
+        snprintf(b, size, "%.0f", v);
+    else
+        snprintf(b, size, "%.*g", digits, v);
+}
+
+static const char *md(double v, int digits)
+{
+    if (!isfinite(v))
+        return "n/a";
+    char *b = buf();
+    human(b, BUFLEN, v, digits);
+    return b;
+}
 
 /* A text field for CSV: commas and newlines would break the row. */
 static void csv_text(FILE *f, const char *s)
@@ -103,29 +121,34 @@ static const char *period_text(int64_t p)
 {
     char *b = buf();
     if (p <= 0)
-        snprintf(b, 48, "0");
+        snprintf(b, BUFLEN, "0");
     else if (p % (1LL << 30) == 0)
-        snprintf(b, 48, "%lldG", (long long)(p >> 30));
+        snprintf(b, BUFLEN, "%lldG", (long long)(p >> 30));
     else if (p % (1LL << 20) == 0)
-        snprintf(b, 48, "%lldM", (long long)(p >> 20));
+        snprintf(b, BUFLEN, "%lldM", (long long)(p >> 20));
     else if (p % (1LL << 10) == 0)
-        snprintf(b, 48, "%lldK", (long long)(p >> 10));
+        snprintf(b, BUFLEN, "%lldK", (long long)(p >> 10));
     else
-        snprintf(b, 48, "%lld", (long long)p);
+        snprintf(b, BUFLEN, "%lld", (long long)p);
     return b;
 }
 
 /* "1.23 [1.20, 1.27]" or "1.23 (no CI)"; a percentile interval is marked *. */
 static const char *with_ci(const st_interval *iv, int digits)
 {
-    char *b = buf();
-    if (!isfinite(iv->est))
-        snprintf(b, 48, "n/a");
-    else if (iv->method == ST_CI_NONE)
-        snprintf(b, 48, "%.*g (no CI)", digits, iv->est);
-    else
-        snprintf(b, 48, "%.*g [%.*g, %.*g]%s", digits, iv->est, digits, iv->lo, digits, iv->hi,
-                 iv->method == ST_CI_PERCENTILE ? "*" : "");
+    char *b = buf(), e[24], l[24], h[24];
+    if (!isfinite(iv->est)) {
+        snprintf(b, BUFLEN, "n/a");
+        return b;
+    }
+    human(e, sizeof e, iv->est, digits);
+    if (iv->method == ST_CI_NONE) {
+        snprintf(b, BUFLEN, "%s (no CI)", e);
+        return b;
+    }
+    human(l, sizeof l, iv->lo, digits);
+    human(h, sizeof h, iv->hi, digits);
+    snprintf(b, BUFLEN, "%s [%s, %s]%s", e, l, h, iv->method == ST_CI_PERCENTILE ? "*" : "");
     return b;
 }
 
@@ -537,17 +560,17 @@ static const char *cell_title(const st_cell *c)
 {
     char *b = buf();
     if (strcmp(c->kind, "alloc") == 0)
-        snprintf(b, 48, "alloc %s %s", c->alloc_mode, period_text(c->alloc_period));
+        snprintf(b, BUFLEN, "alloc %s %s", c->alloc_mode, period_text(c->alloc_period));
     else if (strcmp(c->kind, "time") == 0)
-        snprintf(b, 48, "time %s %lld Hz", c->time_clock, (long long)c->time_hz);
+        snprintf(b, BUFLEN, "time %s %lld Hz", c->time_clock, (long long)c->time_hz);
     else if (strcmp(c->kind, "alloc+time") == 0)
-        snprintf(b, 48, "alloc %s %s + time %lld Hz", c->alloc_mode, period_text(c->alloc_period),
+        snprintf(b, BUFLEN, "alloc %s %s + time %lld Hz", c->alloc_mode, period_text(c->alloc_period),
                  (long long)c->time_hz);
     else
-        snprintf(b, 48, "%s", c->kind);
+        snprintf(b, BUFLEN, "%s", c->kind);
     if (!isnan(c->depth)) {
         size_t n = strlen(b);
-        snprintf(b + n, 48 - n, " d%g", c->depth);
+        snprintf(b + n, BUFLEN - n, " d%g", c->depth);
     }
     return b;
 }
