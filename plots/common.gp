@@ -41,7 +41,27 @@ panel_h = 330
 # multiplot_margins(W, H): fixed pixel margins around a grid of panels (room
 # for the figure title, the axis labels of the outer panels, the panel titles).
 multiplot_margins(W, H) = sprintf("margins %f, %f, %f, %f spacing %f, %f", \
-    88.0 / W, 1 - 16.0 / W, 58.0 / H, 1 - 78.0 / H, 72.0 / W, 84.0 / H)
+    88.0 / W, 1 - 16.0 / W, 58.0 / H, 1 - 112.0 / H, 72.0 / W, 84.0 / H)
+# The key of a small-multiples figure: one row under the figure title, clear
+# of every panel (inside a panel it would cover data wherever that lands).
+# gnuplot fits a key's columns to the width of one panel, so the row is laid
+# out here by hand: the entries go into the leg_* arrays, legend_row(W, H)
+# places them (text width estimated from the font size), and a last,
+# invisible plot spanning the canvas (key_plot_setup) draws them once.
+key_plot_setup = "unset title; unset xlabel; unset ylabel; unset border; unset tics; unset grid; unset key; " . \
+    "unset logscale; set xrange [0:1]; set yrange [0:1]; " . \
+    "set lmargin at screen 0.02; set rmargin at screen 0.98; set tmargin at screen 0.99; set bmargin at screen 0.9"
+array leg_kind[8]      # "point" or "bar" (a median with its interval)
+array leg_color[8]
+array leg_pt[8]
+array leg_text[8]
+nleg = 0
+leg_w(k) = 34 + 6.6 * strlen(leg_text[k])   # symbol, gap and text, in pixels at font 10
+leg_sum(k) = (k > nleg) ? 0 : leg_w(k) + 22 + leg_sum(k + 1)
+# The row is centred; when it is wider than the canvas it wraps into further
+# rows starting at the same left edge (see overhead.gp).
+leg_width(W) = (leg_sum(1) < 0.94 * W) ? leg_sum(1) : 0.94 * W
+legend_row(W, H) = sprintf("leg_y = %f; leg_x0 = %f; leg_x = leg_x0", 1 - 44.0 / H, 0.5 - leg_width(W) / 2.0 / W)
 
 # Byte counts as readers write them: 32K, 4M (powers of 1024, as SGC_ALLOC_PERIOD).
 fmtbytes(b) = (b >= 2**30 && b % 2**30 == 0) ? sprintf("%dG", b / 2**30) : \
@@ -60,11 +80,11 @@ period_tic_rec(b, hi, step, k) = (b > hi * 1.0001) ? "" : \
 # ratio_tics(lo, hi): tick command for a logarithmic ratio axis (overheads).
 # gnuplot's own log ticks give only 1 and 10 over a narrow range; this picks
 # readable round values at least a seventh of the range apart, always with 1.
-ratio_cands = "0.5 0.6 0.7 0.8 0.85 0.9 0.95 0.98 0.99 0.995 1 1.005 1.01 1.02 1.05 1.1 1.15 1.2 1.3 1.4 1.5 1.75 2 2.5 3 4 5 6 8 10 12 15 20 25 30 40 50 75 100 150 200 300 500 1000"
+ratio_cands = "0.1 0.2 0.3 0.5 0.7 0.8 0.9 0.95 0.98 0.99 0.995 1 1.005 1.01 1.02 1.05 1.1 1.2 1.3 1.5 2 3 5 7 10 20 30 50 100 200 500 1000"
 ratio_sep(lo, hi) = log(hi / lo) / 7.0
-ratio_list(lo, hi) = ratio_up(lo, hi, 11, -1e9, ratio_sep(lo, hi)) . ratio_down(lo, hi, 11, 0.0, ratio_sep(lo, hi))
+ratio_list(lo, hi) = ratio_up(lo, hi, 12, -1e9, ratio_sep(lo, hi)) . ratio_down(lo, hi, 12, 0.0, ratio_sep(lo, hi))
 ratio_tics(lo, hi) = "set ytics (" . ratio_list(lo, hi)[3:] . ")"
-# upward from the candidate "1" (index 11), then downward from it; each
+# upward from the candidate "1" (index 12), then downward from it; each
 # entry comes with a leading ", " that ratio_tics drops from the first
 ratio_up(lo, hi, k, last, sep) = (k > words(ratio_cands)) ? "" : \
     (real(word(ratio_cands, k)) > hi) ? "" : \

@@ -57,9 +57,12 @@ do for [i = 1:npan] {
 # The layout for the panels actually drawn.
 pcols = (npan <= 1) ? 1 : ceil(sqrt(npan))
 prows = ceil(1.0 * npan / pcols)
-cw = pcols * panel_w; ch = prows * panel_h + 70
+cw = pcols * panel_w; ch = prows * panel_h + 100
 eval set_canvas(cw, ch)
 set output outfile
+# The second series' medians (poisson mode, CPU clock) sit a little to the
+# right, so that both intervals stay visible where they coincide.
+xshift2 = 2**0.2
 # The baseline's column sits one and a half steps left of the first setting.
 if (which eq 'alloc') {
     set logscale x 2
@@ -77,8 +80,7 @@ if (which eq 'alloc') {
     xjit = 0.3           # 1000 and 2000 Hz are only 1 log2 unit apart
 }
 if (has_base) { set xtics add ("off" xbase) }
-set key top right samplen 1.5 spacing 1.1 font ",9"
-if (which eq 'time') { set key top left }
+unset key
 eval "set multiplot layout prows, pcols " . multiplot_margins(cw, ch) . \
     " title sprintf('%s (sweep %s)', fig_title, sweep) font ',14'"
 do for [i = 1:npan] {
@@ -86,32 +88,56 @@ do for [i = 1:npan] {
     k = windex(w)
     yspan = yhi[i] / ylo[i]
     if (yspan > 2) {
-        # Room above the data (a fifth of the panel) for the key.
         set logscale y
-        set yrange [ylo[i] / yspan**0.04 : yhi[i] * yspan**0.22]
+        set yrange [ylo[i] / yspan**0.04 : yhi[i] * yspan**0.06]
         eval ratio_tics(ylo[i], yhi[i])
     } else {
         unset logscale y
         set ytics autofreq
         yd = (yhi[i] - ylo[i] > 0) ? yhi[i] - ylo[i] : 0.01
-        set yrange [ylo[i] - 0.04 * yd : yhi[i] + 0.25 * yd]
+        set yrange [ylo[i] - 0.04 * yd : yhi[i] + 0.06 * yd]
     }
     set title w font ",12" offset 0, -0.6
     set xlabel ((i > npan - pcols) ? fig_xlabel : "")
     set ylabel ((i - 1) % pcols == 0 ? "overhead (× baseline median wall time)" : "")
-    if (i > 1) { unset key }
     plot 1 with lines ls 100 notitle, \
          for [j = 1:has_base] base using (strcol(1) eq w ? xbase * 2**(xjit * jitter(column(c_baseline_runs_round))) : NaN):(column(c_baseline_runs_ratio)) \
-              with points pt 7 ps 0.35 lc rgb "#A0808080" title "baseline run / its median", \
+              with points pt 7 ps 0.35 lc rgb "#A0808080" notitle, \
          runs using (strcol(1) eq w && strcol(rmode) eq mode1 ? column(rx) * 2**(xjit * jitter(column(rround))) : NaN):(column(rratio)) \
-              with points pt 7 ps 0.35 lc rgb wfaint(k) title "one run (" . mode1 . ")", \
+              with points pt 7 ps 0.35 lc rgb wfaint(k) notitle, \
          cells using (strcol(1) eq w && strcol(cmode) eq mode1 ? column(cx) : NaN):(column(cmed)):(column(clo)):(column(chi)) \
-              with yerrorbars ls 101 pt 7 ps 0.5 title sprintf("median, %s CI", cilabel), \
+              with yerrorbars ls 101 pt 7 ps 0.5 notitle, \
          cells using (strcol(1) eq w && strcol(cmode) eq mode1 ? column(cx) : NaN):(column(cmed)) with lines ls 101 notitle, \
          for [j = 1:has_poisson] runs using (strcol(1) eq w && strcol(rmode) eq mode2 ? column(rx) * 2**(xjit * jitter(column(rround))) : NaN):(column(rratio)) \
-              with points pt 6 ps 0.35 lc rgb wfaint(k) title "one run (" . mode2 . ")", \
-         for [j = 1:has_poisson] cells using (strcol(1) eq w && strcol(cmode) eq mode2 ? column(cx) : NaN):(column(cmed)):(column(clo)):(column(chi)) \
-              with yerrorbars lc rgb "#A03000" lw 1.5 pt 6 ps 0.6 title sprintf("median, %s CI (%s)", cilabel, mode2), \
-         for [j = 1:has_poisson] cells using (strcol(1) eq w && strcol(cmode) eq mode2 ? column(cx) : NaN):(column(cmed)) with lines lc rgb "#A03000" dt 2 lw 1.5 notitle
+              with points pt 6 ps 0.35 lc rgb wfaint(k) notitle, \
+         for [j = 1:has_poisson] cells using (strcol(1) eq w && strcol(cmode) eq mode2 ? column(cx) * xshift2 : NaN):(column(cmed)):(column(clo)):(column(chi)) \
+              with yerrorbars lc rgb "#A03000" lw 1.5 pt 6 ps 0.6 notitle, \
+         for [j = 1:has_poisson] cells using (strcol(1) eq w && strcol(cmode) eq mode2 ? column(cx) * xshift2 : NaN):(column(cmed)) with lines lc rgb "#A03000" dt 2 lw 1.5 notitle
 }
+# The key, once for all panels, in a row under the title (see legend_row).
+nleg = 0
+if (has_base) { nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = "#808080"; leg_pt[nleg] = 7; leg_text[nleg] = "baseline run / its median" }
+nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = wcolor(1); leg_pt[nleg] = 7
+leg_text[nleg] = "one run (" . mode1 . "; colour = workload)"
+nleg = nleg + 1; leg_kind[nleg] = "bar"; leg_color[nleg] = "#202020"; leg_pt[nleg] = 7; leg_text[nleg] = sprintf("median and %s CI", cilabel)
+if (has_poisson) {
+    nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = wcolor(1); leg_pt[nleg] = 6; leg_text[nleg] = "one run (" . mode2 . ")"
+    nleg = nleg + 1; leg_kind[nleg] = "bar"; leg_color[nleg] = "#A03000"; leg_pt[nleg] = 6; leg_text[nleg] = sprintf("median and %s CI (%s)", cilabel, mode2)
+}
+eval legend_row(cw, ch)
+do for [k = 1:nleg] {
+    if (k > 1 && (leg_x - leg_x0) * cw + leg_w(k) > leg_width(cw) + 1) {
+        leg_x = leg_x0; leg_y = leg_y - 19.0 / ch
+    }
+    sx = leg_x + 8.0 / cw
+    if (leg_kind[k] eq "bar") {
+        set arrow from screen sx, screen leg_y - 9.0 / ch to screen sx, screen leg_y + 9.0 / ch heads size screen 0.004, 90 \
+            lc rgb leg_color[k] lw 1.5 front
+    }
+    set label "" at screen sx, screen leg_y point pt leg_pt[k] ps 0.9 lc rgb leg_color[k] front
+    set label leg_text[k] at screen sx + 14.0 / cw, screen leg_y left font ",10" front
+    leg_x = leg_x + (leg_w(k) + 22) / cw
+}
+eval key_plot_setup
+plot NaN notitle
 unset multiplot
