@@ -358,6 +358,7 @@ static void collect(int force_major) {
         SGC_GC_FOR_EACH_FIELD(o, s, minor_visit(s));
     }
 
+    note_peak(); /* the high-water mark: copies made, dead large objects not yet freed */
     sgc__sample_minor_end();
 
     /* Stats before the nursery is reset (the walk needs forwarding). */

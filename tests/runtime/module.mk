@@ -1,0 +1,46 @@
+# tests/runtime/module.mk - the collector's tests (in "make test"):
+#   test-runtime-unit        Criterion: allocation, minor/major collections, the
+#                            write barrier, large objects, frames, globals, the
+#                            verifier, poisoning, the stats record, settings
+#   test-runtime-stress      gc_stress (random graphs against a shadow model),
+#                            small nursery, heap verifier on, three seeds
+#   test-runtime-stress-mode the same with SGC_GC_STRESS (a minor collection
+#                            every few allocations) and SGC_POISON
+#   test-runtime-san         unit tests and gc_stress again, built with
+#                            ASan+UBSan into $(BUILD)/san
+# GC_STRESS_STEPS scales the stress runs (default 6000 steps per seed).
+RT_TEST_DIR := $(BUILD)/tests/runtime
+RT_CRITERION_LIBS := $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
+GC_STRESS_STEPS ?= 6000
+
+$(OBJ)/tests/runtime/%.o: CFLAGS += $(shell pkg-config --cflags criterion 2>/dev/null)
+
+$(RT_TEST_DIR)/test-runtime-unit: $(OBJ)/tests/runtime/test_gc.o $(OBJ)/tests/runtime/test_settings.o \
+		$(LIBDIR)/libsgc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(RT_CRITERION_LIBS) $(LDLIBS)
+
+$(RT_TEST_DIR)/gc-stress: $(OBJ)/tests/runtime/gc_stress.o $(LIBDIR)/libsgc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+.PHONY: test-runtime-unit test-runtime-stress test-runtime-stress-mode test-runtime-san
+test-runtime-unit: $(RT_TEST_DIR)/test-runtime-unit
+	@sh tests/check.sh runtime-unit $< --jobs=2
+test-runtime-stress: $(RT_TEST_DIR)/gc-stress
+	@sh tests/check.sh runtime-stress sh -c 'for s in 1 2 3; do \
+	    SGC_VERIFY=1 SGC_NURSERY=16K $< --seed $$s --steps $(GC_STRESS_STEPS) || exit 1; done'
+test-runtime-stress-mode: $(RT_TEST_DIR)/gc-stress
+	@sh tests/check.sh runtime-stress-mode sh -c 'SGC_VERIFY=1 SGC_POISON=1 SGC_GC_STRESS=5 SGC_NURSERY=64K \
+	    $< --seed 4 --steps $(GC_STRESS_STEPS)'
+# The sanitizer build is a recursive make into $(BUILD)/san; its test
+# binaries are built there and run here so their result is recorded once.
+test-runtime-san:
+	@sh tests/check.sh runtime-san sh -c '$(MAKE) --no-print-directory BUILD=$(BUILD)/san \
+	    SANITIZE=address,undefined $(BUILD)/san/tests/runtime/test-runtime-unit \
+	    $(BUILD)/san/tests/runtime/gc-stress >/dev/null && \
+	    ASAN_OPTIONS=allocator_may_return_null=1 $(BUILD)/san/tests/runtime/test-runtime-unit --jobs=2 && \
+	    SGC_VERIFY=1 SGC_POISON=1 SGC_NURSERY=16K $(BUILD)/san/tests/runtime/gc-stress --seed 5 \
+	        --steps $(GC_STRESS_STEPS)'
+
+TESTS += test-runtime-unit test-runtime-stress test-runtime-stress-mode test-runtime-san

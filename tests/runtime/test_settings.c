@@ -1,0 +1,139 @@
+/* test_settings.c - unit tests of the SGC_* settings: sizes, good values, bad values (exit 2, message). */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sgc_internal.h"
+
+static const char *const all_vars[] = {"SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE", "SGC_SEED",   "SGC_TIME_HZ",
+                                       "SGC_TIME_CLOCK",   "SGC_PROFILE",    "SGC_STATS",  "SGC_NURSERY",
+                                       "SGC_MAJOR_GROWTH", "SGC_GC_STRESS",  "SGC_VERIFY", "SGC_POISON"};
+
+static void clear_env(void) {
+    for (size_t i = 0; i < sizeof all_vars / sizeof all_vars[0]; i++)
+        unsetenv(all_vars[i]);
+}
+
+TestSuite(settings, .init = clear_env);
+
+Test(settings, parse_size) {
+    struct { const char *text; uint64_t value; } good[] = {
+        {"0", 0}, {"1", 1}, {"4096", 4096}, {"4K", 4096}, {"4k", 4096}, {"512KiB", 524288},
+        {"4M", 4194304}, {"32MB", 33554432}, {"1G", 1073741824}, {"18446744073709551615", UINT64_MAX},
+        {"16777215G", (uint64_t)16777215 << 30},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        uint64_t v = 12345;
+        cr_assert_eq(sgc__parse_size(good[i].text, &v), 0, "%s", good[i].text);
+        cr_assert_eq(v, good[i].value, "%s", good[i].text);
+    }
+    const char *bad[] = {"", "K", "-1", " 4", "4 ", "4X", "4KK", "4.5M", "0x10", "18446744073709551616",
+                         "17179869184G", "4Ki", NULL};
+    for (size_t i = 0; bad[i]; i++) {
+        uint64_t v = 777;
+        cr_assert_eq(sgc__parse_size(bad[i], &v), -1, "'%s' should be rejected", bad[i]);
+        cr_assert_eq(v, 777, "untouched on error");
+    }
+    cr_assert_eq(sgc__parse_size(NULL, &(uint64_t){0}), -1);
+}
+
+Test(settings, defaults) {
+    sgc__settings_load();
+    cr_assert_eq(sgc__settings.alloc_period, 0);
+    cr_assert_eq(sgc__settings.alloc_mode, SGC_SAMPLE_FIXED);
+    cr_assert_eq(sgc__settings.seed, 0x5eedf3ee);
+    cr_assert_eq(sgc__settings.time_hz, 0);
+    cr_assert_eq(sgc__settings.time_clock, SGC_CLOCK_WALL);
+    cr_assert_null(sgc__settings.profile_path);
+    cr_assert_null(sgc__settings.stats_path);
+    cr_assert_eq(sgc__settings.nursery_size, 1 << 20);
+    cr_assert_eq(sgc__settings.major_growth, 2.0);
+    cr_assert_eq(sgc__settings.stress_every, 0);
+    cr_assert_eq(sgc__settings.verify, 0);
+    cr_assert_eq(sgc__settings.poison, 0);
+}
+
+Test(settings, good_values) {
+    setenv("SGC_ALLOC_PERIOD", "4M", 1);
+    setenv("SGC_ALLOC_MODE", "poisson", 1);
+    setenv("SGC_SEED", "18446744073709551615", 1);
+    setenv("SGC_TIME_HZ", "1000", 1);
+    setenv("SGC_TIME_CLOCK", "cpu", 1);
+    setenv("SGC_PROFILE", "/tmp/p.prof", 1);
+    setenv("SGC_STATS", "", 1); /* empty: not set */
+    setenv("SGC_NURSERY", "4097", 1);
+    setenv("SGC_MAJOR_GROWTH", "1.25", 1);
+    setenv("SGC_GC_STRESS", "100", 1);
+    setenv("SGC_VERIFY", "1", 1);
+    setenv("SGC_POISON", "1", 1);
+    sgc__settings_load();
+    cr_assert_eq(sgc__settings.alloc_period, 4u << 20);
+    cr_assert_eq(sgc__settings.alloc_mode, SGC_SAMPLE_POISSON);
+    cr_assert_eq(sgc__settings.seed, UINT64_MAX);
+    cr_assert_eq(sgc__settings.time_hz, 1000);
+    cr_assert_eq(sgc__settings.time_clock, SGC_CLOCK_CPU);
+    cr_assert_str_eq(sgc__settings.profile_path, "/tmp/p.prof");
+    cr_assert_null(sgc__settings.stats_path);
+    cr_assert_eq(sgc__settings.nursery_size, 4096, "rounded down to whole words");
+    cr_assert_eq(sgc__settings.major_growth, 1.25);
+    cr_assert_eq(sgc__settings.stress_every, 100);
+    cr_assert_eq(sgc__settings.verify, 1);
+    cr_assert_eq(sgc__settings.poison, 1);
+}
+
+/* Loads the settings in a child with name=value set; returns its exit
+ * status (or -1 if it did not exit) and what it printed on stderr. */
+static int load_in_child(const char *name, const char *value, char *err, size_t errlen) {
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], 2);
+        setenv(name, value, 1);
+        sgc__settings_load();
+        _exit(0);
+    }
+    close(fds[1]);
+    size_t n = 0;
+    ssize_t r;
+    while (n + 1 < errlen && (r = read(fds[0], err + n, errlen - 1 - n)) > 0)
+        n += (size_t)r;
+    err[n] = '\0';
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+Test(settings, bad_values_exit_2_naming_the_variable) {
+    struct { const char *name, *value; } bad[] = {
+        {"SGC_ALLOC_PERIOD", "lots"}, {"SGC_ALLOC_PERIOD", "-4096"}, {"SGC_ALLOC_PERIOD", ""},
+        {"SGC_ALLOC_MODE", "random"}, {"SGC_ALLOC_MODE", "Fixed"},   {"SGC_SEED", "-1"},
+        {"SGC_SEED", "12abc"},        {"SGC_SEED", "18446744073709551616"}, {"SGC_TIME_HZ", "100001"},
+        {"SGC_TIME_HZ", "1k"},        {"SGC_TIME_CLOCK", "process"}, {"SGC_NURSERY", "4095"},
+        {"SGC_NURSERY", "1M1"},       {"SGC_NURSERY", "65G"},      {"SGC_NURSERY", "0"},
+        {"SGC_MAJOR_GROWTH", "1.0"},  {"SGC_MAJOR_GROWTH", "0.5"}, {"SGC_MAJOR_GROWTH", "nan"},
+        {"SGC_MAJOR_GROWTH", "2x"},   {"SGC_MAJOR_GROWTH", "inf"}, {"SGC_GC_STRESS", "often"},
+        {"SGC_VERIFY", "yes"},        {"SGC_VERIFY", "2"},         {"SGC_POISON", "true"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char err[512], prefix[128];
+        int rc = load_in_child(bad[i].name, bad[i].value, err, sizeof err);
+        cr_assert_eq(rc, 2, "%s=%s: exit status %d", bad[i].name, bad[i].value, rc);
+        snprintf(prefix, sizeof prefix, "freecheck: %s=%s: ", bad[i].name, bad[i].value);
+        cr_assert_eq(strncmp(err, prefix, strlen(prefix)), 0, "%s=%s: message '%s'", bad[i].name,
+                     bad[i].value, err);
+        cr_assert_gt(strlen(err), strlen(prefix) + 5, "the message says why");
+    }
+}
+
+Test(settings, minimum_nursery_accepted) {
+    cr_assert_eq(load_in_child("SGC_NURSERY", "4K", (char[64]){0}, 64), 0);
+    cr_assert_eq(load_in_child("SGC_MAJOR_GROWTH", "1.0001", (char[64]){0}, 64), 0);
+}
