@@ -404,7 +404,7 @@ void sgcprof_report(const sgc_pr_reader *r, FILE *out, unsigned top) {
     agg g;
     agg_build(r, &g);
     uint32_t *ids = xcalloc(g.nf, sizeof *ids);
-    fprintf(out, "freecheck profile, format version %u, %.3f s, %u functions, %u stack nodes\n", r->version,
+    fprintf(out, "freecheck profile, format version %u, %.3f s, %u names (functions and types), %u stack nodes\n", r->version,
             (double)(r->end_ts - r->base_ts) / 1e9, r->nstrings, r->nnodes);
     report_alloc(r, &g, out, top, ids);
     report_time(r, &g, out, top, ids);

@@ -406,3 +406,85 @@ Test(profile, bad_profile_path_exits_2) {
     waitpid(pid, &st, 0);
     cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2, "status %d", st);
 }
+
+/* Runs "sgcprof <cmd> path" and returns its standard output (malloc'd). */
+static char *sgcprof_output(const char *cmd) {
+    char line[1024], outpath[300];
+    snprintf(outpath, sizeof outpath, "%s.out", path);
+    snprintf(line, sizeof line, "%s %s '%s' >'%s' 2>&1", SGCPROF_BIN, cmd, path, outpath);
+    int st = system(line);
+    cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "sgcprof %s failed", cmd);
+    size_t n;
+    uint8_t *b = file_bytes(outpath, &n);
+    char *s = realloc(b, n + 1);
+    s[n] = 0;
+    unlink(outpath);
+    return s;
+}
+
+/* The report's figures and the folded stacks, exactly, for a known profile:
+ * estimated bytes = points x the period in force, self vs inclusive,
+ * survival rates, GC samples as their own leaf, the side-by-side view. */
+Test(profile, report_and_folded_figures_are_exact) {
+    start("report");
+    uint32_t t_pair = sgc_type_register(&(sgc_type){"pair", 16, 3, SGC_VAR_NONE});
+    uint32_t t_str = sgc_type_register(&(sgc_type){"str", 0, 0, SGC_VAR_BYTES});
+    uint64_t t0 = sgc__now_ns();
+    sgc__profile_sampling_config(t0, 1024, SGC_SAMPLE_FIXED);
+    sgc__profile_time_config(t0, 1000, SGC_CLOCK_WALL);
+    uint32_t n_a, n_ab, n_ac;
+    {
+        SGC_FRAME_FN(&f_a);
+        n_a = sgc__profile_stack_current();
+        {
+            SGC_FRAME_FN(&f_b);
+            n_ab = sgc__profile_stack_current();
+        }
+        {
+            SGC_FRAME_FN(&f_c);
+            n_ac = sgc__profile_stack_current();
+        }
+    }
+    /* alpha/beta: 3 points of pair (survived) + 1 point of pair (died);
+     * alpha: 4 points of str (died), after a period change to 2048 for
+     * one of them (2 points at 2048). */
+    sgc__profile_alloc_sample(&(sgc_alloc_sample){t0 + 1, 48, n_ab, t_pair, 3, SGC_SURVIVED, 0});
+    sgc__profile_alloc_sample(&(sgc_alloc_sample){t0 + 2, 24, n_ab, t_pair, 1, SGC_DIED, 0});
+    sgc__profile_alloc_sample(&(sgc_alloc_sample){t0 + 3, 2048, n_a, t_str, 2, SGC_DIED, 0});
+    sgc__profile_sampling_config(t0 + 4, 2048, SGC_SAMPLE_FIXED);
+    sgc__profile_alloc_sample(&(sgc_alloc_sample){t0 + 5, 4096, n_a, t_str, 2, SGC_SURVIVAL_UNKNOWN, 1});
+    /* Time: 6 in alpha/gamma, 2 in alpha/beta of which 1 in a minor GC. */
+    for (int i = 0; i < 6; i++)
+        sgc__profile_time_sample(t0 + 10 + (uint64_t)i, n_ac, SGC_PHASE_MUTATOR);
+    sgc__profile_time_sample(t0 + 20, n_ab, SGC_PHASE_MUTATOR);
+    sgc__profile_time_sample(t0 + 21, n_ab, SGC_PHASE_MINOR);
+    sgc_shutdown();
+
+    char *rep = sgcprof_output("report");
+    /* Total: 3 KiB + 1 KiB + 2 KiB + 4 KiB = 10 KiB. */
+    cr_assert(strstr(rep, "5 names (functions and types), 3 stack nodes"), "%s", rep);
+    cr_assert(strstr(rep, "4 objects, 8 sample points, estimated 10.0 KiB allocated"), "%s", rep);
+    cr_assert(strstr(rep, "     1      6.0 KiB  60.00%         2  alpha\n"), "%s", rep);
+    cr_assert(strstr(rep, "     2      4.0 KiB  40.00%         2  beta\n"), "%s", rep);
+    cr_assert(strstr(rep, "     1     10.0 KiB 100.00%         4  alpha\n"), "%s", rep);
+    cr_assert(strstr(rep, "      6.0 KiB  60.00%         2         0         1         1      0.0%  str\n"), "%s",
+              rep);
+    cr_assert(strstr(rep, "      4.0 KiB  40.00%         2         1         1         0     50.0%  pair\n"), "%s",
+              rep);
+    cr_assert(strstr(rep, "phases: mutator 7 (87.5%), minor GC 1 (12.5%), major GC 0 (0.0%)"), "%s", rep);
+    cr_assert(strstr(rep, "     1         6  75.00%  gamma\n"), "%s", rep);
+    cr_assert(strstr(rep, "     2         1  12.50%  beta\n     3         1  12.50%  [minor GC]\n"), "%s", rep);
+    cr_assert(strstr(rep, "     1         8 100.00%  alpha\n"), "%s", rep);
+    cr_assert(strstr(rep, "     2         6  75.00%  gamma\n"), "%s", rep);
+    cr_assert(strstr(rep, "     3         2  25.00%  beta\n"), "%s", rep);
+    cr_assert(strstr(rep, "     1  gamma                             75.00%  |  alpha                             60.00%\n"),
+              "%s", rep);
+    free(rep);
+    char *ft = sgcprof_output("folded --time");
+    cr_assert_str_eq(ft, "alpha;beta 1\nalpha;beta;[minor_GC] 1\nalpha;gamma 6\n");
+    free(ft);
+    char *fa = sgcprof_output("folded --alloc");
+    cr_assert_str_eq(fa, "alpha 6144\nalpha;beta 4096\n");
+    free(fa);
+    unlink(path);
+}
