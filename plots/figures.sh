@@ -282,7 +282,7 @@ if [ "$ok_normalized" = yes ]; then
 
 What: for each workload, the paper's normalized overhead 1 + (overhead - 1) * 1000 / (samples per second): the overhead extrapolated to a rate of 1000 samples/s, so that samplers running at different rates can be compared. Per workload, the allocation-sampling cell (fixed mode) and the time-sampling cell whose measured sample rate is nearest 1000/s are shown side by side, each labelled with its period or rate, with $cilabel confidence intervals computed inside the bootstrap (not from the endpoints of other intervals).
 
-How to read: lower is cheaper per sample. 1 means sampling at 1000 samples/s would cost nothing measurable; 1.01 means 1% per 1000 samples/s. Where the two intervals of a workload overlap, this sweep cannot say which sampler is cheaper for it. Values far from 1000 samples/s are extrapolated linearly, which is why the cells nearest 1000/s are used.
+How to read: lower is cheaper per sample. 1 means sampling at 1000 samples/s would cost nothing measurable; 1.01 means 1% per 1000 samples/s. Where the two intervals of a workload overlap, this sweep cannot say which sampler is cheaper for it. Values far from 1000 samples/s are extrapolated linearly, which is why the cells nearest 1000/s are used. "n/a" marks a value analyze could not compute (for instance a workload that took no allocation samples); summary.csv's note column says why. An interval much wider than the spread of the medians is cut at the frame.
 
 $source_line"
 else

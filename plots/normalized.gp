@@ -8,7 +8,8 @@
 # The y range follows the medians: an interval far wider than the spread of
 # the medians (a workload that takes almost no samples, whose extrapolation
 # to 1000/s is meaningless) is cut at the frame rather than squashing the
-# others to a line.
+# others to a line.  A value analyze could not compute (NaN: no samples, no
+# baseline) is marked "n/a" on the line at 1; summary.csv's note says why.
 
 f = datadir . "/normalized.dat"
 cw_ = c_normalized_workload
@@ -55,4 +56,8 @@ plot 1 with lines ls 100 notitle, \
      f using (column(c_normalized_index) - dx):(column(c_normalized_alloc_norm)):(fmtbytes(int(column(c_normalized_alloc_period)))) \
         with labels left offset 0.9, 0 font ",9" tc rgb "#0072B2" notitle, \
      f using (column(c_normalized_index) + dx):(column(c_normalized_time_norm)):(sprintf("%d Hz", int(column(c_normalized_time_hz)))) \
-        with labels left offset 0.9, 0 font ",9" tc rgb "#D55E00" notitle
+        with labels left offset 0.9, 0 font ",9" tc rgb "#D55E00" notitle, \
+     f using (column(c_normalized_index) - dx):(valid(c_normalized_alloc_norm) ? NaN : 1):("n/a") \
+        with labels center offset 0, 0.8 font ",9" tc rgb "#0072B2" notitle, \
+     f using (column(c_normalized_index) + dx):(valid(c_normalized_time_norm) ? NaN : 1):("n/a") \
+        with labels center offset 0, 0.8 font ",9" tc rgb "#D55E00" notitle

@@ -75,7 +75,9 @@ tr '\n' ' ' < "$work/s/figures/cost-depth.txt" | grep -q "did not vary the stack
 fresh
 awk 'NR == 2 { $5 = $6 = $7 = "NaN" } { print }' "$work/s/plotdata/alloc_cells.dat" > "$work/t" && mv "$work/t" "$work/s/plotdata/alloc_cells.dat"
 grep -q NaN "$work/s/plotdata/alloc_cells.dat" || bad "test setup: no NaN written"
+awk 'NR == 3 { $5 = $6 = $7 = "NaN" } { print }' "$work/s/plotdata/normalized.dat" > "$work/t" && mv "$work/t" "$work/s/plotdata/normalized.dat"
 expect 0 "6 drawn" "NaN overheads" -- "$work/s"
+grep -q ">n/a<" "$work/s/figures/normalized.svg" || bad "normalized.svg does not mark the missing value n/a"
 
 [ $fail -eq 0 ] && echo "bad input: all cases behave"
 exit $fail
