@@ -424,8 +424,9 @@ void sw_opts_usage(void *stream)
 
 void sw_opts_parse_args(sw_opts *o, int argc, char **argv)
 {
-    /* Pass 1: --help, --quick and --config, which the others override. */
-    for (int pass = 1; pass <= 2; pass++) {
+    /* Pass 0: --help, --resume, --quick; pass 1: --config files; pass 2:
+     * everything else, so the precedence does not depend on the order. */
+    for (int pass = 0; pass <= 2; pass++) {
         for (int i = 1; i < argc; i++) {
             const char *arg = argv[i];
             if (strncmp(arg, "--", 2) != 0 || !arg[2])
@@ -447,10 +448,17 @@ void sw_opts_parse_args(sw_opts *o, int argc, char **argv)
                     sw_usage_error("option --%s needs a value (see sweep --help)", name);
                 value = argv[++i];
             }
-            int first = !strcmp(name, "help") || !strcmp(name, "quick") || !strcmp(name, "config") ||
-                        !strcmp(name, "resume");
-            if ((pass == 1) != first)
+            int my_pass = !strcmp(name, "help") || !strcmp(name, "quick") || !strcmp(name, "resume") ? 0
+                          : !strcmp(name, "config")                                                   ? 1
+                                                                                                      : 2;
+            if (pass != my_pass)
                 continue;
+            if (!strcmp(name, "quick")) {
+                if (o->resume_dir)
+                    sw_usage_error("--resume replays the stored plan; --quick cannot change it");
+                plan_defaults(o, 1);
+                continue;
+            }
             if (!strcmp(name, "help")) {
                 sw_opts_usage(stdout);
                 exit(0);
@@ -458,6 +466,8 @@ void sw_opts_parse_args(sw_opts *o, int argc, char **argv)
                 free(o->resume_dir);
                 o->resume_dir = sw_xstrdup(value);
             } else if (!strcmp(name, "config")) {
+                if (o->resume_dir)
+                    sw_usage_error("--resume replays the stored plan; --config cannot change it");
                 char *text = read_text(value);
                 if (!text)
                     sw_usage_error("cannot read config file '%s': %s", value, strerror(errno));
@@ -475,6 +485,7 @@ void sw_opts_parse_args(sw_opts *o, int argc, char **argv)
     if (o->resume_dir && o->quick)
         sw_usage_error("--resume replays the stored plan; --quick cannot change it");
 }
+
 
 static void put_list(sw_buf *b, const char *name, char *const *items, int n)
 {
