@@ -4,6 +4,7 @@
  *
  * usage: sample-bench cost [--profile FILE] [--rounds N]
  *        sample-bench overhead [--profile FILE] [--rounds N] [--mib M]
+ *        sample-bench loop [--profile FILE] [--period P] [--mib M]
  *
  * cost: at depth d (1, 10, 100 frames) the innermost function allocates
  *   64-byte objects with sampling off and with a period of 64 bytes (every
@@ -17,10 +18,13 @@
  *   Frame pushes are done in both the off and the on runs.
  * overhead: a loop that allocates M MiB (default 256) of objects of mixed
  *   sizes, a few percent of them kept alive for a while in a ring, runs with
- *   sampling off and on at each period, rounds interleaved; prints median
- *   times, the measured overhead, and the overhead predicted from the
+ *   sampling off and on at each period in off/on pairs; prints the median
+ *   and quartiles of the pairs' ratios, and the overhead predicted from the
  *   samples taken and the per-sample cost (less noisy than the measured one
  *   on a shared machine).
+ * loop: one churn run at --period P (0 = off), for counting instructions
+ *   under callgrind (runtime/bench/sample_instructions.sh): the exact,
+ *   noise-free form of the overhead.
  * Every timing is checked for the work it claims: the sample count must be
  * exactly floor(bytes / P) (fixed mode), or the run is reported as failed.
  * The profile goes to FILE (default /tmp/sample-bench.<pid>.prof, removed at
@@ -165,58 +169,93 @@ __attribute__((noinline)) static uint64_t churn(uint64_t mib) {
     return bytes;
 }
 
+/* One timed churn run with sampling at period (0 = off); checks the count. */
+static uint64_t timed_churn(uint64_t period, uint64_t mib, uint64_t *bytes, int *failed) {
+    if (period)
+        sgc_sampling_start(period, SGC_SAMPLE_FIXED, 0);
+    sgc_collect_minor();
+    uint64_t p0 = points();
+    uint64_t t0 = now_ns();
+    *bytes = churn(mib);
+    uint64_t dt = now_ns() - t0;
+    uint64_t got = points() - p0;
+    sgc_sampling_stop();
+    if (period && got != *bytes / period) {
+        fprintf(stderr, "sample-bench: P=%llu: %llu samples, expected %llu\n", (unsigned long long)period,
+                (unsigned long long)got, (unsigned long long)(*bytes / period));
+        *failed = 1;
+    }
+    return dt;
+}
+
+static const uint64_t periods[] = {32u << 10, 64u << 10, 128u << 10, 256u << 10, 512u << 10, 1u << 20,
+                                   2u << 20,  4u << 20,  8u << 20,   16u << 20,  32u << 20};
+enum { NP = sizeof periods / sizeof periods[0] };
+
+static void period_label(uint64_t p, char *buf, size_t n) {
+    if (p >= (1u << 20))
+        snprintf(buf, n, "%lluM", (unsigned long long)(p >> 20));
+    else
+        snprintf(buf, n, "%lluK", (unsigned long long)(p >> 10));
+}
+
+/* Paired design: every measured run with sampling is next to a run without
+ * (which one goes first alternates by round), and the overhead is the median
+ * of the per-pair ratios, so slow drifts of a shared machine cancel. */
 static int run_overhead(int rounds, uint64_t mib, double sample_ns) {
-    static const uint64_t periods[] = {32u << 10, 64u << 10, 128u << 10, 256u << 10, 512u << 10, 1u << 20,
-                                       2u << 20,  4u << 20,  8u << 20,   16u << 20,  32u << 20};
-    enum { NP = sizeof periods / sizeof periods[0] };
-    uint64_t base[64], t[NP][64], bytes = 0;
+    uint64_t bytes = 0, base[64];
+    double ratio[NP][64];
     int failed = 0;
     churn(16); /* warm up: page in the nursery and the old generation */
     for (int r = 0; r < rounds; r++) {
-        /* Alternate the order so drift hits every configuration alike. */
-        for (int k = -1; k < NP; k++) {
+        for (int k = 0; k < NP; k++) {
             int i = (r % 2) ? NP - 1 - k : k;
-            if (k == -1)
-                i = -1;
-            if (i >= 0)
-                sgc_sampling_start(periods[i], SGC_SAMPLE_FIXED, 0);
-            sgc_collect_minor();
-            uint64_t p0 = points();
-            uint64_t t0 = now_ns();
-            bytes = churn(mib);
-            uint64_t dt = now_ns() - t0;
-            uint64_t got = points() - p0;
-            sgc_sampling_stop();
-            if (i < 0) {
-                base[r] = dt;
+            uint64_t off, on;
+            if ((r + k) % 2) {
+                off = timed_churn(0, mib, &bytes, &failed);
+                on = timed_churn(periods[i], mib, &bytes, &failed);
             } else {
-                t[i][r] = dt;
-                if (got != bytes / periods[i]) {
-                    fprintf(stderr, "sample-bench: P=%llu: %llu samples, expected %llu\n",
-                            (unsigned long long)periods[i], (unsigned long long)got,
-                            (unsigned long long)(bytes / periods[i]));
-                    failed = 1;
-                }
+                on = timed_churn(periods[i], mib, &bytes, &failed);
+                off = timed_churn(0, mib, &bytes, &failed);
             }
+            ratio[i][r] = (double)on / (double)off;
+            if (k == 0)
+                base[r] = off;
         }
     }
     uint64_t b = median(base, rounds);
-    printf("# overhead: %llu MiB allocated per run, median of %d rounds, baseline %.1f ms\n",
+    printf("# overhead: %llu MiB allocated per run, %d rounds of off/on pairs, baseline %.1f ms (CPU)\n",
            (unsigned long long)(bytes >> 20), rounds, b / 1e6);
-    printf("%-10s %10s %10s %12s %14s\n", "period", "samples", "time_ms", "overhead_%", "predicted_%");
+    printf("%-10s %10s %14s %12s %12s %14s\n", "period", "samples", "overhead_%", "q1_%", "q3_%", "predicted_%");
     for (int i = 0; i < NP; i++) {
-        uint64_t m = median(t[i], rounds);
         uint64_t samples = bytes / periods[i];
-        double measured = 100.0 * ((double)m / (double)b - 1.0);
+        double v[64];
+        for (int r = 0; r < rounds; r++)
+            v[r] = ratio[i][r];
+        /* sort the ratios (few): insertion sort */
+        for (int a = 1; a < rounds; a++)
+            for (int c = a; c > 0 && v[c - 1] > v[c]; c--) {
+                double t = v[c];
+                v[c] = v[c - 1];
+                v[c - 1] = t;
+            }
+        double med = rounds % 2 ? v[rounds / 2] : (v[rounds / 2 - 1] + v[rounds / 2]) / 2;
         double predicted = 100.0 * (double)samples * sample_ns / (double)b;
         char label[32];
-        if (periods[i] >= (1u << 20))
-            snprintf(label, sizeof label, "%lluM", (unsigned long long)(periods[i] >> 20));
-        else
-            snprintf(label, sizeof label, "%lluK", (unsigned long long)(periods[i] >> 10));
-        printf("%-10s %10llu %10.1f %12.2f %14.3f\n", label, (unsigned long long)samples, m / 1e6, measured,
-               predicted);
+        period_label(periods[i], label, sizeof label);
+        printf("%-10s %10llu %14.2f %12.2f %12.2f %14.3f\n", label, (unsigned long long)samples,
+               100.0 * (med - 1), 100.0 * (v[rounds / 4] - 1), 100.0 * (v[(3 * rounds) / 4] - 1), predicted);
     }
+    return failed;
+}
+
+/* One churn run at period (0 = off), for instruction counting under
+ * callgrind (bench-sample-instructions). */
+static int run_loop(uint64_t period, uint64_t mib) {
+    uint64_t bytes;
+    int failed = 0;
+    timed_churn(period, mib, &bytes, &failed);
+    printf("%llu bytes\n", (unsigned long long)bytes);
     return failed;
 }
 
@@ -239,7 +278,7 @@ static double quick_sample_ns(void) {
 }
 
 static void usage(FILE *to) {
-    fprintf(to, "usage: sample-bench cost|overhead [--profile FILE] [--rounds N] [--mib M]\n");
+    fprintf(to, "usage: sample-bench cost|overhead|loop [--profile FILE] [--rounds N] [--mib M] [--period P]\n");
 }
 
 int main(int argc, char **argv) {
@@ -252,13 +291,13 @@ int main(int argc, char **argv) {
         usage(stdout);
         return 0;
     }
-    if (strcmp(what, "cost") && strcmp(what, "overhead")) {
-        fprintf(stderr, "sample-bench: unknown benchmark \"%s\" (expected cost or overhead)\n", what);
+    if (strcmp(what, "cost") && strcmp(what, "overhead") && strcmp(what, "loop")) {
+        fprintf(stderr, "sample-bench: unknown benchmark \"%s\" (expected cost, overhead or loop)\n", what);
         return 2;
     }
     const char *profile = NULL;
     int rounds = 7;
-    uint64_t mib = 256;
+    uint64_t mib = 256, period = 0;
     for (int i = 2; i < argc; i++) {
         char *end;
         if (!strcmp(argv[i], "--profile") && i + 1 < argc) {
@@ -267,6 +306,12 @@ int main(int argc, char **argv) {
             rounds = (int)strtol(argv[++i], &end, 10);
             if (*end || rounds < 1 || rounds > 64) {
                 fprintf(stderr, "sample-bench: --rounds %s: expected 1 to 64\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--period") && i + 1 < argc) {
+            period = strtoull(argv[++i], &end, 10);
+            if (*end || period > ((uint64_t)1 << 40)) {
+                fprintf(stderr, "sample-bench: --period %s: expected bytes, 0 to 2^40\n", argv[i]);
                 return 2;
             }
         } else if (!strcmp(argv[i], "--mib") && i + 1 < argc) {
@@ -304,6 +349,8 @@ int main(int argc, char **argv) {
     int failed;
     if (!strcmp(what, "cost")) {
         failed = run_cost(rounds);
+    } else if (!strcmp(what, "loop")) {
+        failed = run_loop(period, mib);
     } else {
         double ns = quick_sample_ns();
         printf("# per-sample cost used for the prediction (depth 10, same stack): %.1f ns\n", ns);

@@ -2,7 +2,8 @@
 # (runtime/bench/sample_*), in "make bench".  Included from
 # runtime/replay/module.mk: runtime/bench/module.mk is the collector's.
 #   bench-sample-cost       ns per sample at stack depths 1, 10, 100
-#   bench-sample-overhead   overhead of sampling at periods 32 KiB .. 32 MiB
+#   bench-sample-overhead   overhead of sampling at periods 32 KiB .. 32 MiB (CPU time)
+#   bench-sample-instructions  the same overhead in instructions (callgrind, exact)
 # SAMPLE_BENCH_ARGS adds arguments (e.g. --rounds 11 --mib 512).
 # Programs link libsgc.a, which needs the collector (runtime/sgc_gc.c).
 ifneq ($(wildcard runtime/sgc_gc.c),)
@@ -12,12 +13,15 @@ $(SAMPLE_BENCH_BIN): $(OBJ)/runtime/bench/sample_bench.o $(LIBDIR)/libsgc.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
-.PHONY: bench-sample-cost bench-sample-overhead
+.PHONY: bench-sample-cost bench-sample-overhead bench-sample-instructions
 bench-sample-cost: $(SAMPLE_BENCH_BIN)
 	$(SAMPLE_BENCH_BIN) cost --profile $(BUILD)/sample-bench.prof $(SAMPLE_BENCH_ARGS)
 bench-sample-overhead: $(SAMPLE_BENCH_BIN)
 	$(SAMPLE_BENCH_BIN) overhead --profile $(BUILD)/sample-bench.prof $(SAMPLE_BENCH_ARGS)
 
 BINS += $(SAMPLE_BENCH_BIN)
-BENCHES += bench-sample-cost bench-sample-overhead
+bench-sample-instructions: $(SAMPLE_BENCH_BIN)
+	sh runtime/bench/sample_instructions.sh $(SAMPLE_BENCH_BIN) $(BUILD)/sample-instructions 32
+
+BENCHES += bench-sample-cost bench-sample-overhead bench-sample-instructions
 endif
