@@ -63,6 +63,34 @@ expect "summary names the unsupported counter" "$(grep -c '^sweep: counter cycle
 expect "csv: header + one row per run" "$(wc -l < "$WORK/res/latest/runs.csv")" 55
 expect "temporary files removed" "$(ls -A "$WORK/tmp" | wc -l)" 0
 
+# A config file, --keep-profiles, poisson and combined cells.
+cat > "$WORK/small.conf" <<CONF
+# a small plan
+workloads = fake-ok
+periods = 1M
+modes = fixed, poisson
+time-hz = none
+combined = 1M@100
+runs = 1
+warmup = 1
+size = 5
+keep-profiles = yes
+counters = none
+CONF
+"$SWEEP" --config "$WORK/small.conf" --bin-dir "$FAKE_BIN" --no-progress --out "$WORK/res3" >/dev/null 2>"$WORK/err3"
+expect "config file sweep" "$?" 0
+DB3="$WORK/res3/latest/results.db"
+expect "config cells" "$(q "$DB3" "SELECT group_concat(label || ':' || kind, ' ') FROM (SELECT * FROM cells ORDER BY cell_id)")" \
+    "fake-ok/baseline:baseline fake-ok/alloc-fixed-1M:alloc fake-ok/alloc-poisson-1M:alloc fake-ok/alloc-fixed-1M+time-100Hz:alloc+time"
+expect "profiles kept for the sampling cells only" "$(ls "$WORK/res3/latest/profiles" | wc -l)|$(q "$DB3" \
+    "SELECT count(*) FROM runs WHERE profile_bytes > 0")|$(q "$DB3" "SELECT count(*) FROM runs r JOIN cells c USING(cell_id)
+    WHERE c.kind = 'baseline' AND r.profile_bytes IS NULL")" "6|6|2"
+expect "poisson runs get SGC_ALLOC_MODE and their own SGC_SEED" "$(q "$DB3" "SELECT count(*), count(DISTINCT s.value)
+    FROM run_stats s JOIN runs r USING(run_id) JOIN cells c USING(cell_id) WHERE c.alloc_mode = 'poisson' AND s.key = 'seed'
+    AND s.value = CAST(r.sgc_seed AS TEXT)")|$(q "$DB3" "SELECT count(*) FROM run_stats s JOIN runs r USING(run_id)
+    JOIN cells c USING(cell_id) WHERE c.alloc_mode = 'poisson' AND s.key = 'alloc_mode' AND s.value = 'poisson'")" "2|2|2"
+expect "no counters asked, none stored" "$(q "$DB3" "SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM run_counters)")" "0|0"
+
 # Bad input: a message and exit status 2, nothing created.
 bad() {
     "$SWEEP" "$@" >"$WORK/bad.out" 2>"$WORK/bad.err"
