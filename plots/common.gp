@@ -38,10 +38,11 @@ nrows = ceil(1.0 * nwl / ncols)
 panel_w = 460
 panel_h = 330
 
-# multiplot_margins(W, H): fixed pixel margins around a grid of panels (room
+# multiplot_margins(W, H, X): fixed pixel margins around a grid of panels (room
 # for the figure title, the axis labels of the outer panels, the panel titles).
-multiplot_margins(W, H) = sprintf("margins %f, %f, %f, %f spacing %f, %f", \
-    88.0 / W, 1 - 16.0 / W, 58.0 / H, 1 - 112.0 / H, 72.0 / W, 84.0 / H)
+# X is extra room under each panel (two-line tick labels).
+multiplot_margins(W, H, X) = sprintf("margins %f, %f, %f, %f spacing %f, %f", \
+    88.0 / W, 1 - 16.0 / W, (58.0 + X) / H, 1 - 112.0 / H, 72.0 / W, (84.0 + X) / H)
 # The key of a small-multiples figure: one row under the figure title, clear
 # of every panel (inside a panel it would cover data wherever that lands).
 # gnuplot fits a key's columns to the width of one panel, so the row is laid
@@ -107,6 +108,10 @@ set style line 101 lc rgb "#202020" lw 1.5 pt 7 ps 0.6   # medians and their CIs
 set grid back lc rgb "#E0E0E0" lw 1
 set border 3 lc rgb "#404040"
 set tics nomirror out scale 0.6
+
+# rng(s, k, default): the k-th number of a range string from figures.sh
+# ("min max" pairs), or default where figures.sh found no value ("none").
+rng(s, k, def) = (word(s, k) eq "none" || word(s, k) eq "") ? def : real(word(s, k))
 
 # windex(w): the position of workload w in the fixed order (0 if absent), so
 # a workload has the same colour in a figure that shows only some of them.

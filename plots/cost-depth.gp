@@ -32,11 +32,12 @@ stitle(i) = (sk(i) eq "alloc" ? sprintf("allocation samples, period %s", fmtbyte
              sprintf("allocation + time, %s and %g Hz", fmtbytes(int(sp(i))), sh(i))) . \
             (words(series) > 0 && sw(i) ne "deepstack" ? " (" . sw(i) . ")" : "")
 
-stats f using (column(cd_)):(column(cy)) nooutput
-dmin = STATS_min_x; dmax = STATS_max_x
-stats f using (column(clo)):(column(chi)) nooutput
-ymin = STATS_min_x; ymax = STATS_max_y
+# Ranges from figures.sh: depthrange and costrange ("min max").
+dmin = rng(depthrange, 1, 1); dmax = rng(depthrange, 2, dmin + 1)
+dmax = (dmax > dmin) ? dmax : dmin + 1
+ymin = rng(costrange, 1, 0); ymax = rng(costrange, 2, 1)
 ymin = (ymin > 0) ? 0 : ymin
+ymax = (ymax > ymin) ? ymax : ymin + 1
 
 cw = 1000; ch = 680
 eval set_canvas(cw, ch)

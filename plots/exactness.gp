@@ -7,7 +7,7 @@
 # cross in both panels.  Poisson-mode runs (open circles) appear only in the
 # upper panel: they scatter around the line by design.
 # figures.sh passes panels (the workloads present), n_bad (mismatching runs),
-# n_fixed and n_poisson.
+# n_fixed and n_poisson, and the axis ranges (below).
 
 f = datadir . "/exactness.dat"
 cm = c_exactness_alloc_mode; ce = c_exactness_expected; cs = c_exactness_sample_points; cmatch = c_exactness_match
@@ -17,14 +17,11 @@ npan = words(panels)
 cb = c_exactness_sampled_bytes; cp = c_exactness_alloc_period
 resid(m, e, s) = (m eq "fixed" && e >= 1 && s >= 1) ? int(s) - int(column(cb)) / int(column(cp)) : NaN
 
-stats f using (column(ce) >= 1 && column(cs) >= 1 ? column(ce) : NaN):(column(ce) >= 1 && column(cs) >= 1 ? column(cs) : NaN) nooutput
-lo = (STATS_min_x < STATS_min_y) ? STATS_min_x : STATS_min_y
-hi = (STATS_max_x > STATS_max_y) ? STATS_max_x : STATS_max_y
-rlo = -1; rhi = 1
-if (n_fixed > 0) {
-    stats f using (resid(strcol(cm), column(ce), column(cs))) nooutput
-    rlo = (STATS_min < -1) ? STATS_min : -1; rhi = (STATS_max > 1) ? STATS_max : 1
-}
+# Ranges from figures.sh: logrange over expected and sample_points, resrange
+# over the fixed-mode residuals (at least -1 .. 1).
+lo = rng(logrange, 1, 1); hi = rng(logrange, 2, 10)
+lo = (lo < 1) ? 1 : lo; hi = (hi < lo * 10) ? lo * 10 : hi
+rlo = rng(resrange, 1, -1); rhi = rng(resrange, 2, 1)
 
 cw = 1100; ch = 820
 eval set_canvas(cw, ch)

@@ -146,6 +146,50 @@ has() {
         NF && $(c[col]) == val { f = 1 } END { print f ? 1 : 0 }' "$pd/$1.dat"
 }
 
+# colrange FILE "COLUMNS" [CONDITIONS] [WORKLOADS]: the smallest and largest
+# number in COLUMNS over the rows of FILE meeting CONDITIONS (comma separated
+# "column=value"), as "min max"; NaN values are skipped, and so are
+# non-positive ones (for logarithmic axes) unless COLRANGE_ALL=1.
+# With WORKLOADS, one "min max" pair per workload, in that order.  A range
+# with no value at all is "none none".  The axis ranges are computed here
+# rather than with gnuplot's stats command, which stops the whole script
+# when a selection happens to hold no valid point.
+colrange() {
+    awk -v cols="$2" -v conds="${3:-}" -v by="${4:-}" -v all="${COLRANGE_ALL:-0}" '
+        NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1
+                  nc = split(cols, C, " "); nk = split(conds, K, ","); next }
+        !NF { next }
+        {
+            for (k = 1; k <= nk; k++) { split(K[k], kv, "="); if ($(c[kv[1]]) != kv[2]) next }
+            g = (by == "") ? "" : $1
+            for (j = 1; j <= nc; j++) {
+                v = $(c[C[j]])
+                if (v ~ /^[nN][aA][nN]$/ || (!all && v + 0 <= 0)) continue
+                v += 0
+                if (!(g in lo) || v < lo[g]) lo[g] = v
+                if (!(g in hi) || v > hi[g]) hi[g] = v
+            }
+        }
+        END {
+            if (by == "") { print (("" in lo) ? lo[""] " " hi[""] : "none none"); exit }
+            n = split(by, W, " "); s = ""
+            for (i = 1; i <= n; i++) s = s (i > 1 ? " " : "") ((W[i] in lo) ? lo[W[i]] " " hi[W[i]] : "none none")
+            print s
+        }' "$1"
+}
+
+# merge_ranges "PAIRS" "PAIRS"...: the union of per-workload ranges given as
+# equally long lists of "min max" pairs; "none" entries are ignored, and a
+# workload with no value at all gets "1 1".
+merge_ranges() {
+    printf '%s\n' "$@" | awk '
+        { for (i = 1; i <= NF; i += 2) { k = (i + 1) / 2; if (k > n) n = k
+              if ($i == "none") continue
+              if (!(k in lo) || $i + 0 < lo[k]) lo[k] = $i + 0
+              if (!(k in hi) || $(i + 1) + 0 > hi[k]) hi[k] = $(i + 1) + 0 } }
+        END { s = ""; for (k = 1; k <= n; k++) s = s (k > 1 ? " " : "") ((k in lo) ? lo[k] " " hi[k] : "1 1"); print s }'
+}
+
 # The confidence level analyze used, for keys and captions.
 conf=$(sed -n '1s/.*confidence=\([0-9.]*\).*/\1/p' "$dir/summary.csv" 2>/dev/null)
 case "$conf" in
@@ -244,7 +288,11 @@ if [ "$ok_alloc_runs" = yes ] && [ "$ok_alloc_cells" = yes ]; then
     panels=$(present alloc_cells)
     base=$([ "$ok_baseline_runs" = yes ] && echo 1 || echo 0)
     pois=$(has alloc_cells alloc_mode poisson)
-    draw overhead-alloc overhead.gp "which = 'alloc'; panels = '$panels'; has_base = $base; has_poisson = $pois" &&
+    yr=$(merge_ranges "$(colrange "$pd/alloc_runs.dat" ratio "" "$panels")" \
+        "$(colrange "$pd/alloc_cells.dat" "overhead overhead_lo overhead_hi" "" "$panels")" \
+        "$([ "$base" = 1 ] && colrange "$pd/baseline_runs.dat" ratio "" "$panels")")
+    xr=$(colrange "$pd/alloc_cells.dat" alloc_period)
+    draw overhead-alloc overhead.gp "which = 'alloc'; panels = '$panels'; has_base = $base; has_poisson = $pois; yranges = '$yr'; xrange_ = '$xr'" &&
     caption overhead-alloc "$t1 (sweep $sweep).
 
 What: for each workload (one panel each: $panels), the run time with allocation sampling on, divided by the median run time of the same workload without sampling (its baseline), against the sampling period in bytes on a log2 axis. Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise, the spread a real overhead must stand out from.")$([ "$pois" = 1 ] && echo " Open circles and the dashed line are poisson-mode cells; filled ones fixed mode.")
@@ -262,7 +310,15 @@ if [ "$ok_time_runs" = yes ] && [ "$ok_time_cells" = yes ]; then
     panels=$(present time_cells)
     base=$([ "$ok_baseline_runs" = yes ] && echo 1 || echo 0)
     cpu=$(has time_cells time_clock cpu)
-    draw overhead-time overhead.gp "which = 'time'; panels = '$panels'; has_base = $base; has_poisson = $cpu; time_rates = '$rates'" &&
+    yr=$(merge_ranges "$(colrange "$pd/time_runs.dat" ratio "" "$panels")" \
+        "$(colrange "$pd/time_cells.dat" "overhead overhead_lo overhead_hi" "" "$panels")" \
+        "$([ "$base" = 1 ] && colrange "$pd/baseline_runs.dat" ratio "" "$panels")")
+    xr=$(colrange "$pd/time_cells.dat" time_hz)
+    # each panel's achieved rate at each requested rate (median; -1: none)
+    ach=$(for r in $rates; do colrange "$pd/time_cells.dat" hz_achieved "time_clock=wall,time_hz=$r" "$panels"; done |
+        awk '{ for (i = 1; i <= NF; i += 2) a[NR, (i + 1) / 2] = ($i == "none") ? -1 : $i; n = NF / 2 }
+             END { s = ""; for (p = 1; p <= n; p++) for (r = 1; r <= NR; r++) s = s (s == "" ? "" : " ") a[r, p]; print s }')
+    draw overhead-time overhead.gp "which = 'time'; panels = '$panels'; has_base = $base; has_poisson = $cpu; time_rates = '$rates'; yranges = '$yr'; xrange_ = '$xr'; achieved = '$ach'" &&
     caption overhead-time "$t2 (sweep $sweep).
 
 What: for each workload (one panel each: $panels), the run time with the time sampler on, divided by the median run time of the same workload without sampling (its baseline), against the requested sampling rate in Hz on a log axis. Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise.")$([ "$cpu" = 1 ] && echo " Open circles and the dashed line are cells with the CPU-time clock; filled ones the wall clock.")
@@ -277,7 +333,14 @@ fi
 # Figure 3: normalized overhead, allocation vs time sampling.
 t3="Figure 3. Normalized overhead per 1000 samples/s, allocation vs time sampling"
 if [ "$ok_normalized" = yes ]; then
-    draw normalized normalized.gp "" &&
+    mr=$(COLRANGE_ALL=1 colrange "$pd/normalized.dat" "alloc_norm time_norm")
+    ir=$(COLRANGE_ALL=1 colrange "$pd/normalized.dat" "alloc_norm_lo alloc_norm_hi time_norm_lo time_norm_hi")
+    xr=$(COLRANGE_ALL=1 colrange "$pd/normalized.dat" index)
+    na=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+        NF { if ($(c["alloc_norm"]) ~ /^[nN][aA][nN]$/) a = 1; else ha = 1
+             if ($(c["time_norm"]) ~ /^[nN][aA][nN]$/) t = 1; else ht = 1 }
+        END { printf "na_alloc = %d; na_time = %d; has_alloc = %d; has_time = %d", a, t, ha, ht }' "$pd/normalized.dat")
+    draw normalized normalized.gp "medrange = '$mr'; intrange = '$ir'; xrange_ = '$xr'; $na" &&
     caption normalized "$t3 (sweep $sweep).
 
 What: for each workload, the paper's normalized overhead 1 + (overhead - 1) * 1000 / (samples per second): the overhead extrapolated to a rate of 1000 samples/s, so that samplers running at different rates can be compared. Per workload, the allocation-sampling cell (fixed mode) and the time-sampling cell whose measured sample rate is nearest 1000/s are shown side by side, each labelled with its period or rate, with $cilabel confidence intervals computed inside the bootstrap (not from the endpoints of other intervals).
@@ -293,12 +356,18 @@ fi
 t4="Figure 4. Allocation samples taken vs bytes allocated / period"
 if [ "$ok_exactness" = yes ]; then
     panels=$(present exactness)
+    # runs, mismatches, fixed, poisson, runs off the log axes, residual range
     counts=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
-        NF { n++; if ($(c["match"]) == "0") bad++; if ($(c["alloc_mode"]) == "fixed") fx++; else po++
-             if ($(c["sample_points"]) + 0 < 1 || $(c["expected"]) + 0 < 1) zero++ }
-        END { printf "%d %d %d %d %d", n, bad, fx, po, zero }' "$pd/exactness.dat")
+        NF { n++; if ($(c["match"]) == "0") bad++
+             if ($(c["alloc_mode"]) == "fixed") fx++; else po++
+             if ($(c["sample_points"]) + 0 < 1 || $(c["expected"]) + 0 < 1) { zero++; next }
+             if ($(c["alloc_mode"]) == "fixed") {
+                 r = $(c["sample_points"]) - int($(c["sampled_bytes"]) / $(c["alloc_period"]))
+                 if (r < rlo) rlo = r; if (r > rhi) rhi = r } }
+        END { printf "%d %d %d %d %d %d %d", n, bad, fx, po, zero, (rlo < -1 ? rlo : -1), (rhi > 1 ? rhi : 1) }' "$pd/exactness.dat")
     set -- $counts
-    draw exactness exactness.gp "panels = '$panels'; n_runs = $1; n_bad = $2; n_fixed = $3; n_poisson = $4" &&
+    lr=$(colrange "$pd/exactness.dat" "expected sample_points")
+    draw exactness exactness.gp "panels = '$panels'; n_runs = $1; n_bad = $2; n_fixed = $3; n_poisson = $4; resrange = '$6 $7'; logrange = '$lr'" &&
     caption exactness "$t4 (sweep $sweep).
 
 What: one point per measured run of every allocation-sampling cell ($1 runs: $3 in fixed mode, $4 in poisson mode; workloads: $panels): the sample points the runtime counted (alloc_sample_points) against the bytes allocated while sampling divided by the period, on log-log axes, with the identity line. The lower panel shows what the log scale hides: for fixed-mode runs, sample points minus floor(bytes / period), which the sampling rule makes exactly 0 (docs/FORMATS.md, the stats record).
@@ -319,7 +388,9 @@ depths=0
 if [ "$depths" -ge 2 ]; then
     series=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
         NF && $(c["depth"]) != "NaN" { k = $1 ":" $(c["kind"]) ":" $(c["alloc_period"]) ":" $(c["time_hz"]); if (!(k in s)) { s[k] = 1; print k } }' "$pd/depth.dat" | tr '\n' ' ')
-    draw cost-depth cost-depth.gp "series = '${series% }'" &&
+    dr=$(colrange "$pd/depth.dat" depth)
+    cr=$(COLRANGE_ALL=1 colrange "$pd/depth.dat" "cost_us cost_lo cost_hi")
+    draw cost-depth cost-depth.gp "series = '${series% }'; depthrange = '$dr'; costrange = '$cr'" &&
     caption cost-depth "$t5 (sweep $sweep).
 
 What: the extra wall time per sample in microseconds, (median run time - median baseline run time) / median samples per run, against the depth of the stack of frames the sampler walks, for the deepstack workload run at several recursion depths; allocation samples and time samples are separate series (one per sampling setting), with $cilabel confidence intervals.
@@ -341,7 +412,9 @@ t6="Figure 6. Allocation samples per second vs sampling period"
 if [ "$ok_alloc_cells" = yes ]; then
     panels=$(present alloc_cells)
     amode=fixed; [ "$(has alloc_cells alloc_mode fixed)" = 1 ] || amode=poisson
-    draw sample-rate sample-rate.gp "panels = '$panels'; amode = '$amode'; time_rates = '$rates'" &&
+    xr=$(colrange "$pd/alloc_cells.dat" alloc_period "alloc_mode=$amode")
+    yr=$(colrange "$pd/alloc_cells.dat" "alloc_sps alloc_sps_lo alloc_sps_hi" "alloc_mode=$amode")
+    draw sample-rate sample-rate.gp "panels = '$panels'; amode = '$amode'; time_rates = '$rates'; xrange_ = '$xr'; yrange_ = '$yr'" &&
     caption sample-rate "$t6 (sweep $sweep).
 
 What: allocation samples recorded per second of run time (median over the runs of each cell, with $cilabel confidence intervals, usually narrower than the markers) against the allocation sampling period in bytes, log-log, one line per workload ($amode mode).$([ -n "$rates" ] && echo " Dashed horizontal lines mark the time-sampling rates of this sweep ($rates Hz) for comparison.")

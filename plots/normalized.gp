@@ -10,22 +10,21 @@
 # to 1000/s is meaningless) is cut at the frame rather than squashing the
 # others to a line.  A value analyze could not compute (NaN: no samples, no
 # baseline) is marked "n/a" on the line at 1; summary.csv's note says why.
+# figures.sh says whether there is any (na_alloc, na_time: 0 or 1) and
+# whether any value exists (has_alloc, has_time): gnuplot 5.4 can crash on
+# a plot whose every point is undefined, so such plots are left out.  The
+# workload names come from an invisible series that always has points.
 
 f = datadir . "/normalized.dat"
 cw_ = c_normalized_workload
-stats f using (column(c_normalized_alloc_norm)) nooutput
-mlo = STATS_min; mhi = STATS_max
-stats f using (column(c_normalized_time_norm)) nooutput
-mlo = (STATS_min < mlo) ? STATS_min : mlo; mhi = (STATS_max > mhi) ? STATS_max : mhi
-stats f using (column(c_normalized_alloc_norm_lo)):(column(c_normalized_alloc_norm_hi)) nooutput
-ilo = STATS_min_x; ihi = STATS_max_y
-stats f using (column(c_normalized_time_norm_lo)):(column(c_normalized_time_norm_hi)) nooutput
-ilo = (STATS_min_x < ilo) ? STATS_min_x : ilo; ihi = (STATS_max_y > ihi) ? STATS_max_y : ihi
-# x position: the workload's index in workloads.dat (the documented slot;
-# row numbers would restart in every block of the file).
-stats f using (column(c_normalized_index)) nooutput
-xmin = STATS_min; xmax = STATS_max; nrow = xmax - xmin + 1
+# Ranges from figures.sh: medrange (the medians), intrange (the interval
+# ends), xrange_ (the index column: each workload's slot in workloads.dat,
+# since row numbers would restart in every block of the file).
+mlo = rng(medrange, 1, 1); mhi = rng(medrange, 2, 1)
+ilo = rng(intrange, 1, mlo); ihi = rng(intrange, 2, mhi)
+xmin = rng(xrange_, 1, 0); xmax = rng(xrange_, 2, xmin); nrow = xmax - xmin + 1
 mlo = (mlo > 1) ? 1 : mlo
+mhi = (mhi < 1) ? 1 : mhi
 spread = (mhi - mlo > 0.02) ? mhi - mlo : 0.02
 ylo = (ilo > mlo - spread) ? ilo : mlo - spread
 yhi = (ihi < mhi + spread) ? ihi : mhi + spread
@@ -49,15 +48,16 @@ set lmargin at screen 110.0 / cw
 set rmargin at screen 1 - 20.0 / cw
 dx = 0.17
 plot 1 with lines ls 100 notitle, \
-     f using (column(c_normalized_index) - dx):(column(c_normalized_alloc_norm)):(column(c_normalized_alloc_norm_lo)):(column(c_normalized_alloc_norm_hi)):xtic(cw_) \
+     f using (column(c_normalized_index)):(1):xtic(cw_) with points pt 7 ps 0.1 lc rgb "#FFFFFFFF" notitle, \
+     for [j = 1:has_alloc] f using (column(c_normalized_index) - dx):(column(c_normalized_alloc_norm)):(column(c_normalized_alloc_norm_lo)):(column(c_normalized_alloc_norm_hi)) \
         with yerrorbars lc rgb "#0072B2" lw 1.6 pt 7 ps 0.9 title sprintf("allocation sampling (fixed mode), median and %s CI", cilabel), \
-     f using (column(c_normalized_index) + dx):(column(c_normalized_time_norm)):(column(c_normalized_time_norm_lo)):(column(c_normalized_time_norm_hi)) \
+     for [j = 1:has_time] f using (column(c_normalized_index) + dx):(column(c_normalized_time_norm)):(column(c_normalized_time_norm_lo)):(column(c_normalized_time_norm_hi)) \
         with yerrorbars lc rgb "#D55E00" lw 1.6 pt 9 ps 1.0 title sprintf("time sampling, median and %s CI", cilabel), \
-     f using (column(c_normalized_index) - dx):(column(c_normalized_alloc_norm)):(fmtbytes(int(column(c_normalized_alloc_period)))) \
+     for [j = 1:has_alloc] f using (column(c_normalized_index) - dx):(column(c_normalized_alloc_norm)):(fmtbytes(int(column(c_normalized_alloc_period)))) \
         with labels left offset 0.9, 0 font ",9" tc rgb "#0072B2" notitle, \
-     f using (column(c_normalized_index) + dx):(column(c_normalized_time_norm)):(sprintf("%d Hz", int(column(c_normalized_time_hz)))) \
+     for [j = 1:has_time] f using (column(c_normalized_index) + dx):(column(c_normalized_time_norm)):(sprintf("%d Hz", int(column(c_normalized_time_hz)))) \
         with labels left offset 0.9, 0 font ",9" tc rgb "#D55E00" notitle, \
-     f using (column(c_normalized_index) - dx):(valid(c_normalized_alloc_norm) ? NaN : 1):("n/a") \
+     for [j = 1:na_alloc] f using (column(c_normalized_index) - dx):(valid(c_normalized_alloc_norm) ? NaN : 1):("n/a") \
         with labels center offset 0, 0.8 font ",9" tc rgb "#0072B2" notitle, \
-     f using (column(c_normalized_index) + dx):(valid(c_normalized_time_norm) ? NaN : 1):("n/a") \
+     for [j = 1:na_time] f using (column(c_normalized_index) + dx):(valid(c_normalized_time_norm) ? NaN : 1):("n/a") \
         with labels center offset 0, 0.8 font ",9" tc rgb "#D55E00" notitle

@@ -15,8 +15,10 @@ cy = c_alloc_cells_alloc_sps; clo = c_alloc_cells_alloc_sps_lo; chi = c_alloc_ce
 npan = words(panels)
 pos(v) = (v > 0) ? v : NaN
 
-stats f using (strcol(cm) eq amode ? column(cx) : NaN):(strcol(cm) eq amode ? pos(column(cy)) : NaN) nooutput
-xmin = STATS_min_x; xmax = STATS_max_x; ymin = STATS_min_y; ymax = STATS_max_y
+# Ranges from figures.sh: xrange_ (periods) and yrange_ (positive samples/s).
+xmin = rng(xrange_, 1, 32768); xmax = rng(xrange_, 2, xmin * 2)
+xmax = (xmax > xmin) ? xmax : xmin * 2
+ymin = rng(yrange_, 1, 1); ymax = rng(yrange_, 2, ymin * 10)
 do for [k = 1:words(time_rates)] {
     r = real(word(time_rates, k))
     ymin = (r < ymin) ? r : ymin; ymax = (r > ymax) ? r : ymax

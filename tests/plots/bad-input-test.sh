@@ -79,5 +79,20 @@ awk 'NR == 3 { $5 = $6 = $7 = "NaN" } { print }' "$work/s/plotdata/normalized.da
 expect 0 "6 drawn" "NaN overheads" -- "$work/s"
 grep -q ">n/a<" "$work/s/figures/normalized.svg" || bad "normalized.svg does not mark the missing value n/a"
 
+# One workload, and every statistic NaN (what analyze writes when it cannot
+# compute them): every figure still drawn, no crash (gnuplot 5.4 crashes on
+# some plots whose every point is undefined; figures.sh must avoid them).
+fresh
+for f in "$work"/s/plotdata/*.dat; do grep -v '^beta\|^gamma\|^[12] beta\|^[12] gamma' "$f" > "$work/t"; mv "$work/t" "$f"; done
+nan_cols() { file="$work/s/plotdata/$1.dat"; shift
+    awk -v cols="$*" 'BEGIN { n = split(cols, k, " ") } NR > 1 && NF { for (i = 1; i <= n; i++) $(k[i]) = "NaN" } { print }' "$file" > "$work/t" &&
+    mv "$work/t" "$file"; }
+nan_cols alloc_cells 5 6 7 8 9 10
+nan_cols time_cells 5 6 7
+nan_cols alloc_runs 6
+nan_cols normalized 5 6 7
+nan_cols depth 8 9 10
+expect 0 "6 drawn" "one workload, statistics NaN" -- "$work/s"
+
 [ $fail -eq 0 ] && echo "bad input: all cases behave"
 exit $fail
