@@ -124,6 +124,8 @@ int main(int argc, char **argv) {
     ip_size = run.size;
     ip_value_init();
     ip_fndef *top = ip_parse(file, src, len);
+    if (!chosen)
+        free((char *)src); /* the tree keeps copies of everything it needs */
     ip_run(file, top);
     fflush(stdout);
     return wl_finish(&run, &ip_sum, interp_expected);

@@ -27,11 +27,32 @@ static sgc_obj ip_globals; /* the top level's Env (global root) */
 
 enum { CTL_NORMAL = 0, CTL_BREAK, CTL_CONTINUE, CTL_RETURN };
 
-static void tb_print(ip_callinfo *c) {
-    if (!c)
+/* Prints the guest stack outermost first.  Like Python, a run of more than
+ * three identical entries (deep recursion) prints three and a count. */
+static void tb_print(ip_callinfo *innermost) {
+    int n = 0;
+    for (ip_callinfo *c = innermost; c; c = c->prev)
+        n++;
+    ip_callinfo **calls = malloc((size_t)(n ? n : 1) * sizeof *calls);
+    if (!calls)
         return;
-    tb_print(c->prev);
-    fprintf(stderr, "  File \"%s\", line %d, in %s\n", ip_file, c->line, c->def->name);
+    int i = n;
+    for (ip_callinfo *c = innermost; c; c = c->prev)
+        calls[--i] = c;
+    int same = 0;
+    for (i = 0; i < n; i++) {
+        if (i > 0 && calls[i]->def == calls[i - 1]->def && calls[i]->line == calls[i - 1]->line)
+            same++;
+        else
+            same = 0;
+        if (same < 3)
+            fprintf(stderr, "  File \"%s\", line %d, in %s\n", ip_file, calls[i]->line,
+                    calls[i]->def->name);
+        if (same >= 3 && (i + 1 == n || calls[i + 1]->def != calls[i]->def ||
+                          calls[i + 1]->line != calls[i]->line))
+            fprintf(stderr, "  [previous line repeated %d more times]\n", same - 2);
+    }
+    free(calls);
 }
 
 /* A runtime error at node n: traceback, message, exit 1. */

@@ -42,7 +42,7 @@ typedef struct tok {
     int len;       /* bytes in the source */
     int64_t i;     /* T_INT */
     double f;      /* T_FLOAT */
-    char *str;     /* T_STR: decoded, malloc'd; T_NAME: malloc'd name */
+    char *str;     /* T_STR: decoded text; T_NAME: the name (both in the arena) */
     int slen;      /* T_STR: decoded length */
 } tok;
 
@@ -206,11 +206,9 @@ static void lex(parser *ps) {
     }
     if (c == '"' || c == '\'') {
         const char *q = p + 1;
-        char *out = malloc((size_t)(ps->end - p) + 1); /* freed once interned */
-        if (!out) {
-            fprintf(stderr, "interp: out of memory while parsing\n");
-            exit(1);
-        }
+        /* a literal ends on its line, so the line bounds its decoded size */
+        const char *eol = memchr(p, '\n', (size_t)(ps->end - p));
+        char *out = xalloc((size_t)((eol ? eol : ps->end) - p) + 1);
         int n = 0;
         for (;;) {
             if (q >= ps->end || *q == '\n')
@@ -397,7 +395,6 @@ static ip_node *primary(parser *ps) {
         next(ps);
         ip_node *n = mk(N_CONST, &t);
         n->index = str_const(t.str, t.slen);
-        free(t.str);
         return n;
     }
     case T_NIL: next(ps); return mk(N_NIL, &t);
