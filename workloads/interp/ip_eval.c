@@ -799,7 +799,8 @@ static int exec_for(ip_node *n, sgc_obj *envp) {
             rt_error(n->b, "range end must be an Int, not %s", ip_type_name(hi));
         int64_t end = IP_INT(hi);
         for (; i < end; i++) {
-            var_store(*envp, n->depth, n->index, ip_int_new(i));
+            sgc_obj v = ip_int_new(i); /* before reading *envp: the allocation may move the Env */
+            var_store(*envp, n->depth, n->index, v);
             ctl = exec(n->c, envp);
             if (ctl == CTL_BREAK || ctl == CTL_RETURN)
                 break;
