@@ -344,7 +344,7 @@ int main(int argc, char **argv) {
         .name = "lrucache",
         .summary = "long-lived hash map with LRU eviction under churn: promotion, write "
                    "barrier, major collections",
-        .default_size = 480,
+        .default_size = 400,
         .min_size = 1,
         .max_size = (int64_t)1 << 32,
         .size_help = "thousands of cache operations",
