@@ -731,7 +731,7 @@ int main(int argc, char **argv)
         snprintf(v, sizeof v, "%llu", (unsigned long long)s->overheads[s->n_overheads * 9 / 10]);
         sw_db_meta_set(&s->db, "harness_overhead_p90_ns", v);
     }
-    int complete = done == total;
+    int complete = total > 0 && done == total; /* total is 0 until the plan is stored */
     time_t now = time(NULL);
     char when[64];
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
@@ -774,8 +774,12 @@ int main(int argc, char **argv)
     char el[32];
     fmt_duration(el, sizeof el, (double)(sw_now_ns() - s->t_start) / 1e9);
     if (!complete) {
-        fprintf(stderr, "sweep: interrupted after %s; %d of %d runs recorded. Finish it with: sweep --resume %s\n",
-                el, done, total, s->dir);
+        if (total == 0)
+            fprintf(stderr, "sweep: interrupted after %s, during calibration. Finish it with: sweep --resume %s\n", el,
+                    s->dir);
+        else
+            fprintf(stderr, "sweep: interrupted after %s; %d of %d runs recorded. Finish it with: sweep --resume %s\n",
+                    el, done, total, s->dir);
         return 1;
     }
     fprintf(stderr, "sweep: %d runs, %d failed, in %s\n", total, failed, el);
