@@ -102,6 +102,14 @@ void sw_pfm_free(sw_counters *c)
     memset(c, 0, sizeof *c);
 }
 
+double sw_pfm_scale(uint64_t raw, uint64_t enabled, uint64_t running)
+{
+    if (enabled == running)
+        return (double)raw;
+    /* long double keeps the 64-bit product exact enough before the division. */
+    return (double)((long double)raw * (long double)enabled / (long double)running);
+}
+
 void sw_pfm_open(const sw_counters *c, pid_t pid, int *fds, sw_buf *errors)
 {
     for (int i = 0; i < c->n; i++) {
@@ -140,8 +148,7 @@ void sw_pfm_read(const sw_counters *c, int *fds, sw_reading *out, sw_buf *errors
             out[i].raw = v[0];
             out[i].time_enabled = v[1];
             out[i].time_running = v[2];
-            /* long double keeps 64-bit counts exact through the scaling. */
-            out[i].scaled = v[1] == v[2] ? (double)v[0] : (double)((long double)v[0] * v[1] / v[2]);
+            out[i].scaled = sw_pfm_scale(v[0], v[1], v[2]);
             out[i].ok = 1;
         }
         close(fds[i]);

@@ -46,6 +46,11 @@ typedef struct sw_reading {
     int ok;                /* 1 if this reading exists */
 } sw_reading;
 
+/* raw * enabled / running, the estimate of the full count of an event that
+ * was multiplexed (counting only part of the time it was enabled); raw when
+ * it ran the whole time.  running must be > 0. */
+double sw_pfm_scale(uint64_t raw, uint64_t enabled, uint64_t running);
+
 /* Initializes libpfm4 and probes each named event.  Never fails: problems
  * become "unsupported" with their reason. */
 void sw_pfm_probe(sw_counters *c, char *const *names, int n);

@@ -37,6 +37,16 @@ Test(pfm, probe_software_supported_bogus_and_hardware)
     sw_pfm_free(&c);
 }
 
+Test(pfm, scaling_by_enabled_over_running)
+{
+    cr_assert_eq(sw_pfm_scale(1000, 200, 100), 2000.0);
+    cr_assert_eq(sw_pfm_scale(1000, 300, 200), 1500.0);
+    cr_assert_eq(sw_pfm_scale(7, 5, 5), 7.0);
+    cr_assert_eq(sw_pfm_scale(0, 10, 3), 0.0);
+    /* A count near 2^62 with a ratio of 3/2 must not overflow. */
+    cr_assert_eq(sw_pfm_scale(1ull << 62, 3, 2), 6917529027641081856.0);
+}
+
 /* Runs /bin/sh -c script pinned to no CPU with the given counters. */
 static void run_sh(const char *script, const sw_counters *c, double timeout, sw_exec_res *res)
 {
