@@ -223,8 +223,10 @@ draw() {
 }
 
 # caption NAME TEXT: writes the caption file (atomically).
+# The first line (the figure's title) stays whole; the rest is folded.
 caption() {
-    printf '%s\n' "$2" | fold -s -w 78 | sed 's/ *$//' > "$tmp/$1.txt" && mv -f "$tmp/$1.txt" "$out/$1.txt"
+    { printf '%s\n' "$2" | sed -n 1p; printf '%s\n' "$2" | sed 1d | fold -s -w 78 | sed 's/ *$//'; } > "$tmp/$1.txt" &&
+        mv -f "$tmp/$1.txt" "$out/$1.txt"
 }
 
 # not_drawn NAME TITLE WHY: a figure this sweep has no data for gets a
@@ -236,7 +238,9 @@ not_drawn() {
         *"documented form"*) broken="$broken $1"; return ;;
     esac
     rm -f "$out/$1.png" "$out/$1.svg"
-    caption "$1" "$2 (sweep $sweep): NOT DRAWN. $3
+    caption "$1" "$2 (sweep $sweep): NOT DRAWN.
+
+$3
 
 Source: $shown/plotdata."
     skipped="$skipped $1"
@@ -321,9 +325,9 @@ if [ "$ok_time_runs" = yes ] && [ "$ok_time_cells" = yes ]; then
     draw overhead-time overhead.gp "which = 'time'; panels = '$panels'; has_base = $base; has_poisson = $cpu; time_rates = '$rates'; yranges = '$yr'; xrange_ = '$xr'; achieved = '$ach'" &&
     caption overhead-time "$t2 (sweep $sweep).
 
-What: for each workload (one panel each: $panels), the run time with the time sampler on, divided by the median run time of the same workload without sampling (its baseline), against the requested sampling rate in Hz on a log axis. Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise.")$([ "$cpu" = 1 ] && echo " Open circles and the dashed line are cells with the CPU-time clock; filled ones the wall clock.")
+What: for each workload (one panel each: $panels), the run time with the time sampler on, divided by the median run time of the same workload without sampling (its baseline), against the requested sampling rate in Hz on a log axis (the achieved rate in brackets below it). Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise.")$([ "$cpu" = 1 ] && echo " Open circles and the dashed line are cells with the CPU-time clock; filled ones the wall clock.")
 
-How to read: the dashed line at 1 is no overhead. The time sampler's cost grows with the rate and is almost independent of the workload's allocation; compare with figure 1 at the period whose sample rate (figure 6) matches. The achieved rate can fall short of the requested one (see summary.csv, time_hz_achieved).
+How to read: the dashed line at 1 is no overhead. Under each requested rate, in brackets, is the rate the timer actually achieved in that workload (median over its runs; time_hz_achieved in summary.csv): when it falls short, the cost belongs to the achieved rate. The time sampler's cost grows with the rate and is almost independent of the workload's allocation; compare with figure 1 at the period whose sample rate (figure 6) matches.
 
 $source_line"
 else
@@ -425,6 +429,26 @@ $source_line"
 else
     not_drawn sample-rate "$t6" "$(why_missing alloc_cells)"
 fi
+
+# index.md: every figure of the sweep with its caption, to browse or link.
+{
+    echo "# Figures of sweep $sweep"
+    echo
+    echo "Drawn by plots/figures.sh from $shown/plotdata; docs/FIGURES.md explains each figure."
+    for f in overhead-alloc overhead-time normalized exactness cost-depth sample-rate; do
+        [ -f "$out/$f.txt" ] || continue
+        echo
+        echo "## $(sed -n '1s/ (sweep .*//p' "$out/$f.txt")"
+        echo
+        if grep -q "NOT DRAWN" "$out/$f.txt"; then
+            printf 'Not drawn: '; sed '1,2d; /^Source: /,$d' "$out/$f.txt" | tr '\n' ' ' | sed 's/ *$//'; echo
+        else
+            echo "![$(sed -n '1s/ (sweep .*//p' "$out/$f.txt")]($f.png) ([SVG]($f.svg))"
+            echo
+            sed '1,2d' "$out/$f.txt"
+        fi
+    done
+} > "$tmp/index.md" && mv -f "$tmp/index.md" "$out/index.md"
 
 echo "figures: $drawn drawn in $out${skipped:+; not drawn (no data in this sweep, see their captions):$skipped}${broken:+; not drawn (bad plot data, see above):$broken}"
 exit $status

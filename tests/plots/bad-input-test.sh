@@ -64,6 +64,8 @@ grep -q "NOT DRAWN" "$work/s/figures/cost-depth.txt" && grep -q "depth.dat is mi
 tr '\n' ' ' < "$work/s/figures/overhead-time.txt" | grep -q "NOT DRAWN.*time_runs.dat has no rows" ||
     bad "overhead-time.txt does not say time_runs.dat has no rows"
 [ -s "$work/s/figures/overhead-alloc.png" ] && [ -s "$work/s/figures/sample-rate.png" ] || bad "the other figures were not drawn"
+grep -q "^Not drawn: plotdata/depth.dat is missing" "$work/s/figures/index.md" || bad "index.md does not say why figure 5 is missing"
+grep -q "](cost-depth.png)" "$work/s/figures/index.md" && bad "index.md links a figure that was not drawn"
 
 # Depth present but never varied (analyze writes NaN depths then).
 fresh

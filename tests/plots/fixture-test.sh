@@ -60,6 +60,11 @@ grep -q "90% CI" "$sweep/figures/overhead-alloc.svg" || bad "overhead-alloc.svg 
 grep -q "time samples, 1000 Hz" "$sweep/figures/cost-depth.svg" || bad "cost-depth.svg lacks the time-sample series"
 grep -q "allocation samples, period 64K" "$sweep/figures/cost-depth.svg" || bad "cost-depth.svg lacks the allocation-sample series"
 ls -a "$sweep/figures" | grep -q '^\.tmp' && bad "temporary files left in figures/"
+# The index lists every figure with its picture.
+for f in $figs; do
+    grep -q "]($f.png)" "$sweep/figures/index.md" || bad "index.md does not show $f.png"
+done
+[ "$(grep -c '^## Figure' "$sweep/figures/index.md")" -eq 6 ] || bad "index.md does not have six figure sections"
 
 # Same data, same pictures.
 mkdir -p "$work/first" && cp "$sweep"/figures/*.svg "$work/first/"
