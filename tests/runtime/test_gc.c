@@ -506,3 +506,41 @@ Test(gc, out_of_memory_aborts_with_message, .signal = SIGABRT) {
     setenv("SGC_VERIFY", "0", 1);
     sgc_alloc(T_BYTES, (size_t)1 << 46);
 }
+
+Test(gc, object_count_exact_with_runs_and_survivors) {
+    /* Runs of identical headers of every length around the 8-at-a-time
+     * step, different sizes and types, survivors (forwarded headers) mixed
+     * in, across several collections and at read time. */
+    sgc_obj *keep = NULL;
+    SGC_FRAME(&keep);
+    keep = sgc_alloc(T_PTRS, 8 + 8 * 400);
+    uint64_t objects = 1, bytes = SGC_FOOTPRINT(8 + 8 * 400), kept = 0;
+    for (int round = 0; round < 3; round++) {
+        for (int len = 1; len <= 40; len++) {
+            size_t payload = (size_t)(len % 5) * 8 + 8;
+            for (int i = 0; i < len; i++) {
+                sgc_obj o = sgc_alloc(len % 3 ? T_BYTES : T_DOUBLES, payload);
+                if (i == len / 2 && kept < 400) { /* survives: a forwarded header inside a run */
+                    keep[1 + kept++] = o;
+                    sgc_write_barrier(keep);
+                }
+                objects++;
+                bytes += SGC_FOOTPRINT(payload);
+            }
+        }
+        sgc_stats s = stats();
+        cr_assert_eq(s.nursery_objects, objects, "at read time, round %d", round);
+        cr_assert_eq(s.nursery_bytes, bytes);
+        sgc_collect_minor();
+        s = stats();
+        cr_assert_eq(s.nursery_objects, objects, "after a collection, round %d", round);
+    }
+    /* A nursery filled exactly to its end with one long run. */
+    while (sgc_nursery.free + 24 <= sgc_nursery.end) {
+        sgc_alloc(T_BYTES, 16);
+        objects++;
+    }
+    cr_assert_eq(stats().nursery_objects, objects);
+    sgc_alloc(T_BYTES, 16); /* the nursery is full: collects first */
+    cr_assert_eq(stats().nursery_objects, objects + 1);
+}
