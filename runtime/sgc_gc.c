@@ -279,10 +279,16 @@ static inline void minor_visit(sgc_obj *slot) {
         *slot = evacuate(p);
         return;
     }
+    /* Not in the nursery: old, or a young large object.  Reading the header
+     * of every old object referenced would cost a cache miss each, so skip
+     * it when there are no young large objects at all (the common case). */
+    if (sgc__young_large == NULL)
+        return;
     uint64_t h = SGC_HDR(p);
     if ((h & (SGC_F_YOUNG_LARGE | SGC_F_MARKED)) == SGC_F_YOUNG_LARGE) {
         SGC_HDR(p) = h | SGC_F_MARKED;
-        work_push(p);
+        if (sgc__gc_types[(h >> 8) & 0xffffffu].has_ptrs)
+            work_push(p);
     }
 }
 
