@@ -14,3 +14,10 @@ $(WL_BINS): $(BIN)/%: $(OBJ)/workloads/%.o $(WL_COMMON_OBJ) $(LIBDIR)/libsgc.a
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 BINS += $(WL_COMMON_OBJ) $(WL_BINS)
+
+# make bench-workloads: each workload's allocation and GC figures at its
+# default size (median of 5 runs), from its SGC_STATS record.
+.PHONY: bench-workloads
+bench-workloads: $(WL_BINS)
+	@sh tests/workloads/default_stats.sh $(BIN) 5
+BENCHES += bench-workloads
