@@ -355,24 +355,31 @@ static void calibrate_size(sweep *s, const char *w, calib *c, int *probes)
             c->failure = sw_xstrdup("interrupted");
             return;
         }
-        if (t < 0) {
-            /* Small sizes may be refused as bad input (exit 2): try larger. */
-            if (bad_size && !hi_s && ++bad_sizes <= 20) {
-                free(why);
-                lo_s = size;
-                lo_t = 0;
-                size *= 2;
-                continue;
-            }
+        if (t < 0 && bad_size && best_t < 0 && !hi_s && ++bad_sizes <= 20) {
+            /* Before any size ran, a refused size (exit 2) is too small: try larger. */
+            free(why);
+            lo_s = size;
+            lo_t = 0;
+            size *= 2;
+            continue;
+        }
+        if (t < 0 && bad_size && best_t >= 0) {
+            /* After a size ran, a refused one is above the workload's maximum:
+             * treat it as too slow and search below it. */
+            t = INFINITY;
+        } else if (t < 0) {
             c->failure = why;
             return;
         }
-        if (best_t < 0 || fabs(log(t / target)) < fabs(log(best_t / target))) {
+        free(why);
+        if (!isinf(t) && (best_t < 0 || fabs(log(t / target)) < fabs(log(best_t / target)))) {
             best_s = size;
             best_t = t;
         }
         if (fabs(t - target) <= 0.15 * target)
             break;
+        if (size >= ((uint64_t)1 << 60))
+            break; /* the time does not grow with the size: keep the best seen */
         if (t < target) {
             lo_s = size, lo_t = t;
         } else {

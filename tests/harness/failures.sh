@@ -91,6 +91,19 @@ expect "poisson runs get SGC_ALLOC_MODE and their own SGC_SEED" "$(q "$DB3" "SEL
     JOIN cells c USING(cell_id) WHERE c.alloc_mode = 'poisson' AND s.key = 'alloc_mode' AND s.value = 'poisson'")" "2|2|2"
 expect "no counters asked, none stored" "$(q "$DB3" "SELECT (SELECT count(*) FROM events), (SELECT count(*) FROM run_counters)")" "0|0"
 
+# Calibration: sizes refused below a minimum are skipped upwards; sizes
+# refused above a maximum bound the search, which ends on the maximum.
+"$SWEEP" --bin-dir "$FAKE_BIN" --no-progress --workloads fake-min,fake-max --periods none --time-hz none \
+    --runs 1 --target 0.05 --counters none --out "$WORK/res4" >/dev/null 2>"$WORK/err4"
+expect "calibration sweep" "$?" 0
+DB4="$WORK/res4/latest/results.db"
+expect "fake-max calibrated to its maximum" "$(q "$DB4" "SELECT status, size FROM calibration WHERE workload = 'fake-max'")" "ok|100"
+expect "fake-min: three refused sizes, then calibrated" "$(q "$DB4" "SELECT
+    (SELECT group_concat(size) FROM calibration_probes WHERE workload = 'fake-min' AND status = 'failed'),
+    (SELECT status FROM calibration WHERE workload = 'fake-min'),
+    (SELECT size >= 8 FROM calibration WHERE workload = 'fake-min')")" "1,2,4|ok|1"
+expect "calibrated runs ok" "$(q "$DB4" "SELECT status, count(*) FROM runs GROUP BY status")" "ok|4"
+
 # Bad input: a message and exit status 2, nothing created.
 bad() {
     "$SWEEP" "$@" >"$WORK/bad.out" 2>"$WORK/bad.err"

@@ -9,6 +9,8 @@
  *   fake-badsum    prints a wrong checksum when allocation sampling is on
  *   fake-badcheck  --check fails (exit 1)
  *   fake-nostats   writes no stats record
+ *   fake-min       refuses --size below 8 (exit 2, like a workload's minimum)
+ *   fake-max       refuses --size above 100 (exit 2, like a workload's maximum)
  * One unit of --size is about 100000 steps of a small generator.
  */
 #include <signal.h>
@@ -44,6 +46,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s: unknown argument %s\n", name, argv[i]);
             return 2;
         }
+    }
+    if ((!strcmp(name, "fake-min") && size < 8) || (!strcmp(name, "fake-max") && size > 100)) {
+        fprintf(stderr, "%s: --size %llu is out of range\n", name, size);
+        return 2;
     }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -2,7 +2,7 @@
 # options, counters, exec), failure handling, kill -9 and --resume, and the
 # quick sweep end to end.  Their stand-in workloads go to $(BUILD)/test-bin/harness.
 HARNESS_TEST_BIN := $(BUILD)/test-bin/harness
-HARNESS_FAKES := ok alt crash hang badsum badcheck nostats
+HARNESS_FAKES := ok alt crash hang badsum badcheck nostats min max
 HARNESS_CRITERION := $(shell pkg-config --cflags --libs criterion 2>/dev/null || echo -lcriterion)
 
 # Built without sanitizers even in sanitizer builds: the stand-ins must crash
