@@ -1,55 +1,81 @@
-/* an_ref.c - annotate's reference fixpoint: round-robin passes over dense bitsets. */
+/* an_ref.c - annotate's reference fixpoint: round-robin passes over malloc'd site sets. */
 #include "an_ref.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include "../wl_common.h"
 
-/* An annotation: kinds, and a bitset of nsites bits. */
+/* An annotation: kinds, and a sorted array of site ids (malloc'd, grown
+ * by doubling). */
+typedef struct ref_ann {
+    uint32_t kinds;
+    int n, cap;
+    int *sites;
+} ref_ann;
+
 typedef struct ref_state {
     const an_program *p;
-    int words;         /* uint64_t words per bitset */
-    uint32_t *kinds;   /* per annotation */
-    uint64_t *bits;    /* per annotation: words words */
+    ref_ann *ann;      /* every annotation */
     int *var_base;     /* annotation index of function f's variable 0 */
     int ret_base, elem_base, dkey_base, dval_base;
+    int *tmp;          /* merge buffer */
+    int tmp_cap;
     int changed;       /* something grew during this pass */
 } ref_state;
 
-static uint64_t *bits_of(ref_state *r, int ann) { return r->bits + (size_t)ann * (size_t)r->words; }
+static void join_kinds(ref_state *r, int dst, uint32_t kinds) {
+    if ((r->ann[dst].kinds | kinds) != r->ann[dst].kinds) {
+        r->ann[dst].kinds |= kinds;
+        r->changed = 1;
+    }
+}
+
+/* dst.sites := dst.sites U src[0..n) (sorted). */
+static void join_sites(ref_state *r, int dst, const int *src, int n) {
+    ref_ann *d = &r->ann[dst];
+    int extra = 0;
+    for (int i = 0, j = 0; j < n; j++) {
+        while (i < d->n && d->sites[i] < src[j])
+            i++;
+        if (i == d->n || d->sites[i] != src[j])
+            extra++;
+    }
+    if (!extra)
+        return;
+    int total = d->n + extra;
+    if (total > r->tmp_cap) {
+        r->tmp_cap = total * 2;
+        free(r->tmp);
+        r->tmp = wl_xmalloc((size_t)r->tmp_cap * sizeof(int));
+    }
+    int i = 0, j = 0, k = 0;
+    while (i < d->n || j < n) {
+        if (j == n || (i < d->n && d->sites[i] < src[j]))
+            r->tmp[k++] = d->sites[i++];
+        else if (i == d->n || src[j] < d->sites[i])
+            r->tmp[k++] = src[j++];
+        else
+            r->tmp[k++] = d->sites[i++], j++;
+    }
+    if (total > d->cap) {
+        d->cap = total * 2;
+        free(d->sites);
+        d->sites = wl_xmalloc((size_t)d->cap * sizeof(int));
+    }
+    memcpy(d->sites, r->tmp, (size_t)total * sizeof(int));
+    d->n = total;
+    r->changed = 1;
+}
 
 /* dst := dst U src. */
 static void join(ref_state *r, int dst, int src) {
-    uint32_t k = r->kinds[dst] | r->kinds[src];
-    if (k != r->kinds[dst]) {
-        r->kinds[dst] = k;
-        r->changed = 1;
-    }
-    uint64_t *d = bits_of(r, dst), *s = bits_of(r, src);
-    for (int i = 0; i < r->words; i++) {
-        uint64_t n = d[i] | s[i];
-        if (n != d[i]) {
-            d[i] = n;
-            r->changed = 1;
-        }
-    }
+    if (dst == src)
+        return;
+    join_kinds(r, dst, r->ann[src].kinds);
+    join_sites(r, dst, r->ann[src].sites, r->ann[src].n);
 }
 
-static void join_kinds(ref_state *r, int dst, uint32_t kinds) {
-    if ((r->kinds[dst] | kinds) != r->kinds[dst]) {
-        r->kinds[dst] |= kinds;
-        r->changed = 1;
-    }
-}
-
-static void join_site(ref_state *r, int dst, int site) {
-    uint64_t *d = bits_of(r, dst);
-    uint64_t m = (uint64_t)1 << (site % 64);
-    if (!(d[site / 64] & m)) {
-        d[site / 64] |= m;
-        r->changed = 1;
-    }
-}
+static void join_site(ref_state *r, int dst, int site) { join_sites(r, dst, &site, 1); }
 
 /* The flow of a call from function f's op to function g. */
 static void call(ref_state *r, int f, const an_op *op, int g) {
@@ -71,17 +97,22 @@ static void pass(ref_state *r) {
             switch (op->opcode) {
             case AN_CONST: join_kinds(r, res, op->x); break;
             case AN_COPY: join(r, res, a); break;
-            case AN_BINOP: join_kinds(r, res, an_binop_kinds(r->kinds[a], r->kinds[vb + op->b])); break;
+            case AN_BINOP:
+                join_kinds(r, res, an_binop_kinds(r->ann[a].kinds, r->ann[vb + op->b].kinds));
+                break;
             case AN_NEWLIST:
             case AN_NEWDICT: join_site(r, res, (int)op->x); break;
             case AN_FUNCREF: join_site(r, res, p->nconts + (int)op->x); break;
             case AN_RETURN: join(r, r->ret_base + f, a); break;
             case AN_CALL: call(r, f, op, (int)op->x); break;
             default: {
-                /* the ops that act on every site the operand may hold */
-                for (int w = 0; w < r->words; w++) {
-                  for (uint64_t m = bits_of(r, a)[w]; m; m &= m - 1) {
-                    int s = w * 64 + __builtin_ctzll(m);
+                /* the ops that act on every site the operand may hold; a
+                 * copy of the set, since joining into res may grow it */
+                int n = r->ann[a].n;
+                int *sites = wl_xmalloc((size_t)(n ? n : 1) * sizeof(int));
+                memcpy(sites, r->ann[a].sites, (size_t)n * sizeof(int));
+                for (int k2 = 0; k2 < n; k2++) {
+                    int s = sites[k2];
                     int is_func = s >= p->nconts;
                     int is_dict = !is_func && p->site_is_dict[s];
                     int is_list = !is_func && !is_dict;
@@ -96,8 +127,8 @@ static void pass(ref_state *r) {
                         join(r, res, r->dval_base + s);
                     else if (op->opcode == AN_CALLIND && is_func)
                         call(r, f, op, s - p->nconts);
-                  }
                 }
+                free(sites);
             }
             }
         }
@@ -105,21 +136,15 @@ static void pass(ref_state *r) {
 }
 
 static void mix_ann(ref_state *r, wl_checksum *c, int ann) {
-    uint64_t *b = bits_of(r, ann);
-    uint64_t n = 0;
-    for (int i = 0; i < r->words; i++)
-        n += (uint64_t)__builtin_popcountll(b[i]);
-    wl_mix(c, r->kinds[ann]);
-    wl_mix(c, n);
-    for (int s = 0; s < r->p->nsites; s++)
-        if (b[s / 64] & ((uint64_t)1 << (s % 64)))
-            wl_mix(c, (uint64_t)s);
+    wl_mix(c, r->ann[ann].kinds);
+    wl_mix(c, (uint64_t)r->ann[ann].n);
+    for (int i = 0; i < r->ann[ann].n; i++)
+        wl_mix(c, (uint64_t)r->ann[ann].sites[i]);
 }
 
 uint64_t an_ref_checksum(const an_program *p) {
     ref_state r = {0};
     r.p = p;
-    r.words = (p->nsites + 63) / 64;
     r.var_base = wl_xcalloc((size_t)p->nfuncs, sizeof(int));
     int nann = 0;
     for (int f = 0; f < p->nfuncs; f++) {
@@ -134,8 +159,7 @@ uint64_t an_ref_checksum(const an_program *p) {
     nann += p->nconts;
     r.dval_base = nann;
     nann += p->nconts;
-    r.kinds = wl_xcalloc((size_t)nann, sizeof(uint32_t));
-    r.bits = wl_xcalloc((size_t)nann * (size_t)r.words, sizeof(uint64_t));
+    r.ann = wl_xcalloc((size_t)nann, sizeof(ref_ann));
     do {
         r.changed = 0;
         pass(&r);
@@ -152,8 +176,10 @@ uint64_t an_ref_checksum(const an_program *p) {
         mix_ann(&r, &c, r.dkey_base + s);
         mix_ann(&r, &c, r.dval_base + s);
     }
+    for (int i = 0; i < nann; i++)
+        free(r.ann[i].sites);
+    free(r.ann);
+    free(r.tmp);
     free(r.var_base);
-    free(r.kinds);
-    free(r.bits);
     return wl_checksum_value(&c);
 }

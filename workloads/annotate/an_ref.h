@@ -1,8 +1,8 @@
 /* an_ref.h - annotate's reference solution: the same abstract
  * interpretation computed without the garbage-collected heap, by a
- * different algorithm (round-robin passes over every function with dense
- * bitsets until nothing changes, instead of a dependency-driven worklist
- * over sorted sets on the heap).  Both reach the unique least fixpoint
+ * different algorithm (round-robin passes over every function until nothing
+ * changes, with malloc'd sets updated in place, instead of a
+ * dependency-driven worklist over immutable sets on the heap).  Both reach the unique least fixpoint
  * (an_gen.h), so their checksums must be equal.
  */
 #ifndef AN_REF_H

@@ -460,7 +460,7 @@ int main(int argc, char **argv) {
         {"--verbose", WL_OPT_FLAG, &verbose, 0, 0, "print program and fixpoint statistics on stderr"},
         {NULL, 0, NULL, 0, 0, NULL}};
     wl_spec spec = {"annotate", "whole-program type inference on the sgc heap (the paper's PyPy "
-                    "annotator benchmark)", 2500, 1, 60000, "functions in the generated program", opts};
+                    "annotator benchmark)", 6500, 1, 60000, "functions in the generated program", opts};
     wl_run run = wl_start(&spec, argc, argv);
 
     t_cells = wl_type("ArgCells", 0, 0, SGC_VAR_PTRS);

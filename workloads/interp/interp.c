@@ -40,9 +40,9 @@ typedef struct program {
 } program;
 
 static const program programs[] = {
-    {"pystone", "pystone.sgl", ip_src_pystone, &ip_src_pystone_len, 30000, ip_ref_pystone},
-    {"richards", "richards.sgl", ip_src_richards, &ip_src_richards_len, 2, ip_ref_richards},
-    {"nbody", "nbody.sgl", ip_src_nbody, &ip_src_nbody_len, 16000, ip_ref_nbody},
+    {"pystone", "pystone.sgl", ip_src_pystone, &ip_src_pystone_len, 90000, ip_ref_pystone},
+    {"richards", "richards.sgl", ip_src_richards, &ip_src_richards_len, 4, ip_ref_richards},
+    {"nbody", "nbody.sgl", ip_src_nbody, &ip_src_nbody_len, 22000, ip_ref_nbody},
 };
 #define NPROGRAMS (sizeof programs / sizeof programs[0])
 
