@@ -4,7 +4,11 @@
 # heap verifier every STRESS allocations, allocation and time sampling with a
 # profile, poisson sampling with a tiny period and nursery) and once without
 # --check; fails unless every run passes its check and prints the same single
-# "checksum <16 hex digits>" line.
+# "checksum <16 hex digits>" line.  From each run's stats record it also
+# checks that the settings never change what is allocated (bytes and objects
+# equal to the plain run's) and, in fixed-period runs, the sampling rule's
+# count: alloc_sample_points == floor(sampled_bytes / period), with every
+# byte allocated while sampling was on.
 set -u
 bindir=$1; stress=$2; name=$3; shift 3
 prog=$bindir/$name
@@ -14,12 +18,13 @@ trap 'rm -rf "$tmp"' EXIT
 
 status=0
 ref=""
+stat() { sed -n "s/^$1 //p" "$2"; }
 run() { # run LABEL ENV... -- ARGS: runs prog, compares its output with ref
     label=$1; shift
     envs=""
     while [ "$1" != "--" ]; do envs="$envs $1"; shift; done
     shift
-    out=$(env $envs "$prog" "$@" 2>"$tmp/stderr"); rc=$?
+    out=$(env $envs SGC_STATS="$tmp/$label.stats" "$prog" "$@" 2>"$tmp/stderr"); rc=$?
     if [ $rc -ne 0 ]; then
         echo "FAIL $name [$label]: exit status $rc"; cat "$tmp/stderr"; status=1; return
     fi
@@ -31,7 +36,28 @@ run() { # run LABEL ENV... -- ARGS: runs prog, compares its output with ref
     if [ "$out" != "$ref" ]; then
         echo "FAIL $name [$label]: '$out' differs from '$ref'"; status=1; return
     fi
-    echo "ok   $name [$label]: $out"
+    bytes=$(stat bytes_allocated "$tmp/$label.stats"); objects=$(stat objects_allocated "$tmp/$label.stats")
+    if [ -z "$bytes" ] || [ -z "$objects" ]; then
+        echo "FAIL $name [$label]: no stats record"; status=1; return
+    fi
+    case $label in
+    plain) ref_bytes=$bytes; ref_objects=$objects ;;
+    unchecked) ;; # no reference computation, but the same workload
+    *) if [ "$bytes $objects" != "$ref_bytes $ref_objects" ]; then
+           echo "FAIL $name [$label]: allocated $bytes bytes in $objects objects, plain run $ref_bytes in $ref_objects"
+           status=1; return
+       fi ;;
+    esac
+    period=$(stat alloc_period "$tmp/$label.stats"); mode=$(stat alloc_mode "$tmp/$label.stats")
+    if [ "${period:-0}" != 0 ] && [ "$mode" = fixed ]; then
+        sampled=$(stat sampled_bytes "$tmp/$label.stats"); points=$(stat alloc_sample_points "$tmp/$label.stats")
+        if [ "$sampled" != "$bytes" ] || [ "$points" != $((sampled / period)) ]; then
+            echo "FAIL $name [$label]: $points sample points for $sampled sampled bytes of $bytes at period $period"
+            status=1; return
+        fi
+        out="$out ($points sample points)"
+    fi
+    echo "ok   $name [$label]: $out, $bytes bytes"
 }
 
 run plain -- "$@" --check
