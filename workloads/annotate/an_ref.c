@@ -110,7 +110,8 @@ static void pass(ref_state *r) {
                  * copy of the set, since joining into res may grow it */
                 int n = r->ann[a].n;
                 int *sites = wl_xmalloc((size_t)(n ? n : 1) * sizeof(int));
-                memcpy(sites, r->ann[a].sites, (size_t)n * sizeof(int));
+                if (n)
+                    memcpy(sites, r->ann[a].sites, (size_t)n * sizeof(int));
                 for (int k2 = 0; k2 < n; k2++) {
                     int s = sites[k2];
                     int is_func = s >= p->nconts;

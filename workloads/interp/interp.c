@@ -84,13 +84,10 @@ static char *read_file(const char *path, size_t *len) {
 
 int main(int argc, char **argv) {
     const char *prog = "pystone";
-    static const wl_option options[] = {
-        {"--program", WL_OPT_STRING, NULL, 0, 0,
+    wl_option opts[] = {
+        {"--program", WL_OPT_STRING, &prog, 0, 0,
          "guest program: pystone (default), richards, nbody, or a file path"},
         {NULL, 0, NULL, 0, 0, NULL}};
-    wl_option opts[2];
-    memcpy(opts, options, sizeof opts);
-    opts[0].dest = &prog;
     wl_spec spec = {"interp", "a dynamic-language interpreter on the sgc heap running a guest "
                     "program (the paper's pystone on an interpreted PyPy)",
                     0, 0, 100000000,
