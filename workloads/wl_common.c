@@ -198,7 +198,8 @@ void *wl_xcalloc(size_t n, size_t size) {
 }
 
 uint32_t wl_type(const char *name, size_t fixed_size, uint64_t ptr_map, sgc_var_kind var) {
-    if (fixed_size > 512 || (fixed_size < 512 && (ptr_map >> ((fixed_size + 7) / 8)) != 0)) {
+    size_t words = (fixed_size + 7) / 8; /* pointer bits must lie within the fixed part */
+    if (fixed_size > 512 || (words < 64 && (ptr_map >> words) != 0)) {
         fprintf(stderr, "workload: type %s: fixed part of %zu bytes with pointer map %#" PRIx64
                 " is not representable\n", name, fixed_size, ptr_map);
         exit(1);
