@@ -17,7 +17,7 @@ $(PROFILE_DEEP_EXIT): $(OBJ)/tests/profile/deep_exit.o $(LIBDIR)/libsgc.a
 
 .PHONY: test-profile
 test-profile: $(PROFILE_TEST_BIN) $(PROFILE_DEEP_EXIT) $(BIN)/sgcprof
-	@sh tests/check.sh profile $(PROFILE_TEST_BIN)
+	@sh tests/check.sh test-profile $(PROFILE_TEST_BIN)
 
 # Programs that link the heap need the collector (runtime/sgc_gc.c).
 ifneq ($(wildcard runtime/sgc_gc.c),)

@@ -19,7 +19,7 @@ $(TIMER_STRESS_BIN): $(OBJ)/tests/timer/timer_stress.o $(LIBDIR)/libsgc.a
 
 .PHONY: test-timer test-timer-stress timer-stress-san
 test-timer: $(TIMER_TEST_BIN)
-	@sh tests/check.sh timer $(TIMER_TEST_BIN) --jobs 1
+	@sh tests/check.sh test-timer $(TIMER_TEST_BIN) --jobs 1
 
 timer-stress-san:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SANITIZE=address,undefined $(BUILD)/san/bin/tests/timer_stress
@@ -27,7 +27,7 @@ timer-stress-san:
 test-timer-stress: timer-stress-san
 	@SGC_TIME_HZ=10000 SGC_ALLOC_PERIOD=4K SGC_PROFILE=$(BUILD)/san/timer-stress.prof \
 	    SGC_STATS=$(BUILD)/san/timer-stress.stats \
-	    sh tests/check.sh timer-stress timeout 300 $(BUILD)/san/bin/tests/timer_stress 4
+	    sh tests/check.sh test-timer-stress timeout 300 $(BUILD)/san/bin/tests/timer_stress 4
 
 # Programs that link the heap need the collector (runtime/sgc_gc.c).
 ifneq ($(wildcard runtime/sgc_gc.c),)
