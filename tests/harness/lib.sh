@@ -3,6 +3,7 @@
 set -u
 : "${SWEEP:?SWEEP must name the sweep binary}"
 : "${FAKE_BIN:?FAKE_BIN must name the stand-in workloads directory}"
+FAKE_BIN=$(cd "$FAKE_BIN" && pwd) # the sweep runs workloads by absolute path
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/harness-test.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 FAILS=0

@@ -27,8 +27,15 @@ before=$(q "$DB" 'SELECT run_id, cell_id, round, seq, status, wall_ns FROM runs 
 nbefore=$(echo "$before" | wc -l)
 echo "killed after $nbefore committed runs"
 [ "$nbefore" -ge 12 ] && [ "$nbefore" -lt 56 ] || fail "kill -9 landed outside the sweep ($nbefore runs)"
-expect "no workload left running after the kill" \
-    "$(ps -eo args | grep -c "^$FAKE_BIN/fake-[a-z]* --size 250")" 0
+# The run in flight dies with the harness (PR_SET_PDEATHSIG); allow the
+# kernel a moment to deliver that.
+left=1
+for i in 1 2 3 4 5 6 7 8 9 10; do
+    left=$(ps -eo args | grep -c "^$FAKE_BIN/fake-[a-z]* --size 250")
+    [ "$left" -eq 0 ] && break
+    sleep 0.2
+done
+expect "no workload left running after the kill" "$left" 0
 
 "$SWEEP" --resume "$WORK/res/latest" --no-progress >"$WORK/out2" 2>"$WORK/err2"
 expect "resume exit status" "$?" 0
