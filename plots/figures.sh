@@ -418,7 +418,11 @@ if [ "$ok_alloc_cells" = yes ]; then
     amode=fixed; [ "$(has alloc_cells alloc_mode fixed)" = 1 ] || amode=poisson
     xr=$(colrange "$pd/alloc_cells.dat" alloc_period "alloc_mode=$amode")
     yr=$(colrange "$pd/alloc_cells.dat" "alloc_sps alloc_sps_lo alloc_sps_hi" "alloc_mode=$amode")
-    draw sample-rate sample-rate.gp "panels = '$panels'; amode = '$amode'; time_rates = '$rates'; xrange_ = '$xr'; yrange_ = '$yr'" &&
+    # workloads without a single positive rate (nothing to draw on a log axis;
+    # their key entries say so)
+    empty=$(colrange "$pd/alloc_cells.dat" alloc_sps "alloc_mode=$amode" "$panels" |
+        awk -v w="$panels" '{ n = split(w, W, " "); s = ""; for (i = 1; i <= n; i++) if ($(2 * i - 1) == "none") s = s " " W[i]; print s }')
+    draw sample-rate sample-rate.gp "panels = '$panels'; amode = '$amode'; time_rates = '$rates'; xrange_ = '$xr'; yrange_ = '$yr'; empty = '$empty '" &&
     caption sample-rate "$t6 (sweep $sweep).
 
 What: allocation samples recorded per second of run time (median over the runs of each cell, with $cilabel confidence intervals, usually narrower than the markers) against the allocation sampling period in bytes, log-log, one line per workload ($amode mode).$([ -n "$rates" ] && echo " Dashed horizontal lines mark the time-sampling rates of this sweep ($rates Hz) for comparison.")
