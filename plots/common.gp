@@ -113,6 +113,10 @@ set tics nomirror out scale 0.6
 # ("min max" pairs), or default where figures.sh found no value ("none").
 rng(s, k, def) = (word(s, k) eq "none" || word(s, k) eq "") ? def : real(word(s, k))
 
+# esc(s): s shown literally in enhanced text, where "_" would start a
+# subscript (workload names may contain "_"; figures.sh escapes the sweep name).
+esc(s) = (strstrt(s, "_") == 0) ? s : s[1:strstrt(s, "_") - 1] . "\\_" . esc(s[strstrt(s, "_") + 1:])
+
 # windex(w): the position of workload w in the fixed order (0 if absent), so
 # a workload has the same colour in a figure that shows only some of them.
 windex(w) = windex_from(w, 1)

@@ -30,7 +30,7 @@ spoint(i) = (sk(i) eq "alloc" ? 7 : (sk(i) eq "time" ? 9 : 5)) + 0 * rank_of(i)
 stitle(i) = (sk(i) eq "alloc" ? sprintf("allocation samples, period %s", fmtbytes(int(sp(i)))) : \
              sk(i) eq "time" ? sprintf("time samples, %g Hz", sh(i)) : \
              sprintf("allocation + time, %s and %g Hz", fmtbytes(int(sp(i))), sh(i))) . \
-            (words(series) > 0 && sw(i) ne "deepstack" ? " (" . sw(i) . ")" : "")
+            (words(series) > 0 && sw(i) ne "deepstack" ? " (" . esc(sw(i)) . ")" : "")
 
 # Ranges from figures.sh: depthrange and costrange ("min max").
 dmin = rng(depthrange, 1, 1); dmax = rng(depthrange, 2, dmin + 1)

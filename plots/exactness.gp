@@ -45,7 +45,7 @@ set key outside right top samplen 1 spacing 1.15 font ",10"
 set size ratio 0
 plot x with lines ls 100 title "identity y = x", \
      for [i = 1:npan] f using (strcol(1) eq word(panels, i) && strcol(cm) eq "fixed" ? column(ce) : NaN):(column(cs)) \
-         with points pt wpoint(windex(word(panels, i))) ps 0.7 lc rgb wcolor(windex(word(panels, i))) title word(panels, i), \
+         with points pt wpoint(windex(word(panels, i))) ps 0.7 lc rgb wcolor(windex(word(panels, i))) title esc(word(panels, i)), \
      for [i = 1:npan * (n_poisson > 0)] f using (strcol(1) eq word(panels, i) && strcol(cm) eq "poisson" ? column(ce) : NaN):(column(cs)) \
          with points pt 6 ps 0.8 lc rgb wcolor(windex(word(panels, i))) title (i == 1 ? "poisson mode (open)" : ""), \
      for [j = 1:(n_bad > 0)] f using (column(cmatch) == 0 ? column(ce) : NaN):(column(cs)) \

@@ -85,7 +85,8 @@ check_file() {
             if ($1 != "#" || NF < 2) bad("first line must be \"# <column names>\" (docs/STATISTICS.md, Plot data)")
             n = NF - 1
             for (i = 2; i <= NF; i++) { col[$i] = i - 1; colname[i - 1] = $i
-                printf "c_%s_%s = %d\n", name, $i, i - 1 > cols }
+                v = $i; gsub(/[^A-Za-z0-9_]/, "_", v)      # a gnuplot variable name
+                printf "c_%s_%s = %d\n", name, v, i - 1 > cols }
             k = split(need, want, " ")
             for (i = 1; i <= k; i++) if (!(want[i] in col)) bad("no column \"" want[i] "\" in the header")
             next
@@ -94,6 +95,9 @@ check_file() {
         /^[ \t]*#/ { bad("a comment line after the header") }
         {
             if (NF != n) bad(sprintf("%d fields, the header names %d", NF, n))
+            # workload names end up inside gnuplot strings and titles
+            if ("workload" in col && $(col["workload"]) !~ /^[A-Za-z0-9_.+-]+$/)
+                bad(sprintf("workload name \"%s\" has characters other than letters, digits and _.+-", $(col["workload"])))
             for (i = 1; i <= n; i++)
                 if (index(textcols, " " colname[i] " ") == 0 &&
                     $i !~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ && $i != "NaN" && $i != "nan")
@@ -202,7 +206,8 @@ draw() {
     fig=$1; script=$2; extra=$3
     {
         printf "datadir = '%s'\n" "$pd"
-        printf "sweep = '%s'\n" "$(printf '%s' "$sweep" | tr "'" '_')"
+        # shown literally in gnuplot's enhanced text: _ ^ { } @ & ~ escaped
+        printf "sweep = '%s'\n" "$(printf '%s' "$sweep" | sed 's/[][_^{}@&~\\]/\\&/g')"
         printf "workloads = '%s'\n" "$workloads"
         printf "cilabel = '%s'\n" "$cilabel"
         cat "$tmp"/*.cols 2>/dev/null
@@ -425,7 +430,7 @@ if [ "$ok_alloc_cells" = yes ]; then
     draw sample-rate sample-rate.gp "panels = '$panels'; amode = '$amode'; time_rates = '$rates'; xrange_ = '$xr'; yrange_ = '$yr'; empty = '$empty '" &&
     caption sample-rate "$t6 (sweep $sweep).
 
-What: allocation samples recorded per second of run time (median over the runs of each cell, with $cilabel confidence intervals, usually narrower than the markers) against the allocation sampling period in bytes, log-log, one line per workload ($amode mode).$([ -n "$rates" ] && echo " Dashed horizontal lines mark the time-sampling rates of this sweep ($rates Hz) for comparison.")
+What: allocation samples recorded per second of run time (median over the runs of each cell, with $cilabel confidence intervals, usually narrower than the markers) against the allocation sampling period in bytes, log-log, one line per workload ($amode mode; the workloads' points are shifted slightly sideways so their error bars do not hide one another).$([ -n "$rates" ] && echo " Dashed horizontal lines mark the time-sampling rates of this sweep ($rates Hz) for comparison.")
 
 How to read: each line falls with slope -1 (twice the period, half the samples); its height is the workload's allocation rate divided by the period. A workload that allocates fast takes many more samples at the same period and therefore pays more (figure 1): the period alone does not fix the cost, the sample rate does. Where a line crosses a dashed line, allocation sampling takes as many samples as the time sampler at that rate.
 

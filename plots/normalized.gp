@@ -48,7 +48,7 @@ set lmargin at screen 110.0 / cw
 set rmargin at screen 1 - 20.0 / cw
 dx = 0.17
 plot 1 with lines ls 100 notitle, \
-     f using (column(c_normalized_index)):(1):xtic(cw_) with points pt 7 ps 0.1 lc rgb "#FFFFFFFF" notitle, \
+     f using (column(c_normalized_index)):(1):xtic(esc(strcol(cw_))) with points pt 7 ps 0.1 lc rgb "#FFFFFFFF" notitle, \
      for [j = 1:has_alloc] f using (column(c_normalized_index) - dx):(column(c_normalized_alloc_norm)):(column(c_normalized_alloc_norm_lo)):(column(c_normalized_alloc_norm_hi)) \
         with yerrorbars lc rgb "#0072B2" lw 1.6 pt 7 ps 0.9 title sprintf("allocation sampling (fixed mode), median and %s CI", cilabel), \
      for [j = 1:has_time] f using (column(c_normalized_index) + dx):(column(c_normalized_time_norm)):(column(c_normalized_time_norm_lo)):(column(c_normalized_time_norm_hi)) \

@@ -94,7 +94,7 @@ do for [i = 1:npan] {
         yd = (yhi[i] - ylo[i] > 0) ? yhi[i] - ylo[i] : 0.01
         set yrange [ylo[i] - 0.04 * yd : yhi[i] + 0.06 * yd]
     }
-    set title w font ",12" offset 0, -0.6
+    set title esc(w) font ",12" offset 0, -0.6
     if (which eq 'time') {
         set xtics ()
         do for [k = 1:nrates] {

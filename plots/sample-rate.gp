@@ -48,7 +48,7 @@ do for [k = 1:words(time_rates)] {
 # sets of error bars at the same period do not hide one another; a workload
 # with no value at all (no samples, or NaN) keeps its key entry, marked.
 dodge(i) = 2**(0.045 * (i - (npan + 1) / 2.0))
-ktitle(w) = w . (strstrt(" " . empty, " " . w . " ") > 0 ? " (no value)" : "")
+ktitle(w) = esc(w) . (strstrt(" " . empty, " " . w . " ") > 0 ? " (no value)" : "")
 plot for [k = 1:(words(time_rates) > 0)] NaN with lines ls 100 title "time-sampling rates (Hz)", \
      for [i = 1:npan] f using (strcol(1) eq word(panels, i) && strcol(cm) eq amode ? column(cx) * dodge(i) : NaN):(pos(column(cy))):(pos(column(clo))):(pos(column(chi))) \
          with yerrorlines lw 1.5 pt wpoint(windex(word(panels, i))) ps 0.8 lc rgb wcolor(windex(word(panels, i))) title ktitle(word(panels, i))
