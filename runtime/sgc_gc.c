@@ -201,9 +201,13 @@ sgc_obj sgc__large_alloc(uint32_t tid, size_t payload, size_t footprint) {
     uint64_t budget = nursery_bytes > ((uint64_t)4 << 20) ? nursery_bytes : ((uint64_t)4 << 20);
     if (sgc__young_large_bytes + footprint > budget && sgc__young_large != NULL)
         sgc__minor_collect();
+    /* The header holds the payload in 32 bits of words: 32 GiB at most. */
+    if (payload > ((size_t)UINT32_MAX << 3) - 8 || footprint < payload) {
+        fprintf(stderr, "freecheck: cannot allocate an object of %zu bytes: the largest object is 32 GiB\n",
+                payload);
+        abort();
+    }
     size_t total = sizeof(sgc_large) + footprint - SGC_HEADER_BYTES;
-    if (total < footprint)
-        sgc__oom("a large object", footprint);
     sgc_large *l = calloc(1, total);
     if (l == NULL)
         sgc__oom("a large object", total);
@@ -216,7 +220,6 @@ sgc_obj sgc__large_alloc(uint32_t tid, size_t payload, size_t footprint) {
     sgc__stats.large_bytes += footprint;
     sgc__stats.large_objects++;
     note_peak();
-    (void)payload;
     return SGC_LARGE_OBJ(l);
 }
 
