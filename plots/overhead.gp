@@ -82,7 +82,7 @@ eval "set multiplot layout prows, pcols " . multiplot_margins(cw, ch, xextra) . 
     " title sprintf('%s (sweep %s)', fig_title, sweep) font ',14'"
 do for [i = 1:npan] {
     w = word(panels, i)
-    k = windex(w)
+    wk = windex(w)       # the workload's colour (k is taken by loops below)
     yspan = yhi[i] / ylo[i]
     if (yspan > 2) {
         set logscale y
@@ -109,12 +109,12 @@ do for [i = 1:npan] {
          for [j = 1:has_base] base using (strcol(1) eq w ? xbase * 2**(xjit * jitter(column(c_baseline_runs_round))) : NaN):(column(c_baseline_runs_ratio)) \
               with points pt 7 ps 0.35 lc rgb "#A0808080" notitle, \
          runs using (strcol(1) eq w && strcol(rmode) eq mode1 ? column(rx) * 2**(xjit * jitter(column(rround))) : NaN):(column(rratio)) \
-              with points pt 7 ps 0.35 lc rgb wfaint(k) notitle, \
+              with points pt 7 ps 0.35 lc rgb wfaint(wk) notitle, \
          cells using (strcol(1) eq w && strcol(cmode) eq mode1 ? column(cx) : NaN):(column(cmed)):(column(clo)):(column(chi)) \
               with yerrorbars ls 101 pt 7 ps 0.5 notitle, \
          cells using (strcol(1) eq w && strcol(cmode) eq mode1 ? column(cx) : NaN):(column(cmed)) with lines ls 101 notitle, \
          for [j = 1:has_poisson] runs using (strcol(1) eq w && strcol(rmode) eq mode2 ? column(rx) * 2**(xjit * jitter(column(rround))) : NaN):(column(rratio)) \
-              with points pt 6 ps 0.35 lc rgb wfaint(k) notitle, \
+              with points pt 6 ps 0.35 lc rgb wfaint(wk) notitle, \
          for [j = 1:has_poisson] cells using (strcol(1) eq w && strcol(cmode) eq mode2 ? column(cx) * xshift2 : NaN):(column(cmed)):(column(clo)):(column(chi)) \
               with yerrorbars lc rgb "#A03000" lw 1.5 pt 6 ps 0.6 notitle, \
          for [j = 1:has_poisson] cells using (strcol(1) eq w && strcol(cmode) eq mode2 ? column(cx) * xshift2 : NaN):(column(cmed)) with lines lc rgb "#A03000" dt 2 lw 1.5 notitle
