@@ -15,7 +15,7 @@
 ifneq ($(wildcard runtime/sgc_gc.c),)
 FUZZ_CC ?= clang
 FUZZ_TIME ?= 300
-FUZZ_SHORT_RUNS ?= 10000
+FUZZ_SHORT_RUNS ?= 6000
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 FUZZ_CFLAGS := -std=gnu11 $(WARN) -g -O1 -Iruntime -Iruntime/fuzz $(FUZZ_SAN)
