@@ -486,5 +486,15 @@ Test(profile, report_and_folded_figures_are_exact) {
     char *fa = sgcprof_output("folded --alloc");
     cr_assert_str_eq(fa, "alpha 6144\nalpha;beta 4096\n");
     free(fa);
+    /* speedscope: frame index = string id - 1 (alpha 0, beta 1, gamma 2,
+     * then the types), pseudo-frames after the strings ([minor GC] = 5). */
+    char *ss = sgcprof_output("speedscope");
+    cr_assert(strstr(ss, "\"samples\":[[0,2],[0,2],[0,2],[0,2],[0,2],[0,2],[0,1],[0,1,5]],"
+                         "\"weights\":[1,1,1,1,1,1,1,1]"),
+              "%s", ss);
+    cr_assert(strstr(ss, "\"samples\":[[0,1],[0,1],[0],[0]],\"weights\":[3072,1024,2048,4096]"), "%s", ss);
+    cr_assert(strstr(ss, "{\"name\":\"gamma\"},{\"name\":\"pair\"},{\"name\":\"str\"},{\"name\":\"[minor GC]\"}"),
+              "%s", ss);
+    free(ss);
     unlink(path);
 }
