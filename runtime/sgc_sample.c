@@ -96,8 +96,9 @@ uint64_t sgc__sample_consume(uint64_t size) {
         return 0;
     }
     uint64_t points;
-    if (sgc__sampler.mode == SGC_SAMPLE_FIXED) {
-        /* Points at B+r, B+r+P, ... up to B+size. */
+    if (sgc__sampler.mode == SGC_SAMPLE_FIXED || sgc__sampler.period == 1) {
+        /* Points at B+r, B+r+P, ... up to B+size.  (A poisson mean of 1 has
+         * every gap 1: the same points, without drawing one per byte.) */
         uint64_t p = sgc__sampler.period;
         points = 1 + (size - r) / p;
         sgc__sampler.remaining = r + points * p - size;

@@ -232,6 +232,21 @@ Test(fixed, stress_mode) {
     cr_assert_geq(st.minor_collections, 600);
 }
 
+Test(fixed, nursery_that_moves) {
+    /* SGC_POISON alternates two nursery buffers: the distance must carry
+     * over without counting the jump between them as bytes. */
+    setenv("SGC_POISON", "1", 1);
+    start_runtime("4K");
+    sgc_sampling_start(1000, SGC_SAMPLE_FIXED, 0);
+    uint64_t b = 0;
+    for (int i = 0; i < 3000; i++)
+        run_fixed(&b, 1000, (size_t)(i * 53) % 500, 1);
+    cr_assert_eq(points_now(), b / 1000);
+    sgc_sampling_start(1, SGC_SAMPLE_POISSON, 5); /* mean 1: every byte */
+    cr_assert_eq(alloc_points(20000), 20008);
+    cr_assert_eq(alloc_points(0), 8);
+}
+
 Test(fixed, from_the_environment) {
     setenv("SGC_ALLOC_PERIOD", "1K", 1);
     setenv("SGC_ALLOC_MODE", "fixed", 1);
