@@ -389,6 +389,13 @@ static void major_mark_and_sweep(void);
 static void collect(int force_major) {
     if (!sgc__initialized)
         sgc_init();
+    if (sgc__phase != SGC_PHASE_MUTATOR) {
+        /* A hook called during a collection allocated or collected: the heap
+         * is half-moved, so going on would corrupt it. */
+        fprintf(stderr, "freecheck: a collection was started from inside a collection "
+                        "(an allocation in a collector hook?)\n");
+        abort();
+    }
     if (sgc__settings.verify)
         sgc__verify("before a minor collection");
     uint64_t t0 = sgc__now_ns();

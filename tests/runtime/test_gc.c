@@ -564,3 +564,9 @@ Test(gc, object_count_exact_with_runs_and_survivors) {
     sgc_alloc(T_BYTES, 16); /* the nursery is full: collects first */
     cr_assert_eq(stats().nursery_objects, objects + 1);
 }
+
+Test(gc, unwritable_stats_record_exits_1, .exit_code = 1) {
+    setenv("SGC_STATS", "/nonexistent-dir/stats", 1);
+    sgc_alloc(T_BYTES, 8);
+    sgc_shutdown(); /* prints why and exits with status 1 */
+}
