@@ -262,7 +262,18 @@ static inline sgc_obj evacuate(sgc_obj p) {
         return (sgc_obj)(uintptr_t)(h & ~(uint64_t)SGC_F_FORWARDED);
     size_t footprint = SGC_HEADER_BYTES + ((size_t)(h >> 32) << 3);
     char *slot = sgc__old_alloc(footprint);
-    memcpy(slot, (char *)p - SGC_HEADER_BYTES, footprint);
+    if (footprint <= 64) {
+        /* Most survivors are a few words: a word loop beats a memcpy call.
+         * The empty asm keeps compilers from turning the loop back into one. */
+        const uint64_t *from = (const uint64_t *)((char *)p - SGC_HEADER_BYTES);
+        uint64_t *to = (uint64_t *)slot;
+        for (size_t i = 0; i < footprint / 8; i++) {
+            to[i] = from[i];
+            __asm__("" : "+r"(i));
+        }
+    } else {
+        memcpy(slot, (char *)p - SGC_HEADER_BYTES, footprint);
+    }
     /* Old now and not in the remembered set: the barrier must watch it. */
     *(uint64_t *)slot = h | SGC_F_TRACK_YOUNG;
     sgc_obj n = slot + SGC_HEADER_BYTES;

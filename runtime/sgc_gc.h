@@ -131,11 +131,41 @@ extern uint64_t sgc__old_bytes;      /* slot bytes in use in the old generation 
 extern uint64_t sgc__large_bytes;    /* footprints of all large objects, young and old */
 extern uint64_t sgc__old_mapped;     /* bytes of blocks mapped (in classes or the pool) */
 
+/* A size class: its blocks, the block it bump-allocates fresh slots from,
+ * and the free list of freed slots (slot addresses linked by word 1). */
+typedef struct sgc_size_class {
+    sgc_block *blocks; /* every block of the class */
+    sgc_block *fresh;  /* block with never-used slots, or NULL */
+    char *free;        /* free list head, or NULL */
+} sgc_size_class;
+
+#define SGC_NCLASSES 39
+extern uint32_t sgc__class_bytes[SGC_NCLASSES];     /* slot bytes per class */
+extern uint8_t sgc__class_of[SGC_LARGE_MIN / 8 + 1]; /* class of footprint f at [f / 8] */
+extern sgc_size_class sgc__classes[SGC_NCLASSES];
+
 void sgc__old_init(void);
+/* The slow part of sgc__old_alloc: a fresh slot from the class's fresh
+ * block, or from a new block.  Out of memory: message and abort. */
+__attribute__((noinline)) char *sgc__old_alloc_refill(uint32_t cls);
+
 /* Returns the header address of a free slot for an object of this footprint
- * (< SGC_LARGE_MIN); the caller writes the whole footprint.  Maps a new block
- * if needed; out of memory: message and abort. */
-char *sgc__old_alloc(size_t footprint);
+ * (< SGC_LARGE_MIN); the caller writes the whole footprint.  Inline because a
+ * minor collection calls it once per surviving object. */
+static inline char *sgc__old_alloc(size_t footprint) {
+    uint32_t cls = sgc__class_of[footprint / 8];
+    sgc_size_class *c = &sgc__classes[cls];
+    sgc__old_bytes += sgc__class_bytes[cls];
+    char *s = c->free;
+    if (s != NULL) {
+        c->free = *(char **)(s + 8);
+        return s;
+    }
+    sgc_block *b = c->fresh;
+    if (b != NULL && b->bump < b->nslots)
+        return SGC_BLOCK_SLOT(b, b->bump++);
+    return sgc__old_alloc_refill(cls);
+}
 /* Frees every unmarked old slot and large object, clears the marks of the
  * rest, rebuilds the free lists and releases empty blocks. */
 void sgc__old_sweep(void);

@@ -24,18 +24,9 @@
 
 /* 16..128 in steps of 8, then four steps per power of two up to 8192: at most
  * 25% of a slot is padding above 128 bytes, none below. */
-#define NCLASSES 39
-static uint32_t class_bytes[NCLASSES];
-/* class_of[f / 8] for every footprint f < SGC_LARGE_MIN. */
-static uint8_t class_of[SGC_LARGE_MIN / 8 + 1];
-
-typedef struct size_class {
-    sgc_block *blocks; /* every block of the class */
-    sgc_block *fresh;  /* block with never-used slots, or NULL */
-    char *free;        /* free list of slot (header) addresses, linked by word 1 */
-} size_class;
-
-static size_class classes[NCLASSES];
+uint32_t sgc__class_bytes[SGC_NCLASSES];
+uint8_t sgc__class_of[SGC_LARGE_MIN / 8 + 1];
+sgc_size_class sgc__classes[SGC_NCLASSES];
 static sgc_block *pool; /* spare blocks, linked by next */
 static size_t npool;
 
@@ -57,22 +48,22 @@ void sgc__oom(const char *what, size_t bytes) {
 void sgc__old_init(void) {
     uint32_t n = 0;
     for (uint32_t s = 16; s <= 128; s += 8)
-        class_bytes[n++] = s;
+        sgc__class_bytes[n++] = s;
     for (uint32_t p = 128; p < 8192; p *= 2)
         for (uint32_t k = 1; k <= 4; k++)
-            class_bytes[n++] = p + k * (p / 4);
-    if (n != NCLASSES)
-        abort(); /* the table above and NCLASSES disagree: a build error */
+            sgc__class_bytes[n++] = p + k * (p / 4);
+    if (n != SGC_NCLASSES)
+        abort(); /* the table above and SGC_NCLASSES disagree: a build error */
     uint32_t c = 0;
     for (size_t w = 0; w <= SGC_LARGE_MIN / 8; w++) {
         size_t f = w * 8;
-        while (class_bytes[c] < f)
+        while (sgc__class_bytes[c] < f)
             c++;
-        class_of[w] = (uint8_t)c;
+        sgc__class_of[w] = (uint8_t)c;
     }
 }
 
-size_t sgc__old_slot_bytes(size_t footprint) { return class_bytes[class_of[footprint / 8]]; }
+size_t sgc__old_slot_bytes(size_t footprint) { return sgc__class_bytes[sgc__class_of[footprint / 8]]; }
 
 /* Takes a block from the pool, mapping a new chunk if the pool is empty. */
 static sgc_block *block_get(void) {
@@ -115,13 +106,14 @@ static void block_put(sgc_block *b) {
 }
 
 /* The free list and the fresh block are both exhausted: start a new block. */
-__attribute__((noinline)) static char *old_alloc_refill(size_class *c, uint32_t cls) {
+char *sgc__old_alloc_refill(uint32_t cls) {
+    sgc_size_class *c = &sgc__classes[cls];
     sgc_block *b = c->fresh;
     if (b == NULL || b->bump == b->nslots) {
         b = block_get();
         b->cls = cls;
-        b->slot_bytes = class_bytes[cls];
-        b->nslots = (uint32_t)((SGC_BLOCK_BYTES - SGC_BLOCK_HEAD) / class_bytes[cls]);
+        b->slot_bytes = sgc__class_bytes[cls];
+        b->nslots = (uint32_t)((SGC_BLOCK_BYTES - SGC_BLOCK_HEAD) / sgc__class_bytes[cls]);
         b->bump = 0;
         b->next = c->blocks;
         c->blocks = b;
@@ -130,24 +122,9 @@ __attribute__((noinline)) static char *old_alloc_refill(size_class *c, uint32_t 
     return SGC_BLOCK_SLOT(b, b->bump++);
 }
 
-char *sgc__old_alloc(size_t footprint) {
-    uint32_t cls = class_of[footprint / 8];
-    size_class *c = &classes[cls];
-    sgc__old_bytes += class_bytes[cls];
-    char *s = c->free;
-    if (s != NULL) {
-        c->free = *(char **)(s + 8);
-        return s;
-    }
-    sgc_block *b = c->fresh;
-    if (b != NULL && b->bump < b->nslots)
-        return SGC_BLOCK_SLOT(b, b->bump++);
-    return old_alloc_refill(c, cls);
-}
-
 void sgc__old_each_block(void (*fn)(sgc_block *, void *), void *arg) {
-    for (uint32_t c = 0; c < NCLASSES; c++)
-        for (sgc_block *b = classes[c].blocks; b != NULL; b = b->next)
+    for (uint32_t c = 0; c < SGC_NCLASSES; c++)
+        for (sgc_block *b = sgc__classes[c].blocks; b != NULL; b = b->next)
             fn(b, arg);
 }
 
@@ -161,9 +138,9 @@ static void large_free(sgc_large *l) {
 
 void sgc__old_sweep(void) {
     int poison = sgc__settings.poison;
-    for (uint32_t ci = 0; ci < NCLASSES; ci++) {
-        size_class *c = &classes[ci];
-        size_t slot = class_bytes[ci];
+    for (uint32_t ci = 0; ci < SGC_NCLASSES; ci++) {
+        sgc_size_class *c = &sgc__classes[ci];
+        size_t slot = sgc__class_bytes[ci];
         char *head = NULL, **tail = &head; /* free list in address order per block */
         sgc_block **link = &c->blocks;
         sgc_block *b;
