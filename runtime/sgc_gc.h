@@ -24,7 +24,13 @@
  *    when it lacks this flag; after each minor collection the remembered set
  *    is empty and every old object carries the flag again.
  *  Nursery objects carry no flags until they are forwarded; a forwarded
- *  nursery header is (new address | SGC_F_FORWARDED).
+ *  nursery header is (new address | SGC_F_FORWARDED).  A forwarded object
+ *  of footprint >= 16 also has its first payload word replaced by
+ *  SGC_FWD_SIZE_WORD(footprint), so the walk that counts nursery objects
+ *  can step over it without reading the copy.  That word has bit 7 set and
+ *  bit 0 clear, which neither a nursery header (flags 0) nor a forwarded
+ *  header (bit 0 set) has; a footprint-8 object has no payload, so the word
+ *  after its header is the next object's header, never of that form.
  *
  * Old-generation slots.  A slot whose header word is 0 is free (type ids are
  * >= 1, so a live header is never 0); its second word links the size class's
@@ -44,6 +50,10 @@
 #define SGC_F_LARGE 0x08u
 #define SGC_F_YOUNG_LARGE 0x10u
 #define SGC_F_ALL 0xffu
+
+#define SGC_FWD_SIZE_WORD(footprint) (((uint64_t)(footprint) << 8) | 0x80u)
+#define SGC_FWD_SIZE_IS(w) (((w) & 0x81u) == 0x80u)
+#define SGC_FWD_SIZE_OF(w) ((size_t)((w) >> 8))
 
 /* Byte pattern written over evacuated nursery space and freed old slots
  * when SGC_POISON=1: a pointer read from it is 0xdbdbdbdbdbdbdbdb, never a
