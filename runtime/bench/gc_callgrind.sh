@@ -23,3 +23,12 @@ for nursery in 256M ""; do
     per=$(echo "$i1 $i2 $n1 $n2" | awk '{ printf "%.2f", ($2 - $1) / ($4 - $3) }')
     echo "instructions per allocation loop iteration (callgrind, nursery ${nursery:-default}): $per"
 done
+# Where the amortized instructions go.  Note: valgrind counts each byte of a
+# "rep stosb" (glibc's memset for blocks of a few KiB) as one instruction,
+# while the CPU does it in a few cycles per 64-byte line, so the memset line
+# overstates the real cost of zeroing the nursery.
+if command -v callgrind_annotate >/dev/null 2>&1; then
+    echo "instructions by function, nursery default, N=$n2:"
+    callgrind_annotate "$out/callgrind.$n2..out" 2>/dev/null |
+        sed -n 's/^ *\([0-9,]*\) ([ 0-9.]*%)  \(.*\)$/  \1  \2/p' | grep -E 'TOTALS|\.[chS]:' | head -n 6
+fi
