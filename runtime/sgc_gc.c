@@ -316,11 +316,11 @@ static inline void minor_visit(sgc_obj *slot) {
  *
  * Stepping from header to header is a chain of dependent loads (about 7
  * cycles an object), which would cost more than allocating the objects did.
- * So runs of identical headers are counted 8 at a time: if the object at p
- * has header h and size s, the next object starts at p + s, so when the
- * headers at p + s, ..., p + 7s all equal h, those are 8 objects of that
- * type and size.  The 7 loads do not depend on each other, so the CPU issues
- * them together.  Forwarded headers are all different and end a run. */
+ * So runs of identical headers are counted 16 (then 8) at a time: if the
+ * object at p has header h and size s, the next object starts at p + s, so
+ * when the headers at p + s, ..., p + 15s all equal h, those are 16 objects
+ * of that type and size.  The loads do not depend on each other, so the CPU
+ * issues them together.  Forwarded headers are all different and end a run. */
 static uint64_t count_objects(const char **pp, const char *stop, const char *to) {
     uint64_t n = 0;
     const char *p = *pp;
@@ -328,19 +328,32 @@ static uint64_t count_objects(const char **pp, const char *stop, const char *to)
         uint64_t h = *(const uint64_t *)p;
         if (!(h & SGC_F_FORWARDED) && h != 0) {
             size_t s = SGC_HEADER_BYTES + ((size_t)(h >> 32) << 3);
+#define SGC_RUN_DIFF(k) (*(const uint64_t *)(p + (k) * s) ^ h)
+            /* 16 at a time while the run lasts, then 8 at a time. */
+            while ((size_t)(to - p) >= 16 * s) {
+                uint64_t diff = SGC_RUN_DIFF(1) | SGC_RUN_DIFF(2) | SGC_RUN_DIFF(3) | SGC_RUN_DIFF(4) |
+                                SGC_RUN_DIFF(5) | SGC_RUN_DIFF(6) | SGC_RUN_DIFF(7) | SGC_RUN_DIFF(8) |
+                                SGC_RUN_DIFF(9) | SGC_RUN_DIFF(10) | SGC_RUN_DIFF(11) | SGC_RUN_DIFF(12) |
+                                SGC_RUN_DIFF(13) | SGC_RUN_DIFF(14) | SGC_RUN_DIFF(15);
+                if (diff != 0)
+                    break;
+                n += 16;
+                p += 16 * s;
+                if (p >= stop || *(const uint64_t *)p != h)
+                    goto run_done;
+            }
             while ((size_t)(to - p) >= 8 * s) {
-                const char *q = p;
-                int same = (*(const uint64_t *)(q + s) == h) & (*(const uint64_t *)(q + 2 * s) == h) &
-                           (*(const uint64_t *)(q + 3 * s) == h) & (*(const uint64_t *)(q + 4 * s) == h) &
-                           (*(const uint64_t *)(q + 5 * s) == h) & (*(const uint64_t *)(q + 6 * s) == h) &
-                           (*(const uint64_t *)(q + 7 * s) == h);
-                if (!same)
+                uint64_t diff = SGC_RUN_DIFF(1) | SGC_RUN_DIFF(2) | SGC_RUN_DIFF(3) | SGC_RUN_DIFF(4) |
+                                SGC_RUN_DIFF(5) | SGC_RUN_DIFF(6) | SGC_RUN_DIFF(7);
+                if (diff != 0)
                     break;
                 n += 8;
                 p += 8 * s;
                 if (p >= stop || *(const uint64_t *)p != h)
                     break;
             }
+#undef SGC_RUN_DIFF
+        run_done:
             if (p >= stop)
                 break;
             h = *(const uint64_t *)p;
