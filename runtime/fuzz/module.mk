@@ -7,7 +7,9 @@
 #   $(BUILD)/fuzz/fuzz-sampler   the fuzzer binary
 #   fuzz-sampler                 (in "make fuzz") a longer run, FUZZ_TIME seconds
 #                                (default 300), that adds what it finds to
-#                                runtime/fuzz/corpus/ (the kept corpus)
+#                                runtime/fuzz/corpus/ (the kept corpus); an input
+#                                that fails is saved as $(BUILD)/fuzz/crash-*
+#                                (replay it: FUZZ_TRACE=1 $(BUILD)/fuzz/fuzz-sampler FILE)
 #   test-sampler-fuzz            (in "make test") replays the kept corpus and
 #                                runs FUZZ_SHORT_RUNS new inputs, fixed seed;
 #                                new inputs go to $(BUILD)/fuzz/new, not the repo
@@ -33,11 +35,13 @@ $(FUZZ_BIN): $(FUZZ_OBJS)
 .PHONY: fuzz-sampler test-sampler-fuzz
 fuzz-sampler: $(FUZZ_BIN)
 	@mkdir -p runtime/fuzz/corpus
-	$(FUZZ_BIN) -max_total_time=$(FUZZ_TIME) -max_len=1024 -print_final_stats=1 runtime/fuzz/corpus
+	$(FUZZ_BIN) -max_total_time=$(FUZZ_TIME) -max_len=1024 -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_DIR)/ runtime/fuzz/corpus
 
 test-sampler-fuzz: $(FUZZ_BIN)
 	@rm -rf $(FUZZ_DIR)/new && mkdir -p $(FUZZ_DIR)/new
 	@sh tests/check.sh sampler-fuzz $(FUZZ_BIN) -seed=1 -runs=$(FUZZ_SHORT_RUNS) -max_len=1024 \
+	    -artifact_prefix=$(FUZZ_DIR)/ \
 	    $(FUZZ_DIR)/new runtime/fuzz/corpus
 
 FUZZERS += fuzz-sampler
