@@ -173,7 +173,11 @@ __attribute__((noinline)) sgc_obj sgc_alloc_slow(uint32_t tid, size_t payload);
 static inline sgc_obj sgc_alloc(uint32_t tid, size_t payload) {
     size_t size = SGC_FOOTPRINT(payload);
     char *p = sgc_nursery.free;
-    if (__builtin_expect(size < SGC_LARGE_MIN && size <= (size_t)(sgc_nursery.limit - p), 1)) {
+    /* The size test is on the payload, not the footprint: a payload near
+     * SIZE_MAX wraps SGC_FOOTPRINT to a small number, and must still go to
+     * the slow path (which refuses it).  payload <= SGC_LARGE_MIN - 16 is
+     * exactly footprint < SGC_LARGE_MIN. */
+    if (__builtin_expect(payload <= SGC_LARGE_MIN - 16 && size <= (size_t)(sgc_nursery.limit - p), 1)) {
         sgc_nursery.free = p + size;
         *(uint64_t *)p = SGC_HDR_MAKE(tid, size);
         return p + SGC_HEADER_BYTES;

@@ -33,7 +33,9 @@ sgc_obj sgc_alloc_slow(uint32_t tid, size_t payload) {
      * programs that seldom collect. */
     sgc__timer_drain();
     size_t size = SGC_FOOTPRINT(payload);
-    if (size >= SGC_LARGE_MIN || size > (size_t)(sgc_nursery.end - sgc_nursery.start)) {
+    /* Routed by payload, like the fast path: a payload near SIZE_MAX wraps
+     * SGC_FOOTPRINT to a small size, and sgc__large_alloc refuses it. */
+    if (payload > SGC_LARGE_MIN - 16 || size > (size_t)(sgc_nursery.end - sgc_nursery.start)) {
         sgc_obj obj = sgc__large_alloc(tid, payload, size);
         /* Large objects consume the distance by their size, like any other. */
         sgc__sample_sync();

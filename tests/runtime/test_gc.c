@@ -63,6 +63,12 @@ Test(gc, malformed_type_aborts, .signal = SIGABRT) {
     sgc_type_register(&(sgc_type){"bad", 16, 0x4, SGC_VAR_NONE}); /* word 2 is past 16 bytes */
 }
 
+/* A payload near SIZE_MAX wraps SGC_FOOTPRINT to a small size; the fast and
+ * slow paths route by payload, so it is refused rather than bump-allocated. */
+Test(gc, payload_that_wraps_the_footprint_aborts, .signal = SIGABRT) {
+    sgc_alloc(T_BYTES, SIZE_MAX - 3);
+}
+
 Test(gc, alloc_header_zero_and_counts) {
     node *n = new_node(7);
     cr_assert(in_nursery(n));
