@@ -263,6 +263,7 @@ typedef struct sgc_stats {
     uint64_t time_samples_dropped; /* time samples lost to a full buffer */
     uint64_t time_samples_written; /* time samples handed to the profile */
     uint64_t time_sampling_ns;  /* time during which time sampling was on */
+    uint64_t time_samples_missed; /* timer expirations the kernel merged while the thread was not running */
 } sgc_stats;
 
 void sgc_get_stats(sgc_stats *out);

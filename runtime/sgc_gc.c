@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "sgc_gc.h"
+#include "sgc_timer.h"
 
 /* ---- Shared state --------------------------------------------------------- */
 
@@ -557,6 +558,7 @@ void sgc_get_stats(sgc_stats *out) {
     out->nursery_bytes += (uint64_t)(sgc_nursery.free - sgc_nursery.start);
     out->nursery_objects += nursery_count(sgc_nursery.start, sgc_nursery.free);
     out->heap_bytes = heap_bytes();
+    out->time_samples_missed = sgc__timer_missed();
 }
 
 /* Writes the stats record (docs/FORMATS.md) to path, atomically: a
@@ -603,6 +605,7 @@ static int write_stats(const char *path) {
     KV("time_samples_dropped", s.time_samples_dropped);
     KV("time_samples_written", s.time_samples_written);
     KV("time_sampling_ns", s.time_sampling_ns);
+    KV("time_samples_missed", s.time_samples_missed);
     fprintf(f, "time_hz_achieved %.3f\n", hz);
     KV("alloc_period", st->alloc_period);
     fprintf(f, "alloc_mode %s\n", st->alloc_mode == SGC_SAMPLE_POISSON ? "poisson" : "fixed");
