@@ -27,24 +27,9 @@
 #include <time.h>
 
 #include "sgc.h"
+#include "bench_util.h"
 
 static uint32_t T_SMALL, T_NODE, T_REC;
-
-static uint64_t cpu_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static uint64_t median(uint64_t *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_u64);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static void types(void) {
     T_SMALL = sgc_type_register(&(sgc_type){"bench_small", 16, 0, SGC_VAR_NONE});
@@ -137,9 +122,9 @@ static int bench_alloc(uint64_t n, int rounds) {
         fast_ns += cpu_ns() - t0;
         fast_n += batch;
     }
-    double sgc = (double)median(ts, rounds) / (double)n;
-    double mal = (double)median(ts + rounds, rounds) / (double)n;
-    double boe = (double)median(ts + 2 * rounds, rounds) / (double)n;
+    double sgc = (double)median_u64(ts, rounds) / (double)n;
+    double mal = (double)median_u64(ts + rounds, rounds) / (double)n;
+    double boe = (double)median_u64(ts + 2 * rounds, rounds) / (double)n;
     uint64_t minors = s1.minor_collections - s0.minor_collections;
     double gc_share = (double)(s1.minor_ns - s0.minor_ns) / (double)(n * (uint64_t)rounds);
     printf("alloc: %llu allocations of 16 bytes per round, %d rounds, median CPU time per allocation\n",
@@ -194,7 +179,7 @@ static int bench_minor(int rounds) {
             root = NULL;
             sgc_collect_major();
         }
-        uint64_t m = median(ns, rounds);
+        uint64_t m = median_u64(ns, rounds);
         printf("minor collection copying %s: %.1f MiB in %.2f ms, %.0f MiB/s (median of %d)\n", shapes[k].name,
                (double)bytes / 1048576.0, (double)m / 1e6, (double)bytes / 1048576.0 / ((double)m / 1e9), rounds);
         free(ns);

@@ -20,17 +20,7 @@
 
 #include "sgc_internal.h"
 #include "sgc_profile.h"
-
-static uint64_t cpu_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
+#include "bench_util.h"
 
 static sgc_func fns[8] = {{"f0", 0}, {"f1", 0}, {"f2", 0}, {"f3", 0},
                           {"f4", 0}, {"f5", 0}, {"f6", 0}, {"f7", 0}};

@@ -36,27 +36,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "sgc.h"
+#include "bench_util.h"
 
 static uint32_t tid_small, tid_node;
-
-/* CPU time of the process (user + system, the profile's writes included):
- * on a shared machine, time spent descheduled would swamp the differences
- * measured here. */
-static uint64_t now_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_u64(const void *a, const void *b) {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static uint64_t median(uint64_t *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_u64);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static uint64_t points(void) {
     sgc_stats st;
@@ -108,16 +90,16 @@ static int run_cost(int rounds) {
             uint64_t off[64], on[64];
             for (int r = 0; r < rounds; r++) {
                 sgc_collect_minor();
-                uint64_t t0 = now_ns();
+                uint64_t t0 = cpu_ns();
                 alloc_at_depth(depths[di], (enum shape)s, n);
-                off[r] = now_ns() - t0;
+                off[r] = cpu_ns() - t0;
                 sgc_sampling_start(64, SGC_SAMPLE_FIXED, 0);
                 sgc_collect_minor();
                 uint64_t p0 = points();
-                t0 = now_ns();
+                t0 = cpu_ns();
                 alloc_at_depth(depths[di], (enum shape)s, n);
                 sgc_collect_minor(); /* the last survivals settled: part of the cost */
-                on[r] = now_ns() - t0;
+                on[r] = cpu_ns() - t0;
                 uint64_t got = points() - p0;
                 sgc_sampling_stop();
                 if (got != (uint64_t)n) {
@@ -126,7 +108,7 @@ static int run_cost(int rounds) {
                     failed = 1;
                 }
             }
-            double off_ns = (double)median(off, rounds) / n, on_ns = (double)median(on, rounds) / n;
+            double off_ns = (double)median_u64(off, rounds) / n, on_ns = (double)median_u64(on, rounds) / n;
             printf("%-6d %-6s %12.1f %12.1f %12.1f\n", depths[di], shape_name[s], off_ns, on_ns, on_ns - off_ns);
         }
     }
@@ -175,9 +157,9 @@ static uint64_t timed_churn(uint64_t period, uint64_t mib, uint64_t *bytes, int 
         sgc_sampling_start(period, SGC_SAMPLE_FIXED, 0);
     sgc_collect_minor();
     uint64_t p0 = points();
-    uint64_t t0 = now_ns();
+    uint64_t t0 = cpu_ns();
     *bytes = churn(mib);
-    uint64_t dt = now_ns() - t0;
+    uint64_t dt = cpu_ns() - t0;
     uint64_t got = points() - p0;
     sgc_sampling_stop();
     if (period && got != *bytes / period) {
@@ -223,7 +205,7 @@ static int run_overhead(int rounds, uint64_t mib, double sample_ns) {
                 base[r] = off;
         }
     }
-    uint64_t b = median(base, rounds);
+    uint64_t b = median_u64(base, rounds);
     printf("# overhead: %llu MiB allocated per run, %d rounds of off/on pairs, baseline %.1f ms (CPU)\n",
            (unsigned long long)(bytes >> 20), rounds, b / 1e6);
     printf("%-10s %10s %14s %12s %12s %14s\n", "period", "samples", "overhead_%", "q1_%", "q3_%", "predicted_%");
@@ -264,17 +246,17 @@ static double quick_sample_ns(void) {
     uint64_t off[5], on[5];
     const long n = 100000;
     for (int r = 0; r < 5; r++) {
-        uint64_t t0 = now_ns();
+        uint64_t t0 = cpu_ns();
         alloc_at_depth(10, SHAPE_SAME, n);
-        off[r] = now_ns() - t0;
+        off[r] = cpu_ns() - t0;
         sgc_sampling_start(64, SGC_SAMPLE_FIXED, 0);
-        t0 = now_ns();
+        t0 = cpu_ns();
         alloc_at_depth(10, SHAPE_SAME, n);
         sgc_collect_minor();
-        on[r] = now_ns() - t0;
+        on[r] = cpu_ns() - t0;
         sgc_sampling_stop();
     }
-    return ((double)median(on, 5) - (double)median(off, 5)) / n;
+    return ((double)median_u64(on, 5) - (double)median_u64(off, 5)) / n;
 }
 
 static void usage(FILE *to) {

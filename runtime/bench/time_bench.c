@@ -35,28 +35,7 @@
 #include "sgc_internal.h"
 #include "sgc_profile.h"
 #include "sgc_timer.h"
-
-static uint64_t cpu_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t wall_ns(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
+#include "bench_util.h"
 
 static pid_t pid, tid;
 
@@ -91,7 +70,7 @@ static double per_call(long n, int rounds, sgc_frame *frames, int depth, int dra
         }
         t[r] = (double)spent / (double)n;
     }
-    double m = median(t, rounds);
+    double m = median_double(t, rounds);
     free(t);
     return m;
 }
@@ -134,7 +113,7 @@ static double per_signal(long n, int rounds, sgc_frame *frames, int depth, int d
         }
         t[r] = (double)(cpu_ns() - t0) / (double)n;
     }
-    double m = median(t, rounds);
+    double m = median_double(t, rounds);
     free(t);
     return m;
 }
@@ -335,12 +314,12 @@ static int overhead(long n, int rounds) {
             uint64_t signals = empty[c] ? (uint64_t)empty_count : b.time_samples - a.time_samples;
             rate[c][r] = (double)signals / ((double)(w1 - w0) / 1e9);
         }
-    double base = median(t[0], rounds);
+    double base = median_double(t[0], rounds);
     printf("time sampling overhead, %ld trees of depth 12 per run, median CPU time of %d interleaved rounds\n", n,
            rounds);
     printf("  %-14s %6s %10s %10s %12s %12s\n", "handler", "hz", "cpu s", "overhead", "achieved Hz", "normalized");
     for (int c = 0; c < NC; c++) {
-        double m = median(t[c], rounds), rt = median(rate[c], rounds);
+        double m = median_double(t[c], rounds), rt = median_double(rate[c], rounds);
         double ov = m / base;
         if (hz[c])
             printf("  %-14s %6u %10.3f %9.2f%% %12.1f %12.4f\n", empty[c] ? "empty (floor)" : "sgc sampler", hz[c],
