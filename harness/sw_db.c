@@ -20,7 +20,11 @@ static const char schema[] =
     "  time_hz INTEGER NOT NULL,\n"
     "  time_clock TEXT NOT NULL,\n"
     "  size INTEGER NOT NULL,\n"
-    "  label TEXT NOT NULL UNIQUE);\n"
+    "  label TEXT NOT NULL UNIQUE,\n"
+    /* The harness's additions: the workload's extra arguments, and the
+     * --depth of deepstack's depth cells (NULL otherwise). */
+    "  args TEXT NOT NULL DEFAULT '',\n"
+    "  depth INTEGER);\n"
     "CREATE TABLE runs(\n"
     "  run_id INTEGER PRIMARY KEY,\n"
     "  cell_id INTEGER NOT NULL REFERENCES cells,\n"
@@ -270,7 +274,7 @@ void sw_db_store_plan(sw_db *d, const sw_cell *cells, int n_cells, const sw_slot
 {
     exec_sql(d, "BEGIN");
     sqlite3_stmt *st = prepare(d, "INSERT INTO cells(cell_id, workload, kind, alloc_period, alloc_mode, time_hz,"
-                                  " time_clock, size, label) VALUES(?,?,?,?,?,?,?,?,?)");
+                                  " time_clock, size, label, args, depth) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
     for (int i = 0; i < n_cells; i++) {
         const sw_cell *c = &cells[i];
         sqlite3_bind_int(st, 1, c->id);
@@ -282,6 +286,9 @@ void sw_db_store_plan(sw_db *d, const sw_cell *cells, int n_cells, const sw_slot
         bind_text(st, 7, c->time_clock);
         sqlite3_bind_int64(st, 8, (sqlite3_int64)c->size);
         bind_text(st, 9, c->label);
+        bind_text(st, 10, c->args ? c->args : "");
+        if (c->depth)
+            sqlite3_bind_int(st, 11, (int)c->depth);
         step_done(d, st, "storing the cells");
     }
     sqlite3_finalize(st);
@@ -321,7 +328,7 @@ int sw_db_load_cells(sw_db *d, sw_cell **out)
     int n = sw_db_count(d, "cells");
     sw_cell *cells = sw_xcalloc((size_t)(n ? n : 1), sizeof *cells);
     sqlite3_stmt *st = prepare(d, "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, time_clock,"
-                                  " size, label FROM cells ORDER BY cell_id");
+                                  " size, label, args, depth FROM cells ORDER BY cell_id");
     int i = 0;
     while (i < n && sqlite3_step(st) == SQLITE_ROW) {
         sw_cell *c = &cells[i];
@@ -336,6 +343,10 @@ int sw_db_load_cells(sw_db *d, sw_cell **out)
         c->time_clock = intern_word(sqlite3_column_text(st, 6));
         c->size = (uint64_t)sqlite3_column_int64(st, 7);
         c->label = column_dup(st, 8);
+        c->args = column_dup(st, 9);
+        if (!c->args)
+            c->args = sw_xstrdup("");
+        c->depth = (unsigned)sqlite3_column_int(st, 10);
         i++;
     }
     sqlite3_finalize(st);
@@ -443,11 +454,11 @@ int sw_db_export_csv(sw_db *d, const char *csv_path)
     /* One column per supported event: ctr_<name with non-alphanumerics as _>. */
     sw_buf sql = {0}, header = {0};
     sw_buf_puts(&sql, "SELECT r.run_id, r.seq, r.round, c.cell_id, c.workload, c.kind, c.label, c.alloc_period,"
-                      " c.alloc_mode, c.time_hz, c.time_clock, c.size, r.status, r.failure, r.wall_ns, r.user_ns,"
+                      " c.alloc_mode, c.time_hz, c.time_clock, c.size, c.args, c.depth, r.status, r.failure, r.wall_ns, r.user_ns,"
                       " r.sys_ns, r.maxrss_kb, r.overhead_ns, r.cpu, r.sgc_seed, r.exit_code, r.term_signal,"
                       " r.checksum, r.profile_bytes");
     sw_buf_puts(&header, "run_id,seq,round,cell_id,workload,kind,label,alloc_period,alloc_mode,time_hz,time_clock,"
-                         "size,status,failure,wall_ns,user_ns,sys_ns,maxrss_kb,overhead_ns,cpu,sgc_seed,exit_code,"
+                         "size,args,depth,status,failure,wall_ns,user_ns,sys_ns,maxrss_kb,overhead_ns,cpu,sgc_seed,exit_code,"
                          "term_signal,checksum,profile_bytes");
     for (size_t i = 0; i < sizeof csv_stats / sizeof *csv_stats; i++) {
         sw_buf_printf(&sql, ", (SELECT value FROM run_stats s WHERE s.run_id = r.run_id AND s.key = '%s')",

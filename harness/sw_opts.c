@@ -27,6 +27,7 @@ static void plan_defaults(sw_opts *o, int quick)
         o->time_hz[0] = 1000;
         o->runs = 5;
         o->target = 0.1;
+        o->n_depths = 0;
     } else {
         for (uint64_t p = 32u << 10; p <= 32u << 20; p *= 2)
             o->periods[o->n_periods++] = p;
@@ -36,6 +37,10 @@ static void plan_defaults(sw_opts *o, int quick)
         o->time_hz[2] = 2000;
         o->runs = 30;
         o->target = 0.3;
+        static const unsigned depths[] = {1, 4, 16, 64, 256, 1024};
+        o->n_depths = 0;
+        for (size_t i = 0; i < sizeof depths / sizeof *depths; i++)
+            o->depths[o->n_depths++] = depths[i];
     }
     o->warmup = 1;
 }
@@ -63,6 +68,8 @@ void sw_opts_defaults(sw_opts *o)
     o->list_file = sw_xstrdup("workloads/workloads.list");
     o->mode_fixed = 1;
     o->clock_wall = 1;
+    o->depth_period = 64u << 10;
+    o->depth_hz = 2000;
     o->seed = fresh_seed();
     o->cpu = -1;
     o->out_root = sw_xstrdup("results");
@@ -142,7 +149,7 @@ static int valid_workload_name(const char *s)
 static int is_known(const char *name)
 {
     static const char *names[] = {"quick", "workloads", "list", "bin-dir", "periods", "modes", "time-hz",
-                                  "time-clock", "combined", "runs", "warmup", "seed", "cpu", "out", "timeout",
+                                  "time-clock", "combined", "depths", "depth-period", "depth-hz", "runs", "warmup", "seed", "cpu", "out", "timeout",
                                   "target", "size", "keep-profiles", "counters", "tmp", "plan", "progress",
                                   "no-progress", "help", "config", "resume"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
@@ -243,6 +250,23 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
         }
         free_list(items, n);
         o->n_combined = n;
+    } else if (!strcmp(name, "depths")) {
+        int n = split_list(name, value, origin, items);
+        for (int i = 0; i < n; i++) {
+            if (sw_parse_uint(items[i], SW_MAX_DEPTH, &v) || v == 0)
+                sw_usage_error("%s: depths: '%s' is not a stack depth (1..%d)", origin, items[i], SW_MAX_DEPTH);
+            o->depths[i] = (unsigned)v;
+        }
+        free_list(items, n);
+        o->n_depths = n;
+    } else if (!strcmp(name, "depth-period")) {
+        if (sw_parse_bytes(value, &v) || v == 0)
+            sw_usage_error("%s: depth-period: '%s' is not a period in bytes (e.g. 64K)", origin, value);
+        o->depth_period = v;
+    } else if (!strcmp(name, "depth-hz")) {
+        if (sw_parse_uint(value, 1000000, &v) || v == 0)
+            sw_usage_error("%s: depth-hz: '%s' is not a rate in Hz (1..1000000)", origin, value);
+        o->depth_hz = (unsigned)v;
     } else if (!strcmp(name, "runs")) {
         if (sw_parse_uint(value, 100000, &v) || v == 0)
             sw_usage_error("%s: runs: '%s' is not a number of runs (1..100000)", origin, value);
@@ -394,6 +418,10 @@ void sw_opts_usage(void *stream)
 "  --time-hz LIST        time sampling rates (default 100,1000,2000)\n"
 "  --time-clock LIST     time sampling clocks: wall, cpu (default wall)\n"
 "  --combined LIST       alloc+time cells as PERIOD@HZ, e.g. 4M@1000 (default none)\n"
+"  --depths LIST         deepstack --depth values: a baseline, an alloc cell and a time\n"
+"                        cell at each (default 1,4,16,64,256,1024; --quick: none)\n"
+"  --depth-period BYTES  allocation sampling period of the depth cells (default 64K)\n"
+"  --depth-hz HZ         time sampling rate of the depth cells (default 2000)\n"
 "  --runs N              measured rounds, each runs every cell once (default 30)\n"
 "  --warmup N            discarded warm-up rounds before them (default 1)\n"
 "  --seed N              seed of the shuffles and of SGC_SEED (default: random, recorded)\n"
@@ -525,6 +553,12 @@ char *sw_opts_to_config(const sw_opts *o)
         sw_buf_printf(&b, "%s%s@%u", i ? "," : "", sw_format_bytes(o->combined[i].period, tmp, sizeof tmp),
                       o->combined[i].hz);
     sw_buf_puts(&b, o->n_combined ? "\n" : "none\n");
+    sw_buf_puts(&b, "depths = ");
+    for (int i = 0; i < o->n_depths; i++)
+        sw_buf_printf(&b, "%s%u", i ? "," : "", o->depths[i]);
+    sw_buf_puts(&b, o->n_depths ? "\n" : "none\n");
+    sw_buf_printf(&b, "depth-period = %s\ndepth-hz = %u\n", sw_format_bytes(o->depth_period, tmp, sizeof tmp),
+                  o->depth_hz);
     sw_buf_printf(&b, "runs = %d\nwarmup = %d\nseed = %llu\n", o->runs, o->warmup, (unsigned long long)o->seed);
     if (o->cpu >= 0)
         sw_buf_printf(&b, "cpu = %d\n", o->cpu);

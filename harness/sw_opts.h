@@ -19,6 +19,10 @@
 #include <stdint.h>
 
 #define SW_MAX_LIST 64
+/* deepstack's largest --depth (docs/WORKLOADS.md). */
+#define SW_MAX_DEPTH 10000
+/* The workload the depth cells belong to. */
+#define SW_DEPTH_WORKLOAD "deepstack"
 
 typedef struct sw_combined {
     uint64_t period; /* allocation sampling period, bytes (> 0) */
@@ -44,6 +48,10 @@ typedef struct sw_opts {
     int clock_wall, clock_cpu;  /* time sampling clocks to run */
     sw_combined combined[SW_MAX_LIST]; /* alloc+time cells (fixed mode, wall clock) */
     int n_combined;
+    unsigned depths[SW_MAX_LIST]; /* deepstack --depth values for the depth cells */
+    int n_depths;
+    uint64_t depth_period;      /* allocation sampling period of the depth cells */
+    unsigned depth_hz;          /* time sampling rate of the depth cells */
     int runs;                   /* measured rounds */
     int warmup;                 /* discarded warm-up rounds (>= 1 by default) */
     uint64_t seed;              /* the sweep's seed (shuffles and SGC_SEED) */

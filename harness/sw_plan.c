@@ -7,13 +7,15 @@
 
 /* Appends one cell; the label is made from the configuration. */
 static void add_cell(sw_cell **cells, int *n, const char *workload, const char *kind, uint64_t period,
-                     const char *mode, unsigned hz, const char *clock)
+                     const char *mode, unsigned hz, const char *clock, unsigned depth)
 {
     *cells = sw_xrealloc(*cells, (size_t)(*n + 1) * sizeof **cells);
     sw_cell *c = &(*cells)[*n];
     char p[32];
     sw_buf label = {0};
     sw_buf_printf(&label, "%s/", workload);
+    if (depth)
+        sw_buf_printf(&label, "d%u/", depth);
     if (!period && !hz)
         sw_buf_puts(&label, "baseline");
     if (period)
@@ -32,6 +34,8 @@ static void add_cell(sw_cell **cells, int *n, const char *workload, const char *
         .time_clock = hz ? clock : "",
         .size = 0,
         .label = label.data,
+        .args = depth ? sw_xasprintf("--depth %u", depth) : sw_xstrdup(""),
+        .depth = depth,
     };
     (*n)++;
 }
@@ -42,28 +46,35 @@ int sw_plan_cells(const sw_opts *o, char *const *workloads, int n_workloads, sw_
     int n = 0;
     for (int w = 0; w < n_workloads; w++) {
         const char *name = workloads[w];
-        add_cell(&cells, &n, name, "baseline", 0, "", 0, "");
+        add_cell(&cells, &n, name, "baseline", 0, "", 0, "", 0);
         for (int m = 0; m < 2; m++) {
             if (!(m == 0 ? o->mode_fixed : o->mode_poisson))
                 continue;
             for (int i = 0; i < o->n_periods; i++)
-                add_cell(&cells, &n, name, "alloc", o->periods[i], m == 0 ? "fixed" : "poisson", 0, "");
+                add_cell(&cells, &n, name, "alloc", o->periods[i], m == 0 ? "fixed" : "poisson", 0, "", 0);
         }
         for (int k = 0; k < 2; k++) {
             if (!(k == 0 ? o->clock_wall : o->clock_cpu))
                 continue;
             for (int i = 0; i < o->n_time_hz; i++)
-                add_cell(&cells, &n, name, "time", 0, "", o->time_hz[i], k == 0 ? "wall" : "cpu");
+                add_cell(&cells, &n, name, "time", 0, "", o->time_hz[i], k == 0 ? "wall" : "cpu", 0);
         }
         for (int i = 0; i < o->n_combined; i++)
-            add_cell(&cells, &n, name, "alloc+time", o->combined[i].period, "fixed", o->combined[i].hz, "wall");
+            add_cell(&cells, &n, name, "alloc+time", o->combined[i].period, "fixed", o->combined[i].hz, "wall", 0);
+        if (!strcmp(name, SW_DEPTH_WORKLOAD))
+            for (int i = 0; i < o->n_depths; i++) {
+                unsigned d = o->depths[i];
+                add_cell(&cells, &n, name, "baseline", 0, "", 0, "", d);
+                add_cell(&cells, &n, name, "alloc", o->depth_period, "fixed", 0, "", d);
+                add_cell(&cells, &n, name, "time", 0, "", o->depth_hz, "wall", d);
+            }
     }
     /* Duplicate settings (e.g. "--periods 4M,4M") would give duplicate
      * labels; the database requires them unique, so refuse early. */
     for (int i = 0; i < n; i++)
         for (int j = i + 1; j < n; j++)
             if (!strcmp(cells[i].label, cells[j].label))
-                sw_usage_error("the plan names cell %s twice (a workload, period or rate is listed twice)",
+                sw_usage_error("the plan names cell %s twice (a workload, period, rate or depth is listed twice)",
                                cells[i].label);
     *out = cells;
     return n;
@@ -106,6 +117,7 @@ void sw_plan_free_cells(sw_cell *cells, int n)
         free(cells[i].workload);
         free(cells[i].kind);
         free(cells[i].label);
+        free(cells[i].args);
     }
     free(cells);
 }

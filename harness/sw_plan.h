@@ -7,6 +7,11 @@
  *    combined entry.  Cell labels are unique: "<workload>/<config>" with
  *    config "baseline", "alloc-fixed-4M", "alloc-poisson-4M", "time-1000Hz"
  *    (wall clock) or "time-cpu-1000Hz", "alloc-fixed-4M+time-1000Hz".
+ *  - When deepstack is among the workloads, it also gets, for each --depths
+ *    value D in order, a baseline, an alloc cell (fixed, --depth-period) and
+ *    a time cell (wall, --depth-hz), labelled "deepstack/d<D>/<config>",
+ *    whose runs (calibration and --check included) get the extra workload
+ *    arguments "--depth D".  Sizes are calibrated per (workload, args).
  *  - The schedule has warmup + runs rounds.  In the database the measured
  *    rounds are 1..runs and the warm-up rounds are 0, -1, -2, ... (the last
  *    warm-up round is 0), so "round >= 1" selects exactly the measured runs
@@ -31,7 +36,9 @@ typedef struct sw_cell {
     unsigned time_hz;     /* 0 = no time sampling */
     const char *time_clock; /* "wall", "cpu" or "" */
     uint64_t size;        /* the workload's --size (0 until calibrated) */
-    char *label;          /* unique, "<workload>/<config>" */
+    char *label;          /* unique, "<workload>/<config>" or "<workload>/d<D>/<config>" */
+    char *args;           /* extra workload arguments ("--depth 16"), "" for none */
+    unsigned depth;       /* the --depth of a depth cell, 0 for none */
 } sw_cell;
 
 typedef struct sw_slot {

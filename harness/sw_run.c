@@ -101,6 +101,27 @@ int sw_run_parse_stats(const char *text, char ***keys, char ***values, const cha
     return n;
 }
 
+/* argv for path --size SIZE, then the words of args (split on blanks), then
+ * extra if not NULL.  The words live in *words (free both arrays after). */
+static char **make_argv(char *path, char *size, const char *args, const char *extra, char **words)
+{
+    *words = sw_xstrdup(args ? args : "");
+    size_t n = 0, cap = 8;
+    char **argv = sw_xcalloc(cap, sizeof *argv);
+    argv[n++] = path;
+    argv[n++] = "--size";
+    argv[n++] = size;
+    for (char *save, *tok = strtok_r(*words, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
+        if (n + 3 > cap)
+            argv = sw_xrealloc(argv, (cap *= 2) * sizeof *argv);
+        argv[n++] = tok;
+    }
+    if (extra)
+        argv[n++] = (char *)extra;
+    argv[n] = NULL;
+    return argv;
+}
+
 static char *read_file(const char *path)
 {
     FILE *f = fopen(path, "r");
@@ -176,7 +197,8 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
     if (profile_path)
         extra[n_extra++] = sw_xasprintf("SGC_PROFILE=%s", profile_path);
     char **env = make_env(r, extra, n_extra);
-    char *argv[] = {path, "--size", size, NULL};
+    char *words;
+    char **argv = make_argv(path, size, cell->args, NULL, &words);
     unlink(stats_path);
     if (profile_path)
         unlink(profile_path);
@@ -217,6 +239,8 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
         out->tail = sw_exec_tail(&out->exec, 15);
 
     free(stats_text);
+    free(argv);
+    free(words);
     free(env);
     for (int i = 0; i < n_extra; i++)
         free(extra[i]);
@@ -225,19 +249,22 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
     free(profile_path);
 }
 
-int sw_run_plain(const sw_runner *r, const char *workload, uint64_t size, const char *extra, double timeout,
-                 sw_exec_res *res, char **checksum)
+int sw_run_plain(const sw_runner *r, const char *workload, const char *args, uint64_t size, const char *extra,
+                 double timeout, sw_exec_res *res, char **checksum)
 {
     char sz[32];
     snprintf(sz, sizeof sz, "%llu", (unsigned long long)size);
     char *path = sw_xasprintf("%s/%s", r->bin_dir, workload);
-    char *argv[] = {path, "--size", sz, (char *)extra, NULL};
+    char *words;
+    char **argv = make_argv(path, sz, args, extra, &words);
     char *settings[] = {"SGC_ALLOC_PERIOD=0", "SGC_TIME_HZ=0"};
     char **env = make_env(r, settings, 2);
     sw_exec_req req = {.path = path, .argv = argv, .envp = env, .cpu = r->cpu, .timeout = timeout,
                        .counters = NULL, .stop = r->stop};
     int rc = sw_exec_run(&req, res);
     *checksum = sw_run_find_checksum(res->out.data);
+    free(argv);
+    free(words);
     free(env);
     free(path);
     if (rc == 0 && !res->timed_out && !res->interrupted && WIFEXITED(res->status) && WEXITSTATUS(res->status) == 0)

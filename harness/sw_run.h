@@ -11,6 +11,8 @@
  *    equal to the workload's reference checksum, and left a stats record
  *    ("sgc-stats N" first line) whose settings match the cell's.  Anything
  *    else is "failed" with a reason in words and the tail of its output.
+ *  - Every run of a cell gets the cell's extra workload arguments after
+ *    "--size N" (calibration and --check runs too, through sw_run_plain).
  *  - Temporary files (stats record, profile) are removed after each run
  *    unless profiles are kept.
  */
@@ -58,9 +60,10 @@ void sw_runner_init(sw_runner *r);
 void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, const char *reference,
                  double timeout, sw_run_result *out);
 /* Runs a workload with plain settings (calibration and --check runs): no
- * sampling, no counters.  extra is an extra argument (e.g. "--check") or NULL. */
-int sw_run_plain(const sw_runner *r, const char *workload, uint64_t size, const char *extra, double timeout,
-                 sw_exec_res *res, char **checksum);
+ * sampling, no counters.  args are the cell's extra workload arguments ("" or
+ * NULL for none); extra is one more argument (e.g. "--check") or NULL. */
+int sw_run_plain(const sw_runner *r, const char *workload, const char *args, uint64_t size, const char *extra,
+                 double timeout, sw_exec_res *res, char **checksum);
 /* Fills a database row from a result (pointers into res). */
 void sw_run_to_row(const sw_run_result *res, const sw_cell *cell, int seq, int round, int cpu,
                    const sw_counters *counters, sw_run_row *row);

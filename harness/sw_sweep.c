@@ -285,7 +285,14 @@ static void lock_dir(const char *dir)
 
 /* ---- Calibration --------------------------------------------------------- */
 
+/* One calibration unit: a workload with its extra arguments (the depth
+ * cells of deepstack are calibrated per depth).  Its key in the calibration
+ * tables is the workload name, followed by the arguments if there are any
+ * ("deepstack --depth 16"). */
 typedef struct calib {
+    const char *workload; /* the workload (owned by the cells) */
+    const char *args;  /* its extra arguments, "" for none (owned by the cells) */
+    char *key;         /* calibration key */
     uint64_t size;     /* chosen --size */
     double seconds;    /* baseline wall time at that size */
     char *checksum;    /* reference checksum from the --check run */
@@ -298,11 +305,12 @@ typedef struct calib {
  * wall time, so that the sizes do not shrink when other work competes for
  * the machine during calibration.  INFINITY if it timed out; -1 if it failed
  * (*why says how; *bad_size is set when it refused the size, exit 2). */
-static double probe(sweep *s, const char *w, uint64_t size, double timeout, int probe_no, char **why, int *bad_size)
+static double probe(sweep *s, const calib *u, uint64_t size, double timeout, int probe_no, char **why, int *bad_size)
 {
     sw_exec_res res;
     char *sum = NULL;
-    int rc = sw_run_plain(&s->runner, w, size, NULL, timeout, &res, &sum);
+    const char *w = u->workload;
+    int rc = sw_run_plain(&s->runner, w, u->args, size, NULL, timeout, &res, &sum);
     double t = (double)(res.ru.ru_utime.tv_sec + res.ru.ru_stime.tv_sec) +
                (double)(res.ru.ru_utime.tv_usec + res.ru.ru_stime.tv_usec) / 1e6;
     const char *status = "ok";
@@ -328,7 +336,7 @@ static double probe(sweep *s, const char *w, uint64_t size, double timeout, int 
     }
     if (res.interrupted)
         t = -1;
-    sw_db_store_probe(&s->db, w, probe_no, size, res.wall_ns, t >= 0 && !isinf(t) ? (uint64_t)(t * 1e9) : 0, status);
+    sw_db_store_probe(&s->db, u->key, probe_no, size, res.wall_ns, t >= 0 && !isinf(t) ? (uint64_t)(t * 1e9) : 0, status);
     free(sum);
     sw_exec_res_free(&res);
     return t;
@@ -338,7 +346,7 @@ static double probe(sweep *s, const char *w, uint64_t size, double timeout, int 
  * until the target is passed, then interpolating in log-log space between
  * the two sizes around it (so both linear and steeper workloads converge in
  * a few probes).  Every probe is recorded. */
-static void calibrate_size(sweep *s, const char *w, calib *c, int *probes)
+static void calibrate_size(sweep *s, calib *c, int *probes)
 {
     double target = s->o.target, timeout = 10 * target + 2;
     uint64_t lo_s = 0, hi_s = 0, size = 1;
@@ -349,7 +357,7 @@ static void calibrate_size(sweep *s, const char *w, calib *c, int *probes)
     for (*probes = 0; *probes < 40;) {
         char *why = NULL;
         int bad_size;
-        double t = probe(s, w, size, timeout, ++*probes, &why, &bad_size);
+        double t = probe(s, c, size, timeout, ++*probes, &why, &bad_size);
         if (stop_signal) {
             free(why);
             c->failure = sw_xstrdup("interrupted");
@@ -421,16 +429,16 @@ static void calibrate_size(sweep *s, const char *w, calib *c, int *probes)
 
 /* Calibrates one workload (or times its fixed size), then runs --check
  * once at that size for the reference checksum.  Stores the outcome. */
-static void calibrate(sweep *s, const char *w, calib *c)
+static void calibrate(sweep *s, calib *c)
 {
-    memset(c, 0, sizeof *c);
+    const char *w = c->workload;
     uint64_t fixed = sw_opts_fixed_size(&s->o, w);
     int probes = 0;
     const char *method = fixed ? "fixed" : "calibrated";
     if (fixed) {
         char *why = NULL;
         int bad_size;
-        double t = probe(s, w, fixed, 10 * s->o.target + 60, 1, &why, &bad_size);
+        double t = probe(s, c, fixed, 10 * s->o.target + 60, 1, &why, &bad_size);
         probes = 1;
         if (t < 0 || isinf(t)) {
             c->failure = why ? why : sw_xasprintf("--size %llu timed out", (unsigned long long)fixed);
@@ -439,14 +447,14 @@ static void calibrate(sweep *s, const char *w, calib *c)
             free(why);
         }
     } else {
-        calibrate_size(s, w, c, &probes);
+        calibrate_size(s, c, &probes);
     }
     if (stop_signal)
         return;
     if (c->ok) {
         sw_exec_res res;
         char *sum = NULL;
-        int rc = sw_run_plain(&s->runner, w, c->size, "--check", 60 * c->seconds + 30, &res, &sum);
+        int rc = sw_run_plain(&s->runner, w, c->args, c->size, "--check", 60 * c->seconds + 30, &res, &sum);
         if (rc != 0 || !sum) {
             sw_exec_req req = {.path = w, .timeout = 60 * c->seconds + 30};
             char *f = sw_exec_failure(&req, &res);
@@ -462,13 +470,13 @@ static void calibrate(sweep *s, const char *w, calib *c)
     }
     if (stop_signal)
         return;
-    sw_db_store_calibration(&s->db, w, c->size, c->seconds, c->checksum, method, probes, c->ok ? "ok" : "failed",
+    sw_db_store_calibration(&s->db, c->key, c->size, c->seconds, c->checksum, method, probes, c->ok ? "ok" : "failed",
                             c->failure);
     if (c->ok)
-        fprintf(stderr, "sweep: %s: --size %llu takes %.3f s of CPU (%s, %d probe%s); checksum %s\n", w,
+        fprintf(stderr, "sweep: %s: --size %llu takes %.3f s of CPU (%s, %d probe%s); checksum %s\n", c->key,
                 (unsigned long long)c->size, c->seconds, method, probes, probes == 1 ? "" : "s", c->checksum);
     else
-        fprintf(stderr, "sweep: %s: unusable, its runs will be recorded as failed: %s\n", w, c->failure);
+        fprintf(stderr, "sweep: %s: unusable, its runs will be recorded as failed: %s\n", c->key, c->failure);
 }
 
 /* ---- The sweep ------------------------------------------------------------- */
@@ -487,7 +495,7 @@ static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells)
            o->n_workloads, o->n_workloads == 1 ? "" : "s", n_cells, o->warmup, o->runs, n,
            (unsigned long long)o->seed);
     for (int i = 0; i < n_cells; i++)
-        printf("cell %d %s\n", cells[i].id, cells[i].label);
+        printf("cell %d %s%s%s\n", cells[i].id, cells[i].label, cells[i].args[0] ? " args " : "", cells[i].args);
     for (int i = 0; i < n; i++)
         printf("run %d round %d cell %d\n", slots[i].seq, slots[i].round, cells[slots[i].cell].id);
     free(slots);
@@ -497,9 +505,8 @@ static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells)
 static void store_plan_meta(sweep *s, int n_slots)
 {
     sw_buf b = {0};
-    sw_buf_printf(&b, "%d workloads x %d cells each (%d cells), %d warm-up + %d measured rounds, %d runs; workloads:",
-                  s->n_workloads, s->n_workloads ? s->n_cells / s->n_workloads : 0, s->n_cells, s->o.warmup,
-                  s->o.runs, n_slots);
+    sw_buf_printf(&b, "%d workloads, %d cells, %d warm-up + %d measured rounds, %d runs; workloads:",
+                  s->n_workloads, s->n_cells, s->o.warmup, s->o.runs, n_slots);
     for (int i = 0; i < s->n_workloads; i++)
         sw_buf_printf(&b, " %s", s->workloads[i]);
     sw_db_meta_set(&s->db, "plan", b.data);
@@ -618,36 +625,55 @@ int main(int argc, char **argv)
     s->runner.stop = &stop_signal;
     s->live = progress_opt >= 0 ? progress_opt : isatty(2);
 
-    /* Calibration: every workload without a stored one. */
-    calib *cal = sw_xcalloc((size_t)s->n_workloads, sizeof *cal);
-    for (int i = 0; i < s->n_workloads && !stop_signal; i++) {
+    /* The cells: the stored ones on --resume, else the plan's (sizes 0). */
+    int plan_stored = sw_db_count(&s->db, "cells") > 0;
+    if (plan_stored)
+        s->n_cells = sw_db_load_cells(&s->db, &s->cells);
+    else
+        s->n_cells = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &s->cells);
+
+    /* Calibration units: every (workload, args) of the cells, in plan order. */
+    calib *cal = sw_xcalloc((size_t)(s->n_cells ? s->n_cells : 1), sizeof *cal);
+    int n_cal = 0;
+    int *unit_of = sw_xcalloc((size_t)(s->n_cells ? s->n_cells : 1), sizeof *unit_of);
+    for (int i = 0; i < s->n_cells; i++) {
+        const sw_cell *c = &s->cells[i];
+        int u = 0;
+        while (u < n_cal && (strcmp(cal[u].workload, c->workload) || strcmp(cal[u].args, c->args)))
+            u++;
+        if (u == n_cal) {
+            cal[u].workload = c->workload;
+            cal[u].args = c->args;
+            cal[u].key = c->args[0] ? sw_xasprintf("%s %s", c->workload, c->args) : sw_xstrdup(c->workload);
+            n_cal++;
+        }
+        unit_of[i] = u;
+    }
+
+    /* Calibration: every unit without a stored one. */
+    for (int i = 0; i < n_cal && !stop_signal; i++) {
         char *status = NULL, *failure = NULL, *sum = NULL;
         double secs;
-        if (sw_db_get_calibration(&s->db, s->workloads[i], &cal[i].size, &sum, &status, &failure, &secs)) {
+        if (sw_db_get_calibration(&s->db, cal[i].key, &cal[i].size, &sum, &status, &failure, &secs)) {
             cal[i].checksum = sum;
             cal[i].ok = status && !strcmp(status, "ok");
             cal[i].failure = failure;
             cal[i].seconds = secs;
             free(status);
         } else {
-            calibrate(s, s->workloads[i], &cal[i]);
+            calibrate(s, &cal[i]);
         }
     }
 
     /* The plan: stored once, with every cell's calibrated size. */
-    if (!stop_signal && sw_db_count(&s->db, "cells") == 0) {
-        s->n_cells = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &s->cells);
+    if (!stop_signal && !plan_stored) {
         for (int i = 0; i < s->n_cells; i++)
-            for (int w = 0; w < s->n_workloads; w++)
-                if (!strcmp(s->cells[i].workload, s->workloads[w]))
-                    s->cells[i].size = cal[w].size;
+            s->cells[i].size = cal[unit_of[i]].size;
         sw_slot *slots;
         int n = sw_plan_schedule(s->n_cells, s->o.warmup, s->o.runs, s->o.seed, &slots);
         sw_db_store_plan(&s->db, s->cells, s->n_cells, slots, n);
         store_plan_meta(s, n);
         free(slots);
-    } else if (!stop_signal) {
-        s->n_cells = sw_db_load_cells(&s->db, &s->cells);
     }
 
     int total = sw_db_count(&s->db, "schedule");
@@ -671,13 +697,7 @@ int main(int argc, char **argv)
         if (slot->cell < 0 || slot->cell >= s->n_cells)
             sw_fatal("%s: the schedule names cell %d, which does not exist", s->db.path, slot->cell + 1);
         const sw_cell *cell = &s->cells[slot->cell];
-        const calib *c = NULL;
-        for (int w = 0; w < s->n_workloads; w++)
-            if (!strcmp(cell->workload, s->workloads[w]))
-                c = &cal[w];
-        if (!c)
-            sw_fatal("%s: cell %s names workload %s, which is not in the stored plan", s->db.path, cell->label,
-                     cell->workload);
+        const calib *c = &cal[unit_of[slot->cell]];
         progress(s, done, total, failed, cell->label, 0);
         sw_run_result res;
         sw_run_row row;
@@ -720,11 +740,13 @@ int main(int argc, char **argv)
     progress(s, done, total, failed, NULL, 1);
     progress_end(s);
     free(missing);
-    for (int i = 0; i < s->n_workloads; i++) {
+    for (int i = 0; i < n_cal; i++) {
         free(cal[i].checksum);
         free(cal[i].failure);
+        free(cal[i].key);
     }
     free(cal);
+    free(unit_of);
 
     /* Wrap up: metadata, CSV, summary. */
     char *load = sw_meta_loadavg();

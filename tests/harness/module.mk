@@ -22,7 +22,7 @@ $(HARNESS_TEST_BIN)/test_pfm: tests/harness/test_pfm.c $(HARNESS_LIB_OBJS)
 
 HARNESS_TEST_ENV := SWEEP=$(BIN)/sweep FAKE_BIN=$(HARNESS_TEST_BIN) BIN=$(BIN) TEST_RESULTS=$(TEST_RESULTS)
 
-.PHONY: test-harness-plan test-harness-pfm test-harness-failures test-harness-resume test-harness-quick
+.PHONY: test-harness-plan test-harness-pfm test-harness-failures test-harness-resume test-harness-quick test-harness-depth
 test-harness-plan: $(HARNESS_TEST_BIN)/test_plan
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh harness-plan $<
 test-harness-pfm: $(HARNESS_TEST_BIN)/test_pfm
@@ -33,5 +33,7 @@ test-harness-resume: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-resume sh tests/harness/resume.sh
 test-harness-quick: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-quick sh tests/harness/quick.sh
+test-harness-depth: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-depth sh tests/harness/depth.sh
 
-TESTS += test-harness-plan test-harness-pfm test-harness-failures test-harness-resume test-harness-quick
+TESTS += test-harness-plan test-harness-pfm test-harness-failures test-harness-resume test-harness-quick test-harness-depth

@@ -234,3 +234,50 @@ Test(run, stats_record_and_checksum_lines)
     free(c);
     cr_assert_null(sw_run_find_checksum("checksum\n"));
 }
+
+Test(plan, depth_cells_for_deepstack)
+{
+    static char *ws[] = {"gcbench", "deepstack"};
+    sw_opts o;
+    sw_opts_defaults(&o);
+    cr_assert_eq(o.n_depths, 6);
+    cr_assert_eq(o.depths[5], 1024);
+    sw_opts_parse_config(&o, "periods = 4M\ntime-hz = 1000\ndepths = 4, 16\ndepth-period = 128K\n", "test");
+    sw_cell *cells;
+    int n = sw_plan_cells(&o, ws, 2, &cells);
+    const char *want[] = {"gcbench/baseline",         "gcbench/alloc-fixed-4M",          "gcbench/time-1000Hz",
+                          "deepstack/baseline",       "deepstack/alloc-fixed-4M",        "deepstack/time-1000Hz",
+                          "deepstack/d4/baseline",    "deepstack/d4/alloc-fixed-128K",   "deepstack/d4/time-2000Hz",
+                          "deepstack/d16/baseline",   "deepstack/d16/alloc-fixed-128K",  "deepstack/d16/time-2000Hz"};
+    cr_assert_eq(n, 12);
+    for (int i = 0; i < n; i++) {
+        cr_assert_str_eq(cells[i].label, want[i]);
+        cr_assert_eq(cells[i].id, i + 1);
+        cr_assert_str_eq(cells[i].args, i < 6 ? "" : i < 9 ? "--depth 4" : "--depth 16");
+        cr_assert_eq(cells[i].depth, i < 6 ? 0u : i < 9 ? 4u : 16u);
+    }
+    cr_assert_str_eq(cells[7].kind, "alloc");
+    cr_assert_eq(cells[7].alloc_period, 128u << 10);
+    cr_assert_str_eq(cells[8].time_clock, "wall");
+    cr_assert_eq(cells[8].time_hz, 2000);
+    sw_plan_free_cells(cells, n);
+    /* Without deepstack in the plan, no depth cells. */
+    n = sw_plan_cells(&o, ws, 1, &cells);
+    cr_assert_eq(n, 3);
+    sw_plan_free_cells(cells, n);
+    /* The quick plan has none; an explicit list still counts; the round trip keeps them. */
+    sw_opts_parse_config(&o, "quick\n", "test");
+    cr_assert_eq(o.n_depths, 0);
+    sw_opts_parse_config(&o, "depths = 1 1024\ndepth-hz = 500\n", "test");
+    char *text = sw_opts_to_config(&o);
+    sw_opts b;
+    sw_opts_defaults(&b);
+    sw_opts_parse_config(&b, text, "stored");
+    cr_assert_eq(b.n_depths, 2);
+    cr_assert_eq(b.depths[1], 1024);
+    cr_assert_eq(b.depth_hz, 500);
+    cr_assert_eq(b.depth_period, 128u << 10);
+    free(text);
+    sw_opts_free(&b);
+    sw_opts_free(&o);
+}
