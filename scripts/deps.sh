@@ -19,7 +19,7 @@ if [ "$(id -u)" = 0 ]; then
     echo "deps: installing:$missing"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -q >/dev/null || { echo "deps: apt-get update failed" >&2; exit 1; }
-    apt-get install -y -q --no-install-recommends $missing >/dev/null ||
+    apt-get install -y -q $missing >/dev/null ||
         { echo "deps: apt-get install failed for:$missing" >&2; exit 1; }
     exit 0
 fi
