@@ -679,7 +679,14 @@ static void write_headline_aa(FILE *f, const st_analysis *an)
         if (!r->is_baseline)
             continue;
         rows++;
-        fprintf(f, "| %s | %zu/%zu | %s | %s |\n", r->cell->workload, r->aa_odd, r->aa_even, with_ci(&r->aa, 4),
+        /* Baselines of depth cells (deepstack at several --depth) are told
+         * apart by their depth. */
+        char name[160];
+        if (isfinite(r->cell->depth))
+            snprintf(name, sizeof name, "%s (depth %.0f)", r->cell->workload, r->cell->depth);
+        else
+            snprintf(name, sizeof name, "%s", r->cell->workload);
+        fprintf(f, "| %s | %zu/%zu | %s | %s |\n", name, r->aa_odd, r->aa_even, with_ci(&r->aa, 4),
                 isfinite(r->aa_floor) ? md(r->aa_floor * 100, 3) : "n/a");
     }
     if (!rows)
