@@ -157,7 +157,15 @@ static double hi_of(const st_interval *iv) { return iv->method == ST_CI_NONE ? N
 
 /* ---- Selection helpers ------------------------------------------------- */
 
-static int is_kind(const st_result *r, const char *kind) { return strcmp(r->cell->kind, kind) == 0; }
+/* Cells of the period and rate matrix.  Depth cells (deepstack run at several
+ * --depth) are a separate experiment: they go to depth.dat and the
+ * per-workload tables, never into the per-period and per-rate figures and
+ * headlines, where they would stand as extra copies of one workload. */
+static int in_matrix(const st_result *r) { return isnan(r->cell->depth); }
+static int is_kind(const st_result *r, const char *kind)
+{
+    return strcmp(r->cell->kind, kind) == 0 && in_matrix(r);
+}
 
 void st_pick_normalized(const st_analysis *an, const char *workload, const st_result **alloc,
                         const st_result **time)
@@ -369,7 +377,7 @@ static void write_baseline_runs_dat(FILE *f, const st_analysis *an)
     grouping g = { 0 };
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
-        if (!r->is_baseline)
+        if (!r->is_baseline || !in_matrix(r))
             continue;
         for (size_t k = 0; k < r->cell->nruns; k++) {
             const st_run *run = cell_run(an, r->cell, k);
@@ -698,7 +706,8 @@ static void write_workload_table(FILE *f, const st_analysis *an, const char *w)
 {
     const st_result *base = NULL;
     for (size_t i = 0; i < an->nresults; i++)
-        if (strcmp(an->results[i].cell->workload, w) == 0 && an->results[i].is_baseline) {
+        if (strcmp(an->results[i].cell->workload, w) == 0 && an->results[i].is_baseline &&
+            in_matrix(&an->results[i])) {
             base = &an->results[i];
             break;
         }

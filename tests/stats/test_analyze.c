@@ -569,5 +569,16 @@ Test(analyze, depth_from_workload_arguments)
     char *d8 = strstr(d, "deepstack 8 "), *d64 = strstr(d, "deepstack 64 "), *gap = strstr(d, "\n\n");
     cr_assert(d8 < d64 && (!gap || gap > d64), "one series, sorted by depth: %s", d);
     free(d);
+    /* Depth cells are their own experiment: they stay out of the period
+     * matrix's plot data (which would show them as extra copies of
+     * deepstack at 64K) and its headlines. */
+    const char *matrix[] = { "alloc_cells.dat", "alloc_runs.dat", "baseline_runs.dat", "normalized.dat" };
+    for (size_t i = 0; i < sizeof matrix / sizeof matrix[0]; i++) {
+        snprintf(path, sizeof path, "%s/plotdata/%s", dir, matrix[i]);
+        d = slurp(path);
+        cr_assert(d != NULL, "%s missing", matrix[i]);
+        cr_assert(strstr(d, "\ndeepstack ") == NULL, "%s holds depth cells:\n%s", matrix[i], d);
+        free(d);
+    }
     rm_dir(dir);
 }
