@@ -88,6 +88,8 @@ void sw_opts_free(sw_opts *o)
         free(o->sizes[i].workload);
     for (int i = 0; i < o->n_counters; i++)
         free(o->counters[i]);
+    for (int i = 0; i < o->n_env; i++)
+        free(o->env[i]);
     free(o->list_file);
     free(o->bin_dir);
     free(o->out_root);
@@ -145,13 +147,47 @@ static int valid_workload_name(const char *s)
     return 1;
 }
 
+/* Validates one --env item: NAME=VALUE with NAME a runtime setting the
+ * cells do not control.  Exits 2 otherwise. */
+static void check_env_item(const char *item, const char *origin)
+{
+    static const char *allowed[] = {"SGC_NURSERY", "SGC_MAJOR_GROWTH", "SGC_GC_STRESS", "SGC_VERIFY", "SGC_POISON"};
+    static const char *owned[] = {"SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE", "SGC_SEED", "SGC_TIME_HZ",
+                                  "SGC_TIME_CLOCK", "SGC_PROFILE", "SGC_STATS"};
+    const char *eq = strchr(item, '=');
+    if (!eq || eq == item)
+        sw_usage_error("%s: env: expected NAME=VALUE (e.g. SGC_NURSERY=256K), got '%s'", origin, item);
+    size_t len = (size_t)(eq - item);
+    for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++)
+        if (strlen(allowed[i]) == len && !strncmp(item, allowed[i], len))
+            return;
+    for (size_t i = 0; i < sizeof owned / sizeof *owned; i++)
+        if (strlen(owned[i]) == len && !strncmp(item, owned[i], len))
+            sw_usage_error("%s: env: %.*s is set by the sweep for each cell and run, not by --env "
+                           "(allowed: %s)", origin, (int)len, item, SW_ENV_ALLOWED);
+    if (len > 4 && !strncmp(item, "SGC_", 4))
+        sw_usage_error("%s: env: %.*s is not a runtime setting --env may pass (allowed: %s)", origin, (int)len,
+                       item, SW_ENV_ALLOWED);
+    sw_usage_error("%s: env: %.*s is not a runtime setting (SGC_*); the sweep passes only these: %s", origin,
+                   (int)len, item, SW_ENV_ALLOWED);
+}
+
+const char *sw_opts_env(const sw_opts *o, const char *name)
+{
+    size_t len = strlen(name);
+    for (int i = 0; i < o->n_env; i++)
+        if (!strncmp(o->env[i], name, len) && o->env[i][len] == '=')
+            return o->env[i] + len + 1;
+    return NULL;
+}
+
 /* Every setting's name, for "unknown option" messages. */
 static int is_known(const char *name)
 {
     static const char *names[] = {"quick", "workloads", "list", "bin-dir", "periods", "modes", "time-hz",
                                   "time-clock", "combined", "depths", "depth-period", "depth-hz", "runs", "warmup", "seed", "cpu", "out", "timeout",
                                   "target", "size", "keep-profiles", "counters", "tmp", "plan", "progress",
-                                  "no-progress", "help", "config", "resume"};
+                                  "no-progress", "help", "config", "resume", "env"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (!strcmp(name, names[i]))
             return 1;
@@ -315,6 +351,30 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
             sw_usage_error("%s: size: more than %d sizes", origin, SW_MAX_LIST);
         o->sizes[o->n_sizes].workload = w;
         o->sizes[o->n_sizes++].size = v;
+    } else if (!strcmp(name, "env")) {
+        /* "env" accumulates (a later value of a variable replaces it); "none" clears. */
+        int n = split_list(name, value, origin, items);
+        if (!n) {
+            free_list(o->env, o->n_env);
+            o->n_env = 0;
+            return;
+        }
+        for (int i = 0; i < n; i++)
+            check_env_item(items[i], origin);
+        for (int i = 0; i < n; i++) {
+            size_t len = (size_t)(strchr(items[i], '=') - items[i]) + 1;
+            int j = 0;
+            while (j < o->n_env && strncmp(o->env[j], items[i], len))
+                j++;
+            if (j == o->n_env) {
+                if (o->n_env == SW_MAX_LIST)
+                    sw_usage_error("%s: env: more than %d settings", origin, SW_MAX_LIST);
+                o->n_env++;
+            } else {
+                free(o->env[j]);
+            }
+            o->env[j] = items[i];
+        }
     } else if (!strcmp(name, "keep-profiles")) {
         o->keep_profiles = parse_flag(name, value, origin);
     } else if (!strcmp(name, "counters")) {
@@ -427,6 +487,9 @@ void sw_opts_usage(void *stream)
 "  --seed N              seed of the shuffles and of SGC_SEED (default: random, recorded)\n"
 "  --target SEC          calibrate each workload's --size to this baseline CPU time (0.3)\n"
 "  --size [WORKLOAD=]N   use this --size instead of calibrating (repeatable)\n"
+"  --env NAME=VALUE      runtime setting for every run (repeatable, or a list):\n"
+"                        SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY,\n"
+"                        SGC_POISON (default none)\n"
 "\n"
 "Measurement:\n"
 "  --cpu N               pin every run to CPU N (default: the last CPU allowed)\n"
@@ -574,6 +637,7 @@ char *sw_opts_to_config(const sw_opts *o)
     for (int i = 0; i < o->n_sizes; i++)
         sw_buf_printf(&b, "size = %s=%llu\n", o->sizes[i].workload, (unsigned long long)o->sizes[i].size);
     sw_buf_printf(&b, "keep-profiles = %s\n", o->keep_profiles ? "yes" : "no");
+    put_list(&b, "env", o->env, o->n_env);
     put_list(&b, "counters", o->counters, o->n_counters);
     sw_buf_printf(&b, "tmp = %s\n", o->tmp_dir);
     return b.data;

@@ -10,7 +10,11 @@
  *    swaps in the quick plan's defaults), then a --config file, then the
  *    other command-line options, in order.
  *  - Lists (workloads, periods, modes, rates, clocks, combined cells, counters)
- *    replace, never append; "none" is the empty list.
+ *    replace, never append; "none" is the empty list.  The exceptions are
+ *    --size and --env (repeatable): each adds to the earlier ones (a later
+ *    setting of the same workload or variable replaces it), "none" clears.
+ *  - --env only ever holds NAME=VALUE items whose NAME is one of the runtime
+ *    settings the cells do not control (SW_ENV_ALLOWED).
  *  - Validation errors are bad input: a message naming the setting, exit 2.
  */
 #ifndef SW_OPTS_H
@@ -23,6 +27,11 @@
 #define SW_MAX_DEPTH 10000
 /* The workload the depth cells belong to. */
 #define SW_DEPTH_WORKLOAD "deepstack"
+
+/* The runtime settings --env may pass to every run (docs/RUNTIME.md); the
+ * others (sampling, seed, profile, stats record) belong to the cells and the
+ * harness. */
+#define SW_ENV_ALLOWED "SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY, SGC_POISON"
 
 typedef struct sw_combined {
     uint64_t period; /* allocation sampling period, bytes (> 0) */
@@ -66,6 +75,8 @@ typedef struct sw_opts {
     char *counters[SW_MAX_LIST]; /* libpfm4 event names */
     int n_counters;
     char *tmp_dir;              /* where the runs' temporary files go */
+    char *env[SW_MAX_LIST];     /* NAME=VALUE runtime settings for every run */
+    int n_env;
     /* Not part of the stored config: how this invocation behaves. */
     char *resume_dir;           /* --resume DIR */
     int plan_only;              /* --plan: print the plan and exit */
@@ -87,6 +98,8 @@ void sw_opts_parse_config(sw_opts *o, const char *text, const char *origin);
 char *sw_opts_to_config(const sw_opts *o);
 /* The size fixed for a workload by --size, or 0 if it must be calibrated. */
 uint64_t sw_opts_fixed_size(const sw_opts *o, const char *workload);
+/* The value --env sets for name (e.g. "SGC_NURSERY"), or NULL. */
+const char *sw_opts_env(const sw_opts *o, const char *name);
 /* Prints the usage text. */
 void sw_opts_usage(void *stream);
 

@@ -25,13 +25,30 @@ void sw_runner_init(sw_runner *r)
             r->base_env[r->n_base_env++] = *e;
 }
 
-/* A fresh environment: the base plus up to 8 settings. */
+/* A fresh environment: the base plus up to 8 settings, then --env's. */
 static char **make_env(const sw_runner *r, char **extra, int n_extra)
 {
-    char **env = sw_xcalloc((size_t)(r->n_base_env + n_extra + 1), sizeof *env);
+    char **env = sw_xcalloc((size_t)(r->n_base_env + n_extra + r->n_env + 1), sizeof *env);
     memcpy(env, r->base_env, (size_t)r->n_base_env * sizeof *env);
     memcpy(env + r->n_base_env, extra, (size_t)n_extra * sizeof *env);
+    if (r->n_env)
+        memcpy(env + r->n_base_env + n_extra, r->env, (size_t)r->n_env * sizeof *env);
     return env;
+}
+
+uint64_t sw_run_nursery_bytes(const char *value)
+{
+    uint64_t v;
+    char *copy = sw_xstrdup(value);
+    size_t len = strlen(copy);
+    /* The runtime also takes 256KB and 256KiB. */
+    if (len > 3 && !strcmp(copy + len - 2, "iB") && strchr("kKmMgG", copy[len - 3]))
+        copy[len - 2] = '\0';
+    else if (len > 2 && copy[len - 1] == 'B' && strchr("kKmMgG", copy[len - 2]))
+        copy[len - 1] = '\0';
+    int bad = sw_parse_bytes(copy, &v);
+    free(copy);
+    return bad ? 0 : v & ~(uint64_t)7;
 }
 
 char *sw_run_find_checksum(const char *text)
@@ -147,9 +164,12 @@ static const char *stat_value(const sw_run_result *res, const char *key)
 }
 
 /* A settings mismatch between the cell and the stats record, or NULL. */
-static char *settings_mismatch(const sw_run_result *res, const sw_cell *c)
+static char *settings_mismatch(const sw_runner *r, const sw_run_result *res, const sw_cell *c)
 {
     const char *v;
+    if (r->nursery && (v = stat_value(res, "nursery_size")) && strtoull(v, NULL, 10) != r->nursery)
+        return sw_xasprintf("the stats record says nursery_size %s but --env SGC_NURSERY set %llu", v,
+                            (unsigned long long)r->nursery);
     if ((v = stat_value(res, "alloc_period")) && strtoull(v, NULL, 10) != c->alloc_period)
         return sw_xasprintf("the stats record says alloc_period %s but the cell set %llu", v,
                             (unsigned long long)c->alloc_period);
@@ -234,7 +254,7 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
         out->failure = sw_xstrdup("no stats record was written (SGC_STATS)");
     }
     if (!out->failure)
-        out->failure = settings_mismatch(out, cell);
+        out->failure = settings_mismatch(r, out, cell);
     if (out->failure)
         out->tail = sw_exec_tail(&out->exec, 15);
 

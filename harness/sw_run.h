@@ -6,10 +6,15 @@
  *    plus exactly the cell's settings: SGC_ALLOC_PERIOD and SGC_TIME_HZ always
  *    (0 when off), SGC_ALLOC_MODE / SGC_TIME_CLOCK when on, SGC_SEED (derived
  *    from the sweep seed and the run's seq), SGC_STATS, and SGC_PROFILE for
- *    cells that sample.
+ *    cells that sample; then the sweep's --env settings (runtime settings
+ *    the cells do not control, e.g. SGC_NURSERY), the same for every run,
+ *    calibration and --check runs included.
  *  - A run is "ok" only if it exited with status 0, printed a checksum line
  *    equal to the workload's reference checksum, and left a stats record
- *    ("sgc-stats N" first line) whose settings match the cell's.  Anything
+ *    ("sgc-stats N" first line) whose settings match the cell's, and whose
+ *    nursery_size (when it has one) is the --env SGC_NURSERY rounded down to
+ *    a multiple of 8 (the runtime's rounding), so a setting that did not
+ *    reach the runtime cannot pass as a measurement.  Anything
  *    else is "failed" with a reason in words and the tail of its output.
  *  - Every run of a cell gets the cell's extra workload arguments after
  *    "--size N" (calibration and --check runs too, through sw_run_plain).
@@ -36,6 +41,9 @@ typedef struct sw_runner {
     uint64_t seed;        /* the sweep's seed */
     const sw_counters *counters; /* events to count, or NULL */
     volatile sig_atomic_t *stop; /* set by signal handlers */
+    char *const *env;     /* --env NAME=VALUE settings added to every run */
+    int n_env;
+    uint64_t nursery;     /* nursery_size every stats record must show; 0 = unchecked */
 } sw_runner;
 
 /* Everything a finished run produced, ready to be stored. */
@@ -64,6 +72,10 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
  * NULL for none); extra is one more argument (e.g. "--check") or NULL. */
 int sw_run_plain(const sw_runner *r, const char *workload, const char *args, uint64_t size, const char *extra,
                  double timeout, sw_exec_res *res, char **checksum);
+/* The nursery size the runtime makes of an SGC_NURSERY value (a byte count
+ * with an optional K/M/G, KB, KiB suffix, rounded down to a multiple of 8),
+ * or 0 if value is not one. */
+uint64_t sw_run_nursery_bytes(const char *value);
 /* Fills a database row from a result (pointers into res). */
 void sw_run_to_row(const sw_run_result *res, const sw_cell *cell, int seq, int round, int cpu,
                    const sw_counters *counters, sw_run_row *row);

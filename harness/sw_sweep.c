@@ -494,11 +494,49 @@ static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells)
     printf("plan: %d workload%s, %d cells, %d warm-up + %d measured rounds = %d runs, seed %llu\n",
            o->n_workloads, o->n_workloads == 1 ? "" : "s", n_cells, o->warmup, o->runs, n,
            (unsigned long long)o->seed);
+    if (o->n_env) {
+        printf("env");
+        for (int i = 0; i < o->n_env; i++)
+            printf(" %s", o->env[i]);
+        printf("\n");
+    }
     for (int i = 0; i < n_cells; i++)
         printf("cell %d %s%s%s\n", cells[i].id, cells[i].label, cells[i].args[0] ? " args " : "", cells[i].args);
     for (int i = 0; i < n; i++)
         printf("run %d round %d cell %d\n", slots[i].seq, slots[i].round, cells[slots[i].cell].id);
     free(slots);
+}
+
+/* --env: runs the first workload once at --size 1 with the settings (no
+ * sampling, like a calibration probe), before anything is created, so a value
+ * the runtime refuses (it exits 2 with "freecheck: SGC_X=...: why") is bad
+ * input of the sweep rather than a sweep of unusable workloads. */
+static void probe_env(sweep *s)
+{
+    if (!s->o.n_env || !s->n_workloads)
+        return;
+    sw_runner r = {0};
+    sw_runner_init(&r);
+    r.bin_dir = s->o.bin_dir;
+    r.cpu = s->o.cpu;
+    r.env = s->o.env;
+    r.n_env = s->o.n_env;
+    sw_exec_res res;
+    char *sum = NULL;
+    sw_run_plain(&r, s->workloads[0], NULL, 1, NULL, 10 * s->o.target + 60, &res, &sum);
+    free(sum);
+    if (!res.exec_errno && !res.timed_out && WIFEXITED(res.status) && WEXITSTATUS(res.status) == 2) {
+        /* The runtime's own message, if it is one (a workload may also refuse --size 1). */
+        const char *err = res.err.data ? res.err.data : "";
+        const char *m = strstr(err, "freecheck: SGC_");
+        if (m) {
+            int len = (int)strcspn(m, "\n");
+            sw_usage_error("env: the runtime refused the --env settings (a run of %s --size 1 exited 2): %.*s",
+                           s->workloads[0], len, m);
+        }
+    }
+    sw_exec_res_free(&res);
+    free(r.base_env);
 }
 
 /* Stores the plan summary in meta (human-readable). */
@@ -564,6 +602,7 @@ int main(int argc, char **argv)
         sw_cell *cells;
         int n = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &cells);
         sw_plan_free_cells(cells, n);
+        probe_env(s);
         s->dir = create_sweep_dir(s->o.out_root);
         lock_dir(s->dir);
         sw_db_create(&s->db, s->dir);
@@ -583,6 +622,11 @@ int main(int argc, char **argv)
         sw_db_meta_set(&s->db, "calibration_target_s", t);
         free(t);
         sw_db_meta_set(&s->db, "bin_dir", s->o.bin_dir);
+        sw_buf envs = {0};
+        for (int i = 0; i < s->o.n_env; i++)
+            sw_buf_printf(&envs, "%s%s", i ? " " : "", s->o.env[i]);
+        sw_db_meta_set(&s->db, "env", s->o.n_env ? envs.data : "none");
+        sw_buf_free(&envs);
         sw_db_meta_set(&s->db, "counters_privilege", "user space only (libpfm4 PFM_PLM3)");
         sw_db_meta_set(&s->db, "status", "running");
         time_t now = time(NULL);
@@ -623,6 +667,10 @@ int main(int argc, char **argv)
     s->runner.seed = s->o.seed;
     s->runner.counters = s->counters.n_supported ? &s->counters : NULL;
     s->runner.stop = &stop_signal;
+    s->runner.env = s->o.env;
+    s->runner.n_env = s->o.n_env;
+    const char *nursery = sw_opts_env(&s->o, "SGC_NURSERY");
+    s->runner.nursery = nursery ? sw_run_nursery_bytes(nursery) : 0;
     s->live = progress_opt >= 0 ? progress_opt : isatty(2);
 
     /* The cells: the stored ones on --resume, else the plan's (sizes 0). */

@@ -86,6 +86,10 @@ int main(int argc, char **argv)
                    "alloc_mode %s\ntime_hz %u\ntime_clock %s\nseed %s\n",
                 ns, size * 4096, period ? size * 4096 / period : 0, period, env_or("SGC_ALLOC_MODE", "fixed"),
                 hz, env_or("SGC_TIME_CLOCK", "wall"), env_or("SGC_SEED", "0"));
+        /* SGC_NURSERY as given, digits only and not rounded like the runtime's,
+         * so that a value that is not a multiple of 8 shows a mismatch. */
+        if (getenv("SGC_NURSERY"))
+            fprintf(f, "nursery_size %llu\n", strtoull(getenv("SGC_NURSERY"), NULL, 10));
         fclose(f);
     }
     const char *profile = getenv("SGC_PROFILE");

@@ -22,7 +22,7 @@ $(HARNESS_TEST_BIN)/test_pfm: tests/harness/test_pfm.c $(HARNESS_LIB_OBJS)
 
 HARNESS_TEST_ENV := SWEEP=$(BIN)/sweep FAKE_BIN=$(HARNESS_TEST_BIN) BIN=$(BIN) TEST_RESULTS=$(TEST_RESULTS)
 
-.PHONY: test-harness-plan test-harness-pfm test-harness-failures test-harness-resume test-harness-quick test-harness-depth
+.PHONY: test-harness-plan test-harness-pfm test-harness-failures test-harness-resume test-harness-quick test-harness-depth test-harness-env
 test-harness-plan: $(HARNESS_TEST_BIN)/test_plan
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh harness-plan $<
 test-harness-pfm: $(HARNESS_TEST_BIN)/test_pfm
@@ -36,4 +36,8 @@ test-harness-quick: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 test-harness-depth: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-depth sh tests/harness/depth.sh
 
-TESTS += test-harness-plan test-harness-pfm test-harness-failures test-harness-resume test-harness-quick test-harness-depth
+test-harness-env: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-env sh tests/harness/env.sh
+
+TESTS += test-harness-plan test-harness-pfm test-harness-failures test-harness-resume test-harness-quick test-harness-depth \
+	test-harness-env

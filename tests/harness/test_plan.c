@@ -199,6 +199,34 @@ Test(opts, config_round_trip)
     sw_opts_free(&b);
 }
 
+Test(opts, env_settings)
+{
+    sw_opts a, b;
+    sw_opts_defaults(&a);
+    cr_assert_eq(a.n_env, 0);
+    sw_opts_parse_config(&a, "env = SGC_NURSERY=1M, SGC_VERIFY=1\nenv = SGC_NURSERY=256K SGC_POISON=1\n", "test");
+    cr_assert_eq(a.n_env, 3); /* accumulates; the later SGC_NURSERY replaces the earlier one */
+    cr_assert_str_eq(sw_opts_env(&a, "SGC_NURSERY"), "256K");
+    cr_assert_str_eq(sw_opts_env(&a, "SGC_VERIFY"), "1");
+    cr_assert_null(sw_opts_env(&a, "SGC_GC_STRESS"));
+    char *text = sw_opts_to_config(&a);
+    cr_assert_not_null(strstr(text, "\nenv = SGC_NURSERY=256K,SGC_VERIFY=1,SGC_POISON=1\n"));
+    sw_opts_defaults(&b);
+    sw_opts_parse_config(&b, text, "stored");
+    char *again = sw_opts_to_config(&b);
+    cr_assert_str_eq(text, again);
+    sw_opts_parse_config(&b, "env = none\n", "test");
+    cr_assert_eq(b.n_env, 0);
+    free(text), free(again);
+    sw_opts_free(&a);
+    sw_opts_free(&b);
+    cr_assert_eq(sw_run_nursery_bytes("256K"), 262144);
+    cr_assert_eq(sw_run_nursery_bytes("256KiB"), 262144);
+    cr_assert_eq(sw_run_nursery_bytes("4MB"), 4u << 20);
+    cr_assert_eq(sw_run_nursery_bytes("4100"), 4096); /* rounded down to a multiple of 8 */
+    cr_assert_eq(sw_run_nursery_bytes("abc"), 0);
+}
+
 Test(opts, bytes_parse_and_format)
 {
     uint64_t v;
