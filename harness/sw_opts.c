@@ -394,29 +394,6 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
     }
 }
 
-/* Reads a whole file (config files are small).  NULL with errno on failure. */
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    sw_buf b = {0};
-    char chunk[4096];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        sw_buf_append(&b, chunk, n);
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        sw_buf_free(&b);
-        errno = EIO;
-        return NULL;
-    }
-    if (!b.data)
-        sw_buf_puts(&b, "");
-    return b.data;
-}
-
 void sw_opts_parse_config(sw_opts *o, const char *text, const char *origin)
 {
     char *copy = sw_xstrdup(text);
@@ -559,7 +536,7 @@ void sw_opts_parse_args(sw_opts *o, int argc, char **argv)
             } else if (!strcmp(name, "config")) {
                 if (o->resume_dir)
                     sw_usage_error("--resume replays the stored plan; --config cannot change it");
-                char *text = read_text(value);
+                char *text = sw_read_file(value);
                 if (!text)
                     sw_usage_error("cannot read config file '%s': %s", value, strerror(errno));
                 sw_opts_parse_config(o, text, value);

@@ -139,22 +139,6 @@ static char **make_argv(char *path, char *size, const char *args, const char *ex
     return argv;
 }
 
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "r");
-    if (!f)
-        return NULL;
-    sw_buf b = {0};
-    char chunk[8192];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        sw_buf_append(&b, chunk, n);
-    fclose(f);
-    if (!b.data)
-        sw_buf_puts(&b, "");
-    return b.data;
-}
-
 static const char *stat_value(const sw_run_result *res, const char *key)
 {
     for (int i = 0; i < res->n_stats; i++)
@@ -229,7 +213,7 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
     out->ran = sw_exec_run(&req, &out->exec) == 0;
     out->interrupted = out->exec.interrupted;
 
-    char *stats_text = read_file(stats_path);
+    char *stats_text = sw_read_file(stats_path);
     unlink(stats_path);
     if (profile_path) {
         struct stat st;

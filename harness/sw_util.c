@@ -228,3 +228,25 @@ uint64_t sw_mix64(uint64_t a, uint64_t b)
     sw_rng r = {a ^ (b * 0xd6e8feb86659fd93ull)};
     return sw_rng_next(&r);
 }
+
+char *sw_read_file(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    sw_buf b = {0};
+    char chunk[8192];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+        sw_buf_append(&b, chunk, n);
+    int err = ferror(f);
+    fclose(f);
+    if (err) {
+        sw_buf_free(&b);
+        errno = EIO;
+        return NULL;
+    }
+    if (!b.data)
+        sw_buf_puts(&b, "");
+    return b.data;
+}

@@ -48,6 +48,10 @@ void sw_buf_puts(sw_buf *b, const char *s);
 void sw_buf_printf(sw_buf *b, const char *fmt, ...) SW_PRINTF(2, 3);
 void sw_buf_free(sw_buf *b);
 
+/* Reads a whole (small) file into a NUL-terminated malloc'd string ("" for
+ * an empty file).  NULL with errno set if it cannot be opened or read. */
+char *sw_read_file(const char *path);
+
 /* Parses a byte count "N", "NK", "NM" or "NG" (powers of 1024, k/m/g too).
  * Returns 0 and stores it, or -1 if s is not exactly such a number or
  * overflows 64 bits. */
