@@ -2,8 +2,22 @@
 # deps.sh - makes sure the Debian packages freecheck builds and tests with are
 # installed: installs the missing ones with apt-get when run as root, and
 # otherwise prints the exact command to run and fails.
-PACKAGES="build-essential pkg-config clang libclang-rt-14-dev libcriterion-dev \
-libpfm4-dev libgsl-dev libsqlite3-dev sqlite3 gnuplot-nox libgc-dev valgrind git"
+# One package a line, so each module adds its own without touching the others'.
+PACKAGES="
+build-essential
+pkg-config
+clang
+libclang-rt-14-dev
+libcriterion-dev
+libpfm4-dev
+libgsl-dev
+libsqlite3-dev
+sqlite3
+gnuplot-nox
+libgc-dev
+valgrind
+git
+"
 
 missing=""
 for p in $PACKAGES; do
