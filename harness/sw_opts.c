@@ -151,7 +151,8 @@ static int valid_workload_name(const char *s)
  * cells do not control.  Exits 2 otherwise. */
 static void check_env_item(const char *item, const char *origin)
 {
-    static const char *allowed[] = {"SGC_NURSERY", "SGC_MAJOR_GROWTH", "SGC_GC_STRESS", "SGC_VERIFY", "SGC_POISON"};
+    static const char *allowed[] = {"SGC_NURSERY", "SGC_MAJOR_GROWTH", "SGC_GC_STRESS", "SGC_VERIFY", "SGC_POISON",
+                                    "SGC_SAMPLE_SPIN_NS"};
     static const char *owned[] = {"SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE", "SGC_SEED", "SGC_TIME_HZ",
                                   "SGC_TIME_CLOCK", "SGC_PROFILE", "SGC_STATS"};
     const char *eq = strchr(item, '=');
@@ -466,7 +467,7 @@ void sw_opts_usage(void *stream)
 "  --size [WORKLOAD=]N   use this --size instead of calibrating (repeatable)\n"
 "  --env NAME=VALUE      runtime setting for every run (repeatable, or a list):\n"
 "                        SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY,\n"
-"                        SGC_POISON (default none)\n"
+"                        SGC_POISON, SGC_SAMPLE_SPIN_NS (default none)\n"
 "\n"
 "Measurement:\n"
 "  --cpu N               pin every run to CPU N (default: the last CPU allowed)\n"

@@ -31,7 +31,8 @@
 /* The runtime settings --env may pass to every run (docs/RUNTIME.md); the
  * others (sampling, seed, profile, stats record) belong to the cells and the
  * harness. */
-#define SW_ENV_ALLOWED "SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY, SGC_POISON"
+#define SW_ENV_ALLOWED \
+    "SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY, SGC_POISON, SGC_SAMPLE_SPIN_NS"
 
 typedef struct sw_combined {
     uint64_t period; /* allocation sampling period, bytes (> 0) */

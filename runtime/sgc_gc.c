@@ -617,6 +617,7 @@ static int write_stats(const char *path) {
     KV("stress_every", st->stress_every);
     KV("verify", st->verify);
     KV("poison", st->poison);
+    KV("sample_spin_ns", st->sample_spin_ns);
 #undef KV
     int bad = ferror(f);
     if (fclose(f) != 0)

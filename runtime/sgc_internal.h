@@ -39,6 +39,7 @@ typedef struct sgc_settings {
     uint64_t stress_every;   /* SGC_GC_STRESS: a minor collection every N allocations; 0 = off */
     int verify;              /* SGC_VERIFY: verify the heap around every collection */
     int poison;              /* SGC_POISON: poison evacuated nursery space */
+    uint64_t sample_spin_ns; /* SGC_SAMPLE_SPIN_NS: validation: busy-wait per sample; 0 = off */
 } sgc_settings;
 
 extern sgc_settings sgc__settings;
@@ -58,6 +59,14 @@ extern sgc_stats sgc__stats;
 extern int sgc__initialized;
 
 uint64_t sgc__now_ns(void); /* CLOCK_MONOTONIC in ns */
+
+/* Validation (SGC_SAMPLE_SPIN_NS, docs/RUNTIME.md): busy-waits until ns
+ * nanoseconds of CLOCK_MONOTONIC have passed, a known extra cost that every
+ * allocation sample and every time sample pays so that the analysis can be
+ * checked against it.  Async-signal-safe (only clock_gettime, which POSIX
+ * lists as such, and local variables): the time sampler's handler calls it.
+ * Never returns early; does nothing for 0. */
+void sgc__spin_ns(uint64_t ns);
 
 /* ---- The collector's services (sgc_gc.c) --------------------------------- */
 

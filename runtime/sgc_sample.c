@@ -159,6 +159,9 @@ void sgc__sample_record(sgc_obj obj, uint32_t tid, uint64_t size, uint64_t point
     ps->obj = obj;
     ps->serial = ++sgc__sampler.serial;
     sgc__stats.alloc_samples++;
+    /* Validation only (docs/RUNTIME.md): a known cost on top of the real one. */
+    if (__builtin_expect(sgc__settings.sample_spin_ns != 0, 0))
+        sgc__spin_ns(sgc__settings.sample_spin_ns);
 }
 
 void sgc__sample_minor_end(void) {

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sgc_internal.h"
 
@@ -21,6 +22,7 @@
 #define SGC_MIN_NURSERY ((uint64_t)4096)
 #define SGC_MAX_NURSERY ((uint64_t)1 << 36)        /* 64 GiB: beyond that a typo is likelier */
 #define SGC_MAX_TIME_HZ 100000u
+#define SGC_MAX_SAMPLE_SPIN_NS 1000000000u         /* 1 s per sample: beyond that a typo is likelier */
 
 sgc_settings sgc__settings = {
     .alloc_period = 0,
@@ -35,6 +37,7 @@ sgc_settings sgc__settings = {
     .stress_every = 0,
     .verify = 0,
     .poison = 0,
+    .sample_spin_ns = 0,
 };
 
 /* Parses a byte size: decimal digits, optionally followed by one of K, M, G
@@ -175,4 +178,25 @@ void sgc__settings_load(void) {
         sgc__settings.verify = parse_switch("SGC_VERIFY", v);
     if ((v = getenv("SGC_POISON")) != NULL)
         sgc__settings.poison = parse_switch("SGC_POISON", v);
+    if ((v = getenv("SGC_SAMPLE_SPIN_NS")) != NULL) {
+        if (parse_uint(v, &n) != 0 || n > SGC_MAX_SAMPLE_SPIN_NS)
+            bad("SGC_SAMPLE_SPIN_NS", v,
+                "expected nanoseconds of busy-waiting per sample, from 0 (off) to 1000000000");
+        sgc__settings.sample_spin_ns = n;
+    }
+}
+
+void sgc__spin_ns(uint64_t ns) {
+    if (ns == 0)
+        return;
+    /* Spinning on the clock calibrates itself: no loop count to tune per
+     * machine, and preemption during the wait counts as waited, so the
+     * injected cost is ns of wall time exactly (plus one clock read). */
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t start = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec, now;
+    do {
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        now = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    } while (now - start < ns);
 }

@@ -53,6 +53,10 @@ void sgc__timer_handler(int sig, siginfo_t *info, void *uctx) {
      * They are not samples, but the profile says how many there were. */
     if (info && info->si_code == SI_TIMER && info->si_overrun > 0)
         tm.missed += (uint64_t)info->si_overrun;
+    /* Validation only (docs/RUNTIME.md): a known cost on top of the real
+     * one, paid by every counted sample, dropped ones included. */
+    if (__builtin_expect(sgc__settings.sample_spin_ns != 0, 0))
+        sgc__spin_ns(sgc__settings.sample_spin_ns);
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     uint64_t *ring = tm.ring;

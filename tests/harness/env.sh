@@ -30,6 +30,8 @@ expect "config env = ...SGC_TIME_HZ: exit 2 naming the line" "$?:$(grep -c 'bad.
     >"$WORK/plan" 2>&1
 expect "plan shows the settings" "$(grep '^env ' "$WORK/plan")" "env SGC_NURSERY=256K SGC_VERIFY=1"
 
+"$SWEEP" --plan --bin-dir "$FAKE_BIN" --workloads fake-ok --env SGC_SAMPLE_SPIN_NS=10000 >"$WORK/plan" 2>"$WORK/err"
+expect "--env SGC_SAMPLE_SPIN_NS (validation) accepted" "$?:$(grep '^env ' "$WORK/plan")" "0:env SGC_SAMPLE_SPIN_NS=10000"
 # Stand-ins: the nursery_size check (fake-ok writes SGC_NURSERY unrounded).
 "$SWEEP" --bin-dir "$FAKE_BIN" --workloads fake-ok --periods none --time-hz 1000 --runs 1 --size 2 \
     --counters none --env SGC_NURSERY=4100 --out "$WORK/fres" --no-progress >/dev/null 2>"$WORK/err"

@@ -10,7 +10,8 @@
 
 static const char *const all_vars[] = {"SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE", "SGC_SEED",   "SGC_TIME_HZ",
                                        "SGC_TIME_CLOCK",   "SGC_PROFILE",    "SGC_STATS",  "SGC_NURSERY",
-                                       "SGC_MAJOR_GROWTH", "SGC_GC_STRESS",  "SGC_VERIFY", "SGC_POISON"};
+                                       "SGC_MAJOR_GROWTH", "SGC_GC_STRESS",  "SGC_VERIFY", "SGC_POISON",
+                                       "SGC_SAMPLE_SPIN_NS"};
 
 static void clear_env(void) {
     for (size_t i = 0; i < sizeof all_vars / sizeof all_vars[0]; i++)
@@ -54,6 +55,7 @@ Test(settings, defaults) {
     cr_assert_eq(sgc__settings.stress_every, 0);
     cr_assert_eq(sgc__settings.verify, 0);
     cr_assert_eq(sgc__settings.poison, 0);
+    cr_assert_eq(sgc__settings.sample_spin_ns, 0);
 }
 
 Test(settings, good_values) {
@@ -69,6 +71,7 @@ Test(settings, good_values) {
     setenv("SGC_GC_STRESS", "100", 1);
     setenv("SGC_VERIFY", "1", 1);
     setenv("SGC_POISON", "1", 1);
+    setenv("SGC_SAMPLE_SPIN_NS", "1000000000", 1);
     sgc__settings_load();
     cr_assert_eq(sgc__settings.alloc_period, 4u << 20);
     cr_assert_eq(sgc__settings.alloc_mode, SGC_SAMPLE_POISSON);
@@ -82,6 +85,7 @@ Test(settings, good_values) {
     cr_assert_eq(sgc__settings.stress_every, 100);
     cr_assert_eq(sgc__settings.verify, 1);
     cr_assert_eq(sgc__settings.poison, 1);
+    cr_assert_eq(sgc__settings.sample_spin_ns, 1000000000u);
 }
 
 /* Loads the settings in a child with name=value set; returns its exit
@@ -121,6 +125,8 @@ Test(settings, bad_values_exit_2_naming_the_variable) {
         {"SGC_MAJOR_GROWTH", "1.0"},  {"SGC_MAJOR_GROWTH", "0.5"}, {"SGC_MAJOR_GROWTH", "nan"},
         {"SGC_MAJOR_GROWTH", "2x"},   {"SGC_MAJOR_GROWTH", "inf"}, {"SGC_GC_STRESS", "often"},
         {"SGC_VERIFY", "yes"},        {"SGC_VERIFY", "2"},         {"SGC_POISON", "true"},
+        {"SGC_SAMPLE_SPIN_NS", "1000000001"}, {"SGC_SAMPLE_SPIN_NS", "10us"}, {"SGC_SAMPLE_SPIN_NS", "-5"},
+        {"SGC_SAMPLE_SPIN_NS", ""},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char err[512], prefix[128];

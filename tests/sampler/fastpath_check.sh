@@ -10,9 +10,11 @@
 #  3. under callgrind, the allocation loop's own instruction count is the
 #     same with sampling off, fixed at a period it never reaches, poisson
 #     likewise, and (LOOP_NOSAMPLER_BIN) linked with a runtime built with
-#     -DSGC_NO_SAMPLER: a check that runs only while sampling is on, or only
-#     when the sampler is built in, would show.  Skipped in sanitizer
-#     builds, which valgrind cannot run.
+#     -DSGC_NO_SAMPLER, and fixed with the validation spin set
+#     (SGC_SAMPLE_SPIN_NS=0 and =100000, docs/RUNTIME.md): a check that runs
+#     only while sampling is on, only when the sampler is built in, or only
+#     when the spin is set, would show.  Skipped in sanitizer builds, which
+#     valgrind cannot run.
 cc=$1; san=$2; loop=$3; work=$4; loop_nos=$5
 mkdir -p "$work" || exit 1
 fail=0
@@ -57,15 +59,17 @@ elif ! command -v valgrind >/dev/null; then
     echo "FAIL 3: valgrind is not installed (scripts/deps.sh lists it)"; fail=1
 else
     prev=""
-    for mode in off fixed poisson nosampler; do
+    for mode in off fixed poisson nosampler spin0 spin100us; do
         out="$work/callgrind.$mode"
         rm -f "$out"
-        bin=$loop; arg=$mode
+        bin=$loop; arg=$mode; spin=
         if [ $mode = nosampler ]; then
             [ -n "$loop_nos" ] || continue
             bin=$loop_nos; arg=off
         fi
-        valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" $arg 200000 >/dev/null 2>"$work/valgrind.$mode.log" || {
+        [ $mode = spin0 ] && { arg=fixed; spin=0; }
+        [ $mode = spin100us ] && { arg=fixed; spin=100000; }
+        env ${spin:+SGC_SAMPLE_SPIN_NS=$spin} valgrind --tool=callgrind --callgrind-out-file="$out" "$bin" $arg 200000 >/dev/null 2>"$work/valgrind.$mode.log" || {
             echo "FAIL 3: valgrind run ($mode) failed:"; tail -n 5 "$work/valgrind.$mode.log"; fail=1; continue; }
         ir=$(callgrind_annotate --threshold=100 "$out" 2>/dev/null | grep "fastpath_loop" | head -n 1 |
              awk '{gsub(",", "", $1); print $1}')

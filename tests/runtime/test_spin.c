@@ -1,0 +1,170 @@
+/* test_spin.c - the validation spin (SGC_SAMPLE_SPIN_NS, docs/RUNTIME.md):
+ * every allocation sample and every time sample busy-waits the set time.
+ *
+ * Timing under a loaded machine is judged without flaking:
+ *  - every spin waits at least D of CLOCK_MONOTONIC, so a phase that took
+ *    S samples lasts at least S x D of wall time, always;
+ *  - the wait is busy: the phase makes no voluntary context switch, and its
+ *    CPU time plus the time the kernel kept it waiting on a run queue
+ *    (/proc/self/schedstat) is at least S x D: a spin that slept, or that
+ *    counted the wrong clock, fails;
+ *  - with the spin, a phase is longer than the same phase without it by at
+ *    least S x D minus half of the fastest phase without it.
+ * Sample counts are exact (fixed mode: floor(bytes / period)).
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sgc_internal.h"
+
+static uint64_t clock_ns(clockid_t id) {
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Time this process waited on a run queue, ns (second field of schedstat). */
+static uint64_t runqueue_wait_ns(void) {
+    FILE *f = fopen("/proc/self/schedstat", "r");
+    unsigned long long run = 0, wait = 0;
+    cr_assert_not_null(f, "/proc/self/schedstat is needed to tell preemption from a spin that sleeps");
+    cr_assert_eq(fscanf(f, "%llu %llu", &run, &wait), 2);
+    fclose(f);
+    return wait;
+}
+
+static long voluntary_switches(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_nvcsw;
+}
+
+typedef struct phase {
+    uint64_t wall, cpu, wait;
+    long nvcsw;
+} phase;
+
+static phase phase_begin(void) {
+    return (phase){clock_ns(CLOCK_MONOTONIC), clock_ns(CLOCK_PROCESS_CPUTIME_ID), runqueue_wait_ns(),
+                   voluntary_switches()};
+}
+
+static phase phase_end(phase b) {
+    phase e = phase_begin();
+    return (phase){e.wall - b.wall, e.cpu - b.cpu, e.wait - b.wait, e.nvcsw - b.nvcsw};
+}
+
+static void check_busy(const char *what, phase p, uint64_t samples, uint64_t d) {
+    uint64_t need = samples * d;
+    cr_assert_geq(p.wall, need, "%s: %llu samples x %llu ns = %llu ns, but the phase took %llu ns of wall time",
+                  what, (unsigned long long)samples, (unsigned long long)d, (unsigned long long)need,
+                  (unsigned long long)p.wall);
+    cr_assert_eq(p.nvcsw, 0, "%s: the spin slept (%ld voluntary context switches)", what, p.nvcsw);
+    cr_assert_geq(p.cpu + p.wait, need,
+                  "%s: CPU time %llu ns + run-queue wait %llu ns < %llu samples x %llu ns: the spin did not run",
+                  what, (unsigned long long)p.cpu, (unsigned long long)p.wait, (unsigned long long)samples,
+                  (unsigned long long)d);
+}
+
+static void clear_env(void) {
+    const char *vars[] = {"SGC_ALLOC_PERIOD", "SGC_TIME_HZ", "SGC_PROFILE", "SGC_STATS", "SGC_SAMPLE_SPIN_NS",
+                          "SGC_GC_STRESS", "SGC_VERIFY", "SGC_POISON", "SGC_NURSERY"};
+    for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
+        unsetenv(vars[i]);
+}
+
+TestSuite(spin, .init = clear_env);
+
+Test(spin, waits_at_least_the_time_asked) {
+    for (uint64_t d = 1000; d <= 1000000; d *= 10) {
+        uint64_t t0 = clock_ns(CLOCK_MONOTONIC);
+        sgc__spin_ns(d);
+        uint64_t t1 = clock_ns(CLOCK_MONOTONIC);
+        cr_assert_geq(t1 - t0, d, "spun %llu ns for %llu", (unsigned long long)(t1 - t0), (unsigned long long)d);
+    }
+}
+
+Test(spin, setting_reaches_the_stats_record) {
+    setenv("SGC_SAMPLE_SPIN_NS", "12345", 1);
+    char path[] = "/tmp/sgc-spin-stats-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
+    setenv("SGC_STATS", path, 1);
+    sgc_init();
+    cr_assert_eq(sgc__settings.sample_spin_ns, 12345);
+    sgc_shutdown();
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f);
+    char line[128];
+    int found = 0;
+    while (fgets(line, sizeof line, f))
+        if (!strcmp(line, "sample_spin_ns 12345\n"))
+            found = 1;
+    fclose(f);
+    unlink(path);
+    cr_assert(found, "the stats record has no line 'sample_spin_ns 12345'");
+}
+
+/* Allocates bytes in 32-byte objects with fixed-mode sampling at period;
+ * returns the samples taken. */
+static uint64_t allocate(uint32_t tid, uint64_t bytes, uint64_t period) {
+    sgc_stats s0, s1;
+    cr_assert_eq(sgc_sampling_start(period, SGC_SAMPLE_FIXED, 0), 0);
+    sgc_get_stats(&s0);
+    for (uint64_t i = 0; i < bytes / 32; i++)
+        sgc_alloc(tid, 24);
+    sgc_get_stats(&s1);
+    sgc_sampling_stop();
+    return s1.alloc_samples - s0.alloc_samples;
+}
+
+Test(spin, every_allocation_sample_pays_it) {
+    unsetenv("SGC_SAMPLE_SPIN_NS");
+    uint32_t t = sgc_type_register(&(sgc_type){"spin24", 24, 0, SGC_VAR_NONE});
+    const uint64_t bytes = 4u << 20, period = 64u << 10, d = 200000;
+    uint64_t fastest_off = UINT64_MAX;
+    for (int rep = 0; rep < 3; rep++) {
+        phase b = phase_begin();
+        uint64_t n = allocate(t, bytes, period);
+        phase p = phase_end(b);
+        cr_assert_eq(n, bytes / period, "floor(bytes / period) samples without the spin");
+        if (p.wall < fastest_off)
+            fastest_off = p.wall;
+    }
+    sgc__settings.sample_spin_ns = d; /* read at every sample, so it may change here */
+    phase b = phase_begin();
+    uint64_t n = allocate(t, bytes, period);
+    phase p = phase_end(b);
+    cr_assert_eq(n, bytes / period, "the spin changes no sample count");
+    check_busy("allocation samples", p, n, d);
+    cr_assert_geq(p.wall + fastest_off / 2, n * d + fastest_off,
+                  "with the spin %llu ns, without it at least %llu ns: not %llu samples x %llu ns longer",
+                  (unsigned long long)p.wall, (unsigned long long)fastest_off, (unsigned long long)n,
+                  (unsigned long long)d);
+}
+
+Test(spin, every_time_sample_pays_it) {
+    const uint64_t d = 300000;
+    sgc_init();
+    sgc__settings.sample_spin_ns = d;
+    sgc_stats s0, s1;
+    sgc_get_stats(&s0);
+    phase b = phase_begin();
+    cr_assert_eq(sgc_time_sampling_start(1000, SGC_CLOCK_WALL), 0);
+    volatile uint64_t x = 1;
+    while (clock_ns(CLOCK_MONOTONIC) - b.wall < 200000000u)
+        for (int i = 0; i < 1000; i++)
+            x = x * 6364136223846793005u + 1;
+    sgc_time_sampling_stop();
+    phase p = phase_end(b);
+    sgc_get_stats(&s1);
+    uint64_t n = s1.time_samples - s0.time_samples;
+    cr_assert_gt(n, 10, "only %llu time samples in 200 ms at 1000 Hz", (unsigned long long)n);
+    check_busy("time samples", p, n, d);
+}
