@@ -264,6 +264,7 @@ typedef struct sgc_stats {
     uint64_t time_samples_written; /* time samples handed to the profile */
     uint64_t time_sampling_ns;  /* time during which time sampling was on */
     uint64_t time_samples_missed; /* timer expirations the kernel merged while the thread was not running */
+    uint64_t time_samples_throttled; /* wall-clock periods skipped so the program makes progress (sgc_timer.h) */
 } sgc_stats;
 
 void sgc_get_stats(sgc_stats *out);

@@ -559,6 +559,7 @@ void sgc_get_stats(sgc_stats *out) {
     out->nursery_objects += nursery_count(sgc_nursery.start, sgc_nursery.free);
     out->heap_bytes = heap_bytes();
     out->time_samples_missed = sgc__timer_missed();
+    out->time_samples_throttled = sgc__timer_throttled();
 }
 
 /* Writes the stats record (docs/FORMATS.md) to path, atomically: a
@@ -606,6 +607,7 @@ static int write_stats(const char *path) {
     KV("time_samples_written", s.time_samples_written);
     KV("time_sampling_ns", s.time_sampling_ns);
     KV("time_samples_missed", s.time_samples_missed);
+    KV("time_samples_throttled", s.time_samples_throttled);
     fprintf(f, "time_hz_achieved %.3f\n", hz);
     KV("alloc_period", st->alloc_period);
     fprintf(f, "alloc_mode %s\n", st->alloc_mode == SGC_SAMPLE_POISSON ? "poisson" : "fixed");

@@ -34,6 +34,13 @@ static struct {
     uint64_t started_ns;      /* when the current run started */
     uint64_t dropped_reported; /* dropped samples already in the profile */
     volatile uint64_t missed; /* expirations merged into a later signal (si_overrun) */
+    /* Pacing (wall clock only; see sgc_timer.h): the timer's expirations lie
+     * on the grid grid0 + k * period_ns.  expirations counts the grid points
+     * consumed since the start: samples + missed + throttled. */
+    uint64_t grid0;           /* CLOCK_MONOTONIC ns of grid point 0 */
+    uint64_t period_ns;       /* 1e9 / hz */
+    uint64_t expirations;     /* grid points used up: taken, merged or skipped */
+    volatile uint64_t throttled; /* grid points skipped to let the program run */
     uint64_t missed_reported; /* missed expirations already in the profile */
     sgc_func **scratch;       /* drain's copy of a snapshot that wraps the ring */
     uint32_t scratch_cap;
@@ -41,22 +48,49 @@ static struct {
 
 /* ---- The handler ---------------------------------------------------------- */
 
-void sgc__timer_handler(int sig, siginfo_t *info, void *uctx) {
-    (void)sig;
-    (void)uctx;
-    if (!tm.on)
+static uint64_t mono_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Guarantees the program progress at any accepted rate (wall clock).  A
+ * periodic timer whose signal costs more than its period (delivery on a busy
+ * virtual machine can take tens of microseconds; 100 kHz leaves 10) is
+ * pending again by the time the handler returns, and the program never runs
+ * another instruction.  So, at the end of each sample: if the next grid point
+ * is less than half a period away, the timer is moved forward, on its grid,
+ * to at least twice this sample's whole cost (expiry to handler exit) from
+ * now: the program then runs for about that cost before the next signal,
+ * whatever delivery costs.  The grid points skipped are counted
+ * (time_samples_throttled), so samples + missed + throttled still account
+ * for every period of the sampling time.  Costs one clock read when nothing
+ * needs doing; one timer_settime (async-signal-safe) when it does. */
+static void pace(void) {
+    uint64_t p = tm.period_ns;
+    uint64_t x = mono_ns();
+    uint64_t fired = tm.grid0 + tm.expirations * p; /* the expiry this signal reports */
+    uint64_t next = fired + p;
+    if (next >= x + p / 2)
         return;
-    int saved_errno = errno;
-    sgc__stats.time_samples++;
-    /* Expirations while the thread could not take the signal (it was not
-     * running: the machine is busy) are merged into this one by the kernel.
-     * They are not samples, but the profile says how many there were. */
-    if (info && info->si_code == SI_TIMER && info->si_overrun > 0)
-        tm.missed += (uint64_t)info->si_overrun;
-    /* Validation only (docs/RUNTIME.md): a known cost on top of the real
-     * one, paid by every counted sample, dropped ones included. */
-    if (__builtin_expect(sgc__settings.sample_spin_ns != 0, 0))
-        sgc__spin_ns(sgc__settings.sample_spin_ns);
+    uint64_t cost = x > fired ? x - fired : 0;
+    uint64_t gap = 2 * cost > p ? 2 * cost : p;
+    uint64_t skip = (x + gap - next + p - 1) / p;
+    tm.expirations += skip;
+    tm.throttled += skip;
+    uint64_t at = next + skip * p;
+    struct itimerspec its;
+    its.it_value.tv_sec = (time_t)(at / 1000000000u);
+    its.it_value.tv_nsec = (long)(at % 1000000000u);
+    its.it_interval.tv_sec = (time_t)(p / 1000000000u);
+    its.it_interval.tv_nsec = (long)(p % 1000000000u);
+    if (tm.have_timer)
+        timer_settime(tm.timer, TIMER_ABSTIME, &its, NULL);
+}
+
+/* Stores one snapshot of the shadow stack into the ring (or counts it as
+ * dropped). */
+static void record(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     uint64_t *ring = tm.ring;
@@ -69,7 +103,6 @@ void sgc__timer_handler(int sig, siginfo_t *info, void *uctx) {
     while (f && __atomic_load_n(&f->cct, __ATOMIC_RELAXED) == 0) {
         if (3 + n + 1 > room) {
             sgc__stats.time_samples_dropped++;
-            errno = saved_errno;
             return;
         }
         ring[(head + 3 + n) & RING_MASK] = (uint64_t)(uintptr_t)f->func;
@@ -78,7 +111,6 @@ void sgc__timer_handler(int sig, siginfo_t *info, void *uctx) {
     }
     if (3 + n > room) {
         sgc__stats.time_samples_dropped++;
-        errno = saved_errno;
         return;
     }
     ring[head & RING_MASK] = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -86,12 +118,36 @@ void sgc__timer_handler(int sig, siginfo_t *info, void *uctx) {
     ring[(head + 2) & RING_MASK] = f ? f->cct : 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST); /* words stored before they are published */
     tm.head = head + 3 + n;
+}
+
+void sgc__timer_handler(int sig, siginfo_t *info, void *uctx) {
+    (void)sig;
+    (void)uctx;
+    if (!tm.on)
+        return;
+    int saved_errno = errno;
+    sgc__stats.time_samples++;
+    /* Expirations while the thread could not take the signal (it was not
+     * running: the machine is busy) are merged into this one by the kernel.
+     * They are not samples, but the profile says how many there were. */
+    uint64_t overrun = info && info->si_code == SI_TIMER && info->si_overrun > 0 ? (uint64_t)info->si_overrun : 0;
+    tm.missed += overrun;
+    tm.expirations += 1 + overrun;
+    /* Validation only (docs/RUNTIME.md): a known cost on top of the real
+     * one, paid by every counted sample, dropped ones included. */
+    if (__builtin_expect(sgc__settings.sample_spin_ns != 0, 0))
+        sgc__spin_ns(sgc__settings.sample_spin_ns);
+    record();
+    if (tm.clock == SGC_CLOCK_WALL && info && info->si_code == SI_TIMER)
+        pace();
     errno = saved_errno;
 }
 
 /* ---- Drain ------------------------------------------------------------------ */
 
 uint64_t sgc__timer_missed(void) { return tm.missed; }
+
+uint64_t sgc__timer_throttled(void) { return tm.throttled; }
 
 uint64_t sgc__timer_buffered(void) {
     uint64_t n = 0, t = tm.tail, h = tm.head;
@@ -224,8 +280,20 @@ int sgc_time_sampling_start(unsigned hz, sgc_clock clock) {
     its.it_value = its.it_interval;
     tm.started_ns = sgc__now_ns();
     sgc__profile_time_config(tm.started_ns, hz, clock);
+    /* The wall clock's expirations lie on a grid the handler can compute
+     * (pace()), so the first one is set at an absolute time. */
+    int flags = 0;
+    tm.period_ns = period;
+    tm.expirations = 0;
+    if (clock == SGC_CLOCK_WALL) {
+        tm.grid0 = mono_ns();
+        uint64_t first = tm.grid0 + period;
+        its.it_value.tv_sec = (time_t)(first / 1000000000ull);
+        its.it_value.tv_nsec = (long)(first % 1000000000ull);
+        flags = TIMER_ABSTIME;
+    }
     tm.on = 1;
-    if (timer_settime(tm.timer, 0, &its, NULL) != 0) {
+    if (timer_settime(tm.timer, flags, &its, NULL) != 0) {
         int e = errno;
         tm.on = 0;
         timer_delete(tm.timer);
@@ -248,6 +316,15 @@ void sgc_time_sampling_stop(void) {
     tm.on = 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     uint64_t now = sgc__now_ns();
+    if (tm.clock == SGC_CLOCK_WALL) {
+        /* A throttle skips grid points ahead of time; those after now were
+         * never part of the sampling time. */
+        uint64_t elapsed = (now - tm.grid0) / tm.period_ns;
+        if (tm.expirations > elapsed) {
+            uint64_t ahead = tm.expirations - elapsed;
+            tm.throttled -= ahead < tm.throttled ? ahead : tm.throttled;
+        }
+    }
     sgc__stats.time_sampling_ns += now - tm.started_ns;
     drain();
     sgc__profile_time_config(now, 0, tm.clock);

@@ -27,6 +27,15 @@
  *  - The drain turns recorded sgc_func pointers into names after the frames
  *    are gone, so an sgc_func must live as long as the runtime (sgc.h asks
  *    the same of its name).
+ *  - Progress at any accepted rate (wall clock): the timer's expirations lie
+ *    on a grid of its period; when a sample ends less than half a period
+ *    before the next grid point, the handler moves the timer forward on the
+ *    grid, to at least twice that sample's cost from now, and counts the
+ *    grid points skipped as
+ *    throttled.  So a signal can never be pending again as the handler
+ *    returns, however slow delivery is, and samples + missed + throttled
+ *    cover every period of the sampling time.  A CPU-time timer needs no
+ *    pacing: it only expires at the kernel's tick.
  *  - Accounting: time_samples (signals handled while on) ==
  *    time_samples_written + time_samples_dropped + entries still in the
  *    ring, and the ring is empty after sgc_time_sampling_stop and
@@ -50,6 +59,9 @@
  * thread was not running (si_overrun), since start-up: the gap between the
  * rate asked for and the rate achieved on a busy machine. */
 uint64_t sgc__timer_missed(void);
+/* Wall-clock timer periods skipped since start-up so that the program makes
+ * progress: a sample cost more than half a period (sgc_timer.c, pace()). */
+uint64_t sgc__timer_throttled(void);
 /* The signal handler itself (installed by sgc_time_sampling_start).  Exposed
  * so a benchmark can time its body without the kernel's delivery; info may
  * be NULL.  Records a sample only while time sampling is on. */

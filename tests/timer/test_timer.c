@@ -54,9 +54,10 @@ static double thread_cpu_s(void) {
 }
 
 /* One second of CPU-bound work under an H Hz wall-clock timer.  Two checks:
- *  - every expiration the kernel generated reached the sampler, as a sample
- *    or as a missed expiration merged into one (si_overrun): samples +
- *    missed within 10% of H x seconds, always;
+ *  - every period reached the sampler, as a sample, as a missed expiration
+ *    merged into one (si_overrun), or as a period skipped so the program
+ *    could run (throttled): samples + missed + throttled within 10% of
+ *    H x seconds, always;
  *  - the achieved rate (samples / seconds) is within 10% of H, checked on
  *    an attempt during which this thread had the CPU at least 90% of the
  *    time.  On a machine so busy that five attempts in a row were starved,
@@ -66,7 +67,7 @@ static void check_rate(unsigned hz) {
     for (int attempt = 1; attempt <= 5; attempt++) {
         sgc_stats a, b;
         sgc_get_stats(&a);
-        uint64_t missed0 = a.time_samples_missed;
+        uint64_t missed0 = a.time_samples_missed + a.time_samples_throttled;
         double cpu0 = thread_cpu_s();
         cr_assert_eq(sgc_time_sampling_start(hz, SGC_CLOCK_WALL), 0);
         spin(1.0);
@@ -74,12 +75,12 @@ static void check_rate(unsigned hz) {
         double cpu = thread_cpu_s() - cpu0;
         sgc_get_stats(&b);
         uint64_t taken = b.time_samples - a.time_samples;
-        uint64_t missed = b.time_samples_missed - missed0;
+        uint64_t missed = b.time_samples_missed + b.time_samples_throttled - missed0;
         double secs = (double)(b.time_sampling_ns - a.time_sampling_ns) / 1e9;
         double rate = (double)taken / secs, share = cpu / secs;
         double expirations = (double)(taken + missed) / secs;
         cr_assert(expirations >= 0.9 * hz && expirations <= 1.1 * hz,
-                  "%u Hz asked: %llu samples + %llu missed in %.3f s", hz, (unsigned long long)taken,
+                  "%u Hz asked: %llu samples + %llu missed or throttled in %.3f s", hz, (unsigned long long)taken,
                   (unsigned long long)missed, secs);
         cr_assert_eq(b.time_samples_dropped, 0);
         cr_assert_eq(b.time_samples_written, b.time_samples);
@@ -212,13 +213,14 @@ Test(timer, restarts_leave_the_signal_unblocked) {
     cr_assert_eq(sgc_time_sampling_start(100, (sgc_clock)7), -1);
     sgc_stats before, after;
     sgc_get_stats(&before);
-    uint64_t missed0 = sgc__timer_missed();
+    uint64_t missed0 = sgc__timer_missed() + sgc__timer_throttled();
     cr_assert_eq(sgc_time_sampling_start(1000, SGC_CLOCK_WALL), 0);
     spin(0.2);
     sgc_time_sampling_stop();
     sgc_get_stats(&after);
-    /* 200 expirations, all arrived (as samples or merged on a busy machine). */
-    uint64_t arrived = after.time_samples - before.time_samples + sgc__timer_missed() - missed0;
+    /* 200 periods, all accounted for (as samples, or merged or throttled on
+     * a busy machine). */
+    uint64_t arrived = after.time_samples - before.time_samples + sgc__timer_missed() + sgc__timer_throttled() - missed0;
     cr_assert(arrived >= 180 && arrived <= 220, "%llu expirations arrived", (unsigned long long)arrived);
     cr_assert_geq(after.time_samples - before.time_samples, 10);
     cr_assert_eq(after.time_samples_written + after.time_samples_dropped, after.time_samples);
@@ -252,6 +254,60 @@ Test(timer, cpu_clock_counts_cpu_time) {
     double expect = cpu * 100;
     cr_assert(s.time_samples >= 0.6 * expect && s.time_samples <= 1.1 * expect + 1,
               "%llu samples for %.3f s of CPU at 100 Hz", (unsigned long long)s.time_samples, cpu);
+    sgc_shutdown();
+    unlink(path);
+}
+
+/* ---- Progress at any accepted rate ------------------------------------------ */
+
+static double mono_s(void) { return now_s(); }
+
+/* Stands in for slow signal delivery: 40 us before the real handler runs,
+ * four times the period of a 100 kHz timer.  A periodic timer is then
+ * pending again whenever the handler returns, and without pacing the program
+ * would never run another instruction. */
+static void slow_handler(int sig, siginfo_t *info, void *uctx) {
+    double end = mono_s() + 40e-6;
+    while (mono_s() < end)
+        ;
+    sgc__timer_handler(sig, info, uctx);
+}
+
+Test(timer, slow_delivery_cannot_starve_the_program, .timeout = 30) {
+    start("slow");
+    sgc_stats a, b;
+    sgc_get_stats(&a);
+    cr_assert_eq(sgc_time_sampling_start(SGC_TIMER_MAX_HZ, SGC_CLOCK_WALL), 0);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = slow_handler;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    cr_assert_eq(sigaction(SGC_TIMER_SIGNAL, &sa, NULL), 0);
+    /* A fixed amount of work: it must finish. */
+    uint64_t x = 1;
+    for (long i = 0; i < 50 * 1000 * 1000L; i++)
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+    sink = x;
+    sgc_time_sampling_stop();
+    sgc_get_stats(&b);
+    uint64_t taken = b.time_samples - a.time_samples;
+    uint64_t missed = b.time_samples_missed - a.time_samples_missed;
+    uint64_t throttled = b.time_samples_throttled - a.time_samples_throttled;
+    double secs = (double)(b.time_sampling_ns - a.time_sampling_ns) / 1e9;
+    double periods = secs * SGC_TIMER_MAX_HZ;
+    fprintf(stderr, "note: 100 kHz with 40 us delivery: %llu samples, %llu missed, %llu throttled in %.3f s\n",
+            (unsigned long long)taken, (unsigned long long)missed, (unsigned long long)throttled, secs);
+    /* Every period of the sampling time is a sample, merged or skipped
+     * (the last one may still have been due when the timer was deleted). */
+    double accounted = (double)(taken + missed + throttled);
+    cr_assert(accounted >= periods - 1 && accounted <= periods + 1, "%.0f periods, %.0f accounted for", periods,
+              accounted);
+    /* Each sample costs >= 40 us, so the sampler must have throttled, and
+     * no more than one sample per 3 x 40 us can have been taken. */
+    cr_assert_gt(throttled, 0);
+    cr_assert_leq((double)taken, secs / 120e-6 + 1, "%llu samples in %.3f s", (unsigned long long)taken, secs);
+    cr_assert_eq(b.time_samples_written, b.time_samples);
     sgc_shutdown();
     unlink(path);
 }
