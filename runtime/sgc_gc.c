@@ -187,6 +187,7 @@ void sgc_init(void) {
     sgc__profile_init();
     sgc__sample_init();
     sgc__timer_init();
+    sgc__alt_init();
     sgc__alloc_reset_limit();
     atexit(sgc_shutdown);
 }
@@ -490,6 +491,7 @@ static void collect(int force_major) {
     if (force_major || heap_bytes() >= next_major_at)
         major_mark_and_sweep();
     sgc__timer_drain();
+    sgc__alt_minor_end(); /* last: a segment boundary sees the collection complete */
 }
 
 void sgc__minor_collect(void) { collect(0); }
@@ -639,6 +641,7 @@ void sgc_shutdown(void) {
     if (!sgc__initialized || shut_down)
         return;
     shut_down = 1;
+    int alt_failed = sgc__alt_shutdown() != 0;
     sgc__timer_shutdown();
     sgc__sample_shutdown();
     sgc__profile_shutdown();
@@ -646,6 +649,11 @@ void sgc_shutdown(void) {
         fprintf(stderr, "freecheck: cannot write the stats record to %s (SGC_STATS): %s\n",
                 sgc__settings.stats_path, strerror(errno));
         /* A run without its record is a failed run: say so in the exit status. */
+        fflush(NULL);
+        _exit(1);
+    }
+    if (alt_failed) {
+        /* Likewise a run without its segment series (message printed). */
         fflush(NULL);
         _exit(1);
     }

@@ -40,6 +40,12 @@ typedef struct sgc_settings {
     int verify;              /* SGC_VERIFY: verify the heap around every collection */
     int poison;              /* SGC_POISON: poison evacuated nursery space */
     uint64_t sample_spin_ns; /* SGC_SAMPLE_SPIN_NS: validation: busy-wait per sample; 0 = off */
+    int alt_mode;            /* SGC_ALTERNATE: an sgc_alt_mode (sgc_alt.h); 0 = off */
+    uint64_t alt_fills;      /* SGC_ALT_SEGMENT as minor collections per segment; 0 if in ms */
+    uint64_t alt_cpu_ns;     /* SGC_ALT_SEGMENT as thread CPU ns per segment; 0 if in fills */
+    const char *alt_out;     /* SGC_ALT_OUT: segment series path, or NULL */
+    uint64_t alt_carry_ns;   /* SGC_ALT_CARRY (debug): CPU spun at the start of the segment after each B */
+    uint64_t alt_cost_ns;    /* SGC_ALT_COST (debug): CPU spun at the start of each B segment */
 } sgc_settings;
 
 extern sgc_settings sgc__settings;
@@ -106,6 +112,14 @@ void sgc__timer_shutdown(void);   /* at exit: stop, drain */
 /* Called from the slow path and at collection boundaries: moves records the
  * signal handler buffered into the profile.  Cheap when there is nothing. */
 void sgc__timer_drain(void);
+
+/* ---- In-process alternation (sgc_alt.c) ---------------------------------- */
+
+void sgc__alt_init(void);      /* at sgc_init, after the samplers: the lead-in segment starts */
+void sgc__alt_minor_end(void); /* at the very end of every minor collection: maybe a boundary */
+/* At exit, before the samplers stop: records the last segment and writes
+ * SGC_ALT_OUT.  Returns 0, or -1 after printing why the file was not written. */
+int sgc__alt_shutdown(void);
 
 /* ---- The slow path's helpers (sgc_alloc.c) ------------------------------ */
 

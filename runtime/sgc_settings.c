@@ -23,6 +23,9 @@
 #define SGC_MAX_NURSERY ((uint64_t)1 << 36)        /* 64 GiB: beyond that a typo is likelier */
 #define SGC_MAX_TIME_HZ 100000u
 #define SGC_MAX_SAMPLE_SPIN_NS 1000000000u         /* 1 s per sample: beyond that a typo is likelier */
+#define SGC_DEFAULT_ALT_CPU_NS ((uint64_t)20000000) /* 20 ms of thread CPU time per segment */
+#define SGC_MAX_ALT_MS 60000u                      /* a minute: longer is a typo */
+#define SGC_MAX_ALT_DEBUG_US 1000000u              /* a second of artificial cost per segment */
 
 sgc_settings sgc__settings = {
     .alloc_period = 0,
@@ -38,6 +41,12 @@ sgc_settings sgc__settings = {
     .verify = 0,
     .poison = 0,
     .sample_spin_ns = 0,
+    .alt_mode = 0,
+    .alt_fills = 0,
+    .alt_cpu_ns = SGC_DEFAULT_ALT_CPU_NS,
+    .alt_out = NULL,
+    .alt_carry_ns = 0,
+    .alt_cost_ns = 0,
 };
 
 /* Parses a byte size: decimal digits, optionally followed by one of K, M, G
@@ -108,6 +117,58 @@ static int parse_switch(const char *name, const char *value) {
         return 1;
     bad(name, value, "expected 0 (off) or 1 (on)");
     return 0;
+}
+
+/* SGC_ALTERNATE and its companions (docs/RUNTIME.md "In-process
+ * alternation").  Runs after the sampler settings, which it checks against:
+ * alternating a sampler that is not set up would measure nothing. */
+static void load_alternation(void) {
+    const char *v;
+    uint64_t n;
+    if ((v = getenv("SGC_ALTERNATE")) != NULL) {
+        static const char *const names[] = {"off", "none", "alloc", "time", "both"};
+        int mode = -1;
+        for (int i = 0; i < 5; i++)
+            if (strcmp(v, names[i]) == 0)
+                mode = i;
+        if (mode < 0)
+            bad("SGC_ALTERNATE", v, "expected off, none (A/A), alloc, time or both");
+        if ((mode == 2 || mode == 4) && sgc__settings.alloc_period == 0)
+            bad("SGC_ALTERNATE", v, "alternating allocation sampling needs SGC_ALLOC_PERIOD (the period of the on segments)");
+        if ((mode == 3 || mode == 4) && sgc__settings.time_hz == 0)
+            bad("SGC_ALTERNATE", v, "alternating time sampling needs SGC_TIME_HZ (the rate of the on segments)");
+        sgc__settings.alt_mode = mode;
+    }
+    if ((v = getenv("SGC_ALT_SEGMENT")) != NULL) {
+        size_t len = strlen(v);
+        char num[32];
+        if (len > 2 && len < sizeof num && strcmp(v + len - 2, "ms") == 0) {
+            memcpy(num, v, len - 2);
+            num[len - 2] = '\0';
+            if (parse_uint(num, &n) != 0 || n < 1 || n > SGC_MAX_ALT_MS)
+                bad("SGC_ALT_SEGMENT", v, "expected a CPU time from 1ms to 60000ms, or a number of minor collections");
+            sgc__settings.alt_cpu_ns = n * 1000000u;
+            sgc__settings.alt_fills = 0;
+        } else {
+            if (parse_uint(v, &n) != 0 || n < 1 || n > 1000000)
+                bad("SGC_ALT_SEGMENT", v, "expected a number of minor collections from 1 to 1000000 (such as 16), "
+                                          "or a CPU time such as 20ms");
+            sgc__settings.alt_fills = n;
+            sgc__settings.alt_cpu_ns = 0;
+        }
+    }
+    if ((v = getenv("SGC_ALT_OUT")) != NULL && *v != '\0')
+        sgc__settings.alt_out = v;
+    if ((v = getenv("SGC_ALT_CARRY")) != NULL) {
+        if (parse_uint(v, &n) != 0 || n > SGC_MAX_ALT_DEBUG_US)
+            bad("SGC_ALT_CARRY", v, "expected microseconds from 0 to 1000000");
+        sgc__settings.alt_carry_ns = n * 1000u;
+    }
+    if ((v = getenv("SGC_ALT_COST")) != NULL) {
+        if (parse_uint(v, &n) != 0 || n > SGC_MAX_ALT_DEBUG_US)
+            bad("SGC_ALT_COST", v, "expected microseconds from 0 to 1000000");
+        sgc__settings.alt_cost_ns = n * 1000u;
+    }
 }
 
 void sgc__settings_load(void) {
@@ -184,6 +245,7 @@ void sgc__settings_load(void) {
                 "expected nanoseconds of busy-waiting per sample, from 0 (off) to 1000000000");
         sgc__settings.sample_spin_ns = n;
     }
+    load_alternation();
 }
 
 void sgc__spin_ns(uint64_t ns) {

@@ -141,6 +141,7 @@ static EnergySample *simulate(BodyArray *system, int64_t steps) {
     SGC_FRAME(&system, &history, &sample);
     for (int64_t s = 1; s <= steps; s++) {
         advance_bodies(system->bodies, 0.01);
+        wl_iteration(); /* a step: this workload's unit of work, and a safe point */
         if (s % STEPS_PER_SAMPLE == 0) {
             sample = SGC_NEW(t_energy_sample, EnergySample);
             sample->previous = history;

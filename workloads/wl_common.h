@@ -38,6 +38,12 @@
  *  - Random numbers.  wl_rng is a seeded xorshift64* generator, identical
  *    on every run, for workloads and their references to draw the same values.
  *
+ *  - Iterations.  wl_iteration() marks one natural unit of work (a step of
+ *    the main loop) for in-process alternation (runtime/sgc_alt.h): the
+ *    segment driver counts it as work and may end a segment there, which
+ *    matters for workloads that seldom collect.  Optional; it costs a
+ *    decrement and a compare when alternation is off.
+ *
  *  - Types.  wl_type() registers a runtime type in one line; WL_PTR(T, f)
  *    is the ptr_map bit of pointer field f of struct T (the field must be
  *    8-byte aligned, which the macro checks at compile time).
@@ -49,6 +55,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "sgc.h"
+#include "sgc_alt.h"
 
 /* ---- Arguments ------------------------------------------------------------ */
 
@@ -176,6 +183,12 @@ void wl_fail(const wl_run *run, const char *fmt, ...);
 void *wl_xmalloc(size_t size);
 /* The same, zero-filled (calloc). */
 void *wl_xcalloc(size_t n, size_t size);
+
+/* ---- Iterations ------------------------------------------------------------ */
+
+/* One unit of the workload's main loop, where it has a natural one (see the
+ * header comment). */
+static inline void wl_iteration(void) { sgc_iteration(); }
 
 /* ---- Types ---------------------------------------------------------------- */
 
