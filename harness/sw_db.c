@@ -44,7 +44,12 @@ static const char schema[] =
     "  profile_bytes INTEGER,\n"
     "  counter_errors TEXT,\n"
     "  started_ns INTEGER,\n"
-    "  UNIQUE(cell_id, round));\n"
+    /* The blocked design: the run's block, its position there (1, 2) and
+     * its role (1 = the compared run, 0 = the baseline run); NULL outside
+     * blocks.  Noise covariates over the run (docs/HARNESS.md). */
+    "  block INTEGER, block_pos INTEGER, block_role INTEGER,\n"
+    "  steal_ns INTEGER, other_busy_ns INTEGER, nivcsw INTEGER, minflt INTEGER, loadavg1 REAL,\n"
+    "  UNIQUE(seq));\n"
     "CREATE TABLE run_stats(\n"
     "  run_id INTEGER NOT NULL REFERENCES runs, key TEXT NOT NULL, value TEXT NOT NULL,\n"
     "  PRIMARY KEY(run_id, key));\n"
@@ -59,7 +64,7 @@ static const char schema[] =
     "  seq INTEGER PRIMARY KEY,\n"
     "  cell_id INTEGER NOT NULL REFERENCES cells,\n"
     "  round INTEGER NOT NULL,\n"
-    "  UNIQUE(cell_id, round));\n"
+    "  block INTEGER, block_pos INTEGER, block_role INTEGER);\n"
     "CREATE TABLE calibration(\n"
     "  workload TEXT PRIMARY KEY,\n"
     "  size INTEGER NOT NULL,\n"
@@ -120,7 +125,8 @@ static void prepare_run_statements(sw_db *d)
     d->ins_run = prepare(d,
         "INSERT INTO runs(cell_id, round, seq, status, failure, wall_ns, user_ns, sys_ns, maxrss_kb,"
         " sgc_seed, cpu, overhead_ns, exit_code, term_signal, checksum, output_tail, profile_bytes,"
-        " counter_errors, started_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        " counter_errors, started_ns, block, block_pos, block_role, steal_ns, other_busy_ns, nivcsw, minflt,"
+        " loadavg1) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     d->ins_stat = prepare(d, "INSERT INTO run_stats(run_id, key, value) VALUES(?,?,?)");
     d->ins_ctr = prepare(d, "INSERT INTO run_counters(run_id, event, raw, time_enabled, time_running, scaled)"
                             " VALUES(?,?,?,?,?,?)");
@@ -162,6 +168,10 @@ void sw_db_open_existing(sw_db *d, const char *dir)
         SQLITE_OK)
         sw_usage_error("--resume %s: %s is not a results database written by sweep (%s)", dir, d->path,
                        sqlite3_errmsg(d->db));
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(d->db, "SELECT block, steal_ns FROM runs LIMIT 0", -1, &st, NULL) != SQLITE_OK)
+        sw_usage_error("--resume %s: %s was written by an older sweep (its runs have no block or noise columns); "
+                       "finish it with the sweep that started it", dir, d->path);
     sqlite3_finalize(st);
     tune(d);
     prepare_run_statements(d);
@@ -292,11 +302,16 @@ void sw_db_store_plan(sw_db *d, const sw_cell *cells, int n_cells, const sw_slot
         step_done(d, st, "storing the cells");
     }
     sqlite3_finalize(st);
-    st = prepare(d, "INSERT INTO schedule(seq, cell_id, round) VALUES(?,?,?)");
+    st = prepare(d, "INSERT INTO schedule(seq, cell_id, round, block, block_pos, block_role) VALUES(?,?,?,?,?,?)");
     for (int i = 0; i < n_slots; i++) {
         sqlite3_bind_int(st, 1, slots[i].seq);
         sqlite3_bind_int(st, 2, cells[slots[i].cell].id);
         sqlite3_bind_int(st, 3, slots[i].round);
+        if (slots[i].block) {
+            sqlite3_bind_int(st, 4, slots[i].block);
+            sqlite3_bind_int(st, 5, slots[i].pos);
+            sqlite3_bind_int(st, 6, slots[i].role);
+        }
         step_done(d, st, "storing the schedule");
     }
     sqlite3_finalize(st);
@@ -356,25 +371,27 @@ int sw_db_load_cells(sw_db *d, sw_cell **out)
 
 int sw_db_missing_slots(sw_db *d, sw_slot **out)
 {
-    sqlite3_stmt *st = prepare(d, "SELECT s.seq, s.cell_id, s.round FROM schedule s WHERE NOT EXISTS"
-                                  " (SELECT 1 FROM runs r WHERE r.cell_id = s.cell_id AND r.round = s.round)"
-                                  " ORDER BY s.seq");
+    sqlite3_stmt *st = prepare(d, "SELECT s.seq, s.cell_id, s.round, ifnull(s.block, 0), ifnull(s.block_pos, 0),"
+                                  " ifnull(s.block_role, 0) FROM schedule s WHERE NOT EXISTS"
+                                  " (SELECT 1 FROM runs r WHERE r.seq = s.seq) ORDER BY s.seq");
     int n = 0, cap = 256;
     sw_slot *slots = sw_xmalloc((size_t)cap * sizeof *slots);
     while (sqlite3_step(st) == SQLITE_ROW) {
         if (n == cap)
             slots = sw_xrealloc(slots, (size_t)(cap *= 2) * sizeof *slots);
         slots[n++] = (sw_slot){.seq = sqlite3_column_int(st, 0), .cell = sqlite3_column_int(st, 1) - 1,
-                               .round = sqlite3_column_int(st, 2), .pass = -1};
+                               .round = sqlite3_column_int(st, 2), .pass = -1,
+                               .block = sqlite3_column_int(st, 3), .pos = sqlite3_column_int(st, 4),
+                               .role = sqlite3_column_int(st, 5)};
     }
     sqlite3_finalize(st);
     *out = slots;
     return n;
 }
 
-void sw_db_store_run(sw_db *d, const sw_run_row *r)
+/* Inserts one run with its stats and counters (inside a transaction). */
+static void insert_run(sw_db *d, const sw_run_row *r)
 {
-    exec_sql(d, "BEGIN");
     sqlite3_stmt *st = d->ins_run;
     sqlite3_bind_int(st, 1, r->cell_id);
     sqlite3_bind_int(st, 2, r->round);
@@ -400,6 +417,23 @@ void sw_db_store_run(sw_db *d, const sw_run_row *r)
         sqlite3_bind_int64(st, 17, r->profile_bytes);
     bind_text(st, 18, r->counter_errors);
     sqlite3_bind_int64(st, 19, (sqlite3_int64)r->started_ns);
+    if (r->block) {
+        sqlite3_bind_int(st, 20, r->block);
+        sqlite3_bind_int(st, 21, r->block_pos);
+        sqlite3_bind_int(st, 22, r->block_role);
+    }
+    if (r->has_noise) {
+        if (r->noise.steal_ns >= 0)
+            sqlite3_bind_int64(st, 23, r->noise.steal_ns);
+        if (r->noise.other_busy_ns >= 0)
+            sqlite3_bind_int64(st, 24, r->noise.other_busy_ns);
+        if (r->has_times) {
+            sqlite3_bind_int64(st, 25, r->noise.nivcsw);
+            sqlite3_bind_int64(st, 26, r->noise.minflt);
+        }
+        if (r->noise.loadavg1 >= 0)
+            sqlite3_bind_double(st, 27, r->noise.loadavg1);
+    }
     step_done(d, st, "storing a run");
     sqlite3_int64 run_id = sqlite3_last_insert_rowid(d->db);
     for (int i = 0; i < r->n_stats; i++) {
@@ -421,6 +455,15 @@ void sw_db_store_run(sw_db *d, const sw_run_row *r)
             sqlite3_bind_double(d->ins_ctr, 6, x->scaled);
             step_done(d, d->ins_ctr, "storing a run's counters");
         }
+}
+
+void sw_db_store_run(sw_db *d, const sw_run_row *r) { sw_db_store_runs(d, r, 1); }
+
+void sw_db_store_runs(sw_db *d, const sw_run_row *rows, int n)
+{
+    exec_sql(d, "BEGIN");
+    for (int i = 0; i < n; i++)
+        insert_run(d, &rows[i]);
     exec_sql(d, "COMMIT");
 }
 
@@ -456,10 +499,12 @@ int sw_db_export_csv(sw_db *d, const char *csv_path)
     sw_buf_puts(&sql, "SELECT r.run_id, r.seq, r.round, c.cell_id, c.workload, c.kind, c.label, c.alloc_period,"
                       " c.alloc_mode, c.time_hz, c.time_clock, c.size, c.args, c.depth, r.status, r.failure, r.wall_ns, r.user_ns,"
                       " r.sys_ns, r.maxrss_kb, r.overhead_ns, r.cpu, r.sgc_seed, r.exit_code, r.term_signal,"
-                      " r.checksum, r.profile_bytes");
+                      " r.checksum, r.profile_bytes, r.block, r.block_pos, r.block_role, r.steal_ns, r.other_busy_ns,"
+                      " r.nivcsw, r.minflt, r.loadavg1");
     sw_buf_puts(&header, "run_id,seq,round,cell_id,workload,kind,label,alloc_period,alloc_mode,time_hz,time_clock,"
                          "size,args,depth,status,failure,wall_ns,user_ns,sys_ns,maxrss_kb,overhead_ns,cpu,sgc_seed,exit_code,"
-                         "term_signal,checksum,profile_bytes");
+                         "term_signal,checksum,profile_bytes,block,block_pos,block_role,steal_ns,other_busy_ns,"
+                         "nivcsw,minflt,loadavg1");
     for (size_t i = 0; i < sizeof csv_stats / sizeof *csv_stats; i++) {
         sw_buf_printf(&sql, ", (SELECT value FROM run_stats s WHERE s.run_id = r.run_id AND s.key = '%s')",
                       csv_stats[i]);

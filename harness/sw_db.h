@@ -8,8 +8,11 @@
  *    (docs/HARNESS.md documents every column).
  *  - The whole schedule is stored, in one transaction with the cells, before
  *    the first run; so the missing runs of an interrupted sweep are exactly
- *    the schedule rows without a runs row, and UNIQUE(cell_id, round) makes a
- *    second execution of the same run impossible to store.
+ *    the schedule rows without a runs row (same seq), and UNIQUE(seq) makes a
+ *    second execution of the same run impossible to store.  The two runs of
+ *    a block (blocked design) are committed together (sw_db_store_runs), so
+ *    an interrupted sweep never holds half a block and --resume reruns
+ *    blocks whole.
  *  - A run, its stats and its counters go in one transaction, committed when
  *    the run finishes (WAL journal: a killed harness loses at most the run in
  *    flight).  At the end of a sweep the journal goes back to DELETE mode so
@@ -24,6 +27,7 @@
 #include <sqlite3.h>
 #include "sw_plan.h"
 #include "sw_pfm.h"
+#include "sw_noise.h"
 
 typedef struct sw_db {
     sqlite3 *db;            /* the connection */
@@ -49,6 +53,9 @@ typedef struct sw_run_row {
     int64_t profile_bytes;      /* size of the profile written, -1 if none */
     const char *counter_errors; /* NULL or problems with counters */
     uint64_t started_ns;        /* CLOCK_REALTIME at the start */
+    int block, block_pos, block_role; /* the run's block (0 = none), position 1/2, role 1/0 */
+    int has_noise;              /* noise holds the covariates over the run */
+    sw_noise noise;
     char **stat_keys, **stat_values; /* the stats record */
     int n_stats;
     const sw_counters *counters;     /* events, for the readings below */
@@ -92,6 +99,8 @@ int sw_db_missing_slots(sw_db *d, sw_slot **out);
 
 /* Stores one run with its stats and counters, committed. */
 void sw_db_store_run(sw_db *d, const sw_run_row *r);
+/* Stores n runs (a block) in one transaction. */
+void sw_db_store_runs(sw_db *d, const sw_run_row *rows, int n);
 
 /* Writes runs.csv (see docs/HARNESS.md) into dir; returns rows written. */
 int sw_db_export_csv(sw_db *d, const char *csv_path);

@@ -11,7 +11,7 @@
 
 static const char *default_counters[] = {
     "cycles", "instructions", "branch-misses", "cache-misses",
-    "perf::task-clock", "perf::page-faults", "perf::context-switches",
+    "perf::task-clock", "perf::page-faults", "perf::context-switches", "perf::cpu-migrations",
 };
 
 /* Sets the plan-shaping defaults of the full or the quick plan. */
@@ -29,7 +29,7 @@ static void plan_defaults(sw_opts *o, int quick)
         o->target = 0.1;
         o->n_depths = 0;
     } else {
-        for (uint64_t p = 32u << 10; p <= 32u << 20; p *= 2)
+        for (uint64_t p = 32u << 10; p <= 32u << 20; p *= 4)
             o->periods[o->n_periods++] = p;
         o->n_time_hz = 3;
         o->time_hz[0] = 100;
@@ -37,12 +37,30 @@ static void plan_defaults(sw_opts *o, int quick)
         o->time_hz[2] = 2000;
         o->runs = 30;
         o->target = 0.3;
-        static const unsigned depths[] = {1, 4, 16, 64, 256, 1024};
+        static const unsigned depths[] = {1, 16, 256, 1024};
         o->n_depths = 0;
         for (size_t i = 0; i < sizeof depths / sizeof *depths; i++)
             o->depths[o->n_depths++] = depths[i];
     }
     o->warmup = 1;
+}
+
+const char *sw_design_name(sw_design d)
+{
+    switch (d) {
+    case SW_DESIGN_BLOCKED: return "blocked";
+    case SW_DESIGN_INDEPENDENT: return "independent";
+    case SW_DESIGN_INPROCESS: return "inprocess";
+    }
+    return "?";
+}
+
+int sw_design_parse(const char *s)
+{
+    for (int d = SW_DESIGN_BLOCKED; d <= SW_DESIGN_INPROCESS; d++)
+        if (!strcmp(s, sw_design_name((sw_design)d)))
+            return d;
+    return -1;
 }
 
 /* A seed nobody chose: from the kernel's generator, else the clocks. */
@@ -188,7 +206,7 @@ static int is_known(const char *name)
     static const char *names[] = {"quick", "workloads", "list", "bin-dir", "periods", "modes", "time-hz",
                                   "time-clock", "combined", "depths", "depth-period", "depth-hz", "runs", "warmup", "seed", "cpu", "out", "timeout",
                                   "target", "size", "keep-profiles", "counters", "tmp", "plan", "progress",
-                                  "no-progress", "help", "config", "resume", "env"};
+                                  "no-progress", "help", "config", "resume", "env", "design"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (!strcmp(name, names[i]))
             return 1;
@@ -308,6 +326,13 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
         if (sw_parse_uint(value, 100000, &v) || v == 0)
             sw_usage_error("%s: runs: '%s' is not a number of runs (1..100000)", origin, value);
         o->runs = (int)v;
+    } else if (!strcmp(name, "design")) {
+        int d = sw_design_parse(value);
+        if (d < 0)
+            sw_usage_error("%s: design: '%s' is not a design (blocked, independent)", origin, value);
+        if (d == SW_DESIGN_INPROCESS)
+            sw_usage_error("%s: design: inprocess is not available in this build (blocked, independent)", origin);
+        o->design = (sw_design)d;
     } else if (!strcmp(name, "warmup")) {
         if (sw_parse_uint(value, 1000, &v))
             sw_usage_error("%s: warmup: '%s' is not a number of rounds (0..1000)", origin, value);
@@ -451,16 +476,21 @@ void sw_opts_usage(void *stream)
 "  --list FILE           workload list file (default workloads/workloads.list)\n"
 "  --bin-dir DIR         where the workload programs are (default: sweep's own dir)\n"
 "  --periods LIST        allocation sampling periods, bytes with K/M/G\n"
-"                        (default 32K,64K,...,32M)\n"
+"                        (default 32K,128K,512K,2M,8M,32M)\n"
 "  --modes LIST          allocation sampling modes: fixed, poisson (default fixed)\n"
 "  --time-hz LIST        time sampling rates (default 100,1000,2000)\n"
 "  --time-clock LIST     time sampling clocks: wall, cpu (default wall)\n"
 "  --combined LIST       alloc+time cells as PERIOD@HZ, e.g. 4M@1000 (default none)\n"
 "  --depths LIST         deepstack --depth values: a baseline, an alloc cell and a time\n"
-"                        cell at each (default 1,4,16,64,256,1024; --quick: none)\n"
+"                        cell at each (default 1,16,256,1024; --quick: none)\n"
 "  --depth-period BYTES  allocation sampling period of the depth cells (default 64K)\n"
 "  --depth-hz HZ         time sampling rate of the depth cells (default 2000)\n"
-"  --runs N              measured rounds, each runs every cell once (default 30)\n"
+"  --design D            blocked: every run of a cell next to a run of its baseline,\n"
+"                        in blocks of two of random order, plus A/A blocks of two\n"
+"                        baseline runs (default); independent: every cell once per\n"
+"                        round in a shuffled order\n"
+"  --runs N              measured rounds, each runs every block (blocked) or every\n"
+"                        cell (independent) once (default 30)\n"
 "  --warmup N            discarded warm-up rounds before them (default 1)\n"
 "  --seed N              seed of the shuffles and of SGC_SEED (default: random, recorded)\n"
 "  --target SEC          calibrate each workload's --size to this baseline CPU time (0.3)\n"
@@ -474,7 +504,7 @@ void sw_opts_usage(void *stream)
 "  --timeout SEC         per-run timeout (default auto: 20 x calibrated CPU time + 5 s)\n"
 "  --counters LIST       libpfm4 events (default cycles,instructions,branch-misses,\n"
 "                        cache-misses,perf::task-clock,perf::page-faults,\n"
-"                        perf::context-switches); 'none' for no counters\n"
+"                        perf::context-switches,perf::cpu-migrations); 'none' for no counters\n"
 "  --keep-profiles       keep each run's profile in <sweep>/profiles/\n"
 "  --tmp DIR             directory for temporary files (default $TMPDIR or /tmp)\n"
 "\n"
@@ -601,6 +631,7 @@ char *sw_opts_to_config(const sw_opts *o)
     sw_buf_printf(&b, "depth-period = %s\ndepth-hz = %u\n", sw_format_bytes(o->depth_period, tmp, sizeof tmp),
                   o->depth_hz);
     sw_buf_printf(&b, "runs = %d\nwarmup = %d\nseed = %llu\n", o->runs, o->warmup, (unsigned long long)o->seed);
+    sw_buf_printf(&b, "design = %s\n", sw_design_name(o->design));
     if (o->cpu >= 0)
         sw_buf_printf(&b, "cpu = %d\n", o->cpu);
     else

@@ -34,6 +34,18 @@
 #define SW_ENV_ALLOWED \
     "SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY, SGC_POISON, SGC_SAMPLE_SPIN_NS"
 
+/* The designs a sweep can use (--design). */
+typedef enum sw_design {
+    SW_DESIGN_BLOCKED = 0, /* adjacent pairs of a cell and its baseline (default) */
+    SW_DESIGN_INDEPENDENT, /* every cell once per round, shuffled */
+    SW_DESIGN_INPROCESS,   /* reserved: in-process alternation */
+} sw_design;
+
+/* The design's name as written in configs and meta ("blocked", ...). */
+const char *sw_design_name(sw_design d);
+/* The design named s; returns -1 if s names none. */
+int sw_design_parse(const char *s);
+
 typedef struct sw_combined {
     uint64_t period; /* allocation sampling period, bytes (> 0) */
     unsigned hz;     /* time sampling rate (> 0) */
@@ -64,6 +76,7 @@ typedef struct sw_opts {
     unsigned depth_hz;          /* time sampling rate of the depth cells */
     int runs;                   /* measured rounds */
     int warmup;                 /* discarded warm-up rounds (>= 1 by default) */
+    sw_design design;           /* how runs are scheduled (--design) */
     uint64_t seed;              /* the sweep's seed (shuffles and SGC_SEED) */
     int seed_given;             /* seed was set explicitly */
     int cpu;                    /* CPU the runs are pinned to; -1 = choose */

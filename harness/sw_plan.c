@@ -121,3 +121,96 @@ void sw_plan_free_cells(sw_cell *cells, int n)
     }
     free(cells);
 }
+
+int sw_plan_baseline_of(const sw_cell *cells, int n_cells, int i)
+{
+    for (int j = 0; j < n_cells; j++)
+        if (!strcmp(cells[j].kind, "baseline") && !strcmp(cells[j].workload, cells[i].workload) &&
+            cells[j].depth == cells[i].depth)
+            return j;
+    return -1;
+}
+
+int sw_plan_runs_per_round(const sw_cell *cells, int n_cells, sw_design d)
+{
+    /* Blocked: two runs per cell (its block, or a baseline's A/A block). */
+    (void)cells;
+    return d == SW_DESIGN_BLOCKED ? 2 * n_cells : n_cells;
+}
+
+/* Shuffles a[0..n-1] in place (Fisher-Yates). */
+static void shuffle_ints(int *a, int n, sw_rng *rng)
+{
+    for (int i = n - 1; i > 0; i--) {
+        int j = (int)sw_rng_below(rng, (uint64_t)i + 1);
+        int t = a[i];
+        a[i] = a[j];
+        a[j] = t;
+    }
+}
+
+int sw_plan_blocked(const sw_cell *cells, int n_cells, int warmup, int runs, uint64_t seed, sw_slot **out)
+{
+    /* Block k (0-based, one per cell) pairs cell k with its baseline; for a
+     * baseline it is the A/A block (both runs of the baseline). */
+    int *base = sw_xmalloc((size_t)(n_cells ? n_cells : 1) * sizeof *base);
+    for (int k = 0; k < n_cells; k++) {
+        base[k] = sw_plan_baseline_of(cells, n_cells, k);
+        if (base[k] < 0)
+            sw_usage_error("design blocked: cell %s has no baseline of the same workload to pair with",
+                           cells[k].label);
+    }
+    int rounds = warmup + runs;
+    sw_rng rng;
+    sw_rng_seed(&rng, seed);
+    /* first[k * rounds + pass]: 1 if block k runs its role-1 run first in that pass. */
+    int *first = sw_xcalloc((size_t)(n_cells * rounds > 0 ? n_cells * rounds : 1), sizeof *first);
+    int *tmp = sw_xmalloc((size_t)(runs ? runs : 1) * sizeof *tmp);
+    for (int k = 0; k < n_cells; k++) {
+        for (int p = 0; p < warmup; p++)
+            first[k * rounds + p] = (int)sw_rng_below(&rng, 2);
+        for (int r = 0; r < runs; r++)
+            tmp[r] = r < runs / 2 ? 1 : 0;
+        if (runs % 2)
+            tmp[runs - 1] = (int)sw_rng_below(&rng, 2);
+        shuffle_ints(tmp, runs, &rng);
+        for (int r = 0; r < runs; r++)
+            first[k * rounds + warmup + r] = tmp[r];
+    }
+    free(tmp);
+    int total = rounds * 2 * n_cells;
+    sw_slot *slots = sw_xcalloc((size_t)(total ? total : 1), sizeof *slots);
+    int *order = sw_xmalloc((size_t)(n_cells ? n_cells : 1) * sizeof *order);
+    int seq = 0, block = 0;
+    for (int pass = 0; pass < rounds; pass++) {
+        for (int i = 0; i < n_cells; i++)
+            order[i] = i;
+        shuffle_ints(order, n_cells, &rng);
+        int round = sw_plan_db_round(pass, warmup);
+        for (int i = 0; i < n_cells; i++) {
+            int k = order[i];
+            block++;
+            int f = first[k * rounds + pass];
+            for (int pos = 1; pos <= 2; pos++) {
+                int role = (pos == 1) == (f == 1) ? 1 : 0;
+                slots[seq] = (sw_slot){.seq = seq + 1, .cell = role ? k : base[k], .round = round, .pass = pass,
+                                       .block = block, .pos = pos, .role = role};
+                seq++;
+            }
+        }
+    }
+    free(order);
+    free(first);
+    free(base);
+    *out = slots;
+    return total;
+}
+
+int sw_plan_build(sw_design d, const sw_cell *cells, int n_cells, int warmup, int runs, uint64_t seed, sw_slot **out)
+{
+    if (d == SW_DESIGN_BLOCKED)
+        return sw_plan_blocked(cells, n_cells, warmup, runs, seed, out);
+    if (d == SW_DESIGN_INDEPENDENT)
+        return sw_plan_schedule(n_cells, warmup, runs, seed, out);
+    sw_usage_error("design %s: no process-level schedule", sw_design_name(d));
+}

@@ -20,6 +20,25 @@
  *    from one generator seeded with the sweep's seed, so the same seed and
  *    cell count always give the same schedule.
  *  - seq (the position in the schedule) starts at 1 and has no gaps.
+ *  - Designs (docs/HARNESS.md, "Designs"): SW_DESIGN_INDEPENDENT is the
+ *    schedule above (sw_plan_schedule: every cell once per round, block 0).
+ *    SW_DESIGN_BLOCKED (sw_plan_blocked, the default) runs blocks of two
+ *    adjacent runs: for every cell that is not a baseline, a block of that
+ *    cell and its own baseline (sw_plan_baseline_of); for every baseline, an
+ *    A/A block of two runs of itself.  Every block occurs once per round;
+ *    the blocks of a round are shuffled (Fisher-Yates) and run back to back,
+ *    so every run of a cell has a run of its baseline as its neighbour.
+ *    Within a block, one run has role 1 (the compared run: the cell's, or in
+ *    an A/A block the one chosen to stand for the "cell") and the other role
+ *    0 (the baseline); which of the two runs first is balanced per block over
+ *    the measured rounds: exactly floor(runs/2) rounds run role 1 first,
+ *    floor(runs/2) run it second, and with an odd number of runs the one left
+ *    over is a coin flip; warm-up rounds flip a coin.  Block ids are 1, 2, 3
+ *    ... in execution order; positions are 1 and 2.  The database round of
+ *    both runs of a block is the block's round, so a baseline has one run per
+ *    block it belongs to in every round.
+ *  - The slot for a third design (in-process alternation) is
+ *    SW_DESIGN_INPROCESS; the process-level schedules above do not handle it.
  */
 #ifndef SW_PLAN_H
 #define SW_PLAN_H
@@ -46,7 +65,12 @@ typedef struct sw_slot {
     int cell;    /* index into the cell array (cell id - 1) */
     int round;   /* database round: <= 0 warm-up, 1..runs measured */
     int pass;    /* 0-based schedule round (warm-up rounds count too) */
+    int block;   /* blocked design: block id (>= 1); 0 = not in a block */
+    int pos;     /* position in the block: 1 or 2; 0 = not in a block */
+    int role;    /* 1 = the compared run of its block, 0 = its baseline run */
 } sw_slot;
+
+
 
 /* Builds the cells for the given workloads from the options.  Returns the
  * number of cells; *out receives a fresh array.  Sizes are left 0. */
@@ -54,6 +78,19 @@ int sw_plan_cells(const sw_opts *o, char *const *workloads, int n_workloads, sw_
 /* Builds the schedule of warmup + runs rounds over n_cells cells.  Returns
  * the number of slots ((warmup + runs) * n_cells); *out receives them. */
 int sw_plan_schedule(int n_cells, int warmup, int runs, uint64_t seed, sw_slot **out);
+/* The index of cell i's baseline: the baseline cell of the same workload
+ * and depth (itself for a baseline); -1 if the plan has none. */
+int sw_plan_baseline_of(const sw_cell *cells, int n_cells, int i);
+/* Builds the blocked schedule (see the invariants) of warmup + runs rounds.
+ * Returns the number of slots: (warmup + runs) * 2 * (blocks per round),
+ * with one block per cell that is not a baseline and one A/A block per
+ * baseline; *out receives them.  A cell without a baseline is a usage error. */
+int sw_plan_blocked(const sw_cell *cells, int n_cells, int warmup, int runs, uint64_t seed, sw_slot **out);
+/* The schedule of design d (blocked or independent; others are a usage
+ * error). */
+int sw_plan_build(sw_design d, const sw_cell *cells, int n_cells, int warmup, int runs, uint64_t seed, sw_slot **out);
+/* Runs of one round in a design (for plan summaries and time estimates). */
+int sw_plan_runs_per_round(const sw_cell *cells, int n_cells, sw_design d);
 /* The database round of schedule round pass (0-based): pass - warmup + 1. */
 int sw_plan_db_round(int pass, int warmup);
 /* Frees a cell array. */

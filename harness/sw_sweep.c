@@ -3,6 +3,7 @@
 #include "sw_db.h"
 #include "sw_exec.h"
 #include "sw_meta.h"
+#include "sw_noise.h"
 #include "sw_opts.h"
 #include "sw_pfm.h"
 #include "sw_plan.h"
@@ -490,10 +491,10 @@ static int cmp_u64(const void *a, const void *b)
 static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells)
 {
     sw_slot *slots;
-    int n = sw_plan_schedule(n_cells, o->warmup, o->runs, o->seed, &slots);
-    printf("plan: %d workload%s, %d cells, %d warm-up + %d measured rounds = %d runs, seed %llu\n",
+    int n = sw_plan_build(o->design, cells, n_cells, o->warmup, o->runs, o->seed, &slots);
+    printf("plan: %d workload%s, %d cells, %d warm-up + %d measured rounds = %d runs, seed %llu, design %s\n",
            o->n_workloads, o->n_workloads == 1 ? "" : "s", n_cells, o->warmup, o->runs, n,
-           (unsigned long long)o->seed);
+           (unsigned long long)o->seed, sw_design_name(o->design));
     if (o->n_env) {
         printf("env");
         for (int i = 0; i < o->n_env; i++)
@@ -503,7 +504,11 @@ static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells)
     for (int i = 0; i < n_cells; i++)
         printf("cell %d %s%s%s\n", cells[i].id, cells[i].label, cells[i].args[0] ? " args " : "", cells[i].args);
     for (int i = 0; i < n; i++)
-        printf("run %d round %d cell %d\n", slots[i].seq, slots[i].round, cells[slots[i].cell].id);
+        if (slots[i].block)
+            printf("run %d round %d cell %d block %d pos %d role %d\n", slots[i].seq, slots[i].round,
+                   cells[slots[i].cell].id, slots[i].block, slots[i].pos, slots[i].role);
+        else
+            printf("run %d round %d cell %d\n", slots[i].seq, slots[i].round, cells[slots[i].cell].id);
     free(slots);
 }
 
@@ -543,8 +548,8 @@ static void probe_env(sweep *s)
 static void store_plan_meta(sweep *s, int n_slots)
 {
     sw_buf b = {0};
-    sw_buf_printf(&b, "%d workloads, %d cells, %d warm-up + %d measured rounds, %d runs; workloads:",
-                  s->n_workloads, s->n_cells, s->o.warmup, s->o.runs, n_slots);
+    sw_buf_printf(&b, "%d workloads, %d cells, %d warm-up + %d measured rounds, %d runs, design %s; workloads:",
+                  s->n_workloads, s->n_cells, s->o.warmup, s->o.runs, n_slots, sw_design_name(s->o.design));
     for (int i = 0; i < s->n_workloads; i++)
         sw_buf_printf(&b, " %s", s->workloads[i]);
     sw_db_meta_set(&s->db, "plan", b.data);
@@ -616,8 +621,15 @@ int main(int argc, char **argv)
         snprintf(seed, sizeof seed, "%llu", (unsigned long long)s->o.seed);
         sw_db_meta_set(&s->db, "seed", seed);
         sw_db_meta_set(&s->db, "seed_source", s->o.seed_given ? "given" : "random (/dev/urandom)");
-        sw_db_meta_set(&s->db, "shuffle", "per round: Fisher-Yates over the cells with splitmix64 seeded once with "
-                                          "'seed'; SGC_SEED of run seq = splitmix64-mix(seed, seq) >> 1");
+        sw_db_meta_set(&s->db, "design", sw_design_name(s->o.design));
+        sw_db_meta_set(&s->db, "shuffle",
+                       s->o.design == SW_DESIGN_BLOCKED
+                           ? "per round: Fisher-Yates over the blocks (one per cell: the cell and its baseline, an "
+                             "A/A block for a baseline) with splitmix64 seeded once with 'seed'; the order inside "
+                             "each block balanced over the measured rounds; SGC_SEED of run seq = "
+                             "splitmix64-mix(seed, seq) >> 1"
+                           : "per round: Fisher-Yates over the cells with splitmix64 seeded once with "
+                             "'seed'; SGC_SEED of run seq = splitmix64-mix(seed, seq) >> 1");
         char *t = sw_xasprintf("%.3f", s->o.target);
         sw_db_meta_set(&s->db, "calibration_target_s", t);
         free(t);
@@ -719,7 +731,7 @@ int main(int argc, char **argv)
         for (int i = 0; i < s->n_cells; i++)
             s->cells[i].size = cal[unit_of[i]].size;
         sw_slot *slots;
-        int n = sw_plan_schedule(s->n_cells, s->o.warmup, s->o.runs, s->o.seed, &slots);
+        int n = sw_plan_build(s->o.design, s->cells, s->n_cells, s->o.warmup, s->o.runs, s->o.seed, &slots);
         sw_db_store_plan(&s->db, s->cells, s->n_cells, slots, n);
         store_plan_meta(s, n);
         free(slots);
@@ -740,6 +752,11 @@ int main(int argc, char **argv)
         fprintf(stderr, "sweep: %d runs planned, %d to run%s\n", total, n_missing, resuming ? " (resuming)" : "");
     s->overheads = sw_xcalloc((size_t)(n_missing ? n_missing : 1), sizeof *s->overheads);
 
+    /* The runs of a block are stored together when its last run is done, so
+     * an interrupted sweep never holds half a block (--resume reruns it). */
+    sw_run_result pend_res[2];
+    sw_run_row pend_row[2];
+    int n_pend = 0;
     for (int i = 0; i < n_missing && !stop_signal; i++) {
         uint64_t t0 = sw_now_ns();
         const sw_slot *slot = &missing[i];
@@ -749,7 +766,7 @@ int main(int argc, char **argv)
         const calib *c = &cal[unit_of[slot->cell]];
         progress(s, done, total, failed, cell->label, 0);
         sw_run_result res;
-        sw_run_row row;
+        sw_noise noise = {.steal_ns = -1, .other_busy_ns = -1, .loadavg1 = -1};
         if (!c->ok) {
             memset(&res, 0, sizeof res);
             res.profile_bytes = -1;
@@ -760,20 +777,37 @@ int main(int argc, char **argv)
             res.started_ns = sw_wallclock_ns();
         } else {
             double timeout = s->o.timeout > 0 ? s->o.timeout : 20 * c->seconds + 5;
+            sw_noise_snap before, after;
+            sw_noise_snapshot(&before);
             sw_run_cell(&s->runner, cell, slot->seq, slot->round, c->checksum, timeout, &res);
+            sw_noise_snapshot(&after);
             if (res.interrupted) {
                 sw_run_result_free(&res);
                 break;
             }
+            sw_noise_between(&before, &after, s->o.cpu, &noise);
+            sw_noise_from_rusage(&res.exec.ru, &noise);
         }
-        sw_run_to_row(&res, cell, slot->seq, slot->round, s->o.cpu, &s->counters, &row);
+        /* A row points into its result: both are kept until the block is stored. */
+        pend_res[n_pend] = res;
+        sw_run_row *row = &pend_row[n_pend];
+        sw_run_to_row(&pend_res[n_pend], cell, slot->seq, slot->round, s->o.cpu, &s->counters, row);
+        n_pend++;
+        row->block = slot->block;
+        row->block_pos = slot->pos;
+        row->block_role = slot->role;
+        row->has_noise = c->ok;
+        row->noise = noise;
         uint64_t t1 = sw_now_ns();
         uint64_t child = res.exec.wall_ns;
-        row.overhead_ns = t1 - t0 > child ? t1 - t0 - child : 0;
-        sw_db_store_run(&s->db, &row);
-        uint64_t t2 = sw_now_ns();
-        if (c->ok)
-            s->overheads[s->n_overheads++] = t2 - t0 > child ? t2 - t0 - child : 0;
+        row->overhead_ns = t1 - t0 > child ? t1 - t0 - child : 0;
+        int block_open = slot->block && i + 1 < n_missing && missing[i + 1].block == slot->block && n_pend < 2;
+        if (!block_open) {
+            sw_db_store_runs(&s->db, pend_row, n_pend);
+            uint64_t t2 = sw_now_ns();
+            if (c->ok)
+                s->overheads[s->n_overheads++] = t2 - t0 > child ? t2 - t0 - child : 0;
+        }
         done++;
         if (res.failure) {
             failed++;
@@ -784,7 +818,21 @@ int main(int argc, char **argv)
                         (int)strcspn(res.failure, "\n"), res.failure);
             }
         }
-        sw_run_result_free(&res);
+        if (!block_open) {
+            for (int k = 0; k < n_pend; k++)
+                sw_run_result_free(&pend_res[k]);
+            n_pend = 0;
+        }
+    }
+    /* A block cut short by a signal is not stored: --resume reruns it whole. */
+    if (n_pend) {
+        done -= n_pend;
+        for (int k = 0; k < n_pend; k++) {
+            if (pend_res[k].failure)
+                failed--;
+            sw_run_result_free(&pend_res[k]);
+        }
+        n_pend = 0;
     }
     progress(s, done, total, failed, NULL, 1);
     progress_end(s);

@@ -28,7 +28,7 @@ if [ ! -x "$BIN/deepstack" ] || [ ! -x "$BIN/analyze" ]; then
     echo "skip: $BIN/deepstack or $BIN/analyze is not built"; finish
 fi
 # Interrupted after the first few runs (SIGTERM), then resumed.
-"$SWEEP" --workloads deepstack --bin-dir "$BIN" --depths 4,16 --periods none --time-hz none --runs 2 \
+"$SWEEP" --workloads deepstack --bin-dir "$BIN" --depths 4,16 --periods none --time-hz none --runs 2 --design independent \
     --target 0.05 --counters none --no-progress --out "$WORK/res" >"$WORK/out" 2>"$WORK/err" &
 pid=$!
 while ! grep -q 'runs planned' "$WORK/err" 2>/dev/null && kill -0 "$pid" 2>/dev/null; do sleep 0.05; done

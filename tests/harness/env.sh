@@ -51,7 +51,7 @@ expect "SGC_NURSERY=abc: the runtime's message" \
     "$(grep -c 'the runtime refused the --env settings.*freecheck: SGC_NURSERY=abc: expected a byte count' "$WORK/err")" 1
 expect "SGC_NURSERY=abc: nothing created" "$(ls "$WORK/bad" 2>/dev/null | wc -l)" 0
 
-"$SWEEP" --bin-dir "$BIN" --workloads gcbench --periods none --time-hz 1000 --depths none --runs 1 --target 0.05 \
+"$SWEEP" --bin-dir "$BIN" --workloads gcbench --periods none --time-hz 1000 --depths none --runs 1 --target 0.05 --design independent \
     --counters none --env SGC_NURSERY=256K --out "$WORK/res" --no-progress >/dev/null 2>"$WORK/err"
 expect "gcbench sweep with SGC_NURSERY=256K: exit 0" "$?" 0
 DB="$WORK/res/latest/results.db"

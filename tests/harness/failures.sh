@@ -7,7 +7,7 @@
 mkdir -p "$WORK/tmp"
 "$SWEEP" --bin-dir "$FAKE_BIN" --no-progress \
     --workloads fake-ok,fake-crash,fake-hang,fake-badsum,fake-badcheck,fake-nostats \
-    --periods 64K --time-hz 1000 --runs 2 --warmup 1 --size 20 --timeout 0.5 \
+    --periods 64K --time-hz 1000 --runs 2 --warmup 1 --size 20 --timeout 0.5 --design independent \
     --counters perf::task-clock,cycles --seed 5 --out "$WORK/res" --tmp "$WORK/tmp" \
     >"$WORK/out" 2>"$WORK/err"
 expect "exit status 0 with failed runs" "$?" 0
@@ -73,6 +73,7 @@ time-hz = none
 combined = 1M@100
 runs = 1
 warmup = 1
+design = independent
 size = 5
 keep-profiles = yes
 counters = none
@@ -94,7 +95,7 @@ expect "no counters asked, none stored" "$(q "$DB3" "SELECT (SELECT count(*) FRO
 # Calibration: sizes refused below a minimum are skipped upwards; sizes
 # refused above a maximum bound the search, which ends on the maximum.
 "$SWEEP" --bin-dir "$FAKE_BIN" --no-progress --workloads fake-min,fake-max --periods none --time-hz none \
-    --runs 1 --target 0.05 --counters none --out "$WORK/res4" >/dev/null 2>"$WORK/err4"
+    --runs 1 --target 0.05 --counters none --design independent --out "$WORK/res4" >/dev/null 2>"$WORK/err4"
 expect "calibration sweep" "$?" 0
 DB4="$WORK/res4/latest/results.db"
 expect "fake-max calibrated to its maximum" "$(q "$DB4" "SELECT status, size FROM calibration WHERE workload = 'fake-max'")" "ok|100"

@@ -1,5 +1,6 @@
 #!/bin/sh
-# quick.sh - the quick sweep end to end (what "make sweep QUICK=1" runs),
+# quick.sh - the quick sweep end to end (what "make sweep QUICK=1" runs) in
+# the default blocked design,
 # into a private results root: on the real workloads when they are built
 # (workloads/workloads.list and $BIN/<workload>), else on stand-ins.
 . tests/harness/lib.sh
@@ -30,22 +31,40 @@ dir=$(readlink "$WORK/res/latest")
 expect "latest is a relative link to the sweep" "$(echo "$dir" | grep -c '^[0-9]\{8\}-[0-9]\{6\}')" 1
 expect "prints where the results are" "$(cat "$WORK/out")" \
     "results: $WORK/res/$dir/results.db and $WORK/res/$dir/runs.csv"
-expect "plan: 2 workloads x 5 cells, 1 + 5 rounds" \
-    "$(q "$DB" "SELECT (SELECT count(*) FROM cells), (SELECT count(DISTINCT workload) FROM cells), (SELECT count(*) FROM schedule)")" \
-    "10|2|60"
+expect "plan: 2 workloads x 5 cells, 1 + 5 rounds of 10 blocks of 2 runs" \
+    "$(q "$DB" "SELECT (SELECT count(*) FROM cells), (SELECT count(DISTINCT workload) FROM cells), (SELECT count(*) FROM schedule),
+    (SELECT count(DISTINCT block) FROM schedule), (SELECT value FROM meta WHERE key = 'design')")" \
+    "10|2|120|60|blocked"
 expect "cells" "$(q "$DB" "SELECT group_concat(substr(label, instr(label, '/') + 1), ' ') FROM
     (SELECT label FROM cells WHERE cell_id <= 5 ORDER BY cell_id)")" \
     "baseline alloc-fixed-32K alloc-fixed-1M alloc-fixed-32M time-1000Hz"
-expect "every run ok" "$(q "$DB" "SELECT status, count(*) FROM runs GROUP BY status")" "ok|60"
+expect "every run ok" "$(q "$DB" "SELECT status, count(*) FROM runs GROUP BY status")" "ok|120"
+# Blocks: two adjacent runs, one of role 1 (the cell's, or a baseline's in an
+# A/A block) and one of role 0 (always its own workload's baseline).
+expect "every block: two adjacent runs, roles 0 and 1, same round" "$(q "$DB" "SELECT count(*) FROM runs a JOIN runs b
+    ON a.block = b.block AND a.block_pos = 1 AND b.block_pos = 2 AND b.seq = a.seq + 1 AND a.round = b.round
+    AND a.block_role + b.block_role = 1")" 60
+expect "every role-0 run is the baseline of its partner's workload" "$(q "$DB" "SELECT count(*) FROM runs z
+    JOIN runs o ON o.block = z.block AND o.block_role = 1 JOIN cells cz ON cz.cell_id = z.cell_id
+    JOIN cells co ON co.cell_id = o.cell_id WHERE z.block_role = 0 AND cz.kind = 'baseline' AND cz.workload = co.workload")" 60
+expect "one block per cell per round (A/A blocks for the baselines)" "$(q "$DB" "SELECT count(*), min(n), max(n) FROM
+    (SELECT o.cell_id, o.round, count(*) n FROM runs o WHERE o.block_role = 1 GROUP BY o.cell_id, o.round)")" "60|1|1"
+expect "A/A blocks: both runs of the baseline" "$(q "$DB" "SELECT count(*) FROM runs a JOIN runs b ON a.block = b.block
+    AND a.run_id < b.run_id AND a.cell_id = b.cell_id JOIN cells c ON c.cell_id = a.cell_id WHERE c.kind = 'baseline'")" 12
+expect "order balanced: each cell first in 2 or 3 of its 5 measured blocks" "$(q "$DB" "SELECT count(*) FROM
+    (SELECT cell_id, sum(block_pos = 1) f FROM runs WHERE block_role = 1 AND round >= 1 GROUP BY cell_id) WHERE f IN (2, 3)")" 10
+expect "noise covariates for every run" "$(q "$DB" "SELECT count(*) FROM runs WHERE steal_ns >= 0 AND other_busy_ns >= 0
+    AND nivcsw >= 0 AND minflt > 0 AND loadavg1 >= 0")" 120
 expect "calibrated sizes recorded" "$(q "$DB" "SELECT count(*) FROM calibration WHERE status = 'ok' AND size > 0
     AND seconds > 0 AND checksum IS NOT NULL")" 2
 expect "each cell's settings in its stats records" "$(q "$DB" "SELECT count(*) FROM runs r JOIN cells c USING(cell_id)
-    JOIN run_stats s ON s.run_id = r.run_id AND s.key = 'alloc_period' WHERE s.value = c.alloc_period")" 60
+    JOIN run_stats s ON s.run_id = r.run_id AND s.key = 'alloc_period' WHERE s.value = c.alloc_period")" 120
 expect "task-clock counted for every run" "$(q "$DB" "SELECT count(*) FROM run_counters WHERE event = 'perf::task-clock'
-    AND raw > 0 AND scaled > 0")" 60
-expect "seven counters probed" "$(q "$DB" "SELECT count(*) FROM events")" 7
+    AND raw > 0 AND scaled > 0")" 120
+expect "eight counters probed, cpu-migrations among them" "$(q "$DB" "SELECT count(*), sum(event = 'perf::cpu-migrations') FROM events")" "8|1"
 expect "metadata" "$(q "$DB" "SELECT count(*) FROM meta WHERE key IN ('host','cpu_model','kernel','governor','aslr',
     'loadavg_start','virtualization','perf_event_paranoid','compiler','cflags','git_revision','git_dirty',
     'libpfm4_version','gsl_version','sqlite_version','seed','plan','config','harness_overhead_median_ns')")" 19
-expect "csv: header + 60 runs" "$(wc -l < "$WORK/res/latest/runs.csv")" 61
+expect "csv: header + 120 runs" "$(wc -l < "$WORK/res/latest/runs.csv")" 121
+expect "csv: block and noise columns" "$(head -n 1 "$WORK/res/latest/runs.csv" | tr ',' '\n' | grep -c -x -e block -e block_pos -e block_role -e steal_ns -e other_busy_ns -e nivcsw -e minflt -e loadavg1)" 8
 finish

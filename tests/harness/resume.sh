@@ -1,7 +1,9 @@
 #!/bin/sh
-# resume.sh - kill -9 in the middle of a sweep, then --resume: every planned
-# run is stored exactly once, in its planned position, and the runs stored
-# before the kill are kept unchanged.
+# resume.sh - kill -9 in the middle of a sweep (blocked design), then
+# --resume: every planned run is stored exactly once, in its planned
+# position, the runs stored before the kill are kept unchanged, and no block
+# is ever stored half (its two runs are committed together, so the resumed
+# sweep reruns an interrupted block whole, adjacent).
 . tests/harness/lib.sh
 
 "$SWEEP" --bin-dir "$FAKE_BIN" --no-progress --workloads fake-ok,fake-alt --periods 64K,1M --time-hz 1000 \
@@ -26,7 +28,9 @@ wait $pid 2>/dev/null
 before=$(q "$DB" 'SELECT run_id, cell_id, round, seq, status, wall_ns FROM runs ORDER BY run_id')
 nbefore=$(echo "$before" | wc -l)
 echo "killed after $nbefore committed runs"
-[ "$nbefore" -ge 12 ] && [ "$nbefore" -lt 56 ] || fail "kill -9 landed outside the sweep ($nbefore runs)"
+[ "$nbefore" -ge 12 ] && [ "$nbefore" -lt 112 ] || fail "kill -9 landed outside the sweep ($nbefore runs)"
+expect "no half block stored at the kill" "$(q "$DB" "SELECT count(*) FROM (SELECT block FROM runs GROUP BY block
+    HAVING count(*) != 2)")|$((nbefore % 2))" "0|0"
 # The run in flight dies with the harness (PR_SET_PDEATHSIG); allow the
 # kernel a moment to deliver that.
 left=1
@@ -39,19 +43,22 @@ expect "no workload left running after the kill" "$left" 0
 
 "$SWEEP" --resume "$WORK/res/latest" --no-progress >"$WORK/out2" 2>"$WORK/err2"
 expect "resume exit status" "$?" 0
-expect "resume ran exactly the missing runs" "$(grep -c "^sweep: 56 runs planned, $((56 - nbefore)) to run (resuming)" "$WORK/err2")" 1
-expect "every planned run exactly once" "$(q "$DB" "SELECT count(*), count(DISTINCT cell_id || '/' || round),
-    count(DISTINCT seq) FROM runs")" "56|56|56"
-expect "each run in its planned position" "$(q "$DB" "SELECT count(*) FROM runs r JOIN schedule s
-    ON s.cell_id = r.cell_id AND s.round = r.round AND s.seq = r.seq")" 56
-expect "all ok" "$(q "$DB" "SELECT status, count(*) FROM runs GROUP BY status")" "ok|56"
+expect "resume ran exactly the missing runs" "$(grep -c "^sweep: 112 runs planned, $((112 - nbefore)) to run (resuming)" "$WORK/err2")" 1
+expect "every planned run exactly once" "$(q "$DB" "SELECT count(*), count(DISTINCT seq), count(DISTINCT block),
+    count(DISTINCT block || '/' || block_pos) FROM runs")" "112|112|56|112"
+expect "each run in its planned position and block" "$(q "$DB" "SELECT count(*) FROM runs r JOIN schedule s
+    ON s.cell_id = r.cell_id AND s.round = r.round AND s.seq = r.seq AND s.block = r.block
+    AND s.block_pos = r.block_pos AND s.block_role = r.block_role")" 112
+expect "every block's runs adjacent (seq differs by 1)" "$(q "$DB" "SELECT count(*) FROM runs a JOIN runs b
+    ON a.block = b.block AND a.block_pos = 1 AND b.block_pos = 2 AND b.seq = a.seq + 1")" 56
+expect "all ok" "$(q "$DB" "SELECT status, count(*) FROM runs GROUP BY status")" "ok|112"
 expect "runs from before the kill unchanged" "$(q "$DB" "SELECT run_id, cell_id, round, seq, status, wall_ns
     FROM runs ORDER BY run_id LIMIT $nbefore")" "$before"
 expect "rounds: one warm-up (0) and 1..6" "$(q "$DB" "SELECT DISTINCT round FROM runs ORDER BY round" | tr '\n' ' ')" \
     "0 1 2 3 4 5 6 "
 expect "status complete" "$(q "$DB" "SELECT value FROM meta WHERE key = 'status'")" complete
-expect "csv has every run" "$(wc -l < "$WORK/res/latest/runs.csv")" 57
+expect "csv has every run" "$(wc -l < "$WORK/res/latest/runs.csv")" 113
 
 "$SWEEP" --resume "$WORK/res/latest" --no-progress >"$WORK/out3" 2>"$WORK/err3"
-expect "resuming a finished sweep runs nothing" "$?|$(grep -c '^sweep: 56 runs planned, 0 to run' "$WORK/err3")|$(q "$DB" 'SELECT count(*) FROM runs')" "0|1|56"
+expect "resuming a finished sweep runs nothing" "$?|$(grep -c '^sweep: 112 runs planned, 0 to run' "$WORK/err3")|$(q "$DB" 'SELECT count(*) FROM runs')" "0|1|112"
 finish

@@ -8,6 +8,9 @@
 #include "../../harness/sw_plan.h"
 #include "../../harness/sw_run.h"
 #include "../../harness/sw_util.h"
+#include "../../harness/sw_noise.h"
+
+#include <unistd.h>
 
 static char *two[] = {"gcbench", "microbench"};
 
@@ -17,20 +20,22 @@ Test(plan, default_matrix_has_exact_cells_and_labels)
     sw_opts_defaults(&o);
     sw_cell *cells;
     int n = sw_plan_cells(&o, two, 2, &cells);
-    /* baseline + 11 periods (32K..32M) + 3 rates, per workload */
-    cr_assert_eq(n, 2 * 15);
+    /* baseline + 6 periods (32K, 128K, ..., 32M) + 3 rates, per workload */
+    cr_assert_eq(n, 2 * 10);
     cr_assert_str_eq(cells[0].label, "gcbench/baseline");
     cr_assert_str_eq(cells[0].kind, "baseline");
     cr_assert_eq(cells[0].alloc_period, 0);
     cr_assert_str_eq(cells[0].alloc_mode, "");
     cr_assert_str_eq(cells[1].label, "gcbench/alloc-fixed-32K");
     cr_assert_eq(cells[1].alloc_period, 32768);
-    cr_assert_str_eq(cells[11].label, "gcbench/alloc-fixed-32M");
-    cr_assert_eq(cells[11].alloc_period, 32u << 20);
-    cr_assert_str_eq(cells[12].label, "gcbench/time-100Hz");
-    cr_assert_str_eq(cells[12].time_clock, "wall");
-    cr_assert_str_eq(cells[14].label, "gcbench/time-2000Hz");
-    cr_assert_str_eq(cells[15].label, "microbench/baseline");
+    cr_assert_str_eq(cells[2].label, "gcbench/alloc-fixed-128K");
+    cr_assert_str_eq(cells[6].label, "gcbench/alloc-fixed-32M");
+    cr_assert_eq(cells[6].alloc_period, 32u << 20);
+    cr_assert_str_eq(cells[7].label, "gcbench/time-100Hz");
+    cr_assert_str_eq(cells[7].time_clock, "wall");
+    cr_assert_str_eq(cells[9].label, "gcbench/time-2000Hz");
+    cr_assert_str_eq(cells[10].label, "microbench/baseline");
+    cr_assert_eq(o.design, SW_DESIGN_BLOCKED);
     for (int i = 0; i < n; i++)
         cr_assert_eq(cells[i].id, i + 1);
     sw_plan_free_cells(cells, n);
@@ -268,8 +273,9 @@ Test(plan, depth_cells_for_deepstack)
     static char *ws[] = {"gcbench", "deepstack"};
     sw_opts o;
     sw_opts_defaults(&o);
-    cr_assert_eq(o.n_depths, 6);
-    cr_assert_eq(o.depths[5], 1024);
+    cr_assert_eq(o.n_depths, 4);
+    cr_assert_eq(o.depths[1], 16);
+    cr_assert_eq(o.depths[3], 1024);
     sw_opts_parse_config(&o, "periods = 4M\ntime-hz = 1000\ndepths = 4, 16\ndepth-period = 128K\n", "test");
     sw_cell *cells;
     int n = sw_plan_cells(&o, ws, 2, &cells);
@@ -308,4 +314,153 @@ Test(plan, depth_cells_for_deepstack)
     free(text);
     sw_opts_free(&b);
     sw_opts_free(&o);
+}
+
+/* The blocked design: checks every invariant of sw_plan.h on a plan with two
+ * workloads and deepstack depth cells (three baselines), for an even and an
+ * odd number of runs. */
+static void check_blocked(int warmup, int runs, uint64_t seed)
+{
+    static char *ws[] = {"gcbench", "deepstack"};
+    sw_opts o;
+    sw_opts_defaults(&o);
+    sw_opts_parse_config(&o, "periods = 32K,4M\ntime-hz = 1000\ndepths = 16\n", "test");
+    sw_cell *cells;
+    int n = sw_plan_cells(&o, ws, 2, &cells); /* 4 + 4 + 3 cells, baselines 0, 4, 8 */
+    cr_assert_eq(n, 11);
+    sw_slot *s;
+    int total = sw_plan_blocked(cells, n, warmup, runs, seed, &s);
+    cr_assert_eq(total, (warmup + runs) * 2 * n);
+    int *first = calloc((size_t)n, sizeof *first), *per_round = calloc((size_t)n * (size_t)(warmup + runs), sizeof *per_round);
+    for (int i = 0; i < total; i += 2) {
+        const sw_slot *a = &s[i], *b = &s[i + 1];
+        cr_assert_eq(a->seq, i + 1);
+        cr_assert_eq(b->seq, i + 2);
+        /* Blocks numbered 1, 2, ... in order, two adjacent runs, positions 1 then 2, one round. */
+        cr_assert_eq(a->block, i / 2 + 1);
+        cr_assert_eq(b->block, a->block);
+        cr_assert_eq(a->pos, 1);
+        cr_assert_eq(b->pos, 2);
+        cr_assert_eq(a->round, b->round);
+        cr_assert_eq(a->role + b->role, 1);
+        const sw_slot *test = a->role ? a : b, *base = a->role ? b : a;
+        /* The role-0 run is the baseline of the role-1 run's cell (itself for A/A). */
+        cr_assert_eq(base->cell, sw_plan_baseline_of(cells, n, test->cell));
+        cr_assert_str_eq(cells[base->cell].kind, "baseline");
+        cr_assert_str_eq(cells[base->cell].workload, cells[test->cell].workload);
+        cr_assert_eq(cells[base->cell].depth, cells[test->cell].depth);
+        per_round[test->cell * (warmup + runs) + a->pass]++;
+        if (a->round >= 1 && a->role == 1)
+            first[test->cell]++;
+    }
+    /* One block per cell per round (baselines: their A/A block). */
+    for (int k = 0; k < n * (warmup + runs); k++)
+        cr_assert_eq(per_round[k], 1);
+    /* Balanced: role 1 first in floor(runs/2) or ceil(runs/2) measured rounds. */
+    for (int k = 0; k < n; k++)
+        cr_assert(first[k] == runs / 2 || first[k] == (runs + 1) / 2, "cell %d first %d of %d", k, first[k], runs);
+    /* Deepstack's depth cells pair with the depth baseline, not deepstack's own. */
+    cr_assert_eq(sw_plan_baseline_of(cells, n, 9), 8);
+    cr_assert_eq(sw_plan_baseline_of(cells, n, 5), 4);
+    free(first);
+    free(per_round);
+    free(s);
+    sw_plan_free_cells(cells, n);
+    sw_opts_free(&o);
+}
+
+Test(blocked, every_cell_next_to_its_baseline_orders_balanced)
+{
+    check_blocked(1, 30, 1);
+    check_blocked(2, 7, 99);
+    check_blocked(0, 1, 5);
+}
+
+Test(blocked, shuffled_and_reproducible)
+{
+    sw_opts o;
+    sw_opts_defaults(&o);
+    sw_cell *cells;
+    int n = sw_plan_cells(&o, two, 2, &cells);
+    sw_slot *a, *b, *c;
+    int total = sw_plan_blocked(cells, n, 1, 30, 7, &a);
+    sw_plan_blocked(cells, n, 1, 30, 7, &b);
+    sw_plan_blocked(cells, n, 1, 30, 8, &c);
+    int same = 1, diff_seed = 0, rounds_differ = 0;
+    for (int i = 0; i < total; i++) {
+        same &= a[i].cell == b[i].cell && a[i].role == b[i].role;
+        diff_seed += a[i].cell != c[i].cell;
+    }
+    /* The order of the blocks differs between the first two measured rounds. */
+    for (int i = 0; i < 2 * n; i++)
+        rounds_differ += a[2 * n + i].cell != a[4 * n + i].cell;
+    cr_assert(same);
+    cr_assert_gt(diff_seed, 0);
+    cr_assert_gt(rounds_differ, 0);
+    free(a), free(b), free(c);
+    sw_plan_free_cells(cells, n);
+    sw_opts_free(&o);
+}
+
+Test(blocked, a_cell_without_baseline_is_refused, .exit_code = 2)
+{
+    sw_cell cells[2] = {
+        {.id = 1, .workload = "w", .kind = "baseline", .label = "w/baseline", .args = ""},
+        {.id = 2, .workload = "v", .kind = "alloc", .label = "v/alloc-fixed-4M", .args = ""},
+    };
+    sw_slot *s;
+    sw_plan_blocked(cells, 2, 0, 2, 1, &s);
+}
+
+Test(opts, design_option)
+{
+    sw_opts o;
+    sw_opts_defaults(&o);
+    cr_assert_eq(o.design, SW_DESIGN_BLOCKED);
+    sw_opts_parse_config(&o, "design = independent\n", "test");
+    cr_assert_eq(o.design, SW_DESIGN_INDEPENDENT);
+    char *text = sw_opts_to_config(&o);
+    cr_assert_not_null(strstr(text, "design = independent\n"));
+    sw_opts o2;
+    sw_opts_defaults(&o2);
+    sw_opts_parse_config(&o2, text, "round trip");
+    cr_assert_eq(o2.design, SW_DESIGN_INDEPENDENT);
+    free(text);
+    sw_opts_free(&o);
+    sw_opts_free(&o2);
+}
+
+Test(opts, design_unknown_exits_2, .exit_code = 2)
+{
+    sw_opts o;
+    sw_opts_defaults(&o);
+    sw_opts_parse_config(&o, "design = duet\n", "test");
+}
+
+Test(noise, proc_stat_deltas)
+{
+    sw_noise_snap a = {0}, b = {0};
+    a.loadavg1 = 0.5;
+    sw_noise_parse_stat("cpu  10 0 0 0 0 0 0 0 0 0\n"
+                        "cpu0 100 1 20 500 3 1 2 7 0 0\n"
+                        "cpu1 200 0 30 400 0 0 0 9 0 0\n"
+                        "intr 1 2 3\n", &a);
+    sw_noise_parse_stat("cpu  10 0 0 0 0 0 0 0 0 0\n"
+                        "cpu0 130 1 25 510 3 2 2 8 0 0\n"
+                        "cpu1 250 0 40 400 0 0 0 12 0 0\n", &b);
+    cr_assert_eq(a.ncpus, 2);
+    sw_noise n;
+    sw_noise_between(&a, &b, 1, &n);
+    long tick = sysconf(_SC_CLK_TCK);
+    /* cpu1 steal 9 -> 12 (3 ticks); cpu0 busy 100+1+20+1+2 -> 130+1+25+2+2 (36 ticks). */
+    cr_assert_eq(n.steal_ns, 3 * (int64_t)(1000000000 / tick));
+    cr_assert_eq(n.other_busy_ns, 36 * (int64_t)(1000000000 / tick));
+    cr_assert_eq(n.loadavg1, 0.5);
+    /* Mismatched snapshots or an unknown CPU: -1, not 0. */
+    sw_noise_between(&a, &b, 7, &n);
+    cr_assert_eq(n.steal_ns, -1);
+    b.ncpus = 1;
+    sw_noise_between(&a, &b, 1, &n);
+    cr_assert_eq(n.steal_ns, -1);
+    cr_assert_eq(n.other_busy_ns, -1);
 }
