@@ -23,7 +23,7 @@ int64_t sgc__alt_countdown = INT64_MAX;
 /* Counter readings at a segment boundary. */
 typedef struct alt_snap {
     uint64_t cpu, wall, bytes, iterations, alloc_samples, alloc_points, sampled_bytes, time_samples,
-        minor, major, gc_ns;
+        minor, major, gc_ns, major_cpu;
 } alt_snap;
 
 static struct {
@@ -35,6 +35,8 @@ static struct {
     uint64_t fills;        /* minor collections that ended in it */
     uint64_t iterations;   /* sgc_iteration() calls counted so far */
     int64_t armed;         /* sgc__alt_countdown when iterations were last counted */
+    uint64_t major_cpu;    /* thread CPU time in major collections so far */
+    uint64_t major_start;  /* thread CPU time when the running major collection began */
     sgc_alt_segment *segs; /* completed segments */
     size_t nsegs, cap;
 } alt = {.armed = INT64_MAX};
@@ -74,6 +76,7 @@ static void take(alt_snap *s) {
     s->minor = sgc__stats.minor_collections;
     s->major = sgc__stats.major_collections;
     s->gc_ns = sgc__stats.minor_ns + sgc__stats.major_ns;
+    s->major_cpu = alt.major_cpu;
 }
 
 /* Burns ns of this thread's CPU time (the debug costs SGC_ALT_CARRY and
@@ -160,6 +163,7 @@ static void end_segment(int why) {
     s.minor = e.minor - alt.start.minor;
     s.major = e.major - alt.start.major;
     s.gc_ns = e.gc_ns - alt.start.gc_ns;
+    s.major_cpu_ns = e.major_cpu - alt.start.major_cpu;
     if (alt.nsegs == alt.cap) {
         size_t cap = alt.cap ? alt.cap * 2 : 256;
         sgc_alt_segment *p = realloc(alt.segs, cap * sizeof *p);
@@ -203,6 +207,15 @@ void sgc__alt_minor_end(void) {
     if (sgc__settings.alt_fills ? alt.fills >= sgc__settings.alt_fills
                                 : thread_cpu_ns() - alt.start.cpu >= sgc__settings.alt_cpu_ns)
         boundary(SGC_ALT_END_GC);
+}
+
+void sgc__alt_major(int begin) {
+    if (!alt.on || alt.closed)
+        return;
+    if (begin)
+        alt.major_start = thread_cpu_ns();
+    else
+        alt.major_cpu += thread_cpu_ns() - alt.major_start;
 }
 
 void sgc__alt_iteration_slow(void) {
@@ -273,16 +286,17 @@ static int write_series(const char *path) {
     KV("cost_ns", st->alt_cost_ns);
 #undef KV
     fprintf(f, "columns index block pos kind on end cpu_ns wall_ns bytes iterations alloc_samples "
-               "alloc_points sampled_bytes time_samples minor major gc_ns\n");
+               "alloc_points sampled_bytes time_samples minor major gc_ns major_cpu_ns\n");
     for (size_t i = 0; i < alt.nsegs; i++) {
         const sgc_alt_segment *s = &alt.segs[i];
-        fprintf(f, "seg %u %u %u %c %u %s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n", s->index,
+        fprintf(f, "seg %u %u %u %c %u %s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n", s->index,
                 s->block, s->pos, s->kind, s->on, end_names[s->end], (unsigned long long)s->cpu_ns,
                 (unsigned long long)s->wall_ns, (unsigned long long)s->bytes,
                 (unsigned long long)s->iterations, (unsigned long long)s->alloc_samples,
                 (unsigned long long)s->alloc_points, (unsigned long long)s->sampled_bytes,
                 (unsigned long long)s->time_samples, (unsigned long long)s->minor,
-                (unsigned long long)s->major, (unsigned long long)s->gc_ns);
+                (unsigned long long)s->major, (unsigned long long)s->gc_ns,
+                (unsigned long long)s->major_cpu_ns);
     }
     fprintf(f, "segments %zu\n", alt.nsegs);
     int bad = ferror(f);

@@ -75,6 +75,7 @@ typedef struct sgc_alt_segment {
     uint64_t minor;         /* minor collections that ended in it */
     uint64_t major;         /* major collections */
     uint64_t gc_ns;         /* time in collections (CLOCK_MONOTONIC) */
+    uint64_t major_cpu_ns;  /* thread CPU time in major collections */
 } sgc_alt_segment;
 
 /* The segments recorded so far (complete ones; the running segment is added

@@ -524,6 +524,7 @@ static void major_mark_and_sweep(void) {
     if (sgc__settings.verify)
         sgc__verify("before a major collection");
     uint64_t t0 = sgc__now_ns();
+    sgc__alt_major(1);
     sgc__phase = SGC_PHASE_MAJOR;
     nwork = 0;
     for (sgc_frame *f = sgc_top; f != NULL; f = f->parent)
@@ -544,6 +545,7 @@ static void major_mark_and_sweep(void) {
     sgc__stats.major_collections++;
     uint64_t t1 = sgc__now_ns();
     sgc__stats.major_ns += t1 - t0;
+    sgc__alt_major(0);
     sgc__phase = SGC_PHASE_MUTATOR;
     sgc__profile_gc_event(SGC_PHASE_MAJOR, t0, t1 - t0, live, rss_bytes());
     if (sgc__settings.verify)

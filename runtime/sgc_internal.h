@@ -117,6 +117,7 @@ void sgc__timer_drain(void);
 
 void sgc__alt_init(void);      /* at sgc_init, after the samplers: the lead-in segment starts */
 void sgc__alt_minor_end(void); /* at the very end of every minor collection: maybe a boundary */
+void sgc__alt_major(int begin); /* at the start (1) and end (0) of a major collection: its thread CPU time */
 /* At exit, before the samplers stop: records the last segment and writes
  * SGC_ALT_OUT.  Returns 0, or -1 after printing why the file was not written. */
 int sgc__alt_shutdown(void);

@@ -442,3 +442,29 @@ Test(alt, cost_in_b_is_seen) {
     double lr = run_aa_with("SGC_ALT_COST", "1592652782");
     cr_assert(lr > 2.0, "the positive control: log ratio %.4f", lr);
 }
+
+Test(alt, major_collection_cpu_in_its_segment) {
+    /* One boundary per collection; every other one is a major collection,
+     * whose CPU time lands in the segment it ends. */
+    setenv("SGC_ALTERNATE", "none", 1);
+    setenv("SGC_ALT_SEGMENT", "1", 1);
+    sgc_init();
+    for (int k = 0; k < 8; k++) {
+        alloc_n(100);
+        if (k % 2)
+            sgc_collect_major();
+        else
+            sgc_collect_minor();
+    }
+    size_t n;
+    const sgc_alt_segment *s = finish(&n);
+    cr_assert_eq(n, 9);
+    for (size_t i = 0; i < 8; i++) {
+        cr_assert_eq(s[i].major, i % 2, "segment %zu", i);
+        if (i % 2)
+            cr_assert_gt(s[i].major_cpu_ns, 0, "segment %zu", i);
+        else
+            cr_assert_eq(s[i].major_cpu_ns, 0, "segment %zu", i);
+        cr_assert_leq(s[i].major_cpu_ns, s[i].cpu_ns);
+    }
+}
