@@ -44,3 +44,12 @@ bench-stats-speed: $(BIN)/analyze
 	  end=$$(date +%s%N); echo "analyze: full-sweep-shaped database (135 cells, 4050 measured runs), 10000 resamples: $$(( (end - start) / 1000000 )) ms wall"
 
 BENCHES += bench-stats-speed
+
+# The in-process estimate from segment series files, without a sweep.
+$(BIN)/inproc-estimate: $(OBJ)/stats/inproc_estimate.o $(ST_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(ST_PKG_LIBS) $(LDLIBS)
+
+$(OBJ)/stats/inproc_estimate.o: CFLAGS += $(ST_PKG_CFLAGS)
+
+BINS += $(BIN)/inproc-estimate

@@ -1,0 +1,94 @@
+/* inproc_estimate.c - build/bin/inproc-estimate FILE...: the in-process
+ * estimate from segment series files (SGC_ALT_OUT), pooled over the files
+ * (one process each), without a sweep (docs/STATISTICS.md "In-process
+ * alternation"). */
+#include "st_inproc.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: inproc-estimate [--seed N] [--resamples B] FILE...\n"
+               "  Pools the complete ABBA blocks of the segment series FILEs (written by a run\n"
+               "  with SGC_ALTERNATE and SGC_ALT_OUT) and prints the ratio of CPU time per unit\n"
+               "  of work, B segments over A segments, with its 95%% one-sample BCa interval over\n"
+               "  blocks, the per-sample cost and the normalized overhead.\n"
+               "  Exit status: 0 done, 1 fewer than 3 complete blocks, 2 bad arguments or files.\n");
+}
+
+static void print_iv(const char *name, const st_interval *iv, const char *fmt)
+{
+    printf("%-12s ", name);
+    printf(fmt, iv->est);
+    if (iv->method == ST_CI_NONE) {
+        printf("  (no interval: %s)\n", iv->why ? iv->why : "?");
+        return;
+    }
+    printf(" [");
+    printf(fmt, iv->lo);
+    printf(", ");
+    printf(fmt, iv->hi);
+    printf("]%s\n", iv->method == ST_CI_PERCENTILE ? " (percentile)" : "");
+}
+
+int main(int argc, char **argv)
+{
+    st_boot_opts opts = {10000, 0.95, 20250616ULL};
+    st_seg *segs = NULL;
+    size_t n = 0;
+    int files = 0;
+    for (int i = 1; i < argc; i++) {
+        char *end;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+            errno = 0;
+            opts.seed = strtoull(argv[++i], &end, 10);
+            if (*end || errno || argv[i][0] == '-' || !argv[i][0]) {
+                fprintf(stderr, "inproc-estimate: --seed '%s' is not a decimal 64-bit unsigned integer\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--resamples") && i + 1 < argc) {
+            errno = 0;
+            unsigned long long b = strtoull(argv[++i], &end, 10);
+            if (*end || errno || argv[i][0] == '-' || b < 1000 || b > 1000000) {
+                fprintf(stderr, "inproc-estimate: --resamples '%s' is not an integer from 1000 to 1000000\n", argv[i]);
+                return 2;
+            }
+            opts.resamples = (size_t)b;
+        } else if (argv[i][0] == '-') {
+            fprintf(stderr, "inproc-estimate: unknown option or missing value '%s' (see --help)\n", argv[i]);
+            return 2;
+        } else {
+            char err[512];
+            if (st_inproc_read_series(argv[i], files, &segs, &n, err, sizeof err) != 0) {
+                fprintf(stderr, "inproc-estimate: %s\n", err);
+                return 2;
+            }
+            files++;
+        }
+    }
+    if (!files) {
+        fprintf(stderr, "inproc-estimate: no series files given (see --help)\n");
+        return 2;
+    }
+    st_inproc e;
+    st_inproc_estimate(segs, n, &opts, &e);
+    printf("blocks       %zu complete (from %zu of %d files; %zu incomplete left out), work = %s\n", e.blocks.n,
+           e.blocks.runs, files, e.blocks.skipped, e.blocks.work_iterations ? "iterations" : "bytes");
+    print_iv("ratio", &e.ratio, "%.4f");
+    if (e.ratio.method != ST_CI_NONE)
+        printf("half-width   %.2f%%\n", (e.ratio.hi - e.ratio.lo) / 2 * 100);
+    printf("sd_log       %.4f\n", e.sd_log);
+    printf("samples/s    %.1f (per CPU second of the B halves)\n", e.sps);
+    print_iv("cost_ns", &e.cost_ns, "%.1f");
+    print_iv("normalized", &e.norm, "%.4f");
+    int rc = e.blocks.n >= ST_BOOT_MIN_RUNS ? 0 : 1;
+    st_inproc_free(&e);
+    free(segs);
+    return rc;
+}

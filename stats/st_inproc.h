@@ -1,0 +1,84 @@
+/* st_inproc.h - the in-process estimator: ABBA blocks of segment series
+ * (runtime/sgc_alt.h, docs/FORMATS.md) -> per-block log-ratios -> the
+ * steady-state marginal cost of sampling with a one-sample BCa interval
+ * over blocks (docs/STATISTICS.md "In-process alternation").
+ *
+ * Invariants:
+ *  - A block is used only when it is complete: its four segments (positions
+ *    0..3 of one block of one run) are all present, ended at a boundary
+ *    (not at exit), two are A and two are B, and the work of each half is
+ *    positive.  The lead-in (block 0) is never used.  Blocks of different
+ *    runs (processes) are pooled.
+ *  - Work is the segments' hook iterations when every segment of every
+ *    complete block has some, otherwise their bytes allocated.
+ *  - Per block: r = log((cpu_B / work_B) / (cpu_A / work_A)), the sums over
+ *    the block's two B and two A segments; s = samples_B / (cpu_B / 1e9),
+ *    the B half's samples per CPU second.
+ *  - Estimates are functions of the medians over blocks: ratio =
+ *    exp(median r); per-sample cost (ns of CPU) = (1 - 1/ratio) * 1e9 /
+ *    median s; normalized overhead per 1000 samples/s = 1 + (ratio - 1) *
+ *    1000 / median s.  Their intervals come from one bootstrap over blocks
+ *    (st_bootstrap with no group 0: one-sample BCa), so a block's r and s
+ *    are drawn together.
+ */
+#ifndef ST_INPROC_H
+#define ST_INPROC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "st_boot.h"
+
+/* One segment as the estimator needs it. */
+typedef struct st_seg {
+    int64_t run;       /* the process it belongs to (e.g. the run id) */
+    int64_t block;     /* block within the process; 0 = lead-in */
+    int pos;           /* position in the block, 0..3 */
+    char kind;         /* 'A' or 'B' */
+    int complete;      /* 1 if it ended at a boundary, 0 at exit */
+    double cpu_ns;     /* thread CPU time */
+    double bytes;      /* bytes allocated */
+    double iterations; /* hook iterations */
+    double samples;    /* allocation samples + time samples */
+} st_seg;
+
+/* The blocks of a series. */
+typedef struct st_blocks {
+    size_t n;             /* complete blocks */
+    double *log_ratio;    /* r per block */
+    double *sps;          /* s per block */
+    size_t runs;          /* processes contributing at least one block */
+    size_t skipped;       /* incomplete blocks left out (lead-ins not counted) */
+    int work_iterations;  /* 1: work = iterations, 0: bytes */
+} st_blocks;
+
+/* The estimate for one cell. */
+typedef struct st_inproc {
+    st_blocks blocks;     /* what it was computed from */
+    st_interval ratio;    /* CPU per unit of work, B over A */
+    st_interval cost_ns;  /* per-sample cost, ns of CPU */
+    st_interval norm;     /* normalized overhead per 1000 samples/s */
+    double sps;           /* median samples per CPU second in B halves */
+    double sd_log;        /* standard deviation of r over blocks */
+} st_inproc;
+
+/* Groups segs (any order) into complete blocks.  Fills out (arrays owned by
+ * it: st_blocks_free).  Never fails. */
+void st_inproc_blocks(const st_seg *segs, size_t n, st_blocks *out);
+void st_blocks_free(st_blocks *b);
+
+/* Blocks and estimates; out->blocks is filled too (free with
+ * st_inproc_free).  Fewer than ST_BOOT_MIN_RUNS blocks give no interval
+ * (method ST_CI_NONE with the reason). */
+void st_inproc_estimate(const st_seg *segs, size_t n, const st_boot_opts *opts, st_inproc *out);
+void st_inproc_free(st_inproc *e);
+
+/* Reads a segment series file (docs/FORMATS.md) and appends its segments
+ * to *segs (grown with realloc; *n counts them), tagged with run.  Which
+ * samples count: the sampler(s) the series alternates ("alternate" line:
+ * alloc -> allocation samples, time -> time samples, both and none -> both).
+ * Returns 0, or -1 with the reason in err (the file is unreadable, not a
+ * series, a line is malformed, or the "segments N" count is missing or
+ * wrong); *segs is then unchanged in content up to the old *n. */
+int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *n, char *err, size_t errlen);
+
+#endif /* ST_INPROC_H */

@@ -1,0 +1,27 @@
+# tests/inproc/module.mk - the in-process estimator's tests (in "make test"):
+#   test-inproc-stats   Criterion: stats/st_inproc.c against reference values
+#                       computed independently (tests/inproc/mkfixture.py,
+#                       which also wrote the fixtures), the series reader's
+#                       refusals
+#   test-inproc-e2e     a workload run with SGC_ALTERNATE, its series read
+#                       back by build/bin/inproc-estimate (tests/inproc/e2e.sh)
+INPROC_TEST_DIR := $(BUILD)/tests/inproc
+INPROC_CRITERION_LIBS := $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
+
+$(OBJ)/tests/inproc/%.o: CFLAGS += -Istats $(ST_PKG_CFLAGS) $(shell pkg-config --cflags criterion 2>/dev/null)
+
+$(INPROC_TEST_DIR)/test-inproc-stats: $(OBJ)/tests/inproc/test_inproc.o $(LIBDIR)/libststats.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(INPROC_CRITERION_LIBS) $(ST_PKG_LIBS) $(LDLIBS)
+
+.PHONY: test-inproc-stats
+test-inproc-stats: $(INPROC_TEST_DIR)/test-inproc-stats
+	@sh tests/check.sh inproc-stats $< --jobs=2
+
+TESTS += test-inproc-stats
+
+.PHONY: test-inproc-e2e
+test-inproc-e2e: $(BIN)/binarytrees $(BIN)/compute $(BIN)/inproc-estimate
+	@sh tests/check.sh inproc-e2e sh tests/inproc/e2e.sh $(BIN) $(INPROC_TEST_DIR)/e2e
+
+TESTS += test-inproc-e2e
