@@ -113,6 +113,10 @@ typedef struct sgc_frame {
 } sgc_frame;
 
 extern sgc_frame *sgc_top; /* innermost frame, NULL when none */
+/* Frames popped since start-up.  A sampler thread (SGC_TIME_MODE=thread)
+ * reads the stack while this thread runs; a pop in the middle of its copy
+ * voids the copy (sgc_timer.h).  Only this thread writes it. */
+extern uint64_t sgc__frame_pops;
 
 static inline void sgc_frame_push(sgc_frame *f) {
     f->parent = sgc_top;
@@ -125,7 +129,20 @@ static inline void sgc_frame_push(sgc_frame *f) {
 static inline void sgc_frame_pop(sgc_frame *f) {
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     sgc_top = f->parent;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* unpublished before the frame dies */
+    /* Counted before the frame's memory can be reused, so that a sampler
+     * thread that read it sees the count change (sgc_timer.h). */
+    /* Only this thread writes the count, so a plain increment (one
+     * instruction) is enough; the sampler thread's atomic reads race with
+     * it on purpose (sgc_timer.h). */
+    sgc__frame_pops++;
+    /* Unpublished and counted before the frame dies (a compiler barrier on
+     * x86-64, whose stores are seen in order).  ThreadSanitizer does not
+     * model fences; the sampler's copy is outside its view anyway. */
+#if defined(__SANITIZE_THREAD__)
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+#else
+    __atomic_thread_fence(__ATOMIC_RELEASE);
+#endif
 }
 
 static inline void sgc__frame_cleanup(sgc_frame *f) { sgc_frame_pop(f); }
@@ -236,8 +253,17 @@ void sgc_sampling_stop(void);
 /* ---- Time sampling ------------------------------------------------------- */
 
 typedef enum sgc_clock { SGC_CLOCK_WALL = 0, SGC_CLOCK_CPU = 1 } sgc_clock;
+/* How a time sample is taken: a timer signal interrupts this thread and its
+ * handler records the stack (signal), or a sampler thread woken on its own
+ * timer reads the shadow stack without interrupting this one (thread; wall
+ * clock only).  docs/PROFILE.md compares the two. */
+typedef enum sgc_time_mode { SGC_TIME_SIGNAL = 0, SGC_TIME_THREAD = 1 } sgc_time_mode;
 
-int sgc_time_sampling_start(unsigned hz, sgc_clock clock); /* 0, or -1 on failure */
+/* (Re)starts time sampling at hz in the mode SGC_TIME_MODE selects.  0, or
+ * -1 with errno set (EINVAL for a rate above 100000, an unknown clock, or
+ * the thread mode with the CPU clock). */
+int sgc_time_sampling_start(unsigned hz, sgc_clock clock);
+int sgc_time_sampling_start_mode(unsigned hz, sgc_clock clock, sgc_time_mode mode);
 void sgc_time_sampling_stop(void);
 
 /* ---- Statistics ---------------------------------------------------------- */
@@ -265,6 +291,8 @@ typedef struct sgc_stats {
     uint64_t time_sampling_ns;  /* time during which time sampling was on */
     uint64_t time_samples_missed; /* timer expirations the kernel merged while the thread was not running */
     uint64_t time_samples_throttled; /* wall-clock periods skipped so the program makes progress (sgc_timer.h) */
+    uint64_t time_snapshot_retries; /* thread mode: stack copies voided by a concurrent pop and retried */
+    uint64_t time_snapshots_torn; /* thread mode: periods with no consistent copy after every retry (not samples) */
 } sgc_stats;
 
 void sgc_get_stats(sgc_stats *out);

@@ -562,8 +562,7 @@ void sgc_get_stats(sgc_stats *out) {
     out->nursery_bytes += (uint64_t)(sgc_nursery.free - sgc_nursery.start);
     out->nursery_objects += nursery_count(sgc_nursery.start, sgc_nursery.free);
     out->heap_bytes = heap_bytes();
-    out->time_samples_missed = sgc__timer_missed();
-    out->time_samples_throttled = sgc__timer_throttled();
+    sgc__timer_stats(out);
 }
 
 /* Writes the stats record (docs/FORMATS.md) to path, atomically: a
@@ -612,12 +611,16 @@ static int write_stats(const char *path) {
     KV("time_sampling_ns", s.time_sampling_ns);
     KV("time_samples_missed", s.time_samples_missed);
     KV("time_samples_throttled", s.time_samples_throttled);
+    KV("time_snapshot_retries", s.time_snapshot_retries);
+    KV("time_snapshots_torn", s.time_snapshots_torn);
+    fprintf(f, "time_sampler_cpu %d\n", sgc__timer_thread_cpu());
     fprintf(f, "time_hz_achieved %.3f\n", hz);
     KV("alloc_period", st->alloc_period);
     fprintf(f, "alloc_mode %s\n", st->alloc_mode == SGC_SAMPLE_POISSON ? "poisson" : "fixed");
     KV("seed", st->seed);
     KV("time_hz", st->time_hz);
     fprintf(f, "time_clock %s\n", st->time_clock == SGC_CLOCK_CPU ? "cpu" : "wall");
+    fprintf(f, "time_mode %s\n", st->time_mode == SGC_TIME_THREAD ? "thread" : "signal");
     KV("nursery_size", st->nursery_size);
     fprintf(f, "major_growth %.3f\n", st->major_growth);
     KV("stress_every", st->stress_every);

@@ -32,6 +32,7 @@ typedef struct sgc_settings {
     uint64_t seed;           /* SGC_SEED */
     unsigned time_hz;        /* SGC_TIME_HZ; 0 = off */
     sgc_clock time_clock;    /* SGC_TIME_CLOCK */
+    sgc_time_mode time_mode; /* SGC_TIME_MODE */
     const char *profile_path; /* SGC_PROFILE or NULL */
     const char *stats_path;  /* SGC_STATS or NULL */
     size_t nursery_size;     /* SGC_NURSERY, bytes */

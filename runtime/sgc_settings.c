@@ -33,6 +33,7 @@ sgc_settings sgc__settings = {
     .seed = SGC_DEFAULT_SEED,
     .time_hz = 0,
     .time_clock = SGC_CLOCK_WALL,
+    .time_mode = SGC_TIME_SIGNAL,
     .profile_path = NULL,
     .stats_path = NULL,
     .nursery_size = SGC_DEFAULT_NURSERY,
@@ -205,6 +206,16 @@ void sgc__settings_load(void) {
             sgc__settings.time_clock = SGC_CLOCK_CPU;
         else
             bad("SGC_TIME_CLOCK", v, "expected wall or cpu");
+    }
+    if ((v = getenv("SGC_TIME_MODE")) != NULL) {
+        if (strcmp(v, "signal") == 0)
+            sgc__settings.time_mode = SGC_TIME_SIGNAL;
+        else if (strcmp(v, "thread") == 0)
+            sgc__settings.time_mode = SGC_TIME_THREAD;
+        else
+            bad("SGC_TIME_MODE", v, "expected signal or thread");
+        if (sgc__settings.time_mode == SGC_TIME_THREAD && sgc__settings.time_clock == SGC_CLOCK_CPU)
+            bad("SGC_TIME_MODE", v, "the sampler thread samples on the wall clock; unset SGC_TIME_CLOCK=cpu");
     }
     /* An empty path means "not set", the usual shell convention for
      * clearing a variable without unsetting it. */

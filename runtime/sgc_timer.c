@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,11 +21,16 @@
 #endif
 
 #define RING_MASK (SGC_TIMER_RING_WORDS - 1)
+/* Copies of the stack a sampler thread tries per period before it gives up
+ * on that period (counted as torn). */
+#define THREAD_ATTEMPTS 8
+
+uint64_t sgc__frame_pops;
 
 static struct {
     uint64_t *ring;           /* SGC_TIMER_RING_WORDS words, mapped once */
-    volatile uint64_t head;   /* words published by the handler (monotonic) */
-    volatile uint64_t tail;   /* words consumed by the drain (monotonic) */
+    uint64_t head;            /* words published by the producer (monotonic; release/acquire) */
+    uint64_t tail;            /* words consumed by the drain (monotonic; release/acquire) */
     volatile sig_atomic_t on; /* the handler records only while set */
     int installed;            /* our sigaction is in place */
     int have_timer;           /* timer is a live POSIX timer */
@@ -41,6 +47,21 @@ static struct {
     uint64_t period_ns;       /* 1e9 / hz */
     uint64_t expirations;     /* grid points used up: taken, merged or skipped */
     volatile uint64_t throttled; /* grid points skipped to let the program run */
+    int mode;                 /* sgc_time_mode in force */
+    /* The sampler thread (mode SGC_TIME_THREAD).  Its counters are written by
+     * it alone and read by the mutator with atomic loads. */
+    pthread_t thread;         /* the sampler thread, while have_thread */
+    int have_thread;
+    pthread_mutex_t mu;       /* guards stop, for the condition variable */
+    pthread_cond_t cv;        /* signalled by stop (CLOCK_MONOTONIC waits) */
+    int stop;                 /* set by sgc_time_sampling_stop */
+    int thread_cpu;           /* CPU the thread was moved to, -1 if it shares the mutator's */
+    uint64_t th_taken;        /* samples published by the thread */
+    uint64_t th_dropped;      /* snapshots that did not fit in the ring */
+    uint64_t th_missed;       /* periods that passed while the thread was not running */
+    uint64_t th_retries;      /* copies voided by a pop and tried again */
+    uint64_t th_torn;         /* periods given up after THREAD_ATTEMPTS voided copies */
+    uint64_t th_end;          /* CLOCK_MONOTONIC ns at which the thread stopped sampling */
     uint64_t missed_reported; /* missed expirations already in the profile */
     sgc_func **scratch;       /* drain's copy of a snapshot that wraps the ring */
     uint32_t scratch_cap;
@@ -95,7 +116,7 @@ static void record(void) {
     clock_gettime(CLOCK_MONOTONIC, &ts);
     uint64_t *ring = tm.ring;
     uint64_t head = tm.head;
-    uint64_t room = SGC_TIMER_RING_WORDS - (head - tm.tail);
+    uint64_t room = SGC_TIMER_RING_WORDS - (head - __atomic_load_n(&tm.tail, __ATOMIC_ACQUIRE));
     /* Function pointers go straight into the ring after the 3-word header;
      * the entry becomes visible only when head moves. */
     uint64_t n = 0;
@@ -116,8 +137,7 @@ static void record(void) {
     ring[head & RING_MASK] = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     ring[(head + 1) & RING_MASK] = (uint64_t)sgc__phase << 32 | n;
     ring[(head + 2) & RING_MASK] = f ? f->cct : 0;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* words stored before they are published */
-    tm.head = head + 3 + n;
+    __atomic_store_n(&tm.head, head + 3 + n, __ATOMIC_RELEASE); /* words stored before they are published */
 }
 
 void sgc__timer_handler(int sig, siginfo_t *info, void *uctx) {
@@ -145,12 +165,12 @@ void sgc__timer_handler(int sig, siginfo_t *info, void *uctx) {
 
 /* ---- Drain ------------------------------------------------------------------ */
 
-uint64_t sgc__timer_missed(void) { return tm.missed; }
+uint64_t sgc__timer_missed(void) { return tm.missed + __atomic_load_n(&tm.th_missed, __ATOMIC_RELAXED); }
 
 uint64_t sgc__timer_throttled(void) { return tm.throttled; }
 
 uint64_t sgc__timer_buffered(void) {
-    uint64_t n = 0, t = tm.tail, h = tm.head;
+    uint64_t n = 0, t = tm.tail, h = __atomic_load_n(&tm.head, __ATOMIC_ACQUIRE);
     while (t < h) {
         t += 3 + (uint32_t)tm.ring[(t + 1) & RING_MASK];
         n++;
@@ -165,8 +185,7 @@ static void drain(void) {
     uint64_t t = tm.tail;
     uint64_t handed = 0;
     for (;;) {
-        uint64_t h = tm.head;
-        __atomic_signal_fence(__ATOMIC_SEQ_CST); /* read head before the entries */
+        uint64_t h = __atomic_load_n(&tm.head, __ATOMIC_ACQUIRE); /* head before the entries */
         if (t == h)
             break;
         while (t < h) {
@@ -198,15 +217,14 @@ static void drain(void) {
             handed++;
             t += 3 + n;
         }
-        __atomic_signal_fence(__ATOMIC_SEQ_CST); /* entries used before they are freed */
-        tm.tail = t;
+        __atomic_store_n(&tm.tail, t, __ATOMIC_RELEASE); /* entries used before they are freed */
     }
-    uint64_t dropped = sgc__stats.time_samples_dropped;
+    uint64_t dropped = sgc__stats.time_samples_dropped + __atomic_load_n(&tm.th_dropped, __ATOMIC_RELAXED);
     if (dropped != tm.dropped_reported) {
         sgc__profile_time_dropped(sgc__now_ns(), dropped - tm.dropped_reported);
         tm.dropped_reported = dropped;
     }
-    uint64_t missed = tm.missed;
+    uint64_t missed = tm.missed + __atomic_load_n(&tm.th_missed, __ATOMIC_RELAXED);
     if (missed != tm.missed_reported) {
         sgc__profile_time_missed(sgc__now_ns(), missed - tm.missed_reported);
         tm.missed_reported = missed;
@@ -218,11 +236,229 @@ static void drain(void) {
 }
 
 void sgc__timer_drain(void) {
-    if (__builtin_expect(tm.head == tm.tail && sgc__stats.time_samples_dropped == tm.dropped_reported &&
-                             tm.missed == tm.missed_reported,
+    if (__builtin_expect(__atomic_load_n(&tm.head, __ATOMIC_RELAXED) == tm.tail &&
+                             sgc__stats.time_samples_dropped + __atomic_load_n(&tm.th_dropped, __ATOMIC_RELAXED) ==
+                                 tm.dropped_reported &&
+                             tm.missed + __atomic_load_n(&tm.th_missed, __ATOMIC_RELAXED) == tm.missed_reported,
                          1))
         return;
     drain();
+}
+
+/* ---- The sampler thread (SGC_TIME_MODE=thread) ----------------------------- */
+
+#if defined(__SANITIZE_THREAD__)
+#define SGC_NO_TSAN __attribute__((no_sanitize("thread")))
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SGC_NO_TSAN __attribute__((no_sanitize("thread")))
+#endif
+#endif
+#ifndef SGC_NO_TSAN
+#define SGC_NO_TSAN
+#endif
+
+/* One attempt to copy the mutator's stack into the ring, from another
+ * thread, without stopping it.  The copy is optimistic (a seqlock read with
+ * the pop count as the sequence): pushes never change the frames below the
+ * top that was read, and a pop is counted (sgc__frame_pops) before the
+ * popped frame's memory can be reused.  So after reading each frame's fields
+ * the count is checked again: unchanged means the frame was still live while
+ * its fields were read, so its parent pointer is one the program really had,
+ * and only such pointers are followed.  Any change voids the copy before a
+ * field read from a dead frame is used.  Frames live in the thread's stack
+ * or static storage, which stays mapped, so reading a frame that has just
+ * died returns stale bytes, never a fault.
+ *
+ * This races with the mutator on purpose (the stack memory it reads is
+ * written by the mutator without synchronisation); the count check is what
+ * makes the result consistent.  The function is excluded from
+ * ThreadSanitizer for that reason and no other (docs/PROFILE.md).
+ *
+ * Returns 1 if a snapshot was published, 0 if the copy was voided, -1 if it
+ * did not fit in the ring (dropped). */
+SGC_NO_TSAN static int thread_copy(uint64_t ts) {
+    uint64_t pops = __atomic_load_n(&sgc__frame_pops, __ATOMIC_ACQUIRE);
+    sgc_frame *f = __atomic_load_n(&sgc_top, __ATOMIC_ACQUIRE);
+    int phase = (int)__atomic_load_n(&sgc__phase, __ATOMIC_RELAXED);
+    uint64_t *ring = tm.ring;
+    uint64_t head = tm.head;
+    uint64_t room = SGC_TIMER_RING_WORDS - (head - __atomic_load_n(&tm.tail, __ATOMIC_ACQUIRE));
+    uint64_t n = 0;
+    uint32_t base = 0;
+    while (f) {
+        sgc_frame *parent = __atomic_load_n(&f->parent, __ATOMIC_RELAXED);
+        sgc_func *func = __atomic_load_n(&f->func, __ATOMIC_RELAXED);
+        uint32_t cct = __atomic_load_n(&f->cct, __ATOMIC_RELAXED);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the fields before the count */
+        if (__atomic_load_n(&sgc__frame_pops, __ATOMIC_RELAXED) != pops)
+            return 0;
+        if (cct) {
+            base = cct;
+            break;
+        }
+        if (3 + n + 1 > room)
+            return -1;
+        ring[(head + 3 + n) & RING_MASK] = (uint64_t)(uintptr_t)func;
+        n++;
+        f = parent;
+    }
+    if (3 + n > room)
+        return -1;
+    ring[head & RING_MASK] = ts;
+    ring[(head + 1) & RING_MASK] = (uint64_t)phase << 32 | n;
+    ring[(head + 2) & RING_MASK] = base;
+    __atomic_store_n(&tm.head, head + 3 + n, __ATOMIC_RELEASE);
+    return 1;
+}
+
+/* Counters the sampler thread alone writes: single writer, atomic so the
+ * mutator's reads are well defined. */
+static void th_count(uint64_t *counter, uint64_t by) {
+    __atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + by, __ATOMIC_RELAXED);
+}
+
+/* Takes one sample of the mutator's stack: up to THREAD_ATTEMPTS copies. */
+static void thread_sample(void) {
+    uint64_t ts = mono_ns();
+    if (__builtin_expect(sgc__settings.sample_spin_ns != 0, 0))
+        sgc__spin_ns(sgc__settings.sample_spin_ns);
+    for (int attempt = 0; attempt < THREAD_ATTEMPTS; attempt++) {
+        int r = thread_copy(ts);
+        if (r == 1) {
+            th_count(&tm.th_taken, 1);
+            return;
+        }
+        if (r < 0) {
+            th_count(&tm.th_taken, 1);
+            th_count(&tm.th_dropped, 1);
+            return;
+        }
+        th_count(&tm.th_retries, 1);
+    }
+    th_count(&tm.th_torn, 1);
+}
+
+/* Moves the calling thread off the mutator's CPU if another one is usable.
+ * Returns the CPU it is now restricted to, or -1 if it shares. */
+static int leave_cpu(int mutator_cpu) {
+    cpu_set_t all;
+    if (mutator_cpu < 0 || sched_getaffinity(0, sizeof all, &all) != 0)
+        return -1;
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    /* The process may be pinned to one CPU (the harness pins runs); the
+     * thread may still run elsewhere, so every online CPU is a candidate. */
+    for (long c = 0; c < ncpu && c < CPU_SETSIZE; c++) {
+        if (c == mutator_cpu)
+            continue;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET((int)c, &one);
+        if (sched_setaffinity(0, sizeof one, &one) == 0)
+            return (int)c;
+    }
+    return -1;
+}
+
+typedef struct thread_args {
+    int mutator_cpu;
+} thread_args;
+
+static void *thread_main(void *arg) {
+    thread_args *a = arg;
+    __atomic_store_n(&tm.thread_cpu, leave_cpu(a->mutator_cpu), __ATOMIC_RELAXED);
+    free(a);
+    uint64_t p = tm.period_ns;
+    uint64_t k = 1; /* the next grid point */
+    pthread_mutex_lock(&tm.mu);
+    for (;;) {
+        uint64_t at = tm.grid0 + k * p;
+        struct timespec dl = {(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
+        int rc = 0;
+        while (!tm.stop && rc != ETIMEDOUT)
+            rc = pthread_cond_timedwait(&tm.cv, &tm.mu, &dl);
+        if (tm.stop) {
+            /* Grid points that fell due while this thread waited for a CPU
+             * and the stop came first: missed, like any other. */
+            uint64_t end = mono_ns();
+            uint64_t due = (end - tm.grid0) / p;
+            if (due >= k)
+                th_count(&tm.th_missed, due - k + 1);
+            tm.th_end = end; /* read by the stopper after the join */
+            break;
+        }
+        pthread_mutex_unlock(&tm.mu);
+        /* Grid points that passed while this thread was not running are
+         * missed, as the kernel's merged expirations are in signal mode. */
+        uint64_t now = mono_ns();
+        uint64_t due = (now - tm.grid0) / p;
+        if (due > k) {
+            th_count(&tm.th_missed, due - k);
+            k = due;
+        }
+        thread_sample();
+        k++;
+        pthread_mutex_lock(&tm.mu);
+    }
+    pthread_mutex_unlock(&tm.mu);
+    return NULL;
+}
+
+static int start_thread(void) {
+    static int cv_ready;
+    if (!cv_ready) {
+        pthread_condattr_t ca;
+        pthread_condattr_init(&ca);
+        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+        pthread_cond_init(&tm.cv, &ca);
+        pthread_condattr_destroy(&ca);
+        pthread_mutex_init(&tm.mu, NULL);
+        cv_ready = 1;
+    }
+    thread_args *a = malloc(sizeof *a);
+    if (!a)
+        return -1;
+    a->mutator_cpu = sched_getcpu();
+    tm.stop = 0;
+    __atomic_store_n(&tm.thread_cpu, -1, __ATOMIC_RELAXED);
+    tm.grid0 = mono_ns();
+    /* The thread takes no signals: they stay the program's. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&tm.thread, NULL, thread_main, a);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0) {
+        free(a);
+        errno = rc;
+        return -1;
+    }
+    tm.have_thread = 1;
+    return 0;
+}
+
+static void stop_thread(void) {
+    pthread_mutex_lock(&tm.mu);
+    tm.stop = 1;
+    pthread_cond_signal(&tm.cv);
+    pthread_mutex_unlock(&tm.mu);
+    pthread_join(tm.thread, NULL);
+    tm.have_thread = 0;
+}
+
+void sgc__timer_stats(sgc_stats *out) {
+    out->time_samples += __atomic_load_n(&tm.th_taken, __ATOMIC_RELAXED);
+    out->time_samples_dropped += __atomic_load_n(&tm.th_dropped, __ATOMIC_RELAXED);
+    out->time_samples_missed = sgc__timer_missed();
+    out->time_samples_throttled = tm.throttled;
+    out->time_snapshot_retries = __atomic_load_n(&tm.th_retries, __ATOMIC_RELAXED);
+    out->time_snapshots_torn = __atomic_load_n(&tm.th_torn, __ATOMIC_RELAXED);
+}
+
+int sgc__timer_mode(void) { return tm.mode; }
+
+int sgc__timer_thread_cpu(void) {
+    return tm.mode == SGC_TIME_THREAD ? __atomic_load_n(&tm.thread_cpu, __ATOMIC_RELAXED) : -1;
 }
 
 /* ---- Start and stop --------------------------------------------------------- */
@@ -249,17 +485,44 @@ static int install_handler(void) {
 }
 
 int sgc_time_sampling_start(unsigned hz, sgc_clock clock) {
+    return sgc_time_sampling_start_mode(hz, clock, sgc__settings.time_mode);
+}
+
+int sgc_time_sampling_start_mode(unsigned hz, sgc_clock clock, sgc_time_mode mode) {
     if (hz == 0) {
         sgc_time_sampling_stop();
         return 0;
     }
-    if (hz > SGC_TIMER_MAX_HZ || (clock != SGC_CLOCK_WALL && clock != SGC_CLOCK_CPU)) {
+    if (hz > SGC_TIMER_MAX_HZ || (clock != SGC_CLOCK_WALL && clock != SGC_CLOCK_CPU) ||
+        (mode != SGC_TIME_SIGNAL && mode != SGC_TIME_THREAD) || (mode == SGC_TIME_THREAD && clock != SGC_CLOCK_WALL)) {
         errno = EINVAL;
         return -1;
     }
     if (!sgc__initialized)
         sgc_init();
     sgc_time_sampling_stop(); /* a restart is a stop and a start */
+    tm.mode = mode;
+    if (mode == SGC_TIME_THREAD) {
+        if (!tm.ring) {
+            void *p = mmap(NULL, SGC_TIMER_RING_WORDS * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (p == MAP_FAILED)
+                return -1;
+            tm.ring = p;
+        }
+        tm.hz = hz;
+        tm.clock = clock;
+        tm.period_ns = 1000000000ull / hz;
+        tm.started_ns = sgc__now_ns();
+        sgc__profile_time_config(tm.started_ns, hz, clock);
+        if (start_thread() != 0) {
+            int e = errno;
+            sgc__profile_time_config(sgc__now_ns(), 0, clock);
+            errno = e;
+            return -1;
+        }
+        return 0;
+    }
     if (install_handler() != 0)
         return -1;
     struct sigevent sev;
@@ -306,6 +569,15 @@ int sgc_time_sampling_start(unsigned hz, sgc_clock clock) {
 }
 
 void sgc_time_sampling_stop(void) {
+    if (tm.have_thread) {
+        stop_thread(); /* joined: every sample it counted is in the ring */
+        /* The sampling time is the thread's own, from grid point 0 to the
+         * moment it stopped: what its periods account for exactly. */
+        sgc__stats.time_sampling_ns += tm.th_end - tm.grid0;
+        drain();
+        sgc__profile_time_config(sgc__now_ns(), 0, tm.clock);
+        return;
+    }
     if (!tm.have_timer)
         return;
     /* Delete first: once timer_delete returns no new expiry is generated;
@@ -334,6 +606,7 @@ void sgc_time_sampling_stop(void) {
 static void timer_atfork_child(void) {
     tm.on = 0;
     tm.have_timer = 0;
+    tm.have_thread = 0; /* threads do not survive fork */
 }
 
 void sgc__timer_init(void) {
@@ -345,6 +618,7 @@ void sgc__timer_init(void) {
     if (!sgc__settings.time_hz)
         return;
     if (sgc_time_sampling_start(sgc__settings.time_hz, sgc__settings.time_clock) != 0) {
+        /* Settings were checked (sgc_settings.c), so EINVAL means the rate. */
         int e = errno;
         if (e == EINVAL) {
             fprintf(stderr, "freecheck: SGC_TIME_HZ=%u: must be at most %u\n", sgc__settings.time_hz,

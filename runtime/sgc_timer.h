@@ -62,6 +62,16 @@ uint64_t sgc__timer_missed(void);
 /* Wall-clock timer periods skipped since start-up so that the program makes
  * progress: a sample cost more than half a period (sgc_timer.c, pace()). */
 uint64_t sgc__timer_throttled(void);
+/* Adds the sampler thread's counters to out (time_samples,
+ * time_samples_dropped, the retries and torn snapshots) and sets the missed
+ * and throttled counts: the timer's share of sgc_get_stats. */
+struct sgc_stats;
+void sgc__timer_stats(struct sgc_stats *out);
+/* The mode of the current or last time sampling run (sgc_time_mode). */
+int sgc__timer_mode(void);
+/* The CPU the sampler thread was moved to, -1 if it shares the mutator's
+ * (or never ran). */
+int sgc__timer_thread_cpu(void);
 /* The signal handler itself (installed by sgc_time_sampling_start).  Exposed
  * so a benchmark can time its body without the kernel's delivery; info may
  * be NULL.  Records a sample only while time sampling is on. */

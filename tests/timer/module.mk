@@ -4,6 +4,7 @@
 # sampling on a GC-heavy program for 4 s, in the ASan+UBSan build under
 # $(BUILD)/san).
 TIMER_TEST_BIN := $(BIN)/tests/test_timer
+THREAD_TEST_BIN := $(BIN)/tests/test_thread
 TIMER_STRESS_BIN := $(BIN)/tests/timer_stress
 CRITERION_LIBS ?= $(shell pkg-config --libs criterion)
 
@@ -13,13 +14,41 @@ $(TIMER_TEST_BIN): $(OBJ)/tests/timer/test_timer.o $(LIBDIR)/libsgc.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(CRITERION_LIBS) $(LDLIBS)
 
+$(THREAD_TEST_BIN): $(OBJ)/tests/timer/test_thread.o $(LIBDIR)/libsgc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(CRITERION_LIBS) $(LDLIBS) -lpthread
+
 $(TIMER_STRESS_BIN): $(OBJ)/tests/timer/timer_stress.o $(LIBDIR)/libsgc.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
-.PHONY: test-timer test-timer-stress timer-stress-san
+.PHONY: test-timer test-timer-stress timer-stress-san test-thread test-thread-tsan thread-tsan test-thread-asan thread-asan
 test-timer: $(TIMER_TEST_BIN)
 	@sh tests/check.sh test-timer $(TIMER_TEST_BIN) --jobs 1
+
+# The sampler thread (SGC_TIME_MODE=thread): consistency under push/pop
+# stress, exact stacks, start/stop, fork, agreement with the signal sampler.
+test-thread: $(THREAD_TEST_BIN)
+	@sh tests/check.sh test-thread $(THREAD_TEST_BIN) --jobs 1
+
+# The sampler thread in ThreadSanitizer and ASan+UBSan builds (a plain
+# driver: Criterion cannot start under ThreadSanitizer).  The only race
+# allowed is the thread's optimistic copy of the stack (sgc_timer.c,
+# thread_copy), excluded from ThreadSanitizer on purpose.
+THREAD_RACE := bin/tests/thread_race
+$(BIN)/tests/thread_race: $(OBJ)/tests/timer/thread_race.o $(LIBDIR)/libsgc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS) -lpthread
+
+thread-tsan:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/tsan SANITIZE=thread $(BUILD)/tsan/$(THREAD_RACE)
+thread-asan:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SANITIZE=address,undefined $(BUILD)/san/$(THREAD_RACE)
+
+test-thread-tsan: thread-tsan
+	@TSAN_OPTIONS=halt_on_error=1 sh tests/check.sh test-thread-tsan $(BUILD)/tsan/$(THREAD_RACE) 2
+test-thread-asan: thread-asan
+	@sh tests/check.sh test-thread-asan $(BUILD)/san/$(THREAD_RACE) 2
 
 timer-stress-san:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SANITIZE=address,undefined $(BUILD)/san/bin/tests/timer_stress
@@ -31,5 +60,5 @@ test-timer-stress: timer-stress-san
 
 # Programs that link the heap need the collector (runtime/sgc_gc.c).
 ifneq ($(wildcard runtime/sgc_gc.c),)
-TESTS += test-timer test-timer-stress
+TESTS += test-timer test-timer-stress test-thread test-thread-tsan test-thread-asan
 endif
