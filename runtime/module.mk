@@ -1,4 +1,6 @@
-# runtime/module.mk - libsgc: the collector, the samplers, the profile writer.
+# runtime/module.mk - libsgc: the collector, the samplers, the profile writer
+# (which checksums its blocks with zlib's crc32: every program linking libsgc
+# links -lz).
 SGC_SRCS := $(sort $(wildcard runtime/sgc_*.c))
 SGC_OBJS := $(SGC_SRCS:%.c=$(OBJ)/%.o)
 SGC_LIB := $(LIBDIR)/libsgc.a
@@ -9,3 +11,4 @@ $(SGC_LIB): $(SGC_OBJS)
 	ar rcs $@ $^
 
 BINS += $(SGC_LIB)
+LDLIBS += -lz

@@ -3,25 +3,33 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "sgc_internal.h"
 #include "sgc_profile.h"
 
 /* Records are encoded into this buffer and written with one write() when it
  * fills; without SGC_PROFILE the buffer is simply reset instead, so both
- * cases pay for the encoding.  Big enough that writes are rare, small enough
- * to stay in cache. */
+ * cases pay for the encoding (and the checksum).  Big enough that writes are
+ * rare, small enough to stay in cache.  The buffer holds one block: its
+ * 12-byte block header, then whole records (after the file header, for the
+ * first block). */
 #define PW_BUF_BYTES (64u * 1024u)
 /* The largest fixed-field record: kind + length + 7 varints of <= 10 bytes. */
 #define PW_MAX_FIXED_RECORD 96u
+/* Room after the buffer that only the signal handler uses, for the two
+ * records it appends (EXIT_SIGNAL and END) when the buffer is full. */
+#define PW_SLACK 64u
 
 static struct {
-    uint8_t buf[PW_BUF_BYTES]; /* encoded, not yet written bytes */
-    size_t len;                /* bytes used in buf */
+    uint8_t buf[PW_BUF_BYTES + PW_SLACK]; /* encoded, not yet written bytes */
+    size_t len;                /* bytes used in buf: committed records end here */
+    size_t blk;                /* offset in buf of the current block's header */
     int fd;                    /* profile file, -1 = discard */
     int started;               /* the header is in the stream */
     int opened;                /* sgc__profile_init ran */
@@ -30,8 +38,21 @@ static struct {
     uint64_t last_ts;          /* previous timestamp field, for deltas */
     uint64_t records;          /* records emitted so far (END counts them) */
     uint64_t bytes;            /* bytes encoded so far */
+    /* What a signal handler needs to finish the file (sgc__profile_seal):
+     * every field below changes only while flushing is set, and the
+     * handler trusts them only when it is not. */
+    uint64_t file_off;         /* bytes in the file (whole blocks) */
+    uint64_t records_flushed;  /* records in those blocks */
+    uint64_t blk_ts;           /* last_ts at the start of the current block */
+    volatile sig_atomic_t flushing; /* a block is being written: */
+    uint64_t if_off;           /*   at this file offset, */
+    const uint8_t *if_part[3]; /*   made of these pieces, */
+    size_t if_len[3];
+    uint64_t if_records;       /*   ending after this many records, */
+    uint64_t if_ts;            /*   with this last timestamp */
+    volatile sig_atomic_t sealed; /* the handler finished the file */
+    int handlers;              /* SIGTERM/SIGINT handlers are ours */
 } pw = {.fd = -1};
-
 /* ---- String table ------------------------------------------------------ */
 
 /* Interned strings by content: open addressing, power-of-two capacity, at
@@ -89,31 +110,83 @@ static inline uint32_t hash_pair(uint32_t a, uint32_t b) {
 
 /* ---- Encoding ------------------------------------------------------------ */
 
-static void pw_write_out(void) {
-    size_t off = 0;
-    while (pw.fd >= 0 && off < pw.len) {
-        ssize_t n = write(pw.fd, pw.buf + off, pw.len - off);
-        if (n < 0 && errno == EINTR)
-            continue; /* a signal (the time sampler's) arrived first: retry */
-        if (n <= 0) {
-            /* Keep running (the workload's result matters more), but say
-             * so: the file now ends early and readers will report where. */
-            fprintf(stderr, "freecheck: SGC_PROFILE=%s: write failed: %s; the profile is incomplete\n",
-                    pw.path, n < 0 ? strerror(errno) : "no progress");
-            close(pw.fd);
-            pw.fd = -1;
-            break;
+#define BLK_HDR SGC_PROF_BLOCK_HEADER_BYTES
+
+static void put_le32(uint8_t *p, uint32_t v) {
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+static uint32_t crc(const void *p, size_t n) {
+    return (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, (uInt)n);
+}
+
+/* Fills the 12-byte block header at h for data of n bytes at d. */
+static void block_header(uint8_t *h, const uint8_t *d, size_t n) {
+    put_le32(h, (uint32_t)n);
+    put_le32(h + 4, crc(d, n));
+    put_le32(h + 8, crc(h, 8));
+}
+
+/* Publishes len to a signal handler on this thread: the record bytes are
+ * in memory before the length that covers them. */
+static inline void set_len(size_t len) {
+    __atomic_signal_fence(__ATOMIC_RELEASE);
+    pw.len = len;
+}
+
+/* Writes the block whose pieces are in pw.if_part (the signal handler can
+ * rewrite it whole at pw.if_off if it interrupts this).  On failure the
+ * file is abandoned: the run goes on, the profile ends at its last block. */
+static void pw_write_block(void) {
+    for (int i = 0; i < 3 && pw.fd >= 0; i++) {
+        size_t off = 0;
+        while (off < pw.if_len[i]) {
+            ssize_t n = write(pw.fd, pw.if_part[i] + off, pw.if_len[i] - off);
+            if (n < 0 && errno == EINTR)
+                continue; /* a signal (the time sampler's) arrived first: retry */
+            if (n <= 0) {
+                /* Keep running (the workload's result matters more), but say
+                 * so: the file now ends early and readers report where. */
+                fprintf(stderr, "freecheck: SGC_PROFILE=%s: write failed: %s; the profile is incomplete\n",
+                        pw.path, n < 0 ? strerror(errno) : "no progress");
+                close(pw.fd);
+                pw.fd = -1;
+                break;
+            }
+            off += (size_t)n;
         }
-        off += (size_t)n;
     }
 }
 
-/* Writes (or discards) the buffer.  errno is preserved for the caller. */
+/* Seals the block in the buffer (its checksums) and writes it, or discards
+ * it without a file; then starts the next block.  errno is preserved. */
 static void pw_flush(void) {
     int saved = errno;
-    if (pw.fd >= 0)
-        pw_write_out();
-    pw.len = 0;
+    size_t data = pw.blk + BLK_HDR;
+    if (pw.len > data) {
+        block_header(pw.buf + pw.blk, pw.buf + data, pw.len - data);
+        if (pw.fd >= 0) {
+            pw.if_off = pw.file_off;
+            pw.if_part[0] = pw.buf;
+            pw.if_len[0] = pw.len;
+            pw.if_len[1] = pw.if_len[2] = 0;
+            pw.if_records = pw.records;
+            pw.if_ts = pw.last_ts;
+            __atomic_signal_fence(__ATOMIC_SEQ_CST);
+            pw.flushing = 1;
+            __atomic_signal_fence(__ATOMIC_SEQ_CST);
+            pw_write_block();
+            pw.file_off += pw.len;
+        }
+        pw.records_flushed = pw.records;
+        pw.blk_ts = pw.last_ts;
+        pw.blk = 0;
+        pw.len = BLK_HDR;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        pw.flushing = 0;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    }
     errno = saved;
 }
 
@@ -151,29 +224,16 @@ static inline void rec_end(uint8_t *end) {
     uint8_t *start = pw.buf + pw.len;
     size_t payload = (size_t)(end - start) - 2;
     start[1] = (uint8_t)payload;
-    pw.len += payload + 2;
+    set_len(pw.len + payload + 2);
     pw.bytes += payload + 2;
     pw.records++;
 }
 
-/* Appends raw bytes, flushing as needed (strings may exceed the buffer). */
-static void put_raw(const void *data, size_t n) {
-    const uint8_t *d = data;
+/* A STRING record: built whole in the buffer and committed at once; one
+ * too big for the buffer is written as a block of its own. */
+static void emit_string(uint32_t id, const char *s) {
     if (!pw.started)
         pw_start();
-    while (n) {
-        if (pw.len == PW_BUF_BYTES)
-            pw_flush();
-        size_t k = PW_BUF_BYTES - pw.len < n ? PW_BUF_BYTES - pw.len : n;
-        memcpy(pw.buf + pw.len, d, k);
-        pw.len += k;
-        pw.bytes += k;
-        d += k;
-        n -= k;
-    }
-}
-
-static void emit_string(uint32_t id, const char *s) {
     size_t n = strlen(s);
     uint8_t head[32], *p = head;
     uint8_t idbytes[10];
@@ -182,9 +242,48 @@ static void emit_string(uint32_t id, const char *s) {
     p = put_varint(p, idlen + n);
     memcpy(p, idbytes, idlen);
     p += idlen;
-    put_raw(head, (size_t)(p - head));
-    put_raw(s, n);
+    size_t hn = (size_t)(p - head), total = hn + n;
+    if (pw.len + total > PW_BUF_BYTES)
+        pw_flush();
+    pw.bytes += total;
+    if (pw.len + total <= PW_BUF_BYTES) {
+        memcpy(pw.buf + pw.len, head, hn);
+        memcpy(pw.buf + pw.len + hn, s, n);
+        set_len(pw.len + total);
+        pw.records++;
+        return;
+    }
+    /* A name longer than the buffer: the buffer is empty (just flushed), so
+     * the block is this one record, checksummed across its two pieces. */
+    uint8_t *h = pw.buf + pw.blk; /* the empty block's header slot (after
+                                   * the file header if it is still here) */
+    put_le32(h, (uint32_t)total);
+    put_le32(h + 4, (uint32_t)crc32(crc32(crc32(0L, Z_NULL, 0), head, (uInt)hn), (const Bytef *)s, (uInt)n));
+    put_le32(h + 8, crc(h, 8));
+    memcpy(h + BLK_HDR, head, hn);
     pw.records++;
+    if (pw.fd >= 0) {
+        pw.if_off = pw.file_off;
+        pw.if_part[0] = pw.buf;
+        pw.if_len[0] = pw.blk + BLK_HDR + hn;
+        pw.if_part[1] = (const uint8_t *)s;
+        pw.if_len[1] = n;
+        pw.if_len[2] = 0;
+        pw.if_records = pw.records;
+        pw.if_ts = pw.last_ts;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        pw.flushing = 1;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        pw_write_block();
+        pw.file_off += pw.blk + BLK_HDR + total;
+    }
+    pw.records_flushed = pw.records;
+    pw.blk_ts = pw.last_ts;
+    pw.blk = 0;
+    pw.len = BLK_HDR;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    pw.flushing = 0;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
 /* ---- Interning ---------------------------------------------------------- */
@@ -422,27 +521,163 @@ static void pw_atfork_child(void) {
     if (pw.fd >= 0)
         close(pw.fd);
     pw.fd = -1;
-    pw.len = 0;
+    pw.blk = 0;
+    pw.len = BLK_HDR;
+    pw.flushing = 0;
 }
 
-/* Puts the header at the start of the (still empty) buffer.  Runs at the
- * first record or at sgc__profile_init, whichever comes first, so the
- * header always precedes every record. */
+/* Puts the file header and the first block's header slot at the start of
+ * the (still empty) buffer.  Runs at the first record or at
+ * sgc__profile_init, whichever comes first, so the header always precedes
+ * every record. */
 static void pw_start(void) {
     pw.started = 1;
     uint64_t base = sgc__now_ns();
     uint8_t *h = pw.buf;
     memcpy(h, SGC_PROF_MAGIC, 8);
-    uint32_t v = SGC_PROF_VERSION, r = 0;
-    for (int i = 0; i < 4; i++) {
-        h[8 + i] = (uint8_t)(v >> (8 * i));
-        h[12 + i] = (uint8_t)(r >> (8 * i));
-    }
+    put_le32(h + 8, SGC_PROF_VERSION);
     for (int i = 0; i < 8; i++)
         h[16 + i] = (uint8_t)(base >> (8 * i));
-    pw.len = SGC_PROF_HEADER_BYTES;
+    /* The header's own checksum covers its other 20 bytes. */
+    uint8_t c[20];
+    memcpy(c, h, 12);
+    memcpy(c + 12, h + 16, 8);
+    put_le32(h + 12, crc(c, sizeof c));
+    pw.blk = SGC_PROF_HEADER_BYTES;
+    pw.len = SGC_PROF_HEADER_BYTES + BLK_HDR;
     pw.bytes = SGC_PROF_HEADER_BYTES;
     pw.last_ts = base;
+    pw.blk_ts = base;
+}
+
+/* Counts the committed records in [p, p+n) and follows their timestamp
+ * fields from *ts (the value at the block's start) to the last one.  Only
+ * what the writer above produces is parsed: no validation. */
+static uint64_t scan_records(const uint8_t *p, size_t n, uint64_t *ts) {
+    const uint8_t *end = p + n;
+    uint64_t count = 0;
+    while (p < end) {
+        int kind = *p++;
+        uint64_t len = 0;
+        for (int shift = 0; p < end; shift += 7) {
+            uint8_t b = *p++;
+            len |= (uint64_t)(b & 0x7f) << shift;
+            if (!(b & 0x80))
+                break;
+        }
+        const uint8_t *q = p;
+        int ts_field = kind == SGC_REC_GC_EVENT ? 1 : 0;
+        int has_ts = kind != SGC_REC_STRING && kind != SGC_REC_NODE && kind != SGC_REC_TYPE;
+        for (int f = 0; has_ts && f <= ts_field; f++) {
+            uint64_t v = 0;
+            for (int shift = 0; q < p + len; shift += 7) {
+                uint8_t b = *q++;
+                v |= (uint64_t)(b & 0x7f) << shift;
+                if (!(b & 0x80))
+                    break;
+            }
+            if (f == ts_field)
+                *ts += (uint64_t)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
+        }
+        p += len;
+        count++;
+    }
+    return count;
+}
+
+/* From a SIGTERM/SIGINT handler: ends the file with the records committed
+ * so far, an EXIT_SIGNAL record and the END record.  Async-signal-safe:
+ * clock_gettime, pwrite, close and zlib's crc32 (table-driven, no state);
+ * the records the interrupted code was encoding are not committed and are
+ * dropped.  If a block was being written, it is written again whole at its
+ * offset first, so an interrupted write() leaves no gap. */
+static void pw_seal(int sig) {
+    if (pw.fd < 0 || pw.sealed || pw.closed)
+        return;
+    pw.sealed = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    uint64_t off, records, ts;
+    if (pw.flushing) {
+        off = pw.if_off;
+        for (int i = 0; i < 3; i++) {
+            size_t done = 0;
+            while (done < pw.if_len[i]) {
+                ssize_t n = pwrite(pw.fd, pw.if_part[i] + done, pw.if_len[i] - done, (off_t)(off + done));
+                if (n < 0 && errno == EINTR)
+                    continue;
+                if (n <= 0)
+                    return;
+                done += (size_t)n;
+            }
+            off += pw.if_len[i];
+        }
+        records = pw.if_records;
+        ts = pw.if_ts;
+        pw.blk = 0;
+        pw.len = BLK_HDR;
+    } else {
+        off = pw.file_off;
+        ts = pw.blk_ts;
+        size_t data = pw.blk + BLK_HDR;
+        records = pw.records_flushed + scan_records(pw.buf + data, pw.len - data, &ts);
+    }
+    /* Two records of at most 2 + 2 x 10 bytes: within PW_SLACK. */
+    pw.last_ts = ts;
+    uint8_t *p = pw.buf + pw.len, *start = p;
+    p[0] = SGC_REC_EXIT_SIGNAL;
+    uint8_t *q = put_ts(p + 2, sgc__now_ns());
+    q = put_varint(q, (uint64_t)sig);
+    p[1] = (uint8_t)(q - p - 2);
+    p = q;
+    p[0] = SGC_REC_END;
+    q = put_ts(p + 2, pw.last_ts);
+    q = put_varint(q, records + 1);
+    p[1] = (uint8_t)(q - p - 2);
+    p = q;
+    size_t len = pw.len + (size_t)(p - start), data = pw.blk + BLK_HDR;
+    block_header(pw.buf + pw.blk, pw.buf + data, len - data);
+    size_t done = 0;
+    while (done < len) {
+        ssize_t n = pwrite(pw.fd, pw.buf + done, len - done, (off_t)(off + done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        done += (size_t)n;
+    }
+    close(pw.fd);
+    pw.fd = -1;
+}
+
+static void pw_on_signal(int sig) {
+    int saved = errno;
+    pw_seal(sig);
+    /* Die of the same signal, as without this handler: the default action
+     * takes over once the handler returns (the signal is blocked until
+     * then). */
+    signal(sig, SIG_DFL);
+    raise(sig);
+    errno = saved;
+}
+
+/* SIGTERM and SIGINT finish the profile, unless the program chose what
+ * they do (a handler of its own, or ignoring them). */
+static void pw_install_handlers(void) {
+    static const int sigs[] = {SIGTERM, SIGINT};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) != 0 || (old.sa_flags & SA_SIGINFO) || old.sa_handler != SIG_DFL)
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = pw_on_signal;
+        sigemptyset(&sa.sa_mask);
+        sigaddset(&sa.sa_mask, SIGTERM);
+        sigaddset(&sa.sa_mask, SIGINT);
+        sa.sa_flags = SA_RESTART;
+        if (sigaction(sigs[i], &sa, NULL) == 0)
+            pw.handlers = 1;
+    }
 }
 
 void sgc__profile_init(void) {
@@ -453,7 +688,7 @@ void sgc__profile_init(void) {
         pw_start();
     pw.path = sgc__settings.profile_path;
     if (pw.path && *pw.path) {
-        if (pw.bytes > pw.len) {
+        if (pw.records > 0) {
             /* Cannot happen in a normal start-up (the samplers start at
              * init): records were discarded before the file was named. */
             fprintf(stderr, "freecheck: SGC_PROFILE=%s: records made before start-up are lost\n",
@@ -465,6 +700,7 @@ void sgc__profile_init(void) {
                     strerror(errno));
             exit(2);
         }
+        pw_install_handlers();
     }
     pthread_atfork(NULL, NULL, pw_atfork_child);
 }
@@ -474,6 +710,21 @@ void sgc__profile_shutdown(void) {
         return;
     if (!pw.opened)
         sgc__profile_init();
+    /* A SIGTERM/SIGINT now would find the END half made: hold it until the
+     * file is complete, then let it act. */
+    sigset_t hold, old;
+    sigemptyset(&hold);
+    sigaddset(&hold, SIGTERM);
+    sigaddset(&hold, SIGINT);
+    if (pw.handlers)
+        sigprocmask(SIG_BLOCK, &hold, &old);
+    if (pw.sealed) {
+        /* The handler finished the file; nothing more may be added. */
+        pw.closed = 1;
+        if (pw.handlers)
+            sigprocmask(SIG_SETMASK, &old, NULL);
+        return;
+    }
     pw.closed = 1;
     uint64_t count = pw.records;
     uint8_t *p = rec_begin(SGC_REC_END);
@@ -487,4 +738,6 @@ void sgc__profile_shutdown(void) {
                     pw.path, strerror(errno));
         pw.fd = -1;
     }
+    if (pw.handlers)
+        sigprocmask(SIG_SETMASK, &old, NULL);
 }

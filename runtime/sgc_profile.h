@@ -51,21 +51,32 @@ void sgc__profile_time_dropped(uint64_t ts_ns, uint64_t count);
 /* ---- Added by the profile module (sgc_profile.c) ------------------------
  *
  * The file format (docs/PROFILE.md is the full reference).  A profile is a
- * 24-byte header followed by records.  Header: the 8 bytes "SGCPROF\0", the
- * format version (u32 little-endian), a reserved u32 (0), and the base
- * timestamp (u64 LE, CLOCK_MONOTONIC ns at sgc__profile_init).  A record is
- * one kind byte, its payload length (unsigned LEB128), then the payload:
- * unsigned LEB128 integers ("varints") and, for strings, raw bytes.  Every
- * timestamp field is a zigzag-encoded signed delta from the previous
+ * 24-byte header followed by blocks.  Header: the 8 bytes "SGCPROF\0", the
+ * format version (u32 little-endian), the CRC-32 (zlib's crc32) of the
+ * header's other 20 bytes (u32 LE; version 1 has 0 there), and the base
+ * timestamp (u64 LE, CLOCK_MONOTONIC ns at sgc__profile_init).  A block
+ * (version 2) is what one buffer flush writes: its data length L (u32 LE,
+ * >= 1), the CRC-32 of the L data bytes (u32 LE), the CRC-32 of those 8
+ * bytes (u32 LE), then L bytes of whole records; a record never spans two
+ * blocks.  Version 1 has no blocks: the records follow the header directly.
+ * A record is one kind byte, its payload length (unsigned LEB128), then the
+ * payload: unsigned LEB128 integers ("varints") and, for strings, raw bytes.
+ * Every timestamp field is a zigzag-encoded signed delta from the previous
  * timestamp field in the file (the first one: from the base timestamp), so
  * out-of-order records (allocation samples wait for their survival) cost a
  * few bytes like the others.  Readers skip records of unknown kinds by their
  * length and ignore payload bytes after the fields they know: new kinds and
- * new trailing fields do not bump the version; a change of meaning does.
+ * new trailing fields do not bump the version; a change of meaning or of
+ * the framing does.
+ *
+ * With SGC_PROFILE set, SIGTERM and SIGINT (when the program has not set
+ * their action itself) end the file with an EXIT_SIGNAL and an END record
+ * before the process dies of the signal.
  */
 #define SGC_PROF_MAGIC "SGCPROF"  /* 7 characters + NUL = the 8 magic bytes */
-#define SGC_PROF_VERSION 1u
+#define SGC_PROF_VERSION 2u
 #define SGC_PROF_HEADER_BYTES 24u
+#define SGC_PROF_BLOCK_HEADER_BYTES 12u
 
 enum sgc_prof_kind {
     SGC_REC_STRING = 1,       /* id, bytes...: ids 1, 2, 3... in file order */
@@ -78,7 +89,8 @@ enum sgc_prof_kind {
     SGC_REC_TIME_DROPPED = 8, /* ts, count of time samples lost to a full buffer */
     SGC_REC_GC_EVENT = 9,     /* kind (1 minor, 2 major), start ts, duration ns, heap bytes, RSS bytes */
     SGC_REC_END = 10,         /* ts, number of records before this one; the last record */
-    SGC_REC_TIME_MISSED = 11  /* ts, timer expirations merged by the kernel (thread not running) */
+    SGC_REC_TIME_MISSED = 11, /* ts, timer expirations merged by the kernel (thread not running) */
+    SGC_REC_EXIT_SIGNAL = 12  /* ts, signal number: the run was ended by this signal (just before END) */
 };
 
 /* CCT node of the stack made of node base (a cached prefix, 0 = empty) with

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "sgc_profread.h"
 
@@ -42,6 +43,10 @@ static uint64_t get_le(const uint8_t *p, int n) {
     return v;
 }
 
+static uint32_t crc(const uint8_t *p, size_t n) {
+    return (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, (uInt)n);
+}
+
 static int check_header(sgc_pr_reader *r) {
     if (r->size < SGC_PROF_HEADER_BYTES)
         return fail(r, r->size, "truncated: the file is %zu bytes, shorter than the %u-byte header", r->size,
@@ -49,12 +54,64 @@ static int check_header(sgc_pr_reader *r) {
     if (memcmp(r->data, SGC_PROF_MAGIC, 8) != 0)
         return fail(r, 0, "not a freecheck profile (bad magic)");
     r->version = (uint32_t)get_le(r->data + 8, 4);
-    if (r->version != SGC_PROF_VERSION)
-        return fail(r, 8, "unsupported format version %u (this reader knows version %u)", r->version,
+    if (r->version != 1 && r->version != SGC_PROF_VERSION)
+        return fail(r, 8, "unsupported format version %u (this reader knows versions 1 and %u)", r->version,
                     SGC_PROF_VERSION);
+    if (r->version >= 2) {
+        uint8_t c[20];
+        memcpy(c, r->data, 12);
+        memcpy(c + 12, r->data + 16, 8);
+        if ((uint32_t)get_le(r->data + 12, 4) != crc(c, sizeof c))
+            return fail(r, 0, "corrupt header (checksum mismatch)");
+    }
     r->base_ts = get_le(r->data + 16, 8);
     r->last_ts = r->base_ts;
+    r->max_ts = r->base_ts;
     r->pos = SGC_PROF_HEADER_BYTES;
+    r->blk_end = r->version >= 2 ? SGC_PROF_HEADER_BYTES : r->size;
+    r->good_end = SGC_PROF_HEADER_BYTES;
+    return 0;
+}
+
+/* Version 2: at a block boundary (r->pos == r->blk_end), checks the next
+ * block's header and data checksums and makes its records the next ones.
+ * In salvage mode a block cut short by the end of the file (its header
+ * intact) is read as far as it goes, without its data checksum. */
+static int enter_block(sgc_pr_reader *r) {
+    uint64_t off = r->pos;
+    size_t left = r->size - r->pos;
+    if (left == 0)
+        return fail(r, off, "truncated: the file ends without an end record after %llu records (the run did "
+                            "not finish, or the file was cut)",
+                    (unsigned long long)r->records);
+    if (left < SGC_PROF_BLOCK_HEADER_BYTES)
+        return fail(r, off, "truncated: the file ends inside a block header (%zu of %u bytes)", left,
+                    SGC_PROF_BLOCK_HEADER_BYTES);
+    const uint8_t *h = r->data + r->pos;
+    if ((uint32_t)get_le(h + 8, 4) != crc(h, 8))
+        return fail(r, off, "corrupt block header (checksum mismatch)");
+    uint32_t len = (uint32_t)get_le(h, 4);
+    left -= SGC_PROF_BLOCK_HEADER_BYTES;
+    if (len == 0)
+        return fail(r, off, "corrupt block header (an empty block)");
+    if (len > left) {
+        if (!r->salvage)
+            return fail(r, off, "truncated: the block of %u bytes starting here runs past the end of the "
+                                "file (%zu bytes left)",
+                        len, left);
+        r->unverified = off;
+        r->pos += SGC_PROF_BLOCK_HEADER_BYTES;
+        r->blk_end = r->size;
+        r->blocks++;
+        return 0;
+    }
+    if ((uint32_t)get_le(h + 4, 4) != crc(h + SGC_PROF_BLOCK_HEADER_BYTES, len))
+        return fail(r, off, "corrupt block: checksum mismatch in its %u bytes of data (bytes %llu to %llu)", len,
+                    (unsigned long long)(off + SGC_PROF_BLOCK_HEADER_BYTES),
+                    (unsigned long long)(off + SGC_PROF_BLOCK_HEADER_BYTES + len - 1));
+    r->pos += SGC_PROF_BLOCK_HEADER_BYTES;
+    r->blk_end = r->pos + len;
+    r->blocks++;
     return 0;
 }
 
@@ -161,6 +218,7 @@ const char *sgc_pr_kind_name(int kind) {
     case SGC_REC_GC_EVENT: return "gc-event";
     case SGC_REC_END: return "end";
     case SGC_REC_TIME_MISSED: return "time-missed";
+    case SGC_REC_EXIT_SIGNAL: return "exit-signal";
     default: return "unknown";
     }
 }
@@ -174,17 +232,30 @@ int sgc_pr_next(sgc_pr_reader *r, sgc_pr_record *rec) {
             return 0;
         return fail(r, off, "%zu bytes of data after the end record", r->size - r->pos);
     }
+    if (r->version >= 2 && r->pos == r->blk_end) {
+        if (enter_block(r) != 0)
+            return -1;
+        off = r->pos;
+        rec->offset = off;
+    }
     if (r->pos >= r->size)
-        return fail(r, off, "truncated: the file ends without an end record (the run did not finish, "
-                            "or the file was cut)");
-    cur lc = {r->data + r->pos + 1, r->data + r->size, 0};
+        return fail(r, off, "truncated: the file ends without an end record after %llu records (the run did "
+                            "not finish, or the file was cut)",
+                    (unsigned long long)r->records);
+    /* A record ends within its block (version 2) or the file. */
+    int cut = r->version < 2 || (r->unverified != 0 && r->blk_end == r->size);
+    cur lc = {r->data + r->pos + 1, r->data + r->blk_end, 0};
     int kind = r->data[r->pos];
     uint64_t len = get_varint(&lc);
     if (lc.bad)
-        return fail(r, off, "truncated or corrupt record length");
-    if (len > (uint64_t)(lc.end - lc.p))
-        return fail(r, off, "truncated: %s record of %llu bytes runs past the end of the file (%zu bytes)",
-                    sgc_pr_kind_name(kind), (unsigned long long)len, r->size);
+        return fail(r, off, cut ? "truncated or corrupt record length" : "corrupt record length");
+    if (len > (uint64_t)(lc.end - lc.p)) {
+        if (cut)
+            return fail(r, off, "truncated: %s record of %llu bytes runs past the end of the file (%zu bytes)",
+                        sgc_pr_kind_name(kind), (unsigned long long)len, r->size);
+        return fail(r, off, "corrupt: %s record of %llu bytes runs past the end of its block",
+                    sgc_pr_kind_name(kind), (unsigned long long)len);
+    }
     cur c = {lc.p, lc.p + len, 0};
     r->pos = (size_t)(c.end - r->data);
     rec->kind = kind;
@@ -297,6 +368,12 @@ int sgc_pr_next(sgc_pr_reader *r, sgc_pr_record *rec) {
         if (rec->phase > 2)
             return fail(r, off, "time sample phase %u unknown", rec->phase);
         break;
+    case SGC_REC_EXIT_SIGNAL:
+        rec->ts = get_ts(r, &c);
+        rec->count = get_varint(&c);
+        if (!c.bad && (rec->count == 0 || rec->count > 127))
+            return fail(r, off, "exit signal %llu invalid", (unsigned long long)rec->count);
+        break;
     case SGC_REC_TIME_DROPPED:
     case SGC_REC_TIME_MISSED:
         rec->ts = get_ts(r, &c);
@@ -319,6 +396,8 @@ int sgc_pr_next(sgc_pr_reader *r, sgc_pr_record *rec) {
         if (rec->count != r->records)
             return fail(r, off, "end record counts %llu records, the file has %llu",
                         (unsigned long long)rec->count, (unsigned long long)r->records);
+        if (r->version >= 2 && (r->pos != r->blk_end || r->blk_end != r->size))
+            return fail(r, r->pos, "%zu bytes of data after the end record", r->size - r->pos);
         r->ended = 1;
         r->end_ts = rec->ts;
         break;
@@ -333,7 +412,10 @@ int sgc_pr_next(sgc_pr_reader *r, sgc_pr_record *rec) {
         return fail(r, off, "%s record of %llu bytes is too short for its fields", sgc_pr_kind_name(kind),
                     (unsigned long long)len);
     }
+    if (rec->ts > r->max_ts)
+        r->max_ts = rec->ts;
     r->records++;
+    r->good_end = r->pos;
     return 1;
 }
 
@@ -369,11 +451,20 @@ int sgc_pr_load(sgc_pr_reader *r) {
         case SGC_REC_TIME_MISSED:
             r->missed += rec.count;
             break;
+        case SGC_REC_EXIT_SIGNAL:
+            r->exit_signal = (int)rec.count;
+            break;
         default:
             break;
         }
     }
-    return rc < 0 ? -1 : 0;
+    if (rc < 0) {
+        /* What was read stands (salvage); the run's end is unknown, so
+         * durations end at the last timestamp read. */
+        r->end_ts = r->max_ts;
+        return -1;
+    }
+    return 0;
 }
 
 const char *sgc_pr_string(const sgc_pr_reader *r, uint32_t id) {

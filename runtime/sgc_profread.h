@@ -43,7 +43,8 @@ typedef struct sgc_pr_record {
     uint32_t hz;         /* TIME_CONFIG: rate, 0 = stopped */
     uint32_t clock;      /* TIME_CONFIG: 0 wall, 1 cpu */
     uint32_t phase;      /* TIME_SAMPLE: enum sgc_phase */
-    uint64_t count;      /* TIME_DROPPED: samples lost; TIME_MISSED: expirations; END: records */
+    uint64_t count;      /* TIME_DROPPED: samples lost; TIME_MISSED: expirations; END: records;
+                          * EXIT_SIGNAL: the signal number */
     uint32_t gc_kind;    /* GC_EVENT: 1 minor, 2 major */
     uint64_t duration;   /* GC_EVENT: ns */
     uint64_t heap;       /* GC_EVENT: heap bytes in use after it */
@@ -78,6 +79,15 @@ typedef struct sgc_pr_reader {
     uint64_t last_ts;    /* previous timestamp field (delta decoding) */
     uint64_t records;    /* records read so far */
     int ended;           /* the END record was read */
+    /* Version 2 framing. */
+    size_t blk_end;      /* end of the current block's data (version 1: the file's end) */
+    uint64_t blocks;     /* blocks entered so far */
+    int salvage;         /* set before reading: read a block cut short by the
+                          * end of the file up to its last whole record */
+    uint64_t unverified; /* offset of such a block (0 = none): its records
+                          * were returned without a data checksum */
+    uint64_t good_end;   /* offset just after the last record returned */
+    uint64_t max_ts;     /* latest timestamp read */
     /* Tables defined so far. */
     char **strings;      /* strings[id], id 1..nstrings */
     uint32_t nstrings, cap_strings;
@@ -93,7 +103,8 @@ typedef struct sgc_pr_reader {
     sgc_pr_gc *gcs;           size_t ngcs, cap_gcs;
     uint64_t dropped;         /* sum of TIME_DROPPED counts */
     uint64_t missed;          /* sum of TIME_MISSED counts */
-    uint64_t end_ts;          /* END's timestamp */
+    uint64_t end_ts;          /* END's timestamp (after a failed load: the latest one read) */
+    int exit_signal;          /* EXIT_SIGNAL's signal number, 0 = none */
     /* The last error. */
     char err[256];            /* message, including the offset */
     uint64_t err_offset;      /* offset the message names */
@@ -107,9 +118,15 @@ int sgc_pr_open(sgc_pr_reader *r, const char *path);
 int sgc_pr_open_mem(sgc_pr_reader *r, const void *data, size_t size);
 /* Decodes the next record into *rec.  Returns 1 (a record; the END record
  * is the last one returned), 0 (after END, at the exact end of the file),
- * or -1 with r->err and r->err_offset set (corrupt or truncated). */
+ * or -1 with r->err and r->err_offset set (corrupt or truncated).  Version
+ * 2: a block's records are returned only once its checksums match (except a
+ * block cut short by the end of the file, in salvage mode); a corrupt block
+ * is reported at its own offset.  After -1, every record returned before
+ * stands: that is the salvage of a damaged or unfinished profile. */
 int sgc_pr_next(sgc_pr_reader *r, sgc_pr_record *rec);
-/* Reads every remaining record into the arrays.  0, or -1 as sgc_pr_next. */
+/* Reads every remaining record into the arrays.  0, or -1 as sgc_pr_next;
+ * after -1 the arrays hold every record before the failure and end_ts is
+ * the latest timestamp read. */
 int sgc_pr_load(sgc_pr_reader *r);
 void sgc_pr_close(sgc_pr_reader *r);
 

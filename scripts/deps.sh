@@ -17,6 +17,11 @@ gnuplot-nox
 libgc-dev
 valgrind
 git
+zlib1g-dev
+libprotobuf-c-dev
+protobuf-c-compiler
+golang-github-google-pprof-dev
+golang-go
 "
 
 missing=""

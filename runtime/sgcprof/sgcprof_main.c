@@ -1,11 +1,12 @@
 /* sgcprof_main.c - build/bin/sgcprof: reads a freecheck profile (dump,
- * report, folded, speedscope).  Exit status: 0 done, 2 bad arguments or a
+ * report, folded, speedscope, pprof).  Exit status: 0 done, 2 bad arguments or a
  * corrupt/truncated file (the message names the byte offset), 1 failure. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sgcprof_pprof.h"
 #include "sgcprof_report.h"
 
 static const char usage[] =
@@ -14,18 +15,29 @@ static const char usage[] =
     "\n"
     "commands:\n"
     "  dump FILE                 every record as one line of text\n"
-    "  report [--top N] FILE     top allocation sites (self, inclusive) by estimated\n"
+    "  report [--top N] [--bytes] FILE\n"
+    "                            top allocation sites (self, inclusive) by estimated\n"
     "                            bytes, types with survival rates, the time profile\n"
-    "                            with GC phases, both side by side, GC events\n"
+    "                            with GC phases, both side by side, GC events;\n"
+    "                            --bytes: byte figures exact, not in KiB/MiB\n"
     "  folded [--time|--alloc] FILE\n"
     "                            collapsed stacks for flame graphs (flamegraph.pl,\n"
     "                            speedscope, inferno): time samples (default) or\n"
     "                            estimated allocated bytes\n"
     "  speedscope FILE           speedscope JSON (https://www.speedscope.app) with the\n"
-    "                            time profile and the allocation profile\n"
+    "                            time profile (in ns) and the allocation profile\n"
+    "  pprof FILE -o OUT.pb.gz   pprof's format (go tool pprof, Pyroscope, Parca):\n"
+    "                            allocation samples, estimated objects and bytes,\n"
+    "                            survived bytes, time samples and ns, with labels\n"
     "  --help                    this text\n"
     "\n"
-    "Exit status: 0 success; 2 bad arguments, or a corrupt or truncated file (the\n"
+    "A profile that ends early (the run was killed, or the file cut) or has a\n"
+    "corrupt block is read up to its last whole record before the damage, with a\n"
+    "warning naming the byte offset and what is missing.  --strict (any command)\n"
+    "refuses it instead.\n"
+    "\n"
+    "Exit status: 0 success (also for a salvaged profile); 2 bad arguments, an\n"
+    "unreadable file or header, or with --strict a corrupt or truncated file (the\n"
     "message names the byte offset); 1 other failures.\n";
 
 static int bad_usage(const char *fmt, const char *arg) {
@@ -40,6 +52,25 @@ static int corrupt(const char *path, const sgc_pr_reader *r) {
     return 2;
 }
 
+/* A profile read up to a failure: says where it stopped, why, and what the
+ * output therefore lacks. */
+static void salvage_warning(const char *path, const sgc_pr_reader *r) {
+    fprintf(stderr, "sgcprof: %s: warning: incomplete profile, read up to byte offset %llu of %zu: %s\n", path,
+            (unsigned long long)r->good_end, r->size, r->err);
+    double t = (double)(r->max_ts - r->base_ts) / 1e9;
+    fprintf(stderr,
+            "sgcprof: %s: warning: using the %llu records before that (up to t=%.3f s); missing: the end record "
+            "and everything recorded after it (samples, GC events, allocation samples still waiting for their "
+            "survival, the final dropped/missed time-sample counts), so totals, the GC summary and rates cover "
+            "t=0..%.3f s only; --strict refuses such a file\n",
+            path, (unsigned long long)r->records, t, t);
+    if (r->unverified)
+        fprintf(stderr,
+                "sgcprof: %s: warning: the records after byte offset %llu come from a block cut short by the end "
+                "of the file: complete, but its checksum could not be checked\n",
+                path, (unsigned long long)r->unverified);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2)
         return bad_usage("%s", "missing command");
@@ -49,8 +80,8 @@ int main(int argc, char **argv) {
         return 0;
     }
     unsigned top = 20;
-    int time = 1;
-    const char *path = NULL;
+    int time = 1, strict = 0, exact = 0;
+    const char *path = NULL, *out = NULL;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "--top") && !strcmp(cmd, "report")) {
@@ -62,10 +93,18 @@ int main(int argc, char **argv) {
             if (errno || *end || end == argv[i] || v == 0 || v > 100000)
                 return bad_usage("--top %s: not a number between 1 and 100000", argv[i]);
             top = (unsigned)v;
+        } else if (!strcmp(a, "--bytes") && !strcmp(cmd, "report")) {
+            exact = 1;
         } else if (!strcmp(a, "--time") && !strcmp(cmd, "folded")) {
             time = 1;
         } else if (!strcmp(a, "--alloc") && !strcmp(cmd, "folded")) {
             time = 0;
+        } else if (!strcmp(a, "-o") && !strcmp(cmd, "pprof")) {
+            if (i + 1 >= argc || !argv[i + 1][0])
+                return bad_usage("%s needs an output file", a);
+            out = argv[++i];
+        } else if (!strcmp(a, "--strict")) {
+            strict = 1;
         } else if (a[0] == '-' && a[1]) {
             return bad_usage("unknown option %s for this command", a);
         } else if (path) {
@@ -74,28 +113,47 @@ int main(int argc, char **argv) {
             path = a;
         }
     }
-    if (strcmp(cmd, "dump") && strcmp(cmd, "report") && strcmp(cmd, "folded") && strcmp(cmd, "speedscope"))
+    if (strcmp(cmd, "dump") && strcmp(cmd, "report") && strcmp(cmd, "folded") && strcmp(cmd, "speedscope") &&
+        strcmp(cmd, "pprof"))
         return bad_usage("unknown command '%s'", cmd);
     if (!path)
         return bad_usage("%s: missing FILE", cmd);
+    if (!strcmp(cmd, "pprof") && !out)
+        return bad_usage("%s: missing -o OUT.pb.gz", cmd);
 
     sgc_pr_reader r;
     int rc = 0;
     if (sgc_pr_open(&r, path) != 0) {
         rc = corrupt(path, &r);
-    } else if (!strcmp(cmd, "dump")) {
+        sgc_pr_close(&r);
+        return rc;
+    }
+    r.salvage = !strict;
+    if (!strcmp(cmd, "dump")) {
         if (sgcprof_dump(&r, stdout) != 0) {
             fflush(stdout);
-            rc = corrupt(path, &r);
+            if (strict)
+                rc = corrupt(path, &r);
+            else
+                salvage_warning(path, &r);
         }
-    } else if (sgc_pr_load(&r) != 0) {
-        rc = corrupt(path, &r);
-    } else if (!strcmp(cmd, "report")) {
-        sgcprof_report(&r, stdout, top);
-    } else if (!strcmp(cmd, "folded")) {
-        sgcprof_folded(&r, stdout, time);
     } else {
-        sgcprof_speedscope(&r, stdout, path);
+        if (sgc_pr_load(&r) != 0) {
+            if (strict)
+                rc = corrupt(path, &r);
+            else
+                salvage_warning(path, &r);
+        }
+        if (rc == 0) {
+            if (!strcmp(cmd, "report"))
+                sgcprof_report(&r, stdout, top, exact);
+            else if (!strcmp(cmd, "folded"))
+                sgcprof_folded(&r, stdout, time);
+            else if (!strcmp(cmd, "speedscope"))
+                sgcprof_speedscope(&r, stdout, path);
+            else if (sgcprof_pprof(&r, out, path) != 0)
+                rc = 1;
+        }
     }
     sgc_pr_close(&r);
     if (fflush(stdout) != 0 || ferror(stdout)) {

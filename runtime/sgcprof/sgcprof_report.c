@@ -1,9 +1,11 @@
 /* sgcprof_report.c - sgcprof's output: dump, report, folded stacks and
  * speedscope JSON from a profile (invariants: sgcprof_report.h). */
 #include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sgcprof_names.h"
 #include "sgcprof_report.h"
 
 static void *xcalloc(size_t n, size_t elem) {
@@ -21,6 +23,14 @@ static const char *phase_name(uint32_t phase) {
 
 static const char *survival_name(uint32_t s) {
     return s == 0 ? "died" : s == 1 ? "survived" : "unknown";
+}
+
+static const char *signal_name(int sig) {
+    switch (sig) {
+    case SIGTERM: return "SIGTERM";
+    case SIGINT: return "SIGINT";
+    default: return "signal";
+    }
 }
 
 /* ---- dump ------------------------------------------------------------------ */
@@ -68,6 +78,9 @@ int sgcprof_dump(sgc_pr_reader *r, FILE *out) {
             break;
         case SGC_REC_END:
             fprintf(out, " t=%" PRIu64 " records=%" PRIu64, t, c.count);
+            break;
+        case SGC_REC_EXIT_SIGNAL:
+            fprintf(out, " t=%" PRIu64 " signal=%" PRIu64 " (%s)", t, c.count, signal_name((int)c.count));
             break;
         default:
             fprintf(out, " kind=%d (skipped)", c.kind);
@@ -194,7 +207,14 @@ static uint32_t ranked(const agg *g, const double *key, uint32_t *ids) {
     return n;
 }
 
+/* sgcprof_report's `exact`: byte figures as integers, not in KiB/MiB. */
+static int exact_bytes;
+
 static void fmt_bytes(char *buf, size_t n, double b) {
+    if (exact_bytes) {
+        snprintf(buf, n, "%.0f B", b);
+        return;
+    }
     const char *u[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     int i = 0;
     while (b >= 1024 && i < 4) {
@@ -225,6 +245,14 @@ static double time_on_seconds(const sgc_pr_reader *r) {
     return s;
 }
 
+uint64_t sgcprof_ns_per_time_sample(const sgc_pr_reader *r) {
+    uint64_t n = r->ntimes + r->dropped;
+    double on = time_on_seconds(r);
+    if (!n || on <= 0)
+        return 0;
+    return (uint64_t)(on * 1e9 / (double)n + 0.5);
+}
+
 static void report_alloc(const sgc_pr_reader *r, const agg *g, FILE *out, unsigned top, uint32_t *ids) {
     uint64_t points = 0;
     double total = 0;
@@ -251,6 +279,13 @@ static void report_alloc(const sgc_pr_reader *r, const agg *g, FILE *out, unsign
     fputc('\n', out);
     if (!r->nallocs)
         return;
+    double survived = 0;
+    for (size_t i = 0; i < r->nallocs; i++)
+        if (r->allocs[i].survival == SGC_SURVIVED)
+            survived += (double)r->allocs[i].points * (double)sgc_pr_period_at(r, r->allocs[i].ts);
+    fmt_bytes(b, sizeof b, survived);
+    fprintf(out, "   survived their first minor collection: estimated %s (%.1f%% of the bytes)\n", b,
+            total > 0 ? 100.0 * survived / total : 0.0);
     for (int incl = 0; incl < 2; incl++) {
         const double *key = incl ? g->a_incl : g->a_self;
         fprintf(out, "\n-- Top allocation sites by estimated bytes (%s)\n", incl ? "inclusive" : "self");
@@ -318,6 +353,11 @@ static void report_time(const sgc_pr_reader *r, const agg *g, FILE *out, unsigne
     if (on > 0)
         fprintf(out, ", achieved %.1f Hz over %.3f s", (double)(r->ntimes + r->dropped) / on, on);
     fputc('\n', out);
+    uint64_t ns = sgcprof_ns_per_time_sample(r);
+    if (ns)
+        fprintf(out, "   each sample stands for %" PRIu64 " ns (1 / the achieved rate): %" PRIu64
+                     " ns sampled in all\n",
+                ns, ns * (uint64_t)r->ntimes);
     if (r->missed)
         fprintf(out, "   %" PRIu64 " timer expirations missed: the thread was not running when they fell due "
                      "(a busy machine)\n",
@@ -400,12 +440,17 @@ static void report_gc(const sgc_pr_reader *r, FILE *out) {
     }
 }
 
-void sgcprof_report(const sgc_pr_reader *r, FILE *out, unsigned top) {
+void sgcprof_report(const sgc_pr_reader *r, FILE *out, unsigned top, int exact) {
+    exact_bytes = exact;
     agg g;
     agg_build(r, &g);
     uint32_t *ids = xcalloc(g.nf, sizeof *ids);
     fprintf(out, "freecheck profile, format version %u, %.3f s, %u names (functions and types), %u stack nodes\n", r->version,
             (double)(r->end_ts - r->base_ts) / 1e9, r->nstrings, r->nnodes);
+    if (r->exit_signal)
+        fprintf(out, "the run was ended by signal %d (%s): samples it had not yet recorded (allocation samples "
+                     "waiting for their survival, time samples not yet drained) are not in the profile\n",
+                r->exit_signal, signal_name(r->exit_signal));
     report_alloc(r, &g, out, top, ids);
     report_time(r, &g, out, top, ids);
     report_side_by_side(r, &g, out, top);
@@ -416,23 +461,35 @@ void sgcprof_report(const sgc_pr_reader *r, FILE *out, unsigned top) {
 
 /* ---- Exports ------------------------------------------------------------- */
 
-/* Writes the names of node's stack, root first, separated by ';' (names
- * have their ';' replaced so the format stays unambiguous). */
-static void print_path(const sgc_pr_reader *r, FILE *out, uint32_t node, uint32_t *tmp) {
+/* Every string's escaped form (sgcprof_names.h), by string id. */
+static char **escaped_names(const sgc_pr_reader *r, int folded) {
+    char **e = xcalloc((size_t)r->nstrings + 1, sizeof *e);
+    for (uint32_t s = 1; s <= r->nstrings; s++)
+        e[s] = sgcprof_escape(sgc_pr_string(r, s), folded);
+    return e;
+}
+
+static void free_names(const sgc_pr_reader *r, char **e) {
+    for (uint32_t s = 1; s <= r->nstrings; s++)
+        free(e[s]);
+    free(e);
+}
+
+/* Writes the names of node's stack, root first, separated by ';'. */
+static void print_path(const sgc_pr_reader *r, FILE *out, uint32_t node, uint32_t *tmp, char **names) {
     uint32_t d = 0;
     for (uint32_t n = node; n; n = r->node_parent[n])
         tmp[d++] = r->node_func[n];
     if (!d)
-        fputs("(no frame)", out);
+        fputs("(no_frame)", out);
     while (d) {
-        for (const char *s = sgc_pr_string(r, tmp[--d]); *s; s++)
-            fputc(*s == ';' ? ':' : *s == ' ' ? '_' : *s, out);
+        fputs(names[tmp[--d]], out);
         if (d)
             fputc(';', out);
     }
 }
 
-static uint32_t max_depth(const sgc_pr_reader *r) {
+uint32_t sgcprof_max_depth(const sgc_pr_reader *r) {
     uint32_t *depth = xcalloc((size_t)r->nnodes + 1, sizeof *depth), mx = 0;
     for (uint32_t n = 1; n <= r->nnodes; n++) {
         depth[n] = depth[r->node_parent[n]] + 1;
@@ -453,20 +510,24 @@ void sgcprof_folded(const sgc_pr_reader *r, FILE *out, int time) {
         for (size_t i = 0; i < r->nallocs; i++)
             w[r->allocs[i].node * 3] += (double)r->allocs[i].points * (double)sgc_pr_period_at(r, r->allocs[i].ts);
     }
-    uint32_t *tmp = xcalloc((size_t)max_depth(r) + 1, sizeof *tmp);
+    uint32_t *tmp = xcalloc((size_t)sgcprof_max_depth(r) + 1, sizeof *tmp);
+    char **names = escaped_names(r, 1);
     for (size_t n = 0; n < nn; n++)
         for (int p = 0; p < 3; p++) {
             if (w[n * 3 + p] <= 0)
                 continue;
-            print_path(r, out, (uint32_t)n, tmp);
+            print_path(r, out, (uint32_t)n, tmp, names);
             if (p)
                 fputs(p == 1 ? ";[minor_GC]" : ";[major_GC]", out);
             fprintf(out, " %.0f\n", w[n * 3 + p]);
         }
+    free_names(r, names);
     free(tmp);
     free(w);
 }
 
+/* A JSON string of an (already escaped, so valid UTF-8 and free of control
+ * characters) name. */
 static void json_str(FILE *out, const char *s) {
     fputc('"', out);
     for (; *s; s++) {
@@ -503,21 +564,28 @@ static void json_stack(const sgc_pr_reader *r, FILE *out, uint32_t node, uint32_
 }
 
 void sgcprof_speedscope(const sgc_pr_reader *r, FILE *out, const char *name) {
-    uint32_t *tmp = xcalloc((size_t)max_depth(r) + 1, sizeof *tmp);
+    uint32_t *tmp = xcalloc((size_t)sgcprof_max_depth(r) + 1, sizeof *tmp);
+    char **names = escaped_names(r, 0);
+    char *file = sgcprof_escape(name, 0);
     fprintf(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"name\":");
-    json_str(out, name);
+    json_str(out, file);
+    free(file);
     fprintf(out, ",\"exporter\":\"sgcprof\",\"activeProfileIndex\":0,\"shared\":{\"frames\":[");
     for (uint32_t s = 1; s <= r->nstrings; s++) {
         fprintf(out, s > 1 ? ",{\"name\":" : "{\"name\":");
-        json_str(out, sgc_pr_string(r, s));
+        json_str(out, names[s]);
         fputc('}', out);
     }
+    free_names(r, names);
     fprintf(out, "%s{\"name\":\"[minor GC]\"},{\"name\":\"[major GC]\"},{\"name\":\"(no frame)\"}]},\"profiles\":[",
             r->nstrings ? "," : "");
-    /* Time samples, in time order, each weighing one sample. */
-    fprintf(out, "{\"type\":\"sampled\",\"name\":\"time samples\",\"unit\":\"none\",\"startValue\":0,"
-                 "\"endValue\":%zu,\"samples\":[",
-            r->ntimes);
+    /* Time samples, in time order, each weighing the time one sample
+     * stands for at the achieved rate (1 / rate); without a known rate
+     * (no time sampling configuration), one unit each. */
+    uint64_t ns = sgcprof_ns_per_time_sample(r);
+    fprintf(out, "{\"type\":\"sampled\",\"name\":\"time samples\",\"unit\":\"%s\",\"startValue\":0,"
+                 "\"endValue\":%" PRIu64 ",\"samples\":[",
+            ns ? "nanoseconds" : "none", (ns ? ns : 1) * (uint64_t)r->ntimes);
     for (size_t i = 0; i < r->ntimes; i++) {
         if (i)
             fputc(',', out);
@@ -525,7 +593,7 @@ void sgcprof_speedscope(const sgc_pr_reader *r, FILE *out, const char *name) {
     }
     fprintf(out, "],\"weights\":[");
     for (size_t i = 0; i < r->ntimes; i++)
-        fprintf(out, i ? ",1" : "1");
+        fprintf(out, i ? ",%" PRIu64 : "%" PRIu64, ns ? ns : 1);
     double total = 0;
     for (size_t i = 0; i < r->nallocs; i++)
         total += (double)r->allocs[i].points * (double)sgc_pr_period_at(r, r->allocs[i].ts);

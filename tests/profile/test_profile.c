@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "sgc_internal.h"
 #include "sgc_profile.h"
@@ -297,6 +298,24 @@ Test(profile, every_truncation_is_reported_with_its_offset) {
     unlink(path);
 }
 
+/* Recomputes every block's checksums (format version 2), so a test can
+ * change a record and reach the reader's record checks. */
+static void reseal(uint8_t *b, size_t n) {
+    size_t pos = SGC_PROF_HEADER_BYTES;
+    while (pos + SGC_PROF_BLOCK_HEADER_BYTES <= n) {
+        uint8_t *h = b + pos;
+        uint32_t len = (uint32_t)h[0] | (uint32_t)h[1] << 8 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 24;
+        cr_assert_leq(pos + SGC_PROF_BLOCK_HEADER_BYTES + len, n);
+        uint32_t c = (uint32_t)crc32(crc32(0L, Z_NULL, 0), h + 12, len);
+        for (int i = 0; i < 4; i++)
+            h[4 + i] = (uint8_t)(c >> (8 * i));
+        c = (uint32_t)crc32(crc32(0L, Z_NULL, 0), h, 8);
+        for (int i = 0; i < 4; i++)
+            h[8 + i] = (uint8_t)(c >> (8 * i));
+        pos += SGC_PROF_BLOCK_HEADER_BYTES + len;
+    }
+}
+
 /* Runs sgcprof with args; returns its exit status and its stderr. */
 static int run_sgcprof(const char *cmd, const char *file, char *err, size_t errn) {
     char line[1024], errpath[300];
@@ -328,7 +347,7 @@ Test(profile, corrupt_records_name_their_offset_and_sgcprof_exits_2) {
     }
     sgc_pr_close(&r);
     cr_assert(node_off && sample_off);
-    char err[512];
+    char err[4096];
     cr_assert_eq(run_sgcprof("report", path, err, sizeof err), 0, "%s", err);
     cr_assert_eq(run_sgcprof("dump", path, err, sizeof err), 0, "%s", err);
 
@@ -336,6 +355,12 @@ Test(profile, corrupt_records_name_their_offset_and_sgcprof_exits_2) {
     uint8_t *c = malloc(n);
     memcpy(c, b, n);
     c[node_off + 3] = 1; /* kind, len, id=1, parent */
+    cr_assert_eq(sgc_pr_open_mem(&r, c, n), 0);
+    cr_assert_eq(sgc_pr_load(&r), -1);
+    cr_assert(strstr(r.err, "checksum mismatch"), "a changed byte fails the block's checksum: %s", r.err);
+    cr_assert_eq(r.nallocs, 0);
+    sgc_pr_close(&r);
+    reseal(c, n);
     cr_assert_eq(sgc_pr_open_mem(&r, c, n), 0);
     cr_assert_eq(sgc_pr_load(&r), -1);
     cr_assert_eq(r.err_offset, node_off, "%s", r.err);
@@ -346,6 +371,7 @@ Test(profile, corrupt_records_name_their_offset_and_sgcprof_exits_2) {
     while (c[at] & 0x80) /* skip the timestamp varint */
         at++;
     c[at + 1] = 99;
+    reseal(c, n);
     cr_assert_eq(sgc_pr_open_mem(&r, c, n), 0);
     cr_assert_eq(sgc_pr_load(&r), -1);
     cr_assert_eq(r.err_offset, sample_off, "%s", r.err);
@@ -358,16 +384,21 @@ Test(profile, corrupt_records_name_their_offset_and_sgcprof_exits_2) {
     fclose(f);
     char want[64];
     snprintf(want, sizeof want, "offset %llu", (unsigned long long)sample_off);
-    cr_assert_eq(run_sgcprof("report", cpath, err, sizeof err), 2);
+    cr_assert_eq(run_sgcprof("report --strict", cpath, err, sizeof err), 2);
     cr_assert(strstr(err, want), "stderr '%s' lacks '%s'", err, want);
-    cr_assert_eq(run_sgcprof("dump", cpath, err, sizeof err), 2);
+    cr_assert_eq(run_sgcprof("dump --strict", cpath, err, sizeof err), 2);
     cr_assert(strstr(err, want), "stderr '%s' lacks '%s'", err, want);
+    /* Without --strict: salvaged up to the bad record, with a warning. */
+    cr_assert_eq(run_sgcprof("report", cpath, err, sizeof err), 0);
+    cr_assert(strstr(err, want) && strstr(err, "warning: incomplete profile"), "%s", err);
     /* Truncated in the middle of the last record. */
     f = fopen(cpath, "wb");
     fwrite(b, 1, n - 2, f);
     fclose(f);
-    cr_assert_eq(run_sgcprof("folded", cpath, err, sizeof err), 2);
+    cr_assert_eq(run_sgcprof("folded --strict", cpath, err, sizeof err), 2);
     cr_assert(strstr(err, "truncated"), "%s", err);
+    cr_assert_eq(run_sgcprof("folded", cpath, err, sizeof err), 0);
+    cr_assert(strstr(err, "truncated") && strstr(err, "cut short"), "%s", err);
     /* Bad magic, data after the end, missing file, bad command. */
     memcpy(c, b, n);
     c[0] = 'X';
@@ -458,6 +489,8 @@ Test(profile, report_and_folded_figures_are_exact) {
         sgc__profile_time_sample(t0 + 10 + (uint64_t)i, n_ac, SGC_PHASE_MUTATOR);
     sgc__profile_time_sample(t0 + 20, n_ab, SGC_PHASE_MUTATOR);
     sgc__profile_time_sample(t0 + 21, n_ab, SGC_PHASE_MINOR);
+    /* Time sampling on for 8000 ns with 8 samples: 1000 ns each. */
+    sgc__profile_time_config(t0 + 8000, 0, SGC_CLOCK_WALL);
     sgc_shutdown();
 
     char *rep = sgcprof_output("report");
@@ -472,6 +505,10 @@ Test(profile, report_and_folded_figures_are_exact) {
     cr_assert(strstr(rep, "      4.0 KiB  40.00%         2         1         1         0     50.0%  pair\n"), "%s",
               rep);
     cr_assert(strstr(rep, "phases: mutator 7 (87.5%), minor GC 1 (12.5%), major GC 0 (0.0%)"), "%s", rep);
+    cr_assert(strstr(rep, "each sample stands for 1000 ns (1 / the achieved rate): 8000 ns sampled in all"), "%s",
+              rep);
+    cr_assert(strstr(rep, "survived their first minor collection: estimated 3.0 KiB (30.0% of the bytes)"), "%s",
+              rep);
     cr_assert(strstr(rep, "     1         6  75.00%  gamma\n"), "%s", rep);
     cr_assert(strstr(rep, "     2         1  12.50%  beta\n     3         1  12.50%  [minor GC]\n"), "%s", rep);
     cr_assert(strstr(rep, "     1         8 100.00%  alpha\n"), "%s", rep);
@@ -489,8 +526,9 @@ Test(profile, report_and_folded_figures_are_exact) {
     /* speedscope: frame index = string id - 1 (alpha 0, beta 1, gamma 2,
      * then the types), pseudo-frames after the strings ([minor GC] = 5). */
     char *ss = sgcprof_output("speedscope");
-    cr_assert(strstr(ss, "\"samples\":[[0,2],[0,2],[0,2],[0,2],[0,2],[0,2],[0,1],[0,1,5]],"
-                         "\"weights\":[1,1,1,1,1,1,1,1]"),
+    cr_assert(strstr(ss, "\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":8000,"
+                         "\"samples\":[[0,2],[0,2],[0,2],[0,2],[0,2],[0,2],[0,1],[0,1,5]],"
+                         "\"weights\":[1000,1000,1000,1000,1000,1000,1000,1000]"),
               "%s", ss);
     cr_assert(strstr(ss, "\"samples\":[[0,1],[0,1],[0],[0]],\"weights\":[3072,1024,2048,4096]"), "%s", ss);
     cr_assert(strstr(ss, "{\"name\":\"gamma\"},{\"name\":\"pair\"},{\"name\":\"str\"},{\"name\":\"[minor GC]\"}"),
