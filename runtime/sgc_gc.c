@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -161,12 +162,42 @@ static void nursery_use(int half) {
     sgc_nursery.end = nursery_base[half] + nursery_bytes;
 }
 
+static void collect(int force_major);
+
+/* Is the heap plus the nursery above SGC_HEAP_MAX (if set)? */
+static int over_heap_max(uint64_t more) {
+    return sgc__settings.heap_max != 0 && heap_bytes() + nursery_bytes + more > sgc__settings.heap_max;
+}
+
+/* The program needs more than SGC_HEAP_MAX: a clean failure at a point where
+ * the heap is consistent, so the profile and stats record are still written
+ * (exit runs sgc_shutdown). */
+__attribute__((noreturn)) static void heap_max_exceeded(const char *what, uint64_t more) {
+    char size[48] = "";
+    if (more)
+        snprintf(size, sizeof size, " of %llu bytes", (unsigned long long)more);
+    fprintf(stderr,
+            "freecheck: out of memory: %s%s exceeds SGC_HEAP_MAX=%llu (after a full collection: %llu bytes in "
+            "the old generation and large objects, %zu in the nursery)\n",
+            what, size, (unsigned long long)sgc__settings.heap_max, (unsigned long long)heap_bytes(),
+            nursery_bytes);
+    exit(1);
+}
+
 static void heap_init(void) {
     nursery_bytes = sgc__settings.nursery_size;
     size_t map = sgc__settings.poison ? 2 * nursery_bytes : nursery_bytes;
     char *m = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
-        sgc__oom("the nursery (SGC_NURSERY)", map);
+    if (m == MAP_FAILED) {
+        /* A size the parser accepts (up to 64G) that this machine cannot
+         * map: the setting is what the user must change, so exit 2 as for
+         * any other bad setting, before anything has run. */
+        fprintf(stderr, "freecheck: SGC_NURSERY=%s: the system refused to map %zu bytes for the nursery%s (%s); "
+                "choose a smaller nursery\n",
+                getenv("SGC_NURSERY") ? getenv("SGC_NURSERY") : "", map,
+                sgc__settings.poison ? " (twice the size, SGC_POISON=1)" : "", strerror(errno));
+        exit(2);
+    }
     nursery_base[0] = m;
     nursery_base[1] = sgc__settings.poison ? m + nursery_bytes : m;
     nursery_use(0);
@@ -176,12 +207,16 @@ static void heap_init(void) {
     note_peak();
 }
 
+static void stats_path_check(const char *path);
+
 void sgc_init(void) {
     if (sgc__initialized)
         return;
     sgc__initialized = 1;
     start_ns = sgc__now_ns();
     sgc__settings_load();
+    if (sgc__settings.stats_path != NULL)
+        stats_path_check(sgc__settings.stats_path);
     heap_init();
     sgc_nursery.limit = sgc_nursery.free; /* until the slow path sets it */
     sgc__profile_init();
@@ -203,6 +238,12 @@ sgc_obj sgc__large_alloc(uint32_t tid, size_t payload, size_t footprint) {
     uint64_t budget = nursery_bytes > ((uint64_t)4 << 20) ? nursery_bytes : ((uint64_t)4 << 20);
     if (sgc__young_large_bytes + footprint > budget && sgc__young_large != NULL)
         sgc__minor_collect();
+    if (over_heap_max(footprint)) {
+        collect(1);
+        sgc__alloc_reset_limit();
+        if (over_heap_max(footprint))
+            heap_max_exceeded("a large object", footprint);
+    }
     /* The header holds the payload in 32 bits of words: 32 GiB at most. */
     if (payload > ((size_t)UINT32_MAX << 3) - 8 || footprint < payload) {
         fprintf(stderr, "freecheck: cannot allocate an object of %zu bytes: the largest object is 32 GiB\n",
@@ -488,9 +529,11 @@ static void collect(int force_major) {
     if (sgc__settings.verify)
         sgc__verify("after a minor collection");
 
-    if (force_major || heap_bytes() >= next_major_at)
+    if (force_major || heap_bytes() >= next_major_at || over_heap_max(0))
         major_mark_and_sweep();
     sgc__timer_drain();
+    if (over_heap_max(0))
+        heap_max_exceeded("the live heap", 0);
     sgc__alt_minor_end(); /* last: a segment boundary sees the collection complete */
 }
 
@@ -640,6 +683,36 @@ static int write_stats(const char *path) {
     }
     free(tmp);
     return 0;
+}
+
+/* Checks at start-up that the stats record can be written where SGC_STATS
+ * says, the way write_stats will write it (a temporary file next to it,
+ * renamed over it), so an unwritable path is bad input (exit 2) before the
+ * program runs rather than a failed run at its end. */
+static void stats_path_check(const char *path) {
+    struct stat st;
+    const char *why = NULL;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        why = "is a directory";
+    } else {
+        size_t len = strlen(path) + 32;
+        char *tmp = malloc(len);
+        if (tmp == NULL)
+            sgc__oom("the stats record's path", len);
+        snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0) {
+            why = strerror(errno);
+        } else {
+            close(fd);
+            unlink(tmp);
+        }
+        free(tmp);
+    }
+    if (why != NULL) {
+        fprintf(stderr, "freecheck: SGC_STATS=%s: cannot write the stats record there: %s\n", path, why);
+        exit(2);
+    }
 }
 
 void sgc_shutdown(void) {

@@ -187,7 +187,8 @@ void sgc__old_each_block(void (*fn)(sgc_block *, void *), void *arg);
 /* Slot size of the size class an object of this footprint goes to. */
 size_t sgc__old_slot_bytes(size_t footprint);
 
-/* Out of memory: prints what could not be had and aborts. */
+/* Out of memory (the system refused): prints what could not be had and
+ * exits with status 1 at once (_exit: no stats record, no profile). */
 __attribute__((noreturn)) void sgc__oom(const char *what, size_t bytes);
 
 /* ---- Verifier (sgc_gc_verify.c) ----------------------------------------- */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "sgc_gc.h"
 
@@ -42,7 +43,11 @@ void sgc__oom(const char *what, size_t bytes) {
             "freecheck: out of memory: could not get %zu bytes for %s "
             "(heap in use: %llu bytes old generation, %llu bytes large objects)\n",
             bytes, what, (unsigned long long)sgc__old_bytes, (unsigned long long)sgc__large_bytes);
-    abort();
+    /* Possibly in the middle of a collection: the heap may be inconsistent,
+     * so no exit handlers (which would write the profile and stats record
+     * from it); a failure, not a crash, so no abort either. */
+    fflush(NULL);
+    _exit(1);
 }
 
 void sgc__old_init(void) {

@@ -37,6 +37,7 @@ typedef struct sgc_settings {
     const char *stats_path;  /* SGC_STATS or NULL */
     size_t nursery_size;     /* SGC_NURSERY, bytes */
     double major_growth;     /* SGC_MAJOR_GROWTH: old gen growth factor that triggers a major GC */
+    uint64_t heap_max;       /* SGC_HEAP_MAX: bytes (heap + nursery) after a full collection; 0 = no limit */
     uint64_t stress_every;   /* SGC_GC_STRESS: a minor collection every N allocations; 0 = off */
     int verify;              /* SGC_VERIFY: verify the heap around every collection */
     int poison;              /* SGC_POISON: poison evacuated nursery space */
@@ -51,7 +52,13 @@ typedef struct sgc_settings {
 
 extern sgc_settings sgc__settings;
 
-/* Parses the environment into sgc__settings.  On a bad value prints
+/* Every SGC_* name the runtime reads, NULL-terminated (sgc_settings.c). */
+extern const char *const sgc__setting_names[];
+/* The name in sgc__setting_names closest (edit distance) to the len
+ * characters at name. */
+const char *sgc__setting_closest(const char *name, size_t len);
+/* Parses the environment into sgc__settings.  An SGC_* variable not in
+ * sgc__setting_names, or a bad value, prints
  * "freecheck: SGC_X=...: <why>" to stderr and exits with status 2. */
 void sgc__settings_load(void);
 /* Parses a byte size with an optional K/M/G suffix (powers of 1024).

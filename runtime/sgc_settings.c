@@ -6,6 +6,7 @@
  * exits with status 2, before the heap exists, so nothing has been recorded
  * yet that could be lost.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -27,6 +28,36 @@
 #define SGC_MAX_ALT_MS 60000u                      /* a minute: longer is a typo */
 #define SGC_MAX_ALT_DEBUG_US 1000000u              /* a second of artificial cost per segment */
 
+/* The one list of every SGC_* name the runtime reads, in the order of
+ * docs/RUNTIME.md's table.  Any other SGC_* variable in the environment is
+ * refused at start-up (exit 2, naming the closest name below), so a typo
+ * such as SGC_ALLOCPERIOD never silently leaves a setting at its default.
+ * Adding a setting: one line here, its parsing in sgc__settings_load(), a
+ * row in docs/RUNTIME.md (tests/runtime/test_settings.c checks that the
+ * documentation and this list agree). */
+const char *const sgc__setting_names[] = {
+    "SGC_NURSERY",
+    "SGC_MAJOR_GROWTH",
+    "SGC_HEAP_MAX",
+    "SGC_ALLOC_PERIOD",
+    "SGC_ALLOC_MODE",
+    "SGC_SEED",
+    "SGC_TIME_HZ",
+    "SGC_TIME_CLOCK",
+    "SGC_PROFILE",
+    "SGC_STATS",
+    "SGC_GC_STRESS",
+    "SGC_VERIFY",
+    "SGC_POISON",
+    "SGC_SAMPLE_SPIN_NS",
+    "SGC_ALTERNATE",
+    "SGC_ALT_SEGMENT",
+    "SGC_ALT_OUT",
+    "SGC_ALT_CARRY",
+    "SGC_ALT_COST",
+    NULL,
+};
+
 sgc_settings sgc__settings = {
     .alloc_period = 0,
     .alloc_mode = SGC_SAMPLE_FIXED,
@@ -38,6 +69,7 @@ sgc_settings sgc__settings = {
     .stats_path = NULL,
     .nursery_size = SGC_DEFAULT_NURSERY,
     .major_growth = SGC_DEFAULT_MAJOR_GROWTH,
+    .heap_max = 0,
     .stress_every = 0,
     .verify = 0,
     .poison = 0,
@@ -169,12 +201,73 @@ static void load_alternation(void) {
         if (parse_uint(v, &n) != 0 || n > SGC_MAX_ALT_DEBUG_US)
             bad("SGC_ALT_COST", v, "expected microseconds from 0 to 1000000");
         sgc__settings.alt_cost_ns = n * 1000u;
+
+/* Edit distance between a (case ignored) and b (upper case) (insertions, deletions, substitutions),
+ * for "did you mean"; names are short, so the quadratic table is fine. */
+static size_t edit_distance(const char *a, size_t la, const char *b) {
+    size_t lb = strlen(b);
+    size_t row[64];
+    if (la >= 63 || lb >= 63)
+        return (size_t)-1;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (toupper((unsigned char)a[i - 1]) != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    return row[lb];
+}
+
+const char *sgc__setting_closest(const char *name, size_t len) {
+    const char *best = sgc__setting_names[0];
+    size_t best_d = (size_t)-1;
+    for (const char *const *k = sgc__setting_names; *k; k++) {
+        size_t d = edit_distance(name, len, *k);
+        if (d < best_d) {
+            best_d = d;
+            best = *k;
+        }
+    }
+    return best;
+}
+
+extern char **environ;
+
+/* Refuses any SGC_* variable that is not in sgc__setting_names. */
+static void refuse_unknown_names(void) {
+    for (char **e = environ; e && *e; e++) {
+        if (strncmp(*e, "SGC_", 4) != 0)
+            continue;
+        const char *eq = strchr(*e, '=');
+        size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
+        int known = 0;
+        for (const char *const *k = sgc__setting_names; *k && !known; k++)
+            known = strlen(*k) == len && strncmp(*k, *e, len) == 0;
+        if (!known) {
+            fprintf(stderr,
+                    "freecheck: %s: unknown setting (did you mean %s?); the SGC_* settings are listed in "
+                    "docs/RUNTIME.md\n",
+                    *e, sgc__setting_closest(*e, len));
+            exit(2);
+        }
     }
 }
 
 void sgc__settings_load(void) {
     const char *v;
     uint64_t n;
+
+    refuse_unknown_names();
 
     if ((v = getenv("SGC_ALLOC_PERIOD")) != NULL) {
         if (sgc__parse_size(v, &n) != 0)
@@ -240,6 +333,17 @@ void sgc__settings_load(void) {
         if (end == v || *end != '\0' || errno != 0 || !isfinite(g) || g <= 1.0 || g > 1000.0)
             bad("SGC_MAJOR_GROWTH", v, "expected a growth factor above 1.0 and at most 1000, such as 2 or 1.5");
         sgc__settings.major_growth = g;
+    }
+    if ((v = getenv("SGC_HEAP_MAX")) != NULL) {
+        if (sgc__parse_size(v, &n) != 0)
+            bad("SGC_HEAP_MAX", v, "expected a byte count such as 512M or 4G (0 = no limit)");
+        if (n != 0 && n <= sgc__settings.nursery_size) {
+            char why[160];
+            snprintf(why, sizeof why, "the heap limit must be larger than the nursery (%zu bytes, SGC_NURSERY)",
+                     sgc__settings.nursery_size);
+            bad("SGC_HEAP_MAX", v, why);
+        }
+        sgc__settings.heap_max = n;
     }
     if ((v = getenv("SGC_GC_STRESS")) != NULL) {
         if (parse_uint(v, &n) != 0)

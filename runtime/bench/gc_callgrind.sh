@@ -11,7 +11,7 @@ command -v valgrind >/dev/null 2>&1 || { echo "gc_callgrind: valgrind is not ins
 mkdir -p "$out"
 n1=1000000; n2=3000000
 count() { # nursery n -> instructions inside loop_sgc
-    if [ -n "$1" ]; then env_n="SGC_NURSERY=$1"; else env_n="SGC_NURSERY_UNSET=1"; fi
+    if [ -n "$1" ]; then env_n="SGC_NURSERY=$1"; else env_n="-u SGC_NURSERY"; fi
     env $env_n valgrind --tool=callgrind --toggle-collect=loop_sgc \
         --callgrind-out-file="$out/callgrind.$2.$1.out" "$bench" loop "$2" >/dev/null 2>"$out/callgrind.log" ||
         { echo "gc_callgrind: valgrind failed, see $out/callgrind.log" >&2; exit 1; }

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "sgc_internal.h"
 #include "sgc_sample.h"
 
@@ -103,6 +104,14 @@ static uint64_t read_trace(FILE *in) {
                 bad_input(line, "not a byte count", words[1]);
             if (op.a < 4096 || op.a > ((uint64_t)1 << 36))
                 bad_input(line, "the nursery must be between 4K and 64G", words[1]);
+            /* A size in range that this machine cannot map is still the
+             * trace's fault: say which line, as for any other bad value
+             * (the runtime would name only SGC_NURSERY). */
+            size_t map = (size_t)op.a * (getenv("SGC_POISON") && !strcmp(getenv("SGC_POISON"), "1") ? 2 : 1);
+            void *m = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+            if (m == MAP_FAILED)
+                bad_input(line, "the system refused to map a nursery of this size", words[1]);
+            munmap(m, map);
             nursery = op.a;
             continue; /* applied before the runtime starts */
         } else if (!strcmp(kw, "period")) {

@@ -10,9 +10,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "sgc_internal.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UNDER_ASAN 1
+#endif
+#endif
 
 typedef struct node {
     struct node *a, *b; /* pointer fields */
@@ -26,6 +35,7 @@ static void setup(void) {
     unsetenv("SGC_GC_STRESS");
     unsetenv("SGC_POISON");
     unsetenv("SGC_STATS");
+    unsetenv("SGC_HEAP_MAX");
     setenv("SGC_VERIFY", "1", 1);
     T_NODE = sgc_type_register(&(sgc_type){"node", sizeof(node), 0x3, SGC_VAR_NONE});
     T_PTRS = sgc_type_register(&(sgc_type){"ptrs", 8, 0, SGC_VAR_PTRS});
@@ -507,15 +517,7 @@ Test(gc, stats_record_written_atomically) {
     cr_assert_geq(keys, 33);
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UNDER_ASAN 1
-#endif
-#endif
-
-Test(gc, out_of_memory_aborts_with_message, .signal = SIGABRT) {
+Test(gc, out_of_memory_exits_1_with_message, .exit_code = 1) {
     setenv("SGC_VERIFY", "0", 1);
     sgc_init();
 #ifndef UNDER_ASAN
@@ -571,8 +573,134 @@ Test(gc, object_count_exact_with_runs_and_survivors) {
     cr_assert_eq(stats().nursery_objects, objects + 1);
 }
 
-Test(gc, unwritable_stats_record_exits_1, .exit_code = 1) {
+/* Runs fn in a child with stderr captured; returns its exit status (-1 if
+ * it did not exit) and what it printed. */
+static int in_child(void (*fn)(void), char *err, size_t errlen) {
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], 2);
+        fn();
+        _exit(0);
+    }
+    close(fds[1]);
+    size_t n = 0;
+    ssize_t r;
+    while (n + 1 < errlen && (r = read(fds[0], err + n, errlen - 1 - n)) > 0)
+        n += (size_t)r;
+    err[n] = '\0';
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void init_only(void) { sgc_init(); }
+
+Test(gc, unwritable_stats_path_refused_at_start) {
+    char err[512];
     setenv("SGC_STATS", "/nonexistent-dir/stats", 1);
+    cr_assert_eq(in_child(init_only, err, sizeof err), 2, "%s", err);
+    cr_assert_str_eq(err, "freecheck: SGC_STATS=/nonexistent-dir/stats: cannot write the stats record there: "
+                          "No such file or directory\n");
+    setenv("SGC_STATS", "/tmp", 1);
+    cr_assert_eq(in_child(init_only, err, sizeof err), 2, "%s", err);
+    cr_assert_str_eq(err, "freecheck: SGC_STATS=/tmp: cannot write the stats record there: is a directory\n");
+}
+
+Test(gc, stats_record_that_becomes_unwritable_exits_1, .exit_code = 1) {
+    char dir[] = "/tmp/sgc-test-statsdir-XXXXXX";
+    cr_assert_not_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof path, "%s/stats", dir);
+    setenv("SGC_STATS", path, 1);
     sgc_alloc(T_BYTES, 8);
+    cr_assert_eq(rmdir(dir), 0, "the check at start-up leaves nothing behind");
     sgc_shutdown(); /* prints why and exits with status 1 */
+}
+
+static void init_in_256m(void) {
+    struct rlimit rl = {(rlim_t)256 << 20, (rlim_t)256 << 20};
+    if (setrlimit(RLIMIT_AS, &rl) != 0)
+        _exit(99);
+    sgc_init();
+}
+
+Test(gc, nursery_the_system_cannot_map_exits_2) {
+#ifdef UNDER_ASAN
+    cr_skip_test("ASan reserves its shadow memory up front: an address-space limit would stop ASan itself");
+#else
+    char err[512];
+    setenv("SGC_NURSERY", "1G", 1);
+    cr_assert_eq(in_child(init_in_256m, err, sizeof err), 2, "%s", err);
+    cr_assert_str_eq(err, "freecheck: SGC_NURSERY=1G: the system refused to map 1073741824 bytes for the nursery "
+                          "(Cannot allocate memory); choose a smaller nursery\n");
+#endif
+}
+
+/* A list that only grows: 8000 nodes of 32 bytes per step, all kept. */
+static void grow_forever(void) {
+    node *keep = NULL;
+    SGC_FRAME(&keep);
+    for (;;) {
+        node *n = new_node(1);
+        n->a = keep;
+        keep = n;
+    }
+}
+
+Test(gc, heap_max_stops_a_growing_heap_with_a_message) {
+    char err[512];
+    setenv("SGC_VERIFY", "0", 1);
+    setenv("SGC_NURSERY", "64K", 1);
+    setenv("SGC_HEAP_MAX", "8M", 1);
+    cr_assert_eq(in_child(grow_forever, err, sizeof err), 1, "%s", err);
+    const char *want = "freecheck: out of memory: the live heap exceeds SGC_HEAP_MAX=8388608 (after a full "
+                       "collection: ";
+    cr_assert_eq(strncmp(err, want, strlen(want)), 0, "%s", err);
+    cr_assert_not_null(strstr(err, " bytes in the old generation and large objects, 65536 in the nursery)\n"), "%s",
+                       err);
+}
+
+static void large_beyond_max(void) {
+    node *keep = NULL;
+    SGC_FRAME(&keep);
+    sgc_alloc(T_BYTES, (size_t)9 << 20);
+}
+
+Test(gc, heap_max_refuses_a_large_object_beyond_it) {
+    char err[512];
+    setenv("SGC_VERIFY", "0", 1);
+    setenv("SGC_NURSERY", "64K", 1);
+    setenv("SGC_HEAP_MAX", "8M", 1);
+    cr_assert_eq(in_child(large_beyond_max, err, sizeof err), 1, "%s", err);
+    cr_assert_str_eq(err, "freecheck: out of memory: a large object of 9437192 bytes exceeds SGC_HEAP_MAX=8388608 "
+                          "(after a full collection: 0 bytes in the old generation and large objects, 65536 in "
+                          "the nursery)\n");
+}
+
+Test(gc, heap_max_lets_garbage_through) {
+    /* 64 MiB of garbage and 200 large objects, 16 MiB in all, with at most
+     * 6 MiB live at any time: never more than the limit after a collection. */
+    setenv("SGC_VERIFY", "0", 1);
+    setenv("SGC_NURSERY", "64K", 1);
+    setenv("SGC_HEAP_MAX", "8M", 1);
+    node *keep = NULL;
+    SGC_FRAME(&keep);
+    for (int i = 0; i < (1 << 21); i++) {
+        node *n = new_node((uint64_t)i);
+        if (i % (1 << 17) == 0)
+            keep = NULL; /* drops up to 128K nodes, 4 MiB */
+        n->a = keep;
+        keep = n;
+    }
+    for (int i = 0; i < 200; i++)
+        sgc_alloc(T_BYTES, 80000);
+    cr_assert_eq(stats().nursery_objects, 1 << 21);
+    /* A minor collection may promote one nursery's worth before the check. */
+    cr_assert_leq(stats().peak_heap_bytes, ((uint64_t)8 << 20) + (64 << 10));
 }

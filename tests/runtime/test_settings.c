@@ -11,9 +11,26 @@
 static const char *const all_vars[] = {"SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE", "SGC_SEED",   "SGC_TIME_HZ",
                                        "SGC_TIME_CLOCK",   "SGC_PROFILE",    "SGC_STATS",  "SGC_NURSERY",
                                        "SGC_MAJOR_GROWTH", "SGC_GC_STRESS",  "SGC_VERIFY", "SGC_POISON",
-                                       "SGC_SAMPLE_SPIN_NS"};
+                                       "SGC_SAMPLE_SPIN_NS", "SGC_HEAP_MAX"};
 
+extern char **environ;
+
+/* Every SGC_* variable out of the environment, so each test starts from the
+ * defaults whatever the shell running the tests has set. */
 static void clear_env(void) {
+    for (;;) {
+        char name[256] = "";
+        for (char **e = environ; *e; e++) {
+            if (strncmp(*e, "SGC_", 4) == 0) {
+                size_t len = strcspn(*e, "=");
+                snprintf(name, sizeof name, "%.*s", (int)(len < 255 ? len : 255), *e);
+                break;
+            }
+        }
+        if (!name[0])
+            break;
+        unsetenv(name);
+    }
     for (size_t i = 0; i < sizeof all_vars / sizeof all_vars[0]; i++)
         unsetenv(all_vars[i]);
 }
@@ -52,6 +69,7 @@ Test(settings, defaults) {
     cr_assert_null(sgc__settings.stats_path);
     cr_assert_eq(sgc__settings.nursery_size, 1 << 20);
     cr_assert_eq(sgc__settings.major_growth, 2.0);
+    cr_assert_eq(sgc__settings.heap_max, 0);
     cr_assert_eq(sgc__settings.stress_every, 0);
     cr_assert_eq(sgc__settings.verify, 0);
     cr_assert_eq(sgc__settings.poison, 0);
@@ -69,6 +87,7 @@ Test(settings, good_values) {
     setenv("SGC_NURSERY", "4097", 1);
     setenv("SGC_MAJOR_GROWTH", "1.25", 1);
     setenv("SGC_GC_STRESS", "100", 1);
+    setenv("SGC_HEAP_MAX", "64M", 1);
     setenv("SGC_VERIFY", "1", 1);
     setenv("SGC_POISON", "1", 1);
     setenv("SGC_SAMPLE_SPIN_NS", "1000000000", 1);
@@ -83,6 +102,7 @@ Test(settings, good_values) {
     cr_assert_eq(sgc__settings.nursery_size, 4096, "rounded down to whole words");
     cr_assert_eq(sgc__settings.major_growth, 1.25);
     cr_assert_eq(sgc__settings.stress_every, 100);
+    cr_assert_eq(sgc__settings.heap_max, 64u << 20);
     cr_assert_eq(sgc__settings.verify, 1);
     cr_assert_eq(sgc__settings.poison, 1);
     cr_assert_eq(sgc__settings.sample_spin_ns, 1000000000u);
@@ -127,6 +147,7 @@ Test(settings, bad_values_exit_2_naming_the_variable) {
         {"SGC_VERIFY", "yes"},        {"SGC_VERIFY", "2"},         {"SGC_POISON", "true"},
         {"SGC_SAMPLE_SPIN_NS", "1000000001"}, {"SGC_SAMPLE_SPIN_NS", "10us"}, {"SGC_SAMPLE_SPIN_NS", "-5"},
         {"SGC_SAMPLE_SPIN_NS", ""},
+        {"SGC_HEAP_MAX", "big"},      {"SGC_HEAP_MAX", "1M"},      {"SGC_HEAP_MAX", "-1"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char err[512], prefix[128];
@@ -142,4 +163,55 @@ Test(settings, bad_values_exit_2_naming_the_variable) {
 Test(settings, minimum_nursery_accepted) {
     cr_assert_eq(load_in_child("SGC_NURSERY", "4K", (char[64]){0}, 64), 0);
     cr_assert_eq(load_in_child("SGC_MAJOR_GROWTH", "1.0001", (char[64]){0}, 64), 0);
+}
+
+Test(settings, unknown_name_refused_naming_the_closest) {
+    struct { const char *name, *value, *closest; } typo[] = {
+        {"SGC_ALLOCPERIOD", "4M", "SGC_ALLOC_PERIOD"}, {"SGC_NURSEY", "64K", "SGC_NURSERY"},
+        {"SGC_TIME_RATE", "1000", "SGC_TIME_HZ"},     {"SGC_PROFLE", "x.prof", "SGC_PROFILE"},
+        {"SGC_HEAPMAX", "1G", "SGC_HEAP_MAX"},        {"SGC_", "", "SGC_SEED"},
+        {"SGC_alloc_period", "4M", "SGC_ALLOC_PERIOD"},
+    };
+    for (size_t i = 0; i < sizeof typo / sizeof typo[0]; i++) {
+        char err[512], want[256];
+        int rc = load_in_child(typo[i].name, typo[i].value, err, sizeof err);
+        cr_assert_eq(rc, 2, "%s=%s: exit status %d", typo[i].name, typo[i].value, rc);
+        snprintf(want, sizeof want,
+                 "freecheck: %s=%s: unknown setting (did you mean %s?); the SGC_* settings are listed in "
+                 "docs/RUNTIME.md\n",
+                 typo[i].name, typo[i].value, typo[i].closest);
+        cr_assert_str_eq(err, want);
+    }
+    /* Names that merely start alike are not settings either. */
+    cr_assert_eq(load_in_child("SGCX_NURSERY", "1", (char[64]){0}, 64), 0);
+    cr_assert_eq(load_in_child("SGC_NURSERY", "64K", (char[64]){0}, 64), 0);
+}
+
+/* docs/RUNTIME.md's settings table lists exactly the names the runtime knows. */
+Test(settings, documented_names_are_the_known_names) {
+    FILE *f = fopen("docs/RUNTIME.md", "r");
+    cr_assert_not_null(f, "run from the top of the repository");
+    char line[1024];
+    int documented = 0, in_settings = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "## ", 3) == 0)
+            in_settings = strcmp(line, "## Settings\n") == 0;
+        if (!in_settings || strncmp(line, "| `SGC_", 7) != 0)
+            continue;
+        char name[64];
+        size_t len = strcspn(line + 3, "`");
+        cr_assert_lt(len, sizeof name);
+        snprintf(name, sizeof name, "%.*s", (int)len, line + 3);
+        int known = 0;
+        for (const char *const *k = sgc__setting_names; *k; k++)
+            known |= strcmp(*k, name) == 0;
+        cr_assert(known, "%s is documented in docs/RUNTIME.md but not in sgc__setting_names", name);
+        documented++;
+    }
+    fclose(f);
+    int names = 0;
+    for (const char *const *k = sgc__setting_names; *k; k++)
+        names++;
+    cr_assert_eq(documented, names, "docs/RUNTIME.md documents %d settings, the runtime knows %d", documented,
+                 names);
 }

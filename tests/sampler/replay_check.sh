@@ -3,7 +3,9 @@
 # with a .expected file must print exactly that (also with the poisoning and
 # verifying debug modes on, which must not change anything sampled); a trace
 # with a .error file must exit with status 2 and name what that file says
-# (the line) on stderr, printing nothing on stdout.
+# (the line) on stderr, printing nothing on stdout.  Error traces run with
+# the address space limited to 4 GiB, so a nursery too large to map fails
+# the same way on every machine.
 replay=$1; dir=$2
 tmp=${TMPDIR:-/tmp}/replay_check.$$
 mkdir -p "$tmp" || exit 1
@@ -28,7 +30,7 @@ for t in "$dir"/*.trace; do
             fi
         done
     elif [ -f "$base.error" ]; then
-        "$replay" < "$t" > "$tmp/out" 2> "$tmp/err"
+        (ulimit -v 4194304 && exec "$replay") < "$t" > "$tmp/out" 2> "$tmp/err"
         rc=$?
         want=$(cat "$base.error")
         if [ $rc -ne 2 ] || ! grep -q "$want" "$tmp/err" || [ -s "$tmp/out" ]; then
