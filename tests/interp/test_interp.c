@@ -74,7 +74,12 @@ static void cleanup(void) {
     tmpdir[0] = '\0';
 }
 
-TestSuite(interp_lang, .timeout = 60, .fini = cleanup);
+/* Every program under test runs with a heap limit, so a runaway program (or
+ * an interpreter bug) fails with "out of memory" instead of taking the
+ * machine's memory. */
+static void heap_limit(void) { setenv("SGC_HEAP_MAX", "1G", 1); }
+
+TestSuite(interp_lang, .timeout = 60, .init = heap_limit, .fini = cleanup);
 
 Test(interp_lang, semantics) {
     static const char expected[] =
@@ -192,6 +197,82 @@ Test(interp_lang, recursion_limit) {
     cr_expect_str_eq(last, "error: prog.sgl:2:16: recursion too deep (1000 nested calls)\n");
 }
 
+/* A program of depth levels: kind 0 nested parentheses, 1 a chain of
+ * additions (parsed by a loop, but a tree as deep as it is long), 2 unary
+ * minus signs, 3 nested blocks, 4 nested list literals. */
+static char *nested_prog(int kind, int depth) {
+    size_t cap = (size_t)depth * 16 + 64, n = 0;
+    char *s = malloc(cap);
+    cr_assert_not_null(s);
+    n += (size_t)sprintf(s + n, kind == 3 ? "" : "print(");
+    for (int i = 0; i < depth; i++)
+        n += (size_t)sprintf(s + n, "%s", kind == 0 ? "(" : kind == 1 ? "1+" : kind == 2 ? "-" :
+                                          kind == 3 ? "if true {\n" : "[");
+    n += (size_t)sprintf(s + n, "%s", kind == 3 ? "print(1)\n" : "1");
+    for (int i = 0; i < depth; i++)
+        n += (size_t)sprintf(s + n, "%s", kind == 0 ? ")" : kind == 4 ? "]" : kind == 3 ? "}\n" : "");
+    sprintf(s + n, "%s", kind == 3 ? "" : ")\n");
+    return s;
+}
+
+Test(interp_lang, nesting_limit) {
+    /* 20,000 levels crashed the parser or the evaluator (C stack overflow);
+     * past 1000 levels it is an error in the program text. */
+    static const char *const deep_msg[] = {
+        "prog.sgl:1:1006: nested too deeply (more than 1000 levels of expressions and blocks)\n",
+        "prog.sgl:1:38015: nested too deeply (more than 1000 levels of expressions and blocks)\n",
+        "prog.sgl:1:1006: nested too deeply (more than 1000 levels of expressions and blocks)\n",
+        "prog.sgl:1001:4: nested too deeply (more than 1000 levels of expressions and blocks)\n",
+        "prog.sgl:1:1006: nested too deeply (more than 1000 levels of expressions and blocks)\n",
+    };
+    for (int kind = 0; kind < 5; kind++) {
+        char *p = nested_prog(kind, 20000);
+        expect_error(p, 2, deep_msg[kind]);
+        free(p);
+        /* Just inside the limit runs, also in the sanitizer build (an if
+         * statement and its block are two levels). */
+        char err[4096];
+        int depth = kind == 3 ? 490 : 990;
+        p = nested_prog(kind, depth);
+        int st = run_prog_stderr(p, err, sizeof err);
+        cr_expect_eq(st, 0, "kind %d at depth %d: exit %d: %s", kind, depth, st, err);
+        free(p);
+    }
+}
+
+Test(interp_lang, recursion_limit_on_a_small_stack) {
+    /* With a 1 MiB C stack (256 KiB for guest calls), 1000 nested calls
+     * each 300 levels deep in an expression do not fit: the C stack budget
+     * stops them with a guest error before IP_MAX_DEPTH does. */
+    char minus[301], src[8192];
+    memset(minus, '-', 300);
+    minus[300] = '\0';
+    snprintf(src, sizeof src, "fn down(n) {\n    return %sdown(n + 1)\n}\ndown(0)\n", minus);
+    write_prog(src);
+    char err[16384], cmd[1024];
+    snprintf(cmd, sizeof cmd, "cd %s && ulimit -s 1024 && %s/interp --program prog.sgl 2>&1 >/dev/null", tmpdir,
+             env_or("IP_BIN", "build/bin"));
+    int st = run(cmd, err, sizeof err);
+    cr_expect_eq(st, 1, "exit %d: %s", st, err);
+    cr_assert_eq(strncmp(err, "Traceback (most recent call last):\n", 35), 0, "%s", err);
+    const char *last = strstr(err, "error: ");
+    cr_assert_not_null(last, "no error line in: %s", err);
+    cr_expect(strncmp(last, "error: prog.sgl:2:", 18) == 0 && strstr(last, ": recursion too deep (") &&
+                  strstr(last, " nested calls use more than 256 KiB of C stack)\n"),
+              "%s", last);
+}
+
+Test(interp_lang, runaway_heap_stops_at_the_heap_limit) {
+    char err[4096], cmd[1024];
+    write_prog("let l = []\nwhile true {\n    push(l, [1, 2, 3, 4])\n}\n");
+    snprintf(cmd, sizeof cmd, "cd %s && SGC_HEAP_MAX=64M %s/interp --program prog.sgl 2>&1 >/dev/null", tmpdir,
+             env_or("IP_BIN", "build/bin"));
+    cr_expect_eq(run(cmd, err, sizeof err), 1, "%s", err);
+    const char *want = "freecheck: out of memory: the live heap exceeds SGC_HEAP_MAX=67108864 (after a full "
+                       "collection: ";
+    cr_expect_eq(strncmp(err, want, strlen(want)), 0, "%s", err);
+}
+
 Test(interp_lang, index_error) {
     expect_error("let l = [1, 2]\nl[2] = 3\n", 1,
                  "Traceback (most recent call last):\n"
@@ -242,7 +323,7 @@ static void check_modes(const char *prog, const char *args, int stress_every) {
     }
 }
 
-TestSuite(interp_workloads, .timeout = 300);
+TestSuite(interp_workloads, .timeout = 300, .init = heap_limit);
 
 Test(interp_workloads, pystone) { check_modes("interp", "--program pystone --size 150", 7); }
 Test(interp_workloads, richards) { check_modes("interp", "--program richards --size 1", 601); }

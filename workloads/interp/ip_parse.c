@@ -54,6 +54,7 @@ typedef struct parser {
     tok cur, prev;
     ip_fndef *fn; /* function being parsed */
     int loops;    /* loops enclosing the current statement, within fn */
+    int nest;     /* open expressions and blocks being parsed (recursion depth) */
 } parser;
 
 __attribute__((noreturn, format(printf, 4, 5)))
@@ -66,6 +67,15 @@ static void perr(parser *ps, int line, int col, const char *fmt, ...) {
     va_end(ap);
     fputc('\n', stderr);
     exit(2);
+}
+
+/* The parser recurses once per level of nesting (parentheses, brackets,
+ * unary operators, blocks): past IP_MAX_NESTING levels the program is
+ * refused like any other error in its text, before the C stack runs out. */
+static void nest_enter(parser *ps) {
+    if (++ps->nest > IP_MAX_NESTING)
+        perr(ps, ps->cur.line, ps->cur.col, "nested too deeply (more than %d levels of expressions and blocks)",
+             IP_MAX_NESTING);
 }
 
 /* The tree, names and slot tables live in an arena that is never freed: the
@@ -508,7 +518,9 @@ static ip_node *unary(parser *ps) {
     tok t = ps->cur;
     if (accept(ps, T_MINUS)) {
         ip_node *n = mk(N_NEG, &t);
+        nest_enter(ps);
         n->a = unary(ps);
+        ps->nest--;
         return n;
     }
     return postfix(ps);
@@ -592,7 +604,9 @@ static ip_node *not_(parser *ps) {
     tok t = ps->cur;
     if (accept(ps, T_NOT)) {
         ip_node *n = mk(N_NOT, &t);
+        nest_enter(ps);
         n->a = not_(ps);
+        ps->nest--;
         return n;
     }
     return cmp(ps);
@@ -612,6 +626,7 @@ static ip_node *and_(parser *ps) {
 }
 
 static ip_node *expr(parser *ps) {
+    nest_enter(ps);
     ip_node *n = and_(ps);
     while (ps->cur.t == T_OR) {
         tok t = ps->cur;
@@ -621,6 +636,7 @@ static ip_node *expr(parser *ps) {
         o->b = and_(ps);
         n = o;
     }
+    ps->nest--;
     return n;
 }
 
@@ -762,6 +778,7 @@ static ip_node *block(parser *ps) {
     tok t = ps->cur;
     expect(ps, T_LC, "'{' to open a block");
     ip_node *n = mk(S_BLOCK, &t);
+    nest_enter(ps);
     while (ps->cur.t != T_RC) {
         if (ps->cur.t == T_EOF)
             perr(ps, t.line, t.col, "this '{' is never closed");
@@ -769,6 +786,7 @@ static ip_node *block(parser *ps) {
             continue;
         add_kid(n, stmt(ps));
     }
+    ps->nest--;
     next(ps);
     return n;
 }
@@ -843,6 +861,47 @@ static void resolve(parser *ps, ip_node *n, ip_fndef *fn) {
     }
 }
 
+/* The resolver and the evaluator recurse once per level of the tree, and a
+ * chain such as 1+1+...+1 is parsed by a loop but is as deep as it is long:
+ * refuses a tree deeper than IP_MAX_NESTING, walking it with an explicit
+ * stack (so this check cannot run out of C stack itself). */
+static void check_depth(parser *ps, ip_node *root) {
+    typedef struct { ip_node *n; int depth; } item;
+    size_t cap = 256, len = 0;
+    item *st = malloc(cap * sizeof *st);
+    if (!st) {
+        fprintf(stderr, "interp: out of memory checking the program\n");
+        exit(1);
+    }
+    st[len++] = (item){root, 1};
+    while (len > 0) {
+        item it = st[--len];
+        ip_node *n = it.n;
+        if (it.depth > IP_MAX_NESTING)
+            perr(ps, n->line, n->col, "nested too deeply (more than %d levels of expressions and blocks)",
+                 IP_MAX_NESTING);
+        ip_node *kids[4] = {n->a, n->b, n->c, n->kind == N_FN ? n->fn->body : NULL};
+        size_t need = len + 4 + (size_t)n->nkids;
+        if (need > cap) {
+            while (cap < need)
+                cap *= 2;
+            item *g = realloc(st, cap * sizeof *st);
+            if (!g) {
+                fprintf(stderr, "interp: out of memory checking the program\n");
+                exit(1);
+            }
+            st = g;
+        }
+        for (int i = 0; i < 4; i++)
+            if (kids[i])
+                st[len++] = (item){kids[i], it.depth + 1};
+        for (int i = 0; i < n->nkids; i++)
+            if (n->kids[i])
+                st[len++] = (item){n->kids[i], it.depth + 1};
+    }
+    free(st);
+}
+
 ip_fndef *ip_parse(const char *file, const char *source, size_t len) {
     if (ip_consts == NULL) {
         sgc_global_root(&ip_consts);
@@ -868,6 +927,7 @@ ip_fndef *ip_parse(const char *file, const char *source, size_t len) {
             perr(&ps, ps.cur.line, ps.cur.col, "'}' without a matching '{'");
         add_kid(top->body, stmt(&ps));
     }
+    check_depth(&ps, top->body);
     resolve(&ps, top->body, top);
     return top;
 }

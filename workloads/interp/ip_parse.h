@@ -11,7 +11,8 @@
  *    then which slot; a builtin is its index in ip_builtin_names.  Variables
  *    are function-scoped (let declares for the whole function, like var in
  *    JavaScript), so each call allocates one Env with every slot nil.
- *  - Errors in the program text (syntax, undefined names) print
+ *  - Errors in the program text (syntax, undefined names, nesting deeper
+ *    than IP_MAX_NESTING) print
  *    "<file>:<line>:<col>: <message>" on stderr and exit with status 2; no
  *    code runs.
  */
@@ -86,6 +87,12 @@ extern sgc_obj ip_consts; /* List of literal constants (global root) */
 extern const char *const ip_builtin_names[];
 extern const int ip_builtin_arity[]; /* -1: any number */
 int ip_builtin_count(void);
+
+/* The deepest nesting of expressions and blocks a program may have (its
+ * syntax tree's depth, and the parser's recursion); deeper is an error in
+ * the program text, so the parser, resolver and evaluator cannot exhaust the
+ * C stack on any program. */
+#define IP_MAX_NESTING 1000
 
 /* Parses and resolves source (len bytes, named file in messages).  Returns
  * the top level, whose slots are the global variables.  Exits 2 with a
