@@ -251,7 +251,8 @@ static int load_runs(loader *L, st_sweep *sw, size_t *orphans)
         r->maxrss_kb = real_or_nan(st, 7);
         for (int k = 0; k < ST_NKEYS; k++)
             r->key[k] = NAN;
-        r->used = status && strcmp((const char *)status, "ok") == 0 && r->wall_ns > 0;
+        r->status_ok = status && strcmp((const char *)status, "ok") == 0;
+        r->used = r->status_ok && r->wall_ns > 0;
         r->failure = NULL;
         if (!r->used) {
             const unsigned char *why = sqlite3_column_text(st, 8);
@@ -402,6 +403,98 @@ static int load_meta(loader *L, st_sweep *sw)
     return 0;
 }
 
+/* SQLite's own check of the file's structure (pages, b-trees, records),
+ * before anything is read: a damaged file can otherwise read as different
+ * numbers without any error. */
+static int check_integrity(loader *L)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(L->db, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK)
+        return fail_sql(L, "the database (PRAGMA quick_check)");
+    int rc = sqlite3_step(st);
+    if (rc != SQLITE_ROW) {
+        sqlite3_finalize(st);
+        return fail_sql(L, "the database (PRAGMA quick_check)");
+    }
+    const char *res = (const char *)sqlite3_column_text(st, 0);
+    if (!res || strcmp(res, "ok") != 0) {
+        int r = fail(L,
+                     "the database is damaged (SQLite's PRAGMA quick_check: %.200s); its numbers cannot be "
+                     "trusted: rerun the sweep, or restore the file",
+                     res ? res : "no answer");
+        sqlite3_finalize(st);
+        return r;
+    }
+    sqlite3_finalize(st);
+    return 0;
+}
+
+/* A wall time above this (one day) for one run is not a measurement. */
+#define ST_MAX_WALL_NS 86400e9
+
+/* Values no sweep can produce (docs/FORMATS.md): a damaged or edited
+ * database.  Each is refused with the run or cell it is in, rather than
+ * analysed into different numbers.  Missing values (NaN) are not checked
+ * here: the analysis treats them as missing. */
+static int check_values(loader *L, const st_sweep *sw)
+{
+    for (size_t i = 0; i < sw->ncells; i++) {
+        const st_cell *c = &sw->cells[i];
+        int alloc = strstr(c->kind, "alloc") != NULL, time = strstr(c->kind, "time") != NULL;
+        if (strcmp(c->kind, "baseline") && strcmp(c->kind, "alloc") && strcmp(c->kind, "time") &&
+            strcmp(c->kind, "alloc+time"))
+            return fail(L, "cell %lld (%s): unknown kind '%s' (expected baseline, alloc, time or alloc+time)",
+                        (long long)c->cell_id, c->label, c->kind);
+        if (alloc && c->alloc_period <= 0)
+            return fail(L, "cell %lld (%s): an allocation sampling cell with period %lld: impossible "
+                        "(the database is damaged or was edited)", (long long)c->cell_id, c->label,
+                        (long long)c->alloc_period);
+        if (time && c->time_hz <= 0)
+            return fail(L, "cell %lld (%s): a time sampling cell with rate %lld Hz: impossible "
+                        "(the database is damaged or was edited)", (long long)c->cell_id, c->label,
+                        (long long)c->time_hz);
+        if (!alloc && c->alloc_period != 0)
+            return fail(L, "cell %lld (%s): a %s cell with allocation period %lld: impossible "
+                        "(the database is damaged or was edited)", (long long)c->cell_id, c->label, c->kind,
+                        (long long)c->alloc_period);
+        for (size_t j = c->first_run; j < c->first_run + c->nruns; j++) {
+            const st_run *r = &sw->runs[j];
+#define IMPOSSIBLE(fmt, ...)                                                                                   \
+    return fail(L, "run %lld (cell %s, round %lld): " fmt ": impossible (the database is damaged or was edited)", \
+                (long long)r->run_id, c->label, (long long)r->round, __VA_ARGS__)
+            if (r->status_ok && !isnan(r->wall_ns) && (r->wall_ns <= 0 || r->wall_ns > ST_MAX_WALL_NS))
+                IMPOSSIBLE("wall time %.0f ns", r->wall_ns);
+            if (r->user_ns < 0 || r->sys_ns < 0 || r->maxrss_kb < 0)
+                IMPOSSIBLE("negative CPU time or memory (user %.0f ns, sys %.0f ns, maxrss %.0f KiB)", r->user_ns,
+                           r->sys_ns, r->maxrss_kb);
+            for (int k = 0; k < ST_NKEYS; k++)
+                if (r->key[k] < 0)
+                    IMPOSSIBLE("stats record %s = %g", key_names[k], r->key[k]);
+            double samples = r->key[ST_K_ALLOC_SAMPLES], points = r->key[ST_K_ALLOC_SAMPLE_POINTS];
+            double bytes = r->key[ST_K_BYTES_ALLOCATED], period = r->key[ST_K_ALLOC_PERIOD];
+            double tsamples = r->key[ST_K_TIME_SAMPLES];
+            if (!alloc && samples > 0)
+                IMPOSSIBLE("%.0f allocation samples with allocation sampling off", samples);
+            if (!time && tsamples > 0)
+                IMPOSSIBLE("%.0f time samples with time sampling off", tsamples);
+            if (samples > points)
+                IMPOSSIBLE("%.0f allocation samples from %.0f sample points", samples, points);
+            if (points > bytes)
+                IMPOSSIBLE("%.0f sample points in %.0f bytes allocated", points, bytes);
+            /* The timer cannot fire faster than its rate; twice the rate
+             * over the whole run, plus 100, is far beyond any jitter. */
+            if (time && !isnan(r->wall_ns) && tsamples > 2.0 * (double)c->time_hz * r->wall_ns / 1e9 + 100)
+                IMPOSSIBLE("%.0f time samples in %.3f s at %lld Hz", tsamples, r->wall_ns / 1e9,
+                           (long long)c->time_hz);
+            if (!isnan(period) && period != (double)c->alloc_period)
+                IMPOSSIBLE("the stats record's alloc_period %.0f is not the cell's %lld", period,
+                           (long long)c->alloc_period);
+#undef IMPOSSIBLE
+        }
+    }
+    return 0;
+}
+
 int st_sweep_load(const char *dir, st_sweep *sw, char *err, size_t errlen)
 {
     memset(sw, 0, sizeof *sw);
@@ -443,7 +536,7 @@ int st_sweep_load(const char *dir, st_sweep *sw, char *err, size_t errlen)
         goto out;
     }
     size_t orphans = 0;
-    if ((rc = load_cells(&L, sw)) || (rc = load_runs(&L, sw, &orphans)))
+    if ((rc = check_integrity(&L)) || (rc = load_cells(&L, sw)) || (rc = load_runs(&L, sw, &orphans)))
         goto out;
     run_ref *refs = st_xmalloc((sw->nruns ? sw->nruns : 1) * sizeof *refs);
     for (size_t i = 0; i < sw->nruns; i++)
@@ -457,6 +550,8 @@ int st_sweep_load(const char *dir, st_sweep *sw, char *err, size_t errlen)
         rc = load_meta(&L, sw);
     if (!rc)
         rc = load_planned(&L, sw);
+    if (!rc)
+        rc = check_values(&L, sw);
     if (!rc && orphans && !sw->warning[0])
         snprintf(sw->warning, sizeof sw->warning, "%s: %zu runs name a cell that does not exist: ignored",
                  path, orphans);

@@ -43,6 +43,7 @@ const char *st_key_name(st_key k);
 typedef struct st_run {
     int64_t run_id; /* runs.run_id */
     int64_t round;  /* runs.round, >= 1 */
+    int status_ok;  /* status 'ok' */
     int used;       /* status 'ok' and wall_ns > 0 */
     double wall_ns, user_ns, sys_ns, maxrss_kb; /* NaN if NULL */
     double key[ST_NKEYS]; /* stats record values, NaN if absent */
@@ -77,7 +78,10 @@ typedef struct st_sweep {
 
 /* Loads DIR/results.db.  Returns 0 on success; 2 for bad input (DIR or the
  * database missing, unreadable, corrupt or not a sweep: no documented
- * tables, or no cells), with a message naming the problem in err. */
+ * tables, or no cells; failing SQLite's PRAGMA quick_check; a value no sweep
+ * can produce, such as a non-positive or absurd wall time of an 'ok' run, an
+ * allocation cell with a non-positive period, more samples than possible),
+ * with a message naming the problem (and the run or cell) in err. */
 int st_sweep_load(const char *dir, st_sweep *sw, char *err, size_t errlen);
 
 void st_sweep_free(st_sweep *sw);

@@ -582,3 +582,125 @@ Test(analyze, depth_from_workload_arguments)
     }
     rm_dir(dir);
 }
+
+/* ---- Damaged and impossible databases -------------------------------------- */
+
+/* Swaps the first two cell pointers of the first leaf page of table's
+ * b-tree in dir/results.db: every row still reads, but its keys are out of
+ * order, which SQLite's quick_check finds and a plain SELECT does not. */
+static void damage_table(const char *dir, const char *table)
+{
+    char path[512], sql[256];
+    snprintf(path, sizeof path, "%s/results.db", dir);
+    sqlite3 *db;
+    sqlite3_stmt *st;
+    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
+    snprintf(sql, sizeof sql, "SELECT rootpage FROM sqlite_master WHERE name = '%s'", table);
+    cr_assert_eq(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+    cr_assert_eq(sqlite3_step(st), SQLITE_ROW);
+    long page = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    sqlite3_close(db);
+    FILE *f = fopen(path, "r+b");
+    cr_assert(f);
+    unsigned char hdr[100], p[65536];
+    cr_assert_eq(fread(hdr, 1, 100, f), 100);
+    long psize = hdr[16] << 8 | hdr[17];
+    if (psize == 1)
+        psize = 65536;
+    for (;;) {
+        long off = (page - 1) * psize, h = page == 1 ? 100 : 0;
+        cr_assert_eq(fseek(f, off, SEEK_SET), 0);
+        cr_assert_eq(fread(p, 1, (size_t)psize, f), (size_t)psize);
+        if (p[h] == 0x05) { /* interior table page: go down its first child */
+            long ptr = p[h + 12] << 8 | p[h + 13];
+            page = (long)p[ptr] << 24 | p[ptr + 1] << 16 | p[ptr + 2] << 8 | p[ptr + 3];
+            continue;
+        }
+        cr_assert_eq(p[h], 0x0d, "page %ld is not a table leaf", page);
+        cr_assert_geq(p[h + 3] << 8 | p[h + 4], 2, "fewer than two rows on the page");
+        unsigned char t0 = p[h + 8], t1 = p[h + 9];
+        p[h + 8] = p[h + 10];
+        p[h + 9] = p[h + 11];
+        p[h + 10] = t0;
+        p[h + 11] = t1;
+        cr_assert_eq(fseek(f, off, SEEK_SET), 0);
+        cr_assert_eq(fwrite(p, 1, (size_t)psize, f), (size_t)psize);
+        break;
+    }
+    fclose(f);
+}
+
+Test(edge, damaged_database_fails_quick_check_exit_2)
+{
+    const char *tables[] = { "runs", "run_stats", "cells" };
+    for (int i = 0; i < 3; i++) {
+        char *dir = new_dir(), *err, path[512];
+        char *sql = fixture_sql("small.sql");
+        make_db(dir, 1, sql);
+        free(sql);
+        damage_table(dir, tables[i]);
+        cr_assert_eq(run_analyze(&err, dir, NULL, NULL, NULL, NULL), 2, "%s: %s", tables[i], err);
+        cr_assert(strstr(err, "/results.db: the database is damaged (SQLite's PRAGMA quick_check: ") &&
+                      strstr(err, "its numbers cannot be trusted"),
+                  "%s: %s", tables[i], err);
+        free(err);
+        snprintf(path, sizeof path, "%s/summary.csv", dir);
+        cr_assert(access(path, F_OK) != 0, "nothing written for a damaged database");
+        rm_dir(dir);
+    }
+}
+
+Test(edge, impossible_values_exit_2_naming_the_run)
+{
+    static const struct { const char *sql, *msg; } cases[] = {
+        { "UPDATE runs SET wall_ns = -5 WHERE run_id = 203",
+          "run 203 (cell gcbench/alloc-fixed-64K, round 3): wall time -5 ns: impossible" },
+        { "UPDATE runs SET wall_ns = 0 WHERE run_id = 101",
+          "run 101 (cell gcbench/baseline, round 1): wall time 0 ns: impossible" },
+        { "UPDATE runs SET wall_ns = 1e18 WHERE run_id = 504",
+          "run 504 (cell microbench/baseline, round 4): wall time 1000000000000000000 ns: impossible" },
+        { "UPDATE runs SET user_ns = -1 WHERE run_id = 102",
+          "run 102 (cell gcbench/baseline, round 2): negative CPU time or memory" },
+        { "UPDATE cells SET alloc_period = 0 WHERE cell_id = 3",
+          "cell 3 (gcbench/alloc-fixed-1M): an allocation sampling cell with period 0: impossible" },
+        { "UPDATE cells SET alloc_period = -65536 WHERE cell_id = 6",
+          "cell 6 (microbench/alloc-fixed-64K): an allocation sampling cell with period -65536: impossible" },
+        { "UPDATE cells SET time_hz = 0 WHERE cell_id = 4",
+          "cell 4 (gcbench/time-wall-1000): a time sampling cell with rate 0 Hz: impossible" },
+        { "UPDATE cells SET kind = 'alloc' WHERE cell_id = 5",
+          "cell 5 (microbench/baseline): an allocation sampling cell with period 0: impossible" },
+        { "UPDATE cells SET kind = 'allocs' WHERE cell_id = 2",
+          "cell 2 (gcbench/alloc-fixed-64K): unknown kind 'allocs'" },
+        { "UPDATE run_stats SET value = 400000001 WHERE run_id = 205 AND key = 'alloc_sample_points'",
+          "run 205 (cell gcbench/alloc-fixed-64K, round 5): 400000001 sample points in 400000000 bytes "
+          "allocated: impossible" },
+        { "UPDATE run_stats SET value = 7000 WHERE run_id = 206 AND key = 'alloc_samples'",
+          "run 206 (cell gcbench/alloc-fixed-64K, round 6): 7000 allocation samples from 6103 sample points: "
+          "impossible" },
+        { "UPDATE run_stats SET value = 3 WHERE run_id = 101 AND key = 'alloc_samples'",
+          "run 101 (cell gcbench/baseline, round 1): 3 allocation samples with allocation sampling off" },
+        { "UPDATE run_stats SET value = 5 WHERE run_id = 302 AND key = 'time_samples'",
+          "run 302 (cell gcbench/alloc-fixed-1M, round 2): 5 time samples with time sampling off" },
+        { "UPDATE run_stats SET value = 1000000 WHERE run_id = 401 AND key = 'time_samples'",
+          "run 401 (cell gcbench/time-wall-1000, round 1): 1000000 time samples in 0.205 s at 1000 Hz: impossible" },
+        { "UPDATE run_stats SET value = -1 WHERE run_id = 801 AND key = 'gc_ns'",
+          "run 801 (cell microbench/time-wall-1000, round 1): stats record gc_ns = -1: impossible" },
+        { "UPDATE run_stats SET value = 65536 WHERE run_id = 303 AND key = 'alloc_period'",
+          "run 303 (cell gcbench/alloc-fixed-1M, round 3): the stats record's alloc_period 65536 is not the "
+          "cell's 1048576: impossible" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *dir = new_dir(), *err, path[512];
+        char *sql = fixture_sql("small.sql");
+        make_db(dir, 1, sql);
+        free(sql);
+        make_db(dir, 0, cases[i].sql);
+        cr_assert_eq(run_analyze(&err, dir, NULL, NULL, NULL, NULL), 2, "%s: %s", cases[i].sql, err);
+        cr_assert(strstr(err, cases[i].msg), "%s: got %s\nwant %s", cases[i].sql, err, cases[i].msg);
+        free(err);
+        snprintf(path, sizeof path, "%s/summary.csv", dir);
+        cr_assert(access(path, F_OK) != 0, "nothing written for impossible values");
+        rm_dir(dir);
+    }
+}
