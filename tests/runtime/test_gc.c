@@ -573,6 +573,11 @@ Test(gc, object_count_exact_with_runs_and_survivors) {
     cr_assert_eq(stats().nursery_objects, objects + 1);
 }
 
+/* err begins with want (a sanitizer build may print more after it). */
+static void assert_begins(const char *err, const char *want) {
+    cr_assert_eq(strncmp(err, want, strlen(want)), 0, "got: %s\nwant: %s", err, want);
+}
+
 /* Runs fn in a child with stderr captured; returns its exit status (-1 if
  * it did not exit) and what it printed. */
 static int in_child(void (*fn)(void), char *err, size_t errlen) {
@@ -605,11 +610,11 @@ Test(gc, unwritable_stats_path_refused_at_start) {
     char err[512];
     setenv("SGC_STATS", "/nonexistent-dir/stats", 1);
     cr_assert_eq(in_child(init_only, err, sizeof err), 2, "%s", err);
-    cr_assert_str_eq(err, "freecheck: SGC_STATS=/nonexistent-dir/stats: cannot write the stats record there: "
+    assert_begins(err, "freecheck: SGC_STATS=/nonexistent-dir/stats: cannot write the stats record there: "
                           "No such file or directory\n");
     setenv("SGC_STATS", "/tmp", 1);
     cr_assert_eq(in_child(init_only, err, sizeof err), 2, "%s", err);
-    cr_assert_str_eq(err, "freecheck: SGC_STATS=/tmp: cannot write the stats record there: is a directory\n");
+    assert_begins(err, "freecheck: SGC_STATS=/tmp: cannot write the stats record there: is a directory\n");
 }
 
 Test(gc, stats_record_that_becomes_unwritable_exits_1, .exit_code = 1) {
@@ -637,7 +642,7 @@ Test(gc, nursery_the_system_cannot_map_exits_2) {
     char err[512];
     setenv("SGC_NURSERY", "1G", 1);
     cr_assert_eq(in_child(init_in_256m, err, sizeof err), 2, "%s", err);
-    cr_assert_str_eq(err, "freecheck: SGC_NURSERY=1G: the system refused to map 1073741824 bytes for the nursery "
+    assert_begins(err, "freecheck: SGC_NURSERY=1G: the system refused to map 1073741824 bytes for the nursery "
                           "(Cannot allocate memory); choose a smaller nursery\n");
 #endif
 }
@@ -678,7 +683,7 @@ Test(gc, heap_max_refuses_a_large_object_beyond_it) {
     setenv("SGC_NURSERY", "64K", 1);
     setenv("SGC_HEAP_MAX", "8M", 1);
     cr_assert_eq(in_child(large_beyond_max, err, sizeof err), 1, "%s", err);
-    cr_assert_str_eq(err, "freecheck: out of memory: a large object of 9437192 bytes exceeds SGC_HEAP_MAX=8388608 "
+    assert_begins(err, "freecheck: out of memory: a large object of 9437192 bytes exceeds SGC_HEAP_MAX=8388608 "
                           "(after a full collection: 0 bytes in the old generation and large objects, 65536 in "
                           "the nursery)\n");
 }

@@ -180,7 +180,7 @@ Test(settings, unknown_name_refused_naming_the_closest) {
                  "freecheck: %s=%s: unknown setting (did you mean %s?); the SGC_* settings are listed in "
                  "docs/RUNTIME.md\n",
                  typo[i].name, typo[i].value, typo[i].closest);
-        cr_assert_str_eq(err, want);
+        cr_assert_eq(strncmp(err, want, strlen(want)), 0, "%s", err); /* sanitizers may add lines */
     }
     /* Names that merely start alike are not settings either. */
     cr_assert_eq(load_in_child("SGCX_NURSERY", "1", (char[64]){0}, 64), 0);

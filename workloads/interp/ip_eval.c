@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include "ip_value.h"
 
 wl_checksum ip_sum = WL_CHECKSUM_INIT;
@@ -28,24 +27,7 @@ static sgc_obj ip_globals; /* the top level's Env (global root) */
 
 enum { CTL_NORMAL = 0, CTL_BREAK, CTL_CONTINUE, CTL_RETURN };
 
-/* The C stack: where ip_run started, and how much of it guest calls may use.
- * IP_MAX_DEPTH calls and IP_MAX_NESTING levels per call are enough for any
- * normal program, but not a bound on the C stack (a sanitizer build's frames
- * are several times larger, a small "ulimit -s" shrinks it): this budget
- * makes "recursion too deep" the answer in every build instead of a crash. */
-static const char *ip_stack_base;
-static size_t ip_stack_budget;
 
-static void stack_budget_init(const char *base) {
-    struct rlimit rl;
-    size_t limit = (size_t)8 << 20;
-    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < limit)
-        limit = (size_t)rl.rlim_cur;
-    /* Leave room for the deepest expression a call can hold, the collector,
-     * the samplers' signal handlers and the traceback itself. */
-    ip_stack_base = base;
-    ip_stack_budget = limit > ((size_t)4 << 20) ? limit - ((size_t)3 << 20) : limit / 4;
-}
 
 /* Prints the guest stack outermost first.  Like Python, a run of more than
  * three identical entries (deep recursion) prints three and a count. */
@@ -397,10 +379,6 @@ static sgc_obj call_value(ip_node *n, int base, int argc) {
                  def->nparams == 1 ? "" : "s", argc);
     if (ip_depth >= IP_MAX_DEPTH)
         rt_error(n, "recursion too deep (%d nested calls)", ip_depth);
-    char here;
-    if ((size_t)(ip_stack_base - &here) > ip_stack_budget)
-        rt_error(n, "recursion too deep (%d nested calls use more than %zu KiB of C stack)", ip_depth,
-                 ip_stack_budget >> 10);
     if (ip_calls)
         ip_calls->line = n->line;
 
@@ -677,7 +655,15 @@ static sgc_obj call_builtin(ip_node *n, int b, int base, int argc) {
 
 /* ---- Expressions --------------------------------------------------------------- */
 
+/* The C stack is nearly used up (ip_stack_spent): a guest error, not a crash. */
+__attribute__((noreturn, cold, noinline)) static void stack_spent(const ip_node *n) {
+    rt_error(n, "recursion too deep for the C stack (%d nested calls, %zu KiB of stack; see ulimit -s)", ip_depth,
+             ip_stack_budget >> 10);
+}
+
 static sgc_obj eval(ip_node *n, sgc_obj *envp) {
+    if (__builtin_expect(ip_stack_spent(), 0))
+        stack_spent(n);
     switch (n->kind) {
     case N_CONST:
         return ((ip_items *)IP_LIST(ip_consts)->items)->v[n->index];
@@ -913,8 +899,7 @@ static int exec(ip_node *n, sgc_obj *envp) {
 }
 
 void ip_run(const char *file, ip_fndef *top) {
-    char base;
-    stack_budget_init(&base);
+    ip_stack_init(__builtin_frame_address(0));
     ip_file = file;
     sgc_global_root(&ip_ret);
     sgc_global_root(&ip_globals);

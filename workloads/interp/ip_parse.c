@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "ip_value.h"
 
 sgc_obj ip_consts;
@@ -76,6 +77,25 @@ static void nest_enter(parser *ps) {
     if (++ps->nest > IP_MAX_NESTING)
         perr(ps, ps->cur.line, ps->cur.col, "nested too deeply (more than %d levels of expressions and blocks)",
              IP_MAX_NESTING);
+    if (ip_stack_spent())
+        perr(ps, ps->cur.line, ps->cur.col,
+             "nested too deeply for the C stack (%d levels use more than %zu KiB; see ulimit -s)", ps->nest,
+             ip_stack_budget >> 10);
+}
+
+const char *ip_stack_base;
+size_t ip_stack_budget;
+
+void ip_stack_init(const void *base) {
+    if (ip_stack_base)
+        return;
+    struct rlimit rl;
+    size_t limit = (size_t)64 << 20;
+    if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < limit)
+        limit = (size_t)rl.rlim_cur;
+    size_t keep = (size_t)512 << 10;
+    ip_stack_base = base;
+    ip_stack_budget = limit > 2 * keep ? limit - keep : limit / 2;
 }
 
 /* The tree, names and slot tables live in an arena that is never freed: the
@@ -877,9 +897,11 @@ static void check_depth(parser *ps, ip_node *root) {
     while (len > 0) {
         item it = st[--len];
         ip_node *n = it.n;
-        if (it.depth > IP_MAX_NESTING)
+        if (it.depth > IP_MAX_NESTING) {
+            free(st);
             perr(ps, n->line, n->col, "nested too deeply (more than %d levels of expressions and blocks)",
                  IP_MAX_NESTING);
+        }
         ip_node *kids[4] = {n->a, n->b, n->c, n->kind == N_FN ? n->fn->body : NULL};
         size_t need = len + 4 + (size_t)n->nkids;
         if (need > cap) {
@@ -903,6 +925,7 @@ static void check_depth(parser *ps, ip_node *root) {
 }
 
 ip_fndef *ip_parse(const char *file, const char *source, size_t len) {
+    ip_stack_init(__builtin_frame_address(0));
     if (ip_consts == NULL) {
         sgc_global_root(&ip_consts);
         ip_consts = ip_list_new(16);

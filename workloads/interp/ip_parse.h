@@ -94,6 +94,21 @@ int ip_builtin_count(void);
  * C stack on any program. */
 #define IP_MAX_NESTING 1000
 
+/* The C stack the parser and the evaluator may use: from ip_stack_base
+ * (set by the first ip_stack_init: ip_parse's frame) down ip_stack_budget
+ * bytes, the stack limit (ulimit -s, at most 64 MiB) less 512 KiB kept for
+ * the collector, the samplers' signal handlers and an error's traceback.
+ * Both check it at every level they recurse, so no program and no stack
+ * size or build (a sanitizer's frames are several times larger) makes them
+ * crash: the parser reports "nested too deeply", the evaluator "recursion
+ * too deep". */
+extern const char *ip_stack_base;
+extern size_t ip_stack_budget;
+void ip_stack_init(const void *base);
+static inline int ip_stack_spent(void) {
+    return (size_t)(ip_stack_base - (const char *)__builtin_frame_address(0)) > ip_stack_budget;
+}
+
 /* Parses and resolves source (len bytes, named file in messages).  Returns
  * the top level, whose slots are the global variables.  Exits 2 with a
  * message on any error in the text. */
