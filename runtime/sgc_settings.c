@@ -201,6 +201,8 @@ static void load_alternation(void) {
         if (parse_uint(v, &n) != 0 || n > SGC_MAX_ALT_DEBUG_US)
             bad("SGC_ALT_COST", v, "expected microseconds from 0 to 1000000");
         sgc__settings.alt_cost_ns = n * 1000u;
+    }
+}
 
 /* Edit distance between a (case ignored) and b (upper case) (insertions, deletions, substitutions),
  * for "did you mean"; names are short, so the quadratic table is fine. */
