@@ -44,6 +44,7 @@ const char *const sgc__setting_names[] = {
     "SGC_SEED",
     "SGC_TIME_HZ",
     "SGC_TIME_CLOCK",
+    "SGC_TIME_MODE",
     "SGC_PROFILE",
     "SGC_STATS",
     "SGC_GC_STRESS",

@@ -168,7 +168,7 @@ Test(settings, minimum_nursery_accepted) {
 Test(settings, unknown_name_refused_naming_the_closest) {
     struct { const char *name, *value, *closest; } typo[] = {
         {"SGC_ALLOCPERIOD", "4M", "SGC_ALLOC_PERIOD"}, {"SGC_NURSEY", "64K", "SGC_NURSERY"},
-        {"SGC_TIME_RATE", "1000", "SGC_TIME_HZ"},     {"SGC_PROFLE", "x.prof", "SGC_PROFILE"},
+        {"SGC_TIMEHZ", "1000", "SGC_TIME_HZ"}   ,     {"SGC_PROFLE", "x.prof", "SGC_PROFILE"},
         {"SGC_HEAPMAX", "1G", "SGC_HEAP_MAX"},        {"SGC_", "", "SGC_SEED"},
         {"SGC_alloc_period", "4M", "SGC_ALLOC_PERIOD"},
     };
