@@ -13,6 +13,7 @@
 #include "sgc_alt.h"
 #include "sgc_internal.h"
 #include "sgc_sample.h"
+#include "sgc_timer.h"
 
 int64_t sgc__alt_countdown = INT64_MAX;
 
@@ -72,7 +73,7 @@ static void take(alt_snap *s) {
     s->alloc_samples = sgc__stats.alloc_samples;
     s->alloc_points = sgc__stats.alloc_sample_points;
     s->sampled_bytes = sgc__stats.sampled_bytes;
-    s->time_samples = sgc__stats.time_samples;
+    s->time_samples = sgc__timer_taken();
     s->minor = sgc__stats.minor_collections;
     s->major = sgc__stats.major_collections;
     s->gc_ns = sgc__stats.minor_ns + sgc__stats.major_ns;

@@ -457,6 +457,8 @@ void sgc__timer_stats(sgc_stats *out) {
 
 int sgc__timer_mode(void) { return tm.mode; }
 
+uint64_t sgc__timer_taken(void) { return sgc__stats.time_samples + __atomic_load_n(&tm.th_taken, __ATOMIC_RELAXED); }
+
 int sgc__timer_thread_cpu(void) {
     return tm.mode == SGC_TIME_THREAD ? __atomic_load_n(&tm.thread_cpu, __ATOMIC_RELAXED) : -1;
 }

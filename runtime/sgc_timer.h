@@ -67,6 +67,9 @@ uint64_t sgc__timer_throttled(void);
  * and throttled counts: the timer's share of sgc_get_stats. */
 struct sgc_stats;
 void sgc__timer_stats(struct sgc_stats *out);
+/* Time samples taken since start-up, by either mode (the sampler thread's
+ * included). */
+uint64_t sgc__timer_taken(void);
 /* The mode of the current or last time sampling run (sgc_time_mode). */
 int sgc__timer_mode(void);
 /* The CPU the sampler thread was moved to, -1 if it shares the mutator's
