@@ -7,7 +7,8 @@ ST_TEST_LIBS := $(shell pkg-config --libs criterion gsl sqlite3 2>/dev/null || e
 
 $(OBJ)/tests/stats/%.o: CFLAGS += -Istats $(ST_TEST_CFLAGS)
 
-$(ST_TEST_BIN): $(OBJ)/tests/stats/test_stats.o $(OBJ)/tests/stats/test_analyze.o $(LIBDIR)/libststats.a
+$(ST_TEST_BIN): $(OBJ)/tests/stats/test_stats.o $(OBJ)/tests/stats/test_analyze.o $(OBJ)/tests/stats/test_regress.o \
+		$(OBJ)/tests/stats/regress_sim.o $(LIBDIR)/libststats.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(ST_TEST_LIBS) $(LDLIBS)
 
@@ -16,3 +17,15 @@ test-stats: $(ST_TEST_BIN) $(BIN)/analyze
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh stats env ST_ANALYZE=$(BIN)/analyze ST_FIXTURES=tests/stats/fixtures $(ST_TEST_BIN) --jobs 2
 
 TESTS += test-stats
+
+# Coverage of the per-sample cost regression's intervals, by simulation (a figure, not pass/fail;
+# make test checks a smaller simulation).
+$(BIN)/regress-coverage: $(OBJ)/tests/stats/regress_coverage.o $(OBJ)/tests/stats/regress_sim.o $(LIBDIR)/libststats.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(ST_TEST_LIBS) $(LDLIBS)
+
+.PHONY: bench-stats-regress
+bench-stats-regress: $(BIN)/regress-coverage
+	$(BIN)/regress-coverage 1000 1000
+
+BENCHES += bench-stats-regress
