@@ -12,20 +12,23 @@
 #define DEFAULT_SEED 20250616ULL
 #define DEFAULT_RESAMPLES 10000
 #define DEFAULT_CONFIDENCE 0.95
+#define DEFAULT_FIT_RESAMPLES 1000
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: analyze [--seed N] [--resamples B] [--confidence C] [--quiet] DIR\n"
+            "usage: analyze [--seed N] [--resamples B] [--fit-resamples B] [--confidence C] [--quiet] DIR\n"
             "  Reads DIR/results.db (written by build/bin/sweep) and writes DIR/summary.csv,\n"
             "  DIR/metrics.csv, DIR/summary.md and DIR/plotdata/*.dat.\n"
             "  --seed N         bootstrap seed (default %llu)\n"
             "  --resamples B    bootstrap resamples per cell, 1000..1000000 (default %d)\n"
+            "  --fit-resamples B  bootstrap resamples of each per-sample cost regression,\n"
+            "                   100..1000000 (default %d)\n"
             "  --confidence C   confidence level, 0.5 < C < 1 (default %g)\n"
             "  --quiet          no progress or warnings on stderr\n"
             "  Exit status: 0 done, 1 nothing to analyse or an output cannot be written,\n"
             "  2 bad arguments or DIR is not a readable sweep.  Method: docs/STATISTICS.md.\n",
-            DEFAULT_SEED, DEFAULT_RESAMPLES, DEFAULT_CONFIDENCE);
+            DEFAULT_SEED, DEFAULT_RESAMPLES, DEFAULT_FIT_RESAMPLES, DEFAULT_CONFIDENCE);
 }
 
 static int bad(const char *fmt, const char *arg)
@@ -51,6 +54,7 @@ int main(int argc, char **argv)
 {
     unsigned long long seed = DEFAULT_SEED;
     unsigned long long resamples = DEFAULT_RESAMPLES;
+    unsigned long long fit_resamples = DEFAULT_FIT_RESAMPLES;
     double confidence = DEFAULT_CONFIDENCE;
     int quiet = 0;
     const char *dir = NULL;
@@ -72,6 +76,11 @@ int main(int argc, char **argv)
             resamples = strtoull(v, &end, 10);
             if (!*v || *end || errno || *v == '-' || resamples < 1000 || resamples > 1000000)
                 return bad("--resamples: '%s' is not an integer from 1000 to 1000000", v);
+        } else if ((v = value(argc, argv, &i, "--fit-resamples"))) {
+            errno = 0;
+            fit_resamples = strtoull(v, &end, 10);
+            if (!*v || *end || errno || *v == '-' || fit_resamples < 100 || fit_resamples > 1000000)
+                return bad("--fit-resamples: '%s' is not an integer from 100 to 1000000", v);
         } else if ((v = value(argc, argv, &i, "--confidence"))) {
             errno = 0;
             confidence = strtod(v, &end);
@@ -104,7 +113,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "analyze: warning: %s: the sweep is not complete (status %s): analysing the runs recorded so far\n",
                 dir, status);
 
-    st_analysis_opts ao = { { (size_t)resamples, confidence, seed }, !quiet };
+    st_analysis_opts ao = { .boot = { (size_t)resamples, confidence, seed }, .fit_resamples = (size_t)fit_resamples,
+                            .progress = !quiet };
     st_analysis an;
     st_analyze(&sw, &ao, &an);
 

@@ -1,5 +1,6 @@
 /* st_analysis.c - per-cell statistics: descriptive, bootstrap intervals, rank test, exactness, A/A. */
 #include "st_analysis.h"
+#include "st_costfit.h"
 #include "st_util.h"
 
 #include <math.h>
@@ -432,10 +433,19 @@ void st_analyze(const st_sweep *sw, const st_analysis_opts *opts, st_analysis *a
         an->failed_runs += r->failed;
     }
     free(order);
+    an->fits = st_xcalloc(1, sizeof *an->fits);
+    st_reg_opts ro = { opts->fit_resamples ? opts->fit_resamples : 1000, opts->boot.confidence, opts->boot.seed };
+    if (opts->progress)
+        fprintf(stderr, "analyze: per-sample cost regressions\n");
+    st_costfits_compute(an, &ro, an->fits);
 }
 
 void st_analysis_free(st_analysis *an)
 {
+    if (an->fits) {
+        st_costfits_free(an->fits);
+        free(an->fits);
+    }
     free(an->results);
     free(an->mismatches);
     memset(an, 0, sizeof *an);

@@ -57,8 +57,11 @@ typedef struct st_result {
     char note[768];           /* reasons, '; '-separated */
 } st_result;
 
+struct st_costfits;
+
 typedef struct st_analysis {
     const st_sweep *sweep;
+    struct st_costfits *fits;      /* per-sample cost by regression (st_costfit.h) */
     st_result *results;  /* ncells of them, report order */
     size_t nresults;
     st_mismatch *mismatches;
@@ -69,6 +72,7 @@ typedef struct st_analysis {
 
 typedef struct st_analysis_opts {
     st_boot_opts boot;
+    size_t fit_resamples; /* bootstrap resamples of the cost regressions (st_costfit.h) */
     int progress; /* print one line per workload on stderr */
 } st_analysis_opts;
 

@@ -1,5 +1,6 @@
 /* st_report.c - summary.csv, metrics.csv, summary.md and the plot data files of an analysis. */
 #include "st_report.h"
+#include "st_costfit.h"
 #include "st_util.h"
 
 #include <errno.h>
@@ -831,6 +832,7 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
         fputs("**No measured run succeeded: there is nothing to analyse.** See the notes below and the "
               "failure column of results.db's runs table.\n\n", f);
     fputs("## Headlines\n\n", f);
+    st_costfit_write_md(f, an);
     write_headline_worst(f, an, o->confidence);
     write_headline_norm(f, an, w, nw);
     write_headline_aa(f, an);
@@ -893,6 +895,10 @@ int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *er
     } while (0)
     OUT(dir, "summary.csv", write_summary_csv(s.f, an, opts));
     OUT(dir, "metrics.csv", write_metrics_csv(s.f, an));
+    if (an->fits) {
+        OUT(dir, "regress.csv", st_costfit_write_csv(s.f, an->fits));
+        OUT(pdir, "regress.dat", st_costfit_write_dat(s.f, an->fits));
+    }
     OUT(pdir, "workloads.dat", write_workloads_dat(s.f, w, nw));
     OUT(pdir, "alloc_runs.dat", write_runs_dat(s.f, an, 0));
     OUT(pdir, "time_runs.dat", write_runs_dat(s.f, an, 1));

@@ -703,4 +703,64 @@ Test(edge, impossible_values_exit_2_naming_the_run)
         cr_assert(access(path, F_OK) != 0, "nothing written for impossible values");
         rm_dir(dir);
     }
+
+/* ---- Per-sample cost by regression (regress.csv) --------------------------- */
+
+/* A baseline of 100 ms and three allocation cells taking 1000, 2000 and 4000
+ * samples in 101 ms + 5 us per sample: cost 5000 ns, fixed 1 ms, exactly;
+ * plus two time cells on 100 ms + 50 us per sample (fixed 0). */
+Test(analyze, regression_recovers_an_exact_line)
+{
+    char *dir = new_dir(), *err;
+    const char *sql =
+        "INSERT INTO cells VALUES (1,'w','baseline',0,'',0,'',10,'w/base'),"
+        " (2,'w','alloc',65536,'fixed',0,'',10,'w/a64K'), (3,'w','alloc',32768,'fixed',0,'',10,'w/a32K'),"
+        " (4,'w','alloc',16384,'fixed',0,'',10,'w/a16K'), (5,'w','time',0,'',100,'wall',10,'w/t100'),"
+        " (6,'w','time',0,'',1000,'wall',10,'w/t1000');"
+        "WITH RECURSIVE r(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM r WHERE k < 5),"
+        " c(id, s, t) AS (VALUES (1, 0, 0), (2, 1000, 0), (3, 2000, 0), (4, 4000, 0), (5, 0, 10), (6, 0, 100))"
+        " INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,maxrss_kb)"
+        " SELECT 100 * id + k, id, k, k, 'ok', CASE WHEN s > 0 THEN 101000000 + 5000 * s"
+        " ELSE 100000000 + 50000 * t END, 1000, 1000, 1 FROM r, c;"
+        "INSERT INTO run_stats SELECT run_id, 'alloc_samples', CASE cell_id WHEN 2 THEN 1000 WHEN 3 THEN 2000"
+        " WHEN 4 THEN 4000 ELSE 0 END FROM runs;"
+        "INSERT INTO run_stats SELECT run_id, 'time_samples', CASE cell_id WHEN 5 THEN 10 WHEN 6 THEN 100"
+        " ELSE 0 END FROM runs;";
+    make_db(dir, 1, sql);
+    cr_assert_eq(run_analyze(&err, "--resamples", "1000", dir, NULL, NULL), 0, "%s", err);
+    free(err);
+    table t;
+    load_csv(&t, dir, "regress.csv");
+    /* Rows: w alloc wall, w alloc cpu, w time wall, w time cpu (label column = kind). */
+    cr_assert_eq(t.rows, 5, "%d rows", t.rows);
+    cr_assert_str_eq(t.field[1][1], "alloc");
+    cr_assert_str_eq(t.field[1][2], "wall");
+    int cost = -1, fixed = -1, fixed_lo = -1, cells = -1, norm = -1, res = -1;
+    for (int j = 0; j < t.nf[0]; j++) {
+        const char *h = t.field[0][j];
+        if (!strcmp(h, "cost")) cost = j;
+        if (!strcmp(h, "fixed")) fixed = j;
+        if (!strcmp(h, "fixed_lo")) fixed_lo = j;
+        if (!strcmp(h, "cells")) cells = j;
+        if (!strcmp(h, "norm_overhead")) norm = j;
+        if (!strcmp(h, "max_abs_residual_frac")) res = j;
+    }
+    cr_assert(cost >= 0 && fixed >= 0 && fixed_lo >= 0 && cells >= 0 && norm >= 0 && res >= 0);
+    cr_assert_float_eq(strtod(t.field[1][cost], NULL), 5000, EPS);
+    cr_assert_float_eq(strtod(t.field[1][fixed], NULL), 1e6, EPS);
+    cr_assert_float_eq(strtod(t.field[1][fixed_lo], NULL), 1e6, EPS);
+    cr_assert_float_eq(strtod(t.field[1][norm], NULL), 1.005, 1e-12);
+    cr_assert_float_eq(strtod(t.field[1][res], NULL), 0, EPS);
+    cr_assert_str_eq(t.field[1][cells], "3");
+    cr_assert_str_eq(t.field[3][1], "time");
+    cr_assert_str_eq(t.field[3][2], "wall");
+    cr_assert_float_eq(strtod(t.field[3][cost], NULL), 50000, EPS);
+    cr_assert_float_eq(strtod(t.field[3][fixed], NULL), 0, EPS);
+    free_csv(&t);
+    char path[512];
+    snprintf(path, sizeof path, "%s/summary.md", dir);
+    char *md = slurp(path);
+    cr_assert(strstr(md, "| w | alloc | 3 | 5 [5, 5] | 1.005 [1.005, 1.005] | 1 [1, 1] |"), "%s", md);
+    free(md);
+    rm_dir(dir);
 }

@@ -1,0 +1,68 @@
+/* st_costfit.h - the sweep's per-sample costs by regression: one fit per workload, sampling kind and metric.
+ *
+ * Invariants:
+ *  - One fit per (workload, kind, metric) with a matrix baseline (depth
+ *    NaN) and at least one sampling cell of that kind: kind "alloc" fits
+ *    the workload's alloc cells (any mode) on x = alloc_samples, kind
+ *    "time" its time cells (any clock) on x = time_samples; the baseline's
+ *    runs have x = 0.  Depth cells and alloc+time cells are left out.
+ *    Metrics: wall time (wall_ns), CPU time (user_ns + sys_ns, the same
+ *    source for every run of the fit), and the "instructions" counter
+ *    when every run of the fit has it.
+ *  - Fits are ordered by workload, then kind (alloc, time), then metric.
+ *    A fit's cells are ordered by their median x; group 0 is the baseline,
+ *    group k + 1 is cells[k] (residual[] uses the same numbering).
+ *  - Seeds: opts.seed XOR fnv1a64("fit:" workload "/" kind "/" metric), so
+ *    a fit does not depend on the other fits or cells of the sweep.
+ *  - A used run whose x or y is not a number is left out and counted
+ *    (skipped), with a note.
+ */
+#ifndef ST_COSTFIT_H
+#define ST_COSTFIT_H
+
+#include "st_analysis.h"
+#include "st_regress.h"
+
+typedef enum st_fit_metric { ST_FIT_WALL = 0, ST_FIT_CPU, ST_FIT_INSTR, ST_FIT_NMETRICS } st_fit_metric;
+
+typedef struct st_costfit {
+    const char *workload;     /* owned by the sweep */
+    const char *kind;         /* "alloc" or "time" (static) */
+    st_fit_metric metric;
+    const st_result *baseline;
+    const st_result **cells;  /* the sampling cells in the fit, by median x */
+    size_t ncells;
+    double *cell_x;           /* [ncells]: median samples per run */
+    double *cell_y;           /* [ncells]: median y */
+    st_reg_fit fit;           /* units of y (ns or instructions) per sample */
+    size_t skipped;           /* used runs left out (x or y not a number) */
+    st_reg_est norm;          /* 1 + cost * 1000 samples/s (time metrics; NaN for instructions) */
+    st_reg_est fixed_frac;    /* fixed / base */
+    char note[256];
+} st_costfit;
+
+typedef struct st_costfits {
+    st_costfit *fits;
+    size_t n;
+} st_costfits;
+
+/* Fits every (workload, kind, metric) of an; resamples and confidence
+ * from opts. */
+void st_costfits_compute(const st_analysis *an, const st_reg_opts *opts, st_costfits *out);
+void st_costfits_free(st_costfits *f);
+
+/* The fit of (workload, kind, metric), or NULL. */
+const st_costfit *st_costfit_find(const st_costfits *f, const char *workload, const char *kind,
+                                  st_fit_metric metric);
+
+/* Outputs (docs/STATISTICS.md): regress.csv, plotdata/regress.dat and the
+ * summary.md section. */
+#include <stdio.h>
+void st_costfit_write_csv(FILE *f, const st_costfits *fits);
+void st_costfit_write_dat(FILE *f, const st_costfits *fits);
+void st_costfit_write_md(FILE *f, const st_analysis *an);
+
+/* "wall", "cpu", "instructions". */
+const char *st_fit_metric_name(st_fit_metric m);
+
+#endif
