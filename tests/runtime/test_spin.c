@@ -4,7 +4,8 @@
  * Timing under a loaded machine is judged without flaking:
  *  - every spin waits at least D of CLOCK_MONOTONIC, so a phase that took
  *    S samples lasts at least S x D of wall time, always;
- *  - the wait is busy: the phase makes no voluntary context switch, and its
+ *  - the wait is busy: the phase makes far fewer voluntary context switches
+ *    than samples (a sleeping spin makes one per sample at least), and its
  *    CPU time plus the time the kernel kept it waiting on a run queue
  *    (/proc/self/schedstat) is at least S x D: a spin that slept, or that
  *    counted the wrong clock, fails;
@@ -64,7 +65,11 @@ static void check_busy(const char *what, phase p, uint64_t samples, uint64_t d) 
     cr_assert_geq(p.wall, need, "%s: %llu samples x %llu ns = %llu ns, but the phase took %llu ns of wall time",
                   what, (unsigned long long)samples, (unsigned long long)d, (unsigned long long)need,
                   (unsigned long long)p.wall);
-    cr_assert_eq(p.nvcsw, 0, "%s: the spin slept (%ld voluntary context switches)", what, p.nvcsw);
+    /* A spin that sleeps switches at least once per sample; the phase may
+     * still block now and then for other reasons (a page fault under
+     * memory pressure), so a few switches are allowed. */
+    cr_assert_lt((uint64_t)p.nvcsw, samples / 4 + 1, "%s: the spin slept (%ld voluntary context switches in %llu samples)",
+                 what, p.nvcsw, (unsigned long long)samples);
     cr_assert_geq(p.cpu + p.wait, need,
                   "%s: CPU time %llu ns + run-queue wait %llu ns < %llu samples x %llu ns: the spin did not run",
                   what, (unsigned long long)p.cpu, (unsigned long long)p.wait, (unsigned long long)samples,
