@@ -170,7 +170,7 @@ static int valid_workload_name(const char *s)
 static void check_env_item(const char *item, const char *origin)
 {
     static const char *allowed[] = {"SGC_NURSERY", "SGC_MAJOR_GROWTH", "SGC_GC_STRESS", "SGC_VERIFY", "SGC_POISON",
-                                    "SGC_SAMPLE_SPIN_NS"};
+                                    "SGC_SAMPLE_SPIN_NS", "SGC_SAMPLE_SPIN_CLOCK"};
     static const char *owned[] = {"SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE", "SGC_SEED", "SGC_TIME_HZ",
                                   "SGC_TIME_CLOCK", "SGC_PROFILE", "SGC_STATS"};
     const char *eq = strchr(item, '=');
@@ -497,7 +497,8 @@ void sw_opts_usage(void *stream)
 "  --size [WORKLOAD=]N   use this --size instead of calibrating (repeatable)\n"
 "  --env NAME=VALUE      runtime setting for every run (repeatable, or a list):\n"
 "                        SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY,\n"
-"                        SGC_POISON, SGC_SAMPLE_SPIN_NS (default none)\n"
+"                        SGC_POISON, SGC_SAMPLE_SPIN_NS, SGC_SAMPLE_SPIN_CLOCK\n"
+"                        (default none)\n"
 "\n"
 "Measurement:\n"
 "  --cpu N               pin every run to CPU N (default: the last CPU allowed)\n"

@@ -32,7 +32,8 @@
  * others (sampling, seed, profile, stats record) belong to the cells and the
  * harness. */
 #define SW_ENV_ALLOWED \
-    "SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY, SGC_POISON, SGC_SAMPLE_SPIN_NS"
+    "SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY, SGC_POISON, SGC_SAMPLE_SPIN_NS, " \
+    "SGC_SAMPLE_SPIN_CLOCK"
 
 /* The designs a sweep can use (--design). */
 typedef enum sw_design {

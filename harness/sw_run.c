@@ -157,6 +157,9 @@ static char *settings_mismatch(const sw_runner *r, const sw_run_result *res, con
     if (r->spin && (!(v = stat_value(res, "sample_spin_ns")) || strtoull(v, NULL, 10) != strtoull(r->spin, NULL, 10)))
         return sw_xasprintf("the stats record says sample_spin_ns %s but --env SGC_SAMPLE_SPIN_NS set %s",
                             v ? v : "nothing", r->spin);
+    if (r->spin_clock && (!(v = stat_value(res, "sample_spin_clock")) || strcmp(v, r->spin_clock)))
+        return sw_xasprintf("the stats record says sample_spin_clock %s but --env SGC_SAMPLE_SPIN_CLOCK set %s",
+                            v ? v : "nothing", r->spin_clock);
     if ((v = stat_value(res, "alloc_period")) && strtoull(v, NULL, 10) != c->alloc_period)
         return sw_xasprintf("the stats record says alloc_period %s but the cell set %llu", v,
                             (unsigned long long)c->alloc_period);

@@ -13,8 +13,9 @@
  *    equal to the workload's reference checksum, and left a stats record
  *    ("sgc-stats N" first line) whose settings match the cell's, and whose
  *    nursery_size (when it has one) is the --env SGC_NURSERY rounded down to
- *    a multiple of 8 (the runtime's rounding), and whose sample_spin_ns is
- *    the --env SGC_SAMPLE_SPIN_NS (when given), so a setting that did not
+ *    a multiple of 8 (the runtime's rounding), and whose sample_spin_ns and
+ *    sample_spin_clock are the --env SGC_SAMPLE_SPIN_NS and
+ *    SGC_SAMPLE_SPIN_CLOCK (when given), so a setting that did not
  *    reach the runtime cannot pass as a measurement.  Anything
  *    else is "failed" with a reason in words and the tail of its output.
  *  - Every run of a cell gets the cell's extra workload arguments after
@@ -46,6 +47,7 @@ typedef struct sw_runner {
     int n_env;
     uint64_t nursery;     /* nursery_size every stats record must show; 0 = unchecked */
     const char *spin;     /* sample_spin_ns every stats record must show (--env SGC_SAMPLE_SPIN_NS), or NULL */
+    const char *spin_clock; /* sample_spin_clock every stats record must show (--env SGC_SAMPLE_SPIN_CLOCK), or NULL */
 } sw_runner;
 
 /* Everything a finished run produced, ready to be stored. */

@@ -684,6 +684,7 @@ int main(int argc, char **argv)
     const char *nursery = sw_opts_env(&s->o, "SGC_NURSERY");
     s->runner.nursery = nursery ? sw_run_nursery_bytes(nursery) : 0;
     s->runner.spin = sw_opts_env(&s->o, "SGC_SAMPLE_SPIN_NS");
+    s->runner.spin_clock = sw_opts_env(&s->o, "SGC_SAMPLE_SPIN_CLOCK");
     s->live = progress_opt >= 0 ? progress_opt : isatty(2);
 
     /* The cells: the stored ones on --resume, else the plan's (sizes 0). */

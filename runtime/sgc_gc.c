@@ -670,6 +670,8 @@ static int write_stats(const char *path) {
     KV("verify", st->verify);
     KV("poison", st->poison);
     KV("sample_spin_ns", st->sample_spin_ns);
+    fprintf(f, "sample_spin_clock %s\n", st->sample_spin_clock == SGC_CLOCK_CPU ? "cpu" : "wall");
+    fprintf(f, "sample_spin_iters_per_us %.3f\n", st->spin_iters_per_ns * 1000);
 #undef KV
     int bad = ferror(f);
     if (fclose(f) != 0)

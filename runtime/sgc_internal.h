@@ -48,6 +48,8 @@ typedef struct sgc_settings {
     const char *alt_out;     /* SGC_ALT_OUT: segment series path, or NULL */
     uint64_t alt_carry_ns;   /* SGC_ALT_CARRY (debug): CPU spun at the start of the segment after each B */
     uint64_t alt_cost_ns;    /* SGC_ALT_COST (debug): CPU spun at the start of each B segment */
+    sgc_clock sample_spin_clock; /* SGC_SAMPLE_SPIN_CLOCK: wall (monotonic) or cpu (calibrated loop) */
+    double spin_iters_per_ns; /* cpu spin: loop iterations per ns of CPU time, calibrated at load */
 } sgc_settings;
 
 extern sgc_settings sgc__settings;
@@ -74,13 +76,18 @@ extern int sgc__initialized;
 
 uint64_t sgc__now_ns(void); /* CLOCK_MONOTONIC in ns */
 
-/* Validation (SGC_SAMPLE_SPIN_NS, docs/RUNTIME.md): busy-waits until ns
- * nanoseconds of CLOCK_MONOTONIC have passed, a known extra cost that every
- * allocation sample and every time sample pays so that the analysis can be
- * checked against it.  Async-signal-safe (only clock_gettime, which POSIX
- * lists as such, and local variables): the time sampler's handler calls it.
- * Never returns early; does nothing for 0. */
+/* Validation (SGC_SAMPLE_SPIN_NS, docs/RUNTIME.md): a known extra cost that
+ * every allocation sample and every time sample pays, so that the analysis
+ * can be checked against it.  With SGC_SAMPLE_SPIN_CLOCK=wall, busy-waits
+ * until ns nanoseconds of CLOCK_MONOTONIC have passed (never returns
+ * early); with cpu, runs a register-only loop for the number of iterations
+ * that took ns of the thread's CPU time when calibrated at start-up (a
+ * fixed amount of work: preemption does not shorten or lengthen it).
+ * Async-signal-safe (clock_gettime, which POSIX lists as such, and local
+ * variables): the time sampler's handler calls it.  Nothing for 0. */
 void sgc__spin_ns(uint64_t ns);
+/* Runs the cpu spin's loop n times (the unit sgc__spin_ns calibrates). */
+uint64_t sgc__spin_loop(uint64_t n);
 
 /* ---- The collector's services (sgc_gc.c) --------------------------------- */
 

@@ -51,6 +51,7 @@ const char *const sgc__setting_names[] = {
     "SGC_VERIFY",
     "SGC_POISON",
     "SGC_SAMPLE_SPIN_NS",
+    "SGC_SAMPLE_SPIN_CLOCK",
     "SGC_ALTERNATE",
     "SGC_ALT_SEGMENT",
     "SGC_ALT_OUT",
@@ -81,6 +82,8 @@ sgc_settings sgc__settings = {
     .alt_out = NULL,
     .alt_carry_ns = 0,
     .alt_cost_ns = 0,
+    .sample_spin_clock = SGC_CLOCK_WALL,
+    .spin_iters_per_ns = 0,
 };
 
 /* Parses a byte size: decimal digits, optionally followed by one of K, M, G
@@ -266,6 +269,43 @@ static void refuse_unknown_names(void) {
     }
 }
 
+uint64_t sgc__spin_loop(uint64_t n) {
+    uint64_t x = n;
+    for (uint64_t i = 0; i < n; i++) {
+        x = x * 6364136223846793005u + 1442695040888963407u;
+        __asm__ volatile("" : "+r"(x)); /* one dependent multiply-add per iteration, never folded */
+    }
+    return x;
+}
+
+static uint64_t thread_cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The cpu spin's rate: iterations per ns of thread CPU time, the fastest of
+ * five timings of at least 1 ms each (an interrupt or a cold cache only
+ * ever slows a timing down).  About 6 ms of CPU at start-up. */
+static void calibrate_spin(void) {
+    uint64_t n = 1u << 14;
+    double best = 0;
+    for (int rep = 0; rep < 5;) {
+        uint64_t t0 = thread_cpu_ns();
+        sgc__spin_loop(n);
+        uint64_t t = thread_cpu_ns() - t0;
+        if (t < 1000000) { /* too short to time well: longer */
+            n *= 2;
+            continue;
+        }
+        double rate = (double)n / (double)t;
+        if (rate > best)
+            best = rate;
+        rep++;
+    }
+    sgc__settings.spin_iters_per_ns = best;
+}
+
 void sgc__settings_load(void) {
     const char *v;
     uint64_t n;
@@ -364,11 +404,25 @@ void sgc__settings_load(void) {
         sgc__settings.sample_spin_ns = n;
     }
     load_alternation();
+    if ((v = getenv("SGC_SAMPLE_SPIN_CLOCK")) != NULL) {
+        if (strcmp(v, "wall") == 0)
+            sgc__settings.sample_spin_clock = SGC_CLOCK_WALL;
+        else if (strcmp(v, "cpu") == 0)
+            sgc__settings.sample_spin_clock = SGC_CLOCK_CPU;
+        else
+            bad("SGC_SAMPLE_SPIN_CLOCK", v, "expected wall or cpu");
+    }
+    if (sgc__settings.sample_spin_ns && sgc__settings.sample_spin_clock == SGC_CLOCK_CPU)
+        calibrate_spin();
 }
 
 void sgc__spin_ns(uint64_t ns) {
     if (ns == 0)
         return;
+    if (sgc__settings.sample_spin_clock == SGC_CLOCK_CPU) {
+        sgc__spin_loop((uint64_t)((double)ns * sgc__settings.spin_iters_per_ns + 0.5));
+        return;
+    }
     /* Spinning on the clock calibrates itself: no loop count to tune per
      * machine, and preemption during the wait counts as waited, so the
      * injected cost is ns of wall time exactly (plus one clock read). */

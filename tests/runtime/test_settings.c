@@ -11,7 +11,7 @@
 static const char *const all_vars[] = {"SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE", "SGC_SEED",   "SGC_TIME_HZ",
                                        "SGC_TIME_CLOCK",   "SGC_PROFILE",    "SGC_STATS",  "SGC_NURSERY",
                                        "SGC_MAJOR_GROWTH", "SGC_GC_STRESS",  "SGC_VERIFY", "SGC_POISON",
-                                       "SGC_SAMPLE_SPIN_NS", "SGC_HEAP_MAX"};
+                                       "SGC_SAMPLE_SPIN_NS", "SGC_HEAP_MAX", "SGC_SAMPLE_SPIN_CLOCK"};
 
 extern char **environ;
 
@@ -74,6 +74,7 @@ Test(settings, defaults) {
     cr_assert_eq(sgc__settings.verify, 0);
     cr_assert_eq(sgc__settings.poison, 0);
     cr_assert_eq(sgc__settings.sample_spin_ns, 0);
+    cr_assert_eq(sgc__settings.sample_spin_clock, SGC_CLOCK_WALL);
 }
 
 Test(settings, good_values) {
@@ -148,6 +149,7 @@ Test(settings, bad_values_exit_2_naming_the_variable) {
         {"SGC_SAMPLE_SPIN_NS", "1000000001"}, {"SGC_SAMPLE_SPIN_NS", "10us"}, {"SGC_SAMPLE_SPIN_NS", "-5"},
         {"SGC_SAMPLE_SPIN_NS", ""},
         {"SGC_HEAP_MAX", "big"},      {"SGC_HEAP_MAX", "1M"},      {"SGC_HEAP_MAX", "-1"},
+        {"SGC_SAMPLE_SPIN_CLOCK", "monotonic"}, {"SGC_SAMPLE_SPIN_CLOCK", ""},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char err[512], prefix[128];

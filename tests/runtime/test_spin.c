@@ -78,7 +78,8 @@ static void check_busy(const char *what, phase p, uint64_t samples, uint64_t d) 
 
 static void clear_env(void) {
     const char *vars[] = {"SGC_ALLOC_PERIOD", "SGC_TIME_HZ", "SGC_PROFILE", "SGC_STATS", "SGC_SAMPLE_SPIN_NS",
-                          "SGC_GC_STRESS", "SGC_VERIFY", "SGC_POISON", "SGC_NURSERY"};
+                          "SGC_GC_STRESS", "SGC_VERIFY", "SGC_POISON", "SGC_NURSERY",
+                          "SGC_SAMPLE_SPIN_CLOCK"};
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
         unsetenv(vars[i]);
 }
@@ -172,4 +173,34 @@ Test(spin, every_time_sample_pays_it) {
     uint64_t n = s1.time_samples - s0.time_samples;
     cr_assert_gt(n, 10, "only %llu time samples in 200 ms at 1000 Hz", (unsigned long long)n);
     check_busy("time samples", p, n, d);
+}
+
+/* The cpu clock's spin is a calibrated amount of work: the phase's CPU time
+ * grows by about S x D, however the process is scheduled (the calibration
+ * may be off by a few percent; a spin that did nothing, or ran ten times
+ * too long, fails). */
+Test(spin, cpu_clock_spin_costs_cpu_time) {
+    setenv("SGC_SAMPLE_SPIN_CLOCK", "cpu", 1);
+    setenv("SGC_SAMPLE_SPIN_NS", "200000", 1);
+    sgc_init();
+    cr_assert_eq(sgc__settings.sample_spin_clock, SGC_CLOCK_CPU);
+    cr_assert_gt(sgc__settings.spin_iters_per_ns, 0, "not calibrated");
+    uint32_t t = sgc_type_register(&(sgc_type){"spincpu24", 24, 0, SGC_VAR_NONE});
+    const uint64_t bytes = 4u << 20, period = 64u << 10, d = 200000;
+    uint64_t c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    uint64_t n = allocate(t, bytes, period);
+    uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+    cr_assert_eq(n, bytes / period);
+    cr_assert_geq(cpu, n * d * 7 / 10, "CPU time %llu ns for %llu samples x %llu ns of calibrated spin",
+                  (unsigned long long)cpu, (unsigned long long)n, (unsigned long long)d);
+    cr_assert_leq(cpu, 3 * n * d + 50000000u, "CPU time %llu ns for %llu samples x %llu ns of calibrated spin",
+                  (unsigned long long)cpu, (unsigned long long)n, (unsigned long long)d);
+    /* The loop itself: the calibrated count of iterations per ns is what
+     * one sample runs. */
+    uint64_t iters = (uint64_t)((double)d * sgc__settings.spin_iters_per_ns + 0.5);
+    uint64_t l0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    sgc__spin_loop(iters);
+    uint64_t one = clock_ns(CLOCK_THREAD_CPUTIME_ID) - l0;
+    cr_assert_geq(one, d * 7 / 10, "one spin took %llu ns of CPU for %llu", (unsigned long long)one,
+                  (unsigned long long)d);
 }
