@@ -4,6 +4,7 @@
 # make test         every test; prints "tests: N passed, M failed" last
 # make sweep        the full default sweep (QUICK=1: a small smoke sweep)
 # make figures      statistics and figures again from stored results [RESULTS=dir]
+# make validate     does the analysis recover a known injected per-sample cost? (about 10 min)
 # make bench        the runtime's micro-benchmarks (figures, not pass/fail)
 # make fuzz         a longer libFuzzer run of the sampler model fuzzer
 #
@@ -46,7 +47,7 @@ BENCHES :=
 FUZZERS :=
 CLEAN_EXTRA :=
 
-.PHONY: all deps test clean bench fuzz sweep figures
+.PHONY: all deps test clean bench fuzz sweep figures validate
 all:
 
 include $(sort $(wildcard */module.mk */*/module.mk))
@@ -67,6 +68,13 @@ figures: deps
 	@$(MAKE) --no-print-directory all
 	$(BIN)/analyze $(RESULTS)
 	sh plots/figures.sh $(RESULTS)
+
+# The suite checks itself: every sample costs a known D more (SGC_SAMPLE_SPIN_NS), and the
+# analysis must recover it (scripts/validate.sh, docs/STATISTICS.md "Validation").
+# VALIDATE_OUT=dir picks the output directory (default results/validation-<time>).
+validate: deps
+	@$(MAKE) --no-print-directory all
+	sh scripts/validate.sh $(VALIDATE_OUT)
 
 bench: all $(BENCHES)
 fuzz: $(FUZZERS)

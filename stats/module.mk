@@ -53,3 +53,12 @@ $(BIN)/inproc-estimate: $(OBJ)/stats/inproc_estimate.o $(ST_LIB)
 $(OBJ)/stats/inproc_estimate.o: CFLAGS += $(ST_PKG_CFLAGS)
 
 BINS += $(BIN)/inproc-estimate
+
+# The validation report (make validate): injected vs recovered per-sample cost, A/A coverage.
+$(BIN)/validation: $(OBJ)/stats/validation.o $(ST_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(ST_PKG_LIBS) $(LDLIBS)
+
+$(OBJ)/stats/validation.o: CFLAGS += $(ST_PKG_CFLAGS)
+
+BINS += $(BIN)/validation

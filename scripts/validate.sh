@@ -1,0 +1,94 @@
+#!/bin/sh
+# validate.sh [OUT] - `make validate`: runs the sweeps of scripts/validate/plan, each with its
+# SGC_SAMPLE_SPIN_NS, analyses each like any sweep (build/bin/analyze), then compares the
+# per-sample cost recovered at each injected D with D (build/bin/validation) and draws the
+# figure (plots/validation.gp).  Output: OUT (default results/validation-<UTC time>):
+# validation.md, validation.csv, aa.csv, validation.dat, validation.png/.svg, README.md (when,
+# where, load average, duration), sweeps/<sweep-id>/ (each sweep, analysed).
+# Settings: VALIDATE_PLAN (plan file), VALIDATE_CONF (sweep config), VALIDATE_ARGS (extra
+# sweep options, e.g. "--runs 4"), VALIDATE_RESAMPLES (bootstrap resamples, default 2000).
+# Exit status: 0 done (targets met or not: validation.md says), 1 a step failed, 2 bad plan.
+set -u
+plan=${VALIDATE_PLAN:-scripts/validate/plan}
+conf=${VALIDATE_CONF:-scripts/validate/sweep.conf}
+bin=${BIN:-build/bin}
+out=${1:-results/validation-$(date -u +%Y%m%d-%H%M%S)}
+me=validate
+[ -r "$plan" ] || { echo "$me: $plan: cannot read the plan" >&2; exit 2; }
+[ -r "$conf" ] || { echo "$me: $conf: cannot read the sweep config" >&2; exit 2; }
+for b in sweep analyze validation; do
+    [ -x "$bin/$b" ] || { echo "$me: $bin/$b missing: run make first" >&2; exit 1; }
+done
+mkdir -p "$out/sweeps" || exit 1
+start=$(date +%s)
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+echo "$me: into $out (plan $plan, load average $load0)"
+
+# Check the whole plan before running anything.
+n=0
+while read -r w d periods hz clock rest; do
+    case "$w" in ''|'#'*) continue ;; esac
+    n=$((n + 1))
+    if [ -z "$hz" ] || [ -n "$rest" ]; then
+        echo "$me: $plan: line '$w $d $periods $hz $clock $rest': expected WORKLOAD SPIN_NS PERIODS TIME_HZ [wall|cpu]" >&2
+        exit 2
+    fi
+    case "$d" in ''|*[!0-9]*) echo "$me: $plan: $w: SPIN_NS '$d' is not a whole number of ns" >&2; exit 2 ;; esac
+    case "$clock" in ''|wall|cpu) ;; *) echo "$me: $plan: $w: spin clock '$clock' is not wall or cpu" >&2; exit 2 ;; esac
+done < "$plan"
+[ $n -gt 0 ] || { echo "$me: $plan: no sweeps" >&2; exit 2; }
+
+sweeps=""
+i=0
+while read -r w d periods hz clock rest; do
+    case "$w" in ''|'#'*) continue ;; esac
+    i=$((i + 1))
+    clock=${clock:-wall}
+    sizefile="$out/sweeps/.size-$w"
+    size_arg=""
+    if [ "$d" != 0 ]; then
+        [ -s "$sizefile" ] || { echo "$me: $plan: $w's D = 0 sweep must come before its D = $d one" >&2; exit 2; }
+        size_arg="--size $w=$(cat "$sizefile")"
+    fi
+    echo "$me: sweep $i of $n: $w, SGC_SAMPLE_SPIN_NS=$d ($clock clock), periods $periods, time $hz Hz"
+    # shellcheck disable=SC2086
+    "$bin/sweep" --config "$conf" --workloads "$w" --periods "$periods" --time-hz "$hz" \
+        --env "SGC_SAMPLE_SPIN_NS=$d" --env "SGC_SAMPLE_SPIN_CLOCK=$clock" --out "$out/sweeps" --no-progress $size_arg ${VALIDATE_ARGS:-} \
+        </dev/null || { echo "$me: the sweep failed (above)" >&2; exit 1; }
+    dir="$out/sweeps/$(readlink "$out/sweeps/latest")"
+    [ -f "$dir/results.db" ] || { echo "$me: $dir: no results.db" >&2; exit 1; }
+    if [ "$d" = 0 ]; then
+        sqlite3 "$dir/results.db" "SELECT size FROM cells WHERE kind = 'baseline' LIMIT 1" > "$sizefile" ||
+            { echo "$me: cannot read $w's calibrated size from $dir/results.db" >&2; exit 1; }
+    fi
+    "$bin/analyze" --quiet --resamples 2000 "$dir" </dev/null ||
+        { echo "$me: analyze $dir failed" >&2; exit 1; }
+    sweeps="$sweeps $dir"
+done < "$plan"
+rm -f "$out/sweeps/latest" "$out"/sweeps/.size-*
+
+# shellcheck disable=SC2086
+"$bin/validation" --resamples "${VALIDATE_RESAMPLES:-2000}" "$out" $sweeps || exit 1
+if command -v gnuplot >/dev/null 2>&1; then
+    for t in png svg; do
+        gnuplot -e "dat='$out/validation.dat'; out='$out/validation.$t'; term='$t'" plots/validation.gp ||
+            { echo "$me: gnuplot failed on plots/validation.gp" >&2; exit 1; }
+    done
+else
+    echo "$me: gnuplot not found: no figure (make deps installs it)" >&2; exit 1
+fi
+end=$(date +%s)
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
+{
+    echo "# make validate: $(basename "$out")"
+    echo
+    echo "- started $(date -u -d "@$start" '+%Y-%m-%d %H:%M:%S UTC'), took $(( (end - start) / 60 )) min $(( (end - start) % 60 )) s"
+    echo "- load average (1, 5, 15 min) at the start: $load0; at the end: $load1"
+    echo "- machine: $(nproc) CPUs, $(uname -sr), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
+    echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "- plan: $plan; sweep config: $conf; extra sweep options: ${VALIDATE_ARGS:-none}"
+    echo
+    echo "Results: [validation.md](validation.md) (figure: validation.png); each sweep with its own"
+    echo "summary.md under sweeps/."
+} > "$out/README.md"
+echo "$me: done in $(( (end - start) / 60 )) min $(( (end - start) % 60 )) s (load average $load0 -> $load1): $out/validation.md"

@@ -1,0 +1,429 @@
+/* validation.c - build/bin/validation OUT SWEEP...: does the analysis recover a known per-sample cost?
+ *
+ * Each SWEEP is a sweep directory whose runs had SGC_SAMPLE_SPIN_NS=D (its
+ * meta.env; none = 0): every sample cost D more.  For each workload and
+ * sampling kind, the per-sample cost fitted at D minus the one fitted at
+ * D = 0 must be D (docs/STATISTICS.md, "Validation").  Also the A/A
+ * coverage: how often an interval of baseline against baseline contains 1.
+ * Writes OUT/validation.md, OUT/validation.csv, OUT/aa.csv and
+ * OUT/validation.dat (the figure's data).
+ */
+#include "st_analysis.h"
+#include "st_boot.h"
+#include "st_costfit.h"
+#include "st_db.h"
+#include "st_util.h"
+
+#include <errno.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define MAX_SWEEPS 64
+
+typedef struct vsweep {
+    const char *dir;
+    double spin_ns; /* injected D */
+    int cpu_clock;  /* SGC_SAMPLE_SPIN_CLOCK=cpu: D is CPU time (a calibrated loop), else wall time */
+    st_sweep sw;
+    st_analysis an;
+} vsweep;
+
+static void usage(FILE *f)
+{
+    fputs("usage: validation [--seed N] [--resamples B] [--aa-splits K] [--confidence C] [--quiet] OUT SWEEP...\n"
+          "  Each SWEEP is a sweep directory (build/bin/sweep) run with --env SGC_SAMPLE_SPIN_NS=D (none: D = 0);\n"
+          "  one of them must have D = 0.  Writes OUT/validation.md, validation.csv, aa.csv, validation.dat:\n"
+          "  the per-sample cost recovered at each D (cost at D minus cost at 0) against D, and the A/A coverage.\n"
+          "  --seed N         seed of every bootstrap (default 20250616)\n"
+          "  --resamples B    bootstrap resamples of each fit and A/A interval, 200..100000 (default 2000)\n"
+          "  --aa-splits K    random halves of each baseline for the A/A coverage, 0..1000 (default 20)\n"
+          "  --confidence C   confidence level, 0.5 < C < 1 (default 0.95)\n"
+          "  Exit status: 0 written (whether or not the targets are met), 1 an output cannot be written,\n"
+          "  2 bad arguments or a SWEEP that is not a readable sweep.  Method: docs/STATISTICS.md.\n",
+          f);
+}
+
+static int bad(const char *fmt, const char *arg)
+{
+    fputs("validation: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (see validation --help)\n", stderr);
+    return 2;
+}
+
+/* D from meta.env ("NAME=VALUE NAME=VALUE" or "none"); 0 when not set,
+ * -1 when set to something that is not a number. */
+static double spin_of(const st_sweep *sw)
+{
+    const char *env = st_sweep_meta(sw, "env");
+    if (!env)
+        return 0;
+    const char *p = strstr(env, "SGC_SAMPLE_SPIN_NS=");
+    if (!p)
+        return 0;
+    p += strlen("SGC_SAMPLE_SPIN_NS=");
+    char *end;
+    errno = 0;
+    double v = strtod(p, &end);
+    if (end == p || errno || (*end && *end != ' ') || v < 0)
+        return -1;
+    return v;
+}
+
+static const char *num(double v, int digits)
+{
+    static char b[16][48];
+    static int k;
+    if (!isfinite(v))
+        return "n/a";
+    k = (k + 1) % 16;
+    snprintf(b[k], sizeof b[k], "%.*g", digits, v);
+    return b[k];
+}
+
+static const char *csvn(double v)
+{
+    static char b[16][48];
+    static int k;
+    if (!isfinite(v))
+        return "";
+    k = (k + 1) % 16;
+    snprintf(b[k], sizeof b[k], "%.6g", v);
+    return b[k];
+}
+
+static double f_ratio(const double *m1, const double *m0) { return m1[0] / m0[0]; }
+
+/* Used wall times of the workload's matrix baseline in a sweep. */
+static size_t baseline_walls(const vsweep *v, const char *workload, double **out)
+{
+    const st_analysis *an = &v->an;
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_result *r = &an->results[i];
+        if (!r->is_baseline || !isnan(r->cell->depth) || strcmp(r->cell->workload, workload))
+            continue;
+        const st_cell *c = r->cell;
+        *out = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof(double));
+        size_t n = 0;
+        for (size_t k = 0; k < c->nruns; k++) {
+            const st_run *run = &v->sw.runs[c->first_run + k];
+            if (run->used)
+                (*out)[n++] = run->wall_ns;
+        }
+        return n;
+    }
+    *out = NULL;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned long long seed = 20250616ULL, resamples = 2000, splits = 20;
+    double confidence = 0.95;
+    int quiet = 0;
+    const char *out = NULL;
+    vsweep *vs = st_xcalloc(MAX_SWEEPS, sizeof *vs);
+    size_t nv = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        char *end;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--quiet")) {
+            quiet = 1;
+        } else if (!strcmp(a, "--seed") || !strcmp(a, "--resamples") || !strcmp(a, "--aa-splits") ||
+                   !strcmp(a, "--confidence")) {
+            if (i + 1 >= argc)
+                return bad("%s needs a value", a);
+            const char *v = argv[++i];
+            errno = 0;
+            if (!strcmp(a, "--confidence")) {
+                confidence = strtod(v, &end);
+                if (!*v || *end || errno || !(confidence > 0.5 && confidence < 1))
+                    return bad("--confidence: '%s' is not a number between 0.5 and 1 (exclusive)", v);
+                continue;
+            }
+            unsigned long long x = strtoull(v, &end, 10);
+            if (!*v || *end || errno || *v == '-')
+                return bad("'%s' is not a decimal unsigned integer", v);
+            if (!strcmp(a, "--seed"))
+                seed = x;
+            else if (!strcmp(a, "--resamples")) {
+                if (x < 200 || x > 100000)
+                    return bad("--resamples: '%s' is not an integer from 200 to 100000", v);
+                resamples = x;
+            } else {
+                if (x > 1000)
+                    return bad("--aa-splits: '%s' is not an integer from 0 to 1000", v);
+                splits = x;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            return bad("unknown option '%s'", a);
+        } else if (!out) {
+            out = a;
+        } else if (nv == MAX_SWEEPS) {
+            return bad("more than 64 sweeps (at '%s')", a);
+        } else {
+            vs[nv++].dir = a;
+        }
+    }
+    if (!out || !nv)
+        return bad("%sexpected an output directory and at least one sweep directory", "");
+
+    char err[1024];
+    int have_zero = 0;
+    for (size_t i = 0; i < nv; i++) {
+        vsweep *v = &vs[i];
+        int rc = st_sweep_load(v->dir, &v->sw, err, sizeof err);
+        if (rc) {
+            fprintf(stderr, "validation: %s\n", err);
+            return rc;
+        }
+        v->spin_ns = spin_of(&v->sw);
+        if (v->spin_ns < 0) {
+            fprintf(stderr, "validation: %s: meta.env sets SGC_SAMPLE_SPIN_NS to something that is not a number\n",
+                    v->dir);
+            return 2;
+        }
+        have_zero |= v->spin_ns == 0;
+        const char *env = st_sweep_meta(&v->sw, "env");
+        v->cpu_clock = env && strstr(env, "SGC_SAMPLE_SPIN_CLOCK=cpu") != NULL;
+        if (!quiet)
+            fprintf(stderr, "validation: %s: SGC_SAMPLE_SPIN_NS=%.0f (%s clock)\n", v->dir, v->spin_ns,
+                    v->cpu_clock ? "cpu" : "wall");
+        st_analysis_opts ao = { .boot = { 1000, confidence, seed }, .fit_resamples = (size_t)resamples,
+                                .progress = 0 };
+        st_analyze(&v->sw, &ao, &v->an);
+    }
+    if (!have_zero) {
+        fprintf(stderr, "validation: no sweep ran with SGC_SAMPLE_SPIN_NS=0 (or unset): nothing to subtract\n");
+        return 2;
+    }
+    if (mkdir(out, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "validation: cannot create %s: %s\n", out, strerror(errno));
+        return 1;
+    }
+
+    char path[4096];
+    snprintf(path, sizeof path, "%s/validation.csv", out);
+    FILE *csv = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/validation.dat", out);
+    FILE *dat = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/validation.md", out);
+    FILE *md = fopen(path, "w");
+    snprintf(path, sizeof path, "%s/aa.csv", out);
+    FILE *aa = fopen(path, "w");
+    if (!csv || !dat || !md || !aa) {
+        fprintf(stderr, "validation: cannot write into %s: %s\n", out, strerror(errno));
+        return 1;
+    }
+    fputs("workload,kind,spin_clock,metric,injected_ns,cost_ns,cost_lo,cost_hi,cost_at_0_ns,recovered_ns,recovered_lo,"
+          "recovered_hi,recovered_over_injected,tolerance_ns,within_target,interval_contains_injected,cells,runs,"
+          "sweep\n",
+          csv);
+    fputs("# workload kind spin_clock metric injected_us recovered_us recovered_lo_us recovered_hi_us within_target\n",
+          dat);
+    fprintf(md, "# freecheck validation: injected vs recovered per-sample cost\n\n"
+                "Every allocation sample and every time sample busy-waited D more (`SGC_SAMPLE_SPIN_NS`, "
+                "docs/RUNTIME.md): D of wall time (spin clock `wall`, CLOCK_MONOTONIC) or D of CPU time (`cpu`, a "
+                "calibrated loop). Recovered = the per-sample cost fitted by regression at D minus the one fitted "
+                "at D = 0 (docs/STATISTICS.md), on wall time and on CPU time (user + sys), each with its %g%% "
+                "bootstrap interval (%llu resamples). Target: within 10%% of D for D >= 10 us; within 10%% or "
+                "0.5 us, whichever is larger, below. The metric of the spin's own clock is the one that must "
+                "meet it (wall time for `wall`, CPU time for `cpu`); the other is shown for comparison.\n\n"
+                "| workload | kind | spin clock | D (us) | wall: recovered (us) [interval] | wall: target | CPU: "
+                "recovered (us) [interval] | CPU: target | cells x runs |\n|---|---|---|---|---|---|---|---|---|\n",
+            confidence * 100, resamples);
+
+    size_t checked[2] = { 0, 0 }, met[2] = { 0, 0 }, contained[2] = { 0, 0 };
+    /* Workloads in the order of the first sweep that has each. */
+    for (size_t i = 0; i < nv; i++) {
+        const st_costfits *fi = vs[i].an.fits;
+        for (size_t f = 0; f < fi->n; f++) {
+            const st_costfit *c = &fi->fits[f];
+            if (c->metric != ST_FIT_WALL)
+                continue;
+            /* Already reported from an earlier sweep? */
+            int seen = 0;
+            for (size_t j = 0; j < i && !seen; j++)
+                seen = st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_WALL) != NULL;
+            if (seen)
+                continue;
+            const st_costfit *zero = NULL, *zero_cpu = NULL;
+            for (size_t j = 0; j < nv && !zero; j++)
+                if (vs[j].spin_ns == 0) {
+                    zero = st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_WALL);
+                    zero_cpu = st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_CPU);
+                }
+            /* Rows in order of D. */
+            size_t order[MAX_SWEEPS], no = 0;
+            for (size_t j = 0; j < nv; j++)
+                if (st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_WALL))
+                    order[no++] = j;
+            for (size_t a = 1; a < no; a++)
+                for (size_t b = a; b > 0 && (vs[order[b]].cpu_clock < vs[order[b - 1]].cpu_clock ||
+                                             (vs[order[b]].cpu_clock == vs[order[b - 1]].cpu_clock &&
+                                              vs[order[b]].spin_ns < vs[order[b - 1]].spin_ns));
+                     b--) {
+                    size_t t = order[b];
+                    order[b] = order[b - 1];
+                    order[b - 1] = t;
+                }
+            for (size_t o = 0; o < no; o++) {
+                const vsweep *v = &vs[order[o]];
+                double D = v->spin_ns;
+                const char *clock = v->cpu_clock ? "cpu" : "wall";
+                if (D == 0 && v->cpu_clock)
+                    continue; /* a D = 0 sweep has no spin: its clock means nothing */
+                st_reg_est rec[2];
+                int within[2] = { 0, 0 };
+                const st_costfit *fits[2];
+                for (int m = 0; m < 2; m++) {
+                    st_fit_metric metric = m ? ST_FIT_CPU : ST_FIT_WALL;
+                    fits[m] = st_costfit_find(v->an.fits, c->workload, c->kind, metric);
+                    const st_costfit *z = m ? zero_cpu : zero;
+                    rec[m] = (st_reg_est){ NAN, NAN, NAN };
+                    if (z && fits[m] && D > 0)
+                        rec[m] = st_reg_cost_difference(&fits[m]->fit, &z->fit, confidence);
+                    double tol = D >= 10000 ? 0.1 * D : (0.1 * D > 500 ? 0.1 * D : 500);
+                    within[m] = D > 0 && isfinite(rec[m].est) && fabs(rec[m].est - D) <= tol;
+                    int contains = D > 0 && rec[m].lo <= D && D <= rec[m].hi;
+                    int own = m == v->cpu_clock; /* the spin's own clock's metric */
+                    if (D > 0 && own) {
+                        checked[v->cpu_clock]++;
+                        met[v->cpu_clock] += within[m];
+                        contained[v->cpu_clock] += contains;
+                    }
+                    if (!fits[m])
+                        continue;
+                    fprintf(csv, "%s,%s,%s,%s,%.0f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%zu,%zu,%s\n", c->workload, c->kind,
+                            clock, m ? "cpu" : "wall", D, csvn(fits[m]->fit.cost.est), csvn(fits[m]->fit.cost.lo),
+                            csvn(fits[m]->fit.cost.hi), csvn(z ? z->fit.cost.est : NAN), csvn(rec[m].est),
+                            csvn(rec[m].lo), csvn(rec[m].hi), csvn(D > 0 ? rec[m].est / D : NAN),
+                            csvn(D > 0 ? tol : NAN), D > 0 ? (within[m] ? "1" : "0") : "",
+                            D > 0 ? (contains ? "1" : "0") : "", fits[m]->ncells, fits[m]->fit.n, v->dir);
+                    if (D > 0)
+                        fprintf(dat, "%s %s %s %s %g %s %s %s %d\n", c->workload, c->kind, clock, m ? "cpu" : "wall",
+                                D / 1000, isfinite(rec[m].est) ? num(rec[m].est / 1000, 6) : "NaN",
+                                isfinite(rec[m].lo) ? num(rec[m].lo / 1000, 6) : "NaN",
+                                isfinite(rec[m].hi) ? num(rec[m].hi / 1000, 6) : "NaN", within[m]);
+                }
+                const st_costfit *fit = fits[0];
+                if (!fit)
+                    continue;
+                if (D == 0) {
+                    fprintf(md, "| %s | %s | | 0 | cost at D = 0: %s [%s, %s] | | %s [%s, %s] | | %zu x %zu |\n",
+                            c->workload, c->kind, num(fit->fit.cost.est / 1000, 3), num(fit->fit.cost.lo / 1000, 3),
+                            num(fit->fit.cost.hi / 1000, 3), fits[1] ? num(fits[1]->fit.cost.est / 1000, 3) : "n/a",
+                            fits[1] ? num(fits[1]->fit.cost.lo / 1000, 3) : "n/a",
+                            fits[1] ? num(fits[1]->fit.cost.hi / 1000, 3) : "n/a", fit->ncells, fit->fit.n);
+                    continue;
+                }
+                const char *mark[2];
+                for (int m = 0; m < 2; m++)
+                    mark[m] = m == v->cpu_clock ? (within[m] ? "**met**" : "**missed**") : (within[m] ? "(met)" : "(missed)");
+                fprintf(md, "| %s | %s | %s | %s | %s [%s, %s] | %s | %s [%s, %s] | %s | %zu x %zu |\n", c->workload,
+                        c->kind, clock, num(D / 1000, 4), num(rec[0].est / 1000, 4), num(rec[0].lo / 1000, 4),
+                        num(rec[0].hi / 1000, 4), mark[0], num(rec[1].est / 1000, 4), num(rec[1].lo / 1000, 4),
+                        num(rec[1].hi / 1000, 4), mark[1], fit->ncells, fit->fit.n);
+            }
+        }
+    }
+    fputc('\n', md);
+    for (int k = 0; k < 2; k++)
+        if (checked[k])
+            fprintf(md, "**%s-clock spin, %s time: targets met in %zu of %zu** (workload, kind, D > 0); the "
+                        "interval contains D in %zu of %zu.\n\n",
+                    k ? "CPU" : "Wall", k ? "CPU" : "wall", met[k], checked[k], contained[k], checked[k]);
+
+    /* A/A coverage. */
+    fputs("sweep,workload,split,runs_a,runs_b,ratio,lo,hi,contains_1\n", aa);
+    size_t aa_n = 0, aa_in = 0, oe_n = 0, oe_in = 0;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, (unsigned long)(seed ^ (seed >> 32)));
+    fprintf(md, "## A/A coverage\n\nEach sweep's baseline runs of a workload split in two halves and compared "
+                "like a cell with its baseline (ratio of medians, %g%% BCa interval, %llu resamples): once by "
+                "round parity (as analyze does) and %llu times at random. With no difference there, about %g%% "
+                "of the intervals should contain 1.\n\n| sweep | workload | runs | odd/even | random halves "
+                "containing 1 |\n|---|---|---|---|---|\n",
+            confidence * 100, resamples, splits, confidence * 100);
+    for (size_t i = 0; i < nv; i++) {
+        const vsweep *v = &vs[i];
+        for (size_t r = 0; r < v->an.nresults; r++) {
+            const st_result *b = &v->an.results[r];
+            if (!b->is_baseline || !isnan(b->cell->depth))
+                continue;
+            double *w;
+            size_t n = baseline_walls(v, b->cell->workload, &w);
+            if (n < 2 * ST_BOOT_MIN_RUNS) {
+                free(w);
+                continue;
+            }
+            /* Odd vs even rounds: analyze's own A/A interval. */
+            int oe = b->aa.method != ST_CI_NONE && b->aa.lo <= 1 && 1 <= b->aa.hi;
+            if (b->aa.method != ST_CI_NONE) {
+                oe_n++;
+                oe_in += oe;
+                fprintf(aa, "%s,%s,odd-even,%zu,%zu,%s,%s,%s,%d\n", v->dir, b->cell->workload, b->aa_odd, b->aa_even,
+                        csvn(b->aa.est), csvn(b->aa.lo), csvn(b->aa.hi), oe);
+            }
+            size_t in = 0;
+            double *h1 = st_xmalloc(n * sizeof(double)), *h0 = st_xmalloc(n * sizeof(double));
+            for (unsigned long long s = 0; s < splits; s++) {
+                /* Fisher-Yates, then the first half against the second. */
+                for (size_t k = n - 1; k > 0; k--) {
+                    size_t j = gsl_rng_uniform_int(rng, k + 1);
+                    double t = w[k];
+                    w[k] = w[j];
+                    w[j] = t;
+                }
+                size_t n1 = n / 2, n0 = n - n1;
+                memcpy(h1, w, n1 * sizeof(double));
+                memcpy(h0, w + n1, n0 * sizeof(double));
+                st_sample s1 = { n1, { h1 } }, s0 = { n0, { h0 } };
+                st_stat st = { f_ratio, 1 };
+                st_boot_opts bo = { (size_t)resamples, confidence, seed + 7919 * s + 104729 * i + r };
+                st_interval iv;
+                st_bootstrap(&s1, &s0, &st, 1, &bo, &iv);
+                int c1 = iv.method != ST_CI_NONE && iv.lo <= 1 && 1 <= iv.hi;
+                in += c1;
+                aa_n += iv.method != ST_CI_NONE;
+                aa_in += c1;
+                fprintf(aa, "%s,%s,random-%llu,%zu,%zu,%s,%s,%s,%d\n", v->dir, b->cell->workload, s + 1, n1, n0,
+                        csvn(iv.est), csvn(iv.lo), csvn(iv.hi), c1);
+            }
+            fprintf(md, "| %s | %s | %zu | %s | %zu of %llu |\n", v->dir, b->cell->workload, n,
+                    b->aa.method == ST_CI_NONE ? "n/a" : oe ? "contains 1" : "**excludes 1**", in, splits);
+            free(h1);
+            free(h0);
+            free(w);
+        }
+    }
+    gsl_rng_free(rng);
+    fprintf(md, "\n**A/A coverage: %zu of %zu intervals contain 1 (%s%%)**: random halves %zu of %zu, odd/even "
+                "rounds %zu of %zu (nominal %g%%).\n",
+            aa_in + oe_in, aa_n + oe_n, num(100.0 * (double)(aa_in + oe_in) / (double)(aa_n + oe_n), 3), aa_in,
+            aa_n, oe_in, oe_n, confidence * 100);
+    int rc = 0;
+    FILE *fs[4] = { csv, dat, md, aa };
+    for (int k = 0; k < 4; k++)
+        if (ferror(fs[k]) | (fclose(fs[k]) != 0))
+            rc = 1;
+    if (rc)
+        fprintf(stderr, "validation: writing into %s failed\n", out);
+    else if (!quiet)
+        fprintf(stderr, "validation: targets met: wall spin %zu of %zu, cpu spin %zu of %zu; A/A coverage %zu of %zu; "
+                        "wrote %s/validation.md\n",
+                met[0], checked[0], met[1], checked[1], aa_in + oe_in, aa_n + oe_n, out);
+    for (size_t i = 0; i < nv; i++) {
+        st_analysis_free(&vs[i].an);
+        st_sweep_free(&vs[i].sw);
+    }
+    free(vs);
+    return rc;
+}

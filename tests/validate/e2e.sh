@@ -1,0 +1,44 @@
+#!/bin/sh
+# e2e.sh WORKDIR - make validate's pipeline on a small plan (see tests/validate/module.mk).
+work=$1
+rm -rf "$work" && mkdir -p "$work" || exit 1
+fail=0
+expect() { # what got wanted
+    if [ "$2" = "$3" ]; then echo "ok: $1"; else echo "FAIL: $1: got '$2', want '$3'"; fail=1; fi
+}
+
+printf '# a small plan\ngcbench 0 256K,1M 1000,2000\ngcbench 200000 256K,1M 1000,2000 wall\ngcbench 200000 256K,1M 1000,2000 cpu\n' > "$work/plan"
+VALIDATE_PLAN="$work/plan" VALIDATE_ARGS="--runs 5 --size gcbench=200 --counters none" VALIDATE_RESAMPLES=500 \
+    sh scripts/validate.sh "$work/out" > "$work/log" 2>&1
+expect "validate.sh exit status" "$?" 0
+for f in validation.md validation.csv validation.dat aa.csv validation.png validation.svg README.md; do
+    expect "$f written" "$([ -s "$work/out/$f" ] && echo yes)" yes
+done
+expect "three sweeps, each analysed" "$(ls "$work"/out/sweeps/*/summary.md 2>/dev/null | wc -l)" 3
+# validation.csv: workload,kind,spin_clock,metric,injected_ns,...,recovered_ns (10th)
+row() { awk -F, -v c="$1" -v m="$2" '$2 == "alloc" && $3 == c && $4 == m && $5 == 200000 { print $10 }' "$work/out/validation.csv"; }
+cpu=$(row cpu cpu)
+wall=$(row wall wall)
+echo "recovered: cpu spin on CPU time ${cpu:-none} ns, wall spin on wall time ${wall:-none} ns (injected 200000)"
+expect "cpu spin, CPU time: within 25% of 200 us" \
+    "$(awk -v r="$cpu" 'BEGIN { print (r != "" && r >= 150000 && r <= 250000) ? "yes" : "no" }')" yes
+expect "wall spin, wall time: at least 75% of 200 us" \
+    "$(awk -v r="$wall" 'BEGIN { print (r != "" && r >= 150000) ? "yes" : "no" }')" yes
+expect "A/A coverage reported" "$(grep -c '^\*\*A/A coverage: [0-9]* of [0-9]* intervals contain 1' "$work/out/validation.md")" 1
+expect "sample_spin_ns in the stats of a D = 200 us run" \
+    "$(sqlite3 "$(ls -d "$work"/out/sweeps/*/ | sed -n 2p)/results.db" "SELECT COUNT(*) FROM run_stats WHERE key = 'sample_spin_ns' AND value = '200000'" | awk '{ print ($1 > 0) ? "yes" : "no" }')" yes
+
+# Bad plans: exit 2 before any sweep.
+printf 'gcbench 10us 256K 1000\n' > "$work/bad1"
+VALIDATE_PLAN="$work/bad1" sh scripts/validate.sh "$work/bad" > "$work/err" 2>&1
+expect "SPIN_NS not a number: exit 2" "$?:$(grep -c "SPIN_NS '10us' is not a whole number" "$work/err")" "2:1"
+printf 'gcbench 1000 256K 1000 wall\ngcbench 0 256K 1000\n' > "$work/bad2"
+VALIDATE_PLAN="$work/bad2" VALIDATE_ARGS="--runs 1 --size gcbench=50 --counters none" sh scripts/validate.sh "$work/bad" > "$work/err" 2>&1
+expect "D > 0 before D = 0: exit 2" "$?:$(grep -c "D = 0 sweep must come before" "$work/err")" "2:1"
+printf 'gcbench 1000 256K 1000 tsc\n' > "$work/bad3"
+VALIDATE_PLAN="$work/bad3" sh scripts/validate.sh "$work/bad" > "$work/err" 2>&1
+expect "unknown spin clock: exit 2" "$?:$(grep -c "spin clock 'tsc' is not wall or cpu" "$work/err")" "2:1"
+"$BIN/validation" "$work/bad" "$work/out/sweeps/$(ls "$work/out/sweeps" | sed -n 2p)" > "$work/err" 2>&1
+expect "validation without a D = 0 sweep: exit 2" "$?:$(grep -c 'no sweep ran with SGC_SAMPLE_SPIN_NS=0' "$work/err")" "2:1"
+[ $fail -eq 0 ] || { echo "log:"; tail -n 20 "$work/log"; }
+exit $fail

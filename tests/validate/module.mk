@@ -1,0 +1,13 @@
+# tests/validate/module.mk - make validate's pipeline end to end (in "make test"):
+#   validate-e2e   scripts/validate.sh on a small plan (gcbench, D = 0 and 200 us with the wall and
+#                  the cpu spin clock, 5 runs a cell, fixed size): the allocation cost recovered on
+#                  CPU time with the cpu spin is within 25% of 200 us (robust under load: CPU time
+#                  and a fixed amount of work); on wall time with the wall spin at least 75% of it
+#                  (load only adds); every output written; bad plans exit 2.
+VALIDATE_TEST_DIR := $(BUILD)/validate-test
+
+.PHONY: validate-e2e
+TESTS += validate-e2e
+
+validate-e2e: $(BIN)/sweep $(BIN)/analyze $(BIN)/validation
+	@TEST_RESULTS=$(TEST_RESULTS) BIN=$(BIN) sh tests/check.sh validate-e2e sh tests/validate/e2e.sh $(VALIDATE_TEST_DIR)
