@@ -74,7 +74,7 @@ figures: deps
 # VALIDATE_OUT=dir picks the output directory (default results/validation-<time>).
 validate: deps
 	@$(MAKE) --no-print-directory all
-	sh scripts/validate.sh $(VALIDATE_OUT)
+	BIN=$(BIN) sh scripts/validate.sh $(VALIDATE_OUT)
 
 bench: all $(BENCHES)
 fuzz: $(FUZZERS)
