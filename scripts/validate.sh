@@ -6,7 +6,8 @@
 # validation.md, validation.csv, aa.csv, validation.dat, validation.png/.svg, README.md (when,
 # where, load average, duration), sweeps/<sweep-id>/ (each sweep, analysed).
 # Settings: VALIDATE_PLAN (plan file), VALIDATE_CONF (sweep config), VALIDATE_ARGS (extra
-# sweep options, e.g. "--runs 4"), VALIDATE_RESAMPLES (bootstrap resamples, default 2000).
+# sweep options, e.g. "--runs 4"), VALIDATE_RESAMPLES (bootstrap resamples, default 2000),
+# VALIDATE_COMMIT (the commit to record when not run from a git checkout).
 # Exit status: 0 done (targets met or not: validation.md says), 1 a step failed, 2 bad plan.
 set -u
 plan=${VALIDATE_PLAN:-scripts/validate/plan}
@@ -85,7 +86,7 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "- started $(date -u -d "@$start" '+%Y-%m-%d %H:%M:%S UTC'), took $(( (end - start) / 60 )) min $(( (end - start) % 60 )) s"
     echo "- load average (1, 5, 15 min) at the start: $load0; at the end: $load1"
     echo "- machine: $(nproc) CPUs, $(uname -sr), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
-    echo "- commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    echo "- commit: ${VALIDATE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
     echo "- plan: $plan; sweep config: $conf; extra sweep options: ${VALIDATE_ARGS:-none}"
     echo
     echo "Results: [validation.md](validation.md) (figure: validation.png); each sweep with its own"
