@@ -703,6 +703,7 @@ Test(edge, impossible_values_exit_2_naming_the_run)
         cr_assert(access(path, F_OK) != 0, "nothing written for impossible values");
         rm_dir(dir);
     }
+}
 
 /* ---- Per-sample cost by regression (regress.csv) --------------------------- */
 
