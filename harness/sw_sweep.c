@@ -343,6 +343,23 @@ static double probe(sweep *s, const calib *u, uint64_t size, double timeout, int
     return t;
 }
 
+/* Is size s (CPU time t) a better calibration than bs (time bt) for the
+ * target?  Time grows with the size, so when both are below the target the
+ * larger size is the closer one in expectation, and when both are above it
+ * the smaller: a noisy measurement cannot swap two sizes on the same side
+ * (99 and 100 both below the target took turns under load).  Only when they
+ * straddle the target do the measured distances (in log) decide. */
+static int better_size(uint64_t s, double t, uint64_t bs, double bt, double target)
+{
+    if (bt < 0)
+        return 1;
+    if (t <= target && bt <= target)
+        return s > bs;
+    if (t >= target && bt >= target)
+        return s < bs;
+    return fabs(log(t / target)) < fabs(log(bt / target));
+}
+
 /* Finds the --size whose baseline takes about o.target seconds of CPU: doubling
  * until the target is passed, then interpolating in log-log space between
  * the two sizes around it (so both linear and steeper workloads converge in
@@ -381,7 +398,7 @@ static void calibrate_size(sweep *s, calib *c, int *probes)
             return;
         }
         free(why);
-        if (!isinf(t) && (best_t < 0 || fabs(log(t / target)) < fabs(log(best_t / target)))) {
+        if (!isinf(t) && better_size(size, t, best_s, best_t, target)) {
             best_s = size;
             best_t = t;
         }
