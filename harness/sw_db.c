@@ -3,9 +3,11 @@
 #include "sw_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char schema[] =
@@ -133,11 +135,43 @@ static void prepare_run_statements(sw_db *d)
 }
 
 /* Journal settings for one transaction per run: WAL with NORMAL sync keeps
- * every commit across a killed process without an fsync per run. */
+ * every commit across a killed process without an fsync per run.  The WAL
+ * is checkpointed into results.db whenever it holds 64 pages (256 KiB with
+ * 4 KiB pages) and then cut back to at most 256 KiB, so it stays small next
+ * to the database (by default it grew to 4 MiB before the first checkpoint,
+ * and never shrank). */
 static void tune(sw_db *d)
 {
     sqlite3_busy_timeout(d->db, 10000);
-    exec_sql(d, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;");
+    exec_sql(d, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
+                " PRAGMA wal_autocheckpoint=64; PRAGMA journal_size_limit=262144;");
+}
+
+/* Sets SW_DB_RESERVE bytes of the disk aside next to results.db (see
+ * sw_db.h); a warning if the disk has not that much room. */
+static void reserve_space(sw_db *d, const char *dir)
+{
+    d->reserve = sw_xasprintf("%s/.reserve", dir);
+    int fd = open(d->reserve, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int err = fd < 0 ? errno : posix_fallocate(fd, 0, SW_DB_RESERVE);
+    if (fd >= 0 && close(fd) != 0 && !err)
+        err = errno;
+    if (err) {
+        fprintf(stderr, "sweep: warning: cannot set %d KiB aside in %s (%s): if the disk fills up, the sweep may "
+                        "not be able to record that it stopped\n", SW_DB_RESERVE >> 10, dir, strerror(err));
+        unlink(d->reserve);
+        free(d->reserve);
+        d->reserve = NULL;
+    }
+}
+
+static void release_space(sw_db *d)
+{
+    if (d->reserve) {
+        unlink(d->reserve);
+        free(d->reserve);
+        d->reserve = NULL;
+    }
 }
 
 void sw_db_create(sw_db *d, const char *dir)
@@ -148,6 +182,7 @@ void sw_db_create(sw_db *d, const char *dir)
         sw_usage_error("%s already exists; use --resume %s to finish that sweep", d->path, dir);
     if (sqlite3_open_v2(d->path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
         sw_usage_error("cannot create %s: %s", d->path, d->db ? sqlite3_errmsg(d->db) : "out of memory");
+    reserve_space(d, dir);
     tune(d);
     exec_sql(d, "BEGIN");
     exec_sql(d, schema);
@@ -173,6 +208,7 @@ void sw_db_open_existing(sw_db *d, const char *dir)
         sw_usage_error("--resume %s: %s was written by an older sweep (its runs have no block or noise columns); "
                        "finish it with the sweep that started it", dir, d->path);
     sqlite3_finalize(st);
+    reserve_space(d, dir);
     tune(d);
     prepare_run_statements(d);
 }
@@ -185,8 +221,77 @@ void sw_db_close(sw_db *d)
     exec_sql(d, "PRAGMA journal_mode=DELETE;");
     if (sqlite3_close(d->db) != SQLITE_OK)
         db_fail(d, "closing");
+    release_space(d);
     free(d->path);
     memset(d, 0, sizeof *d);
+}
+
+/* Sets a meta value; -1 (nothing changed) if the database refuses. */
+static int meta_try_set(sw_db *d, const char *key, const char *value)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    bind_text(st, 1, key);
+    bind_text(st, 2, value);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    return rc == SQLITE_DONE ? 0 : -1;
+}
+
+static int count_or_minus1(sw_db *d, const char *sql)
+{
+    sqlite3_stmt *st;
+    int n = -1;
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+        n = sqlite3_column_int(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
+void sw_db_salvage(sw_db *d, const char *dir)
+{
+    if (!d->db)
+        return;
+    char *msg = NULL;
+    release_space(d); /* room for what follows on a full disk */
+    /* The transaction in flight (if any) is lost, as a killed run's is. */
+    sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+    /* Moves the WAL into the database and cuts it to nothing: on a full disk
+     * this is what frees room for the lines below. */
+    sqlite3_wal_checkpoint_v2(d->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+    time_t now = time(NULL);
+    char when[64];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    int marked = sqlite3_exec(d->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK &&
+                 meta_try_set(d, "status", "interrupted") == 0 && meta_try_set(d, "interrupted_utc", when) == 0 &&
+                 sqlite3_exec(d->db, "COMMIT", NULL, NULL, &msg) == SQLITE_OK;
+    if (!marked) {
+        sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+        fprintf(stderr, "sweep: cannot mark the sweep interrupted in %s (%s); its status still says running, "
+                        "--resume works all the same\n", d->path, msg ? msg : sqlite3_errmsg(d->db));
+    }
+    sqlite3_free(msg);
+    char *csv = sw_xasprintf("%s/runs.csv", dir);
+    int rows = sw_db_export_csv(d, csv);
+    int done = count_or_minus1(d, "SELECT count(*) FROM runs");
+    int total = count_or_minus1(d, "SELECT count(*) FROM schedule");
+    sqlite3_finalize(d->ins_run);
+    sqlite3_finalize(d->ins_stat);
+    sqlite3_finalize(d->ins_ctr);
+    d->ins_run = d->ins_stat = d->ins_ctr = NULL;
+    sqlite3_exec(d->db, "PRAGMA journal_mode=DELETE;", NULL, NULL, NULL);
+    sqlite3_close(d->db);
+    d->db = NULL;
+    if (rows >= 0)
+        fprintf(stderr, "sweep: %s written (%d runs)\n", csv, rows);
+    if (total > 0)
+        fprintf(stderr, "sweep: stopped; %d of %d runs are recorded in %s. Once the cause above is fixed, finish "
+                        "the sweep with: sweep --resume %s\n", done, total, d->path, dir);
+    else
+        fprintf(stderr, "sweep: stopped during calibration. Once the cause above is fixed, finish the sweep with: "
+                        "sweep --resume %s\n", dir);
+    free(csv);
 }
 
 void sw_db_meta_set(sw_db *d, const char *key, const char *value)
@@ -527,11 +632,19 @@ int sw_db_export_csv(sw_db *d, const char *csv_path)
 
     char *tmp = sw_xasprintf("%s.tmp", csv_path);
     FILE *f = fopen(tmp, "w");
-    if (!f)
-        sw_fatal("cannot write %s: %s", tmp, strerror(errno));
+    sqlite3_stmt *st = NULL;
+    int rows = 0;
+    if (!f || sqlite3_prepare_v2(d->db, sql.data, -1, &st, NULL) != SQLITE_OK) {
+        fprintf(stderr, "sweep: warning: cannot write %s: %s\n", csv_path,
+                !f ? strerror(errno) : sqlite3_errmsg(d->db));
+        if (f)
+            fclose(f);
+        unlink(tmp);
+        rows = -1;
+        goto out;
+    }
     fprintf(f, "%s\n", header.data);
-    sqlite3_stmt *st = prepare(d, sql.data);
-    int rows = 0, cols = sqlite3_column_count(st);
+    int cols = sqlite3_column_count(st);
     while (sqlite3_step(st) == SQLITE_ROW) {
         for (int i = 0; i < cols; i++) {
             if (i)
@@ -545,8 +658,14 @@ int sw_db_export_csv(sw_db *d, const char *csv_path)
         rows++;
     }
     sqlite3_finalize(st);
-    if (fclose(f) != 0 || rename(tmp, csv_path) != 0)
-        sw_fatal("cannot write %s: %s", csv_path, strerror(errno));
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad || rename(tmp, csv_path) != 0) {
+        /* The database holds everything; the CSV is a copy (a full disk, say). */
+        fprintf(stderr, "sweep: warning: cannot write %s: %s\n", csv_path, strerror(errno ? errno : EIO));
+        unlink(tmp);
+        rows = -1;
+    }
+out:
     free(tmp);
     sw_buf_free(&sql);
     sw_buf_free(&header);

@@ -18,7 +18,10 @@
  *    flight).  At the end of a sweep the journal goes back to DELETE mode so
  *    results.db is one self-contained file.
  *  - Every database error is fatal (exit 1) with SQLite's message; what was
- *    committed before stays.
+ *    committed before stays.  While the database is open, DIR/.reserve
+ *    holds SW_DB_RESERVE bytes of the disk; after a fatal error (a full
+ *    disk) sw_db_salvage deletes it first, so there is room to checkpoint
+ *    the WAL, mark the sweep interrupted and write runs.csv.
  */
 #ifndef SW_DB_H
 #define SW_DB_H
@@ -35,6 +38,7 @@ typedef struct sw_db {
     sqlite3_stmt *ins_run;  /* prepared INSERT INTO runs */
     sqlite3_stmt *ins_stat; /* prepared INSERT INTO run_stats */
     sqlite3_stmt *ins_ctr;  /* prepared INSERT INTO run_counters */
+    char *reserve;          /* DIR/.reserve, space set aside for a full disk, or NULL */
 } sw_db;
 
 /* One finished run, as stored. */
@@ -61,6 +65,8 @@ typedef struct sw_run_row {
     const sw_counters *counters;     /* events, for the readings below */
     const sw_reading *readings;      /* NULL or counters->n readings */
 } sw_run_row;
+
+#define SW_DB_RESERVE (1 << 20)
 
 /* Creates results.db in dir (which must exist and not hold one). */
 void sw_db_create(sw_db *d, const char *dir);
@@ -102,7 +108,15 @@ void sw_db_store_run(sw_db *d, const sw_run_row *r);
 /* Stores n runs (a block) in one transaction. */
 void sw_db_store_runs(sw_db *d, const sw_run_row *rows, int n);
 
-/* Writes runs.csv (see docs/HARNESS.md) into dir; returns rows written. */
+/* Writes runs.csv (see docs/HARNESS.md) into dir; returns rows written, or
+ * -1 after a warning if the file cannot be written (the database holds
+ * everything it would). */
 int sw_db_export_csv(sw_db *d, const char *csv_path);
+/* After a fatal error (a full disk, say): rolls back the transaction in
+ * flight, checkpoints and truncates the WAL (freeing its space), marks the
+ * sweep interrupted, writes runs.csv, closes the database, and prints how
+ * many runs are recorded and the --resume command.  Never exits; says what
+ * it could not do. */
+void sw_db_salvage(sw_db *d, const char *dir);
 
 #endif /* SW_DB_H */

@@ -75,6 +75,17 @@ static void cleanup_tmp(void)
     free(dir);
 }
 
+/* Exit hook of a fatal error once results.db exists (a full disk, say): the
+ * temporary directory goes, the database is left consistent and marked
+ * interrupted, runs.csv is written if it can be, and the --resume command is
+ * printed. */
+static void on_fatal(void)
+{
+    cleanup_tmp();
+    if (current && current->db.db && current->dir)
+        sw_db_salvage(&current->db, current->dir);
+}
+
 /* ---- Progress ------------------------------------------------------------ */
 
 static void fmt_duration(char *buf, size_t size, double secs)
@@ -591,6 +602,7 @@ int main(int argc, char **argv)
             sw_usage_error("--resume %s: not a directory", s->dir);
         lock_dir(s->dir);
         sw_db_open_existing(&s->db, s->dir);
+        sw_set_exit_hook(on_fatal);
         char *config = sw_db_meta_get(&s->db, "config");
         if (!config)
             sw_usage_error("--resume %s: results.db holds no stored config", s->dir);
@@ -628,6 +640,7 @@ int main(int argc, char **argv)
         s->dir = create_sweep_dir(s->o.out_root);
         lock_dir(s->dir);
         sw_db_create(&s->db, s->dir);
+        sw_set_exit_hook(on_fatal);
         char *config = sw_opts_to_config(&s->o);
         sw_db_meta_set(&s->db, "config", config);
         free(config);
@@ -676,7 +689,6 @@ int main(int argc, char **argv)
     if (!mkdtemp(tmpl))
         sw_usage_error("tmp: cannot create a directory in %s: %s", s->o.tmp_dir, strerror(errno));
     s->tmp = tmpl;
-    sw_set_exit_hook(cleanup_tmp);
 
     sw_pfm_probe(&s->counters, s->o.counters, s->o.n_counters);
     sw_db_store_events(&s->db, &s->counters);

@@ -16,11 +16,11 @@ static SW_NORETURN void die(int status, const char *fmt, va_list ap)
 {
     void (*hook)(void) = exit_hook;
     exit_hook = NULL; /* a failure inside the hook must not recurse */
-    if (hook)
-        hook();
     fputs("sweep: ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
+    if (hook)
+        hook(); /* after the message: what it prints (a resume hint) follows the cause */
     exit(status);
 }
 
