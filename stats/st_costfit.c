@@ -66,8 +66,22 @@ static int cmp_x(const void *a, const void *b)
 
 /* One fit; returns 0 if there is nothing to fit (no sampling cell, or the
  * metric is missing on some run). */
+/* Is the cell's setting (period of an alloc cell, rate of a time cell) in
+ * the list?  A NULL list takes every cell. */
+static int setting_wanted(const st_cell *c, const int64_t *only, size_t nonly)
+{
+    if (!only)
+        return 1;
+    int64_t v = strcmp(c->kind, "time") == 0 ? c->time_hz : c->alloc_period;
+    for (size_t i = 0; i < nonly; i++)
+        if (only[i] == v)
+            return 1;
+    return 0;
+}
+
 static int fit_one(const st_analysis *an, const st_result *base, const char *kind, st_fit_metric m,
-                   int instr_event, const st_reg_opts *opts, st_costfit *out)
+                   int instr_event, const st_reg_opts *opts, const int64_t *only, size_t nonly,
+                   st_costfit *out)
 {
     const st_sweep *sw = an->sweep;
     memset(out, 0, sizeof *out);
@@ -81,7 +95,7 @@ static int fit_one(const st_analysis *an, const st_result *base, const char *kin
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
         if (r->baseline == base->cell && !r->is_baseline && in_matrix(r) && strcmp(r->cell->kind, out->kind) == 0 &&
-            r->runs)
+            r->runs && setting_wanted(r->cell, only, nonly))
             out->cells[out->ncells++] = r;
     }
     if (!out->ncells) {
@@ -189,10 +203,35 @@ void st_costfits_compute(const st_analysis *an, const st_reg_opts *opts, st_cost
             for (int m = 0; m < ST_FIT_NMETRICS; m++) {
                 if (out->n == cap)
                     out->fits = st_xrealloc(out->fits, (cap = cap ? 2 * cap : 16) * sizeof *out->fits);
-                if (fit_one(an, base, kinds[k], (st_fit_metric)m, instr, opts, &out->fits[out->n]))
+                if (fit_one(an, base, kinds[k], (st_fit_metric)m, instr, opts, NULL, 0, &out->fits[out->n]))
                     out->n++;
             }
     }
+}
+
+int st_costfit_subset(const st_analysis *an, const char *workload, const char *kind, st_fit_metric metric,
+                      const int64_t *only, size_t nonly, const st_reg_opts *opts, st_costfit *out)
+{
+    const st_sweep *sw = an->sweep;
+    int instr = -1;
+    for (size_t e = 0; e < sw->nevents; e++)
+        if (strcmp(sw->events[e], "instructions") == 0)
+            instr = (int)e;
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_result *base = &an->results[i];
+        if (base->is_baseline && in_matrix(base) && strcmp(base->cell->workload, workload) == 0)
+            return fit_one(an, base, kind, metric, instr, opts, only, nonly, out);
+    }
+    return 0;
+}
+
+void st_costfit_free(st_costfit *c)
+{
+    st_reg_fit_free(&c->fit);
+    free(c->cells);
+    free(c->cell_x);
+    free(c->cell_y);
+    memset(c, 0, sizeof *c);
 }
 
 void st_costfits_free(st_costfits *f)

@@ -51,6 +51,14 @@ typedef struct st_costfits {
 void st_costfits_compute(const st_analysis *an, const st_reg_opts *opts, st_costfits *out);
 void st_costfits_free(st_costfits *f);
 
+/* One fit of workload's (kind, metric) on only the cells whose period (alloc)
+ * or rate (time) is among only[0..nonly-1]: the validation compares a sweep
+ * with the D = 0 sweep's cells of the same settings.  Returns 1 and fills
+ * out (free with st_costfit_free), or 0 if there is no such cell. */
+int st_costfit_subset(const st_analysis *an, const char *workload, const char *kind, st_fit_metric metric,
+                      const int64_t *only, size_t nonly, const st_reg_opts *opts, st_costfit *out);
+void st_costfit_free(st_costfit *c);
+
 /* The fit of (workload, kind, metric), or NULL. */
 const st_costfit *st_costfit_find(const st_costfits *f, const char *workload, const char *kind,
                                   st_fit_metric metric);
