@@ -1,5 +1,6 @@
 /* sw_db.c - the results database and its CSV export. */
 #include "sw_db.h"
+#include "sw_alt.h"
 #include "sw_util.h"
 
 #include <errno.h>
@@ -80,6 +81,15 @@ static const char schema[] =
     "  workload TEXT NOT NULL, probe INTEGER NOT NULL, size INTEGER NOT NULL,\n"
     "  wall_ns INTEGER NOT NULL, cpu_ns INTEGER NOT NULL, status TEXT NOT NULL,\n"
     "  PRIMARY KEY(workload, probe));\n"
+    /* The in-process design: each run's segment series (docs/FORMATS.md). */
+    "CREATE TABLE segments(\n"
+    "  run_id INTEGER NOT NULL REFERENCES runs, idx INTEGER NOT NULL,\n"
+    "  block INTEGER NOT NULL, pos INTEGER NOT NULL, kind TEXT NOT NULL, on_ INTEGER NOT NULL,\n"
+    "  end_ TEXT NOT NULL, cpu_ns INTEGER NOT NULL, wall_ns INTEGER NOT NULL, bytes INTEGER NOT NULL,\n"
+    "  iterations INTEGER NOT NULL, alloc_samples INTEGER NOT NULL, alloc_points INTEGER NOT NULL,\n"
+    "  sampled_bytes INTEGER NOT NULL, time_samples INTEGER NOT NULL, minor INTEGER NOT NULL,\n"
+    "  major INTEGER NOT NULL, gc_ns INTEGER NOT NULL, major_cpu_ns INTEGER NOT NULL,\n"
+    "  PRIMARY KEY(run_id, idx));\n"
     "CREATE INDEX runs_seq ON runs(seq);\n";
 
 static SW_NORETURN void db_fail(sw_db *d, const char *what)
@@ -218,6 +228,8 @@ void sw_db_close(sw_db *d)
     sqlite3_finalize(d->ins_run);
     sqlite3_finalize(d->ins_stat);
     sqlite3_finalize(d->ins_ctr);
+    sqlite3_finalize(d->ins_seg);
+    d->ins_seg = NULL;
     exec_sql(d, "PRAGMA journal_mode=DELETE;");
     if (sqlite3_close(d->db) != SQLITE_OK)
         db_fail(d, "closing");
@@ -494,6 +506,33 @@ int sw_db_missing_slots(sw_db *d, sw_slot **out)
     return n;
 }
 
+/* The run's segment series, inside its transaction.  The statement is
+ * prepared on first use, so databases of other designs need no table. */
+static void store_segments(sw_db *d, sqlite3_int64 run_id, const sw_segment *segs, int n)
+{
+    if (!d->ins_seg)
+        d->ins_seg = prepare(d, "INSERT INTO segments(run_id, idx, block, pos, kind, on_, end_, cpu_ns, wall_ns, bytes, "
+                        "iterations, alloc_samples, alloc_points, sampled_bytes, time_samples, minor, major, gc_ns, "
+                        "major_cpu_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    sqlite3_stmt *st = d->ins_seg;
+    for (int i = 0; i < n; i++) {
+        const sw_segment *g = &segs[i];
+        char kind[2] = {g->kind, 0};
+        int k = 1;
+        sqlite3_bind_int64(st, k++, run_id);
+        sqlite3_bind_int(st, k++, g->idx);
+        sqlite3_bind_int(st, k++, g->block);
+        sqlite3_bind_int(st, k++, g->pos);
+        bind_text(st, k++, kind);
+        sqlite3_bind_int(st, k++, g->on);
+        bind_text(st, k++, g->end);
+#define X(name) sqlite3_bind_int64(st, k++, (sqlite3_int64)g->name);
+        SW_ALT_NUM
+#undef X
+        step_done(d, st, "storing a run's segment series");
+    }
+}
+
 /* Inserts one run with its stats and counters (inside a transaction). */
 static void insert_run(sw_db *d, const sw_run_row *r)
 {
@@ -560,6 +599,8 @@ static void insert_run(sw_db *d, const sw_run_row *r)
             sqlite3_bind_double(d->ins_ctr, 6, x->scaled);
             step_done(d, d->ins_ctr, "storing a run's counters");
         }
+    if (r->n_segs)
+        store_segments(d, run_id, r->segs, r->n_segs);
 }
 
 void sw_db_store_run(sw_db *d, const sw_run_row *r) { sw_db_store_runs(d, r, 1); }

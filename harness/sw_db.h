@@ -39,6 +39,7 @@ typedef struct sw_db {
     sqlite3_stmt *ins_stat; /* prepared INSERT INTO run_stats */
     sqlite3_stmt *ins_ctr;  /* prepared INSERT INTO run_counters */
     char *reserve;          /* DIR/.reserve, space set aside for a full disk, or NULL */
+    sqlite3_stmt *ins_seg;  /* INSERT INTO segments, prepared on first use (in-process design) */
 } sw_db;
 
 /* One finished run, as stored. */
@@ -64,6 +65,8 @@ typedef struct sw_run_row {
     int n_stats;
     const sw_counters *counters;     /* events, for the readings below */
     const sw_reading *readings;      /* NULL or counters->n readings */
+    const struct sw_segment *segs;   /* the segment series (in-process design), or NULL */
+    int n_segs;
 } sw_run_row;
 
 #define SW_DB_RESERVE (1 << 20)

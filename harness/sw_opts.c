@@ -329,9 +329,7 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
     } else if (!strcmp(name, "design")) {
         int d = sw_design_parse(value);
         if (d < 0)
-            sw_usage_error("%s: design: '%s' is not a design (blocked, independent)", origin, value);
-        if (d == SW_DESIGN_INPROCESS)
-            sw_usage_error("%s: design: inprocess is not available in this build (blocked, independent)", origin);
+            sw_usage_error("%s: design: '%s' is not a design (blocked, independent, inprocess)", origin, value);
         o->design = (sw_design)d;
     } else if (!strcmp(name, "warmup")) {
         if (sw_parse_uint(value, 1000, &v))
@@ -488,7 +486,10 @@ void sw_opts_usage(void *stream)
 "  --design D            blocked: every run of a cell next to a run of its baseline,\n"
 "                        in blocks of two of random order, plus A/A blocks of two\n"
 "                        baseline runs (default); independent: every cell once per\n"
-"                        round in a shuffled order\n"
+"                        round in a shuffled order; inprocess: scheduled as\n"
+"                        independent, and every run alternates its cell's sampling\n"
+"                        on and off in ABBA blocks inside the process (baselines:\n"
+"                        A/A), its segment series stored (docs/HARNESS.md)\n"
 "  --runs N              measured rounds, each runs every block (blocked) or every\n"
 "                        cell (independent) once (default 30)\n"
 "  --warmup N            discarded warm-up rounds before them (default 1)\n"

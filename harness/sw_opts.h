@@ -39,7 +39,7 @@
 typedef enum sw_design {
     SW_DESIGN_BLOCKED = 0, /* adjacent pairs of a cell and its baseline (default) */
     SW_DESIGN_INDEPENDENT, /* every cell once per round, shuffled */
-    SW_DESIGN_INPROCESS,   /* reserved: in-process alternation */
+    SW_DESIGN_INPROCESS,   /* independent schedule, every run alternates inside the process (sw_alt.h) */
 } sw_design;
 
 /* The design's name as written in configs and meta ("blocked", ...). */

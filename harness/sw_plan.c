@@ -210,7 +210,8 @@ int sw_plan_build(sw_design d, const sw_cell *cells, int n_cells, int warmup, in
 {
     if (d == SW_DESIGN_BLOCKED)
         return sw_plan_blocked(cells, n_cells, warmup, runs, seed, out);
-    if (d == SW_DESIGN_INDEPENDENT)
+    /* The in-process design compares inside each run: no pairing of runs. */
+    if (d == SW_DESIGN_INDEPENDENT || d == SW_DESIGN_INPROCESS)
         return sw_plan_schedule(n_cells, warmup, runs, seed, out);
     sw_usage_error("design %s: no process-level schedule", sw_design_name(d));
 }

@@ -37,8 +37,8 @@
  *    ... in execution order; positions are 1 and 2.  The database round of
  *    both runs of a block is the block's round, so a baseline has one run per
  *    block it belongs to in every round.
- *  - The slot for a third design (in-process alternation) is
- *    SW_DESIGN_INPROCESS; the process-level schedules above do not handle it.
+ *  - SW_DESIGN_INPROCESS (in-process alternation) uses the independent
+ *    schedule: its comparisons are inside each run (harness/sw_alt.h).
  */
 #ifndef SW_PLAN_H
 #define SW_PLAN_H

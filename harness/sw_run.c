@@ -178,7 +178,7 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
     memset(out, 0, sizeof *out);
     out->profile_bytes = -1;
     out->sgc_seed = sw_mix64(r->seed, (uint64_t)seq) >> 1;
-    char size[32], *extra[8];
+    char size[32], *extra[12];
     int n_extra = 0;
     snprintf(size, sizeof size, "%llu", (unsigned long long)cell->size);
     char *path = sw_xasprintf("%s/%s", r->bin_dir, cell->workload);
@@ -206,6 +206,15 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
     extra[n_extra++] = sw_xasprintf("SGC_STATS=%s", stats_path);
     if (profile_path)
         extra[n_extra++] = sw_xasprintf("SGC_PROFILE=%s", profile_path);
+    char *series_path = NULL;
+    if (r->alternate) {
+        series_path = sw_xasprintf("%s/segments-%d", r->tmp_dir, seq);
+        extra[n_extra++] = sw_xasprintf("SGC_ALTERNATE=%s", sw_alt_mode(cell));
+        extra[n_extra++] = sw_xasprintf("SGC_ALT_OUT=%s", series_path);
+        if (r->alt_segment)
+            extra[n_extra++] = sw_xasprintf("SGC_ALT_SEGMENT=%s", r->alt_segment);
+        unlink(series_path);
+    }
     char **env = make_env(r, extra, n_extra);
     char *words;
     char **argv = make_argv(path, size, cell->args, NULL, &words);
@@ -245,6 +254,19 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
     }
     if (!out->failure)
         out->failure = settings_mismatch(r, out, cell);
+    if (series_path) {
+        char *series = sw_read_file(series_path);
+        unlink(series_path);
+        const char *why = NULL;
+        int n = series ? sw_alt_parse(series, &out->segs, &why) : -1;
+        if (n >= 0)
+            out->n_segs = n;
+        else if (!out->failure)
+            out->failure = series ? sw_xasprintf("the segment series (SGC_ALT_OUT) is malformed: %s", why)
+                                  : sw_xstrdup("no segment series was written (SGC_ALT_OUT)");
+        free(series);
+        free(series_path);
+    }
     if (out->failure)
         out->tail = sw_exec_tail(&out->exec, 15);
 
@@ -313,6 +335,8 @@ void sw_run_to_row(const sw_run_result *res, const sw_cell *cell, int seq, int r
     row->n_stats = res->n_stats;
     row->counters = counters;
     row->readings = e->readings;
+    row->segs = res->segs;
+    row->n_segs = res->n_segs;
 }
 
 void sw_run_result_free(sw_run_result *res)
@@ -327,5 +351,6 @@ void sw_run_result_free(sw_run_result *res)
     }
     free(res->stat_keys);
     free(res->stat_values);
+    free(res->segs);
     memset(res, 0, sizeof *res);
 }

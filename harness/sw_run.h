@@ -20,7 +20,11 @@
  *    else is "failed" with a reason in words and the tail of its output.
  *  - Every run of a cell gets the cell's extra workload arguments after
  *    "--size N" (calibration and --check runs too, through sw_run_plain).
- *  - Temporary files (stats record, profile) are removed after each run
+ *  - In the in-process design (runner.alternate) a run also gets
+ *    SGC_ALTERNATE (sw_alt_mode of its cell), SGC_ALT_OUT and, when set,
+ *    SGC_ALT_SEGMENT; it is "ok" only if it also left a whole segment
+ *    series, which goes into the result (and the segments table).
+ *  - Temporary files (stats record, profile, series) are removed after each run
  *    unless profiles are kept.
  */
 #ifndef SW_RUN_H
@@ -28,6 +32,7 @@
 
 #include <signal.h>
 #include <stdint.h>
+#include "sw_alt.h"
 #include "sw_db.h"
 #include "sw_exec.h"
 #include "sw_plan.h"
@@ -48,6 +53,8 @@ typedef struct sw_runner {
     uint64_t nursery;     /* nursery_size every stats record must show; 0 = unchecked */
     const char *spin;     /* sample_spin_ns every stats record must show (--env SGC_SAMPLE_SPIN_NS), or NULL */
     const char *spin_clock; /* sample_spin_clock every stats record must show (--env SGC_SAMPLE_SPIN_CLOCK), or NULL */
+    int alternate;        /* in-process design: runs alternate (SGC_ALTERNATE, sw_alt.h), their series is kept */
+    const char *alt_segment; /* SGC_ALT_SEGMENT for those runs, or NULL for the runtime's default */
 } sw_runner;
 
 /* Everything a finished run produced, ready to be stored. */
@@ -63,6 +70,8 @@ typedef struct sw_run_result {
     uint64_t started_ns;  /* CLOCK_REALTIME at the start */
     int interrupted;      /* stopped by a signal: not to be stored */
     int ran;              /* a process was started (times and counters are real) */
+    sw_segment *segs;     /* the segment series (in-process design), or NULL */
+    int n_segs;
 } sw_run_result;
 
 /* Prepares the runner's base environment from environ. */

@@ -652,6 +652,11 @@ int main(int argc, char **argv)
         sw_db_meta_set(&s->db, "seed", seed);
         sw_db_meta_set(&s->db, "seed_source", s->o.seed_given ? "given" : "random (/dev/urandom)");
         sw_db_meta_set(&s->db, "design", sw_design_name(s->o.design));
+        if (s->o.design == SW_DESIGN_INPROCESS)
+            sw_db_meta_set(&s->db, "alternation",
+                           "every run: SGC_ALTERNATE = none (baseline cells, A/A), alloc, time or both (what the cell "
+                           "turns on), segments of the runtime's default length (SGC_ALT_SEGMENT), series in the "
+                           "segments table");
         sw_db_meta_set(&s->db, "shuffle",
                        s->o.design == SW_DESIGN_BLOCKED
                            ? "per round: Fisher-Yates over the blocks (one per cell: the cell and its baseline, an "
@@ -714,6 +719,7 @@ int main(int argc, char **argv)
     s->runner.nursery = nursery ? sw_run_nursery_bytes(nursery) : 0;
     s->runner.spin = sw_opts_env(&s->o, "SGC_SAMPLE_SPIN_NS");
     s->runner.spin_clock = sw_opts_env(&s->o, "SGC_SAMPLE_SPIN_CLOCK");
+    s->runner.alternate = s->o.design == SW_DESIGN_INPROCESS;
     s->live = progress_opt >= 0 ? progress_opt : isatty(2);
 
     /* The cells: the stored ones on --resume, else the plan's (sizes 0). */

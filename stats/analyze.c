@@ -1,6 +1,7 @@
 /* analyze.c - build/bin/analyze DIR: the statistics of a sweep (docs/STATISTICS.md). */
 #include "st_analysis.h"
 #include "st_db.h"
+#include "st_inproc.h"
 #include "st_report.h"
 
 #include <errno.h>
@@ -140,6 +141,15 @@ int main(int argc, char **argv)
         if (an.nmismatches)
             fprintf(stderr, "analyze: EXACTNESS MISMATCH in %zu runs: the sampling rule is broken (see summary.md)\n",
                     an.nmismatches);
+    }
+    if (rc == 0 || an.used_runs == 0) {
+        /* A sweep in the in-process design: its segment series too. */
+        st_boot_opts bo = { (size_t)resamples, confidence, seed };
+        int n = st_inproc_report(dir, &bo, !quiet, err, sizeof err);
+        if (n < 0) {
+            fprintf(stderr, "analyze: %s\n", err);
+            rc = 1;
+        }
     }
     st_analysis_free(&an);
     st_sweep_free(&sw);

@@ -170,6 +170,13 @@ static void exactness(st_analysis *an, st_result *r, const st_run **runs, size_t
     if (!r->samples_alloc)
         return;
     int fixed = strcmp(c->alloc_mode, "fixed") == 0;
+    /* In the in-process design every B segment restarts the sampler, so the
+     * rule holds per segment, not per run: st_inproc checks it there. */
+    const char *design = an->sweep ? st_sweep_meta(an->sweep, "design") : NULL;
+    if (fixed && design && !strcmp(design, "inprocess")) {
+        fixed = 0;
+        note(r, "exactness checked per segment (in-process design: inprocess.csv)");
+    }
     double *ratio = st_xmalloc((n ? n : 1) * sizeof *ratio);
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {

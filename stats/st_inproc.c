@@ -274,3 +274,292 @@ out:
     fclose(f);
     return rc;
 }
+
+/* ---- The report of a sweep in the in-process design ----------------------- */
+
+#include <sqlite3.h>
+#include <unistd.h>
+
+typedef struct inproc_cell {
+    char *workload, *label, *kind;
+    long long alloc_period, time_hz;
+    size_t exact_checked, exact_mismatches; /* fixed-mode segments checked, and wrong */
+    st_inproc e;
+} inproc_cell;
+
+static int has_series(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM segments", -1, &st, NULL) != SQLITE_OK)
+        return 0; /* no such table: another design */
+    int n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+    sqlite3_finalize(st);
+    return n > 0;
+}
+
+static void fmt_iv(FILE *f, const st_interval *iv, const char *fmt)
+{
+    fprintf(f, fmt, iv->est);
+    if (iv->method == ST_CI_NONE) {
+        fprintf(f, " (no interval)");
+        return;
+    }
+    fputs(" [", f);
+    fprintf(f, fmt, iv->lo);
+    fputs(", ", f);
+    fprintf(f, fmt, iv->hi);
+    fputc(']', f);
+}
+
+static double half_width_pct(const st_interval *iv)
+{
+    return iv->method == ST_CI_NONE ? NAN : (iv->hi - iv->lo) / 2 * 100;
+}
+
+static void csv_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, ",%.6g", v);
+    else
+        fputs(",", f);
+}
+
+/* Is the sweep's design (meta) the in-process one? */
+static int design_inprocess(sqlite3 *db)
+{
+    sqlite3_stmt *st;
+    int yes = 0;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'design'", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+            yes = !strcmp((const char *)sqlite3_column_text(st, 0), "inprocess");
+        sqlite3_finalize(st);
+    }
+    return yes;
+}
+
+/* Puts a note under summary.md's title: in this design the process-level
+ * tables compare runs that sampled half of the time.  Returns 0 or -1. */
+static int flag_process_level(const char *md_path)
+{
+    FILE *f = fopen(md_path, "r");
+    if (!f)
+        return -1;
+    size_t cap = 1 << 16, n = 0;
+    char *text = st_xmalloc(cap);
+    size_t k;
+    while ((k = fread(text + n, 1, cap - n, f)) > 0)
+        if ((n += k) == cap)
+            text = st_xrealloc(text, cap *= 2);
+    int bad = ferror(f);
+    fclose(f);
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp", md_path);
+    FILE *o = bad ? NULL : fopen(tmp, "w");
+    if (!o) {
+        free(text);
+        return -1;
+    }
+    const char *nl = memchr(text, '\n', n);
+    size_t head = nl ? (size_t)(nl - text) + 1 : n;
+    fwrite(text, 1, head, o);
+    fputs("\n> **Design inprocess.** Every run switched its cell's sampling on and off inside the process,\n"
+          "> so the process-level (whole run) tables below compare runs that sampled about half of the\n"
+          "> time: read the section \"In-process alternation (steady-state marginal cost)\" at the end.\n", o);
+    fwrite(text + head, 1, n - head, o);
+    free(text);
+    if (fclose(o) != 0 || rename(tmp, md_path) != 0) {
+        unlink(tmp);
+        return -1;
+    }
+    return 0;
+}
+
+int st_inproc_report(const char *dir, const st_boot_opts *opts, int verbose, char *err, size_t errlen)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/results.db", dir);
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
+        sqlite3_close(db);
+        return -1;
+    }
+    if (!has_series(db)) {
+        sqlite3_close(db);
+        return 0;
+    }
+    int inprocess = design_inprocess(db);
+    sqlite3_stmt *cells, *segs;
+    if (sqlite3_prepare_v2(db, "SELECT cell_id, workload, label, kind, alloc_period, time_hz, alloc_mode FROM cells ORDER BY cell_id",
+                           -1, &cells, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "SELECT s.run_id, s.block, s.pos, s.kind, s.end_, s.cpu_ns, s.bytes, s.iterations, "
+                               "s.alloc_samples, s.time_samples, s.alloc_points, s.sampled_bytes, s.on_ FROM segments s JOIN runs r ON r.run_id = s.run_id "
+                               "WHERE r.cell_id = ? AND r.status = 'ok' AND r.round > 0 ORDER BY s.run_id, s.idx",
+                           -1, &segs, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+        sqlite3_close(db);
+        return -1;
+    }
+    inproc_cell *c = NULL;
+    size_t nc = 0, cap = 0;
+    st_seg *buf = NULL;
+    size_t bufcap = 0;
+    while (sqlite3_step(cells) == SQLITE_ROW) {
+        if (nc == cap)
+            c = st_xrealloc(c, (cap = cap ? cap * 2 : 32) * sizeof *c);
+        inproc_cell *x = &c[nc];
+        memset(x, 0, sizeof *x);
+        x->workload = strdup((const char *)sqlite3_column_text(cells, 1));
+        x->label = strdup((const char *)sqlite3_column_text(cells, 2));
+        x->kind = strdup((const char *)sqlite3_column_text(cells, 3));
+        if (!x->workload || !x->label || !x->kind)
+            st_out_of_memory();
+        x->alloc_period = sqlite3_column_int64(cells, 4);
+        x->time_hz = sqlite3_column_int64(cells, 5);
+        int alloc = x->alloc_period > 0, time = x->time_hz > 0, none = !alloc && !time;
+        int fixed = alloc && !strcmp((const char *)sqlite3_column_text(cells, 6), "fixed");
+        sqlite3_reset(segs);
+        sqlite3_bind_int64(segs, 1, sqlite3_column_int64(cells, 0));
+        size_t n = 0;
+        while (sqlite3_step(segs) == SQLITE_ROW) {
+            if (n == bufcap)
+                buf = st_xrealloc(buf, (bufcap = bufcap ? bufcap * 2 : 1024) * sizeof *buf);
+            st_seg *g = &buf[n++];
+            g->run = sqlite3_column_int64(segs, 0);
+            g->block = sqlite3_column_int64(segs, 1);
+            g->pos = sqlite3_column_int(segs, 2);
+            g->kind = ((const char *)sqlite3_column_text(segs, 3))[0];
+            g->complete = strcmp((const char *)sqlite3_column_text(segs, 4), "exit") != 0;
+            g->cpu_ns = sqlite3_column_double(segs, 5);
+            g->bytes = sqlite3_column_double(segs, 6);
+            g->iterations = sqlite3_column_double(segs, 7);
+            g->samples = (alloc || none ? sqlite3_column_double(segs, 8) : 0) +
+                         (time || none ? sqlite3_column_double(segs, 9) : 0);
+            /* The sampling rule per segment: a B segment is a fresh session,
+             * so it takes floor(bytes / period) points; an A segment none. */
+            if (fixed) {
+                sqlite3_int64 pts = sqlite3_column_int64(segs, 10), sb = sqlite3_column_int64(segs, 11);
+                int on = sqlite3_column_int(segs, 12);
+                sqlite3_int64 want = on ? (sqlite3_int64)g->bytes / x->alloc_period : 0;
+                x->exact_checked++;
+                if (pts != want || sb != (on ? (sqlite3_int64)g->bytes : 0))
+                    x->exact_mismatches++;
+            }
+        }
+        st_boot_opts bo = *opts;
+        bo.seed = opts->seed ^ st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, x->label), "#inproc");
+        st_inproc_estimate(buf, n, &bo, &x->e);
+        nc++;
+    }
+    sqlite3_finalize(cells);
+    sqlite3_finalize(segs);
+    sqlite3_close(db);
+    free(buf);
+
+    int rc = (int)nc;
+    FILE *csv = NULL, *dat = NULL, *md = NULL;
+    snprintf(path, sizeof path, "%s/inprocess.csv", dir);
+    csv = fopen(path, "w");
+    char datp[4096], mdp[4096];
+    snprintf(datp, sizeof datp, "%s/plotdata/inprocess.dat", dir);
+    dat = fopen(datp, "w");
+    snprintf(mdp, sizeof mdp, "%s/summary.md", dir);
+    if (inprocess && flag_process_level(mdp) != 0) {
+        snprintf(err, errlen, "cannot rewrite %s: %s", mdp, strerror(errno));
+        rc = -1;
+        goto done;
+    }
+    md = fopen(mdp, "a");
+    if (!csv || !dat || !md) {
+        snprintf(err, errlen, "cannot write %s: %s", !csv ? path : !dat ? datp : mdp, strerror(errno));
+        rc = -1;
+        goto done;
+    }
+    fputs("workload,label,kind,alloc_period,time_hz,blocks,runs,work,ratio,ratio_lo,ratio_hi,half_width_pct,"
+          "sd_log,sps,cost_ns,cost_lo,cost_hi,norm,norm_lo,norm_hi,exact_checked,exact_mismatches\n", csv);
+    fputs("# in-process (steady-state marginal cost): CPU per unit of work, sampling on (B) over off (A),\n"
+          "# median of per-block log-ratios over ABBA blocks inside each run, one-sample BCa over blocks\n"
+          "# (docs/STATISTICS.md).  Baseline rows are the A/A floor.\n"
+          "# index workload label alloc_period time_hz ratio lo hi half_width_pct blocks\n", dat);
+    fputs("\n## In-process alternation (steady-state marginal cost)\n\n"
+          "Design inprocess: every run switched its cell's sampling on (B) and off (A) in ABBA blocks of\n"
+          "segments inside the process; each row pools the complete blocks of the cell's used runs.\n"
+          "Ratio: CPU time per unit of work (bytes allocated, or iterations), B over A, the median of\n"
+          "per-block log-ratios with a one-sample BCa interval over blocks.  This is the steady-state\n"
+          "marginal cost; the process-level figures above measure whole runs (start-up and fixed costs\n"
+          "included).  Baseline rows are the A/A floor (nothing switched).  Method: docs/STATISTICS.md.\n\n"
+          "| workload | cell | blocks | runs | ratio [95% CI] | half-width | samples/s (B, CPU) | per-sample cost, ns | normalized per 1000 samples/s |\n"
+          "|---|---|---|---|---|---|---|---|---|\n", md);
+    double worst_aa = NAN;
+    size_t checked = 0, mismatched = 0;
+    for (size_t i = 0; i < nc; i++) {
+        inproc_cell *x = &c[i];
+        const st_inproc *e = &x->e;
+        int base = x->alloc_period == 0 && x->time_hz == 0;
+        checked += x->exact_checked;
+        mismatched += x->exact_mismatches;
+        if (x->exact_mismatches)
+            fprintf(stderr, "analyze: EXACTNESS MISMATCH %s: %zu of %zu segments did not take floor(bytes / period) "
+                            "sample points (0 when off)\n", x->label, x->exact_mismatches, x->exact_checked);
+        double hw = half_width_pct(&e->ratio);
+        if (base && isfinite(hw) && !(hw <= worst_aa))
+            worst_aa = hw;
+        fprintf(csv, "%s,%s,%s,%lld,%lld,%zu,%zu,%s", x->workload, x->label, x->kind, x->alloc_period, x->time_hz,
+                e->blocks.n, e->blocks.runs, e->blocks.n ? (e->blocks.work_iterations ? "iterations" : "bytes") : "");
+        csv_num(csv, e->ratio.est), csv_num(csv, e->ratio.lo), csv_num(csv, e->ratio.hi), csv_num(csv, hw);
+        csv_num(csv, e->sd_log), csv_num(csv, e->sps);
+        csv_num(csv, e->cost_ns.est), csv_num(csv, e->cost_ns.lo), csv_num(csv, e->cost_ns.hi);
+        csv_num(csv, e->norm.est), csv_num(csv, e->norm.lo), csv_num(csv, e->norm.hi);
+        fprintf(csv, ",%zu,%zu\n", x->exact_checked, x->exact_mismatches);
+        if (e->ratio.method != ST_CI_NONE)
+            fprintf(dat, "%zu %s %s %lld %lld %.6g %.6g %.6g %.4g %zu\n", i, x->workload, x->label, x->alloc_period,
+                    x->time_hz, e->ratio.est, e->ratio.lo, e->ratio.hi, hw, e->blocks.n);
+        fprintf(md, "| %s | %s%s | %zu | %zu | ", x->workload, x->label, base ? " (A/A)" : "", e->blocks.n,
+                e->blocks.runs);
+        if (e->blocks.n)
+            fmt_iv(md, &e->ratio, "%.4f");
+        else
+            fputs("no complete block", md);
+        if (isfinite(hw))
+            fprintf(md, " | %.2f%% | ", hw);
+        else
+            fputs(" | - | ", md);
+        if (base) {
+            fputs("- | - | - |\n", md);
+            continue;
+        }
+        fprintf(md, "%.0f | ", e->sps);
+        fmt_iv(md, &e->cost_ns, "%.0f");
+        fputs(" | ", md);
+        fmt_iv(md, &e->norm, "%.4f");
+        fputs(" |\n", md);
+    }
+    if (checked)
+        fprintf(md, "\nExactness per segment (fixed mode): %zu segments checked, %zu did not take floor(bytes / period) "
+                    "points when on and 0 when off%s.\n", checked, mismatched,
+                mismatched ? ": THE SAMPLING RULE IS BROKEN" : "");
+    if (isfinite(worst_aa))
+        fprintf(md, "\nWidest A/A half-width: %.2f%% (target: at most 1%% on every workload).\n", worst_aa);
+    if (verbose)
+        fprintf(stderr, "analyze: in-process design: %zu cells estimated; wrote %s/inprocess.csv, "
+                        "plotdata/inprocess.dat, a section of summary.md\n", nc, dir);
+done:
+    if (csv && fclose(csv) != 0 && rc >= 0) {
+        snprintf(err, errlen, "cannot write %s/inprocess.csv", dir);
+        rc = -1;
+    }
+    if (dat && fclose(dat) != 0 && rc >= 0) {
+        snprintf(err, errlen, "cannot write %s", datp);
+        rc = -1;
+    }
+    if (md && fclose(md) != 0 && rc >= 0) {
+        snprintf(err, errlen, "cannot write %s", mdp);
+        rc = -1;
+    }
+    for (size_t i = 0; i < nc; i++) {
+        free(c[i].workload), free(c[i].label), free(c[i].kind);
+        st_inproc_free(&c[i].e);
+    }
+    free(c);
+    return rc;
+}

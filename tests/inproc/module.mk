@@ -25,3 +25,10 @@ test-inproc-e2e: $(BIN)/binarytrees $(BIN)/compute $(BIN)/inproc-estimate
 	@sh tests/check.sh inproc-e2e sh tests/inproc/e2e.sh $(BIN) $(INPROC_TEST_DIR)/e2e
 
 TESTS += test-inproc-e2e
+
+# A small sweep in the in-process design, through analyze.
+.PHONY: test-inproc-sweep
+test-inproc-sweep: $(BIN)/sweep $(BIN)/analyze $(BIN)/binarytrees $(BIN)/compute $(HARNESS_TEST_BIN)/fakework
+	@SWEEP=$(BIN)/sweep FAKE_BIN=$(HARNESS_TEST_BIN) BIN=$(BIN) sh tests/check.sh inproc-sweep sh tests/inproc/sweep.sh
+
+TESTS += test-inproc-sweep

@@ -1,0 +1,136 @@
+/* sw_alt.c - the in-process design's runtime settings and series parser (see sw_alt.h). */
+#include "sw_alt.h"
+#include "sw_util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *sw_alt_mode(const sw_cell *cell)
+{
+    if (cell->alloc_period && cell->time_hz)
+        return "both";
+    if (cell->alloc_period)
+        return "alloc";
+    if (cell->time_hz)
+        return "time";
+    return "none";
+}
+
+enum { F_INDEX, F_BLOCK, F_POS, F_KIND, F_ON, F_END, F_NUM0 };
+static const char *const field_names[] = {"index", "block", "pos", "kind", "on", "end",
+#define X(name) #name,
+                                          SW_ALT_NUM
+#undef X
+};
+#define N_FIELDS ((int)(sizeof field_names / sizeof field_names[0]))
+
+int sw_alt_parse(const char *text, sw_segment **out, const char **why)
+{
+    *out = NULL;
+    if (!text || strncmp(text, "sgc-segments 1\n", 15) != 0) {
+        *why = "it is not a segment series (first line is not 'sgc-segments 1')";
+        return -1;
+    }
+    int col_of[N_FIELDS];      /* column index of each field */
+    int ncols = 0, n = 0, cap = 0, trailer = -1;
+    char *copy = sw_xstrdup(text), *save = NULL;
+    for (int f = 0; f < N_FIELDS; f++)
+        col_of[f] = -1;
+    for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        if (trailer >= 0) {
+            *why = "text after its 'segments' line";
+            goto bad;
+        }
+        if (!strncmp(line, "columns ", 8)) {
+            char *s2 = NULL;
+            ncols = 0;
+            for (char *tok = strtok_r(line + 8, " ", &s2); tok; tok = strtok_r(NULL, " ", &s2), ncols++)
+                for (int f = 0; f < N_FIELDS; f++)
+                    if (!strcmp(tok, field_names[f]))
+                        col_of[f] = ncols;
+            for (int f = 0; f < N_FIELDS; f++)
+                if (col_of[f] < 0) {
+                    *why = "its columns line lacks a field the segments table stores";
+                    goto bad;
+                }
+        } else if (!strncmp(line, "seg ", 4)) {
+            if (!ncols) {
+                *why = "a segment line comes before the columns line";
+                goto bad;
+            }
+            char *vals[64], *s2 = NULL;
+            int nv = 0;
+            for (char *tok = strtok_r(line + 4, " ", &s2); tok; tok = strtok_r(NULL, " ", &s2)) {
+                if (nv == 64) {
+                    *why = "a segment line has too many fields";
+                    goto bad;
+                }
+                vals[nv++] = tok;
+            }
+            if (nv != ncols) {
+                *why = "a segment line has another number of fields than its columns line";
+                goto bad;
+            }
+            if (n == cap)
+                *out = sw_xrealloc(*out, (size_t)(cap = cap ? cap * 2 : 64) * sizeof **out);
+            sw_segment *g = &(*out)[n];
+            memset(g, 0, sizeof *g);
+            uint64_t num[N_FIELDS];
+            for (int f = 0; f < N_FIELDS; f++) {
+                const char *v = vals[col_of[f]];
+                if (f == F_KIND) {
+                    if (strcmp(v, "A") && strcmp(v, "B")) {
+                        *why = "a segment's kind is not A or B";
+                        goto bad;
+                    }
+                    g->kind = v[0];
+                } else if (f == F_END) {
+                    if (strcmp(v, "gc") && strcmp(v, "iter") && strcmp(v, "exit")) {
+                        *why = "a segment's end is not gc, iter or exit";
+                        goto bad;
+                    }
+                    strcpy(g->end, v);
+                } else if (sw_parse_uint(v, UINT64_MAX >> 1, &num[f])) {
+                    *why = "a segment's field is not a whole number";
+                    goto bad;
+                }
+            }
+            g->idx = (int)num[F_INDEX];
+            g->block = (int)num[F_BLOCK];
+            g->pos = (int)num[F_POS];
+            g->on = (int)num[F_ON];
+            int f = F_NUM0;
+#define X(name) g->name = num[f++];
+            SW_ALT_NUM
+#undef X
+            if (g->idx != n) {
+                *why = "its segments are not numbered 0, 1, 2, ... in order";
+                goto bad;
+            }
+            n++;
+        } else if (!strncmp(line, "segments ", 9)) {
+            uint64_t v;
+            if (sw_parse_uint(line + 9, 1u << 30, &v)) {
+                *why = "its 'segments' line has no count";
+                goto bad;
+            }
+            trailer = (int)v;
+        }
+    }
+    if (trailer < 0) {
+        *why = "it is incomplete (no 'segments N' line at the end)";
+        goto bad;
+    }
+    if (trailer != n) {
+        *why = "its 'segments' count differs from its segment lines";
+        goto bad;
+    }
+    free(copy);
+    return n;
+bad:
+    free(copy);
+    free(*out);
+    *out = NULL;
+    return -1;
+}
