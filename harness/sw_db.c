@@ -291,7 +291,8 @@ void sw_db_salvage(sw_db *d, const char *dir)
     sqlite3_finalize(d->ins_run);
     sqlite3_finalize(d->ins_stat);
     sqlite3_finalize(d->ins_ctr);
-    d->ins_run = d->ins_stat = d->ins_ctr = NULL;
+    sqlite3_finalize(d->ins_seg);
+    d->ins_run = d->ins_stat = d->ins_ctr = d->ins_seg = NULL;
     sqlite3_exec(d->db, "PRAGMA journal_mode=DELETE;", NULL, NULL, NULL);
     sqlite3_close(d->db);
     d->db = NULL;
