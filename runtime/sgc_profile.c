@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -52,6 +53,8 @@ static struct {
     uint64_t if_ts;            /*   with this last timestamp */
     volatile sig_atomic_t sealed; /* the handler finished the file */
     int handlers;              /* SIGTERM/SIGINT handlers are ours */
+    pid_t owner;               /* thread id of the thread that runs the
+                                * runtime (the one that started it) */
 } pw = {.fd = -1};
 /* ---- String table ------------------------------------------------------ */
 
@@ -524,6 +527,7 @@ static void pw_atfork_child(void) {
     pw.blk = 0;
     pw.len = BLK_HDR;
     pw.flushing = 0;
+    pw.owner = 0;
 }
 
 /* Puts the file header and the first block's header slot at the start of
@@ -649,8 +653,56 @@ static void pw_seal(int sig) {
     pw.fd = -1;
 }
 
+/* 1 if thread tid of this process blocks sig (from /proc: open, read and
+ * close are async-signal-safe), 0 if not, -1 if unknown. */
+static int thread_blocks(pid_t tid, int sig) {
+    char path[64] = "/proc/self/task/", *p = path + strlen(path), digits[16];
+    int n = 0;
+    for (unsigned long v = (unsigned long)tid; v; v /= 10)
+        digits[n++] = (char)('0' + v % 10);
+    while (n)
+        *p++ = digits[--n];
+    memcpy(p, "/status", 8);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    char buf[2048];
+    ssize_t k = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (k <= 0)
+        return -1;
+    buf[k] = 0;
+    char *b = strstr(buf, "SigBlk:");
+    if (!b)
+        return -1;
+    b += 7;
+    while (*b == ' ' || *b == '\t')
+        b++;
+    uint64_t mask = 0;
+    for (; (*b >= '0' && *b <= '9') || (*b >= 'a' && *b <= 'f'); b++)
+        mask = mask << 4 | (uint64_t)(*b <= '9' ? *b - '0' : *b - 'a' + 10);
+    return (int)(mask >> (sig - 1) & 1);
+}
+
 static void pw_on_signal(int sig) {
     int saved = errno;
+    pid_t self = (pid_t)syscall(SYS_gettid);
+    if (pw.owner && self != pw.owner) {
+        /* A thread of the program's own took the signal while the runtime's
+         * thread may be encoding: hand the signal to that thread, which
+         * finishes the file (the runtime is single-threaded).  If that
+         * thread blocks it, do what the default action does (the file then
+         * ends at its last whole block, which readers salvage). */
+        if (thread_blocks(pw.owner, sig) == 0 &&
+            syscall(SYS_tgkill, (long)getpid(), (long)pw.owner, (long)sig) == 0) {
+            errno = saved;
+            return;
+        }
+        signal(sig, SIG_DFL);
+        raise(sig);
+        errno = saved;
+        return;
+    }
     pw_seal(sig);
     /* Die of the same signal, as without this handler: the default action
      * takes over once the handler returns (the signal is blocked until
@@ -700,6 +752,7 @@ void sgc__profile_init(void) {
                     strerror(errno));
             exit(2);
         }
+        pw.owner = (pid_t)syscall(SYS_gettid);
         pw_install_handlers();
     }
     pthread_atfork(NULL, NULL, pw_atfork_child);

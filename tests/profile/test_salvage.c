@@ -388,6 +388,23 @@ Test(salvage, sigterm_and_sigint_finish_the_profile) {
     }
 }
 
+/* The signal taken by a thread of the program's own: the runtime's thread
+ * finishes the file all the same. */
+Test(salvage, a_signal_taken_by_another_thread_finishes_the_profile) {
+    for (int i = 0; i < 5; i++) {
+        snprintf(spath, sizeof spath, "%s/sgc-test-salvage-%d-thread.prof", P_tmpdir, (int)getpid());
+        int st = run_and_signal("thread", 0, 3000 + 1000 * i, 0);
+        cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM, "status %d", st);
+        sgc_pr_reader r;
+        cr_assert_eq(sgc_pr_open(&r, spath), 0, "%s", r.err);
+        cr_assert_eq(sgc_pr_load(&r), 0, "run %d: %s", i, r.err);
+        cr_assert_eq(r.exit_signal, SIGTERM);
+        cr_assert_geq(r.ntimes, 3000 + 1000 * (size_t)i);
+        sgc_pr_close(&r);
+    }
+    unlink(spath);
+}
+
 /* Signals at random moments (inside record encoding, buffer flushes,
  * string interning): every profile is complete and valid. */
 Test(salvage, signals_at_random_moments_leave_valid_profiles) {
