@@ -173,7 +173,8 @@ static int write_gzip(const char *path, const uint8_t *data, size_t n) {
     snprintf(tmp, pl + 8, "%s.tmp", path);
     gzFile g = gzopen(tmp, "wb");
     if (!g) {
-        fprintf(stderr, "sgcprof: cannot create %s: %s\n", tmp, errno ? strerror(errno) : "out of memory");
+        fprintf(stderr, "sgcprof: cannot write %s (through %s): %s\n", path, tmp,
+                errno ? strerror(errno) : "out of memory");
         free(tmp);
         return -1;
     }
