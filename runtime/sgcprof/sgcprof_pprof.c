@@ -305,6 +305,15 @@ int sgcprof_pprof(const sgc_pr_reader *r, const char *path, const char *source) 
     pb_location **loc_ptrs = xcalloc(nused, sizeof *loc_ptrs);
     pb_line *lines = xcalloc(nused, sizeof *lines);
     pb_line **line_ptrs = xcalloc(nused, sizeof *line_ptrs);
+    /* One mapping that says the functions are known, so pprof neither looks
+     * for a binary to symbolize nor complains that it has none. */
+    Perftools__Profiles__Mapping mapping, *mapping_ptr = &mapping;
+    perftools__profiles__mapping__init(&mapping);
+    mapping.id = 1;
+    mapping.has_functions = 1;
+    char *fname = sgcprof_escape(source, 0);
+    mapping.filename = str_id(&st, fname);
+    free(fname);
     size_t k = 0;
     for (uint32_t f = 1; f < nf; f++) {
         if (!used[f])
@@ -334,6 +343,7 @@ int sgcprof_pprof(const sgc_pr_reader *r, const char *path, const char *source) 
         pb_location *lo = &locations[k];
         perftools__profiles__location__init(lo);
         lo->id = f;
+        lo->mapping_id = 1;
         lo->line = &line_ptrs[k];
         lo->n_line = 1;
         loc_ptrs[k] = lo;
@@ -357,6 +367,8 @@ int sgcprof_pprof(const sgc_pr_reader *r, const char *path, const char *source) 
     p.n_sample_type = NVALUES;
     p.sample = sample_ptrs;
     p.n_sample = at.n;
+    p.mapping = &mapping_ptr;
+    p.n_mapping = 1;
     p.location = loc_ptrs;
     p.n_location = nused;
     p.function = func_ptrs;

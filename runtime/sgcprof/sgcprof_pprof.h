@@ -13,7 +13,8 @@
  *    its first minor collection), time_samples/count and time/nanoseconds
  *    (samples x sgcprof_ns_per_time_sample).  An allocation sample has 0
  *    time values and a time sample 0 allocation values.
- *  - A location is a function (one Line, no address): the CCT's frames,
+ *  - A location is a function (one Line, no address, in the one mapping,
+ *    named after the profile file, with has_functions set): the CCT's frames,
  *    leaf first, with "[minor GC]" / "[major GC]" on top of a time sample
  *    taken during a collection and "(no frame)" for the empty stack, as in
  *    sgcprof report, so pprof's flat and cum equal the report's self and
