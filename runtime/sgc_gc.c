@@ -661,6 +661,7 @@ static int write_stats(const char *path) {
     KV("alloc_period", st->alloc_period);
     fprintf(f, "alloc_mode %s\n", st->alloc_mode == SGC_SAMPLE_POISSON ? "poisson" : "fixed");
     KV("seed", st->seed);
+    KV("alloc_offset", st->alloc_offset);
     KV("time_hz", st->time_hz);
     fprintf(f, "time_clock %s\n", st->time_clock == SGC_CLOCK_CPU ? "cpu" : "wall");
     fprintf(f, "time_mode %s\n", st->time_mode == SGC_TIME_THREAD ? "thread" : "signal");

@@ -30,6 +30,7 @@ typedef struct sgc_settings {
     uint64_t alloc_period;   /* SGC_ALLOC_PERIOD, bytes; 0 = off */
     sgc_sample_mode alloc_mode; /* SGC_ALLOC_MODE */
     uint64_t seed;           /* SGC_SEED */
+    uint64_t alloc_offset;   /* SGC_ALLOC_OFFSET: fixed mode's first point at period - offset; < period */
     unsigned time_hz;        /* SGC_TIME_HZ; 0 = off */
     sgc_clock time_clock;    /* SGC_TIME_CLOCK */
     sgc_time_mode time_mode; /* SGC_TIME_MODE */

@@ -257,6 +257,12 @@ void sgc__sample_init(void) {
                     (unsigned long long)SGC_SAMPLE_MAX_PERIOD);
             exit(2);
         }
+        /* SGC_ALLOC_OFFSET (fixed mode, checked < P by the settings): the
+         * first point is P - o instead of P, every later one P after it. */
+        if (sgc__settings.alloc_offset) {
+            sgc__sampler.remaining -= sgc__settings.alloc_offset;
+            sgc__alloc_reset_limit();
+        }
     }
 }
 

@@ -42,6 +42,7 @@ const char *const sgc__setting_names[] = {
     "SGC_ALLOC_PERIOD",
     "SGC_ALLOC_MODE",
     "SGC_SEED",
+    "SGC_ALLOC_OFFSET",
     "SGC_TIME_HZ",
     "SGC_TIME_CLOCK",
     "SGC_TIME_MODE",
@@ -64,6 +65,7 @@ sgc_settings sgc__settings = {
     .alloc_period = 0,
     .alloc_mode = SGC_SAMPLE_FIXED,
     .seed = SGC_DEFAULT_SEED,
+    .alloc_offset = 0,
     .time_hz = 0,
     .time_clock = SGC_CLOCK_WALL,
     .time_mode = SGC_TIME_SIGNAL,
@@ -403,6 +405,20 @@ void sgc__settings_load(void) {
                 "expected nanoseconds of busy-waiting per sample, from 0 (off) to 1000000000");
         sgc__settings.sample_spin_ns = n;
     }
+    /* Last: it is checked against the period and mode read above.  Fixed
+     * mode's sample points move from the multiples of P to P - o, 2P - o,
+     * ...: after T bytes floor((T + o) / P) points (o = 0: floor(T / P)). */
+    if ((v = getenv("SGC_ALLOC_OFFSET")) != NULL) {
+        if (sgc__parse_size(v, &n) != 0)
+            bad("SGC_ALLOC_OFFSET", v, "expected a byte count below the period, such as 0, 1000 or 3K");
+        if (n != 0 && sgc__settings.alloc_period == 0)
+            bad("SGC_ALLOC_OFFSET", v, "needs fixed-mode sampling (SGC_ALLOC_PERIOD is 0 or unset)");
+        if (n != 0 && sgc__settings.alloc_mode != SGC_SAMPLE_FIXED)
+            bad("SGC_ALLOC_OFFSET", v, "applies to fixed mode only (poisson mode's first point comes from SGC_SEED)");
+        if (n != 0 && n >= sgc__settings.alloc_period)
+            bad("SGC_ALLOC_OFFSET", v, "must be below the period (SGC_ALLOC_PERIOD)");
+        sgc__settings.alloc_offset = n;
+    }
     load_alternation();
     if ((v = getenv("SGC_SAMPLE_SPIN_CLOCK")) != NULL) {
         if (strcmp(v, "wall") == 0)
@@ -414,6 +430,11 @@ void sgc__settings_load(void) {
     }
     if (sgc__settings.sample_spin_ns && sgc__settings.sample_spin_clock == SGC_CLOCK_CPU)
         calibrate_spin();
+    /* Alternation restarts sampling for every on segment; the offset moves
+     * only the first session's points, so the two do not combine. */
+    if (sgc__settings.alloc_offset && (sgc__settings.alt_mode == 2 || sgc__settings.alt_mode == 4))
+        bad("SGC_ALLOC_OFFSET", getenv("SGC_ALLOC_OFFSET"),
+            "cannot be combined with SGC_ALTERNATE=alloc or both (each on segment restarts sampling)");
 }
 
 void sgc__spin_ns(uint64_t ns) {

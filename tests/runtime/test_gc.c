@@ -497,7 +497,7 @@ Test(gc, stats_record_written_atomically) {
         {"minor_collections", "2", 0},    {"major_collections", "1", 0}, {"bytes_promoted", "32", 0},
         {"large_promoted", "0", 0},       {"peak_heap_bytes", "75576", 0}, {"nursery_size", "65536", 0},
         {"alloc_mode", "fixed", 0},       {"time_clock", "wall", 0},   {"major_growth", "2.000", 0},
-        {"stress_every", "0", 0},         {"alloc_period", "0", 0},    {"time_hz_achieved", "0.000", 0},
+        {"stress_every", "0", 0},         {"alloc_period", "0", 0},    {"alloc_offset", "0", 0},    {"time_hz_achieved", "0.000", 0},
     };
     int keys = 0;
     while (fgets(line, sizeof line, f)) {

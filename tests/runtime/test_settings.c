@@ -11,7 +11,8 @@
 static const char *const all_vars[] = {"SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE", "SGC_SEED",   "SGC_TIME_HZ",
                                        "SGC_TIME_CLOCK",   "SGC_PROFILE",    "SGC_STATS",  "SGC_NURSERY",
                                        "SGC_MAJOR_GROWTH", "SGC_GC_STRESS",  "SGC_VERIFY", "SGC_POISON",
-                                       "SGC_SAMPLE_SPIN_NS", "SGC_HEAP_MAX", "SGC_SAMPLE_SPIN_CLOCK"};
+                                       "SGC_SAMPLE_SPIN_NS", "SGC_HEAP_MAX", "SGC_SAMPLE_SPIN_CLOCK",
+                                       "SGC_ALLOC_OFFSET"};
 
 extern char **environ;
 
@@ -160,6 +161,44 @@ Test(settings, bad_values_exit_2_naming_the_variable) {
                      bad[i].value, err);
         cr_assert_gt(strlen(err), strlen(prefix) + 5, "the message says why");
     }
+}
+
+/* SGC_ALLOC_OFFSET is checked against the period and mode: a child with
+ * all three set (NULL = unset). */
+static int offset_in_child(const char *period, const char *mode, const char *offset, char *err, size_t errlen) {
+    if (period)
+        setenv("SGC_ALLOC_PERIOD", period, 1);
+    if (mode)
+        setenv("SGC_ALLOC_MODE", mode, 1);
+    return load_in_child("SGC_ALLOC_OFFSET", offset, err, errlen);
+}
+
+Test(settings, alloc_offset) {
+    char err[512];
+    cr_assert_eq(offset_in_child("4K", NULL, "4095", err, sizeof err), 0, "%s", err);
+    cr_assert_eq(offset_in_child("4K", "fixed", "3K", err, sizeof err), 0, "%s", err);
+    cr_assert_eq(offset_in_child(NULL, NULL, "0", err, sizeof err), 0, "%s", err);
+    cr_assert_eq(offset_in_child("4K", "poisson", "0", err, sizeof err), 0, "%s", err);
+    const char *bad[][3] = {
+        {"4K", NULL, "4096"},       {"4K", NULL, "5000"},  {NULL, NULL, "8"},
+        {"0", NULL, "8"},           {"4K", "poisson", "8"}, {"4K", NULL, "-1"},
+        {"4K", NULL, "1x"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        clear_env();
+        int rc = offset_in_child(bad[i][0], bad[i][1], bad[i][2], err, sizeof err);
+        cr_assert_eq(rc, 2, "offset %s (period %s): exit %d", bad[i][2], bad[i][0], rc);
+        char prefix[128];
+        snprintf(prefix, sizeof prefix, "freecheck: SGC_ALLOC_OFFSET=%s: ", bad[i][2]);
+        cr_assert_eq(strncmp(err, prefix, strlen(prefix)), 0, "message '%s'", err);
+    }
+    /* Alternation restarts sampling every on segment: no offset with it. */
+    clear_env();
+    setenv("SGC_ALTERNATE", "alloc", 1);
+    cr_assert_eq(offset_in_child("4K", NULL, "8", err, sizeof err), 2);
+    cr_assert(strstr(err, "SGC_ALTERNATE") != NULL, "message '%s'", err);
+    cr_assert_eq(offset_in_child("4K", NULL, "0", err, sizeof err), 0, "%s", err);
+    unsetenv("SGC_ALTERNATE");
 }
 
 Test(settings, minimum_nursery_accepted) {

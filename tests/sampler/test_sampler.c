@@ -263,6 +263,36 @@ Test(fixed, from_the_environment) {
     cr_assert_eq(st.sampled_bytes, b);
 }
 
+/* SGC_ALLOC_OFFSET = o: the points are P - o, 2P - o, ...; an allocation
+ * after B bytes takes floor((B+o+s)/P) - floor((B+o)/P) samples. */
+Test(fixed, start_offset_from_the_environment) {
+    setenv("SGC_ALLOC_PERIOD", "1000", 1);
+    setenv("SGC_ALLOC_MODE", "fixed", 1);
+    setenv("SGC_ALLOC_OFFSET", "296", 1);
+    setenv("SGC_NURSERY", "64K", 1);
+    sgc_init();
+    static const sgc_type t = {"test_bytes", 0, 0, SGC_VAR_BYTES};
+    tid = sgc_type_register(&t);
+    /* Hand-worked: the first point is byte 704, 704 = 22 x 32. */
+    for (int i = 0; i < 21; i++)
+        cr_assert_eq(alloc_points(24), 0, "allocation %d", i);
+    cr_assert_eq(alloc_points(24), 1, "the 22nd 32-byte object ends on byte 704");
+    cr_assert_eq(alloc_points(968), 0, "bytes 705 .. 1680: the next point is 1704");
+    cr_assert_eq(alloc_points(16), 1, "1681 .. 1704");
+    uint64_t b = 1704;
+    for (int i = 0; i < 2000; i++) {
+        size_t payload = (size_t)(i * 37 % 3000);
+        uint64_t s = SGC_FOOTPRINT(payload);
+        cr_assert_eq(alloc_points(payload), rule(b + 296, s, 1000), "B=%llu s=%llu",
+                     (unsigned long long)b, (unsigned long long)s);
+        b += s;
+    }
+    sgc_stats st;
+    sgc_get_stats(&st);
+    cr_assert_eq(st.sampled_bytes, b);
+    cr_assert_eq(st.alloc_sample_points, (b + 296) / 1000);
+}
+
 Test(fixed, bad_arguments) {
     start_runtime("64K");
     cr_assert_eq(sgc_sampling_start(64, (sgc_sample_mode)7, 0), -1);
