@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sgcprof_pprof.h"
+#include "sgcprof_accuracy.h"
 #include "sgcprof_report.h"
 
 static const char usage[] =
@@ -29,6 +30,10 @@ static const char usage[] =
     "  pprof FILE -o OUT.pb.gz   pprof's format (go tool pprof, Pyroscope, Parca):\n"
     "                            allocation samples, estimated objects and bytes,\n"
     "                            survived bytes, time samples and ns, with labels\n"
+    "  accuracy [--top N] [--csv] TRUTH [SAMPLED...]\n"
+    "                            sampled profiles against an exact one (period 8):\n"
+    "                            distance and top-N errors by site, function, type\n"
+    "                            and survival (docs/SAMPLING.md)\n"
     "  --help                    this text\n"
     "\n"
     "A profile that ends early (the run was killed, or the file cut) or has a\n"
@@ -79,6 +84,8 @@ int main(int argc, char **argv) {
         fputs(usage, stdout);
         return 0;
     }
+    if (!strcmp(cmd, "accuracy"))
+        return sgcprof_accuracy_main(argc - 2, argv + 2);
     unsigned top = 20;
     int time = 1, strict = 0, exact = 0;
     const char *path = NULL, *out = NULL;
