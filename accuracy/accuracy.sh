@@ -37,9 +37,13 @@ runs=10
 jobs=2
 figures=1
 overhead=results/reference/plotdata/alloc_cells.dat
-# The sizes results/reference calibrated to about 0.3 s of CPU time each, so
-# that this study's sample counts match the reference sweep's overheads.
-sizes="gcbench=714,microbench=1798,binarytrees=5,largeobj=39057,deepstack=54257,compute=2048,lrucache=726,interp=54473,annotate=8192"
+# A quarter of the sizes results/reference calibrated to about 0.3 s of CPU
+# time (binarytrees: 1 of 5), so that the study takes about 40 minutes on
+# a busy 2-core machine.  Work is linear in --size, so a run 4 times longer
+# takes 4 times the samples at a period: the error of a period here is the
+# error of a 4 times larger period there.  Overheads depend on the sampling
+# rate, not the run length, so the reference sweep's apply.
+sizes="gcbench=178,microbench=450,binarytrees=1,largeobj=9764,deepstack=13564,compute=512,lrucache=182,interp=13618,annotate=2048"
 
 usage() { sed -n '2,28s/^# \{0,1\}//p' "$0"; }
 die() { echo "$me: $*" >&2; exit 2; }
