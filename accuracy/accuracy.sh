@@ -126,6 +126,8 @@ stat_of() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
 
 truth_csv="$out/truth.csv"
 echo "workload,size,bytes,objects,sites,functions,types,truth_identical,baseline_s,exact_s,exact_ratio,exact_profile_bytes,loadavg" > "$truth_csv"
+keys_csv="$out/keys.csv"   # every workload's exact table: bytes and objects per key
+echo "workload,dimension,rank,key,bytes,objects,share" > "$keys_csv"
 runs_csv="$out/runs.csv"
 : > "$work/runs.body"
 for w in $workloads; do
@@ -161,6 +163,7 @@ for w in $workloads; do
     ratio=$(awk -v a="$base_s" -v b="$exact_s" 'BEGIN { printf "%.2f", b / a }')
     psize=$(wc -c < "$d/truth1.prof")
     echo "$w,$size,$bytes,$objects,$(nk site),$(nk leaf),$(nk type),$identical,$base_s,$exact_s,$ratio,$psize,$la" >> "$truth_csv"
+    tail -n +2 "$d/truth1.csv" | sed "s/^/$w,/" >> "$keys_csv"
     rm -f "$d/truth2.prof"
 
     # The sampled runs, $jobs at a time.
@@ -231,7 +234,7 @@ load_end=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "jobs $jobs"
     echo "sizes $sizes"
 } > "$out/meta.txt"
-awk -f accuracy/summarize.awk -v outdir="$out" -v overhead="$overhead" "$out/truth.csv" "$runs_csv" || status=1
+awk -f accuracy/summarize.awk -v outdir="$out" -v overhead="$overhead" "$out/truth.csv" "$keys_csv" "$runs_csv" || status=1
 if [ $figures -eq 1 ]; then
     sh plots/accuracy.sh "$out" || status=1
 fi

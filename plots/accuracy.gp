@@ -6,8 +6,9 @@
 #                       range over the offsets / seeds, with the distance
 #                       independent sampling would give (workload colour);
 #   which = 'top10'     the largest relative error of the ten largest sites
-#                       vs period, with 1.96 / sqrt(expected samples of the
-#                       10th site) and the 5% line;
+#                       holding >= 1% of the bytes vs period, with 1.96 /
+#                       sqrt(expected samples of the smallest of them) and
+#                       the 5% line;
 #   which = 'overhead'  median TVD against the overhead the reference sweep
 #                       measured at the same period (fixed-mode cells), one
 #                       point per period, labelled.
@@ -15,7 +16,8 @@
 # and workloads (the fixed colour order), yranges (for 'overhead': x ranges).
 # Columns of accuracy.dat: 1 workload 2 mode 3 period 4 dimension 5 runs
 # 6 tvd_median 7 tvd_lo 8 tvd_hi 9 tvd_indep 10 err_median 11 err_lo 12 err_hi
-# 13 within5 14 set_ok 15 order_ok 16 min_expected 17 err_indep.
+# 13 within5 14 set_ok 15 order_ok 16 min_expected (of the smallest top key)
+# 17 err_indep.
 # accuracy_overhead.dat: 1 workload 2 period 3 overhead 4 overhead_lo
 # 5 overhead_hi 6 fixed_tvd 7 poisson_tvd 8 fixed_err 9 poisson_err.
 
@@ -44,7 +46,7 @@ if (which eq 'overhead') {
     eval period_tics(xmin, xmax)
     set format y "%g"
     fig_title = (which eq 'tvd') ? "Sampled vs exact allocation sites: total variation distance vs period" : \
-        "Sampled vs exact allocation sites: largest relative error of the top 10 vs period"
+        "Sampled vs exact allocation sites: largest relative error of the top 10 (>= 1% each) vs period"
 }
 eval "set multiplot layout prows, pcols " . multiplot_margins(cw, ch, 0) . \
     " title sprintf('%s (%s)', fig_title, study) font ',14'"
@@ -90,7 +92,7 @@ nleg = nleg + 1; leg_kind[nleg] = (which eq 'overhead') ? "point" : "bar"; leg_c
 leg_text[nleg] = (which eq 'overhead') ? "poisson: median TVD" : "poisson: median and 95% range over 10 seeds"
 if (which ne 'overhead') {
     nleg = nleg + 1; leg_kind[nleg] = "line"; leg_color[nleg] = wcolor(1); leg_pt[nleg] = -1
-    leg_text[nleg] = (which eq 'tvd') ? "independent sampling: expected TVD (workload colour)" : "independent sampling: 1.96/sqrt(samples of 10th site)"
+    leg_text[nleg] = (which eq 'tvd') ? "independent sampling: expected TVD (workload colour)" : "independent sampling: 1.96/sqrt(samples of the smallest top site)"
 }
 eval legend_row(cw, ch)
 do for [k = 1:nleg] {

@@ -60,9 +60,9 @@ line: the TVD independent sampling is expected to give at that period (each site
 Poisson count of mean bytes / P). Fixed mode far above the line is aliasing; below it, fixed mode's
 regular spacing stratifies the samples."
 draw accuracy-top10 top10 && caption accuracy-top10 "Largest relative error of the ten largest sites vs period ($study).
-The same layout: per run, max |estimated bytes / true bytes - 1| over the exact profile's ten largest sites.
-Dotted: 5%. Coloured line: 1.96 / sqrt(expected samples of the tenth site), the 95% bound of that site's
-relative error under independent sampling."
+The same layout: per run, max |estimated bytes / true bytes - 1| over the exact profile's ten largest sites
+that hold at least 1% of the bytes each. Dotted: 5%. Coloured line: 1.96 / sqrt(expected samples of the
+smallest of those sites), the 95% bound of its relative error under independent sampling."
 if [ $have_o -eq 1 ]; then
     draw accuracy-overhead overhead && caption accuracy-overhead "Accuracy vs overhead ($study).
 One point per period (labels): x, the overhead the reference sweep measured for fixed-mode sampling at that
