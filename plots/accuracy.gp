@@ -59,18 +59,17 @@ do for [i = 1:npan] {
         xd = (xh - xl > 0.02) ? xh - xl : 0.02
         set xrange [xl - 0.08 * xd : xh + 0.08 * xd]
         set xtics autofreq
-        set yrange [0.0005 : 1.5]
-        set xlabel ((i > npan - pcols) ? "overhead at that period (× baseline median wall time, reference sweep)" : "")
+        set yrange [0.00001 : 1.5]
+        set xlabel ((i > npan - pcols) ? "overhead (× baseline, reference sweep)" : "")
         set ylabel ((i - 1) % pcols == 0 ? "TVD of sites (median)" : "")
         set arrow 1 from first 1, graph 0 to first 1, graph 1 nohead ls 100 back
         plot fo using (strcol(1) eq w ? column(3) : NaN):(pos(column(6))):(column(4)):(column(5)) with xerrorbars ls 101 pt 7 ps 0.5 notitle, \
-             fo using (strcol(1) eq w ? column(3) : NaN):(pos(column(6))) with lines ls 101 notitle, \
-             fo using (strcol(1) eq w ? column(3) : NaN):(pos(column(7))) with linespoints lc rgb "#A03000" dt 2 lw 1.5 pt 6 ps 0.6 notitle, \
+             fo using (strcol(1) eq w ? column(3) : NaN):(pos(column(7))) with points lc rgb "#A03000" lw 1.5 pt 6 ps 0.6 notitle, \
              fo using (strcol(1) eq w ? column(3) : NaN):(pos(column(6))):(fmtbytes(int(column(2)))) with labels offset 0.9, 0.45 font ",8" tc rgb "#404040" notitle
         unset arrow 1
     } else {
         cm = (which eq 'tvd') ? 6 : 10; clo = cm + 1; chi = cm + 2; cth = (which eq 'tvd') ? 9 : 17
-        if (which eq 'tvd') { set yrange [0.0005 : 1.5] } else { set yrange [0.001 : 20] }
+        if (which eq 'tvd') { set yrange [0.00001 : 1.5] } else { set yrange [0.0001 : 20] }
         set xlabel ((i > npan - pcols) ? "allocation sampling period (bytes, log_2 scale)" : "")
         set ylabel ((i - 1) % pcols == 0 ? ((which eq 'tvd') ? "TVD of sites" : "top-10 max |relative error|") : "")
         plot for [j = 1:(which eq 'top10')] 0.05 with lines ls 100 notitle, \

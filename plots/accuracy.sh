@@ -68,7 +68,8 @@ if [ $have_o -eq 1 ]; then
 One point per period (labels): x, the overhead the reference sweep measured for fixed-mode sampling at that
 period (median run / baseline median wall time, with its 95% BCa interval; results/reference); y, this
 study's median site TVD (black: fixed, red open: poisson). Periods without a reference cell (below 32K) are
-absent."
+absent. Where every interval includes 1 the sweep could not measure the overhead at any of these periods:
+the accuracy axis decides, and the cheapest accurate period is the largest one that is accurate enough."
 else
     rm -f "$out"/accuracy-overhead.png "$out"/accuracy-overhead.svg
     printf 'Accuracy vs overhead (%s): NOT DRAWN: no overhead for any period of this study.\n' "$study" > "$out/accuracy-overhead.txt"
