@@ -61,8 +61,10 @@ all: $(BINS)
 RESULTS ?= results/latest
 sweep: deps
 	@$(MAKE) --no-print-directory all
-	$(BIN)/sweep $(if $(QUICK),--quick) $(SWEEP_ARGS)
-	@$(MAKE) --no-print-directory figures RESULTS=results/latest
+	@rc=0; $(BIN)/sweep $(if $(QUICK),--quick) $(SWEEP_ARGS) || rc=$$?; \
+	if [ $$rc -ne 0 ] && [ $$rc -ne 3 ]; then exit $$rc; fi; \
+	$(MAKE) --no-print-directory figures RESULTS=results/latest || exit $$?; \
+	if [ $$rc -eq 3 ]; then echo "make sweep: some runs failed (reasons above); the statistics use the others"; exit 3; fi
 
 figures: deps
 	@$(MAKE) --no-print-directory all

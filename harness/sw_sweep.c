@@ -572,6 +572,71 @@ static void probe_env(sweep *s)
     free(r.base_env);
 }
 
+/* The last line of the workload's stderr in a run's output tail (what it
+ * said about its failure), into buf; "" if it printed nothing there. */
+static void last_stderr_line(const char *tail, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    const char *e = tail ? strstr(tail, "--- stderr (end) ---\n") : NULL;
+    if (!e)
+        return;
+    e += strlen("--- stderr (end) ---\n");
+    const char *end = e + strlen(e);
+    while (end > e && end[-1] == '\n')
+        end--;
+    const char *from = end;
+    while (from > e && from[-1] != '\n')
+        from--;
+    snprintf(buf, size, "%.*s", (int)(end - from), from);
+}
+
+/* Prints each distinct failure reason (its first line) with how many runs
+ * failed so, most frequent first, and for one of them the workload's last
+ * line on stderr, where the cause usually is ("exit status 1" alone does not
+ * say that the disk was full). */
+static void report_failures(sweep *s)
+{
+    sqlite3_stmt *st, *one;
+    if (sqlite3_prepare_v2(s->db.db,
+                           "SELECT substr(coalesce(failure, '?'), 1,"
+                           "  instr(coalesce(failure, '?') || char(10), char(10)) - 1) AS reason, count(*), min(seq)"
+                           " FROM runs WHERE status != 'ok' GROUP BY reason ORDER BY count(*) DESC, min(seq)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return;
+    if (sqlite3_prepare_v2(s->db.db,
+                           "SELECT c.label, r.round, r.output_tail FROM runs r JOIN cells c USING(cell_id)"
+                           " WHERE r.seq = ?",
+                           -1, &one, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return;
+    }
+    int shown = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int n = sqlite3_column_int(st, 1), seq = sqlite3_column_int(st, 2);
+        if (shown++ == 0)
+            fprintf(stderr, "sweep: failed runs, by reason (each run is in runs.csv):\n");
+        if (shown > 30)
+            continue;
+        char said[512] = "";
+        const char *label = "?";
+        int round = 0;
+        sqlite3_bind_int(one, 1, seq);
+        if (sqlite3_step(one) == SQLITE_ROW) {
+            label = (const char *)sqlite3_column_text(one, 0);
+            round = sqlite3_column_int(one, 1);
+            last_stderr_line((const char *)sqlite3_column_text(one, 2), said, sizeof said);
+        }
+        fprintf(stderr, "  %d run%s: %s (first: run %d %s round %d)%s%s\n", n, n == 1 ? "" : "s",
+                (const char *)sqlite3_column_text(st, 0), seq, label ? label : "?", round,
+                said[0] ? "; its last words: " : "", said);
+        sqlite3_reset(one);
+    }
+    if (shown > 30)
+        fprintf(stderr, "  ... and %d more reasons\n", shown - 30);
+    sqlite3_finalize(one);
+    sqlite3_finalize(st);
+}
+
 /* Stores the plan summary in meta (human-readable). */
 static void store_plan_meta(sweep *s, int n_slots)
 {
@@ -902,27 +967,7 @@ int main(int argc, char **argv)
     char *csv = sw_xasprintf("%s/runs.csv", s->dir);
     sw_db_export_csv(&s->db, csv);
 
-    /* Failed runs, at most 20 of them. */
-    sqlite3_stmt *fl;
-    if (sqlite3_prepare_v2(s->db.db,
-                           "SELECT r.seq, c.label, r.round, r.failure FROM runs r JOIN cells c USING(cell_id)"
-                           " WHERE r.status != 'ok' ORDER BY r.seq",
-                           -1, &fl, NULL) == SQLITE_OK) {
-        int shown = 0;
-        while (sqlite3_step(fl) == SQLITE_ROW) {
-            if (shown++ == 20)
-                continue;
-            if (shown == 1)
-                fprintf(stderr, "sweep: failed runs:\n");
-            const char *f = (const char *)sqlite3_column_text(fl, 3);
-            fprintf(stderr, "  run %d %s round %d: %.*s\n", sqlite3_column_int(fl, 0),
-                    (const char *)sqlite3_column_text(fl, 1), sqlite3_column_int(fl, 2),
-                    f ? (int)strcspn(f, "\n") : 1, f ? f : "?");
-        }
-        if (shown > 20)
-            fprintf(stderr, "  ... and %d more (see runs.csv)\n", shown - 20);
-        sqlite3_finalize(fl);
-    }
+    report_failures(s);
     for (int i = 0; i < s->counters.n; i++)
         if (!s->counters.events[i].supported)
             fprintf(stderr, "sweep: counter %s not recorded: %s\n", s->counters.events[i].name,
@@ -947,5 +992,6 @@ int main(int argc, char **argv)
     fprintf(stderr, "sweep: %d runs, %d failed, in %s\n", total, failed, el);
     printf("results: %s/results.db and %s\n", s->dir, csv);
     free(csv);
-    return 0;
+    /* Complete, but not every run measured: say so in the status too. */
+    return failed ? SW_EXIT_RUNS_FAILED : 0;
 }

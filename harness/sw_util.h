@@ -5,8 +5,12 @@
  *  - sw_usage_error() and sw_fatal() never return: the first is for bad input
  *    (arguments, settings, files; exit status 2), the second for failures of
  *    the machine or the harness itself (exit status 1).  Both print one line
- *    "sweep: <message>" on stderr.  Before exiting they run the hook set with
- *    sw_set_exit_hook (the sweep uses it to kill a run in flight).
+ *    "sweep: <message>" on stderr.  After it they run the hook set with
+ *    sw_set_exit_hook (the sweep uses it to remove its temporary files and
+ *    leave results.db marked interrupted, with the --resume command).
+ *  - Exit statuses of sweep (docs/HARNESS.md): 0 every planned run recorded
+ *    and ok; 1 the sweep could not go on (interrupted, a database error);
+ *    2 bad input; SW_EXIT_RUNS_FAILED every planned run recorded, some failed.
  *  - sw_xmalloc and friends never return NULL (out of memory is fatal).
  *  - An sw_buf's data is always NUL-terminated (after any append), so it can
  *    be used as a C string; len excludes the terminator.
@@ -21,6 +25,7 @@
 #include <stdarg.h>
 
 #define SW_NORETURN __attribute__((noreturn))
+#define SW_EXIT_RUNS_FAILED 3
 #define SW_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
 /* Prints "sweep: <message>" and exits with status 2 (bad input). */

@@ -55,7 +55,8 @@ while read -r w d periods hz clock rest; do
     # shellcheck disable=SC2086
     "$bin/sweep" --config "$conf" --workloads "$w" --periods "$periods" --time-hz "$hz" \
         --env "SGC_SAMPLE_SPIN_NS=$d" --env "SGC_SAMPLE_SPIN_CLOCK=$clock" --out "$out/sweeps" --no-progress $size_arg ${VALIDATE_ARGS:-} \
-        </dev/null || { echo "$me: the sweep failed (above)" >&2; exit 1; }
+        </dev/null || { rc=$?; [ $rc -eq 3 ] && echo "$me: some runs failed (reasons above); going on with the others" >&2 ||
+                      { echo "$me: the sweep failed (above)" >&2; exit 1; }; }
     dir="$out/sweeps/$(readlink "$out/sweeps/latest")"
     [ -f "$dir/results.db" ] || { echo "$me: $dir: no results.db" >&2; exit 1; }
     if [ "$d" = 0 ]; then

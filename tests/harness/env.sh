@@ -35,7 +35,7 @@ expect "--env SGC_SAMPLE_SPIN_NS (validation) accepted" "$?:$(grep '^env ' "$WOR
 # Stand-ins: the nursery_size check (fake-ok writes SGC_NURSERY unrounded).
 "$SWEEP" --bin-dir "$FAKE_BIN" --workloads fake-ok --periods none --time-hz 1000 --runs 1 --size 2 \
     --counters none --env SGC_NURSERY=4100 --out "$WORK/fres" --no-progress >/dev/null 2>"$WORK/err"
-expect "stand-in sweep: exit 0" "$?" 0
+expect "stand-in sweep: exit 3 (its runs failed)" "$?" 3
 expect "a nursery_size other than the setting fails the run" \
     "$(q "$WORK/fres/latest/results.db" "SELECT DISTINCT status, failure FROM runs")" \
     "failed|the stats record says nursery_size 4100 but --env SGC_NURSERY set 4096"

@@ -10,9 +10,17 @@ mkdir -p "$WORK/tmp"
     --periods 64K --time-hz 1000 --runs 2 --warmup 1 --size 20 --timeout 0.5 --design independent \
     --counters perf::task-clock,cycles --seed 5 --out "$WORK/res" --tmp "$WORK/tmp" \
     >"$WORK/out" 2>"$WORK/err"
-expect "exit status 0 with failed runs" "$?" 0
+expect "exit status 3: complete, with failed runs" "$?" 3
 DB="$WORK/res/latest/results.db"
 [ -f "$DB" ] || { fail "no results.db behind results/latest"; cat "$WORK/err"; finish; }
+expect "each failure reason once, with its count and the workload's last words" \
+    "$(sed -n '/^sweep: failed runs, by reason/,/^sweep: harness/p' "$WORK/err" | grep '^  ' |
+       sed 's/ (first: run [0-9]* [^ ]* round [0-9]*)//' | sort)" \
+"  3 runs: killed by signal 11 (SIGSEGV)
+  3 runs: timed out after 0.5 s (killed)
+  3 runs: wrong checksum: printed 176390318, --check run printed 176390317
+  9 runs: no stats record was written (SGC_STATS)
+  9 runs: not run: the workload is unusable: --check at --size 20 failed: exit status 1; its last words: fake-badcheck: checksum mismatch (on purpose)"
 
 expect "runs stored" "$(q "$DB" 'SELECT count(*) FROM runs')" 54
 expect "outcomes per cell" "$(q "$DB" "SELECT c.label, r.status, coalesce(r.failure, '-'), count(*)
