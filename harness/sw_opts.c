@@ -129,6 +129,8 @@ static int split_list(const char *name, const char *value, const char *origin, c
         out[n++] = sw_xstrdup(tok);
     }
     free(copy);
+    if (n == 0)
+        sw_usage_error("%s: %s: empty list (write 'none' for no items)", origin, name);
     if (n == 1 && strcmp(out[0], "none") == 0) {
         free(out[0]);
         n = 0;
@@ -236,6 +238,9 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
     } else if (!strcmp(name, "workloads")) {
         free_list(o->workloads, o->n_workloads);
         o->n_workloads = split_list(name, value, origin, o->workloads);
+        if (o->n_workloads == 0)
+            sw_usage_error("%s: workloads: 'none' would run nothing (leave the option out for every workload in "
+                           "the list file)", origin);
         for (int i = 0; i < o->n_workloads; i++)
             if (!valid_workload_name(o->workloads[i]))
                 sw_usage_error("%s: workloads: '%s' is not a workload name (letters, digits, - _ .)",
@@ -249,8 +254,9 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
     } else if (!strcmp(name, "periods")) {
         int n = split_list(name, value, origin, items);
         for (int i = 0; i < n; i++) {
-            if (sw_parse_bytes(items[i], &v) || v == 0)
-                sw_usage_error("%s: periods: '%s' is not a period in bytes (e.g. 4M, 65536)", origin, items[i]);
+            if (sw_parse_bytes(items[i], &v) || v == 0 || v > SW_MAX_PERIOD)
+                sw_usage_error("%s: periods: '%s' is not a period in bytes from 1 to 256T (e.g. 4M, 65536)", origin,
+                               items[i]);
             o->periods[i] = v;
         }
         free_list(items, n);
@@ -270,8 +276,9 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
     } else if (!strcmp(name, "time-hz")) {
         int n = split_list(name, value, origin, items);
         for (int i = 0; i < n; i++) {
-            if (sw_parse_uint(items[i], 1000000, &v) || v == 0)
-                sw_usage_error("%s: time-hz: '%s' is not a rate in Hz (1..1000000)", origin, items[i]);
+            if (sw_parse_uint(items[i], SW_MAX_TIME_HZ, &v) || v == 0)
+                sw_usage_error("%s: time-hz: '%s' is not a rate in Hz (1..%d, the runtime's range)", origin,
+                               items[i], SW_MAX_TIME_HZ);
             o->time_hz[i] = (unsigned)v;
         }
         free_list(items, n);
@@ -297,9 +304,11 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
             uint64_t hz;
             if (at)
                 *at = '\0';
-            if (!at || sw_parse_bytes(items[i], &v) || v == 0 || sw_parse_uint(at + 1, 1000000, &hz) || hz == 0)
-                sw_usage_error("%s: combined: expected PERIOD@HZ (e.g. 4M@1000), got '%s%s%s'", origin,
-                               items[i], at ? "@" : "", at ? at + 1 : "");
+            if (!at || sw_parse_bytes(items[i], &v) || v == 0 || v > SW_MAX_PERIOD ||
+                sw_parse_uint(at + 1, SW_MAX_TIME_HZ, &hz) || hz == 0)
+                sw_usage_error("%s: combined: expected PERIOD@HZ (e.g. 4M@1000; a period up to 256T, a rate up to "
+                               "%d Hz), got '%s%s%s'", origin, SW_MAX_TIME_HZ, items[i], at ? "@" : "",
+                               at ? at + 1 : "");
             o->combined[i].period = v;
             o->combined[i].hz = (unsigned)hz;
         }
@@ -315,12 +324,14 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
         free_list(items, n);
         o->n_depths = n;
     } else if (!strcmp(name, "depth-period")) {
-        if (sw_parse_bytes(value, &v) || v == 0)
-            sw_usage_error("%s: depth-period: '%s' is not a period in bytes (e.g. 64K)", origin, value);
+        if (sw_parse_bytes(value, &v) || v == 0 || v > SW_MAX_PERIOD)
+            sw_usage_error("%s: depth-period: '%s' is not a period in bytes from 1 to 256T (e.g. 64K)", origin,
+                           value);
         o->depth_period = v;
     } else if (!strcmp(name, "depth-hz")) {
-        if (sw_parse_uint(value, 1000000, &v) || v == 0)
-            sw_usage_error("%s: depth-hz: '%s' is not a rate in Hz (1..1000000)", origin, value);
+        if (sw_parse_uint(value, SW_MAX_TIME_HZ, &v) || v == 0)
+            sw_usage_error("%s: depth-hz: '%s' is not a rate in Hz (1..%d, the runtime's range)", origin, value,
+                           SW_MAX_TIME_HZ);
         o->depth_hz = (unsigned)v;
     } else if (!strcmp(name, "runs")) {
         if (sw_parse_uint(value, 100000, &v) || v == 0)
@@ -603,7 +614,8 @@ char *sw_opts_to_config(const sw_opts *o)
     sw_buf b = {0};
     char tmp[32];
     sw_buf_printf(&b, "quick = %s\n", o->quick ? "yes" : "no");
-    put_list(&b, "workloads", o->workloads, o->n_workloads);
+    if (o->n_workloads) /* absent: every workload of the list file ('none' is refused) */
+        put_list(&b, "workloads", o->workloads, o->n_workloads);
     sw_buf_printf(&b, "list = %s\n", o->list_file);
     if (o->bin_dir)
         sw_buf_printf(&b, "bin-dir = %s\n", o->bin_dir);
@@ -652,6 +664,19 @@ char *sw_opts_to_config(const sw_opts *o)
     put_list(&b, "counters", o->counters, o->n_counters);
     sw_buf_printf(&b, "tmp = %s\n", o->tmp_dir);
     return b.data;
+}
+
+void sw_opts_check_sizes(const sw_opts *o, char *const *workloads, int n_workloads)
+{
+    for (int i = 0; i < o->n_sizes; i++) {
+        const char *w = o->sizes[i].workload;
+        int found = !strcmp(w, "*");
+        for (int k = 0; k < n_workloads && !found; k++)
+            found = !strcmp(w, workloads[k]);
+        if (!found)
+            sw_usage_error("size: %s=%llu names no workload of the plan (the plan's workloads: see --plan)", w,
+                           (unsigned long long)o->sizes[i].size);
+    }
 }
 
 uint64_t sw_opts_fixed_size(const sw_opts *o, const char *workload)

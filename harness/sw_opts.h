@@ -23,6 +23,10 @@
 #include <stdint.h>
 
 #define SW_MAX_LIST 64
+/* The runtime's limits (docs/RUNTIME.md: SGC_TIME_HZ, SGC_ALLOC_PERIOD):
+ * beyond them every run would fail, so the options refuse them. */
+#define SW_MAX_TIME_HZ 100000
+#define SW_MAX_PERIOD ((uint64_t)1 << 48)
 /* deepstack's largest --depth (docs/WORKLOADS.md). */
 #define SW_MAX_DEPTH 10000
 /* The workload the depth cells belong to. */
@@ -113,6 +117,9 @@ void sw_opts_parse_config(sw_opts *o, const char *text, const char *origin);
 char *sw_opts_to_config(const sw_opts *o);
 /* The size fixed for a workload by --size, or 0 if it must be calibrated. */
 uint64_t sw_opts_fixed_size(const sw_opts *o, const char *workload);
+/* Exits 2 if a --size WORKLOAD=N names a workload that is not among
+ * workloads (a typo would otherwise leave that workload calibrated). */
+void sw_opts_check_sizes(const sw_opts *o, char *const *workloads, int n_workloads);
 /* The value --env sets for name (e.g. "SGC_NURSERY"), or NULL. */
 const char *sw_opts_env(const sw_opts *o, const char *name);
 /* Prints the usage text. */

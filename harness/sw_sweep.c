@@ -218,6 +218,7 @@ static void resolve_workloads(sweep *s)
     }
     s->workloads = o->workloads;
     s->n_workloads = o->n_workloads;
+    sw_opts_check_sizes(o, s->workloads, s->n_workloads);
 }
 
 /* mkdir -p; 0 or -1 with errno. */
@@ -692,9 +693,17 @@ int main(int argc, char **argv)
         print_plan(&s->o, cells, n);
         return 0;
     }
+    /* The private temporary directory, made now: a --tmp where it cannot be
+     * made (/proc, say, which passes access(W_OK) as root) is bad input
+     * before the sweep directory exists and latest moves. */
     struct stat st;
     if (stat(s->o.tmp_dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(s->o.tmp_dir, W_OK) != 0)
         sw_usage_error("tmp: %s is not a writable directory", s->o.tmp_dir);
+    char *tmpl = sw_xasprintf("%s/sweep-XXXXXX", s->o.tmp_dir);
+    if (!mkdtemp(tmpl))
+        sw_usage_error("tmp: cannot create a directory in %s: %s", s->o.tmp_dir, strerror(errno));
+    s->tmp = tmpl;
+    sw_set_exit_hook(cleanup_tmp);
 
     if (!resuming) {
         /* Fail on bad settings before creating anything. */
@@ -754,11 +763,6 @@ int main(int argc, char **argv)
     signal(SIGTERM, on_stop);
     signal(SIGHUP, on_stop);
     signal(SIGPIPE, SIG_IGN);
-
-    char *tmpl = sw_xasprintf("%s/sweep-XXXXXX", s->o.tmp_dir);
-    if (!mkdtemp(tmpl))
-        sw_usage_error("tmp: cannot create a directory in %s: %s", s->o.tmp_dir, strerror(errno));
-    s->tmp = tmpl;
 
     sw_pfm_probe(&s->counters, s->o.counters, s->o.n_counters);
     sw_db_store_events(&s->db, &s->counters);

@@ -133,6 +133,21 @@ bad --bin-dir "$FAKE_BIN" --list /nonexistent --out "$WORK/res2"
 bad --resume "$WORK/nonexistent"
 bad --resume "$WORK/res/latest" --runs 3
 bad --config /nonexistent.conf
+# Accepted before, every run then failing or a different plan than asked:
+# refused before anything is created (no results root, no latest).
+bad --bin-dir "$FAKE_BIN" --workloads fake-ok --time-hz 200000 --out "$WORK/res9"
+bad --bin-dir "$FAKE_BIN" --workloads fake-ok --combined 4M@100001 --out "$WORK/res9"
+bad --bin-dir "$FAKE_BIN" --workloads fake-ok --depth-hz 1000000 --out "$WORK/res9"
+bad --bin-dir "$FAKE_BIN" --workloads fake-ok --periods 512T --out "$WORK/res9"
+bad --bin-dir "$FAKE_BIN" --workloads "" --out "$WORK/res9"
+bad --bin-dir "$FAKE_BIN" --workloads none --out "$WORK/res9"
+bad --bin-dir "$FAKE_BIN" --workloads fake-ok --periods "" --out "$WORK/res9"
+bad --bin-dir "$FAKE_BIN" --workloads fake-ok --time-hz " , " --out "$WORK/res9"
+bad --bin-dir "$FAKE_BIN" --workloads fake-ok --size nosuch=5 --out "$WORK/res9"
+bad --bin-dir "$FAKE_BIN" --workloads fake-ok --tmp /proc --out "$WORK/res9"
+expect "--tmp /proc: the message" "$(head -n 1 "$WORK/bad.err")" \
+    "sweep: tmp: cannot create a directory in /proc: No such file or directory"
+expect "nothing created for refused arguments" "$([ -e "$WORK/res9" ] && echo created || echo nothing)" nothing
 printf 'runs = 3\nbogus = 1\n' > "$WORK/bad.conf"
 bad --config "$WORK/bad.conf"
 expect "bad config names its line" "$(head -n 1 "$WORK/bad.err")" \
