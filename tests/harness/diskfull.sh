@@ -3,10 +3,11 @@
 #  1. During a sweep of 126 runs the WAL (results.db-wal) never grows past
 #     512 KiB: it is checkpointed every 64 pages and cut back (by default it
 #     grew past 1 MiB in such a sweep and never shrank).
-#  2. A sweep whose results directory is a 1400 KiB tmpfs (1 MiB of it set aside by the sweep) runs out of space:
+#  2. A sweep on a tmpfs whose space is used up (a file fills it) after its
+#     30th run runs out of space:
 #     it exits 1 naming the cause, marks the sweep interrupted (not
 #     "running"), writes runs.csv, prints the --resume command; after the
-#     disk is enlarged, --resume finishes it with every planned run stored
+#     file is removed, --resume finishes it with every planned run stored
 #     exactly once.  Needs root (mount); skipped with a note otherwise.
 . tests/harness/lib.sh
 
@@ -35,14 +36,29 @@ if [ "$(id -u)" != 0 ] || ! command -v mount >/dev/null 2>&1; then
 fi
 MNT="$WORK/mnt"
 mkdir -p "$MNT"
-if ! mount -t tmpfs -o size=1400k tmpfs "$MNT" 2>"$WORK/mount.err"; then
+if ! mount -t tmpfs -o size=8m tmpfs "$MNT" 2>"$WORK/mount.err"; then
     echo "note: cannot mount a tmpfs ($(cat "$WORK/mount.err")): the full-disk check is skipped"
     finish
 fi
 trap 'umount "$MNT" 2>/dev/null; rm -rf "$WORK"' EXIT
 "$SWEEP" --bin-dir "$FAKE_BIN" --no-progress --workloads fake-ok,fake-alt --periods 64K,1M,4M --time-hz none \
-    --runs 60 --warmup 0 --size 1 --seed 5 --counters none --design independent --out "$MNT/res" \
-    >"$WORK/out2" 2>"$WORK/err2"
+    --runs 100 --warmup 0 --size 1 --seed 5 --counters none --design independent --out "$MNT/res" \
+    >"$WORK/out2" 2>"$WORK/err2" &
+pid=$!
+# Once 30 runs are committed, fill the disk.
+DB=""
+i=0
+while [ $i -lt 800 ]; do
+    [ -z "$DB" ] && [ -e "$MNT/res/latest/results.db" ] && DB="$MNT/res/latest/results.db"
+    if [ -n "$DB" ]; then
+        n=$(q "$DB" 'SELECT count(*) FROM runs' 2>/dev/null || echo 0)
+        [ "${n:-0}" -ge 30 ] && break
+    fi
+    sleep 0.05
+    i=$((i + 1))
+done
+dd if=/dev/zero of="$MNT/ballast" bs=64k 2>/dev/null
+wait $pid
 expect "full disk: exit 1" "$?" 1
 DIR=$(cd "$MNT/res/latest" && pwd -P)
 DB="$DIR/results.db"
@@ -52,15 +68,15 @@ expect "full disk: the resume command is printed" \
 expect "full disk: status interrupted, not running" "$(q "$DB" "SELECT value FROM meta WHERE key = 'status'")" \
     interrupted
 nruns=$(q "$DB" 'SELECT count(*) FROM runs')
-expect "full disk: some runs stored, not all" "$([ "$nruns" -gt 0 ] && [ "$nruns" -lt 480 ] && echo yes)" yes
+expect "full disk: some runs stored, not all" "$([ "$nruns" -ge 30 ] && [ "$nruns" -lt 800 ] && echo yes)" yes
 expect "full disk: runs.csv holds the stored runs" "$(($(wc -l < "$DIR/runs.csv") - 1))" "$nruns"
-expect "full disk: the count is printed" "$(grep -c "stopped; $nruns of 480 runs are recorded" "$WORK/err2")" 1
+expect "full disk: the count is printed" "$(grep -c "stopped; $nruns of 800 runs are recorded" "$WORK/err2")" 1
 expect "full disk: no WAL left" "$([ -e "$DB-wal" ] && echo left || echo none)" none
-mount -o remount,size=8m "$MNT"
+rm -f "$MNT/ballast"
 "$SWEEP" --resume "$DIR" --no-progress >"$WORK/out3" 2>"$WORK/err3"
 expect "resumed after freeing space: exit 0" "$?" 0
 expect "resumed: every planned run once, status complete" "$(q "$DB" "SELECT (SELECT count(*) FROM runs),
-    (SELECT count(DISTINCT seq) FROM runs), (SELECT value FROM meta WHERE key = 'status')")" "480|480|complete"
+    (SELECT count(DISTINCT seq) FROM runs), (SELECT value FROM meta WHERE key = 'status')")" "800|800|complete"
 expect "resumed: the runs stored before are kept" "$(q "$DB" "SELECT count(*) FROM runs WHERE run_id <= $nruns")" \
     "$nruns"
 finish
