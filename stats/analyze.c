@@ -14,11 +14,12 @@
 #define DEFAULT_RESAMPLES 10000
 #define DEFAULT_CONFIDENCE 0.95
 #define DEFAULT_FIT_RESAMPLES 1000
+#define DEFAULT_MARGIN 0.02
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: analyze [--seed N] [--resamples B] [--fit-resamples B] [--confidence C] [--quiet] DIR\n"
+            "usage: analyze [--seed N] [--resamples B] [--fit-resamples B] [--confidence C] [--margin M%%] [--quiet] DIR\n"
             "  Reads DIR/results.db (written by build/bin/sweep) and writes DIR/summary.csv,\n"
             "  DIR/metrics.csv, DIR/summary.md and DIR/plotdata/*.dat.\n"
             "  --seed N         bootstrap seed (default %llu)\n"
@@ -26,10 +27,12 @@ static void usage(FILE *f)
             "  --fit-resamples B  bootstrap resamples of each per-sample cost regression,\n"
             "                   100..1000000 (default %d)\n"
             "  --confidence C   confidence level, 0.5 < C < 1 (default %g)\n"
+            "  --margin M%%      equivalence margin of the paired verdicts: \"no effect above\n"
+            "                   M%%\" only when the whole interval lies within +-M%% (default %g%%)\n"
             "  --quiet          no progress or warnings on stderr\n"
             "  Exit status: 0 done, 1 nothing to analyse or an output cannot be written,\n"
             "  2 bad arguments or DIR is not a readable sweep.  Method: docs/STATISTICS.md.\n",
-            DEFAULT_SEED, DEFAULT_RESAMPLES, DEFAULT_FIT_RESAMPLES, DEFAULT_CONFIDENCE);
+            DEFAULT_SEED, DEFAULT_RESAMPLES, DEFAULT_FIT_RESAMPLES, DEFAULT_CONFIDENCE, DEFAULT_MARGIN * 100);
 }
 
 static int bad(const char *fmt, const char *arg)
@@ -57,6 +60,7 @@ int main(int argc, char **argv)
     unsigned long long resamples = DEFAULT_RESAMPLES;
     unsigned long long fit_resamples = DEFAULT_FIT_RESAMPLES;
     double confidence = DEFAULT_CONFIDENCE;
+    double margin = DEFAULT_MARGIN;
     int quiet = 0;
     const char *dir = NULL;
     for (int i = 1; i < argc; i++) {
@@ -87,6 +91,11 @@ int main(int argc, char **argv)
             confidence = strtod(v, &end);
             if (!*v || *end || errno || !(confidence > 0.5 && confidence < 1.0))
                 return bad("--confidence: '%s' is not a number between 0.5 and 1 (exclusive)", v);
+        } else if ((v = value(argc, argv, &i, "--margin"))) {
+            errno = 0;
+            margin = strtod(v, &end) / 100.0;
+            if (!*v || errno || (*end && strcmp(end, "%")) || !(margin > 0.0 && margin < 1.0))
+                return bad("--margin: '%s' is not a percentage between 0 and 100 (exclusive), e.g. 2%%", v);
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return bad("unknown option '%s'", argv[i]);
         } else if (dir) {
@@ -115,7 +124,7 @@ int main(int argc, char **argv)
                 dir, status);
 
     st_analysis_opts ao = { .boot = { (size_t)resamples, confidence, seed }, .fit_resamples = (size_t)fit_resamples,
-                            .progress = !quiet };
+                            .progress = !quiet, .margin = margin };
     st_analysis an;
     st_analyze(&sw, &ao, &an);
 
@@ -141,6 +150,15 @@ int main(int argc, char **argv)
         if (an.nmismatches)
             fprintf(stderr, "analyze: EXACTNESS MISMATCH in %zu runs: the sampling rule is broken (see summary.md)\n",
                     an.nmismatches);
+        /* The noise floor against the effects asked about (the margin). */
+        for (size_t i = 0; i < an.nresults; i++) {
+            const st_result *r = &an.results[i];
+            if (r->is_baseline && isfinite(r->paired_floor) && r->paired_floor > margin)
+                fprintf(stderr, "analyze: warning: %s: the A/A floor is %.1f%% (A/A %.4f [%.4f, %.4f], %zu blocks), "
+                                "wider than the %g%% margin: effects below it are not resolved here\n",
+                        r->cell->label, r->paired_floor * 100, r->paired.est, r->paired.lo, r->paired.hi, r->pairs,
+                        margin * 100);
+        }
     }
     if (rc == 0 || an.used_runs == 0) {
         /* A sweep in the in-process design: its segment series too. */

@@ -18,6 +18,7 @@
 
 #include "st_boot.h"
 #include "st_db.h"
+#include "st_paired.h"
 #include "st_desc.h"
 #include "st_rank.h"
 
@@ -54,6 +55,16 @@ typedef struct st_result {
     size_t aa_odd, aa_even;   /* runs in each half */
     double aa_floor;          /* max(hi - 1, 1 - lo), NaN if no interval */
     double baseline_median;   /* median wall_ns of its baseline (NaN if none) */
+    /* Paired comparison over blocks (blocked design; docs/STATISTICS.md).  For a
+     * baseline, its A/A blocks.  Log-ratios are Hodges-Lehmann estimates with a
+     * one-sample BCa interval, reported as ratios. */
+    size_t pairs;             /* blocks with both runs used */
+    st_interval paired;       /* wall time ratio, cell run / its adjacent baseline run */
+    st_interval paired_cpu;   /* the same for CPU time */
+    st_interval paired_norm;  /* 1 + HL over blocks of (ratio - 1) * 1000 / samples per second */
+    st_interval paired_cost;  /* HL over blocks of (wall - baseline wall) / samples, us */
+    st_verdict pverdict;      /* verdict of paired with the margin */
+    double paired_floor;      /* baselines: max(hi - 1, 1 - lo) of the A/A blocks, else NaN */
     char note[768];           /* reasons, '; '-separated */
 } st_result;
 
@@ -68,18 +79,27 @@ typedef struct st_analysis {
     size_t nmismatches;
     size_t used_runs, failed_runs; /* over the whole sweep */
     int task_clock_event;          /* index of perf::task-clock in sweep->events, or -1 */
+    size_t blocks;                 /* measured blocks with both runs used (0: not a blocked sweep) */
+    double margin;                 /* the verdicts' equivalence margin */
 } st_analysis;
 
 typedef struct st_analysis_opts {
     st_boot_opts boot;
     size_t fit_resamples; /* bootstrap resamples of the cost regressions (st_costfit.h) */
     int progress; /* print one line per workload on stderr */
+    double margin; /* equivalence margin of the verdicts (0.02 = 2%) */
 } st_analysis_opts;
 
 /* Analyses every cell of sw.  Never fails (allocation failure exits). */
 void st_analyze(const st_sweep *sw, const st_analysis_opts *opts, st_analysis *an);
 
 void st_analysis_free(st_analysis *an);
+
+/* The paired comparisons of every result (st_analyze calls it last): pairs
+ * each used role-1 run with the used role-0 run of its block, and fills
+ * pairs, paired*, pverdict and paired_floor (st_pairs.c).  The seed of a
+ * cell is opts.seed XOR fnv1a64(label + "#paired"). */
+void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts);
 
 /* The run's CPU time in the cell's chosen source, NaN if unavailable. */
 double st_run_cpu(const st_analysis *an, const st_result *r, const st_run *run);

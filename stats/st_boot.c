@@ -224,9 +224,8 @@ static double acceleration(const st_stat *st, const prepared *p1, const prepared
     return sum3 / (6.0 * pow(sum2, 1.5));
 }
 
-/* Fills out's interval from the resampled values t[0..B-1] (reordered here). */
-static void interval(const st_stat *st, const prepared *p1, const prepared *p0, double *t, size_t B,
-                     double confidence, st_interval *out)
+void st_boot_interval(double *t, size_t B, double confidence, double (*accel)(void *ctx), void *ctx,
+                      st_interval *out)
 {
     double est = out->est, alpha = 1.0 - confidence;
     double tmin = t[0], tmax = t[0];
@@ -252,7 +251,7 @@ static void interval(const st_stat *st, const prepared *p1, const prepared *p0, 
         why = "BCa undefined: every resample on one side of the estimate";
     } else {
         double z0 = gsl_cdf_ugaussian_Pinv(prop);
-        double a = acceleration(st, p1, p0);
+        double a = accel(ctx);
         out->z0 = z0;
         out->accel = a;
         if (isnan(a)) {
@@ -272,6 +271,26 @@ static void interval(const st_stat *st, const prepared *p1, const prepared *p0, 
     out->why = why;
     out->lo = st_quantile_select(t, B, alo);
     out->hi = st_quantile_select(t, B, ahi);
+}
+
+/* The two-sample statistic's acceleration, for st_boot_interval. */
+typedef struct accel_ctx {
+    const st_stat *st;
+    const prepared *p1, *p0;
+} accel_ctx;
+
+static double accel_two(void *ctx)
+{
+    const accel_ctx *a = ctx;
+    return acceleration(a->st, a->p1, a->p0);
+}
+
+/* Fills out's interval from the resampled values t[0..B-1] (reordered here). */
+static void interval(const st_stat *st, const prepared *p1, const prepared *p0, double *t, size_t B,
+                     double confidence, st_interval *out)
+{
+    accel_ctx a = {st, p1, p0};
+    st_boot_interval(t, B, confidence, accel_two, &a, out);
 }
 
 void st_bootstrap(const st_sample *s1, const st_sample *s0, const st_stat *stats, size_t nstats,

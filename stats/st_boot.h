@@ -79,6 +79,15 @@ typedef struct st_boot_opts {
 void st_bootstrap(const st_sample *s1, const st_sample *s0, const st_stat *stats, size_t nstats,
                   const st_boot_opts *opts, st_interval *out);
 
+/* The interval of a statistic from its B resampled values t (reordered
+ * here) and its estimate out->est, by the rules above: degenerate when every
+ * resample is equal, else BCa with z0 from t and the acceleration accel(ctx)
+ * (called only when z0 is finite; NaN = undefined), else the percentile
+ * interval with out->why saying why.  Sets lo, hi, method, why, z0, accel.
+ * Shared by st_bootstrap and the one-sample bootstrap of st_paired.h. */
+void st_boot_interval(double *t, size_t B, double confidence, double (*accel)(void *ctx), void *ctx,
+                      st_interval *out);
+
 /* Type-7 quantile of t[0..n-1] (n >= 1) at p in [0, 1], exactly the value
  * st_quantile_sorted gives on the sorted values, in O(n) on average
  * (quickselect); reorders t. */

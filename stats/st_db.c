@@ -219,10 +219,24 @@ static long find_run(const run_ref *refs, size_t n, int64_t id)
 static int load_runs(loader *L, st_sweep *sw, size_t *orphans)
 {
     sqlite3_stmt *st;
-    if (prepare(L,
-                "SELECT run_id, cell_id, round, status, wall_ns, user_ns, sys_ns, maxrss_kb, failure FROM runs "
-                "WHERE round > 0 ORDER BY cell_id, round, run_id",
-                &st, "the runs"))
+    /* The harness's optional block and noise columns (docs/HARNESS.md). */
+    int blocks = 0, noise = 0;
+    if (sqlite3_prepare_v2(L->db, "SELECT block, block_role FROM runs LIMIT 0", -1, &st, NULL) == SQLITE_OK) {
+        blocks = 1;
+        sqlite3_finalize(st);
+    }
+    if (sqlite3_prepare_v2(L->db, "SELECT steal_ns, other_busy_ns, nivcsw, minflt, loadavg1 FROM runs LIMIT 0", -1,
+                           &st, NULL) == SQLITE_OK) {
+        noise = 1;
+        sqlite3_finalize(st);
+    }
+    char sql[512];
+    snprintf(sql, sizeof sql,
+             "SELECT run_id, cell_id, round, status, wall_ns, user_ns, sys_ns, maxrss_kb, failure, seq, %s, %s "
+             "FROM runs WHERE round > 0 ORDER BY cell_id, round, run_id",
+             blocks ? "block, block_role" : "NULL, NULL",
+             noise ? "steal_ns, other_busy_ns, nivcsw, minflt, loadavg1" : "NULL, NULL, NULL, NULL, NULL");
+    if (prepare(L, sql, &st, "the runs"))
         return 2;
     size_t cap = 64;
     sw->runs = st_xmalloc(cap * sizeof *sw->runs);
@@ -249,6 +263,14 @@ static int load_runs(loader *L, st_sweep *sw, size_t *orphans)
         r->user_ns = real_or_nan(st, 5);
         r->sys_ns = real_or_nan(st, 6);
         r->maxrss_kb = real_or_nan(st, 7);
+        r->seq = sqlite3_column_int64(st, 9);
+        r->block = sqlite3_column_type(st, 10) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 10);
+        r->role = sqlite3_column_int(st, 11);
+        r->steal_ns = real_or_nan(st, 12);
+        r->other_busy_ns = real_or_nan(st, 13);
+        r->nivcsw = real_or_nan(st, 14);
+        r->minflt = real_or_nan(st, 15);
+        r->loadavg1 = real_or_nan(st, 16);
         for (int k = 0; k < ST_NKEYS; k++)
             r->key[k] = NAN;
         r->status_ok = status && strcmp((const char *)status, "ok") == 0;

@@ -8,7 +8,9 @@
  *    run_counters, events or meta is analysed without them (a warning).
  *    An optional `depth` or `args` column of cells gives a stack depth; the
  *    harness's optional `schedule` table (docs/HARNESS.md) gives the number
- *    of planned measured runs, to tell an interrupted sweep.
+ *    of planned measured runs, to tell an interrupted sweep.  The harness's
+ *    optional runs columns block, block_role and the noise covariates
+ *    (docs/HARNESS.md) are read when present (else 0 and NaN).
  *  - The database is opened read-only and read inside one transaction, so a
  *    sweep still being written is seen at one consistent point.
  *  - cells are sorted by cell_id; each cell's measured runs are contiguous
@@ -47,6 +49,10 @@ typedef struct st_run {
     int used;       /* status 'ok' and wall_ns > 0 */
     double wall_ns, user_ns, sys_ns, maxrss_kb; /* NaN if NULL */
     double key[ST_NKEYS]; /* stats record values, NaN if absent */
+    int64_t seq;          /* runs.seq: the position in the sweep's execution order */
+    int64_t block;        /* runs.block (blocked design), 0 if none */
+    int role;             /* runs.block_role: 1 = the compared run, 0 = the baseline run */
+    double steal_ns, other_busy_ns, nivcsw, minflt, loadavg1; /* noise covariates, NaN if absent */
     char *failure;        /* runs.failure of a run not used (NULL if none given) */
 } st_run;
 

@@ -1,6 +1,7 @@
 /* st_report.c - summary.csv, metrics.csv, summary.md and the plot data files of an analysis. */
 #include "st_report.h"
 #include "st_costfit.h"
+#include "st_preport.h"
 #include "st_util.h"
 
 #include <errno.h>
@@ -219,8 +220,9 @@ static void write_summary_csv(FILE *f, const st_analysis *an, const st_report_op
           "time_sps_lo,time_sps_hi,time_sps_ci,time_hz_achieved,sps,norm_overhead,norm_overhead_lo,"
           "norm_overhead_hi,norm_overhead_ci,sample_cost_us,sample_cost_us_lo,sample_cost_us_hi,"
           "sample_cost_ci,mw_u,mw_p,mw_method,verdict,exact_checked,exact_mismatches,samples_ratio,"
-          "bytes_allocated,gc_ns,aa_ratio,aa_lo,aa_hi,aa_ci,aa_floor,depth,note\n",
+          "bytes_allocated,gc_ns,aa_ratio,aa_lo,aa_hi,aa_ci,aa_floor,depth,note",
           f);
+    fprintf(f, "%s\n", st_paired_csv_header());
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
         const st_cell *c = r->cell;
@@ -266,6 +268,7 @@ static void write_summary_csv(FILE *f, const st_analysis *an, const st_report_op
             fputs(",,,,,", f);
         fprintf(f, "%s,", csv(c->depth, 10));
         csv_text(f, r->note);
+        st_write_paired_csv(f, r, an->margin);
         fputc('\n', f);
     }
 }
@@ -400,10 +403,11 @@ static void dat_ci(FILE *f, const st_interval *iv, int digits)
 static void write_cells_dat(FILE *f, const st_analysis *an, int time)
 {
     fputs(time ? "# workload time_clock time_hz runs overhead overhead_lo overhead_hi time_sps time_sps_lo "
-                 "time_sps_hi hz_achieved norm_overhead norm_lo norm_hi cost_us cost_lo cost_hi ci\n"
+                 "time_sps_hi hz_achieved norm_overhead norm_lo norm_hi cost_us cost_lo cost_hi ci"
                : "# workload alloc_mode alloc_period runs overhead overhead_lo overhead_hi alloc_sps "
-                 "alloc_sps_lo alloc_sps_hi norm_overhead norm_lo norm_hi cost_us cost_lo cost_hi ci\n",
+                 "alloc_sps_lo alloc_sps_hi norm_overhead norm_lo norm_hi cost_us cost_lo cost_hi ci",
           f);
+    fprintf(f, "%s\n", st_paired_dat_header());
     grouping g = { 0 };
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
@@ -421,7 +425,9 @@ static void write_cells_dat(FILE *f, const st_analysis *an, int time)
             fprintf(f, " %s", dat(r->hz_achieved, 8));
         dat_ci(f, &r->norm, 8);
         dat_ci(f, &r->cost, 8);
-        fprintf(f, " %s\n", st_ci_name(r->overhead.method));
+        fprintf(f, " %s", st_ci_name(r->overhead.method));
+        st_write_paired_dat(f, r);
+        fputc('\n', f);
     }
 }
 
@@ -828,6 +834,7 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
             fprintf(f, "Exactness: all %zu fixed-mode allocation runs took exactly floor(sampled_bytes / period) "
                        "samples.\n\n", checked);
     }
+    st_write_floor_warning_md(f, an);
     if (an->used_runs == 0)
         fputs("**No measured run succeeded: there is nothing to analyse.** See the notes below and the "
               "failure column of results.db's runs table.\n\n", f);
@@ -844,6 +851,7 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
             fputs("Stack depth was not varied in this sweep (cells carry no depth): plotdata/depth.dat holds "
                   "the deepstack cells at their one depth, with depth NaN.\n\n", f);
     }
+    st_write_paired_md(f, an, o->confidence);
     if (an->failed_runs)
         write_failures(f, an);
     fputs("## Per workload\n\nIntervals are BCa at the confidence above (* = percentile fallback, see the note); "
@@ -852,6 +860,7 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
           "mixed when they disagree.\n\n", f);
     for (size_t i = 0; i < nw; i++)
         write_workload_table(f, an, w[i]);
+    st_write_noise_md(f, an);
     if (sw->nmeta) {
         fputs("## Sweep metadata\n\n| key | value |\n|---|---|\n", f);
         for (size_t i = 0; i < sw->nmeta; i++) {

@@ -67,4 +67,16 @@ expect "metadata" "$(q "$DB" "SELECT count(*) FROM meta WHERE key IN ('host','cp
     'libpfm4_version','gsl_version','sqlite_version','seed','plan','config','harness_overhead_median_ns')")" 19
 expect "csv: header + 120 runs" "$(wc -l < "$WORK/res/latest/runs.csv")" 121
 expect "csv: block and noise columns" "$(head -n 1 "$WORK/res/latest/runs.csv" | tr ',' '\n' | grep -c -x -e block -e block_pos -e block_role -e steal_ns -e other_busy_ns -e nivcsw -e minflt -e loadavg1)" 8
+# The statistics of the blocked quick sweep: paired estimates over the 5
+# measured blocks of every cell, A/A blocks for every baseline.
+if [ -x "$BIN/analyze" ]; then
+    "$BIN/analyze" --quiet --resamples 1000 "$WORK/res/latest" >/dev/null 2>"$WORK/aerr"
+    expect "analyze exit status" "$?" 0
+    S="$WORK/res/latest/summary.csv"
+    col() { head -n 1 "$S" | tr ',' '\n' | grep -n -x "$1" | cut -d: -f1; }
+    expect "every cell paired over 5 blocks with an interval" "$(awk -F, -v p="$(col pairs)" -v c="$(col paired_ci)" \
+        'NR > 1 && $p == 5 && ($c == "bca" || $c == "percentile" || $c == "degenerate") { n++ } END { print n + 0 }' "$S")" 10
+    expect "summary.md: paired section and the noise section" \
+        "$(grep -c -e '^## Paired comparisons (blocked design)' -e '^## Noise' "$WORK/res/latest/summary.md")" 2
+fi
 finish

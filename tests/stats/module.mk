@@ -8,7 +8,7 @@ ST_TEST_LIBS := $(shell pkg-config --libs criterion gsl sqlite3 2>/dev/null || e
 $(OBJ)/tests/stats/%.o: CFLAGS += -Istats $(ST_TEST_CFLAGS)
 
 $(ST_TEST_BIN): $(OBJ)/tests/stats/test_stats.o $(OBJ)/tests/stats/test_analyze.o $(OBJ)/tests/stats/test_regress.o \
-		$(OBJ)/tests/stats/regress_sim.o $(LIBDIR)/libststats.a
+		$(OBJ)/tests/stats/regress_sim.o $(OBJ)/tests/stats/test_paired.o $(LIBDIR)/libststats.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(ST_TEST_LIBS) $(LDLIBS)
 

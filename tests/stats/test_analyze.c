@@ -765,3 +765,94 @@ Test(analyze, regression_recovers_an_exact_line)
     free(md);
     rm_dir(dir);
 }
+
+/* A blocked sweep (the harness's block columns): the paired estimates are
+ * Hodges-Lehmann estimates over exactly the blocks with both runs used.
+ * Reference values: python3 with the standard library, the Walsh averages of
+ * the logs of the ratios below and their type-7 median (as
+ * tests/stats/paired_reference.py computes it). */
+Test(analyze, blocked_sweep_paired_estimates)
+{
+    static const double ratio[5] = {1.01, 1.03, 1.02, 0.99, 1.05}, aa[5] = {1.0, 1.04, 0.97, 1.0, 1.02};
+    char sql[16384];
+    size_t n = 0;
+    n += (size_t)snprintf(sql + n, sizeof sql - n,
+        "ALTER TABLE runs ADD COLUMN block INTEGER; ALTER TABLE runs ADD COLUMN block_role INTEGER;"
+        "INSERT INTO cells VALUES(1,'w','baseline',0,'',0,'',10,'w/baseline');"
+        "INSERT INTO cells VALUES(2,'w','alloc',4194304,'fixed',0,'',10,'w/alloc-fixed-4M');");
+    int id = 1, seq = 1;
+    for (int k = 0; k < 5; k++) {
+        /* The cell's block k+1 (round k+1); role 1 first in odd blocks. */
+        long b = 1000000000L, t = (long)(1e9 * ratio[k] + 0.5);
+        n += (size_t)snprintf(sql + n, sizeof sql - n,
+            "INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,block,block_role) VALUES"
+            "(%d,1,%d,%d,'ok',%ld,%ld,0,%d,0),(%d,2,%d,%d,'ok',%ld,%ld,0,%d,1);"
+            "INSERT INTO run_stats VALUES(%d,'alloc_samples','100');",
+            id, k + 1, seq, b, b, k + 1, id + 1, k + 1, seq + 1, t, t, k + 1, id + 1);
+        id += 2, seq += 2;
+        /* The baseline's A/A block (blocks 6..10, rounds 6..15: the fixture keeps (cell, round) unique). */
+        long a = (long)(1e9 * aa[k] + 0.5);
+        n += (size_t)snprintf(sql + n, sizeof sql - n,
+            "INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,block,block_role) VALUES"
+            "(%d,1,%d,%d,'ok',%ld,%ld,0,%d,0),(%d,1,%d,%d,'ok',%ld,%ld,0,%d,1);",
+            id, 6 + 2 * k, seq, b, b, 6 + k, id + 1, 7 + 2 * k, seq + 1, a, a, 6 + k);
+        id += 2, seq += 2;
+    }
+    /* Block 11: the cell's run failed, so the block does not count; block 12: a
+     * cell run whose baseline run failed. */
+    n += (size_t)snprintf(sql + n, sizeof sql - n,
+        "INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,block,block_role) VALUES"
+        "(%d,1,16,%d,'ok',1000000000,1000000000,0,11,0),(%d,2,16,%d,'failed',NULL,NULL,NULL,11,1),"
+        "(%d,1,17,%d,'failed',NULL,NULL,NULL,12,0),(%d,2,17,%d,'ok',3000000000,3000000000,0,12,1);"
+        "INSERT INTO run_stats VALUES(%d,'alloc_samples','100');",
+        id, seq, id + 1, seq + 1, id + 2, seq + 2, id + 3, seq + 3, id + 3);
+    char *dir = new_dir(), *err;
+    make_db(dir, 1, sql);
+    int rc = run_analyze(&err, "--resamples", "2000", "--margin=3%", dir, NULL);
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
+    char *err_copy = strdup(err);
+
+    free(err);
+    table t;
+    load_csv(&t, dir, "summary.csv");
+    cr_assert_eq((int)getd(&t, "w/alloc-fixed-4M", "pairs"), 5);
+    cr_assert_eq((int)getd(&t, "w/baseline", "pairs"), 5);
+    cr_assert_float_eq(getd(&t, "w/alloc-fixed-4M", "paired"), 1.0199509792141974, 1e-6);
+    cr_assert_float_eq(getd(&t, "w/alloc-fixed-4M", "paired_cpu"), 1.0199509792141974, 1e-6);
+    cr_assert_float_eq(getd(&t, "w/baseline", "paired"), 1.0043903623591777, 1e-6);
+    /* Per-sample cost: (t - b) / 100 samples, in us: 100, 300, 200, -100, 500 -> HL 200. */
+    cr_assert_float_eq(getd(&t, "w/alloc-fixed-4M", "paired_cost_us"), 200.0, 1e-6);
+    /* Normalized: 1 + HL of (r - 1) * 1000 / (100 / r) = 1 + HL of 10 r (r - 1). */
+    cr_assert_float_eq(getd(&t, "w/alloc-fixed-4M", "paired_norm"), 1.205, 1e-6);
+    double lo = getd(&t, "w/alloc-fixed-4M", "paired_lo"), hi = getd(&t, "w/alloc-fixed-4M", "paired_hi");
+    cr_assert(lo <= 1.0199509792141974 && hi >= 1.0199509792141974 && lo >= 0.99 && hi <= 1.05, "[%g, %g]", lo, hi);
+    /* The verdict follows the interval and the margin. */
+    const char *v = get(&t, "w/alloc-fixed-4M", "paired_verdict");
+    const char *want = lo > 1 ? "slower" : (lo >= 0.97 && hi <= 1.03) ? "no effect above 3%" : "not resolved";
+    cr_assert_str_eq(v, want);
+    double getd_floor = getd(&t, "w/baseline", "paired_floor");
+    double alo = getd(&t, "w/baseline", "paired_lo"), ahi = getd(&t, "w/baseline", "paired_hi");
+    cr_assert_float_eq(getd_floor, fmax(ahi - 1, 1 - alo), 1e-4);
+    /* The unpaired ratio of medians stays beside it (medians over 6 used runs of the cell). */
+    cr_assert(isfinite(getd(&t, "w/alloc-fixed-4M", "overhead")));
+    free_csv(&t);
+    char path[600];
+    snprintf(path, sizeof path, "%s/summary.md", dir);
+    char *md = slurp(path);
+    cr_assert(strstr(md, "## Paired comparisons (blocked design)"));
+    cr_assert(strstr(md, "| w | 5 | 1.004 ["), "A/A row missing");
+    cr_assert(strstr(md, "## Noise"));
+    /* A floor wider than the 3% margin is warned about on stderr and in summary.md, and only then. */
+    double floor = getd_floor;
+    if (floor > 0.03) {
+        cr_assert(strstr(err_copy, "analyze: warning: w/baseline: the A/A floor is"), "stderr: %s", err_copy);
+        cr_assert(strstr(md, "**Warning: the A/A floor of w is"));
+    } else {
+        cr_assert_null(strstr(err_copy, "A/A floor"), "stderr: %s", err_copy);
+        cr_assert_null(strstr(md, "**Warning: the A/A floor"));
+    }
+    free(err_copy);
+    free(md);
+    assert_no_nan_text(dir, "summary.csv");
+    rm_dir(dir);
+}

@@ -1,0 +1,310 @@
+/* st_preport.c - summary.md sections, summary.csv and plot-data columns of the paired comparisons and the noise. */
+#include "st_preport.h"
+#include "st_noise.h"
+#include "st_util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* "1.0123 [0.9987, 1.0260]", "*" for a percentile interval, "n/a" when undefined. */
+static const char *ci_text(char *b, size_t size, const st_interval *iv, int digits)
+{
+    if (!isfinite(iv->est))
+        snprintf(b, size, "n/a");
+    else if (iv->method == ST_CI_NONE)
+        snprintf(b, size, "%.*g (no CI)", digits, iv->est);
+    else
+        snprintf(b, size, "%.*g [%.*g, %.*g]%s", digits, iv->est, digits, iv->lo, digits, iv->hi,
+                 iv->method == ST_CI_PERCENTILE ? "*" : "");
+    return b;
+}
+
+static const char *num_text(char *b, size_t size, double v, const char *fmt)
+{
+    if (isfinite(v))
+        snprintf(b, size, fmt, v);
+    else
+        snprintf(b, size, "n/a");
+    return b;
+}
+
+static const char *period_name(char *b, size_t size, int64_t p)
+{
+    if (p > 0 && p % (1LL << 20) == 0)
+        snprintf(b, size, "%lldM", (long long)(p >> 20));
+    else if (p > 0 && p % (1LL << 10) == 0)
+        snprintf(b, size, "%lldK", (long long)(p >> 10));
+    else
+        snprintf(b, size, "%lld", (long long)p);
+    return b;
+}
+
+static const char *baseline_name(char *b, size_t size, const st_cell *c)
+{
+    if (isfinite(c->depth))
+        snprintf(b, size, "%s (depth %.0f)", c->workload, c->depth);
+    else
+        snprintf(b, size, "%s", c->workload);
+    return b;
+}
+
+static const char *cell_name(char *b, size_t size, const st_cell *c)
+{
+    char p[32];
+    if (!strcmp(c->kind, "alloc"))
+        snprintf(b, size, "alloc %s %s", c->alloc_mode, period_name(p, sizeof p, c->alloc_period));
+    else if (!strcmp(c->kind, "time"))
+        snprintf(b, size, "time %s %lld Hz", c->time_clock, (long long)c->time_hz);
+    else if (!strcmp(c->kind, "alloc+time"))
+        snprintf(b, size, "alloc %s %s + time %lld Hz", c->alloc_mode, period_name(p, sizeof p, c->alloc_period),
+                 (long long)c->time_hz);
+    else
+        snprintf(b, size, "%s", c->kind);
+    if (isfinite(c->depth)) {
+        size_t n = strlen(b);
+        snprintf(b + n, size - n, " d%.0f", c->depth);
+    }
+    return b;
+}
+
+/* One mark per verdict for the compact matrix. */
+static const char *mark(st_verdict v)
+{
+    switch (v) {
+    case ST_V_SLOWER: return " (+)";
+    case ST_V_FASTER: return " (-)";
+    case ST_V_EQUIVALENT: return " (=)";
+    case ST_V_UNRESOLVED: return " (?)";
+    default: return "";
+    }
+}
+
+void st_write_floor_warning_md(FILE *f, const st_analysis *an)
+{
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_result *r = &an->results[i];
+        char b[160], c[96];
+        if (r->is_baseline && isfinite(r->paired_floor) && r->paired_floor > an->margin)
+            fprintf(f, "**Warning: the A/A floor of %s is %.1f%% (A/A ratio %s over %zu blocks), wider than the %g%% "
+                       "margin the verdicts ask about: effects smaller than the floor are not resolved for it.**\n\n",
+                    baseline_name(c, sizeof c, r->cell), r->paired_floor * 100, ci_text(b, sizeof b, &r->paired, 4),
+                    r->pairs, an->margin * 100);
+    }
+}
+
+/* Every workload's interval for each value of one axis (fixed-mode periods or wall-clock rates). */
+static void write_matrix(FILE *f, const st_analysis *an, int time)
+{
+    int64_t vals[64];
+    size_t nv = 0;
+    const char *ws[64];
+    size_t nw = 0;
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_result *r = &an->results[i];
+        const st_cell *c = r->cell;
+        if (isfinite(c->depth) || strcmp(c->kind, time ? "time" : "alloc") ||
+            strcmp(time ? c->time_clock : c->alloc_mode, time ? "wall" : "fixed"))
+            continue;
+        int64_t v = time ? c->time_hz : c->alloc_period;
+        size_t k = 0;
+        while (k < nv && vals[k] != v)
+            k++;
+        if (k == nv && nv < 64)
+            vals[nv++] = v;
+        k = 0;
+        while (k < nw && strcmp(ws[k], c->workload))
+            k++;
+        if (k == nw && nw < 64)
+            ws[nw++] = c->workload;
+    }
+    if (!nv)
+        return;
+    for (size_t a = 1; a < nv; a++)
+        for (size_t b = a; b > 0 && vals[b - 1] > vals[b]; b--) {
+            int64_t t = vals[b];
+            vals[b] = vals[b - 1];
+            vals[b - 1] = t;
+        }
+    fprintf(f, "### Every workload, %s\n\n| workload |", time ? "time sampling (wall clock) by rate"
+                                                            : "allocation sampling (fixed mode) by period");
+    for (size_t k = 0; k < nv; k++) {
+        char p[32];
+        if (time)
+            fprintf(f, " %lld Hz |", (long long)vals[k]);
+        else
+            fprintf(f, " %s |", period_name(p, sizeof p, vals[k]));
+    }
+    fputs("\n|---|", f);
+    for (size_t k = 0; k < nv; k++)
+        fputs("---|", f);
+    fputc('\n', f);
+    for (size_t w = 0; w < nw; w++) {
+        fprintf(f, "| %s |", ws[w]);
+        for (size_t k = 0; k < nv; k++) {
+            const st_result *hit = NULL;
+            for (size_t i = 0; i < an->nresults && !hit; i++) {
+                const st_result *r = &an->results[i];
+                const st_cell *c = r->cell;
+                if (!isfinite(c->depth) && !strcmp(c->workload, ws[w]) && !strcmp(c->kind, time ? "time" : "alloc") &&
+                    !strcmp(time ? c->time_clock : c->alloc_mode, time ? "wall" : "fixed") &&
+                    (time ? c->time_hz : c->alloc_period) == vals[k])
+                    hit = r;
+            }
+            char b[160];
+            if (hit)
+                fprintf(f, " %s%s |", ci_text(b, sizeof b, &hit->paired, 4), mark(hit->pverdict));
+            else
+                fputs(" |", f);
+        }
+        fputc('\n', f);
+    }
+    fputc('\n', f);
+}
+
+void st_write_paired_md(FILE *f, const st_analysis *an, double confidence)
+{
+    if (!an->blocks)
+        return;
+    char m[32];
+    snprintf(m, sizeof m, "%g%%", an->margin * 100);
+    fprintf(f, "## Paired comparisons (blocked design)\n\n"
+               "Each run of a cell is compared with the run of its baseline in the same block, seconds apart "
+               "(docs/STATISTICS.md): the ratio is exp of the Hodges-Lehmann estimate of the per-block log-ratios "
+               "log(cell / baseline), with a one-sample %g%% BCa interval over the blocks (* = percentile fallback). "
+               "This is the whole run, start-up and fixed costs included. Verdicts: (+) slower and (-) faster when "
+               "the interval excludes 1; (=) no effect above %s when the whole interval lies within +-%s; (?) not "
+               "resolved otherwise. %zu blocks were used.\n\n",
+            confidence * 100, m, m, an->blocks);
+    fputs("### A/A noise floor (paired)\n\n"
+          "A/A blocks (two adjacent runs of the same baseline, one of them chosen at random to stand for the cell) "
+          "analysed exactly like a cell, with as many blocks as each cell has.\n\n"
+          "| baseline | blocks | A/A ratio | half-width (%) | floor (%) |\n|---|---|---|---|---|\n",
+          f);
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_result *r = &an->results[i];
+        if (!r->is_baseline)
+            continue;
+        char b[160], n[96], h[32], fl[32];
+        double hw = r->paired.method != ST_CI_NONE ? (r->paired.hi - r->paired.lo) / 2 * 100 : NAN;
+        fprintf(f, "| %s | %zu | %s | %s | %s |\n", baseline_name(n, sizeof n, r->cell), r->pairs,
+                ci_text(b, sizeof b, &r->paired, 4), num_text(h, sizeof h, hw, "%.2f"),
+                num_text(fl, sizeof fl, r->paired_floor * 100, "%.2f"));
+    }
+    fputc('\n', f);
+    fputs("The worst workload at a setting is the largest of several noisy estimates and so biased upward; the "
+          "tables below show every workload's interval instead, each at its own level (not simultaneous: for a "
+          "claim about all k workloads at once, rerun analyze with --confidence 1-0.05/k).\n\n",
+          f);
+    write_matrix(f, an, 0);
+    write_matrix(f, an, 1);
+    fputs("### Per cell\n\n| cell | blocks | paired ratio | paired CPU ratio | normalized per 1000 samples/s | "
+          "us/sample | verdict | unpaired ratio of medians |\n|---|---|---|---|---|---|---|---|\n",
+          f);
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_result *r = &an->results[i];
+        char a[160], b[160], c[160], d[160], e[160], n[128], w[96], v[64];
+        fprintf(f, "| %s/%s | %zu | %s | %s | %s | %s | %s | %s |\n", r->cell->workload,
+                cell_name(n, sizeof n, r->cell), r->pairs, ci_text(a, sizeof a, &r->paired, 4),
+                ci_text(b, sizeof b, &r->paired_cpu, 4), ci_text(c, sizeof c, &r->paired_norm, 4),
+                ci_text(d, sizeof d, &r->paired_cost, 3),
+                r->is_baseline ? "A/A" : st_verdict_text(r->pverdict, an->margin, v, sizeof v),
+                r->is_baseline ? ci_text(e, sizeof e, &r->aa, 4) : ci_text(e, sizeof e, &r->overhead, 4));
+        (void)w;
+    }
+    fputc('\n', f);
+}
+
+void st_write_noise_md(FILE *f, const st_analysis *an)
+{
+    st_noise nz;
+    st_noise_compute(an, &nz);
+    char a[32], b[32], c[32], d[32], e[32];
+    fputs("## Noise\n\nA run's residual is log(wall time) minus the median of its cell's (docs/STATISTICS.md, "
+          "\"Noise\"); runs in execution order.\n\n",
+          f);
+    fprintf(f, "- Residuals: %zu runs, median |residual| %s%%, lag-1 autocorrelation %s (0 = independent runs; "
+               "a large value means adjacent runs share their noise, which the blocked design exploits).\n",
+            nz.nruns, num_text(a, sizeof a, nz.resid_mad * 100, "%.2f"), num_text(b, sizeof b, nz.lag1, "%.3f"));
+    fprintf(f, "- Episodes (at least %d consecutive runs each more than %.0f%% slower than its cell's median): %zu, "
+               "%zu runs",
+            ST_NOISE_EPISODE_RUNS, ST_NOISE_EPISODE_SLOW * 100, nz.episodes, nz.episode_runs);
+    for (size_t i = 0; i < nz.episodes && i < ST_NOISE_MAX_EPISODES; i++)
+        fprintf(f, "%s runs %lld-%lld", i ? "," : ":", (long long)nz.ep_first[i], (long long)nz.ep_last[i]);
+    fputs(".\n", f);
+    if (nz.ncov)
+        fprintf(f, "- Covariates (%zu runs): steal on the run's CPU median %s ms, max %s ms per run; the other CPUs "
+                   "busy %s of the run's wall time (median); involuntary context switches median %s, max %s; load "
+                   "average %s to %s. Correlation of the residual with the steal share %s, the other CPUs' busy "
+                   "share %s, the load %s.\n",
+                nz.ncov, num_text(a, sizeof a, nz.steal_ms_med, "%.1f"), num_text(b, sizeof b, nz.steal_ms_max, "%.1f"),
+                num_text(c, sizeof c, nz.busy_share_med, "%.2f"), num_text(d, sizeof d, nz.nivcsw_med, "%.0f"),
+                num_text(e, sizeof e, nz.nivcsw_max, "%.0f"), num_text((char[32]){0}, 32, nz.load_min, "%.2f"),
+                num_text((char[32]){0}, 32, nz.load_max, "%.2f"), num_text((char[32]){0}, 32, nz.corr_steal, "%.2f"),
+                num_text((char[32]){0}, 32, nz.corr_busy, "%.2f"), num_text((char[32]){0}, 32, nz.corr_load, "%.2f"));
+    else
+        fputs("- Covariates: none recorded (a sweep from before they existed, or not from build/bin/sweep).\n", f);
+    fputs("\n| baseline | runs | drift: last third / first third | bimodality coefficient | two modes? |\n"
+          "|---|---|---|---|---|\n",
+          f);
+    for (size_t i = 0; i < nz.nbaselines; i++) {
+        const st_noise_baseline *x = &nz.baselines[i];
+        char n[96];
+        fprintf(f, "| %s | %zu | %s | %s | %s |\n", baseline_name(n, sizeof n, x->r->cell), x->n,
+                num_text(a, sizeof a, x->drift, "%.4f"), num_text(b, sizeof b, x->bimodality, "%.3f"),
+                !isfinite(x->bimodality) ? "n/a" : x->bimodality > 5.0 / 9.0 ? "likely" : "no sign");
+    }
+    fputc('\n', f);
+    st_noise_free(&nz);
+}
+
+const char *st_paired_csv_header(void)
+{
+    return ",pairs,paired,paired_lo,paired_hi,paired_ci,paired_verdict,paired_cpu,paired_cpu_lo,paired_cpu_hi,"
+           "paired_norm,paired_norm_lo,paired_norm_hi,paired_cost_us,paired_cost_us_lo,paired_cost_us_hi,paired_floor";
+}
+
+static void csv_num(FILE *f, double v, int digits)
+{
+    fputc(',', f);
+    if (isfinite(v))
+        fprintf(f, "%.*g", digits, v);
+}
+
+static void csv_iv(FILE *f, const st_interval *iv, int digits)
+{
+    csv_num(f, iv->est, digits);
+    csv_num(f, iv->method == ST_CI_NONE ? NAN : iv->lo, digits);
+    csv_num(f, iv->method == ST_CI_NONE ? NAN : iv->hi, digits);
+}
+
+void st_write_paired_csv(FILE *f, const st_result *r, double margin)
+{
+    char v[64];
+    fprintf(f, ",%zu", r->pairs);
+    csv_iv(f, &r->paired, 6);
+    fprintf(f, ",%s,%s", st_ci_name(r->paired.method),
+            r->is_baseline ? "" : st_verdict_text(r->pverdict, margin, v, sizeof v));
+    csv_iv(f, &r->paired_cpu, 6);
+    csv_iv(f, &r->paired_norm, 6);
+    csv_iv(f, &r->paired_cost, 6);
+    csv_num(f, r->paired_floor, 4);
+}
+
+const char *st_paired_dat_header(void) { return " pairs paired paired_lo paired_hi"; }
+
+static void dat_num(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, " %.8g", v);
+    else
+        fputs(" NaN", f);
+}
+
+void st_write_paired_dat(FILE *f, const st_result *r)
+{
+    fprintf(f, " %zu", r->pairs);
+    dat_num(f, r->paired.est);
+    dat_num(f, r->paired.method == ST_CI_NONE ? NAN : r->paired.lo);
+    dat_num(f, r->paired.method == ST_CI_NONE ? NAN : r->paired.hi);
+}

@@ -1,0 +1,32 @@
+/* st_preport.h - the paired comparisons and the noise diagnosis in the
+ * outputs: sections of summary.md, columns of summary.csv and of the
+ * cells plot data (docs/STATISTICS.md, "Paired comparisons" and "Noise").
+ *
+ * Invariants:
+ *  - Written only from the analysis (st_analysis, st_noise): no clocks, no
+ *    addresses; missing values are "n/a" in Markdown, empty in CSV and NaN in
+ *    plot data, as in st_report.h.
+ *  - The paired section appears only for a sweep with blocks; the noise
+ *    section always.
+ */
+#ifndef ST_PREPORT_H
+#define ST_PREPORT_H
+
+#include "st_analysis.h"
+
+#include <stdio.h>
+
+/* "## Paired comparisons" of summary.md (nothing when an has no blocks). */
+void st_write_paired_md(FILE *f, const st_analysis *an, double confidence);
+/* "## Noise" of summary.md. */
+void st_write_noise_md(FILE *f, const st_analysis *an);
+/* The warning line(s) of summary.md's top when an A/A floor is wider than the margin. */
+void st_write_floor_warning_md(FILE *f, const st_analysis *an);
+/* The paired columns' header of summary.csv (with a leading comma) and one row's fields. */
+const char *st_paired_csv_header(void);
+void st_write_paired_csv(FILE *f, const st_result *r, double margin);
+/* The paired columns of the cells plot data (with a leading space). */
+const char *st_paired_dat_header(void);
+void st_write_paired_dat(FILE *f, const st_result *r);
+
+#endif
