@@ -158,6 +158,12 @@ has() {
 # with no value at all is "none none".  The axis ranges are computed here
 # rather than with gnuplot's stats command, which stops the whole script
 # when a selection happens to hold no valid point.
+# paired_in NAME: 1 if NAME.dat has a "pairs" column with a value above 0 (a blocked sweep), else 0.
+paired_in() {
+    awk 'NR == 1 { for (i = 2; i <= NF; i++) if ($i == "pairs") p = i - 1; next }
+         NF && p && $p + 0 > 0 { f = 1 } END { print f ? 1 : 0 }' "$pd/$1.dat"
+}
+
 colrange() {
     awk -v cols="$2" -v conds="${3:-}" -v by="${4:-}" -v all="${COLRANGE_ALL:-0}" '
         NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1
@@ -298,14 +304,17 @@ if [ "$ok_alloc_runs" = yes ] && [ "$ok_alloc_cells" = yes ]; then
     base=$([ "$ok_baseline_runs" = yes ] && echo 1 || echo 0)
     pois=$(has alloc_cells alloc_mode poisson)
     yr=$(merge_ranges "$(colrange "$pd/alloc_runs.dat" ratio "" "$panels")" \
-        "$(colrange "$pd/alloc_cells.dat" "overhead overhead_lo overhead_hi" "" "$panels")" \
+        "$(colrange "$pd/alloc_cells.dat" "overhead overhead_lo overhead_hi paired paired_lo paired_hi" "" "$panels")" \
         "$([ "$base" = 1 ] && colrange "$pd/baseline_runs.dat" ratio "" "$panels")")
     xr=$(colrange "$pd/alloc_cells.dat" alloc_period)
-    draw overhead-alloc overhead.gp "which = 'alloc'; panels = '$panels'; has_base = $base; has_poisson = $pois; yranges = '$yr'; xrange_ = '$xr'" &&
+    pair=$(paired_in alloc_cells)
+    draw overhead-alloc overhead.gp "which = 'alloc'; panels = '$panels'; has_base = $base; has_poisson = $pois; has_paired = $pair; yranges = '$yr'; xrange_ = '$xr'" &&
     caption overhead-alloc "$t1 (sweep $sweep).
 
 What: for each workload (one panel each: $panels), the run time with allocation sampling on, divided by the median run time of the same workload without sampling (its baseline), against the sampling period in bytes on a log2 axis. Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise, the spread a real overhead must stand out from.")$([ "$pois" = 1 ] && echo " Open circles and the dashed line are poisson-mode cells; filled ones fixed mode.")
 
+$([ "$pair" = 1 ] && echo "Blue squares with bars, a little left of each period: the paired ratio (each run over the adjacent run of its baseline in the same block, the Hodges-Lehmann estimate over blocks, one-sample $cilabel interval; docs/STATISTICS.md, \"Paired comparisons\"). It is the process-level measurement (the whole run, start-up included), and it is narrower than the black bars because adjacent runs share their noise.
+")
 How to read: the dashed line at 1 is no overhead; 1.25 means 25% slower. Each panel has its own vertical scale (a log scale when it spans more than a factor 2), so compare workloads by their tick labels, not by the height of the curves. Overhead falls roughly in proportion to 1/period because the cost is paid once per sample; where the bars include 1 this sweep cannot tell the overhead from noise.
 
 $source_line"
@@ -320,18 +329,21 @@ if [ "$ok_time_runs" = yes ] && [ "$ok_time_cells" = yes ]; then
     base=$([ "$ok_baseline_runs" = yes ] && echo 1 || echo 0)
     cpu=$(has time_cells time_clock cpu)
     yr=$(merge_ranges "$(colrange "$pd/time_runs.dat" ratio "" "$panels")" \
-        "$(colrange "$pd/time_cells.dat" "overhead overhead_lo overhead_hi" "" "$panels")" \
+        "$(colrange "$pd/time_cells.dat" "overhead overhead_lo overhead_hi paired paired_lo paired_hi" "" "$panels")" \
         "$([ "$base" = 1 ] && colrange "$pd/baseline_runs.dat" ratio "" "$panels")")
     xr=$(colrange "$pd/time_cells.dat" time_hz)
     # each panel's achieved rate at each requested rate (median; -1: none)
     ach=$(for r in $rates; do colrange "$pd/time_cells.dat" hz_achieved "time_clock=wall,time_hz=$r" "$panels"; done |
         awk '{ for (i = 1; i <= NF; i += 2) a[NR, (i + 1) / 2] = ($i == "none") ? -1 : $i; n = NF / 2 }
              END { s = ""; for (p = 1; p <= n; p++) for (r = 1; r <= NR; r++) s = s (s == "" ? "" : " ") a[r, p]; print s }')
-    draw overhead-time overhead.gp "which = 'time'; panels = '$panels'; has_base = $base; has_poisson = $cpu; time_rates = '$rates'; yranges = '$yr'; xrange_ = '$xr'; achieved = '$ach'" &&
+    pair=$(paired_in time_cells)
+    draw overhead-time overhead.gp "which = 'time'; panels = '$panels'; has_base = $base; has_poisson = $cpu; has_paired = $pair; time_rates = '$rates'; yranges = '$yr'; xrange_ = '$xr'; achieved = '$ach'" &&
     caption overhead-time "$t2 (sweep $sweep).
 
 What: for each workload (one panel each: $panels), the run time with the time sampler on, divided by the median run time of the same workload without sampling (its baseline), against the requested sampling rate in Hz on a log axis (the achieved rate in brackets below it). Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise.")$([ "$cpu" = 1 ] && echo " Open circles and the dashed line are cells with the CPU-time clock; filled ones the wall clock.")
 
+$([ "$pair" = 1 ] && echo "Blue squares with bars, a little left of each rate: the paired ratio (each run over the adjacent run of its baseline, Hodges-Lehmann over blocks, one-sample $cilabel interval), the process-level measurement of the whole run.
+")
 How to read: the dashed line at 1 is no overhead. Under each requested rate, in brackets, is the rate the timer actually achieved in that workload (median over its runs; time_hz_achieved in summary.csv): when it falls short, the cost belongs to the achieved rate. The time sampler's cost grows with the rate and is almost independent of the workload's allocation; compare with figure 1 at the period whose sample rate (figure 6) matches.
 
 $source_line"

@@ -15,11 +15,17 @@
 # allocation-light ones.  A y range wider than 2x is drawn on a log scale, so
 # small overheads at long periods stay readable next to large ones.
 
+# has_paired (from figures.sh): the cells carry paired ratios (blocked design),
+# drawn in blue a little to the left of each setting.
+if (!exists("has_paired")) { has_paired = 0 }
 if (which eq 'alloc') {
     runs = datadir . "/alloc_runs.dat"; cells = datadir . "/alloc_cells.dat"
     rx = c_alloc_runs_alloc_period; rround = c_alloc_runs_round; rratio = c_alloc_runs_ratio; rmode = c_alloc_runs_alloc_mode
     cx = c_alloc_cells_alloc_period; cmed = c_alloc_cells_overhead; clo = c_alloc_cells_overhead_lo; chi = c_alloc_cells_overhead_hi
     cmode = c_alloc_cells_alloc_mode
+    cpair = exists("c_alloc_cells_paired") ? c_alloc_cells_paired : 0
+    cplo = exists("c_alloc_cells_paired_lo") ? c_alloc_cells_paired_lo : 0
+    cphi = exists("c_alloc_cells_paired_hi") ? c_alloc_cells_paired_hi : 0
     mode1 = "fixed"; mode2 = "poisson"
     fig_title = "Allocation sampling: overhead vs sampling period"
     fig_xlabel = "allocation sampling period (bytes, log_2 scale)"
@@ -28,6 +34,9 @@ if (which eq 'alloc') {
     rx = c_time_runs_time_hz; rround = c_time_runs_round; rratio = c_time_runs_ratio; rmode = c_time_runs_time_clock
     cx = c_time_cells_time_hz; cmed = c_time_cells_overhead; clo = c_time_cells_overhead_lo; chi = c_time_cells_overhead_hi
     cmode = c_time_cells_time_clock
+    cpair = exists("c_time_cells_paired") ? c_time_cells_paired : 0
+    cplo = exists("c_time_cells_paired_lo") ? c_time_cells_paired_lo : 0
+    cphi = exists("c_time_cells_paired_hi") ? c_time_cells_paired_hi : 0
     mode1 = "wall"; mode2 = "cpu"
     fig_title = "Time sampling: overhead vs sampling rate"
     fig_xlabel = "time-sampling rate, Hz: requested (achieved)"
@@ -113,6 +122,8 @@ do for [i = 1:npan] {
          cells using (strcol(1) eq w && strcol(cmode) eq mode1 ? column(cx) : NaN):(column(cmed)):(column(clo)):(column(chi)) \
               with yerrorbars ls 101 pt 7 ps 0.5 notitle, \
          cells using (strcol(1) eq w && strcol(cmode) eq mode1 ? column(cx) : NaN):(column(cmed)) with lines ls 101 notitle, \
+         for [j = 1:has_paired] cells using (strcol(1) eq w && strcol(cmode) eq mode1 ? column(cx) / xshift2 : NaN):(column(cpair)):(column(cplo)):(column(cphi)) \
+              with yerrorbars lc rgb "#1050C0" lw 1.5 pt 5 ps 0.5 notitle, \
          for [j = 1:has_poisson] runs using (strcol(1) eq w && strcol(rmode) eq mode2 ? column(rx) * 2**(xjit * jitter(column(rround))) : NaN):(column(rratio)) \
               with points pt 6 ps 0.35 lc rgb wfaint(wk) notitle, \
          for [j = 1:has_poisson] cells using (strcol(1) eq w && strcol(cmode) eq mode2 ? column(cx) * xshift2 : NaN):(column(cmed)):(column(clo)):(column(chi)) \
@@ -125,6 +136,10 @@ if (has_base) { nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = "#8
 nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = wcolor(1); leg_pt[nleg] = 7
 leg_text[nleg] = "one run (" . mode1 . "; colour = workload)"
 nleg = nleg + 1; leg_kind[nleg] = "bar"; leg_color[nleg] = "#202020"; leg_pt[nleg] = 7; leg_text[nleg] = sprintf("median and %s CI", cilabel)
+if (has_paired) {
+    nleg = nleg + 1; leg_kind[nleg] = "bar"; leg_color[nleg] = "#1050C0"; leg_pt[nleg] = 5
+    leg_text[nleg] = sprintf("paired ratio and %s CI (" . mode1 . ")", cilabel)
+}
 if (has_poisson) {
     nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = wcolor(1); leg_pt[nleg] = 6; leg_text[nleg] = "one run (" . mode2 . ")"
     nleg = nleg + 1; leg_kind[nleg] = "bar"; leg_color[nleg] = "#A03000"; leg_pt[nleg] = 6; leg_text[nleg] = sprintf("median and %s CI (%s)", cilabel, mode2)
