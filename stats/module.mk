@@ -30,6 +30,7 @@ bench-stats-coverage: $(BIN)/stats-coverage
 	$(BIN)/stats-coverage --runs 30
 	$(BIN)/stats-coverage --runs 5
 	$(BIN)/stats-coverage --runs 30 --dist gamma --noise 0.02
+	$(BIN)/stats-coverage --adaptive 0.02 --runs 30 --max-blocks 200 --noise 0.1 --dist t3 --overhead 1.01 --experiments 300 --resamples 1000
 
 BINS += $(BIN)/stats-coverage
 BENCHES += bench-stats-coverage

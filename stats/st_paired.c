@@ -2,6 +2,7 @@
 #include "st_paired.h"
 #include "st_util.h"
 
+#include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdio.h>
@@ -160,4 +161,63 @@ void st_interval_exp(st_interval *iv)
     iv->est = exp(iv->est);
     iv->lo = exp(iv->lo);
     iv->hi = exp(iv->hi);
+}
+
+int st_adaptive_more(const double *d, size_t n, const st_adaptive *rule, const st_boot_opts *opts, st_interval *iv)
+{
+    st_interval tmp;
+    if (!iv)
+        iv = &tmp;
+    if (n < rule->min_blocks) {
+        *iv = (st_interval){NAN, NAN, NAN, ST_CI_NONE, "fewer blocks than the minimum", NAN, NAN};
+        return 1;
+    }
+    st_paired_bootstrap(d, n, ST_LOC_HL, opts, iv);
+    st_interval_exp(iv);
+    if (n >= rule->max_blocks)
+        return 0;
+    if (iv->method == ST_CI_NONE || !((iv->hi - iv->lo) / 2 <= rule->halfwidth))
+        return 1;
+    return 0;
+}
+
+void st_adaptive_simulate(const st_adaptive *rule, double true_log, double noise, int heavy, size_t experiments,
+                          size_t resamples, uint64_t seed, st_adaptive_sim *out)
+{
+    memset(out, 0, sizeof *out);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!r)
+        st_out_of_memory();
+    gsl_rng_set(r, (unsigned long)((seed ^ (seed >> 32)) & 0xffffffffu));
+    size_t cap = rule->max_blocks > rule->min_blocks ? rule->max_blocks : rule->min_blocks;
+    double *d = st_xmalloc((cap ? cap : 1) * sizeof *d);
+    double truth = exp(true_log), blocks = 0, hw = 0;
+    for (size_t k = 0; k < experiments; k++) {
+        size_t n = 0;
+        st_interval iv;
+        st_boot_opts o = {resamples, 0.95, seed + k + 1};
+        for (;;) {
+            while (n < rule->min_blocks && n < cap)
+                d[n++] = true_log + noise * (heavy ? gsl_ran_tdist(r, 3) / sqrt(3.0) : gsl_ran_gaussian(r, 1.0));
+            if (!st_adaptive_more(d, n, rule, &o, &iv) || n >= cap)
+                break;
+            d[n++] = true_log + noise * (heavy ? gsl_ran_tdist(r, 3) / sqrt(3.0) : gsl_ran_gaussian(r, 1.0));
+        }
+        if (iv.method == ST_CI_NONE)
+            st_adaptive_more(d, n, &(st_adaptive){rule->halfwidth, 0, n}, &o, &iv);
+        out->experiments++;
+        out->at_max += n >= rule->max_blocks;
+        blocks += (double)n;
+        hw += (iv.hi - iv.lo) / 2;
+        if (iv.lo > truth)
+            out->above++;
+        else if (iv.hi < truth)
+            out->below++;
+        else
+            out->covered++;
+    }
+    out->mean_blocks = experiments ? blocks / (double)experiments : NAN;
+    out->mean_halfwidth = experiments ? hw / (double)experiments : NAN;
+    free(d);
+    gsl_rng_free(r);
 }

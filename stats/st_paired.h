@@ -65,4 +65,34 @@ const char *st_verdict_text(st_verdict v, double margin, char *buf, size_t size)
 /* Maps a log-scale interval to a ratio one: est, lo and hi through exp(). */
 void st_interval_exp(st_interval *iv);
 
+/* The adaptive rule (sweep --halfwidth): a cell gets more blocks while it
+ * has fewer than min_blocks, or fewer than max_blocks and the half-width
+ * (hi - lo) / 2 of its paired ratio's interval (exp of the HL interval of
+ * its log-ratios) is above halfwidth (0.02 = 2%) or undefined. */
+typedef struct st_adaptive {
+    double halfwidth;  /* target half-width of the ratio interval */
+    size_t min_blocks; /* never stop before (30 in the sweep) */
+    size_t max_blocks; /* never go beyond */
+} st_adaptive;
+
+/* 1 if the cell with log-ratios d[0..n-1] needs more blocks; *iv (may be
+ * NULL) receives the ratio interval it judged (none below min_blocks). */
+int st_adaptive_more(const double *d, size_t n, const st_adaptive *rule, const st_boot_opts *opts, st_interval *iv);
+
+/* Coverage of the rule by simulation: each experiment draws log-ratios
+ * true_log + noise * e, e standard normal (heavy = 0) or Student t with 3
+ * degrees of freedom scaled to unit variance (heavy = 1), one block at a
+ * time from rule.min_blocks on, stops by st_adaptive_more, and checks
+ * whether the final interval contains exp(true_log).  Deterministic for a
+ * seed. */
+typedef struct st_adaptive_sim {
+    size_t experiments, covered, above, below; /* above: the interval lies above the truth */
+    size_t at_max;      /* experiments that stopped at max_blocks */
+    double mean_blocks; /* blocks per experiment */
+    double mean_halfwidth;
+} st_adaptive_sim;
+
+void st_adaptive_simulate(const st_adaptive *rule, double true_log, double noise, int heavy, size_t experiments,
+                          size_t resamples, uint64_t seed, st_adaptive_sim *out);
+
 #endif

@@ -73,9 +73,10 @@ if [ -x "$BIN/analyze" ]; then
     "$BIN/analyze" --quiet --resamples 1000 "$WORK/res/latest" >/dev/null 2>"$WORK/aerr"
     expect "analyze exit status" "$?" 0
     S="$WORK/res/latest/summary.csv"
-    col() { head -n 1 "$S" | tr ',' '\n' | grep -n -x "$1" | cut -d: -f1; }
+    # summary.csv: a "# analyze ..." line, then the header
+    col() { sed -n 2p "$S" | tr ',' '\n' | grep -n -x "$1" | cut -d: -f1; }
     expect "every cell paired over 5 blocks with an interval" "$(awk -F, -v p="$(col pairs)" -v c="$(col paired_ci)" \
-        'NR > 1 && $p == 5 && ($c == "bca" || $c == "percentile" || $c == "degenerate") { n++ } END { print n + 0 }' "$S")" 10
+        'NR > 2 && $p == 5 && ($c == "bca" || $c == "percentile" || $c == "degenerate") { n++ } END { print n + 0 }' "$S")" 10
     expect "summary.md: paired section and the noise section" \
         "$(grep -c -e '^## Paired comparisons (blocked design)' -e '^## Noise' "$WORK/res/latest/summary.md")" 2
 fi

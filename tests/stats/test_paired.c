@@ -129,3 +129,50 @@ Test(noise, lag1_bimodality_pearson_match_reference)
     const double xn[] = {1, 2, 3, NAN, 5}, yn[] = {2, 4, 6, 100, 10};
     near(st_pearson(xn, yn, 5), 1.0, 1e-12, "pearson without the NaN pair");
 }
+
+/* The adaptive rule: its stopping decisions on synthetic data, and the
+ * coverage of its final interval by simulation (the rule stops on the data,
+ * which could bias the interval; with a fixed seed the figures are exact). */
+Test(adaptive, stops_by_minimum_halfwidth_and_maximum)
+{
+    st_boot_opts o = {1000, 0.95, 7};
+    st_adaptive rule = {0.02, 30, 100};
+    double tight[100], wide[100];
+    for (int i = 0; i < 100; i++) {
+        tight[i] = 0.01 + 0.0001 * ((i * 7) % 11 - 5); /* spread +-0.05%: narrow from the start */
+        wide[i] = 0.01 + 0.02 * ((i * 7) % 11 - 5);    /* spread +-10% */
+    }
+    st_interval iv;
+    cr_assert_eq(st_adaptive_more(tight, 29, &rule, &o, &iv), 1, "below the minimum: more");
+    cr_assert_eq(iv.method, ST_CI_NONE);
+    cr_assert_eq(st_adaptive_more(tight, 30, &rule, &o, &iv), 0, "narrow at the minimum: stop");
+    cr_assert((iv.hi - iv.lo) / 2 <= 0.02);
+    cr_assert_eq(st_adaptive_more(wide, 30, &rule, &o, &iv), 1, "wide: more");
+    cr_assert((iv.hi - iv.lo) / 2 > 0.02);
+    cr_assert_eq(st_adaptive_more(wide, 100, &rule, &o, &iv), 0, "at the maximum: stop");
+    rule.halfwidth = 0.5;
+    cr_assert_eq(st_adaptive_more(wide, 30, &rule, &o, NULL), 0, "a looser target: stop");
+}
+
+Test(adaptive, coverage_of_the_stopping_rule_on_synthetic_data)
+{
+    st_adaptive rule = {0.02, 10, 50};
+    st_adaptive_sim s;
+    /* Normal noise of sd 5% per block: the 2% target is reached at about 25
+     * blocks, so the rule stops at many different n. */
+    st_adaptive_simulate(&rule, log(1.01), 0.05, 0, 100, 300, 1, &s);
+    cr_assert_eq(s.experiments, 100);
+    cr_assert_eq(s.covered + s.above + s.below, 100);
+    double cov = (double)s.covered / 100;
+    cr_log_info("coverage %.2f, %zu above, %zu below, mean blocks %.1f, at max %zu, mean half-width %.4f", cov, s.above,
+                s.below, s.mean_blocks, s.at_max, s.mean_halfwidth);
+    cr_assert(cov >= 0.85 && cov <= 0.99, "coverage %.3f (%zu above, %zu below)", cov, s.above, s.below);
+    cr_assert(s.mean_blocks > 15 && s.mean_blocks < 50, "mean blocks %g", s.mean_blocks);
+    cr_assert_lt(s.at_max, 100);
+    cr_assert_leq(s.mean_halfwidth, 0.021);
+    /* The same seed gives the same figures. */
+    st_adaptive_sim t;
+    st_adaptive_simulate(&rule, log(1.01), 0.05, 0, 100, 300, 1, &t);
+    cr_assert_eq(t.covered, s.covered);
+    cr_assert_float_eq(t.mean_blocks, s.mean_blocks, 0);
+}
