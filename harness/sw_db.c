@@ -713,3 +713,21 @@ out:
     sw_buf_free(&header);
     return rows;
 }
+
+void sw_db_append_schedule(sw_db *d, const sw_cell *cells, const sw_slot *slots, int n_slots)
+{
+    exec_sql(d, "BEGIN");
+    sqlite3_stmt *st = prepare(d, "INSERT INTO schedule(seq, cell_id, round, block, block_pos, block_role)"
+                                  " VALUES(?,?,?,?,?,?)");
+    for (int i = 0; i < n_slots; i++) {
+        sqlite3_bind_int(st, 1, slots[i].seq);
+        sqlite3_bind_int(st, 2, cells[slots[i].cell].id);
+        sqlite3_bind_int(st, 3, slots[i].round);
+        sqlite3_bind_int(st, 4, slots[i].block);
+        sqlite3_bind_int(st, 5, slots[i].pos);
+        sqlite3_bind_int(st, 6, slots[i].role);
+        step_done(d, st, "storing an adaptive round");
+    }
+    sqlite3_finalize(st);
+    exec_sql(d, "COMMIT");
+}

@@ -99,6 +99,8 @@ int sw_db_get_calibration(sw_db *d, const char *workload, uint64_t *size, char *
 
 /* Stores the cells and the schedule in one transaction. */
 void sw_db_store_plan(sw_db *d, const sw_cell *cells, int n_cells, const sw_slot *slots, int n_slots);
+/* Appends the blocks of an adaptive round to the schedule, in one transaction. */
+void sw_db_append_schedule(sw_db *d, const sw_cell *cells, const sw_slot *slots, int n_slots);
 /* Number of stored cells (0 = the plan is not stored yet). */
 int sw_db_count(sw_db *d, const char *table);
 /* Loads the stored cells (ids 1..n in order). */

@@ -43,6 +43,7 @@ static void plan_defaults(sw_opts *o, int quick)
             o->depths[o->n_depths++] = depths[i];
     }
     o->warmup = 1;
+    o->max_runs = 200;
 }
 
 const char *sw_design_name(sw_design d)
@@ -208,7 +209,7 @@ static int is_known(const char *name)
     static const char *names[] = {"quick", "workloads", "list", "bin-dir", "periods", "modes", "time-hz",
                                   "time-clock", "combined", "depths", "depth-period", "depth-hz", "runs", "warmup", "seed", "cpu", "out", "timeout",
                                   "target", "size", "keep-profiles", "counters", "tmp", "plan", "progress",
-                                  "no-progress", "help", "config", "resume", "env", "design"};
+                                  "no-progress", "help", "config", "resume", "env", "design", "halfwidth", "max-runs", "max-time"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (!strcmp(name, names[i]))
             return 1;
@@ -342,6 +343,21 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
         if (d < 0)
             sw_usage_error("%s: design: '%s' is not a design (blocked, independent, inprocess)", origin, value);
         o->design = (sw_design)d;
+    } else if (!strcmp(name, "halfwidth")) {
+        char *end;
+        double h = strtod(value, &end);
+        if (end == value || (*end && strcmp(end, "%")) || !(h >= 0 && h < 100))
+            sw_usage_error("%s: halfwidth: '%s' is not a percentage from 0 (off) to 100, e.g. 2%%", origin, value);
+        o->halfwidth = h / 100;
+    } else if (!strcmp(name, "max-runs")) {
+        if (sw_parse_uint(value, 100000, &v) || v == 0)
+            sw_usage_error("%s: max-runs: '%s' is not a number of rounds (1..100000)", origin, value);
+        o->max_runs = (int)v;
+    } else if (!strcmp(name, "max-time")) {
+        if (!strcmp(value, "none"))
+            o->max_time = 0;
+        else if (sw_parse_seconds(value, &o->max_time))
+            sw_usage_error("%s: max-time: '%s' is not a number of seconds (or none)", origin, value);
     } else if (!strcmp(name, "warmup")) {
         if (sw_parse_uint(value, 1000, &v))
             sw_usage_error("%s: warmup: '%s' is not a number of rounds (0..1000)", origin, value);
@@ -501,6 +517,10 @@ void sw_opts_usage(void *stream)
 "                        independent, and every run alternates its cell's sampling\n"
 "                        on and off in ABBA blocks inside the process (baselines:\n"
 "                        A/A), its segment series stored (docs/HARNESS.md)\n"
+"  --halfwidth X%        blocked design: after the --runs rounds, more rounds for the\n"
+"                        cells whose paired interval is wider than +-X% (default 0: off)\n"
+"  --max-runs N          at most N measured rounds, adaptive ones included (200)\n"
+"  --max-time SEC        at most SEC seconds of adaptive rounds per invocation (none)\n"
 "  --runs N              measured rounds, each runs every block (blocked) or every\n"
 "                        cell (independent) once (default 30)\n"
 "  --warmup N            discarded warm-up rounds before them (default 1)\n"
@@ -646,6 +666,11 @@ char *sw_opts_to_config(const sw_opts *o)
                   o->depth_hz);
     sw_buf_printf(&b, "runs = %d\nwarmup = %d\nseed = %llu\n", o->runs, o->warmup, (unsigned long long)o->seed);
     sw_buf_printf(&b, "design = %s\n", sw_design_name(o->design));
+    sw_buf_printf(&b, "halfwidth = %.17g%%\nmax-runs = %d\n", o->halfwidth * 100, o->max_runs);
+    if (o->max_time > 0)
+        sw_buf_printf(&b, "max-time = %.17g\n", o->max_time);
+    else
+        sw_buf_puts(&b, "max-time = none\n");
     if (o->cpu >= 0)
         sw_buf_printf(&b, "cpu = %d\n", o->cpu);
     else

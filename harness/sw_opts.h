@@ -82,6 +82,9 @@ typedef struct sw_opts {
     int runs;                   /* measured rounds */
     int warmup;                 /* discarded warm-up rounds (>= 1 by default) */
     sw_design design;           /* how runs are scheduled (--design) */
+    double halfwidth;           /* --halfwidth: adaptive rounds' target (0.02 = 2%); 0 = off */
+    int max_runs;               /* --max-runs: measured rounds at most, adaptive ones included */
+    double max_time;            /* --max-time: seconds of adaptive rounds at most per invocation; 0 = no limit */
     uint64_t seed;              /* the sweep's seed (shuffles and SGC_SEED) */
     int seed_given;             /* seed was set explicitly */
     int cpu;                    /* CPU the runs are pinned to; -1 = choose */

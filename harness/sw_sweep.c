@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "sw_db.h"
 #include "sw_exec.h"
+#include "sw_adapt.h"
 #include "sw_meta.h"
 #include "sw_noise.h"
 #include "sw_opts.h"
@@ -685,6 +686,11 @@ int main(int argc, char **argv)
         if (s->o.cpu < 0)
             s->o.cpu = sw_meta_default_cpu();
     }
+    if (s->o.halfwidth > 0 && s->o.design != SW_DESIGN_BLOCKED)
+        sw_usage_error("halfwidth: adaptive rounds need the blocked design (design is %s)",
+                       sw_design_name(s->o.design));
+    if (s->o.halfwidth > 0 && s->o.max_runs < s->o.runs)
+        sw_usage_error("max-runs: %d is below --runs %d", s->o.max_runs, s->o.runs);
     if (!sw_meta_cpu_allowed(s->o.cpu))
         sw_usage_error("cpu %d is not one this process may run on (see taskset -p $$)", s->o.cpu);
     if (s->o.plan_only) {
@@ -862,6 +868,10 @@ int main(int argc, char **argv)
     sw_run_result pend_res[2];
     sw_run_row pend_row[2];
     int n_pend = 0;
+    /* The missing runs of the schedule, then (--halfwidth) adaptive rounds,
+     * each appended to the schedule before it runs. */
+    uint64_t t_adapt = 0; /* when this invocation's first adaptive round was decided */
+    for (;;) {
     for (int i = 0; i < n_missing && !stop_signal; i++) {
         uint64_t t0 = sw_now_ns();
         const sw_slot *slot = &missing[i];
@@ -938,6 +948,37 @@ int main(int argc, char **argv)
             sw_run_result_free(&pend_res[k]);
         }
         n_pend = 0;
+    }
+    if (stop_signal || !(s->o.halfwidth > 0) || s->o.design != SW_DESIGN_BLOCKED)
+        break;
+    if (!t_adapt)
+        t_adapt = sw_now_ns();
+    else if (s->o.max_time > 0 && (double)(sw_now_ns() - t_adapt) / 1e9 >= s->o.max_time) {
+        if (s->live)
+            progress_end(s);
+        fprintf(stderr, "sweep: adaptive rounds: --max-time %.0f s reached\n", s->o.max_time);
+        break;
+    }
+    free(missing);
+    missing = NULL;
+    int active = 0;
+    n_missing = sw_adapt_next_round(&s->db, s->cells, s->n_cells, s->o.halfwidth, s->o.runs, s->o.max_runs,
+                                    s->o.seed, &missing, &active);
+    if (s->live)
+        progress_end(s);
+    if (!n_missing) {
+        if (active)
+            fprintf(stderr, "sweep: adaptive rounds: --max-runs %d reached, %d cells still wider than +-%g%%\n",
+                    s->o.max_runs, active, s->o.halfwidth * 100);
+        else
+            fprintf(stderr, "sweep: adaptive rounds: every cell's paired interval within +-%g%%\n",
+                    s->o.halfwidth * 100);
+        break;
+    }
+    fprintf(stderr, "sweep: adaptive round %d: %d cells wider than +-%g%%\n", missing[0].round, active,
+            s->o.halfwidth * 100);
+    total += n_missing;
+    s->overheads = sw_xrealloc(s->overheads, (size_t)(s->n_overheads + n_missing) * sizeof *s->overheads);
     }
     progress(s, done, total, failed, NULL, 1);
     progress_end(s);

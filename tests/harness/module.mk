@@ -36,6 +36,11 @@ test-harness-quick: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 test-harness-depth: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-depth sh tests/harness/depth.sh
 
+.PHONY: test-harness-adaptive
+test-harness-adaptive: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-adaptive sh tests/harness/adaptive.sh
+TESTS += test-harness-adaptive
+
 test-harness-env: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-env sh tests/harness/env.sh
 
