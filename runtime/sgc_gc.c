@@ -251,7 +251,7 @@ sgc_obj sgc__large_alloc(uint32_t tid, size_t payload, size_t footprint) {
         abort();
     }
     size_t total = sizeof(sgc_large) + footprint - SGC_HEADER_BYTES;
-    sgc_large *l = calloc(1, total);
+    sgc_large *l = sgc__los_alloc(total);
     if (l == NULL)
         sgc__oom("a large object", total);
     l->footprint = footprint;

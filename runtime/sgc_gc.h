@@ -7,7 +7,12 @@
  *    next minor collection (copied into the old generation) or dead;
  *  - the old generation: 128 KiB blocks, each carved into equal slots of one
  *    size class; never moved; freed by the sweep of a major collection;
- *  - the large-object space: one malloc'd chunk per object.  A large object
+ *  - the large-object space (sgc_los.c): one page-aligned chunk per object,
+ *    mapped by the runtime itself (never malloc), freed chunks of up to
+ *    SGC_LOS_CLASSES pages kept on free lists by page count (exact up to 64
+ *    pages, then in steps of 16) and reused (zeroed as far as the new
+ *    object reaches), larger ones and those beyond SGC_LOS_CACHE_MAX
+ *    unmapped at once.  A large object
  *    is young (SGC_F_YOUNG_LARGE) from its allocation to the next minor
  *    collection, which either promotes it (clears the flag) or frees it.
  *
@@ -186,6 +191,22 @@ uint64_t sgc__large_minor_sweep(uint64_t *promoted_objects);
 void sgc__old_each_block(void (*fn)(sgc_block *, void *), void *arg);
 /* Slot size of the size class an object of this footprint goes to. */
 size_t sgc__old_slot_bytes(size_t footprint);
+
+/* ---- Large-object space (sgc_los.c) -------------------------------------- */
+
+/* Chunks of up to this many pages (32 MiB of 4 KiB pages) are kept for
+ * reuse; those above 256 pages with MADV_FREE, so the kernel can take their
+ * memory back under pressure. */
+#define SGC_LOS_CLASSES 8192
+/* At most this many bytes of free chunks are kept; beyond, they are unmapped. */
+#define SGC_LOS_CACHE_MAX ((uint64_t)64 << 20)
+/* A zeroed, page-aligned chunk of at least bytes, or NULL if the system
+ * refused. */
+void *sgc__los_alloc(size_t bytes);
+/* Gives back a chunk sgc__los_alloc returned for the same bytes. */
+void sgc__los_free(void *p, size_t bytes);
+uint64_t sgc__los_mapped(void); /* bytes mapped: in use and cached */
+uint64_t sgc__los_cached(void); /* bytes of free chunks kept for reuse */
 
 /* Out of memory (the system refused): prints what could not be had and
  * exits with status 1 at once (_exit: no stats record, no profile). */

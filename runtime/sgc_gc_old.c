@@ -7,8 +7,8 @@
  * found by masking its address (the verifier relies on that).  A sweep that
  * finds a block empty gives it back: to a small pool of spare blocks, or to
  * the kernel (munmap) when the pool is full, so the heap shrinks with the
- * live data.  Large objects are malloc'd one by one (calloc: zeroed, and
- * glibc maps big ones directly, so freeing returns them to the kernel).
+ * live data.  Large objects get their chunks from the large-object space
+ * (sgc_los.c); this file frees them there.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -136,9 +136,10 @@ void sgc__old_each_block(void (*fn)(sgc_block *, void *), void *arg) {
 /* Frees one large object, old or young (the caller unlinks it). */
 static void large_free(sgc_large *l) {
     sgc__large_bytes -= l->footprint;
+    size_t total = sizeof(sgc_large) + l->footprint - SGC_HEADER_BYTES;
     if (sgc__settings.poison)
-        memset(l, SGC_POISON_BYTE, sizeof(sgc_large) + l->footprint - SGC_HEADER_BYTES);
-    free(l);
+        memset(l, SGC_POISON_BYTE, total);
+    sgc__los_free(l, total);
 }
 
 void sgc__old_sweep(void) {

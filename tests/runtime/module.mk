@@ -17,7 +17,7 @@ GC_STRESS_STEPS ?= 6000
 $(OBJ)/tests/runtime/%.o: CFLAGS += $(shell pkg-config --cflags criterion 2>/dev/null)
 
 $(RT_TEST_DIR)/test-runtime-unit: $(OBJ)/tests/runtime/test_gc.o $(OBJ)/tests/runtime/test_settings.o \
-		$(OBJ)/tests/runtime/test_spin.o \
+		$(OBJ)/tests/runtime/test_spin.o $(OBJ)/tests/runtime/test_los.o \
 		$(LIBDIR)/libsgc.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(RT_CRITERION_LIBS) $(LDLIBS)
