@@ -21,7 +21,8 @@
  *
  *  - Nursery.  Young objects are bump-allocated in [start, end).  The fast
  *    path allocates while free + footprint <= limit, with start <= free <=
- *    limit <= end.  The memory in [free, end) is zero.  The slow path
+ *    limit <= end.  The memory in [free, limit) is zero (the slow path
+ *    zeroes the nursery in chunks ahead of the limit).  The slow path
  *    (sgc_alloc_slow) may lower limit below end at any time; that is how the
  *    allocation sampler and the GC stress mode get control without a single
  *    extra instruction on the fast path.

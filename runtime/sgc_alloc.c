@@ -1,11 +1,36 @@
 /* sgc_alloc.c - the one allocation slow path, and the nursery limit. */
+#include <string.h>
+
 #include "sgc_internal.h"
 #include "sgc_sample.h"
 
 /* Stress mode: allocations left until the next forced minor collection. */
 static uint64_t stress_countdown;
 
-/* The limit is the nearest of: the nursery end; the byte just before the next
+/* Zeroes the nursery ahead of free, in SGC_ZERO_CHUNK steps, until an object
+ * of size fits (the caller made sure it fits before the end).  First counts
+ * the objects allocated since the last call: they were written moments ago
+ * and are still in the cache, and the collection then has only the last
+ * chunk's objects left to count.  The chunk is zeroed just before the
+ * program writes it, so it is in the L1 cache when it does, instead of a
+ * whole nursery zeroed at the collection and read back from L2 or memory. */
+static void zero_ahead(size_t size) {
+    char *free = sgc_nursery.free;
+    sgc__stats.nursery_objects += sgc__nursery_count(sgc__nursery_counted, free);
+    sgc__nursery_counted = free;
+    size_t want = (size_t)(free + size - sgc_nursery.start);
+    size_t upto = (want + SGC_ZERO_CHUNK - 1) / SGC_ZERO_CHUNK * SGC_ZERO_CHUNK;
+    char *z = sgc_nursery.start + upto;
+    if (z > sgc_nursery.end)
+        z = sgc_nursery.end;
+    if (z > sgc__nursery_zeroed) {
+        memset(sgc__nursery_zeroed, 0, (size_t)(z - sgc__nursery_zeroed));
+        sgc__nursery_zeroed = z;
+    }
+}
+
+/* The limit is the nearest of: the end of the zeroed part of the nursery
+ * (sgc_internal.h); the byte just before the next
  * sample point (an allocation reaching the point must fail the fast path's
  * "size <= limit - free", so limit = free + remaining - 1); free itself in
  * stress mode (every allocation comes here).  Accounts the fast path's bytes
@@ -13,7 +38,7 @@ static uint64_t stress_countdown;
 void sgc__alloc_reset_limit(void) {
     sgc__sample_sync();
     char *free = sgc_nursery.free;
-    char *limit = sgc_nursery.end;
+    char *limit = sgc__nursery_zeroed;
     if (sgc__settings.stress_every)
         limit = free;
     else if (sgc__sampler.period && sgc__sampler.remaining - 1 < (uint64_t)(limit - free))
@@ -53,6 +78,8 @@ sgc_obj sgc_alloc_slow(uint32_t tid, size_t payload) {
     }
     if ((size_t)(sgc_nursery.end - sgc_nursery.free) < size)
         sgc__minor_collect();
+    if ((size_t)(sgc__nursery_zeroed - sgc_nursery.free) < size)
+        zero_ahead(size);
     /* Here the object fits; we came either because it fits but reaches a
      * sample point, or because of stress mode, or because the nursery was
      * full (collected just now).  The rule decides, not the reason. */

@@ -155,11 +155,18 @@ static void note_peak(void) {
         sgc__stats.peak_heap_bytes = h + nursery_bytes;
 }
 
+char *sgc__nursery_zeroed;
+char *sgc__nursery_counted;
+
+/* Starts allocating in one half of the nursery mapping.  Nothing in it is
+ * taken to be zero: the slow path zeroes it chunk by chunk. */
 static void nursery_use(int half) {
     nursery_half = half;
     sgc_nursery.start = nursery_base[half];
     sgc_nursery.free = nursery_base[half];
     sgc_nursery.end = nursery_base[half] + nursery_bytes;
+    sgc__nursery_zeroed = sgc_nursery.start;
+    sgc__nursery_counted = sgc_nursery.start;
 }
 
 static void collect(int force_major);
@@ -201,6 +208,7 @@ static void heap_init(void) {
     nursery_base[0] = m;
     nursery_base[1] = sgc__settings.poison ? m + nursery_bytes : m;
     nursery_use(0);
+    sgc__nursery_zeroed = sgc_nursery.end; /* a fresh mapping is zero */
     sgc__old_init();
     next_major_at = SGC_MAJOR_FLOOR;
     statm_fd = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
@@ -419,26 +427,9 @@ static uint64_t count_objects(const char **pp, const char *stop, const char *to)
     return n;
 }
 
-/* Counts the objects in [from, to) (every object there, forwarded or not). */
-static uint64_t nursery_count(const char *from, const char *to) {
+uint64_t sgc__nursery_count(const char *from, const char *to) {
     const char *p = from;
     return count_objects(&p, to, to);
-}
-
-/* Counts the objects in [from, to) and fills that space with byte, in one
- * pass of 8 KiB steps: each step's memory is filled while the count has just
- * brought it into the L1 cache, instead of a second trip through L2/L3. */
-static uint64_t nursery_count_and_fill(char *from, char *to, int byte) {
-    uint64_t n = 0;
-    const char *p = from;
-    char *filled = from;
-    while (p < to) {
-        const char *stop = (size_t)(to - p) > 8192 ? p + 8192 : to;
-        n += count_objects(&p, stop, to);
-        memset(filled, byte, (size_t)(p - filled));
-        filled = (char *)p;
-    }
-    return n;
 }
 
 static uint64_t rss_bytes(void) {
@@ -507,17 +498,15 @@ static void collect(int force_major) {
     sgc__large_minor_sweep(&large_promoted_objects);
     sgc__stats.large_promoted += large_promoted_objects;
 
-    /* Reset the nursery: [free, end) must be zero for the fast path.  The
-     * objects are counted in the same pass (forwarding is still there). */
+    /* Reset the nursery.  Only the objects the slow path has not counted
+     * yet are counted here (forwarding is still there); nothing is zeroed:
+     * the slow path zeroes chunks ahead of the limit as allocation proceeds. */
+    sgc__stats.nursery_objects += sgc__nursery_count(sgc__nursery_counted, used_end);
     if (sgc__settings.poison) {
-        int next = 1 - nursery_half;
-        sgc__stats.nursery_objects += nursery_count_and_fill(from, used_end, SGC_POISON_BYTE);
-        /* The other half was poisoned one collection ago; zero it for use. */
-        memset(nursery_base[next], 0, nursery_bytes);
-        nursery_use(next);
+        memset(from, SGC_POISON_BYTE, (size_t)(used_end - from));
+        nursery_use(1 - nursery_half); /* the other half, poisoned one collection ago */
     } else {
-        sgc__stats.nursery_objects += nursery_count_and_fill(from, used_end, 0);
-        sgc_nursery.free = sgc_nursery.start;
+        nursery_use(nursery_half);
     }
     sgc__alloc_reset_limit();
     note_peak();
@@ -603,7 +592,7 @@ void sgc_get_stats(sgc_stats *out) {
     sgc__sample_sync();
     *out = sgc__stats;
     out->nursery_bytes += (uint64_t)(sgc_nursery.free - sgc_nursery.start);
-    out->nursery_objects += nursery_count(sgc_nursery.start, sgc_nursery.free);
+    out->nursery_objects += sgc__nursery_count(sgc__nursery_counted, sgc_nursery.free);
     out->heap_bytes = heap_bytes();
     sgc__timer_stats(out);
 }

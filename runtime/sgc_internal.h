@@ -72,6 +72,19 @@ int sgc__parse_size(const char *text, uint64_t *out);
 
 enum sgc_phase { SGC_PHASE_MUTATOR = 0, SGC_PHASE_MINOR = 1, SGC_PHASE_MAJOR = 2 };
 extern volatile sig_atomic_t sgc__phase;
+
+/* The nursery is zeroed lazily, in chunks ahead of the allocation limit
+ * (sgc_alloc.c): [free, sgc__nursery_zeroed) is zero and the limit never
+ * passes sgc__nursery_zeroed, so the fast path only hands out zeroed memory
+ * while a collection zeroes nothing.  The objects in [start,
+ * sgc__nursery_counted) are already counted in sgc__stats.nursery_objects:
+ * the slow path counts a chunk's objects when it zeroes the next chunk,
+ * while they are still in the cache. */
+extern char *sgc__nursery_zeroed;
+extern char *sgc__nursery_counted;
+#define SGC_ZERO_CHUNK ((size_t)16 << 10)
+/* Counts the nursery objects in [from, to) (forwarded ones too). */
+uint64_t sgc__nursery_count(const char *from, const char *to);
 extern sgc_stats sgc__stats;
 extern int sgc__initialized;
 
