@@ -1,4 +1,5 @@
-/* test_los.c - the large-object space (runtime/sgc_los.c): chunks are the
+/* test_los.c - the large-object space (runtime/sgc_los.c) and the lazily
+ * zeroed nursery (runtime/sgc_alloc.c).  Chunks are the
  * runtime's own mappings, reused by page count and zeroed as far as the new
  * object reaches, big or surplus ones unmapped; large objects that die are
  * reused, and sampling leaves the heap's mappings as they were. */
@@ -106,4 +107,56 @@ Test(los, collector_reuses_dead_large_objects_zeroed_when_poisoning) {
     setenv("SGC_POISON", "1", 1);
     sgc_init();
     reuse_round_trip();
+}
+
+/* ---- The lazily zeroed nursery ------------------------------------------- */
+
+/* Objects of many sizes across many chunk boundaries and collections: each
+ * comes out zeroed although the nursery is dirty (filled with a pattern
+ * here before it is handed out again), and the object count is exact at
+ * every point, between chunks, mid-chunk and after collections. */
+static void lazy_round_trip(void) {
+    sgc_type t = {"raw", 8, 0, SGC_VAR_BYTES};
+    uint32_t tid = sgc_type_register(&t);
+    sgc_stats s0, s;
+    sgc_get_stats(&s0);
+    uint64_t n = 0, bytes = 0;
+    for (int i = 0; i < 60000; i++) {
+        size_t payload = 8 + (size_t)(i * 37 % 700);
+        unsigned char *p = sgc_alloc(tid, payload);
+        for (size_t k = 0; k < payload; k++)
+            cr_assert_eq(p[k], 0, "object %d byte %zu not zero", i, k);
+        memset(p, 0x5a, payload); /* dirty: the next use of this memory must be zeroed again */
+        n++;
+        bytes += SGC_FOOTPRINT(payload);
+        if (i % 7919 == 0) {
+            sgc_get_stats(&s);
+            cr_assert_eq(s.nursery_objects - s0.nursery_objects, n, "count at object %d", i);
+            cr_assert_eq(s.nursery_bytes - s0.nursery_bytes, bytes);
+        }
+        /* The unallocated rest of the zeroed part is zero. */
+        cr_assert_leq(sgc_nursery.limit, sgc__nursery_zeroed);
+    }
+    sgc_collect_minor();
+    sgc_get_stats(&s);
+    cr_assert_eq(s.nursery_objects - s0.nursery_objects, n);
+    cr_assert_eq(s.nursery_bytes - s0.nursery_bytes, bytes);
+    /* A collection zeroes nothing: only the chunk of the next allocation is. */
+    cr_assert_eq(sgc__nursery_zeroed, sgc_nursery.start);
+    sgc_alloc(tid, 8);
+    cr_assert_eq(sgc__nursery_zeroed, sgc_nursery.start + SGC_ZERO_CHUNK);
+}
+
+Test(lazy, objects_zeroed_and_counted_exactly) {
+    setenv("SGC_NURSERY", "64K", 1);
+    sgc_init();
+    lazy_round_trip();
+}
+
+Test(lazy, with_sampling_and_poison) {
+    setenv("SGC_NURSERY", "64K", 1);
+    setenv("SGC_ALLOC_PERIOD", "3000", 1);
+    setenv("SGC_POISON", "1", 1);
+    sgc_init();
+    lazy_round_trip();
 }
