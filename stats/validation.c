@@ -26,6 +26,7 @@
 
 typedef struct vsweep {
     const char *dir;
+    char id[256];   /* the directory's last component: the sweep id, for the outputs */
     double spin_ns; /* injected D */
     int cpu_clock;  /* SGC_SAMPLE_SPIN_CLOCK=cpu: D is CPU time (a calibrated loop), else wall time */
     st_sweep sw;
@@ -185,6 +186,15 @@ int main(int argc, char **argv)
             return rc;
         }
         v->spin_ns = spin_of(&v->sw);
+        {
+            size_t len = strlen(v->dir);
+            while (len > 1 && v->dir[len - 1] == '/')
+                len--;
+            size_t start = len;
+            while (start > 0 && v->dir[start - 1] != '/')
+                start--;
+            snprintf(v->id, sizeof v->id, "%.*s", (int)(len - start), v->dir + start);
+        }
         if (v->spin_ns < 0) {
             fprintf(stderr, "validation: %s: meta.env sets SGC_SAMPLE_SPIN_NS to something that is not a number\n",
                     v->dir);
@@ -328,7 +338,7 @@ int main(int argc, char **argv)
                             csvn(fits[m]->fit.cost.hi), csvn(z ? z->fit.cost.est : NAN), csvn(rec[m].est),
                             csvn(rec[m].lo), csvn(rec[m].hi), csvn(D > 0 ? rec[m].est / D : NAN),
                             csvn(D > 0 ? tol : NAN), D > 0 ? (within[m] ? "1" : "0") : "",
-                            D > 0 ? (contains ? "1" : "0") : "", fits[m]->ncells, fits[m]->fit.n, v->dir);
+                            D > 0 ? (contains ? "1" : "0") : "", fits[m]->ncells, fits[m]->fit.n, v->id);
                     if (have_sub)
                         st_costfit_free(&sub);
                     if (D > 0)
@@ -396,7 +406,7 @@ int main(int argc, char **argv)
             if (b->aa.method != ST_CI_NONE) {
                 oe_n++;
                 oe_in += oe;
-                fprintf(aa, "%s,%s,odd-even,%zu,%zu,%s,%s,%s,%d\n", v->dir, b->cell->workload, b->aa_odd, b->aa_even,
+                fprintf(aa, "%s,%s,odd-even,%zu,%zu,%s,%s,%s,%d\n", v->id, b->cell->workload, b->aa_odd, b->aa_even,
                         csvn(b->aa.est), csvn(b->aa.lo), csvn(b->aa.hi), oe);
             }
             size_t in = 0;
@@ -421,10 +431,10 @@ int main(int argc, char **argv)
                 in += c1;
                 aa_n += iv.method != ST_CI_NONE;
                 aa_in += c1;
-                fprintf(aa, "%s,%s,random-%llu,%zu,%zu,%s,%s,%s,%d\n", v->dir, b->cell->workload, s + 1, n1, n0,
+                fprintf(aa, "%s,%s,random-%llu,%zu,%zu,%s,%s,%s,%d\n", v->id, b->cell->workload, s + 1, n1, n0,
                         csvn(iv.est), csvn(iv.lo), csvn(iv.hi), c1);
             }
-            fprintf(md, "| %s | %s | %zu | %s | %zu of %llu |\n", v->dir, b->cell->workload, n,
+            fprintf(md, "| %s | %s | %zu | %s | %zu of %llu |\n", v->id, b->cell->workload, n,
                     b->aa.method == ST_CI_NONE ? "n/a" : oe ? "contains 1" : "**excludes 1**", in, splits);
             free(h1);
             free(h0);
