@@ -3,6 +3,7 @@
 #include "sw_db.h"
 #include "sw_exec.h"
 #include "sw_adapt.h"
+#include "sw_hash.h"
 #include "sw_meta.h"
 #include "sw_noise.h"
 #include "sw_opts.h"
@@ -639,6 +640,50 @@ static void report_failures(sweep *s)
     sqlite3_finalize(st);
 }
 
+/* The programs a sweep runs, by content: each workload's program and the
+ * runtime library it was linked with (<bin-dir>/../lib/libsgc.a, where the
+ * build puts it).  A new sweep stores "sha256:<name>" in meta; --resume
+ * compares and refuses a difference, which would mix two builds in one
+ * sweep's numbers (rebuilding a workload with -O0 between an interruption
+ * and --resume did so silently). */
+static void program_hashes(sweep *s, int resuming)
+{
+    int n = s->n_workloads + 1;
+    sw_buf changed = {0};
+    int unknown = 0;
+    for (int i = 0; i < n; i++) {
+        const char *name = i < s->n_workloads ? s->workloads[i] : "libsgc.a";
+        char *path = i < s->n_workloads ? sw_xasprintf("%s/%s", s->o.bin_dir, name)
+                                        : sw_xasprintf("%s/../lib/libsgc.a", s->o.bin_dir);
+        char hex[65], *value;
+        if (sw_sha256_file(path, hex) == 0)
+            value = sw_xstrdup(hex);
+        else
+            value = sw_xasprintf("none (%s: %s)", path, strerror(errno));
+        char *key = sw_xasprintf("sha256:%s", name);
+        if (!resuming) {
+            sw_db_meta_set(&s->db, key, value);
+        } else {
+            char *stored = sw_db_meta_get(&s->db, key);
+            if (!stored)
+                unknown++;
+            else if (strcmp(stored, value))
+                sw_buf_printf(&changed, "\n  %s (%s): sha256 %.16s... when the sweep started, %.16s... now", name,
+                              path, stored, value);
+            free(stored);
+        }
+        free(key), free(value), free(path);
+    }
+    if (changed.len)
+        sw_usage_error("--resume %s: the programs changed since the sweep started:%s\nresuming would mix two builds "
+                       "in one sweep; rebuild what it ran (same sources and flags), or start a new sweep",
+                       s->dir, changed.data);
+    if (unknown)
+        fprintf(stderr, "sweep: warning: %s records no content hash of its programs (an older sweep): --resume "
+                        "cannot check that they are the ones it ran\n", s->dir);
+    sw_buf_free(&changed);
+}
+
 /* Stores the plan summary in meta (human-readable). */
 static void store_plan_meta(sweep *s, int n_slots)
 {
@@ -669,7 +714,6 @@ int main(int argc, char **argv)
             sw_usage_error("--resume %s: not a directory", s->dir);
         lock_dir(s->dir);
         sw_db_open_existing(&s->db, s->dir);
-        sw_set_exit_hook(on_fatal);
         char *config = sw_db_meta_get(&s->db, "config");
         if (!config)
             sw_usage_error("--resume %s: results.db holds no stored config", s->dir);
@@ -681,6 +725,7 @@ int main(int argc, char **argv)
         s->dir = dir;
         free(config);
         resolve_workloads(s);
+        program_hashes(s, 1);
     } else {
         resolve_workloads(s);
         if (s->o.cpu < 0)
@@ -709,7 +754,9 @@ int main(int argc, char **argv)
     if (!mkdtemp(tmpl))
         sw_usage_error("tmp: cannot create a directory in %s: %s", s->o.tmp_dir, strerror(errno));
     s->tmp = tmpl;
-    sw_set_exit_hook(cleanup_tmp);
+    /* From here a fatal error leaves results.db consistent (on_fatal); a new
+     * sweep sets it once its database exists. */
+    sw_set_exit_hook(resuming ? on_fatal : cleanup_tmp);
 
     if (!resuming) {
         /* Fail on bad settings before creating anything. */
@@ -761,6 +808,7 @@ int main(int argc, char **argv)
         strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
         sw_db_meta_set(&s->db, "started_utc", when);
         sw_meta_store_host(&s->db, s->o.cpu);
+        program_hashes(s, 0);
         update_latest(s->dir);
     }
     fprintf(stderr, "sweep: results go to %s\n", s->dir);

@@ -61,4 +61,40 @@ expect "csv has every run" "$(wc -l < "$WORK/res/latest/runs.csv")" 113
 
 "$SWEEP" --resume "$WORK/res/latest" --no-progress >"$WORK/out3" 2>"$WORK/err3"
 expect "resuming a finished sweep runs nothing" "$?|$(grep -c '^sweep: 112 runs planned, 0 to run' "$WORK/err3")|$(q "$DB" 'SELECT count(*) FROM runs')" "0|1|112"
+
+# A program rebuilt between an interruption and --resume: refused, naming
+# it; the same bytes again: resumed.  (A copy of the stand-ins, so the
+# shared ones are not touched.)
+cp -a "$FAKE_BIN" "$WORK/bin"
+"$SWEEP" --bin-dir "$WORK/bin" --no-progress --workloads fake-ok,fake-alt --periods 64K --time-hz none \
+    --runs 10 --warmup 0 --size 100 --seed 12 --counters none --out "$WORK/res5" >/dev/null 2>"$WORK/err5" &
+pid=$!
+DB5=""
+i=0
+while [ $i -lt 600 ]; do
+    [ -z "$DB5" ] && [ -e "$WORK/res5/latest/results.db" ] && DB5="$WORK/res5/latest/results.db"
+    if [ -n "$DB5" ]; then
+        n=$(q "$DB5" 'SELECT count(*) FROM runs' 2>/dev/null || echo 0)
+        [ "${n:-0}" -ge 4 ] && break
+    fi
+    sleep 0.05
+    i=$((i + 1))
+done
+kill -INT $pid
+wait $pid
+expect "interrupted sweep: exit 1" "$?" 1
+expect "the programs' hashes are recorded" "$(q "$DB5" "SELECT key, value = '$(sha256sum < "$WORK/bin/fakework" |
+    cut -d' ' -f1)' FROM meta WHERE key LIKE 'sha256:%' ORDER BY key")" "sha256:fake-alt|1
+sha256:fake-ok|1
+sha256:libsgc.a|0"
+n5=$(q "$DB5" 'SELECT count(*) FROM runs')
+cp "$WORK/bin/fakework" "$WORK/fakework.orig"
+printf 'x' >> "$WORK/bin/fakework" # a different build of the same program
+"$SWEEP" --resume "$WORK/res5/latest" --no-progress >/dev/null 2>"$WORK/err6"
+expect "resume with a changed program: exit 2" "$?" 2
+expect "the message names what changed" "$(grep -c "^  fake-ok ($WORK/bin/fake-ok): sha256 [0-9a-f]\{16\}\.\.\. when the sweep started, [0-9a-f]\{16\}\.\.\. now" "$WORK/err6")|$(grep -c 'resuming would mix two builds' "$WORK/err6")" "1|1"
+expect "nothing run" "$(q "$DB5" 'SELECT count(*) FROM runs')" "$n5"
+cp "$WORK/fakework.orig" "$WORK/bin/fakework"
+"$SWEEP" --resume "$WORK/res5/latest" --no-progress >/dev/null 2>"$WORK/err7"
+expect "the same program again: resumed" "$?|$(q "$DB5" 'SELECT count(*) = (SELECT count(*) FROM schedule) FROM runs')" "0|1"
 finish

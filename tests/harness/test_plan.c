@@ -9,6 +9,7 @@
 #include "../../harness/sw_run.h"
 #include "../../harness/sw_util.h"
 #include "../../harness/sw_noise.h"
+#include "../../harness/sw_hash.h"
 
 #include <unistd.h>
 
@@ -463,4 +464,39 @@ Test(noise, proc_stat_deltas)
     sw_noise_between(&a, &b, 1, &n);
     cr_assert_eq(n.steal_ns, -1);
     cr_assert_eq(n.other_busy_ns, -1);
+}
+
+/* SHA-256 against FIPS 180-4's examples and values from Python's hashlib,
+ * around the 55/56/64-byte padding boundaries; a file the same way. */
+Test(hash, sha256_known_values)
+{
+    static const struct { const char *text; size_t reps; const char *hex; } v[] = {
+        {"", 0, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abc", 1, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1,
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+        {"a", 55, "9f4390f8d30c2dd92ec9f095b65e2b9ae9b0a925a5258e241c9f1e910f734318"},
+        {"a", 56, "b35439a4ac6f0948b6d6f9e3c6af0f5f590ce20f1bde7090ef7970686ec6738a"},
+        {"a", 64, "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb"},
+        {"a", 1000000, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"},
+    };
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        size_t len = strlen(v[i].text) * v[i].reps;
+        char *buf = malloc(len + 1), hex[65];
+        for (size_t k = 0; k < v[i].reps; k++)
+            memcpy(buf + k * strlen(v[i].text), v[i].text, strlen(v[i].text));
+        sw_sha256(buf, len, hex);
+        cr_assert_str_eq(hex, v[i].hex, "vector %zu", i);
+        char path[] = "/tmp/sw-hash-XXXXXX";
+        int fd = mkstemp(path);
+        cr_assert_geq(fd, 0);
+        cr_assert_eq(write(fd, buf, len), (ssize_t)len);
+        close(fd);
+        cr_assert_eq(sw_sha256_file(path, hex), 0);
+        cr_assert_str_eq(hex, v[i].hex, "file vector %zu", i);
+        unlink(path);
+        free(buf);
+    }
+    char hex[65];
+    cr_assert_eq(sw_sha256_file("/nonexistent/x", hex), -1);
 }
