@@ -298,6 +298,96 @@ static void lock_dir(const char *dir)
     free(path); /* the descriptor stays open: the lock lives as long as we do */
 }
 
+/* ---- One sweep per CPU ------------------------------------------------------ */
+
+/* Where the per-CPU locks live: $FREECHECK_LOCK_DIR, else /tmp (shared by
+ * every user's sweeps on the machine; the tests use private ones). */
+static const char *cpu_lock_dir(void)
+{
+    const char *d = getenv("FREECHECK_LOCK_DIR");
+    return d && *d ? d : "/tmp";
+}
+
+/* What a lock file says about its holder ("pid N, started T, <dir>"). */
+static void lock_holder(int fd, char *buf, size_t size)
+{
+    ssize_t n = pread(fd, buf, size - 1, 0);
+    buf[n > 0 ? n : 0] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    if (!buf[0])
+        snprintf(buf, size, "a process that did not say which");
+}
+
+/* Takes <lock dir>/freecheck-cpu<N>.lock for the rest of the process, so
+ * two sweeps never pin their runs to the same CPU at once (three sweeps
+ * started together corrupted each other's timings).  If another sweep holds
+ * it, says so and waits for it (a queue, not an error: the second sweep
+ * starts when the first ends), before anything is created.  Returns the
+ * seconds waited. */
+static double lock_cpu(int cpu)
+{
+    char *path = sw_xasprintf("%s/freecheck-cpu%d.lock", cpu_lock_dir(), cpu);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0)
+        sw_usage_error("cannot use the CPU lock %s: %s (FREECHECK_LOCK_DIR names another directory for it)", path,
+                       strerror(errno));
+    (void)fchmod(fd, 0666); /* other users' sweeps must be able to take it too */
+    double waited = 0;
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EWOULDBLOCK)
+            sw_fatal("cannot lock %s: %s", path, strerror(errno));
+        char holder[256];
+        lock_holder(fd, holder, sizeof holder);
+        fprintf(stderr, "sweep: CPU %d is in use by another sweep (%s); waiting until it ends (Ctrl-C and --cpu N "
+                        "to use another CPU)\n", cpu, holder);
+        uint64_t t0 = sw_now_ns();
+        while (flock(fd, LOCK_EX) != 0)
+            if (errno != EINTR)
+                sw_fatal("cannot lock %s: %s", path, strerror(errno));
+        waited = (double)(sw_now_ns() - t0) / 1e9;
+        fprintf(stderr, "sweep: CPU %d is free after %.1f s of waiting; starting\n", cpu, waited);
+    }
+    time_t now = time(NULL);
+    char when[64];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    char line[128];
+    int len = snprintf(line, sizeof line, "pid %d, started %s\n", (int)getpid(), when);
+    if (ftruncate(fd, 0) != 0 || pwrite(fd, line, (size_t)len, 0) != len)
+        fprintf(stderr, "sweep: warning: cannot write to %s: %s\n", path, strerror(errno));
+    free(path); /* the descriptor stays open: the lock lives as long as we do */
+    return waited;
+}
+
+/* The other sweeps running now, from the per-CPU locks held by others:
+ * "cpu N: <holder>; ..." or "none". */
+static char *other_sweeps(int own_cpu)
+{
+    sw_buf b = {0};
+    DIR *d = opendir(cpu_lock_dir());
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        int cpu;
+        char tail;
+        if (sscanf(e->d_name, "freecheck-cpu%d.loc%c", &cpu, &tail) != 2 || tail != 'k' || cpu == own_cpu)
+            continue;
+        char *path = sw_xasprintf("%s/%s", cpu_lock_dir(), e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK) {
+            char holder[256];
+            lock_holder(fd, holder, sizeof holder);
+            sw_buf_printf(&b, "%scpu %d: %s", b.len ? "; " : "", cpu, holder);
+        }
+        if (fd >= 0)
+            close(fd);
+        free(path);
+    }
+    if (d)
+        closedir(d);
+    if (!b.len)
+        sw_buf_puts(&b, "none");
+    return b.data;
+}
+
 /* ---- Calibration --------------------------------------------------------- */
 
 /* One calibration unit: a workload with its extra arguments (the depth
@@ -744,6 +834,7 @@ int main(int argc, char **argv)
         print_plan(&s->o, cells, n);
         return 0;
     }
+    double cpu_wait = lock_cpu(s->o.cpu);
     /* The private temporary directory, made now: a --tmp where it cannot be
      * made (/proc, say, which passes access(W_OK) as root) is bad input
      * before the sweep directory exists and latest moves. */
@@ -812,6 +903,19 @@ int main(int argc, char **argv)
         update_latest(s->dir);
     }
     fprintf(stderr, "sweep: results go to %s\n", s->dir);
+    {
+        /* Concurrent load at this start (a resume records its own). */
+        char *others = other_sweeps(s->o.cpu), *load = sw_meta_loadavg(), wait[32];
+        snprintf(wait, sizeof wait, "%.1f", cpu_wait);
+        sw_db_meta_set(&s->db, resuming ? "other_sweeps_at_resume" : "other_sweeps_at_start", others);
+        sw_db_meta_set(&s->db, resuming ? "cpu_lock_wait_s_at_resume" : "cpu_lock_wait_s", wait);
+        if (resuming)
+            sw_db_meta_set(&s->db, "loadavg_at_resume", load);
+        if (strcmp(others, "none"))
+            fprintf(stderr, "sweep: warning: other sweeps are running on this machine (%s): their load shows in "
+                            "these timings (recorded in meta)\n", others);
+        free(others), free(load);
+    }
 
     signal(SIGINT, on_stop);
     signal(SIGTERM, on_stop);

@@ -44,9 +44,12 @@ TESTS += test-harness-adaptive
 test-harness-env: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-env sh tests/harness/env.sh
 
-.PHONY: test-harness-diskfull
+.PHONY: test-harness-diskfull test-harness-cpulock
+test-harness-cpulock: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-cpulock sh tests/harness/cpulock.sh
+
 test-harness-diskfull: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-diskfull sh tests/harness/diskfull.sh
 
 TESTS += test-harness-plan test-harness-pfm test-harness-failures test-harness-resume test-harness-quick test-harness-depth \
-	test-harness-env test-harness-diskfull
+	test-harness-env test-harness-diskfull test-harness-cpulock
