@@ -20,6 +20,8 @@ int64_t sgc__alt_countdown = INT64_MAX;
 /* Iterations between the first two clock readings of a segment in the hook;
  * afterwards the countdown adapts to the measured rate. */
 #define ALT_FIRST_CHECK 16
+/* Timer periods a segment holds at least when time sampling is alternated. */
+#define SGC_ALT_MIN_PERIODS 20u
 
 /* Counter readings at a segment boundary. */
 typedef struct alt_snap {
@@ -31,6 +33,7 @@ static struct {
     int on;                /* alternation is running */
     int closed;            /* the last segment has been recorded */
     int phase;             /* 0 = ABBA, 1 = BAAB */
+    uint64_t target_ns;    /* CPU time per segment in force (0 in fills mode) */
     sgc_alt_segment cur;   /* the running segment: index, block, pos, kind, on */
     alt_snap start;        /* readings at its start */
     uint64_t fills;        /* minor collections that ended in it */
@@ -196,6 +199,16 @@ void sgc__alt_init(void) {
         return;
     alt.on = 1;
     alt.phase = phase_for_seed(sgc__settings.seed);
+    /* A fresh timer fires first one period after it starts, so a B segment
+     * of few periods would take fewer samples than its rate says: time
+     * sampling gets segments of at least SGC_ALT_MIN_PERIODS periods. */
+    alt.target_ns = sgc__settings.alt_cpu_ns;
+    int mode = sgc__settings.alt_mode;
+    if (alt.target_ns && (mode == SGC_ALT_TIME || mode == SGC_ALT_BOTH) && sgc__settings.time_hz) {
+        uint64_t min_ns = SGC_ALT_MIN_PERIODS * (1000000000ull / sgc__settings.time_hz);
+        if (alt.target_ns < min_ns)
+            alt.target_ns = min_ns;
+    }
     memset(&alt.cur, 0, sizeof alt.cur);
     alt.cur.pos = 3; /* the lead-in stands where the previous block's last segment would */
     begin_segment(0);
@@ -206,7 +219,7 @@ void sgc__alt_minor_end(void) {
         return;
     alt.fills++;
     if (sgc__settings.alt_fills ? alt.fills >= sgc__settings.alt_fills
-                                : thread_cpu_ns() - alt.start.cpu >= sgc__settings.alt_cpu_ns)
+                                : thread_cpu_ns() - alt.start.cpu >= alt.target_ns)
         boundary(SGC_ALT_END_GC);
 }
 
@@ -226,7 +239,7 @@ void sgc__alt_iteration_slow(void) {
     }
     count_iterations();
     uint64_t elapsed = thread_cpu_ns() - alt.start.cpu;
-    uint64_t target = sgc__settings.alt_cpu_ns;
+    uint64_t target = alt.target_ns;
     if (elapsed >= target) {
         boundary(SGC_ALT_END_ITER);
         return;
@@ -276,7 +289,7 @@ static int write_series(const char *path) {
     fprintf(f, "alternate %s\n", mode_names[st->alt_mode]);
     fprintf(f, "pattern %s\n", alt.phase == 0 ? "ABBA" : "BAAB");
     KV("segment_fills", st->alt_fills);
-    KV("segment_cpu_ns", st->alt_cpu_ns);
+    KV("segment_cpu_ns", alt.target_ns);
     KV("alloc_period", st->alloc_period);
     fprintf(f, "alloc_mode %s\n", st->alloc_mode == SGC_SAMPLE_POISSON ? "poisson" : "fixed");
     KV("time_hz", st->time_hz);

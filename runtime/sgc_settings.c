@@ -24,7 +24,7 @@
 #define SGC_MAX_NURSERY ((uint64_t)1 << 36)        /* 64 GiB: beyond that a typo is likelier */
 #define SGC_MAX_TIME_HZ 100000u
 #define SGC_MAX_SAMPLE_SPIN_NS 1000000000u         /* 1 s per sample: beyond that a typo is likelier */
-#define SGC_DEFAULT_ALT_CPU_NS ((uint64_t)20000000) /* 20 ms of thread CPU time per segment */
+#define SGC_DEFAULT_ALT_CPU_NS ((uint64_t)5000000) /* 5 ms of thread CPU time per segment */
 #define SGC_MAX_ALT_MS 60000u                      /* a minute: longer is a typo */
 #define SGC_MAX_ALT_DEBUG_US 1000000u              /* a second of artificial cost per segment */
 

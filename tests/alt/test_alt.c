@@ -468,3 +468,39 @@ Test(alt, major_collection_cpu_in_its_segment) {
         cr_assert_leq(s[i].major_cpu_ns, s[i].cpu_ns);
     }
 }
+
+Test(alt, time_segments_hold_twenty_timer_periods) {
+    /* 3ms asked, 1000 Hz alternated: segments of at least 20 periods
+     * (20 ms of CPU), so a fresh timer's first period is a small part. */
+    setenv("SGC_ALTERNATE", "time", 1);
+    setenv("SGC_TIME_HZ", "1000", 1);
+    setenv("SGC_ALT_SEGMENT", "3ms", 1);
+    sgc_init();
+    volatile double x = 1.0;
+    size_t n = 0;
+    while (sgc_alt_series(&n), n < 3) {
+        for (int i = 0; i < 100; i++)
+            x = x * 1.0000001 + 1e-9;
+        sgc_iteration();
+    }
+    const sgc_alt_segment *s = sgc_alt_series(&n);
+    for (size_t i = 0; i < 3; i++)
+        cr_assert_geq(s[i].cpu_ns, 20000000, "segment %zu: %llu ns", i, (unsigned long long)s[i].cpu_ns);
+}
+
+Test(alt, no_minimum_without_time_sampling) {
+    setenv("SGC_ALTERNATE", "none", 1);
+    setenv("SGC_TIME_HZ", "100", 1); /* on throughout, not alternated */
+    setenv("SGC_ALT_SEGMENT", "3ms", 1);
+    sgc_init();
+    volatile double x = 1.0;
+    size_t n = 0;
+    while (sgc_alt_series(&n), n < 3) {
+        for (int i = 0; i < 100; i++)
+            x = x * 1.0000001 + 1e-9;
+        sgc_iteration();
+    }
+    const sgc_alt_segment *s = sgc_alt_series(&n);
+    for (size_t i = 0; i < 3; i++)
+        cr_assert_lt(s[i].cpu_ns, 10000000, "segment %zu: %llu ns", i, (unsigned long long)s[i].cpu_ns);
+}

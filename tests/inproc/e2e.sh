@@ -32,7 +32,7 @@ n=$(awk '$1 == "seg" && ($6 != 0 || $12 != 0 || $15 != 0)' "$work/aa.seg" | wc -
 check "$([ "$n" = 0 ] && echo 0)" "A/A: no segment on, no samples"
 
 # Time sampling with CPU-time segments through compute's iteration hook.
-SGC_ALTERNATE=time SGC_TIME_HZ=1000 SGC_ALT_SEGMENT=3ms SGC_ALT_OUT="$work/time.seg" \
+SGC_ALTERNATE=time SGC_TIME_HZ=5000 SGC_ALT_SEGMENT=3ms SGC_ALT_OUT="$work/time.seg" \
     "$bin/compute" --size 800 > "$work/out" 2>&1
 check $? "compute with SGC_ALTERNATE=time ran"
 n=$(awk '$1 == "seg" && $7 == "iter"' "$work/time.seg" | wc -l)
