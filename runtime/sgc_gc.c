@@ -666,6 +666,11 @@ static int write_stats(const char *path) {
     int bad = ferror(f);
     if (fclose(f) != 0)
         bad = 1;
+    struct stat target;
+    if (!bad && stat(path, &target) == 0 && !S_ISREG(target.st_mode)) {
+        bad = 1; /* never rename over a device, FIFO or directory */
+        errno = EEXIST;
+    }
     if (bad || rename(tmp, path) != 0) {
         int e = errno;
         unlink(tmp);
@@ -686,6 +691,10 @@ static void stats_path_check(const char *path) {
     const char *why = NULL;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
         why = "is a directory";
+    } else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* The record is renamed over the path: as root, SGC_STATS=/dev/null
+         * replaced the device with a regular file. */
+        why = "not a regular file (the record would replace it)";
     } else {
         size_t len = strlen(path) + 32;
         char *tmp = malloc(len);

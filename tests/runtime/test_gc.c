@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -612,6 +613,20 @@ Test(gc, unwritable_stats_path_refused_at_start) {
     cr_assert_eq(in_child(init_only, err, sizeof err), 2, "%s", err);
     assert_begins(err, "freecheck: SGC_STATS=/nonexistent-dir/stats: cannot write the stats record there: "
                           "No such file or directory\n");
+    /* A FIFO (as /dev/null would be): refused, and left as it is. */
+    char dir[] = "/tmp/sgc-test-fifo-XXXXXX", fifo[64];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    cr_assert_eq(mkfifo(fifo, 0600), 0);
+    setenv("SGC_STATS", fifo, 1);
+    char want[160];
+    snprintf(want, sizeof want, "freecheck: SGC_STATS=%s: cannot write the stats record there: not a regular file", fifo);
+    cr_assert_eq(in_child(init_only, err, sizeof err), 2, "%s", err);
+    assert_begins(err, want);
+    struct stat st;
+    cr_assert(stat(fifo, &st) == 0 && S_ISFIFO(st.st_mode), "the FIFO is still a FIFO");
+    unlink(fifo);
+    rmdir(dir);
     setenv("SGC_STATS", "/tmp", 1);
     cr_assert_eq(in_child(init_only, err, sizeof err), 2, "%s", err);
     assert_begins(err, "freecheck: SGC_STATS=/tmp: cannot write the stats record there: is a directory\n");
