@@ -297,6 +297,11 @@ Test(interp_lang, bad_program_arguments) {
     write_prog("mix(1)\n");
     snprintf(cmd, sizeof cmd, "cd %s && %s/interp --program prog.sgl --check 2>&1", tmpdir, bin);
     cr_expect_eq(run(cmd, out, sizeof out), 2);
+    /* An endless "program" is refused at 64 MiB rather than read until the
+     * memory runs out. */
+    snprintf(cmd, sizeof cmd, "%s/interp --program /dev/zero 2>&1", bin);
+    cr_expect_eq(run(cmd, out, sizeof out), 2);
+    cr_expect_str_eq(out, "interp: program '/dev/zero' is larger than 64 MiB; is it a program?\n");
     snprintf(cmd, sizeof cmd, "%s/interp --size -1 2>&1", bin);
     cr_expect_eq(run(cmd, out, sizeof out), 2);
     snprintf(cmd, sizeof cmd, "%s/annotate --size 0 2>&1", bin);

@@ -52,7 +52,10 @@ static uint64_t interp_expected(const wl_run *run) {
     return chosen->expected(run->size);
 }
 
-/* Reads a whole file; exits 2 naming it if it cannot. */
+#define IP_MAX_PROGRAM_BYTES (64 << 20)
+
+/* Reads a whole file; exits 2 naming it if it cannot (or if it is larger
+ * than IP_MAX_PROGRAM_BYTES). */
 static char *read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) {
@@ -70,6 +73,13 @@ static char *read_file(const char *path, size_t *len) {
         n += fread(b + n, 1, cap - n, f);
         if (n < cap)
             break;
+        /* A program is text a person wrote: a bound, so that /dev/zero or
+         * a runaway generator is an error instead of all the memory. */
+        if (cap >= IP_MAX_PROGRAM_BYTES) {
+            fprintf(stderr, "interp: program '%s' is larger than %d MiB; is it a program?\n", path,
+                    IP_MAX_PROGRAM_BYTES >> 20);
+            exit(2);
+        }
         cap *= 2;
         b = realloc(b, cap);
     }
