@@ -47,7 +47,7 @@ BENCHES :=
 FUZZERS :=
 CLEAN_EXTRA :=
 
-.PHONY: all deps test clean bench fuzz sweep figures validate
+.PHONY: all deps test clean bench fuzz sweep figures validate compare
 all:
 
 include $(sort $(wildcard */module.mk */*/module.mk))
@@ -70,6 +70,14 @@ figures: deps
 	@$(MAKE) --no-print-directory all
 	$(BIN)/analyze $(RESULTS)
 	sh plots/figures.sh $(RESULTS)
+
+# Compare two sweeps: make compare A=dir B=dir [COMPARE_ARGS='--threshold 5% --out dir'].
+# Fails when compare does (make reports "Error 1" for a regression, "Error 2" for bad input);
+# CI jobs that need the 0/1/2 status run build/bin/compare itself (docs/STATISTICS.md).
+compare: deps
+	@$(MAKE) --no-print-directory $(BIN)/compare
+	@if [ -z "$(A)" ] || [ -z "$(B)" ]; then echo "make compare: give both sweeps: make compare A=dir B=dir" >&2; exit 2; fi
+	$(BIN)/compare $(COMPARE_ARGS) $(A) $(B)
 
 # The suite checks itself: every sample costs a known D more (SGC_SAMPLE_SPIN_NS), and the
 # analysis must recover it (scripts/validate.sh, docs/STATISTICS.md "Validation").

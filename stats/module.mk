@@ -18,6 +18,15 @@ $(BIN)/analyze: $(OBJ)/stats/analyze.o $(ST_LIB)
 
 BINS += $(BIN)/analyze
 
+# build/bin/compare A B: one sweep against another (docs/STATISTICS.md, "Comparing two sweeps").
+$(BIN)/compare: $(OBJ)/stats/compare.o $(ST_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(ST_PKG_LIBS) $(LDLIBS)
+
+$(OBJ)/stats/compare.o: CFLAGS += $(ST_PKG_CFLAGS)
+
+BINS += $(BIN)/compare
+
 # The coverage simulation (a benchmark: a figure to read, not a pass/fail test).
 $(BIN)/stats-coverage: $(OBJ)/stats/coverage.o $(ST_LIB)
 	@mkdir -p $(dir $@)

@@ -94,7 +94,7 @@ double st_run_cpu(const st_analysis *an, const st_result *r, const st_run *run)
 }
 
 /* Used runs of a cell, as pointers. */
-static size_t used_runs(const st_sweep *sw, const st_cell *c, const st_run **out)
+size_t st_used_runs(const st_sweep *sw, const st_cell *c, const st_run **out)
 {
     size_t k = 0;
     for (size_t i = 0; i < c->nruns; i++) {
@@ -144,7 +144,7 @@ static void empty_interval(st_interval *iv)
     iv->why = NULL;
 }
 
-static const st_cell *find_baseline(const st_sweep *sw, const st_cell *c, int *several)
+const st_cell *st_find_baseline(const st_sweep *sw, const st_cell *c, int *several)
 {
     const st_cell *found = NULL;
     *several = 0;
@@ -277,7 +277,7 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
         empty_interval(ivs[s]);
 
     int several = 0;
-    r->baseline = r->is_baseline ? c : find_baseline(sw, c, &several);
+    r->baseline = r->is_baseline ? c : st_find_baseline(sw, c, &several);
     if (!r->is_baseline && !r->baseline)
         note(r, "no baseline cell for workload %s at size %lld: no overhead", c->workload, (long long)c->size);
     if (several)
@@ -290,12 +290,12 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
         note(r, "every measured run failed");
 
     const st_run **runs = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *runs);
-    size_t n = used_runs(sw, c, runs);
+    size_t n = st_used_runs(sw, c, runs);
     const st_run **bruns = NULL;
     size_t nb = 0;
     if (r->baseline) {
         bruns = st_xmalloc((r->baseline->nruns ? r->baseline->nruns : 1) * sizeof *bruns);
-        nb = used_runs(sw, r->baseline, bruns);
+        nb = st_used_runs(sw, r->baseline, bruns);
         r->baseline_runs = nb;
         if (nb == 0 && !r->is_baseline)
             note(r, "the baseline %s has no used runs: no overhead", r->baseline->label);

@@ -108,6 +108,15 @@ double st_run_cpu(const st_analysis *an, const st_result *r, const st_run *run);
  * NaN when a needed stats key is missing. */
 double st_run_sps(const st_result *r, const st_run *run, int which);
 
+/* The baseline cell of c: kind baseline, same workload, size and depth (the
+ * first by cell_id; *several set when more than one matches), NULL if none.
+ * Used by analyze and compare alike. */
+const st_cell *st_find_baseline(const st_sweep *sw, const st_cell *c, int *several);
+
+/* Stores c's used runs (status ok, wall_ns > 0) in round order in out
+ * (room for c->nruns) and returns their number. */
+size_t st_used_runs(const st_sweep *sw, const st_cell *c, const st_run **out);
+
 /* Kind order used for sorting and grouping: baseline 0, alloc 1, time 2,
  * alloc+time 3, other 4. */
 int st_kind_rank(const char *kind);

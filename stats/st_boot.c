@@ -370,3 +370,134 @@ void st_bootstrap(const st_sample *s1, const st_sample *s0, const st_stat *stats
     release(&p1);
     release(&p0);
 }
+
+/* ---- k groups ---- */
+
+typedef struct kaccel_ctx {
+    const st_kstat *st;
+    const prepared *p;
+    size_t k;
+} kaccel_ctx;
+
+/* Jackknife acceleration of a k-group statistic over the groups it reads;
+ * NAN when undefined. */
+static double accel_groups(void *ctx)
+{
+    const kaccel_ctx *a = ctx;
+    double m[ST_BOOT_MAX_GROUPS][ST_BOOT_MAX_METRICS];
+    double sum2 = 0.0, sum3 = 0.0;
+    for (size_t g = 0; g < a->k; g++)
+        medians_full(&a->p[g], m[g]);
+    for (size_t g = 0; g < a->k; g++) {
+        if (!(a->st->groups & (1u << g)))
+            continue;
+        size_t n = a->p[g].n;
+        double *t = st_xmalloc(n * sizeof *t), mean = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            medians_without(&a->p[g], i, m[g]);
+            t[i] = a->st->fn((const double(*)[ST_BOOT_MAX_METRICS])m);
+            if (!isfinite(t[i])) {
+                free(t);
+                return NAN;
+            }
+            mean += t[i];
+        }
+        medians_full(&a->p[g], m[g]);
+        mean /= (double)n;
+        double dn = (double)n, s2 = 0.0, s3 = 0.0;
+        for (size_t i = 0; i < n; i++) {
+            double u = (dn - 1.0) * (mean - t[i]);
+            s2 += u * u;
+            s3 += u * u * u;
+        }
+        sum2 += s2 / (dn * dn);
+        sum3 += s3 / (dn * dn * dn);
+        free(t);
+    }
+    if (!(sum2 > 0.0))
+        return NAN;
+    return sum3 / (6.0 * pow(sum2, 1.5));
+}
+
+void st_bootstrap_groups(const st_sample *groups, size_t k, const st_kstat *stats, size_t nstats,
+                         const st_boot_opts *opts, st_interval *out)
+{
+    if (k < 1 || k > ST_BOOT_MAX_GROUPS)
+        abort(); /* a programming error, not input */
+    prepared p[ST_BOOT_MAX_GROUPS];
+    double m[ST_BOOT_MAX_GROUPS][ST_BOOT_MAX_METRICS];
+    for (size_t g = 0; g < k; g++) {
+        prepare(&groups[g], &p[g]);
+        medians_full(&p[g], m[g]);
+    }
+    int need_boot = 0;
+    int *active = st_xcalloc(nstats ? nstats : 1, sizeof *active);
+    for (size_t s = 0; s < nstats; s++) {
+        st_interval *o = &out[s];
+        size_t fewest = SIZE_MAX;
+        for (size_t g = 0; g < k; g++)
+            if ((stats[s].groups & (1u << g)) && p[g].n < fewest)
+                fewest = p[g].n;
+        o->est = fewest && fewest != SIZE_MAX ? stats[s].fn((const double(*)[ST_BOOT_MAX_METRICS])m) : NAN;
+        if (!isfinite(o->est))
+            o->est = NAN;
+        o->lo = o->hi = o->z0 = o->accel = NAN;
+        o->method = ST_CI_NONE;
+        o->why = NULL;
+        if (fewest == 0 || fewest == SIZE_MAX)
+            o->why = "a group without runs";
+        else if (fewest < ST_BOOT_MIN_RUNS)
+            o->why = "fewer than 3 runs in a group: no interval";
+        else if (isnan(o->est))
+            o->why = "undefined on the data";
+        else {
+            active[s] = 1;
+            need_boot = 1;
+        }
+    }
+    if (need_boot) {
+        size_t B = opts->resamples;
+        double *t = st_xmalloc(nstats * B * sizeof *t);
+        unsigned *c[ST_BOOT_MAX_GROUPS];
+        for (size_t g = 0; g < k; g++)
+            c[g] = st_xcalloc(p[g].n ? p[g].n : 1, sizeof *c[g]);
+        gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+        if (!rng)
+            st_out_of_memory();
+        gsl_rng_set(rng, (unsigned long)((opts->seed ^ (opts->seed >> 32)) & 0xffffffffu));
+        for (size_t b = 0; b < B; b++) {
+            for (size_t g = 0; g < k; g++) {
+                if (!p[g].n)
+                    continue;
+                memset(c[g], 0, p[g].n * sizeof *c[g]);
+                for (size_t i = 0; i < p[g].n; i++)
+                    c[g][gsl_rng_uniform_int(rng, p[g].n)]++;
+                medians_resample(&p[g], c[g], m[g]);
+            }
+            for (size_t s = 0; s < nstats; s++)
+                if (active[s])
+                    t[s * B + b] = stats[s].fn((const double(*)[ST_BOOT_MAX_METRICS])m);
+        }
+        gsl_rng_free(rng);
+        for (size_t g = 0; g < k; g++)
+            free(c[g]);
+        for (size_t s = 0; s < nstats; s++) {
+            if (!active[s])
+                continue;
+            double *ts = t + s * B;
+            size_t bad = 0;
+            for (size_t b = 0; b < B; b++)
+                bad += !isfinite(ts[b]);
+            if (bad) {
+                out[s].why = "undefined on some resamples (a zero median): no interval";
+                continue;
+            }
+            kaccel_ctx a = {&stats[s], p, k};
+            st_boot_interval(ts, B, opts->confidence, accel_groups, &a, &out[s]);
+        }
+        free(t);
+    }
+    free(active);
+    for (size_t g = 0; g < k; g++)
+        release(&p[g]);
+}

@@ -79,6 +79,26 @@ typedef struct st_boot_opts {
 void st_bootstrap(const st_sample *s1, const st_sample *s0, const st_stat *stats, size_t nstats,
                   const st_boot_opts *opts, st_interval *out);
 
+/* Several groups (compare: a cell and its baseline in two sweeps).  A
+ * statistic of k groups' medians: m[g][metric], NaN for a metric a group
+ * does not have.  `groups` is the bit mask of the groups it reads; only
+ * those need ST_BOOT_MIN_RUNS runs, and only those enter its jackknife. */
+#define ST_BOOT_MAX_GROUPS 8
+typedef double (*st_kstat_fn)(const double (*m)[ST_BOOT_MAX_METRICS]);
+
+typedef struct st_kstat {
+    st_kstat_fn fn;
+    unsigned groups; /* bit g set: reads group g */
+} st_kstat;
+
+/* The k-group form of st_bootstrap (1 <= k <= ST_BOOT_MAX_GROUPS): every
+ * resample draws n_g runs of each group g = 0..k-1 in turn, whole and with
+ * replacement, and every statistic is evaluated on the same resamples;
+ * intervals and their fallbacks exactly as above, the acceleration summed
+ * over the groups a statistic reads.  Never fails. */
+void st_bootstrap_groups(const st_sample *groups, size_t k, const st_kstat *stats, size_t nstats,
+                         const st_boot_opts *opts, st_interval *out);
+
 /* The interval of a statistic from its B resampled values t (reordered
  * here) and its estimate out->est, by the rules above: degenerate when every
  * resample is equal, else BCa with z0 from t and the acceleration accel(ctx)

@@ -1,0 +1,213 @@
+/* compare.c - build/bin/compare A B: B's sweep against A's, cell by cell, with an exit status for CI (docs/STATISTICS.md). */
+#include "st_compare.h"
+#include "st_db.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define DEFAULT_SEED 20250616ULL
+#define DEFAULT_RESAMPLES 10000
+#define DEFAULT_CONFIDENCE 0.95
+#define DEFAULT_THRESHOLD 0.02
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: compare [--threshold X%%] [--out DIR] [--seed N] [--resamples B] [--confidence C] [--quiet] A B\n"
+            "  Compares the sweep in directory B against the one in A (each with a results.db written by\n"
+            "  build/bin/sweep), cell by cell (cells matched by label): B's median wall time over A's with\n"
+            "  a BCa interval, the change in overhead, a Mann-Whitney p-value adjusted by Benjamini-Hochberg,\n"
+            "  and a verdict: slower, faster, same or inconclusive.\n"
+            "  Writes a Markdown report on stdout, or with --out DIR: DIR/compare.md, compare.csv,\n"
+            "  compare.json and compare.dat (the forest plot's data).\n"
+            "  --threshold X%%   a change counts only when its whole interval lies beyond +-X%% (default %g%%)\n"
+            "  --out DIR        write the report files into DIR (created if missing)\n"
+            "  --seed N         bootstrap seed (default %llu)\n"
+            "  --resamples B    bootstrap resamples per cell, 1000..1000000 (default %d)\n"
+            "  --confidence C   confidence level, 0.5 < C < 1 (default %g); 1 - C is also the false\n"
+            "                   discovery rate of the verdicts\n"
+            "  --quiet          no summary or warnings on stderr\n"
+            "  Exit status (for CI gating): 0 no cell slower beyond the threshold, 1 at least one cell\n"
+            "  slower (a regression) or an output cannot be written, 2 bad arguments, A or B not a readable\n"
+            "  sweep, or no cell in common.  Method: docs/STATISTICS.md.\n",
+            DEFAULT_THRESHOLD * 100, DEFAULT_SEED, DEFAULT_RESAMPLES, DEFAULT_CONFIDENCE);
+}
+
+static int bad(const char *fmt, const char *arg)
+{
+    fputs("compare: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (see compare --help)\n", stderr);
+    return 2;
+}
+
+/* Option value: "--name V" or "--name=V". */
+static const char *value(int argc, char **argv, int *i, const char *name)
+{
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (strcmp(argv[*i], name) == 0)
+        return *i + 1 < argc ? argv[++*i] : "";
+    return NULL;
+}
+
+/* Writes one report file through a temporary name; 0 or 1 with a message. */
+static int write_file(const char *dir, const char *name, int (*fn)(FILE *, const st_comparison *),
+                      const st_comparison *c)
+{
+    char path[4096], tmp[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        fprintf(stderr, "compare: cannot write %s: %s\n", tmp, strerror(errno));
+        return 1;
+    }
+    int err = fn(f, c);
+    if (fclose(f) || err) {
+        fprintf(stderr, "compare: cannot write %s: %s\n", tmp, strerror(errno ? errno : EIO));
+        remove(tmp);
+        return 1;
+    }
+    if (rename(tmp, path)) {
+        fprintf(stderr, "compare: cannot rename %s to %s: %s\n", tmp, path, strerror(errno));
+        remove(tmp);
+        return 1;
+    }
+    return 0;
+}
+
+static int load(const char *which, const char *dir, st_sweep *sw, int quiet)
+{
+    char err[1024];
+    int rc = st_sweep_load(dir, sw, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "compare: %s: %s\n", which, err);
+        return rc;
+    }
+    if (sw->warning[0] && !quiet)
+        fprintf(stderr, "compare: warning: %s: %s\n", which, sw->warning);
+    const char *status = st_sweep_meta(sw, "status");
+    if (status && strcmp(status, "complete") && !quiet)
+        fprintf(stderr, "compare: warning: %s (%s) is not complete (status %s): comparing the runs recorded so far\n",
+                which, dir, status);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    unsigned long long seed = DEFAULT_SEED, resamples = DEFAULT_RESAMPLES;
+    double confidence = DEFAULT_CONFIDENCE, threshold = DEFAULT_THRESHOLD;
+    int quiet = 0;
+    const char *dirs[2] = {NULL, NULL}, *out = NULL;
+    int ndirs = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *v;
+        char *end;
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(argv[i], "--quiet") == 0) {
+            quiet = 1;
+        } else if ((v = value(argc, argv, &i, "--seed"))) {
+            errno = 0;
+            seed = strtoull(v, &end, 10);
+            if (!*v || *end || errno || *v == '-')
+                return bad("--seed: '%s' is not a decimal 64-bit unsigned integer", v);
+        } else if ((v = value(argc, argv, &i, "--resamples"))) {
+            errno = 0;
+            resamples = strtoull(v, &end, 10);
+            if (!*v || *end || errno || *v == '-' || resamples < 1000 || resamples > 1000000)
+                return bad("--resamples: '%s' is not an integer from 1000 to 1000000", v);
+        } else if ((v = value(argc, argv, &i, "--confidence"))) {
+            errno = 0;
+            confidence = strtod(v, &end);
+            if (!*v || *end || errno || !(confidence > 0.5 && confidence < 1.0))
+                return bad("--confidence: '%s' is not a number between 0.5 and 1 (exclusive)", v);
+        } else if ((v = value(argc, argv, &i, "--threshold"))) {
+            errno = 0;
+            threshold = strtod(v, &end) / 100.0;
+            if (!*v || errno || (*end && strcmp(end, "%")) || !(threshold >= 0.0 && threshold < 1.0))
+                return bad("--threshold: '%s' is not a percentage from 0 to 100 (exclusive), e.g. 2%%", v);
+        } else if ((v = value(argc, argv, &i, "--out"))) {
+            if (!*v)
+                return bad("--out: %sno directory given", "");
+            out = v;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return bad("unknown option '%s'", argv[i]);
+        } else if (ndirs == 2) {
+            return bad("more than two sweep directories given ('%s')", argv[i]);
+        } else {
+            dirs[ndirs++] = argv[i];
+        }
+    }
+    if (ndirs < 2)
+        return bad("%stwo sweep directories are needed: compare A B", "");
+
+    st_sweep a, b;
+    memset(&b, 0, sizeof b);
+    int rc = load("A", dirs[0], &a, quiet);
+    if (rc) {
+        st_sweep_free(&a);
+        return rc;
+    }
+    rc = load("B", dirs[1], &b, quiet);
+    if (rc) {
+        st_sweep_free(&a);
+        st_sweep_free(&b);
+        return rc;
+    }
+
+    st_compare_opts opts = {.boot = {(size_t)resamples, confidence, seed}, .threshold = threshold};
+    st_comparison c;
+    st_compare(&a, &b, &opts, &c);
+
+    if (c.different_machines && !quiet)
+        fprintf(stderr, "compare: WARNING: A and B come from DIFFERENT MACHINES (host %s / %s, CPU %s / %s)\n",
+                st_sweep_meta(&a, "host") ? st_sweep_meta(&a, "host") : "unknown",
+                st_sweep_meta(&b, "host") ? st_sweep_meta(&b, "host") : "unknown",
+                st_sweep_meta(&a, "cpu_model") ? st_sweep_meta(&a, "cpu_model") : "unknown",
+                st_sweep_meta(&b, "cpu_model") ? st_sweep_meta(&b, "cpu_model") : "unknown");
+
+    if (out) {
+        if (mkdir(out, 0777) && errno != EEXIST) {
+            fprintf(stderr, "compare: --out: cannot create %s: %s\n", out, strerror(errno));
+            rc = 1;
+        } else {
+            rc = write_file(out, "compare.md", st_compare_md, &c) || write_file(out, "compare.csv", st_compare_csv, &c) ||
+                 write_file(out, "compare.json", st_compare_json, &c) ||
+                 write_file(out, "compare.dat", st_compare_plotdata, &c);
+        }
+    } else {
+        rc = st_compare_md(stdout, &c) || fflush(stdout) ? 1 : 0;
+        if (rc)
+            fprintf(stderr, "compare: cannot write the report to stdout\n");
+    }
+
+    if (!quiet)
+        fprintf(stderr, "compare: %zu cells matched, %zu compared (Benjamini-Hochberg family): %zu slower, %zu faster, "
+                        "%zu same, %zu inconclusive; %zu only in A, %zu only in B%s%s\n",
+                c.ncells, c.compared, c.slower, c.faster, c.same, c.inconclusive, c.nonly_a, c.nonly_b,
+                out ? "; wrote " : "", out ? out : "");
+    if (c.ncells == 0) {
+        fprintf(stderr, "compare: A (%s) and B (%s) have no cell in common: nothing to compare\n", dirs[0], dirs[1]);
+        rc = 2;
+    } else if (!rc && c.slower) {
+        if (!quiet)
+            for (size_t i = 0; i < c.ncells; i++)
+                if (!strcmp(c.cells[i].verdict, "slower"))
+                    fprintf(stderr, "compare: REGRESSION %s: B/A %.4f [%.4f, %.4f], adjusted p %.3g\n",
+                            c.cells[i].label, c.cells[i].ratio.est, c.cells[i].ratio.lo, c.cells[i].ratio.hi,
+                            c.cells[i].p_adjusted);
+        rc = 1;
+    }
+    st_comparison_free(&c);
+    st_sweep_free(&a);
+    st_sweep_free(&b);
+    return rc;
+}

@@ -1,0 +1,619 @@
+/* st_compare.c - compares two sweeps cell by cell: ratio and overhead change with BCa intervals, verdicts, reports. */
+#include "st_compare.h"
+#include "st_analysis.h"
+#include "st_desc.h"
+#include "st_util.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Groups of the four-group bootstrap. */
+enum { G_A = 0, G_B, G_A_BASE, G_B_BASE, G_COUNT };
+
+static double stat_ratio(const double (*m)[ST_BOOT_MAX_METRICS])
+{
+    return m[G_B][0] / m[G_A][0];
+}
+
+static double stat_doverhead(const double (*m)[ST_BOOT_MAX_METRICS])
+{
+    return m[G_B][0] / m[G_B_BASE][0] - m[G_A][0] / m[G_A_BASE][0];
+}
+
+static void note(st_cmp_cell *r, const char *fmt, ...)
+{
+    size_t len = strlen(r->note);
+    if (len + 3 >= sizeof r->note)
+        return;
+    if (len) {
+        strcpy(r->note + len, "; ");
+        len += 2;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->note + len, sizeof r->note - len, fmt, ap);
+    va_end(ap);
+}
+
+/* Used wall times of cell c (NULL: none) into a fresh array; *n their number. */
+static double *walls(const st_sweep *sw, const st_cell *c, size_t *n)
+{
+    *n = 0;
+    if (!c)
+        return st_xmalloc(sizeof(double));
+    const st_run **runs = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *runs);
+    size_t k = st_used_runs(sw, c, runs);
+    double *w = st_xmalloc((k ? k : 1) * sizeof *w);
+    for (size_t i = 0; i < k; i++)
+        w[i] = runs[i]->wall_ns;
+    free(runs);
+    *n = k;
+    return w;
+}
+
+static const st_cell *find_label(const st_sweep *sw, const char *label)
+{
+    for (size_t i = 0; i < sw->ncells; i++)
+        if (strcmp(sw->cells[i].label, label) == 0)
+            return &sw->cells[i];
+    return NULL;
+}
+
+static int cmp_cells(const void *x, const void *y)
+{
+    const st_cmp_cell *a = x, *b = y;
+    int d = strcmp(a->a->workload, b->a->workload);
+    if (d)
+        return d;
+    d = st_kind_rank(a->a->kind) - st_kind_rank(b->a->kind);
+    if (d)
+        return d;
+    return strcmp(a->label, b->label);
+}
+
+void st_bh_adjust(const double *p, size_t n, double *q)
+{
+    size_t m = 0;
+    size_t *idx = st_xmalloc((n ? n : 1) * sizeof *idx);
+    for (size_t i = 0; i < n; i++) {
+        q[i] = NAN;
+        if (isfinite(p[i]))
+            idx[m++] = i;
+    }
+    /* Insertion sort by p (stable): the family is small. */
+    for (size_t i = 1; i < m; i++) {
+        size_t v = idx[i], j = i;
+        while (j > 0 && p[idx[j - 1]] > p[v]) {
+            idx[j] = idx[j - 1];
+            j--;
+        }
+        idx[j] = v;
+    }
+    double run = 1.0;
+    for (size_t r = m; r-- > 0;) {
+        double v = p[idx[r]] * (double)m / (double)(r + 1);
+        if (v < run)
+            run = v;
+        q[idx[r]] = run;
+    }
+    free(idx);
+}
+
+/* Metadata keys listed first, in this order (docs/HARNESS.md's meta table). */
+static const char *const important_keys[] = {
+    "git_revision", "git_dirty", "compiler", "cflags", "host", "cpu_model", "cores_online", "cpus_allowed",
+    "run_cpu", "kernel", "governor", "virtualization", "loadavg_start", "loadavg_end", "plan", "design",
+    "env", "bin_hashes", "config",
+};
+#define NIMPORTANT (sizeof important_keys / sizeof important_keys[0])
+
+static int important_rank(const char *key)
+{
+    for (size_t i = 0; i < NIMPORTANT; i++)
+        if (strcmp(key, important_keys[i]) == 0)
+            return (int)i;
+    /* Any recorded hash of a binary counts as important too. */
+    if (strstr(key, "sha") || strstr(key, "hash"))
+        return (int)NIMPORTANT;
+    return -1;
+}
+
+static int cmp_meta(const void *x, const void *y)
+{
+    const st_cmp_meta *a = x, *b = y;
+    int ra = important_rank(a->key), rb = important_rank(b->key);
+    if (ra < 0)
+        ra = 1 << 20;
+    if (rb < 0)
+        rb = 1 << 20;
+    if (ra != rb)
+        return ra - rb;
+    return strcmp(a->key, b->key);
+}
+
+static int differs(const char *x, const char *y)
+{
+    return (x == NULL) != (y == NULL) || (x && strcmp(x, y));
+}
+
+static void compare_meta(st_comparison *c)
+{
+    const st_sweep *a = c->a, *b = c->b;
+    c->meta = st_xmalloc((a->nmeta + b->nmeta + 1) * sizeof *c->meta);
+    c->nmeta = 0;
+    for (size_t i = 0; i < a->nmeta; i++) {
+        const char *vb = st_sweep_meta(b, a->meta_key[i]);
+        if (differs(a->meta_value[i], vb))
+            c->meta[c->nmeta++] = (st_cmp_meta){a->meta_key[i], a->meta_value[i], vb, 0};
+    }
+    for (size_t i = 0; i < b->nmeta; i++)
+        if (!st_sweep_meta(a, b->meta_key[i]))
+            c->meta[c->nmeta++] = (st_cmp_meta){b->meta_key[i], NULL, b->meta_value[i], 0};
+    for (size_t i = 0; i < c->nmeta; i++)
+        c->meta[i].important = important_rank(c->meta[i].key) >= 0;
+    qsort(c->meta, c->nmeta, sizeof *c->meta, cmp_meta);
+    const char *machine_keys[] = {"host", "cpu_model"};
+    for (size_t k = 0; k < 2; k++) {
+        const char *x = st_sweep_meta(a, machine_keys[k]), *y = st_sweep_meta(b, machine_keys[k]);
+        if (x && y && strcmp(x, y))
+            c->different_machines = 1;
+    }
+}
+
+static void compare_cell(st_comparison *c, st_cmp_cell *r)
+{
+    const st_sweep *A = c->a, *B = c->b;
+    int several = 0;
+    r->is_baseline = strcmp(r->a->kind, "baseline") == 0;
+    if (strcmp(r->a->kind, r->b->kind) || strcmp(r->a->workload, r->b->workload))
+        note(r, "the label names a different cell in B (%s %s against %s %s)", r->b->workload, r->b->kind,
+             r->a->workload, r->a->kind);
+    if (r->a->size != r->b->size)
+        note(r, "workload size differs: %lld in A, %lld in B", (long long)r->a->size, (long long)r->b->size);
+    r->a_base = r->is_baseline ? r->a : st_find_baseline(A, r->a, &several);
+    r->b_base = r->is_baseline ? r->b : st_find_baseline(B, r->b, &several);
+
+    size_t n[G_COUNT];
+    double *w[G_COUNT];
+    w[G_A] = walls(A, r->a, &n[G_A]);
+    w[G_B] = walls(B, r->b, &n[G_B]);
+    w[G_A_BASE] = walls(A, r->is_baseline ? NULL : r->a_base, &n[G_A_BASE]);
+    w[G_B_BASE] = walls(B, r->is_baseline ? NULL : r->b_base, &n[G_B_BASE]);
+    r->a_runs = n[G_A];
+    r->b_runs = n[G_B];
+    r->a_median = st_median(w[G_A], n[G_A]);
+    r->b_median = st_median(w[G_B], n[G_B]);
+    r->a_overhead = r->b_overhead = NAN;
+    if (!r->is_baseline) {
+        if (n[G_A_BASE])
+            r->a_overhead = r->a_median / st_median(w[G_A_BASE], n[G_A_BASE]);
+        if (n[G_B_BASE])
+            r->b_overhead = r->b_median / st_median(w[G_B_BASE], n[G_B_BASE]);
+        if (!r->a_base || !r->b_base)
+            note(r, "no baseline cell in %s: no overhead change", !r->a_base ? "A" : "B");
+    }
+    if (!n[G_A] || !n[G_B])
+        note(r, "no used runs in %s", !n[G_A] ? (!n[G_B] ? "A or B" : "A") : "B");
+
+    st_sample g[G_COUNT];
+    memset(g, 0, sizeof g);
+    for (int k = 0; k < G_COUNT; k++) {
+        g[k].n = n[k];
+        g[k].metric[0] = n[k] ? w[k] : NULL;
+    }
+    st_kstat stats[2] = {
+        {stat_ratio, 1u << G_A | 1u << G_B},
+        {stat_doverhead, 1u << G_A | 1u << G_B | 1u << G_A_BASE | 1u << G_B_BASE},
+    };
+    st_interval out[2];
+    st_boot_opts bo = c->opts.boot;
+    bo.seed ^= st_fnv1a64(ST_FNV_OFFSET, r->label);
+    st_bootstrap_groups(g, G_COUNT, stats, r->is_baseline ? 1 : 2, &bo, out);
+    r->ratio = out[0];
+    if (r->is_baseline) {
+        r->doverhead = (st_interval){NAN, NAN, NAN, ST_CI_NONE, "a baseline has no overhead", NAN, NAN};
+    } else {
+        r->doverhead = out[1];
+    }
+    r->mw = st_mann_whitney(w[G_B], n[G_B], w[G_A], n[G_A]);
+    for (int k = 0; k < G_COUNT; k++)
+        free(w[k]);
+}
+
+static void verdict(const st_comparison *c, st_cmp_cell *r)
+{
+    double t = c->opts.threshold, alpha = 1.0 - c->opts.boot.confidence;
+    const st_interval *iv = &r->ratio;
+    if (iv->method == ST_CI_NONE) {
+        r->verdict = "inconclusive";
+        note(r, "no interval: %s", iv->why ? iv->why : "undefined");
+        return;
+    }
+    int above = iv->lo > 1.0 + t, below = iv->hi < 1.0 - t;
+    if (above || below) {
+        if (isfinite(r->p_adjusted) && r->p_adjusted <= alpha) {
+            r->verdict = above ? "slower" : "faster";
+        } else {
+            r->verdict = "inconclusive";
+            note(r, "interval beyond the threshold but the Mann-Whitney test is not significant after "
+                    "Benjamini-Hochberg (adjusted p %.3g > %.3g)", r->p_adjusted, alpha);
+        }
+    } else if (iv->lo >= 1.0 - t && iv->hi <= 1.0 + t) {
+        r->verdict = "same";
+    } else {
+        r->verdict = "inconclusive";
+    }
+}
+
+void st_compare(const st_sweep *a, const st_sweep *b, const st_compare_opts *opts, st_comparison *c)
+{
+    memset(c, 0, sizeof *c);
+    c->a = a;
+    c->b = b;
+    c->opts = *opts;
+    c->cells = st_xcalloc(a->ncells ? a->ncells : 1, sizeof *c->cells);
+    c->only_a = st_xmalloc((a->ncells ? a->ncells : 1) * sizeof *c->only_a);
+    c->only_b = st_xmalloc((b->ncells ? b->ncells : 1) * sizeof *c->only_b);
+    for (size_t i = 0; i < a->ncells; i++) {
+        const st_cell *cb = find_label(b, a->cells[i].label);
+        if (!cb) {
+            c->only_a[c->nonly_a++] = &a->cells[i];
+            continue;
+        }
+        st_cmp_cell *r = &c->cells[c->ncells++];
+        r->label = a->cells[i].label;
+        r->a = &a->cells[i];
+        r->b = cb;
+    }
+    for (size_t i = 0; i < b->ncells; i++)
+        if (!find_label(a, b->cells[i].label))
+            c->only_b[c->nonly_b++] = &b->cells[i];
+    qsort(c->cells, c->ncells, sizeof *c->cells, cmp_cells);
+    compare_meta(c);
+
+    double *p = st_xmalloc((c->ncells ? c->ncells : 1) * sizeof *p);
+    double *q = st_xmalloc((c->ncells ? c->ncells : 1) * sizeof *q);
+    for (size_t i = 0; i < c->ncells; i++) {
+        compare_cell(c, &c->cells[i]);
+        p[i] = c->cells[i].mw.p;
+        c->compared += isfinite(p[i]) != 0;
+    }
+    st_bh_adjust(p, c->ncells, q);
+    for (size_t i = 0; i < c->ncells; i++) {
+        st_cmp_cell *r = &c->cells[i];
+        r->p_adjusted = q[i];
+        verdict(c, r);
+        if (!strcmp(r->verdict, "slower"))
+            c->slower++;
+        else if (!strcmp(r->verdict, "faster"))
+            c->faster++;
+        else if (!strcmp(r->verdict, "same"))
+            c->same++;
+        else
+            c->inconclusive++;
+    }
+    free(p);
+    free(q);
+}
+
+void st_comparison_free(st_comparison *c)
+{
+    free(c->cells);
+    free(c->only_a);
+    free(c->only_b);
+    free(c->meta);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- outputs ---- */
+
+/* A number as written in CSV and JSON: %.10g, the same text in both. */
+static void num(FILE *f, double v, const char *missing)
+{
+    if (isfinite(v))
+        fprintf(f, "%.10g", v);
+    else
+        fputs(missing, f);
+}
+
+static void csv_str(FILE *f, const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    if (!s) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            fprintf(f, "\\%c", ch);
+        else if (ch == '\n')
+            fputs("\\n", f);
+        else if (ch == '\t')
+            fputs("\\t", f);
+        else if (ch < 0x20)
+            fprintf(f, "\\u%04x", ch);
+        else
+            fputc(ch, f);
+    }
+    fputc('"', f);
+}
+
+/* Markdown table cell text: '|' and newlines would break the table; long
+ * values (the config) are cut. */
+static void md_str(FILE *f, const char *s)
+{
+    if (!s) {
+        fputs("(absent)", f);
+        return;
+    }
+    size_t i = 0;
+    for (; s[i] && i < 100; i++)
+        fputs(s[i] == '|' ? "\\|" : s[i] == '\n' ? "; " : (char[]){s[i], 0}, f);
+    if (s[i])
+        fputs("...", f);
+}
+
+static void md_num(FILE *f, const char *fmt, double v)
+{
+    if (isfinite(v))
+        fprintf(f, fmt, v);
+    else
+        fputs("n/a", f);
+}
+
+static const char *meta_or(const st_sweep *sw, const char *key)
+{
+    const char *v = st_sweep_meta(sw, key);
+    return v ? v : "unknown";
+}
+
+int st_compare_md(FILE *f, const st_comparison *c)
+{
+    const st_compare_opts *o = &c->opts;
+    fprintf(f, "# Comparison: B against A\n\n");
+    fprintf(f, "- A: `%s` (revision %s)\n- B: `%s` (revision %s)\n\n", c->a->dir, meta_or(c->a, "git_revision"),
+            c->b->dir, meta_or(c->b, "git_revision"));
+    if (c->different_machines)
+        fprintf(f, "**WARNING: A and B were measured on DIFFERENT MACHINES (host %s / %s, CPU %s / %s): "
+                   "differences mix the change with the machines.**\n\n",
+                meta_or(c->a, "host"), meta_or(c->b, "host"), meta_or(c->a, "cpu_model"), meta_or(c->b, "cpu_model"));
+    fprintf(f, "## Metadata that differs\n\n");
+    if (!c->nmeta) {
+        fprintf(f, "None.\n\n");
+    } else {
+        fprintf(f, "| key | A | B |\n|---|---|---|\n");
+        for (size_t i = 0; i < c->nmeta; i++) {
+            fprintf(f, "| %s%s%s | ", c->meta[i].important ? "**" : "", c->meta[i].key,
+                    c->meta[i].important ? "**" : "");
+            md_str(f, c->meta[i].a);
+            fputs(" | ", f);
+            md_str(f, c->meta[i].b);
+            fputs(" |\n", f);
+        }
+        fputc('\n', f);
+    }
+    fprintf(f, "## Verdicts\n\n");
+    fprintf(f, "%zu cells compared (%zu with a Mann-Whitney p-value, the family of the Benjamini-Hochberg "
+               "adjustment): **%zu slower**, %zu faster, %zu same, %zu inconclusive.  Threshold %g%%, "
+               "%g%% BCa intervals, %zu resamples, seed %llu.\n\n",
+            c->ncells, c->compared, c->slower, c->faster, c->same, c->inconclusive, o->threshold * 100,
+            o->boot.confidence * 100, o->boot.resamples, (unsigned long long)o->boot.seed);
+    if (c->ncells) {
+        fprintf(f, "| cell | runs A/B | median A (ms) | median B (ms) | B/A | interval | overhead A | overhead B "
+                   "| change | interval | p | adjusted p | verdict | note |\n"
+                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (size_t i = 0; i < c->ncells; i++) {
+            const st_cmp_cell *r = &c->cells[i];
+            fprintf(f, "| %s | %zu/%zu | ", r->label, r->a_runs, r->b_runs);
+            md_num(f, "%.3f", r->a_median / 1e6);
+            fputs(" | ", f);
+            md_num(f, "%.3f", r->b_median / 1e6);
+            fputs(" | ", f);
+            md_num(f, "%.4f", r->ratio.est);
+            fputs(" | ", f);
+            if (r->ratio.method != ST_CI_NONE)
+                fprintf(f, "[%.4f, %.4f]", r->ratio.lo, r->ratio.hi);
+            else
+                fputs("n/a", f);
+            fputs(" | ", f);
+            md_num(f, "%.4f", r->a_overhead);
+            fputs(" | ", f);
+            md_num(f, "%.4f", r->b_overhead);
+            fputs(" | ", f);
+            md_num(f, "%+.4f", r->doverhead.est);
+            fputs(" | ", f);
+            if (r->doverhead.method != ST_CI_NONE)
+                fprintf(f, "[%+.4f, %+.4f]", r->doverhead.lo, r->doverhead.hi);
+            else
+                fputs("n/a", f);
+            fputs(" | ", f);
+            md_num(f, "%.3g", r->mw.p);
+            fputs(" | ", f);
+            md_num(f, "%.3g", r->p_adjusted);
+            fprintf(f, " | %s%s%s | ", !strcmp(r->verdict, "slower") ? "**" : "", r->verdict,
+                    !strcmp(r->verdict, "slower") ? "**" : "");
+            md_str(f, r->note);
+            fputs(" |\n", f);
+        }
+        fputc('\n', f);
+    }
+    fprintf(f, "## Cells in one sweep only\n\n");
+    if (!c->nonly_a && !c->nonly_b)
+        fprintf(f, "None: both sweeps have the same cells.\n");
+    for (size_t i = 0; i < c->nonly_a; i++)
+        fprintf(f, "- only in A: %s\n", c->only_a[i]->label);
+    for (size_t i = 0; i < c->nonly_b; i++)
+        fprintf(f, "- only in B: %s\n", c->only_b[i]->label);
+    fprintf(f, "\nB/A is B's median wall time over A's; change is B's overhead minus A's (overhead = median "
+               "over the baseline's median), both from the same resamples of whole runs.  A cell is slower "
+               "or faster only when its whole B/A interval lies beyond the threshold and its adjusted p is "
+               "at most %g; same when the whole interval lies within it.  Method: docs/STATISTICS.md.\n",
+            1.0 - o->boot.confidence);
+    return ferror(f) ? -1 : 0;
+}
+
+static const char *const csv_header =
+    "label,workload,kind,a_runs,b_runs,a_median_ns,b_median_ns,ratio,ratio_lo,ratio_hi,ratio_method,"
+    "a_overhead,b_overhead,overhead_change,overhead_change_lo,overhead_change_hi,overhead_change_method,"
+    "mw_u,mw_p,mw_p_adjusted,verdict,note\n";
+
+int st_compare_csv(FILE *f, const st_comparison *c)
+{
+    fputs(csv_header, f);
+    for (size_t i = 0; i < c->ncells; i++) {
+        const st_cmp_cell *r = &c->cells[i];
+        csv_str(f, r->label);
+        fputc(',', f);
+        csv_str(f, r->a->workload);
+        fputc(',', f);
+        csv_str(f, r->a->kind);
+        fprintf(f, ",%zu,%zu,", r->a_runs, r->b_runs);
+        const double v1[] = {r->a_median, r->b_median, r->ratio.est, r->ratio.lo, r->ratio.hi};
+        for (size_t k = 0; k < 5; k++) {
+            num(f, v1[k], "");
+            fputc(',', f);
+        }
+        fprintf(f, "%s,", st_ci_name(r->ratio.method));
+        const double v2[] = {r->a_overhead, r->b_overhead, r->doverhead.est, r->doverhead.lo, r->doverhead.hi};
+        for (size_t k = 0; k < 5; k++) {
+            num(f, v2[k], "");
+            fputc(',', f);
+        }
+        fprintf(f, "%s,", st_ci_name(r->doverhead.method));
+        num(f, r->mw.u, "");
+        fputc(',', f);
+        num(f, r->mw.p, "");
+        fputc(',', f);
+        num(f, r->p_adjusted, "");
+        fprintf(f, ",%s,", r->verdict);
+        csv_str(f, r->note);
+        fputc('\n', f);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
+static void json_num_field(FILE *f, const char *name, double v, int comma)
+{
+    fprintf(f, "\"%s\": ", name);
+    num(f, v, "null");
+    if (comma)
+        fputs(", ", f);
+}
+
+static void json_labels(FILE *f, const st_cell *const *cells, size_t n)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputs(", ", f);
+        json_str(f, cells[i]->label);
+    }
+    fputc(']', f);
+}
+
+int st_compare_json(FILE *f, const st_comparison *c)
+{
+    const st_compare_opts *o = &c->opts;
+    fputs("{\n  \"format\": \"freecheck-compare-1\",\n  \"a\": ", f);
+    json_str(f, c->a->dir);
+    fputs(",\n  \"b\": ", f);
+    json_str(f, c->b->dir);
+    fprintf(f, ",\n  \"threshold\": %.10g,\n  \"confidence\": %.10g,\n  \"resamples\": %zu,\n  \"seed\": %llu,\n",
+            o->threshold, o->boot.confidence, o->boot.resamples, (unsigned long long)o->boot.seed);
+    fputs("  \"correction\": \"benjamini-hochberg\",\n", f);
+    fprintf(f, "  \"different_machines\": %s,\n", c->different_machines ? "true" : "false");
+    fprintf(f, "  \"counts\": {\"cells\": %zu, \"compared\": %zu, \"slower\": %zu, \"faster\": %zu, \"same\": %zu, "
+               "\"inconclusive\": %zu, \"only_in_a\": %zu, \"only_in_b\": %zu},\n",
+            c->ncells, c->compared, c->slower, c->faster, c->same, c->inconclusive, c->nonly_a, c->nonly_b);
+    fputs("  \"units\": {\"a_median_ns\": \"ns\", \"b_median_ns\": \"ns\", \"ratio\": \"B/A\", "
+          "\"a_overhead\": \"ratio to baseline\", \"b_overhead\": \"ratio to baseline\", "
+          "\"overhead_change\": \"B overhead - A overhead\", \"threshold\": \"fraction\"},\n",
+          f);
+    fputs("  \"metadata_differences\": [", f);
+    for (size_t i = 0; i < c->nmeta; i++) {
+        fputs(i ? ",\n    {\"key\": " : "\n    {\"key\": ", f);
+        json_str(f, c->meta[i].key);
+        fputs(", \"a\": ", f);
+        json_str(f, c->meta[i].a);
+        fputs(", \"b\": ", f);
+        json_str(f, c->meta[i].b);
+        fprintf(f, ", \"important\": %s}", c->meta[i].important ? "true" : "false");
+    }
+    fputs(c->nmeta ? "\n  ],\n  \"only_in_a\": " : "],\n  \"only_in_a\": ", f);
+    json_labels(f, c->only_a, c->nonly_a);
+    fputs(",\n  \"only_in_b\": ", f);
+    json_labels(f, c->only_b, c->nonly_b);
+    fputs(",\n  \"cells\": [", f);
+    for (size_t i = 0; i < c->ncells; i++) {
+        const st_cmp_cell *r = &c->cells[i];
+        fputs(i ? ",\n    {" : "\n    {", f);
+        fputs("\"label\": ", f);
+        json_str(f, r->label);
+        fputs(", \"workload\": ", f);
+        json_str(f, r->a->workload);
+        fputs(", \"kind\": ", f);
+        json_str(f, r->a->kind);
+        fprintf(f, ", \"a_runs\": %zu, \"b_runs\": %zu, ", r->a_runs, r->b_runs);
+        json_num_field(f, "a_median_ns", r->a_median, 1);
+        json_num_field(f, "b_median_ns", r->b_median, 1);
+        json_num_field(f, "ratio", r->ratio.est, 1);
+        json_num_field(f, "ratio_lo", r->ratio.lo, 1);
+        json_num_field(f, "ratio_hi", r->ratio.hi, 1);
+        fprintf(f, "\"ratio_method\": \"%s\", ", st_ci_name(r->ratio.method));
+        json_num_field(f, "a_overhead", r->a_overhead, 1);
+        json_num_field(f, "b_overhead", r->b_overhead, 1);
+        json_num_field(f, "overhead_change", r->doverhead.est, 1);
+        json_num_field(f, "overhead_change_lo", r->doverhead.lo, 1);
+        json_num_field(f, "overhead_change_hi", r->doverhead.hi, 1);
+        fprintf(f, "\"overhead_change_method\": \"%s\", ", st_ci_name(r->doverhead.method));
+        json_num_field(f, "mw_u", r->mw.u, 1);
+        json_num_field(f, "mw_p", r->mw.p, 1);
+        json_num_field(f, "mw_p_adjusted", r->p_adjusted, 1);
+        fprintf(f, "\"verdict\": \"%s\", \"note\": ", r->verdict);
+        json_str(f, r->note);
+        fputc('}', f);
+    }
+    fputs(c->ncells ? "\n  ]\n}\n" : "]\n}\n", f);
+    return ferror(f) ? -1 : 0;
+}
+
+int st_compare_plotdata(FILE *f, const st_comparison *c)
+{
+    fprintf(f, "# compare.dat: one row per matched cell (B against A), threshold %.10g%%\n"
+               "# row label change_pct lo_pct hi_pct verdict\n",
+            c->opts.threshold * 100);
+    for (size_t i = 0; i < c->ncells; i++) {
+        const st_cmp_cell *r = &c->cells[i];
+        double e = (r->ratio.est - 1) * 100, lo = (r->ratio.lo - 1) * 100, hi = (r->ratio.hi - 1) * 100;
+        fprintf(f, "%zu \"%s\" ", i, r->label);
+        const double v[] = {e, lo, hi};
+        for (int k = 0; k < 3; k++) {
+            if (isfinite(v[k]))
+                fprintf(f, "%.6g ", v[k]);
+            else
+                fputs("NaN ", f);
+        }
+        fprintf(f, "%s\n", r->verdict);
+    }
+    return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,25 @@
+# tests/compare/module.mk - build/bin/compare end to end on synthetic sweeps (tests/compare/compare.sh):
+# an injected difference in one cell found exactly, none in an A/A pair, mismatched cells listed,
+# exit statuses 0/1/2, the JSON checked against the CSV.
+COMPARE_TEST_DIR := $(BUILD)/compare-test
+COMPARE_SCHEMA := $(firstword $(wildcard harness/schema.sql) tests/stats/fixtures/schema.sql)
+
+.PHONY: test-compare
+TESTS += test-compare
+
+test-compare: $(BIN)/compare
+	@TEST_RESULTS=$(TEST_RESULTS) SCHEMA=$(COMPARE_SCHEMA) COMPARE=$(BIN)/compare \
+	  sh tests/check.sh compare sh tests/compare/compare.sh $(COMPARE_TEST_DIR)
+
+CMP_TEST_BIN := $(BIN)/test-compare
+$(OBJ)/tests/compare/%.o: CFLAGS += -Istats $(ST_TEST_CFLAGS)
+
+$(CMP_TEST_BIN): $(OBJ)/tests/compare/test_compare.o $(LIBDIR)/libststats.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(ST_TEST_LIBS) $(LDLIBS)
+
+.PHONY: test-compare-unit
+TESTS += test-compare-unit
+
+test-compare-unit: $(CMP_TEST_BIN)
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh compare-unit $(CMP_TEST_BIN) --jobs 2
