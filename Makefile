@@ -34,6 +34,9 @@ LDFLAGS := $(SAN_FLAGS)
 LDLIBS := -lm
 
 OBJ := $(BUILD)/obj
+# Generated headers (files of the repository embedded into programs).
+GEN := $(BUILD)/gen
+CFLAGS += -I$(GEN)
 BIN := $(BUILD)/bin
 LIBDIR := $(BUILD)/lib
 # Where tests/check.sh records results; exported so recursive (e.g. sanitizer)
@@ -102,6 +105,11 @@ test: deps
 	    { echo "FAIL some test targets did not complete (see the make errors above)"; \
 	      echo "0 1" > $(TEST_RESULTS)/make-targets.result; }
 	@sh tests/summary.sh $(TEST_RESULTS)
+
+# harness/schema.sql, embedded into sweep (harness/sw_db.c) and analyze (stats/st_db.c).
+$(GEN)/schema_sql.h: harness/schema.sql scripts/embed.sh
+	@mkdir -p $(dir $@)
+	sh scripts/embed.sh fc_schema_sql harness/schema.sql > $@.tmp && mv $@.tmp $@
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)

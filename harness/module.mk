@@ -18,6 +18,7 @@ HARNESS_PFM_VERSION := $(shell dpkg-query -W -f='$${Version}' libpfm4 2>/dev/nul
 $(OBJ)/harness/sw_meta.o: CFLAGS += -DSW_BUILD_CC='"$(CC)"' -DSW_BUILD_CFLAGS='"$(HARNESS_BUILD_CFLAGS)"' \
 	-DSW_GSL_VERSION='"$(HARNESS_GSL_VERSION)"' -DSW_PFM_PACKAGE='"$(HARNESS_PFM_VERSION)"'
 $(HARNESS_OBJS): CFLAGS += $(HARNESS_CFLAGS)
+$(OBJ)/harness/sw_db.o: $(GEN)/schema_sql.h
 
 $(BIN)/sweep: $(HARNESS_OBJS) $(HARNESS_STATS_LIB)
 	@mkdir -p $(dir $@)

@@ -11,86 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char schema[] =
-    /* The core schema of docs/FORMATS.md, unchanged ... */
-    "CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);\n"
-    "CREATE TABLE cells(\n"
-    "  cell_id INTEGER PRIMARY KEY,\n"
-    "  workload TEXT NOT NULL,\n"
-    "  kind TEXT NOT NULL,\n"
-    "  alloc_period INTEGER NOT NULL,\n"
-    "  alloc_mode TEXT NOT NULL,\n"
-    "  time_hz INTEGER NOT NULL,\n"
-    "  time_clock TEXT NOT NULL,\n"
-    "  size INTEGER NOT NULL,\n"
-    "  label TEXT NOT NULL UNIQUE,\n"
-    /* The harness's additions: the workload's extra arguments, and the
-     * --depth of deepstack's depth cells (NULL otherwise). */
-    "  args TEXT NOT NULL DEFAULT '',\n"
-    "  depth INTEGER);\n"
-    "CREATE TABLE runs(\n"
-    "  run_id INTEGER PRIMARY KEY,\n"
-    "  cell_id INTEGER NOT NULL REFERENCES cells,\n"
-    "  round INTEGER NOT NULL,\n"
-    "  seq INTEGER NOT NULL,\n"
-    "  status TEXT NOT NULL,\n"
-    "  failure TEXT,\n"
-    "  wall_ns INTEGER, user_ns INTEGER, sys_ns INTEGER, maxrss_kb INTEGER,\n"
-    /* ... plus the harness's own columns (docs/HARNESS.md). */
-    "  sgc_seed INTEGER,\n"
-    "  cpu INTEGER,\n"
-    "  overhead_ns INTEGER,\n"
-    "  exit_code INTEGER,\n"
-    "  term_signal INTEGER,\n"
-    "  checksum TEXT,\n"
-    "  output_tail TEXT,\n"
-    "  profile_bytes INTEGER,\n"
-    "  counter_errors TEXT,\n"
-    "  started_ns INTEGER,\n"
-    /* The blocked design: the run's block, its position there (1, 2) and
-     * its role (1 = the compared run, 0 = the baseline run); NULL outside
-     * blocks.  Noise covariates over the run (docs/HARNESS.md). */
-    "  block INTEGER, block_pos INTEGER, block_role INTEGER,\n"
-    "  steal_ns INTEGER, other_busy_ns INTEGER, nivcsw INTEGER, minflt INTEGER, loadavg1 REAL,\n"
-    "  UNIQUE(seq));\n"
-    "CREATE TABLE run_stats(\n"
-    "  run_id INTEGER NOT NULL REFERENCES runs, key TEXT NOT NULL, value TEXT NOT NULL,\n"
-    "  PRIMARY KEY(run_id, key));\n"
-    "CREATE TABLE run_counters(\n"
-    "  run_id INTEGER NOT NULL REFERENCES runs, event TEXT NOT NULL,\n"
-    "  raw INTEGER NOT NULL, time_enabled INTEGER NOT NULL, time_running INTEGER NOT NULL,\n"
-    "  scaled REAL NOT NULL,\n"
-    "  PRIMARY KEY(run_id, event));\n"
-    "CREATE TABLE events(event TEXT PRIMARY KEY, supported INTEGER NOT NULL, reason TEXT,\n"
-    "  encoding TEXT);\n"
-    "CREATE TABLE schedule(\n"
-    "  seq INTEGER PRIMARY KEY,\n"
-    "  cell_id INTEGER NOT NULL REFERENCES cells,\n"
-    "  round INTEGER NOT NULL,\n"
-    "  block INTEGER, block_pos INTEGER, block_role INTEGER);\n"
-    "CREATE TABLE calibration(\n"
-    "  workload TEXT PRIMARY KEY,\n"
-    "  size INTEGER NOT NULL,\n"
-    "  seconds REAL NOT NULL,\n"
-    "  checksum TEXT,\n"
-    "  method TEXT NOT NULL,\n"
-    "  probes INTEGER NOT NULL,\n"
-    "  status TEXT NOT NULL,\n"
-    "  failure TEXT);\n"
-    "CREATE TABLE calibration_probes(\n"
-    "  workload TEXT NOT NULL, probe INTEGER NOT NULL, size INTEGER NOT NULL,\n"
-    "  wall_ns INTEGER NOT NULL, cpu_ns INTEGER NOT NULL, status TEXT NOT NULL,\n"
-    "  PRIMARY KEY(workload, probe));\n"
-    /* The in-process design: each run's segment series (docs/FORMATS.md). */
-    "CREATE TABLE segments(\n"
-    "  run_id INTEGER NOT NULL REFERENCES runs, idx INTEGER NOT NULL,\n"
-    "  block INTEGER NOT NULL, pos INTEGER NOT NULL, kind TEXT NOT NULL, on_ INTEGER NOT NULL,\n"
-    "  end_ TEXT NOT NULL, cpu_ns INTEGER NOT NULL, wall_ns INTEGER NOT NULL, bytes INTEGER NOT NULL,\n"
-    "  iterations INTEGER NOT NULL, alloc_samples INTEGER NOT NULL, alloc_points INTEGER NOT NULL,\n"
-    "  sampled_bytes INTEGER NOT NULL, time_samples INTEGER NOT NULL, minor INTEGER NOT NULL,\n"
-    "  major INTEGER NOT NULL, gc_ns INTEGER NOT NULL, major_cpu_ns INTEGER NOT NULL,\n"
-    "  PRIMARY KEY(run_id, idx));\n"
-    "CREATE INDEX runs_seq ON runs(seq);\n";
+/* The schema: harness/schema.sql, embedded at build time. */
+#include "schema_sql.h"
 
 static SW_NORETURN void db_fail(sw_db *d, const char *what)
 {
@@ -195,7 +117,7 @@ void sw_db_create(sw_db *d, const char *dir)
     reserve_space(d, dir);
     tune(d);
     exec_sql(d, "BEGIN");
-    exec_sql(d, schema);
+    exec_sql(d, fc_schema_sql);
     exec_sql(d, "COMMIT");
     prepare_run_statements(d);
 }

@@ -6,6 +6,7 @@ ST_PKG_CFLAGS := $(shell pkg-config --cflags gsl sqlite3 2>/dev/null)
 ST_PKG_LIBS := $(shell pkg-config --libs gsl sqlite3 2>/dev/null || echo -lgsl -lgslcblas -lsqlite3)
 
 $(ST_OBJS) $(OBJ)/stats/analyze.o: CFLAGS += $(ST_PKG_CFLAGS)
+$(OBJ)/stats/st_db.o: $(GEN)/schema_sql.h
 
 $(ST_LIB): $(ST_OBJS)
 	@mkdir -p $(dir $@)
@@ -49,7 +50,7 @@ BENCHES += bench-stats-coverage
 .PHONY: bench-stats-speed
 bench-stats-speed: $(BIN)/analyze
 	@rm -rf $(BUILD)/stats-speed && mkdir -p $(BUILD)/stats-speed
-	cat tests/stats/fixtures/schema.sql tests/stats/fixtures/full.sql | sqlite3 $(BUILD)/stats-speed/results.db
+	cat harness/schema.sql tests/stats/fixtures/full.sql | sqlite3 $(BUILD)/stats-speed/results.db
 	@start=$$(date +%s%N); $(BIN)/analyze --quiet $(BUILD)/stats-speed || exit 1; \
 	  end=$$(date +%s%N); echo "analyze: full-sweep-shaped database (135 cells, 4050 measured runs), 10000 resamples: $$(( (end - start) / 1000000 )) ms wall"
 

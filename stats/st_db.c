@@ -11,6 +11,14 @@
 #include <string.h>
 #include <sys/stat.h>
 
+/* The schema the harness creates: harness/schema.sql, embedded at build time. */
+#include "schema_sql.h"
+
+const char *st_schema_sql(void)
+{
+    return fc_schema_sql;
+}
+
 static const char *const key_names[ST_NKEYS] = {
     "alloc_samples", "alloc_sample_points", "sampled_bytes", "time_samples",
     "time_hz_achieved", "bytes_allocated", "gc_ns", "alloc_period",

@@ -82,6 +82,10 @@ typedef struct st_sweep {
     char warning[512];            /* non-fatal problem to print, or "" */
 } st_sweep;
 
+/* The text of harness/schema.sql, the tables build/bin/sweep creates (the
+ * tests build their fixture databases from it). */
+const char *st_schema_sql(void);
+
 /* Loads DIR/results.db.  Returns 0 on success; 2 for bad input (DIR or the
  * database missing, unreadable, corrupt or not a sweep: no documented
  * tables, or no cells; failing SQLite's PRAGMA quick_check; a value no sweep

@@ -1,7 +1,8 @@
 /* test_analyze.c - build/bin/analyze end to end on fixture databases: values, files, edge cases, exit status.
  *
  * Each test builds its own results.db in a fresh temporary directory from
- * tests/stats/fixtures/schema.sql plus SQL of its own (small.sql for the
+ * harness/schema.sql (the schema the harness creates, embedded in the
+ * statistics library: st_schema_sql) plus SQL of its own (small.sql for the
  * full pipeline), runs the analyze binary named by $ST_ANALYZE, and checks
  * the exit status, stderr and the files written.  Expected values follow
  * by hand from the fixture's construction (see small.sql's comment).
@@ -17,6 +18,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+
+#include "st_db.h"
 #include <unistd.h>
 
 #define EPS 1e-9
@@ -72,7 +75,7 @@ static void rm_dir(char *d)
     free(d);
 }
 
-/* Creates dir/results.db from schema.sql (if with_schema), then sql. */
+/* Creates dir/results.db from harness/schema.sql (if with_schema), then sql. */
 static void make_db(const char *dir, int with_schema, const char *sql)
 {
     char path[512];
@@ -81,9 +84,7 @@ static void make_db(const char *dir, int with_schema, const char *sql)
     cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
     char *err = NULL;
     if (with_schema) {
-        char *schema = fixture_sql("schema.sql");
-        cr_assert_eq(sqlite3_exec(db, schema, NULL, NULL, &err), SQLITE_OK, "schema: %s", err);
-        free(schema);
+        cr_assert_eq(sqlite3_exec(db, st_schema_sql(), NULL, NULL, &err), SQLITE_OK, "schema: %s", err);
     }
     if (sql)
         cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, &err), SQLITE_OK, "fixture SQL: %s", err);
@@ -204,7 +205,8 @@ static char *simple_sweep(int n, long base_step, long cell_step, const char *ext
 {
     char *s = malloc(4096);
     snprintf(s, 4096,
-             "INSERT INTO cells VALUES (1,'w','baseline',0,'',0,'',10,'w/base'),"
+             "INSERT INTO cells(cell_id,workload,kind,alloc_period,alloc_mode,time_hz,time_clock,size,label)"
+             " VALUES (1,'w','baseline',0,'',0,'',10,'w/base'),"
              " (2,'w','alloc',65536,'fixed',0,'',10,'w/alloc');"
              "WITH RECURSIVE r(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM r WHERE k < %d)"
              " INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,maxrss_kb)"
@@ -460,7 +462,6 @@ Test(edge, fewer_than_three_runs)
     /* Also a sweep still running: analysed, and said so. */
     char *sql = simple_sweep(2, 1000000, 1000000,
                              "INSERT INTO meta VALUES ('status', 'running');"
-                             "CREATE TABLE schedule(seq INTEGER PRIMARY KEY, cell_id INTEGER, round INTEGER);"
                              "INSERT INTO schedule SELECT seq * 10 + cell_id, cell_id, round FROM runs;"
                              "INSERT INTO schedule VALUES (998, 1, 3), (999, 2, 3);");
     make_db(dir, 1, sql);
@@ -536,11 +537,12 @@ Test(edge, no_samples_taken)
 
 Test(analyze, depth_from_workload_arguments)
 {
-    /* deepstack at depths 8 and 64 (an args column, as a harness may record
-     * it), each with its own baseline; allocation cells at 64K. */
+    /* deepstack at depths 8 and 64 given only in an args column (a results
+     * database from before the harness had a depth column), each with its own
+     * baseline; allocation cells at 64K. */
     char *dir = new_dir(), *err;
     make_db(dir, 1,
-            "ALTER TABLE cells ADD COLUMN args TEXT;"
+            "ALTER TABLE cells DROP COLUMN depth;"
             "INSERT INTO cells VALUES (1,'deepstack','baseline',0,'',0,'',10,'d8/base','--depth 8'),"
             " (2,'deepstack','alloc',65536,'fixed',0,'',10,'d8/alloc','--depth 8'),"
             " (3,'deepstack','baseline',0,'',0,'',10,'d64/base','--depth=64'),"
