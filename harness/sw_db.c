@@ -2,6 +2,7 @@
 #include "sw_db.h"
 #include "sw_alt.h"
 #include "sw_util.h"
+#include "sgc_stats_keys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -369,13 +370,16 @@ int sw_db_count(sw_db *d, const char *table)
 }
 
 /* The stored mode/clock words as the static strings sw_cell uses. */
-static const char *intern_word(const unsigned char *w)
+static const char *intern_mode(const unsigned char *w)
 {
-    static const char *words[] = {"fixed", "poisson", "wall", "cpu"};
-    for (size_t i = 0; i < sizeof words / sizeof *words; i++)
-        if (w && !strcmp((const char *)w, words[i]))
-            return words[i];
-    return "";
+    const char *s = sgc_alloc_mode_name(sgc_alloc_mode_parse((const char *)w));
+    return s ? s : "";
+}
+
+static const char *intern_clock(const unsigned char *w)
+{
+    const char *s = sgc_clock_name(sgc_clock_parse((const char *)w));
+    return s ? s : "";
 }
 
 int sw_db_load_cells(sw_db *d, sw_cell **out)
@@ -393,9 +397,9 @@ int sw_db_load_cells(sw_db *d, sw_cell **out)
         c->workload = column_dup(st, 1);
         c->kind = column_dup(st, 2);
         c->alloc_period = (uint64_t)sqlite3_column_int64(st, 3);
-        c->alloc_mode = intern_word(sqlite3_column_text(st, 4));
+        c->alloc_mode = intern_mode(sqlite3_column_text(st, 4));
         c->time_hz = (unsigned)sqlite3_column_int(st, 5);
-        c->time_clock = intern_word(sqlite3_column_text(st, 6));
+        c->time_clock = intern_clock(sqlite3_column_text(st, 6));
         c->size = (uint64_t)sqlite3_column_int64(st, 7);
         c->label = column_dup(st, 8);
         c->args = column_dup(st, 9);
@@ -536,12 +540,21 @@ void sw_db_store_runs(sw_db *d, const sw_run_row *rows, int n)
     exec_sql(d, "COMMIT");
 }
 
-/* The stats record keys the CSV carries, one column each. */
-static const char *csv_stats[] = {
-    "run_ns", "bytes_allocated", "objects_allocated", "alloc_samples", "alloc_sample_points", "sampled_bytes",
-    "time_samples", "time_samples_dropped", "time_hz_achieved", "minor_collections", "major_collections",
-    "gc_ns", "bytes_promoted", "peak_heap_bytes",
-};
+/* The stats record keys runs.csv carries, one column each, in this order
+ * after the runs and cells columns (docs/HARNESS.md); a new column goes at
+ * the end.  Each must be a key of runtime/sgc_stats_keys.h: a name that is
+ * not fails to compile (SW_KEY_<name> below). */
+#define SW_RUNS_CSV_STATS(X)                                                                                 \
+    X(run_ns) X(bytes_allocated) X(objects_allocated) X(alloc_samples) X(alloc_sample_points) X(sampled_bytes) \
+    X(time_samples) X(time_samples_dropped) X(time_hz_achieved) X(minor_collections) X(major_collections)     \
+    X(gc_ns) X(bytes_promoted) X(peak_heap_bytes)
+
+#define SW_KEY_ENUM(key, type, value, what) SW_KEY_##key,
+enum { SGC_STATS_KEYS(SW_KEY_ENUM) SW_NKEYS };
+#undef SW_KEY_ENUM
+#define SW_CSV_NAME(key) #key + 0 * SW_KEY_##key,
+static const char *csv_stats[] = {SW_RUNS_CSV_STATS(SW_CSV_NAME)};
+#undef SW_CSV_NAME
 
 /* Writes one CSV field, quoted when it needs to be (RFC 4180). */
 static void csv_field(FILE *f, const char *s)

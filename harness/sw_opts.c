@@ -85,8 +85,8 @@ void sw_opts_defaults(sw_opts *o)
     memset(o, 0, sizeof *o);
     plan_defaults(o, 0);
     o->list_file = sw_xstrdup("workloads/workloads.list");
-    o->mode_fixed = 1;
-    o->clock_wall = 1;
+    o->modes = 1u << 0;  /* the first mode of sgc_modes.h (fixed) */
+    o->clocks = 1u << 0; /* the first clock (wall) */
     o->depth_period = 64u << 10;
     o->depth_hz = 2000;
     o->seed = fresh_seed();
@@ -227,6 +227,7 @@ static int is_flag(const char *name)
 static void apply(sw_opts *o, const char *name, const char *value, const char *origin)
 {
     char *items[SW_MAX_LIST];
+    char tmp[256];
     uint64_t v;
     if (!is_flag(name) && !value)
         sw_usage_error("%s: %s needs a value (see sweep --help)", origin, name);
@@ -264,14 +265,13 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
         o->n_periods = n;
     } else if (!strcmp(name, "modes")) {
         int n = split_list(name, value, origin, items);
-        o->mode_fixed = o->mode_poisson = 0;
+        o->modes = 0;
         for (int i = 0; i < n; i++) {
-            if (!strcmp(items[i], "fixed"))
-                o->mode_fixed = 1;
-            else if (!strcmp(items[i], "poisson"))
-                o->mode_poisson = 1;
-            else
-                sw_usage_error("%s: modes: '%s' is not fixed or poisson", origin, items[i]);
+            int m = sgc_alloc_mode_parse(items[i]);
+            if (m < 0)
+                sw_usage_error("%s: modes: '%s' is not %s", origin, items[i],
+                               sgc_names_join(tmp, sizeof tmp, sgc_alloc_mode_name, ", ", " or "));
+            o->modes |= 1u << m;
         }
         free_list(items, n);
     } else if (!strcmp(name, "time-hz")) {
@@ -286,18 +286,18 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
         o->n_time_hz = n;
     } else if (!strcmp(name, "time-clock")) {
         int n = split_list(name, value, origin, items);
-        o->clock_wall = o->clock_cpu = 0;
+        o->clocks = 0;
         for (int i = 0; i < n; i++) {
-            if (!strcmp(items[i], "wall"))
-                o->clock_wall = 1;
-            else if (!strcmp(items[i], "cpu"))
-                o->clock_cpu = 1;
-            else
-                sw_usage_error("%s: time-clock: '%s' is not wall or cpu", origin, items[i]);
+            int c = sgc_clock_parse(items[i]);
+            if (c < 0)
+                sw_usage_error("%s: time-clock: '%s' is not %s", origin, items[i],
+                               sgc_names_join(tmp, sizeof tmp, sgc_clock_name, ", ", " or "));
+            o->clocks |= 1u << c;
         }
         free_list(items, n);
-        if (!o->clock_wall && !o->clock_cpu)
-            sw_usage_error("%s: time-clock: name at least one clock (wall, cpu)", origin);
+        if (!o->clocks)
+            sw_usage_error("%s: time-clock: name at least one clock (%s)", origin,
+                           sgc_names_join(tmp, sizeof tmp, sgc_clock_name, ", ", ", "));
     } else if (!strcmp(name, "combined")) {
         int n = split_list(name, value, origin, items);
         for (int i = 0; i < n; i++) {
@@ -490,7 +490,10 @@ void sw_opts_parse_config(sw_opts *o, const char *text, const char *origin)
 
 void sw_opts_usage(void *stream)
 {
-    fputs(
+    char modes[256], clocks[256];
+    sgc_names_join(modes, sizeof modes, sgc_alloc_mode_name, ", ", ", ");
+    sgc_names_join(clocks, sizeof clocks, sgc_clock_name, ", ", ", ");
+    fprintf((FILE *)stream,
 "usage: sweep [options]            run a sweep into <out>/<sweep-id>/\n"
 "       sweep --resume DIR          run exactly the missing runs of an interrupted sweep\n"
 "\n"
@@ -502,9 +505,9 @@ void sw_opts_usage(void *stream)
 "  --bin-dir DIR         where the workload programs are (default: sweep's own dir)\n"
 "  --periods LIST        allocation sampling periods, bytes with K/M/G\n"
 "                        (default 32K,128K,512K,2M,8M,32M)\n"
-"  --modes LIST          allocation sampling modes: fixed, poisson (default fixed)\n"
+"  --modes LIST          allocation sampling modes: %s (default %s)\n"
 "  --time-hz LIST        time sampling rates (default 100,1000,2000)\n"
-"  --time-clock LIST     time sampling clocks: wall, cpu (default wall)\n"
+"  --time-clock LIST     time sampling clocks: %s (default %s)\n"
 "  --combined LIST       alloc+time cells as PERIOD@HZ, e.g. 4M@1000 (default none)\n"
 "  --depths LIST         deepstack --depth values: a baseline, an alloc cell and a time\n"
 "                        cell at each (default 1,16,256,1024; --quick: none)\n"
@@ -551,7 +554,7 @@ void sw_opts_usage(void *stream)
 "Exit status: 0 when the sweep completed (failed runs are recorded and listed),\n"
 "1 when it could not go on, 2 for bad arguments or an unusable output directory.\n"
 "See docs/HARNESS.md.\n",
-        (FILE *)stream);
+        modes, sgc_alloc_mode_name(0), clocks, sgc_clock_name(0));
 }
 
 void sw_opts_parse_args(sw_opts *o, int argc, char **argv)
@@ -629,6 +632,18 @@ static void put_list(sw_buf *b, const char *name, char *const *items, int n)
     sw_buf_puts(b, "\n");
 }
 
+/* "name = w1,w2" for the words whose bits are set in mask ("none" if none). */
+static void put_words(sw_buf *b, const char *name, unsigned mask, const char *(*word)(int))
+{
+    sw_buf_printf(b, "%s = ", name);
+    if (!mask)
+        sw_buf_puts(b, "none");
+    for (int i = 0, n = 0; word(i); i++)
+        if (mask & (1u << i))
+            sw_buf_printf(b, "%s%s", n++ ? "," : "", word(i));
+    sw_buf_puts(b, "\n");
+}
+
 char *sw_opts_to_config(const sw_opts *o)
 {
     sw_buf b = {0};
@@ -643,16 +658,12 @@ char *sw_opts_to_config(const sw_opts *o)
     for (int i = 0; i < o->n_periods; i++)
         sw_buf_printf(&b, "%s%s", i ? "," : "", sw_format_bytes(o->periods[i], tmp, sizeof tmp));
     sw_buf_puts(&b, o->n_periods ? "\n" : "none\n");
-    sw_buf_printf(&b, "modes = %s%s%s\n", o->mode_fixed ? "fixed" : "",
-                  o->mode_fixed && o->mode_poisson ? "," : "", o->mode_poisson ? "poisson" : "");
-    if (!o->mode_fixed && !o->mode_poisson)
-        b.len -= 1, sw_buf_puts(&b, "none\n");
+    put_words(&b, "modes", o->modes, sgc_alloc_mode_name);
     sw_buf_puts(&b, "time-hz = ");
     for (int i = 0; i < o->n_time_hz; i++)
         sw_buf_printf(&b, "%s%u", i ? "," : "", o->time_hz[i]);
     sw_buf_puts(&b, o->n_time_hz ? "\n" : "none\n");
-    sw_buf_printf(&b, "time-clock = %s%s%s\n", o->clock_wall ? "wall" : "",
-                  o->clock_wall && o->clock_cpu ? "," : "", o->clock_cpu ? "cpu" : "");
+    put_words(&b, "time-clock", o->clocks, sgc_clock_name);
     sw_buf_puts(&b, "combined = ");
     for (int i = 0; i < o->n_combined; i++)
         sw_buf_printf(&b, "%s%s@%u", i ? "," : "", sw_format_bytes(o->combined[i].period, tmp, sizeof tmp),

@@ -21,6 +21,7 @@
 #define SW_OPTS_H
 
 #include <stdint.h>
+#include "sgc_modes.h"
 
 #define SW_MAX_LIST 64
 /* The runtime's limits (docs/RUNTIME.md: SGC_TIME_HZ, SGC_ALLOC_PERIOD):
@@ -69,10 +70,10 @@ typedef struct sw_opts {
     char *bin_dir;              /* where the workload programs are */
     uint64_t periods[SW_MAX_LIST]; /* allocation sampling periods, bytes */
     int n_periods;
-    int mode_fixed, mode_poisson; /* allocation sampling modes to run */
+    unsigned modes;             /* allocation sampling modes to run: bit m = sgc_sample_mode m */
     unsigned time_hz[SW_MAX_LIST]; /* time sampling rates */
     int n_time_hz;
-    int clock_wall, clock_cpu;  /* time sampling clocks to run */
+    unsigned clocks;            /* time sampling clocks to run: bit c = sgc_clock c */
     sw_combined combined[SW_MAX_LIST]; /* alloc+time cells (fixed mode, wall clock) */
     int n_combined;
     unsigned depths[SW_MAX_LIST]; /* deepstack --depth values for the depth cells */

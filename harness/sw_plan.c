@@ -23,7 +23,9 @@ static void add_cell(sw_cell **cells, int *n, const char *workload, const char *
     if (period && hz)
         sw_buf_puts(&label, "+");
     if (hz)
-        sw_buf_printf(&label, "time-%s%uHz", strcmp(clock, "cpu") ? "" : "cpu-", hz);
+        /* the default clock is implied: "time-1000Hz", "time-cpu-1000Hz" */
+        sw_buf_printf(&label, "time-%s%s%uHz", strcmp(clock, sgc_clock_name(0)) ? clock : "",
+                      strcmp(clock, sgc_clock_name(0)) ? "-" : "", hz);
     *c = (sw_cell){
         .id = *n + 1,
         .workload = sw_xstrdup(workload),
@@ -47,26 +49,28 @@ int sw_plan_cells(const sw_opts *o, char *const *workloads, int n_workloads, sw_
     for (int w = 0; w < n_workloads; w++) {
         const char *name = workloads[w];
         add_cell(&cells, &n, name, "baseline", 0, "", 0, "", 0);
-        for (int m = 0; m < 2; m++) {
-            if (!(m == 0 ? o->mode_fixed : o->mode_poisson))
+        for (int m = 0; m < SGC_SAMPLE_NMODES; m++) {
+            if (!(o->modes & (1u << m)))
                 continue;
             for (int i = 0; i < o->n_periods; i++)
-                add_cell(&cells, &n, name, "alloc", o->periods[i], m == 0 ? "fixed" : "poisson", 0, "", 0);
+                add_cell(&cells, &n, name, "alloc", o->periods[i], sgc_alloc_mode_name(m), 0, "", 0);
         }
-        for (int k = 0; k < 2; k++) {
-            if (!(k == 0 ? o->clock_wall : o->clock_cpu))
+        for (int k = 0; k < SGC_NCLOCKS; k++) {
+            if (!(o->clocks & (1u << k)))
                 continue;
             for (int i = 0; i < o->n_time_hz; i++)
-                add_cell(&cells, &n, name, "time", 0, "", o->time_hz[i], k == 0 ? "wall" : "cpu", 0);
+                add_cell(&cells, &n, name, "time", 0, "", o->time_hz[i], sgc_clock_name(k), 0);
         }
+        /* Combined and depth cells use the default mode and clock. */
+        const char *mode0 = sgc_alloc_mode_name(0), *clock0 = sgc_clock_name(0);
         for (int i = 0; i < o->n_combined; i++)
-            add_cell(&cells, &n, name, "alloc+time", o->combined[i].period, "fixed", o->combined[i].hz, "wall", 0);
+            add_cell(&cells, &n, name, "alloc+time", o->combined[i].period, mode0, o->combined[i].hz, clock0, 0);
         if (!strcmp(name, SW_DEPTH_WORKLOAD))
             for (int i = 0; i < o->n_depths; i++) {
                 unsigned d = o->depths[i];
                 add_cell(&cells, &n, name, "baseline", 0, "", 0, "", d);
-                add_cell(&cells, &n, name, "alloc", o->depth_period, "fixed", 0, "", d);
-                add_cell(&cells, &n, name, "time", 0, "", o->depth_hz, "wall", d);
+                add_cell(&cells, &n, name, "alloc", o->depth_period, mode0, 0, "", d);
+                add_cell(&cells, &n, name, "time", 0, "", o->depth_hz, clock0, d);
             }
     }
     /* Duplicate settings (e.g. "--periods 4M,4M") would give duplicate

@@ -48,6 +48,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "sgc_modes.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -243,7 +244,8 @@ void sgc_verify_heap(void);
 
 /* ---- Allocation sampling ----------------------------------------------- */
 
-typedef enum sgc_sample_mode { SGC_SAMPLE_FIXED = 0, SGC_SAMPLE_POISSON = 1 } sgc_sample_mode;
+/* sgc_sample_mode (SGC_SAMPLE_FIXED, SGC_SAMPLE_POISSON, ...) and sgc_clock
+ * (SGC_CLOCK_WALL, SGC_CLOCK_CPU, ...) are the tables of sgc_modes.h. */
 
 /* (Re)starts allocation sampling: fixed mode samples every period-th byte,
  * poisson mode draws exponential gaps of mean period from seed.  Resets the
@@ -253,12 +255,11 @@ void sgc_sampling_stop(void);
 
 /* ---- Time sampling ------------------------------------------------------- */
 
-typedef enum sgc_clock { SGC_CLOCK_WALL = 0, SGC_CLOCK_CPU = 1 } sgc_clock;
 /* How a time sample is taken: a timer signal interrupts this thread and its
  * handler records the stack (signal), or a sampler thread woken on its own
  * timer reads the shadow stack without interrupting this one (thread; wall
  * clock only).  docs/PROFILE.md compares the two. */
-typedef enum sgc_time_mode { SGC_TIME_SIGNAL = 0, SGC_TIME_THREAD = 1 } sgc_time_mode;
+/* (sgc_time_mode: SGC_TIME_SIGNAL, SGC_TIME_THREAD, ... in sgc_modes.h.) */
 
 /* (Re)starts time sampling at hz in the mode SGC_TIME_MODE selects.  0, or
  * -1 with errno set (EINVAL for a rate above 100000, an unknown clock, or

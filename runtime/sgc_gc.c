@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "sgc_gc.h"
+#include "sgc_stats_keys.h"
 #include "sgc_timer.h"
 
 /* ---- Shared state --------------------------------------------------------- */
@@ -616,53 +617,19 @@ static int write_stats(const char *path) {
     }
     const sgc_settings *st = &sgc__settings;
     double hz = s.time_sampling_ns ? (double)s.time_samples / ((double)s.time_sampling_ns / 1e9) : 0.0;
-#define KV(key, val) fprintf(f, "%s %llu\n", key, (unsigned long long)(val))
     fprintf(f, "sgc-stats 1\n");
-    KV("run_ns", run_ns);
-    KV("nursery_bytes", s.nursery_bytes);
-    KV("nursery_objects", s.nursery_objects);
-    KV("large_bytes", s.large_bytes);
-    KV("large_objects", s.large_objects);
-    KV("bytes_allocated", s.nursery_bytes + s.large_bytes);
-    KV("objects_allocated", s.nursery_objects + s.large_objects);
-    KV("minor_collections", s.minor_collections);
-    KV("minor_ns", s.minor_ns);
-    KV("major_collections", s.major_collections);
-    KV("major_ns", s.major_ns);
-    KV("gc_ns", s.minor_ns + s.major_ns);
-    KV("bytes_promoted", s.bytes_promoted);
-    KV("large_promoted", s.large_promoted);
-    KV("heap_bytes", s.heap_bytes);
-    KV("peak_heap_bytes", s.peak_heap_bytes);
-    KV("alloc_samples", s.alloc_samples);
-    KV("alloc_sample_points", s.alloc_sample_points);
-    KV("sampled_bytes", s.sampled_bytes);
-    KV("time_samples", s.time_samples);
-    KV("time_samples_dropped", s.time_samples_dropped);
-    KV("time_samples_written", s.time_samples_written);
-    KV("time_sampling_ns", s.time_sampling_ns);
-    KV("time_samples_missed", s.time_samples_missed);
-    KV("time_samples_throttled", s.time_samples_throttled);
-    KV("time_snapshot_retries", s.time_snapshot_retries);
-    KV("time_snapshots_torn", s.time_snapshots_torn);
-    fprintf(f, "time_sampler_cpu %d\n", sgc__timer_thread_cpu());
-    fprintf(f, "time_hz_achieved %.3f\n", hz);
-    KV("alloc_period", st->alloc_period);
-    fprintf(f, "alloc_mode %s\n", st->alloc_mode == SGC_SAMPLE_POISSON ? "poisson" : "fixed");
-    KV("seed", st->seed);
-    KV("alloc_offset", st->alloc_offset);
-    KV("time_hz", st->time_hz);
-    fprintf(f, "time_clock %s\n", st->time_clock == SGC_CLOCK_CPU ? "cpu" : "wall");
-    fprintf(f, "time_mode %s\n", st->time_mode == SGC_TIME_THREAD ? "thread" : "signal");
-    KV("nursery_size", st->nursery_size);
-    fprintf(f, "major_growth %.3f\n", st->major_growth);
-    KV("stress_every", st->stress_every);
-    KV("verify", st->verify);
-    KV("poison", st->poison);
-    KV("sample_spin_ns", st->sample_spin_ns);
-    fprintf(f, "sample_spin_clock %s\n", st->sample_spin_clock == SGC_CLOCK_CPU ? "cpu" : "wall");
-    fprintf(f, "sample_spin_iters_per_us %.3f\n", st->spin_iters_per_ns * 1000);
-#undef KV
+    /* One line per row of sgc_stats_keys.h, in its order. */
+#define PUT_U64(key, v) fprintf(f, "%s %llu\n", key, (unsigned long long)(v))
+#define PUT_INT(key, v) fprintf(f, "%s %d\n", key, (int)(v))
+#define PUT_DEC3(key, v) fprintf(f, "%s %.3f\n", key, (double)(v))
+#define PUT_WORD(key, v) fprintf(f, "%s %s\n", key, (v))
+#define PUT_KEY(key, type, value, what) PUT_##type(#key, value);
+    SGC_STATS_KEYS(PUT_KEY)
+#undef PUT_KEY
+#undef PUT_U64
+#undef PUT_INT
+#undef PUT_DEC3
+#undef PUT_WORD
     int bad = ferror(f);
     if (fclose(f) != 0)
         bad = 1;

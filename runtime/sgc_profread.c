@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "sgc_profread.h"
+#include "sgc_modes.h"
 
 static void *grow(void *p, size_t *cap, size_t need, size_t elem) {
     if (need <= *cap)
@@ -326,7 +327,7 @@ int sgc_pr_next(sgc_pr_reader *r, sgc_pr_record *rec) {
         rec->ts = get_ts(r, &c);
         rec->period = get_varint(&c);
         rec->mode = get_u32(&c);
-        if (!c.bad && rec->mode > 1)
+        if (!c.bad && !sgc_alloc_mode_name((int)rec->mode))
             return fail(r, off, "allocation sampling mode %u unknown", rec->mode);
         break;
     case SGC_REC_ALLOC_SAMPLE: {
@@ -354,7 +355,7 @@ int sgc_pr_next(sgc_pr_reader *r, sgc_pr_record *rec) {
         rec->ts = get_ts(r, &c);
         rec->hz = get_u32(&c);
         rec->clock = get_u32(&c);
-        if (!c.bad && rec->clock > 1)
+        if (!c.bad && !sgc_clock_name((int)rec->clock))
             return fail(r, off, "time sampling clock %u unknown", rec->clock);
         break;
     case SGC_REC_TIME_SAMPLE:

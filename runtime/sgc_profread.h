@@ -35,13 +35,13 @@ typedef struct sgc_pr_record {
     uint32_t name;       /* TYPE: name string */
     uint32_t node;       /* ALLOC_SAMPLE, TIME_SAMPLE: stack node */
     uint64_t period;     /* ALLOC_CONFIG: period, 0 = stopped */
-    uint32_t mode;       /* ALLOC_CONFIG: 0 fixed, 1 poisson */
+    uint32_t mode;       /* ALLOC_CONFIG: an sgc_sample_mode (sgc_modes.h) */
     uint64_t size;       /* ALLOC_SAMPLE: footprint bytes */
     uint32_t points;     /* ALLOC_SAMPLE: sample points hit */
     uint32_t survival;   /* ALLOC_SAMPLE: enum sgc_survival */
     uint32_t large;      /* ALLOC_SAMPLE: 1 = large object */
     uint32_t hz;         /* TIME_CONFIG: rate, 0 = stopped */
-    uint32_t clock;      /* TIME_CONFIG: 0 wall, 1 cpu */
+    uint32_t clock;      /* TIME_CONFIG: an sgc_clock (sgc_modes.h) */
     uint32_t phase;      /* TIME_SAMPLE: enum sgc_phase */
     uint64_t count;      /* TIME_DROPPED: samples lost; TIME_MISSED: expirations; END: records;
                           * EXIT_SIGNAL: the signal number */

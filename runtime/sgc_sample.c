@@ -191,7 +191,7 @@ static void end_session(void) {
 
 /* Starts a session; the runtime is initialised (or initialising). */
 static int start_session(uint64_t period, sgc_sample_mode mode, uint64_t seed) {
-    if (mode != SGC_SAMPLE_FIXED && mode != SGC_SAMPLE_POISSON)
+    if ((unsigned)mode >= SGC_SAMPLE_NMODES)
         return -1;
     if (period > SGC_SAMPLE_MAX_PERIOD)
         return -1;
@@ -216,7 +216,7 @@ int sgc_sampling_start(uint64_t period, sgc_sample_mode mode, uint64_t seed) {
     (void)period, (void)mode, (void)seed;
     return -1;
 #endif
-    if (mode != SGC_SAMPLE_FIXED && mode != SGC_SAMPLE_POISSON)
+    if ((unsigned)mode >= SGC_SAMPLE_NMODES)
         return -1;
     if (period > SGC_SAMPLE_MAX_PERIOD)
         return -1;

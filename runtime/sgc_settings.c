@@ -131,6 +131,19 @@ static void bad(const char *name, const char *value, const char *why) {
     exit(2);
 }
 
+/* The number of the word v names in a table of sgc_modes.h; exits 2 with
+ * the table's words if it names none. */
+static int word_setting(const char *name, const char *v, int (*parse)(const char *), const char *(*word)(int)) {
+    int k = parse(v);
+    if (k < 0) {
+        char names[256], why[300];
+        sgc_names_join(names, sizeof names, word, ", ", " or ");
+        snprintf(why, sizeof why, "expected %s", names);
+        bad(name, v, why);
+    }
+    return k;
+}
+
 /* Parses a plain unsigned decimal integer (no suffix); -1 if not one. */
 static int parse_uint(const char *text, uint64_t *out) {
     if (text == NULL || *text < '0' || *text > '9')
@@ -320,12 +333,7 @@ void sgc__settings_load(void) {
         sgc__settings.alloc_period = n;
     }
     if ((v = getenv("SGC_ALLOC_MODE")) != NULL) {
-        if (strcmp(v, "fixed") == 0)
-            sgc__settings.alloc_mode = SGC_SAMPLE_FIXED;
-        else if (strcmp(v, "poisson") == 0)
-            sgc__settings.alloc_mode = SGC_SAMPLE_POISSON;
-        else
-            bad("SGC_ALLOC_MODE", v, "expected fixed or poisson");
+        sgc__settings.alloc_mode = word_setting("SGC_ALLOC_MODE", v, sgc_alloc_mode_parse, sgc_alloc_mode_name);
     }
     if ((v = getenv("SGC_SEED")) != NULL) {
         if (parse_uint(v, &n) != 0)
@@ -338,20 +346,10 @@ void sgc__settings_load(void) {
         sgc__settings.time_hz = (unsigned)n;
     }
     if ((v = getenv("SGC_TIME_CLOCK")) != NULL) {
-        if (strcmp(v, "wall") == 0)
-            sgc__settings.time_clock = SGC_CLOCK_WALL;
-        else if (strcmp(v, "cpu") == 0)
-            sgc__settings.time_clock = SGC_CLOCK_CPU;
-        else
-            bad("SGC_TIME_CLOCK", v, "expected wall or cpu");
+        sgc__settings.time_clock = word_setting("SGC_TIME_CLOCK", v, sgc_clock_parse, sgc_clock_name);
     }
     if ((v = getenv("SGC_TIME_MODE")) != NULL) {
-        if (strcmp(v, "signal") == 0)
-            sgc__settings.time_mode = SGC_TIME_SIGNAL;
-        else if (strcmp(v, "thread") == 0)
-            sgc__settings.time_mode = SGC_TIME_THREAD;
-        else
-            bad("SGC_TIME_MODE", v, "expected signal or thread");
+        sgc__settings.time_mode = word_setting("SGC_TIME_MODE", v, sgc_time_mode_parse, sgc_time_mode_name);
         if (sgc__settings.time_mode == SGC_TIME_THREAD && sgc__settings.time_clock == SGC_CLOCK_CPU)
             bad("SGC_TIME_MODE", v, "the sampler thread samples on the wall clock; unset SGC_TIME_CLOCK=cpu");
     }
@@ -421,12 +419,7 @@ void sgc__settings_load(void) {
     }
     load_alternation();
     if ((v = getenv("SGC_SAMPLE_SPIN_CLOCK")) != NULL) {
-        if (strcmp(v, "wall") == 0)
-            sgc__settings.sample_spin_clock = SGC_CLOCK_WALL;
-        else if (strcmp(v, "cpu") == 0)
-            sgc__settings.sample_spin_clock = SGC_CLOCK_CPU;
-        else
-            bad("SGC_SAMPLE_SPIN_CLOCK", v, "expected wall or cpu");
+        sgc__settings.sample_spin_clock = word_setting("SGC_SAMPLE_SPIN_CLOCK", v, sgc_clock_parse, sgc_clock_name);
     }
     if (sgc__settings.sample_spin_ns && sgc__settings.sample_spin_clock == SGC_CLOCK_CPU)
         calibrate_spin();

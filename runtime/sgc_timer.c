@@ -495,8 +495,8 @@ int sgc_time_sampling_start_mode(unsigned hz, sgc_clock clock, sgc_time_mode mod
         sgc_time_sampling_stop();
         return 0;
     }
-    if (hz > SGC_TIMER_MAX_HZ || (clock != SGC_CLOCK_WALL && clock != SGC_CLOCK_CPU) ||
-        (mode != SGC_TIME_SIGNAL && mode != SGC_TIME_THREAD) || (mode == SGC_TIME_THREAD && clock != SGC_CLOCK_WALL)) {
+    if (hz > SGC_TIMER_MAX_HZ || (unsigned)clock >= SGC_NCLOCKS || (unsigned)mode >= SGC_NTIME_MODES ||
+        (mode == SGC_TIME_THREAD && clock != SGC_CLOCK_WALL)) {
         errno = EINVAL;
         return -1;
     }
@@ -532,7 +532,10 @@ int sgc_time_sampling_start_mode(unsigned hz, sgc_clock clock, sgc_time_mode mod
     sev.sigev_notify = SIGEV_THREAD_ID;
     sev.sigev_signo = SGC_TIMER_SIGNAL;
     sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
-    clockid_t cid = clock == SGC_CLOCK_CPU ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC;
+#define CLOCK_ID(id, name, what, clockid) clockid,
+    static const clockid_t clock_ids[] = {SGC_TIME_CLOCKS(CLOCK_ID)};
+#undef CLOCK_ID
+    clockid_t cid = clock_ids[clock];
     if (timer_create(cid, &sev, &tm.timer) != 0)
         return -1;
     tm.have_timer = 1;

@@ -2,6 +2,7 @@
 #include "st_analysis.h"
 #include "st_db.h"
 #include "st_inproc.h"
+#include "st_plotdata.h"
 #include "st_report.h"
 
 #include <errno.h>
@@ -20,6 +21,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: analyze [--seed N] [--resamples B] [--fit-resamples B] [--confidence C] [--margin M%%] [--quiet] DIR\n"
+            "       analyze --print-plotdata-columns\n"
             "  Reads DIR/results.db (written by build/bin/sweep) and writes DIR/summary.csv,\n"
             "  DIR/metrics.csv, DIR/summary.md and DIR/plotdata/*.dat.\n"
             "  --seed N         bootstrap seed (default %llu)\n"
@@ -30,6 +32,8 @@ static void usage(FILE *f)
             "  --margin M%%      equivalence margin of the paired verdicts: \"no effect above\n"
             "                   M%%\" only when the whole interval lies within +-M%% (default %g%%)\n"
             "  --quiet          no progress or warnings on stderr\n"
+            "  --print-plotdata-columns   print the plot data files and their columns, one\n"
+            "                   line per file: \"<file> <column>:<word|int|num> ...\" (stats/st_plotdata.h)\n"
             "  Exit status: 0 done, 1 nothing to analyse or an output cannot be written,\n"
             "  2 bad arguments or DIR is not a readable sweep.  Method: docs/STATISTICS.md.\n",
             DEFAULT_SEED, DEFAULT_RESAMPLES, DEFAULT_FIT_RESAMPLES, DEFAULT_CONFIDENCE, DEFAULT_MARGIN * 100);
@@ -69,6 +73,9 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
+        } else if (strcmp(argv[i], "--print-plotdata-columns") == 0) {
+            st_plotdata_print(stdout);
+            return fflush(stdout) == 0 ? 0 : 1;
         } else if (strcmp(argv[i], "--quiet") == 0) {
             quiet = 1;
         } else if ((v = value(argc, argv, &i, "--seed"))) {
@@ -133,7 +140,7 @@ int main(int argc, char **argv)
         fprintf(stderr,
                 "analyze: EXACTNESS MISMATCH %s round %lld (run %lld): %.0f sample points, floor(%.0f / %.0f) = %.0f\n",
                 m->cell->label, (long long)m->run->round, (long long)m->run->run_id, m->points,
-                m->run->key[ST_K_SAMPLED_BYTES], m->period, m->expected);
+                m->run->key[ST_K_sampled_bytes], m->period, m->expected);
     }
 
     st_report_opts ro = { seed, (size_t)resamples, confidence };

@@ -78,8 +78,8 @@ static double count_or_zero(const st_run *run, st_key k, int needed)
 double st_run_sps(const st_result *r, const st_run *run, int which)
 {
     double secs = run->wall_ns / 1e9;
-    double a = count_or_zero(run, ST_K_ALLOC_SAMPLES, r->samples_alloc);
-    double t = count_or_zero(run, ST_K_TIME_SAMPLES, r->samples_time);
+    double a = count_or_zero(run, ST_K_alloc_samples, r->samples_alloc);
+    double t = count_or_zero(run, ST_K_time_samples, r->samples_time);
     double n = which == 0 ? a : which == 1 ? t : a + t;
     return n / secs;
 }
@@ -169,7 +169,7 @@ static void exactness(st_analysis *an, st_result *r, const st_run **runs, size_t
     r->samples_ratio = NAN;
     if (!r->samples_alloc)
         return;
-    int fixed = strcmp(c->alloc_mode, "fixed") == 0;
+    int fixed = st_cell_fixed(c);
     /* In the in-process design every B segment restarts the sampler, so the
      * rule holds per segment, not per run: st_inproc checks it there. */
     const char *design = an->sweep ? st_sweep_meta(an->sweep, "design") : NULL;
@@ -181,10 +181,10 @@ static void exactness(st_analysis *an, st_result *r, const st_run **runs, size_t
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         const st_run *run = runs[i];
-        double P = run->key[ST_K_ALLOC_PERIOD];
+        double P = run->key[ST_K_alloc_period];
         if (!(P > 0))
             P = (double)c->alloc_period;
-        double pts = run->key[ST_K_ALLOC_SAMPLE_POINTS], bytes = run->key[ST_K_SAMPLED_BYTES];
+        double pts = run->key[ST_K_alloc_sample_points], bytes = run->key[ST_K_sampled_bytes];
         if (isnan(pts) || isnan(bytes) || !(P > 0)) {
             r->exact_missing++;
             continue;
@@ -323,8 +323,8 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
         m1[ST_M_ASPS][i] = st_run_sps(r, run, 0);
         m1[ST_M_TSPS][i] = st_run_sps(r, run, 1);
         m1[ST_M_SPS][i] = st_run_sps(r, run, 2);
-        m1[ST_M_SAMPLES][i] = count_or_zero(run, ST_K_ALLOC_SAMPLES, r->samples_alloc) +
-                              count_or_zero(run, ST_K_TIME_SAMPLES, r->samples_time);
+        m1[ST_M_SAMPLES][i] = count_or_zero(run, ST_K_alloc_samples, r->samples_alloc) +
+                              count_or_zero(run, ST_K_time_samples, r->samples_time);
     }
     for (size_t i = 0; i < nb; i++) {
         m0[ST_M_WALL][i] = bruns[i]->wall_ns;
@@ -336,8 +336,8 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
         r->baseline_median = st_median(m0[ST_M_WALL], nb);
 
     /* Medians of the stats keys (NaN values skipped). */
-    const st_key keys[6] = { ST_K_ALLOC_SAMPLES, ST_K_ALLOC_SAMPLE_POINTS, ST_K_TIME_SAMPLES,
-                             ST_K_TIME_HZ_ACHIEVED, ST_K_BYTES_ALLOCATED, ST_K_GC_NS };
+    const st_key keys[6] = { ST_K_alloc_samples, ST_K_alloc_sample_points, ST_K_time_samples,
+                             ST_K_time_hz_achieved, ST_K_bytes_allocated, ST_K_gc_ns };
     double *outs[6] = { &r->alloc_samples, &r->alloc_points, &r->time_samples,
                         &r->hz_achieved, &r->bytes_allocated, &r->gc_ns };
     for (int k = 0; k < 6; k++) {
@@ -346,8 +346,8 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
             tmp[i] = runs[i]->key[keys[k]];
         st_describe(tmp, n, &d);
         *outs[k] = d.median;
-        if (n && d.n < n && (keys[k] == ST_K_BYTES_ALLOCATED || (keys[k] == ST_K_ALLOC_SAMPLES && r->samples_alloc) ||
-                             (keys[k] == ST_K_TIME_SAMPLES && r->samples_time)))
+        if (n && d.n < n && (keys[k] == ST_K_bytes_allocated || (keys[k] == ST_K_alloc_samples && r->samples_alloc) ||
+                             (keys[k] == ST_K_time_samples && r->samples_time)))
             note(r, "%zu of %zu runs lack the stats key %s", n - d.n, n, st_key_name(keys[k]));
     }
     free(tmp);

@@ -86,7 +86,7 @@ static int fit_one(const st_analysis *an, const st_result *base, const char *kin
     const st_sweep *sw = an->sweep;
     memset(out, 0, sizeof *out);
     int time = strcmp(kind, "time") == 0;
-    st_key xkey = time ? ST_K_TIME_SAMPLES : ST_K_ALLOC_SAMPLES;
+    st_key xkey = time ? ST_K_time_samples : ST_K_alloc_samples;
     out->workload = base->cell->workload;
     out->kind = time ? "time" : "alloc";
     out->metric = m;

@@ -19,10 +19,9 @@ const char *st_schema_sql(void)
     return fc_schema_sql;
 }
 
-static const char *const key_names[ST_NKEYS] = {
-    "alloc_samples", "alloc_sample_points", "sampled_bytes", "time_samples",
-    "time_hz_achieved", "bytes_allocated", "gc_ns", "alloc_period",
-};
+#define KEY_NAME(key, type, value, what) #key,
+static const char *const key_names[ST_NKEYS] = {SGC_STATS_KEYS(KEY_NAME)};
+#undef KEY_NAME
 
 const char *st_key_name(st_key k)
 {
@@ -304,13 +303,27 @@ static int load_runs(loader *L, st_sweep *sw, size_t *orphans)
     return 0;
 }
 
+/* bsearch over key indices sorted by name: a is the name sought. */
+static int cmp_key_name(const void *a, const void *b)
+{
+    return strcmp((const char *)a, key_names[*(const int *)b]);
+}
+
+static int cmp_key_index(const void *a, const void *b)
+{
+    return strcmp(key_names[*(const int *)a], key_names[*(const int *)b]);
+}
+
 static int load_stats(loader *L, st_sweep *sw, const run_ref *refs)
 {
+    int order[ST_NKEYS];
+    for (int k = 0; k < ST_NKEYS; k++)
+        order[k] = k;
+    qsort(order, ST_NKEYS, sizeof *order, cmp_key_index);
     sqlite3_stmt *st;
     if (prepare(L,
                 "SELECT s.run_id, s.key, s.value FROM run_stats s JOIN runs r ON r.run_id = s.run_id "
-                "WHERE r.round > 0 AND s.key IN ('alloc_samples','alloc_sample_points','sampled_bytes',"
-                "'time_samples','time_hz_achieved','bytes_allocated','gc_ns','alloc_period')",
+                "WHERE r.round > 0",
                 &st, "the stats records (run_stats)"))
         return 2;
     int rc;
@@ -319,9 +332,9 @@ static int load_stats(loader *L, st_sweep *sw, const run_ref *refs)
         const char *key = (const char *)sqlite3_column_text(st, 1);
         if (i < 0 || !key)
             continue;
-        for (int k = 0; k < ST_NKEYS; k++)
-            if (strcmp(key, key_names[k]) == 0)
-                sw->runs[i].key[k] = real_or_nan(st, 2);
+        const int *hit = bsearch(key, order, ST_NKEYS, sizeof *order, cmp_key_name);
+        if (hit)
+            sw->runs[i].key[*hit] = real_or_nan(st, 2);
     }
     if (rc != SQLITE_DONE) {
         sqlite3_finalize(st);
@@ -500,9 +513,9 @@ static int check_values(loader *L, const st_sweep *sw)
             for (int k = 0; k < ST_NKEYS; k++)
                 if (r->key[k] < 0)
                     IMPOSSIBLE("stats record %s = %g", key_names[k], r->key[k]);
-            double samples = r->key[ST_K_ALLOC_SAMPLES], points = r->key[ST_K_ALLOC_SAMPLE_POINTS];
-            double bytes = r->key[ST_K_BYTES_ALLOCATED], period = r->key[ST_K_ALLOC_PERIOD];
-            double tsamples = r->key[ST_K_TIME_SAMPLES];
+            double samples = r->key[ST_K_alloc_samples], points = r->key[ST_K_alloc_sample_points];
+            double bytes = r->key[ST_K_bytes_allocated], period = r->key[ST_K_alloc_period];
+            double tsamples = r->key[ST_K_time_samples];
             if (!alloc && samples > 0)
                 IMPOSSIBLE("%.0f allocation samples with allocation sampling off", samples);
             if (!time && tsamples > 0)

@@ -3,7 +3,7 @@
  * Invariants:
  *  - Only the documented tables and columns are read: cells, runs (round > 0
  *    only: warm-up rounds are never loaded), run_stats (the keys of
- *    st_key), run_counters joined with events (supported events only) and
+ *    runtime/sgc_stats_keys.h), run_counters joined with events (supported events only) and
  *    meta.  cells, runs and run_stats are required; a database without
  *    run_counters, events or meta is analysed without them (a warning).
  *    An optional `depth` or `args` column of cells gives a stack depth; the
@@ -25,19 +25,16 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-/* Stats record keys the analysis reads (docs/FORMATS.md, the stats record). */
-typedef enum st_key {
-    ST_K_ALLOC_SAMPLES = 0,
-    ST_K_ALLOC_SAMPLE_POINTS,
-    ST_K_SAMPLED_BYTES,
-    ST_K_TIME_SAMPLES,
-    ST_K_TIME_HZ_ACHIEVED,
-    ST_K_BYTES_ALLOCATED,
-    ST_K_GC_NS,
-    ST_K_ALLOC_PERIOD,
-    ST_NKEYS
-} st_key;
+#include "sgc_modes.h"
+#include "sgc_stats_keys.h"
+
+/* The stats record's keys (runtime/sgc_stats_keys.h): ST_K_<key> indexes
+ * st_run.key; every key of the table is loaded (a WORD key is NaN). */
+#define ST__KEY_ENUM(key, type, value, what) ST_K_##key,
+typedef enum st_key { SGC_STATS_KEYS(ST__KEY_ENUM) ST_NKEYS } st_key;
+#undef ST__KEY_ENUM
 
 /* The stats key named by k, as stored in run_stats.key. */
 const char *st_key_name(st_key k);
@@ -81,6 +78,13 @@ typedef struct st_sweep {
     long planned;                 /* measured runs in the harness's schedule table, -1 if none */
     char warning[512];            /* non-fatal problem to print, or "" */
 } st_sweep;
+
+/* The cell samples allocations in fixed mode (sgc_modes.h), whose sample
+ * counts the sampling rule makes exact. */
+static inline int st_cell_fixed(const st_cell *c)
+{
+    return strcmp(c->alloc_mode, sgc_alloc_mode_name(SGC_SAMPLE_FIXED)) == 0;
+}
 
 /* The text of harness/schema.sql, the tables build/bin/sweep creates (the
  * tests build their fixture databases from it). */

@@ -291,20 +291,3 @@ void st_write_paired_csv(FILE *f, const st_result *r, double margin)
     csv_num(f, r->paired_floor, 4);
 }
 
-const char *st_paired_dat_header(void) { return " pairs paired paired_lo paired_hi"; }
-
-static void dat_num(FILE *f, double v)
-{
-    if (isfinite(v))
-        fprintf(f, " %.8g", v);
-    else
-        fputs(" NaN", f);
-}
-
-void st_write_paired_dat(FILE *f, const st_result *r)
-{
-    fprintf(f, " %zu", r->pairs);
-    dat_num(f, r->paired.est);
-    dat_num(f, r->paired.method == ST_CI_NONE ? NAN : r->paired.lo);
-    dat_num(f, r->paired.method == ST_CI_NONE ? NAN : r->paired.hi);
-}

@@ -25,8 +25,6 @@ void st_write_floor_warning_md(FILE *f, const st_analysis *an);
 /* The paired columns' header of summary.csv (with a leading comma) and one row's fields. */
 const char *st_paired_csv_header(void);
 void st_write_paired_csv(FILE *f, const st_result *r, double margin);
-/* The paired columns of the cells plot data (with a leading space). */
-const char *st_paired_dat_header(void);
-void st_write_paired_dat(FILE *f, const st_result *r);
+/* (The paired columns of the cells plot data are rows of stats/st_plotdata.h.) */
 
 #endif

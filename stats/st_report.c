@@ -2,6 +2,7 @@
 #include "st_report.h"
 #include "st_costfit.h"
 #include "st_preport.h"
+#include "st_plotdata.h"
 #include "st_util.h"
 
 #include <errno.h>
@@ -179,7 +180,7 @@ void st_pick_normalized(const st_analysis *an, const char *workload, const st_re
         if (strcmp(r->cell->workload, workload) || !isfinite(r->norm.est) || !(r->sps.est > 0))
             continue;
         double d = fabs(log(r->sps.est / 1000.0));
-        if (is_kind(r, "alloc") && strcmp(r->cell->alloc_mode, "fixed") == 0 && d < best_a) {
+        if (is_kind(r, "alloc") && st_cell_fixed(r->cell) && d < best_a) {
             best_a = d;
             *alloc = r;
         } else if (is_kind(r, "time") && d < best_t) {
@@ -308,7 +309,7 @@ static void write_metrics_csv(FILE *f, const st_analysis *an)
                 case 1: x = run->user_ns; break;
                 case 2: x = run->sys_ns; break;
                 case 3: x = run->maxrss_kb; break;
-                case 4: x = run->key[ST_K_GC_NS]; break;
+                case 4: x = run->key[ST_K_gc_ns]; break;
                 default: x = sw->counter[(size_t)(run - sw->runs) * sw->nevents + (size_t)(m - 5)];
                 }
                 v[n++] = x;
@@ -338,21 +339,83 @@ static void group(FILE *f, grouping *g, const char *workload, const char *series
     snprintf(g->series, sizeof g->series, "%s", series);
 }
 
+/* One row of a plot data file: what the column values of st_plotdata.h
+ * are computed from. */
+typedef struct st_pd_row {
+    const st_analysis *an;
+    const st_result *r;  /* the row's cell */
+    const st_cell *c;    /* r->cell */
+    const st_run *run;   /* per-run files: the run */
+    size_t index;        /* per-workload files: the workload's index ... */
+    const char *workload; /* ... and name */
+    const st_result *a, *t; /* normalized.dat: the cells picked (or NULL) */
+} st_pd_row;
+
+/* exactness.dat: bytes / period, with the period the run itself reported. */
+static double exact_expected(const st_pd_row *x)
+{
+    double P = x->run->key[ST_K_alloc_period];
+    if (!(P > 0))
+        P = (double)x->c->alloc_period;
+    return P > 0 ? x->run->key[ST_K_sampled_bytes] / P : NAN;
+}
+
+/* exactness.dat: 1 if a fixed-mode run took exactly floor(expected) sample
+ * points, 0 if not, NaN if that is not defined (poisson, values missing). */
+static double exact_match(const st_pd_row *x)
+{
+    double expected = exact_expected(x), pts = x->run->key[ST_K_alloc_sample_points];
+    if (!st_cell_fixed(x->c) || !isfinite(expected) || !isfinite(pts))
+        return NAN;
+    return pts == floor(expected) ? 1.0 : 0.0;
+}
+
+/* depth.dat: the median samples per run of the samplers the cell turns on. */
+static double depth_samples(const st_result *r)
+{
+    return (r->samples_alloc ? r->alloc_samples : 0) + (r->samples_time ? r->time_samples : 0);
+}
+
+static void put_sep(FILE *f, int *first)
+{
+    if (!*first)
+        fputc(' ', f);
+    *first = 0;
+}
+static void put_WORD(FILE *f, int *first, const char *s) { put_sep(f, first); dat_word(f, s); }
+static void put_INT(FILE *f, int *first, long long v) { put_sep(f, first); fprintf(f, "%lld", v); }
+static void put_num(FILE *f, int *first, double v, int digits) { put_sep(f, first); fputs(dat(v, digits), f); }
+#define put_NUM1(f, first, v) put_num(f, first, v, 1)
+#define put_NUM8(f, first, v) put_num(f, first, v, 8)
+#define put_NUM10(f, first, v) put_num(f, first, v, 10)
+#define put_NUM12(f, first, v) put_num(f, first, v, 12)
+#define put_NUM15(f, first, v) put_num(f, first, v, 15)
+
+/* Writes row x of file pf: its columns in table order. */
+static void put_row(FILE *f, st_plotfile pf, const st_pd_row *x)
+{
+    int first = 1;
+    switch (pf) {
+#define PD_COL(name, type, value) put_##type(f, &first, value);
+#define PD_FILE(name, what, cols) \
+    case ST_PD_##name:            \
+        cols break;
+        ST_PLOTDATA_FILES(PD_FILE, PD_COL)
+#undef PD_FILE
+#undef PD_COL
+    case ST_PD_NFILES: break;
+    }
+    fputc('\n', f);
+}
+
 static void write_workloads_dat(FILE *f, const char **w, size_t nw)
 {
-    fputs("# index workload\n", f);
-    for (size_t i = 0; i < nw; i++) {
-        fprintf(f, "%zu ", i);
-        dat_word(f, w[i]);
-        fputc('\n', f);
-    }
+    for (size_t i = 0; i < nw; i++)
+        put_row(f, ST_PD_workloads, &(st_pd_row){ .index = i, .workload = w[i] });
 }
 
 static void write_runs_dat(FILE *f, const st_analysis *an, int time)
 {
-    fputs(time ? "# workload time_clock time_hz round wall_ns ratio time_samples time_sps\n"
-               : "# workload alloc_mode alloc_period round wall_ns ratio alloc_samples alloc_sps\n",
-          f);
     grouping g = { 0 };
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
@@ -364,20 +427,13 @@ static void write_runs_dat(FILE *f, const st_analysis *an, int time)
             if (!run->used)
                 continue;
             group(f, &g, c->workload, time ? c->time_clock : c->alloc_mode);
-            dat_word(f, c->workload);
-            fputc(' ', f);
-            dat_word(f, time ? c->time_clock : c->alloc_mode);
-            double samples = run->key[time ? ST_K_TIME_SAMPLES : ST_K_ALLOC_SAMPLES];
-            fprintf(f, " %lld %lld %s %s %s %s\n", (long long)(time ? c->time_hz : c->alloc_period),
-                    (long long)run->round, dat(run->wall_ns, 12), dat(run->wall_ns / r->baseline_median, 8),
-                    dat(samples, 12), dat(st_run_sps(r, run, time ? 1 : 0), 8));
+            put_row(f, time ? ST_PD_time_runs : ST_PD_alloc_runs, &(st_pd_row){ .an = an, .r = r, .c = c, .run = run });
         }
     }
 }
 
 static void write_baseline_runs_dat(FILE *f, const st_analysis *an)
 {
-    fputs("# workload round wall_ns ratio\n", f);
     grouping g = { 0 };
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
@@ -388,26 +444,13 @@ static void write_baseline_runs_dat(FILE *f, const st_analysis *an)
             if (!run->used)
                 continue;
             group(f, &g, r->cell->workload, r->cell->label);
-            dat_word(f, r->cell->workload);
-            fprintf(f, " %lld %s %s\n", (long long)run->round, dat(run->wall_ns, 12),
-                    dat(run->wall_ns / r->wall.median, 8));
+            put_row(f, ST_PD_baseline_runs, &(st_pd_row){ .an = an, .r = r, .c = r->cell, .run = run });
         }
     }
 }
 
-static void dat_ci(FILE *f, const st_interval *iv, int digits)
-{
-    fprintf(f, " %s %s %s", dat(iv->est, digits), dat(lo_of(iv), digits), dat(hi_of(iv), digits));
-}
-
 static void write_cells_dat(FILE *f, const st_analysis *an, int time)
 {
-    fputs(time ? "# workload time_clock time_hz runs overhead overhead_lo overhead_hi time_sps time_sps_lo "
-                 "time_sps_hi hz_achieved norm_overhead norm_lo norm_hi cost_us cost_lo cost_hi ci"
-               : "# workload alloc_mode alloc_period runs overhead overhead_lo overhead_hi alloc_sps "
-                 "alloc_sps_lo alloc_sps_hi norm_overhead norm_lo norm_hi cost_us cost_lo cost_hi ci",
-          f);
-    fprintf(f, "%s\n", st_paired_dat_header());
     grouping g = { 0 };
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
@@ -415,27 +458,12 @@ static void write_cells_dat(FILE *f, const st_analysis *an, int time)
         if (!is_kind(r, time ? "time" : "alloc"))
             continue;
         group(f, &g, c->workload, time ? c->time_clock : c->alloc_mode);
-        dat_word(f, c->workload);
-        fputc(' ', f);
-        dat_word(f, time ? c->time_clock : c->alloc_mode);
-        fprintf(f, " %lld %zu", (long long)(time ? c->time_hz : c->alloc_period), r->runs);
-        dat_ci(f, &r->overhead, 8);
-        dat_ci(f, time ? &r->time_sps : &r->alloc_sps, 8);
-        if (time)
-            fprintf(f, " %s", dat(r->hz_achieved, 8));
-        dat_ci(f, &r->norm, 8);
-        dat_ci(f, &r->cost, 8);
-        fprintf(f, " %s", st_ci_name(r->overhead.method));
-        st_write_paired_dat(f, r);
-        fputc('\n', f);
+        put_row(f, time ? ST_PD_time_cells : ST_PD_alloc_cells, &(st_pd_row){ .an = an, .r = r, .c = c });
     }
 }
 
 static void write_normalized_dat(FILE *f, const st_analysis *an, const char **w, size_t nw)
 {
-    fputs("# index workload alloc_period alloc_sps alloc_norm alloc_norm_lo alloc_norm_hi time_hz time_sps "
-          "time_norm time_norm_lo time_norm_hi\n",
-          f);
     int first = 1;
     for (size_t i = 0; i < nw; i++) {
         const st_result *a, *t;
@@ -445,50 +473,24 @@ static void write_normalized_dat(FILE *f, const st_analysis *an, const char **w,
         if (!first)
             fputs("\n\n", f);
         first = 0;
-        fprintf(f, "%zu ", i);
-        dat_word(f, w[i]);
-        fprintf(f, " %s %s", a ? csv((double)a->cell->alloc_period, 12) : "NaN", a ? dat(a->sps.est, 8) : "NaN");
-        if (a)
-            dat_ci(f, &a->norm, 8);
-        else
-            fputs(" NaN NaN NaN", f);
-        fprintf(f, " %s %s", t ? csv((double)t->cell->time_hz, 12) : "NaN", t ? dat(t->sps.est, 8) : "NaN");
-        if (t)
-            dat_ci(f, &t->norm, 8);
-        else
-            fputs(" NaN NaN NaN", f);
-        fputc('\n', f);
+        put_row(f, ST_PD_normalized, &(st_pd_row){ .an = an, .index = i, .workload = w[i], .a = a, .t = t });
     }
 }
 
 static void write_exactness_dat(FILE *f, const st_analysis *an)
 {
-    fputs("# workload alloc_mode alloc_period round sampled_bytes expected sample_points match\n", f);
     grouping g = { 0 };
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
         const st_cell *c = r->cell;
         if (!r->samples_alloc)
             continue;
-        int fixed = strcmp(c->alloc_mode, "fixed") == 0;
         for (size_t k = 0; k < c->nruns; k++) {
             const st_run *run = cell_run(an, c, k);
             if (!run->used)
                 continue;
-            double P = run->key[ST_K_ALLOC_PERIOD];
-            if (!(P > 0))
-                P = (double)c->alloc_period;
-            double bytes = run->key[ST_K_SAMPLED_BYTES], pts = run->key[ST_K_ALLOC_SAMPLE_POINTS];
-            double expected = P > 0 ? bytes / P : NAN;
-            double match = NAN;
-            if (fixed && isfinite(expected) && isfinite(pts))
-                match = pts == floor(expected) ? 1.0 : 0.0;
             group(f, &g, c->workload, c->alloc_mode);
-            dat_word(f, c->workload);
-            fputc(' ', f);
-            dat_word(f, c->alloc_mode);
-            fprintf(f, " %lld %lld %s %s %s %s\n", (long long)c->alloc_period, (long long)run->round,
-                    dat(bytes, 15), dat(expected, 12), dat(pts, 15), dat(match, 1));
+            put_row(f, ST_PD_exactness, &(st_pd_row){ .an = an, .r = r, .c = c, .run = run });
         }
     }
 }
@@ -523,7 +525,6 @@ static int cmp_depth(const void *a, const void *b)
 
 static void write_depth_dat(FILE *f, const st_analysis *an)
 {
-    fputs("# workload depth kind alloc_period time_hz runs samples cost_us cost_lo cost_hi\n", f);
     depth_ref *refs = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *refs);
     size_t n = 0;
     for (size_t i = 0; i < an->nresults; i++)
@@ -538,16 +539,27 @@ static void write_depth_dat(FILE *f, const st_analysis *an)
         snprintf(series, sizeof series, "%s/%s/%lld/%lld", c->kind, c->alloc_mode, (long long)c->alloc_period,
                  (long long)c->time_hz);
         group(f, &g, c->workload, series);
-        dat_word(f, c->workload);
-        fprintf(f, " %s ", dat(c->depth, 10));
-        dat_word(f, c->kind);
-        double samples = (r->samples_alloc ? r->alloc_samples : 0) + (r->samples_time ? r->time_samples : 0);
-        fprintf(f, " %lld %lld %zu %s", (long long)c->alloc_period, (long long)c->time_hz, r->runs,
-                dat(samples, 12));
-        dat_ci(f, &r->cost, 8);
-        fputc('\n', f);
+        put_row(f, ST_PD_depth, &(st_pd_row){ .an = an, .r = r, .c = c });
     }
     free(refs);
+}
+
+/* Writes plotdata/<file>.dat: the header from st_plotdata.h, then the rows. */
+static void write_plotdata(FILE *f, st_plotfile pf, const st_analysis *an, const char **w, size_t nw)
+{
+    fprintf(f, "%s\n", st_plotdata_header(pf));
+    switch (pf) {
+    case ST_PD_workloads: write_workloads_dat(f, w, nw); break;
+    case ST_PD_alloc_runs: write_runs_dat(f, an, 0); break;
+    case ST_PD_time_runs: write_runs_dat(f, an, 1); break;
+    case ST_PD_baseline_runs: write_baseline_runs_dat(f, an); break;
+    case ST_PD_alloc_cells: write_cells_dat(f, an, 0); break;
+    case ST_PD_time_cells: write_cells_dat(f, an, 1); break;
+    case ST_PD_normalized: write_normalized_dat(f, an, w, nw); break;
+    case ST_PD_exactness: write_exactness_dat(f, an); break;
+    case ST_PD_depth: write_depth_dat(f, an); break;
+    case ST_PD_NFILES: break;
+    }
 }
 
 /* ---- summary.md -------------------------------------------------------- */
@@ -613,7 +625,7 @@ static void write_headline_worst(FILE *f, const st_analysis *an, double conf)
     size_t np = 0;
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
-        if (!is_kind(r, "alloc") || strcmp(r->cell->alloc_mode, "fixed"))
+        if (!is_kind(r, "alloc") || !st_cell_fixed(r->cell))
             continue;
         size_t k = 0;
         while (k < np && periods[k] != r->cell->alloc_period)
@@ -632,7 +644,7 @@ static void write_headline_worst(FILE *f, const st_analysis *an, double conf)
         const st_result *worst = NULL, *upper = NULL;
         for (size_t i = 0; i < an->nresults; i++) {
             const st_result *r = &an->results[i];
-            if (!is_kind(r, "alloc") || strcmp(r->cell->alloc_mode, "fixed") || r->cell->alloc_period != periods[k] ||
+            if (!is_kind(r, "alloc") || !st_cell_fixed(r->cell) || r->cell->alloc_period != periods[k] ||
                 !isfinite(r->overhead.est))
                 continue;
             if (!worst || r->overhead.est > worst->overhead.est)
@@ -908,15 +920,11 @@ int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *er
         OUT(dir, "regress.csv", st_costfit_write_csv(s.f, an->fits));
         OUT(pdir, "regress.dat", st_costfit_write_dat(s.f, an->fits));
     }
-    OUT(pdir, "workloads.dat", write_workloads_dat(s.f, w, nw));
-    OUT(pdir, "alloc_runs.dat", write_runs_dat(s.f, an, 0));
-    OUT(pdir, "time_runs.dat", write_runs_dat(s.f, an, 1));
-    OUT(pdir, "baseline_runs.dat", write_baseline_runs_dat(s.f, an));
-    OUT(pdir, "alloc_cells.dat", write_cells_dat(s.f, an, 0));
-    OUT(pdir, "time_cells.dat", write_cells_dat(s.f, an, 1));
-    OUT(pdir, "normalized.dat", write_normalized_dat(s.f, an, w, nw));
-    OUT(pdir, "exactness.dat", write_exactness_dat(s.f, an));
-    OUT(pdir, "depth.dat", write_depth_dat(s.f, an));
+    for (int pf = 0; pf < ST_PD_NFILES && !rc; pf++) {
+        char name[64];
+        snprintf(name, sizeof name, "%s.dat", st_plotdata_name((st_plotfile)pf));
+        OUT(pdir, name, write_plotdata(s.f, (st_plotfile)pf, an, w, nw));
+    }
     OUT(dir, "summary.md", write_summary_md(s.f, an, opts));
 #undef OUT
     free(w);

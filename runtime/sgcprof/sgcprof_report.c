@@ -7,6 +7,7 @@
 
 #include "sgcprof_names.h"
 #include "sgcprof_report.h"
+#include "sgc_modes.h"
 
 static void *xcalloc(size_t n, size_t elem) {
     void *p = calloc(n ? n : 1, elem);
@@ -55,7 +56,7 @@ int sgcprof_dump(sgc_pr_reader *r, FILE *out) {
             break;
         case SGC_REC_ALLOC_CONFIG:
             fprintf(out, " t=%" PRIu64 " period=%" PRIu64 " mode=%s", t, c.period,
-                    c.mode ? "poisson" : "fixed");
+                    sgc_alloc_mode_name((int)c.mode));
             break;
         case SGC_REC_ALLOC_SAMPLE:
             fprintf(out, " t=%" PRIu64 " node=%u type=%u (%s) size=%" PRIu64 " points=%u survival=%s%s", t,
@@ -63,7 +64,7 @@ int sgcprof_dump(sgc_pr_reader *r, FILE *out) {
                     c.large ? " large" : "");
             break;
         case SGC_REC_TIME_CONFIG:
-            fprintf(out, " t=%" PRIu64 " hz=%u clock=%s", t, c.hz, c.clock ? "cpu" : "wall");
+            fprintf(out, " t=%" PRIu64 " hz=%u clock=%s", t, c.hz, sgc_clock_name((int)c.clock));
             break;
         case SGC_REC_TIME_SAMPLE:
             fprintf(out, " t=%" PRIu64 " node=%u phase=%s", t, c.node, phase_name(c.phase));
@@ -270,7 +271,7 @@ static void report_alloc(const sgc_pr_reader *r, const agg *g, FILE *out, unsign
     for (size_t i = 0; i < r->naconfs && i < 8; i++) {
         if (r->aconfs[i].value)
             fprintf(out, " %" PRIu64 " bytes %s from t=%.3fs;", r->aconfs[i].value,
-                    r->aconfs[i].mode ? "poisson" : "fixed", (double)(r->aconfs[i].ts - r->base_ts) / 1e9);
+                    sgc_alloc_mode_name((int)r->aconfs[i].mode), (double)(r->aconfs[i].ts - r->base_ts) / 1e9);
         else
             fprintf(out, " stopped at t=%.3fs;", (double)(r->aconfs[i].ts - r->base_ts) / 1e9);
     }
@@ -347,7 +348,7 @@ static void report_time(const sgc_pr_reader *r, const agg *g, FILE *out, unsigne
     fprintf(out, "\n== Time samples: %zu written, %" PRIu64 " dropped", r->ntimes, r->dropped);
     for (size_t i = 0; i < r->ntconfs; i++)
         if (r->tconfs[i].value) {
-            fprintf(out, ", %" PRIu64 " Hz %s clock", r->tconfs[i].value, r->tconfs[i].mode ? "cpu" : "wall");
+            fprintf(out, ", %" PRIu64 " Hz %s clock", r->tconfs[i].value, sgc_clock_name((int)r->tconfs[i].mode));
             break;
         }
     if (on > 0)

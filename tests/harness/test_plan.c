@@ -190,7 +190,7 @@ Test(opts, config_round_trip)
     cr_assert_eq(b.n_periods, 2);
     cr_assert_eq(b.periods[0], 1ull << 30);
     cr_assert_eq(b.periods[1], 3);
-    cr_assert(!b.mode_fixed && b.mode_poisson);
+    cr_assert_eq(b.modes, 1u << SGC_SAMPLE_POISSON);
     cr_assert_eq(b.n_time_hz, 0);
     cr_assert_eq(b.combined[0].period, 65536);
     cr_assert_eq(b.runs, 7);
