@@ -72,7 +72,7 @@ sweep: deps
 figures: deps
 	@$(MAKE) --no-print-directory all
 	$(BIN)/analyze $(RESULTS)
-	sh plots/figures.sh $(RESULTS)
+	ANALYZE=$(BIN)/analyze sh plots/figures.sh $(RESULTS)
 
 # Compare two sweeps: make compare A=dir B=dir [COMPARE_ARGS='--threshold 5% --out dir'].
 # Fails when compare does (make reports "Error 1" for a regression, "Error 2" for bad input);

@@ -45,20 +45,20 @@ esac
 command -v gnuplot >/dev/null 2>&1 ||
     { echo "$me: gnuplot not found; install it with: sudo apt-get install gnuplot-nox (make deps does it)" >&2; exit 1; }
 
-# The files of the documented plot data this script reads, and the columns
-# it needs from each (a file may have more; their order does not matter).
-need_workloads="index workload"
-need_alloc_runs="workload alloc_mode alloc_period round ratio"
-need_alloc_cells="workload alloc_mode alloc_period overhead overhead_lo overhead_hi alloc_sps alloc_sps_lo alloc_sps_hi"
-need_time_runs="workload time_clock time_hz round ratio"
-need_time_cells="workload time_clock time_hz overhead overhead_lo overhead_hi time_sps"
-need_baseline_runs="workload round ratio"
-need_normalized="index workload alloc_period alloc_sps alloc_norm alloc_norm_lo alloc_norm_hi time_hz time_sps time_norm time_norm_lo time_norm_hi"
-need_exactness="workload alloc_mode alloc_period round sampled_bytes expected sample_points match"
-need_depth="workload depth kind alloc_period time_hz cost_us cost_lo cost_hi"
-files="workloads alloc_runs alloc_cells time_runs time_cells baseline_runs normalized exactness depth"
-# Columns that hold words; every other column must be a number or NaN.
-text_columns=" workload alloc_mode time_clock kind ci "
+# The plot data files and their columns: the table analyze writes them from
+# (stats/st_plotdata.h), as `analyze --print-plotdata-columns` prints it, one
+# line per file: "<file> <column>:<word|int|num> ...".  A file must have every
+# column of its line (in any order; more are allowed); only word columns may
+# hold something other than a number.  $ANALYZE names the analyze binary
+# (default: build/bin/analyze next to this script).
+analyze=${ANALYZE:-$here/../build/bin/analyze}
+table=$("$analyze" --print-plotdata-columns 2>/dev/null) && [ -n "$table" ] ||
+    { echo "$me: $analyze --print-plotdata-columns failed: build it first (make), or set ANALYZE" >&2; exit 1; }
+files=$(printf '%s\n' "$table" | awk '{ printf "%s%s", (NR > 1 ? " " : ""), $1 }')
+eval "$(printf '%s\n' "$table" | awk '{
+    need = ""; words = " "
+    for (i = 2; i <= NF; i++) { split($i, a, ":"); need = need (i > 2 ? " " : "") a[1]; if (a[2] == "word") words = words a[1] " " }
+    printf "need_%s=\"%s\"; words_%s=\"%s\"\n", $1, need, $1, words }')"
 
 sweep=$(basename "$(cd "$dir" && pwd -P)")
 out="$dir/figures"
@@ -78,8 +78,8 @@ drawn=0; skipped=""; broken=""
 check_file() {
     f="$pd/$1.dat"
     [ -f "$f" ] || return 3
-    eval "need=\$need_$1"
-    awk -v file="$f" -v name="$1" -v need="$need" -v textcols="$text_columns" -v cols="$tmp/$1.cols" '
+    eval "need=\$need_$1; textcols=\$words_$1"
+    awk -v file="$f" -v name="$1" -v need="$need" -v textcols="$textcols" -v cols="$tmp/$1.cols" '
         function bad(msg) { printf "figures: %s:%d: %s\n", file, NR, msg > "/dev/stderr"; failed = 1; exit 2 }
         NR == 1 {
             if ($1 != "#" || NF < 2) bad("first line must be \"# <column names>\" (docs/STATISTICS.md, Plot data)")
@@ -297,9 +297,14 @@ rates=""
     NF { r[$(c["time_hz"])] = 1 } END { for (k in r) print k }' "$pd/time_cells.dat" | sort -n | tr '\n' ' ')
 rates=${rates% }
 
-# Figure 1: overhead vs allocation sampling period.
-t1="Figure 1. Overhead vs allocation sampling period"
-if [ "$ok_alloc_runs" = yes ] && [ "$ok_alloc_cells" = yes ]; then
+# One function per row of plots/figures.list, fig_<name>: called when every
+# plot data file the row names is usable, with F_NAME, F_SCRIPT and F_TITLE
+# ("Figure N. <title>") set; it computes what its gnuplot script needs, draws
+# the figure with draw and writes its caption, or explains with not_drawn
+# why this sweep's data cannot show it.
+
+# overhead-alloc: overhead vs allocation sampling period.
+fig_overhead_alloc() {
     panels=$(present alloc_cells)
     base=$([ "$ok_baseline_runs" = yes ] && echo 1 || echo 0)
     pois=$(has alloc_cells alloc_mode poisson)
@@ -308,8 +313,8 @@ if [ "$ok_alloc_runs" = yes ] && [ "$ok_alloc_cells" = yes ]; then
         "$([ "$base" = 1 ] && colrange "$pd/baseline_runs.dat" ratio "" "$panels")")
     xr=$(colrange "$pd/alloc_cells.dat" alloc_period)
     pair=$(paired_in alloc_cells)
-    draw overhead-alloc overhead.gp "which = 'alloc'; panels = '$panels'; has_base = $base; has_poisson = $pois; has_paired = $pair; yranges = '$yr'; xrange_ = '$xr'" &&
-    caption overhead-alloc "$t1 (sweep $sweep).
+    draw "$F_NAME" "$F_SCRIPT" "which = 'alloc'; panels = '$panels'; has_base = $base; has_poisson = $pois; has_paired = $pair; yranges = '$yr'; xrange_ = '$xr'" &&
+    caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload (one panel each: $panels), the run time with allocation sampling on, divided by the median run time of the same workload without sampling (its baseline), against the sampling period in bytes on a log2 axis. Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise, the spread a real overhead must stand out from.")$([ "$pois" = 1 ] && echo " Open circles and the dashed line are poisson-mode cells; filled ones fixed mode.")
 
@@ -318,13 +323,10 @@ $([ "$pair" = 1 ] && echo "Blue squares with bars, a little left of each period:
 How to read: the dashed line at 1 is no overhead; 1.25 means 25% slower. Each panel has its own vertical scale (a log scale when it spans more than a factor 2), so compare workloads by their tick labels, not by the height of the curves. Overhead falls roughly in proportion to 1/period because the cost is paid once per sample; where the bars include 1 this sweep cannot tell the overhead from noise.
 
 $source_line"
-else
-    not_drawn overhead-alloc "$t1" "$(why_missing alloc_runs alloc_cells)"
-fi
+}
 
-# Figure 2: overhead vs time-sampling rate.
-t2="Figure 2. Overhead vs time-sampling rate"
-if [ "$ok_time_runs" = yes ] && [ "$ok_time_cells" = yes ]; then
+# overhead-time: overhead vs time-sampling rate.
+fig_overhead_time() {
     panels=$(present time_cells)
     base=$([ "$ok_baseline_runs" = yes ] && echo 1 || echo 0)
     cpu=$(has time_cells time_clock cpu)
@@ -337,8 +339,8 @@ if [ "$ok_time_runs" = yes ] && [ "$ok_time_cells" = yes ]; then
         awk '{ for (i = 1; i <= NF; i += 2) a[NR, (i + 1) / 2] = ($i == "none") ? -1 : $i; n = NF / 2 }
              END { s = ""; for (p = 1; p <= n; p++) for (r = 1; r <= NR; r++) s = s (s == "" ? "" : " ") a[r, p]; print s }')
     pair=$(paired_in time_cells)
-    draw overhead-time overhead.gp "which = 'time'; panels = '$panels'; has_base = $base; has_poisson = $cpu; has_paired = $pair; time_rates = '$rates'; yranges = '$yr'; xrange_ = '$xr'; achieved = '$ach'" &&
-    caption overhead-time "$t2 (sweep $sweep).
+    draw "$F_NAME" "$F_SCRIPT" "which = 'time'; panels = '$panels'; has_base = $base; has_poisson = $cpu; has_paired = $pair; time_rates = '$rates'; yranges = '$yr'; xrange_ = '$xr'; achieved = '$ach'" &&
+    caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload (one panel each: $panels), the run time with the time sampler on, divided by the median run time of the same workload without sampling (its baseline), against the requested sampling rate in Hz on a log axis (the achieved rate in brackets below it). Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise.")$([ "$cpu" = 1 ] && echo " Open circles and the dashed line are cells with the CPU-time clock; filled ones the wall clock.")
 
@@ -347,13 +349,10 @@ $([ "$pair" = 1 ] && echo "Blue squares with bars, a little left of each rate: t
 How to read: the dashed line at 1 is no overhead. Under each requested rate, in brackets, is the rate the timer actually achieved in that workload (median over its runs; time_hz_achieved in summary.csv): when it falls short, the cost belongs to the achieved rate. The time sampler's cost grows with the rate and is almost independent of the workload's allocation; compare with figure 1 at the period whose sample rate (figure 6) matches.
 
 $source_line"
-else
-    not_drawn overhead-time "$t2" "$(why_missing time_runs time_cells)"
-fi
+}
 
-# Figure 3: normalized overhead, allocation vs time sampling.
-t3="Figure 3. Normalized overhead per 1000 samples/s, allocation vs time sampling"
-if [ "$ok_normalized" = yes ]; then
+# normalized: normalized overhead, allocation vs time sampling.
+fig_normalized() {
     mr=$(COLRANGE_ALL=1 colrange "$pd/normalized.dat" "alloc_norm time_norm")
     ir=$(COLRANGE_ALL=1 colrange "$pd/normalized.dat" "alloc_norm_lo alloc_norm_hi time_norm_lo time_norm_hi")
     xr=$(COLRANGE_ALL=1 colrange "$pd/normalized.dat" index)
@@ -361,21 +360,18 @@ if [ "$ok_normalized" = yes ]; then
         NF { if ($(c["alloc_norm"]) ~ /^[nN][aA][nN]$/) a = 1; else ha = 1
              if ($(c["time_norm"]) ~ /^[nN][aA][nN]$/) t = 1; else ht = 1 }
         END { printf "na_alloc = %d; na_time = %d; has_alloc = %d; has_time = %d", a, t, ha, ht }' "$pd/normalized.dat")
-    draw normalized normalized.gp "medrange = '$mr'; intrange = '$ir'; xrange_ = '$xr'; $na" &&
-    caption normalized "$t3 (sweep $sweep).
+    draw "$F_NAME" "$F_SCRIPT" "medrange = '$mr'; intrange = '$ir'; xrange_ = '$xr'; $na" &&
+    caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload, the paper's normalized overhead 1 + (overhead - 1) * 1000 / (samples per second): the overhead extrapolated to a rate of 1000 samples/s, so that samplers running at different rates can be compared. Per workload, the allocation-sampling cell (fixed mode) and the time-sampling cell whose measured sample rate is nearest 1000/s are shown side by side, each labelled with its period or rate, with $cilabel confidence intervals computed inside the bootstrap (not from the endpoints of other intervals).
 
 How to read: lower is cheaper per sample. 1 means sampling at 1000 samples/s would cost nothing measurable; 1.01 means 1% per 1000 samples/s. Where the two intervals of a workload overlap, this sweep cannot say which sampler is cheaper for it. Values far from 1000 samples/s are extrapolated linearly, which is why the cells nearest 1000/s are used. "n/a" marks a value analyze could not compute (for instance a workload that took no allocation samples); summary.csv's note column says why. An interval much wider than the spread of the medians is cut at the frame.
 
 $source_line"
-else
-    not_drawn normalized "$t3" "$(why_missing normalized)"
-fi
+}
 
-# Figure 4: exactness, samples taken vs allocated bytes / period.
-t4="Figure 4. Allocation samples taken vs bytes allocated / period"
-if [ "$ok_exactness" = yes ]; then
+# exactness: exactness, samples taken vs allocated bytes / period.
+fig_exactness() {
     panels=$(present exactness)
     # runs, mismatches, fixed, poisson, runs off the log axes, residual range
     counts=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
@@ -388,49 +384,41 @@ if [ "$ok_exactness" = yes ]; then
         END { printf "%d %d %d %d %d %d %d", n, bad, fx, po, zero, (rlo < -1 ? rlo : -1), (rhi > 1 ? rhi : 1) }' "$pd/exactness.dat")
     set -- $counts
     lr=$(colrange "$pd/exactness.dat" "expected sample_points")
-    draw exactness exactness.gp "panels = '$panels'; n_runs = $1; n_bad = $2; n_fixed = $3; n_poisson = $4; resrange = '$6 $7'; logrange = '$lr'" &&
-    caption exactness "$t4 (sweep $sweep).
+    draw "$F_NAME" "$F_SCRIPT" "panels = '$panels'; n_runs = $1; n_bad = $2; n_fixed = $3; n_poisson = $4; resrange = '$6 $7'; logrange = '$lr'" &&
+    caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: one point per measured run of every allocation-sampling cell ($1 runs: $3 in fixed mode, $4 in poisson mode; workloads: $panels): the sample points the runtime counted (alloc_sample_points) against the bytes allocated while sampling divided by the period, on log-log axes, with the identity line. The lower panel shows what the log scale hides: for fixed-mode runs, sample points minus floor(bytes / period), which the sampling rule makes exactly 0 (docs/FORMATS.md, the stats record).
 
 How to read: every fixed-mode point must lie on the identity line and on 0 in the lower panel; a run that does not is a bug in the sampler and is marked with a red cross (mismatching runs in this sweep: $2). Poisson-mode runs scatter around the line by about the square root of the count.$([ "$5" -gt 0 ] && echo " $5 runs with fewer than one expected sample cannot be shown on the log axes.")
 
 $source_line"
-else
-    not_drawn exactness "$t4" "$(why_missing exactness)"
-fi
+}
 
-# Figure 5: per-sample cost vs stack depth.
-t5="Figure 5. Per-sample cost vs stack depth"
-depths=0
-[ "$ok_depth" = yes ] && depths=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
-    NF && $(c["depth"]) != "NaN" && $(c["depth"]) != "nan" { d[$(c["depth"])] = 1 }
-    END { n = 0; for (k in d) n++; print n }' "$pd/depth.dat")
-if [ "$depths" -ge 2 ]; then
-    series=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
-        NF && $(c["depth"]) != "NaN" { k = $1 ":" $(c["kind"]) ":" $(c["alloc_period"]) ":" $(c["time_hz"]); if (!(k in s)) { s[k] = 1; print k } }' "$pd/depth.dat" | tr '\n' ' ')
-    dr=$(colrange "$pd/depth.dat" depth)
-    cr=$(COLRANGE_ALL=1 colrange "$pd/depth.dat" "cost_us cost_lo cost_hi")
-    draw cost-depth cost-depth.gp "series = '${series% }'; depthrange = '$dr'; costrange = '$cr'" &&
-    caption cost-depth "$t5 (sweep $sweep).
+# cost-depth: per-sample cost vs stack depth.
+fig_cost_depth() {
+    depths=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+        NF && $(c["depth"]) != "NaN" && $(c["depth"]) != "nan" { d[$(c["depth"])] = 1 }
+        END { n = 0; for (k in d) n++; print n }' "$pd/depth.dat")
+    if [ "$depths" -ge 2 ]; then
+        series=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+            NF && $(c["depth"]) != "NaN" { k = $1 ":" $(c["kind"]) ":" $(c["alloc_period"]) ":" $(c["time_hz"]); if (!(k in s)) { s[k] = 1; print k } }' "$pd/depth.dat" | tr '\n' ' ')
+        dr=$(colrange "$pd/depth.dat" depth)
+        cr=$(COLRANGE_ALL=1 colrange "$pd/depth.dat" "cost_us cost_lo cost_hi")
+        draw "$F_NAME" "$F_SCRIPT" "series = '${series% }'; depthrange = '$dr'; costrange = '$cr'" &&
+        caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: the extra wall time per sample in microseconds, (median run time - median baseline run time) / median samples per run, against the depth of the stack of frames the sampler walks, for the deepstack workload run at several recursion depths; allocation samples and time samples are separate series (one per sampling setting), with $cilabel confidence intervals.
 
 How to read: the value at the smallest depth is roughly the fixed cost of taking one sample (the slow path for allocation samples, the signal and handler for time samples); the growth with depth is the cost of recording frames: (cost at depth b - cost at depth a) / (b - a) is the cost per frame. When the depths span more than 8x the x axis is log2, and a cost linear in depth shows as an upward curve. Each depth is compared with its own baseline at the same depth.
 
 $source_line"
-else
-    if [ "$ok_depth" = yes ]; then
-        why="This sweep did not vary the stack depth (plotdata/depth.dat has $depths distinct depths); run a sweep that includes deepstack at several --depth values."
     else
-        why=$(why_missing depth)
+        not_drawn "$F_NAME" "$F_TITLE" "This sweep did not vary the stack depth (plotdata/depth.dat has $depths distinct depths); run a sweep that includes deepstack at several --depth values."
     fi
-    not_drawn cost-depth "$t5" "$why"
-fi
+}
 
-# Figure 6: samples per second vs period.
-t6="Figure 6. Allocation samples per second vs sampling period"
-if [ "$ok_alloc_cells" = yes ]; then
+# sample-rate: samples per second vs period.
+fig_sample_rate() {
     panels=$(present alloc_cells)
     amode=fixed; [ "$(has alloc_cells alloc_mode fixed)" = 1 ] || amode=poisson
     xr=$(colrange "$pd/alloc_cells.dat" alloc_period "alloc_mode=$amode")
@@ -439,24 +427,38 @@ if [ "$ok_alloc_cells" = yes ]; then
     # their key entries say so)
     empty=$(colrange "$pd/alloc_cells.dat" alloc_sps "alloc_mode=$amode" "$panels" |
         awk -v w="$panels" '{ n = split(w, W, " "); s = ""; for (i = 1; i <= n; i++) if ($(2 * i - 1) == "none") s = s " " W[i]; print s }')
-    draw sample-rate sample-rate.gp "panels = '$panels'; amode = '$amode'; time_rates = '$rates'; xrange_ = '$xr'; yrange_ = '$yr'; empty = '$empty '" &&
-    caption sample-rate "$t6 (sweep $sweep).
+    draw "$F_NAME" "$F_SCRIPT" "panels = '$panels'; amode = '$amode'; time_rates = '$rates'; xrange_ = '$xr'; yrange_ = '$yr'; empty = '$empty '" &&
+    caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: allocation samples recorded per second of run time (median over the runs of each cell, with $cilabel confidence intervals, usually narrower than the markers) against the allocation sampling period in bytes, log-log, one line per workload ($amode mode; the workloads' points are shifted slightly sideways so their error bars do not hide one another).$([ -n "$rates" ] && echo " Dashed horizontal lines mark the time-sampling rates of this sweep ($rates Hz) for comparison.")
 
 How to read: each line falls with slope -1 (twice the period, half the samples); its height is the workload's allocation rate divided by the period. A workload that allocates fast takes many more samples at the same period and therefore pays more (figure 1): the period alone does not fix the cost, the sample rate does. Where a line crosses a dashed line, allocation sampling takes as many samples as the time sampler at that rate.
 
 $source_line"
-else
-    not_drawn sample-rate "$t6" "$(why_missing alloc_cells)"
-fi
+}
+
+# Every figure of plots/figures.list, in order.
+n_fig=0
+while IFS='	' read -r F_NAME F_SCRIPT f_data f_title <&3; do
+    case $F_NAME in ''|'#'*) continue ;; esac
+    n_fig=$((n_fig + 1))
+    F_TITLE="Figure $n_fig. $f_title"
+    f_need=$(printf '%s' "$f_data" | tr ',' ' ')
+    f_ok=1
+    for f in $f_need; do eval "[ \"\$ok_$f\" = yes ]" || f_ok=0; done
+    if [ $f_ok = 1 ]; then
+        "fig_$(printf '%s' "$F_NAME" | tr '-' '_')"
+    else
+        not_drawn "$F_NAME" "$F_TITLE" "$(why_missing $f_need)"
+    fi
+done 3< "$here/figures.list"
 
 # index.md: every figure of the sweep with its caption, to browse or link.
 {
     echo "# Figures of sweep $sweep"
     echo
     echo "Drawn by plots/figures.sh from $shown/plotdata; docs/FIGURES.md explains each figure."
-    for f in overhead-alloc overhead-time normalized exactness cost-depth sample-rate; do
+    for f in $(awk -F'\t' '$1 != "" && $1 !~ /^#/ { print $1 }' "$here/figures.list"); do
         [ -f "$out/$f.txt" ] || continue
         echo
         echo "## $(sed -n '1s/ (sweep .*//p' "$out/$f.txt")"

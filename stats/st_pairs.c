@@ -67,8 +67,8 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts)
             cpu_ok &= isfinite(lc[n]);
             if (rate_ok) {
                 double sps = st_run_sps(res, t, 2);
-                double samples = (res->samples_alloc ? t->key[ST_K_ALLOC_SAMPLES] : 0) +
-                                 (res->samples_time ? t->key[ST_K_TIME_SAMPLES] : 0);
+                double samples = (res->samples_alloc ? t->key[ST_K_alloc_samples] : 0) +
+                                 (res->samples_time ? t->key[ST_K_time_samples] : 0);
                 nz[n] = (t->wall_ns / b->wall_ns - 1.0) * 1000.0 / sps;
                 cs[n] = (t->wall_ns - b->wall_ns) / samples / 1000.0;
                 rate_ok &= isfinite(nz[n]) && isfinite(cs[n]);

@@ -30,7 +30,8 @@ check_outputs() {
     for f in summary.csv summary.md; do
         [ -s "$d/$f" ] || bad "$2: $f missing or empty"
     done
-    for f in overhead-alloc overhead-time normalized exactness sample-rate; do
+    # every figure of plots/figures.list but cost-depth (below)
+    for f in $(awk -F'\t' '$1 != "" && $1 !~ /^#/ && $1 != "cost-depth" { print $1 }' "$here/../../plots/figures.list"); do
         [ -s "$d/figures/$f.png" ] && [ "$(od -An -c -N4 "$d/figures/$f.png" | tr -d ' ')" = '211PNG' ] ||
             bad "$2: figures/$f.png missing or not a PNG"
         [ -s "$d/figures/$f.svg" ] || bad "$2: figures/$f.svg missing"

@@ -23,7 +23,10 @@ rc=$?
 cat "$work/out1"
 [ $rc -eq 0 ] || bad "figures.sh exited $rc on a complete fixture"
 
-figs="overhead-alloc overhead-time normalized exactness cost-depth sample-rate"
+# Every figure of plots/figures.list, in its order (figure N on row N).
+figs=$(awk -F'\t' '$1 != "" && $1 !~ /^#/ { print $1 }' "$root/plots/figures.list")
+nfigs=$(echo $figs | wc -w)
+[ "$nfigs" -ge 6 ] || bad "plots/figures.list lists $nfigs figures"
 n=0
 for f in $figs; do
     n=$((n + 1))
@@ -64,7 +67,7 @@ ls -a "$sweep/figures" | grep -q '^\.tmp' && bad "temporary files left in figure
 for f in $figs; do
     grep -q "]($f.png)" "$sweep/figures/index.md" || bad "index.md does not show $f.png"
 done
-[ "$(grep -c '^## Figure' "$sweep/figures/index.md")" -eq 6 ] || bad "index.md does not have six figure sections"
+[ "$(grep -c '^## Figure' "$sweep/figures/index.md")" -eq "$nfigs" ] || bad "index.md does not have $nfigs figure sections"
 
 # Same data, same pictures.
 mkdir -p "$work/first" && cp "$sweep"/figures/*.svg "$work/first/"
@@ -73,5 +76,5 @@ for f in $figs; do
     cmp -s "$sweep/figures/$f.svg" "$work/first/$f.svg" || bad "$f.svg differs between two runs on the same data"
 done
 
-[ $fail -eq 0 ] && echo "fixture: all six figures drawn and checked"
+[ $fail -eq 0 ] && echo "fixture: all $nfigs figures drawn and checked"
 exit $fail

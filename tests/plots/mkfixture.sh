@@ -66,3 +66,22 @@ awk -v pd="$d/plotdata" 'BEGIN {
             else        print "deepstack", dp, "time", 0, 1000, 5, 300, 3 + dp * 0.008, 2.7 + dp * 0.008, 3.4 + dp * 0.008 > f["de"]
     }
 }'
+# The files in the form analyze writes them: the columns of the plot data
+# table (`analyze --print-plotdata-columns`, $ANALYZE), in its order; a
+# column this fixture does not make up is NaN ("-" for a word).
+analyze=${ANALYZE:-$(dirname "$0")/../../build/bin/analyze}
+"$analyze" --print-plotdata-columns > "$d/.columns" || { echo "mkfixture.sh: $analyze --print-plotdata-columns failed" >&2; exit 1; }
+while read -r name cols; do
+    f="$d/plotdata/$name.dat"
+    [ -f "$f" ] || continue
+    awk -v cols="$cols" '
+        NR == 1 { for (i = 2; i <= NF; i++) have[$i] = i - 1
+                  n = split(cols, C, " "); h = "#"
+                  for (j = 1; j <= n; j++) { split(C[j], a, ":"); name[j] = a[1]; word[j] = a[2] == "word"; h = h " " a[1] }
+                  print h; next }
+        !NF { print; next }
+        { s = ""
+          for (j = 1; j <= n; j++) s = s (j > 1 ? " " : "") ((name[j] in have) ? $(have[name[j]]) : (word[j] ? "-" : "NaN"))
+          print s }' "$f" > "$f.tmp" && mv "$f.tmp" "$f"
+done < "$d/.columns"
+rm -f "$d/.columns"

@@ -11,11 +11,11 @@ PLOTS_TEST_DIR := $(BUILD)/plots-test
 .PHONY: plots-fixture plots-bad-input plots-e2e
 TESTS += plots-fixture plots-bad-input plots-e2e
 
-plots-fixture:
-	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh plots-fixture sh tests/plots/fixture-test.sh $(PLOTS_TEST_DIR)/fixture
+plots-fixture: $(BIN)/analyze
+	@TEST_RESULTS=$(TEST_RESULTS) ANALYZE=$(BIN)/analyze sh tests/check.sh plots-fixture sh tests/plots/fixture-test.sh $(PLOTS_TEST_DIR)/fixture
 
-plots-bad-input:
-	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh plots-bad-input sh tests/plots/bad-input-test.sh $(PLOTS_TEST_DIR)/bad-input
+plots-bad-input: $(BIN)/analyze
+	@TEST_RESULTS=$(TEST_RESULTS) ANALYZE=$(BIN)/analyze sh tests/check.sh plots-bad-input sh tests/plots/bad-input-test.sh $(PLOTS_TEST_DIR)/bad-input
 
 plots-e2e: $(BIN)/sweep $(BIN)/analyze
 	@TEST_RESULTS=$(TEST_RESULTS) SWEEP=$(BIN)/sweep ANALYZE=$(BIN)/analyze BUILD=$(BUILD) MAKE="$(MAKE)" \
