@@ -210,7 +210,7 @@ static char *simple_sweep(int n, long base_step, long cell_step, const char *ext
              " (2,'w','alloc',65536,'fixed',0,'',10,'w/alloc');"
              "WITH RECURSIVE r(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM r WHERE k < %d)"
              " INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,maxrss_kb)"
-             " SELECT 100 * c + k, c, k, k, 'ok', CASE c WHEN 1 THEN 100000000 + %ld * k"
+             " SELECT 100 * c + k, c, k, 100 * c + k, 'ok', CASE c WHEN 1 THEN 100000000 + %ld * k"
              " ELSE 120000000 + %ld * k END, 1000, 1000, 1 FROM r, (SELECT 1 AS c UNION SELECT 2);"
              "INSERT INTO run_stats SELECT run_id, 'alloc_samples', CASE cell_id WHEN 2 THEN 1000 ELSE 0 END FROM runs;"
              "INSERT INTO run_stats SELECT run_id, 'alloc_sample_points', CASE cell_id WHEN 2 THEN 1000 ELSE 0 END FROM runs;"
@@ -462,8 +462,8 @@ Test(edge, fewer_than_three_runs)
     /* Also a sweep still running: analysed, and said so. */
     char *sql = simple_sweep(2, 1000000, 1000000,
                              "INSERT INTO meta VALUES ('status', 'running');"
-                             "INSERT INTO schedule SELECT seq * 10 + cell_id, cell_id, round FROM runs;"
-                             "INSERT INTO schedule VALUES (998, 1, 3), (999, 2, 3);");
+                             "INSERT INTO schedule(seq, cell_id, round) SELECT seq * 10 + cell_id, cell_id, round FROM runs;"
+                             "INSERT INTO schedule(seq, cell_id, round) VALUES (998, 1, 3), (999, 2, 3);");
     make_db(dir, 1, sql);
     free(sql);
     cr_assert_eq(run_analyze(&err, "--resamples", "1000", dir, NULL, NULL), 0, "%s", err);
@@ -549,7 +549,7 @@ Test(analyze, depth_from_workload_arguments)
             " (4,'deepstack','alloc',65536,'fixed',0,'',10,'d64/alloc','--depth=64');"
             "WITH RECURSIVE r(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM r WHERE k < 5)"
             " INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,maxrss_kb)"
-            " SELECT 10 * c + k, c, k, k, 'ok', 100000000 + 1000000 * k + CASE c WHEN 2 THEN 1000000 WHEN 4 THEN 4000000"
+            " SELECT 10 * c + k, c, k, 10 * c + k, 'ok', 100000000 + 1000000 * k + CASE c WHEN 2 THEN 1000000 WHEN 4 THEN 4000000"
             " ELSE 0 END, 1, 1, 1 FROM r, (SELECT 1 AS c UNION SELECT 2 UNION SELECT 3 UNION SELECT 4);"
             "INSERT INTO run_stats SELECT run_id, 'alloc_samples', CASE WHEN cell_id IN (2, 4) THEN 1000 ELSE 0 END FROM runs;");
     cr_assert_eq(run_analyze(&err, "--resamples", "1000", dir, NULL, NULL), 0, "%s", err);
