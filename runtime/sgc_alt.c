@@ -291,9 +291,9 @@ static int write_series(const char *path) {
     KV("segment_fills", st->alt_fills);
     KV("segment_cpu_ns", alt.target_ns);
     KV("alloc_period", st->alloc_period);
-    fprintf(f, "alloc_mode %s\n", st->alloc_mode == SGC_SAMPLE_POISSON ? "poisson" : "fixed");
+    fprintf(f, "alloc_mode %s\n", sgc_alloc_mode_name(st->alloc_mode));
     KV("time_hz", st->time_hz);
-    fprintf(f, "time_clock %s\n", st->time_clock == SGC_CLOCK_CPU ? "cpu" : "wall");
+    fprintf(f, "time_clock %s\n", sgc_clock_name(st->time_clock));
     KV("seed", st->seed);
     KV("nursery_size", st->nursery_size);
     KV("carry_ns", st->alt_carry_ns);

@@ -13,6 +13,7 @@
 #include "sgcprof_names.h"
 #include "sgcprof_pprof.h"
 #include "sgcprof_report.h"
+#include "sgc_modes.h"
 
 typedef Perftools__Profiles__Profile pb_profile;
 typedef Perftools__Profiles__ValueType pb_vtype;
@@ -405,7 +406,7 @@ int sgcprof_pprof(const sgc_pr_reader *r, const char *path, const char *source) 
         snprintf(c[nc++], sizeof c[0],
                  "allocation sampling: period %" PRIu64 " bytes (%s, the last of %zu settings); estimated "
                  "bytes = sample points x the period in force",
-                 aperiod, amode ? "poisson" : "fixed", r->naconfs);
+                 aperiod, sgc_alloc_mode_name((int)amode), r->naconfs);
     if (ns)
         snprintf(c[nc++], sizeof c[0],
                  "time sampling: %zu samples written, %" PRIu64 " dropped; each stands for %" PRIu64
