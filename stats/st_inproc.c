@@ -1,5 +1,6 @@
 /* st_inproc.c - the in-process estimator (invariants: st_inproc.h). */
 #include "st_inproc.h"
+#include "sgc_modes.h"
 #include "st_desc.h"
 #include "st_util.h"
 
@@ -417,7 +418,7 @@ int st_inproc_report(const char *dir, const st_boot_opts *opts, int verbose, cha
         x->alloc_period = sqlite3_column_int64(cells, 4);
         x->time_hz = sqlite3_column_int64(cells, 5);
         int alloc = x->alloc_period > 0, time = x->time_hz > 0, none = !alloc && !time;
-        int fixed = alloc && !strcmp((const char *)sqlite3_column_text(cells, 6), "fixed");
+        int fixed = alloc && !strcmp((const char *)sqlite3_column_text(cells, 6), sgc_alloc_mode_name(SGC_SAMPLE_FIXED));
         sqlite3_reset(segs);
         sqlite3_bind_int64(segs, 1, sqlite3_column_int64(cells, 0));
         size_t n = 0;
