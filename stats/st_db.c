@@ -22,6 +22,14 @@ const char *st_schema_sql(void)
 #define KEY_NAME(key, type, value, what) #key,
 static const char *const key_names[ST_NKEYS] = {SGC_STATS_KEYS(KEY_NAME)};
 #undef KEY_NAME
+/* Keys whose values cannot be negative (types U64 and DEC3). */
+#define UNSIGNED_U64 1
+#define UNSIGNED_DEC3 1
+#define UNSIGNED_INT 0
+#define UNSIGNED_WORD 0
+#define KEY_UNSIGNED(key, type, value, what) UNSIGNED_##type,
+static const char key_unsigned[ST_NKEYS] = {SGC_STATS_KEYS(KEY_UNSIGNED)};
+#undef KEY_UNSIGNED
 
 const char *st_key_name(st_key k)
 {
@@ -511,7 +519,7 @@ static int check_values(loader *L, const st_sweep *sw)
                 IMPOSSIBLE("negative CPU time or memory (user %.0f ns, sys %.0f ns, maxrss %.0f KiB)", r->user_ns,
                            r->sys_ns, r->maxrss_kb);
             for (int k = 0; k < ST_NKEYS; k++)
-                if (r->key[k] < 0)
+                if (key_unsigned[k] && r->key[k] < 0)
                     IMPOSSIBLE("stats record %s = %g", key_names[k], r->key[k]);
             double samples = r->key[ST_K_alloc_samples], points = r->key[ST_K_alloc_sample_points];
             double bytes = r->key[ST_K_bytes_allocated], period = r->key[ST_K_alloc_period];

@@ -716,14 +716,15 @@ Test(analyze, regression_recovers_an_exact_line)
 {
     char *dir = new_dir(), *err;
     const char *sql =
-        "INSERT INTO cells VALUES (1,'w','baseline',0,'',0,'',10,'w/base'),"
+        "INSERT INTO cells(cell_id,workload,kind,alloc_period,alloc_mode,time_hz,time_clock,size,label)"
+        " VALUES (1,'w','baseline',0,'',0,'',10,'w/base'),"
         " (2,'w','alloc',65536,'fixed',0,'',10,'w/a64K'), (3,'w','alloc',32768,'fixed',0,'',10,'w/a32K'),"
         " (4,'w','alloc',16384,'fixed',0,'',10,'w/a16K'), (5,'w','time',0,'',100,'wall',10,'w/t100'),"
         " (6,'w','time',0,'',1000,'wall',10,'w/t1000');"
         "WITH RECURSIVE r(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM r WHERE k < 5),"
         " c(id, s, t) AS (VALUES (1, 0, 0), (2, 1000, 0), (3, 2000, 0), (4, 4000, 0), (5, 0, 10), (6, 0, 100))"
         " INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,maxrss_kb)"
-        " SELECT 100 * id + k, id, k, k, 'ok', CASE WHEN s > 0 THEN 101000000 + 5000 * s"
+        " SELECT 100 * id + k, id, k, 100 * id + k, 'ok', CASE WHEN s > 0 THEN 101000000 + 5000 * s"
         " ELSE 100000000 + 50000 * t END, 1000, 1000, 1 FROM r, c;"
         "INSERT INTO run_stats SELECT run_id, 'alloc_samples', CASE cell_id WHEN 2 THEN 1000 WHEN 3 THEN 2000"
         " WHEN 4 THEN 4000 ELSE 0 END FROM runs;"
