@@ -104,7 +104,7 @@ static void write_matrix(FILE *f, const st_analysis *an, int time)
         const st_result *r = &an->results[i];
         const st_cell *c = r->cell;
         if (isfinite(c->depth) || strcmp(c->kind, time ? "time" : "alloc") ||
-            strcmp(time ? c->time_clock : c->alloc_mode, time ? "wall" : "fixed"))
+            strcmp(time ? c->time_clock : c->alloc_mode, time ? sgc_clock_name(SGC_CLOCK_WALL) : sgc_alloc_mode_name(SGC_SAMPLE_FIXED)))
             continue;
         int64_t v = time ? c->time_hz : c->alloc_period;
         size_t k = 0;
@@ -147,7 +147,7 @@ static void write_matrix(FILE *f, const st_analysis *an, int time)
                 const st_result *r = &an->results[i];
                 const st_cell *c = r->cell;
                 if (!isfinite(c->depth) && !strcmp(c->workload, ws[w]) && !strcmp(c->kind, time ? "time" : "alloc") &&
-                    !strcmp(time ? c->time_clock : c->alloc_mode, time ? "wall" : "fixed") &&
+                    !strcmp(time ? c->time_clock : c->alloc_mode, time ? sgc_clock_name(SGC_CLOCK_WALL) : sgc_alloc_mode_name(SGC_SAMPLE_FIXED)) &&
                     (time ? c->time_hz : c->alloc_period) == vals[k])
                     hit = r;
             }

@@ -9,6 +9,7 @@
 
 #include "sgc_profread.h"
 #include "sgcprof_accuracy.h"
+#include "sgc_modes.h"
 
 #define TRUTH_PERIOD 8 /* the period of an exact profile */
 #define MAX_TOP 1000
@@ -244,7 +245,7 @@ static int profile_read(profile *p, const char *path, int truth) {
                         "sgcprof: %s: not an exact profile: sampling at period %" PRIu64
                         " in %s mode (record at byte %" PRIu64 "); an exact profile is taken with "
                         "SGC_ALLOC_PERIOD=8 SGC_ALLOC_MODE=fixed\n",
-                        path, c.period, c.mode ? "poisson" : "fixed", c.offset);
+                        path, c.period, sgc_alloc_mode_name((int)c.mode), c.offset);
                 rc = 2;
                 goto out;
             }
@@ -432,7 +433,7 @@ static void compare(const profile *t, const profile *s, int dim, unsigned top_n,
 
 /* ---- Output ------------------------------------------------------------------ */
 
-static const char *mode_text(int mode) { return mode == 0 ? "fixed" : mode == 1 ? "poisson" : "mixed"; }
+static const char *mode_text(int mode) { return sgc_alloc_mode_name(mode) ? sgc_alloc_mode_name(mode) : "mixed"; }
 
 /* CSV fields: quoted when they hold a comma, quote or newline. */
 static void csv_str(FILE *out, const char *s) {
