@@ -780,9 +780,8 @@ Test(analyze, blocked_sweep_paired_estimates)
     char sql[16384];
     size_t n = 0;
     n += (size_t)snprintf(sql + n, sizeof sql - n,
-        "ALTER TABLE runs ADD COLUMN block INTEGER; ALTER TABLE runs ADD COLUMN block_role INTEGER;"
-        "INSERT INTO cells VALUES(1,'w','baseline',0,'',0,'',10,'w/baseline');"
-        "INSERT INTO cells VALUES(2,'w','alloc',4194304,'fixed',0,'',10,'w/alloc-fixed-4M');");
+        "INSERT INTO cells(cell_id,workload,kind,alloc_period,alloc_mode,time_hz,time_clock,size,label)"
+        " VALUES(1,'w','baseline',0,'',0,'',10,'w/baseline'), (2,'w','alloc',4194304,'fixed',0,'',10,'w/alloc-fixed-4M');");
     int id = 1, seq = 1;
     for (int k = 0; k < 5; k++) {
         /* The cell's block k+1 (round k+1); role 1 first in odd blocks. */
