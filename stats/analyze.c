@@ -170,7 +170,7 @@ int main(int argc, char **argv)
     if (rc == 0 || an.used_runs == 0) {
         /* A sweep in the in-process design: its segment series too. */
         st_boot_opts bo = { (size_t)resamples, confidence, seed };
-        int n = st_inproc_report(dir, &bo, !quiet, err, sizeof err);
+        int n = st_inproc_report(dir, &bo, margin, !quiet, err, sizeof err);
         if (n < 0) {
             fprintf(stderr, "analyze: %s\n", err);
             rc = 1;

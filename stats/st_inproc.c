@@ -279,6 +279,7 @@ out:
 /* ---- The report of a sweep in the in-process design ----------------------- */
 
 #include <sqlite3.h>
+#include "st_paired.h"
 #include <unistd.h>
 
 typedef struct inproc_cell {
@@ -375,7 +376,8 @@ static int flag_process_level(const char *md_path)
     return 0;
 }
 
-int st_inproc_report(const char *dir, const st_boot_opts *opts, int verbose, char *err, size_t errlen)
+int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, int verbose, char *err,
+                     size_t errlen)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/results.db", dir);
@@ -477,7 +479,7 @@ int st_inproc_report(const char *dir, const st_boot_opts *opts, int verbose, cha
         goto done;
     }
     fputs("workload,label,kind,alloc_period,time_hz,blocks,runs,work,ratio,ratio_lo,ratio_hi,half_width_pct,"
-          "sd_log,sps,cost_ns,cost_lo,cost_hi,norm,norm_lo,norm_hi,exact_checked,exact_mismatches\n", csv);
+          "sd_log,sps,cost_ns,cost_lo,cost_hi,norm,norm_lo,norm_hi,exact_checked,exact_mismatches,verdict\n", csv);
     fputs("# in-process (steady-state marginal cost): CPU per unit of work, sampling on (B) over off (A),\n"
           "# median of per-block log-ratios over ABBA blocks inside each run, one-sample BCa over blocks\n"
           "# (docs/STATISTICS.md).  Baseline rows are the A/A floor.\n"
@@ -489,8 +491,8 @@ int st_inproc_report(const char *dir, const st_boot_opts *opts, int verbose, cha
           "per-block log-ratios with a one-sample BCa interval over blocks.  This is the steady-state\n"
           "marginal cost; the process-level figures above measure whole runs (start-up and fixed costs\n"
           "included).  Baseline rows are the A/A floor (nothing switched).  Method: docs/STATISTICS.md.\n\n"
-          "| workload | cell | blocks | runs | ratio [95% CI] | half-width | samples/s (B, CPU) | per-sample cost, ns | normalized per 1000 samples/s |\n"
-          "|---|---|---|---|---|---|---|---|---|\n", md);
+          "| workload | cell | blocks | runs | ratio [95% CI] | half-width | verdict | samples/s (B, CPU) | per-sample cost, ns | normalized per 1000 samples/s |\n"
+          "|---|---|---|---|---|---|---|---|---|---|\n", md);
     double worst_aa = NAN;
     size_t checked = 0, mismatched = 0;
     for (size_t i = 0; i < nc; i++) {
@@ -511,7 +513,9 @@ int st_inproc_report(const char *dir, const st_boot_opts *opts, int verbose, cha
         csv_num(csv, e->sd_log), csv_num(csv, e->sps);
         csv_num(csv, e->cost_ns.est), csv_num(csv, e->cost_ns.lo), csv_num(csv, e->cost_ns.hi);
         csv_num(csv, e->norm.est), csv_num(csv, e->norm.lo), csv_num(csv, e->norm.hi);
-        fprintf(csv, ",%zu,%zu\n", x->exact_checked, x->exact_mismatches);
+        char vbuf[64];
+        const char *verdict = st_verdict_text(st_paired_verdict(&e->ratio, margin), margin, vbuf, sizeof vbuf);
+        fprintf(csv, ",%zu,%zu,%s\n", x->exact_checked, x->exact_mismatches, verdict);
         if (e->ratio.method != ST_CI_NONE)
             fprintf(dat, "%zu %s %s %lld %lld %.6g %.6g %.6g %.4g %zu\n", i, x->workload, x->label, x->alloc_period,
                     x->time_hz, e->ratio.est, e->ratio.lo, e->ratio.hi, hw, e->blocks.n);
@@ -522,9 +526,9 @@ int st_inproc_report(const char *dir, const st_boot_opts *opts, int verbose, cha
         else
             fputs("no complete block", md);
         if (isfinite(hw))
-            fprintf(md, " | %.2f%% | ", hw);
+            fprintf(md, " | %.2f%% | %s | ", hw, verdict);
         else
-            fputs(" | - | ", md);
+            fputs(" | - | n/a | ", md);
         if (base) {
             fputs("- | - | - |\n", md);
             continue;

@@ -85,9 +85,11 @@ int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *
  * (a sweep in the in-process design), estimates every cell from its used
  * runs' series (bootstrap seed: opts->seed XOR fnv1a64(label + "#inproc")),
  * writes DIR/inprocess.csv and DIR/plotdata/inprocess.dat and appends the
- * section "In-process alternation" to DIR/summary.md.  Returns the number
+ * section "In-process alternation" to DIR/summary.md, each ratio with its
+ * verdict at the equivalence margin (st_paired_verdict).  Returns the number
  * of cells estimated (0: no series, nothing written), or -1 with the
  * reason in err. */
-int st_inproc_report(const char *dir, const st_boot_opts *opts, int verbose, char *err, size_t errlen);
+int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, int verbose, char *err,
+                     size_t errlen);
 
 #endif /* ST_INPROC_H */

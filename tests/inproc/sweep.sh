@@ -49,6 +49,8 @@ expect "summary.md: the in-process section, labelled steady-state marginal cost"
     "$(grep -c '^## In-process alternation (steady-state marginal cost)' "$D/summary.md")" 1
 expect "summary.md: the process-level tables flagged" "$(grep -c 'process-level (whole run)' "$D/summary.md")" 1
 expect "plot data labelled" "$(grep -c 'in-process (steady-state marginal cost)' "$D/plotdata/inprocess.dat")" 1
+expect "a verdict per cell at the 2% margin" "$(awk -F, 'NR > 1 && ($23 == "slower" || $23 == "faster" ||
+    $23 ~ /^no effect above 2%$/ || $23 == "not resolved")' "$D/inprocess.csv" | wc -l)" 6
 expect "plot data: a row per cell with an interval" "$(grep -vc '^#' "$D/plotdata/inprocess.dat")" 6
 
 # Bad input: the design's name.
