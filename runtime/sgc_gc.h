@@ -195,8 +195,7 @@ size_t sgc__old_slot_bytes(size_t footprint);
 /* ---- Large-object space (sgc_los.c) -------------------------------------- */
 
 /* Chunks of up to this many pages (32 MiB of 4 KiB pages) are kept for
- * reuse; those above 256 pages with MADV_FREE, so the kernel can take their
- * memory back under pressure. */
+ * reuse. */
 #define SGC_LOS_CLASSES 8192
 /* At most this many bytes of free chunks are kept; beyond, they are unmapped. */
 #define SGC_LOS_CACHE_MAX ((uint64_t)64 << 20)
