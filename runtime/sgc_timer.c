@@ -546,15 +546,17 @@ int sgc_time_sampling_start_mode(unsigned hz, sgc_clock clock, sgc_time_mode mod
     its.it_interval.tv_sec = (time_t)(period / 1000000000ull);
     its.it_interval.tv_nsec = (long)(period % 1000000000ull);
     its.it_value = its.it_interval;
-    tm.started_ns = sgc__now_ns();
-    sgc__profile_time_config(tm.started_ns, hz, clock);
     /* The wall clock's expirations lie on a grid the handler can compute
-     * (pace()), so the first one is set at an absolute time. */
+     * (pace()), so the first one is set at an absolute time, and the
+     * sampling time starts at grid point 0 (both CLOCK_MONOTONIC), so that
+     * its periods are exactly the grid's. */
+    tm.started_ns = sgc__now_ns();
+    tm.grid0 = tm.started_ns;
+    sgc__profile_time_config(tm.started_ns, hz, clock);
     int flags = 0;
     tm.period_ns = period;
     tm.expirations = 0;
     if (clock == SGC_CLOCK_WALL) {
-        tm.grid0 = mono_ns();
         uint64_t first = tm.grid0 + period;
         its.it_value.tv_sec = (time_t)(first / 1000000000ull);
         its.it_value.tv_nsec = (long)(first % 1000000000ull);
