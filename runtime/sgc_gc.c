@@ -698,8 +698,9 @@ void sgc_shutdown(void) {
         fflush(NULL);
         _exit(1);
     }
-    if (alt_failed) {
-        /* Likewise a run without its segment series (message printed). */
+    if (alt_failed || sgc__profile_failed()) {
+        /* Likewise a run without its segment series or with an incomplete
+         * profile (message printed): the program ran on, its status says so. */
         fflush(NULL);
         _exit(1);
     }

@@ -136,6 +136,7 @@ void sgc__profile_gc_event(int kind, uint64_t start_ns, uint64_t duration_ns,
                            uint64_t heap_bytes, uint64_t rss_bytes);
 void sgc__profile_init(void);     /* at sgc_init: open SGC_PROFILE */
 void sgc__profile_shutdown(void); /* at exit: flush and close */
+int sgc__profile_failed(void);    /* did a write or the close of SGC_PROFILE fail (message printed)? */
 void sgc__timer_init(void);       /* at sgc_init: start from SGC_TIME_* */
 void sgc__timer_shutdown(void);   /* at exit: stop, drain */
 /* Called from the slow path and at collection boundaries: moves records the

@@ -141,6 +141,10 @@ static inline void set_len(size_t len) {
 /* Writes the block whose pieces are in pw.if_part (the signal handler can
  * rewrite it whole at pw.if_off if it interrupts this).  On failure the
  * file is abandoned: the run goes on, the profile ends at its last block. */
+static volatile sig_atomic_t pw_failed; /* a write or the close failed */
+
+int sgc__profile_failed(void) { return pw_failed != 0; }
+
 static void pw_write_block(void) {
     for (int i = 0; i < 3 && pw.fd >= 0; i++) {
         size_t off = 0;
@@ -153,6 +157,7 @@ static void pw_write_block(void) {
                  * so: the file now ends early and readers report where. */
                 fprintf(stderr, "freecheck: SGC_PROFILE=%s: write failed: %s; the profile is incomplete\n",
                         pw.path, n < 0 ? strerror(errno) : "no progress");
+                pw_failed = 1;
                 close(pw.fd);
                 pw.fd = -1;
                 break;
@@ -786,7 +791,7 @@ void sgc__profile_shutdown(void) {
     rec_end(p);
     pw_flush();
     if (pw.fd >= 0) {
-        if (close(pw.fd) != 0)
+        if (close(pw.fd) != 0 && (pw_failed = 1))
             fprintf(stderr, "freecheck: SGC_PROFILE=%s: close failed: %s; the profile may be incomplete\n",
                     pw.path, strerror(errno));
         pw.fd = -1;

@@ -724,3 +724,15 @@ Test(gc, heap_max_lets_garbage_through) {
     /* A minor collection may promote one nursery's worth before the check. */
     cr_assert_leq(stats().peak_heap_bytes, ((uint64_t)8 << 20) + (64 << 10));
 }
+
+/* A profile that cannot be written completely (a full disk: /dev/full) is
+ * said on stderr and makes the exit status 1: the program runs on, but its
+ * run is not silently a good one. */
+Test(gc, incomplete_profile_exits_1, .exit_code = 1) {
+    setenv("SGC_VERIFY", "0", 1);
+    setenv("SGC_PROFILE", "/dev/full", 1);
+    setenv("SGC_ALLOC_PERIOD", "4K", 1);
+    for (int i = 0; i < 100000; i++)
+        sgc_alloc(T_BYTES, 64);
+    sgc_shutdown();
+}
