@@ -258,36 +258,4 @@ void st_write_noise_md(FILE *f, const st_analysis *an)
     st_noise_free(&nz);
 }
 
-const char *st_paired_csv_header(void)
-{
-    return ",pairs,paired,paired_lo,paired_hi,paired_ci,paired_verdict,paired_cpu,paired_cpu_lo,paired_cpu_hi,"
-           "paired_norm,paired_norm_lo,paired_norm_hi,paired_cost_us,paired_cost_us_lo,paired_cost_us_hi,paired_floor";
-}
-
-static void csv_num(FILE *f, double v, int digits)
-{
-    fputc(',', f);
-    if (isfinite(v))
-        fprintf(f, "%.*g", digits, v);
-}
-
-static void csv_iv(FILE *f, const st_interval *iv, int digits)
-{
-    csv_num(f, iv->est, digits);
-    csv_num(f, iv->method == ST_CI_NONE ? NAN : iv->lo, digits);
-    csv_num(f, iv->method == ST_CI_NONE ? NAN : iv->hi, digits);
-}
-
-void st_write_paired_csv(FILE *f, const st_result *r, double margin)
-{
-    char v[64];
-    fprintf(f, ",%zu", r->pairs);
-    csv_iv(f, &r->paired, 6);
-    fprintf(f, ",%s,%s", st_ci_name(r->paired.method),
-            r->is_baseline ? "" : st_verdict_text(r->pverdict, margin, v, sizeof v));
-    csv_iv(f, &r->paired_cpu, 6);
-    csv_iv(f, &r->paired_norm, 6);
-    csv_iv(f, &r->paired_cost, 6);
-    csv_num(f, r->paired_floor, 4);
-}
 

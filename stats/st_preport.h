@@ -22,9 +22,7 @@ void st_write_paired_md(FILE *f, const st_analysis *an, double confidence);
 void st_write_noise_md(FILE *f, const st_analysis *an);
 /* The warning line(s) of summary.md's top when an A/A floor is wider than the margin. */
 void st_write_floor_warning_md(FILE *f, const st_analysis *an);
-/* The paired columns' header of summary.csv (with a leading comma) and one row's fields. */
-const char *st_paired_csv_header(void);
-void st_write_paired_csv(FILE *f, const st_result *r, double margin);
+/* (The paired columns of summary.csv are rows of ST_SUMMARY_COLUMNS in st_report.c.) */
 /* (The paired columns of the cells plot data are rows of stats/st_plotdata.h.) */
 
 #endif

@@ -209,67 +209,128 @@ static const st_run *cell_run(const st_analysis *an, const st_cell *c, size_t i)
 
 /* ---- summary.csv ------------------------------------------------------- */
 
+/* summary.csv's columns, one row per cell (docs/STATISTICS.md): the only
+ * place a column's name, format and value are written; the header and every
+ * row come from it.  COL(name, TYPE, value): TYPE TEXT (commas and line
+ * breaks replaced), INT (an integer) or Gn (a number with n significant
+ * digits, empty when missing); value is computed for the result r of cell
+ * c, with the analysis an.  A new column goes at the end. */
+#define ST_SUMMARY_COLUMNS(COL)                                                                              \
+    COL(workload, TEXT, c->workload)                                                                         \
+    COL(label, TEXT, c->label)                                                                               \
+    COL(kind, TEXT, c->kind)                                                                                 \
+    COL(alloc_mode, TEXT, c->alloc_mode)                                                                     \
+    COL(alloc_period, INT, c->alloc_period)                                                                  \
+    COL(time_hz, INT, c->time_hz)                                                                            \
+    COL(time_clock, TEXT, c->time_clock)                                                                     \
+    COL(size, INT, c->size)                                                                                  \
+    COL(baseline, TEXT, r->baseline ? r->baseline->label : "")                                               \
+    COL(runs, INT, r->runs)                                                                                  \
+    COL(runs_failed, INT, r->failed)                                                                         \
+    COL(baseline_runs, INT, r->baseline_runs)                                                                \
+    COL(wall_median_ns, G12, r->wall.median)                                                                 \
+    COL(wall_q1_ns, G12, r->wall.q1)                                                                         \
+    COL(wall_q3_ns, G12, r->wall.q3)                                                                         \
+    COL(wall_mad_ns, G12, r->wall.mad)                                                                       \
+    COL(wall_outliers, INT, r->wall.outliers)                                                                \
+    COL(cpu_source, TEXT, r->cpu_task_clock ? "task-clock" : "user+sys")                                     \
+    COL(cpu_median_ns, G12, r->cpu.median)                                                                   \
+    COL(cpu_q1_ns, G12, r->cpu.q1)                                                                           \
+    COL(cpu_q3_ns, G12, r->cpu.q3)                                                                           \
+    COL(cpu_mad_ns, G12, r->cpu.mad)                                                                         \
+    COL(cpu_outliers, INT, r->cpu.outliers)                                                                  \
+    COL(overhead, G6, r->overhead.est)                                                                       \
+    COL(overhead_lo, G6, lo_of(&r->overhead))                                                                \
+    COL(overhead_hi, G6, hi_of(&r->overhead))                                                                \
+    COL(overhead_ci, TEXT, st_ci_name(r->overhead.method))                                                   \
+    COL(cpu_overhead, G6, r->cpu_overhead.est)                                                               \
+    COL(cpu_overhead_lo, G6, lo_of(&r->cpu_overhead))                                                        \
+    COL(cpu_overhead_hi, G6, hi_of(&r->cpu_overhead))                                                        \
+    COL(cpu_overhead_ci, TEXT, st_ci_name(r->cpu_overhead.method))                                           \
+    COL(alloc_samples, G12, r->alloc_samples)                                                                \
+    COL(alloc_sample_points, G12, r->alloc_points)                                                           \
+    COL(time_samples, G12, r->time_samples)                                                                  \
+    COL(alloc_sps, G6, r->alloc_sps.est)                                                                     \
+    COL(alloc_sps_lo, G6, lo_of(&r->alloc_sps))                                                              \
+    COL(alloc_sps_hi, G6, hi_of(&r->alloc_sps))                                                              \
+    COL(alloc_sps_ci, TEXT, st_ci_name(r->alloc_sps.method))                                                 \
+    COL(time_sps, G6, r->time_sps.est)                                                                       \
+    COL(time_sps_lo, G6, lo_of(&r->time_sps))                                                                \
+    COL(time_sps_hi, G6, hi_of(&r->time_sps))                                                                \
+    COL(time_sps_ci, TEXT, st_ci_name(r->time_sps.method))                                                   \
+    COL(time_hz_achieved, G6, r->hz_achieved)                                                                \
+    COL(sps, G6, r->sps.est)                                                                                 \
+    COL(norm_overhead, G6, r->norm.est)                                                                      \
+    COL(norm_overhead_lo, G6, lo_of(&r->norm))                                                               \
+    COL(norm_overhead_hi, G6, hi_of(&r->norm))                                                               \
+    COL(norm_overhead_ci, TEXT, st_ci_name(r->norm.method))                                                  \
+    COL(sample_cost_us, G6, r->cost.est)                                                                     \
+    COL(sample_cost_us_lo, G6, lo_of(&r->cost))                                                              \
+    COL(sample_cost_us_hi, G6, hi_of(&r->cost))                                                              \
+    COL(sample_cost_ci, TEXT, st_ci_name(r->cost.method))                                                    \
+    COL(mw_u, G10, r->mw.u)                                                                                  \
+    COL(mw_p, G4, r->mw.p)                                                                                   \
+    COL(mw_method, TEXT, isnan(r->mw.p) ? "" : r->mw.exact ? "exact" : "normal")                             \
+    COL(verdict, TEXT, r->verdict)                                                                           \
+    COL(exact_checked, INT, r->exact_checked)                                                                \
+    COL(exact_mismatches, INT, r->exact_mismatches)                                                          \
+    COL(samples_ratio, G8, r->samples_ratio)                                                                 \
+    COL(bytes_allocated, G12, r->bytes_allocated)                                                            \
+    COL(gc_ns, G12, r->gc_ns)                                                                                \
+    COL(aa_ratio, G6, r->is_baseline ? r->aa.est : NAN)                                                      \
+    COL(aa_lo, G6, r->is_baseline ? lo_of(&r->aa) : NAN)                                                     \
+    COL(aa_hi, G6, r->is_baseline ? hi_of(&r->aa) : NAN)                                                     \
+    COL(aa_ci, TEXT, r->is_baseline ? st_ci_name(r->aa.method) : "")                                         \
+    COL(aa_floor, G4, r->is_baseline ? r->aa_floor : NAN)                                                    \
+    COL(depth, G10, c->depth)                                                                                \
+    COL(note, TEXT, r->note)                                                                                 \
+    COL(pairs, INT, r->pairs)                                                                                \
+    COL(paired, G6, r->paired.est)                                                                           \
+    COL(paired_lo, G6, lo_of(&r->paired))                                                                    \
+    COL(paired_hi, G6, hi_of(&r->paired))                                                                    \
+    COL(paired_ci, TEXT, st_ci_name(r->paired.method))                                                       \
+    COL(paired_verdict, TEXT, r->is_baseline ? "" : st_verdict_text(r->pverdict, an->margin, v, sizeof v))   \
+    COL(paired_cpu, G6, r->paired_cpu.est)                                                                   \
+    COL(paired_cpu_lo, G6, lo_of(&r->paired_cpu))                                                            \
+    COL(paired_cpu_hi, G6, hi_of(&r->paired_cpu))                                                            \
+    COL(paired_norm, G6, r->paired_norm.est)                                                                 \
+    COL(paired_norm_lo, G6, lo_of(&r->paired_norm))                                                          \
+    COL(paired_norm_hi, G6, hi_of(&r->paired_norm))                                                          \
+    COL(paired_cost_us, G6, r->paired_cost.est)                                                              \
+    COL(paired_cost_us_lo, G6, lo_of(&r->paired_cost))                                                       \
+    COL(paired_cost_us_hi, G6, hi_of(&r->paired_cost))                                                       \
+    COL(paired_floor, G4, r->paired_floor)
+
+static void csv_sep(FILE *f, int *first)
+{
+    if (!*first)
+        fputc(',', f);
+    *first = 0;
+}
+static void csv_TEXT(FILE *f, int *first, const char *s) { csv_sep(f, first); csv_text(f, s); }
+static void csv_INT(FILE *f, int *first, long long v) { csv_sep(f, first); fprintf(f, "%lld", v); }
+static void csv_num(FILE *f, int *first, double v, int digits) { csv_sep(f, first); fputs(csv(v, digits), f); }
+#define csv_G4(f, first, v) csv_num(f, first, v, 4)
+#define csv_G6(f, first, v) csv_num(f, first, v, 6)
+#define csv_G8(f, first, v) csv_num(f, first, v, 8)
+#define csv_G10(f, first, v) csv_num(f, first, v, 10)
+#define csv_G12(f, first, v) csv_num(f, first, v, 12)
+
 static void write_summary_csv(FILE *f, const st_analysis *an, const st_report_opts *o)
 {
     fprintf(f, "# analyze seed=%llu resamples=%zu confidence=%g\n", (unsigned long long)o->seed,
             o->resamples, o->confidence);
-    fputs("workload,label,kind,alloc_mode,alloc_period,time_hz,time_clock,size,baseline,runs,runs_failed,"
-          "baseline_runs,wall_median_ns,wall_q1_ns,wall_q3_ns,wall_mad_ns,wall_outliers,cpu_source,"
-          "cpu_median_ns,cpu_q1_ns,cpu_q3_ns,cpu_mad_ns,cpu_outliers,overhead,overhead_lo,overhead_hi,"
-          "overhead_ci,cpu_overhead,cpu_overhead_lo,cpu_overhead_hi,cpu_overhead_ci,alloc_samples,"
-          "alloc_sample_points,time_samples,alloc_sps,alloc_sps_lo,alloc_sps_hi,alloc_sps_ci,time_sps,"
-          "time_sps_lo,time_sps_hi,time_sps_ci,time_hz_achieved,sps,norm_overhead,norm_overhead_lo,"
-          "norm_overhead_hi,norm_overhead_ci,sample_cost_us,sample_cost_us_lo,sample_cost_us_hi,"
-          "sample_cost_ci,mw_u,mw_p,mw_method,verdict,exact_checked,exact_mismatches,samples_ratio,"
-          "bytes_allocated,gc_ns,aa_ratio,aa_lo,aa_hi,aa_ci,aa_floor,depth,note",
-          f);
-    fprintf(f, "%s\n", st_paired_csv_header());
+#define HEADER(name, type, value) "," #name
+    fprintf(f, "%s\n", ST_SUMMARY_COLUMNS(HEADER) + 1);
+#undef HEADER
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
         const st_cell *c = r->cell;
-        csv_text(f, c->workload);
-        fputc(',', f);
-        csv_text(f, c->label);
-        fputc(',', f);
-        csv_text(f, c->kind);
-        fputc(',', f);
-        csv_text(f, c->alloc_mode);
-        fprintf(f, ",%lld,%lld,", (long long)c->alloc_period, (long long)c->time_hz);
-        csv_text(f, c->time_clock);
-        fprintf(f, ",%lld,", (long long)c->size);
-        if (r->baseline)
-            csv_text(f, r->baseline->label);
-        fprintf(f, ",%zu,%zu,%zu,", r->runs, r->failed, r->baseline_runs);
-        fprintf(f, "%s,%s,%s,%s,%zu,%s,", csv(r->wall.median, 12), csv(r->wall.q1, 12), csv(r->wall.q3, 12),
-                csv(r->wall.mad, 12), r->wall.outliers, r->cpu_task_clock ? "task-clock" : "user+sys");
-        fprintf(f, "%s,%s,%s,%s,%zu,", csv(r->cpu.median, 12), csv(r->cpu.q1, 12), csv(r->cpu.q3, 12),
-                csv(r->cpu.mad, 12), r->cpu.outliers);
-        const st_interval *ivs[2] = { &r->overhead, &r->cpu_overhead };
-        for (int k = 0; k < 2; k++)
-            fprintf(f, "%s,%s,%s,%s,", csv(ivs[k]->est, 6), csv(lo_of(ivs[k]), 6), csv(hi_of(ivs[k]), 6),
-                    st_ci_name(ivs[k]->method));
-        fprintf(f, "%s,%s,%s,", csv(r->alloc_samples, 12), csv(r->alloc_points, 12), csv(r->time_samples, 12));
-        const st_interval *rates[2] = { &r->alloc_sps, &r->time_sps };
-        for (int k = 0; k < 2; k++)
-            fprintf(f, "%s,%s,%s,%s,", csv(rates[k]->est, 6), csv(lo_of(rates[k]), 6), csv(hi_of(rates[k]), 6),
-                    st_ci_name(rates[k]->method));
-        fprintf(f, "%s,%s,", csv(r->hz_achieved, 6), csv(r->sps.est, 6));
-        fprintf(f, "%s,%s,%s,%s,", csv(r->norm.est, 6), csv(lo_of(&r->norm), 6), csv(hi_of(&r->norm), 6),
-                st_ci_name(r->norm.method));
-        fprintf(f, "%s,%s,%s,%s,", csv(r->cost.est, 6), csv(lo_of(&r->cost), 6), csv(hi_of(&r->cost), 6),
-                st_ci_name(r->cost.method));
-        fprintf(f, "%s,%s,%s,%s,", csv(r->mw.u, 10), csv(r->mw.p, 4),
-                isnan(r->mw.p) ? "" : r->mw.exact ? "exact" : "normal", r->verdict);
-        fprintf(f, "%zu,%zu,%s,%s,%s,", r->exact_checked, r->exact_mismatches, csv(r->samples_ratio, 8),
-                csv(r->bytes_allocated, 12), csv(r->gc_ns, 12));
-        if (r->is_baseline)
-            fprintf(f, "%s,%s,%s,%s,%s,", csv(r->aa.est, 6), csv(lo_of(&r->aa), 6), csv(hi_of(&r->aa), 6),
-                    st_ci_name(r->aa.method), csv(r->aa_floor, 4));
-        else
-            fputs(",,,,,", f);
-        fprintf(f, "%s,", csv(c->depth, 10));
-        csv_text(f, r->note);
-        st_write_paired_csv(f, r, an->margin);
+        char v[64]; /* room for a column's text */
+        int first = 1;
+#define FIELD(name, type, value) csv_##type(f, &first, value);
+        ST_SUMMARY_COLUMNS(FIELD)
+#undef FIELD
         fputc('\n', f);
     }
 }
