@@ -68,7 +68,7 @@ sgc_obj sgc_alloc_slow(uint32_t tid, size_t payload) {
         if (points)
             sgc__sample_record(obj, tid, size, points, 1);
         /* The distance moved: the limit must follow it, or it would stay at a
-         * stale, lower sample point (PAPER.md pitfall 5). */
+         * stale, lower sample point (docs/DESIGN.md, pitfall 5). */
         sgc__alloc_reset_limit();
         return obj;
     }

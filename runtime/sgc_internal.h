@@ -9,7 +9,7 @@
  *   sgc_alloc.c     sgc_alloc_slow: the one allocation slow path.  It owns the
  *                   nursery limit: limit = min(end, next sample point) while
  *                   allocation sampling is on; = free in stress mode.
- *   sgc_sample.c    allocation sampler (the rule of DESIGN.md), survival.
+ *   sgc_sample.c    allocation sampler (the rule of docs/DESIGN.md), survival.
  *   sgc_profile.c   the profile writer (calling-context tree, records).
  *   sgc_timer.c     the time sampler (signal handler, buffer, drain).
  *

@@ -1,5 +1,5 @@
 /* sgc_sample.c - the allocation sampler: sample points, pending samples and
- * their survival (the rule of DESIGN.md; see sgc_sample.h and docs/SAMPLING.md). */
+ * their survival (the rule of docs/DESIGN.md; see sgc_sample.h and docs/SAMPLING.md). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -236,7 +236,7 @@ void sgc_sampling_stop(void) {
 }
 
 void sgc__sample_init(void) {
-    /* A fresh state also after fork or re-initialisation (pitfall 7). */
+    /* A fresh state also after fork or re-initialisation (docs/DESIGN.md, pitfall 7). */
     sgc__sampler.npending = 0;
     sgc__sampler.period = 0;
     sgc__sampler.synced_free = sgc_nursery.free;

@@ -2,7 +2,7 @@
  * hooks the slow path (sgc_alloc.c) and the tools (sgc-replay, the fuzzer,
  * the tests) use.
  *
- * The rule (DESIGN.md, docs/SAMPLING.md).  B counts the bytes allocated since
+ * The rule (docs/DESIGN.md, docs/SAMPLING.md).  B counts the bytes allocated since
  * sampling was last (re)started.  A sample point is a byte count; an
  * allocation of footprint s covers the byte counts B+1 .. B+s and takes one
  * sample per sample point among them.  Fixed mode: the sample points are the
@@ -15,7 +15,7 @@
  *    the next sample point: the next allocation is sampled iff its footprint
  *    s >= remaining.  remaining >= 1 always.  It is a distance, not a
  *    pointer, so it survives collections, nursery resets and large objects
- *    unchanged (PAPER.md pitfalls 4, 5, 9).
+ *    unchanged (docs/DESIGN.md, pitfalls 4, 5, 9).
  *  - synced_free is the value sgc_nursery.free had when the sampler last
  *    accounted the nursery's bytes; the fast path's bytes are exactly
  *    free - synced_free and are accounted (sgc__sample_sync) before anything

@@ -1,7 +1,7 @@
 /* fuzz_model.h - an independent reference model of the sampling rule, for the
  * fuzzer, sgc-replay's tests and the unit tests.
  *
- * The model is written from DESIGN.md's rule, not from the runtime: it keeps
+ * The model is written from the rule of docs/DESIGN.md, not from the runtime: it keeps
  * the absolute byte count B of the current session and, in fixed mode, counts
  * samples with the closed form floor((B+s)/P) - floor(B/P); in poisson mode it
  * keeps the absolute byte count of the next sample point.  It knows nothing

@@ -15,7 +15,7 @@
  * nursery, objects larger than the nursery and large objects all occur.
  * A mismatch prints what differs and aborts, which libFuzzer reports with
  * the input that caused it.  With FUZZ_TRACE=1 in the environment each input
- * is also printed to stderr as an allocation trace (DESIGN.md) that
+ * is also printed to stderr as an allocation trace (docs/FORMATS.md) that
  * sgc-replay can run.
  */
 #include <stdio.h>

@@ -1,5 +1,5 @@
 # runtime/replay/module.mk - build/bin/sgc-replay: runs an allocation trace on
-# the real runtime and prints what was sampled (DESIGN.md, docs/SAMPLING.md).
+# the real runtime and prints what was sampled (docs/FORMATS.md, docs/SAMPLING.md).
 # Programs link libsgc.a, which needs the collector (runtime/sgc_gc.c).
 ifneq ($(wildcard runtime/sgc_gc.c),)
 REPLAY_BIN := $(BIN)/sgc-replay

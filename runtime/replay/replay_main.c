@@ -1,4 +1,4 @@
-/* replay_main.c - sgc-replay: runs an allocation trace (DESIGN.md) on the real
+/* replay_main.c - sgc-replay: runs an allocation trace (docs/FORMATS.md) on the real
  * runtime and prints, per allocation, how many samples it took, and per
  * sampled object whether it survived its next minor collection.
  *
@@ -218,7 +218,7 @@ int main(int argc, char **argv) {
         int help = !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h");
         fprintf(help ? stdout : stderr,
                 "usage: sgc-replay < TRACE\n"
-                "Runs an allocation trace (see DESIGN.md, docs/SAMPLING.md) and prints\n"
+                "Runs an allocation trace (see docs/FORMATS.md, docs/SAMPLING.md) and prints\n"
                 "\"alloc <line> <footprint> <samples>\" per allocation, \"survived <line> <0|1>\"\n"
                 "per sampled object whose fate becomes known, and \"total <bytes> <samples>\".\n");
         return help ? 0 : 2;
