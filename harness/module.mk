@@ -6,7 +6,7 @@ HARNESS_OBJS := $(HARNESS_SRCS:%.c=$(OBJ)/%.o)
 HARNESS_STATS_LIB := $(LIBDIR)/libststats.a
 # Everything but main(), for the harness's unit tests.
 HARNESS_LIB_OBJS := $(filter-out $(OBJ)/harness/sw_sweep.o,$(HARNESS_OBJS)) $(HARNESS_STATS_LIB)
-HARNESS_LIBS := $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3) -lpfm \
+HARNESS_LIBS := $(shell pkg-config --libs sqlite3 2>/dev/null || echo -lsqlite3) -lpfm -pthread \
 	$(shell pkg-config --libs gsl 2>/dev/null || echo -lgsl -lgslcblas)
 HARNESS_CFLAGS := $(shell pkg-config --cflags sqlite3 2>/dev/null)
 $(OBJ)/harness/sw_adapt.o: CFLAGS += -Istats $(shell pkg-config --cflags gsl 2>/dev/null)

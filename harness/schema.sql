@@ -21,7 +21,9 @@ CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 -- 'baseline', 'alloc', 'time' or 'alloc+time'; alloc_mode and time_clock are
 -- words of runtime/sgc_modes.h ('' when that sampler is off); alloc_period is
 -- 0 and time_hz 0 when off.  args: the workload's extra arguments; depth: the
--- --depth of deepstack's depth cells (NULL otherwise).
+-- --depth of deepstack's depth cells (NULL otherwise).  backend: how the
+-- cell is measured, 'native' (timed) or 'sim' (counted under valgrind's
+-- cachegrind, docs/HARNESS.md "The simulated part").
 CREATE TABLE cells(
   cell_id INTEGER PRIMARY KEY,
   workload TEXT NOT NULL,
@@ -33,7 +35,8 @@ CREATE TABLE cells(
   size INTEGER NOT NULL,
   label TEXT NOT NULL UNIQUE,
   args TEXT NOT NULL DEFAULT '',
-  depth INTEGER);
+  depth INTEGER,
+  backend TEXT NOT NULL DEFAULT 'native');
 
 -- runs: one per finished run.  round <= 0 is a warm-up (never analysed);
 -- status 'ok' or 'failed' (failure says why).  The columns from sgc_seed on
@@ -116,3 +119,10 @@ CREATE TABLE segments(
   PRIMARY KEY(run_id, idx));
 
 CREATE INDEX runs_seq ON runs(seq);
+
+-- sim_native: the simulated part's native rate: the median native CPU and
+-- wall time of `runs` baseline runs of a workload at its simulated size
+-- (key sim:<workload>).
+CREATE TABLE sim_native(
+  workload TEXT PRIMARY KEY, size INTEGER NOT NULL, runs INTEGER NOT NULL,
+  cpu_ns INTEGER NOT NULL, wall_ns INTEGER NOT NULL);

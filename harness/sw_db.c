@@ -265,6 +265,31 @@ void sw_db_store_events(sw_db *d, const sw_counters *c)
     exec_sql(d, "COMMIT");
 }
 
+void sw_db_store_sim_native(sw_db *d, const char *workload, uint64_t size, int runs, uint64_t cpu_ns,
+                             uint64_t wall_ns)
+{
+    sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO sim_native(workload, size, runs, cpu_ns, wall_ns)"
+                                  " VALUES(?,?,?,?,?)");
+    bind_text(st, 1, workload);
+    sqlite3_bind_int64(st, 2, (sqlite3_int64)size);
+    sqlite3_bind_int(st, 3, runs);
+    sqlite3_bind_int64(st, 4, (sqlite3_int64)cpu_ns);
+    sqlite3_bind_int64(st, 5, (sqlite3_int64)wall_ns);
+    step_done(d, st, "storing a native rate");
+    sqlite3_finalize(st);
+}
+
+int sw_db_has_sim_native(sw_db *d, const char *workload)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->db, "SELECT 1 FROM sim_native WHERE workload = ?", -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    bind_text(st, 1, workload);
+    int found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
+}
+
 void sw_db_store_calibration(sw_db *d, const char *workload, uint64_t size, double seconds,
                              const char *checksum, const char *method, int probes, const char *status,
                              const char *failure)
@@ -325,7 +350,7 @@ void sw_db_store_plan(sw_db *d, const sw_cell *cells, int n_cells, const sw_slot
 {
     exec_sql(d, "BEGIN");
     sqlite3_stmt *st = prepare(d, "INSERT INTO cells(cell_id, workload, kind, alloc_period, alloc_mode, time_hz,"
-                                  " time_clock, size, label, args, depth) VALUES(?,?,?,?,?,?,?,?,?,?,?)");
+                                  " time_clock, size, label, args, depth, backend) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
     for (int i = 0; i < n_cells; i++) {
         const sw_cell *c = &cells[i];
         sqlite3_bind_int(st, 1, c->id);
@@ -340,6 +365,7 @@ void sw_db_store_plan(sw_db *d, const sw_cell *cells, int n_cells, const sw_slot
         bind_text(st, 10, c->args ? c->args : "");
         if (c->depth)
             sqlite3_bind_int(st, 11, (int)c->depth);
+        bind_text(st, 12, c->sim ? "sim" : "native");
         step_done(d, st, "storing the cells");
     }
     sqlite3_finalize(st);
@@ -386,8 +412,14 @@ int sw_db_load_cells(sw_db *d, sw_cell **out)
 {
     int n = sw_db_count(d, "cells");
     sw_cell *cells = sw_xcalloc((size_t)(n ? n : 1), sizeof *cells);
-    sqlite3_stmt *st = prepare(d, "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, time_clock,"
-                                  " size, label, args, depth FROM cells ORDER BY cell_id");
+    /* Sweeps from before the simulated backend have no backend column. */
+    sqlite3_stmt *probe;
+    int has_backend = sqlite3_prepare_v2(d->db, "SELECT backend FROM cells", -1, &probe, NULL) == SQLITE_OK;
+    sqlite3_finalize(probe);
+    sqlite3_stmt *st = prepare(d, has_backend ? "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz,"
+                                                " time_clock, size, label, args, depth, backend FROM cells ORDER BY cell_id"
+                                              : "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz,"
+                                                " time_clock, size, label, args, depth, 'native' FROM cells ORDER BY cell_id");
     int i = 0;
     while (i < n && sqlite3_step(st) == SQLITE_ROW) {
         sw_cell *c = &cells[i];
@@ -406,6 +438,7 @@ int sw_db_load_cells(sw_db *d, sw_cell **out)
         if (!c->args)
             c->args = sw_xstrdup("");
         c->depth = (unsigned)sqlite3_column_int(st, 10);
+        c->sim = sqlite3_column_text(st, 11) && !strcmp((const char *)sqlite3_column_text(st, 11), "sim");
         i++;
     }
     sqlite3_finalize(st);
@@ -579,12 +612,12 @@ int sw_db_export_csv(sw_db *d, const char *csv_path)
     /* One column per supported event: ctr_<name with non-alphanumerics as _>. */
     sw_buf sql = {0}, header = {0};
     sw_buf_puts(&sql, "SELECT r.run_id, r.seq, r.round, c.cell_id, c.workload, c.kind, c.label, c.alloc_period,"
-                      " c.alloc_mode, c.time_hz, c.time_clock, c.size, c.args, c.depth, r.status, r.failure, r.wall_ns, r.user_ns,"
+                      " c.alloc_mode, c.time_hz, c.time_clock, c.size, c.args, c.depth, c.backend, r.status, r.failure, r.wall_ns, r.user_ns,"
                       " r.sys_ns, r.maxrss_kb, r.overhead_ns, r.cpu, r.sgc_seed, r.exit_code, r.term_signal,"
                       " r.checksum, r.profile_bytes, r.block, r.block_pos, r.block_role, r.steal_ns, r.other_busy_ns,"
                       " r.nivcsw, r.minflt, r.loadavg1");
     sw_buf_puts(&header, "run_id,seq,round,cell_id,workload,kind,label,alloc_period,alloc_mode,time_hz,time_clock,"
-                         "size,args,depth,status,failure,wall_ns,user_ns,sys_ns,maxrss_kb,overhead_ns,cpu,sgc_seed,exit_code,"
+                         "size,args,depth,backend,status,failure,wall_ns,user_ns,sys_ns,maxrss_kb,overhead_ns,cpu,sgc_seed,exit_code,"
                          "term_signal,checksum,profile_bytes,block,block_pos,block_role,steal_ns,other_busy_ns,"
                          "nivcsw,minflt,loadavg1");
     for (size_t i = 0; i < sizeof csv_stats / sizeof *csv_stats; i++) {

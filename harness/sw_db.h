@@ -4,7 +4,8 @@
  * Invariants:
  *  - The core tables (meta, cells, runs, run_stats, run_counters, events) are
  *    exactly those of docs/FORMATS.md; this module only adds columns to runs
- *    and events, and the tables schedule, calibration and calibration_probes
+ *    and events (cells.backend among them), and the tables schedule,
+ *    calibration, calibration_probes and sim_native
  *    (docs/HARNESS.md documents every column).
  *  - The whole schedule is stored, in one transaction with the cells, before
  *    the first run; so the missing runs of an interrupted sweep are exactly
@@ -92,6 +93,12 @@ void sw_db_store_calibration(sw_db *d, const char *workload, uint64_t size, doub
                              const char *failure);
 void sw_db_store_probe(sw_db *d, const char *workload, int probe, uint64_t size, uint64_t wall_ns,
                        uint64_t cpu_ns, const char *status);
+/* The simulated part's native rate of a workload: the median native CPU and
+ * wall time of runs baseline runs at the simulated size. */
+void sw_db_store_sim_native(sw_db *d, const char *workload, uint64_t size, int runs, uint64_t cpu_ns,
+                            uint64_t wall_ns);
+/* Whether a native rate is stored for workload. */
+int sw_db_has_sim_native(sw_db *d, const char *workload);
 /* The stored calibration of a workload: returns 1 and fills the outputs
  * (fresh strings) if there is one, else 0. */
 int sw_db_get_calibration(sw_db *d, const char *workload, uint64_t *size, char **checksum, char **status,

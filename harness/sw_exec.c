@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/personality.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -55,6 +56,10 @@ static void child(const sw_exec_req *req, pid_t parent, int go_rd, int err_wr, i
     }
     if (null > 2)
         close(null);
+    if (req->no_aslr && personality((unsigned long)personality(0xffffffff) | ADDR_NO_RANDOMIZE) == -1) {
+        step = 4;
+        goto fail;
+    }
     /* Wait until the parent has armed the counters (or gave up: EOF). */
     if (read(go_rd, &byte, 1) != 1)
         _exit(127);
@@ -67,7 +72,8 @@ fail:;
     _exit(127);
 }
 
-static const char *step_names[] = {"fork", "sched_setaffinity", "redirecting stdio", "execve"};
+static const char *step_names[] = {"fork", "sched_setaffinity", "redirecting stdio", "execve",
+                                   "personality(ADDR_NO_RANDOMIZE)"};
 
 int sw_exec_run(const sw_exec_req *req, sw_exec_res *res)
 {
@@ -147,7 +153,7 @@ int sw_exec_run(const sw_exec_req *req, sw_exec_res *res)
     int msg[2];
     if (read(errp[0], msg, sizeof msg) == (ssize_t)sizeof msg) {
         res->exec_errno = msg[1] ? msg[1] : EINVAL;
-        res->failed_step = step_names[msg[0] >= 0 && msg[0] <= 3 ? msg[0] : 0];
+        res->failed_step = step_names[msg[0] >= 0 && msg[0] <= 4 ? msg[0] : 0];
     }
     if (fds) {
         res->readings = sw_xcalloc((size_t)req->counters->n, sizeof *res->readings);

@@ -12,6 +12,11 @@
  *    its exit, and nothing of the harness's own setup.
  *  - A run that outlives its timeout is killed (its whole process group) and
  *    reported as timed out; an exec failure is reported with its errno.
+ *  - With no_aslr the child sets personality(ADDR_NO_RANDOMIZE) before its
+ *    exec (inherited by whatever it execs), so addresses repeat run to run.
+ *  - sw_exec_run may be called from several threads at once (the simulated
+ *    backend's parallel runs): it keeps no state between calls, and every
+ *    descriptor it creates is close-on-exec.
  *  - When *stop becomes non-zero (a signal handler sets it), the run in flight
  *    is killed and reported as interrupted.
  */
@@ -35,6 +40,7 @@ typedef struct sw_exec_req {
     double timeout;         /* seconds; <= 0 = none */
     const sw_counters *counters; /* events to count, or NULL */
     volatile sig_atomic_t *stop; /* non-zero = kill the run and return (may be NULL) */
+    int no_aslr;            /* start it with address space randomization off */
 } sw_exec_req;
 
 typedef struct sw_exec_res {

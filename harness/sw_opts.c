@@ -27,6 +27,7 @@ static void plan_defaults(sw_opts *o, int quick)
         o->time_hz[0] = 1000;
         o->runs = 5;
         o->target = 0.1;
+        o->sim_target = 0.3;
         o->n_depths = 0;
     } else {
         for (uint64_t p = 32u << 10; p <= 32u << 20; p *= 4)
@@ -37,6 +38,7 @@ static void plan_defaults(sw_opts *o, int quick)
         o->time_hz[2] = 2000;
         o->runs = 30;
         o->target = 0.3;
+        o->sim_target = 2;
         static const unsigned depths[] = {1, 16, 256, 1024};
         o->n_depths = 0;
         for (size_t i = 0; i < sizeof depths / sizeof *depths; i++)
@@ -97,6 +99,9 @@ void sw_opts_defaults(sw_opts *o)
     for (size_t i = 0; i < sizeof default_counters / sizeof *default_counters; i++)
         o->counters[o->n_counters++] = sw_xstrdup(default_counters[i]);
     o->progress = -1;
+    o->backend_native = o->backend_sim = 1;
+    o->sim_runs = 2;
+    o->valgrind = sw_xstrdup("valgrind");
 }
 
 void sw_opts_free(sw_opts *o)
@@ -109,6 +114,9 @@ void sw_opts_free(sw_opts *o)
         free(o->counters[i]);
     for (int i = 0; i < o->n_env; i++)
         free(o->env[i]);
+    for (int i = 0; i < o->n_sim_sizes; i++)
+        free(o->sim_sizes[i].workload);
+    free(o->valgrind);
     free(o->list_file);
     free(o->bin_dir);
     free(o->out_root);
@@ -209,7 +217,8 @@ static int is_known(const char *name)
     static const char *names[] = {"quick", "workloads", "list", "bin-dir", "periods", "modes", "time-hz",
                                   "time-clock", "combined", "depths", "depth-period", "depth-hz", "runs", "warmup", "seed", "cpu", "out", "timeout",
                                   "target", "size", "keep-profiles", "counters", "tmp", "plan", "progress",
-                                  "no-progress", "help", "config", "resume", "env", "design", "halfwidth", "max-runs", "max-time"};
+                                  "no-progress", "help", "config", "resume", "env", "design", "halfwidth", "max-runs", "max-time", "backends",
+                                  "sim-target", "sim-runs", "sim-jobs", "sim-size", "valgrind"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (!strcmp(name, names[i]))
             return 1;
@@ -221,6 +230,27 @@ static int is_flag(const char *name)
 {
     return !strcmp(name, "quick") || !strcmp(name, "keep-profiles") || !strcmp(name, "plan") ||
            !strcmp(name, "progress") || !strcmp(name, "no-progress") || !strcmp(name, "help");
+}
+
+/* Adds a [WORKLOAD=]N size (--size, --sim-size); "none" clears the list. */
+static void add_size(sw_size_override *sizes, int *n_sizes, const char *name, const char *value, const char *origin)
+{
+    uint64_t v;
+    if (!strcmp(value, "none")) {
+        for (int i = 0; i < *n_sizes; i++)
+            free(sizes[i].workload);
+        *n_sizes = 0;
+        return;
+    }
+    const char *eq = strchr(value, '=');
+    char *w = eq ? strndup(value, (size_t)(eq - value)) : sw_xstrdup("*");
+    const char *num = eq ? eq + 1 : value;
+    if (!w || (strcmp(w, "*") && !valid_workload_name(w)) || sw_parse_uint(num, INT64_MAX, &v) || v == 0)
+        sw_usage_error("%s: %s: expected N or WORKLOAD=N with N >= 1, got '%s'", origin, name, value);
+    if (*n_sizes == SW_MAX_LIST)
+        sw_usage_error("%s: %s: more than %d sizes", origin, name, SW_MAX_LIST);
+    sizes[*n_sizes].workload = w;
+    sizes[(*n_sizes)++].size = v;
 }
 
 /* Applies one setting.  value is NULL for a flag given without a value. */
@@ -386,22 +416,43 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
         if (sw_parse_seconds(value, &o->target) || o->target > 600)
             sw_usage_error("%s: target: '%s' is not a number of seconds (up to 600)", origin, value);
     } else if (!strcmp(name, "size")) {
-        /* "size" accumulates (one per workload); "none" clears. */
-        if (!strcmp(value, "none")) {
-            for (int i = 0; i < o->n_sizes; i++)
-                free(o->sizes[i].workload);
-            o->n_sizes = 0;
-            return;
+        add_size(o->sizes, &o->n_sizes, name, value, origin);
+    } else if (!strcmp(name, "sim-size")) {
+        add_size(o->sim_sizes, &o->n_sim_sizes, name, value, origin);
+    } else if (!strcmp(name, "backends")) {
+        int n = split_list(name, value, origin, items);
+        o->backend_native = o->backend_sim = 0;
+        for (int i = 0; i < n; i++) {
+            if (!strcmp(items[i], "native"))
+                o->backend_native = 1;
+            else if (!strcmp(items[i], "sim"))
+                o->backend_sim = 1;
+            else
+                sw_usage_error("%s: backends: '%s' is not native or sim", origin, items[i]);
         }
-        const char *eq = strchr(value, '=');
-        char *w = eq ? strndup(value, (size_t)(eq - value)) : sw_xstrdup("*");
-        const char *num = eq ? eq + 1 : value;
-        if (!w || (strcmp(w, "*") && !valid_workload_name(w)) || sw_parse_uint(num, INT64_MAX, &v) || v == 0)
-            sw_usage_error("%s: size: expected N or WORKLOAD=N with N >= 1, got '%s'", origin, value);
-        if (o->n_sizes == SW_MAX_LIST)
-            sw_usage_error("%s: size: more than %d sizes", origin, SW_MAX_LIST);
-        o->sizes[o->n_sizes].workload = w;
-        o->sizes[o->n_sizes++].size = v;
+        free_list(items, n);
+        if (!o->backend_native && !o->backend_sim)
+            sw_usage_error("%s: backends: name at least one backend (native, sim)", origin);
+    } else if (!strcmp(name, "sim-target")) {
+        if (sw_parse_seconds(value, &o->sim_target) || o->sim_target > 600)
+            sw_usage_error("%s: sim-target: '%s' is not a number of seconds (up to 600)", origin, value);
+    } else if (!strcmp(name, "sim-runs")) {
+        if (sw_parse_uint(value, 1000, &v) || v < 2)
+            sw_usage_error("%s: sim-runs: '%s' is not a number of runs (2..1000: two at least, so that "
+                           "determinism is checked)", origin, value);
+        o->sim_runs = (int)v;
+    } else if (!strcmp(name, "sim-jobs")) {
+        if (!strcmp(value, "auto"))
+            o->sim_jobs = 0;
+        else if (sw_parse_uint(value, 1024, &v) || v == 0)
+            sw_usage_error("%s: sim-jobs: '%s' is not a number of parallel runs (1..1024, or auto)", origin, value);
+        else
+            o->sim_jobs = (int)v;
+    } else if (!strcmp(name, "valgrind")) {
+        if (!*value)
+            sw_usage_error("%s: valgrind: expected a program name or path", origin);
+        free(o->valgrind);
+        o->valgrind = sw_xstrdup(value);
     } else if (!strcmp(name, "env")) {
         /* "env" accumulates (a later value of a variable replaces it); "none" clears. */
         int n = split_list(name, value, origin, items);
@@ -542,6 +593,14 @@ void sw_opts_usage(void *stream)
 "                        cache-misses,perf::task-clock,perf::page-faults,\n"
 "                        perf::context-switches,perf::cpu-migrations); 'none' for no counters\n"
 "  --keep-profiles       keep each run's profile in <sweep>/profiles/\n"
+"  --backends LIST       native (runs timed natively), sim (runs counted exactly under\n"
+"                        valgrind's cachegrind); default native,sim\n"
+"  --sim-target SEC      calibrate the simulated cells' --size to this CPU time under\n"
+"                        valgrind (default 2; --quick: 0.3)\n"
+"  --sim-runs N          runs per simulated cell, 2 or more (default 2)\n"
+"  --sim-jobs N          simulated runs at once (default auto: one per CPU allowed)\n"
+"  --sim-size [WORKLOAD=]N   the simulated cells' --size instead of calibrating\n"
+"  --valgrind PATH       the valgrind program (default valgrind, from PATH)\n"
 "  --tmp DIR             directory for temporary files (default $TMPDIR or /tmp)\n"
 "\n"
 "Output and control:\n"
@@ -695,6 +754,17 @@ char *sw_opts_to_config(const sw_opts *o)
     sw_buf_puts(&b, "size = none\n");
     for (int i = 0; i < o->n_sizes; i++)
         sw_buf_printf(&b, "size = %s=%llu\n", o->sizes[i].workload, (unsigned long long)o->sizes[i].size);
+    sw_buf_printf(&b, "backends = %s%s%s\n", o->backend_native ? "native" : "",
+                  o->backend_native && o->backend_sim ? "," : "", o->backend_sim ? "sim" : "");
+    sw_buf_printf(&b, "sim-target = %.17g\nsim-runs = %d\n", o->sim_target, o->sim_runs);
+    if (o->sim_jobs)
+        sw_buf_printf(&b, "sim-jobs = %d\n", o->sim_jobs);
+    else
+        sw_buf_puts(&b, "sim-jobs = auto\n");
+    sw_buf_puts(&b, "sim-size = none\n");
+    for (int i = 0; i < o->n_sim_sizes; i++)
+        sw_buf_printf(&b, "sim-size = %s=%llu\n", o->sim_sizes[i].workload, (unsigned long long)o->sim_sizes[i].size);
+    sw_buf_printf(&b, "valgrind = %s\n", o->valgrind);
     sw_buf_printf(&b, "keep-profiles = %s\n", o->keep_profiles ? "yes" : "no");
     put_list(&b, "env", o->env, o->n_env);
     put_list(&b, "counters", o->counters, o->n_counters);
@@ -715,12 +785,22 @@ void sw_opts_check_sizes(const sw_opts *o, char *const *workloads, int n_workloa
     }
 }
 
-uint64_t sw_opts_fixed_size(const sw_opts *o, const char *workload)
+static uint64_t fixed_size(const sw_size_override *sizes, int n, const char *workload)
 {
     uint64_t size = 0;
-    /* The last matching --size wins; a named one beats "*" given earlier. */
-    for (int i = 0; i < o->n_sizes; i++)
-        if (!strcmp(o->sizes[i].workload, "*") || !strcmp(o->sizes[i].workload, workload))
-            size = o->sizes[i].size;
+    /* The last matching one wins; a named one beats "*" given earlier. */
+    for (int i = 0; i < n; i++)
+        if (!strcmp(sizes[i].workload, "*") || !strcmp(sizes[i].workload, workload))
+            size = sizes[i].size;
     return size;
+}
+
+uint64_t sw_opts_fixed_size(const sw_opts *o, const char *workload)
+{
+    return fixed_size(o->sizes, o->n_sizes, workload);
+}
+
+uint64_t sw_opts_fixed_sim_size(const sw_opts *o, const char *workload)
+{
+    return fixed_size(o->sim_sizes, o->n_sim_sizes, workload);
 }

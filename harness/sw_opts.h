@@ -100,6 +100,14 @@ typedef struct sw_opts {
     char *tmp_dir;              /* where the runs' temporary files go */
     char *env[SW_MAX_LIST];     /* NAME=VALUE runtime settings for every run */
     int n_env;
+    int backend_native;         /* the timed part: runs measured natively (wall time, counters) */
+    int backend_sim;            /* the simulated part: runs counted under valgrind (docs/HARNESS.md) */
+    double sim_target;          /* calibration target of the simulated part, CPU seconds under valgrind */
+    int sim_runs;               /* runs per simulated cell (>= 2: determinism is checked) */
+    int sim_jobs;               /* simulated runs at once; 0 = one per CPU allowed */
+    sw_size_override sim_sizes[SW_MAX_LIST]; /* fixed sizes of the simulated part */
+    int n_sim_sizes;
+    char *valgrind;             /* the valgrind program */
     /* Not part of the stored config: how this invocation behaves. */
     char *resume_dir;           /* --resume DIR */
     int plan_only;              /* --plan: print the plan and exit */
@@ -124,6 +132,8 @@ uint64_t sw_opts_fixed_size(const sw_opts *o, const char *workload);
 /* Exits 2 if a --size WORKLOAD=N names a workload that is not among
  * workloads (a typo would otherwise leave that workload calibrated). */
 void sw_opts_check_sizes(const sw_opts *o, char *const *workloads, int n_workloads);
+/* The size fixed for a workload's simulated cells by --sim-size, or 0. */
+uint64_t sw_opts_fixed_sim_size(const sw_opts *o, const char *workload);
 /* The value --env sets for name (e.g. "SGC_NURSERY"), or NULL. */
 const char *sw_opts_env(const sw_opts *o, const char *name);
 /* Prints the usage text. */

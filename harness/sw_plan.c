@@ -7,13 +7,15 @@
 
 /* Appends one cell; the label is made from the configuration. */
 static void add_cell(sw_cell **cells, int *n, const char *workload, const char *kind, uint64_t period,
-                     const char *mode, unsigned hz, const char *clock, unsigned depth)
+                     const char *mode, unsigned hz, const char *clock, unsigned depth, int sim)
 {
     *cells = sw_xrealloc(*cells, (size_t)(*n + 1) * sizeof **cells);
     sw_cell *c = &(*cells)[*n];
     char p[32];
     sw_buf label = {0};
     sw_buf_printf(&label, "%s/", workload);
+    if (sim)
+        sw_buf_puts(&label, "sim/");
     if (depth)
         sw_buf_printf(&label, "d%u/", depth);
     if (!period && !hz)
@@ -38,6 +40,7 @@ static void add_cell(sw_cell **cells, int *n, const char *workload, const char *
         .label = label.data,
         .args = depth ? sw_xasprintf("--depth %u", depth) : sw_xstrdup(""),
         .depth = depth,
+        .sim = sim,
     };
     (*n)++;
 }
@@ -46,32 +49,38 @@ int sw_plan_cells(const sw_opts *o, char *const *workloads, int n_workloads, sw_
 {
     sw_cell *cells = NULL;
     int n = 0;
-    for (int w = 0; w < n_workloads; w++) {
-        const char *name = workloads[w];
-        add_cell(&cells, &n, name, "baseline", 0, "", 0, "", 0);
-        for (int m = 0; m < SGC_SAMPLE_NMODES; m++) {
-            if (!(o->modes & (1u << m)))
-                continue;
-            for (int i = 0; i < o->n_periods; i++)
-                add_cell(&cells, &n, name, "alloc", o->periods[i], sgc_alloc_mode_name(m), 0, "", 0);
-        }
-        for (int k = 0; k < SGC_NCLOCKS; k++) {
-            if (!(o->clocks & (1u << k)))
-                continue;
-            for (int i = 0; i < o->n_time_hz; i++)
-                add_cell(&cells, &n, name, "time", 0, "", o->time_hz[i], sgc_clock_name(k), 0);
-        }
-        /* Combined and depth cells use the default mode and clock. */
-        const char *mode0 = sgc_alloc_mode_name(0), *clock0 = sgc_clock_name(0);
-        for (int i = 0; i < o->n_combined; i++)
-            add_cell(&cells, &n, name, "alloc+time", o->combined[i].period, mode0, o->combined[i].hz, clock0, 0);
-        if (!strcmp(name, SW_DEPTH_WORKLOAD))
-            for (int i = 0; i < o->n_depths; i++) {
-                unsigned d = o->depths[i];
-                add_cell(&cells, &n, name, "baseline", 0, "", 0, "", d);
-                add_cell(&cells, &n, name, "alloc", o->depth_period, mode0, 0, "", d);
-                add_cell(&cells, &n, name, "time", 0, "", o->depth_hz, clock0, d);
+    for (int sim = 0; sim < 2; sim++) {
+        if (!(sim ? o->backend_sim : o->backend_native))
+            continue;
+        for (int w = 0; w < n_workloads; w++) {
+            const char *name = workloads[w];
+            add_cell(&cells, &n, name, "baseline", 0, "", 0, "", 0, sim);
+            for (int m = 0; m < SGC_SAMPLE_NMODES; m++) {
+                if (!(o->modes & (1u << m)))
+                    continue;
+                for (int i = 0; i < o->n_periods; i++)
+                    add_cell(&cells, &n, name, "alloc", o->periods[i], sgc_alloc_mode_name(m), 0, "", 0, sim);
             }
+            for (int k = 0; k < SGC_NCLOCKS; k++) {
+                if (!(o->clocks & (1u << k)))
+                    continue;
+                for (int i = 0; i < o->n_time_hz; i++)
+                    add_cell(&cells, &n, name, "time", 0, "", o->time_hz[i], sgc_clock_name(k), 0, sim);
+            }
+            /* Combined and depth cells use the default mode and clock. */
+            const char *mode0 = sgc_alloc_mode_name(0), *clock0 = sgc_clock_name(0);
+            for (int i = 0; i < o->n_combined; i++)
+                add_cell(&cells, &n, name, "alloc+time", o->combined[i].period, mode0, o->combined[i].hz, clock0, 0,
+                         sim);
+            /* The depth cells are native only (docs/HARNESS.md). */
+            if (!sim && !strcmp(name, SW_DEPTH_WORKLOAD))
+                for (int i = 0; i < o->n_depths; i++) {
+                    unsigned d = o->depths[i];
+                    add_cell(&cells, &n, name, "baseline", 0, "", 0, "", d, 0);
+                    add_cell(&cells, &n, name, "alloc", o->depth_period, mode0, 0, "", d, 0);
+                    add_cell(&cells, &n, name, "time", 0, "", o->depth_hz, clock0, d, 0);
+                }
+        }
     }
     /* Duplicate settings (e.g. "--periods 4M,4M") would give duplicate
      * labels; the database requires them unique, so refuse early. */
@@ -113,6 +122,24 @@ int sw_plan_schedule(int n_cells, int warmup, int runs, uint64_t seed, sw_slot *
     free(order);
     *out = slots;
     return total;
+}
+
+int sw_plan_schedule_all(const sw_opts *o, const sw_cell *cells, int n_cells, sw_slot **out)
+{
+    int n_native = 0;
+    while (n_native < n_cells && !cells[n_native].sim)
+        n_native++;
+    sw_slot *slots = NULL;
+    int n = n_native ? sw_plan_build(o->design, cells, n_native, o->warmup, o->runs, o->seed, &slots) : 0;
+    int n_sim = n_cells - n_native;
+    slots = sw_xrealloc(slots, (size_t)(n + n_sim * o->sim_runs + 1) * sizeof *slots);
+    for (int i = n_native; i < n_cells; i++)
+        for (int r = 1; r <= o->sim_runs; r++) {
+            slots[n] = (sw_slot){.seq = n + 1, .cell = i, .round = r, .pass = -1};
+            n++;
+        }
+    *out = slots;
+    return n;
 }
 
 void sw_plan_free_cells(sw_cell *cells, int n)

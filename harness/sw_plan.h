@@ -39,6 +39,9 @@
  *    block it belongs to in every round.
  *  - SW_DESIGN_INPROCESS (in-process alternation) uses the independent
  *    schedule: its comparisons are inside each run (harness/sw_alt.h).
+ *  - With the simulated backend, every cell but the depth cells is planned
+ *    once more after all the native cells, labelled "<workload>/sim/<config>"
+ *    with sim = 1; these run sim_runs times each, after the native schedule.
  */
 #ifndef SW_PLAN_H
 #define SW_PLAN_H
@@ -58,6 +61,7 @@ typedef struct sw_cell {
     char *label;          /* unique, "<workload>/<config>" or "<workload>/d<D>/<config>" */
     char *args;           /* extra workload arguments ("--depth 16"), "" for none */
     unsigned depth;       /* the --depth of a depth cell, 0 for none */
+    int sim;              /* a simulated cell (backend 'sim'): counted under valgrind */
 } sw_cell;
 
 typedef struct sw_slot {
@@ -75,6 +79,11 @@ typedef struct sw_slot {
 /* Builds the cells for the given workloads from the options.  Returns the
  * number of cells; *out receives a fresh array.  Sizes are left 0. */
 int sw_plan_cells(const sw_opts *o, char *const *workloads, int n_workloads, sw_cell **out);
+/* The whole schedule of a plan whose native cells come first: the native
+ * cells' schedule in the sweep's design (sw_plan_build), then, for each simulated
+ * cell in plan order, its runs 1..sim_runs (no warm-up, no shuffle: counts
+ * do not drift).  Returns the number of slots. */
+int sw_plan_schedule_all(const sw_opts *o, const sw_cell *cells, int n_cells, sw_slot **out);
 /* Builds the schedule of warmup + runs rounds over n_cells cells.  Returns
  * the number of slots ((warmup + runs) * n_cells); *out receives them. */
 int sw_plan_schedule(int n_cells, int warmup, int runs, uint64_t seed, sw_slot **out);

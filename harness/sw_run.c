@@ -25,14 +25,21 @@ void sw_runner_init(sw_runner *r)
             r->base_env[r->n_base_env++] = *e;
 }
 
-/* A fresh environment: the base plus up to 8 settings, then --env's. */
+/* A fresh environment: the base plus up to 8 settings, then --env's; a
+ * simulated run's has SW_SIM_TUNABLES in place of any GLIBC_TUNABLES. */
 static char **make_env(const sw_runner *r, char **extra, int n_extra)
 {
-    char **env = sw_xcalloc((size_t)(r->n_base_env + n_extra + r->n_env + 1), sizeof *env);
-    memcpy(env, r->base_env, (size_t)r->n_base_env * sizeof *env);
-    memcpy(env + r->n_base_env, extra, (size_t)n_extra * sizeof *env);
+    char **env = sw_xcalloc((size_t)(r->n_base_env + n_extra + r->n_env + 2), sizeof *env);
+    int n = 0;
+    for (int i = 0; i < r->n_base_env; i++)
+        if (!r->sim || strncmp(r->base_env[i], "GLIBC_TUNABLES=", 15))
+            env[n++] = r->base_env[i];
+    if (r->sim)
+        env[n++] = SW_SIM_TUNABLES;
+    memcpy(env + n, extra, (size_t)n_extra * sizeof *env);
+    n += n_extra;
     if (r->n_env)
-        memcpy(env + r->n_base_env + n_extra, r->env, (size_t)r->n_env * sizeof *env);
+        memcpy(env + n, r->env, (size_t)r->n_env * sizeof *env);
     return env;
 }
 
@@ -177,12 +184,13 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
 {
     memset(out, 0, sizeof *out);
     out->profile_bytes = -1;
-    out->sgc_seed = sw_mix64(r->seed, (uint64_t)seq) >> 1;
+    out->sgc_seed = r->sim ? r->sim_seed : sw_mix64(r->seed, (uint64_t)seq) >> 1;
     char size[32], *extra[12];
     int n_extra = 0;
     snprintf(size, sizeof size, "%llu", (unsigned long long)cell->size);
     char *path = sw_xasprintf("%s/%s", r->bin_dir, cell->workload);
-    char *stats_path = sw_xasprintf("%s/stats-%d", r->tmp_dir, seq);
+    char *stats_path = sw_xasprintf("%s/stats-%08d", r->tmp_dir, seq);
+    char *cg_path = r->sim ? sw_xasprintf("%s/cachegrind-%08d", r->tmp_dir, seq) : NULL;
     char *profile_path = NULL;
     if (cell->alloc_period || cell->time_hz) {
         if (r->profile_dir) {
@@ -193,7 +201,7 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
             profile_path = sw_xasprintf("%s/%06d-%s-r%d.prof", r->profile_dir, seq, flat, round);
             free(flat);
         } else {
-            profile_path = sw_xasprintf("%s/profile-%d", r->tmp_dir, seq);
+            profile_path = sw_xasprintf("%s/profile-%08d", r->tmp_dir, seq);
         }
     }
     extra[n_extra++] = sw_xasprintf("SGC_ALLOC_PERIOD=%llu", (unsigned long long)cell->alloc_period);
@@ -224,6 +232,16 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
 
     sw_exec_req req = {.path = path, .argv = argv, .envp = env, .cpu = r->cpu, .timeout = timeout,
                        .counters = r->counters, .stop = r->stop};
+    char **sim_argv = NULL, *sim_opt = NULL;
+    if (r->sim) {
+        unlink(cg_path);
+        sim_argv = sw_sim_argv(r->valgrind, cg_path, argv, &sim_opt);
+        req.path = r->valgrind;
+        req.argv = sim_argv;
+        req.cpu = -1;
+        req.counters = NULL;
+        req.no_aslr = 1;
+    }
     out->started_ns = sw_wallclock_ns();
     out->ran = sw_exec_run(&req, &out->exec) == 0;
     out->interrupted = out->exec.interrupted;
@@ -267,9 +285,30 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
         free(series);
         free(series_path);
     }
+    if (r->sim) {
+        char *cg = sw_read_file(cg_path);
+        unlink(cg_path);
+        uint64_t v[SW_SIM_N];
+        const char *why = NULL;
+        if (!cg) {
+            if (!out->failure)
+                out->failure = sw_xasprintf("valgrind wrote no cachegrind output (%s)", cg_path);
+        } else if (sw_sim_parse(cg, v, &why) != 0) {
+            if (!out->failure)
+                out->failure = sw_xasprintf("the cachegrind output is malformed: %s", why);
+        } else {
+            for (int m = 0; m < SW_SIM_N; m++)
+                out->sim[m] = (sw_reading){.raw = v[m], .time_enabled = out->exec.wall_ns,
+                                           .time_running = out->exec.wall_ns, .scaled = (double)v[m], .ok = 1};
+        }
+        free(cg);
+    }
     if (out->failure)
         out->tail = sw_exec_tail(&out->exec, 15);
 
+    free(sim_argv);
+    free(sim_opt);
+    free(cg_path);
     free(stats_text);
     free(argv);
     free(words);
@@ -293,8 +332,19 @@ int sw_run_plain(const sw_runner *r, const char *workload, const char *args, uin
     char **env = make_env(r, settings, 2);
     sw_exec_req req = {.path = path, .argv = argv, .envp = env, .cpu = r->cpu, .timeout = timeout,
                        .counters = NULL, .stop = r->stop};
+    char **sim_argv = NULL, *sim_opt = NULL;
+    if (r->sim) {
+        /* A probe: the counts are not wanted, so they go nowhere. */
+        sim_argv = sw_sim_argv(r->valgrind, "/dev/null", argv, &sim_opt);
+        req.path = r->valgrind;
+        req.argv = sim_argv;
+        req.cpu = -1;
+        req.no_aslr = 1;
+    }
     int rc = sw_exec_run(&req, res);
     *checksum = sw_run_find_checksum(res->out.data);
+    free(sim_argv);
+    free(sim_opt);
     free(argv);
     free(words);
     free(env);
@@ -337,6 +387,23 @@ void sw_run_to_row(const sw_run_result *res, const sw_cell *cell, int seq, int r
     row->readings = e->readings;
     row->segs = res->segs;
     row->n_segs = res->n_segs;
+    if (cell->sim) {
+        row->counters = sw_run_sim_counters();
+        row->readings = res->ran ? res->sim : NULL;
+    }
+}
+
+const sw_counters *sw_run_sim_counters(void)
+{
+    static sw_event events[SW_SIM_N];
+    static sw_counters c;
+    if (!c.n) {
+        for (int m = 0; m < SW_SIM_N; m++)
+            events[m] = (sw_event){.name = (char *)sw_sim_names[m], .supported = 1,
+                                   .encoding = (char *)sw_sim_description};
+        c = (sw_counters){.events = events, .n = SW_SIM_N, .n_supported = SW_SIM_N, .pfm_version = NULL};
+    }
+    return &c;
 }
 
 void sw_run_result_free(sw_run_result *res)

@@ -25,7 +25,14 @@
  *    SGC_ALT_SEGMENT; it is "ok" only if it also left a whole segment
  *    series, which goes into the result (and the segments table).
  *  - Temporary files (stats record, profile, series) are removed after each run
- *    unless profiles are kept.
+ *    unless profiles are kept.  Their names have a fixed width
+ *    (stats-00000042), so the environment's size does not vary from run to run.
+ *  - A simulated runner (sim = 1) runs the same command under valgrind
+ *    (sw_sim_argv), unpinned, with address space randomization off, the same
+ *    SGC_SEED for every run (sim_seed) and no counters; the run is "ok" only
+ *    if, besides the above, valgrind's cachegrind output was written and is
+ *    well-formed, and its counts go to res->sim.  sw_run_plain under a
+ *    simulated runner runs under valgrind too (calibration probes).
  */
 #ifndef SW_RUN_H
 #define SW_RUN_H
@@ -37,6 +44,7 @@
 #include "sw_exec.h"
 #include "sw_plan.h"
 #include "sw_pfm.h"
+#include "sw_sim.h"
 
 typedef struct sw_runner {
     char **base_env;      /* the harness's environment without SGC_* */
@@ -55,6 +63,9 @@ typedef struct sw_runner {
     const char *spin_clock; /* sample_spin_clock every stats record must show (--env SGC_SAMPLE_SPIN_CLOCK), or NULL */
     int alternate;        /* in-process design: runs alternate (SGC_ALTERNATE, sw_alt.h), their series is kept */
     const char *alt_segment; /* SGC_ALT_SEGMENT for those runs, or NULL for the runtime's default */
+    int sim;              /* simulated runs: under valgrind (sw_sim.h), counted, not timed */
+    const char *valgrind; /* the valgrind program (sim) */
+    uint64_t sim_seed;    /* SGC_SEED of every simulated run */
 } sw_runner;
 
 /* Everything a finished run produced, ready to be stored. */
@@ -72,6 +83,7 @@ typedef struct sw_run_result {
     int ran;              /* a process was started (times and counters are real) */
     sw_segment *segs;     /* the segment series (in-process design), or NULL */
     int n_segs;
+    sw_reading sim[SW_SIM_N]; /* simulated runs: the counts (ok = read from valgrind's output) */
 } sw_run_result;
 
 /* Prepares the runner's base environment from environ. */
@@ -89,7 +101,11 @@ int sw_run_plain(const sw_runner *r, const char *workload, const char *args, uin
  * with an optional K/M/G, KB, KiB suffix, rounded down to a multiple of 8),
  * or 0 if value is not one. */
 uint64_t sw_run_nursery_bytes(const char *value);
-/* Fills a database row from a result (pointers into res). */
+/* The simulated metrics as counters (names, supported, the simulator as
+ * encoding), for storing their readings like counters. */
+const sw_counters *sw_run_sim_counters(void);
+/* Fills a database row from a result (pointers into res); a simulated cell's
+ * row carries the simulated counts instead of counters. */
 void sw_run_to_row(const sw_run_result *res, const sw_cell *cell, int seq, int round, int cpu,
                    const sw_counters *counters, sw_run_row *row);
 void sw_run_result_free(sw_run_result *res);

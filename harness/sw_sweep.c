@@ -9,7 +9,9 @@
 #include "sw_opts.h"
 #include "sw_pfm.h"
 #include "sw_plan.h"
+#include "sw_pool.h"
 #include "sw_run.h"
+#include "sw_sim.h"
 #include "sw_util.h"
 
 #include <dirent.h>
@@ -45,6 +47,7 @@ typedef struct sweep {
     sw_cell *cells;         /* the plan's cells */
     int n_cells;
     sw_runner runner;       /* how runs are started */
+    sw_runner sim_runner;   /* how simulated runs are started (under valgrind) */
     char *tmp;              /* private temporary directory */
     int live;               /* live progress line on stderr */
     uint64_t t_start;       /* monotonic start of this invocation */
@@ -398,6 +401,9 @@ typedef struct calib {
     const char *workload; /* the workload (owned by the cells) */
     const char *args;  /* its extra arguments, "" for none (owned by the cells) */
     char *key;         /* calibration key */
+    int sim;           /* the simulated cells' unit: probes run under valgrind */
+    const sw_runner *runner; /* how its probes run */
+    double target;     /* its calibration target, CPU seconds */
     uint64_t size;     /* chosen --size */
     double seconds;    /* baseline wall time at that size */
     char *checksum;    /* reference checksum from the --check run */
@@ -415,7 +421,7 @@ static double probe(sweep *s, const calib *u, uint64_t size, double timeout, int
     sw_exec_res res;
     char *sum = NULL;
     const char *w = u->workload;
-    int rc = sw_run_plain(&s->runner, w, u->args, size, NULL, timeout, &res, &sum);
+    int rc = sw_run_plain(u->runner, w, u->args, size, NULL, timeout, &res, &sum);
     double t = (double)(res.ru.ru_utime.tv_sec + res.ru.ru_stime.tv_sec) +
                (double)(res.ru.ru_utime.tv_usec + res.ru.ru_stime.tv_usec) / 1e6;
     const char *status = "ok";
@@ -470,7 +476,7 @@ static int better_size(uint64_t s, double t, uint64_t bs, double bt, double targ
  * a few probes).  Every probe is recorded. */
 static void calibrate_size(sweep *s, calib *c, int *probes)
 {
-    double target = s->o.target, timeout = 10 * target + 2;
+    double target = c->target, timeout = 10 * target + 2;
     uint64_t lo_s = 0, hi_s = 0, size = 1;
     double lo_t = 0, hi_t = 0;
     uint64_t best_s = 0;
@@ -554,13 +560,13 @@ static void calibrate_size(sweep *s, calib *c, int *probes)
 static void calibrate(sweep *s, calib *c)
 {
     const char *w = c->workload;
-    uint64_t fixed = sw_opts_fixed_size(&s->o, w);
+    uint64_t fixed = c->sim ? sw_opts_fixed_sim_size(&s->o, w) : sw_opts_fixed_size(&s->o, w);
     int probes = 0;
-    const char *method = fixed ? "fixed" : "calibrated";
+    const char *method = fixed ? "fixed" : c->sim ? "calibrated under valgrind" : "calibrated";
     if (fixed) {
         char *why = NULL;
         int bad_size;
-        double t = probe(s, c, fixed, 10 * s->o.target + 60, 1, &why, &bad_size);
+        double t = probe(s, c, fixed, 10 * c->target + 60, 1, &why, &bad_size);
         probes = 1;
         if (t < 0 || isinf(t)) {
             c->failure = why ? why : sw_xasprintf("--size %llu timed out", (unsigned long long)fixed);
@@ -595,10 +601,166 @@ static void calibrate(sweep *s, calib *c)
     sw_db_store_calibration(&s->db, c->key, c->size, c->seconds, c->checksum, method, probes, c->ok ? "ok" : "failed",
                             c->failure);
     if (c->ok)
-        fprintf(stderr, "sweep: %s: --size %llu takes %.3f s of CPU (%s, %d probe%s); checksum %s\n", c->key,
-                (unsigned long long)c->size, c->seconds, method, probes, probes == 1 ? "" : "s", c->checksum);
+        fprintf(stderr, "sweep: %s: --size %llu takes %.3f s of CPU%s (%s, %d probe%s); checksum %s\n", c->key,
+                (unsigned long long)c->size, c->seconds, c->sim ? " under valgrind" : "", method, probes,
+                probes == 1 ? "" : "s", c->checksum);
     else
         fprintf(stderr, "sweep: %s: unusable, its runs will be recorded as failed: %s\n", c->key, c->failure);
+}
+
+/* The simulated part's native rate: the median native CPU time of three
+ * baseline runs at the simulated size (what converts counted instructions
+ * into time at native speed; docs/HARNESS.md).  Stored once. */
+static void measure_native_rate(sweep *s, const calib *c)
+{
+    if (!c->ok || sw_db_has_sim_native(&s->db, c->key))
+        return;
+    enum { RUNS = 3 };
+    uint64_t cpu[RUNS], wall[RUNS];
+    int n = 0;
+    for (int i = 0; i < RUNS && !stop_signal; i++) {
+        sw_exec_res res;
+        char *sum = NULL;
+        if (sw_run_plain(&s->runner, c->workload, c->args, c->size, NULL, 10 * c->seconds + 30, &res, &sum) == 0) {
+            cpu[n] = (uint64_t)(res.ru.ru_utime.tv_sec + res.ru.ru_stime.tv_sec) * 1000000000u +
+                     (uint64_t)(res.ru.ru_utime.tv_usec + res.ru.ru_stime.tv_usec) * 1000u;
+            wall[n++] = res.wall_ns;
+        }
+        free(sum);
+        sw_exec_res_free(&res);
+    }
+    if (n == 0 || stop_signal)
+        return;
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && cpu[j - 1] > cpu[j]; j--) {
+            uint64_t t = cpu[j], u = wall[j];
+            cpu[j] = cpu[j - 1], wall[j] = wall[j - 1];
+            cpu[j - 1] = t, wall[j - 1] = u;
+        }
+    sw_db_store_sim_native(&s->db, c->key, c->size, n, cpu[n / 2], wall[n / 2]);
+}
+
+/* The kernel's cost of delivering one signal, measured natively by
+ * time-bench (the empty-handler line: the floor any signal sampler pays,
+ * which simulated runs cannot count), into meta.time_delivery_ns. */
+static void measure_delivery(sweep *s)
+{
+    char *stored = sw_db_meta_get(&s->db, "time_delivery_ns");
+    if (stored) {
+        free(stored);
+        return;
+    }
+    char *path = sw_xasprintf("%s/time-bench", s->o.bin_dir);
+    char *argv[] = {path, "cost", "--rounds", "5", "--signals", "10000", NULL};
+    sw_exec_req req = {.path = path, .argv = argv, .envp = s->runner.base_env, .cpu = s->o.cpu, .timeout = 120,
+                       .stop = &stop_signal};
+    sw_exec_res res;
+    memset(&res, 0, sizeof res);
+    const char *why = NULL;
+    double ns = -1;
+    if (access(path, X_OK) != 0)
+        why = "time-bench is not built next to the workloads";
+    else if (sw_exec_run(&req, &res) != 0 || !WIFEXITED(res.status) || WEXITSTATUS(res.status) != 0)
+        why = "time-bench cost failed";
+    else {
+        const char *line = res.out.data ? strstr(res.out.data, "empty handler") : NULL;
+        const char *num = line ? line + strcspn(line, "0123456789") : NULL;
+        if (!num || sscanf(num, "%lf", &ns) != 1 || !(ns > 0))
+            why = "time-bench printed no 'empty handler' figure";
+    }
+    sw_exec_res_free(&res);
+    if (stop_signal) {
+        free(path);
+        return;
+    }
+    char *v = why ? sw_xasprintf("unknown (%s)", why) : sw_xasprintf("%.0f", ns);
+    sw_db_meta_set(&s->db, "time_delivery_ns", v);
+    sw_db_meta_set(&s->db, "time_delivery_source",
+                   "time-bench cost --rounds 5 --signals 10000, native, pinned: CPU ns per signal sent with tgkill "
+                   "to an empty handler (kernel delivery and return, the system call included)");
+    if (!why)
+        fprintf(stderr, "sweep: signal delivery measured natively: %.0f ns of CPU per signal (time-bench)\n", ns);
+    else
+        fprintf(stderr, "sweep: signal delivery not measured: %s\n", why);
+    free(v);
+    free(path);
+}
+
+/* ---- Running the schedule ----------------------------------------------- */
+
+/* One slot of the schedule being run: its result until it is stored. */
+typedef struct slot_job {
+    sw_slot slot;      /* a copy: the schedule's list may be freed meanwhile */
+    const sw_cell *cell;
+    const calib *cal;
+    sw_run_result res;
+    uint64_t t0;       /* monotonic start of the harness's work for it */
+} slot_job;
+
+typedef struct run_state {
+    sweep *s;
+    slot_job *jobs;
+    int offset;        /* job index 0 is jobs[offset] */
+    int total, done, failed;
+    int interrupted;   /* a run was interrupted: stop storing */
+} run_state;
+
+/* Runs one slot (or records why it cannot run): thread-safe. */
+static void run_slot(void *ctx, int i)
+{
+    run_state *st = ctx;
+    sweep *s = st->s;
+    slot_job *j = &st->jobs[st->offset + i];
+    sw_run_result *res = &j->res;
+    j->t0 = sw_now_ns();
+    if (!j->cal->ok) {
+        memset(res, 0, sizeof *res);
+        res->profile_bytes = -1;
+        const char *why = j->cal->failure ? j->cal->failure : "?";
+        int first = (int)strcspn(why, "\n");
+        res->failure = sw_xasprintf("not run: the workload is unusable: %.*s", first, why);
+        res->tail = why[first] ? sw_xstrdup(why + first + 1) : NULL;
+        res->started_ns = sw_wallclock_ns();
+    } else {
+        double timeout = s->o.timeout > 0 ? s->o.timeout : 20 * j->cal->seconds + 5;
+        sw_run_cell(j->cell->sim ? &s->sim_runner : &s->runner, j->cell, j->slot.seq, j->slot.round,
+                    j->cal->checksum, timeout, res);
+    }
+}
+
+/* Stores a finished slot and reports it: one at a time. */
+static void record_slot(void *ctx, int i)
+{
+    run_state *st = ctx;
+    sweep *s = st->s;
+    slot_job *j = &st->jobs[st->offset + i];
+    sw_run_result *res = &j->res;
+    if (res->interrupted || st->interrupted) {
+        st->interrupted = 1;
+        sw_run_result_free(res);
+        return;
+    }
+    sw_run_row row;
+    sw_run_to_row(res, j->cell, j->slot.seq, j->slot.round, j->cell->sim ? -1 : s->o.cpu, &s->counters, &row);
+    uint64_t t1 = sw_now_ns();
+    uint64_t child = res->exec.wall_ns;
+    row.overhead_ns = t1 - j->t0 > child ? t1 - j->t0 - child : 0;
+    sw_db_store_run(&s->db, &row);
+    uint64_t t2 = sw_now_ns();
+    if (j->cal->ok && !j->cell->sim)
+        s->overheads[s->n_overheads++] = t2 - j->t0 > child ? t2 - j->t0 - child : 0;
+    st->done++;
+    if (res->failure) {
+        st->failed++;
+        if (j->cal->ok) { /* runs of unusable workloads were announced at calibration */
+            if (s->live)
+                progress_end(s);
+            fprintf(stderr, "sweep: run %d %s round %d failed: %.*s\n", j->slot.seq, j->cell->label, j->slot.round,
+                    (int)strcspn(res->failure, "\n"), res->failure);
+        }
+    }
+    progress(s, st->done, st->total, st->failed, j->cell->label, 0);
+    sw_run_result_free(res);
 }
 
 /* ---- The sweep ------------------------------------------------------------- */
@@ -612,10 +774,16 @@ static int cmp_u64(const void *a, const void *b)
 static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells)
 {
     sw_slot *slots;
-    int n = sw_plan_build(o->design, cells, n_cells, o->warmup, o->runs, o->seed, &slots);
+    int n = sw_plan_schedule_all(o, cells, n_cells, &slots);
+    int n_sim = 0;
+    for (int i = 0; i < n_cells; i++)
+        n_sim += cells[i].sim;
     printf("plan: %d workload%s, %d cells, %d warm-up + %d measured rounds = %d runs, seed %llu, design %s\n",
-           o->n_workloads, o->n_workloads == 1 ? "" : "s", n_cells, o->warmup, o->runs, n,
-           (unsigned long long)o->seed, sw_design_name(o->design));
+           o->n_workloads, o->n_workloads == 1 ? "" : "s", n_cells - n_sim, o->warmup, o->runs,
+           n - n_sim * o->sim_runs, (unsigned long long)o->seed, sw_design_name(o->design));
+    if (n_sim)
+        printf("sim %d cells x %d runs under valgrind (cachegrind), %d at once\n", n_sim, o->sim_runs,
+               o->sim_jobs ? o->sim_jobs : sw_pool_cpus());
     if (o->n_env) {
         printf("env");
         for (int i = 0; i < o->n_env; i++)
@@ -828,6 +996,13 @@ int main(int argc, char **argv)
         sw_usage_error("max-runs: %d is below --runs %d", s->o.max_runs, s->o.runs);
     if (!sw_meta_cpu_allowed(s->o.cpu))
         sw_usage_error("cpu %d is not one this process may run on (see taskset -p $$)", s->o.cpu);
+    char *valgrind = NULL;
+    if (s->o.backend_sim && !s->o.plan_only) {
+        valgrind = sw_sim_find_program(s->o.valgrind);
+        if (!valgrind)
+            sw_usage_error("valgrind: '%s' is not an executable program (the simulated backend runs every sim cell "
+                           "under valgrind: install it with make deps, or run --backends native)", s->o.valgrind);
+    }
     if (s->o.plan_only) {
         sw_cell *cells;
         int n = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &cells);
@@ -900,6 +1075,19 @@ int main(int argc, char **argv)
         sw_db_meta_set(&s->db, "started_utc", when);
         sw_meta_store_host(&s->db, s->o.cpu);
         program_hashes(s, 0);
+        if (valgrind) {
+            sw_db_meta_set(&s->db, "valgrind", valgrind);
+            sw_exec_res vr;
+            char *vargv[] = {valgrind, "--version", NULL};
+            char *env0[] = {NULL};
+            sw_exec_req vq = {.path = valgrind, .argv = vargv, .envp = env0, .cpu = -1, .timeout = 30};
+            if (sw_exec_run(&vq, &vr) == 0 && vr.out.data)
+                vr.out.data[strcspn(vr.out.data, "\n")] = '\0';
+            sw_db_meta_set(&s->db, "valgrind_version", vr.out.data ? vr.out.data : "unknown (valgrind --version printed nothing)");
+            sw_exec_res_free(&vr);
+            sw_db_meta_set(&s->db, "sim", sw_sim_description);
+            sw_db_meta_set(&s->db, "sim_cost_model", "sim::est-cycles = L1 hits + 5 x LL hits + 35 x RAM accesses");
+        }
         update_latest(s->dir);
     }
     fprintf(stderr, "sweep: results go to %s\n", s->dir);
@@ -948,6 +1136,13 @@ int main(int argc, char **argv)
     s->runner.spin_clock = sw_opts_env(&s->o, "SGC_SAMPLE_SPIN_CLOCK");
     s->runner.alternate = s->o.design == SW_DESIGN_INPROCESS;
     s->live = progress_opt >= 0 ? progress_opt : isatty(2);
+    s->sim_runner = s->runner;
+    s->sim_runner.sim = 1;
+    s->sim_runner.valgrind = valgrind;
+    s->sim_runner.sim_seed = SW_SIM_SEED;
+    s->sim_runner.counters = NULL;
+    s->sim_runner.cpu = -1;
+    sw_run_sim_counters(); /* made once, before any thread uses it */
 
     /* The cells: the stored ones on --resume, else the plan's (sizes 0). */
     int plan_stored = sw_db_count(&s->db, "cells") > 0;
@@ -963,12 +1158,16 @@ int main(int argc, char **argv)
     for (int i = 0; i < s->n_cells; i++) {
         const sw_cell *c = &s->cells[i];
         int u = 0;
-        while (u < n_cal && (strcmp(cal[u].workload, c->workload) || strcmp(cal[u].args, c->args)))
+        while (u < n_cal && (strcmp(cal[u].workload, c->workload) || strcmp(cal[u].args, c->args) ||
+                             cal[u].sim != c->sim))
             u++;
         if (u == n_cal) {
             cal[u].workload = c->workload;
             cal[u].args = c->args;
-            cal[u].key = c->args[0] ? sw_xasprintf("%s %s", c->workload, c->args) : sw_xstrdup(c->workload);
+            cal[u].sim = c->sim;
+            cal[u].runner = c->sim ? &s->sim_runner : &s->runner;
+            cal[u].target = c->sim ? s->o.sim_target : s->o.target;
+            cal[u].key = sw_xasprintf("%s%s%s%s", c->sim ? "sim:" : "", c->workload, c->args[0] ? " " : "", c->args);
             n_cal++;
         }
         unit_of[i] = u;
@@ -987,14 +1186,23 @@ int main(int argc, char **argv)
         } else {
             calibrate(s, &cal[i]);
         }
+        if (cal[i].sim && !stop_signal)
+            measure_native_rate(s, &cal[i]);
     }
+    for (int i = 0; i < s->n_cells && !stop_signal; i++)
+        if (s->cells[i].sim && s->cells[i].time_hz) {
+            measure_delivery(s);
+            break;
+        }
+    if (s->sim_runner.valgrind)
+        sw_db_store_events(&s->db, sw_run_sim_counters());
 
     /* The plan: stored once, with every cell's calibrated size. */
     if (!stop_signal && !plan_stored) {
         for (int i = 0; i < s->n_cells; i++)
             s->cells[i].size = cal[unit_of[i]].size;
         sw_slot *slots;
-        int n = sw_plan_build(s->o.design, s->cells, s->n_cells, s->o.warmup, s->o.runs, s->o.seed, &slots);
+        int n = sw_plan_schedule_all(&s->o, s->cells, s->n_cells, &slots);
         sw_db_store_plan(&s->db, s->cells, s->n_cells, slots, n);
         store_plan_meta(s, n);
         free(slots);
@@ -1020,6 +1228,20 @@ int main(int argc, char **argv)
     sw_run_result pend_res[2];
     sw_run_row pend_row[2];
     int n_pend = 0;
+    /* The simulated runs are taken out of the schedule first and run after
+     * the native ones (and their adaptive rounds), in parallel. */
+    run_state rs = {.s = s};
+    rs.jobs = sw_xcalloc((size_t)(n_missing ? n_missing : 1), sizeof *rs.jobs);
+    int n_simjobs = 0;
+    for (int i = 0; i < n_missing; i++) {
+        const sw_slot *slot = &missing[i];
+        if (slot->cell < 0 || slot->cell >= s->n_cells || !s->cells[slot->cell].sim)
+            continue;
+        slot_job *j = &rs.jobs[n_simjobs++];
+        j->slot = *slot;
+        j->cell = &s->cells[slot->cell];
+        j->cal = &cal[unit_of[slot->cell]];
+    }
     /* The missing runs of the schedule, then (--halfwidth) adaptive rounds,
      * each appended to the schedule before it runs. */
     uint64_t t_adapt = 0; /* when this invocation's first adaptive round was decided */
@@ -1030,6 +1252,8 @@ int main(int argc, char **argv)
         if (slot->cell < 0 || slot->cell >= s->n_cells)
             sw_fatal("%s: the schedule names cell %d, which does not exist", s->db.path, slot->cell + 1);
         const sw_cell *cell = &s->cells[slot->cell];
+        if (cell->sim)
+            continue;
         const calib *c = &cal[unit_of[slot->cell]];
         progress(s, done, total, failed, cell->label, 0);
         sw_run_result res;
@@ -1132,6 +1356,25 @@ int main(int argc, char **argv)
     total += n_missing;
     s->overheads = sw_xrealloc(s->overheads, (size_t)(s->n_overheads + n_missing) * sizeof *s->overheads);
     }
+    /* The simulated runs, in parallel: their counts do not depend on the
+     * load, and nothing is being timed any more. */
+    rs.total = total, rs.done = done, rs.failed = failed;
+    if (n_simjobs && !stop_signal) {
+        int jobs = s->o.sim_jobs ? s->o.sim_jobs : sw_pool_cpus();
+        if (s->live)
+            progress_end(s);
+        fprintf(stderr, "sweep: %d simulated runs, %d at once under valgrind\n", n_simjobs, jobs);
+        uint64_t t_sim = sw_now_ns();
+        sw_pool_run(n_simjobs, jobs, run_slot, record_slot, &rs, &stop_signal);
+        char el[32];
+        fmt_duration(el, sizeof el, (double)(sw_now_ns() - t_sim) / 1e9);
+        if (s->live)
+            progress_end(s);
+        fprintf(stderr, "sweep: the simulated runs took %s\n", el);
+    }
+    done = rs.done;
+    failed = rs.failed;
+    free(rs.jobs);
     progress(s, done, total, failed, NULL, 1);
     progress_end(s);
     free(missing);

@@ -21,8 +21,8 @@ Test(plan, default_matrix_has_exact_cells_and_labels)
     sw_opts_defaults(&o);
     sw_cell *cells;
     int n = sw_plan_cells(&o, two, 2, &cells);
-    /* baseline + 6 periods (32K, 128K, ..., 32M) + 3 rates, per workload */
-    cr_assert_eq(n, 2 * 10);
+    /* baseline + 6 periods (32K, 128K, ..., 32M) + 3 rates, per workload, natively and simulated */
+    cr_assert_eq(n, 2 * 10 + 2 * 10);
     cr_assert_str_eq(cells[0].label, "gcbench/baseline");
     cr_assert_str_eq(cells[0].kind, "baseline");
     cr_assert_eq(cells[0].alloc_period, 0);
@@ -37,8 +37,13 @@ Test(plan, default_matrix_has_exact_cells_and_labels)
     cr_assert_str_eq(cells[9].label, "gcbench/time-2000Hz");
     cr_assert_str_eq(cells[10].label, "microbench/baseline");
     cr_assert_eq(o.design, SW_DESIGN_BLOCKED);
-    for (int i = 0; i < n; i++)
+    cr_assert_str_eq(cells[20].label, "gcbench/sim/baseline");
+    cr_assert_str_eq(cells[21].label, "gcbench/sim/alloc-fixed-32K");
+    cr_assert_str_eq(cells[39].label, "microbench/sim/time-2000Hz");
+    for (int i = 0; i < n; i++) {
         cr_assert_eq(cells[i].id, i + 1);
+        cr_assert_eq(cells[i].sim, i >= 20);
+    }
     sw_plan_free_cells(cells, n);
     sw_opts_free(&o);
 }
@@ -49,7 +54,7 @@ Test(plan, options_shape_the_cells)
     sw_opts_defaults(&o);
     sw_opts_parse_config(&o,
                          "periods = 4M, 100\nmodes = fixed,poisson\ntime-hz = 1000\ntime-clock = wall cpu\n"
-                         "combined = 4M@1000\n",
+                         "combined = 4M@1000\nbackends = native\n",
                          "test");
     sw_cell *cells;
     int n = sw_plan_cells(&o, two, 1, &cells);
@@ -73,10 +78,25 @@ Test(plan, quick_plan)
     sw_opts_parse_config(&o, "quick\n", "test");
     sw_cell *cells;
     int n = sw_plan_cells(&o, two, 2, &cells);
-    cr_assert_eq(n, 2 * 5);
+    cr_assert_eq(n, 2 * 5 + 2 * 5);
     cr_assert_eq(o.runs, 5);
     sw_slot *slots;
-    cr_assert_eq(sw_plan_schedule(n, o.warmup, o.runs, 1, &slots), 60);
+    cr_assert_eq(sw_plan_schedule(10, o.warmup, o.runs, 1, &slots), 60);
+    free(slots);
+    /* The simulated cells after the native schedule (the blocked design: two
+     * runs per block, one block per cell per round, 6 rounds, 10 cells):
+     * 10 cells x 2 runs, in plan order. */
+    int native = sw_plan_build(o.design, cells, 10, o.warmup, o.runs, 1, &slots);
+    free(slots);
+    cr_assert_eq(sw_plan_schedule_all(&o, cells, n, &slots), native + 20);
+    for (int i = 0; i < native; i++)
+        cr_assert(!cells[slots[i].cell].sim);
+    for (int i = native; i < native + 20; i++) {
+        cr_assert_eq(slots[i].seq, i + 1);
+        cr_assert_eq(slots[i].cell, 10 + (i - native) / 2);
+        cr_assert_eq(slots[i].round, 1 + (i - native) % 2);
+        cr_assert_eq(slots[i].block, 0);
+    }
     free(slots);
     sw_plan_free_cells(cells, n);
     sw_opts_free(&o);
@@ -277,7 +297,8 @@ Test(plan, depth_cells_for_deepstack)
     cr_assert_eq(o.n_depths, 4);
     cr_assert_eq(o.depths[1], 16);
     cr_assert_eq(o.depths[3], 1024);
-    sw_opts_parse_config(&o, "periods = 4M\ntime-hz = 1000\ndepths = 4, 16\ndepth-period = 128K\n", "test");
+    sw_opts_parse_config(&o, "periods = 4M\ntime-hz = 1000\ndepths = 4, 16\ndepth-period = 128K\nbackends = native\n",
+                         "test");
     sw_cell *cells;
     int n = sw_plan_cells(&o, ws, 2, &cells);
     const char *want[] = {"gcbench/baseline",         "gcbench/alloc-fixed-4M",          "gcbench/time-1000Hz",
@@ -325,7 +346,7 @@ static void check_blocked(int warmup, int runs, uint64_t seed)
     static char *ws[] = {"gcbench", "deepstack"};
     sw_opts o;
     sw_opts_defaults(&o);
-    sw_opts_parse_config(&o, "periods = 32K,4M\ntime-hz = 1000\ndepths = 16\n", "test");
+    sw_opts_parse_config(&o, "periods = 32K,4M\ntime-hz = 1000\ndepths = 16\nbackends = native\n", "test");
     sw_cell *cells;
     int n = sw_plan_cells(&o, ws, 2, &cells); /* 4 + 4 + 3 cells, baselines 0, 4, 8 */
     cr_assert_eq(n, 11);
@@ -381,6 +402,7 @@ Test(blocked, shuffled_and_reproducible)
 {
     sw_opts o;
     sw_opts_defaults(&o);
+    sw_opts_parse_config(&o, "backends = native\n", "test");
     sw_cell *cells;
     int n = sw_plan_cells(&o, two, 2, &cells);
     sw_slot *a, *b, *c;
@@ -499,4 +521,50 @@ Test(hash, sha256_known_values)
     }
     char hex[65];
     cr_assert_eq(sw_sha256_file("/nonexistent/x", hex), -1);
+}
+
+Test(plan, sim_backend_settings)
+{
+    static char *ws[] = {"gcbench", "deepstack"};
+    sw_opts o;
+    sw_opts_defaults(&o);
+    cr_assert(o.backend_native && o.backend_sim);
+    cr_assert_eq(o.sim_runs, 2);
+    cr_assert_str_eq(o.valgrind, "valgrind");
+    sw_opts_parse_config(&o, "periods = 4M\ntime-hz = 1000\ndepths = 4\nbackends = sim\nsim-runs = 3\n"
+                             "sim-target = 1.5\nsim-jobs = 4\nsim-size = gcbench=7\nvalgrind = /opt/vg\n", "test");
+    sw_cell *cells;
+    int n = sw_plan_cells(&o, ws, 2, &cells);
+    /* Simulated cells only, and no depth cells among them. */
+    const char *want[] = {"gcbench/sim/baseline", "gcbench/sim/alloc-fixed-4M", "gcbench/sim/time-1000Hz",
+                          "deepstack/sim/baseline", "deepstack/sim/alloc-fixed-4M", "deepstack/sim/time-1000Hz"};
+    cr_assert_eq(n, 6);
+    for (int i = 0; i < n; i++) {
+        cr_assert_str_eq(cells[i].label, want[i]);
+        cr_assert_eq(cells[i].sim, 1);
+        cr_assert_eq(cells[i].depth, 0);
+    }
+    sw_slot *slots;
+    cr_assert_eq(sw_plan_schedule_all(&o, cells, n, &slots), 18);
+    cr_assert_eq(slots[17].round, 3);
+    cr_assert_eq(slots[17].cell, 5);
+    free(slots);
+    sw_plan_free_cells(cells, n);
+    cr_assert_eq(sw_opts_fixed_sim_size(&o, "gcbench"), 7);
+    cr_assert_eq(sw_opts_fixed_sim_size(&o, "deepstack"), 0);
+    cr_assert_eq(sw_opts_fixed_size(&o, "gcbench"), 0);
+    /* The stored config gives the same settings back. */
+    char *text = sw_opts_to_config(&o);
+    sw_opts b;
+    sw_opts_defaults(&b);
+    sw_opts_parse_config(&b, text, "stored");
+    cr_assert(!b.backend_native && b.backend_sim);
+    cr_assert_eq(b.sim_runs, 3);
+    cr_assert_eq(b.sim_jobs, 4);
+    cr_assert_float_eq(b.sim_target, 1.5, 1e-12);
+    cr_assert_eq(sw_opts_fixed_sim_size(&b, "gcbench"), 7);
+    cr_assert_str_eq(b.valgrind, "/opt/vg");
+    free(text);
+    sw_opts_free(&b);
+    sw_opts_free(&o);
 }
