@@ -476,7 +476,9 @@ static int better_size(uint64_t s, double t, uint64_t bs, double bt, double targ
  * a few probes).  Every probe is recorded. */
 static void calibrate_size(sweep *s, calib *c, int *probes)
 {
-    double target = c->target, timeout = 10 * target + 2;
+    /* A probe under valgrind starts slowly (about 0.25 s of CPU) and shares
+     * the machine with the other simulated work: give it room. */
+    double target = c->target, timeout = c->sim ? 20 * target + 60 : 10 * target + 2;
     uint64_t lo_s = 0, hi_s = 0, size = 1;
     double lo_t = 0, hi_t = 0;
     uint64_t best_s = 0;

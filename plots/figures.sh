@@ -59,6 +59,15 @@ eval "$(printf '%s\n' "$table" | awk '{
     need = ""; words = " "
     for (i = 2; i <= NF; i++) { split($i, a, ":"); need = need (i > 2 ? " " : "") a[1]; if (a[2] == "word") words = words a[1] " " }
     printf "need_%s=\"%s\"; words_%s=\"%s\"\n", $1, need, $1, words }')"
+# The simulated cells' plot data (stats/st_sim.h, docs/STATISTICS.md): only
+# a sweep with simulated cells has it, and a sweep without any gets no
+# caption for their figures.
+need_sim_alloc="workload alloc_period overhead_Ir overhead_est_cycles"
+need_sim_time="workload time_hz model_user_ns model_kernel_ns model_overhead"
+need_sim_normalized="index workload normalized_Ir normalized_est_cycles time_normalized_model"
+need_sim_compare="workload index alloc_period overhead_Ir overhead_est_cycles overhead_wall overhead_wall_lo overhead_wall_hi"
+words_sim_alloc=" workload "; words_sim_time=" workload "; words_sim_normalized=" workload "; words_sim_compare=" workload "
+sim_files="sim_alloc sim_time sim_normalized sim_compare"
 
 sweep=$(basename "$(cd "$dir" && pwd -P)")
 out="$dir/figures"
@@ -110,6 +119,14 @@ check_file() {
 
 # Every file is checked once, up front.  ok_<name> is yes, absent or corrupt.
 found=0
+for name in $sim_files; do
+    check_file "$name"
+    case $? in
+        0) eval "ok_$name=yes"; found=1 ;;
+        3) eval "ok_$name=absent"; [ -f "$pd/$name.dat" ] && found=1 ;;
+        *) eval "ok_$name=corrupt"; status=2; found=1 ;;
+    esac
+done
 for name in $files; do
     check_file "$name"
     case $? in
@@ -133,6 +150,13 @@ else
             awk 'NR > 1 && NF && $1 !~ /^#/ { print $1 }' "$pd/$name.dat"; done | sort -u | tr '\n' ' ')
 fi
 workloads=${workloads% }
+# Workloads that only simulated cells have (a sweep of --backends sim) come after.
+for name in $sim_files; do
+    eval "[ \"\$ok_$name\" = yes ]" || continue
+    for w in $(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF { print $(c["workload"]) }' "$pd/$name.dat" | sort -u); do
+        case " $workloads " in *" $w "*) ;; *) workloads="${workloads:+$workloads }$w" ;; esac
+    done
+done
 
 # present FILE [AWK-CONDITION]: the workloads (in the fixed order) that have a
 # row in FILE meeting the condition, space separated.
@@ -453,12 +477,116 @@ while IFS='	' read -r F_NAME F_SCRIPT f_data f_title <&3; do
     fi
 done 3< "$here/figures.list"
 
+# pctrange FILE "EXPRESSIONS" WORKLOADS: per workload, the "min max" of the
+# values in percent; each expression is a column name (a ratio: (v - 1) x 100)
+# or name*F (v x F); non-positive values are skipped unless PCT_ALL=1.
+pctrange() {
+    awk -v exprs="$2" -v by="$3" -v all="${PCT_ALL:-0}" '
+        NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; ne = split(exprs, E, " "); next }
+        !NF { next }
+        { for (j = 1; j <= ne; j++) {
+              split(E[j], p, "*"); v = $(c[p[1]])
+              if (v ~ /^[nN][aA][nN]$/) continue
+              v = (2 in p) ? v * p[2] : (v - 1) * 100
+              if (p[1] == "model_user_ns") v *= $(c["time_hz"])
+              if (!all && v <= 0) continue
+              g = $(c["workload"])
+              if (!(g in lo) || v < lo[g]) lo[g] = v; if (!(g in hi) || v > hi[g]) hi[g] = v } }
+        END { n = split(by, W, " "); s = ""
+              for (i = 1; i <= n; i++) s = s (i > 1 ? " " : "") ((W[i] in lo) ? lo[W[i]] " " hi[W[i]] : "1e-4 1e-3")
+              print s }' "$1"
+}
+sim_source="Data: $shown/plotdata (written by build/bin/analyze from $shown/results.db, the cells with backend sim: every run under valgrind --tool=cachegrind --cache-sim=yes with fixed simulated caches, ASLR off, a fixed SGC_SEED, each cell run at least twice; docs/HARNESS.md, docs/STATISTICS.md).${sweep_info:+ $sweep_info}"
+sim_figs="sim-overhead-alloc-instructions sim-overhead-alloc-cycles sim-overhead-time sim-normalized sim-vs-wall"
+if [ "$ok_sim_alloc" = absent ] && [ "$ok_sim_time" = absent ] && [ "$ok_sim_normalized" = absent ] && [ "$ok_sim_compare" = absent ]; then
+    # No simulated cells: their figures do not belong to this sweep.
+    for f in $sim_figs; do rm -f "$out/$f.png" "$out/$f.svg" "$out/$f.txt"; done
+    sim_figs=""
+else
+    # Figures S1, S2: extra instructions / estimated cycles vs period.
+    for m in Ir est_cycles; do
+        if [ $m = Ir ]; then fig=sim-overhead-alloc-instructions; mn=instructions; n=S1
+        else fig=sim-overhead-alloc-cycles; mn="estimated cycles"; n=S2; fi
+        t="Figure $n. Allocation sampling, simulated: extra $mn vs sampling period"
+        if [ "$ok_sim_alloc" = yes ]; then
+            panels=$(present sim_alloc)
+            yr=$(pctrange "$pd/sim_alloc.dat" "overhead_$m" "$panels")
+            xr=$(colrange "$pd/sim_alloc.dat" alloc_period)
+            draw $fig sim.gp "which = 'alloc'; metric = '$m'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'" &&
+            caption $fig "$t (sweep $sweep).
+
+What: for each workload (one panel each: $panels), the $mn a run executes with allocation sampling on (fixed mode), minus those of the same workload's simulated baseline at the same size, as a percentage of the baseline, against the sampling period (log2 axis); the y axis is logarithmic. $([ $m = Ir ] && echo "Instructions are valgrind's count of the instructions executed (sim::Ir)." || echo "Estimated cycles are L1 hits + 5 x LL hits + 35 x RAM accesses of the simulated caches (sim::est-cycles), a cost model, not a measurement of any CPU.")
+
+How to read: every point is counted, not sampled: the runs of a cell agree to within 0.01% (checked, summary.md), so there are no intervals. The line falls with the period (the cost is paid once per sample) until the fixed cost of turning sampling on (the profile's setup) dominates at long periods. A point at or below 0 cannot be drawn on the log axis; summary.md lists every value.
+
+$sim_source"
+        else
+            not_drawn $fig "$t" "$(why_missing sim_alloc)"
+        fi
+    done
+    # Figure S3: time sampling modelled at the native rate.
+    t="Figure S3. Time sampling, modelled at the native rate: overhead vs rate"
+    if [ "$ok_sim_time" = yes ]; then
+        panels=$(present sim_time)
+        yr=$(pctrange "$pd/sim_time.dat" "model_overhead model_user_ns*1e-7" "$panels")
+        xr=$(colrange "$pd/sim_time.dat" time_hz)
+        trates=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF { r[$(c["time_hz"])] = 1 } END { for (k in r) print k }' "$pd/sim_time.dat" | sort -n | tr '\n' ' ')
+        draw sim-overhead-time sim.gp "which = 'time'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'; time_rates = '${trates% }'" &&
+        caption sim-overhead-time "$t (sweep $sweep).
+
+What: for each workload (one panel each: $panels), the overhead time sampling would have at its native rate, in % of the baseline's run time (log axes). Under valgrind a program runs 20-100x slower, so a timer fires 20-100x more often per unit of work, and the kernel's signal delivery is not counted at all: the simulated time cells cannot be read directly. Two parts are combined instead. COUNTED (open points, dashed): the user-space instructions per time sample (the handler and the drain into the profile: (cell - baseline instructions) / samples), converted to time with the baseline's native nanoseconds per instruction (its native CPU time at the same size over its counted instructions), times the rate. MEASURED (filled points, the total): plus the kernel's cost of delivering one signal, measured natively on this machine by time-bench (meta time_delivery_ns), times the rate.
+
+How to read: the difference between the two lines is the kernel's part, which dominates here; the counted part is exact, the measured part carries the noise of one native micro-benchmark. Compare with figure 2, the same cells timed natively.
+
+$sim_source"
+    else
+        not_drawn sim-overhead-time "$t" "$(why_missing sim_time)"
+    fi
+    # Figure S4: normalized overheads.
+    t="Figure S4. Normalized overhead per 1000 samples/s, simulated"
+    if [ "$ok_sim_normalized" = yes ]; then
+        yr=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF {
+                for (k = 0; k < 3; k++) { v = $(c[k == 0 ? "normalized_Ir" : k == 1 ? "normalized_est_cycles" : "time_normalized_model"])
+                    if (v ~ /^[nN][aA][nN]$/) continue; v = (v - 1) * 100; if (v <= 0) continue
+                    if (lo == "" || v < lo) lo = v; if (hi == "" || v > hi) hi = v } }
+            END { print (lo == "" ? "1e-4 1e-3" : lo " " hi) }' "$pd/sim_normalized.dat")
+        xr=$(COLRANGE_ALL=1 colrange "$pd/sim_normalized.dat" index)
+        draw sim-normalized sim.gp "which = 'normalized'; panels = ''; yranges = '$yr'; xrange_ = '$xr'" &&
+        caption sim-normalized "$t (sweep $sweep).
+
+What: for each workload, 1 + (overhead - 1) x 1000 / (samples per second), shown as a percentage above 1 on a log axis: the cost of 1000 samples per second. Allocation sampling (the fixed-mode period whose native sample rate is nearest 1000/s): COUNTED in instructions and in estimated cycles, the native rate being samples over the baseline's native CPU time at the simulated size. Time sampling: MODELLED as in figure S3 (counted handler instructions at native speed plus the kernel's delivery cost measured natively), which is the same at every rate.
+
+How to read: lower is cheaper per sample. Missing points: a workload that took no allocation samples, or a value at or below 0 (summary.md lists every value).
+
+$sim_source"
+    else
+        not_drawn sim-normalized "$t" "$(why_missing sim_normalized)"
+    fi
+    # Figure S5: instructions, estimated cycles and wall time side by side.
+    t="Figure S5. Instructions, estimated cycles and wall time side by side at 32K and 4M"
+    if [ "$ok_sim_compare" = yes ]; then
+        panels=$(present sim_compare)
+        hw=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF && $(c["overhead_wall"]) !~ /^[nN][aA][nN]$/ { f = 1 } END { print f ? 1 : 0 }' "$pd/sim_compare.dat")
+        yr=$(PCT_ALL=1 pctrange "$pd/sim_compare.dat" "overhead_Ir overhead_est_cycles overhead_wall overhead_wall_lo overhead_wall_hi" "$panels")
+        draw sim-vs-wall sim.gp "which = 'compare'; panels = '$panels'; yranges = '$yr'; has_wall = $hw" &&
+        caption sim-vs-wall "$t (sweep $sweep).
+
+What: for each workload (one panel each: $panels), the overhead of allocation sampling at a 32K and a 4M period, in % of the baseline, three ways: instructions and estimated cycles COUNTED under valgrind (exact, labelled with their value), and wall time MEASURED natively (the median with its $cilabel confidence interval, from this sweep's timed cells$([ "$hw" = 1 ] || echo "; this sweep has none, so only the counts are shown")).
+
+How to read: the counts give the cost of the sampler's own work without noise; the wall-time interval shows how much of the machine's noise a timed measurement has to see through. Where the interval includes 0 the timed measurement cannot tell the cell from its baseline, while the count still says exactly how much work was added. Counted and timed cells use different --size values (calibrated separately), so compare percentages, not absolute values.
+
+$sim_source"
+    else
+        not_drawn sim-vs-wall "$t" "$(why_missing sim_compare)"
+    fi
+fi
+
 # index.md: every figure of the sweep with its caption, to browse or link.
 {
     echo "# Figures of sweep $sweep"
     echo
     echo "Drawn by plots/figures.sh from $shown/plotdata; docs/FIGURES.md explains each figure."
-    for f in $(awk -F'\t' '$1 != "" && $1 !~ /^#/ { print $1 }' "$here/figures.list"); do
+    for f in $(awk -F'\t' '$1 != "" && $1 !~ /^#/ { print $1 }' "$here/figures.list") $sim_figs; do
         [ -f "$out/$f.txt" ] || continue
         echo
         echo "## $(sed -n '1s/ (sweep .*//p' "$out/$f.txt")"

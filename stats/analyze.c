@@ -4,6 +4,7 @@
 #include "st_inproc.h"
 #include "st_plotdata.h"
 #include "st_report.h"
+#include "st_sim.h"
 
 #include <errno.h>
 #include <math.h>
@@ -130,10 +131,22 @@ int main(int argc, char **argv)
         fprintf(stderr, "analyze: warning: %s: the sweep is not complete (status %s): analysing the runs recorded so far\n",
                 dir, status);
 
+    st_sim sim;
+    rc = st_sim_load(dir, &sim, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "analyze: %s\n", err);
+        st_sweep_free(&sw);
+        return rc;
+    }
+    if (sim.flagged && !quiet)
+        fprintf(stderr, "analyze: NOT DETERMINISTIC: %zu simulated cells repeated with counts more than %.2g%% apart "
+                        "(see summary.md)\n", sim.flagged, 100 * ST_SIM_TOLERANCE);
+
     st_analysis_opts ao = { .boot = { (size_t)resamples, confidence, seed }, .fit_resamples = (size_t)fit_resamples,
                             .progress = !quiet, .margin = margin };
     st_analysis an;
     st_analyze(&sw, &ao, &an);
+    an.sim = &sim;
 
     for (size_t i = 0; i < an.nmismatches; i++) {
         const st_mismatch *m = &an.mismatches[i];
@@ -147,7 +160,7 @@ int main(int argc, char **argv)
     rc = st_write_outputs(&an, &ro, err, sizeof err);
     if (rc) {
         fprintf(stderr, "analyze: %s\n", err);
-    } else if (an.used_runs == 0) {
+    } else if (an.used_runs == 0 && sim.ok_runs == 0) {
         fprintf(stderr, "analyze: %s: no measured run succeeded (%zu failed): nothing to analyse; "
                         "summary.md lists the cells\n", dir, an.failed_runs);
         rc = 1;
@@ -176,7 +189,11 @@ int main(int argc, char **argv)
             rc = 1;
         }
     }
+    else if (!quiet && sim.ncells)
+        fprintf(stderr, "analyze: %zu simulated cells, %zu runs ok of %zu%s; wrote sim.csv and plotdata/sim_*.dat\n",
+                sim.ncells, sim.ok_runs, sim.runs, sim.flagged ? ", SOME NOT DETERMINISTIC" : ", deterministic");
     st_analysis_free(&an);
+    st_sim_free(&sim);
     st_sweep_free(&sw);
     return rc;
 }

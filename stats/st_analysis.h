@@ -81,6 +81,7 @@ typedef struct st_analysis {
     int task_clock_event;          /* index of perf::task-clock in sweep->events, or -1 */
     size_t blocks;                 /* measured blocks with both runs used (0: not a blocked sweep) */
     double margin;                 /* the verdicts' equivalence margin */
+    const struct st_sim *sim;      /* the simulated cells' analysis (st_sim.h), or NULL; set by the caller */
 } st_analysis;
 
 typedef struct st_analysis_opts {

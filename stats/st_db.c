@@ -162,12 +162,17 @@ static int load_cells(loader *L, st_sweep *sw)
     sqlite3_stmt *st;
     int depth_col = column_exists(L, "cells", "depth");
     int args_col = !depth_col && column_exists(L, "cells", "args");
+    /* The simulated cells (backend 'sim') are st_sim's, not this analysis's. */
+    int backend_col = column_exists(L, "cells", "backend");
     const char *sql = depth_col ? "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, "
-                                  "time_clock, size, label, depth FROM cells ORDER BY cell_id"
+                                  "time_clock, size, label, depth FROM cells %s ORDER BY cell_id"
                       : args_col ? "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, "
-                                   "time_clock, size, label, args FROM cells ORDER BY cell_id"
+                                   "time_clock, size, label, args FROM cells %s ORDER BY cell_id"
                                  : "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, "
-                                   "time_clock, size, label FROM cells ORDER BY cell_id";
+                                   "time_clock, size, label FROM cells %s ORDER BY cell_id";
+    char sqlbuf[512];
+    snprintf(sqlbuf, sizeof sqlbuf, sql, backend_col ? "WHERE backend IS NOT 'sim'" : "");
+    sql = sqlbuf;
     if (prepare(L, sql, &st, "the cells"))
         return 2;
     size_t cap = 16;
@@ -200,8 +205,18 @@ static int load_cells(loader *L, st_sweep *sw)
         return fail_sql(L, "the cells");
     }
     sqlite3_finalize(st);
-    if (sw->ncells == 0)
-        return fail(L, "the sweep has no cells: nothing was planned (is the sweep still starting?)");
+    if (sw->ncells == 0) {
+        sqlite3_stmt *q;
+        int sim_cells = backend_col && sqlite3_prepare_v2(L->db, "SELECT 1 FROM cells WHERE backend = 'sim'", -1, &q,
+                                                          NULL) == SQLITE_OK;
+        if (sim_cells) {
+            sim_cells = sqlite3_step(q) == SQLITE_ROW;
+            sqlite3_finalize(q);
+        }
+        if (!sim_cells)
+            return fail(L, "the sweep has no cells: nothing was planned (is the sweep still starting?)");
+        sw->sim_only = 1;
+    }
     qsort(sw->cells, sw->ncells, sizeof *sw->cells, cmp_cell);
     return 0;
 }
@@ -248,7 +263,7 @@ static int load_runs(loader *L, st_sweep *sw, size_t *orphans)
     char sql[512];
     snprintf(sql, sizeof sql,
              "SELECT run_id, cell_id, round, status, wall_ns, user_ns, sys_ns, maxrss_kb, failure, seq, %s, %s "
-             "FROM runs WHERE round > 0 ORDER BY cell_id, round, run_id",
+             "FROM runs WHERE round > 0 AND cell_id NOT IN (SELECT cell_id FROM sim_cells) ORDER BY cell_id, round, run_id",
              blocks ? "block, block_role" : "NULL, NULL",
              noise ? "steal_ns, other_busy_ns, nivcsw, minflt, loadavg1" : "NULL, NULL, NULL, NULL, NULL");
     if (prepare(L, sql, &st, "the runs"))
@@ -369,7 +384,8 @@ static int load_counters(loader *L, st_sweep *sw, const run_ref *refs)
         return 0;
     }
     sqlite3_stmt *st;
-    if (prepare(L, "SELECT event FROM events WHERE supported != 0 ORDER BY event", &st, "the events"))
+    if (prepare(L, "SELECT event FROM events WHERE supported != 0 AND event NOT LIKE 'sim::%' ORDER BY event", &st,
+                "the events"))
         return 2;
     size_t cap = 8;
     sw->events = st_xmalloc(cap * sizeof *sw->events);
@@ -418,7 +434,8 @@ static int load_planned(loader *L, st_sweep *sw)
     if (have <= 0)
         return have < 0 ? fail_sql(L, "the table list") : 0;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(L->db, "SELECT COUNT(*) FROM schedule WHERE round > 0", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(L->db, "SELECT COUNT(*) FROM schedule WHERE round > 0 AND cell_id NOT IN "
+                                  "(SELECT cell_id FROM sim_cells)", -1, &st, NULL) != SQLITE_OK)
         return 0; /* not the documented form: ignore it, it is optional */
     if (sqlite3_step(st) == SQLITE_ROW)
         sw->planned = (long)sqlite3_column_int64(st, 0);
@@ -586,7 +603,18 @@ int st_sweep_load(const char *dir, st_sweep *sw, char *err, size_t errlen)
         rc = fail_sql(&L, "the database");
         goto out;
     }
+    /* The simulated cells, which this loader leaves to st_sim (none in a
+     * sweep from before the backend column). */
+    if (sqlite3_exec(L.db,
+                     column_exists(&L, "cells", "backend")
+                         ? "CREATE TEMP VIEW sim_cells AS SELECT cell_id FROM cells WHERE backend = 'sim'"
+                         : "CREATE TEMP VIEW sim_cells AS SELECT cell_id FROM cells WHERE 0",
+                     NULL, NULL, NULL) != SQLITE_OK) {
+        rc = fail_sql(&L, "the cells");
+        goto out;
+    }
     size_t orphans = 0;
+    sw->sim_only = 0;
     if ((rc = check_integrity(&L)) || (rc = load_cells(&L, sw)) || (rc = load_runs(&L, sw, &orphans)))
         goto out;
     run_ref *refs = st_xmalloc((sw->nruns ? sw->nruns : 1) * sizeof *refs);

@@ -11,6 +11,9 @@
  *    of planned measured runs, to tell an interrupted sweep.  The harness's
  *    optional runs columns block, block_role and the noise covariates
  *    (docs/HARNESS.md) are read when present (else 0 and NaN).
+ *  - The simulated cells (cells.backend = 'sim'), their runs and the sim::
+ *    events are not loaded: st_sim.h analyses them.  A sweep with only
+ *    simulated cells loads with ncells = 0 and sim_only set.
  *  - The database is opened read-only and read inside one transaction, so a
  *    sweep still being written is seen at one consistent point.
  *  - cells are sorted by cell_id; each cell's measured runs are contiguous
@@ -76,6 +79,7 @@ typedef struct st_sweep {
     size_t nmeta;
     int has_depth;                /* some cell has a depth */
     long planned;                 /* measured runs in the harness's schedule table, -1 if none */
+    int sim_only;                 /* no native cells, only simulated ones (st_sim.h) */
     char warning[512];            /* non-fatal problem to print, or "" */
 } st_sweep;
 

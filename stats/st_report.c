@@ -3,6 +3,7 @@
 #include "st_costfit.h"
 #include "st_preport.h"
 #include "st_plotdata.h"
+#include "st_sim.h"
 #include "st_util.h"
 
 #include <errno.h>
@@ -379,6 +380,7 @@ static void write_metrics_csv(FILE *f, const st_analysis *an)
         }
         free(v);
     }
+    st_sim_write_metrics(f, an->sim);
 }
 
 /* ---- plot data --------------------------------------------------------- */
@@ -934,6 +936,7 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
     for (size_t i = 0; i < nw; i++)
         write_workload_table(f, an, w[i]);
     st_write_noise_md(f, an);
+    st_sim_write_md(f, an->sim);
     if (sw->nmeta) {
         fputs("## Sweep metadata\n\n| key | value |\n|---|---|\n", f);
         for (size_t i = 0; i < sw->nmeta; i++) {
@@ -949,6 +952,41 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
         fputc('\n', f);
     }
     free(w);
+}
+
+/* Instructions, estimated cycles and wall time side by side: the overhead of
+ * each workload's fixed-mode allocation cells at 32K and 4M, the counts from
+ * the simulated cells, the wall time (median and interval) from the native
+ * ones when the sweep has them. */
+static void write_sim_compare_dat(FILE *f, const st_analysis *an)
+{
+    fputs("# workload index alloc_period overhead_Ir overhead_est_cycles overhead_wall overhead_wall_lo "
+          "overhead_wall_hi\n", f);
+    const st_sim *sim = an->sim;
+    static const int64_t periods[2] = {32 << 10, 4 << 20};
+    for (size_t i = 0; i < sim->nfits; i++) {
+        const char *w = sim->fits[i].workload;
+        for (int p = 0; p < 2; p++) {
+            const st_simcell *c = st_sim_find(sim, w, "alloc", periods[p], 0);
+            const st_result *r = NULL;
+            for (size_t k = 0; k < an->nresults && !r; k++) {
+                const st_result *x = &an->results[k];
+                if (is_kind(x, "alloc") && in_matrix(x) && !strcmp(x->cell->workload, w) &&
+                    !strcmp(x->cell->alloc_mode, "fixed") && x->cell->alloc_period == periods[p])
+                    r = x;
+            }
+            if (!c && !r)
+                continue;
+            dat_word(f, w);
+            fprintf(f, " %zu %lld %s %s", i, (long long)periods[p], dat(c ? c->overhead_ir : NAN, 12),
+                    dat(c ? c->overhead_cyc : NAN, 12));
+            if (r)
+                dat_ci(f, &r->overhead, 8);
+            else
+                fputs(" NaN NaN NaN", f);
+            fputc('\n', f);
+        }
+    }
 }
 
 /* ---- all outputs ------------------------------------------------------- */
@@ -985,6 +1023,13 @@ int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *er
         char name[64];
         snprintf(name, sizeof name, "%s.dat", st_plotdata_name((st_plotfile)pf));
         OUT(pdir, name, write_plotdata(s.f, (st_plotfile)pf, an, w, nw));
+    }
+    if (an->sim && an->sim->ncells) {
+        OUT(dir, "sim.csv", st_sim_write_csv(s.f, an->sim));
+        OUT(pdir, "sim_alloc.dat", st_sim_write_alloc_dat(s.f, an->sim));
+        OUT(pdir, "sim_time.dat", st_sim_write_time_dat(s.f, an->sim));
+        OUT(pdir, "sim_normalized.dat", st_sim_write_normalized_dat(s.f, an->sim));
+        OUT(pdir, "sim_compare.dat", write_sim_compare_dat(s.f, an));
     }
     OUT(dir, "summary.md", write_summary_md(s.f, an, opts));
 #undef OUT

@@ -6,7 +6,7 @@
 . tests/harness/lib.sh
 : "${BIN:?BIN must name the build's bin directory}"
 
-"$SWEEP" --plan --workloads deepstack --bin-dir "$BIN" --depths 4,16 --periods none --time-hz none \
+"$SWEEP" --backends native --plan --workloads deepstack --bin-dir "$BIN" --depths 4,16 --periods none --time-hz none \
     --runs 1 --warmup 0 --seed 1 >"$WORK/plan" 2>&1
 expect "plan: cells with their args" "$(grep '^cell ' "$WORK/plan")" \
 "cell 1 deepstack/baseline
@@ -16,10 +16,10 @@ cell 4 deepstack/d4/time-2000Hz args --depth 4
 cell 5 deepstack/d16/baseline args --depth 16
 cell 6 deepstack/d16/alloc-fixed-64K args --depth 16
 cell 7 deepstack/d16/time-2000Hz args --depth 16"
-"$SWEEP" --plan --quick --bin-dir "$BIN" --workloads deepstack >"$WORK/plan" 2>&1
+"$SWEEP" --backends native --plan --quick --bin-dir "$BIN" --workloads deepstack >"$WORK/plan" 2>&1
 expect "quick plan: no depth cells" "$(grep -c '/d[0-9]*/' "$WORK/plan")" 0
 for bad in 0 10001 x; do
-    "$SWEEP" --plan --bin-dir "$BIN" --workloads deepstack --depths "$bad" >/dev/null 2>"$WORK/err"
+    "$SWEEP" --backends native --plan --bin-dir "$BIN" --workloads deepstack --depths "$bad" >/dev/null 2>"$WORK/err"
     expect "--depths $bad: exit 2" "$?" 2
 done
 expect "--depths: clear message" "$(cat "$WORK/err")" "sweep: option --depths: depths: 'x' is not a stack depth (1..10000)"
@@ -28,7 +28,7 @@ if [ ! -x "$BIN/deepstack" ] || [ ! -x "$BIN/analyze" ]; then
     echo "skip: $BIN/deepstack or $BIN/analyze is not built"; finish
 fi
 # Interrupted after the first few runs (SIGTERM), then resumed.
-"$SWEEP" --workloads deepstack --bin-dir "$BIN" --depths 4,16 --periods none --time-hz none --runs 2 --design independent \
+"$SWEEP" --backends native --workloads deepstack --bin-dir "$BIN" --depths 4,16 --periods none --time-hz none --runs 2 --design independent \
     --target 0.05 --counters none --no-progress --out "$WORK/res" >"$WORK/out" 2>"$WORK/err" &
 pid=$!
 while ! grep -q 'runs planned' "$WORK/err" 2>/dev/null && kill -0 "$pid" 2>/dev/null; do sleep 0.05; done

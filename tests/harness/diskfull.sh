@@ -11,7 +11,7 @@
 #     exactly once.  Needs root (mount); skipped with a note otherwise.
 . tests/harness/lib.sh
 
-"$SWEEP" --bin-dir "$FAKE_BIN" --no-progress --workloads fake-ok --periods 64K,1M --time-hz none --runs 41 \
+"$SWEEP" --backends native --bin-dir "$FAKE_BIN" --no-progress --workloads fake-ok --periods 64K,1M --time-hz none --runs 41 \
     --warmup 1 --size 1 --seed 3 --counters none --design independent --out "$WORK/res" \
     >"$WORK/out1" 2>"$WORK/err1" &
 pid=$!
@@ -41,7 +41,7 @@ if ! mount -t tmpfs -o size=8m tmpfs "$MNT" 2>"$WORK/mount.err"; then
     finish
 fi
 trap 'umount "$MNT" 2>/dev/null; rm -rf "$WORK"' EXIT
-"$SWEEP" --bin-dir "$FAKE_BIN" --no-progress --workloads fake-ok,fake-alt --periods 64K,1M,4M --time-hz none \
+"$SWEEP" --backends native --bin-dir "$FAKE_BIN" --no-progress --workloads fake-ok,fake-alt --periods 64K,1M,4M --time-hz none \
     --runs 100 --warmup 0 --size 1 --seed 5 --counters none --design independent --out "$MNT/res" \
     >"$WORK/out2" 2>"$WORK/err2" &
 pid=$!

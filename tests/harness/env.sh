@@ -8,32 +8,32 @@
 : "${BIN:?BIN must name the build's bin directory}"
 
 for item in SGC_SEED=3 SGC_ALLOC_PERIOD=4K SGC_STATS=/tmp/x; do
-    "$SWEEP" --plan --bin-dir "$FAKE_BIN" --workloads fake-ok --env "$item" >/dev/null 2>"$WORK/err"
+    "$SWEEP" --backends native --plan --bin-dir "$FAKE_BIN" --workloads fake-ok --env "$item" >/dev/null 2>"$WORK/err"
     expect "--env $item: exit 2" "$?" 2
     expect "--env $item: the sweep sets it" \
         "$(grep -c "env: ${item%%=*} is set by the sweep for each cell and run, not by --env" "$WORK/err")" 1
 done
-"$SWEEP" --plan --bin-dir "$FAKE_BIN" --workloads fake-ok --env SGC_BOGUS=1 >/dev/null 2>"$WORK/err"
+"$SWEEP" --backends native --plan --bin-dir "$FAKE_BIN" --workloads fake-ok --env SGC_BOGUS=1 >/dev/null 2>"$WORK/err"
 expect "--env SGC_BOGUS=1: exit 2" "$?" 2
 expect "--env SGC_BOGUS=1: message" "$(grep -c 'env: SGC_BOGUS is not a runtime setting --env may pass (allowed: SGC_NURSERY' "$WORK/err")" 1
-"$SWEEP" --plan --bin-dir "$FAKE_BIN" --workloads fake-ok --env PATH=/bin >/dev/null 2>"$WORK/err"
+"$SWEEP" --backends native --plan --bin-dir "$FAKE_BIN" --workloads fake-ok --env PATH=/bin >/dev/null 2>"$WORK/err"
 expect "--env PATH=/bin: exit 2" "$?" 2
 expect "--env PATH=/bin: message" "$(grep -c 'env: PATH is not a runtime setting (SGC_\*)' "$WORK/err")" 1
-"$SWEEP" --plan --bin-dir "$FAKE_BIN" --workloads fake-ok --env SGC_NURSERY >/dev/null 2>"$WORK/err"
+"$SWEEP" --backends native --plan --bin-dir "$FAKE_BIN" --workloads fake-ok --env SGC_NURSERY >/dev/null 2>"$WORK/err"
 expect "--env without '=': exit 2" "$?" 2
 expect "--env without '=': message" "$(grep -c "env: expected NAME=VALUE (e.g. SGC_NURSERY=256K), got 'SGC_NURSERY'" "$WORK/err")" 1
 printf 'env = SGC_VERIFY=1 SGC_TIME_HZ=5\n' >"$WORK/bad.conf"
-"$SWEEP" --plan --bin-dir "$FAKE_BIN" --workloads fake-ok --config "$WORK/bad.conf" >/dev/null 2>"$WORK/err"
+"$SWEEP" --backends native --plan --bin-dir "$FAKE_BIN" --workloads fake-ok --config "$WORK/bad.conf" >/dev/null 2>"$WORK/err"
 expect "config env = ...SGC_TIME_HZ: exit 2 naming the line" "$?:$(grep -c 'bad.conf line 1: env: SGC_TIME_HZ' "$WORK/err")" "2:1"
 
-"$SWEEP" --plan --bin-dir "$FAKE_BIN" --workloads fake-ok --env SGC_NURSERY=1M --env SGC_VERIFY=1,SGC_NURSERY=256K \
+"$SWEEP" --backends native --plan --bin-dir "$FAKE_BIN" --workloads fake-ok --env SGC_NURSERY=1M --env SGC_VERIFY=1,SGC_NURSERY=256K \
     >"$WORK/plan" 2>&1
 expect "plan shows the settings" "$(grep '^env ' "$WORK/plan")" "env SGC_NURSERY=256K SGC_VERIFY=1"
 
-"$SWEEP" --plan --bin-dir "$FAKE_BIN" --workloads fake-ok --env SGC_SAMPLE_SPIN_NS=10000 >"$WORK/plan" 2>"$WORK/err"
+"$SWEEP" --backends native --plan --bin-dir "$FAKE_BIN" --workloads fake-ok --env SGC_SAMPLE_SPIN_NS=10000 >"$WORK/plan" 2>"$WORK/err"
 expect "--env SGC_SAMPLE_SPIN_NS (validation) accepted" "$?:$(grep '^env ' "$WORK/plan")" "0:env SGC_SAMPLE_SPIN_NS=10000"
 # Stand-ins: the nursery_size check (fake-ok writes SGC_NURSERY unrounded).
-"$SWEEP" --bin-dir "$FAKE_BIN" --workloads fake-ok --periods none --time-hz 1000 --runs 1 --size 2 \
+"$SWEEP" --backends native --bin-dir "$FAKE_BIN" --workloads fake-ok --periods none --time-hz 1000 --runs 1 --size 2 \
     --counters none --env SGC_NURSERY=4100 --out "$WORK/fres" --no-progress >/dev/null 2>"$WORK/err"
 expect "stand-in sweep: exit 3 (its runs failed)" "$?" 3
 expect "a nursery_size other than the setting fails the run" \
@@ -44,14 +44,14 @@ if [ ! -x "$BIN/gcbench" ]; then
     echo "gcbench not built: the real sweep checks are skipped"
     finish
 fi
-"$SWEEP" --bin-dir "$BIN" --workloads gcbench --periods none --time-hz none --depths none --runs 1 --target 0.05 \
+"$SWEEP" --backends native --bin-dir "$BIN" --workloads gcbench --periods none --time-hz none --depths none --runs 1 --target 0.05 \
     --counters none --env SGC_NURSERY=abc --out "$WORK/bad" --no-progress >/dev/null 2>"$WORK/err"
 expect "SGC_NURSERY=abc: exit 2" "$?" 2
 expect "SGC_NURSERY=abc: the runtime's message" \
     "$(grep -c 'the runtime refused the --env settings.*freecheck: SGC_NURSERY=abc: expected a byte count' "$WORK/err")" 1
 expect "SGC_NURSERY=abc: nothing created" "$(ls "$WORK/bad" 2>/dev/null | wc -l)" 0
 
-"$SWEEP" --bin-dir "$BIN" --workloads gcbench --periods none --time-hz 1000 --depths none --runs 1 --target 0.05 --design independent \
+"$SWEEP" --backends native --bin-dir "$BIN" --workloads gcbench --periods none --time-hz 1000 --depths none --runs 1 --target 0.05 --design independent \
     --counters none --env SGC_NURSERY=256K --out "$WORK/res" --no-progress >/dev/null 2>"$WORK/err"
 expect "gcbench sweep with SGC_NURSERY=256K: exit 0" "$?" 0
 DB="$WORK/res/latest/results.db"

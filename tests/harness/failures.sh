@@ -5,7 +5,7 @@
 . tests/harness/lib.sh
 
 mkdir -p "$WORK/tmp"
-"$SWEEP" --bin-dir "$FAKE_BIN" --no-progress \
+"$SWEEP" --backends native --bin-dir "$FAKE_BIN" --no-progress \
     --workloads fake-ok,fake-crash,fake-hang,fake-badsum,fake-badcheck,fake-nostats \
     --periods 64K --time-hz 1000 --runs 2 --warmup 1 --size 20 --timeout 0.5 --design independent \
     --counters perf::task-clock,cycles --seed 5 --out "$WORK/res" --tmp "$WORK/tmp" \
@@ -86,7 +86,7 @@ size = 5
 keep-profiles = yes
 counters = none
 CONF
-"$SWEEP" --config "$WORK/small.conf" --bin-dir "$FAKE_BIN" --no-progress --out "$WORK/res3" >/dev/null 2>"$WORK/err3"
+"$SWEEP" --backends native --config "$WORK/small.conf" --bin-dir "$FAKE_BIN" --no-progress --out "$WORK/res3" >/dev/null 2>"$WORK/err3"
 expect "config file sweep" "$?" 0
 DB3="$WORK/res3/latest/results.db"
 expect "config cells" "$(q "$DB3" "SELECT group_concat(label || ':' || kind, ' ') FROM (SELECT * FROM cells ORDER BY cell_id)")" \
@@ -102,7 +102,7 @@ expect "no counters asked, none stored" "$(q "$DB3" "SELECT (SELECT count(*) FRO
 
 # Calibration: sizes refused below a minimum are skipped upwards; sizes
 # refused above a maximum bound the search, which ends on the maximum.
-"$SWEEP" --bin-dir "$FAKE_BIN" --no-progress --workloads fake-min,fake-max --periods none --time-hz none \
+"$SWEEP" --backends native --bin-dir "$FAKE_BIN" --no-progress --workloads fake-min,fake-max --periods none --time-hz none \
     --runs 1 --target 0.05 --counters none --design independent --out "$WORK/res4" >/dev/null 2>"$WORK/err4"
 expect "calibration sweep" "$?" 0
 DB4="$WORK/res4/latest/results.db"

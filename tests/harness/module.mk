@@ -20,8 +20,17 @@ $(HARNESS_TEST_BIN)/test_pfm: tests/harness/test_pfm.c $(HARNESS_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(HARNESS_CFLAGS) $^ -o $@ $(LDFLAGS) $(HARNESS_CRITERION) $(HARNESS_LIBS) $(LDLIBS)
 
+$(HARNESS_TEST_BIN)/test_sim: tests/harness/test_sim.c $(HARNESS_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(HARNESS_CFLAGS) $^ -o $@ $(LDFLAGS) $(HARNESS_CRITERION) $(HARNESS_LIBS) $(LDLIBS)
+
 HARNESS_TEST_ENV := SWEEP=$(BIN)/sweep FAKE_BIN=$(HARNESS_TEST_BIN) BIN=$(BIN) TEST_RESULTS=$(TEST_RESULTS)
 
+.PHONY: test-harness-sim test-harness-simrun
+test-harness-sim: $(HARNESS_TEST_BIN)/test_sim
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh harness-sim env HARNESS_FIXTURES=tests/harness/fixtures $<
+test-harness-simrun: $(BIN)/sweep $(BIN)/analyze $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) ANALYZE=$(BIN)/analyze sh tests/check.sh harness-simrun sh tests/harness/sim.sh
 .PHONY: test-harness-plan test-harness-pfm test-harness-failures test-harness-resume test-harness-quick test-harness-depth test-harness-env
 test-harness-plan: $(HARNESS_TEST_BIN)/test_plan
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh harness-plan $<
@@ -51,5 +60,6 @@ test-harness-cpulock: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 test-harness-diskfull: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-diskfull sh tests/harness/diskfull.sh
 
+TESTS += test-harness-sim test-harness-simrun
 TESTS += test-harness-plan test-harness-pfm test-harness-failures test-harness-resume test-harness-quick test-harness-depth \
 	test-harness-env test-harness-diskfull test-harness-cpulock

@@ -31,14 +31,18 @@ dir=$(readlink "$WORK/res/latest")
 expect "latest is a relative link to the sweep" "$(echo "$dir" | grep -c '^[0-9]\{8\}-[0-9]\{6\}')" 1
 expect "prints where the results are" "$(cat "$WORK/out")" \
     "results: $WORK/res/$dir/results.db and $WORK/res/$dir/runs.csv"
-expect "plan: 2 workloads x 5 cells, 1 + 5 rounds of 10 blocks of 2 runs" \
-    "$(q "$DB" "SELECT (SELECT count(*) FROM cells), (SELECT count(DISTINCT workload) FROM cells), (SELECT count(*) FROM schedule),
-    (SELECT count(DISTINCT block) FROM schedule), (SELECT value FROM meta WHERE key = 'design')")" \
-    "10|2|120|60|blocked"
+expect "plan: 2 workloads x 5 cells, 1 + 5 rounds of 10 blocks of 2 runs; the same 10 cells simulated, 2 runs each" \
+    "$(q "$DB" "SELECT (SELECT count(*) FROM cells WHERE backend = 'native'), (SELECT count(*) FROM cells WHERE backend = 'sim'),
+    (SELECT count(DISTINCT workload) FROM cells), (SELECT count(*) FROM schedule),
+    (SELECT count(DISTINCT block) FROM schedule WHERE block > 0), (SELECT value FROM meta WHERE key = 'design')")" \
+    "10|10|2|140|60|blocked"
 expect "cells" "$(q "$DB" "SELECT group_concat(substr(label, instr(label, '/') + 1), ' ') FROM
     (SELECT label FROM cells WHERE cell_id <= 5 ORDER BY cell_id)")" \
     "baseline alloc-fixed-32K alloc-fixed-1M alloc-fixed-32M time-1000Hz"
-expect "every run ok" "$(q "$DB" "SELECT status, count(*) FROM runs GROUP BY status")" "ok|120"
+expect "simulated cells" "$(q "$DB" "SELECT group_concat(substr(label, instr(label, '/') + 1), ' ') FROM
+    (SELECT label FROM cells WHERE cell_id BETWEEN 11 AND 15 ORDER BY cell_id)")" \
+    "sim/baseline sim/alloc-fixed-32K sim/alloc-fixed-1M sim/alloc-fixed-32M sim/time-1000Hz"
+expect "every run ok" "$(q "$DB" "SELECT status, count(*) FROM runs GROUP BY status")" "ok|140"
 # Blocks: two adjacent runs, one of role 1 (the cell's, or a baseline's in an
 # A/A block) and one of role 0 (always its own workload's baseline).
 expect "every block: two adjacent runs, roles 0 and 1, same round" "$(q "$DB" "SELECT count(*) FROM runs a JOIN runs b
@@ -50,22 +54,24 @@ expect "every role-0 run is the baseline of its partner's workload" "$(q "$DB" "
 expect "one block per cell per round (A/A blocks for the baselines)" "$(q "$DB" "SELECT count(*), min(n), max(n) FROM
     (SELECT o.cell_id, o.round, count(*) n FROM runs o WHERE o.block_role = 1 GROUP BY o.cell_id, o.round)")" "60|1|1"
 expect "A/A blocks: both runs of the baseline" "$(q "$DB" "SELECT count(*) FROM runs a JOIN runs b ON a.block = b.block
-    AND a.run_id < b.run_id AND a.cell_id = b.cell_id JOIN cells c ON c.cell_id = a.cell_id WHERE c.kind = 'baseline'")" 12
+    AND a.block > 0 AND a.run_id < b.run_id AND a.cell_id = b.cell_id JOIN cells c ON c.cell_id = a.cell_id WHERE c.kind = 'baseline'")" 12
 expect "order balanced: each cell first in 2 or 3 of its 5 measured blocks" "$(q "$DB" "SELECT count(*) FROM
     (SELECT cell_id, sum(block_pos = 1) f FROM runs WHERE block_role = 1 AND round >= 1 GROUP BY cell_id) WHERE f IN (2, 3)")" 10
 expect "noise covariates for every run" "$(q "$DB" "SELECT count(*) FROM runs WHERE steal_ns >= 0 AND other_busy_ns >= 0
     AND nivcsw >= 0 AND minflt > 0 AND loadavg1 >= 0")" 120
-expect "calibrated sizes recorded" "$(q "$DB" "SELECT count(*) FROM calibration WHERE status = 'ok' AND size > 0
-    AND seconds > 0 AND checksum IS NOT NULL")" 2
+expect "calibrated sizes recorded, natively and under valgrind" "$(q "$DB" "SELECT count(*) FROM calibration WHERE status = 'ok' AND size > 0
+    AND seconds > 0 AND checksum IS NOT NULL"), $(q "$DB" "SELECT count(*) FROM calibration WHERE workload LIKE 'sim:%'")" "4, 2"
 expect "each cell's settings in its stats records" "$(q "$DB" "SELECT count(*) FROM runs r JOIN cells c USING(cell_id)
-    JOIN run_stats s ON s.run_id = r.run_id AND s.key = 'alloc_period' WHERE s.value = c.alloc_period")" 120
+    JOIN run_stats s ON s.run_id = r.run_id AND s.key = 'alloc_period' WHERE s.value = c.alloc_period")" 140
+expect "ten counts for every simulated run, none for the others" "$(q "$DB" "SELECT c.backend, count(*) FROM run_counters k
+    JOIN runs r USING(run_id) JOIN cells c USING(cell_id) WHERE k.event LIKE 'sim::%' GROUP BY c.backend")" "sim|200"
 expect "task-clock counted for every run" "$(q "$DB" "SELECT count(*) FROM run_counters WHERE event = 'perf::task-clock'
     AND raw > 0 AND scaled > 0")" 120
-expect "eight counters probed, cpu-migrations among them" "$(q "$DB" "SELECT count(*), sum(event = 'perf::cpu-migrations') FROM events")" "8|1"
+expect "eight counters probed, cpu-migrations among them; ten simulated metrics" "$(q "$DB" "SELECT count(*), sum(event = 'perf::cpu-migrations'), sum(event LIKE 'sim::%') FROM events")" "18|1|10"
 expect "metadata" "$(q "$DB" "SELECT count(*) FROM meta WHERE key IN ('host','cpu_model','kernel','governor','aslr',
     'loadavg_start','virtualization','perf_event_paranoid','compiler','cflags','git_revision','git_dirty',
     'libpfm4_version','gsl_version','sqlite_version','seed','plan','config','harness_overhead_median_ns')")" 19
-expect "csv: header + 120 runs" "$(wc -l < "$WORK/res/latest/runs.csv")" 121
+expect "csv: header + 140 runs" "$(wc -l < "$WORK/res/latest/runs.csv")" 141
 expect "csv: block and noise columns" "$(head -n 1 "$WORK/res/latest/runs.csv" | tr ',' '\n' | grep -c -x -e block -e block_pos -e block_role -e steal_ns -e other_busy_ns -e nivcsw -e minflt -e loadavg1)" 8
 # The statistics of the blocked quick sweep: paired estimates over the 5
 # measured blocks of every cell, A/A blocks for every baseline.

@@ -6,7 +6,7 @@
 # sweep reruns an interrupted block whole, adjacent).
 . tests/harness/lib.sh
 
-"$SWEEP" --bin-dir "$FAKE_BIN" --no-progress --workloads fake-ok,fake-alt --periods 64K,1M --time-hz 1000 \
+"$SWEEP" --backends native --bin-dir "$FAKE_BIN" --no-progress --workloads fake-ok,fake-alt --periods 64K,1M --time-hz 1000 \
     --runs 6 --warmup 1 --size 250 --seed 11 --counters perf::task-clock --out "$WORK/res" \
     >"$WORK/out1" 2>"$WORK/err1" &
 pid=$!

@@ -37,6 +37,16 @@ check_outputs() {
         [ -s "$d/figures/$f.svg" ] || bad "$2: figures/$f.svg missing"
         [ -s "$d/figures/$f.txt" ] && ! grep -q "NOT DRAWN" "$d/figures/$f.txt" || bad "$2: figures/$f.txt missing or says NOT DRAWN"
     done
+    # The quick sweep's simulated part: its statistics and its five figures,
+    # the side-by-side one with the wall time of the same sweep's timed cells.
+    [ -s "$d/sim.csv" ] || bad "$2: sim.csv missing or empty"
+    grep -q "^## Simulated metrics: exact counts" "$d/summary.md" || bad "$2: summary.md has no simulated section"
+    grep -q "NOT DETERMINISTIC" "$d/summary.md" && bad "$2: a simulated cell of the quick sweep was not deterministic"
+    for f in sim-overhead-alloc-instructions sim-overhead-alloc-cycles sim-overhead-time sim-normalized sim-vs-wall; do
+        [ -s "$d/figures/$f.png" ] && [ -s "$d/figures/$f.svg" ] && [ -s "$d/figures/$f.txt" ] &&
+            ! grep -q "NOT DRAWN" "$d/figures/$f.txt" || bad "$2: figures/$f missing or NOT DRAWN"
+    done
+    grep -q "wall time, median and" "$d/figures/sim-vs-wall.svg" || bad "$2: sim-vs-wall.svg has no wall-time series"
     # The quick sweep does not vary the stack depth: no picture, and a caption saying why.
     if [ -e "$d/figures/cost-depth.png" ]; then
         [ -s "$d/figures/cost-depth.svg" ] || bad "$2: cost-depth.png without its SVG"

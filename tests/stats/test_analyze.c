@@ -22,6 +22,8 @@
 #include "st_db.h"
 #include <unistd.h>
 
+#include "st_sim.h"
+
 #define EPS 1e-9
 
 /* ---- Helpers ---------------------------------------------------------------- */
@@ -856,5 +858,85 @@ Test(analyze, blocked_sweep_paired_estimates)
     free(err_copy);
     free(md);
     assert_no_nan_text(dir, "summary.csv");
+    rm_dir(dir);
+}
+
+/* ---- The simulated cells (st_sim.h) ----------------------------------------- */
+
+Test(sim, modelled_time_overhead_from_known_inputs)
+{
+    /* 1000 instructions per sample at 0.5 ns each (0.5 s for 1e9 instructions) plus a 2000 ns
+     * delivery, 1000 times a second: 1000 x 2500 ns = 0.25% of a second. */
+    cr_assert_float_eq(st_sim_time_model(1000, 1000, 1e9, 0.5, 2000), 1.0025, 1e-15);
+    cr_assert_float_eq(st_sim_time_model(100, 1000, 1e9, 0.5, 2000), 1.00025, 1e-15);
+    /* The counted part alone, and the kernel part alone. */
+    cr_assert_float_eq(st_sim_time_model(2000, 4000, 2e9, 1.0, 0), 1 + 2000 * 2000e-9, 1e-15);
+    cr_assert_float_eq(st_sim_time_model(1000, 0, 1e9, 0.5, 3000), 1.003, 1e-15);
+    /* Missing or impossible inputs give NaN, never a number. */
+    cr_assert(isnan(st_sim_time_model(1000, 1000, 0, 0.5, 2000)));
+    cr_assert(isnan(st_sim_time_model(1000, 1000, 1e9, NAN, 2000)));
+    cr_assert(isnan(st_sim_time_model(1000, 1000, 1e9, 0.5, NAN)));
+    cr_assert(isnan(st_sim_time_model(0, 1000, 1e9, 0.5, 2000)));
+}
+
+Test(sim, exact_counts_overheads_fit_determinism_and_model)
+{
+    char *dir = new_dir();
+    char *sql = fixture_sql("sim.sql");
+    make_db(dir, 1, sql);
+    free(sql);
+    char *err;
+    int rc = run_analyze(&err, "--quiet", dir, NULL, NULL, NULL);
+    cr_assert_eq(rc, 0, "analyze failed: %s", err);
+    free(err);
+    rc = run_analyze(&err, dir, NULL, NULL, NULL, NULL);
+    cr_assert_eq(rc, 0);
+    cr_assert(strstr(err, "NOT DETERMINISTIC: 1 simulated cells"), "stderr: %s", err);
+    free(err);
+
+    table t;
+    load_csv(&t, dir, "sim.csv");
+    cr_assert_eq(t.rows, 1 + 5);
+    cr_assert_float_eq(getd(&t, "gcbench/sim/baseline", "Ir"), 1e9, EPS);
+    cr_assert_str_eq(get(&t, "gcbench/sim/baseline", "deterministic"), "1");
+    cr_assert_float_eq(getd(&t, "gcbench/sim/alloc-fixed-32K", "overhead_Ir"), 1.000905, 1e-12);
+    cr_assert_float_eq(getd(&t, "gcbench/sim/alloc-fixed-32K", "overhead_est_cycles"), 1.000755, 1e-12);
+    cr_assert_float_eq(getd(&t, "gcbench/sim/alloc-fixed-32K", "per_sample_Ir"), 905, 1e-9);
+    cr_assert_float_eq(getd(&t, "gcbench/sim/alloc-fixed-32K", "per_sample_est_cycles"), 1510, 1e-9);
+    cr_assert_float_eq(getd(&t, "gcbench/sim/alloc-fixed-32K", "sps_native"), 2000, 1e-9);
+    cr_assert_float_eq(getd(&t, "gcbench/sim/alloc-fixed-32K", "normalized_Ir"), 1 + 0.000905 / 2, 1e-12);
+    cr_assert_float_eq(getd(&t, "gcbench/sim/alloc-fixed-1M", "per_sample_Ir"), 950, 1e-9);
+    /* The flagged cell: 300028 more instructions in its second run, 0.03%. */
+    cr_assert_str_eq(get(&t, "gcbench/sim/alloc-poisson-1M", "deterministic"), "0");
+    cr_assert_float_eq(getd(&t, "gcbench/sim/alloc-poisson-1M", "spread_Ir"), 300028.0 / 1000095000.0, 1e-9);
+    /* Time cells are not checked (their sample count varies), but modelled. */
+    cr_assert_str_eq(get(&t, "gcbench/sim/time-1000Hz", "deterministic"), "");
+    cr_assert_float_eq(getd(&t, "gcbench/sim/time-1000Hz", "time_samples"), 201, EPS);
+    cr_assert_float_eq(getd(&t, "gcbench/sim/time-1000Hz", "per_sample_Ir"), 1000, 1e-9);
+    cr_assert_float_eq(getd(&t, "gcbench/sim/time-1000Hz", "per_sample_est_cycles"), 2000, 1e-9);
+    cr_assert_float_eq(getd(&t, "gcbench/sim/time-1000Hz", "model_user_ns"), 500, 1e-9);
+    cr_assert_float_eq(getd(&t, "gcbench/sim/time-1000Hz", "model_kernel_ns"), 2000, 1e-9);
+    cr_assert_float_eq(getd(&t, "gcbench/sim/time-1000Hz", "model_overhead"), 1.0025, 1e-12);
+    free_csv(&t);
+
+    /* The per-workload line in summary.md: slope 900 and fixed 5000 instructions, 1500 and
+     * 10000 cycles; the flagged cell named; 1000 instructions per time sample. */
+    char path[512];
+    snprintf(path, sizeof path, "%s/summary.md", dir);
+    char *md = slurp(path);
+    cr_assert(md);
+    cr_assert(strstr(md, "| gcbench | 900 | 5000 | 1500 | 1e+04 | 1000 | 2000 |"), "summary.md:\n%s", md);
+    cr_assert(strstr(md, "NOT DETERMINISTIC: 1 simulated cells"));
+    cr_assert(strstr(md, "- gcbench/sim/alloc-poisson-1M: NOT DETERMINISTIC"));
+    free(md);
+    /* Plot data for the figures, and the counts in metrics.csv. */
+    snprintf(path, sizeof path, "%s/plotdata/sim_alloc.dat", dir);
+    char *dat = slurp(path);
+    cr_assert(dat && strstr(dat, "\ngcbench 32768 1.000905 1.000755 1000 905 1510 2000 "), "%s", dat ? dat : "");
+    free(dat);
+    snprintf(path, sizeof path, "%s/metrics.csv", dir);
+    char *m = slurp(path);
+    cr_assert(m && strstr(m, "gcbench,gcbench/sim/alloc-fixed-32K,sim::Ir,2,1000905000,,,,1000905000,1000905000,"));
+    free(m);
     rm_dir(dir);
 }

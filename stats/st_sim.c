@@ -1,0 +1,633 @@
+/* st_sim.c - exact counts of the simulated cells: overheads, per-sample
+ * costs, determinism, the time-sampling model. */
+#include "st_sim.h"
+#include "st_util.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SIM_NAME(id, name, cg, meaning) name,
+static const char *const metric_names[SW_SIM_N] = {SW_SIM_METRICS(SIM_NAME)};
+#undef SIM_NAME
+
+static void note(st_simcell *c, const char *fmt, ...)
+{
+    size_t len = strlen(c->note);
+    if (len + 3 >= sizeof c->note)
+        return;
+    if (len)
+        len += (size_t)snprintf(c->note + len, sizeof c->note - len, "; ");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->note + len, sizeof c->note - len, fmt, ap);
+    va_end(ap);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+    if (!n)
+        return NAN;
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static char *dup_text(sqlite3_stmt *st, int col)
+{
+    const unsigned char *t = sqlite3_column_text(st, col);
+    return st_xstrdup(t ? (const char *)t : "");
+}
+
+double st_sim_time_model(double rate_hz, double user_instr, double baseline_instr, double native_s,
+                         double delivery_ns)
+{
+    if (!(rate_hz > 0) || !(user_instr >= 0) || !(baseline_instr > 0) || !(native_s > 0) || !(delivery_ns >= 0))
+        return NAN;
+    return 1 + rate_hz * (user_instr * native_s / baseline_instr + delivery_ns * 1e-9);
+}
+
+const st_simcell *st_sim_find(const st_sim *sim, const char *workload, const char *kind, int64_t period, int64_t hz)
+{
+    for (size_t i = 0; i < sim->ncells; i++) {
+        const st_simcell *c = &sim->cells[i];
+        if (strcmp(c->workload, workload) || strcmp(c->kind, kind))
+            continue;
+        if (!strcmp(kind, "alloc") && (c->alloc_period != period || strcmp(c->alloc_mode, "fixed")))
+            continue;
+        if (!strcmp(kind, "time") && (c->time_hz != hz || strcmp(c->time_clock, "wall")))
+            continue;
+        return c;
+    }
+    return NULL;
+}
+
+/* Per-run values of one cell, collected while loading. */
+typedef struct runvals {
+    double v[SW_SIM_N];
+    double alloc_samples, time_samples;
+    int ok;
+} runvals;
+
+static void summarize(st_simcell *c, runvals *r, size_t n)
+{
+    double *tmp = st_xmalloc((n ? n : 1) * sizeof *tmp);
+    size_t ok = 0;
+    for (size_t i = 0; i < n; i++)
+        ok += r[i].ok;
+    c->ok = ok;
+    for (int m = 0; m < SW_SIM_N; m++) {
+        size_t k = 0;
+        double lo = INFINITY, hi = -INFINITY;
+        for (size_t i = 0; i < n; i++)
+            if (r[i].ok) {
+                tmp[k++] = r[i].v[m];
+                lo = fmin(lo, r[i].v[m]);
+                hi = fmax(hi, r[i].v[m]);
+            }
+        c->v[m] = median(tmp, k);
+        c->vmin[m] = k ? lo : NAN;
+        c->vmax[m] = k ? hi : NAN;
+        c->spread[m] = k >= 2 ? (lo > 0 ? (hi - lo) / lo : hi > lo ? INFINITY : 0) : NAN;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (r[i].ok)
+            tmp[k++] = r[i].alloc_samples;
+    c->alloc_samples = median(tmp, k);
+    k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (r[i].ok)
+            tmp[k++] = r[i].time_samples;
+    c->time_samples = median(tmp, k);
+    free(tmp);
+    if (ok < 2) {
+        c->deterministic = -1;
+        note(c, ok ? "one ok run: determinism not checked" : "no ok run");
+    } else if (c->time_hz) {
+        c->deterministic = -1;
+    } else {
+        c->deterministic = !(c->spread[SW_SIM_IR] > ST_SIM_TOLERANCE) && !(c->spread[SW_SIM_CYCLES] > ST_SIM_TOLERANCE);
+        if (!c->deterministic)
+            note(c, "NOT DETERMINISTIC: repeated counts differ by %.4g%% (instructions) and %.4g%% (estimated cycles), "
+                    "more than %.2g%%",
+                 100 * c->spread[SW_SIM_IR], 100 * c->spread[SW_SIM_CYCLES], 100 * ST_SIM_TOLERANCE);
+    }
+}
+
+static int load(sqlite3 *db, st_sim *sim, char *err, size_t errlen)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, time_clock, size, label "
+                           "FROM cells WHERE backend = 'sim' ORDER BY cell_id",
+                           -1, &st, NULL) != SQLITE_OK) {
+        /* No backend column: a sweep from before the simulated backend. */
+        return 0;
+    }
+    size_t cap = 16;
+    sim->cells = st_xcalloc(cap, sizeof *sim->cells);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (sim->ncells == cap) {
+            sim->cells = st_xrealloc(sim->cells, (cap *= 2) * sizeof *sim->cells);
+            memset(sim->cells + sim->ncells, 0, (cap - sim->ncells) * sizeof *sim->cells);
+        }
+        st_simcell *c = &sim->cells[sim->ncells++];
+        c->cell_id = sqlite3_column_int64(st, 0);
+        c->workload = dup_text(st, 1);
+        c->kind = dup_text(st, 2);
+        c->alloc_period = sqlite3_column_int64(st, 3);
+        c->alloc_mode = dup_text(st, 4);
+        c->time_hz = sqlite3_column_int64(st, 5);
+        c->time_clock = dup_text(st, 6);
+        c->size = sqlite3_column_int64(st, 7);
+        c->label = dup_text(st, 8);
+    }
+    sqlite3_finalize(st);
+    if (!sim->ncells)
+        return 0;
+
+    /* Runs with their counts and sample counts, one cell at a time. */
+    sqlite3_stmt *rs;
+    if (sqlite3_prepare_v2(db,
+                           "SELECT r.run_id, r.status, r.failure, "
+                           " (SELECT value FROM run_stats s WHERE s.run_id = r.run_id AND s.key = 'alloc_samples'),"
+                           " (SELECT value FROM run_stats s WHERE s.run_id = r.run_id AND s.key = 'time_samples') "
+                           "FROM runs r WHERE r.cell_id = ? AND r.round > 0 ORDER BY r.round",
+                           -1, &rs, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, "SELECT event, scaled FROM run_counters WHERE run_id = ? AND event LIKE 'sim::%'", -1,
+                           &st, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: reading the simulated runs: %s", "results.db", sqlite3_errmsg(db));
+        return 2;
+    }
+    for (size_t i = 0; i < sim->ncells; i++) {
+        st_simcell *c = &sim->cells[i];
+        runvals *r = NULL;
+        size_t n = 0;
+        sqlite3_bind_int64(rs, 1, c->cell_id);
+        while (sqlite3_step(rs) == SQLITE_ROW) {
+            r = st_xrealloc(r, (n + 1) * sizeof *r);
+            runvals *x = &r[n++];
+            for (int m = 0; m < SW_SIM_N; m++)
+                x->v[m] = NAN;
+            x->alloc_samples = sqlite3_column_type(rs, 3) == SQLITE_NULL ? NAN : sqlite3_column_double(rs, 3);
+            x->time_samples = sqlite3_column_type(rs, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(rs, 4);
+            const unsigned char *status = sqlite3_column_text(rs, 1);
+            int ok = status && !strcmp((const char *)status, "ok");
+            if (!ok && !c->failure) {
+                const unsigned char *why = sqlite3_column_text(rs, 2);
+                c->failure = st_xstrdup(why ? (const char *)why : "no reason recorded");
+            }
+            sqlite3_bind_int64(st, 1, sqlite3_column_int64(rs, 0));
+            int have = 0;
+            while (sqlite3_step(st) == SQLITE_ROW) {
+                const char *ev = (const char *)sqlite3_column_text(st, 0);
+                for (int m = 0; m < SW_SIM_N; m++)
+                    if (ev && !strcmp(ev, metric_names[m])) {
+                        x->v[m] = sqlite3_column_double(st, 1);
+                        have++;
+                    }
+            }
+            sqlite3_reset(st);
+            x->ok = ok && have == SW_SIM_N;
+        }
+        sqlite3_reset(rs);
+        c->runs = n;
+        summarize(c, r, n);
+        if (c->failure)
+            note(c, "%zu of %zu runs failed: %.200s", n - c->ok, n, c->failure);
+        free(r);
+    }
+    sqlite3_finalize(rs);
+    sqlite3_finalize(st);
+
+    /* Native CPU time of each workload's baseline at the simulated size. */
+    if (sqlite3_prepare_v2(db, "SELECT size, cpu_ns FROM sim_native WHERE workload = ?", -1, &st, NULL) == SQLITE_OK) {
+        for (size_t i = 0; i < sim->ncells; i++) {
+            st_simcell *c = &sim->cells[i];
+            char key[256];
+            snprintf(key, sizeof key, "sim:%s", c->workload);
+            sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+            c->native_s = NAN;
+            if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) == c->size)
+                c->native_s = (double)sqlite3_column_int64(st, 1) / 1e9;
+            sqlite3_reset(st);
+        }
+        sqlite3_finalize(st);
+    } else {
+        for (size_t i = 0; i < sim->ncells; i++)
+            sim->cells[i].native_s = NAN;
+    }
+
+    sim->delivery_ns = NAN;
+    if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'time_delivery_ns'", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW) {
+            const char *v = (const char *)sqlite3_column_text(st, 0);
+            char *end;
+            double d = v ? strtod(v, &end) : NAN;
+            if (v && end != v && !*end && d >= 0)
+                sim->delivery_ns = d;
+            else
+                sim->delivery_note = st_xstrdup(v ? v : "unknown");
+        } else {
+            sim->delivery_note = st_xstrdup("not measured (no time_delivery_ns in meta)");
+        }
+        sqlite3_finalize(st);
+    }
+    return 0;
+}
+
+static void analyse(st_sim *sim)
+{
+    for (size_t i = 0; i < sim->ncells; i++) {
+        st_simcell *c = &sim->cells[i];
+        sim->runs += c->runs;
+        sim->ok_runs += c->ok;
+        sim->flagged += c->deterministic == 0;
+        c->overhead_ir = c->overhead_cyc = c->per_sample_ir = c->per_sample_cyc = NAN;
+        c->sps_native = c->norm_ir = c->norm_cyc = NAN;
+        c->model_overhead = c->model_user_ns = c->model_kernel_ns = c->model_norm = NAN;
+        for (size_t j = 0; j < sim->ncells && !c->baseline; j++) {
+            const st_simcell *b = &sim->cells[j];
+            if (!strcmp(b->kind, "baseline") && !strcmp(b->workload, c->workload) && b->size == c->size)
+                c->baseline = b;
+        }
+        if (!c->baseline) {
+            note(c, "no simulated baseline of %s at --size %lld: no overhead", c->workload, (long long)c->size);
+            continue;
+        }
+        if (c->baseline == c)
+            continue;
+        const st_simcell *b = c->baseline;
+        c->overhead_ir = c->v[SW_SIM_IR] / b->v[SW_SIM_IR];
+        c->overhead_cyc = c->v[SW_SIM_CYCLES] / b->v[SW_SIM_CYCLES];
+        int alloc = c->alloc_period > 0, time = c->time_hz > 0;
+        double samples = (alloc ? c->alloc_samples : 0) + (time ? c->time_samples : 0);
+        if (samples > 0) {
+            c->per_sample_ir = (c->v[SW_SIM_IR] - b->v[SW_SIM_IR]) / samples;
+            c->per_sample_cyc = (c->v[SW_SIM_CYCLES] - b->v[SW_SIM_CYCLES]) / samples;
+        } else if (samples == 0) {
+            note(c, "no samples taken: no per-sample cost");
+        }
+        if (!(c->native_s > 0))
+            note(c, "no native time of the baseline at this size (sim_native): no rates");
+        if (alloc && !time && c->native_s > 0) {
+            c->sps_native = c->alloc_samples / c->native_s;
+            if (c->sps_native > 0) {
+                c->norm_ir = 1 + (c->overhead_ir - 1) * 1000 / c->sps_native;
+                c->norm_cyc = 1 + (c->overhead_cyc - 1) * 1000 / c->sps_native;
+            }
+        }
+        if (time && !alloc && c->native_s > 0 && c->time_samples > 0) {
+            double ns_per_instr = c->native_s * 1e9 / b->v[SW_SIM_IR];
+            c->model_user_ns = c->per_sample_ir * ns_per_instr;
+            c->model_kernel_ns = sim->delivery_ns;
+            c->model_overhead = st_sim_time_model((double)c->time_hz, c->per_sample_ir, b->v[SW_SIM_IR], c->native_s,
+                                                  sim->delivery_ns);
+            c->model_norm = st_sim_time_model(1000, c->per_sample_ir, b->v[SW_SIM_IR], c->native_s, sim->delivery_ns);
+            if (isnan(sim->delivery_ns))
+                note(c, "the kernel's delivery cost was not measured: no modelled overhead");
+        }
+    }
+    /* Per workload: the allocation sampling line and the time-sample costs. */
+    for (size_t i = 0; i < sim->ncells; i++) {
+        const st_simcell *c = &sim->cells[i];
+        size_t f = 0;
+        while (f < sim->nfits && strcmp(sim->fits[f].workload, c->workload))
+            f++;
+        if (f < sim->nfits)
+            continue;
+        sim->fits = st_xrealloc(sim->fits, (sim->nfits + 1) * sizeof *sim->fits);
+        st_simfit *fit = &sim->fits[sim->nfits++];
+        memset(fit, 0, sizeof *fit);
+        fit->workload = c->workload;
+        /* Least squares of y = fixed + slope x over the fixed-mode alloc cells (y = cell - baseline). */
+        double sx = 0, sy[2] = {0, 0}, sxx = 0, sxy[2] = {0, 0};
+        double tir[64], tcy[64];
+        size_t nt = 0;
+        for (size_t j = 0; j < sim->ncells; j++) {
+            const st_simcell *d = &sim->cells[j];
+            if (strcmp(d->workload, c->workload) || !d->baseline || d->baseline->size != d->size ||
+                isnan(d->v[SW_SIM_IR]))
+                continue;
+            if (!strcmp(d->kind, "time") && !strcmp(d->time_clock, "wall") && nt < 64 &&
+                !isnan(d->per_sample_ir)) {
+                tir[nt] = d->per_sample_ir;
+                tcy[nt++] = d->per_sample_cyc;
+            }
+            /* The baseline is not a point of the line: its intercept is the
+             * cost of turning sampling on, a step at 0 samples. */
+            if (d == d->baseline || strcmp(d->kind, "alloc") || strcmp(d->alloc_mode, "fixed") || !(d->alloc_samples >= 0))
+                continue;
+            double x = d->alloc_samples;
+            double y[2] = {d->v[SW_SIM_IR] - d->baseline->v[SW_SIM_IR],
+                           d->v[SW_SIM_CYCLES] - d->baseline->v[SW_SIM_CYCLES]};
+            fit->points++;
+            sx += x, sxx += x * x;
+            for (int k = 0; k < 2; k++)
+                sy[k] += y[k], sxy[k] += x * y[k];
+        }
+        double n = (double)fit->points, den = n * sxx - sx * sx;
+        fit->slope_ir = fit->fixed_ir = fit->slope_cyc = fit->fixed_cyc = NAN;
+        if (fit->points >= 2 && den > 0) {
+            fit->slope_ir = (n * sxy[0] - sx * sy[0]) / den;
+            fit->fixed_ir = (sy[0] - fit->slope_ir * sx) / n;
+            fit->slope_cyc = (n * sxy[1] - sx * sy[1]) / den;
+            fit->fixed_cyc = (sy[1] - fit->slope_cyc * sx) / n;
+        }
+        fit->time_ir = median(tir, nt);
+        fit->time_cyc = median(tcy, nt);
+    }
+}
+
+int st_sim_load(const char *dir, st_sim *sim, char *err, size_t errlen)
+{
+    memset(sim, 0, sizeof *sim);
+    sim->delivery_ns = NAN;
+    size_t len = strlen(dir) + sizeof "/results.db";
+    char *path = st_xmalloc(len);
+    snprintf(path, len, "%s/results.db", dir);
+    sqlite3 *db = NULL;
+    int rc = 0;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+        rc = 2;
+    } else {
+        sqlite3_busy_timeout(db, 10000);
+        sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
+        rc = load(db, sim, err, errlen);
+        sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+        if (!rc)
+            analyse(sim);
+    }
+    sqlite3_close(db);
+    free(path);
+    return rc;
+}
+
+void st_sim_free(st_sim *sim)
+{
+    for (size_t i = 0; i < sim->ncells; i++) {
+        st_simcell *c = &sim->cells[i];
+        free(c->workload), free(c->kind), free(c->label), free(c->alloc_mode), free(c->time_clock);
+        free(c->failure);
+    }
+    free(sim->cells);
+    free(sim->fits);
+    free(sim->delivery_note);
+    memset(sim, 0, sizeof *sim);
+}
+
+/* ---- outputs --------------------------------------------------------------- */
+
+/* %.*g or the missing word. */
+static const char *fmt(char *buf, size_t size, double v, int digits, const char *missing)
+{
+    if (isnan(v) || isinf(v))
+        snprintf(buf, size, "%s", missing);
+    else
+        snprintf(buf, size, "%.*g", digits, v);
+    return buf;
+}
+
+#define NB 16
+static char bufs[NB][64];
+static int nb;
+static const char *dat(double v, int digits) { return fmt(bufs[nb++ % NB], 64, v, digits, "NaN"); }
+static const char *csvv(double v, int digits) { return fmt(bufs[nb++ % NB], 64, v, digits, ""); }
+static const char *mdv(double v, int digits) { return fmt(bufs[nb++ % NB], 64, v, digits, "n/a"); }
+
+/* A ratio as a signed percentage with enough digits for tiny effects. */
+static const char *pct(double ratio)
+{
+    char *b = bufs[nb++ % NB];
+    if (isnan(ratio))
+        return "n/a";
+    double p = (ratio - 1) * 100;
+    if (p == 0)
+        snprintf(b, 64, "0%%");
+    else if (fabs(p) >= 1)
+        snprintf(b, 64, "%+.2f%%", p);
+    else
+        snprintf(b, 64, "%+.2g%%", p);
+    return b;
+}
+
+static const char *cell_name(const st_simcell *c)
+{
+    const char *slash = strstr(c->label, "/sim/");
+    return slash ? slash + 5 : c->label;
+}
+
+void st_sim_write_md(FILE *f, const st_sim *sim)
+{
+    if (!sim || !sim->ncells)
+        return;
+    fputs("## Simulated metrics: exact counts\n\n", f);
+    fprintf(f, "Every simulated cell ran %s under valgrind's cachegrind (results.db: cells with backend `sim`); "
+               "instructions (`sim::Ir`) and estimated cycles (`sim::est-cycles` = L1 hits + 5 x LL hits + 35 x RAM "
+               "accesses) are counts, not samples of a noisy quantity, so no interval is given: a cell's repeated "
+               "runs agree to the count or to within %.2g%%, which is checked below. %zu runs, %zu ok.\n\n",
+            "at least twice", 100 * ST_SIM_TOLERANCE, sim->runs, sim->ok_runs);
+    if (sim->flagged) {
+        fprintf(f, "**NOT DETERMINISTIC: %zu simulated cells repeated with counts more than %.2g%% apart:**\n\n",
+                sim->flagged, 100 * ST_SIM_TOLERANCE);
+        for (size_t i = 0; i < sim->ncells; i++)
+            if (sim->cells[i].deterministic == 0)
+                fprintf(f, "- %s: %s\n", sim->cells[i].label, sim->cells[i].note);
+        fputc('\n', f);
+    } else {
+        size_t checked = 0;
+        double worst = 0;
+        for (size_t i = 0; i < sim->ncells; i++)
+            if (sim->cells[i].deterministic == 1) {
+                checked++;
+                worst = fmax(worst, fmax(sim->cells[i].spread[SW_SIM_IR], sim->cells[i].spread[SW_SIM_CYCLES]));
+            }
+        fprintf(f, "Determinism: all %zu checked cells (those without time sampling) repeated within %.2g%% "
+                   "(largest spread %.2g%% of instructions or estimated cycles).\n\n",
+                checked, 100 * ST_SIM_TOLERANCE, 100 * worst);
+    }
+    fputs("Per workload: allocation sampling's cost per sample (least-squares slope of the extra counts "
+          "against the samples taken, over the fixed-mode periods) and its fixed cost (the intercept: turning "
+          "sampling on, the profile's setup), and the user-space cost of one time sample (median over the time cells).\n\n"
+          "| workload | instr / alloc sample | fixed instr | cycles / alloc sample | fixed cycles | instr / time sample "
+          "| cycles / time sample |\n|---|---|---|---|---|---|---|\n", f);
+    for (size_t i = 0; i < sim->nfits; i++) {
+        const st_simfit *t = &sim->fits[i];
+        fprintf(f, "| %s | %s | %s | %s | %s | %s | %s |\n", t->workload, mdv(t->slope_ir, 4), mdv(t->fixed_ir, 4),
+                mdv(t->slope_cyc, 4), mdv(t->fixed_cyc, 4), mdv(t->time_ir, 4), mdv(t->time_cyc, 4));
+    }
+    fputc('\n', f);
+    if (isnan(sim->delivery_ns))
+        fprintf(f, "Time sampling's modelled overhead is not available: the kernel's signal delivery cost was %s.\n\n",
+                sim->delivery_note ? sim->delivery_note : "not measured");
+    else
+        fprintf(f, "Time cells are modelled: under valgrind a timer fires far more often per unit of work and the "
+                   "kernel's signal delivery is not counted. The **counted** part is the user-space instructions "
+                   "per time sample (handler and drain, from the counts and the sample count); the **measured** "
+                   "part is the kernel's delivery cost, %.0f ns per signal, measured natively by time-bench "
+                   "(meta `time_delivery_ns`). Modelled overhead at the native rate f: 1 + f x (instructions per "
+                   "sample x the baseline's native ns per instruction + delivery ns).\n\n",
+                sim->delivery_ns);
+    const char *w = NULL;
+    for (size_t i = 0; i < sim->ncells; i++) {
+        const st_simcell *c = &sim->cells[i];
+        if (!w || strcmp(w, c->workload)) {
+            if (w)
+                fputc('\n', f);
+            w = c->workload;
+            fprintf(f, "### %s (simulated, --size %lld)\n\n", w, (long long)c->size);
+            fputs("| cell | runs ok | instructions | est. cycles | overhead instr | overhead cycles | samples | "
+                  "instr / sample | cycles / sample | samples/s native | normalized instr | normalized cycles | "
+                  "modelled time overhead | spread | notes |\n"
+                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+                  f);
+        }
+        double samples = c->time_hz && !c->alloc_period ? c->time_samples
+                         : c->alloc_period && !c->time_hz ? c->alloc_samples
+                                                          : c->alloc_samples + c->time_samples;
+        double spread = fmax(c->spread[SW_SIM_IR], c->spread[SW_SIM_CYCLES]);
+        fprintf(f, "| %s | %zu/%zu | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", cell_name(c),
+                c->ok, c->runs, mdv(c->v[SW_SIM_IR], 15), mdv(c->v[SW_SIM_CYCLES], 15), pct(c->overhead_ir),
+                pct(c->overhead_cyc), c->baseline == c ? "0" : mdv(samples, 10), mdv(c->per_sample_ir, 5),
+                mdv(c->per_sample_cyc, 5), mdv(c->sps_native, 4), pct(c->norm_ir), pct(c->norm_cyc),
+                pct(c->model_overhead), isnan(spread) ? "n/a" : spread == 0 ? "0" : mdv(100 * spread, 2),
+                c->note[0] ? c->note : "");
+    }
+    fputs("\n\"spread\" is (max - min) / min of the repeated runs' counts, in percent (time cells: the sample "
+          "count itself varies). \"normalized\" is 1 + (overhead - 1) x 1000 / (samples per native second), "
+          "shown as a percentage above 1.\n\n", f);
+}
+
+void st_sim_write_csv(FILE *f, const st_sim *sim)
+{
+    fputs("workload,label,kind,alloc_mode,alloc_period,time_clock,time_hz,size,runs,ok", f);
+    for (int m = 0; m < SW_SIM_N; m++)
+        fprintf(f, ",%s", metric_names[m] + 5);
+    fputs(",spread_Ir,spread_est_cycles,deterministic,alloc_samples,time_samples,overhead_Ir,overhead_est_cycles,"
+          "per_sample_Ir,per_sample_est_cycles,native_s,sps_native,normalized_Ir,normalized_est_cycles,"
+          "model_user_ns,model_kernel_ns,model_overhead,model_normalized,note\n",
+          f);
+    for (size_t i = 0; i < (sim ? sim->ncells : 0); i++) {
+        const st_simcell *c = &sim->cells[i];
+        fprintf(f, "%s,%s,%s,%s,%lld,%s,%lld,%lld,%zu,%zu", c->workload, c->label, c->kind, c->alloc_mode,
+                (long long)c->alloc_period, c->time_clock, (long long)c->time_hz, (long long)c->size, c->runs, c->ok);
+        for (int m = 0; m < SW_SIM_N; m++)
+            fprintf(f, ",%s", csvv(c->v[m], 17));
+        fprintf(f, ",%s,%s,%s", csvv(c->spread[SW_SIM_IR], 6), csvv(c->spread[SW_SIM_CYCLES], 6),
+                c->deterministic < 0 ? "" : c->deterministic ? "1" : "0");
+        fprintf(f, ",%s,%s,%s,%s,%s,%s,%s,%s", csvv(c->alloc_samples, 15), csvv(c->time_samples, 15),
+                csvv(c->overhead_ir, 12), csvv(c->overhead_cyc, 12), csvv(c->per_sample_ir, 8),
+                csvv(c->per_sample_cyc, 8), csvv(c->native_s, 6), csvv(c->sps_native, 6));
+        fprintf(f, ",%s,%s,%s,%s,%s,%s,", csvv(c->norm_ir, 10), csvv(c->norm_cyc, 10), csvv(c->model_user_ns, 6),
+                csvv(c->model_kernel_ns, 6), csvv(c->model_overhead, 8), csvv(c->model_norm, 8));
+        if (c->note[0]) {
+            fputc('"', f);
+            for (const char *s = c->note; *s; s++) {
+                if (*s == '"')
+                    fputc('"', f);
+                fputc(*s == '\n' ? ' ' : *s, f);
+            }
+            fputc('"', f);
+        }
+        fputc('\n', f);
+    }
+}
+
+static void dat_name(FILE *f, const char *s)
+{
+    for (; *s; s++)
+        fputc(*s == ' ' || *s == '\t' ? '_' : *s, f);
+}
+
+void st_sim_write_alloc_dat(FILE *f, const st_sim *sim)
+{
+    fputs("# workload alloc_period overhead_Ir overhead_est_cycles alloc_samples per_sample_Ir per_sample_est_cycles "
+          "sps_native normalized_Ir normalized_est_cycles\n", f);
+    for (size_t i = 0; i < (sim ? sim->ncells : 0); i++) {
+        const st_simcell *c = &sim->cells[i];
+        if (strcmp(c->kind, "alloc") || strcmp(c->alloc_mode, "fixed"))
+            continue;
+        dat_name(f, c->workload);
+        fprintf(f, " %lld %s %s %s %s %s %s %s %s\n", (long long)c->alloc_period, dat(c->overhead_ir, 12),
+                dat(c->overhead_cyc, 12), dat(c->alloc_samples, 12), dat(c->per_sample_ir, 8),
+                dat(c->per_sample_cyc, 8), dat(c->sps_native, 8), dat(c->norm_ir, 10), dat(c->norm_cyc, 10));
+    }
+}
+
+void st_sim_write_time_dat(FILE *f, const st_sim *sim)
+{
+    fputs("# workload time_hz time_samples per_sample_Ir per_sample_est_cycles model_user_ns model_kernel_ns "
+          "model_overhead model_normalized\n", f);
+    for (size_t i = 0; i < (sim ? sim->ncells : 0); i++) {
+        const st_simcell *c = &sim->cells[i];
+        if (strcmp(c->kind, "time") || strcmp(c->time_clock, "wall"))
+            continue;
+        dat_name(f, c->workload);
+        fprintf(f, " %lld %s %s %s %s %s %s %s\n", (long long)c->time_hz, dat(c->time_samples, 10),
+                dat(c->per_sample_ir, 8), dat(c->per_sample_cyc, 8), dat(c->model_user_ns, 6),
+                dat(c->model_kernel_ns, 6), dat(c->model_overhead, 8), dat(c->model_norm, 8));
+    }
+}
+
+/* The fixed-mode alloc cell whose native samples/s is nearest 1000 (log scale). */
+static const st_simcell *pick_alloc(const st_sim *sim, const char *w)
+{
+    const st_simcell *best = NULL;
+    for (size_t i = 0; i < sim->ncells; i++) {
+        const st_simcell *c = &sim->cells[i];
+        if (strcmp(c->workload, w) || strcmp(c->kind, "alloc") || strcmp(c->alloc_mode, "fixed") ||
+            !(c->sps_native > 0))
+            continue;
+        if (!best || fabs(log(c->sps_native / 1000)) < fabs(log(best->sps_native / 1000)))
+            best = c;
+    }
+    return best;
+}
+
+void st_sim_write_normalized_dat(FILE *f, const st_sim *sim)
+{
+    fputs("# index workload alloc_period alloc_sps_native normalized_Ir normalized_est_cycles time_normalized_model\n",
+          f);
+    for (size_t i = 0; i < (sim ? sim->nfits : 0); i++) {
+        const char *w = sim->fits[i].workload;
+        const st_simcell *a = pick_alloc(sim, w);
+        double tn = NAN;
+        for (size_t j = 0; j < sim->ncells; j++) {
+            const st_simcell *c = &sim->cells[j];
+            if (!strcmp(c->workload, w) && !strcmp(c->kind, "time") && !isnan(c->model_norm)) {
+                tn = c->model_norm; /* the same at every rate: per 1000 samples/s */
+                if (c->time_hz == 1000)
+                    break;
+            }
+        }
+        fprintf(f, "%zu ", i);
+        dat_name(f, w);
+        fprintf(f, " %lld %s %s %s %s\n", a ? (long long)a->alloc_period : 0LL, dat(a ? a->sps_native : NAN, 8),
+                dat(a ? a->norm_ir : NAN, 10), dat(a ? a->norm_cyc : NAN, 10), dat(tn, 10));
+    }
+}
+
+void st_sim_write_metrics(FILE *f, const st_sim *sim)
+{
+    for (size_t i = 0; i < (sim ? sim->ncells : 0); i++) {
+        const st_simcell *c = &sim->cells[i];
+        if (!c->ok)
+            continue;
+        for (int m = 0; m < SW_SIM_N; m++) {
+            /* workload,label,metric,n,median,q1,q3,mad,min,max,outliers: the
+             * median and the extremes (quartiles of two or three exact counts
+             * would say nothing more). */
+            fprintf(f, "%s,%s,%s,%zu,%s,,,,%s,%s,\n", c->workload, c->label, metric_names[m], c->ok,
+                    csvv(c->v[m], 17), csvv(c->vmin[m], 17), csvv(c->vmax[m], 17));
+        }
+    }
+}

@@ -1,0 +1,116 @@
+/* st_sim.h - the analysis of the simulated cells (cells.backend = 'sim'):
+ * exact counts from valgrind's cachegrind, no statistics needed.
+ *
+ * Invariants:
+ *  - Per cell, every metric of sw_simdef.h is the median of its ok runs
+ *    (they agree to the count when the cell is deterministic); its spread is
+ *    (max - min) / min over those runs.  A cell without time sampling is
+ *    flagged NOT DETERMINISTIC when the spread of sim::Ir or
+ *    sim::est-cycles exceeds ST_SIM_TOLERANCE (0.01%); time cells are not
+ *    expected to repeat (the timer fires by wall time, and a run under
+ *    valgrind is slow by a varying amount) and are never flagged, their
+ *    spread being reported.
+ *  - Overheads are ratios to the baseline of the same workload and size
+ *    among the simulated cells; the per-sample cost is (cell - baseline) /
+ *    samples (the cell's median samples); the per-sample slope and fixed
+ *    cost of allocation sampling are the least-squares line of (cell -
+ *    baseline) against samples over the workload's fixed-mode allocation
+ *    cells (its intercept is the cost of turning sampling on: the baseline
+ *    is not a point of the line).
+ *  - Rates are native: samples per second are the samples over the native
+ *    CPU time of the workload's baseline at the simulated size (table
+ *    sim_native); the normalized overhead is 1 + (overhead - 1) x 1000 /
+ *    (native samples per second).
+ *  - Time cells are modelled, not counted: under valgrind the timer fires
+ *    far more often per unit of work and the kernel's signal delivery is not
+ *    counted.  The counted part is the user-space instructions per time
+ *    sample (handler and drain); the measured part is the kernel's delivery
+ *    cost per signal (meta time_delivery_ns, time-bench, native).  At the
+ *    native rate f the modelled overhead is 1 + f x (instructions per sample
+ *    x native seconds per instruction + delivery ns x 1e-9), the native
+ *    seconds per instruction being the baseline's native CPU time over its
+ *    instructions; likewise in estimated cycles.
+ *  - Anything undefined is NaN with the reason in the cell's note.
+ */
+#ifndef ST_SIM_H
+#define ST_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "../harness/sw_simdef.h"
+
+/* Relative spread above which repeated counts are flagged (0.01%). */
+#define ST_SIM_TOLERANCE 1e-4
+
+typedef struct st_simcell {
+    int64_t cell_id;
+    char *workload, *kind, *label, *alloc_mode, *time_clock;
+    int64_t alloc_period, time_hz, size;
+    size_t runs, ok;                  /* runs recorded, runs ok with every count */
+    char *failure;                    /* the first failed run's reason, or NULL */
+    double v[SW_SIM_N];               /* median counts of the ok runs (NaN if none) */
+    double vmin[SW_SIM_N], vmax[SW_SIM_N]; /* their extremes */
+    double spread[SW_SIM_N];          /* (max - min) / min over the ok runs (NaN if < 2) */
+    double alloc_samples, time_samples; /* median samples per run */
+    int deterministic;                /* 1 yes, 0 flagged, -1 not checked (time cell or < 2 runs) */
+    const struct st_simcell *baseline; /* NULL if none; itself for a baseline */
+    double overhead_ir, overhead_cyc;  /* ratio to the baseline */
+    double per_sample_ir, per_sample_cyc; /* (cell - baseline) / samples */
+    double native_s;                  /* native CPU seconds of the baseline at this size */
+    double sps_native;                /* samples per native second */
+    double norm_ir, norm_cyc;         /* normalized overhead per 1000 samples/s */
+    double model_overhead;            /* time cells: modelled overhead at the native rate */
+    double model_user_ns, model_kernel_ns; /* time cells: ns per sample, counted and measured parts */
+    double model_norm;                /* time cells: modelled normalized overhead per 1000 samples/s */
+    char note[512];
+} st_simcell;
+
+/* Per workload: the least-squares line of allocation sampling. */
+typedef struct st_simfit {
+    const char *workload;
+    size_t points;                    /* fixed-mode alloc cells in the fit */
+    double slope_ir, fixed_ir;        /* instructions per sample, fixed instructions */
+    double slope_cyc, fixed_cyc;      /* the same in estimated cycles */
+    double time_ir, time_cyc;         /* median instructions / cycles per time sample over its time cells */
+} st_simfit;
+
+typedef struct st_sim {
+    st_simcell *cells;                /* in cell_id order */
+    size_t ncells;
+    st_simfit *fits;                  /* one per workload, in order of first appearance */
+    size_t nfits;
+    size_t runs, ok_runs, flagged;    /* over all simulated cells */
+    double delivery_ns;               /* meta time_delivery_ns, NaN if unknown */
+    char *delivery_note;              /* why it is unknown, or NULL */
+} st_sim;
+
+/* Loads and analyses the simulated cells of DIR/results.db.  Returns 0
+ * (sim->ncells may be 0: a sweep without them), or 2 with a message in err
+ * when the database cannot be read. */
+int st_sim_load(const char *dir, st_sim *sim, char *err, size_t errlen);
+void st_sim_free(st_sim *sim);
+
+/* The cell of workload with this kind and period (alloc, fixed mode) or
+ * rate (time, wall clock), or NULL. */
+const st_simcell *st_sim_find(const st_sim *sim, const char *workload, const char *kind, int64_t period,
+                              int64_t hz);
+
+/* The modelled overhead of time sampling at rate_hz: 1 + rate_hz x
+ * (user_instr x native_s / baseline_instr + delivery_ns x 1e-9).  NaN if an
+ * input is missing or not positive (user_instr may be 0). */
+double st_sim_time_model(double rate_hz, double user_instr, double baseline_instr, double native_s,
+                         double delivery_ns);
+
+/* Outputs: the summary.md section, sim.csv, and the plot data files
+ * sim_alloc.dat, sim_time.dat, sim_normalized.dat (docs/STATISTICS.md). */
+void st_sim_write_md(FILE *f, const st_sim *sim);
+void st_sim_write_csv(FILE *f, const st_sim *sim);
+void st_sim_write_alloc_dat(FILE *f, const st_sim *sim);
+void st_sim_write_time_dat(FILE *f, const st_sim *sim);
+void st_sim_write_normalized_dat(FILE *f, const st_sim *sim);
+/* metrics.csv rows (workload,label,metric,n,median,q1,q3,mad,min,max,outliers) of every simulated metric. */
+void st_sim_write_metrics(FILE *f, const st_sim *sim);
+
+#endif
