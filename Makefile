@@ -2,7 +2,7 @@
 #
 # make              build everything into build/ (library, tools, workloads, harness)
 # make test         every test; prints "tests: N passed, M failed" last
-# make sweep        the full default sweep (QUICK=1: a small smoke sweep)
+# make sweep        the full default sweep, timed and simulated parts (QUICK=1: a small smoke sweep)
 # make figures      statistics and figures again from stored results [RESULTS=dir]
 # make validate     does the analysis recover a known injected per-sample cost? (about 10 min)
 # make bench        the runtime's micro-benchmarks (figures, not pass/fail)

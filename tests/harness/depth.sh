@@ -56,8 +56,8 @@ expect "each cell sized by its own calibration" "$(q "$DB" "SELECT count(*) FROM
 expect "every run ok" "$(q "$DB" "SELECT status, count(*) FROM runs GROUP BY status")" "ok|21"
 expect "checksums differ by depth (the argument reached the workload)" \
     "$(q "$DB" "SELECT count(DISTINCT checksum) FROM calibration")" 3
-expect "csv: args and depth columns" "$(head -n 1 "$dir/runs.csv" | grep -c ',size,args,depth,status,')" 1
-expect "csv: a depth row per run of the d16 cells" "$(grep -c ",--depth 16,16,ok," "$dir/runs.csv")" 9
+expect "csv: args and depth columns" "$(head -n 1 "$dir/runs.csv" | grep -c ',size,args,depth,backend,status,')" 1
+expect "csv: a depth row per run of the d16 cells" "$(grep -c ",--depth 16,16,native,ok," "$dir/runs.csv")" 9
 "$BIN/analyze" "$dir" >/dev/null 2>"$WORK/aerr"
 expect "analyze" "$?" 0
 expect "depth.dat: finite depths of both kinds" "$(awk '!/^#/ && NF { print $2, $3 }' "$dir/plotdata/depth.dat")" \
