@@ -130,6 +130,10 @@ int sw_exec_run(const sw_exec_req *req, sw_exec_res *res)
             res->interrupted = 1;
             break;
         }
+        /* A stop request interrupts poll only in the thread that takes the
+         * signal; with runs in several threads, look again every 250 ms. */
+        if (req->stop && (wait_ms < 0 || wait_ms > 250))
+            wait_ms = 250;
         struct pollfd p = {.fd = pidfd, .events = POLLIN};
         int rc = pidfd >= 0 ? poll(&p, 1, wait_ms) : 1;
         if (rc > 0)

@@ -724,7 +724,12 @@ static void run_slot(void *ctx, int i)
         res->tail = why[first] ? sw_xstrdup(why + first + 1) : NULL;
         res->started_ns = sw_wallclock_ns();
     } else {
-        double timeout = s->o.timeout > 0 ? s->o.timeout : 20 * j->cal->seconds + 5;
+        /* A simulated run's count does not depend on how long it takes, and
+         * under load a run under valgrind can take many times its CPU time:
+         * its automatic timeout only catches a run that hangs. */
+        double timeout = s->o.timeout > 0 ? s->o.timeout
+                         : j->cell->sim   ? 100 * j->cal->seconds + 600
+                                          : 20 * j->cal->seconds + 5;
         sw_run_cell(j->cell->sim ? &s->sim_runner : &s->runner, j->cell, j->slot.seq, j->slot.round,
                     j->cal->checksum, timeout, res);
     }
