@@ -981,7 +981,7 @@ static void write_sim_compare_dat(FILE *f, const st_analysis *an)
             fprintf(f, " %zu %lld %s %s", i, (long long)periods[p], dat(c ? c->overhead_ir : NAN, 12),
                     dat(c ? c->overhead_cyc : NAN, 12));
             if (r)
-                dat_ci(f, &r->overhead, 8);
+                fprintf(f, " %s %s %s", dat(r->overhead.est, 8), dat(lo_of(&r->overhead), 8), dat(hi_of(&r->overhead), 8));
             else
                 fputs(" NaN NaN NaN", f);
             fputc('\n', f);
