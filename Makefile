@@ -74,13 +74,21 @@ figures: deps
 	$(BIN)/analyze $(RESULTS)
 	ANALYZE=$(BIN)/analyze sh plots/figures.sh $(RESULTS)
 
-# Compare two sweeps: make compare A=dir B=dir [COMPARE_ARGS='--threshold 5% --out dir'].
+# Compare two sweeps: make compare A=dir B=dir [COMPARE_ARGS='--threshold 5%'] [COMPARE_OUT=dir:
+# the report files and the forest plot, plots/compare.gp, into dir].
 # Fails when compare does (make reports "Error 1" for a regression, "Error 2" for bad input);
 # CI jobs that need the 0/1/2 status run build/bin/compare itself (docs/STATISTICS.md).
 compare: deps
 	@$(MAKE) --no-print-directory $(BIN)/compare
 	@if [ -z "$(A)" ] || [ -z "$(B)" ]; then echo "make compare: give both sweeps: make compare A=dir B=dir" >&2; exit 2; fi
-	$(BIN)/compare $(COMPARE_ARGS) $(A) $(B)
+	@if [ -z "$(COMPARE_OUT)" ]; then $(BIN)/compare $(COMPARE_ARGS) $(A) $(B); else \
+	  rc=0; $(BIN)/compare $(COMPARE_ARGS) --out $(COMPARE_OUT) $(A) $(B) || rc=$$?; \
+	  if [ $$rc -ne 2 ] && [ -f $(COMPARE_OUT)/compare.dat ]; then \
+	    thr=$$(sed -n '1s/.*threshold \([0-9.e+-]*\)%.*/\1/p' $(COMPARE_OUT)/compare.dat); \
+	    rows=$$(grep -vc '^#' $(COMPARE_OUT)/compare.dat); \
+	    for t in png svg; do gnuplot -e "dat='$(COMPARE_OUT)/compare.dat'; out='$(COMPARE_OUT)/compare.$$t'; term='$$t'; thr=$$thr; nrows=$$rows" plots/compare.gp || exit 1; done; \
+	    echo "make compare: wrote $(COMPARE_OUT)/compare.md, .csv, .json, .png, .svg"; fi; \
+	  exit $$rc; fi
 
 # The suite checks itself: every sample costs a known D more (SGC_SAMPLE_SPIN_NS), and the
 # analysis must recover it (scripts/validate.sh, docs/STATISTICS.md "Validation").

@@ -1,5 +1,6 @@
 /* st_report.c - summary.csv, metrics.csv, summary.md and the plot data files of an analysis. */
 #include "st_report.h"
+#include "st_json.h"
 #include "st_costfit.h"
 #include "st_preport.h"
 #include "st_plotdata.h"
@@ -1014,6 +1015,26 @@ int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *er
         }                                                   \
     } while (0)
     OUT(dir, "summary.csv", write_summary_csv(s.f, an, opts));
+    if (!rc) {
+        /* summary.json from the summary.csv just written: one source (st_json.h). */
+        size_t plen = strlen(dir) + sizeof "/summary.csv";
+        char *csvpath = st_xmalloc(plen);
+        snprintf(csvpath, plen, "%s/summary.csv", dir);
+        int jrc = 0;
+        char jerr[512] = "";
+        OUT(dir, "summary.json", jrc = st_csv_to_json(csvpath, s.f, jerr, sizeof jerr));
+        if (jrc) {
+            /* It wrote nothing before failing: remove the empty file, keep the reason. */
+            size_t jlen = strlen(dir) + sizeof "/summary.json";
+            char *jpath = st_xmalloc(jlen);
+            snprintf(jpath, jlen, "%s/summary.json", dir);
+            unlink(jpath);
+            free(jpath);
+            snprintf(err, errlen, "%s", jerr);
+            rc = 1;
+        }
+        free(csvpath);
+    }
     OUT(dir, "metrics.csv", write_metrics_csv(s.f, an));
     if (an->fits) {
         OUT(dir, "regress.csv", st_costfit_write_csv(s.f, an->fits));

@@ -1,4 +1,4 @@
-/* st_report.h - writes an analysis into the sweep directory: summary.csv, metrics.csv, summary.md, plotdata/.
+/* st_report.h - writes an analysis into the sweep directory: summary.csv, summary.json, metrics.csv, summary.md, plotdata/.
  *
  * Invariants:
  *  - The files and their columns are exactly those of docs/STATISTICS.md;

@@ -181,7 +181,16 @@ run slow2 "$W/A" "$W/SLOW"
 cmp -s "$W/slow/compare.json" "$W/slow2/compare.json" && cmp -s "$W/slow/compare.csv" "$W/slow2/compare.csv" \
     && ok "same inputs, same outputs" || fail "outputs differ between two runs"
 
-# 8. Bad input: exit 2 with a message naming the thing.
+# 8. The forest plot (plots/compare.gp) draws from compare.dat: a PNG and an SVG with every row.
+if [ -n "${GP:-}" ]; then
+    for t in png svg; do
+        gnuplot -e "dat='$W/slow/compare.dat'; out='$W/slow/compare.$t'; term='$t'; thr=2; nrows=8" "$GP" 2>"$W/gp.err"
+    done
+    if [ -s "$W/slow/compare.png" ] && [ "$(grep -c 'gcbench/alloc-fixed-64K\|microbench/time-wall-1000' "$W/slow/compare.svg")" -ge 2 ] && [ ! -s "$W/gp.err" ]; then
+        ok "forest plot drawn"; else fail "forest plot: $(cat "$W/gp.err")"; fi
+fi
+
+# 9. Bad input: exit 2 with a message naming the thing.
 expect2() {
     what=$1; shift
     "$COMPARE" "$@" > /dev/null 2> "$W/bad.err"

@@ -1,4 +1,4 @@
-# tests/compare/module.mk - build/bin/compare end to end on synthetic sweeps (tests/compare/compare.sh):
+# tests/compare/module.mk - build/bin/compare end to end on synthetic sweeps (tests/compare/compare.sh),
 # an injected difference in one cell found exactly, none in an A/A pair, mismatched cells listed,
 # exit statuses 0/1/2, the JSON checked against the CSV.
 COMPARE_TEST_DIR := $(BUILD)/compare-test
@@ -8,7 +8,7 @@ COMPARE_SCHEMA := $(firstword $(wildcard harness/schema.sql) tests/stats/fixture
 TESTS += test-compare
 
 test-compare: $(BIN)/compare
-	@TEST_RESULTS=$(TEST_RESULTS) SCHEMA=$(COMPARE_SCHEMA) COMPARE=$(BIN)/compare \
+	@TEST_RESULTS=$(TEST_RESULTS) SCHEMA=$(COMPARE_SCHEMA) COMPARE=$(BIN)/compare GP=plots/compare.gp \
 	  sh tests/check.sh compare sh tests/compare/compare.sh $(COMPARE_TEST_DIR)
 
 CMP_TEST_BIN := $(BIN)/test-compare
@@ -23,3 +23,11 @@ TESTS += test-compare-unit
 
 test-compare-unit: $(CMP_TEST_BIN)
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh compare-unit $(CMP_TEST_BIN) --jobs 2
+
+# analyze's summary.json against its summary.csv (tests/compare/summary_json.sh).
+.PHONY: test-summary-json
+TESTS += test-summary-json
+
+test-summary-json: $(BIN)/analyze
+	@TEST_RESULTS=$(TEST_RESULTS) SCHEMA=$(COMPARE_SCHEMA) ANALYZE=$(BIN)/analyze FIXTURE=tests/stats/fixtures/small.sql \
+	  sh tests/check.sh summary-json sh tests/compare/summary_json.sh $(BUILD)/summary-json-test

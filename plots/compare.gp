@@ -1,0 +1,18 @@
+# compare.gp - the forest plot of build/bin/compare: one row per cell, B's change against A in
+# percent with its interval, the +-threshold band shaded.  Colours: red slower, blue faster,
+# grey same, orange inconclusive.
+# gnuplot -e "dat='DIR/compare.dat'; out='DIR/compare.png'; term='png'; thr=2; nrows=10" plots/compare.gp
+# compare.dat: row label change_pct lo_pct hi_pct verdict (docs/STATISTICS.md, "Comparing two sweeps").
+h = 120 + 22 * nrows
+if (term eq 'svg') { set terminal svg size 900,h dynamic font 'sans,12' background rgb 'white' } else { set terminal pngcairo size 900,h font 'sans,11' background rgb 'white' }
+set output out
+set title sprintf("compare: B against A, change of the median wall time (95%% intervals; band +-%g%%)", thr)
+set xlabel "change, B/A - 1 (%)"
+set yrange [nrows - 0.5:-0.5]
+set ytics scale 0 font ',9'
+set grid xtics
+set key off
+set object 1 rectangle from -thr, graph 0 to thr, graph 1 behind fillcolor rgb "#e6e6e6" fillstyle solid 1.0 noborder
+set arrow 1 from 0, graph 0 to 0, graph 1 nohead lc rgb "#888888" dt 2
+col(v) = v eq 'slower' ? 0xD55E00 : v eq 'faster' ? 0x0072B2 : v eq 'same' ? 0x777777 : 0xE69F00
+plot dat using 3:1:4:5:(col(strcol(6))):ytic(2) with xerrorbars pt 7 ps 0.8 lc rgb variable
