@@ -23,7 +23,7 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: analyze [--seed N] [--resamples B] [--fit-resamples B] [--confidence C] [--margin M%%] [--quiet] DIR\n"
             "       analyze --print-plotdata-columns\n"
-            "  Reads DIR/results.db (written by build/bin/sweep) and writes DIR/summary.csv,\n"
+            "  Reads DIR/results.db (written by build/bin/sweep) and writes DIR/summary.csv, summary.json,\n"
             "  DIR/metrics.csv, DIR/summary.md and DIR/plotdata/*.dat.\n"
             "  --seed N         bootstrap seed (default %llu)\n"
             "  --resamples B    bootstrap resamples per cell, 1000..1000000 (default %d)\n"
