@@ -13,6 +13,7 @@ libpfm4-dev
 libgsl-dev
 libsqlite3-dev
 sqlite3
+python3
 gnuplot-nox
 libgc-dev
 valgrind
