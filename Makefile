@@ -7,6 +7,7 @@
 # make validate     does the analysis recover a known injected per-sample cost? (about 10 min)
 # make bench        the runtime's micro-benchmarks (figures, not pass/fail)
 # make fuzz         a longer libFuzzer run of the sampler model fuzzer
+# make format       lays out every C file as .clang-format says (format-check: only check)
 #
 # Settings (override on the command line):
 #   CC=gcc OPT=-O2       compiler and optimisation
@@ -122,6 +123,16 @@ $(GEN)/schema_sql.h: harness/schema.sql scripts/embed.sh
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
+
+# The code style (.clang-format): `make format` rewrites every C file of the
+# tree in place; `make format-check` (one of the tests) fails naming the
+# files that differ.
+.PHONY: format format-check
+format: deps
+	sh scripts/format-files.sh | xargs clang-format --style=file -i
+format-check:
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh format-check sh scripts/format-check.sh
+TESTS += format-check
 
 clean:
 	rm -rf build $(CLEAN_EXTRA)

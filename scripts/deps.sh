@@ -18,6 +18,7 @@ gnuplot-nox
 libgc-dev
 valgrind
 git
+clang-format
 zlib1g-dev
 libprotobuf-c-dev
 protobuf-c-compiler
