@@ -20,9 +20,21 @@
 
 /* The numeric fields of a segment, in this order (the segments table's
  * columns after run_id, idx, block, pos, kind, on_, end_). */
+/* clang-format off */
 #define SW_ALT_NUM \
-    X(cpu_ns) X(wall_ns) X(bytes) X(iterations) X(alloc_samples) X(alloc_points) X(sampled_bytes) \
-    X(time_samples) X(minor) X(major) X(gc_ns) X(major_cpu_ns)
+    X(cpu_ns) \
+    X(wall_ns) \
+    X(bytes) \
+    X(iterations) \
+    X(alloc_samples) \
+    X(alloc_points) \
+    X(sampled_bytes) \
+    X(time_samples) \
+    X(minor) \
+    X(major) \
+    X(gc_ns) \
+    X(major_cpu_ns)
+/* clang-format on */
 
 typedef struct sw_segment {
     int idx, block, pos, on;

@@ -577,10 +577,23 @@ void sw_db_store_runs(sw_db *d, const sw_run_row *rows, int n)
  * after the runs and cells columns (docs/HARNESS.md); a new column goes at
  * the end.  Each must be a key of runtime/sgc_stats_keys.h: a name that is
  * not fails to compile (SW_KEY_<name> below). */
-#define SW_RUNS_CSV_STATS(X)                                                                                 \
-    X(run_ns) X(bytes_allocated) X(objects_allocated) X(alloc_samples) X(alloc_sample_points) X(sampled_bytes) \
-    X(time_samples) X(time_samples_dropped) X(time_hz_achieved) X(minor_collections) X(major_collections)     \
-    X(gc_ns) X(bytes_promoted) X(peak_heap_bytes)
+/* clang-format off */
+#define SW_RUNS_CSV_STATS(X) \
+    X(run_ns) \
+    X(bytes_allocated) \
+    X(objects_allocated) \
+    X(alloc_samples) \
+    X(alloc_sample_points) \
+    X(sampled_bytes) \
+    X(time_samples) \
+    X(time_samples_dropped) \
+    X(time_hz_achieved) \
+    X(minor_collections) \
+    X(major_collections) \
+    X(gc_ns) \
+    X(bytes_promoted) \
+    X(peak_heap_bytes)
+/* clang-format on */
 
 #define SW_KEY_ENUM(key, type, value, what) SW_KEY_##key,
 enum { SGC_STATS_KEYS(SW_KEY_ENUM) SW_NKEYS };
