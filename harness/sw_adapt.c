@@ -8,25 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static sqlite3_stmt *prep(sw_db *d, const char *sql)
-{
+static sqlite3_stmt *prep(sw_db *d, const char *sql) {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
         sw_fatal("%s: adaptive rounds: %s", d->path, sqlite3_errmsg(d->db));
     return st;
 }
 
-static int64_t one_int(sw_db *d, const char *sql)
-{
+static int64_t one_int(sw_db *d, const char *sql) {
     sqlite3_stmt *st = prep(d, sql);
     int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
     sqlite3_finalize(st);
     return v;
 }
 
-int sw_adapt_next_round(sw_db *db, const sw_cell *cells, int n_cells, double halfwidth, int min_rounds,
-                        int max_rounds, uint64_t seed, sw_slot **out, int *active)
-{
+int sw_adapt_next_round(sw_db *db, const sw_cell *cells, int n_cells, double halfwidth, int min_rounds, int max_rounds,
+                        uint64_t seed, sw_slot **out, int *active) {
     *out = NULL;
     *active = 0;
     int last_round = (int)one_int(db, "SELECT max(round) FROM schedule");
@@ -70,7 +67,8 @@ int sw_adapt_next_round(sw_db *db, const sw_cell *cells, int n_cells, double hal
     }
     int total = 0;
     if (nwant && last_round < max_rounds) {
-        int64_t seq = one_int(db, "SELECT max(seq) FROM schedule"), block = one_int(db, "SELECT max(block) FROM schedule");
+        int64_t seq = one_int(db, "SELECT max(seq) FROM schedule"),
+                block = one_int(db, "SELECT max(block) FROM schedule");
         sw_rng rng;
         sw_rng_seed(&rng, seed ^ ((uint64_t)(last_round + 1) * 0x9e3779b97f4a7c15ull));
         for (int i = nwant - 1; i > 0; i--) {
@@ -85,8 +83,13 @@ int sw_adapt_next_round(sw_db *db, const sw_cell *cells, int n_cells, double hal
             block++;
             for (int pos = 1; pos <= 2; pos++) {
                 int role = (pos == 1) == (first == 1);
-                slots[total] = (sw_slot){.seq = (int)++seq, .cell = role ? k : base, .round = last_round + 1,
-                                         .pass = -1, .block = (int)block, .pos = pos, .role = role};
+                slots[total] = (sw_slot){.seq = (int)++seq,
+                                         .cell = role ? k : base,
+                                         .round = last_round + 1,
+                                         .pass = -1,
+                                         .block = (int)block,
+                                         .pos = pos,
+                                         .role = role};
                 total++;
             }
         }

@@ -30,7 +30,7 @@
  * every cell has reached the target or max_rounds rounds are stored) and
  * appends them to the schedule; *out receives them (free it).  *active
  * receives the number of cells still too wide. */
-int sw_adapt_next_round(sw_db *db, const sw_cell *cells, int n_cells, double halfwidth, int min_rounds,
-                        int max_rounds, uint64_t seed, sw_slot **out, int *active);
+int sw_adapt_next_round(sw_db *db, const sw_cell *cells, int n_cells, double halfwidth, int min_rounds, int max_rounds,
+                        uint64_t seed, sw_slot **out, int *active);
 
 #endif /* SW_ADAPT_H */

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *sw_alt_mode(const sw_cell *cell)
-{
+const char *sw_alt_mode(const sw_cell *cell) {
     if (cell->alloc_period && cell->time_hz)
         return "both";
     if (cell->alloc_period)
@@ -18,21 +17,20 @@ const char *sw_alt_mode(const sw_cell *cell)
 }
 
 enum { F_INDEX, F_BLOCK, F_POS, F_KIND, F_ON, F_END, F_NUM0 };
-static const char *const field_names[] = {"index", "block", "pos", "kind", "on", "end",
+static const char *const field_names[] = {"index",   "block", "pos", "kind", "on", "end",
 #define X(name) #name,
                                           SW_ALT_NUM
 #undef X
 };
 #define N_FIELDS ((int)(sizeof field_names / sizeof field_names[0]))
 
-int sw_alt_parse(const char *text, sw_segment **out, const char **why)
-{
+int sw_alt_parse(const char *text, sw_segment **out, const char **why) {
     *out = NULL;
     if (!text || strncmp(text, "sgc-segments 1\n", 15) != 0) {
         *why = "it is not a segment series (first line is not 'sgc-segments 1')";
         return -1;
     }
-    int col_of[N_FIELDS];      /* column index of each field */
+    int col_of[N_FIELDS]; /* column index of each field */
     int ncols = 0, n = 0, cap = 0, trailer = -1;
     char *copy = sw_xstrdup(text), *save = NULL;
     for (int f = 0; f < N_FIELDS; f++)

@@ -38,8 +38,8 @@
 
 typedef struct sw_segment {
     int idx, block, pos, on;
-    char kind;       /* 'A' or 'B' */
-    char end[8];     /* "gc", "iter" or "exit" */
+    char kind;   /* 'A' or 'B' */
+    char end[8]; /* "gc", "iter" or "exit" */
 #define X(name) uint64_t name;
     SW_ALT_NUM
 #undef X

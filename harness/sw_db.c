@@ -15,13 +15,11 @@
 /* The schema: harness/schema.sql, embedded at build time. */
 #include "schema_sql.h"
 
-static SW_NORETURN void db_fail(sw_db *d, const char *what)
-{
+static SW_NORETURN void db_fail(sw_db *d, const char *what) {
     sw_fatal("%s: %s: %s", d->path, what, d->db ? sqlite3_errmsg(d->db) : "cannot open");
 }
 
-static void exec_sql(sw_db *d, const char *sql)
-{
+static void exec_sql(sw_db *d, const char *sql) {
     char *err = NULL;
     if (sqlite3_exec(d->db, sql, NULL, NULL, &err) != SQLITE_OK) {
         fprintf(stderr, "sweep: %s: %s\n", d->path, err ? err : "?");
@@ -30,8 +28,7 @@ static void exec_sql(sw_db *d, const char *sql)
     }
 }
 
-static sqlite3_stmt *prepare(sw_db *d, const char *sql)
-{
+static sqlite3_stmt *prepare(sw_db *d, const char *sql) {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
         db_fail(d, "preparing a statement");
@@ -39,29 +36,26 @@ static sqlite3_stmt *prepare(sw_db *d, const char *sql)
 }
 
 /* Runs a prepared statement that returns no rows, then resets it. */
-static void step_done(sw_db *d, sqlite3_stmt *st, const char *what)
-{
+static void step_done(sw_db *d, sqlite3_stmt *st, const char *what) {
     if (sqlite3_step(st) != SQLITE_DONE)
         db_fail(d, what);
     sqlite3_reset(st);
     sqlite3_clear_bindings(st);
 }
 
-static void bind_text(sqlite3_stmt *st, int i, const char *s)
-{
+static void bind_text(sqlite3_stmt *st, int i, const char *s) {
     if (s)
         sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
     else
         sqlite3_bind_null(st, i);
 }
 
-static void prepare_run_statements(sw_db *d)
-{
-    d->ins_run = prepare(d,
-        "INSERT INTO runs(cell_id, round, seq, status, failure, wall_ns, user_ns, sys_ns, maxrss_kb,"
-        " sgc_seed, cpu, overhead_ns, exit_code, term_signal, checksum, output_tail, profile_bytes,"
-        " counter_errors, started_ns, block, block_pos, block_role, steal_ns, other_busy_ns, nivcsw, minflt,"
-        " loadavg1) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+static void prepare_run_statements(sw_db *d) {
+    d->ins_run =
+        prepare(d, "INSERT INTO runs(cell_id, round, seq, status, failure, wall_ns, user_ns, sys_ns, maxrss_kb,"
+                   " sgc_seed, cpu, overhead_ns, exit_code, term_signal, checksum, output_tail, profile_bytes,"
+                   " counter_errors, started_ns, block, block_pos, block_role, steal_ns, other_busy_ns, nivcsw, minflt,"
+                   " loadavg1) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     d->ins_stat = prepare(d, "INSERT INTO run_stats(run_id, key, value) VALUES(?,?,?)");
     d->ins_ctr = prepare(d, "INSERT INTO run_counters(run_id, event, raw, time_enabled, time_running, scaled)"
                             " VALUES(?,?,?,?,?,?)");
@@ -73,8 +67,7 @@ static void prepare_run_statements(sw_db *d)
  * 4 KiB pages) and then cut back to at most 256 KiB, so it stays small next
  * to the database (by default it grew to 4 MiB before the first checkpoint,
  * and never shrank). */
-static void tune(sw_db *d)
-{
+static void tune(sw_db *d) {
     sqlite3_busy_timeout(d->db, 10000);
     exec_sql(d, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
                 " PRAGMA wal_autocheckpoint=64; PRAGMA journal_size_limit=262144;");
@@ -82,24 +75,24 @@ static void tune(sw_db *d)
 
 /* Sets SW_DB_RESERVE bytes of the disk aside next to results.db (see
  * sw_db.h); a warning if the disk has not that much room. */
-static void reserve_space(sw_db *d, const char *dir)
-{
+static void reserve_space(sw_db *d, const char *dir) {
     d->reserve = sw_xasprintf("%s/.reserve", dir);
     int fd = open(d->reserve, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int err = fd < 0 ? errno : posix_fallocate(fd, 0, SW_DB_RESERVE);
     if (fd >= 0 && close(fd) != 0 && !err)
         err = errno;
     if (err) {
-        fprintf(stderr, "sweep: warning: cannot set %d KiB aside in %s (%s): if the disk fills up, the sweep may "
-                        "not be able to record that it stopped\n", SW_DB_RESERVE >> 10, dir, strerror(err));
+        fprintf(stderr,
+                "sweep: warning: cannot set %d KiB aside in %s (%s): if the disk fills up, the sweep may "
+                "not be able to record that it stopped\n",
+                SW_DB_RESERVE >> 10, dir, strerror(err));
         unlink(d->reserve);
         free(d->reserve);
         d->reserve = NULL;
     }
 }
 
-static void release_space(sw_db *d)
-{
+static void release_space(sw_db *d) {
     if (d->reserve) {
         unlink(d->reserve);
         free(d->reserve);
@@ -107,8 +100,7 @@ static void release_space(sw_db *d)
     }
 }
 
-void sw_db_create(sw_db *d, const char *dir)
-{
+void sw_db_create(sw_db *d, const char *dir) {
     memset(d, 0, sizeof *d);
     d->path = sw_xasprintf("%s/results.db", dir);
     if (access(d->path, F_OK) == 0)
@@ -123,8 +115,7 @@ void sw_db_create(sw_db *d, const char *dir)
     prepare_run_statements(d);
 }
 
-void sw_db_open_existing(sw_db *d, const char *dir)
-{
+void sw_db_open_existing(sw_db *d, const char *dir) {
     memset(d, 0, sizeof *d);
     d->path = sw_xasprintf("%s/results.db", dir);
     if (access(d->path, R_OK | W_OK) != 0)
@@ -139,15 +130,15 @@ void sw_db_open_existing(sw_db *d, const char *dir)
     sqlite3_finalize(st);
     if (sqlite3_prepare_v2(d->db, "SELECT block, steal_ns FROM runs LIMIT 0", -1, &st, NULL) != SQLITE_OK)
         sw_usage_error("--resume %s: %s was written by an older sweep (its runs have no block or noise columns); "
-                       "finish it with the sweep that started it", dir, d->path);
+                       "finish it with the sweep that started it",
+                       dir, d->path);
     sqlite3_finalize(st);
     reserve_space(d, dir);
     tune(d);
     prepare_run_statements(d);
 }
 
-void sw_db_close(sw_db *d)
-{
+void sw_db_close(sw_db *d) {
     sqlite3_finalize(d->ins_run);
     sqlite3_finalize(d->ins_stat);
     sqlite3_finalize(d->ins_ctr);
@@ -162,8 +153,7 @@ void sw_db_close(sw_db *d)
 }
 
 /* Sets a meta value; -1 (nothing changed) if the database refuses. */
-static int meta_try_set(sw_db *d, const char *key, const char *value)
-{
+static int meta_try_set(sw_db *d, const char *key, const char *value) {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(d->db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)", -1, &st, NULL) != SQLITE_OK)
         return -1;
@@ -174,8 +164,7 @@ static int meta_try_set(sw_db *d, const char *key, const char *value)
     return rc == SQLITE_DONE ? 0 : -1;
 }
 
-static int count_or_minus1(sw_db *d, const char *sql)
-{
+static int count_or_minus1(sw_db *d, const char *sql) {
     sqlite3_stmt *st;
     int n = -1;
     if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
@@ -184,8 +173,7 @@ static int count_or_minus1(sw_db *d, const char *sql)
     return n;
 }
 
-void sw_db_salvage(sw_db *d, const char *dir)
-{
+void sw_db_salvage(sw_db *d, const char *dir) {
     if (!d->db)
         return;
     char *msg = NULL;
@@ -203,8 +191,10 @@ void sw_db_salvage(sw_db *d, const char *dir)
                  sqlite3_exec(d->db, "COMMIT", NULL, NULL, &msg) == SQLITE_OK;
     if (!marked) {
         sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
-        fprintf(stderr, "sweep: cannot mark the sweep interrupted in %s (%s); its status still says running, "
-                        "--resume works all the same\n", d->path, msg ? msg : sqlite3_errmsg(d->db));
+        fprintf(stderr,
+                "sweep: cannot mark the sweep interrupted in %s (%s); its status still says running, "
+                "--resume works all the same\n",
+                d->path, msg ? msg : sqlite3_errmsg(d->db));
     }
     sqlite3_free(msg);
     char *csv = sw_xasprintf("%s/runs.csv", dir);
@@ -222,16 +212,19 @@ void sw_db_salvage(sw_db *d, const char *dir)
     if (rows >= 0)
         fprintf(stderr, "sweep: %s written (%d runs)\n", csv, rows);
     if (total > 0)
-        fprintf(stderr, "sweep: stopped; %d of %d runs are recorded in %s. Once the cause above is fixed, finish "
-                        "the sweep with: sweep --resume %s\n", done, total, d->path, dir);
+        fprintf(stderr,
+                "sweep: stopped; %d of %d runs are recorded in %s. Once the cause above is fixed, finish "
+                "the sweep with: sweep --resume %s\n",
+                done, total, d->path, dir);
     else
-        fprintf(stderr, "sweep: stopped during calibration. Once the cause above is fixed, finish the sweep with: "
-                        "sweep --resume %s\n", dir);
+        fprintf(stderr,
+                "sweep: stopped during calibration. Once the cause above is fixed, finish the sweep with: "
+                "sweep --resume %s\n",
+                dir);
     free(csv);
 }
 
-void sw_db_meta_set(sw_db *d, const char *key, const char *value)
-{
+void sw_db_meta_set(sw_db *d, const char *key, const char *value) {
     sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)");
     bind_text(st, 1, key);
     bind_text(st, 2, value);
@@ -239,8 +232,7 @@ void sw_db_meta_set(sw_db *d, const char *key, const char *value)
     sqlite3_finalize(st);
 }
 
-char *sw_db_meta_get(sw_db *d, const char *key)
-{
+char *sw_db_meta_get(sw_db *d, const char *key) {
     sqlite3_stmt *st = prepare(d, "SELECT value FROM meta WHERE key = ?");
     bind_text(st, 1, key);
     char *v = NULL;
@@ -250,8 +242,7 @@ char *sw_db_meta_get(sw_db *d, const char *key)
     return v;
 }
 
-void sw_db_store_events(sw_db *d, const sw_counters *c)
-{
+void sw_db_store_events(sw_db *d, const sw_counters *c) {
     exec_sql(d, "BEGIN");
     sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO events(event, supported, reason, encoding) VALUES(?,?,?,?)");
     for (int i = 0; i < c->n; i++) {
@@ -266,8 +257,7 @@ void sw_db_store_events(sw_db *d, const sw_counters *c)
 }
 
 void sw_db_store_sim_native(sw_db *d, const char *workload, uint64_t size, int runs, uint64_t cpu_ns,
-                             uint64_t wall_ns)
-{
+                            uint64_t wall_ns) {
     sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO sim_native(workload, size, runs, cpu_ns, wall_ns)"
                                   " VALUES(?,?,?,?,?)");
     bind_text(st, 1, workload);
@@ -279,8 +269,7 @@ void sw_db_store_sim_native(sw_db *d, const char *workload, uint64_t size, int r
     sqlite3_finalize(st);
 }
 
-int sw_db_has_sim_native(sw_db *d, const char *workload)
-{
+int sw_db_has_sim_native(sw_db *d, const char *workload) {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(d->db, "SELECT 1 FROM sim_native WHERE workload = ?", -1, &st, NULL) != SQLITE_OK)
         return 0;
@@ -290,10 +279,8 @@ int sw_db_has_sim_native(sw_db *d, const char *workload)
     return found;
 }
 
-void sw_db_store_calibration(sw_db *d, const char *workload, uint64_t size, double seconds,
-                             const char *checksum, const char *method, int probes, const char *status,
-                             const char *failure)
-{
+void sw_db_store_calibration(sw_db *d, const char *workload, uint64_t size, double seconds, const char *checksum,
+                             const char *method, int probes, const char *status, const char *failure) {
     sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO calibration(workload, size, seconds, checksum, method,"
                                   " probes, status, failure) VALUES(?,?,?,?,?,?,?,?)");
     bind_text(st, 1, workload);
@@ -308,9 +295,8 @@ void sw_db_store_calibration(sw_db *d, const char *workload, uint64_t size, doub
     sqlite3_finalize(st);
 }
 
-void sw_db_store_probe(sw_db *d, const char *workload, int probe, uint64_t size, uint64_t wall_ns,
-                       uint64_t cpu_ns, const char *status)
-{
+void sw_db_store_probe(sw_db *d, const char *workload, int probe, uint64_t size, uint64_t wall_ns, uint64_t cpu_ns,
+                       const char *status) {
     sqlite3_stmt *st = prepare(d, "INSERT OR REPLACE INTO calibration_probes(workload, probe, size, wall_ns, cpu_ns,"
                                   " status) VALUES(?,?,?,?,?,?)");
     bind_text(st, 1, workload);
@@ -323,16 +309,15 @@ void sw_db_store_probe(sw_db *d, const char *workload, int probe, uint64_t size,
     sqlite3_finalize(st);
 }
 
-static char *column_dup(sqlite3_stmt *st, int i)
-{
+static char *column_dup(sqlite3_stmt *st, int i) {
     const unsigned char *t = sqlite3_column_text(st, i);
     return t ? sw_xstrdup((const char *)t) : NULL;
 }
 
 int sw_db_get_calibration(sw_db *d, const char *workload, uint64_t *size, char **checksum, char **status,
-                          char **failure, double *seconds)
-{
-    sqlite3_stmt *st = prepare(d, "SELECT size, checksum, status, failure, seconds FROM calibration WHERE workload = ?");
+                          char **failure, double *seconds) {
+    sqlite3_stmt *st =
+        prepare(d, "SELECT size, checksum, status, failure, seconds FROM calibration WHERE workload = ?");
     bind_text(st, 1, workload);
     int found = sqlite3_step(st) == SQLITE_ROW;
     if (found) {
@@ -346,8 +331,7 @@ int sw_db_get_calibration(sw_db *d, const char *workload, uint64_t *size, char *
     return found;
 }
 
-void sw_db_store_plan(sw_db *d, const sw_cell *cells, int n_cells, const sw_slot *slots, int n_slots)
-{
+void sw_db_store_plan(sw_db *d, const sw_cell *cells, int n_cells, const sw_slot *slots, int n_slots) {
     exec_sql(d, "BEGIN");
     sqlite3_stmt *st = prepare(d, "INSERT INTO cells(cell_id, workload, kind, alloc_period, alloc_mode, time_hz,"
                                   " time_clock, size, label, args, depth, backend) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
@@ -385,8 +369,7 @@ void sw_db_store_plan(sw_db *d, const sw_cell *cells, int n_cells, const sw_slot
     exec_sql(d, "COMMIT");
 }
 
-int sw_db_count(sw_db *d, const char *table)
-{
+int sw_db_count(sw_db *d, const char *table) {
     char *sql = sw_xasprintf("SELECT count(*) FROM %s", table);
     sqlite3_stmt *st = prepare(d, sql);
     free(sql);
@@ -396,30 +379,28 @@ int sw_db_count(sw_db *d, const char *table)
 }
 
 /* The stored mode/clock words as the static strings sw_cell uses. */
-static const char *intern_mode(const unsigned char *w)
-{
+static const char *intern_mode(const unsigned char *w) {
     const char *s = sgc_alloc_mode_name(sgc_alloc_mode_parse((const char *)w));
     return s ? s : "";
 }
 
-static const char *intern_clock(const unsigned char *w)
-{
+static const char *intern_clock(const unsigned char *w) {
     const char *s = sgc_clock_name(sgc_clock_parse((const char *)w));
     return s ? s : "";
 }
 
-int sw_db_load_cells(sw_db *d, sw_cell **out)
-{
+int sw_db_load_cells(sw_db *d, sw_cell **out) {
     int n = sw_db_count(d, "cells");
     sw_cell *cells = sw_xcalloc((size_t)(n ? n : 1), sizeof *cells);
     /* Sweeps from before the simulated backend have no backend column. */
     sqlite3_stmt *probe;
     int has_backend = sqlite3_prepare_v2(d->db, "SELECT backend FROM cells", -1, &probe, NULL) == SQLITE_OK;
     sqlite3_finalize(probe);
-    sqlite3_stmt *st = prepare(d, has_backend ? "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz,"
-                                                " time_clock, size, label, args, depth, backend FROM cells ORDER BY cell_id"
-                                              : "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz,"
-                                                " time_clock, size, label, args, depth, 'native' FROM cells ORDER BY cell_id");
+    sqlite3_stmt *st =
+        prepare(d, has_backend ? "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz,"
+                                 " time_clock, size, label, args, depth, backend FROM cells ORDER BY cell_id"
+                               : "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz,"
+                                 " time_clock, size, label, args, depth, 'native' FROM cells ORDER BY cell_id");
     int i = 0;
     while (i < n && sqlite3_step(st) == SQLITE_ROW) {
         sw_cell *c = &cells[i];
@@ -446,8 +427,7 @@ int sw_db_load_cells(sw_db *d, sw_cell **out)
     return i;
 }
 
-int sw_db_missing_slots(sw_db *d, sw_slot **out)
-{
+int sw_db_missing_slots(sw_db *d, sw_slot **out) {
     sqlite3_stmt *st = prepare(d, "SELECT s.seq, s.cell_id, s.round, ifnull(s.block, 0), ifnull(s.block_pos, 0),"
                                   " ifnull(s.block_role, 0) FROM schedule s WHERE NOT EXISTS"
                                   " (SELECT 1 FROM runs r WHERE r.seq = s.seq) ORDER BY s.seq");
@@ -456,9 +436,12 @@ int sw_db_missing_slots(sw_db *d, sw_slot **out)
     while (sqlite3_step(st) == SQLITE_ROW) {
         if (n == cap)
             slots = sw_xrealloc(slots, (size_t)(cap *= 2) * sizeof *slots);
-        slots[n++] = (sw_slot){.seq = sqlite3_column_int(st, 0), .cell = sqlite3_column_int(st, 1) - 1,
-                               .round = sqlite3_column_int(st, 2), .pass = -1,
-                               .block = sqlite3_column_int(st, 3), .pos = sqlite3_column_int(st, 4),
+        slots[n++] = (sw_slot){.seq = sqlite3_column_int(st, 0),
+                               .cell = sqlite3_column_int(st, 1) - 1,
+                               .round = sqlite3_column_int(st, 2),
+                               .pass = -1,
+                               .block = sqlite3_column_int(st, 3),
+                               .pos = sqlite3_column_int(st, 4),
                                .role = sqlite3_column_int(st, 5)};
     }
     sqlite3_finalize(st);
@@ -468,12 +451,12 @@ int sw_db_missing_slots(sw_db *d, sw_slot **out)
 
 /* The run's segment series, inside its transaction.  The statement is
  * prepared on first use, so databases of other designs need no table. */
-static void store_segments(sw_db *d, sqlite3_int64 run_id, const sw_segment *segs, int n)
-{
+static void store_segments(sw_db *d, sqlite3_int64 run_id, const sw_segment *segs, int n) {
     if (!d->ins_seg)
-        d->ins_seg = prepare(d, "INSERT INTO segments(run_id, idx, block, pos, kind, on_, end_, cpu_ns, wall_ns, bytes, "
-                        "iterations, alloc_samples, alloc_points, sampled_bytes, time_samples, minor, major, gc_ns, "
-                        "major_cpu_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        d->ins_seg =
+            prepare(d, "INSERT INTO segments(run_id, idx, block, pos, kind, on_, end_, cpu_ns, wall_ns, bytes, "
+                       "iterations, alloc_samples, alloc_points, sampled_bytes, time_samples, minor, major, gc_ns, "
+                       "major_cpu_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     sqlite3_stmt *st = d->ins_seg;
     for (int i = 0; i < n; i++) {
         const sw_segment *g = &segs[i];
@@ -494,8 +477,7 @@ static void store_segments(sw_db *d, sqlite3_int64 run_id, const sw_segment *seg
 }
 
 /* Inserts one run with its stats and counters (inside a transaction). */
-static void insert_run(sw_db *d, const sw_run_row *r)
-{
+static void insert_run(sw_db *d, const sw_run_row *r) {
     sqlite3_stmt *st = d->ins_run;
     sqlite3_bind_int(st, 1, r->cell_id);
     sqlite3_bind_int(st, 2, r->round);
@@ -565,8 +547,7 @@ static void insert_run(sw_db *d, const sw_run_row *r)
 
 void sw_db_store_run(sw_db *d, const sw_run_row *r) { sw_db_store_runs(d, r, 1); }
 
-void sw_db_store_runs(sw_db *d, const sw_run_row *rows, int n)
-{
+void sw_db_store_runs(sw_db *d, const sw_run_row *rows, int n) {
     exec_sql(d, "BEGIN");
     for (int i = 0; i < n; i++)
         insert_run(d, &rows[i]);
@@ -603,8 +584,7 @@ static const char *csv_stats[] = {SW_RUNS_CSV_STATS(SW_CSV_NAME)};
 #undef SW_CSV_NAME
 
 /* Writes one CSV field, quoted when it needs to be (RFC 4180). */
-static void csv_field(FILE *f, const char *s)
-{
+static void csv_field(FILE *f, const char *s) {
     if (!s)
         return;
     if (!strpbrk(s, ",\"\n\r")) {
@@ -620,19 +600,22 @@ static void csv_field(FILE *f, const char *s)
     fputc('"', f);
 }
 
-int sw_db_export_csv(sw_db *d, const char *csv_path)
-{
+int sw_db_export_csv(sw_db *d, const char *csv_path) {
     /* One column per supported event: ctr_<name with non-alphanumerics as _>. */
     sw_buf sql = {0}, header = {0};
-    sw_buf_puts(&sql, "SELECT r.run_id, r.seq, r.round, c.cell_id, c.workload, c.kind, c.label, c.alloc_period,"
-                      " c.alloc_mode, c.time_hz, c.time_clock, c.size, c.args, c.depth, c.backend, r.status, r.failure, r.wall_ns, r.user_ns,"
-                      " r.sys_ns, r.maxrss_kb, r.overhead_ns, r.cpu, r.sgc_seed, r.exit_code, r.term_signal,"
-                      " r.checksum, r.profile_bytes, r.block, r.block_pos, r.block_role, r.steal_ns, r.other_busy_ns,"
-                      " r.nivcsw, r.minflt, r.loadavg1");
-    sw_buf_puts(&header, "run_id,seq,round,cell_id,workload,kind,label,alloc_period,alloc_mode,time_hz,time_clock,"
-                         "size,args,depth,backend,status,failure,wall_ns,user_ns,sys_ns,maxrss_kb,overhead_ns,cpu,sgc_seed,exit_code,"
-                         "term_signal,checksum,profile_bytes,block,block_pos,block_role,steal_ns,other_busy_ns,"
-                         "nivcsw,minflt,loadavg1");
+    sw_buf_puts(
+        &sql,
+        "SELECT r.run_id, r.seq, r.round, c.cell_id, c.workload, c.kind, c.label, c.alloc_period,"
+        " c.alloc_mode, c.time_hz, c.time_clock, c.size, c.args, c.depth, c.backend, r.status, r.failure, r.wall_ns, r.user_ns,"
+        " r.sys_ns, r.maxrss_kb, r.overhead_ns, r.cpu, r.sgc_seed, r.exit_code, r.term_signal,"
+        " r.checksum, r.profile_bytes, r.block, r.block_pos, r.block_role, r.steal_ns, r.other_busy_ns,"
+        " r.nivcsw, r.minflt, r.loadavg1");
+    sw_buf_puts(
+        &header,
+        "run_id,seq,round,cell_id,workload,kind,label,alloc_period,alloc_mode,time_hz,time_clock,"
+        "size,args,depth,backend,status,failure,wall_ns,user_ns,sys_ns,maxrss_kb,overhead_ns,cpu,sgc_seed,exit_code,"
+        "term_signal,checksum,profile_bytes,block,block_pos,block_role,steal_ns,other_busy_ns,"
+        "nivcsw,minflt,loadavg1");
     for (size_t i = 0; i < sizeof csv_stats / sizeof *csv_stats; i++) {
         sw_buf_printf(&sql, ", (SELECT value FROM run_stats s WHERE s.run_id = r.run_id AND s.key = '%s')",
                       csv_stats[i]);
@@ -646,7 +629,8 @@ int sw_db_export_csv(sw_db *d, const char *csv_path)
         sqlite3_free(q);
         sw_buf_puts(&header, ",ctr_");
         for (const char *p = name; *p; p++) {
-            char ch = (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ? *p : '_');
+            char ch =
+                (char)((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ? *p : '_');
             sw_buf_append(&header, &ch, 1);
         }
     }
@@ -695,8 +679,7 @@ out:
     return rows;
 }
 
-void sw_db_append_schedule(sw_db *d, const sw_cell *cells, const sw_slot *slots, int n_slots)
-{
+void sw_db_append_schedule(sw_db *d, const sw_cell *cells, const sw_slot *slots, int n_slots) {
     exec_sql(d, "BEGIN");
     sqlite3_stmt *st = prepare(d, "INSERT INTO schedule(seq, cell_id, round, block, block_pos, block_role)"
                                   " VALUES(?,?,?,?,?,?)");

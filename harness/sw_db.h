@@ -45,28 +45,28 @@ typedef struct sw_db {
 
 /* One finished run, as stored. */
 typedef struct sw_run_row {
-    int cell_id, round, seq;    /* identity and order */
-    const char *status;         /* "ok" | "failed" */
-    const char *failure;        /* NULL when ok */
-    int has_times;              /* wall/user/sys/rss are valid */
+    int cell_id, round, seq; /* identity and order */
+    const char *status;      /* "ok" | "failed" */
+    const char *failure;     /* NULL when ok */
+    int has_times;           /* wall/user/sys/rss are valid */
     uint64_t wall_ns, user_ns, sys_ns, maxrss_kb;
-    uint64_t sgc_seed;          /* SGC_SEED given to the run */
-    int cpu;                    /* CPU it was pinned to */
-    uint64_t overhead_ns;       /* harness time for the run outside the child's life, before the commit */
-    int exit_code, term_signal; /* -1 when not applicable */
-    const char *checksum;       /* printed checksum or NULL */
-    const char *output_tail;    /* tail of the output (failed runs) or NULL */
-    int64_t profile_bytes;      /* size of the profile written, -1 if none */
-    const char *counter_errors; /* NULL or problems with counters */
-    uint64_t started_ns;        /* CLOCK_REALTIME at the start */
+    uint64_t sgc_seed;                /* SGC_SEED given to the run */
+    int cpu;                          /* CPU it was pinned to */
+    uint64_t overhead_ns;             /* harness time for the run outside the child's life, before the commit */
+    int exit_code, term_signal;       /* -1 when not applicable */
+    const char *checksum;             /* printed checksum or NULL */
+    const char *output_tail;          /* tail of the output (failed runs) or NULL */
+    int64_t profile_bytes;            /* size of the profile written, -1 if none */
+    const char *counter_errors;       /* NULL or problems with counters */
+    uint64_t started_ns;              /* CLOCK_REALTIME at the start */
     int block, block_pos, block_role; /* the run's block (0 = none), position 1/2, role 1/0 */
-    int has_noise;              /* noise holds the covariates over the run */
+    int has_noise;                    /* noise holds the covariates over the run */
     sw_noise noise;
     char **stat_keys, **stat_values; /* the stats record */
     int n_stats;
-    const sw_counters *counters;     /* events, for the readings below */
-    const sw_reading *readings;      /* NULL or counters->n readings */
-    const struct sw_segment *segs;   /* the segment series (in-process design), or NULL */
+    const sw_counters *counters;   /* events, for the readings below */
+    const sw_reading *readings;    /* NULL or counters->n readings */
+    const struct sw_segment *segs; /* the segment series (in-process design), or NULL */
     int n_segs;
 } sw_run_row;
 
@@ -88,15 +88,13 @@ char *sw_db_meta_get(sw_db *d, const char *key);
 void sw_db_store_events(sw_db *d, const sw_counters *c);
 
 /* Calibration of one workload (status "ok" or "failed"). */
-void sw_db_store_calibration(sw_db *d, const char *workload, uint64_t size, double seconds,
-                             const char *checksum, const char *method, int probes, const char *status,
-                             const char *failure);
-void sw_db_store_probe(sw_db *d, const char *workload, int probe, uint64_t size, uint64_t wall_ns,
-                       uint64_t cpu_ns, const char *status);
+void sw_db_store_calibration(sw_db *d, const char *workload, uint64_t size, double seconds, const char *checksum,
+                             const char *method, int probes, const char *status, const char *failure);
+void sw_db_store_probe(sw_db *d, const char *workload, int probe, uint64_t size, uint64_t wall_ns, uint64_t cpu_ns,
+                       const char *status);
 /* The simulated part's native rate of a workload: the median native CPU and
  * wall time of runs baseline runs at the simulated size. */
-void sw_db_store_sim_native(sw_db *d, const char *workload, uint64_t size, int runs, uint64_t cpu_ns,
-                            uint64_t wall_ns);
+void sw_db_store_sim_native(sw_db *d, const char *workload, uint64_t size, int runs, uint64_t cpu_ns, uint64_t wall_ns);
 /* Whether a native rate is stored for workload. */
 int sw_db_has_sim_native(sw_db *d, const char *workload);
 /* The stored calibration of a workload: returns 1 and fills the outputs

@@ -17,8 +17,7 @@
 #include <unistd.h>
 
 /* Reads the last SW_EXEC_KEEP_BYTES of a memory file into b. */
-static void slurp_tail(int fd, sw_buf *b)
-{
+static void slurp_tail(int fd, sw_buf *b) {
     off_t size = lseek(fd, 0, SEEK_END);
     if (size <= 0)
         return;
@@ -32,8 +31,7 @@ static void slurp_tail(int fd, sw_buf *b)
 }
 
 /* In the child after fork: only async-signal-safe calls until execve. */
-static void child(const sw_exec_req *req, pid_t parent, int go_rd, int err_wr, int out_fd, int err_fd)
-{
+static void child(const sw_exec_req *req, pid_t parent, int go_rd, int err_wr, int out_fd, int err_fd) {
     int step = 0;
     char byte;
     setpgid(0, 0);
@@ -75,8 +73,7 @@ fail:;
 static const char *step_names[] = {"fork", "sched_setaffinity", "redirecting stdio", "execve",
                                    "personality(ADDR_NO_RANDOMIZE)"};
 
-int sw_exec_run(const sw_exec_req *req, sw_exec_res *res)
-{
+int sw_exec_run(const sw_exec_req *req, sw_exec_res *res) {
     memset(res, 0, sizeof *res);
     int go[2] = {-1, -1}, errp[2] = {-1, -1};
     int out_fd = memfd_create("sweep-stdout", MFD_CLOEXEC);
@@ -181,8 +178,7 @@ cleanup_fds:
     return res->exec_errno ? -1 : 0;
 }
 
-void sw_exec_res_free(sw_exec_res *res)
-{
+void sw_exec_res_free(sw_exec_res *res) {
     sw_buf_free(&res->out);
     sw_buf_free(&res->err);
     sw_buf_free(&res->counter_errors);
@@ -190,8 +186,7 @@ void sw_exec_res_free(sw_exec_res *res)
     res->readings = NULL;
 }
 
-char *sw_exec_failure(const sw_exec_req *req, const sw_exec_res *res)
-{
+char *sw_exec_failure(const sw_exec_req *req, const sw_exec_res *res) {
     if (res->exec_errno)
         return sw_xasprintf("could not start %s: %s: %s", req->path, res->failed_step, strerror(res->exec_errno));
     if (res->interrupted)
@@ -210,8 +205,7 @@ char *sw_exec_failure(const sw_exec_req *req, const sw_exec_res *res)
 }
 
 /* Appends the last max_lines lines of s to b. */
-static void tail_lines(sw_buf *b, const sw_buf *s, int max_lines)
-{
+static void tail_lines(sw_buf *b, const sw_buf *s, int max_lines) {
     if (!s->len)
         return;
     size_t end = s->len;
@@ -231,8 +225,7 @@ static void tail_lines(sw_buf *b, const sw_buf *s, int max_lines)
     sw_buf_puts(b, "\n");
 }
 
-char *sw_exec_tail(const sw_exec_res *res, int max_lines)
-{
+char *sw_exec_tail(const sw_exec_res *res, int max_lines) {
     sw_buf b = {0};
     if (res->out.len) {
         sw_buf_puts(&b, "--- stdout (end) ---\n");

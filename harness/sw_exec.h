@@ -33,28 +33,28 @@
 #define SW_EXEC_KEEP_BYTES (256 * 1024)
 
 typedef struct sw_exec_req {
-    const char *path;       /* program to exec */
-    char *const *argv;      /* its arguments, argv[0] included */
-    char *const *envp;      /* its whole environment */
-    int cpu;                /* CPU to pin it to; -1 = not pinned */
-    double timeout;         /* seconds; <= 0 = none */
+    const char *path;            /* program to exec */
+    char *const *argv;           /* its arguments, argv[0] included */
+    char *const *envp;           /* its whole environment */
+    int cpu;                     /* CPU to pin it to; -1 = not pinned */
+    double timeout;              /* seconds; <= 0 = none */
     const sw_counters *counters; /* events to count, or NULL */
     volatile sig_atomic_t *stop; /* non-zero = kill the run and return (may be NULL) */
-    int no_aslr;            /* start it with address space randomization off */
+    int no_aslr;                 /* start it with address space randomization off */
 } sw_exec_req;
 
 typedef struct sw_exec_res {
-    int exec_errno;         /* != 0 if fork or exec failed (nothing ran) */
+    int exec_errno;          /* != 0 if fork or exec failed (nothing ran) */
     const char *failed_step; /* which step failed when exec_errno != 0 */
-    int timed_out;          /* killed after the timeout */
-    int interrupted;        /* killed because *stop was set */
-    int status;             /* wait status (valid when exec_errno == 0) */
-    uint64_t wall_ns;       /* CLOCK_MONOTONIC from release to exit */
-    struct rusage ru;       /* from wait4 */
-    sw_buf out;             /* the end of stdout (at most SW_EXEC_KEEP_BYTES) */
-    sw_buf err;             /* the end of stderr */
-    sw_reading *readings;   /* counters->n readings (NULL without counters) */
-    sw_buf counter_errors;  /* problems opening or reading counters */
+    int timed_out;           /* killed after the timeout */
+    int interrupted;         /* killed because *stop was set */
+    int status;              /* wait status (valid when exec_errno == 0) */
+    uint64_t wall_ns;        /* CLOCK_MONOTONIC from release to exit */
+    struct rusage ru;        /* from wait4 */
+    sw_buf out;              /* the end of stdout (at most SW_EXEC_KEEP_BYTES) */
+    sw_buf err;              /* the end of stderr */
+    sw_reading *readings;    /* counters->n readings (NULL without counters) */
+    sw_buf counter_errors;   /* problems opening or reading counters */
 } sw_exec_res;
 
 /* Runs the request to completion and fills res (which the caller frees with

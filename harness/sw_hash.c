@@ -10,9 +10,9 @@
 
 typedef struct sha256 {
     uint32_t h[8];
-    uint64_t bytes;     /* message length so far */
-    uint8_t block[64];  /* pending input */
-    size_t fill;        /* bytes in block */
+    uint64_t bytes;    /* message length so far */
+    uint8_t block[64]; /* pending input */
+    size_t fill;       /* bytes in block */
 } sha256;
 
 static const uint32_t K[64] = {
@@ -28,8 +28,7 @@ static const uint32_t K[64] = {
 
 static uint32_t ror(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 
-static void compress(sha256 *s, const uint8_t *p)
-{
+static void compress(sha256 *s, const uint8_t *p) {
     uint32_t w[64];
     for (int i = 0; i < 16; i++)
         w[i] = (uint32_t)p[4 * i] << 24 | (uint32_t)p[4 * i + 1] << 16 | (uint32_t)p[4 * i + 2] << 8 | p[4 * i + 3];
@@ -38,8 +37,7 @@ static void compress(sha256 *s, const uint8_t *p)
         uint32_t s1 = ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10);
         w[i] = w[i - 16] + s0 + w[i - 7] + s1;
     }
-    uint32_t a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4], f = s->h[5], g = s->h[6],
-             h = s->h[7];
+    uint32_t a = s->h[0], b = s->h[1], c = s->h[2], d = s->h[3], e = s->h[4], f = s->h[5], g = s->h[6], h = s->h[7];
     for (int i = 0; i < 64; i++) {
         uint32_t t1 = h + (ror(e, 6) ^ ror(e, 11) ^ ror(e, 25)) + ((e & f) ^ (~e & g)) + K[i] + w[i];
         uint32_t t2 = (ror(a, 2) ^ ror(a, 13) ^ ror(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
@@ -49,8 +47,7 @@ static void compress(sha256 *s, const uint8_t *p)
     s->h[4] += e, s->h[5] += f, s->h[6] += g, s->h[7] += h;
 }
 
-static void init(sha256 *s)
-{
+static void init(sha256 *s) {
     static const uint32_t h0[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                    0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
     memcpy(s->h, h0, sizeof h0);
@@ -58,8 +55,7 @@ static void init(sha256 *s)
     s->fill = 0;
 }
 
-static void update(sha256 *s, const uint8_t *p, size_t n)
-{
+static void update(sha256 *s, const uint8_t *p, size_t n) {
     s->bytes += n;
     while (n > 0) {
         size_t take = 64 - s->fill < n ? 64 - s->fill : n;
@@ -72,8 +68,7 @@ static void update(sha256 *s, const uint8_t *p, size_t n)
     }
 }
 
-static void finish(sha256 *s, char hex[65])
-{
+static void finish(sha256 *s, char hex[65]) {
     uint64_t bits = s->bytes * 8;
     uint8_t pad = 0x80, zero = 0, len[8];
     update(s, &pad, 1);
@@ -86,16 +81,14 @@ static void finish(sha256 *s, char hex[65])
         snprintf(hex + 8 * i, 9, "%08x", s->h[i]);
 }
 
-void sw_sha256(const void *data, size_t len, char hex[65])
-{
+void sw_sha256(const void *data, size_t len, char hex[65]) {
     sha256 s;
     init(&s);
     update(&s, data, len);
     finish(&s, hex);
 }
 
-int sw_sha256_file(const char *path, char hex[65])
-{
+int sw_sha256_file(const char *path, char hex[65]) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;

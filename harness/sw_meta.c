@@ -25,8 +25,7 @@
 #endif
 
 /* First line of a file without its newline, or NULL. */
-static char *read_line(const char *path)
-{
+static char *read_line(const char *path) {
     FILE *f = fopen(path, "r");
     if (!f)
         return NULL;
@@ -41,8 +40,7 @@ static char *read_line(const char *path)
 
 /* First line a command prints (stderr discarded; "" if it printed nothing),
  * or NULL if it could not run or failed. */
-static char *command_line(const char *cmd)
-{
+static char *command_line(const char *cmd) {
     char *full = sw_xasprintf("%s 2>/dev/null", cmd);
     FILE *p = popen(full, "r");
     free(full);
@@ -61,8 +59,7 @@ static char *command_line(const char *cmd)
 }
 
 /* The value of the first "key : value" line of /proc/cpuinfo with key. */
-static char *cpuinfo(const char *key)
-{
+static char *cpuinfo(const char *key) {
     FILE *f = fopen("/proc/cpuinfo", "r");
     if (!f)
         return NULL;
@@ -85,8 +82,7 @@ static char *cpuinfo(const char *key)
     return v;
 }
 
-static void put(sw_db *d, const char *key, char *value, const char *why_unknown)
-{
+static void put(sw_db *d, const char *key, char *value, const char *why_unknown) {
     if (value) {
         sw_db_meta_set(d, key, value);
         free(value);
@@ -97,8 +93,7 @@ static void put(sw_db *d, const char *key, char *value, const char *why_unknown)
     }
 }
 
-char *sw_meta_loadavg(void)
-{
+char *sw_meta_loadavg(void) {
     char *l = read_line("/proc/loadavg");
     if (!l)
         return sw_xstrdup("unknown (no /proc/loadavg)");
@@ -108,8 +103,7 @@ char *sw_meta_loadavg(void)
     return r;
 }
 
-int sw_meta_default_cpu(void)
-{
+int sw_meta_default_cpu(void) {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) != 0)
         return 0;
@@ -119,16 +113,14 @@ int sw_meta_default_cpu(void)
     return 0;
 }
 
-int sw_meta_cpu_allowed(int cpu)
-{
+int sw_meta_cpu_allowed(int cpu) {
     cpu_set_t set;
     if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof set, &set) != 0)
         return 0;
     return CPU_ISSET(cpu, &set) != 0;
 }
 
-void sw_meta_store_host(sw_db *d, int cpu)
-{
+void sw_meta_store_host(sw_db *d, int cpu) {
     char host[256];
     put(d, "host", gethostname(host, sizeof host) == 0 ? sw_xstrdup(host) : NULL, "gethostname failed");
     put(d, "cpu_model", cpuinfo("model name"), "no model name in /proc/cpuinfo");
@@ -146,8 +138,13 @@ void sw_meta_store_host(sw_db *d, int cpu)
     put(d, "governor", gov ? gov : sw_xstrdup("none (no cpufreq governor exposed)"), "");
     free(gov_path);
     char *aslr = read_line("/proc/sys/kernel/randomize_va_space");
-    put(d, "aslr", aslr ? sw_xasprintf("%s (%s)", aslr, !strcmp(aslr, "0") ? "off" : !strcmp(aslr, "1") ? "partial" : "full")
-                        : NULL, "no /proc/sys/kernel/randomize_va_space");
+    put(d, "aslr",
+        aslr ? sw_xasprintf("%s (%s)", aslr,
+                            !strcmp(aslr, "0")   ? "off"
+                            : !strcmp(aslr, "1") ? "partial"
+                                                 : "full")
+             : NULL,
+        "no /proc/sys/kernel/randomize_va_space");
     free(aslr);
     put(d, "loadavg_start", sw_meta_loadavg(), "");
     char *flags = cpuinfo("flags");

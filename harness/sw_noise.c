@@ -7,8 +7,7 @@
 #include <unistd.h>
 
 /* Reads a small /proc file into buf; returns its length or -1. */
-static long read_small(const char *path, char *buf, size_t size)
-{
+static long read_small(const char *path, char *buf, size_t size) {
     FILE *f = fopen(path, "r");
     if (!f)
         return -1;
@@ -18,8 +17,7 @@ static long read_small(const char *path, char *buf, size_t size)
     return (long)n;
 }
 
-void sw_noise_parse_stat(const char *text, sw_noise_snap *s)
-{
+void sw_noise_parse_stat(const char *text, sw_noise_snap *s) {
     s->ncpus = 0;
     for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
         int cpu, used = 0;
@@ -39,8 +37,7 @@ void sw_noise_parse_stat(const char *text, sw_noise_snap *s)
     }
 }
 
-void sw_noise_snapshot(sw_noise_snap *s)
-{
+void sw_noise_snapshot(sw_noise_snap *s) {
     static char buf[1 << 16];
     s->ncpus = 0;
     s->loadavg1 = -1;
@@ -54,8 +51,7 @@ void sw_noise_snapshot(sw_noise_snap *s)
     }
 }
 
-void sw_noise_between(const sw_noise_snap *a, const sw_noise_snap *b, int cpu, sw_noise *out)
-{
+void sw_noise_between(const sw_noise_snap *a, const sw_noise_snap *b, int cpu, sw_noise *out) {
     long tick = sysconf(_SC_CLK_TCK);
     double ns = 1e9 / (double)(tick > 0 ? tick : 100);
     out->steal_ns = -1;
@@ -79,8 +75,7 @@ void sw_noise_between(const sw_noise_snap *a, const sw_noise_snap *b, int cpu, s
         out->other_busy_ns = (int64_t)((double)other * ns);
 }
 
-void sw_noise_from_rusage(const struct rusage *ru, sw_noise *out)
-{
+void sw_noise_from_rusage(const struct rusage *ru, sw_noise *out) {
     out->nivcsw = ru->ru_nivcsw;
     out->minflt = ru->ru_minflt;
 }

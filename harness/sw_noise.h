@@ -22,11 +22,11 @@
 #define SW_NOISE_MAX_CPUS 256
 
 typedef struct sw_noise_snap {
-    int ncpus;                               /* CPUs read, 0 if /proc/stat was unreadable */
-    int cpu[SW_NOISE_MAX_CPUS];              /* their numbers */
-    uint64_t busy[SW_NOISE_MAX_CPUS];        /* user + nice + system + irq + softirq, ticks */
-    uint64_t steal[SW_NOISE_MAX_CPUS];       /* steal, ticks */
-    double loadavg1;                         /* 1-minute load average, -1 if unreadable */
+    int ncpus;                         /* CPUs read, 0 if /proc/stat was unreadable */
+    int cpu[SW_NOISE_MAX_CPUS];        /* their numbers */
+    uint64_t busy[SW_NOISE_MAX_CPUS];  /* user + nice + system + irq + softirq, ticks */
+    uint64_t steal[SW_NOISE_MAX_CPUS]; /* steal, ticks */
+    double loadavg1;                   /* 1-minute load average, -1 if unreadable */
 } sw_noise_snap;
 
 typedef struct sw_noise {

@@ -10,13 +10,12 @@
 #include <unistd.h>
 
 static const char *default_counters[] = {
-    "cycles", "instructions", "branch-misses", "cache-misses",
+    "cycles",           "instructions",      "branch-misses",          "cache-misses",
     "perf::task-clock", "perf::page-faults", "perf::context-switches", "perf::cpu-migrations",
 };
 
 /* Sets the plan-shaping defaults of the full or the quick plan. */
-static void plan_defaults(sw_opts *o, int quick)
-{
+static void plan_defaults(sw_opts *o, int quick) {
     o->quick = quick;
     o->n_periods = 0;
     if (quick) {
@@ -48,8 +47,7 @@ static void plan_defaults(sw_opts *o, int quick)
     o->max_runs = 200;
 }
 
-const char *sw_design_name(sw_design d)
-{
+const char *sw_design_name(sw_design d) {
     switch (d) {
     case SW_DESIGN_BLOCKED: return "blocked";
     case SW_DESIGN_INDEPENDENT: return "independent";
@@ -58,8 +56,7 @@ const char *sw_design_name(sw_design d)
     return "?";
 }
 
-int sw_design_parse(const char *s)
-{
+int sw_design_parse(const char *s) {
     for (int d = SW_DESIGN_BLOCKED; d <= SW_DESIGN_INPROCESS; d++)
         if (!strcmp(s, sw_design_name((sw_design)d)))
             return d;
@@ -67,8 +64,7 @@ int sw_design_parse(const char *s)
 }
 
 /* A seed nobody chose: from the kernel's generator, else the clocks. */
-static uint64_t fresh_seed(void)
-{
+static uint64_t fresh_seed(void) {
     uint64_t s = 0;
     int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
     if (fd >= 0) {
@@ -82,8 +78,7 @@ static uint64_t fresh_seed(void)
     return s >> 1;
 }
 
-void sw_opts_defaults(sw_opts *o)
-{
+void sw_opts_defaults(sw_opts *o) {
     memset(o, 0, sizeof *o);
     plan_defaults(o, 0);
     o->list_file = sw_xstrdup("workloads/workloads.list");
@@ -104,8 +99,7 @@ void sw_opts_defaults(sw_opts *o)
     o->valgrind = sw_xstrdup("valgrind");
 }
 
-void sw_opts_free(sw_opts *o)
-{
+void sw_opts_free(sw_opts *o) {
     for (int i = 0; i < o->n_workloads; i++)
         free(o->workloads[i]);
     for (int i = 0; i < o->n_sizes; i++)
@@ -128,8 +122,7 @@ void sw_opts_free(sw_opts *o)
 
 /* Splits a list on commas and white space into at most SW_MAX_LIST fresh
  * strings; "none" (alone) is the empty list.  Returns the count. */
-static int split_list(const char *name, const char *value, const char *origin, char **out)
-{
+static int split_list(const char *name, const char *value, const char *origin, char **out) {
     int n = 0;
     char *copy = sw_xstrdup(value);
     for (char *save, *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
@@ -147,15 +140,13 @@ static int split_list(const char *name, const char *value, const char *origin, c
     return n;
 }
 
-static void free_list(char **items, int n)
-{
+static void free_list(char **items, int n) {
     for (int i = 0; i < n; i++)
         free(items[i]);
 }
 
 /* Parses a flag value for config files: yes/no, true/false, 1/0. */
-static int parse_flag(const char *name, const char *value, const char *origin)
-{
+static int parse_flag(const char *name, const char *value, const char *origin) {
     if (!value)
         return 1;
     if (!strcmp(value, "yes") || !strcmp(value, "true") || !strcmp(value, "1"))
@@ -165,25 +156,23 @@ static int parse_flag(const char *name, const char *value, const char *origin)
     sw_usage_error("%s: %s: expected yes or no, got '%s'", origin, name, value);
 }
 
-static int valid_workload_name(const char *s)
-{
+static int valid_workload_name(const char *s) {
     if (!*s || *s == '.')
         return 0;
     for (; *s; s++)
-        if (!(*s == '-' || *s == '_' || *s == '.' || (*s >= '0' && *s <= '9') ||
-              (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z')))
+        if (!(*s == '-' || *s == '_' || *s == '.' || (*s >= '0' && *s <= '9') || (*s >= 'a' && *s <= 'z') ||
+              (*s >= 'A' && *s <= 'Z')))
             return 0;
     return 1;
 }
 
 /* Validates one --env item: NAME=VALUE with NAME a runtime setting the
  * cells do not control.  Exits 2 otherwise. */
-static void check_env_item(const char *item, const char *origin)
-{
-    static const char *allowed[] = {"SGC_NURSERY", "SGC_MAJOR_GROWTH", "SGC_GC_STRESS", "SGC_VERIFY", "SGC_POISON",
-                                    "SGC_SAMPLE_SPIN_NS", "SGC_SAMPLE_SPIN_CLOCK"};
+static void check_env_item(const char *item, const char *origin) {
+    static const char *allowed[] = {"SGC_NURSERY", "SGC_MAJOR_GROWTH",   "SGC_GC_STRESS",        "SGC_VERIFY",
+                                    "SGC_POISON",  "SGC_SAMPLE_SPIN_NS", "SGC_SAMPLE_SPIN_CLOCK"};
     static const char *owned[] = {"SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE", "SGC_SEED", "SGC_TIME_HZ",
-                                  "SGC_TIME_CLOCK", "SGC_PROFILE", "SGC_STATS"};
+                                  "SGC_TIME_CLOCK",   "SGC_PROFILE",    "SGC_STATS"};
     const char *eq = strchr(item, '=');
     if (!eq || eq == item)
         sw_usage_error("%s: env: expected NAME=VALUE (e.g. SGC_NURSERY=256K), got '%s'", origin, item);
@@ -194,16 +183,16 @@ static void check_env_item(const char *item, const char *origin)
     for (size_t i = 0; i < sizeof owned / sizeof *owned; i++)
         if (strlen(owned[i]) == len && !strncmp(item, owned[i], len))
             sw_usage_error("%s: env: %.*s is set by the sweep for each cell and run, not by --env "
-                           "(allowed: %s)", origin, (int)len, item, SW_ENV_ALLOWED);
+                           "(allowed: %s)",
+                           origin, (int)len, item, SW_ENV_ALLOWED);
     if (len > 4 && !strncmp(item, "SGC_", 4))
-        sw_usage_error("%s: env: %.*s is not a runtime setting --env may pass (allowed: %s)", origin, (int)len,
-                       item, SW_ENV_ALLOWED);
-    sw_usage_error("%s: env: %.*s is not a runtime setting (SGC_*); the sweep passes only these: %s", origin,
-                   (int)len, item, SW_ENV_ALLOWED);
+        sw_usage_error("%s: env: %.*s is not a runtime setting --env may pass (allowed: %s)", origin, (int)len, item,
+                       SW_ENV_ALLOWED);
+    sw_usage_error("%s: env: %.*s is not a runtime setting (SGC_*); the sweep passes only these: %s", origin, (int)len,
+                   item, SW_ENV_ALLOWED);
 }
 
-const char *sw_opts_env(const sw_opts *o, const char *name)
-{
+const char *sw_opts_env(const sw_opts *o, const char *name) {
     size_t len = strlen(name);
     for (int i = 0; i < o->n_env; i++)
         if (!strncmp(o->env[i], name, len) && o->env[i][len] == '=')
@@ -212,13 +201,13 @@ const char *sw_opts_env(const sw_opts *o, const char *name)
 }
 
 /* Every setting's name, for "unknown option" messages. */
-static int is_known(const char *name)
-{
-    static const char *names[] = {"quick", "workloads", "list", "bin-dir", "periods", "modes", "time-hz",
-                                  "time-clock", "combined", "depths", "depth-period", "depth-hz", "runs", "warmup", "seed", "cpu", "out", "timeout",
-                                  "target", "size", "keep-profiles", "counters", "tmp", "plan", "progress",
-                                  "no-progress", "help", "config", "resume", "env", "design", "halfwidth", "max-runs", "max-time", "backends",
-                                  "sim-target", "sim-runs", "sim-jobs", "sim-size", "valgrind"};
+static int is_known(const char *name) {
+    static const char *names[] = {
+        "quick",    "workloads",   "list",         "bin-dir",    "periods",       "modes",    "time-hz",  "time-clock",
+        "combined", "depths",      "depth-period", "depth-hz",   "runs",          "warmup",   "seed",     "cpu",
+        "out",      "timeout",     "target",       "size",       "keep-profiles", "counters", "tmp",      "plan",
+        "progress", "no-progress", "help",         "config",     "resume",        "env",      "design",   "halfwidth",
+        "max-runs", "max-time",    "backends",     "sim-target", "sim-runs",      "sim-jobs", "sim-size", "valgrind"};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (!strcmp(name, names[i]))
             return 1;
@@ -226,15 +215,13 @@ static int is_known(const char *name)
 }
 
 /* Settings that take no value on the command line. */
-static int is_flag(const char *name)
-{
+static int is_flag(const char *name) {
     return !strcmp(name, "quick") || !strcmp(name, "keep-profiles") || !strcmp(name, "plan") ||
            !strcmp(name, "progress") || !strcmp(name, "no-progress") || !strcmp(name, "help");
 }
 
 /* Adds a [WORKLOAD=]N size (--size, --sim-size); "none" clears the list. */
-static void add_size(sw_size_override *sizes, int *n_sizes, const char *name, const char *value, const char *origin)
-{
+static void add_size(sw_size_override *sizes, int *n_sizes, const char *name, const char *value, const char *origin) {
     uint64_t v;
     if (!strcmp(value, "none")) {
         for (int i = 0; i < *n_sizes; i++)
@@ -254,8 +241,7 @@ static void add_size(sw_size_override *sizes, int *n_sizes, const char *name, co
 }
 
 /* Applies one setting.  value is NULL for a flag given without a value. */
-static void apply(sw_opts *o, const char *name, const char *value, const char *origin)
-{
+static void apply(sw_opts *o, const char *name, const char *value, const char *origin) {
     char *items[SW_MAX_LIST];
     char tmp[256];
     uint64_t v;
@@ -272,11 +258,12 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
         o->n_workloads = split_list(name, value, origin, o->workloads);
         if (o->n_workloads == 0)
             sw_usage_error("%s: workloads: 'none' would run nothing (leave the option out for every workload in "
-                           "the list file)", origin);
+                           "the list file)",
+                           origin);
         for (int i = 0; i < o->n_workloads; i++)
             if (!valid_workload_name(o->workloads[i]))
-                sw_usage_error("%s: workloads: '%s' is not a workload name (letters, digits, - _ .)",
-                               origin, o->workloads[i]);
+                sw_usage_error("%s: workloads: '%s' is not a workload name (letters, digits, - _ .)", origin,
+                               o->workloads[i]);
     } else if (!strcmp(name, "list")) {
         free(o->list_file);
         o->list_file = sw_xstrdup(value);
@@ -308,8 +295,8 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
         int n = split_list(name, value, origin, items);
         for (int i = 0; i < n; i++) {
             if (sw_parse_uint(items[i], SW_MAX_TIME_HZ, &v) || v == 0)
-                sw_usage_error("%s: time-hz: '%s' is not a rate in Hz (1..%d, the runtime's range)", origin,
-                               items[i], SW_MAX_TIME_HZ);
+                sw_usage_error("%s: time-hz: '%s' is not a rate in Hz (1..%d, the runtime's range)", origin, items[i],
+                               SW_MAX_TIME_HZ);
             o->time_hz[i] = (unsigned)v;
         }
         free_list(items, n);
@@ -338,8 +325,8 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
             if (!at || sw_parse_bytes(items[i], &v) || v == 0 || v > SW_MAX_PERIOD ||
                 sw_parse_uint(at + 1, SW_MAX_TIME_HZ, &hz) || hz == 0)
                 sw_usage_error("%s: combined: expected PERIOD@HZ (e.g. 4M@1000; a period up to 256T, a rate up to "
-                               "%d Hz), got '%s%s%s'", origin, SW_MAX_TIME_HZ, items[i], at ? "@" : "",
-                               at ? at + 1 : "");
+                               "%d Hz), got '%s%s%s'",
+                               origin, SW_MAX_TIME_HZ, items[i], at ? "@" : "", at ? at + 1 : "");
             o->combined[i].period = v;
             o->combined[i].hz = (unsigned)hz;
         }
@@ -356,8 +343,7 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
         o->n_depths = n;
     } else if (!strcmp(name, "depth-period")) {
         if (sw_parse_bytes(value, &v) || v == 0 || v > SW_MAX_PERIOD)
-            sw_usage_error("%s: depth-period: '%s' is not a period in bytes from 1 to 256T (e.g. 64K)", origin,
-                           value);
+            sw_usage_error("%s: depth-period: '%s' is not a period in bytes from 1 to 256T (e.g. 64K)", origin, value);
         o->depth_period = v;
     } else if (!strcmp(name, "depth-hz")) {
         if (sw_parse_uint(value, SW_MAX_TIME_HZ, &v) || v == 0)
@@ -439,7 +425,8 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
     } else if (!strcmp(name, "sim-runs")) {
         if (sw_parse_uint(value, 1000, &v) || v < 2)
             sw_usage_error("%s: sim-runs: '%s' is not a number of runs (2..1000: two at least, so that "
-                           "determinism is checked)", origin, value);
+                           "determinism is checked)",
+                           origin, value);
         o->sim_runs = (int)v;
     } else if (!strcmp(name, "sim-jobs")) {
         if (!strcmp(value, "auto"))
@@ -496,8 +483,7 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
     }
 }
 
-void sw_opts_parse_config(sw_opts *o, const char *text, const char *origin)
-{
+void sw_opts_parse_config(sw_opts *o, const char *text, const char *origin) {
     char *copy = sw_xstrdup(text);
     int lineno = 0;
     for (char *line = copy, *next; line; line = next) {
@@ -539,86 +525,84 @@ void sw_opts_parse_config(sw_opts *o, const char *text, const char *origin)
     free(copy);
 }
 
-void sw_opts_usage(void *stream)
-{
+void sw_opts_usage(void *stream) {
     char modes[256], clocks[256];
     sgc_names_join(modes, sizeof modes, sgc_alloc_mode_name, ", ", ", ");
     sgc_names_join(clocks, sizeof clocks, sgc_clock_name, ", ", ", ");
     fprintf((FILE *)stream,
-"usage: sweep [options]            run a sweep into <out>/<sweep-id>/\n"
-"       sweep --resume DIR          run exactly the missing runs of an interrupted sweep\n"
-"\n"
-"Plan (lists are comma or space separated; 'none' = empty list):\n"
-"  --quick               the smoke plan: 2 workloads, periods 32K,1M,32M, time 1000 Hz,\n"
-"                        5 runs, target 0.1 s (other options still override it)\n"
-"  --workloads LIST      workloads to run (default: every name in the list file)\n"
-"  --list FILE           workload list file (default workloads/workloads.list)\n"
-"  --bin-dir DIR         where the workload programs are (default: sweep's own dir)\n"
-"  --periods LIST        allocation sampling periods, bytes with K/M/G\n"
-"                        (default 32K,128K,512K,2M,8M,32M)\n"
-"  --modes LIST          allocation sampling modes: %s (default %s)\n"
-"  --time-hz LIST        time sampling rates (default 100,1000,2000)\n"
-"  --time-clock LIST     time sampling clocks: %s (default %s)\n"
-"  --combined LIST       alloc+time cells as PERIOD@HZ, e.g. 4M@1000 (default none)\n"
-"  --depths LIST         deepstack --depth values: a baseline, an alloc cell and a time\n"
-"                        cell at each (default 1,16,256,1024; --quick: none)\n"
-"  --depth-period BYTES  allocation sampling period of the depth cells (default 64K)\n"
-"  --depth-hz HZ         time sampling rate of the depth cells (default 2000)\n"
-"  --design D            blocked: every run of a cell next to a run of its baseline,\n"
-"                        in blocks of two of random order, plus A/A blocks of two\n"
-"                        baseline runs (default); independent: every cell once per\n"
-"                        round in a shuffled order; inprocess: scheduled as\n"
-"                        independent, and every run alternates its cell's sampling\n"
-"                        on and off in ABBA blocks inside the process (baselines:\n"
-"                        A/A), its segment series stored (docs/HARNESS.md)\n"
-"  --halfwidth X%%        blocked design: after the --runs rounds, more rounds for the\n"
-"                        cells whose paired interval is wider than +-X%% (default 0: off)\n"
-"  --max-runs N          at most N measured rounds, adaptive ones included (200)\n"
-"  --max-time SEC        at most SEC seconds of adaptive rounds per invocation (none)\n"
-"  --runs N              measured rounds, each runs every block (blocked) or every\n"
-"                        cell (independent) once (default 30)\n"
-"  --warmup N            discarded warm-up rounds before them (default 1)\n"
-"  --seed N              seed of the shuffles and of SGC_SEED (default: random, recorded)\n"
-"  --target SEC          calibrate each workload's --size to this baseline CPU time (0.3)\n"
-"  --size [WORKLOAD=]N   use this --size instead of calibrating (repeatable)\n"
-"  --env NAME=VALUE      runtime setting for every run (repeatable, or a list):\n"
-"                        SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY,\n"
-"                        SGC_POISON, SGC_SAMPLE_SPIN_NS, SGC_SAMPLE_SPIN_CLOCK\n"
-"                        (default none)\n"
-"\n"
-"Measurement:\n"
-"  --cpu N               pin every run to CPU N (default: the last CPU allowed)\n"
-"  --timeout SEC         per-run timeout (default auto: 20 x calibrated CPU time + 5 s;\n"
-"                        simulated runs 100 x + 600 s)\n"
-"  --counters LIST       libpfm4 events (default cycles,instructions,branch-misses,\n"
-"                        cache-misses,perf::task-clock,perf::page-faults,\n"
-"                        perf::context-switches,perf::cpu-migrations); 'none' for no counters\n"
-"  --keep-profiles       keep each run's profile in <sweep>/profiles/\n"
-"  --backends LIST       native (runs timed natively), sim (runs counted exactly under\n"
-"                        valgrind's cachegrind); default native,sim\n"
-"  --sim-target SEC      calibrate the simulated cells' --size to this CPU time under\n"
-"                        valgrind (default 2; --quick: 0.3)\n"
-"  --sim-runs N          runs per simulated cell, 2 or more (default 2)\n"
-"  --sim-jobs N          simulated runs at once (default auto: one per CPU allowed)\n"
-"  --sim-size [WORKLOAD=]N   the simulated cells' --size instead of calibrating\n"
-"  --valgrind PATH       the valgrind program (default valgrind, from PATH)\n"
-"  --tmp DIR             directory for temporary files (default $TMPDIR or /tmp)\n"
-"\n"
-"Output and control:\n"
-"  --out DIR             results root (default results); results/latest is updated\n"
-"  --config FILE         read settings from FILE ('name = value' lines, # comments)\n"
-"  --plan                print the plan (cells and run count) and exit\n"
-"  --progress, --no-progress   live progress line (default: when stderr is a terminal)\n"
-"  --help                this text\n"
-"\n"
-"Exit status: 0 when the sweep completed (failed runs are recorded and listed),\n"
-"1 when it could not go on, 2 for bad arguments or an unusable output directory.\n"
-"See docs/HARNESS.md.\n",
-        modes, sgc_alloc_mode_name(0), clocks, sgc_clock_name(0));
+            "usage: sweep [options]            run a sweep into <out>/<sweep-id>/\n"
+            "       sweep --resume DIR          run exactly the missing runs of an interrupted sweep\n"
+            "\n"
+            "Plan (lists are comma or space separated; 'none' = empty list):\n"
+            "  --quick               the smoke plan: 2 workloads, periods 32K,1M,32M, time 1000 Hz,\n"
+            "                        5 runs, target 0.1 s (other options still override it)\n"
+            "  --workloads LIST      workloads to run (default: every name in the list file)\n"
+            "  --list FILE           workload list file (default workloads/workloads.list)\n"
+            "  --bin-dir DIR         where the workload programs are (default: sweep's own dir)\n"
+            "  --periods LIST        allocation sampling periods, bytes with K/M/G\n"
+            "                        (default 32K,128K,512K,2M,8M,32M)\n"
+            "  --modes LIST          allocation sampling modes: %s (default %s)\n"
+            "  --time-hz LIST        time sampling rates (default 100,1000,2000)\n"
+            "  --time-clock LIST     time sampling clocks: %s (default %s)\n"
+            "  --combined LIST       alloc+time cells as PERIOD@HZ, e.g. 4M@1000 (default none)\n"
+            "  --depths LIST         deepstack --depth values: a baseline, an alloc cell and a time\n"
+            "                        cell at each (default 1,16,256,1024; --quick: none)\n"
+            "  --depth-period BYTES  allocation sampling period of the depth cells (default 64K)\n"
+            "  --depth-hz HZ         time sampling rate of the depth cells (default 2000)\n"
+            "  --design D            blocked: every run of a cell next to a run of its baseline,\n"
+            "                        in blocks of two of random order, plus A/A blocks of two\n"
+            "                        baseline runs (default); independent: every cell once per\n"
+            "                        round in a shuffled order; inprocess: scheduled as\n"
+            "                        independent, and every run alternates its cell's sampling\n"
+            "                        on and off in ABBA blocks inside the process (baselines:\n"
+            "                        A/A), its segment series stored (docs/HARNESS.md)\n"
+            "  --halfwidth X%%        blocked design: after the --runs rounds, more rounds for the\n"
+            "                        cells whose paired interval is wider than +-X%% (default 0: off)\n"
+            "  --max-runs N          at most N measured rounds, adaptive ones included (200)\n"
+            "  --max-time SEC        at most SEC seconds of adaptive rounds per invocation (none)\n"
+            "  --runs N              measured rounds, each runs every block (blocked) or every\n"
+            "                        cell (independent) once (default 30)\n"
+            "  --warmup N            discarded warm-up rounds before them (default 1)\n"
+            "  --seed N              seed of the shuffles and of SGC_SEED (default: random, recorded)\n"
+            "  --target SEC          calibrate each workload's --size to this baseline CPU time (0.3)\n"
+            "  --size [WORKLOAD=]N   use this --size instead of calibrating (repeatable)\n"
+            "  --env NAME=VALUE      runtime setting for every run (repeatable, or a list):\n"
+            "                        SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY,\n"
+            "                        SGC_POISON, SGC_SAMPLE_SPIN_NS, SGC_SAMPLE_SPIN_CLOCK\n"
+            "                        (default none)\n"
+            "\n"
+            "Measurement:\n"
+            "  --cpu N               pin every run to CPU N (default: the last CPU allowed)\n"
+            "  --timeout SEC         per-run timeout (default auto: 20 x calibrated CPU time + 5 s;\n"
+            "                        simulated runs 100 x + 600 s)\n"
+            "  --counters LIST       libpfm4 events (default cycles,instructions,branch-misses,\n"
+            "                        cache-misses,perf::task-clock,perf::page-faults,\n"
+            "                        perf::context-switches,perf::cpu-migrations); 'none' for no counters\n"
+            "  --keep-profiles       keep each run's profile in <sweep>/profiles/\n"
+            "  --backends LIST       native (runs timed natively), sim (runs counted exactly under\n"
+            "                        valgrind's cachegrind); default native,sim\n"
+            "  --sim-target SEC      calibrate the simulated cells' --size to this CPU time under\n"
+            "                        valgrind (default 2; --quick: 0.3)\n"
+            "  --sim-runs N          runs per simulated cell, 2 or more (default 2)\n"
+            "  --sim-jobs N          simulated runs at once (default auto: one per CPU allowed)\n"
+            "  --sim-size [WORKLOAD=]N   the simulated cells' --size instead of calibrating\n"
+            "  --valgrind PATH       the valgrind program (default valgrind, from PATH)\n"
+            "  --tmp DIR             directory for temporary files (default $TMPDIR or /tmp)\n"
+            "\n"
+            "Output and control:\n"
+            "  --out DIR             results root (default results); results/latest is updated\n"
+            "  --config FILE         read settings from FILE ('name = value' lines, # comments)\n"
+            "  --plan                print the plan (cells and run count) and exit\n"
+            "  --progress, --no-progress   live progress line (default: when stderr is a terminal)\n"
+            "  --help                this text\n"
+            "\n"
+            "Exit status: 0 when the sweep completed (failed runs are recorded and listed),\n"
+            "1 when it could not go on, 2 for bad arguments or an unusable output directory.\n"
+            "See docs/HARNESS.md.\n",
+            modes, sgc_alloc_mode_name(0), clocks, sgc_clock_name(0));
 }
 
-void sw_opts_parse_args(sw_opts *o, int argc, char **argv)
-{
+void sw_opts_parse_args(sw_opts *o, int argc, char **argv) {
     /* Pass 0: --help, --resume, --quick; pass 1: --config files; pass 2:
      * everything else, so the precedence does not depend on the order. */
     for (int pass = 0; pass <= 2; pass++) {
@@ -644,8 +628,8 @@ void sw_opts_parse_args(sw_opts *o, int argc, char **argv)
                 value = argv[++i];
             }
             int my_pass = !strcmp(name, "help") || !strcmp(name, "quick") || !strcmp(name, "resume") ? 0
-                          : !strcmp(name, "config")                                                   ? 1
-                                                                                                      : 2;
+                          : !strcmp(name, "config")                                                  ? 1
+                                                                                                     : 2;
             if (pass != my_pass)
                 continue;
             if (!strcmp(name, "quick")) {
@@ -681,9 +665,7 @@ void sw_opts_parse_args(sw_opts *o, int argc, char **argv)
         sw_usage_error("--resume replays the stored plan; --quick cannot change it");
 }
 
-
-static void put_list(sw_buf *b, const char *name, char *const *items, int n)
-{
+static void put_list(sw_buf *b, const char *name, char *const *items, int n) {
     sw_buf_printf(b, "%s = ", name);
     if (!n)
         sw_buf_puts(b, "none");
@@ -693,8 +675,7 @@ static void put_list(sw_buf *b, const char *name, char *const *items, int n)
 }
 
 /* "name = w1,w2" for the words whose bits are set in mask ("none" if none). */
-static void put_words(sw_buf *b, const char *name, unsigned mask, const char *(*word)(int))
-{
+static void put_words(sw_buf *b, const char *name, unsigned mask, const char *(*word)(int)) {
     sw_buf_printf(b, "%s = ", name);
     if (!mask)
         sw_buf_puts(b, "none");
@@ -704,8 +685,7 @@ static void put_words(sw_buf *b, const char *name, unsigned mask, const char *(*
     sw_buf_puts(b, "\n");
 }
 
-char *sw_opts_to_config(const sw_opts *o)
-{
+char *sw_opts_to_config(const sw_opts *o) {
     sw_buf b = {0};
     char tmp[32];
     sw_buf_printf(&b, "quick = %s\n", o->quick ? "yes" : "no");
@@ -773,8 +753,7 @@ char *sw_opts_to_config(const sw_opts *o)
     return b.data;
 }
 
-void sw_opts_check_sizes(const sw_opts *o, char *const *workloads, int n_workloads)
-{
+void sw_opts_check_sizes(const sw_opts *o, char *const *workloads, int n_workloads) {
     for (int i = 0; i < o->n_sizes; i++) {
         const char *w = o->sizes[i].workload;
         int found = !strcmp(w, "*");
@@ -786,8 +765,7 @@ void sw_opts_check_sizes(const sw_opts *o, char *const *workloads, int n_workloa
     }
 }
 
-static uint64_t fixed_size(const sw_size_override *sizes, int n, const char *workload)
-{
+static uint64_t fixed_size(const sw_size_override *sizes, int n, const char *workload) {
     uint64_t size = 0;
     /* The last matching one wins; a named one beats "*" given earlier. */
     for (int i = 0; i < n; i++)
@@ -796,12 +774,10 @@ static uint64_t fixed_size(const sw_size_override *sizes, int n, const char *wor
     return size;
 }
 
-uint64_t sw_opts_fixed_size(const sw_opts *o, const char *workload)
-{
+uint64_t sw_opts_fixed_size(const sw_opts *o, const char *workload) {
     return fixed_size(o->sizes, o->n_sizes, workload);
 }
 
-uint64_t sw_opts_fixed_sim_size(const sw_opts *o, const char *workload)
-{
+uint64_t sw_opts_fixed_sim_size(const sw_opts *o, const char *workload) {
     return fixed_size(o->sim_sizes, o->n_sim_sizes, workload);
 }

@@ -36,7 +36,7 @@
 /* The runtime settings --env may pass to every run (docs/RUNTIME.md); the
  * others (sampling, seed, profile, stats record) belong to the cells and the
  * harness. */
-#define SW_ENV_ALLOWED \
+#define SW_ENV_ALLOWED                                                                           \
     "SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY, SGC_POISON, SGC_SAMPLE_SPIN_NS, " \
     "SGC_SAMPLE_SPIN_CLOCK"
 
@@ -63,56 +63,56 @@ typedef struct sw_size_override {
 } sw_size_override;
 
 typedef struct sw_opts {
-    int quick;                  /* the small smoke plan was asked for */
+    int quick;                    /* the small smoke plan was asked for */
     char *workloads[SW_MAX_LIST]; /* chosen workloads; empty = from the list file */
     int n_workloads;
-    char *list_file;            /* workload list, one name per line */
-    char *bin_dir;              /* where the workload programs are */
+    char *list_file;               /* workload list, one name per line */
+    char *bin_dir;                 /* where the workload programs are */
     uint64_t periods[SW_MAX_LIST]; /* allocation sampling periods, bytes */
     int n_periods;
-    unsigned modes;             /* allocation sampling modes to run: bit m = sgc_sample_mode m */
+    unsigned modes;                /* allocation sampling modes to run: bit m = sgc_sample_mode m */
     unsigned time_hz[SW_MAX_LIST]; /* time sampling rates */
     int n_time_hz;
-    unsigned clocks;            /* time sampling clocks to run: bit c = sgc_clock c */
+    unsigned clocks;                   /* time sampling clocks to run: bit c = sgc_clock c */
     sw_combined combined[SW_MAX_LIST]; /* alloc+time cells (fixed mode, wall clock) */
     int n_combined;
     unsigned depths[SW_MAX_LIST]; /* deepstack --depth values for the depth cells */
     int n_depths;
-    uint64_t depth_period;      /* allocation sampling period of the depth cells */
-    unsigned depth_hz;          /* time sampling rate of the depth cells */
-    int runs;                   /* measured rounds */
-    int warmup;                 /* discarded warm-up rounds (>= 1 by default) */
-    sw_design design;           /* how runs are scheduled (--design) */
-    double halfwidth;           /* --halfwidth: adaptive rounds' target (0.02 = 2%); 0 = off */
-    int max_runs;               /* --max-runs: measured rounds at most, adaptive ones included */
-    double max_time;            /* --max-time: seconds of adaptive rounds at most per invocation; 0 = no limit */
-    uint64_t seed;              /* the sweep's seed (shuffles and SGC_SEED) */
-    int seed_given;             /* seed was set explicitly */
-    int cpu;                    /* CPU the runs are pinned to; -1 = choose */
-    char *out_root;             /* results root: the sweep goes to out_root/<id> */
-    double timeout;             /* per-run timeout, seconds; 0 = automatic */
-    double target;              /* calibration target, seconds */
+    uint64_t depth_period; /* allocation sampling period of the depth cells */
+    unsigned depth_hz;     /* time sampling rate of the depth cells */
+    int runs;              /* measured rounds */
+    int warmup;            /* discarded warm-up rounds (>= 1 by default) */
+    sw_design design;      /* how runs are scheduled (--design) */
+    double halfwidth;      /* --halfwidth: adaptive rounds' target (0.02 = 2%); 0 = off */
+    int max_runs;          /* --max-runs: measured rounds at most, adaptive ones included */
+    double max_time;       /* --max-time: seconds of adaptive rounds at most per invocation; 0 = no limit */
+    uint64_t seed;         /* the sweep's seed (shuffles and SGC_SEED) */
+    int seed_given;        /* seed was set explicitly */
+    int cpu;               /* CPU the runs are pinned to; -1 = choose */
+    char *out_root;        /* results root: the sweep goes to out_root/<id> */
+    double timeout;        /* per-run timeout, seconds; 0 = automatic */
+    double target;         /* calibration target, seconds */
     sw_size_override sizes[SW_MAX_LIST]; /* fixed sizes (no calibration) */
     int n_sizes;
-    int keep_profiles;          /* keep profiles in <sweep>/profiles/ */
+    int keep_profiles;           /* keep profiles in <sweep>/profiles/ */
     char *counters[SW_MAX_LIST]; /* libpfm4 event names */
     int n_counters;
-    char *tmp_dir;              /* where the runs' temporary files go */
-    char *env[SW_MAX_LIST];     /* NAME=VALUE runtime settings for every run */
+    char *tmp_dir;          /* where the runs' temporary files go */
+    char *env[SW_MAX_LIST]; /* NAME=VALUE runtime settings for every run */
     int n_env;
-    int backend_native;         /* the timed part: runs measured natively (wall time, counters) */
-    int backend_sim;            /* the simulated part: runs counted under valgrind (docs/HARNESS.md) */
-    double sim_target;          /* calibration target of the simulated part, CPU seconds under valgrind */
-    int sim_runs;               /* runs per simulated cell (>= 2: determinism is checked) */
-    int sim_jobs;               /* simulated runs at once; 0 = one per CPU allowed */
+    int backend_native;                      /* the timed part: runs measured natively (wall time, counters) */
+    int backend_sim;                         /* the simulated part: runs counted under valgrind (docs/HARNESS.md) */
+    double sim_target;                       /* calibration target of the simulated part, CPU seconds under valgrind */
+    int sim_runs;                            /* runs per simulated cell (>= 2: determinism is checked) */
+    int sim_jobs;                            /* simulated runs at once; 0 = one per CPU allowed */
     sw_size_override sim_sizes[SW_MAX_LIST]; /* fixed sizes of the simulated part */
     int n_sim_sizes;
-    char *valgrind;             /* the valgrind program */
+    char *valgrind; /* the valgrind program */
     /* Not part of the stored config: how this invocation behaves. */
-    char *resume_dir;           /* --resume DIR */
-    int plan_only;              /* --plan: print the plan and exit */
-    int progress;               /* 1 = live line, 0 = plain lines, -1 = by terminal */
-    char *config_text;          /* the stored config (on --resume) */
+    char *resume_dir;  /* --resume DIR */
+    int plan_only;     /* --plan: print the plan and exit */
+    int progress;      /* 1 = live line, 0 = plain lines, -1 = by terminal */
+    char *config_text; /* the stored config (on --resume) */
 } sw_opts;
 
 /* Fills o with the full default plan. */

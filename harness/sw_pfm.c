@@ -9,13 +9,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-static int perf_open(struct perf_event_attr *attr, pid_t pid)
-{
+static int perf_open(struct perf_event_attr *attr, pid_t pid) {
     return (int)syscall(SYS_perf_event_open, attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
 }
 
-static int paranoid_level(void)
-{
+static int paranoid_level(void) {
     FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
     int level = -100;
     if (f) {
@@ -27,25 +25,23 @@ static int paranoid_level(void)
 }
 
 /* Words for why perf_event_open refused an event. */
-static char *open_failure(int err)
-{
+static char *open_failure(int err) {
     switch (err) {
     case ENOENT:
         return sw_xasprintf("perf_event_open: %s (the kernel offers no such counter here, e.g. no "
-                            "hardware PMU in this virtual machine)", strerror(err));
+                            "hardware PMU in this virtual machine)",
+                            strerror(err));
     case EACCES:
     case EPERM:
-        return sw_xasprintf("perf_event_open: %s (not permitted at kernel.perf_event_paranoid=%d)",
-                            strerror(err), paranoid_level());
+        return sw_xasprintf("perf_event_open: %s (not permitted at kernel.perf_event_paranoid=%d)", strerror(err),
+                            paranoid_level());
     case EOPNOTSUPP:
         return sw_xasprintf("perf_event_open: %s (the PMU cannot count this event this way)", strerror(err));
-    default:
-        return sw_xasprintf("perf_event_open: %s", strerror(err));
+    default: return sw_xasprintf("perf_event_open: %s", strerror(err));
     }
 }
 
-void sw_pfm_probe(sw_counters *c, char *const *names, int n)
-{
+void sw_pfm_probe(sw_counters *c, char *const *names, int n) {
     memset(c, 0, sizeof *c);
     c->n = n;
     c->events = sw_xcalloc((size_t)(n ? n : 1), sizeof *c->events);
@@ -90,8 +86,7 @@ void sw_pfm_probe(sw_counters *c, char *const *names, int n)
     }
 }
 
-void sw_pfm_free(sw_counters *c)
-{
+void sw_pfm_free(sw_counters *c) {
     for (int i = 0; i < c->n; i++) {
         free(c->events[i].name);
         free(c->events[i].reason);
@@ -102,16 +97,14 @@ void sw_pfm_free(sw_counters *c)
     memset(c, 0, sizeof *c);
 }
 
-double sw_pfm_scale(uint64_t raw, uint64_t enabled, uint64_t running)
-{
+double sw_pfm_scale(uint64_t raw, uint64_t enabled, uint64_t running) {
     if (enabled == running)
         return (double)raw;
     /* long double keeps the 64-bit product exact enough before the division. */
     return (double)((long double)raw * (long double)enabled / (long double)running);
 }
 
-void sw_pfm_open(const sw_counters *c, pid_t pid, int *fds, sw_buf *errors)
-{
+void sw_pfm_open(const sw_counters *c, pid_t pid, int *fds, sw_buf *errors) {
     for (int i = 0; i < c->n; i++) {
         fds[i] = -1;
         if (!c->events[i].supported)
@@ -131,8 +124,7 @@ void sw_pfm_open(const sw_counters *c, pid_t pid, int *fds, sw_buf *errors)
     }
 }
 
-void sw_pfm_read(const sw_counters *c, int *fds, sw_reading *out, sw_buf *errors)
-{
+void sw_pfm_read(const sw_counters *c, int *fds, sw_reading *out, sw_buf *errors) {
     for (int i = 0; i < c->n; i++) {
         memset(&out[i], 0, sizeof out[i]);
         if (fds[i] < 0)
@@ -156,8 +148,7 @@ void sw_pfm_read(const sw_counters *c, int *fds, sw_reading *out, sw_buf *errors
     }
 }
 
-void sw_pfm_close(const sw_counters *c, int *fds)
-{
+void sw_pfm_close(const sw_counters *c, int *fds) {
     for (int i = 0; i < c->n; i++)
         if (fds[i] >= 0) {
             close(fds[i]);

@@ -24,10 +24,10 @@
 #include "sw_util.h"
 
 typedef struct sw_event {
-    char *name;        /* the name asked for (e.g. "cycles", "perf::task-clock") */
-    int supported;     /* 1 if it can be counted here */
-    char *reason;      /* why not, in words (NULL when supported) */
-    char *encoding;    /* libpfm4's fully qualified name (NULL if not encoded) */
+    char *name;                  /* the name asked for (e.g. "cycles", "perf::task-clock") */
+    int supported;               /* 1 if it can be counted here */
+    char *reason;                /* why not, in words (NULL when supported) */
+    char *encoding;              /* libpfm4's fully qualified name (NULL if not encoded) */
     struct perf_event_attr attr; /* the encoding (type, config, privilege bits) */
 } sw_event;
 

@@ -6,9 +6,8 @@
 #include <string.h>
 
 /* Appends one cell; the label is made from the configuration. */
-static void add_cell(sw_cell **cells, int *n, const char *workload, const char *kind, uint64_t period,
-                     const char *mode, unsigned hz, const char *clock, unsigned depth, int sim)
-{
+static void add_cell(sw_cell **cells, int *n, const char *workload, const char *kind, uint64_t period, const char *mode,
+                     unsigned hz, const char *clock, unsigned depth, int sim) {
     *cells = sw_xrealloc(*cells, (size_t)(*n + 1) * sizeof **cells);
     sw_cell *c = &(*cells)[*n];
     char p[32];
@@ -45,8 +44,7 @@ static void add_cell(sw_cell **cells, int *n, const char *workload, const char *
     (*n)++;
 }
 
-int sw_plan_cells(const sw_opts *o, char *const *workloads, int n_workloads, sw_cell **out)
-{
+int sw_plan_cells(const sw_opts *o, char *const *workloads, int n_workloads, sw_cell **out) {
     sw_cell *cells = NULL;
     int n = 0;
     for (int sim = 0; sim < 2; sim++) {
@@ -95,8 +93,7 @@ int sw_plan_cells(const sw_opts *o, char *const *workloads, int n_workloads, sw_
 
 int sw_plan_db_round(int pass, int warmup) { return pass - warmup + 1; }
 
-int sw_plan_schedule(int n_cells, int warmup, int runs, uint64_t seed, sw_slot **out)
-{
+int sw_plan_schedule(int n_cells, int warmup, int runs, uint64_t seed, sw_slot **out) {
     int rounds = warmup + runs;
     int total = rounds * n_cells;
     sw_slot *slots = sw_xcalloc((size_t)(total ? total : 1), sizeof *slots);
@@ -114,8 +111,8 @@ int sw_plan_schedule(int n_cells, int warmup, int runs, uint64_t seed, sw_slot *
             order[j] = t;
         }
         for (int i = 0; i < n_cells; i++) {
-            slots[seq] = (sw_slot){.seq = seq + 1, .cell = order[i], .round = sw_plan_db_round(pass, warmup),
-                                   .pass = pass};
+            slots[seq] =
+                (sw_slot){.seq = seq + 1, .cell = order[i], .round = sw_plan_db_round(pass, warmup), .pass = pass};
             seq++;
         }
     }
@@ -124,8 +121,7 @@ int sw_plan_schedule(int n_cells, int warmup, int runs, uint64_t seed, sw_slot *
     return total;
 }
 
-int sw_plan_schedule_all(const sw_opts *o, const sw_cell *cells, int n_cells, sw_slot **out)
-{
+int sw_plan_schedule_all(const sw_opts *o, const sw_cell *cells, int n_cells, sw_slot **out) {
     int n_native = 0;
     while (n_native < n_cells && !cells[n_native].sim)
         n_native++;
@@ -142,8 +138,7 @@ int sw_plan_schedule_all(const sw_opts *o, const sw_cell *cells, int n_cells, sw
     return n;
 }
 
-void sw_plan_free_cells(sw_cell *cells, int n)
-{
+void sw_plan_free_cells(sw_cell *cells, int n) {
     for (int i = 0; i < n; i++) {
         free(cells[i].workload);
         free(cells[i].kind);
@@ -153,8 +148,7 @@ void sw_plan_free_cells(sw_cell *cells, int n)
     free(cells);
 }
 
-int sw_plan_baseline_of(const sw_cell *cells, int n_cells, int i)
-{
+int sw_plan_baseline_of(const sw_cell *cells, int n_cells, int i) {
     for (int j = 0; j < n_cells; j++)
         if (!strcmp(cells[j].kind, "baseline") && !strcmp(cells[j].workload, cells[i].workload) &&
             cells[j].depth == cells[i].depth)
@@ -162,16 +156,14 @@ int sw_plan_baseline_of(const sw_cell *cells, int n_cells, int i)
     return -1;
 }
 
-int sw_plan_runs_per_round(const sw_cell *cells, int n_cells, sw_design d)
-{
+int sw_plan_runs_per_round(const sw_cell *cells, int n_cells, sw_design d) {
     /* Blocked: two runs per cell (its block, or a baseline's A/A block). */
     (void)cells;
     return d == SW_DESIGN_BLOCKED ? 2 * n_cells : n_cells;
 }
 
 /* Shuffles a[0..n-1] in place (Fisher-Yates). */
-static void shuffle_ints(int *a, int n, sw_rng *rng)
-{
+static void shuffle_ints(int *a, int n, sw_rng *rng) {
     for (int i = n - 1; i > 0; i--) {
         int j = (int)sw_rng_below(rng, (uint64_t)i + 1);
         int t = a[i];
@@ -180,16 +172,14 @@ static void shuffle_ints(int *a, int n, sw_rng *rng)
     }
 }
 
-int sw_plan_blocked(const sw_cell *cells, int n_cells, int warmup, int runs, uint64_t seed, sw_slot **out)
-{
+int sw_plan_blocked(const sw_cell *cells, int n_cells, int warmup, int runs, uint64_t seed, sw_slot **out) {
     /* Block k (0-based, one per cell) pairs cell k with its baseline; for a
      * baseline it is the A/A block (both runs of the baseline). */
     int *base = sw_xmalloc((size_t)(n_cells ? n_cells : 1) * sizeof *base);
     for (int k = 0; k < n_cells; k++) {
         base[k] = sw_plan_baseline_of(cells, n_cells, k);
         if (base[k] < 0)
-            sw_usage_error("design blocked: cell %s has no baseline of the same workload to pair with",
-                           cells[k].label);
+            sw_usage_error("design blocked: cell %s has no baseline of the same workload to pair with", cells[k].label);
     }
     int rounds = warmup + runs;
     sw_rng rng;
@@ -224,8 +214,13 @@ int sw_plan_blocked(const sw_cell *cells, int n_cells, int warmup, int runs, uin
             int f = first[k * rounds + pass];
             for (int pos = 1; pos <= 2; pos++) {
                 int role = (pos == 1) == (f == 1) ? 1 : 0;
-                slots[seq] = (sw_slot){.seq = seq + 1, .cell = role ? k : base[k], .round = round, .pass = pass,
-                                       .block = block, .pos = pos, .role = role};
+                slots[seq] = (sw_slot){.seq = seq + 1,
+                                       .cell = role ? k : base[k],
+                                       .round = round,
+                                       .pass = pass,
+                                       .block = block,
+                                       .pos = pos,
+                                       .role = role};
                 seq++;
             }
         }
@@ -237,8 +232,7 @@ int sw_plan_blocked(const sw_cell *cells, int n_cells, int warmup, int runs, uin
     return total;
 }
 
-int sw_plan_build(sw_design d, const sw_cell *cells, int n_cells, int warmup, int runs, uint64_t seed, sw_slot **out)
-{
+int sw_plan_build(sw_design d, const sw_cell *cells, int n_cells, int warmup, int runs, uint64_t seed, sw_slot **out) {
     if (d == SW_DESIGN_BLOCKED)
         return sw_plan_blocked(cells, n_cells, warmup, runs, seed, out);
     /* The in-process design compares inside each run: no pairing of runs. */

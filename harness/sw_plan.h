@@ -50,31 +50,29 @@
 #include "sw_opts.h"
 
 typedef struct sw_cell {
-    int id;               /* cell_id in results.db: 1 .. n in plan order */
-    char *workload;       /* workload name */
-    char *kind;           /* "baseline", "alloc", "time" or "alloc+time" */
-    uint64_t alloc_period; /* bytes; 0 = no allocation sampling */
+    int id;                 /* cell_id in results.db: 1 .. n in plan order */
+    char *workload;         /* workload name */
+    char *kind;             /* "baseline", "alloc", "time" or "alloc+time" */
+    uint64_t alloc_period;  /* bytes; 0 = no allocation sampling */
     const char *alloc_mode; /* "fixed", "poisson" or "" */
-    unsigned time_hz;     /* 0 = no time sampling */
+    unsigned time_hz;       /* 0 = no time sampling */
     const char *time_clock; /* "wall", "cpu" or "" */
-    uint64_t size;        /* the workload's --size (0 until calibrated) */
-    char *label;          /* unique, "<workload>/<config>" or "<workload>/d<D>/<config>" */
-    char *args;           /* extra workload arguments ("--depth 16"), "" for none */
-    unsigned depth;       /* the --depth of a depth cell, 0 for none */
-    int sim;              /* a simulated cell (backend 'sim'): counted under valgrind */
+    uint64_t size;          /* the workload's --size (0 until calibrated) */
+    char *label;            /* unique, "<workload>/<config>" or "<workload>/d<D>/<config>" */
+    char *args;             /* extra workload arguments ("--depth 16"), "" for none */
+    unsigned depth;         /* the --depth of a depth cell, 0 for none */
+    int sim;                /* a simulated cell (backend 'sim'): counted under valgrind */
 } sw_cell;
 
 typedef struct sw_slot {
-    int seq;     /* 1-based position in the execution order */
-    int cell;    /* index into the cell array (cell id - 1) */
-    int round;   /* database round: <= 0 warm-up, 1..runs measured */
-    int pass;    /* 0-based schedule round (warm-up rounds count too) */
-    int block;   /* blocked design: block id (>= 1); 0 = not in a block */
-    int pos;     /* position in the block: 1 or 2; 0 = not in a block */
-    int role;    /* 1 = the compared run of its block, 0 = its baseline run */
+    int seq;   /* 1-based position in the execution order */
+    int cell;  /* index into the cell array (cell id - 1) */
+    int round; /* database round: <= 0 warm-up, 1..runs measured */
+    int pass;  /* 0-based schedule round (warm-up rounds count too) */
+    int block; /* blocked design: block id (>= 1); 0 = not in a block */
+    int pos;   /* position in the block: 1 or 2; 0 = not in a block */
+    int role;  /* 1 = the compared run of its block, 0 = its baseline run */
 } sw_slot;
-
-
 
 /* Builds the cells for the given workloads from the options.  Returns the
  * number of cells; *out receives a fresh array.  Sizes are left 0. */

@@ -18,8 +18,7 @@ typedef struct pool {
     volatile sig_atomic_t *stop;
 } pool;
 
-static void *worker(void *arg)
-{
+static void *worker(void *arg) {
     pool *p = arg;
     for (;;) {
         pthread_mutex_lock(&p->next_lock);
@@ -37,8 +36,7 @@ static void *worker(void *arg)
 }
 
 int sw_pool_run(int n, int threads, void (*work)(void *ctx, int i), void (*done)(void *ctx, int i), void *ctx,
-                volatile sig_atomic_t *stop)
-{
+                volatile sig_atomic_t *stop) {
     pool p = {.n = n, .work = work, .done = done, .ctx = ctx, .stop = stop};
     pthread_mutex_init(&p.next_lock, NULL);
     pthread_mutex_init(&p.done_lock, NULL);
@@ -64,8 +62,7 @@ int sw_pool_run(int n, int threads, void (*work)(void *ctx, int i), void (*done)
     return p.next;
 }
 
-int sw_pool_cpus(void)
-{
+int sw_pool_cpus(void) {
     cpu_set_t set;
     if (sched_getaffinity(0, sizeof set, &set) != 0)
         return 1;

@@ -13,8 +13,7 @@
 
 extern char **environ;
 
-void sw_runner_init(sw_runner *r)
-{
+void sw_runner_init(sw_runner *r) {
     int n = 0;
     for (char **e = environ; *e; e++)
         n++;
@@ -27,8 +26,7 @@ void sw_runner_init(sw_runner *r)
 
 /* A fresh environment: the base plus up to 8 settings, then --env's; a
  * simulated run's has SW_SIM_TUNABLES in place of any GLIBC_TUNABLES. */
-static char **make_env(const sw_runner *r, char **extra, int n_extra)
-{
+static char **make_env(const sw_runner *r, char **extra, int n_extra) {
     char **env = sw_xcalloc((size_t)(r->n_base_env + n_extra + r->n_env + 2), sizeof *env);
     int n = 0;
     for (int i = 0; i < r->n_base_env; i++)
@@ -43,8 +41,7 @@ static char **make_env(const sw_runner *r, char **extra, int n_extra)
     return env;
 }
 
-uint64_t sw_run_nursery_bytes(const char *value)
-{
+uint64_t sw_run_nursery_bytes(const char *value) {
     uint64_t v;
     char *copy = sw_xstrdup(value);
     size_t len = strlen(copy);
@@ -58,8 +55,7 @@ uint64_t sw_run_nursery_bytes(const char *value)
     return bad ? 0 : v & ~(uint64_t)7;
 }
 
-char *sw_run_find_checksum(const char *text)
-{
+char *sw_run_find_checksum(const char *text) {
     if (!text)
         return NULL;
     const char *found = NULL;
@@ -80,8 +76,7 @@ char *sw_run_find_checksum(const char *text)
     return strndup(found, len);
 }
 
-int sw_run_parse_stats(const char *text, char ***keys, char ***values, const char **why)
-{
+int sw_run_parse_stats(const char *text, char ***keys, char ***values, const char **why) {
     *keys = *values = NULL;
     if (strncmp(text, "sgc-stats ", 10) != 0) {
         *why = "its first line is not 'sgc-stats <version>'";
@@ -127,8 +122,7 @@ int sw_run_parse_stats(const char *text, char ***keys, char ***values, const cha
 
 /* argv for path --size SIZE, then the words of args (split on blanks), then
  * extra if not NULL.  The words live in *words (free both arrays after). */
-static char **make_argv(char *path, char *size, const char *args, const char *extra, char **words)
-{
+static char **make_argv(char *path, char *size, const char *args, const char *extra, char **words) {
     *words = sw_xstrdup(args ? args : "");
     size_t n = 0, cap = 8;
     char **argv = sw_xcalloc(cap, sizeof *argv);
@@ -146,8 +140,7 @@ static char **make_argv(char *path, char *size, const char *args, const char *ex
     return argv;
 }
 
-static const char *stat_value(const sw_run_result *res, const char *key)
-{
+static const char *stat_value(const sw_run_result *res, const char *key) {
     for (int i = 0; i < res->n_stats; i++)
         if (!strcmp(res->stat_keys[i], key))
             return res->stat_values[i];
@@ -155,8 +148,7 @@ static const char *stat_value(const sw_run_result *res, const char *key)
 }
 
 /* A settings mismatch between the cell and the stats record, or NULL. */
-static char *settings_mismatch(const sw_runner *r, const sw_run_result *res, const sw_cell *c)
-{
+static char *settings_mismatch(const sw_runner *r, const sw_run_result *res, const sw_cell *c) {
     const char *v;
     if (r->nursery && (v = stat_value(res, "nursery_size")) && strtoull(v, NULL, 10) != r->nursery)
         return sw_xasprintf("the stats record says nursery_size %s but --env SGC_NURSERY set %llu", v,
@@ -179,9 +171,8 @@ static char *settings_mismatch(const sw_runner *r, const sw_run_result *res, con
     return NULL;
 }
 
-void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, const char *reference,
-                 double timeout, sw_run_result *out)
-{
+void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, const char *reference, double timeout,
+                 sw_run_result *out) {
     memset(out, 0, sizeof *out);
     out->profile_bytes = -1;
     out->sgc_seed = r->sim ? r->sim_seed : sw_mix64(r->seed, (uint64_t)seq) >> 1;
@@ -230,8 +221,13 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
     if (profile_path)
         unlink(profile_path);
 
-    sw_exec_req req = {.path = path, .argv = argv, .envp = env, .cpu = r->cpu, .timeout = timeout,
-                       .counters = r->counters, .stop = r->stop};
+    sw_exec_req req = {.path = path,
+                       .argv = argv,
+                       .envp = env,
+                       .cpu = r->cpu,
+                       .timeout = timeout,
+                       .counters = r->counters,
+                       .stop = r->stop};
     char **sim_argv = NULL, *sim_opt = NULL;
     if (r->sim) {
         unlink(cg_path);
@@ -298,8 +294,11 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
                 out->failure = sw_xasprintf("the cachegrind output is malformed: %s", why);
         } else {
             for (int m = 0; m < SW_SIM_N; m++)
-                out->sim[m] = (sw_reading){.raw = v[m], .time_enabled = out->exec.wall_ns,
-                                           .time_running = out->exec.wall_ns, .scaled = (double)v[m], .ok = 1};
+                out->sim[m] = (sw_reading){.raw = v[m],
+                                           .time_enabled = out->exec.wall_ns,
+                                           .time_running = out->exec.wall_ns,
+                                           .scaled = (double)v[m],
+                                           .ok = 1};
         }
         free(cg);
     }
@@ -321,8 +320,7 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
 }
 
 int sw_run_plain(const sw_runner *r, const char *workload, const char *args, uint64_t size, const char *extra,
-                 double timeout, sw_exec_res *res, char **checksum)
-{
+                 double timeout, sw_exec_res *res, char **checksum) {
     char sz[32];
     snprintf(sz, sizeof sz, "%llu", (unsigned long long)size);
     char *path = sw_xasprintf("%s/%s", r->bin_dir, workload);
@@ -330,8 +328,8 @@ int sw_run_plain(const sw_runner *r, const char *workload, const char *args, uin
     char **argv = make_argv(path, sz, args, extra, &words);
     char *settings[] = {"SGC_ALLOC_PERIOD=0", "SGC_TIME_HZ=0"};
     char **env = make_env(r, settings, 2);
-    sw_exec_req req = {.path = path, .argv = argv, .envp = env, .cpu = r->cpu, .timeout = timeout,
-                       .counters = NULL, .stop = r->stop};
+    sw_exec_req req = {
+        .path = path, .argv = argv, .envp = env, .cpu = r->cpu, .timeout = timeout, .counters = NULL, .stop = r->stop};
     char **sim_argv = NULL, *sim_opt = NULL;
     if (r->sim) {
         /* A probe: the counts are not wanted, so they go nowhere. */
@@ -357,8 +355,7 @@ int sw_run_plain(const sw_runner *r, const char *workload, const char *args, uin
 static uint64_t tv_ns(struct timeval tv) { return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u; }
 
 void sw_run_to_row(const sw_run_result *res, const sw_cell *cell, int seq, int round, int cpu,
-                   const sw_counters *counters, sw_run_row *row)
-{
+                   const sw_counters *counters, sw_run_row *row) {
     const sw_exec_res *e = &res->exec;
     memset(row, 0, sizeof *row);
     row->cell_id = cell->id;
@@ -393,21 +390,19 @@ void sw_run_to_row(const sw_run_result *res, const sw_cell *cell, int seq, int r
     }
 }
 
-const sw_counters *sw_run_sim_counters(void)
-{
+const sw_counters *sw_run_sim_counters(void) {
     static sw_event events[SW_SIM_N];
     static sw_counters c;
     if (!c.n) {
         for (int m = 0; m < SW_SIM_N; m++)
-            events[m] = (sw_event){.name = (char *)sw_sim_names[m], .supported = 1,
-                                   .encoding = (char *)sw_sim_description};
+            events[m] =
+                (sw_event){.name = (char *)sw_sim_names[m], .supported = 1, .encoding = (char *)sw_sim_description};
         c = (sw_counters){.events = events, .n = SW_SIM_N, .n_supported = SW_SIM_N, .pfm_version = NULL};
     }
     return &c;
 }
 
-void sw_run_result_free(sw_run_result *res)
-{
+void sw_run_result_free(sw_run_result *res) {
     sw_exec_res_free(&res->exec);
     free(res->failure);
     free(res->checksum);

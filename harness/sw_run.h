@@ -47,41 +47,41 @@
 #include "sw_sim.h"
 
 typedef struct sw_runner {
-    char **base_env;      /* the harness's environment without SGC_* */
+    char **base_env; /* the harness's environment without SGC_* */
     int n_base_env;
-    const char *bin_dir;  /* where the workloads are */
-    const char *tmp_dir;  /* private temporary directory of this sweep */
-    const char *profile_dir; /* where to keep profiles, or NULL to discard them */
-    int cpu;              /* CPU to pin runs to */
-    uint64_t seed;        /* the sweep's seed */
+    const char *bin_dir;         /* where the workloads are */
+    const char *tmp_dir;         /* private temporary directory of this sweep */
+    const char *profile_dir;     /* where to keep profiles, or NULL to discard them */
+    int cpu;                     /* CPU to pin runs to */
+    uint64_t seed;               /* the sweep's seed */
     const sw_counters *counters; /* events to count, or NULL */
     volatile sig_atomic_t *stop; /* set by signal handlers */
-    char *const *env;     /* --env NAME=VALUE settings added to every run */
+    char *const *env;            /* --env NAME=VALUE settings added to every run */
     int n_env;
-    uint64_t nursery;     /* nursery_size every stats record must show; 0 = unchecked */
-    const char *spin;     /* sample_spin_ns every stats record must show (--env SGC_SAMPLE_SPIN_NS), or NULL */
-    const char *spin_clock; /* sample_spin_clock every stats record must show (--env SGC_SAMPLE_SPIN_CLOCK), or NULL */
-    int alternate;        /* in-process design: runs alternate (SGC_ALTERNATE, sw_alt.h), their series is kept */
+    uint64_t nursery;        /* nursery_size every stats record must show; 0 = unchecked */
+    const char *spin;        /* sample_spin_ns every stats record must show (--env SGC_SAMPLE_SPIN_NS), or NULL */
+    const char *spin_clock;  /* sample_spin_clock every stats record must show (--env SGC_SAMPLE_SPIN_CLOCK), or NULL */
+    int alternate;           /* in-process design: runs alternate (SGC_ALTERNATE, sw_alt.h), their series is kept */
     const char *alt_segment; /* SGC_ALT_SEGMENT for those runs, or NULL for the runtime's default */
-    int sim;              /* simulated runs: under valgrind (sw_sim.h), counted, not timed */
-    const char *valgrind; /* the valgrind program (sim) */
-    uint64_t sim_seed;    /* SGC_SEED of every simulated run */
+    int sim;                 /* simulated runs: under valgrind (sw_sim.h), counted, not timed */
+    const char *valgrind;    /* the valgrind program (sim) */
+    uint64_t sim_seed;       /* SGC_SEED of every simulated run */
 } sw_runner;
 
 /* Everything a finished run produced, ready to be stored. */
 typedef struct sw_run_result {
-    sw_exec_res exec;     /* how the process ran */
-    char *failure;        /* NULL if ok */
-    char *checksum;       /* the printed checksum, or NULL */
-    char *tail;           /* output tail (failed runs only) */
+    sw_exec_res exec;                /* how the process ran */
+    char *failure;                   /* NULL if ok */
+    char *checksum;                  /* the printed checksum, or NULL */
+    char *tail;                      /* output tail (failed runs only) */
     char **stat_keys, **stat_values; /* the stats record */
     int n_stats;
     int64_t profile_bytes; /* -1 if no profile */
-    uint64_t sgc_seed;    /* SGC_SEED given */
-    uint64_t started_ns;  /* CLOCK_REALTIME at the start */
-    int interrupted;      /* stopped by a signal: not to be stored */
-    int ran;              /* a process was started (times and counters are real) */
-    sw_segment *segs;     /* the segment series (in-process design), or NULL */
+    uint64_t sgc_seed;     /* SGC_SEED given */
+    uint64_t started_ns;   /* CLOCK_REALTIME at the start */
+    int interrupted;       /* stopped by a signal: not to be stored */
+    int ran;               /* a process was started (times and counters are real) */
+    sw_segment *segs;      /* the segment series (in-process design), or NULL */
     int n_segs;
     sw_reading sim[SW_SIM_N]; /* simulated runs: the counts (ok = read from valgrind's output) */
 } sw_run_result;
@@ -90,8 +90,8 @@ typedef struct sw_run_result {
 void sw_runner_init(sw_runner *r);
 /* Runs one cell once (seq names its files and seeds it), judging the result
  * against the reference checksum. */
-void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, const char *reference,
-                 double timeout, sw_run_result *out);
+void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, const char *reference, double timeout,
+                 sw_run_result *out);
 /* Runs a workload with plain settings (calibration and --check runs): no
  * sampling, no counters.  args are the cell's extra workload arguments ("" or
  * NULL for none); extra is one more argument (e.g. "--check") or NULL. */

@@ -14,11 +14,10 @@ const char *const sw_sim_names[SW_SIM_N] = {SW_SIM_METRICS(SW_SIM_NAME)};
 const char *const sw_sim_events[SW_SIM_N] = {SW_SIM_METRICS(SW_SIM_EVENT)};
 const char *const sw_sim_meanings[SW_SIM_N] = {SW_SIM_METRICS(SW_SIM_MEANING)};
 
-const char sw_sim_description[] = "valgrind --tool=cachegrind --cache-sim=yes (" SW_SIM_CACHES_TEXT
-                                  "), address space randomization off";
+const char sw_sim_description[] =
+    "valgrind --tool=cachegrind --cache-sim=yes (" SW_SIM_CACHES_TEXT "), address space randomization off";
 
-uint64_t sw_sim_est_cycles(const uint64_t v[SW_SIM_N])
-{
+uint64_t sw_sim_est_cycles(const uint64_t v[SW_SIM_N]) {
     uint64_t access = v[SW_SIM_IR] + v[SW_SIM_DR] + v[SW_SIM_DW];
     uint64_t l1_miss = v[SW_SIM_I1MR] + v[SW_SIM_D1MR] + v[SW_SIM_D1MW];
     uint64_t ll_miss = v[SW_SIM_ILMR] + v[SW_SIM_DLMR] + v[SW_SIM_DLMW];
@@ -26,8 +25,7 @@ uint64_t sw_sim_est_cycles(const uint64_t v[SW_SIM_N])
 }
 
 /* The line that starts with key (at the start of a line), or NULL. */
-static const char *find_line(const char *text, const char *key)
-{
+static const char *find_line(const char *text, const char *key) {
     size_t k = strlen(key);
     for (const char *line = text; line && *line;) {
         if (strncmp(line, key, k) == 0)
@@ -40,8 +38,7 @@ static const char *find_line(const char *text, const char *key)
 }
 
 /* Splits the rest of a line into at most max blank-separated words. */
-static int words(const char *s, char out[][32], int max, int *too_long)
-{
+static int words(const char *s, char out[][32], int max, int *too_long) {
     int n = 0;
     *too_long = 0;
     while (*s && *s != '\n') {
@@ -62,8 +59,7 @@ static int words(const char *s, char out[][32], int max, int *too_long)
     return n;
 }
 
-int sw_sim_parse(const char *text, uint64_t v[SW_SIM_N], const char **why)
-{
+int sw_sim_parse(const char *text, uint64_t v[SW_SIM_N], const char **why) {
     enum { MAXW = 32 };
     char ev[MAXW][32], sum[MAXW][32];
     int too_long;
@@ -112,8 +108,7 @@ int sw_sim_parse(const char *text, uint64_t v[SW_SIM_N], const char **why)
     return 0;
 }
 
-char **sw_sim_argv(const char *valgrind, const char *outfile, char *const *argv, char **outopt)
-{
+char **sw_sim_argv(const char *valgrind, const char *outfile, char *const *argv, char **outopt) {
     static const char *const opts[] = {"-q", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=no", SW_SIM_CACHES};
     size_t nopts = sizeof opts / sizeof *opts, nargv = 0;
     while (argv[nargv])
@@ -131,8 +126,7 @@ char **sw_sim_argv(const char *valgrind, const char *outfile, char *const *argv,
     return out;
 }
 
-char *sw_sim_find_program(const char *name)
-{
+char *sw_sim_find_program(const char *name) {
     if (strchr(name, '/'))
         return access(name, X_OK) == 0 ? sw_xstrdup(name) : NULL;
     const char *path = getenv("PATH");

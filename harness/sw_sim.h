@@ -32,8 +32,8 @@
  * instruction as one instruction, so glibc's "rep stosb" memset of a large
  * block counts one instruction per byte; with these thresholds glibc uses
  * its vector loops instead, whose counts reflect the work done. */
-#define SW_SIM_TUNABLES                                                                                     \
-    "GLIBC_TUNABLES=glibc.cpu.x86_rep_stosb_threshold=0xffffffffffffffff:"                                  \
+#define SW_SIM_TUNABLES                                                    \
+    "GLIBC_TUNABLES=glibc.cpu.x86_rep_stosb_threshold=0xffffffffffffffff:" \
     "glibc.cpu.x86_rep_movsb_threshold=0xffffffffffffffff"
 
 /* The metrics' stored names, cachegrind event names (NULL for computed

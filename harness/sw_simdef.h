@@ -18,23 +18,23 @@
 #ifndef SW_SIMDEF_H
 #define SW_SIMDEF_H
 
-#define SW_SIM_METRICS(X)                                                                         \
-    X(IR, "sim::Ir", "Ir", "instructions executed")                                              \
-    X(I1MR, "sim::I1mr", "I1mr", "instruction fetches that missed the L1 instruction cache")     \
-    X(ILMR, "sim::ILmr", "ILmr", "instruction fetches that missed the last-level cache")         \
-    X(DR, "sim::Dr", "Dr", "data reads")                                                          \
-    X(D1MR, "sim::D1mr", "D1mr", "data reads that missed the L1 data cache")                      \
-    X(DLMR, "sim::DLmr", "DLmr", "data reads that missed the last-level cache")                   \
-    X(DW, "sim::Dw", "Dw", "data writes")                                                         \
-    X(D1MW, "sim::D1mw", "D1mw", "data writes that missed the L1 data cache")                     \
-    X(DLMW, "sim::DLmw", "DLmw", "data writes that missed the last-level cache")                  \
+#define SW_SIM_METRICS(X)                                                                    \
+    X(IR, "sim::Ir", "Ir", "instructions executed")                                          \
+    X(I1MR, "sim::I1mr", "I1mr", "instruction fetches that missed the L1 instruction cache") \
+    X(ILMR, "sim::ILmr", "ILmr", "instruction fetches that missed the last-level cache")     \
+    X(DR, "sim::Dr", "Dr", "data reads")                                                     \
+    X(D1MR, "sim::D1mr", "D1mr", "data reads that missed the L1 data cache")                 \
+    X(DLMR, "sim::DLmr", "DLmr", "data reads that missed the last-level cache")              \
+    X(DW, "sim::Dw", "Dw", "data writes")                                                    \
+    X(D1MW, "sim::D1mw", "D1mw", "data writes that missed the L1 data cache")                \
+    X(DLMW, "sim::DLmw", "DLmw", "data writes that missed the last-level cache")             \
     X(CYCLES, "sim::est-cycles", NULL, "estimated cycles: L1 hits + 5 x LL hits + 35 x RAM accesses")
 
 enum {
 #define SW_SIM_ENUM(id, name, cg, meaning) SW_SIM_##id,
     SW_SIM_METRICS(SW_SIM_ENUM)
 #undef SW_SIM_ENUM
-    SW_SIM_N
+        SW_SIM_N
 };
 
 /* The cost model of sim::est-cycles (the one iai-callgrind and CodSpeed

@@ -38,20 +38,20 @@ static void on_stop(int sig) { stop_signal = sig; }
 
 /* The state of one sweep invocation. */
 typedef struct sweep {
-    sw_opts o;              /* settings (the stored ones on --resume) */
-    char *dir;              /* results/<sweep-id> */
-    sw_db db;               /* its results.db */
-    sw_counters counters;   /* probed events */
-    char **workloads;       /* workloads of the plan */
+    sw_opts o;            /* settings (the stored ones on --resume) */
+    char *dir;            /* results/<sweep-id> */
+    sw_db db;             /* its results.db */
+    sw_counters counters; /* probed events */
+    char **workloads;     /* workloads of the plan */
     int n_workloads;
-    sw_cell *cells;         /* the plan's cells */
+    sw_cell *cells; /* the plan's cells */
     int n_cells;
-    sw_runner runner;       /* how runs are started */
-    sw_runner sim_runner;   /* how simulated runs are started (under valgrind) */
-    char *tmp;              /* private temporary directory */
-    int live;               /* live progress line on stderr */
-    uint64_t t_start;       /* monotonic start of this invocation */
-    uint64_t *overheads;    /* harness time per run incl. commit */
+    sw_runner runner;     /* how runs are started */
+    sw_runner sim_runner; /* how simulated runs are started (under valgrind) */
+    char *tmp;            /* private temporary directory */
+    int live;             /* live progress line on stderr */
+    uint64_t t_start;     /* monotonic start of this invocation */
+    uint64_t *overheads;  /* harness time per run incl. commit */
     int n_overheads;
 } sweep;
 
@@ -59,8 +59,7 @@ static sweep *current; /* for the exit hook */
 
 /* Removes the private temporary directory and what runs left in it (exit
  * hook and normal end).  Only this sweep's files live there. */
-static void cleanup_tmp(void)
-{
+static void cleanup_tmp(void) {
     if (!current || !current->tmp)
         return;
     char *dir = current->tmp;
@@ -84,8 +83,7 @@ static void cleanup_tmp(void)
  * temporary directory goes, the database is left consistent and marked
  * interrupted, runs.csv is written if it can be, and the --resume command is
  * printed. */
-static void on_fatal(void)
-{
+static void on_fatal(void) {
     cleanup_tmp();
     if (current && current->db.db && current->dir)
         sw_db_salvage(&current->db, current->dir);
@@ -93,8 +91,7 @@ static void on_fatal(void)
 
 /* ---- Progress ------------------------------------------------------------ */
 
-static void fmt_duration(char *buf, size_t size, double secs)
-{
+static void fmt_duration(char *buf, size_t size, double secs) {
     long s = (long)(secs + 0.5);
     if (s >= 3600)
         snprintf(buf, size, "%ldh%02ldm", s / 3600, s / 60 % 60);
@@ -106,8 +103,7 @@ static void fmt_duration(char *buf, size_t size, double secs)
 
 /* Prints progress: a live line on a terminal, a plain line every 10 s or on
  * demand otherwise. */
-static void progress(sweep *s, int done, int total, int failed, const char *label, int force)
-{
+static void progress(sweep *s, int done, int total, int failed, const char *label, int force) {
     static uint64_t last_plain;
     static int started_done = -1;
     static uint64_t started_at;
@@ -132,8 +128,7 @@ static void progress(sweep *s, int done, int total, int failed, const char *labe
     }
 }
 
-static void progress_end(sweep *s)
-{
+static void progress_end(sweep *s) {
     if (s->live)
         fputs("\r\033[K", stderr);
 }
@@ -141,8 +136,7 @@ static void progress_end(sweep *s)
 /* ---- Setup ----------------------------------------------------------------- */
 
 /* Reads workload names from the list file. */
-static int read_list(const char *path, char ***out)
-{
+static int read_list(const char *path, char ***out) {
     FILE *f = fopen(path, "r");
     if (!f)
         sw_usage_error("no workloads to run: cannot read the workload list %s (%s); build the workloads or "
@@ -175,8 +169,7 @@ static int read_list(const char *path, char ***out)
 }
 
 /* The directory this program lives in (the default bin dir). */
-static char *own_dir(void)
-{
+static char *own_dir(void) {
     char buf[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
     if (n <= 0)
@@ -185,8 +178,7 @@ static char *own_dir(void)
     return sw_xstrdup(dirname(buf));
 }
 
-static char *absolute(const char *path)
-{
+static char *absolute(const char *path) {
     char buf[PATH_MAX];
     if (realpath(path, buf))
         return sw_xstrdup(buf);
@@ -194,8 +186,7 @@ static char *absolute(const char *path)
 }
 
 /* Resolves workloads and bin dir and checks that every workload exists. */
-static void resolve_workloads(sweep *s)
-{
+static void resolve_workloads(sweep *s) {
     sw_opts *o = &s->o;
     if (!o->bin_dir)
         o->bin_dir = own_dir();
@@ -227,8 +218,7 @@ static void resolve_workloads(sweep *s)
 }
 
 /* mkdir -p; 0 or -1 with errno. */
-static int make_dirs(const char *path)
-{
+static int make_dirs(const char *path) {
     char *p = sw_xstrdup(path);
     for (char *q = p + 1; *q; q++)
         if (*q == '/') {
@@ -245,8 +235,7 @@ static int make_dirs(const char *path)
 }
 
 /* Creates <root>/<YYYYmmdd-HHMMSS>[-N] and returns it. */
-static char *create_sweep_dir(const char *root)
-{
+static char *create_sweep_dir(const char *root) {
     if (make_dirs(root) != 0)
         sw_usage_error("cannot use output directory %s: %s", root, strerror(errno));
     struct stat st;
@@ -269,8 +258,7 @@ static char *create_sweep_dir(const char *root)
 }
 
 /* Points <root>/latest at the sweep (a relative symlink, replaced atomically). */
-static void update_latest(const char *dir)
-{
+static void update_latest(const char *dir) {
     char *copy1 = sw_xstrdup(dir), *copy2 = sw_xstrdup(dir);
     const char *root = dirname(copy1), *id = basename(copy2);
     char *latest = sw_xasprintf("%s/latest", root);
@@ -290,8 +278,7 @@ static void update_latest(const char *dir)
 
 /* Holds an exclusive lock on the sweep directory, so two invocations never
  * run the same sweep's runs. */
-static void lock_dir(const char *dir)
-{
+static void lock_dir(const char *dir) {
     char *path = sw_xasprintf("%s/.lock", dir);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0)
@@ -305,15 +292,13 @@ static void lock_dir(const char *dir)
 
 /* Where the per-CPU locks live: $FREECHECK_LOCK_DIR, else /tmp (shared by
  * every user's sweeps on the machine; the tests use private ones). */
-static const char *cpu_lock_dir(void)
-{
+static const char *cpu_lock_dir(void) {
     const char *d = getenv("FREECHECK_LOCK_DIR");
     return d && *d ? d : "/tmp";
 }
 
 /* What a lock file says about its holder ("pid N, started T, <dir>"). */
-static void lock_holder(int fd, char *buf, size_t size)
-{
+static void lock_holder(int fd, char *buf, size_t size) {
     ssize_t n = pread(fd, buf, size - 1, 0);
     buf[n > 0 ? n : 0] = '\0';
     buf[strcspn(buf, "\n")] = '\0';
@@ -327,8 +312,7 @@ static void lock_holder(int fd, char *buf, size_t size)
  * it, says so and waits for it (a queue, not an error: the second sweep
  * starts when the first ends), before anything is created.  Returns the
  * seconds waited. */
-static double lock_cpu(int cpu)
-{
+static double lock_cpu(int cpu) {
     char *path = sw_xasprintf("%s/freecheck-cpu%d.lock", cpu_lock_dir(), cpu);
     int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0)
@@ -341,8 +325,10 @@ static double lock_cpu(int cpu)
             sw_fatal("cannot lock %s: %s", path, strerror(errno));
         char holder[256];
         lock_holder(fd, holder, sizeof holder);
-        fprintf(stderr, "sweep: CPU %d is in use by another sweep (%s); waiting until it ends (Ctrl-C and --cpu N "
-                        "to use another CPU)\n", cpu, holder);
+        fprintf(stderr,
+                "sweep: CPU %d is in use by another sweep (%s); waiting until it ends (Ctrl-C and --cpu N "
+                "to use another CPU)\n",
+                cpu, holder);
         uint64_t t0 = sw_now_ns();
         while (flock(fd, LOCK_EX) != 0)
             if (errno != EINTR)
@@ -363,8 +349,7 @@ static double lock_cpu(int cpu)
 
 /* The other sweeps running now, from the per-CPU locks held by others:
  * "cpu N: <holder>; ..." or "none". */
-static char *other_sweeps(int own_cpu)
-{
+static char *other_sweeps(int own_cpu) {
     sw_buf b = {0};
     DIR *d = opendir(cpu_lock_dir());
     struct dirent *e;
@@ -398,17 +383,17 @@ static char *other_sweeps(int own_cpu)
  * tables is the workload name, followed by the arguments if there are any
  * ("deepstack --depth 16"). */
 typedef struct calib {
-    const char *workload; /* the workload (owned by the cells) */
-    const char *args;  /* its extra arguments, "" for none (owned by the cells) */
-    char *key;         /* calibration key */
-    int sim;           /* the simulated cells' unit: probes run under valgrind */
+    const char *workload;    /* the workload (owned by the cells) */
+    const char *args;        /* its extra arguments, "" for none (owned by the cells) */
+    char *key;               /* calibration key */
+    int sim;                 /* the simulated cells' unit: probes run under valgrind */
     const sw_runner *runner; /* how its probes run */
-    double target;     /* its calibration target, CPU seconds */
-    uint64_t size;     /* chosen --size */
-    double seconds;    /* baseline wall time at that size */
-    char *checksum;    /* reference checksum from the --check run */
-    int ok;            /* usable */
-    char *failure;     /* why not */
+    double target;           /* its calibration target, CPU seconds */
+    uint64_t size;           /* chosen --size */
+    double seconds;          /* baseline wall time at that size */
+    char *checksum;          /* reference checksum from the --check run */
+    int ok;                  /* usable */
+    char *failure;           /* why not */
 } calib;
 
 /* Runs one calibration probe (a plain run at size) and stores it.  Returns
@@ -416,8 +401,7 @@ typedef struct calib {
  * wall time, so that the sizes do not shrink when other work competes for
  * the machine during calibration.  INFINITY if it timed out; -1 if it failed
  * (*why says how; *bad_size is set when it refused the size, exit 2). */
-static double probe(sweep *s, const calib *u, uint64_t size, double timeout, int probe_no, char **why, int *bad_size)
-{
+static double probe(sweep *s, const calib *u, uint64_t size, double timeout, int probe_no, char **why, int *bad_size) {
     sw_exec_res res;
     char *sum = NULL;
     const char *w = u->workload;
@@ -447,7 +431,8 @@ static double probe(sweep *s, const calib *u, uint64_t size, double timeout, int
     }
     if (res.interrupted)
         t = -1;
-    sw_db_store_probe(&s->db, u->key, probe_no, size, res.wall_ns, t >= 0 && !isinf(t) ? (uint64_t)(t * 1e9) : 0, status);
+    sw_db_store_probe(&s->db, u->key, probe_no, size, res.wall_ns, t >= 0 && !isinf(t) ? (uint64_t)(t * 1e9) : 0,
+                      status);
     free(sum);
     sw_exec_res_free(&res);
     return t;
@@ -459,8 +444,7 @@ static double probe(sweep *s, const calib *u, uint64_t size, double timeout, int
  * the smaller: a noisy measurement cannot swap two sizes on the same side
  * (99 and 100 both below the target took turns under load).  Only when they
  * straddle the target do the measured distances (in log) decide. */
-static int better_size(uint64_t s, double t, uint64_t bs, double bt, double target)
-{
+static int better_size(uint64_t s, double t, uint64_t bs, double bt, double target) {
     if (bt < 0)
         return 1;
     if (t <= target && bt <= target)
@@ -474,8 +458,7 @@ static int better_size(uint64_t s, double t, uint64_t bs, double bt, double targ
  * until the target is passed, then interpolating in log-log space between
  * the two sizes around it (so both linear and steeper workloads converge in
  * a few probes).  Every probe is recorded. */
-static void calibrate_size(sweep *s, calib *c, int *probes)
-{
+static void calibrate_size(sweep *s, calib *c, int *probes) {
     /* A probe under valgrind starts slowly (about 0.25 s of CPU) and shares
      * the machine with the other simulated work: give it room. */
     double target = c->target, timeout = c->sim ? 20 * target + 60 : 10 * target + 2;
@@ -559,8 +542,7 @@ static void calibrate_size(sweep *s, calib *c, int *probes)
 
 /* Calibrates one workload (or times its fixed size), then runs --check
  * once at that size for the reference checksum.  Stores the outcome. */
-static void calibrate(sweep *s, calib *c)
-{
+static void calibrate(sweep *s, calib *c) {
     const char *w = c->workload;
     uint64_t fixed = c->sim ? sw_opts_fixed_sim_size(&s->o, w) : sw_opts_fixed_size(&s->o, w);
     int probes = 0;
@@ -613,8 +595,7 @@ static void calibrate(sweep *s, calib *c)
 /* The simulated part's native rate: the median native CPU time of three
  * baseline runs at the simulated size (what converts counted instructions
  * into time at native speed; docs/HARNESS.md).  Stored once. */
-static void measure_native_rate(sweep *s, const calib *c)
-{
+static void measure_native_rate(sweep *s, const calib *c) {
     if (!c->ok || sw_db_has_sim_native(&s->db, c->key))
         return;
     enum { RUNS = 3 };
@@ -645,8 +626,7 @@ static void measure_native_rate(sweep *s, const calib *c)
 /* The kernel's cost of delivering one signal, measured natively by
  * time-bench (the empty-handler line: the floor any signal sampler pays,
  * which simulated runs cannot count), into meta.time_delivery_ns. */
-static void measure_delivery(sweep *s)
-{
+static void measure_delivery(sweep *s) {
     char *stored = sw_db_meta_get(&s->db, "time_delivery_ns");
     if (stored) {
         free(stored);
@@ -654,8 +634,8 @@ static void measure_delivery(sweep *s)
     }
     char *path = sw_xasprintf("%s/time-bench", s->o.bin_dir);
     char *argv[] = {path, "cost", "--rounds", "5", "--signals", "10000", NULL};
-    sw_exec_req req = {.path = path, .argv = argv, .envp = s->runner.base_env, .cpu = s->o.cpu, .timeout = 120,
-                       .stop = &stop_signal};
+    sw_exec_req req = {
+        .path = path, .argv = argv, .envp = s->runner.base_env, .cpu = s->o.cpu, .timeout = 120, .stop = &stop_signal};
     sw_exec_res res;
     memset(&res, 0, sizeof res);
     const char *why = NULL;
@@ -692,24 +672,23 @@ static void measure_delivery(sweep *s)
 
 /* One slot of the schedule being run: its result until it is stored. */
 typedef struct slot_job {
-    sw_slot slot;      /* a copy: the schedule's list may be freed meanwhile */
+    sw_slot slot; /* a copy: the schedule's list may be freed meanwhile */
     const sw_cell *cell;
     const calib *cal;
     sw_run_result res;
-    uint64_t t0;       /* monotonic start of the harness's work for it */
+    uint64_t t0; /* monotonic start of the harness's work for it */
 } slot_job;
 
 typedef struct run_state {
     sweep *s;
     slot_job *jobs;
-    int offset;        /* job index 0 is jobs[offset] */
+    int offset; /* job index 0 is jobs[offset] */
     int total, done, failed;
-    int interrupted;   /* a run was interrupted: stop storing */
+    int interrupted; /* a run was interrupted: stop storing */
 } run_state;
 
 /* Runs one slot (or records why it cannot run): thread-safe. */
-static void run_slot(void *ctx, int i)
-{
+static void run_slot(void *ctx, int i) {
     run_state *st = ctx;
     sweep *s = st->s;
     slot_job *j = &st->jobs[st->offset + i];
@@ -730,14 +709,13 @@ static void run_slot(void *ctx, int i)
         double timeout = s->o.timeout > 0 ? s->o.timeout
                          : j->cell->sim   ? 100 * j->cal->seconds + 600
                                           : 20 * j->cal->seconds + 5;
-        sw_run_cell(j->cell->sim ? &s->sim_runner : &s->runner, j->cell, j->slot.seq, j->slot.round,
-                    j->cal->checksum, timeout, res);
+        sw_run_cell(j->cell->sim ? &s->sim_runner : &s->runner, j->cell, j->slot.seq, j->slot.round, j->cal->checksum,
+                    timeout, res);
     }
 }
 
 /* Stores a finished slot and reports it: one at a time. */
-static void record_slot(void *ctx, int i)
-{
+static void record_slot(void *ctx, int i) {
     run_state *st = ctx;
     sweep *s = st->s;
     slot_job *j = &st->jobs[st->offset + i];
@@ -772,22 +750,20 @@ static void record_slot(void *ctx, int i)
 
 /* ---- The sweep ------------------------------------------------------------- */
 
-static int cmp_u64(const void *a, const void *b)
-{
+static int cmp_u64(const void *a, const void *b) {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
 }
 
-static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells)
-{
+static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells) {
     sw_slot *slots;
     int n = sw_plan_schedule_all(o, cells, n_cells, &slots);
     int n_sim = 0;
     for (int i = 0; i < n_cells; i++)
         n_sim += cells[i].sim;
     printf("plan: %d workload%s, %d cells, %d warm-up + %d measured rounds = %d runs, seed %llu, design %s\n",
-           o->n_workloads, o->n_workloads == 1 ? "" : "s", n_cells - n_sim, o->warmup, o->runs,
-           n - n_sim * o->sim_runs, (unsigned long long)o->seed, sw_design_name(o->design));
+           o->n_workloads, o->n_workloads == 1 ? "" : "s", n_cells - n_sim, o->warmup, o->runs, n - n_sim * o->sim_runs,
+           (unsigned long long)o->seed, sw_design_name(o->design));
     if (n_sim)
         printf("sim %d cells x %d runs under valgrind (cachegrind), %d at once\n", n_sim, o->sim_runs,
                o->sim_jobs ? o->sim_jobs : sw_pool_cpus());
@@ -812,8 +788,7 @@ static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells)
  * sampling, like a calibration probe), before anything is created, so a value
  * the runtime refuses (it exits 2 with "freecheck: SGC_X=...: why") is bad
  * input of the sweep rather than a sweep of unusable workloads. */
-static void probe_env(sweep *s)
-{
+static void probe_env(sweep *s) {
     if (!s->o.n_env || !s->n_workloads)
         return;
     sw_runner r = {0};
@@ -842,8 +817,7 @@ static void probe_env(sweep *s)
 
 /* The last line of the workload's stderr in a run's output tail (what it
  * said about its failure), into buf; "" if it printed nothing there. */
-static void last_stderr_line(const char *tail, char *buf, size_t size)
-{
+static void last_stderr_line(const char *tail, char *buf, size_t size) {
     buf[0] = '\0';
     const char *e = tail ? strstr(tail, "--- stderr (end) ---\n") : NULL;
     if (!e)
@@ -862,8 +836,7 @@ static void last_stderr_line(const char *tail, char *buf, size_t size)
  * failed so, most frequent first, and for one of them the workload's last
  * line on stderr, where the cause usually is ("exit status 1" alone does not
  * say that the disk was full). */
-static void report_failures(sweep *s)
-{
+static void report_failures(sweep *s) {
     sqlite3_stmt *st, *one;
     if (sqlite3_prepare_v2(s->db.db,
                            "SELECT substr(coalesce(failure, '?'), 1,"
@@ -911,8 +884,7 @@ static void report_failures(sweep *s)
  * compares and refuses a difference, which would mix two builds in one
  * sweep's numbers (rebuilding a workload with -O0 between an interruption
  * and --resume did so silently). */
-static void program_hashes(sweep *s, int resuming)
-{
+static void program_hashes(sweep *s, int resuming) {
     int n = s->n_workloads + 1;
     sw_buf changed = {0};
     int unknown = 0;
@@ -933,8 +905,8 @@ static void program_hashes(sweep *s, int resuming)
             if (!stored)
                 unknown++;
             else if (strcmp(stored, value))
-                sw_buf_printf(&changed, "\n  %s (%s): sha256 %.16s... when the sweep started, %.16s... now", name,
-                              path, stored, value);
+                sw_buf_printf(&changed, "\n  %s (%s): sha256 %.16s... when the sweep started, %.16s... now", name, path,
+                              stored, value);
             free(stored);
         }
         free(key), free(value), free(path);
@@ -944,14 +916,15 @@ static void program_hashes(sweep *s, int resuming)
                        "in one sweep; rebuild what it ran (same sources and flags), or start a new sweep",
                        s->dir, changed.data);
     if (unknown)
-        fprintf(stderr, "sweep: warning: %s records no content hash of its programs (an older sweep): --resume "
-                        "cannot check that they are the ones it ran\n", s->dir);
+        fprintf(stderr,
+                "sweep: warning: %s records no content hash of its programs (an older sweep): --resume "
+                "cannot check that they are the ones it ran\n",
+                s->dir);
     sw_buf_free(&changed);
 }
 
 /* Stores the plan summary in meta (human-readable). */
-static void store_plan_meta(sweep *s, int n_slots)
-{
+static void store_plan_meta(sweep *s, int n_slots) {
     sw_buf b = {0};
     sw_buf_printf(&b, "%d workloads, %d cells, %d warm-up + %d measured rounds, %d runs, design %s; workloads:",
                   s->n_workloads, s->n_cells, s->o.warmup, s->o.runs, n_slots, sw_design_name(s->o.design));
@@ -961,8 +934,7 @@ static void store_plan_meta(sweep *s, int n_slots)
     sw_buf_free(&b);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     static sweep sw;
     sweep *s = &sw;
     current = s;
@@ -1008,7 +980,8 @@ int main(int argc, char **argv)
         valgrind = sw_sim_find_program(s->o.valgrind);
         if (!valgrind)
             sw_usage_error("valgrind: '%s' is not an executable program (the simulated backend runs every sim cell "
-                           "under valgrind: install it with make deps, or run --backends native)", s->o.valgrind);
+                           "under valgrind: install it with make deps, or run --backends native)",
+                           s->o.valgrind);
     }
     if (s->o.plan_only) {
         sw_cell *cells;
@@ -1090,7 +1063,8 @@ int main(int argc, char **argv)
             sw_exec_req vq = {.path = valgrind, .argv = vargv, .envp = env0, .cpu = -1, .timeout = 30};
             if (sw_exec_run(&vq, &vr) == 0 && vr.out.data)
                 vr.out.data[strcspn(vr.out.data, "\n")] = '\0';
-            sw_db_meta_set(&s->db, "valgrind_version", vr.out.data ? vr.out.data : "unknown (valgrind --version printed nothing)");
+            sw_db_meta_set(&s->db, "valgrind_version",
+                           vr.out.data ? vr.out.data : "unknown (valgrind --version printed nothing)");
             sw_exec_res_free(&vr);
             sw_db_meta_set(&s->db, "sim", sw_sim_description);
             sw_db_meta_set(&s->db, "sim_cost_model", "sim::est-cycles = L1 hits + 5 x LL hits + 35 x RAM accesses");
@@ -1107,8 +1081,10 @@ int main(int argc, char **argv)
         if (resuming)
             sw_db_meta_set(&s->db, "loadavg_at_resume", load);
         if (strcmp(others, "none"))
-            fprintf(stderr, "sweep: warning: other sweeps are running on this machine (%s): their load shows in "
-                            "these timings (recorded in meta)\n", others);
+            fprintf(stderr,
+                    "sweep: warning: other sweeps are running on this machine (%s): their load shows in "
+                    "these timings (recorded in meta)\n",
+                    others);
         free(others), free(load);
     }
 
@@ -1165,8 +1141,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < s->n_cells; i++) {
         const sw_cell *c = &s->cells[i];
         int u = 0;
-        while (u < n_cal && (strcmp(cal[u].workload, c->workload) || strcmp(cal[u].args, c->args) ||
-                             cal[u].sim != c->sim))
+        while (u < n_cal &&
+               (strcmp(cal[u].workload, c->workload) || strcmp(cal[u].args, c->args) || cal[u].sim != c->sim))
             u++;
         if (u == n_cal) {
             cal[u].workload = c->workload;
@@ -1253,115 +1229,115 @@ int main(int argc, char **argv)
      * each appended to the schedule before it runs. */
     uint64_t t_adapt = 0; /* when this invocation's first adaptive round was decided */
     for (;;) {
-    for (int i = 0; i < n_missing && !stop_signal; i++) {
-        uint64_t t0 = sw_now_ns();
-        const sw_slot *slot = &missing[i];
-        if (slot->cell < 0 || slot->cell >= s->n_cells)
-            sw_fatal("%s: the schedule names cell %d, which does not exist", s->db.path, slot->cell + 1);
-        const sw_cell *cell = &s->cells[slot->cell];
-        if (cell->sim)
-            continue;
-        const calib *c = &cal[unit_of[slot->cell]];
-        progress(s, done, total, failed, cell->label, 0);
-        sw_run_result res;
-        sw_noise noise = {.steal_ns = -1, .other_busy_ns = -1, .loadavg1 = -1};
-        if (!c->ok) {
-            memset(&res, 0, sizeof res);
-            res.profile_bytes = -1;
-            const char *why = c->failure ? c->failure : "?";
-            int first = (int)strcspn(why, "\n");
-            res.failure = sw_xasprintf("not run: the workload is unusable: %.*s", first, why);
-            res.tail = why[first] ? sw_xstrdup(why + first + 1) : NULL;
-            res.started_ns = sw_wallclock_ns();
-        } else {
-            double timeout = s->o.timeout > 0 ? s->o.timeout : 20 * c->seconds + 5;
-            sw_noise_snap before, after;
-            sw_noise_snapshot(&before);
-            sw_run_cell(&s->runner, cell, slot->seq, slot->round, c->checksum, timeout, &res);
-            sw_noise_snapshot(&after);
-            if (res.interrupted) {
-                sw_run_result_free(&res);
-                break;
+        for (int i = 0; i < n_missing && !stop_signal; i++) {
+            uint64_t t0 = sw_now_ns();
+            const sw_slot *slot = &missing[i];
+            if (slot->cell < 0 || slot->cell >= s->n_cells)
+                sw_fatal("%s: the schedule names cell %d, which does not exist", s->db.path, slot->cell + 1);
+            const sw_cell *cell = &s->cells[slot->cell];
+            if (cell->sim)
+                continue;
+            const calib *c = &cal[unit_of[slot->cell]];
+            progress(s, done, total, failed, cell->label, 0);
+            sw_run_result res;
+            sw_noise noise = {.steal_ns = -1, .other_busy_ns = -1, .loadavg1 = -1};
+            if (!c->ok) {
+                memset(&res, 0, sizeof res);
+                res.profile_bytes = -1;
+                const char *why = c->failure ? c->failure : "?";
+                int first = (int)strcspn(why, "\n");
+                res.failure = sw_xasprintf("not run: the workload is unusable: %.*s", first, why);
+                res.tail = why[first] ? sw_xstrdup(why + first + 1) : NULL;
+                res.started_ns = sw_wallclock_ns();
+            } else {
+                double timeout = s->o.timeout > 0 ? s->o.timeout : 20 * c->seconds + 5;
+                sw_noise_snap before, after;
+                sw_noise_snapshot(&before);
+                sw_run_cell(&s->runner, cell, slot->seq, slot->round, c->checksum, timeout, &res);
+                sw_noise_snapshot(&after);
+                if (res.interrupted) {
+                    sw_run_result_free(&res);
+                    break;
+                }
+                sw_noise_between(&before, &after, s->o.cpu, &noise);
+                sw_noise_from_rusage(&res.exec.ru, &noise);
             }
-            sw_noise_between(&before, &after, s->o.cpu, &noise);
-            sw_noise_from_rusage(&res.exec.ru, &noise);
-        }
-        /* A row points into its result: both are kept until the block is stored. */
-        pend_res[n_pend] = res;
-        sw_run_row *row = &pend_row[n_pend];
-        sw_run_to_row(&pend_res[n_pend], cell, slot->seq, slot->round, s->o.cpu, &s->counters, row);
-        n_pend++;
-        row->block = slot->block;
-        row->block_pos = slot->pos;
-        row->block_role = slot->role;
-        row->has_noise = c->ok;
-        row->noise = noise;
-        uint64_t t1 = sw_now_ns();
-        uint64_t child = res.exec.wall_ns;
-        row->overhead_ns = t1 - t0 > child ? t1 - t0 - child : 0;
-        int block_open = slot->block && i + 1 < n_missing && missing[i + 1].block == slot->block && n_pend < 2;
-        if (!block_open) {
-            sw_db_store_runs(&s->db, pend_row, n_pend);
-            uint64_t t2 = sw_now_ns();
-            if (c->ok)
-                s->overheads[s->n_overheads++] = t2 - t0 > child ? t2 - t0 - child : 0;
-        }
-        done++;
-        if (res.failure) {
-            failed++;
-            if (c->ok) { /* runs of unusable workloads were announced at calibration */
-                if (s->live)
-                    progress_end(s);
-                fprintf(stderr, "sweep: run %d %s round %d failed: %.*s\n", slot->seq, cell->label, slot->round,
-                        (int)strcspn(res.failure, "\n"), res.failure);
+            /* A row points into its result: both are kept until the block is stored. */
+            pend_res[n_pend] = res;
+            sw_run_row *row = &pend_row[n_pend];
+            sw_run_to_row(&pend_res[n_pend], cell, slot->seq, slot->round, s->o.cpu, &s->counters, row);
+            n_pend++;
+            row->block = slot->block;
+            row->block_pos = slot->pos;
+            row->block_role = slot->role;
+            row->has_noise = c->ok;
+            row->noise = noise;
+            uint64_t t1 = sw_now_ns();
+            uint64_t child = res.exec.wall_ns;
+            row->overhead_ns = t1 - t0 > child ? t1 - t0 - child : 0;
+            int block_open = slot->block && i + 1 < n_missing && missing[i + 1].block == slot->block && n_pend < 2;
+            if (!block_open) {
+                sw_db_store_runs(&s->db, pend_row, n_pend);
+                uint64_t t2 = sw_now_ns();
+                if (c->ok)
+                    s->overheads[s->n_overheads++] = t2 - t0 > child ? t2 - t0 - child : 0;
+            }
+            done++;
+            if (res.failure) {
+                failed++;
+                if (c->ok) { /* runs of unusable workloads were announced at calibration */
+                    if (s->live)
+                        progress_end(s);
+                    fprintf(stderr, "sweep: run %d %s round %d failed: %.*s\n", slot->seq, cell->label, slot->round,
+                            (int)strcspn(res.failure, "\n"), res.failure);
+                }
+            }
+            if (!block_open) {
+                for (int k = 0; k < n_pend; k++)
+                    sw_run_result_free(&pend_res[k]);
+                n_pend = 0;
             }
         }
-        if (!block_open) {
-            for (int k = 0; k < n_pend; k++)
+        /* A block cut short by a signal is not stored: --resume reruns it whole. */
+        if (n_pend) {
+            done -= n_pend;
+            for (int k = 0; k < n_pend; k++) {
+                if (pend_res[k].failure)
+                    failed--;
                 sw_run_result_free(&pend_res[k]);
+            }
             n_pend = 0;
         }
-    }
-    /* A block cut short by a signal is not stored: --resume reruns it whole. */
-    if (n_pend) {
-        done -= n_pend;
-        for (int k = 0; k < n_pend; k++) {
-            if (pend_res[k].failure)
-                failed--;
-            sw_run_result_free(&pend_res[k]);
+        if (stop_signal || !(s->o.halfwidth > 0) || s->o.design != SW_DESIGN_BLOCKED)
+            break;
+        if (!t_adapt)
+            t_adapt = sw_now_ns();
+        else if (s->o.max_time > 0 && (double)(sw_now_ns() - t_adapt) / 1e9 >= s->o.max_time) {
+            if (s->live)
+                progress_end(s);
+            fprintf(stderr, "sweep: adaptive rounds: --max-time %.0f s reached\n", s->o.max_time);
+            break;
         }
-        n_pend = 0;
-    }
-    if (stop_signal || !(s->o.halfwidth > 0) || s->o.design != SW_DESIGN_BLOCKED)
-        break;
-    if (!t_adapt)
-        t_adapt = sw_now_ns();
-    else if (s->o.max_time > 0 && (double)(sw_now_ns() - t_adapt) / 1e9 >= s->o.max_time) {
+        free(missing);
+        missing = NULL;
+        int active = 0;
+        n_missing = sw_adapt_next_round(&s->db, s->cells, s->n_cells, s->o.halfwidth, s->o.runs, s->o.max_runs,
+                                        s->o.seed, &missing, &active);
         if (s->live)
             progress_end(s);
-        fprintf(stderr, "sweep: adaptive rounds: --max-time %.0f s reached\n", s->o.max_time);
-        break;
-    }
-    free(missing);
-    missing = NULL;
-    int active = 0;
-    n_missing = sw_adapt_next_round(&s->db, s->cells, s->n_cells, s->o.halfwidth, s->o.runs, s->o.max_runs,
-                                    s->o.seed, &missing, &active);
-    if (s->live)
-        progress_end(s);
-    if (!n_missing) {
-        if (active)
-            fprintf(stderr, "sweep: adaptive rounds: --max-runs %d reached, %d cells still wider than +-%g%%\n",
-                    s->o.max_runs, active, s->o.halfwidth * 100);
-        else
-            fprintf(stderr, "sweep: adaptive rounds: every cell's paired interval within +-%g%%\n",
-                    s->o.halfwidth * 100);
-        break;
-    }
-    fprintf(stderr, "sweep: adaptive round %d: %d cells wider than +-%g%%\n", missing[0].round, active,
-            s->o.halfwidth * 100);
-    total += n_missing;
-    s->overheads = sw_xrealloc(s->overheads, (size_t)(s->n_overheads + n_missing) * sizeof *s->overheads);
+        if (!n_missing) {
+            if (active)
+                fprintf(stderr, "sweep: adaptive rounds: --max-runs %d reached, %d cells still wider than +-%g%%\n",
+                        s->o.max_runs, active, s->o.halfwidth * 100);
+            else
+                fprintf(stderr, "sweep: adaptive rounds: every cell's paired interval within +-%g%%\n",
+                        s->o.halfwidth * 100);
+            break;
+        }
+        fprintf(stderr, "sweep: adaptive round %d: %d cells wider than +-%g%%\n", missing[0].round, active,
+                s->o.halfwidth * 100);
+        total += n_missing;
+        s->overheads = sw_xrealloc(s->overheads, (size_t)(s->n_overheads + n_missing) * sizeof *s->overheads);
     }
     /* The simulated runs, in parallel: their counts do not depend on the
      * load, and nothing is being timed any more. */
@@ -1421,8 +1397,8 @@ int main(int argc, char **argv)
                     s->counters.events[i].reason);
     if (s->n_overheads)
         fprintf(stderr, "sweep: harness overhead per run: median %.2f ms, p90 %.2f ms (%d runs)\n",
-                (double)s->overheads[s->n_overheads / 2] / 1e6,
-                (double)s->overheads[s->n_overheads * 9 / 10] / 1e6, s->n_overheads);
+                (double)s->overheads[s->n_overheads / 2] / 1e6, (double)s->overheads[s->n_overheads * 9 / 10] / 1e6,
+                s->n_overheads);
     sw_db_close(&s->db);
     cleanup_tmp();
     char el[32];

@@ -12,8 +12,7 @@ static void (*exit_hook)(void);
 
 void sw_set_exit_hook(void (*hook)(void)) { exit_hook = hook; }
 
-static SW_NORETURN void die(int status, const char *fmt, va_list ap)
-{
+static SW_NORETURN void die(int status, const char *fmt, va_list ap) {
     void (*hook)(void) = exit_hook;
     exit_hook = NULL; /* a failure inside the hook must not recurse */
     fputs("sweep: ", stderr);
@@ -24,52 +23,45 @@ static SW_NORETURN void die(int status, const char *fmt, va_list ap)
     exit(status);
 }
 
-void sw_usage_error(const char *fmt, ...)
-{
+void sw_usage_error(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     die(2, fmt, ap);
 }
 
-void sw_fatal(const char *fmt, ...)
-{
+void sw_fatal(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     die(1, fmt, ap);
 }
 
-void *sw_xmalloc(size_t n)
-{
+void *sw_xmalloc(size_t n) {
     void *p = malloc(n ? n : 1);
     if (!p)
         sw_fatal("out of memory (%zu bytes)", n);
     return p;
 }
 
-void *sw_xcalloc(size_t n, size_t size)
-{
+void *sw_xcalloc(size_t n, size_t size) {
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p)
         sw_fatal("out of memory (%zu x %zu bytes)", n, size);
     return p;
 }
 
-void *sw_xrealloc(void *p, size_t n)
-{
+void *sw_xrealloc(void *p, size_t n) {
     void *q = realloc(p, n ? n : 1);
     if (!q)
         sw_fatal("out of memory (%zu bytes)", n);
     return q;
 }
 
-char *sw_xstrdup(const char *s)
-{
+char *sw_xstrdup(const char *s) {
     size_t n = strlen(s) + 1;
     return memcpy(sw_xmalloc(n), s, n);
 }
 
-char *sw_xasprintf(const char *fmt, ...)
-{
+char *sw_xasprintf(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
@@ -82,8 +74,7 @@ char *sw_xasprintf(const char *fmt, ...)
 }
 
 /* Makes room for n more bytes plus the terminator. */
-static void buf_reserve(sw_buf *b, size_t n)
-{
+static void buf_reserve(sw_buf *b, size_t n) {
     if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 64;
         while (cap < b->len + n + 1)
@@ -93,8 +84,7 @@ static void buf_reserve(sw_buf *b, size_t n)
     }
 }
 
-void sw_buf_append(sw_buf *b, const char *s, size_t n)
-{
+void sw_buf_append(sw_buf *b, const char *s, size_t n) {
     buf_reserve(b, n);
     memcpy(b->data + b->len, s, n);
     b->len += n;
@@ -103,8 +93,7 @@ void sw_buf_append(sw_buf *b, const char *s, size_t n)
 
 void sw_buf_puts(sw_buf *b, const char *s) { sw_buf_append(b, s, strlen(s)); }
 
-void sw_buf_printf(sw_buf *b, const char *fmt, ...)
-{
+void sw_buf_printf(sw_buf *b, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
@@ -116,15 +105,13 @@ void sw_buf_printf(sw_buf *b, const char *fmt, ...)
     b->len += (size_t)n;
 }
 
-void sw_buf_free(sw_buf *b)
-{
+void sw_buf_free(sw_buf *b) {
     free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
 }
 
-int sw_parse_uint(const char *s, uint64_t max, uint64_t *out)
-{
+int sw_parse_uint(const char *s, uint64_t max, uint64_t *out) {
     if (!s || *s < '0' || *s > '9')
         return -1;
     errno = 0;
@@ -136,8 +123,7 @@ int sw_parse_uint(const char *s, uint64_t max, uint64_t *out)
     return 0;
 }
 
-int sw_parse_bytes(const char *s, uint64_t *out)
-{
+int sw_parse_bytes(const char *s, uint64_t *out) {
     if (!s || *s < '0' || *s > '9')
         return -1;
     errno = 0;
@@ -147,9 +133,21 @@ int sw_parse_bytes(const char *s, uint64_t *out)
         return -1;
     unsigned shift = 0;
     switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
+    case 'k':
+    case 'K':
+        shift = 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        end++;
+        break;
     default: break;
     }
     if (*end)
@@ -160,8 +158,7 @@ int sw_parse_bytes(const char *s, uint64_t *out)
     return 0;
 }
 
-int sw_parse_seconds(const char *s, double *out)
-{
+int sw_parse_seconds(const char *s, double *out) {
     if (!s || !*s)
         return -1;
     char *end;
@@ -173,8 +170,7 @@ int sw_parse_seconds(const char *s, double *out)
     return 0;
 }
 
-char *sw_format_bytes(uint64_t bytes, char *buf, size_t size)
-{
+char *sw_format_bytes(uint64_t bytes, char *buf, size_t size) {
     static const char units[] = "GMK";
     for (int i = 0; i < 3; i++) {
         unsigned shift = (unsigned)(30 - 10 * i);
@@ -188,15 +184,13 @@ char *sw_format_bytes(uint64_t bytes, char *buf, size_t size)
     return buf;
 }
 
-uint64_t sw_now_ns(void)
-{
+uint64_t sw_now_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t sw_wallclock_ns(void)
-{
+uint64_t sw_wallclock_ns(void) {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
@@ -204,16 +198,14 @@ uint64_t sw_wallclock_ns(void)
 
 void sw_rng_seed(sw_rng *r, uint64_t seed) { r->state = seed; }
 
-uint64_t sw_rng_next(sw_rng *r)
-{
+uint64_t sw_rng_next(sw_rng *r) {
     uint64_t z = (r->state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     return z ^ (z >> 31);
 }
 
-uint64_t sw_rng_below(sw_rng *r, uint64_t n)
-{
+uint64_t sw_rng_below(sw_rng *r, uint64_t n) {
     /* Rejecting the first (2^64 mod n) values removes the modulo bias. */
     uint64_t threshold = (0 - n) % n;
     uint64_t x;
@@ -223,14 +215,12 @@ uint64_t sw_rng_below(sw_rng *r, uint64_t n)
     return x % n;
 }
 
-uint64_t sw_mix64(uint64_t a, uint64_t b)
-{
+uint64_t sw_mix64(uint64_t a, uint64_t b) {
     sw_rng r = {a ^ (b * 0xd6e8feb86659fd93ull)};
     return sw_rng_next(&r);
 }
 
-char *sw_read_file(const char *path)
-{
+char *sw_read_file(const char *path) {
     FILE *f = fopen(path, "r");
     if (!f)
         return NULL;

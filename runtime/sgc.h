@@ -71,8 +71,7 @@ typedef void *sgc_obj;
 /* bits 0x04..0x80 are the collector's own (see sgc_gc.h). */
 
 #define SGC_HDR(obj) (((uint64_t *)(obj))[-1])
-#define SGC_HDR_MAKE(tid, footprint) \
-    (((uint64_t)(((footprint) - SGC_HEADER_BYTES) >> 3) << 32) | ((uint64_t)(tid) << 8))
+#define SGC_HDR_MAKE(tid, footprint) (((uint64_t)(((footprint)-SGC_HEADER_BYTES) >> 3) << 32) | ((uint64_t)(tid) << 8))
 #define SGC_TYPE_OF(obj) ((uint32_t)((SGC_HDR(obj) >> 8) & 0xffffffu))
 #define SGC_PAYLOAD_BYTES(obj) ((size_t)(SGC_HDR(obj) >> 32) << 3)
 
@@ -154,18 +153,18 @@ static inline void sgc__frame_cleanup(sgc_frame *f) { sgc_frame_pop(f); }
  * is popped automatically when the enclosing block is left (return, break,
  * end of block).  At most one per block.  SGC_FRAME() opens a frame with no
  * roots (still recorded in profiles). */
-#define SGC_FRAME(...)                                   \
-    static sgc_func sgc__fn_ = {__func__, 0};            \
+#define SGC_FRAME(...)                        \
+    static sgc_func sgc__fn_ = {__func__, 0}; \
     SGC_FRAME_FN(&sgc__fn_, __VA_ARGS__)
 
 /* SGC_FRAME_FN(fn, &a, ...): the same with an explicit sgc_func (for
  * interpreters whose guest functions have names known only at run time). */
-#define SGC_FRAME_FN(fn, ...)                                               \
-    void *sgc__slots_[] = {NULL, __VA_ARGS__};                              \
-    sgc_frame sgc__fr_ __attribute__((cleanup(sgc__frame_cleanup)));       \
-    sgc__fr_.func = (fn);                                                   \
-    sgc__fr_.roots = sgc__slots_;                                           \
-    sgc__fr_.nroots = (uint32_t)(sizeof(sgc__slots_) / sizeof(void *));     \
+#define SGC_FRAME_FN(fn, ...)                                           \
+    void *sgc__slots_[] = {NULL, __VA_ARGS__};                          \
+    sgc_frame sgc__fr_ __attribute__((cleanup(sgc__frame_cleanup)));    \
+    sgc__fr_.func = (fn);                                               \
+    sgc__fr_.roots = sgc__slots_;                                       \
+    sgc__fr_.nroots = (uint32_t)(sizeof(sgc__slots_) / sizeof(void *)); \
     sgc_frame_push(&sgc__fr_)
 
 /* Registers the address of a global sgc_obj variable as a root. */
@@ -218,10 +217,10 @@ static inline void sgc_write_barrier(sgc_obj obj) {
 }
 
 /* obj->field = val, then the barrier. */
-#define SGC_SET(obj, field, val)        \
-    do {                                \
-        (obj)->field = (val);           \
-        sgc_write_barrier(obj);         \
+#define SGC_SET(obj, field, val) \
+    do {                         \
+        (obj)->field = (val);    \
+        sgc_write_barrier(obj);  \
     } while (0)
 
 /* ---- Life cycle and collections ---------------------------------------- */
@@ -272,29 +271,29 @@ void sgc_time_sampling_stop(void);
 
 /* Counters since start-up.  This struct only ever grows. */
 typedef struct sgc_stats {
-    uint64_t nursery_bytes;     /* footprint bytes allocated in the nursery */
-    uint64_t nursery_objects;   /* objects allocated in the nursery */
-    uint64_t large_bytes;       /* footprint bytes of large objects */
-    uint64_t large_objects;     /* large objects allocated */
-    uint64_t minor_collections; /* minor collections run */
-    uint64_t minor_ns;          /* time in minor collections */
-    uint64_t major_collections; /* major collections run */
-    uint64_t major_ns;          /* time in major collections */
-    uint64_t bytes_promoted;    /* nursery bytes copied to the old generation */
-    uint64_t large_promoted;    /* young large objects that survived a minor collection */
-    uint64_t heap_bytes;        /* old generation + large objects in use now (excl. nursery) */
-    uint64_t peak_heap_bytes;   /* high-water mark of heap_bytes + nursery size */
-    uint64_t alloc_samples;     /* allocation samples recorded (sampled objects) */
-    uint64_t alloc_sample_points; /* sample points hit (>= alloc_samples) */
-    uint64_t sampled_bytes;     /* bytes allocated while allocation sampling was on */
-    uint64_t time_samples;      /* time samples taken by the signal handler */
-    uint64_t time_samples_dropped; /* time samples lost to a full buffer */
-    uint64_t time_samples_written; /* time samples handed to the profile */
-    uint64_t time_sampling_ns;  /* time during which time sampling was on */
-    uint64_t time_samples_missed; /* timer expirations the kernel merged while the thread was not running */
+    uint64_t nursery_bytes;          /* footprint bytes allocated in the nursery */
+    uint64_t nursery_objects;        /* objects allocated in the nursery */
+    uint64_t large_bytes;            /* footprint bytes of large objects */
+    uint64_t large_objects;          /* large objects allocated */
+    uint64_t minor_collections;      /* minor collections run */
+    uint64_t minor_ns;               /* time in minor collections */
+    uint64_t major_collections;      /* major collections run */
+    uint64_t major_ns;               /* time in major collections */
+    uint64_t bytes_promoted;         /* nursery bytes copied to the old generation */
+    uint64_t large_promoted;         /* young large objects that survived a minor collection */
+    uint64_t heap_bytes;             /* old generation + large objects in use now (excl. nursery) */
+    uint64_t peak_heap_bytes;        /* high-water mark of heap_bytes + nursery size */
+    uint64_t alloc_samples;          /* allocation samples recorded (sampled objects) */
+    uint64_t alloc_sample_points;    /* sample points hit (>= alloc_samples) */
+    uint64_t sampled_bytes;          /* bytes allocated while allocation sampling was on */
+    uint64_t time_samples;           /* time samples taken by the signal handler */
+    uint64_t time_samples_dropped;   /* time samples lost to a full buffer */
+    uint64_t time_samples_written;   /* time samples handed to the profile */
+    uint64_t time_sampling_ns;       /* time during which time sampling was on */
+    uint64_t time_samples_missed;    /* timer expirations the kernel merged while the thread was not running */
     uint64_t time_samples_throttled; /* wall-clock periods skipped so the program makes progress (sgc_timer.h) */
-    uint64_t time_snapshot_retries; /* thread mode: stack copies voided by a concurrent pop and retried */
-    uint64_t time_snapshots_torn; /* thread mode: periods with no consistent copy after every retry (not samples) */
+    uint64_t time_snapshot_retries;  /* thread mode: stack copies voided by a concurrent pop and retried */
+    uint64_t time_snapshots_torn;    /* thread mode: periods with no consistent copy after every retry (not samples) */
 } sgc_stats;
 
 void sgc_get_stats(sgc_stats *out);

@@ -25,8 +25,8 @@ int64_t sgc__alt_countdown = INT64_MAX;
 
 /* Counter readings at a segment boundary. */
 typedef struct alt_snap {
-    uint64_t cpu, wall, bytes, iterations, alloc_samples, alloc_points, sampled_bytes, time_samples,
-        minor, major, gc_ns, major_cpu;
+    uint64_t cpu, wall, bytes, iterations, alloc_samples, alloc_points, sampled_bytes, time_samples, minor, major,
+        gc_ns, major_cpu;
 } alt_snap;
 
 static struct {
@@ -70,8 +70,7 @@ static void take(alt_snap *s) {
     sgc__sample_sync(); /* the fast path's bytes into sampled_bytes */
     s->cpu = thread_cpu_ns();
     s->wall = sgc__now_ns();
-    s->bytes = sgc__stats.nursery_bytes + (uint64_t)(sgc_nursery.free - sgc_nursery.start) +
-               sgc__stats.large_bytes;
+    s->bytes = sgc__stats.nursery_bytes + (uint64_t)(sgc_nursery.free - sgc_nursery.start) + sgc__stats.large_bytes;
     s->iterations = alt.iterations;
     s->alloc_samples = sgc__stats.alloc_samples;
     s->alloc_points = sgc__stats.alloc_sample_points;
@@ -94,8 +93,8 @@ static void spin(uint64_t ns) {
 /* ---- The pattern ----------------------------------------------------------- */
 
 static char kind_at(int pos) {
-    int a_first = alt.phase == 0;       /* ABBA */
-    int outer = pos == 0 || pos == 3;   /* the A of ABBA, the B of BAAB */
+    int a_first = alt.phase == 0;     /* ABBA */
+    int outer = pos == 0 || pos == 3; /* the A of ABBA, the B of BAAB */
     return (outer == a_first) ? 'A' : 'B';
 }
 
@@ -305,12 +304,10 @@ static int write_series(const char *path) {
         const sgc_alt_segment *s = &alt.segs[i];
         fprintf(f, "seg %u %u %u %c %u %s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n", s->index,
                 s->block, s->pos, s->kind, s->on, end_names[s->end], (unsigned long long)s->cpu_ns,
-                (unsigned long long)s->wall_ns, (unsigned long long)s->bytes,
-                (unsigned long long)s->iterations, (unsigned long long)s->alloc_samples,
-                (unsigned long long)s->alloc_points, (unsigned long long)s->sampled_bytes,
-                (unsigned long long)s->time_samples, (unsigned long long)s->minor,
-                (unsigned long long)s->major, (unsigned long long)s->gc_ns,
-                (unsigned long long)s->major_cpu_ns);
+                (unsigned long long)s->wall_ns, (unsigned long long)s->bytes, (unsigned long long)s->iterations,
+                (unsigned long long)s->alloc_samples, (unsigned long long)s->alloc_points,
+                (unsigned long long)s->sampled_bytes, (unsigned long long)s->time_samples, (unsigned long long)s->minor,
+                (unsigned long long)s->major, (unsigned long long)s->gc_ns, (unsigned long long)s->major_cpu_ns);
     }
     fprintf(f, "segments %zu\n", alt.nsegs);
     int bad = ferror(f);
@@ -335,8 +332,8 @@ int sgc__alt_shutdown(void) {
     sgc__alt_countdown = INT64_MAX;
     alt.armed = INT64_MAX;
     if (sgc__settings.alt_out != NULL && write_series(sgc__settings.alt_out) != 0) {
-        fprintf(stderr, "freecheck: cannot write the segment series to %s (SGC_ALT_OUT): %s\n",
-                sgc__settings.alt_out, strerror(errno));
+        fprintf(stderr, "freecheck: cannot write the segment series to %s (SGC_ALT_OUT): %s\n", sgc__settings.alt_out,
+                strerror(errno));
         return -1;
     }
     return 0;

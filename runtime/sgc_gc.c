@@ -58,8 +58,8 @@ static char *nursery_base[2];
 static int nursery_half;
 static size_t nursery_bytes; /* size of one half */
 
-static uint64_t start_ns;             /* sgc_init */
-static uint64_t next_major_at;        /* heap_bytes that triggers a major collection */
+static uint64_t start_ns;      /* sgc_init */
+static uint64_t next_major_at; /* heap_bytes that triggers a major collection */
 static int shut_down;
 static int statm_fd = -1;
 
@@ -102,8 +102,7 @@ uint32_t sgc_type_register(const sgc_type *type) {
     for (uint32_t i = 1; i <= sgc__gc_ntypes; i++)
         if (strcmp(sgc__gc_types[i].t.name, type->name) == 0)
             return i;
-    if (type->fixed_size > 512 ||
-        (type->fixed_size < 512 && (type->ptr_map >> ((type->fixed_size + 7) / 8)) != 0) ||
+    if (type->fixed_size > 512 || (type->fixed_size < 512 && (type->ptr_map >> ((type->fixed_size + 7) / 8)) != 0) ||
         (type->var == SGC_VAR_PTRS && type->fixed_size % 8 != 0) || (unsigned)type->var > SGC_VAR_WORDS) {
         fprintf(stderr,
                 "freecheck: sgc_type_register: type %s is malformed (fixed part at most 512 bytes, "
@@ -187,8 +186,7 @@ __attribute__((noreturn)) static void heap_max_exceeded(const char *what, uint64
     fprintf(stderr,
             "freecheck: out of memory: %s%s exceeds SGC_HEAP_MAX=%llu (after a full collection: %llu bytes in "
             "the old generation and large objects, %zu in the nursery)\n",
-            what, size, (unsigned long long)sgc__settings.heap_max, (unsigned long long)heap_bytes(),
-            nursery_bytes);
+            what, size, (unsigned long long)sgc__settings.heap_max, (unsigned long long)heap_bytes(), nursery_bytes);
     exit(1);
 }
 
@@ -200,7 +198,8 @@ static void heap_init(void) {
         /* A size the parser accepts (up to 64G) that this machine cannot
          * map: the setting is what the user must change, so exit 2 as for
          * any other bad setting, before anything has run. */
-        fprintf(stderr, "freecheck: SGC_NURSERY=%s: the system refused to map %zu bytes for the nursery%s (%s); "
+        fprintf(stderr,
+                "freecheck: SGC_NURSERY=%s: the system refused to map %zu bytes for the nursery%s (%s); "
                 "choose a smaller nursery\n",
                 getenv("SGC_NURSERY") ? getenv("SGC_NURSERY") : "", map,
                 sgc__settings.poison ? " (twice the size, SGC_POISON=1)" : "", strerror(errno));
@@ -255,8 +254,7 @@ sgc_obj sgc__large_alloc(uint32_t tid, size_t payload, size_t footprint) {
     }
     /* The header holds the payload in 32 bits of words: 32 GiB at most. */
     if (payload > ((size_t)UINT32_MAX << 3) - 8 || footprint < payload) {
-        fprintf(stderr, "freecheck: cannot allocate an object of %zu bytes: the largest object is 32 GiB\n",
-                payload);
+        fprintf(stderr, "freecheck: cannot allocate an object of %zu bytes: the largest object is 32 GiB\n", payload);
         abort();
     }
     size_t total = sizeof(sgc_large) + footprint - SGC_HEADER_BYTES;
@@ -380,7 +378,7 @@ static uint64_t count_objects(const char **pp, const char *stop, const char *to)
         uint64_t h = *(const uint64_t *)p;
         if (!(h & SGC_F_FORWARDED) && h != 0) {
             size_t s = SGC_HEADER_BYTES + ((size_t)(h >> 32) << 3);
-#define SGC_RUN_DIFF(k) (*(const uint64_t *)(p + (k) * s) ^ h)
+#define SGC_RUN_DIFF(k) (*(const uint64_t *)(p + (k)*s) ^ h)
             /* 16 at a time while the run lasts, then 8 at a time. */
             while ((size_t)(to - p) >= 16 * s) {
                 uint64_t diff = SGC_RUN_DIFF(1) | SGC_RUN_DIFF(2) | SGC_RUN_DIFF(3) | SGC_RUN_DIFF(4) |
@@ -415,8 +413,7 @@ static uint64_t count_objects(const char **pp, const char *stop, const char *to)
             uint64_t w = (size_t)(to - p) > SGC_HEADER_BYTES ? *(const uint64_t *)(p + SGC_HEADER_BYTES) : 0;
             size = SGC_FWD_SIZE_IS(w) ? SGC_FWD_SIZE_OF(w) : SGC_HEADER_BYTES;
         } else if (h == 0) {
-            fprintf(stderr, "freecheck: corrupt nursery: zero header at offset %zu\n",
-                    (size_t)(p - sgc_nursery.start));
+            fprintf(stderr, "freecheck: corrupt nursery: zero header at offset %zu\n", (size_t)(p - sgc_nursery.start));
             abort();
         } else {
             size = SGC_HEADER_BYTES + ((size_t)(h >> 32) << 3);
@@ -692,8 +689,8 @@ void sgc_shutdown(void) {
     sgc__sample_shutdown();
     sgc__profile_shutdown();
     if (sgc__settings.stats_path != NULL && write_stats(sgc__settings.stats_path) != 0) {
-        fprintf(stderr, "freecheck: cannot write the stats record to %s (SGC_STATS): %s\n",
-                sgc__settings.stats_path, strerror(errno));
+        fprintf(stderr, "freecheck: cannot write the stats record to %s (SGC_STATS): %s\n", sgc__settings.stats_path,
+                strerror(errno));
         /* A run without its record is a failed run: say so in the exit status. */
         fflush(NULL);
         _exit(1);

@@ -57,7 +57,7 @@
 #define SGC_F_ALL 0xffu
 
 #define SGC_FWD_SIZE_WORD(footprint) (((uint64_t)(footprint) << 8) | 0x80u)
-#define SGC_FWD_SIZE_IS(w) (((w) & 0x81u) == 0x80u)
+#define SGC_FWD_SIZE_IS(w) (((w)&0x81u) == 0x80u)
 #define SGC_FWD_SIZE_OF(w) ((size_t)((w) >> 8))
 
 /* Byte pattern written over evacuated nursery space and freed old slots
@@ -72,9 +72,9 @@
 /* ---- Types (sgc_gc.c) ---------------------------------------------------- */
 
 typedef struct sgc_gc_type {
-    sgc_type t;          /* as registered (name pointer kept, not copied) */
+    sgc_type t;           /* as registered (name pointer kept, not copied) */
     uint32_t fixed_words; /* fixed_size / 8, rounded up */
-    uint8_t has_ptrs;    /* any pointer field at all (fixed map or var part) */
+    uint8_t has_ptrs;     /* any pointer field at all (fixed map or var part) */
 } sgc_gc_type;
 
 extern sgc_gc_type sgc__gc_types[SGC_MAX_TYPES + 1];
@@ -84,32 +84,32 @@ extern uint32_t sgc__gc_ntypes; /* ids 1..sgc__gc_ntypes are registered */
  * Pointer fields are the fixed part's ptr_map words and, for SGC_VAR_PTRS,
  * every word after the fixed part; all clipped to the payload, so an object
  * allocated with a payload shorter than its type's fixed part is safe. */
-#define SGC_GC_FOR_EACH_FIELD(obj, slot, VISIT)                                  \
-    do {                                                                         \
-        uint64_t fe_h_ = SGC_HDR(obj);                                           \
-        const sgc_gc_type *fe_t_ = &sgc__gc_types[(fe_h_ >> 8) & 0xffffffu];     \
-        size_t fe_words_ = (size_t)(fe_h_ >> 32);                                \
-        sgc_obj *fe_f_ = (sgc_obj *)(obj);                                       \
-        uint64_t fe_map_ = fe_t_->t.ptr_map;                                     \
-        if (fe_words_ < 64)                                                      \
-            fe_map_ &= ((uint64_t)1 << fe_words_) - 1;                           \
-        while (fe_map_) {                                                        \
-            sgc_obj *slot = &fe_f_[__builtin_ctzll(fe_map_)];                    \
-            fe_map_ &= fe_map_ - 1;                                              \
-            VISIT;                                                               \
-        }                                                                        \
-        if (fe_t_->t.var == SGC_VAR_PTRS)                                        \
+#define SGC_GC_FOR_EACH_FIELD(obj, slot, VISIT)                                   \
+    do {                                                                          \
+        uint64_t fe_h_ = SGC_HDR(obj);                                            \
+        const sgc_gc_type *fe_t_ = &sgc__gc_types[(fe_h_ >> 8) & 0xffffffu];      \
+        size_t fe_words_ = (size_t)(fe_h_ >> 32);                                 \
+        sgc_obj *fe_f_ = (sgc_obj *)(obj);                                        \
+        uint64_t fe_map_ = fe_t_->t.ptr_map;                                      \
+        if (fe_words_ < 64)                                                       \
+            fe_map_ &= ((uint64_t)1 << fe_words_) - 1;                            \
+        while (fe_map_) {                                                         \
+            sgc_obj *slot = &fe_f_[__builtin_ctzll(fe_map_)];                     \
+            fe_map_ &= fe_map_ - 1;                                               \
+            VISIT;                                                                \
+        }                                                                         \
+        if (fe_t_->t.var == SGC_VAR_PTRS)                                         \
             for (size_t fe_i_ = fe_t_->fixed_words; fe_i_ < fe_words_; fe_i_++) { \
-                sgc_obj *slot = &fe_f_[fe_i_];                                   \
-                VISIT;                                                           \
-            }                                                                    \
+                sgc_obj *slot = &fe_f_[fe_i_];                                    \
+                VISIT;                                                            \
+            }                                                                     \
     } while (0)
 
 /* ---- Roots and the remembered set (sgc_gc.c) ---------------------------- */
 
-extern void ***sgc__globals;  /* addresses of registered global sgc_obj variables */
+extern void ***sgc__globals; /* addresses of registered global sgc_obj variables */
 extern size_t sgc__nglobals;
-extern sgc_obj *sgc__remset;  /* old objects that may hold young pointers */
+extern sgc_obj *sgc__remset; /* old objects that may hold young pointers */
 extern size_t sgc__nremset;
 
 /* ---- Old generation (sgc_gc_old.c) -------------------------------------- */
@@ -136,15 +136,15 @@ typedef struct sgc_large {
     uint64_t header;        /* the object header: the payload follows */
 } sgc_large;
 
-#define SGC_LARGE_OF(obj) ((sgc_large *)((char *)(obj) - offsetof(sgc_large, header) - SGC_HEADER_BYTES))
+#define SGC_LARGE_OF(obj) ((sgc_large *)((char *)(obj)-offsetof(sgc_large, header) - SGC_HEADER_BYTES))
 #define SGC_LARGE_OBJ(l) ((sgc_obj)((char *)(l) + sizeof(sgc_large)))
 
-extern sgc_large *sgc__young_large;  /* young large objects, newest first */
-extern sgc_large *sgc__old_large;    /* promoted large objects (doubly linked) */
+extern sgc_large *sgc__young_large;     /* young large objects, newest first */
+extern sgc_large *sgc__old_large;       /* promoted large objects (doubly linked) */
 extern uint64_t sgc__young_large_bytes; /* footprints on the young list */
-extern uint64_t sgc__old_bytes;      /* slot bytes in use in the old generation */
-extern uint64_t sgc__large_bytes;    /* footprints of all large objects, young and old */
-extern uint64_t sgc__old_mapped;     /* bytes of blocks mapped (in classes or the pool) */
+extern uint64_t sgc__old_bytes;         /* slot bytes in use in the old generation */
+extern uint64_t sgc__large_bytes;       /* footprints of all large objects, young and old */
+extern uint64_t sgc__old_mapped;        /* bytes of blocks mapped (in classes or the pool) */
 
 /* A size class: its blocks, the block it bump-allocates fresh slots from,
  * and the free list of freed slots (slot addresses linked by word 1). */
@@ -155,7 +155,7 @@ typedef struct sgc_size_class {
 } sgc_size_class;
 
 #define SGC_NCLASSES 39
-extern uint32_t sgc__class_bytes[SGC_NCLASSES];     /* slot bytes per class */
+extern uint32_t sgc__class_bytes[SGC_NCLASSES];      /* slot bytes per class */
 extern uint8_t sgc__class_of[SGC_LARGE_MIN / 8 + 1]; /* class of footprint f at [f / 8] */
 extern sgc_size_class sgc__classes[SGC_NCLASSES];
 

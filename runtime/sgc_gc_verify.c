@@ -39,7 +39,6 @@ typedef struct vstate {
 
 __attribute__((noreturn, format(printf, 2, 3))) static void fail(const vstate *v, const char *fmt, ...);
 
-
 static void fail(const vstate *v, const char *fmt, ...) {
     va_list ap;
     fprintf(stderr, "freecheck: heap verifier (%s): ", v->when);
@@ -120,10 +119,9 @@ static void check_header(const vstate *v, sgc_obj o, enum space sp) {
     case SP_OLD_LARGE: allowed = SGC_F_LARGE | SGC_F_TRACK_YOUNG; break;
     default: break;
     }
-    if ((flags & ~allowed) != 0 ||
-        ((sp == SP_YOUNG_LARGE || sp == SP_OLD_LARGE) && !(flags & SGC_F_LARGE)))
-        fail(v, "object %p (type %s) in the %s has flags %#x, expected only %#x", o, sgc_type_name(tid),
-             space_name[sp], flags, allowed);
+    if ((flags & ~allowed) != 0 || ((sp == SP_YOUNG_LARGE || sp == SP_OLD_LARGE) && !(flags & SGC_F_LARGE)))
+        fail(v, "object %p (type %s) in the %s has flags %#x, expected only %#x", o, sgc_type_name(tid), space_name[sp],
+             flags, allowed);
     int in_remset = contains(v->remset, v->nremset, (uintptr_t)o);
     if (sp == SP_OLD || sp == SP_OLD_LARGE) {
         if (!(flags & SGC_F_TRACK_YOUNG) && !in_remset)
@@ -152,8 +150,7 @@ static void check_fields(const vstate *v, sgc_obj o, enum space sp) {
                 fail(v,
                      "remembered set incomplete: old object %p (type %s) word %zu points to young object %p "
                      "(type %s) but the object is not in the remembered set (missing write barrier?)",
-                     o, sgc_type_name(SGC_TYPE_OF(o)), (size_t)(s - (sgc_obj *)o), t,
-                     sgc_type_name(SGC_TYPE_OF(t)));
+                     o, sgc_type_name(SGC_TYPE_OF(o)), (size_t)(s - (sgc_obj *)o), t, sgc_type_name(SGC_TYPE_OF(t)));
         }
     });
 }
@@ -170,8 +167,8 @@ static void check_block(sgc_block *b, void *arg) {
         check_header(v, o, SP_OLD);
         size_t fp = SGC_FOOTPRINT(SGC_PAYLOAD_BYTES(o));
         if (fp >= SGC_LARGE_MIN || sgc__old_slot_bytes(fp) != b->slot_bytes)
-            fail(v, "old object %p (type %s) of %zu bytes sits in a slot of %u bytes", o,
-                 sgc_type_name(SGC_TYPE_OF(o)), fp, b->slot_bytes);
+            fail(v, "old object %p (type %s) of %zu bytes sits in a slot of %u bytes", o, sgc_type_name(SGC_TYPE_OF(o)),
+                 fp, b->slot_bytes);
         check_fields(v, o, SP_OLD);
     }
 }
@@ -223,12 +220,11 @@ void sgc__verify(const char *when) {
     for (char *p = sgc_nursery.start; p < sgc_nursery.free;) {
         uint64_t h = *(uint64_t *)p;
         if (h == 0 || (h & SGC_F_ALL) != 0)
-            fail(&v, "nursery word at offset %zu is not an object header (%#llx)",
-                 (size_t)(p - sgc_nursery.start), (unsigned long long)h);
+            fail(&v, "nursery word at offset %zu is not an object header (%#llx)", (size_t)(p - sgc_nursery.start),
+                 (unsigned long long)h);
         size_t fp = SGC_HEADER_BYTES + ((size_t)(h >> 32) << 3);
         if (fp > (size_t)(sgc_nursery.free - p))
-            fail(&v, "nursery object at offset %zu (%zu bytes) runs past free",
-                 (size_t)(p - sgc_nursery.start), fp);
+            fail(&v, "nursery object at offset %zu (%zu bytes) runs past free", (size_t)(p - sgc_nursery.start), fp);
         size_t w = (size_t)(p + SGC_HEADER_BYTES - sgc_nursery.start) / 8;
         v.starts[w / 8] |= (uint8_t)(1u << (w % 8));
         p += fp;

@@ -27,30 +27,30 @@
 /* ---- Settings (sgc_settings.c) ------------------------------------------ */
 
 typedef struct sgc_settings {
-    uint64_t alloc_period;   /* SGC_ALLOC_PERIOD, bytes; 0 = off */
-    sgc_sample_mode alloc_mode; /* SGC_ALLOC_MODE */
-    uint64_t seed;           /* SGC_SEED */
-    uint64_t alloc_offset;   /* SGC_ALLOC_OFFSET: fixed mode's first point at period - offset; < period */
-    unsigned time_hz;        /* SGC_TIME_HZ; 0 = off */
-    sgc_clock time_clock;    /* SGC_TIME_CLOCK */
-    sgc_time_mode time_mode; /* SGC_TIME_MODE */
-    const char *profile_path; /* SGC_PROFILE or NULL */
-    const char *stats_path;  /* SGC_STATS or NULL */
-    size_t nursery_size;     /* SGC_NURSERY, bytes */
-    double major_growth;     /* SGC_MAJOR_GROWTH: old gen growth factor that triggers a major GC */
-    uint64_t heap_max;       /* SGC_HEAP_MAX: bytes (heap + nursery) after a full collection; 0 = no limit */
-    uint64_t stress_every;   /* SGC_GC_STRESS: a minor collection every N allocations; 0 = off */
-    int verify;              /* SGC_VERIFY: verify the heap around every collection */
-    int poison;              /* SGC_POISON: poison evacuated nursery space */
-    uint64_t sample_spin_ns; /* SGC_SAMPLE_SPIN_NS: validation: busy-wait per sample; 0 = off */
-    int alt_mode;            /* SGC_ALTERNATE: an sgc_alt_mode (sgc_alt.h); 0 = off */
-    uint64_t alt_fills;      /* SGC_ALT_SEGMENT as minor collections per segment; 0 if in ms */
-    uint64_t alt_cpu_ns;     /* SGC_ALT_SEGMENT as thread CPU ns per segment; 0 if in fills */
-    const char *alt_out;     /* SGC_ALT_OUT: segment series path, or NULL */
-    uint64_t alt_carry_ns;   /* SGC_ALT_CARRY (debug): CPU spun at the start of the segment after each B */
-    uint64_t alt_cost_ns;    /* SGC_ALT_COST (debug): CPU spun at the start of each B segment */
+    uint64_t alloc_period;       /* SGC_ALLOC_PERIOD, bytes; 0 = off */
+    sgc_sample_mode alloc_mode;  /* SGC_ALLOC_MODE */
+    uint64_t seed;               /* SGC_SEED */
+    uint64_t alloc_offset;       /* SGC_ALLOC_OFFSET: fixed mode's first point at period - offset; < period */
+    unsigned time_hz;            /* SGC_TIME_HZ; 0 = off */
+    sgc_clock time_clock;        /* SGC_TIME_CLOCK */
+    sgc_time_mode time_mode;     /* SGC_TIME_MODE */
+    const char *profile_path;    /* SGC_PROFILE or NULL */
+    const char *stats_path;      /* SGC_STATS or NULL */
+    size_t nursery_size;         /* SGC_NURSERY, bytes */
+    double major_growth;         /* SGC_MAJOR_GROWTH: old gen growth factor that triggers a major GC */
+    uint64_t heap_max;           /* SGC_HEAP_MAX: bytes (heap + nursery) after a full collection; 0 = no limit */
+    uint64_t stress_every;       /* SGC_GC_STRESS: a minor collection every N allocations; 0 = off */
+    int verify;                  /* SGC_VERIFY: verify the heap around every collection */
+    int poison;                  /* SGC_POISON: poison evacuated nursery space */
+    uint64_t sample_spin_ns;     /* SGC_SAMPLE_SPIN_NS: validation: busy-wait per sample; 0 = off */
+    int alt_mode;                /* SGC_ALTERNATE: an sgc_alt_mode (sgc_alt.h); 0 = off */
+    uint64_t alt_fills;          /* SGC_ALT_SEGMENT as minor collections per segment; 0 if in ms */
+    uint64_t alt_cpu_ns;         /* SGC_ALT_SEGMENT as thread CPU ns per segment; 0 if in fills */
+    const char *alt_out;         /* SGC_ALT_OUT: segment series path, or NULL */
+    uint64_t alt_carry_ns;       /* SGC_ALT_CARRY (debug): CPU spun at the start of the segment after each B */
+    uint64_t alt_cost_ns;        /* SGC_ALT_COST (debug): CPU spun at the start of each B segment */
     sgc_clock sample_spin_clock; /* SGC_SAMPLE_SPIN_CLOCK: wall (monotonic) or cpu (calibrated loop) */
-    double spin_iters_per_ns; /* cpu spin: loop iterations per ns of CPU time, calibrated at load */
+    double spin_iters_per_ns;    /* cpu spin: loop iterations per ns of CPU time, calibrated at load */
 } sgc_settings;
 
 extern sgc_settings sgc__settings;
@@ -132,8 +132,7 @@ void sgc__sample_shutdown(void);  /* at exit: pending survivals become unknown *
  * and the stats record call it first. */
 void sgc__sample_sync(void);
 /* A collection finished: kind is SGC_PHASE_MINOR or SGC_PHASE_MAJOR. */
-void sgc__profile_gc_event(int kind, uint64_t start_ns, uint64_t duration_ns,
-                           uint64_t heap_bytes, uint64_t rss_bytes);
+void sgc__profile_gc_event(int kind, uint64_t start_ns, uint64_t duration_ns, uint64_t heap_bytes, uint64_t rss_bytes);
 void sgc__profile_init(void);     /* at sgc_init: open SGC_PROFILE */
 void sgc__profile_shutdown(void); /* at exit: flush and close */
 int sgc__profile_failed(void);    /* did a write or the close of SGC_PROFILE fail (message printed)? */
@@ -145,8 +144,8 @@ void sgc__timer_drain(void);
 
 /* ---- In-process alternation (sgc_alt.c) ---------------------------------- */
 
-void sgc__alt_init(void);      /* at sgc_init, after the samplers: the lead-in segment starts */
-void sgc__alt_minor_end(void); /* at the very end of every minor collection: maybe a boundary */
+void sgc__alt_init(void);       /* at sgc_init, after the samplers: the lead-in segment starts */
+void sgc__alt_minor_end(void);  /* at the very end of every minor collection: maybe a boundary */
 void sgc__alt_major(int begin); /* at the start (1) and end (0) of a major collection: its thread CPU time */
 /* At exit, before the samplers stop: records the last segment and writes
  * SGC_ALT_OUT.  Returns 0, or -1 after printing why the file was not written. */

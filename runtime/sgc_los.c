@@ -17,10 +17,10 @@
 #include "sgc_gc.h"
 
 static struct {
-    size_t page;                          /* the system page size */
-    void *free[SGC_LOS_CLASSES + 1];      /* free chunks of exactly i pages, linked by word 0 */
-    uint64_t cached;                      /* bytes in those lists */
-    uint64_t mapped;                      /* bytes mapped: in use and cached */
+    size_t page;                     /* the system page size */
+    void *free[SGC_LOS_CLASSES + 1]; /* free chunks of exactly i pages, linked by word 0 */
+    uint64_t cached;                 /* bytes in those lists */
+    uint64_t mapped;                 /* bytes mapped: in use and cached */
 } los;
 
 /* Pages of the chunk for an object of bytes: exact up to 64 pages, then

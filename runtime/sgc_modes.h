@@ -26,11 +26,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#define SGC_ALLOC_MODES(X)                                                        \
+#define SGC_ALLOC_MODES(X)                                                       \
     X(FIXED, "fixed", "a sample at every multiple of the period (exact counts)") \
     X(POISSON, "poisson", "independent exponential gaps of mean period (unbiased profiles)")
 
-#define SGC_TIME_CLOCKS(X)                                                        \
+#define SGC_TIME_CLOCKS(X)                                                      \
     X(WALL, "wall", "elapsed time, the thread running or not", CLOCK_MONOTONIC) \
     X(CPU, "cpu", "the process's CPU time", CLOCK_PROCESS_CPUTIME_ID)
 
@@ -38,7 +38,7 @@
  * handler records the stack (signal), or a sampler thread woken on its own
  * timer reads the shadow stack without interrupting it (thread; wall clock
  * only).  docs/PROFILE.md compares the two. */
-#define SGC_TIME_MODES(X)                                                  \
+#define SGC_TIME_MODES(X)                                                \
     X(SIGNAL, "signal", "a timer signal; the handler records the stack") \
     X(THREAD, "thread", "a sampler thread reads the shadow stack (wall clock only)")
 
@@ -53,45 +53,39 @@ typedef enum sgc_time_mode { SGC_TIME_MODES(SGC__TIME_MODE_ENUM) SGC_NTIME_MODES
 #undef SGC__CLOCK_ENUM
 
 /* The name of mode (clock) number m, or NULL if there is no such number. */
-static inline const char *sgc_alloc_mode_name(int m)
-{
+static inline const char *sgc_alloc_mode_name(int m) {
 #define SGC__NAME(id, name, ...) name,
     static const char *const names[] = {SGC_ALLOC_MODES(SGC__NAME)};
     return m >= 0 && m < SGC_SAMPLE_NMODES ? names[m] : NULL;
 }
 
-static inline const char *sgc_clock_name(int c)
-{
+static inline const char *sgc_clock_name(int c) {
     static const char *const names[] = {SGC_TIME_CLOCKS(SGC__NAME)};
     return c >= 0 && c < SGC_NCLOCKS ? names[c] : NULL;
 }
 
-static inline const char *sgc_time_mode_name(int m)
-{
+static inline const char *sgc_time_mode_name(int m) {
     static const char *const names[] = {SGC_TIME_MODES(SGC__NAME)};
 #undef SGC__NAME
     return m >= 0 && m < SGC_NTIME_MODES ? names[m] : NULL;
 }
 
 /* The number of the mode (clock) called s, or -1. */
-static inline int sgc_alloc_mode_parse(const char *s)
-{
+static inline int sgc_alloc_mode_parse(const char *s) {
     for (int m = 0; m < SGC_SAMPLE_NMODES; m++)
         if (s && strcmp(s, sgc_alloc_mode_name(m)) == 0)
             return m;
     return -1;
 }
 
-static inline int sgc_clock_parse(const char *s)
-{
+static inline int sgc_clock_parse(const char *s) {
     for (int c = 0; c < SGC_NCLOCKS; c++)
         if (s && strcmp(s, sgc_clock_name(c)) == 0)
             return c;
     return -1;
 }
 
-static inline int sgc_time_mode_parse(const char *s)
-{
+static inline int sgc_time_mode_parse(const char *s) {
     for (int m = 0; m < SGC_NTIME_MODES; m++)
         if (s && strcmp(s, sgc_time_mode_name(m)) == 0)
             return m;
@@ -101,8 +95,7 @@ static inline int sgc_time_mode_parse(const char *s)
 /* Every name of a table, for messages: "fixed or poisson" with sep ", " and
  * last " or "; "fixed, poisson" with both ", ".  Returns buf. */
 static inline const char *sgc_names_join(char *buf, size_t len, const char *(*name)(int), const char *sep,
-                                         const char *last)
-{
+                                         const char *last) {
     size_t n = 0;
     buf[0] = '\0';
     for (int i = 0; name(i); i++) {

@@ -29,31 +29,31 @@
 
 static struct {
     uint8_t buf[PW_BUF_BYTES + PW_SLACK]; /* encoded, not yet written bytes */
-    size_t len;                /* bytes used in buf: committed records end here */
-    size_t blk;                /* offset in buf of the current block's header */
-    int fd;                    /* profile file, -1 = discard */
-    int started;               /* the header is in the stream */
-    int opened;                /* sgc__profile_init ran */
-    int closed;                /* sgc__profile_shutdown ran (END emitted) */
-    const char *path;          /* SGC_PROFILE, for messages */
-    uint64_t last_ts;          /* previous timestamp field, for deltas */
-    uint64_t records;          /* records emitted so far (END counts them) */
-    uint64_t bytes;            /* bytes encoded so far */
+    size_t len;                           /* bytes used in buf: committed records end here */
+    size_t blk;                           /* offset in buf of the current block's header */
+    int fd;                               /* profile file, -1 = discard */
+    int started;                          /* the header is in the stream */
+    int opened;                           /* sgc__profile_init ran */
+    int closed;                           /* sgc__profile_shutdown ran (END emitted) */
+    const char *path;                     /* SGC_PROFILE, for messages */
+    uint64_t last_ts;                     /* previous timestamp field, for deltas */
+    uint64_t records;                     /* records emitted so far (END counts them) */
+    uint64_t bytes;                       /* bytes encoded so far */
     /* What a signal handler needs to finish the file (sgc__profile_seal):
      * every field below changes only while flushing is set, and the
      * handler trusts them only when it is not. */
-    uint64_t file_off;         /* bytes in the file (whole blocks) */
-    uint64_t records_flushed;  /* records in those blocks */
-    uint64_t blk_ts;           /* last_ts at the start of the current block */
+    uint64_t file_off;              /* bytes in the file (whole blocks) */
+    uint64_t records_flushed;       /* records in those blocks */
+    uint64_t blk_ts;                /* last_ts at the start of the current block */
     volatile sig_atomic_t flushing; /* a block is being written: */
-    uint64_t if_off;           /*   at this file offset, */
-    const uint8_t *if_part[3]; /*   made of these pieces, */
+    uint64_t if_off;                /*   at this file offset, */
+    const uint8_t *if_part[3];      /*   made of these pieces, */
     size_t if_len[3];
-    uint64_t if_records;       /*   ending after this many records, */
-    uint64_t if_ts;            /*   with this last timestamp */
+    uint64_t if_records;          /*   ending after this many records, */
+    uint64_t if_ts;               /*   with this last timestamp */
     volatile sig_atomic_t sealed; /* the handler finished the file */
-    int handlers;              /* SIGTERM/SIGINT handlers are ours */
-    pid_t owner;               /* thread id of the thread that runs the
+    int handlers;                 /* SIGTERM/SIGINT handlers are ours */
+    pid_t owner;                  /* thread id of the thread that runs the
                                 * runtime (the one that started it) */
 } pw = {.fd = -1};
 /* ---- String table ------------------------------------------------------ */
@@ -120,9 +120,7 @@ static void put_le32(uint8_t *p, uint32_t v) {
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static uint32_t crc(const void *p, size_t n) {
-    return (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, (uInt)n);
-}
+static uint32_t crc(const void *p, size_t n) { return (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, (uInt)n); }
 
 /* Fills the 12-byte block header at h for data of n bytes at d. */
 static void block_header(uint8_t *h, const uint8_t *d, size_t n) {
@@ -155,8 +153,8 @@ static void pw_write_block(void) {
             if (n <= 0) {
                 /* Keep running (the workload's result matters more), but say
                  * so: the file now ends early and readers report where. */
-                fprintf(stderr, "freecheck: SGC_PROFILE=%s: write failed: %s; the profile is incomplete\n",
-                        pw.path, n < 0 ? strerror(errno) : "no progress");
+                fprintf(stderr, "freecheck: SGC_PROFILE=%s: write failed: %s; the profile is incomplete\n", pw.path,
+                        n < 0 ? strerror(errno) : "no progress");
                 pw_failed = 1;
                 close(pw.fd);
                 pw.fd = -1;
@@ -508,8 +506,7 @@ void sgc__profile_time_missed(uint64_t ts_ns, uint64_t count) {
     rec_end(p);
 }
 
-void sgc__profile_gc_event(int kind, uint64_t start_ns, uint64_t duration_ns,
-                           uint64_t heap_bytes, uint64_t rss_bytes) {
+void sgc__profile_gc_event(int kind, uint64_t start_ns, uint64_t duration_ns, uint64_t heap_bytes, uint64_t rss_bytes) {
     uint8_t *p = rec_begin(SGC_REC_GC_EVENT);
     p = put_varint(p, (uint64_t)kind);
     p = put_ts(p, start_ns);
@@ -698,8 +695,7 @@ static void pw_on_signal(int sig) {
          * finishes the file (the runtime is single-threaded).  If that
          * thread blocks it, do what the default action does (the file then
          * ends at its last whole block, which readers salvage). */
-        if (thread_blocks(pw.owner, sig) == 0 &&
-            syscall(SYS_tgkill, (long)getpid(), (long)pw.owner, (long)sig) == 0) {
+        if (thread_blocks(pw.owner, sig) == 0 && syscall(SYS_tgkill, (long)getpid(), (long)pw.owner, (long)sig) == 0) {
             errno = saved;
             return;
         }
@@ -748,13 +744,11 @@ void sgc__profile_init(void) {
         if (pw.records > 0) {
             /* Cannot happen in a normal start-up (the samplers start at
              * init): records were discarded before the file was named. */
-            fprintf(stderr, "freecheck: SGC_PROFILE=%s: records made before start-up are lost\n",
-                    pw.path);
+            fprintf(stderr, "freecheck: SGC_PROFILE=%s: records made before start-up are lost\n", pw.path);
         }
         pw.fd = open(pw.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
         if (pw.fd < 0) {
-            fprintf(stderr, "freecheck: SGC_PROFILE=%s: cannot create the profile: %s\n", pw.path,
-                    strerror(errno));
+            fprintf(stderr, "freecheck: SGC_PROFILE=%s: cannot create the profile: %s\n", pw.path, strerror(errno));
             exit(2);
         }
         pw.owner = (pid_t)syscall(SYS_gettid);
@@ -792,8 +786,8 @@ void sgc__profile_shutdown(void) {
     pw_flush();
     if (pw.fd >= 0) {
         if (close(pw.fd) != 0 && (pw_failed = 1))
-            fprintf(stderr, "freecheck: SGC_PROFILE=%s: close failed: %s; the profile may be incomplete\n",
-                    pw.path, strerror(errno));
+            fprintf(stderr, "freecheck: SGC_PROFILE=%s: close failed: %s; the profile may be incomplete\n", pw.path,
+                    strerror(errno));
         pw.fd = -1;
     }
     if (pw.handlers)

@@ -21,13 +21,13 @@
 enum sgc_survival { SGC_DIED = 0, SGC_SURVIVED = 1, SGC_SURVIVAL_UNKNOWN = 2 };
 
 typedef struct sgc_alloc_sample {
-    uint64_t ts_ns;     /* CLOCK_MONOTONIC when the sample was taken */
-    uint64_t size;      /* footprint bytes of the sampled object */
-    uint32_t stack;     /* CCT node of the allocating stack */
-    uint32_t tid;       /* type id of the object */
-    uint32_t points;    /* sample points the allocation hit (>= 1) */
-    uint8_t survival;   /* enum sgc_survival, at the next minor collection */
-    uint8_t large;      /* 1 if allocated as a large object */
+    uint64_t ts_ns;   /* CLOCK_MONOTONIC when the sample was taken */
+    uint64_t size;    /* footprint bytes of the sampled object */
+    uint32_t stack;   /* CCT node of the allocating stack */
+    uint32_t tid;     /* type id of the object */
+    uint32_t points;  /* sample points the allocation hit (>= 1) */
+    uint8_t survival; /* enum sgc_survival, at the next minor collection */
+    uint8_t large;    /* 1 if allocated as a large object */
 } sgc_alloc_sample;
 
 /* CCT node of the current shadow stack (sgc_top).  Costs O(frames pushed
@@ -46,7 +46,6 @@ void sgc__profile_time_sample(uint64_t ts_ns, uint32_t stack, int phase);
 void sgc__profile_time_config(uint64_t ts_ns, unsigned hz, int clock);
 /* count time samples were lost to a full buffer since the last call. */
 void sgc__profile_time_dropped(uint64_t ts_ns, uint64_t count);
-
 
 /* ---- Added by the profile module (sgc_profile.c) ------------------------
  *
@@ -73,7 +72,7 @@ void sgc__profile_time_dropped(uint64_t ts_ns, uint64_t count);
  * their action itself) end the file with an EXIT_SIGNAL and an END record
  * before the process dies of the signal.
  */
-#define SGC_PROF_MAGIC "SGCPROF"  /* 7 characters + NUL = the 8 magic bytes */
+#define SGC_PROF_MAGIC "SGCPROF" /* 7 characters + NUL = the 8 magic bytes */
 #define SGC_PROF_VERSION 2u
 #define SGC_PROF_HEADER_BYTES 24u
 #define SGC_PROF_BLOCK_HEADER_BYTES 12u

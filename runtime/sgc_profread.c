@@ -44,9 +44,7 @@ static uint64_t get_le(const uint8_t *p, int n) {
     return v;
 }
 
-static uint32_t crc(const uint8_t *p, size_t n) {
-    return (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, (uInt)n);
-}
+static uint32_t crc(const uint8_t *p, size_t n) { return (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, (uInt)n); }
 
 static int check_header(sgc_pr_reader *r) {
     if (r->size < SGC_PROF_HEADER_BYTES)
@@ -82,8 +80,9 @@ static int enter_block(sgc_pr_reader *r) {
     uint64_t off = r->pos;
     size_t left = r->size - r->pos;
     if (left == 0)
-        return fail(r, off, "truncated: the file ends without an end record after %llu records (the run did "
-                            "not finish, or the file was cut)",
+        return fail(r, off,
+                    "truncated: the file ends without an end record after %llu records (the run did "
+                    "not finish, or the file was cut)",
                     (unsigned long long)r->records);
     if (left < SGC_PROF_BLOCK_HEADER_BYTES)
         return fail(r, off, "truncated: the file ends inside a block header (%zu of %u bytes)", left,
@@ -97,8 +96,9 @@ static int enter_block(sgc_pr_reader *r) {
         return fail(r, off, "corrupt block header (an empty block)");
     if (len > left) {
         if (!r->salvage)
-            return fail(r, off, "truncated: the block of %u bytes starting here runs past the end of the "
-                                "file (%zu bytes left)",
+            return fail(r, off,
+                        "truncated: the block of %u bytes starting here runs past the end of the "
+                        "file (%zu bytes left)",
                         len, left);
         r->unverified = off;
         r->pos += SGC_PROF_BLOCK_HEADER_BYTES;
@@ -240,8 +240,9 @@ int sgc_pr_next(sgc_pr_reader *r, sgc_pr_record *rec) {
         rec->offset = off;
     }
     if (r->pos >= r->size)
-        return fail(r, off, "truncated: the file ends without an end record after %llu records (the run did "
-                            "not finish, or the file was cut)",
+        return fail(r, off,
+                    "truncated: the file ends without an end record after %llu records (the run did "
+                    "not finish, or the file was cut)",
                     (unsigned long long)r->records);
     /* A record ends within its block (version 2) or the file. */
     int cut = r->version < 2 || (r->unverified != 0 && r->blk_end == r->size);
@@ -254,8 +255,8 @@ int sgc_pr_next(sgc_pr_reader *r, sgc_pr_record *rec) {
         if (cut)
             return fail(r, off, "truncated: %s record of %llu bytes runs past the end of the file (%zu bytes)",
                         sgc_pr_kind_name(kind), (unsigned long long)len, r->size);
-        return fail(r, off, "corrupt: %s record of %llu bytes runs past the end of its block",
-                    sgc_pr_kind_name(kind), (unsigned long long)len);
+        return fail(r, off, "corrupt: %s record of %llu bytes runs past the end of its block", sgc_pr_kind_name(kind),
+                    (unsigned long long)len);
     }
     cur c = {lc.p, lc.p + len, 0};
     r->pos = (size_t)(c.end - r->data);
@@ -395,8 +396,8 @@ int sgc_pr_next(sgc_pr_reader *r, sgc_pr_record *rec) {
         if (c.bad)
             break;
         if (rec->count != r->records)
-            return fail(r, off, "end record counts %llu records, the file has %llu",
-                        (unsigned long long)rec->count, (unsigned long long)r->records);
+            return fail(r, off, "end record counts %llu records, the file has %llu", (unsigned long long)rec->count,
+                        (unsigned long long)r->records);
         if (r->version >= 2 && (r->pos != r->blk_end || r->blk_end != r->size))
             return fail(r, r->pos, "%zu bytes of data after the end record", r->size - r->pos);
         r->ended = 1;
@@ -427,8 +428,8 @@ int sgc_pr_load(sgc_pr_reader *r) {
         switch (rec.kind) {
         case SGC_REC_ALLOC_SAMPLE:
             r->allocs = grow(r->allocs, &r->cap_allocs, r->nallocs + 1, sizeof *r->allocs);
-            r->allocs[r->nallocs++] = (sgc_pr_alloc){rec.ts, rec.size, rec.node, rec.tid,
-                                                     rec.points, rec.survival, rec.large};
+            r->allocs[r->nallocs++] =
+                (sgc_pr_alloc){rec.ts, rec.size, rec.node, rec.tid, rec.points, rec.survival, rec.large};
             break;
         case SGC_REC_TIME_SAMPLE:
             r->times = grow(r->times, &r->cap_times, r->ntimes + 1, sizeof *r->times);
@@ -446,17 +447,10 @@ int sgc_pr_load(sgc_pr_reader *r) {
             r->gcs = grow(r->gcs, &r->cap_gcs, r->ngcs + 1, sizeof *r->gcs);
             r->gcs[r->ngcs++] = (sgc_pr_gc){rec.ts, rec.duration, rec.heap, rec.rss, rec.gc_kind};
             break;
-        case SGC_REC_TIME_DROPPED:
-            r->dropped += rec.count;
-            break;
-        case SGC_REC_TIME_MISSED:
-            r->missed += rec.count;
-            break;
-        case SGC_REC_EXIT_SIGNAL:
-            r->exit_signal = (int)rec.count;
-            break;
-        default:
-            break;
+        case SGC_REC_TIME_DROPPED: r->dropped += rec.count; break;
+        case SGC_REC_TIME_MISSED: r->missed += rec.count; break;
+        case SGC_REC_EXIT_SIGNAL: r->exit_signal = (int)rec.count; break;
+        default: break;
         }
     }
     if (rc < 0) {

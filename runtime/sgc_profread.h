@@ -24,31 +24,31 @@
 
 /* One decoded record.  Only the fields of its kind are meaningful. */
 typedef struct sgc_pr_record {
-    int kind;            /* enum sgc_prof_kind, or another value for an unknown kind */
-    uint64_t offset;     /* byte offset of the record in the file */
-    uint64_t ts;         /* absolute timestamp (all kinds but STRING/NODE/TYPE; GC: start) */
-    uint32_t id;         /* STRING, NODE: the id defined */
-    const char *str;     /* STRING: the bytes (NUL-terminated copy, valid while the reader is) */
-    uint32_t parent;     /* NODE: parent node */
-    uint32_t func;       /* NODE: function name string */
-    uint32_t tid;        /* TYPE, ALLOC_SAMPLE: type id */
-    uint32_t name;       /* TYPE: name string */
-    uint32_t node;       /* ALLOC_SAMPLE, TIME_SAMPLE: stack node */
-    uint64_t period;     /* ALLOC_CONFIG: period, 0 = stopped */
-    uint32_t mode;       /* ALLOC_CONFIG: an sgc_sample_mode (sgc_modes.h) */
-    uint64_t size;       /* ALLOC_SAMPLE: footprint bytes */
-    uint32_t points;     /* ALLOC_SAMPLE: sample points hit */
-    uint32_t survival;   /* ALLOC_SAMPLE: enum sgc_survival */
-    uint32_t large;      /* ALLOC_SAMPLE: 1 = large object */
-    uint32_t hz;         /* TIME_CONFIG: rate, 0 = stopped */
-    uint32_t clock;      /* TIME_CONFIG: an sgc_clock (sgc_modes.h) */
-    uint32_t phase;      /* TIME_SAMPLE: enum sgc_phase */
-    uint64_t count;      /* TIME_DROPPED: samples lost; TIME_MISSED: expirations; END: records;
+    int kind;          /* enum sgc_prof_kind, or another value for an unknown kind */
+    uint64_t offset;   /* byte offset of the record in the file */
+    uint64_t ts;       /* absolute timestamp (all kinds but STRING/NODE/TYPE; GC: start) */
+    uint32_t id;       /* STRING, NODE: the id defined */
+    const char *str;   /* STRING: the bytes (NUL-terminated copy, valid while the reader is) */
+    uint32_t parent;   /* NODE: parent node */
+    uint32_t func;     /* NODE: function name string */
+    uint32_t tid;      /* TYPE, ALLOC_SAMPLE: type id */
+    uint32_t name;     /* TYPE: name string */
+    uint32_t node;     /* ALLOC_SAMPLE, TIME_SAMPLE: stack node */
+    uint64_t period;   /* ALLOC_CONFIG: period, 0 = stopped */
+    uint32_t mode;     /* ALLOC_CONFIG: an sgc_sample_mode (sgc_modes.h) */
+    uint64_t size;     /* ALLOC_SAMPLE: footprint bytes */
+    uint32_t points;   /* ALLOC_SAMPLE: sample points hit */
+    uint32_t survival; /* ALLOC_SAMPLE: enum sgc_survival */
+    uint32_t large;    /* ALLOC_SAMPLE: 1 = large object */
+    uint32_t hz;       /* TIME_CONFIG: rate, 0 = stopped */
+    uint32_t clock;    /* TIME_CONFIG: an sgc_clock (sgc_modes.h) */
+    uint32_t phase;    /* TIME_SAMPLE: enum sgc_phase */
+    uint64_t count;    /* TIME_DROPPED: samples lost; TIME_MISSED: expirations; END: records;
                           * EXIT_SIGNAL: the signal number */
-    uint32_t gc_kind;    /* GC_EVENT: 1 minor, 2 major */
-    uint64_t duration;   /* GC_EVENT: ns */
-    uint64_t heap;       /* GC_EVENT: heap bytes in use after it */
-    uint64_t rss;        /* GC_EVENT: resident set size in bytes */
+    uint32_t gc_kind;  /* GC_EVENT: 1 minor, 2 major */
+    uint64_t duration; /* GC_EVENT: ns */
+    uint64_t heap;     /* GC_EVENT: heap bytes in use after it */
+    uint64_t rss;      /* GC_EVENT: resident set size in bytes */
 } sgc_pr_record;
 
 typedef struct sgc_pr_alloc {
@@ -71,14 +71,14 @@ typedef struct sgc_pr_gc {
 
 typedef struct sgc_pr_reader {
     /* The file. */
-    uint8_t *data;       /* whole file */
-    size_t size;         /* bytes in data */
-    size_t pos;          /* next record's offset */
-    uint32_t version;    /* header's format version */
-    uint64_t base_ts;    /* header's base timestamp */
-    uint64_t last_ts;    /* previous timestamp field (delta decoding) */
-    uint64_t records;    /* records read so far */
-    int ended;           /* the END record was read */
+    uint8_t *data;    /* whole file */
+    size_t size;      /* bytes in data */
+    size_t pos;       /* next record's offset */
+    uint32_t version; /* header's format version */
+    uint64_t base_ts; /* header's base timestamp */
+    uint64_t last_ts; /* previous timestamp field (delta decoding) */
+    uint64_t records; /* records read so far */
+    int ended;        /* the END record was read */
     /* Version 2 framing. */
     size_t blk_end;      /* end of the current block's data (version 1: the file's end) */
     uint64_t blocks;     /* blocks entered so far */
@@ -89,25 +89,30 @@ typedef struct sgc_pr_reader {
     uint64_t good_end;   /* offset just after the last record returned */
     uint64_t max_ts;     /* latest timestamp read */
     /* Tables defined so far. */
-    char **strings;      /* strings[id], id 1..nstrings */
+    char **strings; /* strings[id], id 1..nstrings */
     uint32_t nstrings, cap_strings;
     uint32_t *node_parent, *node_func; /* by node id, 1..nnodes */
     uint32_t nnodes, cap_nodes;
     uint32_t *type_name; /* by type id: name string, 0 = undefined */
     uint32_t cap_types;
     /* Filled by sgc_pr_load. */
-    sgc_pr_alloc *allocs;     size_t nallocs, cap_allocs;
-    sgc_pr_time *times;       size_t ntimes, cap_times;
-    sgc_pr_config *aconfs;    size_t naconfs, cap_aconfs;
-    sgc_pr_config *tconfs;    size_t ntconfs, cap_tconfs;
-    sgc_pr_gc *gcs;           size_t ngcs, cap_gcs;
-    uint64_t dropped;         /* sum of TIME_DROPPED counts */
-    uint64_t missed;          /* sum of TIME_MISSED counts */
-    uint64_t end_ts;          /* END's timestamp (after a failed load: the latest one read) */
-    int exit_signal;          /* EXIT_SIGNAL's signal number, 0 = none */
+    sgc_pr_alloc *allocs;
+    size_t nallocs, cap_allocs;
+    sgc_pr_time *times;
+    size_t ntimes, cap_times;
+    sgc_pr_config *aconfs;
+    size_t naconfs, cap_aconfs;
+    sgc_pr_config *tconfs;
+    size_t ntconfs, cap_tconfs;
+    sgc_pr_gc *gcs;
+    size_t ngcs, cap_gcs;
+    uint64_t dropped; /* sum of TIME_DROPPED counts */
+    uint64_t missed;  /* sum of TIME_MISSED counts */
+    uint64_t end_ts;  /* END's timestamp (after a failed load: the latest one read) */
+    int exit_signal;  /* EXIT_SIGNAL's signal number, 0 = none */
     /* The last error. */
-    char err[256];            /* message, including the offset */
-    uint64_t err_offset;      /* offset the message names */
+    char err[256];       /* message, including the offset */
+    uint64_t err_offset; /* offset the message names */
 } sgc_pr_reader;
 
 /* Reads path and checks its header.  Returns 0, or -1 with r->err set

@@ -75,8 +75,9 @@ void sgc__sample_sync(void) {
         /* The limit kept the fast path short of the next sample point, so
          * bytes < remaining; keep the invariant remaining >= 1 loudly. */
         if (bytes >= sgc__sampler.remaining) {
-            fprintf(stderr, "freecheck: internal error: the fast path passed a sample point "
-                            "(%llu bytes, %llu to the point)\n",
+            fprintf(stderr,
+                    "freecheck: internal error: the fast path passed a sample point "
+                    "(%llu bytes, %llu to the point)\n",
                     (unsigned long long)bytes, (unsigned long long)sgc__sampler.remaining);
             abort();
         }
@@ -140,8 +141,7 @@ void sgc__sample_record(sgc_obj obj, uint32_t tid, uint64_t size, uint64_t point
         size_t cap = sgc__sampler.cap ? sgc__sampler.cap * 2 : 64;
         sgc_pending_sample *p = realloc(sgc__sampler.pending, cap * sizeof *p);
         if (!p) {
-            fprintf(stderr, "freecheck: out of memory growing the pending sample list to %zu entries\n",
-                    cap);
+            fprintf(stderr, "freecheck: out of memory growing the pending sample list to %zu entries\n", cap);
             abort();
         }
         sgc__sampler.pending = p;
@@ -242,19 +242,18 @@ void sgc__sample_init(void) {
     sgc__sampler.synced_free = sgc_nursery.free;
 #ifdef SGC_NO_SAMPLER
     if (sgc__settings.alloc_period) {
-        fprintf(stderr, "freecheck: SGC_ALLOC_PERIOD=%llu: this runtime was built without the "
-                        "allocation sampler (SGC_NO_SAMPLER)\n",
+        fprintf(stderr,
+                "freecheck: SGC_ALLOC_PERIOD=%llu: this runtime was built without the "
+                "allocation sampler (SGC_NO_SAMPLER)\n",
                 (unsigned long long)sgc__settings.alloc_period);
         exit(2);
     }
     return;
 #endif
     if (sgc__settings.alloc_period) {
-        if (start_session(sgc__settings.alloc_period, sgc__settings.alloc_mode,
-                               sgc__settings.seed) != 0) {
+        if (start_session(sgc__settings.alloc_period, sgc__settings.alloc_mode, sgc__settings.seed) != 0) {
             fprintf(stderr, "freecheck: SGC_ALLOC_PERIOD=%llu: must be at most %llu bytes\n",
-                    (unsigned long long)sgc__settings.alloc_period,
-                    (unsigned long long)SGC_SAMPLE_MAX_PERIOD);
+                    (unsigned long long)sgc__settings.alloc_period, (unsigned long long)SGC_SAMPLE_MAX_PERIOD);
             exit(2);
         }
         /* SGC_ALLOC_OFFSET (fixed mode, checked < P by the settings): the

@@ -62,17 +62,17 @@ typedef struct sgc_sample_rng {
 typedef void (*sgc_sample_observer)(void *ctx, const sgc_alloc_sample *rec, uint64_t serial);
 
 typedef struct sgc_sampler {
-    uint64_t period;    /* P, or 0 when sampling is off */
-    int mode;           /* SGC_SAMPLE_FIXED or SGC_SAMPLE_POISSON */
-    uint64_t remaining; /* bytes from B to the next sample point, >= 1 (when on) */
-    char *synced_free;  /* sgc_nursery.free when the nursery's bytes were last accounted */
-    sgc_sample_rng rng; /* poisson gap generator */
-    uint64_t serial;    /* sampled objects recorded since start-up */
-    sgc_pending_sample *pending; /* samples whose survival is not known yet */
-    size_t npending;    /* entries used in pending */
-    size_t cap;         /* entries allocated in pending */
+    uint64_t period;              /* P, or 0 when sampling is off */
+    int mode;                     /* SGC_SAMPLE_FIXED or SGC_SAMPLE_POISSON */
+    uint64_t remaining;           /* bytes from B to the next sample point, >= 1 (when on) */
+    char *synced_free;            /* sgc_nursery.free when the nursery's bytes were last accounted */
+    sgc_sample_rng rng;           /* poisson gap generator */
+    uint64_t serial;              /* sampled objects recorded since start-up */
+    sgc_pending_sample *pending;  /* samples whose survival is not known yet */
+    size_t npending;              /* entries used in pending */
+    size_t cap;                   /* entries allocated in pending */
     sgc_sample_observer observer; /* or NULL */
-    void *observer_ctx; /* passed to observer */
+    void *observer_ctx;           /* passed to observer */
 } sgc_sampler;
 
 extern sgc_sampler sgc__sampler;

@@ -17,11 +17,11 @@
 #include "sgc_internal.h"
 
 /* Defaults (documented in docs/RUNTIME.md). */
-#define SGC_DEFAULT_NURSERY ((size_t)1 << 20)      /* 1 MiB: the L2 size of the reference machine */
-#define SGC_DEFAULT_SEED ((uint64_t)0x5eedf3ee)    /* fixed, so poisson runs repeat by default */
+#define SGC_DEFAULT_NURSERY ((size_t)1 << 20)   /* 1 MiB: the L2 size of the reference machine */
+#define SGC_DEFAULT_SEED ((uint64_t)0x5eedf3ee) /* fixed, so poisson runs repeat by default */
 #define SGC_DEFAULT_MAJOR_GROWTH 2.0
 #define SGC_MIN_NURSERY ((uint64_t)4096)
-#define SGC_MAX_NURSERY ((uint64_t)1 << 36)        /* 64 GiB: beyond that a typo is likelier */
+#define SGC_MAX_NURSERY ((uint64_t)1 << 36) /* 64 GiB: beyond that a typo is likelier */
 #define SGC_MAX_TIME_HZ 100000u
 #define SGC_MAX_SAMPLE_SPIN_NS 1000000000u         /* 1 s per sample: beyond that a typo is likelier */
 #define SGC_DEFAULT_ALT_CPU_NS ((uint64_t)5000000) /* 5 ms of thread CPU time per segment */
@@ -106,9 +106,21 @@ int sgc__parse_size(const char *text, uint64_t *out) {
     }
     uint64_t unit = 1;
     switch (*p) {
-    case 'k': case 'K': unit = (uint64_t)1 << 10; p++; break;
-    case 'm': case 'M': unit = (uint64_t)1 << 20; p++; break;
-    case 'g': case 'G': unit = (uint64_t)1 << 30; p++; break;
+    case 'k':
+    case 'K':
+        unit = (uint64_t)1 << 10;
+        p++;
+        break;
+    case 'm':
+    case 'M':
+        unit = (uint64_t)1 << 20;
+        p++;
+        break;
+    case 'g':
+    case 'G':
+        unit = (uint64_t)1 << 30;
+        p++;
+        break;
     default: break;
     }
     if (unit != 1) {
@@ -186,7 +198,8 @@ static void load_alternation(void) {
         if (mode < 0)
             bad("SGC_ALTERNATE", v, "expected off, none (A/A), alloc, time or both");
         if ((mode == 2 || mode == 4) && sgc__settings.alloc_period == 0)
-            bad("SGC_ALTERNATE", v, "alternating allocation sampling needs SGC_ALLOC_PERIOD (the period of the on segments)");
+            bad("SGC_ALTERNATE", v,
+                "alternating allocation sampling needs SGC_ALLOC_PERIOD (the period of the on segments)");
         if ((mode == 3 || mode == 4) && sgc__settings.time_hz == 0)
             bad("SGC_ALTERNATE", v, "alternating time sampling needs SGC_TIME_HZ (the rate of the on segments)");
         sgc__settings.alt_mode = mode;
@@ -203,8 +216,9 @@ static void load_alternation(void) {
             sgc__settings.alt_fills = 0;
         } else {
             if (parse_uint(v, &n) != 0 || n < 1 || n > 1000000)
-                bad("SGC_ALT_SEGMENT", v, "expected a number of minor collections from 1 to 1000000 (such as 16), "
-                                          "or a CPU time such as 20ms");
+                bad("SGC_ALT_SEGMENT", v,
+                    "expected a number of minor collections from 1 to 1000000 (such as 16), "
+                    "or a CPU time such as 20ms");
             sgc__settings.alt_fills = n;
             sgc__settings.alt_cpu_ns = 0;
         }
@@ -399,8 +413,7 @@ void sgc__settings_load(void) {
         sgc__settings.poison = parse_switch("SGC_POISON", v);
     if ((v = getenv("SGC_SAMPLE_SPIN_NS")) != NULL) {
         if (parse_uint(v, &n) != 0 || n > SGC_MAX_SAMPLE_SPIN_NS)
-            bad("SGC_SAMPLE_SPIN_NS", v,
-                "expected nanoseconds of busy-waiting per sample, from 0 (off) to 1000000000");
+            bad("SGC_SAMPLE_SPIN_NS", v, "expected nanoseconds of busy-waiting per sample, from 0 (off) to 1000000000");
         sgc__settings.sample_spin_ns = n;
     }
     /* Last: it is checked against the period and mode read above.  Fixed

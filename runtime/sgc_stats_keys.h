@@ -20,50 +20,50 @@
 #ifndef SGC_STATS_KEYS_H
 #define SGC_STATS_KEYS_H
 
-#define SGC_STATS_KEYS(X)                                                                                  \
-    X(run_ns, U64, run_ns, "time from runtime start to the record (CLOCK_MONOTONIC)")                      \
-    X(nursery_bytes, U64, s.nursery_bytes, "footprint bytes allocated in the nursery")                     \
-    X(nursery_objects, U64, s.nursery_objects, "objects allocated in the nursery")                         \
-    X(large_bytes, U64, s.large_bytes, "footprint bytes allocated as large objects")                       \
-    X(large_objects, U64, s.large_objects, "objects allocated as large objects")                           \
-    X(bytes_allocated, U64, s.nursery_bytes + s.large_bytes, "nursery_bytes + large_bytes")                \
-    X(objects_allocated, U64, s.nursery_objects + s.large_objects, "nursery_objects + large_objects")      \
-    X(minor_collections, U64, s.minor_collections, "minor collections")                                    \
-    X(minor_ns, U64, s.minor_ns, "time spent in minor collections")                                        \
-    X(major_collections, U64, s.major_collections, "major collections")                                    \
-    X(major_ns, U64, s.major_ns, "time spent in major collections")                                        \
-    X(gc_ns, U64, s.minor_ns + s.major_ns, "minor_ns + major_ns")                                          \
-    X(bytes_promoted, U64, s.bytes_promoted, "nursery bytes copied into the old generation")              \
-    X(large_promoted, U64, s.large_promoted, "young large objects that survived a minor collection")      \
-    X(heap_bytes, U64, s.heap_bytes, "old generation + large objects in use at exit")                      \
+#define SGC_STATS_KEYS(X)                                                                                     \
+    X(run_ns, U64, run_ns, "time from runtime start to the record (CLOCK_MONOTONIC)")                         \
+    X(nursery_bytes, U64, s.nursery_bytes, "footprint bytes allocated in the nursery")                        \
+    X(nursery_objects, U64, s.nursery_objects, "objects allocated in the nursery")                            \
+    X(large_bytes, U64, s.large_bytes, "footprint bytes allocated as large objects")                          \
+    X(large_objects, U64, s.large_objects, "objects allocated as large objects")                              \
+    X(bytes_allocated, U64, s.nursery_bytes + s.large_bytes, "nursery_bytes + large_bytes")                   \
+    X(objects_allocated, U64, s.nursery_objects + s.large_objects, "nursery_objects + large_objects")         \
+    X(minor_collections, U64, s.minor_collections, "minor collections")                                       \
+    X(minor_ns, U64, s.minor_ns, "time spent in minor collections")                                           \
+    X(major_collections, U64, s.major_collections, "major collections")                                       \
+    X(major_ns, U64, s.major_ns, "time spent in major collections")                                           \
+    X(gc_ns, U64, s.minor_ns + s.major_ns, "minor_ns + major_ns")                                             \
+    X(bytes_promoted, U64, s.bytes_promoted, "nursery bytes copied into the old generation")                  \
+    X(large_promoted, U64, s.large_promoted, "young large objects that survived a minor collection")          \
+    X(heap_bytes, U64, s.heap_bytes, "old generation + large objects in use at exit")                         \
     X(peak_heap_bytes, U64, s.peak_heap_bytes, "high-water mark of old generation + large objects + nursery") \
-    X(alloc_samples, U64, s.alloc_samples, "sampled objects recorded")                                     \
-    X(alloc_sample_points, U64, s.alloc_sample_points, "sample points hit (an object can hit several)")   \
-    X(sampled_bytes, U64, s.sampled_bytes, "bytes allocated while allocation sampling was on")            \
-    X(time_samples, U64, s.time_samples, "time samples taken in the signal handler")                      \
-    X(time_samples_dropped, U64, s.time_samples_dropped, "time samples lost to a full buffer")            \
-    X(time_samples_written, U64, s.time_samples_written, "time samples written to the profile")           \
-    X(time_sampling_ns, U64, s.time_sampling_ns, "how long time sampling was on")                          \
-    X(time_samples_missed, U64, s.time_samples_missed, "timer expirations merged while not running")      \
-    X(time_samples_throttled, U64, s.time_samples_throttled, "timer periods skipped by pacing")            \
-    X(time_snapshot_retries, U64, s.time_snapshot_retries, "thread mode: stack snapshots retried")         \
-    X(time_snapshots_torn, U64, s.time_snapshots_torn, "thread mode: snapshots given up as torn")          \
-    X(time_sampler_cpu, INT, sgc__timer_thread_cpu(), "thread mode: the sampler thread's CPU, -1 if none") \
-    X(time_hz_achieved, DEC3, hz, "time_samples / (time_sampling_ns / 1e9); 0 if off")                     \
-    X(alloc_period, U64, st->alloc_period, "setting in force at start: SGC_ALLOC_PERIOD")                  \
-    X(alloc_mode, WORD, sgc_alloc_mode_name(st->alloc_mode), "setting: SGC_ALLOC_MODE")                    \
-    X(seed, U64, st->seed, "setting: SGC_SEED")                                                            \
-    X(alloc_offset, U64, st->alloc_offset, "setting: SGC_ALLOC_OFFSET")                                    \
-    X(time_hz, U64, st->time_hz, "setting: SGC_TIME_HZ")                                                   \
-    X(time_clock, WORD, sgc_clock_name(st->time_clock), "setting: SGC_TIME_CLOCK")                         \
-    X(time_mode, WORD, sgc_time_mode_name(st->time_mode), "setting: SGC_TIME_MODE")                        \
-    X(nursery_size, U64, st->nursery_size, "setting: SGC_NURSERY")                                         \
-    X(major_growth, DEC3, st->major_growth, "setting: SGC_MAJOR_GROWTH")                                   \
-    X(stress_every, U64, st->stress_every, "setting: SGC_GC_STRESS")                                       \
-    X(verify, U64, st->verify, "setting: SGC_VERIFY")                                                      \
-    X(poison, U64, st->poison, "setting: SGC_POISON")                                                      \
-    X(sample_spin_ns, U64, st->sample_spin_ns, "setting: SGC_SAMPLE_SPIN_NS")                              \
-    X(sample_spin_clock, WORD, sgc_clock_name(st->sample_spin_clock), "setting: SGC_SAMPLE_SPIN_CLOCK")    \
+    X(alloc_samples, U64, s.alloc_samples, "sampled objects recorded")                                        \
+    X(alloc_sample_points, U64, s.alloc_sample_points, "sample points hit (an object can hit several)")       \
+    X(sampled_bytes, U64, s.sampled_bytes, "bytes allocated while allocation sampling was on")                \
+    X(time_samples, U64, s.time_samples, "time samples taken in the signal handler")                          \
+    X(time_samples_dropped, U64, s.time_samples_dropped, "time samples lost to a full buffer")                \
+    X(time_samples_written, U64, s.time_samples_written, "time samples written to the profile")               \
+    X(time_sampling_ns, U64, s.time_sampling_ns, "how long time sampling was on")                             \
+    X(time_samples_missed, U64, s.time_samples_missed, "timer expirations merged while not running")          \
+    X(time_samples_throttled, U64, s.time_samples_throttled, "timer periods skipped by pacing")               \
+    X(time_snapshot_retries, U64, s.time_snapshot_retries, "thread mode: stack snapshots retried")            \
+    X(time_snapshots_torn, U64, s.time_snapshots_torn, "thread mode: snapshots given up as torn")             \
+    X(time_sampler_cpu, INT, sgc__timer_thread_cpu(), "thread mode: the sampler thread's CPU, -1 if none")    \
+    X(time_hz_achieved, DEC3, hz, "time_samples / (time_sampling_ns / 1e9); 0 if off")                        \
+    X(alloc_period, U64, st->alloc_period, "setting in force at start: SGC_ALLOC_PERIOD")                     \
+    X(alloc_mode, WORD, sgc_alloc_mode_name(st->alloc_mode), "setting: SGC_ALLOC_MODE")                       \
+    X(seed, U64, st->seed, "setting: SGC_SEED")                                                               \
+    X(alloc_offset, U64, st->alloc_offset, "setting: SGC_ALLOC_OFFSET")                                       \
+    X(time_hz, U64, st->time_hz, "setting: SGC_TIME_HZ")                                                      \
+    X(time_clock, WORD, sgc_clock_name(st->time_clock), "setting: SGC_TIME_CLOCK")                            \
+    X(time_mode, WORD, sgc_time_mode_name(st->time_mode), "setting: SGC_TIME_MODE")                           \
+    X(nursery_size, U64, st->nursery_size, "setting: SGC_NURSERY")                                            \
+    X(major_growth, DEC3, st->major_growth, "setting: SGC_MAJOR_GROWTH")                                      \
+    X(stress_every, U64, st->stress_every, "setting: SGC_GC_STRESS")                                          \
+    X(verify, U64, st->verify, "setting: SGC_VERIFY")                                                         \
+    X(poison, U64, st->poison, "setting: SGC_POISON")                                                         \
+    X(sample_spin_ns, U64, st->sample_spin_ns, "setting: SGC_SAMPLE_SPIN_NS")                                 \
+    X(sample_spin_clock, WORD, sgc_clock_name(st->sample_spin_clock), "setting: SGC_SAMPLE_SPIN_CLOCK")       \
     X(sample_spin_iters_per_us, DEC3, st->spin_iters_per_ns * 1000, "calibrated spin loop speed")
 
 #endif /* SGC_STATS_KEYS_H */

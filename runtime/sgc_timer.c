@@ -28,29 +28,29 @@
 uint64_t sgc__frame_pops;
 
 static struct {
-    uint64_t *ring;           /* SGC_TIMER_RING_WORDS words, mapped once */
-    uint64_t head;            /* words published by the producer (monotonic; release/acquire) */
-    uint64_t tail;            /* words consumed by the drain (monotonic; release/acquire) */
-    volatile sig_atomic_t on; /* the handler records only while set */
-    int installed;            /* our sigaction is in place */
-    int have_timer;           /* timer is a live POSIX timer */
-    timer_t timer;            /* the POSIX timer */
-    unsigned hz;              /* rate in force */
-    int clock;                /* sgc_clock in force */
-    uint64_t started_ns;      /* when the current run started */
+    uint64_t *ring;            /* SGC_TIMER_RING_WORDS words, mapped once */
+    uint64_t head;             /* words published by the producer (monotonic; release/acquire) */
+    uint64_t tail;             /* words consumed by the drain (monotonic; release/acquire) */
+    volatile sig_atomic_t on;  /* the handler records only while set */
+    int installed;             /* our sigaction is in place */
+    int have_timer;            /* timer is a live POSIX timer */
+    timer_t timer;             /* the POSIX timer */
+    unsigned hz;               /* rate in force */
+    int clock;                 /* sgc_clock in force */
+    uint64_t started_ns;       /* when the current run started */
     uint64_t dropped_reported; /* dropped samples already in the profile */
-    volatile uint64_t missed; /* expirations merged into a later signal (si_overrun) */
+    volatile uint64_t missed;  /* expirations merged into a later signal (si_overrun) */
     /* Pacing (wall clock only; see sgc_timer.h): the timer's expirations lie
      * on the grid grid0 + k * period_ns.  expirations counts the grid points
      * consumed since the start: samples + missed + throttled. */
-    uint64_t grid0;           /* CLOCK_MONOTONIC ns of grid point 0 */
-    uint64_t period_ns;       /* 1e9 / hz */
-    uint64_t expirations;     /* grid points used up: taken, merged or skipped */
+    uint64_t grid0;              /* CLOCK_MONOTONIC ns of grid point 0 */
+    uint64_t period_ns;          /* 1e9 / hz */
+    uint64_t expirations;        /* grid points used up: taken, merged or skipped */
     volatile uint64_t throttled; /* grid points skipped to let the program run */
-    int mode;                 /* sgc_time_mode in force */
+    int mode;                    /* sgc_time_mode in force */
     /* The sampler thread (mode SGC_TIME_THREAD).  Its counters are written by
      * it alone and read by the mutator with atomic loads. */
-    pthread_t thread;         /* the sampler thread, while have_thread */
+    pthread_t thread; /* the sampler thread, while have_thread */
     int have_thread;
     pthread_mutex_t mu;       /* guards stop, for the condition variable */
     pthread_cond_t cv;        /* signalled by stop (CLOCK_MONOTONIC waits) */
@@ -628,12 +628,11 @@ void sgc__timer_init(void) {
         /* Settings were checked (sgc_settings.c), so EINVAL means the rate. */
         int e = errno;
         if (e == EINVAL) {
-            fprintf(stderr, "freecheck: SGC_TIME_HZ=%u: must be at most %u\n", sgc__settings.time_hz,
-                    SGC_TIMER_MAX_HZ);
+            fprintf(stderr, "freecheck: SGC_TIME_HZ=%u: must be at most %u\n", sgc__settings.time_hz, SGC_TIMER_MAX_HZ);
             exit(2);
         }
-        fprintf(stderr, "freecheck: SGC_TIME_HZ=%u: cannot start the time sampler: %s\n",
-                sgc__settings.time_hz, strerror(e));
+        fprintf(stderr, "freecheck: SGC_TIME_HZ=%u: cannot start the time sampler: %s\n", sgc__settings.time_hz,
+                strerror(e));
         exit(1);
     }
 }

@@ -18,30 +18,29 @@
 #define DEFAULT_FIT_RESAMPLES 1000
 #define DEFAULT_MARGIN 0.02
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: analyze [--seed N] [--resamples B] [--fit-resamples B] [--confidence C] [--margin M%%] [--quiet] DIR\n"
-            "       analyze --print-plotdata-columns\n"
-            "  Reads DIR/results.db (written by build/bin/sweep) and writes DIR/summary.csv, summary.json,\n"
-            "  DIR/metrics.csv, DIR/summary.md and DIR/plotdata/*.dat.\n"
-            "  --seed N         bootstrap seed (default %llu)\n"
-            "  --resamples B    bootstrap resamples per cell, 1000..1000000 (default %d)\n"
-            "  --fit-resamples B  bootstrap resamples of each per-sample cost regression,\n"
-            "                   100..1000000 (default %d)\n"
-            "  --confidence C   confidence level, 0.5 < C < 1 (default %g)\n"
-            "  --margin M%%      equivalence margin of the paired verdicts: \"no effect above\n"
-            "                   M%%\" only when the whole interval lies within +-M%% (default %g%%)\n"
-            "  --quiet          no progress or warnings on stderr\n"
-            "  --print-plotdata-columns   print the plot data files and their columns, one\n"
-            "                   line per file: \"<file> <column>:<word|int|num> ...\" (stats/st_plotdata.h)\n"
-            "  Exit status: 0 done, 1 nothing to analyse or an output cannot be written,\n"
-            "  2 bad arguments or DIR is not a readable sweep.  Method: docs/STATISTICS.md.\n",
-            DEFAULT_SEED, DEFAULT_RESAMPLES, DEFAULT_FIT_RESAMPLES, DEFAULT_CONFIDENCE, DEFAULT_MARGIN * 100);
+static void usage(FILE *f) {
+    fprintf(
+        f,
+        "usage: analyze [--seed N] [--resamples B] [--fit-resamples B] [--confidence C] [--margin M%%] [--quiet] DIR\n"
+        "       analyze --print-plotdata-columns\n"
+        "  Reads DIR/results.db (written by build/bin/sweep) and writes DIR/summary.csv, summary.json,\n"
+        "  DIR/metrics.csv, DIR/summary.md and DIR/plotdata/*.dat.\n"
+        "  --seed N         bootstrap seed (default %llu)\n"
+        "  --resamples B    bootstrap resamples per cell, 1000..1000000 (default %d)\n"
+        "  --fit-resamples B  bootstrap resamples of each per-sample cost regression,\n"
+        "                   100..1000000 (default %d)\n"
+        "  --confidence C   confidence level, 0.5 < C < 1 (default %g)\n"
+        "  --margin M%%      equivalence margin of the paired verdicts: \"no effect above\n"
+        "                   M%%\" only when the whole interval lies within +-M%% (default %g%%)\n"
+        "  --quiet          no progress or warnings on stderr\n"
+        "  --print-plotdata-columns   print the plot data files and their columns, one\n"
+        "                   line per file: \"<file> <column>:<word|int|num> ...\" (stats/st_plotdata.h)\n"
+        "  Exit status: 0 done, 1 nothing to analyse or an output cannot be written,\n"
+        "  2 bad arguments or DIR is not a readable sweep.  Method: docs/STATISTICS.md.\n",
+        DEFAULT_SEED, DEFAULT_RESAMPLES, DEFAULT_FIT_RESAMPLES, DEFAULT_CONFIDENCE, DEFAULT_MARGIN * 100);
 }
 
-static int bad(const char *fmt, const char *arg)
-{
+static int bad(const char *fmt, const char *arg) {
     fputs("analyze: ", stderr);
     fprintf(stderr, fmt, arg);
     fputs(" (see analyze --help)\n", stderr);
@@ -49,8 +48,7 @@ static int bad(const char *fmt, const char *arg)
 }
 
 /* Option value: "--name V" or "--name=V". */
-static const char *value(int argc, char **argv, int *i, const char *name)
-{
+static const char *value(int argc, char **argv, int *i, const char *name) {
     size_t n = strlen(name);
     if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
         return argv[*i] + n + 1;
@@ -59,8 +57,7 @@ static const char *value(int argc, char **argv, int *i, const char *name)
     return NULL;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     unsigned long long seed = DEFAULT_SEED;
     unsigned long long resamples = DEFAULT_RESAMPLES;
     unsigned long long fit_resamples = DEFAULT_FIT_RESAMPLES;
@@ -128,7 +125,8 @@ int main(int argc, char **argv)
 
     const char *status = st_sweep_meta(&sw, "status");
     if (status && strcmp(status, "complete") && !quiet)
-        fprintf(stderr, "analyze: warning: %s: the sweep is not complete (status %s): analysing the runs recorded so far\n",
+        fprintf(stderr,
+                "analyze: warning: %s: the sweep is not complete (status %s): analysing the runs recorded so far\n",
                 dir, status);
 
     st_sim sim;
@@ -139,11 +137,15 @@ int main(int argc, char **argv)
         return rc;
     }
     if (sim.flagged && !quiet)
-        fprintf(stderr, "analyze: NOT DETERMINISTIC: %zu simulated cells repeated with counts more than %.2g%% apart "
-                        "(see summary.md)\n", sim.flagged, 100 * ST_SIM_TOLERANCE);
+        fprintf(stderr,
+                "analyze: NOT DETERMINISTIC: %zu simulated cells repeated with counts more than %.2g%% apart "
+                "(see summary.md)\n",
+                sim.flagged, 100 * ST_SIM_TOLERANCE);
 
-    st_analysis_opts ao = { .boot = { (size_t)resamples, confidence, seed }, .fit_resamples = (size_t)fit_resamples,
-                            .progress = !quiet, .margin = margin };
+    st_analysis_opts ao = {.boot = {(size_t)resamples, confidence, seed},
+                           .fit_resamples = (size_t)fit_resamples,
+                           .progress = !quiet,
+                           .margin = margin};
     st_analysis an;
     st_analyze(&sw, &ao, &an);
     an.sim = &sim;
@@ -156,17 +158,21 @@ int main(int argc, char **argv)
                 m->run->key[ST_K_sampled_bytes], m->period, m->expected);
     }
 
-    st_report_opts ro = { seed, (size_t)resamples, confidence };
+    st_report_opts ro = {seed, (size_t)resamples, confidence};
     rc = st_write_outputs(&an, &ro, err, sizeof err);
     if (rc) {
         fprintf(stderr, "analyze: %s\n", err);
     } else if (an.used_runs == 0 && sim.ok_runs == 0) {
-        fprintf(stderr, "analyze: %s: no measured run succeeded (%zu failed): nothing to analyse; "
-                        "summary.md lists the cells\n", dir, an.failed_runs);
+        fprintf(stderr,
+                "analyze: %s: no measured run succeeded (%zu failed): nothing to analyse; "
+                "summary.md lists the cells\n",
+                dir, an.failed_runs);
         rc = 1;
     } else if (!quiet) {
-        fprintf(stderr, "analyze: %zu cells, %zu runs used, %zu failed; wrote %s/summary.md, summary.csv, "
-                        "metrics.csv, plotdata/\n", an.nresults, an.used_runs, an.failed_runs, dir);
+        fprintf(stderr,
+                "analyze: %zu cells, %zu runs used, %zu failed; wrote %s/summary.md, summary.csv, "
+                "metrics.csv, plotdata/\n",
+                an.nresults, an.used_runs, an.failed_runs, dir);
         if (an.nmismatches)
             fprintf(stderr, "analyze: EXACTNESS MISMATCH in %zu runs: the sampling rule is broken (see summary.md)\n",
                     an.nmismatches);
@@ -174,22 +180,22 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < an.nresults; i++) {
             const st_result *r = &an.results[i];
             if (r->is_baseline && isfinite(r->paired_floor) && r->paired_floor > margin)
-                fprintf(stderr, "analyze: warning: %s: the A/A floor is %.1f%% (A/A %.4f [%.4f, %.4f], %zu blocks), "
-                                "wider than the %g%% margin: effects below it are not resolved here\n",
+                fprintf(stderr,
+                        "analyze: warning: %s: the A/A floor is %.1f%% (A/A %.4f [%.4f, %.4f], %zu blocks), "
+                        "wider than the %g%% margin: effects below it are not resolved here\n",
                         r->cell->label, r->paired_floor * 100, r->paired.est, r->paired.lo, r->paired.hi, r->pairs,
                         margin * 100);
         }
     }
     if (rc == 0 || an.used_runs == 0) {
         /* A sweep in the in-process design: its segment series too. */
-        st_boot_opts bo = { (size_t)resamples, confidence, seed };
+        st_boot_opts bo = {(size_t)resamples, confidence, seed};
         int n = st_inproc_report(dir, &bo, margin, !quiet, err, sizeof err);
         if (n < 0) {
             fprintf(stderr, "analyze: %s\n", err);
             rc = 1;
         }
-    }
-    else if (!quiet && sim.ncells)
+    } else if (!quiet && sim.ncells)
         fprintf(stderr, "analyze: %zu simulated cells, %zu runs ok of %zu%s; wrote sim.csv and plotdata/sim_*.dat\n",
                 sim.ncells, sim.ok_runs, sim.runs, sim.flagged ? ", SOME NOT DETERMINISTIC" : ", deterministic");
     st_analysis_free(&an);

@@ -14,8 +14,7 @@
 #define DEFAULT_CONFIDENCE 0.95
 #define DEFAULT_THRESHOLD 0.02
 
-static void usage(FILE *f)
-{
+static void usage(FILE *f) {
     fprintf(f,
             "usage: compare [--threshold X%%] [--out DIR] [--seed N] [--resamples B] [--confidence C] [--quiet] A B\n"
             "  Compares the sweep in directory B against the one in A (each with a results.db written by\n"
@@ -37,8 +36,7 @@ static void usage(FILE *f)
             DEFAULT_THRESHOLD * 100, DEFAULT_SEED, DEFAULT_RESAMPLES, DEFAULT_CONFIDENCE);
 }
 
-static int bad(const char *fmt, const char *arg)
-{
+static int bad(const char *fmt, const char *arg) {
     fputs("compare: ", stderr);
     fprintf(stderr, fmt, arg);
     fputs(" (see compare --help)\n", stderr);
@@ -46,8 +44,7 @@ static int bad(const char *fmt, const char *arg)
 }
 
 /* Option value: "--name V" or "--name=V". */
-static const char *value(int argc, char **argv, int *i, const char *name)
-{
+static const char *value(int argc, char **argv, int *i, const char *name) {
     size_t n = strlen(name);
     if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
         return argv[*i] + n + 1;
@@ -58,8 +55,7 @@ static const char *value(int argc, char **argv, int *i, const char *name)
 
 /* Writes one report file through a temporary name; 0 or 1 with a message. */
 static int write_file(const char *dir, const char *name, int (*fn)(FILE *, const st_comparison *),
-                      const st_comparison *c)
-{
+                      const st_comparison *c) {
     char path[4096], tmp[4200];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
@@ -82,8 +78,7 @@ static int write_file(const char *dir, const char *name, int (*fn)(FILE *, const
     return 0;
 }
 
-static int load(const char *which, const char *dir, st_sweep *sw, int quiet)
-{
+static int load(const char *which, const char *dir, st_sweep *sw, int quiet) {
     char err[1024];
     int rc = st_sweep_load(dir, sw, err, sizeof err);
     if (rc) {
@@ -99,8 +94,7 @@ static int load(const char *which, const char *dir, st_sweep *sw, int quiet)
     return 0;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     unsigned long long seed = DEFAULT_SEED, resamples = DEFAULT_RESAMPLES;
     double confidence = DEFAULT_CONFIDENCE, threshold = DEFAULT_THRESHOLD;
     int quiet = 0;
@@ -179,7 +173,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "compare: --out: cannot create %s: %s\n", out, strerror(errno));
             rc = 1;
         } else {
-            rc = write_file(out, "compare.md", st_compare_md, &c) || write_file(out, "compare.csv", st_compare_csv, &c) ||
+            rc = write_file(out, "compare.md", st_compare_md, &c) ||
+                 write_file(out, "compare.csv", st_compare_csv, &c) ||
                  write_file(out, "compare.json", st_compare_json, &c) ||
                  write_file(out, "compare.dat", st_compare_plotdata, &c);
         }
@@ -190,8 +185,9 @@ int main(int argc, char **argv)
     }
 
     if (!quiet)
-        fprintf(stderr, "compare: %zu cells matched, %zu compared (Benjamini-Hochberg family): %zu slower, %zu faster, "
-                        "%zu same, %zu inconclusive; %zu only in A, %zu only in B%s%s\n",
+        fprintf(stderr,
+                "compare: %zu cells matched, %zu compared (Benjamini-Hochberg family): %zu slower, %zu faster, "
+                "%zu same, %zu inconclusive; %zu only in A, %zu only in B%s%s\n",
                 c.ncells, c.compared, c.slower, c.faster, c.same, c.inconclusive, c.nonly_a, c.nonly_b,
                 out ? "; wrote " : "", out ? out : "");
     if (c.ncells == 0) {

@@ -28,8 +28,7 @@
 
 static double ratio(const double *m1, const double *m0) { return m1[0] / m0[0]; }
 
-static void usage(FILE *f)
-{
+static void usage(FILE *f) {
     fputs("usage: stats-coverage [--runs N] [--experiments K] [--resamples B] [--noise S] "
           "[--dist lognormal|gamma|t3] [--overhead F] [--adaptive H [--max-blocks N]]\n"
           "  defaults: 30 runs per group, 1000 experiments, 2000 resamples, noise 0.03,\n"
@@ -39,8 +38,7 @@ static void usage(FILE *f)
           f);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     long runs = 30, experiments = 1000, resamples = 2000;
     double noise = 0.03, overhead = 1.1;
     int gamma = 0, t3 = 0;
@@ -58,22 +56,32 @@ int main(int argc, char **argv)
         }
         i++;
         char *end;
-        if (strcmp(o, "--runs") == 0) runs = strtol(v, &end, 10);
-        else if (strcmp(o, "--experiments") == 0) experiments = strtol(v, &end, 10);
-        else if (strcmp(o, "--resamples") == 0) resamples = strtol(v, &end, 10);
-        else if (strcmp(o, "--noise") == 0) noise = strtod(v, &end);
-        else if (strcmp(o, "--overhead") == 0) overhead = strtod(v, &end);
+        if (strcmp(o, "--runs") == 0)
+            runs = strtol(v, &end, 10);
+        else if (strcmp(o, "--experiments") == 0)
+            experiments = strtol(v, &end, 10);
+        else if (strcmp(o, "--resamples") == 0)
+            resamples = strtol(v, &end, 10);
+        else if (strcmp(o, "--noise") == 0)
+            noise = strtod(v, &end);
+        else if (strcmp(o, "--overhead") == 0)
+            overhead = strtod(v, &end);
         else if (strcmp(o, "--dist") == 0) {
             end = (char *)v + strlen(v);
-            if (strcmp(v, "gamma") == 0) gamma = 1;
-            else if (strcmp(v, "t3") == 0) t3 = 1;
-            else if (strcmp(v, "lognormal")) end = (char *)v;
+            if (strcmp(v, "gamma") == 0)
+                gamma = 1;
+            else if (strcmp(v, "t3") == 0)
+                t3 = 1;
+            else if (strcmp(v, "lognormal"))
+                end = (char *)v;
         } else if (strcmp(o, "--adaptive") == 0) {
             adaptive = strtod(v, &end);
-            if (!(adaptive > 0 && adaptive < 1)) end = (char *)v;
+            if (!(adaptive > 0 && adaptive < 1))
+                end = (char *)v;
         } else if (strcmp(o, "--max-blocks") == 0) {
             max_blocks = strtol(v, &end, 10);
-            if (max_blocks < 3) end = (char *)v;
+            if (max_blocks < 3)
+                end = (char *)v;
         } else {
             fprintf(stderr, "stats-coverage: unknown option '%s'\n", o);
             usage(stderr);
@@ -112,15 +120,18 @@ int main(int argc, char **argv)
             a[i] = overhead * e1;
             b[i] = e0;
         }
-        st_sample s1 = { (size_t)runs, { a } }, s0 = { (size_t)runs, { b } };
-        st_stat st = { ratio, 1 };
-        st_boot_opts o = { (size_t)resamples, 0.95, (uint64_t)k + 1 };
+        st_sample s1 = {(size_t)runs, {a}}, s0 = {(size_t)runs, {b}};
+        st_stat st = {ratio, 1};
+        st_boot_opts o = {(size_t)resamples, 0.95, (uint64_t)k + 1};
         st_interval iv;
         st_bootstrap(&s1, &s0, &st, 1, &o, &iv);
         bca += iv.method == ST_CI_BCA;
-        if (iv.lo > overhead) above++;
-        else if (iv.hi < overhead) below++;
-        else cover++;
+        if (iv.lo > overhead)
+            above++;
+        else if (iv.hi < overhead)
+            below++;
+        else
+            cover++;
         width += iv.hi - iv.lo;
     }
     printf("runs %ld, %s noise %g, overhead %g: coverage %.3f (%ld of %ld; interval above the truth %ld, "

@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void usage(FILE *f)
-{
+static void usage(FILE *f) {
     fprintf(f, "usage: inproc-estimate [--seed N] [--resamples B] FILE...\n"
                "  Pools the complete ABBA blocks of the segment series FILEs (written by a run\n"
                "  with SGC_ALTERNATE and SGC_ALT_OUT) and prints the ratio of CPU time per unit\n"
@@ -19,8 +18,7 @@ static void usage(FILE *f)
                "  Exit status: 0 done, 1 fewer than 3 complete blocks, 2 bad arguments or files.\n");
 }
 
-static void print_iv(const char *name, const st_interval *iv, const char *fmt)
-{
+static void print_iv(const char *name, const st_interval *iv, const char *fmt) {
     printf("%-12s ", name);
     printf(fmt, iv->est);
     if (iv->method == ST_CI_NONE) {
@@ -34,8 +32,7 @@ static void print_iv(const char *name, const st_interval *iv, const char *fmt)
     printf("]%s\n", iv->method == ST_CI_PERCENTILE ? " (percentile)" : "");
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     st_boot_opts opts = {10000, 0.95, 20250616ULL};
     st_seg *segs = NULL;
     size_t n = 0;

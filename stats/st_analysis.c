@@ -9,40 +9,50 @@
 #include <stdlib.h>
 #include <string.h>
 
-int st_kind_rank(const char *kind)
-{
-    if (strcmp(kind, "baseline") == 0) return 0;
-    if (strcmp(kind, "alloc") == 0) return 1;
-    if (strcmp(kind, "time") == 0) return 2;
-    if (strcmp(kind, "alloc+time") == 0) return 3;
+int st_kind_rank(const char *kind) {
+    if (strcmp(kind, "baseline") == 0)
+        return 0;
+    if (strcmp(kind, "alloc") == 0)
+        return 1;
+    if (strcmp(kind, "time") == 0)
+        return 2;
+    if (strcmp(kind, "alloc+time") == 0)
+        return 3;
     return 4;
 }
 
-static int cmp_cells(const void *a, const void *b)
-{
+static int cmp_cells(const void *a, const void *b) {
     const st_cell *x = *(st_cell *const *)a, *y = *(st_cell *const *)b;
     int c = strcmp(x->workload, y->workload);
-    if (c) return c;
+    if (c)
+        return c;
     c = st_kind_rank(x->kind) - st_kind_rank(y->kind);
-    if (c) return c;
+    if (c)
+        return c;
     c = strcmp(x->alloc_mode, y->alloc_mode);
-    if (c) return c;
-    if (x->alloc_period != y->alloc_period) return x->alloc_period < y->alloc_period ? -1 : 1;
+    if (c)
+        return c;
+    if (x->alloc_period != y->alloc_period)
+        return x->alloc_period < y->alloc_period ? -1 : 1;
     c = strcmp(x->time_clock, y->time_clock);
-    if (c) return c;
-    if (x->time_hz != y->time_hz) return x->time_hz < y->time_hz ? -1 : 1;
+    if (c)
+        return c;
+    if (x->time_hz != y->time_hz)
+        return x->time_hz < y->time_hz ? -1 : 1;
     if (!(isnan(x->depth) && isnan(y->depth)) && x->depth != y->depth) {
-        if (isnan(x->depth)) return 1;
-        if (isnan(y->depth)) return -1;
+        if (isnan(x->depth))
+            return 1;
+        if (isnan(y->depth))
+            return -1;
         return x->depth < y->depth ? -1 : 1;
     }
-    if (x->size != y->size) return x->size < y->size ? -1 : 1;
+    if (x->size != y->size)
+        return x->size < y->size ? -1 : 1;
     return strcmp(x->label, y->label);
 }
 
 static void note(st_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(st_result *r, const char *fmt, ...)
-{
+static void note(st_result *r, const char *fmt, ...) {
     size_t len = strlen(r->note);
     if (len + 3 >= sizeof r->note)
         return;
@@ -57,8 +67,7 @@ static void note(st_result *r, const char *fmt, ...)
 }
 
 /* Adds the interval's reason to the note, once per distinct reason. */
-static void note_interval(st_result *r, const char *what, const st_interval *iv)
-{
+static void note_interval(st_result *r, const char *what, const st_interval *iv) {
     if (!iv->why)
         return;
     char buf[200];
@@ -67,16 +76,14 @@ static void note_interval(st_result *r, const char *what, const st_interval *iv)
         note(r, "%s", buf);
 }
 
-static double count_or_zero(const st_run *run, st_key k, int needed)
-{
+static double count_or_zero(const st_run *run, st_key k, int needed) {
     double v = run->key[k];
     if (isnan(v) && !needed)
         return 0.0; /* the sampler is off: no samples, whether or not recorded */
     return v;
 }
 
-double st_run_sps(const st_result *r, const st_run *run, int which)
-{
+double st_run_sps(const st_result *r, const st_run *run, int which) {
     double secs = run->wall_ns / 1e9;
     double a = count_or_zero(run, ST_K_alloc_samples, r->samples_alloc);
     double t = count_or_zero(run, ST_K_time_samples, r->samples_time);
@@ -84,8 +91,7 @@ double st_run_sps(const st_result *r, const st_run *run, int which)
     return n / secs;
 }
 
-double st_run_cpu(const st_analysis *an, const st_result *r, const st_run *run)
-{
+double st_run_cpu(const st_analysis *an, const st_result *r, const st_run *run) {
     if (r->cpu_task_clock) {
         size_t i = (size_t)(run - an->sweep->runs);
         return an->sweep->counter[i * an->sweep->nevents + (size_t)an->task_clock_event];
@@ -94,8 +100,7 @@ double st_run_cpu(const st_analysis *an, const st_result *r, const st_run *run)
 }
 
 /* Used runs of a cell, as pointers. */
-size_t st_used_runs(const st_sweep *sw, const st_cell *c, const st_run **out)
-{
+size_t st_used_runs(const st_sweep *sw, const st_cell *c, const st_run **out) {
     size_t k = 0;
     for (size_t i = 0; i < c->nruns; i++) {
         const st_run *run = &sw->runs[c->first_run + i];
@@ -105,8 +110,7 @@ size_t st_used_runs(const st_sweep *sw, const st_cell *c, const st_run **out)
     return k;
 }
 
-static int all_finite(const double *v, size_t n)
-{
+static int all_finite(const double *v, size_t n) {
     for (size_t i = 0; i < n; i++)
         if (!isfinite(v[i]))
             return 0;
@@ -115,37 +119,41 @@ static int all_finite(const double *v, size_t n)
 
 static double f_overhead(const double *m1, const double *m0) { return m1[ST_M_WALL] / m0[ST_M_WALL]; }
 static double f_cpu_overhead(const double *m1, const double *m0) { return m1[ST_M_CPU] / m0[ST_M_CPU]; }
-static double f_asps(const double *m1, const double *m0) { (void)m0; return m1[ST_M_ASPS]; }
-static double f_tsps(const double *m1, const double *m0) { (void)m0; return m1[ST_M_TSPS]; }
-static double f_sps(const double *m1, const double *m0) { (void)m0; return m1[ST_M_SPS]; }
+static double f_asps(const double *m1, const double *m0) {
+    (void)m0;
+    return m1[ST_M_ASPS];
+}
+static double f_tsps(const double *m1, const double *m0) {
+    (void)m0;
+    return m1[ST_M_TSPS];
+}
+static double f_sps(const double *m1, const double *m0) {
+    (void)m0;
+    return m1[ST_M_SPS];
+}
 /* The paper's normalized overhead per 1000 samples/s, from the resample's
  * own overhead and rate (so its interval is its own, not derived). */
-static double f_norm(const double *m1, const double *m0)
-{
+static double f_norm(const double *m1, const double *m0) {
     return 1.0 + (m1[ST_M_WALL] / m0[ST_M_WALL] - 1.0) * 1000.0 / m1[ST_M_SPS];
 }
 /* Extra wall time per sample, in microseconds. */
-static double f_cost(const double *m1, const double *m0)
-{
+static double f_cost(const double *m1, const double *m0) {
     return (m1[ST_M_WALL] - m0[ST_M_WALL]) / m1[ST_M_SAMPLES] / 1000.0;
 }
 
 enum { S_OVERHEAD, S_CPU, S_ASPS, S_TSPS, S_SPS, S_NORM, S_COST, S_COUNT };
 static const st_stat all_stats[S_COUNT] = {
-    [S_OVERHEAD] = { f_overhead, 1 }, [S_CPU] = { f_cpu_overhead, 1 }, [S_ASPS] = { f_asps, 0 },
-    [S_TSPS] = { f_tsps, 0 },         [S_SPS] = { f_sps, 0 },          [S_NORM] = { f_norm, 1 },
-    [S_COST] = { f_cost, 1 },
+    [S_OVERHEAD] = {f_overhead, 1}, [S_CPU] = {f_cpu_overhead, 1}, [S_ASPS] = {f_asps, 0}, [S_TSPS] = {f_tsps, 0},
+    [S_SPS] = {f_sps, 0},           [S_NORM] = {f_norm, 1},        [S_COST] = {f_cost, 1},
 };
 
-static void empty_interval(st_interval *iv)
-{
+static void empty_interval(st_interval *iv) {
     iv->est = iv->lo = iv->hi = iv->z0 = iv->accel = NAN;
     iv->method = ST_CI_NONE;
     iv->why = NULL;
 }
 
-const st_cell *st_find_baseline(const st_sweep *sw, const st_cell *c, int *several)
-{
+const st_cell *st_find_baseline(const st_sweep *sw, const st_cell *c, int *several) {
     const st_cell *found = NULL;
     *several = 0;
     for (size_t i = 0; i < sw->ncells; i++) {
@@ -163,8 +171,7 @@ const st_cell *st_find_baseline(const st_sweep *sw, const st_cell *c, int *sever
     return found;
 }
 
-static void exactness(st_analysis *an, st_result *r, const st_run **runs, size_t n, size_t *cap)
-{
+static void exactness(st_analysis *an, st_result *r, const st_run **runs, size_t n, size_t *cap) {
     const st_cell *c = r->cell;
     r->samples_ratio = NAN;
     if (!r->samples_alloc)
@@ -199,7 +206,7 @@ static void exactness(st_analysis *an, st_result *r, const st_run **runs, size_t
             r->exact_mismatches++;
             if (an->nmismatches == *cap)
                 an->mismatches = st_xrealloc(an->mismatches, (*cap = *cap ? 2 * *cap : 16) * sizeof *an->mismatches);
-            an->mismatches[an->nmismatches++] = (st_mismatch){ c, run, pts, (double)expect, P };
+            an->mismatches[an->nmismatches++] = (st_mismatch){c, run, pts, (double)expect, P};
         }
     }
     if (r->exact_missing)
@@ -214,21 +221,22 @@ static void exactness(st_analysis *an, st_result *r, const st_run **runs, size_t
     free(ratio);
 }
 
-static const char *verdict(const st_result *r, double alpha)
-{
+static const char *verdict(const st_result *r, double alpha) {
     const st_interval *o = &r->overhead;
     if (o->method == ST_CI_NONE || isnan(r->mw.p))
         return "n/a";
     int above = o->lo > 1.0, below = o->hi < 1.0, sig = r->mw.p < alpha;
-    if (above && sig) return "slower";
-    if (below && sig) return "faster";
-    if (!above && !below && !sig) return "same";
+    if (above && sig)
+        return "slower";
+    if (below && sig)
+        return "faster";
+    if (!above && !below && !sig)
+        return "same";
     return "mixed";
 }
 
 /* A/A: the baseline's runs of odd rounds against those of even rounds. */
-static void noise_floor(st_result *r, const st_run **runs, size_t n, const st_analysis_opts *opts)
-{
+static void noise_floor(st_result *r, const st_run **runs, size_t n, const st_analysis_opts *opts) {
     double *odd = st_xmalloc((n ? n : 1) * sizeof *odd), *even = st_xmalloc((n ? n : 1) * sizeof *even);
     size_t no = 0, ne = 0;
     for (size_t i = 0; i < n; i++) {
@@ -237,10 +245,10 @@ static void noise_floor(st_result *r, const st_run **runs, size_t n, const st_an
         else
             even[ne++] = runs[i]->wall_ns;
     }
-    st_sample s1 = { no, { odd } }, s0 = { ne, { even } };
+    st_sample s1 = {no, {odd}}, s0 = {ne, {even}};
     st_boot_opts bo = opts->boot;
     bo.seed = opts->boot.seed ^ st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, r->cell->label), "#aa");
-    st_stat st = { f_overhead, 1 };
+    st_stat st = {f_overhead, 1};
     st_bootstrap(&s1, &s0, &st, 1, &bo, &r->aa);
     r->aa_odd = no;
     r->aa_even = ne;
@@ -257,8 +265,7 @@ static void noise_floor(st_result *r, const st_run **runs, size_t n, const st_an
     free(even);
 }
 
-static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *opts, size_t *mcap)
-{
+static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *opts, size_t *mcap) {
     const st_sweep *sw = an->sweep;
     const st_cell *c = r->cell;
     r->is_baseline = strcmp(c->kind, "baseline") == 0;
@@ -267,12 +274,12 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
     r->runs = c->used;
     r->failed = c->failed;
     r->verdict = "n/a";
-    r->mw = (st_mw){ NAN, NAN, 0 };
+    r->mw = (st_mw){NAN, NAN, 0};
     r->baseline_median = NAN;
     r->aa_floor = NAN;
     empty_interval(&r->aa);
-    st_interval *ivs[S_COUNT] = { &r->overhead, &r->cpu_overhead, &r->alloc_sps, &r->time_sps,
-                                  &r->sps, &r->norm, &r->cost };
+    st_interval *ivs[S_COUNT] = {&r->overhead, &r->cpu_overhead, &r->alloc_sps, &r->time_sps,
+                                 &r->sps,      &r->norm,         &r->cost};
     for (int s = 0; s < S_COUNT; s++)
         empty_interval(ivs[s]);
 
@@ -336,18 +343,19 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
         r->baseline_median = st_median(m0[ST_M_WALL], nb);
 
     /* Medians of the stats keys (NaN values skipped). */
-    const st_key keys[6] = { ST_K_alloc_samples, ST_K_alloc_sample_points, ST_K_time_samples,
-                             ST_K_time_hz_achieved, ST_K_bytes_allocated, ST_K_gc_ns };
-    double *outs[6] = { &r->alloc_samples, &r->alloc_points, &r->time_samples,
-                        &r->hz_achieved, &r->bytes_allocated, &r->gc_ns };
+    const st_key keys[6] = {ST_K_alloc_samples,    ST_K_alloc_sample_points, ST_K_time_samples,
+                            ST_K_time_hz_achieved, ST_K_bytes_allocated,     ST_K_gc_ns};
+    double *outs[6] = {&r->alloc_samples, &r->alloc_points,    &r->time_samples,
+                       &r->hz_achieved,   &r->bytes_allocated, &r->gc_ns};
     for (int k = 0; k < 6; k++) {
         st_desc d;
         for (size_t i = 0; i < n; i++)
             tmp[i] = runs[i]->key[keys[k]];
         st_describe(tmp, n, &d);
         *outs[k] = d.median;
-        if (n && d.n < n && (keys[k] == ST_K_bytes_allocated || (keys[k] == ST_K_alloc_samples && r->samples_alloc) ||
-                             (keys[k] == ST_K_time_samples && r->samples_time)))
+        if (n && d.n < n &&
+            (keys[k] == ST_K_bytes_allocated || (keys[k] == ST_K_alloc_samples && r->samples_alloc) ||
+             (keys[k] == ST_K_time_samples && r->samples_time)))
             note(r, "%zu of %zu runs lack the stats key %s", n - d.n, n, st_key_name(keys[k]));
     }
     free(tmp);
@@ -355,7 +363,7 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
     exactness(an, r, runs, n, mcap);
 
     /* Which statistics this cell gets, and with which metrics. */
-    st_sample s1 = { n, { 0 } }, s0 = { nb, { 0 } };
+    st_sample s1 = {n, {0}}, s0 = {nb, {0}};
     for (int m = 0; m < ST_M_COUNT; m++)
         s1.metric[m] = all_finite(m1[m], n) ? m1[m] : NULL;
     for (int m = 0; m < 2; m++)
@@ -366,7 +374,7 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
     if (r->is_baseline) {
         noise_floor(r, runs, n, opts);
     } else if (n) {
-        int want[S_COUNT] = { 0 };
+        int want[S_COUNT] = {0};
         int two = r->baseline && nb;
         want[S_OVERHEAD] = want[S_CPU] = two;
         want[S_ASPS] = r->samples_alloc;
@@ -389,11 +397,14 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
         for (size_t j = 0; j < k; j++)
             *ivs[map[j]] = out[j];
         /* Point values of rates for samplers the cell does not use. */
-        if (!want[S_ASPS]) r->alloc_sps.est = st_median(m1[ST_M_ASPS], n);
-        if (!want[S_TSPS]) r->time_sps.est = st_median(m1[ST_M_TSPS], n);
-        if (!want[S_SPS]) r->sps.est = st_median(m1[ST_M_SPS], n);
-        static const char *const names[S_COUNT] = { "overhead", "cpu_overhead", "alloc_sps", "time_sps",
-                                                    "sps", "norm_overhead", "sample_cost" };
+        if (!want[S_ASPS])
+            r->alloc_sps.est = st_median(m1[ST_M_ASPS], n);
+        if (!want[S_TSPS])
+            r->time_sps.est = st_median(m1[ST_M_TSPS], n);
+        if (!want[S_SPS])
+            r->sps.est = st_median(m1[ST_M_SPS], n);
+        static const char *const names[S_COUNT] = {"overhead", "cpu_overhead",  "alloc_sps",  "time_sps",
+                                                   "sps",      "norm_overhead", "sample_cost"};
         for (int s = 0; s < S_COUNT; s++)
             if (want[s])
                 note_interval(r, names[s], ivs[s]);
@@ -415,8 +426,7 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
     free(bruns);
 }
 
-void st_analyze(const st_sweep *sw, const st_analysis_opts *opts, st_analysis *an)
-{
+void st_analyze(const st_sweep *sw, const st_analysis_opts *opts, st_analysis *an) {
     memset(an, 0, sizeof *an);
     an->sweep = sw;
     an->task_clock_event = -1;
@@ -442,14 +452,13 @@ void st_analyze(const st_sweep *sw, const st_analysis_opts *opts, st_analysis *a
     free(order);
     st_analyze_paired(an, opts);
     an->fits = st_xcalloc(1, sizeof *an->fits);
-    st_reg_opts ro = { opts->fit_resamples ? opts->fit_resamples : 1000, opts->boot.confidence, opts->boot.seed };
+    st_reg_opts ro = {opts->fit_resamples ? opts->fit_resamples : 1000, opts->boot.confidence, opts->boot.seed};
     if (opts->progress)
         fprintf(stderr, "analyze: per-sample cost regressions\n");
     st_costfits_compute(an, &ro, an->fits);
 }
 
-void st_analysis_free(st_analysis *an)
-{
+void st_analysis_free(st_analysis *an) {
     if (an->fits) {
         st_costfits_free(an->fits);
         free(an->fits);

@@ -38,42 +38,42 @@ typedef struct st_mismatch {
 
 typedef struct st_result {
     const st_cell *cell;
-    const st_cell *baseline;  /* its baseline cell; NULL if none; == cell for a baseline */
-    int is_baseline;          /* kind == "baseline" */
+    const st_cell *baseline;         /* its baseline cell; NULL if none; == cell for a baseline */
+    int is_baseline;                 /* kind == "baseline" */
     int samples_alloc, samples_time; /* which samplers the cell turns on */
     size_t runs, failed, baseline_runs;
-    st_desc wall, cpu;        /* descriptive statistics of the cell's used runs */
-    int cpu_task_clock;       /* CPU time is perf::task-clock (1) or user+sys (0) */
+    st_desc wall, cpu;  /* descriptive statistics of the cell's used runs */
+    int cpu_task_clock; /* CPU time is perf::task-clock (1) or user+sys (0) */
     st_interval overhead, cpu_overhead, alloc_sps, time_sps, sps, norm, cost;
     double alloc_samples, alloc_points, time_samples; /* medians per run */
     double hz_achieved, bytes_allocated, gc_ns;       /* medians per run */
-    st_mw mw;                 /* Mann-Whitney of wall times vs the baseline */
-    const char *verdict;      /* slower, faster, same, mixed, n/a, baseline */
+    st_mw mw;                                         /* Mann-Whitney of wall times vs the baseline */
+    const char *verdict;                              /* slower, faster, same, mixed, n/a, baseline */
     size_t exact_checked, exact_mismatches, exact_missing;
-    double samples_ratio;     /* median points / (sampled_bytes / period); NaN if n/a */
-    st_interval aa;           /* baseline rows: odd rounds vs even rounds */
-    size_t aa_odd, aa_even;   /* runs in each half */
-    double aa_floor;          /* max(hi - 1, 1 - lo), NaN if no interval */
-    double baseline_median;   /* median wall_ns of its baseline (NaN if none) */
+    double samples_ratio;   /* median points / (sampled_bytes / period); NaN if n/a */
+    st_interval aa;         /* baseline rows: odd rounds vs even rounds */
+    size_t aa_odd, aa_even; /* runs in each half */
+    double aa_floor;        /* max(hi - 1, 1 - lo), NaN if no interval */
+    double baseline_median; /* median wall_ns of its baseline (NaN if none) */
     /* Paired comparison over blocks (blocked design; docs/STATISTICS.md).  For a
      * baseline, its A/A blocks.  Log-ratios are Hodges-Lehmann estimates with a
      * one-sample BCa interval, reported as ratios. */
-    size_t pairs;             /* blocks with both runs used */
-    st_interval paired;       /* wall time ratio, cell run / its adjacent baseline run */
-    st_interval paired_cpu;   /* the same for CPU time */
-    st_interval paired_norm;  /* 1 + HL over blocks of (ratio - 1) * 1000 / samples per second */
-    st_interval paired_cost;  /* HL over blocks of (wall - baseline wall) / samples, us */
-    st_verdict pverdict;      /* verdict of paired with the margin */
-    double paired_floor;      /* baselines: max(hi - 1, 1 - lo) of the A/A blocks, else NaN */
-    char note[768];           /* reasons, '; '-separated */
+    size_t pairs;            /* blocks with both runs used */
+    st_interval paired;      /* wall time ratio, cell run / its adjacent baseline run */
+    st_interval paired_cpu;  /* the same for CPU time */
+    st_interval paired_norm; /* 1 + HL over blocks of (ratio - 1) * 1000 / samples per second */
+    st_interval paired_cost; /* HL over blocks of (wall - baseline wall) / samples, us */
+    st_verdict pverdict;     /* verdict of paired with the margin */
+    double paired_floor;     /* baselines: max(hi - 1, 1 - lo) of the A/A blocks, else NaN */
+    char note[768];          /* reasons, '; '-separated */
 } st_result;
 
 struct st_costfits;
 
 typedef struct st_analysis {
     const st_sweep *sweep;
-    struct st_costfits *fits;      /* per-sample cost by regression (st_costfit.h) */
-    st_result *results;  /* ncells of them, report order */
+    struct st_costfits *fits; /* per-sample cost by regression (st_costfit.h) */
+    st_result *results;       /* ncells of them, report order */
     size_t nresults;
     st_mismatch *mismatches;
     size_t nmismatches;
@@ -87,8 +87,8 @@ typedef struct st_analysis {
 typedef struct st_analysis_opts {
     st_boot_opts boot;
     size_t fit_resamples; /* bootstrap resamples of the cost regressions (st_costfit.h) */
-    int progress; /* print one line per workload on stderr */
-    double margin; /* equivalence margin of the verdicts (0.02 = 2%) */
+    int progress;         /* print one line per workload on stderr */
+    double margin;        /* equivalence margin of the verdicts (0.02 = 2%) */
 } st_analysis_opts;
 
 /* Analyses every cell of sw.  Never fails (allocation failure exits). */

@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *st_ci_name(st_ci_method m)
-{
+const char *st_ci_name(st_ci_method m) {
     switch (m) {
     case ST_CI_BCA: return "bca";
     case ST_CI_PERCENTILE: return "percentile";
@@ -32,8 +31,7 @@ typedef struct prepared {
 
 static const double *sort_key;
 
-static int cmp_index(const void *a, const void *b)
-{
+static int cmp_index(const void *a, const void *b) {
     double x = sort_key[*(const size_t *)a], y = sort_key[*(const size_t *)b];
     if (x != y)
         return (x > y) - (x < y);
@@ -42,8 +40,7 @@ static int cmp_index(const void *a, const void *b)
     return (i > j) - (i < j);
 }
 
-static void prepare(const st_sample *s, prepared *p)
-{
+static void prepare(const st_sample *s, prepared *p) {
     memset(p, 0, sizeof *p);
     p->n = s ? s->n : 0;
     for (int m = 0; m < ST_BOOT_MAX_METRICS; m++) {
@@ -67,8 +64,7 @@ static void prepare(const st_sample *s, prepared *p)
     }
 }
 
-static void release(prepared *p)
-{
+static void release(prepared *p) {
     for (int m = 0; m < ST_BOOT_MAX_METRICS; m++) {
         free(p->sorted[m]);
         free(p->perm[m]);
@@ -77,14 +73,10 @@ static void release(prepared *p)
 }
 
 /* The midpoint of two order statistics, in st_quantile_sorted's arithmetic. */
-static inline double mid(double a, double b)
-{
-    return a + 0.5 * (b - a);
-}
+static inline double mid(double a, double b) { return a + 0.5 * (b - a); }
 
 /* Median of the resample in which run i appears cnt[i] times (sum n). */
-static inline double median_counts(const prepared *p, int m, const unsigned *cnt)
-{
+static inline double median_counts(const prepared *p, int m, const unsigned *cnt) {
     size_t n = p->n, klo = (n - 1) / 2, khi = n / 2, cum = 0;
     const double *v = p->sorted[m];
     const size_t *perm = p->perm[m];
@@ -103,8 +95,7 @@ static inline double median_counts(const prepared *p, int m, const unsigned *cnt
 }
 
 /* Median of the group without run i. */
-static inline double median_without(const prepared *p, int m, size_t i)
-{
+static inline double median_without(const prepared *p, int m, size_t i) {
     size_t n = p->n - 1, at = p->pos[m][i];
     size_t klo = (n - 1) / 2, khi = n / 2;
     const double *v = p->sorted[m];
@@ -112,20 +103,17 @@ static inline double median_without(const prepared *p, int m, size_t i)
     return klo == khi ? lo : mid(lo, hi);
 }
 
-static void medians_full(const prepared *p, double *out)
-{
+static void medians_full(const prepared *p, double *out) {
     for (int m = 0; m < ST_BOOT_MAX_METRICS; m++)
         out[m] = p->full[m];
 }
 
-static void medians_resample(const prepared *p, const unsigned *cnt, double *out)
-{
+static void medians_resample(const prepared *p, const unsigned *cnt, double *out) {
     for (int m = 0; m < ST_BOOT_MAX_METRICS; m++)
         out[m] = p->have[m] ? median_counts(p, m, cnt) : NAN;
 }
 
-static void medians_without(const prepared *p, size_t i, double *out)
-{
+static void medians_without(const prepared *p, size_t i, double *out) {
     for (int m = 0; m < ST_BOOT_MAX_METRICS; m++)
         out[m] = p->have[m] ? median_without(p, m, i) : NAN;
 }
@@ -134,24 +122,40 @@ static void medians_without(const prepared *p, size_t i, double *out)
  * have there, everything before it is <= a[k] and everything after >= a[k]
  * (quickselect, median-of-three pivot).  O(n) on average: the intervals
  * need two order statistics of B values, not a full sort. */
-static void select_kth(double *a, size_t n, size_t k)
-{
+static void select_kth(double *a, size_t n, size_t k) {
     size_t lo = 0, hi = n - 1;
     while (hi > lo) {
         size_t mid = lo + (hi - lo) / 2;
         /* Order a[lo], a[mid], a[hi]; the median becomes the pivot. */
-        if (a[mid] < a[lo]) { double t = a[mid]; a[mid] = a[lo]; a[lo] = t; }
-        if (a[hi] < a[lo]) { double t = a[hi]; a[hi] = a[lo]; a[lo] = t; }
-        if (a[hi] < a[mid]) { double t = a[hi]; a[hi] = a[mid]; a[mid] = t; }
+        if (a[mid] < a[lo]) {
+            double t = a[mid];
+            a[mid] = a[lo];
+            a[lo] = t;
+        }
+        if (a[hi] < a[lo]) {
+            double t = a[hi];
+            a[hi] = a[lo];
+            a[lo] = t;
+        }
+        if (a[hi] < a[mid]) {
+            double t = a[hi];
+            a[hi] = a[mid];
+            a[mid] = t;
+        }
         double pivot = a[mid];
         size_t i = lo, j = hi;
         while (i <= j) {
-            while (a[i] < pivot) i++;
-            while (a[j] > pivot) j--;
-            if (i <= j) {
-                double t = a[i]; a[i] = a[j]; a[j] = t;
+            while (a[i] < pivot)
                 i++;
-                if (j == 0) break;
+            while (a[j] > pivot)
+                j--;
+            if (i <= j) {
+                double t = a[i];
+                a[i] = a[j];
+                a[j] = t;
+                i++;
+                if (j == 0)
+                    break;
                 j--;
             }
         }
@@ -164,27 +168,27 @@ static void select_kth(double *a, size_t n, size_t k)
     }
 }
 
-double st_quantile_select(double *t, size_t n, double p)
-{
+double st_quantile_select(double *t, size_t n, double p) {
     double h = (double)(n - 1) * p;
     size_t lo = (size_t)floor(h);
     if (lo >= n - 1) {
         double m = t[0];
         for (size_t i = 1; i < n; i++)
-            if (t[i] > m) m = t[i];
+            if (t[i] > m)
+                m = t[i];
         return m;
     }
     select_kth(t, n, lo);
     double v = t[lo], w = t[lo + 1];
     for (size_t i = lo + 2; i < n; i++)
-        if (t[i] < w) w = t[i];
+        if (t[i] < w)
+            w = t[i];
     return v + (h - (double)lo) * (w - v);
 }
 
 /* Jackknife acceleration of one statistic; returns NAN when undefined
  * (some leave-one-out value not finite, or every one equal). */
-static double acceleration(const st_stat *st, const prepared *p1, const prepared *p0)
-{
+static double acceleration(const st_stat *st, const prepared *p1, const prepared *p0) {
     double m1[ST_BOOT_MAX_METRICS], m0[ST_BOOT_MAX_METRICS];
     double sum2 = 0.0, sum3 = 0.0;
     for (int k = 0; k < 2; k++) {
@@ -224,14 +228,14 @@ static double acceleration(const st_stat *st, const prepared *p1, const prepared
     return sum3 / (6.0 * pow(sum2, 1.5));
 }
 
-void st_boot_interval(double *t, size_t B, double confidence, double (*accel)(void *ctx), void *ctx,
-                      st_interval *out)
-{
+void st_boot_interval(double *t, size_t B, double confidence, double (*accel)(void *ctx), void *ctx, st_interval *out) {
     double est = out->est, alpha = 1.0 - confidence;
     double tmin = t[0], tmax = t[0];
     for (size_t b = 1; b < B; b++) {
-        if (t[b] < tmin) tmin = t[b];
-        if (t[b] > tmax) tmax = t[b];
+        if (t[b] < tmin)
+            tmin = t[b];
+        if (t[b] > tmax)
+            tmax = t[b];
     }
     if (tmin == tmax) {
         out->lo = out->hi = tmin;
@@ -279,23 +283,20 @@ typedef struct accel_ctx {
     const prepared *p1, *p0;
 } accel_ctx;
 
-static double accel_two(void *ctx)
-{
+static double accel_two(void *ctx) {
     const accel_ctx *a = ctx;
     return acceleration(a->st, a->p1, a->p0);
 }
 
 /* Fills out's interval from the resampled values t[0..B-1] (reordered here). */
-static void interval(const st_stat *st, const prepared *p1, const prepared *p0, double *t, size_t B,
-                     double confidence, st_interval *out)
-{
+static void interval(const st_stat *st, const prepared *p1, const prepared *p0, double *t, size_t B, double confidence,
+                     st_interval *out) {
     accel_ctx a = {st, p1, p0};
     st_boot_interval(t, B, confidence, accel_two, &a, out);
 }
 
 void st_bootstrap(const st_sample *s1, const st_sample *s0, const st_stat *stats, size_t nstats,
-                  const st_boot_opts *opts, st_interval *out)
-{
+                  const st_boot_opts *opts, st_interval *out) {
     prepared p1, p0;
     prepare(s1, &p1);
     prepare(s0, &p0);
@@ -381,8 +382,7 @@ typedef struct kaccel_ctx {
 
 /* Jackknife acceleration of a k-group statistic over the groups it reads;
  * NAN when undefined. */
-static double accel_groups(void *ctx)
-{
+static double accel_groups(void *ctx) {
     const kaccel_ctx *a = ctx;
     double m[ST_BOOT_MAX_GROUPS][ST_BOOT_MAX_METRICS];
     double sum2 = 0.0, sum3 = 0.0;
@@ -420,8 +420,7 @@ static double accel_groups(void *ctx)
 }
 
 void st_bootstrap_groups(const st_sample *groups, size_t k, const st_kstat *stats, size_t nstats,
-                         const st_boot_opts *opts, st_interval *out)
-{
+                         const st_boot_opts *opts, st_interval *out) {
     if (k < 1 || k > ST_BOOT_MAX_GROUPS)
         abort(); /* a programming error, not input */
     prepared p[ST_BOOT_MAX_GROUPS];

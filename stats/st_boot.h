@@ -105,8 +105,7 @@ void st_bootstrap_groups(const st_sample *groups, size_t k, const st_kstat *stat
  * (called only when z0 is finite; NaN = undefined), else the percentile
  * interval with out->why saying why.  Sets lo, hi, method, why, z0, accel.
  * Shared by st_bootstrap and the one-sample bootstrap of st_paired.h. */
-void st_boot_interval(double *t, size_t B, double confidence, double (*accel)(void *ctx), void *ctx,
-                      st_interval *out);
+void st_boot_interval(double *t, size_t B, double confidence, double (*accel)(void *ctx), void *ctx, st_interval *out);
 
 /* Type-7 quantile of t[0..n-1] (n >= 1) at p in [0, 1], exactly the value
  * st_quantile_sorted gives on the sorted values, in O(n) on average

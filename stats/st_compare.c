@@ -12,18 +12,13 @@
 /* Groups of the four-group bootstrap. */
 enum { G_A = 0, G_B, G_A_BASE, G_B_BASE, G_COUNT };
 
-static double stat_ratio(const double (*m)[ST_BOOT_MAX_METRICS])
-{
-    return m[G_B][0] / m[G_A][0];
-}
+static double stat_ratio(const double (*m)[ST_BOOT_MAX_METRICS]) { return m[G_B][0] / m[G_A][0]; }
 
-static double stat_doverhead(const double (*m)[ST_BOOT_MAX_METRICS])
-{
+static double stat_doverhead(const double (*m)[ST_BOOT_MAX_METRICS]) {
     return m[G_B][0] / m[G_B_BASE][0] - m[G_A][0] / m[G_A_BASE][0];
 }
 
-static void note(st_cmp_cell *r, const char *fmt, ...)
-{
+static void note(st_cmp_cell *r, const char *fmt, ...) {
     size_t len = strlen(r->note);
     if (len + 3 >= sizeof r->note)
         return;
@@ -38,8 +33,7 @@ static void note(st_cmp_cell *r, const char *fmt, ...)
 }
 
 /* Used wall times of cell c (NULL: none) into a fresh array; *n their number. */
-static double *walls(const st_sweep *sw, const st_cell *c, size_t *n)
-{
+static double *walls(const st_sweep *sw, const st_cell *c, size_t *n) {
     *n = 0;
     if (!c)
         return st_xmalloc(sizeof(double));
@@ -53,16 +47,14 @@ static double *walls(const st_sweep *sw, const st_cell *c, size_t *n)
     return w;
 }
 
-static const st_cell *find_label(const st_sweep *sw, const char *label)
-{
+static const st_cell *find_label(const st_sweep *sw, const char *label) {
     for (size_t i = 0; i < sw->ncells; i++)
         if (strcmp(sw->cells[i].label, label) == 0)
             return &sw->cells[i];
     return NULL;
 }
 
-static int cmp_cells(const void *x, const void *y)
-{
+static int cmp_cells(const void *x, const void *y) {
     const st_cmp_cell *a = x, *b = y;
     int d = strcmp(a->a->workload, b->a->workload);
     if (d)
@@ -73,8 +65,7 @@ static int cmp_cells(const void *x, const void *y)
     return strcmp(a->label, b->label);
 }
 
-void st_bh_adjust(const double *p, size_t n, double *q)
-{
+void st_bh_adjust(const double *p, size_t n, double *q) {
     size_t m = 0;
     size_t *idx = st_xmalloc((n ? n : 1) * sizeof *idx);
     for (size_t i = 0; i < n; i++) {
@@ -103,14 +94,13 @@ void st_bh_adjust(const double *p, size_t n, double *q)
 
 /* Metadata keys listed first, in this order (docs/HARNESS.md's meta table). */
 static const char *const important_keys[] = {
-    "git_revision", "git_dirty", "compiler", "cflags", "host", "cpu_model", "cores_online", "cpus_allowed",
-    "run_cpu", "kernel", "governor", "virtualization", "loadavg_start", "loadavg_end", "plan", "design",
-    "env", "bin_hashes", "config",
+    "git_revision", "git_dirty", "compiler", "cflags",     "host",           "cpu_model",     "cores_online",
+    "cpus_allowed", "run_cpu",   "kernel",   "governor",   "virtualization", "loadavg_start", "loadavg_end",
+    "plan",         "design",    "env",      "bin_hashes", "config",
 };
 #define NIMPORTANT (sizeof important_keys / sizeof important_keys[0])
 
-static int important_rank(const char *key)
-{
+static int important_rank(const char *key) {
     for (size_t i = 0; i < NIMPORTANT; i++)
         if (strcmp(key, important_keys[i]) == 0)
             return (int)i;
@@ -120,8 +110,7 @@ static int important_rank(const char *key)
     return -1;
 }
 
-static int cmp_meta(const void *x, const void *y)
-{
+static int cmp_meta(const void *x, const void *y) {
     const st_cmp_meta *a = x, *b = y;
     int ra = important_rank(a->key), rb = important_rank(b->key);
     if (ra < 0)
@@ -133,13 +122,9 @@ static int cmp_meta(const void *x, const void *y)
     return strcmp(a->key, b->key);
 }
 
-static int differs(const char *x, const char *y)
-{
-    return (x == NULL) != (y == NULL) || (x && strcmp(x, y));
-}
+static int differs(const char *x, const char *y) { return (x == NULL) != (y == NULL) || (x && strcmp(x, y)); }
 
-static void compare_meta(st_comparison *c)
-{
+static void compare_meta(st_comparison *c) {
     const st_sweep *a = c->a, *b = c->b;
     c->meta = st_xmalloc((a->nmeta + b->nmeta + 1) * sizeof *c->meta);
     c->nmeta = 0;
@@ -162,8 +147,7 @@ static void compare_meta(st_comparison *c)
     }
 }
 
-static void compare_cell(st_comparison *c, st_cmp_cell *r)
-{
+static void compare_cell(st_comparison *c, st_cmp_cell *r) {
     const st_sweep *A = c->a, *B = c->b;
     int several = 0;
     r->is_baseline = strcmp(r->a->kind, "baseline") == 0;
@@ -222,8 +206,7 @@ static void compare_cell(st_comparison *c, st_cmp_cell *r)
         free(w[k]);
 }
 
-static void verdict(const st_comparison *c, st_cmp_cell *r)
-{
+static void verdict(const st_comparison *c, st_cmp_cell *r) {
     double t = c->opts.threshold, alpha = 1.0 - c->opts.boot.confidence;
     const st_interval *iv = &r->ratio;
     if (iv->method == ST_CI_NONE) {
@@ -237,8 +220,10 @@ static void verdict(const st_comparison *c, st_cmp_cell *r)
             r->verdict = above ? "slower" : "faster";
         } else {
             r->verdict = "inconclusive";
-            note(r, "interval beyond the threshold but the Mann-Whitney test is not significant after "
-                    "Benjamini-Hochberg (adjusted p %.3g > %.3g)", r->p_adjusted, alpha);
+            note(r,
+                 "interval beyond the threshold but the Mann-Whitney test is not significant after "
+                 "Benjamini-Hochberg (adjusted p %.3g > %.3g)",
+                 r->p_adjusted, alpha);
         }
     } else if (iv->lo >= 1.0 - t && iv->hi <= 1.0 + t) {
         r->verdict = "same";
@@ -247,8 +232,7 @@ static void verdict(const st_comparison *c, st_cmp_cell *r)
     }
 }
 
-void st_compare(const st_sweep *a, const st_sweep *b, const st_compare_opts *opts, st_comparison *c)
-{
+void st_compare(const st_sweep *a, const st_sweep *b, const st_compare_opts *opts, st_comparison *c) {
     memset(c, 0, sizeof *c);
     c->a = a;
     c->b = b;
@@ -298,8 +282,7 @@ void st_compare(const st_sweep *a, const st_sweep *b, const st_compare_opts *opt
     free(q);
 }
 
-void st_comparison_free(st_comparison *c)
-{
+void st_comparison_free(st_comparison *c) {
     free(c->cells);
     free(c->only_a);
     free(c->only_b);
@@ -310,16 +293,14 @@ void st_comparison_free(st_comparison *c)
 /* ---- outputs ---- */
 
 /* A number as written in CSV and JSON: %.10g, the same text in both. */
-static void num(FILE *f, double v, const char *missing)
-{
+static void num(FILE *f, double v, const char *missing) {
     if (isfinite(v))
         fprintf(f, "%.10g", v);
     else
         fputs(missing, f);
 }
 
-static void csv_str(FILE *f, const char *s)
-{
+static void csv_str(FILE *f, const char *s) {
     if (!s)
         return;
     if (!strpbrk(s, ",\"\n\r")) {
@@ -335,8 +316,7 @@ static void csv_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void json_str(FILE *f, const char *s)
-{
+static void json_str(FILE *f, const char *s) {
     if (!s) {
         fputs("null", f);
         return;
@@ -360,8 +340,7 @@ static void json_str(FILE *f, const char *s)
 
 /* Markdown table cell text: '|' and newlines would break the table; long
  * values (the config) are cut. */
-static void md_str(FILE *f, const char *s)
-{
+static void md_str(FILE *f, const char *s) {
     if (!s) {
         fputs("(absent)", f);
         return;
@@ -373,29 +352,27 @@ static void md_str(FILE *f, const char *s)
         fputs("...", f);
 }
 
-static void md_num(FILE *f, const char *fmt, double v)
-{
+static void md_num(FILE *f, const char *fmt, double v) {
     if (isfinite(v))
         fprintf(f, fmt, v);
     else
         fputs("n/a", f);
 }
 
-static const char *meta_or(const st_sweep *sw, const char *key)
-{
+static const char *meta_or(const st_sweep *sw, const char *key) {
     const char *v = st_sweep_meta(sw, key);
     return v ? v : "unknown";
 }
 
-int st_compare_md(FILE *f, const st_comparison *c)
-{
+int st_compare_md(FILE *f, const st_comparison *c) {
     const st_compare_opts *o = &c->opts;
     fprintf(f, "# Comparison: B against A\n\n");
     fprintf(f, "- A: `%s` (revision %s)\n- B: `%s` (revision %s)\n\n", c->a->dir, meta_or(c->a, "git_revision"),
             c->b->dir, meta_or(c->b, "git_revision"));
     if (c->different_machines)
-        fprintf(f, "**WARNING: A and B were measured on DIFFERENT MACHINES (host %s / %s, CPU %s / %s): "
-                   "differences mix the change with the machines.**\n\n",
+        fprintf(f,
+                "**WARNING: A and B were measured on DIFFERENT MACHINES (host %s / %s, CPU %s / %s): "
+                "differences mix the change with the machines.**\n\n",
                 meta_or(c->a, "host"), meta_or(c->b, "host"), meta_or(c->a, "cpu_model"), meta_or(c->b, "cpu_model"));
     fprintf(f, "## Metadata that differs\n\n");
     if (!c->nmeta) {
@@ -413,9 +390,10 @@ int st_compare_md(FILE *f, const st_comparison *c)
         fputc('\n', f);
     }
     fprintf(f, "## Verdicts\n\n");
-    fprintf(f, "%zu cells compared (%zu with a Mann-Whitney p-value, the family of the Benjamini-Hochberg "
-               "adjustment): **%zu slower**, %zu faster, %zu same, %zu inconclusive.  Threshold %g%%, "
-               "%g%% BCa intervals, %zu resamples, seed %llu.\n\n",
+    fprintf(f,
+            "%zu cells compared (%zu with a Mann-Whitney p-value, the family of the Benjamini-Hochberg "
+            "adjustment): **%zu slower**, %zu faster, %zu same, %zu inconclusive.  Threshold %g%%, "
+            "%g%% BCa intervals, %zu resamples, seed %llu.\n\n",
             c->ncells, c->compared, c->slower, c->faster, c->same, c->inconclusive, o->threshold * 100,
             o->boot.confidence * 100, o->boot.resamples, (unsigned long long)o->boot.seed);
     if (c->ncells) {
@@ -464,10 +442,11 @@ int st_compare_md(FILE *f, const st_comparison *c)
         fprintf(f, "- only in A: %s\n", c->only_a[i]->label);
     for (size_t i = 0; i < c->nonly_b; i++)
         fprintf(f, "- only in B: %s\n", c->only_b[i]->label);
-    fprintf(f, "\nB/A is B's median wall time over A's; change is B's overhead minus A's (overhead = median "
-               "over the baseline's median), both from the same resamples of whole runs.  A cell is slower "
-               "or faster only when its whole B/A interval lies beyond the threshold and its adjusted p is "
-               "at most %g; same when the whole interval lies within it.  Method: docs/STATISTICS.md.\n",
+    fprintf(f,
+            "\nB/A is B's median wall time over A's; change is B's overhead minus A's (overhead = median "
+            "over the baseline's median), both from the same resamples of whole runs.  A cell is slower "
+            "or faster only when its whole B/A interval lies beyond the threshold and its adjusted p is "
+            "at most %g; same when the whole interval lies within it.  Method: docs/STATISTICS.md.\n",
             1.0 - o->boot.confidence);
     return ferror(f) ? -1 : 0;
 }
@@ -477,8 +456,7 @@ static const char *const csv_header =
     "a_overhead,b_overhead,overhead_change,overhead_change_lo,overhead_change_hi,overhead_change_method,"
     "mw_u,mw_p,mw_p_adjusted,verdict,note\n";
 
-int st_compare_csv(FILE *f, const st_comparison *c)
-{
+int st_compare_csv(FILE *f, const st_comparison *c) {
     fputs(csv_header, f);
     for (size_t i = 0; i < c->ncells; i++) {
         const st_cmp_cell *r = &c->cells[i];
@@ -512,16 +490,14 @@ int st_compare_csv(FILE *f, const st_comparison *c)
     return ferror(f) ? -1 : 0;
 }
 
-static void json_num_field(FILE *f, const char *name, double v, int comma)
-{
+static void json_num_field(FILE *f, const char *name, double v, int comma) {
     fprintf(f, "\"%s\": ", name);
     num(f, v, "null");
     if (comma)
         fputs(", ", f);
 }
 
-static void json_labels(FILE *f, const st_cell *const *cells, size_t n)
-{
+static void json_labels(FILE *f, const st_cell *const *cells, size_t n) {
     fputc('[', f);
     for (size_t i = 0; i < n; i++) {
         if (i)
@@ -531,8 +507,7 @@ static void json_labels(FILE *f, const st_cell *const *cells, size_t n)
     fputc(']', f);
 }
 
-int st_compare_json(FILE *f, const st_comparison *c)
-{
+int st_compare_json(FILE *f, const st_comparison *c) {
     const st_compare_opts *o = &c->opts;
     fputs("{\n  \"format\": \"freecheck-compare-1\",\n  \"a\": ", f);
     json_str(f, c->a->dir);
@@ -542,8 +517,9 @@ int st_compare_json(FILE *f, const st_comparison *c)
             o->threshold, o->boot.confidence, o->boot.resamples, (unsigned long long)o->boot.seed);
     fputs("  \"correction\": \"benjamini-hochberg\",\n", f);
     fprintf(f, "  \"different_machines\": %s,\n", c->different_machines ? "true" : "false");
-    fprintf(f, "  \"counts\": {\"cells\": %zu, \"compared\": %zu, \"slower\": %zu, \"faster\": %zu, \"same\": %zu, "
-               "\"inconclusive\": %zu, \"only_in_a\": %zu, \"only_in_b\": %zu},\n",
+    fprintf(f,
+            "  \"counts\": {\"cells\": %zu, \"compared\": %zu, \"slower\": %zu, \"faster\": %zu, \"same\": %zu, "
+            "\"inconclusive\": %zu, \"only_in_a\": %zu, \"only_in_b\": %zu},\n",
             c->ncells, c->compared, c->slower, c->faster, c->same, c->inconclusive, c->nonly_a, c->nonly_b);
     fputs("  \"units\": {\"a_median_ns\": \"ns\", \"b_median_ns\": \"ns\", \"ratio\": \"B/A\", "
           "\"a_overhead\": \"ratio to baseline\", \"b_overhead\": \"ratio to baseline\", "
@@ -597,10 +573,10 @@ int st_compare_json(FILE *f, const st_comparison *c)
     return ferror(f) ? -1 : 0;
 }
 
-int st_compare_plotdata(FILE *f, const st_comparison *c)
-{
-    fprintf(f, "# compare.dat: one row per matched cell (B against A), threshold %.10g%%\n"
-               "# row label change_pct lo_pct hi_pct verdict\n",
+int st_compare_plotdata(FILE *f, const st_comparison *c) {
+    fprintf(f,
+            "# compare.dat: one row per matched cell (B against A), threshold %.10g%%\n"
+            "# row label change_pct lo_pct hi_pct verdict\n",
             c->opts.threshold * 100);
     for (size_t i = 0; i < c->ncells; i++) {
         const st_cmp_cell *r = &c->cells[i];

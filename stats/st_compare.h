@@ -37,14 +37,14 @@ typedef struct st_cmp_cell {
     const st_cell *a, *b;           /* the cell in each sweep */
     const st_cell *a_base, *b_base; /* their baselines (NULL if none; the cell itself for a baseline) */
     int is_baseline;
-    size_t a_runs, b_runs;          /* used runs */
-    double a_median, b_median;      /* median wall time, ns */
-    double a_overhead, b_overhead;  /* median / baseline median (NaN for a baseline or without one) */
-    st_interval ratio;              /* b_median / a_median */
-    st_interval doverhead;          /* b_overhead - a_overhead */
-    st_mw mw;                       /* B's wall times against A's */
-    double p_adjusted;              /* Benjamini-Hochberg; NaN when mw.p is */
-    const char *verdict;            /* slower, faster, same, inconclusive */
+    size_t a_runs, b_runs;         /* used runs */
+    double a_median, b_median;     /* median wall time, ns */
+    double a_overhead, b_overhead; /* median / baseline median (NaN for a baseline or without one) */
+    st_interval ratio;             /* b_median / a_median */
+    st_interval doverhead;         /* b_overhead - a_overhead */
+    st_mw mw;                      /* B's wall times against A's */
+    double p_adjusted;             /* Benjamini-Hochberg; NaN when mw.p is */
+    const char *verdict;           /* slower, faster, same, inconclusive */
     char note[384];
 } st_cmp_cell;
 

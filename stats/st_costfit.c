@@ -9,8 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *st_fit_metric_name(st_fit_metric m)
-{
+const char *st_fit_metric_name(st_fit_metric m) {
     switch (m) {
     case ST_FIT_WALL: return "wall";
     case ST_FIT_CPU: return "cpu";
@@ -20,8 +19,7 @@ const char *st_fit_metric_name(st_fit_metric m)
 }
 
 static void fnote(st_costfit *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fnote(st_costfit *c, const char *fmt, ...)
-{
+static void fnote(st_costfit *c, const char *fmt, ...) {
     size_t len = strlen(c->note);
     if (len + 3 >= sizeof c->note)
         return;
@@ -38,8 +36,7 @@ static void fnote(st_costfit *c, const char *fmt, ...)
 static int in_matrix(const st_result *r) { return isnan(r->cell->depth); }
 
 /* y of a run for a metric; NaN if missing. */
-static double run_y(const st_sweep *sw, const st_run *run, st_fit_metric m, int instr_event)
-{
+static double run_y(const st_sweep *sw, const st_run *run, st_fit_metric m, int instr_event) {
     switch (m) {
     case ST_FIT_WALL: return run->wall_ns;
     case ST_FIT_CPU: return run->user_ns + run->sys_ns;
@@ -51,14 +48,15 @@ static double run_y(const st_sweep *sw, const st_run *run, st_fit_metric m, int 
     }
 }
 
-static int cmp_x(const void *a, const void *b)
-{
+static int cmp_x(const void *a, const void *b) {
     const st_result *x = *(const st_result *const *)a, *y = *(const st_result *const *)b;
     int time = strcmp(x->cell->kind, "time") == 0;
     double u = time ? x->time_samples : x->alloc_samples, v = time ? y->time_samples : y->alloc_samples;
     if (u != v && !(isnan(u) && isnan(v))) {
-        if (isnan(u)) return 1;
-        if (isnan(v)) return -1;
+        if (isnan(u))
+            return 1;
+        if (isnan(v))
+            return -1;
         return u < v ? -1 : 1;
     }
     return strcmp(x->cell->label, y->cell->label);
@@ -68,8 +66,7 @@ static int cmp_x(const void *a, const void *b)
  * metric is missing on some run). */
 /* Is the cell's setting (period of an alloc cell, rate of a time cell) in
  * the list?  A NULL list takes every cell. */
-static int setting_wanted(const st_cell *c, const int64_t *only, size_t nonly)
-{
+static int setting_wanted(const st_cell *c, const int64_t *only, size_t nonly) {
     if (!only)
         return 1;
     int64_t v = strcmp(c->kind, "time") == 0 ? c->time_hz : c->alloc_period;
@@ -79,10 +76,8 @@ static int setting_wanted(const st_cell *c, const int64_t *only, size_t nonly)
     return 0;
 }
 
-static int fit_one(const st_analysis *an, const st_result *base, const char *kind, st_fit_metric m,
-                   int instr_event, const st_reg_opts *opts, const int64_t *only, size_t nonly,
-                   st_costfit *out)
-{
+static int fit_one(const st_analysis *an, const st_result *base, const char *kind, st_fit_metric m, int instr_event,
+                   const st_reg_opts *opts, const int64_t *only, size_t nonly, st_costfit *out) {
     const st_sweep *sw = an->sweep;
     memset(out, 0, sizeof *out);
     int time = strcmp(kind, "time") == 0;
@@ -146,7 +141,7 @@ static int fit_one(const st_analysis *an, const st_result *base, const char *kin
     }
     free(tmp);
 
-    st_reg_data d = { n, x, y, g, out->ncells + 1, 0 };
+    st_reg_data d = {n, x, y, g, out->ncells + 1, 0};
     st_reg_opts o = *opts;
     char key[256];
     snprintf(key, sizeof key, "fit:%s/%s/%s", out->workload, out->kind, st_fit_metric_name(m));
@@ -177,8 +172,7 @@ static int fit_one(const st_analysis *an, const st_result *base, const char *kin
     return 1;
 }
 
-void st_costfits_compute(const st_analysis *an, const st_reg_opts *opts, st_costfits *out)
-{
+void st_costfits_compute(const st_analysis *an, const st_reg_opts *opts, st_costfits *out) {
     memset(out, 0, sizeof *out);
     const st_sweep *sw = an->sweep;
     int instr = -1;
@@ -198,7 +192,7 @@ void st_costfits_compute(const st_analysis *an, const st_reg_opts *opts, st_cost
                 dup = 1;
         if (dup)
             continue;
-        static const char *const kinds[2] = { "alloc", "time" };
+        static const char *const kinds[2] = {"alloc", "time"};
         for (int k = 0; k < 2; k++)
             for (int m = 0; m < ST_FIT_NMETRICS; m++) {
                 if (out->n == cap)
@@ -210,8 +204,7 @@ void st_costfits_compute(const st_analysis *an, const st_reg_opts *opts, st_cost
 }
 
 int st_costfit_subset(const st_analysis *an, const char *workload, const char *kind, st_fit_metric metric,
-                      const int64_t *only, size_t nonly, const st_reg_opts *opts, st_costfit *out)
-{
+                      const int64_t *only, size_t nonly, const st_reg_opts *opts, st_costfit *out) {
     const st_sweep *sw = an->sweep;
     int instr = -1;
     for (size_t e = 0; e < sw->nevents; e++)
@@ -225,8 +218,7 @@ int st_costfit_subset(const st_analysis *an, const char *workload, const char *k
     return 0;
 }
 
-void st_costfit_free(st_costfit *c)
-{
+void st_costfit_free(st_costfit *c) {
     st_reg_fit_free(&c->fit);
     free(c->cells);
     free(c->cell_x);
@@ -234,8 +226,7 @@ void st_costfit_free(st_costfit *c)
     memset(c, 0, sizeof *c);
 }
 
-void st_costfits_free(st_costfits *f)
-{
+void st_costfits_free(st_costfits *f) {
     for (size_t i = 0; i < f->n; i++) {
         st_reg_fit_free(&f->fits[i].fit);
         free(f->fits[i].cells);
@@ -246,8 +237,7 @@ void st_costfits_free(st_costfits *f)
     memset(f, 0, sizeof *f);
 }
 
-const st_costfit *st_costfit_find(const st_costfits *f, const char *workload, const char *kind, st_fit_metric metric)
-{
+const st_costfit *st_costfit_find(const st_costfits *f, const char *workload, const char *kind, st_fit_metric metric) {
     for (size_t i = 0; i < f->n; i++)
         if (strcmp(f->fits[i].workload, workload) == 0 && strcmp(f->fits[i].kind, kind) == 0 &&
             f->fits[i].metric == metric)
@@ -260,8 +250,7 @@ const st_costfit *st_costfit_find(const st_costfits *f, const char *workload, co
 /* Rotating buffers so one printf can take several formatted numbers. */
 static char fbufs[16][64];
 static int fnext;
-static const char *fmt_num(double v, int digits, const char *missing)
-{
+static const char *fmt_num(double v, int digits, const char *missing) {
     if (!isfinite(v))
         return missing;
     char *b = fbufs[fnext = (fnext + 1) % 16];
@@ -277,8 +266,7 @@ static const char *fmd(double v, int digits) { return fmt_num(v, digits, "n/a");
 
 static char ebufs[8][200];
 static int enext;
-static const char *est_md(st_reg_est e, double scale, int digits)
-{
+static const char *est_md(st_reg_est e, double scale, int digits) {
     char *b = ebufs[enext = (enext + 1) % 8];
     if (!isfinite(e.est))
         return "n/a";
@@ -293,14 +281,12 @@ static const char *est_md(st_reg_est e, double scale, int digits)
     return b;
 }
 
-static void text(FILE *f, const char *s, int csv)
-{
+static void text(FILE *f, const char *s, int csv) {
     for (; *s; s++)
         fputc(csv && *s == ',' ? ';' : (*s == '\n' || *s == '|') ? ' ' : *s, f);
 }
 
-void st_costfit_write_csv(FILE *f, const st_costfits *fits)
-{
+void st_costfit_write_csv(FILE *f, const st_costfits *fits) {
     fputs("workload,kind,metric,unit,cells,runs,cost,cost_lo,cost_hi,intercept,intercept_lo,intercept_hi,"
           "base,fixed,fixed_lo,fixed_hi,fixed_frac,fixed_frac_lo,fixed_frac_hi,norm_overhead,norm_lo,norm_hi,"
           "max_abs_residual_frac,baseline_in_slope,note\n",
@@ -326,8 +312,7 @@ void st_costfit_write_csv(FILE *f, const st_costfits *fits)
     }
 }
 
-void st_costfit_write_dat(FILE *f, const st_costfits *fits)
-{
+void st_costfit_write_dat(FILE *f, const st_costfits *fits) {
     fputs("# workload kind metric samples median_y fitted residual residual_frac cell_cost_us cell_cost_lo "
           "cell_cost_hi\n",
           f);
@@ -353,8 +338,7 @@ void st_costfit_write_dat(FILE *f, const st_costfits *fits)
     }
 }
 
-void st_costfit_write_md(FILE *f, const st_analysis *an)
-{
+void st_costfit_write_md(FILE *f, const st_analysis *an) {
     const st_costfits *fits = an->fits;
     fputs("### Per-sample cost by regression\n\n"
           "Wall time of every run of a workload's baseline and of its cells of one sampling kind, fitted against "
@@ -384,8 +368,10 @@ void st_costfit_write_md(FILE *f, const st_analysis *an)
         for (size_t k = 0; k < c->ncells; k++) {
             double v = c->cells[k]->cost.est;
             if (isfinite(v)) {
-                if (v < lo) lo = v;
-                if (v > hi) hi = v;
+                if (v < lo)
+                    lo = v;
+                if (v > hi)
+                    hi = v;
             }
         }
         if (isfinite(lo))

@@ -26,18 +26,18 @@
 typedef enum st_fit_metric { ST_FIT_WALL = 0, ST_FIT_CPU, ST_FIT_INSTR, ST_FIT_NMETRICS } st_fit_metric;
 
 typedef struct st_costfit {
-    const char *workload;     /* owned by the sweep */
-    const char *kind;         /* "alloc" or "time" (static) */
+    const char *workload; /* owned by the sweep */
+    const char *kind;     /* "alloc" or "time" (static) */
     st_fit_metric metric;
     const st_result *baseline;
-    const st_result **cells;  /* the sampling cells in the fit, by median x */
+    const st_result **cells; /* the sampling cells in the fit, by median x */
     size_t ncells;
-    double *cell_x;           /* [ncells]: median samples per run */
-    double *cell_y;           /* [ncells]: median y */
-    st_reg_fit fit;           /* units of y (ns or instructions) per sample */
-    size_t skipped;           /* used runs left out (x or y not a number) */
-    st_reg_est norm;          /* 1 + cost * 1000 samples/s (time metrics; NaN for instructions) */
-    st_reg_est fixed_frac;    /* fixed / base */
+    double *cell_x;        /* [ncells]: median samples per run */
+    double *cell_y;        /* [ncells]: median y */
+    st_reg_fit fit;        /* units of y (ns or instructions) per sample */
+    size_t skipped;        /* used runs left out (x or y not a number) */
+    st_reg_est norm;       /* 1 + cost * 1000 samples/s (time metrics; NaN for instructions) */
+    st_reg_est fixed_frac; /* fixed / base */
     char note[256];
 } st_costfit;
 
@@ -60,8 +60,7 @@ int st_costfit_subset(const st_analysis *an, const char *workload, const char *k
 void st_costfit_free(st_costfit *c);
 
 /* The fit of (workload, kind, metric), or NULL. */
-const st_costfit *st_costfit_find(const st_costfits *f, const char *workload, const char *kind,
-                                  st_fit_metric metric);
+const st_costfit *st_costfit_find(const st_costfits *f, const char *workload, const char *kind, st_fit_metric metric);
 
 /* Outputs (docs/STATISTICS.md): regress.csv, plotdata/regress.dat and the
  * summary.md section. */

@@ -14,10 +14,7 @@
 /* The schema the harness creates: harness/schema.sql, embedded at build time. */
 #include "schema_sql.h"
 
-const char *st_schema_sql(void)
-{
-    return fc_schema_sql;
-}
+const char *st_schema_sql(void) { return fc_schema_sql; }
 
 #define KEY_NAME(key, type, value, what) #key,
 static const char *const key_names[ST_NKEYS] = {SGC_STATS_KEYS(KEY_NAME)};
@@ -31,10 +28,7 @@ static const char *const key_names[ST_NKEYS] = {SGC_STATS_KEYS(KEY_NAME)};
 static const char key_unsigned[ST_NKEYS] = {SGC_STATS_KEYS(KEY_UNSIGNED)};
 #undef KEY_UNSIGNED
 
-const char *st_key_name(st_key k)
-{
-    return key_names[k];
-}
+const char *st_key_name(st_key k) { return key_names[k]; }
 
 /* Loader state: the open database and where errors go. */
 typedef struct loader {
@@ -45,8 +39,7 @@ typedef struct loader {
 } loader;
 
 static int fail(loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int fail(loader *L, const char *fmt, ...)
-{
+static int fail(loader *L, const char *fmt, ...) {
     va_list ap;
     int n = snprintf(L->err, L->errlen, "%s: ", L->path);
     va_start(ap, fmt);
@@ -58,8 +51,7 @@ static int fail(loader *L, const char *fmt, ...)
 
 /* Explains an SQLite error in terms of the sweep: a database that is not
  * one, a corrupt one, or one without the documented tables or columns. */
-static int fail_sql(loader *L, const char *what)
-{
+static int fail_sql(loader *L, const char *what) {
     int code = sqlite3_errcode(L->db);
     const char *msg = sqlite3_errmsg(L->db);
     if (code == SQLITE_NOTADB)
@@ -67,24 +59,21 @@ static int fail_sql(loader *L, const char *what)
     if (code == SQLITE_CORRUPT)
         return fail(L, "the database is corrupt (%s)", msg);
     if (strstr(msg, "no such table") || strstr(msg, "no such column"))
-        return fail(L, "%s while reading %s: not a freecheck results database (see docs/FORMATS.md)",
-                    msg, what);
+        return fail(L, "%s while reading %s: not a freecheck results database (see docs/FORMATS.md)", msg, what);
     return fail(L, "cannot read %s: %s", what, msg);
 }
 
-static int prepare(loader *L, const char *sql, sqlite3_stmt **st, const char *what)
-{
+static int prepare(loader *L, const char *sql, sqlite3_stmt **st, const char *what) {
     if (sqlite3_prepare_v2(L->db, sql, -1, st, NULL) != SQLITE_OK)
         return fail_sql(L, what);
     return 0;
 }
 
-static int table_exists(loader *L, const char *name)
-{
+static int table_exists(loader *L, const char *name) {
     sqlite3_stmt *st;
     int found = 0;
-    if (sqlite3_prepare_v2(L->db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?",
-                           -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(L->db, "SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?", -1, &st,
+                           NULL) != SQLITE_OK)
         return -1;
     sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
@@ -96,8 +85,7 @@ static int table_exists(loader *L, const char *name)
     return found;
 }
 
-static int column_exists(loader *L, const char *table, const char *column)
-{
+static int column_exists(loader *L, const char *table, const char *column) {
     char sql[128];
     sqlite3_stmt *st;
     int found = 0;
@@ -113,14 +101,12 @@ static int column_exists(loader *L, const char *table, const char *column)
     return found;
 }
 
-static char *text_or_empty(sqlite3_stmt *st, int col)
-{
+static char *text_or_empty(sqlite3_stmt *st, int col) {
     const unsigned char *t = sqlite3_column_text(st, col);
     return st_xstrdup(t ? (const char *)t : "");
 }
 
-static double real_or_nan(sqlite3_stmt *st, int col)
-{
+static double real_or_nan(sqlite3_stmt *st, int col) {
     switch (sqlite3_column_type(st, col)) {
     case SQLITE_INTEGER: return (double)sqlite3_column_int64(st, col);
     case SQLITE_FLOAT: return sqlite3_column_double(st, col);
@@ -138,8 +124,7 @@ static double real_or_nan(sqlite3_stmt *st, int col)
 }
 
 /* Reads "--depth N" or "--depth=N" out of a workload argument string. */
-static double depth_from_args(const char *args)
-{
+static double depth_from_args(const char *args) {
     const char *p = strstr(args, "--depth");
     if (!p)
         return NAN;
@@ -151,21 +136,19 @@ static double depth_from_args(const char *args)
     return end == p ? NAN : v;
 }
 
-static int cmp_cell(const void *a, const void *b)
-{
+static int cmp_cell(const void *a, const void *b) {
     int64_t x = ((const st_cell *)a)->cell_id, y = ((const st_cell *)b)->cell_id;
     return (x > y) - (x < y);
 }
 
-static int load_cells(loader *L, st_sweep *sw)
-{
+static int load_cells(loader *L, st_sweep *sw) {
     sqlite3_stmt *st;
     int depth_col = column_exists(L, "cells", "depth");
     int args_col = !depth_col && column_exists(L, "cells", "args");
     /* The simulated cells (backend 'sim') are st_sim's, not this analysis's. */
     int backend_col = column_exists(L, "cells", "backend");
-    const char *sql = depth_col ? "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, "
-                                  "time_clock, size, label, depth FROM cells %s ORDER BY cell_id"
+    const char *sql = depth_col  ? "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, "
+                                   "time_clock, size, label, depth FROM cells %s ORDER BY cell_id"
                       : args_col ? "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, "
                                    "time_clock, size, label, args FROM cells %s ORDER BY cell_id"
                                  : "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, "
@@ -221,9 +204,8 @@ static int load_cells(loader *L, st_sweep *sw)
     return 0;
 }
 
-static st_cell *find_cell(st_sweep *sw, int64_t id)
-{
-    st_cell key = { .cell_id = id };
+static st_cell *find_cell(st_sweep *sw, int64_t id) {
+    st_cell key = {.cell_id = id};
     return bsearch(&key, sw->cells, sw->ncells, sizeof *sw->cells, cmp_cell);
 }
 
@@ -233,21 +215,18 @@ typedef struct run_ref {
     size_t index;
 } run_ref;
 
-static int cmp_ref(const void *a, const void *b)
-{
+static int cmp_ref(const void *a, const void *b) {
     int64_t x = ((const run_ref *)a)->run_id, y = ((const run_ref *)b)->run_id;
     return (x > y) - (x < y);
 }
 
-static long find_run(const run_ref *refs, size_t n, int64_t id)
-{
-    run_ref key = { id, 0 };
+static long find_run(const run_ref *refs, size_t n, int64_t id) {
+    run_ref key = {id, 0};
     const run_ref *r = bsearch(&key, refs, n, sizeof *refs, cmp_ref);
     return r ? (long)r->index : -1;
 }
 
-static int load_runs(loader *L, st_sweep *sw, size_t *orphans)
-{
+static int load_runs(loader *L, st_sweep *sw, size_t *orphans) {
     sqlite3_stmt *st;
     /* The harness's optional block and noise columns (docs/HARNESS.md). */
     int blocks = 0, noise = 0;
@@ -255,17 +234,18 @@ static int load_runs(loader *L, st_sweep *sw, size_t *orphans)
         blocks = 1;
         sqlite3_finalize(st);
     }
-    if (sqlite3_prepare_v2(L->db, "SELECT steal_ns, other_busy_ns, nivcsw, minflt, loadavg1 FROM runs LIMIT 0", -1,
-                           &st, NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(L->db, "SELECT steal_ns, other_busy_ns, nivcsw, minflt, loadavg1 FROM runs LIMIT 0", -1, &st,
+                           NULL) == SQLITE_OK) {
         noise = 1;
         sqlite3_finalize(st);
     }
     char sql[512];
-    snprintf(sql, sizeof sql,
-             "SELECT run_id, cell_id, round, status, wall_ns, user_ns, sys_ns, maxrss_kb, failure, seq, %s, %s "
-             "FROM runs WHERE round > 0 AND cell_id NOT IN (SELECT cell_id FROM sim_cells) ORDER BY cell_id, round, run_id",
-             blocks ? "block, block_role" : "NULL, NULL",
-             noise ? "steal_ns, other_busy_ns, nivcsw, minflt, loadavg1" : "NULL, NULL, NULL, NULL, NULL");
+    snprintf(
+        sql, sizeof sql,
+        "SELECT run_id, cell_id, round, status, wall_ns, user_ns, sys_ns, maxrss_kb, failure, seq, %s, %s "
+        "FROM runs WHERE round > 0 AND cell_id NOT IN (SELECT cell_id FROM sim_cells) ORDER BY cell_id, round, run_id",
+        blocks ? "block, block_role" : "NULL, NULL",
+        noise ? "steal_ns, other_busy_ns, nivcsw, minflt, loadavg1" : "NULL, NULL, NULL, NULL, NULL");
     if (prepare(L, sql, &st, "the runs"))
         return 2;
     size_t cap = 64;
@@ -308,9 +288,9 @@ static int load_runs(loader *L, st_sweep *sw, size_t *orphans)
         r->failure = NULL;
         if (!r->used) {
             const unsigned char *why = sqlite3_column_text(st, 8);
-            r->failure = st_xstrdup(why ? (const char *)why
-                                        : status && strcmp((const char *)status, "ok") == 0 ? "no wall time recorded"
-                                                                                            : "no reason recorded");
+            r->failure = st_xstrdup(why                                                 ? (const char *)why
+                                    : status && strcmp((const char *)status, "ok") == 0 ? "no wall time recorded"
+                                                                                        : "no reason recorded");
         }
         cur->nruns++;
         if (r->used)
@@ -327,18 +307,13 @@ static int load_runs(loader *L, st_sweep *sw, size_t *orphans)
 }
 
 /* bsearch over key indices sorted by name: a is the name sought. */
-static int cmp_key_name(const void *a, const void *b)
-{
-    return strcmp((const char *)a, key_names[*(const int *)b]);
-}
+static int cmp_key_name(const void *a, const void *b) { return strcmp((const char *)a, key_names[*(const int *)b]); }
 
-static int cmp_key_index(const void *a, const void *b)
-{
+static int cmp_key_index(const void *a, const void *b) {
     return strcmp(key_names[*(const int *)a], key_names[*(const int *)b]);
 }
 
-static int load_stats(loader *L, st_sweep *sw, const run_ref *refs)
-{
+static int load_stats(loader *L, st_sweep *sw, const run_ref *refs) {
     int order[ST_NKEYS];
     for (int k = 0; k < ST_NKEYS; k++)
         order[k] = k;
@@ -367,19 +342,14 @@ static int load_stats(loader *L, st_sweep *sw, const run_ref *refs)
     return 0;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-static int load_counters(loader *L, st_sweep *sw, const run_ref *refs)
-{
+static int load_counters(loader *L, st_sweep *sw, const run_ref *refs) {
     int have_events = table_exists(L, "events"), have_counters = table_exists(L, "run_counters");
     if (have_events < 0 || have_counters < 0)
         return fail_sql(L, "the table list");
     if (!have_events || !have_counters) {
-        snprintf(sw->warning, sizeof sw->warning,
-                 "%s: no %s table: counters are not analysed", L->path,
+        snprintf(sw->warning, sizeof sw->warning, "%s: no %s table: counters are not analysed", L->path,
                  !have_events ? "events" : "run_counters");
         return 0;
     }
@@ -427,15 +397,16 @@ static int load_counters(loader *L, st_sweep *sw, const run_ref *refs)
 }
 
 /* The harness's schedule (optional, docs/HARNESS.md): planned measured runs. */
-static int load_planned(loader *L, st_sweep *sw)
-{
+static int load_planned(loader *L, st_sweep *sw) {
     sw->planned = -1;
     int have = table_exists(L, "schedule");
     if (have <= 0)
         return have < 0 ? fail_sql(L, "the table list") : 0;
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(L->db, "SELECT COUNT(*) FROM schedule WHERE round > 0 AND cell_id NOT IN "
-                                  "(SELECT cell_id FROM sim_cells)", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(L->db,
+                           "SELECT COUNT(*) FROM schedule WHERE round > 0 AND cell_id NOT IN "
+                           "(SELECT cell_id FROM sim_cells)",
+                           -1, &st, NULL) != SQLITE_OK)
         return 0; /* not the documented form: ignore it, it is optional */
     if (sqlite3_step(st) == SQLITE_ROW)
         sw->planned = (long)sqlite3_column_int64(st, 0);
@@ -443,8 +414,7 @@ static int load_planned(loader *L, st_sweep *sw)
     return 0;
 }
 
-static int load_meta(loader *L, st_sweep *sw)
-{
+static int load_meta(loader *L, st_sweep *sw) {
     int have = table_exists(L, "meta");
     if (have <= 0)
         return have < 0 ? fail_sql(L, "the table list") : 0;
@@ -474,8 +444,7 @@ static int load_meta(loader *L, st_sweep *sw)
 /* SQLite's own check of the file's structure (pages, b-trees, records),
  * before anything is read: a damaged file can otherwise read as different
  * numbers without any error. */
-static int check_integrity(loader *L)
-{
+static int check_integrity(loader *L) {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(L->db, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK)
         return fail_sql(L, "the database (PRAGMA quick_check)");
@@ -504,8 +473,7 @@ static int check_integrity(loader *L)
  * database.  Each is refused with the run or cell it is in, rather than
  * analysed into different numbers.  Missing values (NaN) are not checked
  * here: the analysis treats them as missing. */
-static int check_values(loader *L, const st_sweep *sw)
-{
+static int check_values(loader *L, const st_sweep *sw) {
     for (size_t i = 0; i < sw->ncells; i++) {
         const st_cell *c = &sw->cells[i];
         int alloc = strstr(c->kind, "alloc") != NULL, time = strstr(c->kind, "time") != NULL;
@@ -514,20 +482,23 @@ static int check_values(loader *L, const st_sweep *sw)
             return fail(L, "cell %lld (%s): unknown kind '%s' (expected baseline, alloc, time or alloc+time)",
                         (long long)c->cell_id, c->label, c->kind);
         if (alloc && c->alloc_period <= 0)
-            return fail(L, "cell %lld (%s): an allocation sampling cell with period %lld: impossible "
-                        "(the database is damaged or was edited)", (long long)c->cell_id, c->label,
-                        (long long)c->alloc_period);
+            return fail(L,
+                        "cell %lld (%s): an allocation sampling cell with period %lld: impossible "
+                        "(the database is damaged or was edited)",
+                        (long long)c->cell_id, c->label, (long long)c->alloc_period);
         if (time && c->time_hz <= 0)
-            return fail(L, "cell %lld (%s): a time sampling cell with rate %lld Hz: impossible "
-                        "(the database is damaged or was edited)", (long long)c->cell_id, c->label,
-                        (long long)c->time_hz);
+            return fail(L,
+                        "cell %lld (%s): a time sampling cell with rate %lld Hz: impossible "
+                        "(the database is damaged or was edited)",
+                        (long long)c->cell_id, c->label, (long long)c->time_hz);
         if (!alloc && c->alloc_period != 0)
-            return fail(L, "cell %lld (%s): a %s cell with allocation period %lld: impossible "
-                        "(the database is damaged or was edited)", (long long)c->cell_id, c->label, c->kind,
-                        (long long)c->alloc_period);
+            return fail(L,
+                        "cell %lld (%s): a %s cell with allocation period %lld: impossible "
+                        "(the database is damaged or was edited)",
+                        (long long)c->cell_id, c->label, c->kind, (long long)c->alloc_period);
         for (size_t j = c->first_run; j < c->first_run + c->nruns; j++) {
             const st_run *r = &sw->runs[j];
-#define IMPOSSIBLE(fmt, ...)                                                                                   \
+#define IMPOSSIBLE(fmt, ...)                                                                                      \
     return fail(L, "run %lld (cell %s, round %lld): " fmt ": impossible (the database is damaged or was edited)", \
                 (long long)r->run_id, c->label, (long long)r->round, __VA_ARGS__)
             if (r->status_ok && !isnan(r->wall_ns) && (r->wall_ns <= 0 || r->wall_ns > ST_MAX_WALL_NS))
@@ -552,8 +523,7 @@ static int check_values(loader *L, const st_sweep *sw)
             /* The timer cannot fire faster than its rate; twice the rate
              * over the whole run, plus 100, is far beyond any jitter. */
             if (time && !isnan(r->wall_ns) && tsamples > 2.0 * (double)c->time_hz * r->wall_ns / 1e9 + 100)
-                IMPOSSIBLE("%.0f time samples in %.3f s at %lld Hz", tsamples, r->wall_ns / 1e9,
-                           (long long)c->time_hz);
+                IMPOSSIBLE("%.0f time samples in %.3f s at %lld Hz", tsamples, r->wall_ns / 1e9, (long long)c->time_hz);
             if (!isnan(period) && period != (double)c->alloc_period)
                 IMPOSSIBLE("the stats record's alloc_period %.0f is not the cell's %lld", period,
                            (long long)c->alloc_period);
@@ -563,30 +533,27 @@ static int check_values(loader *L, const st_sweep *sw)
     return 0;
 }
 
-int st_sweep_load(const char *dir, st_sweep *sw, char *err, size_t errlen)
-{
+int st_sweep_load(const char *dir, st_sweep *sw, char *err, size_t errlen) {
     memset(sw, 0, sizeof *sw);
     sw->planned = -1;
     sw->dir = st_xstrdup(dir);
     struct stat sb;
     if (stat(dir, &sb) != 0) {
-        snprintf(err, errlen, "%s: %s (give the directory of a sweep, e.g. results/latest)", dir,
-                 strerror(errno));
+        snprintf(err, errlen, "%s: %s (give the directory of a sweep, e.g. results/latest)", dir, strerror(errno));
         return 2;
     }
     if (!S_ISDIR(sb.st_mode)) {
-        snprintf(err, errlen, "%s: not a directory (give the directory of a sweep, e.g. results/latest)",
-                 dir);
+        snprintf(err, errlen, "%s: not a directory (give the directory of a sweep, e.g. results/latest)", dir);
         return 2;
     }
     size_t plen = strlen(dir) + sizeof "/results.db";
     char *path = st_xmalloc(plen);
     snprintf(path, plen, "%s/results.db", dir);
-    loader L = { NULL, path, err, errlen };
+    loader L = {NULL, path, err, errlen};
     int rc = 0;
     if (stat(path, &sb) != 0) {
-        rc = fail(&L, "%s: %s is not a sweep directory (build/bin/sweep writes results.db there)",
-                  strerror(errno), dir);
+        rc =
+            fail(&L, "%s: %s is not a sweep directory (build/bin/sweep writes results.db there)", strerror(errno), dir);
         goto out;
     }
     if (!S_ISREG(sb.st_mode)) {
@@ -619,7 +586,7 @@ int st_sweep_load(const char *dir, st_sweep *sw, char *err, size_t errlen)
         goto out;
     run_ref *refs = st_xmalloc((sw->nruns ? sw->nruns : 1) * sizeof *refs);
     for (size_t i = 0; i < sw->nruns; i++)
-        refs[i] = (run_ref){ sw->runs[i].run_id, i };
+        refs[i] = (run_ref){sw->runs[i].run_id, i};
     qsort(refs, sw->nruns, sizeof *refs, cmp_ref);
     rc = load_stats(&L, sw, refs);
     if (!rc)
@@ -632,8 +599,8 @@ int st_sweep_load(const char *dir, st_sweep *sw, char *err, size_t errlen)
     if (!rc)
         rc = check_values(&L, sw);
     if (!rc && orphans && !sw->warning[0])
-        snprintf(sw->warning, sizeof sw->warning, "%s: %zu runs name a cell that does not exist: ignored",
-                 path, orphans);
+        snprintf(sw->warning, sizeof sw->warning, "%s: %zu runs name a cell that does not exist: ignored", path,
+                 orphans);
 out:
     if (L.db) {
         sqlite3_exec(L.db, "COMMIT", NULL, NULL, NULL);
@@ -643,16 +610,14 @@ out:
     return rc;
 }
 
-const char *st_sweep_meta(const st_sweep *sw, const char *key)
-{
+const char *st_sweep_meta(const st_sweep *sw, const char *key) {
     for (size_t i = 0; i < sw->nmeta; i++)
         if (strcmp(sw->meta_key[i], key) == 0)
             return sw->meta_value[i];
     return NULL;
 }
 
-void st_sweep_free(st_sweep *sw)
-{
+void st_sweep_free(st_sweep *sw) {
     for (size_t i = 0; i < sw->ncells; i++) {
         st_cell *c = &sw->cells[i];
         free(c->workload);

@@ -43,50 +43,49 @@ typedef enum st_key { SGC_STATS_KEYS(ST__KEY_ENUM) ST_NKEYS } st_key;
 const char *st_key_name(st_key k);
 
 typedef struct st_run {
-    int64_t run_id; /* runs.run_id */
-    int64_t round;  /* runs.round, >= 1 */
-    int status_ok;  /* status 'ok' */
-    int used;       /* status 'ok' and wall_ns > 0 */
+    int64_t run_id;                             /* runs.run_id */
+    int64_t round;                              /* runs.round, >= 1 */
+    int status_ok;                              /* status 'ok' */
+    int used;                                   /* status 'ok' and wall_ns > 0 */
     double wall_ns, user_ns, sys_ns, maxrss_kb; /* NaN if NULL */
-    double key[ST_NKEYS]; /* stats record values, NaN if absent */
-    int64_t seq;          /* runs.seq: the position in the sweep's execution order */
-    int64_t block;        /* runs.block (blocked design), 0 if none */
-    int role;             /* runs.block_role: 1 = the compared run, 0 = the baseline run */
+    double key[ST_NKEYS];                       /* stats record values, NaN if absent */
+    int64_t seq;                                /* runs.seq: the position in the sweep's execution order */
+    int64_t block;                              /* runs.block (blocked design), 0 if none */
+    int role;                                   /* runs.block_role: 1 = the compared run, 0 = the baseline run */
     double steal_ns, other_busy_ns, nivcsw, minflt, loadavg1; /* noise covariates, NaN if absent */
-    char *failure;        /* runs.failure of a run not used (NULL if none given) */
+    char *failure;                                            /* runs.failure of a run not used (NULL if none given) */
 } st_run;
 
 typedef struct st_cell {
     int64_t cell_id;
     char *workload, *kind, *alloc_mode, *time_clock, *label; /* from cells */
     int64_t alloc_period, time_hz, size;                     /* from cells */
-    double depth;          /* stack depth from the optional columns, else NaN */
-    size_t first_run;      /* index of its first measured run in st_sweep.runs */
-    size_t nruns;          /* measured runs (round > 0) */
-    size_t used, failed;   /* used + failed == nruns */
+    double depth;                                            /* stack depth from the optional columns, else NaN */
+    size_t first_run;                                        /* index of its first measured run in st_sweep.runs */
+    size_t nruns;                                            /* measured runs (round > 0) */
+    size_t used, failed;                                     /* used + failed == nruns */
 } st_cell;
 
 typedef struct st_sweep {
-    char *dir;                    /* the sweep directory as given */
-    st_cell *cells;               /* sorted by cell_id */
+    char *dir;      /* the sweep directory as given */
+    st_cell *cells; /* sorted by cell_id */
     size_t ncells;
-    st_run *runs;                 /* grouped by cell, then by round */
+    st_run *runs; /* grouped by cell, then by round */
     size_t nruns;
-    char **events;                /* supported events with counters, sorted */
+    char **events; /* supported events with counters, sorted */
     size_t nevents;
-    double *counter;              /* counter[r * nevents + e]: scaled value or NaN */
+    double *counter;               /* counter[r * nevents + e]: scaled value or NaN */
     char **meta_key, **meta_value; /* the meta table, sorted by key */
     size_t nmeta;
-    int has_depth;                /* some cell has a depth */
-    long planned;                 /* measured runs in the harness's schedule table, -1 if none */
-    int sim_only;                 /* no native cells, only simulated ones (st_sim.h) */
-    char warning[512];            /* non-fatal problem to print, or "" */
+    int has_depth;     /* some cell has a depth */
+    long planned;      /* measured runs in the harness's schedule table, -1 if none */
+    int sim_only;      /* no native cells, only simulated ones (st_sim.h) */
+    char warning[512]; /* non-fatal problem to print, or "" */
 } st_sweep;
 
 /* The cell samples allocations in fixed mode (sgc_modes.h), whose sample
  * counts the sampling rule makes exact. */
-static inline int st_cell_fixed(const st_cell *c)
-{
+static inline int st_cell_fixed(const st_cell *c) {
     return strcmp(c->alloc_mode, sgc_alloc_mode_name(SGC_SAMPLE_FIXED)) == 0;
 }
 

@@ -6,8 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-double st_quantile_sorted(const double *sorted, size_t n, double p)
-{
+double st_quantile_sorted(const double *sorted, size_t n, double p) {
     double h = (double)(n - 1) * p;
     size_t lo = (size_t)floor(h);
     if (lo >= n - 1)
@@ -17,14 +16,12 @@ double st_quantile_sorted(const double *sorted, size_t n, double p)
     return sorted[lo] + frac * (sorted[lo + 1] - sorted[lo]);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
+static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-void st_sort(double *x, size_t n)
-{
+void st_sort(double *x, size_t n) {
     /* Insertion sort for the run counts we see (tens), qsort beyond. */
     if (n > 64) {
         qsort(x, n, sizeof *x, cmp_double);
@@ -41,8 +38,7 @@ void st_sort(double *x, size_t n)
     }
 }
 
-double st_median(const double *x, size_t n)
-{
+double st_median(const double *x, size_t n) {
     if (n == 0)
         return NAN;
     double *tmp = st_xmalloc(n * sizeof *tmp);
@@ -53,8 +49,7 @@ double st_median(const double *x, size_t n)
     return m;
 }
 
-void st_describe(const double *x, size_t n, st_desc *d)
-{
+void st_describe(const double *x, size_t n, st_desc *d) {
     double *v = st_xmalloc((n ? n : 1) * sizeof *v);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)

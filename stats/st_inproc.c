@@ -9,8 +9,7 @@
 #include <string.h>
 
 /* Orders segments by run, block, position (so a block's four are adjacent). */
-static int cmp_seg(const void *a, const void *b)
-{
+static int cmp_seg(const void *a, const void *b) {
     const st_seg *x = *(const st_seg *const *)a, *y = *(const st_seg *const *)b;
     if (x->run != y->run)
         return (x->run > y->run) - (x->run < y->run);
@@ -20,8 +19,7 @@ static int cmp_seg(const void *a, const void *b)
 }
 
 /* Is g[0..3] one complete block? */
-static int complete_block(const st_seg *const *g)
-{
+static int complete_block(const st_seg *const *g) {
     int na = 0, nb = 0;
     for (int k = 0; k < 4; k++) {
         if (g[k]->run != g[0]->run || g[k]->block != g[0]->block || g[k]->pos != k || !g[k]->complete)
@@ -32,8 +30,7 @@ static int complete_block(const st_seg *const *g)
     return na == 2 && nb == 2;
 }
 
-void st_inproc_blocks(const st_seg *segs, size_t n, st_blocks *out)
-{
+void st_inproc_blocks(const st_seg *segs, size_t n, st_blocks *out) {
     memset(out, 0, sizeof *out);
     const st_seg **s = st_xmalloc((n ? n : 1) * sizeof *s);
     size_t m = 0;
@@ -90,34 +87,29 @@ void st_inproc_blocks(const st_seg *segs, size_t n, st_blocks *out)
     free(s);
 }
 
-void st_blocks_free(st_blocks *b)
-{
+void st_blocks_free(st_blocks *b) {
     free(b->log_ratio);
     free(b->sps);
     memset(b, 0, sizeof *b);
 }
 
 /* Statistics of the medians m[0] = median r, m[1] = median s. */
-static double stat_ratio(const double *m, const double *m0)
-{
+static double stat_ratio(const double *m, const double *m0) {
     (void)m0;
     return exp(m[0]);
 }
 
-static double stat_cost(const double *m, const double *m0)
-{
+static double stat_cost(const double *m, const double *m0) {
     (void)m0;
     return (1.0 - exp(-m[0])) * 1e9 / m[1]; /* NaN or inf when no samples: no interval */
 }
 
-static double stat_norm(const double *m, const double *m0)
-{
+static double stat_norm(const double *m, const double *m0) {
     (void)m0;
     return 1.0 + (exp(m[0]) - 1.0) * 1000.0 / m[1];
 }
 
-void st_inproc_estimate(const st_seg *segs, size_t n, const st_boot_opts *opts, st_inproc *out)
-{
+void st_inproc_estimate(const st_seg *segs, size_t n, const st_boot_opts *opts, st_inproc *out) {
     memset(out, 0, sizeof *out);
     st_inproc_blocks(segs, n, &out->blocks);
     const st_blocks *b = &out->blocks;
@@ -141,10 +133,7 @@ void st_inproc_estimate(const st_seg *segs, size_t n, const st_boot_opts *opts, 
     }
 }
 
-void st_inproc_free(st_inproc *e)
-{
-    st_blocks_free(&e->blocks);
-}
+void st_inproc_free(st_inproc *e) { st_blocks_free(&e->blocks); }
 
 /* ---- Reading a series file ------------------------------------------------ */
 
@@ -153,8 +142,7 @@ void st_inproc_free(st_inproc *e)
 
 #define MAX_COLS 32
 
-int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *n, char *err, size_t errlen)
-{
+int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *n, char *err, size_t errlen) {
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "%s: cannot read the segment series: %s", path, strerror(errno));
@@ -245,8 +233,10 @@ int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *
                 goto out;
             }
             if (got != 9) {
-                snprintf(err, errlen, "%s: the columns line lacks one of block pos kind end cpu_ns bytes "
-                                      "iterations alloc_samples time_samples", path);
+                snprintf(err, errlen,
+                         "%s: the columns line lacks one of block pos kind end cpu_ns bytes "
+                         "iterations alloc_samples time_samples",
+                         path);
                 goto out;
             }
             g.samples = (use_alloc ? alloc_samples : 0) + (use_time ? time_samples : 0);
@@ -265,7 +255,8 @@ int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *
     }
     if (!have_trailer || declared != (long long)(*n - start)) {
         snprintf(err, errlen, "%s: incomplete segment series: %s", path,
-                 have_trailer ? "the 'segments' count differs from the segment lines" : "no 'segments N' line at the end");
+                 have_trailer ? "the 'segments' count differs from the segment lines"
+                              : "no 'segments N' line at the end");
         goto out;
     }
     rc = 0;
@@ -289,8 +280,7 @@ typedef struct inproc_cell {
     st_inproc e;
 } inproc_cell;
 
-static int has_series(sqlite3 *db)
-{
+static int has_series(sqlite3 *db) {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "SELECT count(*) FROM segments", -1, &st, NULL) != SQLITE_OK)
         return 0; /* no such table: another design */
@@ -299,8 +289,7 @@ static int has_series(sqlite3 *db)
     return n > 0;
 }
 
-static void fmt_iv(FILE *f, const st_interval *iv, const char *fmt)
-{
+static void fmt_iv(FILE *f, const st_interval *iv, const char *fmt) {
     fprintf(f, fmt, iv->est);
     if (iv->method == ST_CI_NONE) {
         fprintf(f, " (no interval)");
@@ -313,13 +302,11 @@ static void fmt_iv(FILE *f, const st_interval *iv, const char *fmt)
     fputc(']', f);
 }
 
-static double half_width_pct(const st_interval *iv)
-{
+static double half_width_pct(const st_interval *iv) {
     return iv->method == ST_CI_NONE ? NAN : (iv->hi - iv->lo) / 2 * 100;
 }
 
-static void csv_num(FILE *f, double v)
-{
+static void csv_num(FILE *f, double v) {
     if (isfinite(v))
         fprintf(f, ",%.6g", v);
     else
@@ -327,8 +314,7 @@ static void csv_num(FILE *f, double v)
 }
 
 /* Is the sweep's design (meta) the in-process one? */
-static int design_inprocess(sqlite3 *db)
-{
+static int design_inprocess(sqlite3 *db) {
     sqlite3_stmt *st;
     int yes = 0;
     if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'design'", -1, &st, NULL) == SQLITE_OK) {
@@ -341,8 +327,7 @@ static int design_inprocess(sqlite3 *db)
 
 /* Puts a note under summary.md's title: in this design the process-level
  * tables compare runs that sampled half of the time.  Returns 0 or -1. */
-static int flag_process_level(const char *md_path)
-{
+static int flag_process_level(const char *md_path) {
     FILE *f = fopen(md_path, "r");
     if (!f)
         return -1;
@@ -366,7 +351,8 @@ static int flag_process_level(const char *md_path)
     fwrite(text, 1, head, o);
     fputs("\n> **Design inprocess.** Every run switched its cell's sampling on and off inside the process,\n"
           "> so the process-level (whole run) tables below compare runs that sampled about half of the\n"
-          "> time: read the section \"In-process alternation (steady-state marginal cost)\" at the end.\n", o);
+          "> time: read the section \"In-process alternation (steady-state marginal cost)\" at the end.\n",
+          o);
     fwrite(text + head, 1, n - head, o);
     free(text);
     if (fclose(o) != 0 || rename(tmp, md_path) != 0) {
@@ -376,9 +362,7 @@ static int flag_process_level(const char *md_path)
     return 0;
 }
 
-int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, int verbose, char *err,
-                     size_t errlen)
-{
+int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, int verbose, char *err, size_t errlen) {
     char path[4096];
     snprintf(path, sizeof path, "%s/results.db", dir);
     sqlite3 *db = NULL;
@@ -393,12 +377,15 @@ int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, i
     }
     int inprocess = design_inprocess(db);
     sqlite3_stmt *cells, *segs;
-    if (sqlite3_prepare_v2(db, "SELECT cell_id, workload, label, kind, alloc_period, time_hz, alloc_mode FROM cells ORDER BY cell_id",
-                           -1, &cells, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(db, "SELECT s.run_id, s.block, s.pos, s.kind, s.end_, s.cpu_ns, s.bytes, s.iterations, "
-                               "s.alloc_samples, s.time_samples, s.alloc_points, s.sampled_bytes, s.on_ FROM segments s JOIN runs r ON r.run_id = s.run_id "
-                               "WHERE r.cell_id = ? AND r.status = 'ok' AND r.round > 0 ORDER BY s.run_id, s.idx",
-                           -1, &segs, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(
+            db, "SELECT cell_id, workload, label, kind, alloc_period, time_hz, alloc_mode FROM cells ORDER BY cell_id",
+            -1, &cells, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(
+            db,
+            "SELECT s.run_id, s.block, s.pos, s.kind, s.end_, s.cpu_ns, s.bytes, s.iterations, "
+            "s.alloc_samples, s.time_samples, s.alloc_points, s.sampled_bytes, s.on_ FROM segments s JOIN runs r ON r.run_id = s.run_id "
+            "WHERE r.cell_id = ? AND r.status = 'ok' AND r.round > 0 ORDER BY s.run_id, s.idx",
+            -1, &segs, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
         sqlite3_close(db);
         return -1;
@@ -420,7 +407,8 @@ int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, i
         x->alloc_period = sqlite3_column_int64(cells, 4);
         x->time_hz = sqlite3_column_int64(cells, 5);
         int alloc = x->alloc_period > 0, time = x->time_hz > 0, none = !alloc && !time;
-        int fixed = alloc && !strcmp((const char *)sqlite3_column_text(cells, 6), sgc_alloc_mode_name(SGC_SAMPLE_FIXED));
+        int fixed =
+            alloc && !strcmp((const char *)sqlite3_column_text(cells, 6), sgc_alloc_mode_name(SGC_SAMPLE_FIXED));
         sqlite3_reset(segs);
         sqlite3_bind_int64(segs, 1, sqlite3_column_int64(cells, 0));
         size_t n = 0;
@@ -479,20 +467,24 @@ int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, i
         goto done;
     }
     fputs("workload,label,kind,alloc_period,time_hz,blocks,runs,work,ratio,ratio_lo,ratio_hi,half_width_pct,"
-          "sd_log,sps,cost_ns,cost_lo,cost_hi,norm,norm_lo,norm_hi,exact_checked,exact_mismatches,verdict\n", csv);
+          "sd_log,sps,cost_ns,cost_lo,cost_hi,norm,norm_lo,norm_hi,exact_checked,exact_mismatches,verdict\n",
+          csv);
     fputs("# in-process (steady-state marginal cost): CPU per unit of work, sampling on (B) over off (A),\n"
           "# median of per-block log-ratios over ABBA blocks inside each run, one-sample BCa over blocks\n"
           "# (docs/STATISTICS.md).  Baseline rows are the A/A floor.\n"
-          "# index workload label alloc_period time_hz ratio lo hi half_width_pct blocks\n", dat);
-    fputs("\n## In-process alternation (steady-state marginal cost)\n\n"
-          "Design inprocess: every run switched its cell's sampling on (B) and off (A) in ABBA blocks of\n"
-          "segments inside the process; each row pools the complete blocks of the cell's used runs.\n"
-          "Ratio: CPU time per unit of work (bytes allocated, or iterations), B over A, the median of\n"
-          "per-block log-ratios with a one-sample BCa interval over blocks.  This is the steady-state\n"
-          "marginal cost; the process-level figures above measure whole runs (start-up and fixed costs\n"
-          "included).  Baseline rows are the A/A floor (nothing switched).  Method: docs/STATISTICS.md.\n\n"
-          "| workload | cell | blocks | runs | ratio [95% CI] | half-width | verdict | samples/s (B, CPU) | per-sample cost, ns | normalized per 1000 samples/s |\n"
-          "|---|---|---|---|---|---|---|---|---|---|\n", md);
+          "# index workload label alloc_period time_hz ratio lo hi half_width_pct blocks\n",
+          dat);
+    fputs(
+        "\n## In-process alternation (steady-state marginal cost)\n\n"
+        "Design inprocess: every run switched its cell's sampling on (B) and off (A) in ABBA blocks of\n"
+        "segments inside the process; each row pools the complete blocks of the cell's used runs.\n"
+        "Ratio: CPU time per unit of work (bytes allocated, or iterations), B over A, the median of\n"
+        "per-block log-ratios with a one-sample BCa interval over blocks.  This is the steady-state\n"
+        "marginal cost; the process-level figures above measure whole runs (start-up and fixed costs\n"
+        "included).  Baseline rows are the A/A floor (nothing switched).  Method: docs/STATISTICS.md.\n\n"
+        "| workload | cell | blocks | runs | ratio [95% CI] | half-width | verdict | samples/s (B, CPU) | per-sample cost, ns | normalized per 1000 samples/s |\n"
+        "|---|---|---|---|---|---|---|---|---|---|\n",
+        md);
     double worst_aa = NAN;
     size_t checked = 0, mismatched = 0;
     for (size_t i = 0; i < nc; i++) {
@@ -502,8 +494,10 @@ int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, i
         checked += x->exact_checked;
         mismatched += x->exact_mismatches;
         if (x->exact_mismatches)
-            fprintf(stderr, "analyze: EXACTNESS MISMATCH %s: %zu of %zu segments did not take floor(bytes / period) "
-                            "sample points (0 when off)\n", x->label, x->exact_mismatches, x->exact_checked);
+            fprintf(stderr,
+                    "analyze: EXACTNESS MISMATCH %s: %zu of %zu segments did not take floor(bytes / period) "
+                    "sample points (0 when off)\n",
+                    x->label, x->exact_mismatches, x->exact_checked);
         double hw = half_width_pct(&e->ratio);
         if (base && isfinite(hw) && !(hw <= worst_aa))
             worst_aa = hw;
@@ -540,14 +534,17 @@ int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, i
         fputs(" |\n", md);
     }
     if (checked)
-        fprintf(md, "\nExactness per segment (fixed mode): %zu segments checked, %zu did not take floor(bytes / period) "
-                    "points when on and 0 when off%s.\n", checked, mismatched,
-                mismatched ? ": THE SAMPLING RULE IS BROKEN" : "");
+        fprintf(md,
+                "\nExactness per segment (fixed mode): %zu segments checked, %zu did not take floor(bytes / period) "
+                "points when on and 0 when off%s.\n",
+                checked, mismatched, mismatched ? ": THE SAMPLING RULE IS BROKEN" : "");
     if (isfinite(worst_aa))
         fprintf(md, "\nWidest A/A half-width: %.2f%% (target: at most 1%% on every workload).\n", worst_aa);
     if (verbose)
-        fprintf(stderr, "analyze: in-process design: %zu cells estimated; wrote %s/inprocess.csv, "
-                        "plotdata/inprocess.dat, a section of summary.md\n", nc, dir);
+        fprintf(stderr,
+                "analyze: in-process design: %zu cells estimated; wrote %s/inprocess.csv, "
+                "plotdata/inprocess.dat, a section of summary.md\n",
+                nc, dir);
 done:
     if (csv && fclose(csv) != 0 && rc >= 0) {
         snprintf(err, errlen, "cannot write %s/inprocess.csv", dir);

@@ -43,22 +43,22 @@ typedef struct st_seg {
 
 /* The blocks of a series. */
 typedef struct st_blocks {
-    size_t n;             /* complete blocks */
-    double *log_ratio;    /* r per block */
-    double *sps;          /* s per block */
-    size_t runs;          /* processes contributing at least one block */
-    size_t skipped;       /* incomplete blocks left out (lead-ins not counted) */
-    int work_iterations;  /* 1: work = iterations, 0: bytes */
+    size_t n;            /* complete blocks */
+    double *log_ratio;   /* r per block */
+    double *sps;         /* s per block */
+    size_t runs;         /* processes contributing at least one block */
+    size_t skipped;      /* incomplete blocks left out (lead-ins not counted) */
+    int work_iterations; /* 1: work = iterations, 0: bytes */
 } st_blocks;
 
 /* The estimate for one cell. */
 typedef struct st_inproc {
-    st_blocks blocks;     /* what it was computed from */
-    st_interval ratio;    /* CPU per unit of work, B over A */
-    st_interval cost_ns;  /* per-sample cost, ns of CPU */
-    st_interval norm;     /* normalized overhead per 1000 samples/s */
-    double sps;           /* median samples per CPU second in B halves */
-    double sd_log;        /* standard deviation of r over blocks */
+    st_blocks blocks;    /* what it was computed from */
+    st_interval ratio;   /* CPU per unit of work, B over A */
+    st_interval cost_ns; /* per-sample cost, ns of CPU */
+    st_interval norm;    /* normalized overhead per 1000 samples/s */
+    double sps;          /* median samples per CPU second in B halves */
+    double sd_log;       /* standard deviation of r over blocks */
 } st_inproc;
 
 /* Groups segs (any order) into complete blocks.  Fills out (arrays owned by
@@ -89,7 +89,6 @@ int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *
  * verdict at the equivalence margin (st_paired_verdict).  Returns the number
  * of cells estimated (0: no series, nothing written), or -1 with the
  * reason in err. */
-int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, int verbose, char *err,
-                     size_t errlen);
+int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, int verbose, char *err, size_t errlen);
 
 #endif /* ST_INPROC_H */

@@ -47,15 +47,13 @@ static const unit_rule rules[] = {
     {2, "paired", "ratio to the baseline"},
 };
 
-const char *st_json_unit(const char *column)
-{
+const char *st_json_unit(const char *column) {
     size_t n = strlen(column);
     for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
         const unit_rule *r = &rules[i];
         size_t k = strlen(r->pat);
         if ((r->how == 0 && strcmp(column, r->pat) == 0) ||
-            (r->how == 1 && n >= k && strcmp(column + n - k, r->pat) == 0) ||
-            (r->how == 2 && strstr(column, r->pat)))
+            (r->how == 1 && n >= k && strcmp(column + n - k, r->pat) == 0) || (r->how == 2 && strstr(column, r->pat)))
             return r->unit;
     }
     return NULL;
@@ -69,8 +67,7 @@ typedef struct table {
     char *comment;
 } table;
 
-static void add_row(table *t, char **fields, size_t nf)
-{
+static void add_row(table *t, char **fields, size_t nf) {
     if (t->nrows == t->cap) {
         t->cap = t->cap ? 2 * t->cap : 64;
         t->rows = st_xrealloc(t->rows, t->cap * sizeof *t->rows);
@@ -83,8 +80,7 @@ static void add_row(table *t, char **fields, size_t nf)
 /* Parses the text s into t: fields split at commas, rows at newlines (the
  * writer never quotes: it replaces commas and newlines inside text); a
  * first line starting with '#' is the comment. */
-static void parse(char *s, table *t)
-{
+static void parse(char *s, table *t) {
     if (*s == '#') {
         char *nl = strchr(s, '\n');
         size_t len = nl ? (size_t)(nl - s) : strlen(s);
@@ -114,8 +110,7 @@ static void parse(char *s, table *t)
     }
 }
 
-static void json_str(FILE *f, const char *s)
-{
+static void json_str(FILE *f, const char *s) {
     fputc('"', f);
     for (; *s; s++) {
         unsigned char ch = (unsigned char)*s;
@@ -135,20 +130,18 @@ static void json_str(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static int is_number(const char *s)
-{
+static int is_number(const char *s) {
     if (!*s)
         return 0;
     char *end;
     errno = 0;
     double v = strtod(s, &end);
     /* JSON numbers: no leading '+', '.', hex or inf/nan words. */
-    return !*end && !errno && isfinite(v) && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9')) &&
-           !strpbrk(s, "xXpP") && s[strlen(s) - 1] != '.';
+    return !*end && !errno && isfinite(v) && (s[0] == '-' || (s[0] >= '0' && s[0] <= '9')) && !strpbrk(s, "xXpP") &&
+           s[strlen(s) - 1] != '.';
 }
 
-int st_csv_to_json(const char *csv_path, FILE *f, char *err, size_t errlen)
-{
+int st_csv_to_json(const char *csv_path, FILE *f, char *err, size_t errlen) {
     FILE *in = fopen(csv_path, "r");
     if (!in) {
         snprintf(err, errlen, "cannot read %s for summary.json: %s", csv_path, strerror(errno));
@@ -181,8 +174,8 @@ int st_csv_to_json(const char *csv_path, FILE *f, char *err, size_t errlen)
     size_t ncol = t.nf[0];
     for (size_t r = 1; r < t.nrows; r++)
         if (t.nf[r] != ncol) {
-            snprintf(err, errlen, "%s: row %zu has %zu fields, the header %zu: cannot write summary.json", csv_path,
-                     r, t.nf[r], ncol);
+            snprintf(err, errlen, "%s: row %zu has %zu fields, the header %zu: cannot write summary.json", csv_path, r,
+                     t.nf[r], ncol);
             rc = 1;
             goto out;
         }

@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-double st_lag1(const double *x, size_t n)
-{
+double st_lag1(const double *x, size_t n) {
     if (n < 3)
         return NAN;
     double m = 0.0;
@@ -24,8 +23,7 @@ double st_lag1(const double *x, size_t n)
     return den > 0.0 ? num / den : NAN;
 }
 
-double st_bimodality(const double *x, size_t n)
-{
+double st_bimodality(const double *x, size_t n) {
     if (n < 4)
         return NAN;
     double m = 0.0, dn = (double)n;
@@ -47,8 +45,7 @@ double st_bimodality(const double *x, size_t n)
     return (g1 * g1 + 1.0) / (g2 + 3.0 * (dn - 1.0) * (dn - 1.0) / ((dn - 2.0) * (dn - 3.0)));
 }
 
-double st_pearson(const double *x, const double *y, size_t n)
-{
+double st_pearson(const double *x, const double *y, size_t n) {
     double sx = 0, sy = 0;
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
@@ -71,20 +68,17 @@ typedef struct rrun {
     double resid;
 } rrun;
 
-static int cmp_seq(const void *a, const void *b)
-{
+static int cmp_seq(const void *a, const void *b) {
     int64_t x = ((const rrun *)a)->run->seq, y = ((const rrun *)b)->run->seq;
     return (x > y) - (x < y);
 }
 
-static int cmp_run_seq(const void *a, const void *b)
-{
+static int cmp_run_seq(const void *a, const void *b) {
     int64_t x = (*(const st_run *const *)a)->seq, y = (*(const st_run *const *)b)->seq;
     return (x > y) - (x < y);
 }
 
-static double median_copy(const double *v, size_t n)
-{
+static double median_copy(const double *v, size_t n) {
     if (!n)
         return NAN;
     double *w = st_xmalloc(n * sizeof *w);
@@ -94,8 +88,7 @@ static double median_copy(const double *v, size_t n)
     return m;
 }
 
-void st_noise_compute(const st_analysis *an, st_noise *out)
-{
+void st_noise_compute(const st_analysis *an, st_noise *out) {
     const st_sweep *sw = an->sweep;
     memset(out, 0, sizeof *out);
     rrun *rr = st_xmalloc((sw->nruns ? sw->nruns : 1) * sizeof *rr);
@@ -170,10 +163,14 @@ void st_noise_compute(const st_analysis *an, st_noise *out)
         if (isfinite(r->steal_ns) && isfinite(r->other_busy_ns) && isfinite(r->nivcsw) && isfinite(r->loadavg1)) {
             steal[nc] = r->steal_ns / 1e6;
             iv[nc] = r->nivcsw;
-            if (!(out->steal_ms_max >= steal[nc])) out->steal_ms_max = steal[nc];
-            if (!(out->nivcsw_max >= iv[nc])) out->nivcsw_max = iv[nc];
-            if (!(out->load_max >= r->loadavg1)) out->load_max = r->loadavg1;
-            if (!(out->load_min <= r->loadavg1)) out->load_min = r->loadavg1;
+            if (!(out->steal_ms_max >= steal[nc]))
+                out->steal_ms_max = steal[nc];
+            if (!(out->nivcsw_max >= iv[nc]))
+                out->nivcsw_max = iv[nc];
+            if (!(out->load_max >= r->loadavg1))
+                out->load_max = r->loadavg1;
+            if (!(out->load_min <= r->loadavg1))
+                out->load_min = r->loadavg1;
             nc++;
         }
     }
@@ -192,8 +189,7 @@ void st_noise_compute(const st_analysis *an, st_noise *out)
     free(bs), free(steal), free(busy), free(load), free(iv), free(ss), free(x), free(ab), free(rr), free(lw);
 }
 
-void st_noise_free(st_noise *n)
-{
+void st_noise_free(st_noise *n) {
     free(n->baselines);
     memset(n, 0, sizeof *n);
 }

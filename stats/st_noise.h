@@ -40,18 +40,18 @@ typedef struct st_noise_baseline {
 } st_noise_baseline;
 
 typedef struct st_noise {
-    size_t nruns;           /* used runs with a residual */
-    double lag1;            /* lag-1 autocorrelation of the residuals in execution order */
-    double resid_mad;       /* median absolute residual (log scale) */
+    size_t nruns;                  /* used runs with a residual */
+    double lag1;                   /* lag-1 autocorrelation of the residuals in execution order */
+    double resid_mad;              /* median absolute residual (log scale) */
     size_t episodes, episode_runs; /* episodes and the runs in them */
     int64_t ep_first[ST_NOISE_MAX_EPISODES], ep_last[ST_NOISE_MAX_EPISODES]; /* seq ranges of the first ones */
-    size_t ncov;            /* runs with every covariate */
-    double steal_ms_med, steal_ms_max; /* steal of the run's CPU per run, ms */
-    double busy_share_med;  /* other CPUs' busy time / the run's wall time, median */
-    double nivcsw_med, nivcsw_max; /* involuntary context switches per run */
-    double load_min, load_max;     /* 1-minute load average at the runs' starts */
+    size_t ncov;                                                             /* runs with every covariate */
+    double steal_ms_med, steal_ms_max;                                       /* steal of the run's CPU per run, ms */
+    double busy_share_med;                   /* other CPUs' busy time / the run's wall time, median */
+    double nivcsw_med, nivcsw_max;           /* involuntary context switches per run */
+    double load_min, load_max;               /* 1-minute load average at the runs' starts */
     double corr_steal, corr_busy, corr_load; /* Pearson r of residual with steal share, busy share, load */
-    st_noise_baseline *baselines; /* one per baseline result */
+    st_noise_baseline *baselines;            /* one per baseline result */
     size_t nbaselines;
 } st_noise;
 

@@ -12,8 +12,7 @@
 /* Estimators on a scratch copy w (n values, reordered). */
 static double median_of(double *w, size_t n) { return st_quantile_select(w, n, 0.5); }
 
-static double hl_into(const double *d, size_t n, double *walsh)
-{
+static double hl_into(const double *d, size_t n, double *walsh) {
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         for (size_t j = i; j < n; j++)
@@ -22,16 +21,12 @@ static double hl_into(const double *d, size_t n, double *walsh)
 }
 
 /* The estimate of d with scratch space scratch (n(n+1)/2 values for HL, n otherwise). */
-static double estimate(st_loc loc, const double *d, size_t n, double *scratch)
-{
+static double estimate(st_loc loc, const double *d, size_t n, double *scratch) {
     if (n == 0)
         return NAN;
     switch (loc) {
-    case ST_LOC_HL:
-        return hl_into(d, n, scratch);
-    case ST_LOC_MEDIAN:
-        memcpy(scratch, d, n * sizeof *d);
-        return median_of(scratch, n);
+    case ST_LOC_HL: return hl_into(d, n, scratch);
+    case ST_LOC_MEDIAN: memcpy(scratch, d, n * sizeof *d); return median_of(scratch, n);
     case ST_LOC_MEAN: {
         double s = 0.0;
         for (size_t i = 0; i < n; i++)
@@ -44,8 +39,7 @@ static double estimate(st_loc loc, const double *d, size_t n, double *scratch)
 
 static size_t scratch_size(st_loc loc, size_t n) { return loc == ST_LOC_HL ? n * (n + 1) / 2 + 1 : n + 1; }
 
-double st_loc_estimate(st_loc loc, const double *d, size_t n)
-{
+double st_loc_estimate(st_loc loc, const double *d, size_t n) {
     double *w = st_xmalloc(scratch_size(loc, n) * sizeof *w);
     double v = estimate(loc, d, n, w);
     free(w);
@@ -54,8 +48,7 @@ double st_loc_estimate(st_loc loc, const double *d, size_t n)
 
 double st_hodges_lehmann(const double *d, size_t n) { return st_loc_estimate(ST_LOC_HL, d, n); }
 
-double st_paired_accel(st_loc loc, const double *d, size_t n)
-{
+double st_paired_accel(st_loc loc, const double *d, size_t n) {
     if (n < 2)
         return NAN;
     double *loo = st_xmalloc(n * sizeof *loo), *t = st_xmalloc(n * sizeof *t);
@@ -90,14 +83,12 @@ typedef struct accel_ctx {
     size_t n;
 } accel_ctx;
 
-static double accel_one(void *ctx)
-{
+static double accel_one(void *ctx) {
     const accel_ctx *a = ctx;
     return st_paired_accel(a->loc, a->d, a->n);
 }
 
-void st_paired_bootstrap(const double *d, size_t n, st_loc loc, const st_boot_opts *opts, st_interval *out)
-{
+void st_paired_bootstrap(const double *d, size_t n, st_loc loc, const st_boot_opts *opts, st_interval *out) {
     out->est = n ? st_loc_estimate(loc, d, n) : NAN;
     out->lo = out->hi = out->z0 = out->accel = NAN;
     out->method = ST_CI_NONE;
@@ -130,8 +121,7 @@ void st_paired_bootstrap(const double *d, size_t n, st_loc loc, const st_boot_op
     free(t), free(r), free(w);
 }
 
-st_verdict st_paired_verdict(const st_interval *iv, double margin)
-{
+st_verdict st_paired_verdict(const st_interval *iv, double margin) {
     if (iv->method == ST_CI_NONE || !isfinite(iv->lo) || !isfinite(iv->hi))
         return ST_V_NA;
     if (iv->lo > 1.0)
@@ -143,28 +133,23 @@ st_verdict st_paired_verdict(const st_interval *iv, double margin)
     return ST_V_UNRESOLVED;
 }
 
-const char *st_verdict_text(st_verdict v, double margin, char *buf, size_t size)
-{
+const char *st_verdict_text(st_verdict v, double margin, char *buf, size_t size) {
     switch (v) {
     case ST_V_SLOWER: return "slower";
     case ST_V_FASTER: return "faster";
-    case ST_V_EQUIVALENT:
-        snprintf(buf, size, "no effect above %g%%", margin * 100);
-        return buf;
+    case ST_V_EQUIVALENT: snprintf(buf, size, "no effect above %g%%", margin * 100); return buf;
     case ST_V_UNRESOLVED: return "not resolved";
     default: return "n/a";
     }
 }
 
-void st_interval_exp(st_interval *iv)
-{
+void st_interval_exp(st_interval *iv) {
     iv->est = exp(iv->est);
     iv->lo = exp(iv->lo);
     iv->hi = exp(iv->hi);
 }
 
-int st_adaptive_more(const double *d, size_t n, const st_adaptive *rule, const st_boot_opts *opts, st_interval *iv)
-{
+int st_adaptive_more(const double *d, size_t n, const st_adaptive *rule, const st_boot_opts *opts, st_interval *iv) {
     st_interval tmp;
     if (!iv)
         iv = &tmp;
@@ -182,8 +167,7 @@ int st_adaptive_more(const double *d, size_t n, const st_adaptive *rule, const s
 }
 
 void st_adaptive_simulate(const st_adaptive *rule, double true_log, double noise, int heavy, size_t experiments,
-                          size_t resamples, uint64_t seed, st_adaptive_sim *out)
-{
+                          size_t resamples, uint64_t seed, st_adaptive_sim *out) {
     memset(out, 0, sizeof *out);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     if (!r)

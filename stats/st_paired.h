@@ -35,11 +35,11 @@
 typedef enum st_loc { ST_LOC_HL = 0, ST_LOC_MEDIAN, ST_LOC_MEAN } st_loc;
 
 typedef enum st_verdict {
-    ST_V_NA = 0,      /* no interval */
-    ST_V_SLOWER,      /* interval above 1 */
-    ST_V_FASTER,      /* interval below 1 */
-    ST_V_EQUIVALENT,  /* interval within [1 - M, 1 + M]: no effect above M */
-    ST_V_UNRESOLVED,  /* none of the above */
+    ST_V_NA = 0,     /* no interval */
+    ST_V_SLOWER,     /* interval above 1 */
+    ST_V_FASTER,     /* interval below 1 */
+    ST_V_EQUIVALENT, /* interval within [1 - M, 1 + M]: no effect above M */
+    ST_V_UNRESOLVED, /* none of the above */
 } st_verdict;
 
 /* The estimator loc of d[0..n-1] (n >= 1); NaN for n == 0. */
@@ -87,8 +87,8 @@ int st_adaptive_more(const double *d, size_t n, const st_adaptive *rule, const s
  * seed. */
 typedef struct st_adaptive_sim {
     size_t experiments, covered, above, below; /* above: the interval lies above the truth */
-    size_t at_max;      /* experiments that stopped at max_blocks */
-    double mean_blocks; /* blocks per experiment */
+    size_t at_max;                             /* experiments that stopped at max_blocks */
+    double mean_blocks;                        /* blocks per experiment */
     double mean_halfwidth;
 } st_adaptive_sim;
 

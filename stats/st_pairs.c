@@ -7,21 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void none(st_interval *iv, const char *why)
-{
-    *iv = (st_interval){NAN, NAN, NAN, ST_CI_NONE, why, NAN, NAN};
-}
+static void none(st_interval *iv, const char *why) { *iv = (st_interval){NAN, NAN, NAN, ST_CI_NONE, why, NAN, NAN}; }
 
 /* Bootstrap of one per-block series (log scale when logs), as a ratio or value. */
-static void boot_series(const double *v, size_t n, int logs, const st_boot_opts *bo, st_interval *out)
-{
+static void boot_series(const double *v, size_t n, int logs, const st_boot_opts *bo, st_interval *out) {
     st_paired_bootstrap(v, n, ST_LOC_HL, bo, out);
     if (logs)
         st_interval_exp(out);
 }
 
-void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts)
-{
+void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
     const st_sweep *sw = an->sweep;
     an->margin = opts->margin;
     an->blocks = 0;
@@ -92,7 +87,7 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts)
                 res->paired_norm.hi += 1.0;
                 boot_series(cs, n, 0, &bo, &res->paired_cost);
             } else {
-                const char *why = res->is_baseline ? "a baseline takes no samples"
+                const char *why = res->is_baseline                            ? "a baseline takes no samples"
                                   : (res->samples_alloc || res->samples_time) ? "no samples in some runs"
                                                                               : "the cell takes no samples";
                 none(&res->paired_norm, why);

@@ -29,18 +29,11 @@ static const char *const typed[ST_PD_NFILES] = {ST_PLOTDATA_FILES(FILE_TYPED, CO
 #undef FILE_TYPED
 #undef COL_TYPED
 
-const char *st_plotdata_name(st_plotfile f)
-{
-    return names[f];
-}
+const char *st_plotdata_name(st_plotfile f) { return names[f]; }
 
-const char *st_plotdata_header(st_plotfile f)
-{
-    return headers[f];
-}
+const char *st_plotdata_header(st_plotfile f) { return headers[f]; }
 
-void st_plotdata_print(void *stream)
-{
+void st_plotdata_print(void *stream) {
     for (int f = 0; f < ST_PD_NFILES; f++)
         fprintf((FILE *)stream, "%s\n", typed[f]);
 }

@@ -25,70 +25,72 @@
 #ifndef ST_PLOTDATA_H
 #define ST_PLOTDATA_H
 
-#define ST_PLOTDATA_FILES(FILE, COL)                                                                        \
-    FILE(workloads, "one workload, in report order",                                                       \
-         COL(index, INT, x->index) COL(workload, WORD, x->workload))                                       \
-    FILE(alloc_runs, "one measured run of an allocation-sampling cell",                                    \
-         COL(workload, WORD, x->c->workload) COL(alloc_mode, WORD, x->c->alloc_mode)                       \
-         COL(alloc_period, INT, x->c->alloc_period) COL(round, INT, x->run->round)                         \
-         COL(wall_ns, NUM12, x->run->wall_ns) COL(ratio, NUM8, x->run->wall_ns / x->r->baseline_median)    \
-         COL(alloc_samples, NUM12, x->run->key[ST_K_alloc_samples])                                        \
-         COL(alloc_sps, NUM8, st_run_sps(x->r, x->run, 0)))                                                \
-    FILE(time_runs, "one measured run of a time-sampling cell",                                            \
-         COL(workload, WORD, x->c->workload) COL(time_clock, WORD, x->c->time_clock)                       \
-         COL(time_hz, INT, x->c->time_hz) COL(round, INT, x->run->round) COL(wall_ns, NUM12, x->run->wall_ns) \
-         COL(ratio, NUM8, x->run->wall_ns / x->r->baseline_median)                                         \
-         COL(time_samples, NUM12, x->run->key[ST_K_time_samples])                                          \
-         COL(time_sps, NUM8, st_run_sps(x->r, x->run, 1)))                                                 \
-    FILE(baseline_runs, "one measured run of a baseline cell",                                             \
-         COL(workload, WORD, x->c->workload) COL(round, INT, x->run->round) COL(wall_ns, NUM12, x->run->wall_ns) \
-         COL(ratio, NUM8, x->run->wall_ns / x->r->wall.median))                                            \
-    FILE(alloc_cells, "one allocation-sampling cell",                                                      \
-         COL(workload, WORD, x->c->workload) COL(alloc_mode, WORD, x->c->alloc_mode)                       \
-         COL(alloc_period, INT, x->c->alloc_period) COL(runs, INT, x->r->runs)                             \
-         COL(overhead, NUM8, x->r->overhead.est) COL(overhead_lo, NUM8, lo_of(&x->r->overhead))            \
-         COL(overhead_hi, NUM8, hi_of(&x->r->overhead)) COL(alloc_sps, NUM8, x->r->alloc_sps.est)          \
-         COL(alloc_sps_lo, NUM8, lo_of(&x->r->alloc_sps)) COL(alloc_sps_hi, NUM8, hi_of(&x->r->alloc_sps)) \
-         COL(norm_overhead, NUM8, x->r->norm.est) COL(norm_lo, NUM8, lo_of(&x->r->norm))                   \
-         COL(norm_hi, NUM8, hi_of(&x->r->norm)) COL(cost_us, NUM8, x->r->cost.est)                         \
-         COL(cost_lo, NUM8, lo_of(&x->r->cost)) COL(cost_hi, NUM8, hi_of(&x->r->cost))                     \
-         COL(ci, WORD, st_ci_name(x->r->overhead.method)) COL(pairs, INT, x->r->pairs)                    \
-         COL(paired, NUM8, x->r->paired.est) COL(paired_lo, NUM8, lo_of(&x->r->paired))                    \
-         COL(paired_hi, NUM8, hi_of(&x->r->paired)))                                                       \
-    FILE(time_cells, "one time-sampling cell",                                                             \
-         COL(workload, WORD, x->c->workload) COL(time_clock, WORD, x->c->time_clock)                       \
-         COL(time_hz, INT, x->c->time_hz) COL(runs, INT, x->r->runs) COL(overhead, NUM8, x->r->overhead.est) \
-         COL(overhead_lo, NUM8, lo_of(&x->r->overhead)) COL(overhead_hi, NUM8, hi_of(&x->r->overhead))     \
-         COL(time_sps, NUM8, x->r->time_sps.est) COL(time_sps_lo, NUM8, lo_of(&x->r->time_sps))            \
-         COL(time_sps_hi, NUM8, hi_of(&x->r->time_sps)) COL(hz_achieved, NUM8, x->r->hz_achieved)          \
-         COL(norm_overhead, NUM8, x->r->norm.est) COL(norm_lo, NUM8, lo_of(&x->r->norm))                   \
-         COL(norm_hi, NUM8, hi_of(&x->r->norm)) COL(cost_us, NUM8, x->r->cost.est)                         \
-         COL(cost_lo, NUM8, lo_of(&x->r->cost)) COL(cost_hi, NUM8, hi_of(&x->r->cost))                     \
-         COL(ci, WORD, st_ci_name(x->r->overhead.method)) COL(pairs, INT, x->r->pairs)                    \
-         COL(paired, NUM8, x->r->paired.est) COL(paired_lo, NUM8, lo_of(&x->r->paired))                    \
-         COL(paired_hi, NUM8, hi_of(&x->r->paired)))                                                       \
-    FILE(normalized, "one workload: its allocation and time cells nearest 1000 samples/s",                 \
-         COL(index, INT, x->index) COL(workload, WORD, x->workload)                                        \
-         COL(alloc_period, NUM12, x->a ? (double)x->a->cell->alloc_period : NAN)                           \
-         COL(alloc_sps, NUM8, x->a ? x->a->sps.est : NAN) COL(alloc_norm, NUM8, x->a ? x->a->norm.est : NAN) \
-         COL(alloc_norm_lo, NUM8, x->a ? lo_of(&x->a->norm) : NAN)                                         \
-         COL(alloc_norm_hi, NUM8, x->a ? hi_of(&x->a->norm) : NAN)                                         \
-         COL(time_hz, NUM12, x->t ? (double)x->t->cell->time_hz : NAN)                                     \
-         COL(time_sps, NUM8, x->t ? x->t->sps.est : NAN) COL(time_norm, NUM8, x->t ? x->t->norm.est : NAN) \
-         COL(time_norm_lo, NUM8, x->t ? lo_of(&x->t->norm) : NAN)                                          \
-         COL(time_norm_hi, NUM8, x->t ? hi_of(&x->t->norm) : NAN))                                         \
-    FILE(exactness, "one measured run of a cell that samples allocations",                                 \
-         COL(workload, WORD, x->c->workload) COL(alloc_mode, WORD, x->c->alloc_mode)                       \
-         COL(alloc_period, INT, x->c->alloc_period) COL(round, INT, x->run->round)                         \
-         COL(sampled_bytes, NUM15, x->run->key[ST_K_sampled_bytes])                                        \
-         COL(expected, NUM12, exact_expected(x)) COL(sample_points, NUM15, x->run->key[ST_K_alloc_sample_points]) \
-         COL(match, NUM1, exact_match(x)))                                                                 \
-    FILE(depth, "one sampling cell of the depth experiment (deepstack at a --depth)",                      \
-         COL(workload, WORD, x->c->workload) COL(depth, NUM10, x->c->depth) COL(kind, WORD, x->c->kind)    \
-         COL(alloc_period, INT, x->c->alloc_period) COL(time_hz, INT, x->c->time_hz)                       \
-         COL(runs, INT, x->r->runs) COL(samples, NUM12, depth_samples(x->r))                               \
-         COL(cost_us, NUM8, x->r->cost.est) COL(cost_lo, NUM8, lo_of(&x->r->cost))                         \
-         COL(cost_hi, NUM8, hi_of(&x->r->cost)))
+#define ST_PLOTDATA_FILES(FILE, COL)                                                                                   \
+    FILE(workloads, "one workload, in report order", COL(index, INT, x->index) COL(workload, WORD, x->workload))       \
+    FILE(alloc_runs, "one measured run of an allocation-sampling cell",                                                \
+         COL(workload, WORD, x->c->workload) COL(alloc_mode, WORD, x->c->alloc_mode)                                   \
+             COL(alloc_period, INT, x->c->alloc_period) COL(round, INT, x->run->round)                                 \
+                 COL(wall_ns, NUM12, x->run->wall_ns) COL(ratio, NUM8, x->run->wall_ns / x->r->baseline_median)        \
+                     COL(alloc_samples, NUM12, x->run->key[ST_K_alloc_samples])                                        \
+                         COL(alloc_sps, NUM8, st_run_sps(x->r, x->run, 0)))                                            \
+    FILE(time_runs, "one measured run of a time-sampling cell",                                                        \
+         COL(workload, WORD, x->c->workload) COL(time_clock, WORD, x->c->time_clock) COL(time_hz, INT, x->c->time_hz)  \
+             COL(round, INT, x->run->round) COL(wall_ns, NUM12, x->run->wall_ns)                                       \
+                 COL(ratio, NUM8, x->run->wall_ns / x->r->baseline_median)                                             \
+                     COL(time_samples, NUM12, x->run->key[ST_K_time_samples])                                          \
+                         COL(time_sps, NUM8, st_run_sps(x->r, x->run, 1)))                                             \
+    FILE(baseline_runs, "one measured run of a baseline cell",                                                         \
+         COL(workload, WORD, x->c->workload) COL(round, INT, x->run->round) COL(wall_ns, NUM12, x->run->wall_ns)       \
+             COL(ratio, NUM8, x->run->wall_ns / x->r->wall.median))                                                    \
+    FILE(alloc_cells, "one allocation-sampling cell",                                                                  \
+         COL(workload, WORD, x->c->workload) COL(alloc_mode, WORD, x->c->alloc_mode)                                   \
+             COL(alloc_period, INT, x->c->alloc_period) COL(runs, INT, x->r->runs)                                     \
+                 COL(overhead, NUM8, x->r->overhead.est) COL(overhead_lo, NUM8, lo_of(&x->r->overhead))                \
+                     COL(overhead_hi, NUM8, hi_of(&x->r->overhead)) COL(alloc_sps, NUM8, x->r->alloc_sps.est)          \
+                         COL(alloc_sps_lo, NUM8, lo_of(&x->r->alloc_sps))                                              \
+                             COL(alloc_sps_hi, NUM8, hi_of(&x->r->alloc_sps)) COL(norm_overhead, NUM8, x->r->norm.est) \
+                                 COL(norm_lo, NUM8, lo_of(&x->r->norm)) COL(norm_hi, NUM8, hi_of(&x->r->norm))         \
+                                     COL(cost_us, NUM8, x->r->cost.est) COL(cost_lo, NUM8, lo_of(&x->r->cost))         \
+                                         COL(cost_hi, NUM8, hi_of(&x->r->cost))                                        \
+                                             COL(ci, WORD, st_ci_name(x->r->overhead.method))                          \
+                                                 COL(pairs, INT, x->r->pairs) COL(paired, NUM8, x->r->paired.est)      \
+                                                     COL(paired_lo, NUM8, lo_of(&x->r->paired))                        \
+                                                         COL(paired_hi, NUM8, hi_of(&x->r->paired)))                   \
+    FILE(time_cells, "one time-sampling cell",                                                                         \
+         COL(workload, WORD, x->c->workload) COL(time_clock, WORD, x->c->time_clock) COL(time_hz, INT, x->c->time_hz)  \
+             COL(runs, INT, x->r->runs) COL(overhead, NUM8, x->r->overhead.est)                                        \
+                 COL(overhead_lo, NUM8, lo_of(&x->r->overhead)) COL(overhead_hi, NUM8, hi_of(&x->r->overhead))         \
+                     COL(time_sps, NUM8, x->r->time_sps.est) COL(time_sps_lo, NUM8, lo_of(&x->r->time_sps))            \
+                         COL(time_sps_hi, NUM8, hi_of(&x->r->time_sps)) COL(hz_achieved, NUM8, x->r->hz_achieved)      \
+                             COL(norm_overhead, NUM8, x->r->norm.est) COL(norm_lo, NUM8, lo_of(&x->r->norm))           \
+                                 COL(norm_hi, NUM8, hi_of(&x->r->norm)) COL(cost_us, NUM8, x->r->cost.est)             \
+                                     COL(cost_lo, NUM8, lo_of(&x->r->cost)) COL(cost_hi, NUM8, hi_of(&x->r->cost))     \
+                                         COL(ci, WORD, st_ci_name(x->r->overhead.method)) COL(pairs, INT, x->r->pairs) \
+                                             COL(paired, NUM8, x->r->paired.est)                                       \
+                                                 COL(paired_lo, NUM8, lo_of(&x->r->paired))                            \
+                                                     COL(paired_hi, NUM8, hi_of(&x->r->paired)))                       \
+    FILE(normalized, "one workload: its allocation and time cells nearest 1000 samples/s",                             \
+         COL(index, INT, x->index) COL(workload, WORD, x->workload)                                                    \
+             COL(alloc_period, NUM12, x->a ? (double)x->a->cell->alloc_period : NAN)                                   \
+                 COL(alloc_sps, NUM8, x->a ? x->a->sps.est : NAN) COL(alloc_norm, NUM8, x->a ? x->a->norm.est : NAN)   \
+                     COL(alloc_norm_lo, NUM8, x->a ? lo_of(&x->a->norm) : NAN)                                         \
+                         COL(alloc_norm_hi, NUM8, x->a ? hi_of(&x->a->norm) : NAN)                                     \
+                             COL(time_hz, NUM12, x->t ? (double)x->t->cell->time_hz : NAN)                             \
+                                 COL(time_sps, NUM8, x->t ? x->t->sps.est : NAN)                                       \
+                                     COL(time_norm, NUM8, x->t ? x->t->norm.est : NAN)                                 \
+                                         COL(time_norm_lo, NUM8, x->t ? lo_of(&x->t->norm) : NAN)                      \
+                                             COL(time_norm_hi, NUM8, x->t ? hi_of(&x->t->norm) : NAN))                 \
+    FILE(exactness, "one measured run of a cell that samples allocations",                                             \
+         COL(workload, WORD, x->c->workload) COL(alloc_mode, WORD, x->c->alloc_mode)                                   \
+             COL(alloc_period, INT, x->c->alloc_period) COL(round, INT, x->run->round)                                 \
+                 COL(sampled_bytes, NUM15, x->run->key[ST_K_sampled_bytes]) COL(expected, NUM12, exact_expected(x))    \
+                     COL(sample_points, NUM15, x->run->key[ST_K_alloc_sample_points])                                  \
+                         COL(match, NUM1, exact_match(x)))                                                             \
+    FILE(depth, "one sampling cell of the depth experiment (deepstack at a --depth)",                                  \
+         COL(workload, WORD, x->c->workload) COL(depth, NUM10, x->c->depth) COL(kind, WORD, x->c->kind)                \
+             COL(alloc_period, INT, x->c->alloc_period) COL(time_hz, INT, x->c->time_hz) COL(runs, INT, x->r->runs)    \
+                 COL(samples, NUM12, depth_samples(x->r)) COL(cost_us, NUM8, x->r->cost.est)                           \
+                     COL(cost_lo, NUM8, lo_of(&x->r->cost)) COL(cost_hi, NUM8, hi_of(&x->r->cost)))
 
 /* The files as numbers: ST_PD_<name>. */
 #define ST__PD_ENUM(name, what, cols) ST_PD_##name,

@@ -8,8 +8,7 @@
 #include <string.h>
 
 /* "1.0123 [0.9987, 1.0260]", "*" for a percentile interval, "n/a" when undefined. */
-static const char *ci_text(char *b, size_t size, const st_interval *iv, int digits)
-{
+static const char *ci_text(char *b, size_t size, const st_interval *iv, int digits) {
     if (!isfinite(iv->est))
         snprintf(b, size, "n/a");
     else if (iv->method == ST_CI_NONE)
@@ -20,8 +19,7 @@ static const char *ci_text(char *b, size_t size, const st_interval *iv, int digi
     return b;
 }
 
-static const char *num_text(char *b, size_t size, double v, const char *fmt)
-{
+static const char *num_text(char *b, size_t size, double v, const char *fmt) {
     if (isfinite(v))
         snprintf(b, size, fmt, v);
     else
@@ -29,8 +27,7 @@ static const char *num_text(char *b, size_t size, double v, const char *fmt)
     return b;
 }
 
-static const char *period_name(char *b, size_t size, int64_t p)
-{
+static const char *period_name(char *b, size_t size, int64_t p) {
     if (p > 0 && p % (1LL << 20) == 0)
         snprintf(b, size, "%lldM", (long long)(p >> 20));
     else if (p > 0 && p % (1LL << 10) == 0)
@@ -40,8 +37,7 @@ static const char *period_name(char *b, size_t size, int64_t p)
     return b;
 }
 
-static const char *baseline_name(char *b, size_t size, const st_cell *c)
-{
+static const char *baseline_name(char *b, size_t size, const st_cell *c) {
     if (isfinite(c->depth))
         snprintf(b, size, "%s (depth %.0f)", c->workload, c->depth);
     else
@@ -49,8 +45,7 @@ static const char *baseline_name(char *b, size_t size, const st_cell *c)
     return b;
 }
 
-static const char *cell_name(char *b, size_t size, const st_cell *c)
-{
+static const char *cell_name(char *b, size_t size, const st_cell *c) {
     char p[32];
     if (!strcmp(c->kind, "alloc"))
         snprintf(b, size, "alloc %s %s", c->alloc_mode, period_name(p, sizeof p, c->alloc_period));
@@ -69,8 +64,7 @@ static const char *cell_name(char *b, size_t size, const st_cell *c)
 }
 
 /* One mark per verdict for the compact matrix. */
-static const char *mark(st_verdict v)
-{
+static const char *mark(st_verdict v) {
     switch (v) {
     case ST_V_SLOWER: return " (+)";
     case ST_V_FASTER: return " (-)";
@@ -80,22 +74,21 @@ static const char *mark(st_verdict v)
     }
 }
 
-void st_write_floor_warning_md(FILE *f, const st_analysis *an)
-{
+void st_write_floor_warning_md(FILE *f, const st_analysis *an) {
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
         char b[160], c[96];
         if (r->is_baseline && isfinite(r->paired_floor) && r->paired_floor > an->margin)
-            fprintf(f, "**Warning: the A/A floor of %s is %.1f%% (A/A ratio %s over %zu blocks), wider than the %g%% "
-                       "margin the verdicts ask about: effects smaller than the floor are not resolved for it.**\n\n",
+            fprintf(f,
+                    "**Warning: the A/A floor of %s is %.1f%% (A/A ratio %s over %zu blocks), wider than the %g%% "
+                    "margin the verdicts ask about: effects smaller than the floor are not resolved for it.**\n\n",
                     baseline_name(c, sizeof c, r->cell), r->paired_floor * 100, ci_text(b, sizeof b, &r->paired, 4),
                     r->pairs, an->margin * 100);
     }
 }
 
 /* Every workload's interval for each value of one axis (fixed-mode periods or wall-clock rates). */
-static void write_matrix(FILE *f, const st_analysis *an, int time)
-{
+static void write_matrix(FILE *f, const st_analysis *an, int time) {
     int64_t vals[64];
     size_t nv = 0;
     const char *ws[64];
@@ -104,7 +97,8 @@ static void write_matrix(FILE *f, const st_analysis *an, int time)
         const st_result *r = &an->results[i];
         const st_cell *c = r->cell;
         if (isfinite(c->depth) || strcmp(c->kind, time ? "time" : "alloc") ||
-            strcmp(time ? c->time_clock : c->alloc_mode, time ? sgc_clock_name(SGC_CLOCK_WALL) : sgc_alloc_mode_name(SGC_SAMPLE_FIXED)))
+            strcmp(time ? c->time_clock : c->alloc_mode,
+                   time ? sgc_clock_name(SGC_CLOCK_WALL) : sgc_alloc_mode_name(SGC_SAMPLE_FIXED)))
             continue;
         int64_t v = time ? c->time_hz : c->alloc_period;
         size_t k = 0;
@@ -126,8 +120,8 @@ static void write_matrix(FILE *f, const st_analysis *an, int time)
             vals[b] = vals[b - 1];
             vals[b - 1] = t;
         }
-    fprintf(f, "### Every workload, %s\n\n| workload |", time ? "time sampling (wall clock) by rate"
-                                                            : "allocation sampling (fixed mode) by period");
+    fprintf(f, "### Every workload, %s\n\n| workload |",
+            time ? "time sampling (wall clock) by rate" : "allocation sampling (fixed mode) by period");
     for (size_t k = 0; k < nv; k++) {
         char p[32];
         if (time)
@@ -147,7 +141,8 @@ static void write_matrix(FILE *f, const st_analysis *an, int time)
                 const st_result *r = &an->results[i];
                 const st_cell *c = r->cell;
                 if (!isfinite(c->depth) && !strcmp(c->workload, ws[w]) && !strcmp(c->kind, time ? "time" : "alloc") &&
-                    !strcmp(time ? c->time_clock : c->alloc_mode, time ? sgc_clock_name(SGC_CLOCK_WALL) : sgc_alloc_mode_name(SGC_SAMPLE_FIXED)) &&
+                    !strcmp(time ? c->time_clock : c->alloc_mode,
+                            time ? sgc_clock_name(SGC_CLOCK_WALL) : sgc_alloc_mode_name(SGC_SAMPLE_FIXED)) &&
                     (time ? c->time_hz : c->alloc_period) == vals[k])
                     hit = r;
             }
@@ -162,19 +157,19 @@ static void write_matrix(FILE *f, const st_analysis *an, int time)
     fputc('\n', f);
 }
 
-void st_write_paired_md(FILE *f, const st_analysis *an, double confidence)
-{
+void st_write_paired_md(FILE *f, const st_analysis *an, double confidence) {
     if (!an->blocks)
         return;
     char m[32];
     snprintf(m, sizeof m, "%g%%", an->margin * 100);
-    fprintf(f, "## Paired comparisons (blocked design)\n\n"
-               "Each run of a cell is compared with the run of its baseline in the same block, seconds apart "
-               "(docs/STATISTICS.md): the ratio is exp of the Hodges-Lehmann estimate of the per-block log-ratios "
-               "log(cell / baseline), with a one-sample %g%% BCa interval over the blocks (* = percentile fallback). "
-               "This is the whole run, start-up and fixed costs included. Verdicts: (+) slower and (-) faster when "
-               "the interval excludes 1; (=) no effect above %s when the whole interval lies within +-%s; (?) not "
-               "resolved otherwise. %zu blocks were used.\n\n",
+    fprintf(f,
+            "## Paired comparisons (blocked design)\n\n"
+            "Each run of a cell is compared with the run of its baseline in the same block, seconds apart "
+            "(docs/STATISTICS.md): the ratio is exp of the Hodges-Lehmann estimate of the per-block log-ratios "
+            "log(cell / baseline), with a one-sample %g%% BCa interval over the blocks (* = percentile fallback). "
+            "This is the whole run, start-up and fixed costs included. Verdicts: (+) slower and (-) faster when "
+            "the interval excludes 1; (=) no effect above %s when the whole interval lies within +-%s; (?) not "
+            "resolved otherwise. %zu blocks were used.\n\n",
             confidence * 100, m, m, an->blocks);
     fputs("### A/A noise floor (paired)\n\n"
           "A/A blocks (two adjacent runs of the same baseline, one of them chosen at random to stand for the cell) "
@@ -215,28 +210,30 @@ void st_write_paired_md(FILE *f, const st_analysis *an, double confidence)
     fputc('\n', f);
 }
 
-void st_write_noise_md(FILE *f, const st_analysis *an)
-{
+void st_write_noise_md(FILE *f, const st_analysis *an) {
     st_noise nz;
     st_noise_compute(an, &nz);
     char a[32], b[32], c[32], d[32], e[32];
     fputs("## Noise\n\nA run's residual is log(wall time) minus the median of its cell's (docs/STATISTICS.md, "
           "\"Noise\"); runs in execution order.\n\n",
           f);
-    fprintf(f, "- Residuals: %zu runs, median |residual| %s%%, lag-1 autocorrelation %s (0 = independent runs; "
-               "a large value means adjacent runs share their noise, which the blocked design exploits).\n",
+    fprintf(f,
+            "- Residuals: %zu runs, median |residual| %s%%, lag-1 autocorrelation %s (0 = independent runs; "
+            "a large value means adjacent runs share their noise, which the blocked design exploits).\n",
             nz.nruns, num_text(a, sizeof a, nz.resid_mad * 100, "%.2f"), num_text(b, sizeof b, nz.lag1, "%.3f"));
-    fprintf(f, "- Episodes (at least %d consecutive runs each more than %.0f%% slower than its cell's median): %zu, "
-               "%zu runs",
+    fprintf(f,
+            "- Episodes (at least %d consecutive runs each more than %.0f%% slower than its cell's median): %zu, "
+            "%zu runs",
             ST_NOISE_EPISODE_RUNS, ST_NOISE_EPISODE_SLOW * 100, nz.episodes, nz.episode_runs);
     for (size_t i = 0; i < nz.episodes && i < ST_NOISE_MAX_EPISODES; i++)
         fprintf(f, "%s runs %lld-%lld", i ? "," : ":", (long long)nz.ep_first[i], (long long)nz.ep_last[i]);
     fputs(".\n", f);
     if (nz.ncov)
-        fprintf(f, "- Covariates (%zu runs): steal on the run's CPU median %s ms, max %s ms per run; the other CPUs "
-                   "busy %s of the run's wall time (median); involuntary context switches median %s, max %s; load "
-                   "average %s to %s. Correlation of the residual with the steal share %s, the other CPUs' busy "
-                   "share %s, the load %s.\n",
+        fprintf(f,
+                "- Covariates (%zu runs): steal on the run's CPU median %s ms, max %s ms per run; the other CPUs "
+                "busy %s of the run's wall time (median); involuntary context switches median %s, max %s; load "
+                "average %s to %s. Correlation of the residual with the steal share %s, the other CPUs' busy "
+                "share %s, the load %s.\n",
                 nz.ncov, num_text(a, sizeof a, nz.steal_ms_med, "%.1f"), num_text(b, sizeof b, nz.steal_ms_max, "%.1f"),
                 num_text(c, sizeof c, nz.busy_share_med, "%.2f"), num_text(d, sizeof d, nz.nivcsw_med, "%.0f"),
                 num_text(e, sizeof e, nz.nivcsw_max, "%.0f"), num_text((char[32]){0}, 32, nz.load_min, "%.2f"),
@@ -252,10 +249,10 @@ void st_write_noise_md(FILE *f, const st_analysis *an)
         char n[96];
         fprintf(f, "| %s | %zu | %s | %s | %s |\n", baseline_name(n, sizeof n, x->r->cell), x->n,
                 num_text(a, sizeof a, x->drift, "%.4f"), num_text(b, sizeof b, x->bimodality, "%.3f"),
-                !isfinite(x->bimodality) ? "n/a" : x->bimodality > 5.0 / 9.0 ? "likely" : "no sign");
+                !isfinite(x->bimodality)    ? "n/a"
+                : x->bimodality > 5.0 / 9.0 ? "likely"
+                                            : "no sign");
     }
     fputc('\n', f);
     st_noise_free(&nz);
 }
-
-

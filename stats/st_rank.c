@@ -11,14 +11,12 @@ typedef struct tagged {
     int from_x;
 } tagged;
 
-static int cmp_tagged(const void *a, const void *b)
-{
+static int cmp_tagged(const void *a, const void *b) {
     double x = ((const tagged *)a)->v, y = ((const tagged *)b)->v;
     return (x > y) - (x < y);
 }
 
-double st_mw_exact_p(double u, size_t m, size_t n)
-{
+double st_mw_exact_p(double u, size_t m, size_t n) {
     if (m * n > ST_MW_EXACT_MAX || m == 0 || n == 0)
         return NAN;
     /* U's null distribution for (m, n) equals that for (n, m) (it is
@@ -73,17 +71,16 @@ double st_mw_exact_p(double u, size_t m, size_t n)
     return p > 1.0 ? 1.0 : p;
 }
 
-st_mw st_mann_whitney(const double *x, size_t nx, const double *y, size_t ny)
-{
-    st_mw r = { NAN, NAN, 0 };
+st_mw st_mann_whitney(const double *x, size_t nx, const double *y, size_t ny) {
+    st_mw r = {NAN, NAN, 0};
     if (nx == 0 || ny == 0)
         return r;
     size_t N = nx + ny;
     tagged *all = st_xmalloc(N * sizeof *all);
     for (size_t i = 0; i < nx; i++)
-        all[i] = (tagged){ x[i], 1 };
+        all[i] = (tagged){x[i], 1};
     for (size_t j = 0; j < ny; j++)
-        all[nx + j] = (tagged){ y[j], 0 };
+        all[nx + j] = (tagged){y[j], 0};
     qsort(all, N, sizeof *all, cmp_tagged);
     double rx = 0.0, tie_term = 0.0;
     int ties = 0;

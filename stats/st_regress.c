@@ -12,8 +12,7 @@
  * the value at which the weight below and above are both at most half; on
  * an exact half split, the midpoint of the two values around it (the plain
  * median's rule for an even count).  Reorders v and w. */
-static double weighted_median(double *v, double *w, size_t n)
-{
+static double weighted_median(double *v, double *w, size_t n) {
     double total = 0;
     for (size_t i = 0; i < n; i++)
         total += w[i];
@@ -78,9 +77,7 @@ typedef struct pairs {
     size_t cap;
 } pairs;
 
-static double slope_into(pairs *pp, size_t n, const double *x, const double *y, const size_t *group,
-                         long skip)
-{
+static double slope_into(pairs *pp, size_t n, const double *x, const double *y, const size_t *group, long skip) {
     size_t need = n * (n - (n > 0)) / 2;
     if (need > pp->cap) {
         pp->cap = need;
@@ -105,9 +102,8 @@ static double slope_into(pairs *pp, size_t n, const double *x, const double *y, 
     return k ? weighted_median(pp->s, pp->w, k) : NAN;
 }
 
-double st_reg_slope(size_t n, const double *x, const double *y, const size_t *group, long skip_group)
-{
-    pairs pp = { 0 };
+double st_reg_slope(size_t n, const double *x, const double *y, const size_t *group, long skip_group) {
+    pairs pp = {0};
     double s = slope_into(&pp, n, x, y, group, skip_group);
     free(pp.s);
     free(pp.w);
@@ -121,8 +117,7 @@ typedef struct one {
 } one;
 
 static one fit_once(pairs *pp, size_t n, const double *x, const double *y, const size_t *group, size_t ngroups,
-                    long baseline, int baseline_in_slope, double *tmp, double *res)
-{
+                    long baseline, int baseline_in_slope, double *tmp, double *res) {
     one o;
     o.cost = slope_into(pp, n, x, y, group, baseline_in_slope ? -1 : baseline);
     size_t k = 0;
@@ -150,8 +145,7 @@ static one fit_once(pairs *pp, size_t n, const double *x, const double *y, const
 
 /* Percentile interval of the finite values among t[0..n-1]; NaN bounds if
  * any is not finite.  Reorders t. */
-static void percentile(double *t, size_t n, double confidence, st_reg_est *e)
-{
+static void percentile(double *t, size_t n, double confidence, st_reg_est *e) {
     for (size_t i = 0; i < n; i++)
         if (!isfinite(t[i])) {
             e->lo = e->hi = NAN;
@@ -161,8 +155,7 @@ static void percentile(double *t, size_t n, double confidence, st_reg_est *e)
     e->hi = st_quantile_select(t, n, (1 + confidence) / 2);
 }
 
-void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *fit)
-{
+void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *fit) {
     memset(fit, 0, sizeof *fit);
     size_t n = d->n, G = d->ngroups;
     fit->n = n;
@@ -177,7 +170,7 @@ void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *
     if (fit->baseline_in_slope)
         fit->why = "fewer than two sampling cells: the slope uses the baseline and the fixed cost is not separable";
 
-    pairs pp = { 0 };
+    pairs pp = {0};
     double *tmp = st_xmalloc((n ? n : 1) * sizeof(double));
     one o = fit_once(&pp, n, d->x, d->y, d->group, G, d->baseline, fit->baseline_in_slope, tmp, fit->residual);
     fit->cost.est = o.cost;
@@ -238,16 +231,14 @@ void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *
     free(pp.s), free(pp.w);
 }
 
-void st_reg_fit_free(st_reg_fit *fit)
-{
+void st_reg_fit_free(st_reg_fit *fit) {
     free(fit->residual);
     free(fit->boot_cost);
     memset(fit, 0, sizeof *fit);
 }
 
-st_reg_est st_reg_cost_difference(const st_reg_fit *a, const st_reg_fit *b, double confidence)
-{
-    st_reg_est e = { a->cost.est - b->cost.est, NAN, NAN };
+st_reg_est st_reg_cost_difference(const st_reg_fit *a, const st_reg_fit *b, double confidence) {
+    st_reg_est e = {a->cost.est - b->cost.est, NAN, NAN};
     size_t B = a->resamples < b->resamples ? a->resamples : b->resamples;
     if (!B)
         return e;

@@ -70,7 +70,7 @@ typedef struct st_reg_fit {
     double *residual;       /* [ngroups]: median residual of each group, NaN if empty */
     double *boot_cost;      /* [resamples]: cost on each resample (NaN where undefined) */
     size_t resamples;
-    const char *why;        /* static text when cost or fixed is undefined, else NULL */
+    const char *why; /* static text when cost or fixed is undefined, else NULL */
 } st_reg_fit;
 
 /* Fits d and fills fit (free it with st_reg_fit_free).  Never fails

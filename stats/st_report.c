@@ -23,8 +23,7 @@ typedef struct sink {
     char *path, *tmp;
 } sink;
 
-static int sink_open(sink *s, const char *dir, const char *name, char *err, size_t errlen)
-{
+static int sink_open(sink *s, const char *dir, const char *name, char *err, size_t errlen) {
     size_t n = strlen(dir) + strlen(name) + 2;
     s->path = st_xmalloc(n);
     snprintf(s->path, n, "%s/%s", dir, name);
@@ -40,8 +39,7 @@ static int sink_open(sink *s, const char *dir, const char *name, char *err, size
     return 0;
 }
 
-static int sink_close(sink *s, char *err, size_t errlen)
-{
+static int sink_close(sink *s, char *err, size_t errlen) {
     int bad = ferror(s->f);
     if (fclose(s->f) != 0)
         bad = 1;
@@ -63,8 +61,7 @@ static int sink_close(sink *s, char *err, size_t errlen)
 /* ---- Number formatting ------------------------------------------------- */
 
 /* Formats v with %.*g, or `missing` when v is not finite. */
-static const char *num(char *buf, double v, int digits, const char *missing)
-{
+static const char *num(char *buf, double v, int digits, const char *missing) {
     if (!isfinite(v))
         return missing;
     snprintf(buf, 32, "%.*g", digits, v);
@@ -76,8 +73,7 @@ static const char *num(char *buf, double v, int digits, const char *missing)
 #define BUFLEN 96
 static char bufs[NBUF][BUFLEN];
 static int nextbuf;
-static char *buf(void)
-{
+static char *buf(void) {
     nextbuf = (nextbuf + 1) % NBUF;
     return bufs[nextbuf];
 }
@@ -86,16 +82,14 @@ static const char *csv(double v, int digits) { return num(buf(), v, digits, "");
 static const char *dat(double v, int digits) { return num(buf(), v, digits, "NaN"); }
 /* For people: digits significant figures, but whole numbers from 10^digits
  * up (17234, not 1.723e+04). */
-static void human(char *b, size_t size, double v, int digits)
-{
+static void human(char *b, size_t size, double v, int digits) {
     if (fabs(v) >= pow(10, digits) && fabs(v) < 1e15)
         snprintf(b, size, "%.0f", v);
     else
         snprintf(b, size, "%.*g", digits, v);
 }
 
-static const char *md(double v, int digits)
-{
+static const char *md(double v, int digits) {
     if (!isfinite(v))
         return "n/a";
     char *b = buf();
@@ -104,15 +98,13 @@ static const char *md(double v, int digits)
 }
 
 /* A text field for CSV: commas and newlines would break the row. */
-static void csv_text(FILE *f, const char *s)
-{
+static void csv_text(FILE *f, const char *s) {
     for (; *s; s++)
         fputc(*s == ',' ? ';' : (*s == '\n' || *s == '\r') ? ' ' : *s, f);
 }
 
 /* A token for plot data: whitespace would split the column. */
-static void dat_word(FILE *f, const char *s)
-{
+static void dat_word(FILE *f, const char *s) {
     if (!*s) {
         fputc('-', f);
         return;
@@ -122,8 +114,7 @@ static void dat_word(FILE *f, const char *s)
 }
 
 /* "1K", "4M", "32768" style period for people. */
-static const char *period_text(int64_t p)
-{
+static const char *period_text(int64_t p) {
     char *b = buf();
     if (p <= 0)
         snprintf(b, BUFLEN, "0");
@@ -139,8 +130,7 @@ static const char *period_text(int64_t p)
 }
 
 /* "1.23 [1.20, 1.27]" or "1.23 (no CI)"; a percentile interval is marked *. */
-static const char *with_ci(const st_interval *iv, int digits)
-{
+static const char *with_ci(const st_interval *iv, int digits) {
     char *b = buf(), e[24], l[24], h[24];
     if (!isfinite(iv->est)) {
         snprintf(b, BUFLEN, "n/a");
@@ -167,14 +157,9 @@ static double hi_of(const st_interval *iv) { return iv->method == ST_CI_NONE ? N
  * per-workload tables, never into the per-period and per-rate figures and
  * headlines, where they would stand as extra copies of one workload. */
 static int in_matrix(const st_result *r) { return isnan(r->cell->depth); }
-static int is_kind(const st_result *r, const char *kind)
-{
-    return strcmp(r->cell->kind, kind) == 0 && in_matrix(r);
-}
+static int is_kind(const st_result *r, const char *kind) { return strcmp(r->cell->kind, kind) == 0 && in_matrix(r); }
 
-void st_pick_normalized(const st_analysis *an, const char *workload, const st_result **alloc,
-                        const st_result **time)
-{
+void st_pick_normalized(const st_analysis *an, const char *workload, const st_result **alloc, const st_result **time) {
     double best_a = INFINITY, best_t = INFINITY;
     *alloc = *time = NULL;
     for (size_t i = 0; i < an->nresults; i++) {
@@ -193,8 +178,7 @@ void st_pick_normalized(const st_analysis *an, const char *workload, const st_re
 }
 
 /* The distinct workloads, in report order (results are sorted by workload). */
-static size_t workloads(const st_analysis *an, const char ***out)
-{
+static size_t workloads(const st_analysis *an, const char ***out) {
     const char **w = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *w);
     size_t n = 0;
     for (size_t i = 0; i < an->nresults; i++)
@@ -204,8 +188,7 @@ static size_t workloads(const st_analysis *an, const char ***out)
     return n;
 }
 
-static const st_run *cell_run(const st_analysis *an, const st_cell *c, size_t i)
-{
+static const st_run *cell_run(const st_analysis *an, const st_cell *c, size_t i) {
     return &an->sweep->runs[c->first_run + i];
 }
 
@@ -217,111 +200,118 @@ static const st_run *cell_run(const st_analysis *an, const st_cell *c, size_t i)
  * breaks replaced), INT (an integer) or Gn (a number with n significant
  * digits, empty when missing); value is computed for the result r of cell
  * c, with the analysis an.  A new column goes at the end. */
-#define ST_SUMMARY_COLUMNS(COL)                                                                              \
-    COL(workload, TEXT, c->workload)                                                                         \
-    COL(label, TEXT, c->label)                                                                               \
-    COL(kind, TEXT, c->kind)                                                                                 \
-    COL(alloc_mode, TEXT, c->alloc_mode)                                                                     \
-    COL(alloc_period, INT, c->alloc_period)                                                                  \
-    COL(time_hz, INT, c->time_hz)                                                                            \
-    COL(time_clock, TEXT, c->time_clock)                                                                     \
-    COL(size, INT, c->size)                                                                                  \
-    COL(baseline, TEXT, r->baseline ? r->baseline->label : "")                                               \
-    COL(runs, INT, r->runs)                                                                                  \
-    COL(runs_failed, INT, r->failed)                                                                         \
-    COL(baseline_runs, INT, r->baseline_runs)                                                                \
-    COL(wall_median_ns, G12, r->wall.median)                                                                 \
-    COL(wall_q1_ns, G12, r->wall.q1)                                                                         \
-    COL(wall_q3_ns, G12, r->wall.q3)                                                                         \
-    COL(wall_mad_ns, G12, r->wall.mad)                                                                       \
-    COL(wall_outliers, INT, r->wall.outliers)                                                                \
-    COL(cpu_source, TEXT, r->cpu_task_clock ? "task-clock" : "user+sys")                                     \
-    COL(cpu_median_ns, G12, r->cpu.median)                                                                   \
-    COL(cpu_q1_ns, G12, r->cpu.q1)                                                                           \
-    COL(cpu_q3_ns, G12, r->cpu.q3)                                                                           \
-    COL(cpu_mad_ns, G12, r->cpu.mad)                                                                         \
-    COL(cpu_outliers, INT, r->cpu.outliers)                                                                  \
-    COL(overhead, G6, r->overhead.est)                                                                       \
-    COL(overhead_lo, G6, lo_of(&r->overhead))                                                                \
-    COL(overhead_hi, G6, hi_of(&r->overhead))                                                                \
-    COL(overhead_ci, TEXT, st_ci_name(r->overhead.method))                                                   \
-    COL(cpu_overhead, G6, r->cpu_overhead.est)                                                               \
-    COL(cpu_overhead_lo, G6, lo_of(&r->cpu_overhead))                                                        \
-    COL(cpu_overhead_hi, G6, hi_of(&r->cpu_overhead))                                                        \
-    COL(cpu_overhead_ci, TEXT, st_ci_name(r->cpu_overhead.method))                                           \
-    COL(alloc_samples, G12, r->alloc_samples)                                                                \
-    COL(alloc_sample_points, G12, r->alloc_points)                                                           \
-    COL(time_samples, G12, r->time_samples)                                                                  \
-    COL(alloc_sps, G6, r->alloc_sps.est)                                                                     \
-    COL(alloc_sps_lo, G6, lo_of(&r->alloc_sps))                                                              \
-    COL(alloc_sps_hi, G6, hi_of(&r->alloc_sps))                                                              \
-    COL(alloc_sps_ci, TEXT, st_ci_name(r->alloc_sps.method))                                                 \
-    COL(time_sps, G6, r->time_sps.est)                                                                       \
-    COL(time_sps_lo, G6, lo_of(&r->time_sps))                                                                \
-    COL(time_sps_hi, G6, hi_of(&r->time_sps))                                                                \
-    COL(time_sps_ci, TEXT, st_ci_name(r->time_sps.method))                                                   \
-    COL(time_hz_achieved, G6, r->hz_achieved)                                                                \
-    COL(sps, G6, r->sps.est)                                                                                 \
-    COL(norm_overhead, G6, r->norm.est)                                                                      \
-    COL(norm_overhead_lo, G6, lo_of(&r->norm))                                                               \
-    COL(norm_overhead_hi, G6, hi_of(&r->norm))                                                               \
-    COL(norm_overhead_ci, TEXT, st_ci_name(r->norm.method))                                                  \
-    COL(sample_cost_us, G6, r->cost.est)                                                                     \
-    COL(sample_cost_us_lo, G6, lo_of(&r->cost))                                                              \
-    COL(sample_cost_us_hi, G6, hi_of(&r->cost))                                                              \
-    COL(sample_cost_ci, TEXT, st_ci_name(r->cost.method))                                                    \
-    COL(mw_u, G10, r->mw.u)                                                                                  \
-    COL(mw_p, G4, r->mw.p)                                                                                   \
-    COL(mw_method, TEXT, isnan(r->mw.p) ? "" : r->mw.exact ? "exact" : "normal")                             \
-    COL(verdict, TEXT, r->verdict)                                                                           \
-    COL(exact_checked, INT, r->exact_checked)                                                                \
-    COL(exact_mismatches, INT, r->exact_mismatches)                                                          \
-    COL(samples_ratio, G8, r->samples_ratio)                                                                 \
-    COL(bytes_allocated, G12, r->bytes_allocated)                                                            \
-    COL(gc_ns, G12, r->gc_ns)                                                                                \
-    COL(aa_ratio, G6, r->is_baseline ? r->aa.est : NAN)                                                      \
-    COL(aa_lo, G6, r->is_baseline ? lo_of(&r->aa) : NAN)                                                     \
-    COL(aa_hi, G6, r->is_baseline ? hi_of(&r->aa) : NAN)                                                     \
-    COL(aa_ci, TEXT, r->is_baseline ? st_ci_name(r->aa.method) : "")                                         \
-    COL(aa_floor, G4, r->is_baseline ? r->aa_floor : NAN)                                                    \
-    COL(depth, G10, c->depth)                                                                                \
-    COL(note, TEXT, r->note)                                                                                 \
-    COL(pairs, INT, r->pairs)                                                                                \
-    COL(paired, G6, r->paired.est)                                                                           \
-    COL(paired_lo, G6, lo_of(&r->paired))                                                                    \
-    COL(paired_hi, G6, hi_of(&r->paired))                                                                    \
-    COL(paired_ci, TEXT, st_ci_name(r->paired.method))                                                       \
-    COL(paired_verdict, TEXT, r->is_baseline ? "" : st_verdict_text(r->pverdict, an->margin, v, sizeof v))   \
-    COL(paired_cpu, G6, r->paired_cpu.est)                                                                   \
-    COL(paired_cpu_lo, G6, lo_of(&r->paired_cpu))                                                            \
-    COL(paired_cpu_hi, G6, hi_of(&r->paired_cpu))                                                            \
-    COL(paired_norm, G6, r->paired_norm.est)                                                                 \
-    COL(paired_norm_lo, G6, lo_of(&r->paired_norm))                                                          \
-    COL(paired_norm_hi, G6, hi_of(&r->paired_norm))                                                          \
-    COL(paired_cost_us, G6, r->paired_cost.est)                                                              \
-    COL(paired_cost_us_lo, G6, lo_of(&r->paired_cost))                                                       \
-    COL(paired_cost_us_hi, G6, hi_of(&r->paired_cost))                                                       \
+#define ST_SUMMARY_COLUMNS(COL)                                                                            \
+    COL(workload, TEXT, c->workload)                                                                       \
+    COL(label, TEXT, c->label)                                                                             \
+    COL(kind, TEXT, c->kind)                                                                               \
+    COL(alloc_mode, TEXT, c->alloc_mode)                                                                   \
+    COL(alloc_period, INT, c->alloc_period)                                                                \
+    COL(time_hz, INT, c->time_hz)                                                                          \
+    COL(time_clock, TEXT, c->time_clock)                                                                   \
+    COL(size, INT, c->size)                                                                                \
+    COL(baseline, TEXT, r->baseline ? r->baseline->label : "")                                             \
+    COL(runs, INT, r->runs)                                                                                \
+    COL(runs_failed, INT, r->failed)                                                                       \
+    COL(baseline_runs, INT, r->baseline_runs)                                                              \
+    COL(wall_median_ns, G12, r->wall.median)                                                               \
+    COL(wall_q1_ns, G12, r->wall.q1)                                                                       \
+    COL(wall_q3_ns, G12, r->wall.q3)                                                                       \
+    COL(wall_mad_ns, G12, r->wall.mad)                                                                     \
+    COL(wall_outliers, INT, r->wall.outliers)                                                              \
+    COL(cpu_source, TEXT, r->cpu_task_clock ? "task-clock" : "user+sys")                                   \
+    COL(cpu_median_ns, G12, r->cpu.median)                                                                 \
+    COL(cpu_q1_ns, G12, r->cpu.q1)                                                                         \
+    COL(cpu_q3_ns, G12, r->cpu.q3)                                                                         \
+    COL(cpu_mad_ns, G12, r->cpu.mad)                                                                       \
+    COL(cpu_outliers, INT, r->cpu.outliers)                                                                \
+    COL(overhead, G6, r->overhead.est)                                                                     \
+    COL(overhead_lo, G6, lo_of(&r->overhead))                                                              \
+    COL(overhead_hi, G6, hi_of(&r->overhead))                                                              \
+    COL(overhead_ci, TEXT, st_ci_name(r->overhead.method))                                                 \
+    COL(cpu_overhead, G6, r->cpu_overhead.est)                                                             \
+    COL(cpu_overhead_lo, G6, lo_of(&r->cpu_overhead))                                                      \
+    COL(cpu_overhead_hi, G6, hi_of(&r->cpu_overhead))                                                      \
+    COL(cpu_overhead_ci, TEXT, st_ci_name(r->cpu_overhead.method))                                         \
+    COL(alloc_samples, G12, r->alloc_samples)                                                              \
+    COL(alloc_sample_points, G12, r->alloc_points)                                                         \
+    COL(time_samples, G12, r->time_samples)                                                                \
+    COL(alloc_sps, G6, r->alloc_sps.est)                                                                   \
+    COL(alloc_sps_lo, G6, lo_of(&r->alloc_sps))                                                            \
+    COL(alloc_sps_hi, G6, hi_of(&r->alloc_sps))                                                            \
+    COL(alloc_sps_ci, TEXT, st_ci_name(r->alloc_sps.method))                                               \
+    COL(time_sps, G6, r->time_sps.est)                                                                     \
+    COL(time_sps_lo, G6, lo_of(&r->time_sps))                                                              \
+    COL(time_sps_hi, G6, hi_of(&r->time_sps))                                                              \
+    COL(time_sps_ci, TEXT, st_ci_name(r->time_sps.method))                                                 \
+    COL(time_hz_achieved, G6, r->hz_achieved)                                                              \
+    COL(sps, G6, r->sps.est)                                                                               \
+    COL(norm_overhead, G6, r->norm.est)                                                                    \
+    COL(norm_overhead_lo, G6, lo_of(&r->norm))                                                             \
+    COL(norm_overhead_hi, G6, hi_of(&r->norm))                                                             \
+    COL(norm_overhead_ci, TEXT, st_ci_name(r->norm.method))                                                \
+    COL(sample_cost_us, G6, r->cost.est)                                                                   \
+    COL(sample_cost_us_lo, G6, lo_of(&r->cost))                                                            \
+    COL(sample_cost_us_hi, G6, hi_of(&r->cost))                                                            \
+    COL(sample_cost_ci, TEXT, st_ci_name(r->cost.method))                                                  \
+    COL(mw_u, G10, r->mw.u)                                                                                \
+    COL(mw_p, G4, r->mw.p)                                                                                 \
+    COL(mw_method, TEXT, isnan(r->mw.p) ? "" : r->mw.exact ? "exact" : "normal")                           \
+    COL(verdict, TEXT, r->verdict)                                                                         \
+    COL(exact_checked, INT, r->exact_checked)                                                              \
+    COL(exact_mismatches, INT, r->exact_mismatches)                                                        \
+    COL(samples_ratio, G8, r->samples_ratio)                                                               \
+    COL(bytes_allocated, G12, r->bytes_allocated)                                                          \
+    COL(gc_ns, G12, r->gc_ns)                                                                              \
+    COL(aa_ratio, G6, r->is_baseline ? r->aa.est : NAN)                                                    \
+    COL(aa_lo, G6, r->is_baseline ? lo_of(&r->aa) : NAN)                                                   \
+    COL(aa_hi, G6, r->is_baseline ? hi_of(&r->aa) : NAN)                                                   \
+    COL(aa_ci, TEXT, r->is_baseline ? st_ci_name(r->aa.method) : "")                                       \
+    COL(aa_floor, G4, r->is_baseline ? r->aa_floor : NAN)                                                  \
+    COL(depth, G10, c->depth)                                                                              \
+    COL(note, TEXT, r->note)                                                                               \
+    COL(pairs, INT, r->pairs)                                                                              \
+    COL(paired, G6, r->paired.est)                                                                         \
+    COL(paired_lo, G6, lo_of(&r->paired))                                                                  \
+    COL(paired_hi, G6, hi_of(&r->paired))                                                                  \
+    COL(paired_ci, TEXT, st_ci_name(r->paired.method))                                                     \
+    COL(paired_verdict, TEXT, r->is_baseline ? "" : st_verdict_text(r->pverdict, an->margin, v, sizeof v)) \
+    COL(paired_cpu, G6, r->paired_cpu.est)                                                                 \
+    COL(paired_cpu_lo, G6, lo_of(&r->paired_cpu))                                                          \
+    COL(paired_cpu_hi, G6, hi_of(&r->paired_cpu))                                                          \
+    COL(paired_norm, G6, r->paired_norm.est)                                                               \
+    COL(paired_norm_lo, G6, lo_of(&r->paired_norm))                                                        \
+    COL(paired_norm_hi, G6, hi_of(&r->paired_norm))                                                        \
+    COL(paired_cost_us, G6, r->paired_cost.est)                                                            \
+    COL(paired_cost_us_lo, G6, lo_of(&r->paired_cost))                                                     \
+    COL(paired_cost_us_hi, G6, hi_of(&r->paired_cost))                                                     \
     COL(paired_floor, G4, r->paired_floor)
 
-static void csv_sep(FILE *f, int *first)
-{
+static void csv_sep(FILE *f, int *first) {
     if (!*first)
         fputc(',', f);
     *first = 0;
 }
-static void csv_TEXT(FILE *f, int *first, const char *s) { csv_sep(f, first); csv_text(f, s); }
-static void csv_INT(FILE *f, int *first, long long v) { csv_sep(f, first); fprintf(f, "%lld", v); }
-static void csv_num(FILE *f, int *first, double v, int digits) { csv_sep(f, first); fputs(csv(v, digits), f); }
+static void csv_TEXT(FILE *f, int *first, const char *s) {
+    csv_sep(f, first);
+    csv_text(f, s);
+}
+static void csv_INT(FILE *f, int *first, long long v) {
+    csv_sep(f, first);
+    fprintf(f, "%lld", v);
+}
+static void csv_num(FILE *f, int *first, double v, int digits) {
+    csv_sep(f, first);
+    fputs(csv(v, digits), f);
+}
 #define csv_G4(f, first, v) csv_num(f, first, v, 4)
 #define csv_G6(f, first, v) csv_num(f, first, v, 6)
 #define csv_G8(f, first, v) csv_num(f, first, v, 8)
 #define csv_G10(f, first, v) csv_num(f, first, v, 10)
 #define csv_G12(f, first, v) csv_num(f, first, v, 12)
 
-static void write_summary_csv(FILE *f, const st_analysis *an, const st_report_opts *o)
-{
-    fprintf(f, "# analyze seed=%llu resamples=%zu confidence=%g\n", (unsigned long long)o->seed,
-            o->resamples, o->confidence);
+static void write_summary_csv(FILE *f, const st_analysis *an, const st_report_opts *o) {
+    fprintf(f, "# analyze seed=%llu resamples=%zu confidence=%g\n", (unsigned long long)o->seed, o->resamples,
+            o->confidence);
 #define HEADER(name, type, value) "," #name
     fprintf(f, "%s\n", ST_SUMMARY_COLUMNS(HEADER) + 1);
 #undef HEADER
@@ -339,8 +329,7 @@ static void write_summary_csv(FILE *f, const st_analysis *an, const st_report_op
 
 /* ---- metrics.csv ------------------------------------------------------- */
 
-static void metric_row(FILE *f, const st_cell *c, const char *metric, const double *v, size_t n)
-{
+static void metric_row(FILE *f, const st_cell *c, const char *metric, const double *v, size_t n) {
     st_desc d;
     st_describe(v, n, &d);
     csv_text(f, c->workload);
@@ -348,18 +337,17 @@ static void metric_row(FILE *f, const st_cell *c, const char *metric, const doub
     csv_text(f, c->label);
     fputc(',', f);
     csv_text(f, metric);
-    fprintf(f, ",%zu,%s,%s,%s,%s,%s,%s,%zu\n", d.n, csv(d.median, 12), csv(d.q1, 12), csv(d.q3, 12),
-            csv(d.mad, 12), csv(d.min, 12), csv(d.max, 12), d.outliers);
+    fprintf(f, ",%zu,%s,%s,%s,%s,%s,%s,%zu\n", d.n, csv(d.median, 12), csv(d.q1, 12), csv(d.q3, 12), csv(d.mad, 12),
+            csv(d.min, 12), csv(d.max, 12), d.outliers);
 }
 
-static void write_metrics_csv(FILE *f, const st_analysis *an)
-{
+static void write_metrics_csv(FILE *f, const st_analysis *an) {
     const st_sweep *sw = an->sweep;
     fputs("workload,label,metric,n,median,q1,q3,mad,min,max,outliers\n", f);
     for (size_t i = 0; i < an->nresults; i++) {
         const st_cell *c = an->results[i].cell;
         double *v = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *v);
-        static const char *const names[5] = { "wall_ns", "user_ns", "sys_ns", "maxrss_kb", "gc_ns" };
+        static const char *const names[5] = {"wall_ns", "user_ns", "sys_ns", "maxrss_kb", "gc_ns"};
         for (int m = 0; m < 5 + (int)sw->nevents; m++) {
             size_t n = 0;
             for (size_t k = 0; k < c->nruns; k++) {
@@ -393,8 +381,7 @@ typedef struct grouping {
     char series[96];      /* current sub-series key */
 } grouping;
 
-static void group(FILE *f, grouping *g, const char *workload, const char *series)
-{
+static void group(FILE *f, grouping *g, const char *workload, const char *series) {
     if (g->workload && strcmp(g->workload, workload))
         fputs("\n\n", f);
     else if (g->workload && strcmp(g->series, series))
@@ -407,17 +394,16 @@ static void group(FILE *f, grouping *g, const char *workload, const char *series
  * are computed from. */
 typedef struct st_pd_row {
     const st_analysis *an;
-    const st_result *r;  /* the row's cell */
-    const st_cell *c;    /* r->cell */
-    const st_run *run;   /* per-run files: the run */
-    size_t index;        /* per-workload files: the workload's index ... */
-    const char *workload; /* ... and name */
+    const st_result *r;     /* the row's cell */
+    const st_cell *c;       /* r->cell */
+    const st_run *run;      /* per-run files: the run */
+    size_t index;           /* per-workload files: the workload's index ... */
+    const char *workload;   /* ... and name */
     const st_result *a, *t; /* normalized.dat: the cells picked (or NULL) */
 } st_pd_row;
 
 /* exactness.dat: bytes / period, with the period the run itself reported. */
-static double exact_expected(const st_pd_row *x)
-{
+static double exact_expected(const st_pd_row *x) {
     double P = x->run->key[ST_K_alloc_period];
     if (!(P > 0))
         P = (double)x->c->alloc_period;
@@ -426,8 +412,7 @@ static double exact_expected(const st_pd_row *x)
 
 /* exactness.dat: 1 if a fixed-mode run took exactly floor(expected) sample
  * points, 0 if not, NaN if that is not defined (poisson, values missing). */
-static double exact_match(const st_pd_row *x)
-{
+static double exact_match(const st_pd_row *x) {
     double expected = exact_expected(x), pts = x->run->key[ST_K_alloc_sample_points];
     if (!st_cell_fixed(x->c) || !isfinite(expected) || !isfinite(pts))
         return NAN;
@@ -435,20 +420,27 @@ static double exact_match(const st_pd_row *x)
 }
 
 /* depth.dat: the median samples per run of the samplers the cell turns on. */
-static double depth_samples(const st_result *r)
-{
+static double depth_samples(const st_result *r) {
     return (r->samples_alloc ? r->alloc_samples : 0) + (r->samples_time ? r->time_samples : 0);
 }
 
-static void put_sep(FILE *f, int *first)
-{
+static void put_sep(FILE *f, int *first) {
     if (!*first)
         fputc(' ', f);
     *first = 0;
 }
-static void put_WORD(FILE *f, int *first, const char *s) { put_sep(f, first); dat_word(f, s); }
-static void put_INT(FILE *f, int *first, long long v) { put_sep(f, first); fprintf(f, "%lld", v); }
-static void put_num(FILE *f, int *first, double v, int digits) { put_sep(f, first); fputs(dat(v, digits), f); }
+static void put_WORD(FILE *f, int *first, const char *s) {
+    put_sep(f, first);
+    dat_word(f, s);
+}
+static void put_INT(FILE *f, int *first, long long v) {
+    put_sep(f, first);
+    fprintf(f, "%lld", v);
+}
+static void put_num(FILE *f, int *first, double v, int digits) {
+    put_sep(f, first);
+    fputs(dat(v, digits), f);
+}
 #define put_NUM1(f, first, v) put_num(f, first, v, 1)
 #define put_NUM8(f, first, v) put_num(f, first, v, 8)
 #define put_NUM10(f, first, v) put_num(f, first, v, 10)
@@ -456,14 +448,12 @@ static void put_num(FILE *f, int *first, double v, int digits) { put_sep(f, firs
 #define put_NUM15(f, first, v) put_num(f, first, v, 15)
 
 /* Writes row x of file pf: its columns in table order. */
-static void put_row(FILE *f, st_plotfile pf, const st_pd_row *x)
-{
+static void put_row(FILE *f, st_plotfile pf, const st_pd_row *x) {
     int first = 1;
     switch (pf) {
 #define PD_COL(name, type, value) put_##type(f, &first, value);
 #define PD_FILE(name, what, cols) \
-    case ST_PD_##name:            \
-        cols break;
+    case ST_PD_##name: cols break;
         ST_PLOTDATA_FILES(PD_FILE, PD_COL)
 #undef PD_FILE
 #undef PD_COL
@@ -472,15 +462,13 @@ static void put_row(FILE *f, st_plotfile pf, const st_pd_row *x)
     fputc('\n', f);
 }
 
-static void write_workloads_dat(FILE *f, const char **w, size_t nw)
-{
+static void write_workloads_dat(FILE *f, const char **w, size_t nw) {
     for (size_t i = 0; i < nw; i++)
-        put_row(f, ST_PD_workloads, &(st_pd_row){ .index = i, .workload = w[i] });
+        put_row(f, ST_PD_workloads, &(st_pd_row){.index = i, .workload = w[i]});
 }
 
-static void write_runs_dat(FILE *f, const st_analysis *an, int time)
-{
-    grouping g = { 0 };
+static void write_runs_dat(FILE *f, const st_analysis *an, int time) {
+    grouping g = {0};
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
         const st_cell *c = r->cell;
@@ -491,14 +479,13 @@ static void write_runs_dat(FILE *f, const st_analysis *an, int time)
             if (!run->used)
                 continue;
             group(f, &g, c->workload, time ? c->time_clock : c->alloc_mode);
-            put_row(f, time ? ST_PD_time_runs : ST_PD_alloc_runs, &(st_pd_row){ .an = an, .r = r, .c = c, .run = run });
+            put_row(f, time ? ST_PD_time_runs : ST_PD_alloc_runs, &(st_pd_row){.an = an, .r = r, .c = c, .run = run});
         }
     }
 }
 
-static void write_baseline_runs_dat(FILE *f, const st_analysis *an)
-{
-    grouping g = { 0 };
+static void write_baseline_runs_dat(FILE *f, const st_analysis *an) {
+    grouping g = {0};
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
         if (!r->is_baseline || !in_matrix(r))
@@ -508,26 +495,24 @@ static void write_baseline_runs_dat(FILE *f, const st_analysis *an)
             if (!run->used)
                 continue;
             group(f, &g, r->cell->workload, r->cell->label);
-            put_row(f, ST_PD_baseline_runs, &(st_pd_row){ .an = an, .r = r, .c = r->cell, .run = run });
+            put_row(f, ST_PD_baseline_runs, &(st_pd_row){.an = an, .r = r, .c = r->cell, .run = run});
         }
     }
 }
 
-static void write_cells_dat(FILE *f, const st_analysis *an, int time)
-{
-    grouping g = { 0 };
+static void write_cells_dat(FILE *f, const st_analysis *an, int time) {
+    grouping g = {0};
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
         const st_cell *c = r->cell;
         if (!is_kind(r, time ? "time" : "alloc"))
             continue;
         group(f, &g, c->workload, time ? c->time_clock : c->alloc_mode);
-        put_row(f, time ? ST_PD_time_cells : ST_PD_alloc_cells, &(st_pd_row){ .an = an, .r = r, .c = c });
+        put_row(f, time ? ST_PD_time_cells : ST_PD_alloc_cells, &(st_pd_row){.an = an, .r = r, .c = c});
     }
 }
 
-static void write_normalized_dat(FILE *f, const st_analysis *an, const char **w, size_t nw)
-{
+static void write_normalized_dat(FILE *f, const st_analysis *an, const char **w, size_t nw) {
     int first = 1;
     for (size_t i = 0; i < nw; i++) {
         const st_result *a, *t;
@@ -537,13 +522,12 @@ static void write_normalized_dat(FILE *f, const st_analysis *an, const char **w,
         if (!first)
             fputs("\n\n", f);
         first = 0;
-        put_row(f, ST_PD_normalized, &(st_pd_row){ .an = an, .index = i, .workload = w[i], .a = a, .t = t });
+        put_row(f, ST_PD_normalized, &(st_pd_row){.an = an, .index = i, .workload = w[i], .a = a, .t = t});
     }
 }
 
-static void write_exactness_dat(FILE *f, const st_analysis *an)
-{
-    grouping g = { 0 };
+static void write_exactness_dat(FILE *f, const st_analysis *an) {
+    grouping g = {0};
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
         const st_cell *c = r->cell;
@@ -554,13 +538,12 @@ static void write_exactness_dat(FILE *f, const st_analysis *an)
             if (!run->used)
                 continue;
             group(f, &g, c->workload, c->alloc_mode);
-            put_row(f, ST_PD_exactness, &(st_pd_row){ .an = an, .r = r, .c = c, .run = run });
+            put_row(f, ST_PD_exactness, &(st_pd_row){.an = an, .r = r, .c = c, .run = run});
         }
     }
 }
 
-static int depth_row_wanted(const st_analysis *an, const st_result *r)
-{
+static int depth_row_wanted(const st_analysis *an, const st_result *r) {
     if (r->is_baseline || !(r->samples_alloc || r->samples_time))
         return 0;
     if (an->sweep->has_depth)
@@ -572,30 +555,34 @@ typedef struct depth_ref {
     const st_result *r;
 } depth_ref;
 
-static int cmp_depth(const void *a, const void *b)
-{
+static int cmp_depth(const void *a, const void *b) {
     const st_cell *x = ((const depth_ref *)a)->r->cell, *y = ((const depth_ref *)b)->r->cell;
     int c = strcmp(x->workload, y->workload);
-    if (c) return c;
+    if (c)
+        return c;
     c = st_kind_rank(x->kind) - st_kind_rank(y->kind);
-    if (c) return c;
+    if (c)
+        return c;
     c = strcmp(x->alloc_mode, y->alloc_mode);
-    if (c) return c;
-    if (x->alloc_period != y->alloc_period) return x->alloc_period < y->alloc_period ? -1 : 1;
-    if (x->time_hz != y->time_hz) return x->time_hz < y->time_hz ? -1 : 1;
-    if (x->depth != y->depth && !(isnan(x->depth) || isnan(y->depth))) return x->depth < y->depth ? -1 : 1;
+    if (c)
+        return c;
+    if (x->alloc_period != y->alloc_period)
+        return x->alloc_period < y->alloc_period ? -1 : 1;
+    if (x->time_hz != y->time_hz)
+        return x->time_hz < y->time_hz ? -1 : 1;
+    if (x->depth != y->depth && !(isnan(x->depth) || isnan(y->depth)))
+        return x->depth < y->depth ? -1 : 1;
     return strcmp(x->label, y->label);
 }
 
-static void write_depth_dat(FILE *f, const st_analysis *an)
-{
+static void write_depth_dat(FILE *f, const st_analysis *an) {
     depth_ref *refs = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *refs);
     size_t n = 0;
     for (size_t i = 0; i < an->nresults; i++)
         if (depth_row_wanted(an, &an->results[i]))
             refs[n++].r = &an->results[i];
     qsort(refs, n, sizeof *refs, cmp_depth);
-    grouping g = { 0 };
+    grouping g = {0};
     for (size_t i = 0; i < n; i++) {
         const st_result *r = refs[i].r;
         const st_cell *c = r->cell;
@@ -603,14 +590,13 @@ static void write_depth_dat(FILE *f, const st_analysis *an)
         snprintf(series, sizeof series, "%s/%s/%lld/%lld", c->kind, c->alloc_mode, (long long)c->alloc_period,
                  (long long)c->time_hz);
         group(f, &g, c->workload, series);
-        put_row(f, ST_PD_depth, &(st_pd_row){ .an = an, .r = r, .c = c });
+        put_row(f, ST_PD_depth, &(st_pd_row){.an = an, .r = r, .c = c});
     }
     free(refs);
 }
 
 /* Writes plotdata/<file>.dat: the header from st_plotdata.h, then the rows. */
-static void write_plotdata(FILE *f, st_plotfile pf, const st_analysis *an, const char **w, size_t nw)
-{
+static void write_plotdata(FILE *f, st_plotfile pf, const st_analysis *an, const char **w, size_t nw) {
     fprintf(f, "%s\n", st_plotdata_header(pf));
     switch (pf) {
     case ST_PD_workloads: write_workloads_dat(f, w, nw); break;
@@ -628,8 +614,7 @@ static void write_plotdata(FILE *f, st_plotfile pf, const st_analysis *an, const
 
 /* ---- summary.md -------------------------------------------------------- */
 
-static const char *sweep_name(const char *dir)
-{
+static const char *sweep_name(const char *dir) {
     static char name[256];
     size_t n = strlen(dir);
     while (n > 1 && dir[n - 1] == '/')
@@ -647,8 +632,7 @@ static const char *sweep_name(const char *dir)
     return name;
 }
 
-static const char *cell_title(const st_cell *c)
-{
+static const char *cell_title(const st_cell *c) {
     char *b = buf();
     if (strcmp(c->kind, "alloc") == 0)
         snprintf(b, BUFLEN, "alloc %s %s", c->alloc_mode, period_text(c->alloc_period));
@@ -666,8 +650,7 @@ static const char *cell_title(const st_cell *c)
     return b;
 }
 
-static void md_escape(FILE *f, const char *s)
-{
+static void md_escape(FILE *f, const char *s) {
     for (; *s; s++) {
         if (*s == '|')
             fputs("\\|", f);
@@ -676,14 +659,15 @@ static void md_escape(FILE *f, const char *s)
     }
 }
 
-static void write_headline_worst(FILE *f, const st_analysis *an, double conf)
-{
+static void write_headline_worst(FILE *f, const st_analysis *an, double conf) {
     fprintf(f, "### Worst workload per allocation period (fixed mode)\n\n");
-    fprintf(f, "Overhead = median wall time with sampling / without, %g%% BCa interval "
-               "(* = percentile fallback). For comparison, the paper (PyPy, 5 runs, no intervals) reports "
-               "about 390%% overhead at 32K, at most 25%% at 4M and under 10%% at 32M. Each interval holds at "
-               "its own level; for a claim about all k workloads at once, rerun with --confidence 1-%g/k "
-               "(Bonferroni).\n\n", conf * 100, 1 - conf);
+    fprintf(f,
+            "Overhead = median wall time with sampling / without, %g%% BCa interval "
+            "(* = percentile fallback). For comparison, the paper (PyPy, 5 runs, no intervals) reports "
+            "about 390%% overhead at 32K, at most 25%% at 4M and under 10%% at 32M. Each interval holds at "
+            "its own level; for a claim about all k workloads at once, rerun with --confidence 1-%g/k "
+            "(Bonferroni).\n\n",
+            conf * 100, 1 - conf);
     fputs("| period | worst workload | its overhead | largest upper bound, any workload |\n|---|---|---|---|\n", f);
     int64_t *periods = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *periods);
     size_t np = 0;
@@ -732,8 +716,7 @@ static void write_headline_worst(FILE *f, const st_analysis *an, double conf)
     free(periods);
 }
 
-static void write_headline_norm(FILE *f, const st_analysis *an, const char **w, size_t nw)
-{
+static void write_headline_norm(FILE *f, const st_analysis *an, const char **w, size_t nw) {
     fputs("### Allocation vs time sampling: normalized overhead per 1000 samples/s\n\n"
           "`1 + (overhead - 1) * 1000 / samples_per_second`, interval from the same bootstrap; for each "
           "sampler the cell whose rate is nearest 1000 samples/s.\n\n"
@@ -757,8 +740,7 @@ static void write_headline_norm(FILE *f, const st_analysis *an, const char **w, 
     fputc('\n', f);
 }
 
-static void write_headline_aa(FILE *f, const st_analysis *an)
-{
+static void write_headline_aa(FILE *f, const st_analysis *an) {
     fputs("### A/A noise floor\n\n"
           "Each baseline's runs of odd rounds against those of even rounds, analysed like a cell. "
           "Overheads closer to 1 than the floor are below what this sweep resolves.\n\n"
@@ -785,12 +767,10 @@ static void write_headline_aa(FILE *f, const st_analysis *an)
     fputc('\n', f);
 }
 
-static void write_workload_table(FILE *f, const st_analysis *an, const char *w)
-{
+static void write_workload_table(FILE *f, const st_analysis *an, const char *w) {
     const st_result *base = NULL;
     for (size_t i = 0; i < an->nresults; i++)
-        if (strcmp(an->results[i].cell->workload, w) == 0 && an->results[i].is_baseline &&
-            in_matrix(&an->results[i])) {
+        if (strcmp(an->results[i].cell->workload, w) == 0 && an->results[i].is_baseline && in_matrix(&an->results[i])) {
             base = &an->results[i];
             break;
         }
@@ -821,8 +801,7 @@ static void write_workload_table(FILE *f, const st_analysis *an, const char *w)
 }
 
 /* Failed runs per cell, grouped by reason (the first 5 distinct reasons). */
-static void write_failures(FILE *f, const st_analysis *an)
-{
+static void write_failures(FILE *f, const st_analysis *an) {
     fputs("## Failed runs\n\nExcluded from every statistic; the reason is `runs.failure` in results.db.\n\n"
           "| cell | failed | reasons (count) |\n|---|---|---|\n",
           f);
@@ -867,32 +846,36 @@ static void write_failures(FILE *f, const st_analysis *an)
     fputc('\n', f);
 }
 
-static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opts *o)
-{
+static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opts *o) {
     const st_sweep *sw = an->sweep;
     const char **w;
     size_t nw = workloads(an, &w);
     fprintf(f, "# freecheck sweep %s: statistics\n\n", sweep_name(sw->dir));
-    fprintf(f, "Analysed by `build/bin/analyze` with seed %llu, %zu bootstrap resamples, %g%% confidence "
-               "(method: docs/STATISTICS.md). %zu measured runs used, %zu failed (excluded, counted); "
-               "%zu cells, %zu workloads.\n\n",
+    fprintf(f,
+            "Analysed by `build/bin/analyze` with seed %llu, %zu bootstrap resamples, %g%% confidence "
+            "(method: docs/STATISTICS.md). %zu measured runs used, %zu failed (excluded, counted); "
+            "%zu cells, %zu workloads.\n\n",
             (unsigned long long)o->seed, o->resamples, o->confidence * 100, an->used_runs, an->failed_runs,
             an->nresults, nw);
     size_t recorded = an->used_runs + an->failed_runs;
     if (sw->planned >= 0 && recorded < (size_t)sw->planned)
-        fprintf(f, "**%zu of %ld planned measured runs are recorded** (%ld missing: the sweep was interrupted or "
-                   "is still running; `build/bin/sweep --resume DIR` finishes it).\n\n",
+        fprintf(f,
+                "**%zu of %ld planned measured runs are recorded** (%ld missing: the sweep was interrupted or "
+                "is still running; `build/bin/sweep --resume DIR` finishes it).\n\n",
                 recorded, sw->planned, sw->planned - (long)recorded);
     if (an->failed_runs)
         fprintf(f, "%zu measured runs failed: they are excluded and listed under \"Failed runs\" below.\n\n",
                 an->failed_runs);
     const char *status = st_sweep_meta(sw, "status");
     if (status && strcmp(status, "complete"))
-        fprintf(f, "**This sweep is not complete (status `%s` in its metadata): the numbers cover the runs "
-                   "recorded so far.**\n\n", status);
+        fprintf(f,
+                "**This sweep is not complete (status `%s` in its metadata): the numbers cover the runs "
+                "recorded so far.**\n\n",
+                status);
     if (an->nmismatches) {
-        fprintf(f, "**EXACTNESS MISMATCH: %zu fixed-mode runs took a number of samples different from "
-                   "floor(sampled_bytes / period).** The sampling rule is broken:\n\n",
+        fprintf(f,
+                "**EXACTNESS MISMATCH: %zu fixed-mode runs took a number of samples different from "
+                "floor(sampled_bytes / period).** The sampling rule is broken:\n\n",
                 an->nmismatches);
         for (size_t i = 0; i < an->nmismatches && i < 50; i++) {
             const st_mismatch *m = &an->mismatches[i];
@@ -907,13 +890,16 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
         for (size_t i = 0; i < an->nresults; i++)
             checked += an->results[i].exact_checked;
         if (checked)
-            fprintf(f, "Exactness: all %zu fixed-mode allocation runs took exactly floor(sampled_bytes / period) "
-                       "samples.\n\n", checked);
+            fprintf(f,
+                    "Exactness: all %zu fixed-mode allocation runs took exactly floor(sampled_bytes / period) "
+                    "samples.\n\n",
+                    checked);
     }
     st_write_floor_warning_md(f, an);
     if (an->used_runs == 0)
         fputs("**No measured run succeeded: there is nothing to analyse.** See the notes below and the "
-              "failure column of results.db's runs table.\n\n", f);
+              "failure column of results.db's runs table.\n\n",
+              f);
     fputs("## Headlines\n\n", f);
     st_costfit_write_md(f, an);
     write_headline_worst(f, an, o->confidence);
@@ -925,7 +911,8 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
             deep |= strncmp(w[i], "deepstack", 9) == 0;
         if (deep)
             fputs("Stack depth was not varied in this sweep (cells carry no depth): plotdata/depth.dat holds "
-                  "the deepstack cells at their one depth, with depth NaN.\n\n", f);
+                  "the deepstack cells at their one depth, with depth NaN.\n\n",
+                  f);
     }
     st_write_paired_md(f, an, o->confidence);
     if (an->failed_runs)
@@ -933,7 +920,8 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
     fputs("## Per workload\n\nIntervals are BCa at the confidence above (* = percentile fallback, see the note); "
           "\"no CI\" = fewer than 3 runs or undefined (see the note). Verdict: slower/faster when the overhead "
           "interval excludes 1 and the Mann-Whitney test agrees, same when neither finds a difference, "
-          "mixed when they disagree.\n\n", f);
+          "mixed when they disagree.\n\n",
+          f);
     for (size_t i = 0; i < nw; i++)
         write_workload_table(f, an, w[i]);
     st_write_noise_md(f, an);
@@ -959,10 +947,10 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
  * each workload's fixed-mode allocation cells at 32K and 4M, the counts from
  * the simulated cells, the wall time (median and interval) from the native
  * ones when the sweep has them. */
-static void write_sim_compare_dat(FILE *f, const st_analysis *an)
-{
+static void write_sim_compare_dat(FILE *f, const st_analysis *an) {
     fputs("# workload index alloc_period overhead_Ir overhead_est_cycles overhead_wall overhead_wall_lo "
-          "overhead_wall_hi\n", f);
+          "overhead_wall_hi\n",
+          f);
     const st_sim *sim = an->sim;
     static const int64_t periods[2] = {32 << 10, 4 << 20};
     for (size_t i = 0; i < sim->nfits; i++) {
@@ -982,7 +970,8 @@ static void write_sim_compare_dat(FILE *f, const st_analysis *an)
             fprintf(f, " %zu %lld %s %s", i, (long long)periods[p], dat(c ? c->overhead_ir : NAN, 12),
                     dat(c ? c->overhead_cyc : NAN, 12));
             if (r)
-                fprintf(f, " %s %s %s", dat(r->overhead.est, 8), dat(lo_of(&r->overhead), 8), dat(hi_of(&r->overhead), 8));
+                fprintf(f, " %s %s %s", dat(r->overhead.est, 8), dat(lo_of(&r->overhead), 8),
+                        dat(hi_of(&r->overhead), 8));
             else
                 fputs(" NaN NaN NaN", f);
             fputc('\n', f);
@@ -992,8 +981,7 @@ static void write_sim_compare_dat(FILE *f, const st_analysis *an)
 
 /* ---- all outputs ------------------------------------------------------- */
 
-int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *err, size_t errlen)
-{
+int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *err, size_t errlen) {
     const char *dir = an->sweep->dir;
     size_t n = strlen(dir) + sizeof "/plotdata";
     char *pdir = st_xmalloc(n);
@@ -1007,12 +995,12 @@ int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *er
     size_t nw = workloads(an, &w);
     sink s;
     int rc = 0;
-#define OUT(d, name, call)                                  \
-    do {                                                    \
+#define OUT(d, name, call)                                        \
+    do {                                                          \
         if (!rc && !(rc = sink_open(&s, d, name, err, errlen))) { \
-            call;                                           \
-            rc = sink_close(&s, err, errlen);               \
-        }                                                   \
+            call;                                                 \
+            rc = sink_close(&s, err, errlen);                     \
+        }                                                         \
     } while (0)
     OUT(dir, "summary.csv", write_summary_csv(s.f, an, opts));
     if (!rc) {

@@ -29,7 +29,6 @@ int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *er
 /* The allocation (fixed mode, kind alloc) and time cells of a workload whose
  * median samples/s is nearest 1000 on a log scale (NULL if none); used by
  * headline 2 and normalized.dat. */
-void st_pick_normalized(const st_analysis *an, const char *workload, const st_result **alloc,
-                        const st_result **time);
+void st_pick_normalized(const st_analysis *an, const char *workload, const st_result **alloc, const st_result **time);
 
 #endif

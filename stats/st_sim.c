@@ -13,8 +13,7 @@
 static const char *const metric_names[SW_SIM_N] = {SW_SIM_METRICS(SIM_NAME)};
 #undef SIM_NAME
 
-static void note(st_simcell *c, const char *fmt, ...)
-{
+static void note(st_simcell *c, const char *fmt, ...) {
     size_t len = strlen(c->note);
     if (len + 3 >= sizeof c->note)
         return;
@@ -26,36 +25,31 @@ static void note(st_simcell *c, const char *fmt, ...)
     va_end(ap);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
+static int cmp_double(const void *a, const void *b) {
     double x = *(const double *)a, y = *(const double *)b;
     return (x > y) - (x < y);
 }
 
-static double median(double *v, size_t n)
-{
+static double median(double *v, size_t n) {
     if (!n)
         return NAN;
     qsort(v, n, sizeof *v, cmp_double);
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-static char *dup_text(sqlite3_stmt *st, int col)
-{
+static char *dup_text(sqlite3_stmt *st, int col) {
     const unsigned char *t = sqlite3_column_text(st, col);
     return st_xstrdup(t ? (const char *)t : "");
 }
 
 double st_sim_time_model(double rate_hz, double user_instr, double baseline_instr, double native_s,
-                         double delivery_ns)
-{
+                         double delivery_ns) {
     if (!(rate_hz > 0) || !(user_instr >= 0) || !(baseline_instr > 0) || !(native_s > 0) || !(delivery_ns >= 0))
         return NAN;
     return 1 + rate_hz * (user_instr * native_s / baseline_instr + delivery_ns * 1e-9);
 }
 
-const st_simcell *st_sim_find(const st_sim *sim, const char *workload, const char *kind, int64_t period, int64_t hz)
-{
+const st_simcell *st_sim_find(const st_sim *sim, const char *workload, const char *kind, int64_t period, int64_t hz) {
     for (size_t i = 0; i < sim->ncells; i++) {
         const st_simcell *c = &sim->cells[i];
         if (strcmp(c->workload, workload) || strcmp(c->kind, kind))
@@ -76,8 +70,7 @@ typedef struct runvals {
     int ok;
 } runvals;
 
-static void summarize(st_simcell *c, runvals *r, size_t n)
-{
+static void summarize(st_simcell *c, runvals *r, size_t n) {
     double *tmp = st_xmalloc((n ? n : 1) * sizeof *tmp);
     size_t ok = 0;
     for (size_t i = 0; i < n; i++)
@@ -116,14 +109,14 @@ static void summarize(st_simcell *c, runvals *r, size_t n)
     } else {
         c->deterministic = !(c->spread[SW_SIM_IR] > ST_SIM_TOLERANCE) && !(c->spread[SW_SIM_CYCLES] > ST_SIM_TOLERANCE);
         if (!c->deterministic)
-            note(c, "NOT DETERMINISTIC: repeated counts differ by %.4g%% (instructions) and %.4g%% (estimated cycles), "
-                    "more than %.2g%%",
+            note(c,
+                 "NOT DETERMINISTIC: repeated counts differ by %.4g%% (instructions) and %.4g%% (estimated cycles), "
+                 "more than %.2g%%",
                  100 * c->spread[SW_SIM_IR], 100 * c->spread[SW_SIM_CYCLES], 100 * ST_SIM_TOLERANCE);
     }
 }
 
-static int load(sqlite3 *db, st_sim *sim, char *err, size_t errlen)
-{
+static int load(sqlite3 *db, st_sim *sim, char *err, size_t errlen) {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db,
                            "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, time_clock, size, label "
@@ -244,8 +237,7 @@ static int load(sqlite3 *db, st_sim *sim, char *err, size_t errlen)
     return 0;
 }
 
-static void analyse(st_sim *sim)
-{
+static void analyse(st_sim *sim) {
     for (size_t i = 0; i < sim->ncells; i++) {
         st_simcell *c = &sim->cells[i];
         sim->runs += c->runs;
@@ -289,8 +281,8 @@ static void analyse(st_sim *sim)
             double ns_per_instr = c->native_s * 1e9 / b->v[SW_SIM_IR];
             c->model_user_ns = c->per_sample_ir * ns_per_instr;
             c->model_kernel_ns = sim->delivery_ns;
-            c->model_overhead = st_sim_time_model((double)c->time_hz, c->per_sample_ir, b->v[SW_SIM_IR], c->native_s,
-                                                  sim->delivery_ns);
+            c->model_overhead =
+                st_sim_time_model((double)c->time_hz, c->per_sample_ir, b->v[SW_SIM_IR], c->native_s, sim->delivery_ns);
             c->model_norm = st_sim_time_model(1000, c->per_sample_ir, b->v[SW_SIM_IR], c->native_s, sim->delivery_ns);
             if (isnan(sim->delivery_ns))
                 note(c, "the kernel's delivery cost was not measured: no modelled overhead");
@@ -317,14 +309,14 @@ static void analyse(st_sim *sim)
             if (strcmp(d->workload, c->workload) || !d->baseline || d->baseline->size != d->size ||
                 isnan(d->v[SW_SIM_IR]))
                 continue;
-            if (!strcmp(d->kind, "time") && !strcmp(d->time_clock, "wall") && nt < 64 &&
-                !isnan(d->per_sample_ir)) {
+            if (!strcmp(d->kind, "time") && !strcmp(d->time_clock, "wall") && nt < 64 && !isnan(d->per_sample_ir)) {
                 tir[nt] = d->per_sample_ir;
                 tcy[nt++] = d->per_sample_cyc;
             }
             /* The baseline is not a point of the line: its intercept is the
              * cost of turning sampling on, a step at 0 samples. */
-            if (d == d->baseline || strcmp(d->kind, "alloc") || strcmp(d->alloc_mode, "fixed") || !(d->alloc_samples >= 0))
+            if (d == d->baseline || strcmp(d->kind, "alloc") || strcmp(d->alloc_mode, "fixed") ||
+                !(d->alloc_samples >= 0))
                 continue;
             double x = d->alloc_samples;
             double y[2] = {d->v[SW_SIM_IR] - d->baseline->v[SW_SIM_IR],
@@ -347,8 +339,7 @@ static void analyse(st_sim *sim)
     }
 }
 
-int st_sim_load(const char *dir, st_sim *sim, char *err, size_t errlen)
-{
+int st_sim_load(const char *dir, st_sim *sim, char *err, size_t errlen) {
     memset(sim, 0, sizeof *sim);
     sim->delivery_ns = NAN;
     size_t len = strlen(dir) + sizeof "/results.db";
@@ -372,8 +363,7 @@ int st_sim_load(const char *dir, st_sim *sim, char *err, size_t errlen)
     return rc;
 }
 
-void st_sim_free(st_sim *sim)
-{
+void st_sim_free(st_sim *sim) {
     for (size_t i = 0; i < sim->ncells; i++) {
         st_simcell *c = &sim->cells[i];
         free(c->workload), free(c->kind), free(c->label), free(c->alloc_mode), free(c->time_clock);
@@ -388,8 +378,7 @@ void st_sim_free(st_sim *sim)
 /* ---- outputs --------------------------------------------------------------- */
 
 /* %.*g or the missing word. */
-static const char *fmt(char *buf, size_t size, double v, int digits, const char *missing)
-{
+static const char *fmt(char *buf, size_t size, double v, int digits, const char *missing) {
     if (isnan(v) || isinf(v))
         snprintf(buf, size, "%s", missing);
     else
@@ -405,8 +394,7 @@ static const char *csvv(double v, int digits) { return fmt(bufs[nb++ % NB], 64, 
 static const char *mdv(double v, int digits) { return fmt(bufs[nb++ % NB], 64, v, digits, "n/a"); }
 
 /* A ratio as a signed percentage with enough digits for tiny effects. */
-static const char *pct(double ratio)
-{
+static const char *pct(double ratio) {
     char *b = bufs[nb++ % NB];
     if (isnan(ratio))
         return "n/a";
@@ -420,21 +408,20 @@ static const char *pct(double ratio)
     return b;
 }
 
-static const char *cell_name(const st_simcell *c)
-{
+static const char *cell_name(const st_simcell *c) {
     const char *slash = strstr(c->label, "/sim/");
     return slash ? slash + 5 : c->label;
 }
 
-void st_sim_write_md(FILE *f, const st_sim *sim)
-{
+void st_sim_write_md(FILE *f, const st_sim *sim) {
     if (!sim || !sim->ncells)
         return;
     fputs("## Simulated metrics: exact counts\n\n", f);
-    fprintf(f, "Every simulated cell ran %s under valgrind's cachegrind (results.db: cells with backend `sim`); "
-               "instructions (`sim::Ir`) and estimated cycles (`sim::est-cycles` = L1 hits + 5 x LL hits + 35 x RAM "
-               "accesses) are counts, not samples of a noisy quantity, so no interval is given: a cell's repeated "
-               "runs agree to the count or to within %.2g%%, which is checked below. %zu runs, %zu ok.\n\n",
+    fprintf(f,
+            "Every simulated cell ran %s under valgrind's cachegrind (results.db: cells with backend `sim`); "
+            "instructions (`sim::Ir`) and estimated cycles (`sim::est-cycles` = L1 hits + 5 x LL hits + 35 x RAM "
+            "accesses) are counts, not samples of a noisy quantity, so no interval is given: a cell's repeated "
+            "runs agree to the count or to within %.2g%%, which is checked below. %zu runs, %zu ok.\n\n",
             "at least twice", 100 * ST_SIM_TOLERANCE, sim->runs, sim->ok_runs);
     if (sim->flagged) {
         fprintf(f, "**NOT DETERMINISTIC: %zu simulated cells repeated with counts more than %.2g%% apart:**\n\n",
@@ -451,15 +438,18 @@ void st_sim_write_md(FILE *f, const st_sim *sim)
                 checked++;
                 worst = fmax(worst, fmax(sim->cells[i].spread[SW_SIM_IR], sim->cells[i].spread[SW_SIM_CYCLES]));
             }
-        fprintf(f, "Determinism: all %zu checked cells (those without time sampling) repeated within %.2g%% "
-                   "(largest spread %.2g%% of instructions or estimated cycles).\n\n",
+        fprintf(f,
+                "Determinism: all %zu checked cells (those without time sampling) repeated within %.2g%% "
+                "(largest spread %.2g%% of instructions or estimated cycles).\n\n",
                 checked, 100 * ST_SIM_TOLERANCE, 100 * worst);
     }
-    fputs("Per workload: allocation sampling's cost per sample (least-squares slope of the extra counts "
-          "against the samples taken, over the fixed-mode periods) and its fixed cost (the intercept: turning "
-          "sampling on, the profile's setup), and the user-space cost of one time sample (median over the time cells).\n\n"
-          "| workload | instr / alloc sample | fixed instr | cycles / alloc sample | fixed cycles | instr / time sample "
-          "| cycles / time sample |\n|---|---|---|---|---|---|---|\n", f);
+    fputs(
+        "Per workload: allocation sampling's cost per sample (least-squares slope of the extra counts "
+        "against the samples taken, over the fixed-mode periods) and its fixed cost (the intercept: turning "
+        "sampling on, the profile's setup), and the user-space cost of one time sample (median over the time cells).\n\n"
+        "| workload | instr / alloc sample | fixed instr | cycles / alloc sample | fixed cycles | instr / time sample "
+        "| cycles / time sample |\n|---|---|---|---|---|---|---|\n",
+        f);
     for (size_t i = 0; i < sim->nfits; i++) {
         const st_simfit *t = &sim->fits[i];
         fprintf(f, "| %s | %s | %s | %s | %s | %s | %s |\n", t->workload, mdv(t->slope_ir, 4), mdv(t->fixed_ir, 4),
@@ -470,12 +460,13 @@ void st_sim_write_md(FILE *f, const st_sim *sim)
         fprintf(f, "Time sampling's modelled overhead is not available: the kernel's signal delivery cost was %s.\n\n",
                 sim->delivery_note ? sim->delivery_note : "not measured");
     else
-        fprintf(f, "Time cells are modelled: under valgrind a timer fires far more often per unit of work and the "
-                   "kernel's signal delivery is not counted. The **counted** part is the user-space instructions "
-                   "per time sample (handler and drain, from the counts and the sample count); the **measured** "
-                   "part is the kernel's delivery cost, %.0f ns per signal, measured natively by time-bench "
-                   "(meta `time_delivery_ns`). Modelled overhead at the native rate f: 1 + f x (instructions per "
-                   "sample x the baseline's native ns per instruction + delivery ns).\n\n",
+        fprintf(f,
+                "Time cells are modelled: under valgrind a timer fires far more often per unit of work and the "
+                "kernel's signal delivery is not counted. The **counted** part is the user-space instructions "
+                "per time sample (handler and drain, from the counts and the sample count); the **measured** "
+                "part is the kernel's delivery cost, %.0f ns per signal, measured natively by time-bench "
+                "(meta `time_delivery_ns`). Modelled overhead at the native rate f: 1 + f x (instructions per "
+                "sample x the baseline's native ns per instruction + delivery ns).\n\n",
                 sim->delivery_ns);
     const char *w = NULL;
     for (size_t i = 0; i < sim->ncells; i++) {
@@ -491,7 +482,7 @@ void st_sim_write_md(FILE *f, const st_sim *sim)
                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
                   f);
         }
-        double samples = c->time_hz && !c->alloc_period ? c->time_samples
+        double samples = c->time_hz && !c->alloc_period   ? c->time_samples
                          : c->alloc_period && !c->time_hz ? c->alloc_samples
                                                           : c->alloc_samples + c->time_samples;
         double spread = fmax(c->spread[SW_SIM_IR], c->spread[SW_SIM_CYCLES]);
@@ -499,16 +490,19 @@ void st_sim_write_md(FILE *f, const st_sim *sim)
                 c->ok, c->runs, mdv(c->v[SW_SIM_IR], 15), mdv(c->v[SW_SIM_CYCLES], 15), pct(c->overhead_ir),
                 pct(c->overhead_cyc), c->baseline == c ? "0" : mdv(samples, 10), mdv(c->per_sample_ir, 5),
                 mdv(c->per_sample_cyc, 5), mdv(c->sps_native, 4), pct(c->norm_ir), pct(c->norm_cyc),
-                pct(c->model_overhead), isnan(spread) ? "n/a" : spread == 0 ? "0" : mdv(100 * spread, 2),
+                pct(c->model_overhead),
+                isnan(spread) ? "n/a"
+                : spread == 0 ? "0"
+                              : mdv(100 * spread, 2),
                 c->note[0] ? c->note : "");
     }
     fputs("\n\"spread\" is (max - min) / min of the repeated runs' counts, in percent (time cells: the sample "
           "count itself varies). \"normalized\" is 1 + (overhead - 1) x 1000 / (samples per native second), "
-          "shown as a percentage above 1.\n\n", f);
+          "shown as a percentage above 1.\n\n",
+          f);
 }
 
-void st_sim_write_csv(FILE *f, const st_sim *sim)
-{
+void st_sim_write_csv(FILE *f, const st_sim *sim) {
     fputs("workload,label,kind,alloc_mode,alloc_period,time_clock,time_hz,size,runs,ok", f);
     for (int m = 0; m < SW_SIM_N; m++)
         fprintf(f, ",%s", metric_names[m] + 5);
@@ -523,7 +517,9 @@ void st_sim_write_csv(FILE *f, const st_sim *sim)
         for (int m = 0; m < SW_SIM_N; m++)
             fprintf(f, ",%s", csvv(c->v[m], 17));
         fprintf(f, ",%s,%s,%s", csvv(c->spread[SW_SIM_IR], 6), csvv(c->spread[SW_SIM_CYCLES], 6),
-                c->deterministic < 0 ? "" : c->deterministic ? "1" : "0");
+                c->deterministic < 0 ? ""
+                : c->deterministic   ? "1"
+                                     : "0");
         fprintf(f, ",%s,%s,%s,%s,%s,%s,%s,%s", csvv(c->alloc_samples, 15), csvv(c->time_samples, 15),
                 csvv(c->overhead_ir, 12), csvv(c->overhead_cyc, 12), csvv(c->per_sample_ir, 8),
                 csvv(c->per_sample_cyc, 8), csvv(c->native_s, 6), csvv(c->sps_native, 6));
@@ -542,16 +538,15 @@ void st_sim_write_csv(FILE *f, const st_sim *sim)
     }
 }
 
-static void dat_name(FILE *f, const char *s)
-{
+static void dat_name(FILE *f, const char *s) {
     for (; *s; s++)
         fputc(*s == ' ' || *s == '\t' ? '_' : *s, f);
 }
 
-void st_sim_write_alloc_dat(FILE *f, const st_sim *sim)
-{
+void st_sim_write_alloc_dat(FILE *f, const st_sim *sim) {
     fputs("# workload alloc_period overhead_Ir overhead_est_cycles alloc_samples per_sample_Ir per_sample_est_cycles "
-          "sps_native normalized_Ir normalized_est_cycles\n", f);
+          "sps_native normalized_Ir normalized_est_cycles\n",
+          f);
     for (size_t i = 0; i < (sim ? sim->ncells : 0); i++) {
         const st_simcell *c = &sim->cells[i];
         if (strcmp(c->kind, "alloc") || strcmp(c->alloc_mode, "fixed"))
@@ -563,10 +558,10 @@ void st_sim_write_alloc_dat(FILE *f, const st_sim *sim)
     }
 }
 
-void st_sim_write_time_dat(FILE *f, const st_sim *sim)
-{
+void st_sim_write_time_dat(FILE *f, const st_sim *sim) {
     fputs("# workload time_hz time_samples per_sample_Ir per_sample_est_cycles model_user_ns model_kernel_ns "
-          "model_overhead model_normalized\n", f);
+          "model_overhead model_normalized\n",
+          f);
     for (size_t i = 0; i < (sim ? sim->ncells : 0); i++) {
         const st_simcell *c = &sim->cells[i];
         if (strcmp(c->kind, "time") || strcmp(c->time_clock, "wall"))
@@ -579,8 +574,7 @@ void st_sim_write_time_dat(FILE *f, const st_sim *sim)
 }
 
 /* The fixed-mode alloc cell whose native samples/s is nearest 1000 (log scale). */
-static const st_simcell *pick_alloc(const st_sim *sim, const char *w)
-{
+static const st_simcell *pick_alloc(const st_sim *sim, const char *w) {
     const st_simcell *best = NULL;
     for (size_t i = 0; i < sim->ncells; i++) {
         const st_simcell *c = &sim->cells[i];
@@ -593,8 +587,7 @@ static const st_simcell *pick_alloc(const st_sim *sim, const char *w)
     return best;
 }
 
-void st_sim_write_normalized_dat(FILE *f, const st_sim *sim)
-{
+void st_sim_write_normalized_dat(FILE *f, const st_sim *sim) {
     fputs("# index workload alloc_period alloc_sps_native normalized_Ir normalized_est_cycles time_normalized_model\n",
           f);
     for (size_t i = 0; i < (sim ? sim->nfits : 0); i++) {
@@ -616,8 +609,7 @@ void st_sim_write_normalized_dat(FILE *f, const st_sim *sim)
     }
 }
 
-void st_sim_write_metrics(FILE *f, const st_sim *sim)
-{
+void st_sim_write_metrics(FILE *f, const st_sim *sim) {
     for (size_t i = 0; i < (sim ? sim->ncells : 0); i++) {
         const st_simcell *c = &sim->cells[i];
         if (!c->ok)
@@ -626,8 +618,8 @@ void st_sim_write_metrics(FILE *f, const st_sim *sim)
             /* workload,label,metric,n,median,q1,q3,mad,min,max,outliers: the
              * median and the extremes (quartiles of two or three exact counts
              * would say nothing more). */
-            fprintf(f, "%s,%s,%s,%zu,%s,,,,%s,%s,\n", c->workload, c->label, metric_names[m], c->ok,
-                    csvv(c->v[m], 17), csvv(c->vmin[m], 17), csvv(c->vmax[m], 17));
+            fprintf(f, "%s,%s,%s,%zu,%s,,,,%s,%s,\n", c->workload, c->label, metric_names[m], c->ok, csvv(c->v[m], 17),
+                    csvv(c->vmin[m], 17), csvv(c->vmax[m], 17));
         }
     }
 }

@@ -48,42 +48,42 @@ typedef struct st_simcell {
     int64_t cell_id;
     char *workload, *kind, *label, *alloc_mode, *time_clock;
     int64_t alloc_period, time_hz, size;
-    size_t runs, ok;                  /* runs recorded, runs ok with every count */
-    char *failure;                    /* the first failed run's reason, or NULL */
-    double v[SW_SIM_N];               /* median counts of the ok runs (NaN if none) */
+    size_t runs, ok;                       /* runs recorded, runs ok with every count */
+    char *failure;                         /* the first failed run's reason, or NULL */
+    double v[SW_SIM_N];                    /* median counts of the ok runs (NaN if none) */
     double vmin[SW_SIM_N], vmax[SW_SIM_N]; /* their extremes */
-    double spread[SW_SIM_N];          /* (max - min) / min over the ok runs (NaN if < 2) */
-    double alloc_samples, time_samples; /* median samples per run */
-    int deterministic;                /* 1 yes, 0 flagged, -1 not checked (time cell or < 2 runs) */
-    const struct st_simcell *baseline; /* NULL if none; itself for a baseline */
-    double overhead_ir, overhead_cyc;  /* ratio to the baseline */
-    double per_sample_ir, per_sample_cyc; /* (cell - baseline) / samples */
-    double native_s;                  /* native CPU seconds of the baseline at this size */
-    double sps_native;                /* samples per native second */
-    double norm_ir, norm_cyc;         /* normalized overhead per 1000 samples/s */
-    double model_overhead;            /* time cells: modelled overhead at the native rate */
+    double spread[SW_SIM_N];               /* (max - min) / min over the ok runs (NaN if < 2) */
+    double alloc_samples, time_samples;    /* median samples per run */
+    int deterministic;                     /* 1 yes, 0 flagged, -1 not checked (time cell or < 2 runs) */
+    const struct st_simcell *baseline;     /* NULL if none; itself for a baseline */
+    double overhead_ir, overhead_cyc;      /* ratio to the baseline */
+    double per_sample_ir, per_sample_cyc;  /* (cell - baseline) / samples */
+    double native_s;                       /* native CPU seconds of the baseline at this size */
+    double sps_native;                     /* samples per native second */
+    double norm_ir, norm_cyc;              /* normalized overhead per 1000 samples/s */
+    double model_overhead;                 /* time cells: modelled overhead at the native rate */
     double model_user_ns, model_kernel_ns; /* time cells: ns per sample, counted and measured parts */
-    double model_norm;                /* time cells: modelled normalized overhead per 1000 samples/s */
+    double model_norm;                     /* time cells: modelled normalized overhead per 1000 samples/s */
     char note[512];
 } st_simcell;
 
 /* Per workload: the least-squares line of allocation sampling. */
 typedef struct st_simfit {
     const char *workload;
-    size_t points;                    /* fixed-mode alloc cells in the fit */
-    double slope_ir, fixed_ir;        /* instructions per sample, fixed instructions */
-    double slope_cyc, fixed_cyc;      /* the same in estimated cycles */
-    double time_ir, time_cyc;         /* median instructions / cycles per time sample over its time cells */
+    size_t points;               /* fixed-mode alloc cells in the fit */
+    double slope_ir, fixed_ir;   /* instructions per sample, fixed instructions */
+    double slope_cyc, fixed_cyc; /* the same in estimated cycles */
+    double time_ir, time_cyc;    /* median instructions / cycles per time sample over its time cells */
 } st_simfit;
 
 typedef struct st_sim {
-    st_simcell *cells;                /* in cell_id order */
+    st_simcell *cells; /* in cell_id order */
     size_t ncells;
-    st_simfit *fits;                  /* one per workload, in order of first appearance */
+    st_simfit *fits; /* one per workload, in order of first appearance */
     size_t nfits;
-    size_t runs, ok_runs, flagged;    /* over all simulated cells */
-    double delivery_ns;               /* meta time_delivery_ns, NaN if unknown */
-    char *delivery_note;              /* why it is unknown, or NULL */
+    size_t runs, ok_runs, flagged; /* over all simulated cells */
+    double delivery_ns;            /* meta time_delivery_ns, NaN if unknown */
+    char *delivery_note;           /* why it is unknown, or NULL */
 } st_sim;
 
 /* Loads and analyses the simulated cells of DIR/results.db.  Returns 0
@@ -94,14 +94,12 @@ void st_sim_free(st_sim *sim);
 
 /* The cell of workload with this kind and period (alloc, fixed mode) or
  * rate (time, wall clock), or NULL. */
-const st_simcell *st_sim_find(const st_sim *sim, const char *workload, const char *kind, int64_t period,
-                              int64_t hz);
+const st_simcell *st_sim_find(const st_sim *sim, const char *workload, const char *kind, int64_t period, int64_t hz);
 
 /* The modelled overhead of time sampling at rate_hz: 1 + rate_hz x
  * (user_instr x native_s / baseline_instr + delivery_ns x 1e-9).  NaN if an
  * input is missing or not positive (user_instr may be 0). */
-double st_sim_time_model(double rate_hz, double user_instr, double baseline_instr, double native_s,
-                         double delivery_ns);
+double st_sim_time_model(double rate_hz, double user_instr, double baseline_instr, double native_s, double delivery_ns);
 
 /* Outputs: the summary.md section, sim.csv, and the plot data files
  * sim_alloc.dat, sim_time.dat, sim_normalized.dat (docs/STATISTICS.md). */

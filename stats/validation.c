@@ -33,8 +33,7 @@ typedef struct vsweep {
     st_analysis an;
 } vsweep;
 
-static void usage(FILE *f)
-{
+static void usage(FILE *f) {
     fputs("usage: validation [--seed N] [--resamples B] [--aa-splits K] [--confidence C] [--quiet] OUT SWEEP...\n"
           "  Each SWEEP is a sweep directory (build/bin/sweep) run with --env SGC_SAMPLE_SPIN_NS=D (none: D = 0);\n"
           "  one of them must have D = 0.  Writes OUT/validation.md, validation.csv, aa.csv, validation.dat:\n"
@@ -48,8 +47,7 @@ static void usage(FILE *f)
           f);
 }
 
-static int bad(const char *fmt, const char *arg)
-{
+static int bad(const char *fmt, const char *arg) {
     fputs("validation: ", stderr);
     fprintf(stderr, fmt, arg);
     fputs(" (see validation --help)\n", stderr);
@@ -58,8 +56,7 @@ static int bad(const char *fmt, const char *arg)
 
 /* D from meta.env ("NAME=VALUE NAME=VALUE" or "none"); 0 when not set,
  * -1 when set to something that is not a number. */
-static double spin_of(const st_sweep *sw)
-{
+static double spin_of(const st_sweep *sw) {
     const char *env = st_sweep_meta(sw, "env");
     if (!env)
         return 0;
@@ -75,8 +72,7 @@ static double spin_of(const st_sweep *sw)
     return v;
 }
 
-static const char *num(double v, int digits)
-{
+static const char *num(double v, int digits) {
     static char b[16][48];
     static int k;
     if (!isfinite(v))
@@ -86,8 +82,7 @@ static const char *num(double v, int digits)
     return b[k];
 }
 
-static const char *csvn(double v)
-{
+static const char *csvn(double v) {
     static char b[16][48];
     static int k;
     if (!isfinite(v))
@@ -100,8 +95,7 @@ static const char *csvn(double v)
 static double f_ratio(const double *m1, const double *m0) { return m1[0] / m0[0]; }
 
 /* Used wall times of the workload's matrix baseline in a sweep. */
-static size_t baseline_walls(const vsweep *v, const char *workload, double **out)
-{
+static size_t baseline_walls(const vsweep *v, const char *workload, double **out) {
     const st_analysis *an = &v->an;
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
@@ -121,8 +115,7 @@ static size_t baseline_walls(const vsweep *v, const char *workload, double **out
     return 0;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     unsigned long long seed = 20250616ULL, resamples = 2000, splits = 20;
     double confidence = 0.95;
     int quiet = 0;
@@ -206,8 +199,7 @@ int main(int argc, char **argv)
         if (!quiet)
             fprintf(stderr, "validation: %s: SGC_SAMPLE_SPIN_NS=%.0f (%s clock)\n", v->dir, v->spin_ns,
                     v->cpu_clock ? "cpu" : "wall");
-        st_analysis_opts ao = { .boot = { 1000, confidence, seed }, .fit_resamples = (size_t)resamples,
-                                .progress = 0 };
+        st_analysis_opts ao = {.boot = {1000, confidence, seed}, .fit_resamples = (size_t)resamples, .progress = 0};
         st_analyze(&v->sw, &ao, &v->an);
     }
     if (!have_zero) {
@@ -238,19 +230,21 @@ int main(int argc, char **argv)
           csv);
     fputs("# workload kind spin_clock metric injected_us recovered_us recovered_lo_us recovered_hi_us within_target\n",
           dat);
-    fprintf(md, "# freecheck validation: injected vs recovered per-sample cost\n\n"
-                "Every allocation sample and every time sample busy-waited D more (`SGC_SAMPLE_SPIN_NS`, "
-                "docs/RUNTIME.md): D of wall time (spin clock `wall`, CLOCK_MONOTONIC) or D of CPU time (`cpu`, a "
-                "calibrated loop). Recovered = the per-sample cost fitted by regression at D minus the one fitted "
-                "at D = 0 on the cells of the same periods (rates) (docs/STATISTICS.md), on wall time and on CPU time (user + sys), each with its %g%% "
-                "bootstrap interval (%llu resamples). Target: within 10%% of D for D >= 10 us; within 10%% or "
-                "0.5 us, whichever is larger, below. The metric of the spin's own clock is the one that must "
-                "meet it (wall time for `wall`, CPU time for `cpu`); the other is shown for comparison.\n\n"
-                "| workload | kind | spin clock | D (us) | wall: recovered (us) [interval] | wall: target | CPU: "
-                "recovered (us) [interval] | CPU: target | cells x runs |\n|---|---|---|---|---|---|---|---|---|\n",
-            confidence * 100, resamples);
+    fprintf(
+        md,
+        "# freecheck validation: injected vs recovered per-sample cost\n\n"
+        "Every allocation sample and every time sample busy-waited D more (`SGC_SAMPLE_SPIN_NS`, "
+        "docs/RUNTIME.md): D of wall time (spin clock `wall`, CLOCK_MONOTONIC) or D of CPU time (`cpu`, a "
+        "calibrated loop). Recovered = the per-sample cost fitted by regression at D minus the one fitted "
+        "at D = 0 on the cells of the same periods (rates) (docs/STATISTICS.md), on wall time and on CPU time (user + sys), each with its %g%% "
+        "bootstrap interval (%llu resamples). Target: within 10%% of D for D >= 10 us; within 10%% or "
+        "0.5 us, whichever is larger, below. The metric of the spin's own clock is the one that must "
+        "meet it (wall time for `wall`, CPU time for `cpu`); the other is shown for comparison.\n\n"
+        "| workload | kind | spin clock | D (us) | wall: recovered (us) [interval] | wall: target | CPU: "
+        "recovered (us) [interval] | CPU: target | cells x runs |\n|---|---|---|---|---|---|---|---|---|\n",
+        confidence * 100, resamples);
 
-    size_t checked[2] = { 0, 0 }, met[2] = { 0, 0 }, contained[2] = { 0, 0 }, partial_zero = 0;
+    size_t checked[2] = {0, 0}, met[2] = {0, 0}, contained[2] = {0, 0}, partial_zero = 0;
     /* Workloads in the order of the first sweep that has each. */
     for (size_t i = 0; i < nv; i++) {
         const st_costfits *fi = vs[i].an.fits;
@@ -294,7 +288,7 @@ int main(int argc, char **argv)
                 if (D == 0 && v->cpu_clock)
                     continue; /* a D = 0 sweep has no spin: its clock means nothing */
                 st_reg_est rec[2];
-                int within[2] = { 0, 0 };
+                int within[2] = {0, 0};
                 const st_costfit *fits[2];
                 for (int m = 0; m < 2; m++) {
                     st_fit_metric metric = m ? ST_FIT_CPU : ST_FIT_WALL;
@@ -312,14 +306,14 @@ int main(int argc, char **argv)
                         for (size_t k = 0; k < fits[m]->ncells && nonly < 64; k++)
                             only[nonly++] = strcmp(c->kind, "time") == 0 ? fits[m]->cells[k]->cell->time_hz
                                                                          : fits[m]->cells[k]->cell->alloc_period;
-                        st_reg_opts ro = { (size_t)resamples, confidence, seed ^ 0x5ab5e7ULL };
+                        st_reg_opts ro = {(size_t)resamples, confidence, seed ^ 0x5ab5e7ULL};
                         have_sub = st_costfit_subset(&zsweep->an, c->workload, c->kind, metric, only, nonly, &ro, &sub);
                         if (have_sub && sub.ncells == fits[m]->ncells)
                             z = &sub;
                         else
                             partial_zero++;
                     }
-                    rec[m] = (st_reg_est){ NAN, NAN, NAN };
+                    rec[m] = (st_reg_est){NAN, NAN, NAN};
                     if (z && fits[m] && D > 0)
                         rec[m] = st_reg_cost_difference(&fits[m]->fit, &z->fit, confidence);
                     double tol = D >= 10000 ? 0.1 * D : (0.1 * D > 500 ? 0.1 * D : 500);
@@ -360,7 +354,8 @@ int main(int argc, char **argv)
                 }
                 const char *mark[2];
                 for (int m = 0; m < 2; m++)
-                    mark[m] = m == v->cpu_clock ? (within[m] ? "**met**" : "**missed**") : (within[m] ? "(met)" : "(missed)");
+                    mark[m] =
+                        m == v->cpu_clock ? (within[m] ? "**met**" : "**missed**") : (within[m] ? "(met)" : "(missed)");
                 fprintf(md, "| %s | %s | %s | %s | %s [%s, %s] | %s | %s [%s, %s] | %s | %zu x %zu |\n", c->workload,
                         c->kind, clock, num(D / 1000, 4), num(rec[0].est / 1000, 4), num(rec[0].lo / 1000, 4),
                         num(rec[0].hi / 1000, 4), mark[0], num(rec[1].est / 1000, 4), num(rec[1].lo / 1000, 4),
@@ -370,12 +365,15 @@ int main(int argc, char **argv)
     }
     fputc('\n', md);
     if (partial_zero)
-        fprintf(md, "%zu fits were compared with the D = 0 fit over all its cells: the D = 0 sweep lacks some of "
-                    "their periods or rates.\n\n", partial_zero);
+        fprintf(md,
+                "%zu fits were compared with the D = 0 fit over all its cells: the D = 0 sweep lacks some of "
+                "their periods or rates.\n\n",
+                partial_zero);
     for (int k = 0; k < 2; k++)
         if (checked[k])
-            fprintf(md, "**%s-clock spin, %s time: targets met in %zu of %zu** (workload, kind, D > 0); the "
-                        "interval contains D in %zu of %zu.\n\n",
+            fprintf(md,
+                    "**%s-clock spin, %s time: targets met in %zu of %zu** (workload, kind, D > 0); the "
+                    "interval contains D in %zu of %zu.\n\n",
                     k ? "CPU" : "Wall", k ? "CPU" : "wall", met[k], checked[k], contained[k], checked[k]);
 
     /* A/A coverage. */
@@ -383,11 +381,12 @@ int main(int argc, char **argv)
     size_t aa_n = 0, aa_in = 0, oe_n = 0, oe_in = 0;
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, (unsigned long)(seed ^ (seed >> 32)));
-    fprintf(md, "## A/A coverage\n\nEach sweep's baseline runs of a workload split in two halves and compared "
-                "like a cell with its baseline (ratio of medians, %g%% BCa interval, %llu resamples): once by "
-                "round parity (as analyze does) and %llu times at random. With no difference there, about %g%% "
-                "of the intervals should contain 1.\n\n| sweep | workload | runs | odd/even | random halves "
-                "containing 1 |\n|---|---|---|---|---|\n",
+    fprintf(md,
+            "## A/A coverage\n\nEach sweep's baseline runs of a workload split in two halves and compared "
+            "like a cell with its baseline (ratio of medians, %g%% BCa interval, %llu resamples): once by "
+            "round parity (as analyze does) and %llu times at random. With no difference there, about %g%% "
+            "of the intervals should contain 1.\n\n| sweep | workload | runs | odd/even | random halves "
+            "containing 1 |\n|---|---|---|---|---|\n",
             confidence * 100, resamples, splits, confidence * 100);
     for (size_t i = 0; i < nv; i++) {
         const vsweep *v = &vs[i];
@@ -422,9 +421,9 @@ int main(int argc, char **argv)
                 size_t n1 = n / 2, n0 = n - n1;
                 memcpy(h1, w, n1 * sizeof(double));
                 memcpy(h0, w + n1, n0 * sizeof(double));
-                st_sample s1 = { n1, { h1 } }, s0 = { n0, { h0 } };
-                st_stat st = { f_ratio, 1 };
-                st_boot_opts bo = { (size_t)resamples, confidence, seed + 7919 * s + 104729 * i + r };
+                st_sample s1 = {n1, {h1}}, s0 = {n0, {h0}};
+                st_stat st = {f_ratio, 1};
+                st_boot_opts bo = {(size_t)resamples, confidence, seed + 7919 * s + 104729 * i + r};
                 st_interval iv;
                 st_bootstrap(&s1, &s0, &st, 1, &bo, &iv);
                 int c1 = iv.method != ST_CI_NONE && iv.lo <= 1 && 1 <= iv.hi;
@@ -435,27 +434,32 @@ int main(int argc, char **argv)
                         csvn(iv.est), csvn(iv.lo), csvn(iv.hi), c1);
             }
             fprintf(md, "| %s | %s | %zu | %s | %zu of %llu |\n", v->id, b->cell->workload, n,
-                    b->aa.method == ST_CI_NONE ? "n/a" : oe ? "contains 1" : "**excludes 1**", in, splits);
+                    b->aa.method == ST_CI_NONE ? "n/a"
+                    : oe                       ? "contains 1"
+                                               : "**excludes 1**",
+                    in, splits);
             free(h1);
             free(h0);
             free(w);
         }
     }
     gsl_rng_free(rng);
-    fprintf(md, "\n**A/A coverage: %zu of %zu intervals contain 1 (%s%%)**: random halves %zu of %zu, odd/even "
-                "rounds %zu of %zu (nominal %g%%).\n",
-            aa_in + oe_in, aa_n + oe_n, num(100.0 * (double)(aa_in + oe_in) / (double)(aa_n + oe_n), 3), aa_in,
-            aa_n, oe_in, oe_n, confidence * 100);
+    fprintf(md,
+            "\n**A/A coverage: %zu of %zu intervals contain 1 (%s%%)**: random halves %zu of %zu, odd/even "
+            "rounds %zu of %zu (nominal %g%%).\n",
+            aa_in + oe_in, aa_n + oe_n, num(100.0 * (double)(aa_in + oe_in) / (double)(aa_n + oe_n), 3), aa_in, aa_n,
+            oe_in, oe_n, confidence * 100);
     int rc = 0;
-    FILE *fs[4] = { csv, dat, md, aa };
+    FILE *fs[4] = {csv, dat, md, aa};
     for (int k = 0; k < 4; k++)
         if (ferror(fs[k]) | (fclose(fs[k]) != 0))
             rc = 1;
     if (rc)
         fprintf(stderr, "validation: writing into %s failed\n", out);
     else if (!quiet)
-        fprintf(stderr, "validation: targets met: wall spin %zu of %zu, cpu spin %zu of %zu; A/A coverage %zu of %zu; "
-                        "wrote %s/validation.md\n",
+        fprintf(stderr,
+                "validation: targets met: wall spin %zu of %zu, cpu spin %zu of %zu; A/A coverage %zu of %zu; "
+                "wrote %s/validation.md\n",
                 met[0], checked[0], met[1], checked[1], aa_in + oe_in, aa_n + oe_n, out);
     for (size_t i = 0; i < nv; i++) {
         st_analysis_free(&vs[i].an);

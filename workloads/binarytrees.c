@@ -67,9 +67,7 @@ static void check_one(int64_t item, int depth, int64_t *check, int64_t *nodes) {
 }
 
 /* Pairs of trees built at this depth. */
-static int64_t iterations_at(int64_t size, int max_depth, int depth) {
-    return size << (max_depth - depth);
-}
+static int64_t iterations_at(int64_t size, int max_depth, int depth) { return size << (max_depth - depth); }
 
 static void binarytrees(int max_depth, int64_t size, wl_checksum *sum) {
     TreeNode *long_lived = NULL;
@@ -143,8 +141,8 @@ int main(int argc, char **argv) {
         .options = options,
     };
     wl_run run = wl_start(&spec, argc, argv);
-    t_tree_node = wl_type("BinaryTrees.TreeNode", sizeof(TreeNode),
-                          WL_PTR(TreeNode, left) | WL_PTR(TreeNode, right), SGC_VAR_NONE);
+    t_tree_node = wl_type("BinaryTrees.TreeNode", sizeof(TreeNode), WL_PTR(TreeNode, left) | WL_PTR(TreeNode, right),
+                          SGC_VAR_NONE);
     wl_checksum sum = WL_CHECKSUM_INIT;
     binarytrees((int)opt_depth, run.size, &sum);
     return wl_finish(&run, &sum, expected);

@@ -211,8 +211,7 @@ int main(int argc, char **argv) {
     wl_run run = wl_start(&spec, argc, argv);
     t_body = wl_type("NBody.Body", sizeof(Body), 0, SGC_VAR_NONE);
     t_body_array = wl_type("NBody.BodyArray", sizeof(BodyArray), (1u << NBODIES) - 1, SGC_VAR_NONE);
-    t_energy_sample = wl_type("NBody.EnergySample", sizeof(EnergySample),
-                              WL_PTR(EnergySample, previous), SGC_VAR_NONE);
+    t_energy_sample = wl_type("NBody.EnergySample", sizeof(EnergySample), WL_PTR(EnergySample, previous), SGC_VAR_NONE);
     wl_checksum sum = WL_CHECKSUM_INIT;
     compute(run.size * 1000, &sum);
     return wl_finish(&run, &sum, expected);

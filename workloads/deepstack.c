@@ -65,8 +65,7 @@ static uint64_t leaf_batch(Level *bottom, int64_t descent, int64_t count) {
 
 /* One level of the recursion: a Level record, the next level down, and on
  * the way back a value depending on everything below. */
-static uint64_t descend(Level *parent, int64_t depth, int64_t max_depth, int64_t descent,
-                        int64_t count) {
+static uint64_t descend(Level *parent, int64_t depth, int64_t max_depth, int64_t descent, int64_t count) {
     Level *level = NULL;
     SGC_FRAME(&parent, &level);
     level = SGC_NEW(t_level, Level);
@@ -74,9 +73,8 @@ static uint64_t descend(Level *parent, int64_t depth, int64_t max_depth, int64_t
     level->depth = depth;
     level->token = depth * 7 + descent;
     sgc_write_barrier(level);
-    uint64_t below = depth + 1 < max_depth
-                         ? descend(level, depth + 1, max_depth, descent, count)
-                         : leaf_batch(level, descent, count);
+    uint64_t below = depth + 1 < max_depth ? descend(level, depth + 1, max_depth, descent, count)
+                                           : leaf_batch(level, descent, count);
     /* level may have moved during the call; its fields must be intact. */
     return below * 3 + (uint64_t)level->token;
 }
@@ -116,8 +114,7 @@ static uint64_t expected(const wl_run *run) {
 
 int main(int argc, char **argv) {
     static const wl_option options[] = {
-        {"--depth", WL_OPT_INT, &opt_depth, 1, 10000,
-         "frames between the top and the allocating leaf (default 64)"},
+        {"--depth", WL_OPT_INT, &opt_depth, 1, 10000, "frames between the top and the allocating leaf (default 64)"},
         {0},
     };
     static const wl_spec spec = {
@@ -131,8 +128,7 @@ int main(int argc, char **argv) {
     };
     wl_run run = wl_start(&spec, argc, argv);
     t_level = wl_type("DeepStack.Level", sizeof(Level), WL_PTR(Level, parent), SGC_VAR_NONE);
-    t_leaf = wl_type("DeepStack.Leaf", sizeof(Leaf), WL_PTR(Leaf, next) | WL_PTR(Leaf, level),
-                     SGC_VAR_NONE);
+    t_leaf = wl_type("DeepStack.Leaf", sizeof(Leaf), WL_PTR(Leaf, next) | WL_PTR(Leaf, level), SGC_VAR_NONE);
     wl_checksum sum = WL_CHECKSUM_INIT;
     deepstack(run.size * 1024, opt_depth, &sum);
     return wl_finish(&run, &sum, expected);

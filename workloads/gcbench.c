@@ -32,16 +32,16 @@ typedef struct Node {
     int64_t depth;      /* levels below this node (0 at the leaves) */
 } Node;
 
-static uint32_t t_node;        /* "GCBench.Node" */
+static uint32_t t_node;         /* "GCBench.Node" */
 static uint32_t t_double_array; /* "GCBench.DoubleArray" */
 
 enum { kMinTreeDepth = 4 };
 
 /* The tree shape GCBench uses at this size. */
 typedef struct gc_plan {
-    int stretch_depth;   /* depth of the stretch tree */
-    int max_depth;       /* deepest short-lived tree; depth of the long-lived tree */
-    int64_t array_size;  /* elements of the long-lived array */
+    int stretch_depth;       /* depth of the stretch tree */
+    int max_depth;           /* deepest short-lived tree; depth of the long-lived tree */
+    int64_t array_size;      /* elements of the long-lived array */
     int64_t nodes_per_depth; /* nodes built per depth and direction */
 } gc_plan;
 
@@ -218,8 +218,7 @@ int main(int argc, char **argv) {
         .size_help = "thousands of nodes built per tree depth and direction (1024 = GCBench)",
     };
     wl_run run = wl_start(&spec, argc, argv);
-    t_node = wl_type("GCBench.Node", sizeof(Node), WL_PTR(Node, left) | WL_PTR(Node, right),
-                     SGC_VAR_NONE);
+    t_node = wl_type("GCBench.Node", sizeof(Node), WL_PTR(Node, left) | WL_PTR(Node, right), SGC_VAR_NONE);
     t_double_array = wl_type("GCBench.DoubleArray", 0, 0, SGC_VAR_DOUBLES);
 
     gc_plan p = plan_for(run.size);

@@ -51,14 +51,16 @@ enum lo_kind { LO_BYTES = 0, LO_DOUBLES, LO_WORDS, LO_POINTERS, LO_KINDS };
 static uint32_t t_tag, t_keeper, t_keep_ring, t_array[LO_KINDS];
 
 /* Footprints (header included) and their weights (out of 64). */
-static const struct { uint32_t footprint, weight; } size_table[] = {
-    {64, 4},      {512, 4},     {2048, 4},                                  /* small */
-    {4088, 4},    {4096, 4},    {4104, 4},                                  /* 4 KiB period */
-    {8184, 6},    {8192, 6},    {8200, 6},                                  /* large-object threshold */
-    {16384, 2},                                                             /* large */
-    {32760, 4},   {32768, 4},   {32776, 4},                                 /* 32 KiB period */
-    {262136, 2},  {262144, 2},  {262152, 1},                                /* 256 KiB period */
-    {1048568, 1}, {1048576, 1}, {1048584, 1},                               /* 1 MiB period */
+static const struct {
+    uint32_t footprint, weight;
+} size_table[] = {
+    {64, 4},      {512, 4},     {2048, 4},    /* small */
+    {4088, 4},    {4096, 4},    {4104, 4},    /* 4 KiB period */
+    {8184, 6},    {8192, 6},    {8200, 6},    /* large-object threshold */
+    {16384, 2},                               /* large */
+    {32760, 4},   {32768, 4},   {32776, 4},   /* 32 KiB period */
+    {262136, 2},  {262144, 2},  {262152, 1},  /* 256 KiB period */
+    {1048568, 1}, {1048576, 1}, {1048584, 1}, /* 1 MiB period */
 };
 enum { STRIDE = 512 }; /* elements between two written positions */
 
@@ -206,8 +208,8 @@ static void largeobj(int64_t iterations, wl_checksum *sum) {
         if (d.keep) {
             keeper = ring->slots[kept % KEEP_RING];
             if (keeper)
-                wl_mix(sum, array_digest(keeper->array, (int)keeper->kind, keeper->elements) ^
-                                (uint64_t)keeper->iteration);
+                wl_mix(sum,
+                       array_digest(keeper->array, (int)keeper->kind, keeper->elements) ^ (uint64_t)keeper->iteration);
             keeper = make_keeper(array, &d, it);
             SGC_SET(ring, slots[kept % KEEP_RING], keeper);
             kept++;
@@ -218,14 +220,15 @@ static void largeobj(int64_t iterations, wl_checksum *sum) {
     for (int64_t s = 0; s < KEEP_RING; s++) {
         keeper = ring->slots[(kept + s) % KEEP_RING];
         if (keeper)
-            wl_mix(sum, array_digest(keeper->array, (int)keeper->kind, keeper->elements) ^
-                            (uint64_t)keeper->iteration);
+            wl_mix(sum, array_digest(keeper->array, (int)keeper->kind, keeper->elements) ^ (uint64_t)keeper->iteration);
     }
 }
 
 static uint64_t expected(const wl_run *run) {
     /* The keep ring as plain descriptors: iteration, kind, elements. */
-    struct { int64_t it, kind, elements; } ring[KEEP_RING];
+    struct {
+        int64_t it, kind, elements;
+    } ring[KEEP_RING];
     int used[KEEP_RING] = {0};
     wl_checksum sum = WL_CHECKSUM_INIT;
     wl_rng rng = wl_rng_seed(5);
@@ -236,8 +239,7 @@ static uint64_t expected(const wl_run *run) {
         if (d.keep) {
             int s = (int)(kept % KEEP_RING);
             if (used[s])
-                wl_mix(&sum, expected_digest(ring[s].it, (int)ring[s].kind, ring[s].elements) ^
-                                 (uint64_t)ring[s].it);
+                wl_mix(&sum, expected_digest(ring[s].it, (int)ring[s].kind, ring[s].elements) ^ (uint64_t)ring[s].it);
             ring[s].it = it;
             ring[s].kind = d.kind;
             ring[s].elements = d.elements;
@@ -248,8 +250,7 @@ static uint64_t expected(const wl_run *run) {
     for (int64_t i = 0; i < KEEP_RING; i++) {
         int s = (int)((kept + i) % KEEP_RING);
         if (used[s])
-            wl_mix(&sum, expected_digest(ring[s].it, (int)ring[s].kind, ring[s].elements) ^
-                             (uint64_t)ring[s].it);
+            wl_mix(&sum, expected_digest(ring[s].it, (int)ring[s].kind, ring[s].elements) ^ (uint64_t)ring[s].it);
     }
     return wl_checksum_value(&sum);
 }
@@ -272,8 +273,7 @@ int main(int argc, char **argv) {
         wl_fail(&run, "size table weights add up to %u, not 64", weights);
     t_tag = wl_type("LargeObj.Tag", sizeof(Tag), 0, SGC_VAR_NONE);
     t_keeper = wl_type("LargeObj.Keeper", sizeof(Keeper), WL_PTR(Keeper, array), SGC_VAR_NONE);
-    t_keep_ring = wl_type("LargeObj.KeepRing", sizeof(KeepRing), (1ull << KEEP_RING) - 1,
-                          SGC_VAR_NONE);
+    t_keep_ring = wl_type("LargeObj.KeepRing", sizeof(KeepRing), (1ull << KEEP_RING) - 1, SGC_VAR_NONE);
     t_array[LO_BYTES] = wl_type("LargeObj.ByteArray", 0, 0, SGC_VAR_BYTES);
     t_array[LO_DOUBLES] = wl_type("LargeObj.DoubleArray", 0, 0, SGC_VAR_DOUBLES);
     t_array[LO_WORDS] = wl_type("LargeObj.WordArray", 0, 0, SGC_VAR_WORDS);

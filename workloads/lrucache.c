@@ -32,9 +32,9 @@
 #include "wl_common.h"
 
 typedef struct Value {
-    int64_t key;      /* the key it was stored under */
-    int64_t version;  /* the operation that stored it */
-    int64_t length;   /* bytes that follow */
+    int64_t key;           /* the key it was stored under */
+    int64_t version;       /* the operation that stored it */
+    int64_t length;        /* bytes that follow */
     unsigned char bytes[]; /* bytes[k] = (key * 31 + version + k) & 0xff */
 } Value;
 
@@ -52,10 +52,10 @@ typedef struct Request {
 } Request;
 
 typedef struct Cache {
-    Entry **buckets; /* pointer array of nbuckets chains */
-    Entry *head;     /* most recently used */
-    Entry *tail;     /* least recently used: evicted next */
-    int64_t count;   /* entries in the cache */
+    Entry **buckets;  /* pointer array of nbuckets chains */
+    Entry *head;      /* most recently used */
+    Entry *tail;      /* least recently used: evicted next */
+    int64_t count;    /* entries in the cache */
     int64_t nbuckets; /* a power of two >= 2 * capacity */
 } Cache;
 
@@ -86,8 +86,7 @@ static lru_op next_op(wl_rng *rng, int64_t capacity) {
 }
 
 /* What a hit reports: the same formula for workload and reference. */
-static uint64_t hit_digest(int64_t key, int64_t version, int64_t length, unsigned first,
-                           unsigned last) {
+static uint64_t hit_digest(int64_t key, int64_t version, int64_t length, unsigned first, unsigned last) {
     uint64_t d = (uint64_t)key;
     d = d * 31 + (uint64_t)version;
     d = d * 31 + (uint64_t)length;
@@ -271,10 +270,8 @@ static uint64_t expected(const wl_run *run) {
         uint64_t d;
         if (e) {
             int64_t len = value_length(e->key, e->version);
-            d = hit_digest(e->key, e->version, len,
-                           (unsigned char)((uint64_t)e->key * 31 + (uint64_t)e->version),
-                           (unsigned char)((uint64_t)e->key * 31 + (uint64_t)e->version +
-                                           (uint64_t)(len - 1)));
+            d = hit_digest(e->key, e->version, len, (unsigned char)((uint64_t)e->key * 31 + (uint64_t)e->version),
+                           (unsigned char)((uint64_t)e->key * 31 + (uint64_t)e->version + (uint64_t)(len - 1)));
             if (e != head) { /* move to front */
                 e->newer->older = e->older;
                 if (e->older)
@@ -353,11 +350,9 @@ int main(int argc, char **argv) {
     wl_run run = wl_start(&spec, argc, argv);
     t_value = wl_type("LRU.Value", sizeof(Value), 0, SGC_VAR_BYTES);
     t_entry = wl_type("LRU.Entry", sizeof(Entry),
-                      WL_PTR(Entry, chain) | WL_PTR(Entry, newer) | WL_PTR(Entry, older) |
-                          WL_PTR(Entry, value),
+                      WL_PTR(Entry, chain) | WL_PTR(Entry, newer) | WL_PTR(Entry, older) | WL_PTR(Entry, value),
                       SGC_VAR_NONE);
-    t_cache = wl_type("LRU.Cache", sizeof(Cache),
-                      WL_PTR(Cache, buckets) | WL_PTR(Cache, head) | WL_PTR(Cache, tail),
+    t_cache = wl_type("LRU.Cache", sizeof(Cache), WL_PTR(Cache, buckets) | WL_PTR(Cache, head) | WL_PTR(Cache, tail),
                       SGC_VAR_NONE);
     t_buckets = wl_type("LRU.BucketArray", 0, 0, SGC_VAR_PTRS);
     t_request = wl_type("LRU.Request", sizeof(Request), WL_PTR(Request, result), SGC_VAR_NONE);

@@ -26,12 +26,12 @@ typedef struct Point {
 } Point;
 
 typedef struct Vector {
-    int64_t length; /* words that follow */
+    int64_t length;  /* words that follow */
     int64_t words[]; /* words[k] = iteration * 7 + k */
 } Vector;
 
 typedef struct Text {
-    int64_t length; /* bytes that follow */
+    int64_t length;        /* bytes that follow */
     unsigned char bytes[]; /* bytes[k] = (iteration + k) & 0xff */
 } Text;
 
@@ -192,8 +192,8 @@ int main(int argc, char **argv) {
     t_point = wl_type("Micro.Point", sizeof(Point), 0, SGC_VAR_NONE);
     t_vector = wl_type("Micro.Vector", sizeof(Vector), 0, SGC_VAR_WORDS);
     t_text = wl_type("Micro.Text", sizeof(Text), 0, SGC_VAR_BYTES);
-    t_pair = wl_type("Micro.Pair", sizeof(Pair),
-                     WL_PTR(Pair, point) | WL_PTR(Pair, vector) | WL_PTR(Pair, text), SGC_VAR_NONE);
+    t_pair = wl_type("Micro.Pair", sizeof(Pair), WL_PTR(Pair, point) | WL_PTR(Pair, vector) | WL_PTR(Pair, text),
+                     SGC_VAR_NONE);
     t_ring = wl_type("Micro.Ring", sizeof(Ring), 0xffff, SGC_VAR_NONE);
 
     wl_checksum sum = WL_CHECKSUM_INIT;

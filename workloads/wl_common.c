@@ -9,8 +9,7 @@
 
 /* Prints "<workload>: <message> (see --help)" and exits 2: the caller gave
  * a bad argument, which is the user's to fix, not a failure of the run. */
-__attribute__((noreturn, format(printf, 2, 3)))
-static void wl_usage_error(const wl_spec *spec, const char *fmt, ...) {
+__attribute__((noreturn, format(printf, 2, 3))) static void wl_usage_error(const wl_spec *spec, const char *fmt, ...) {
     va_list ap;
     fprintf(stderr, "%s: ", spec->name);
     va_start(ap, fmt);
@@ -51,8 +50,8 @@ static void wl_usage(const wl_spec *spec) {
     for (const wl_option *o = spec->options; o && o->name; o++)
         printf(o->kind == WL_OPT_FLAG ? " [%s]" : " [%s X]", o->name);
     printf("\n%s\n\n", spec->summary);
-    printf("  --size N     %s; %" PRId64 "..%" PRId64 ", default %" PRId64 "\n",
-           spec->size_help, spec->min_size, spec->max_size, spec->default_size);
+    printf("  --size N     %s; %" PRId64 "..%" PRId64 ", default %" PRId64 "\n", spec->size_help, spec->min_size,
+           spec->max_size, spec->default_size);
     printf("  --check      verify the checksum against an independently computed value;\n"
            "               exit 1 on a mismatch\n");
     for (const wl_option *o = spec->options; o && o->name; o++) {
@@ -69,8 +68,8 @@ static void wl_usage(const wl_spec *spec) {
 
 /* Reads the value of option name from "--name=value" (inline != NULL) or the
  * next argument, advancing *i.  A missing value is a usage error. */
-static const char *wl_option_value(const wl_spec *spec, const char *name, const char *inline_value,
-                                   int argc, char **argv, int *i) {
+static const char *wl_option_value(const wl_spec *spec, const char *name, const char *inline_value, int argc,
+                                   char **argv, int *i) {
     if (inline_value)
         return inline_value;
     if (*i + 1 >= argc)
@@ -78,8 +77,7 @@ static const char *wl_option_value(const wl_spec *spec, const char *name, const 
     return argv[++*i];
 }
 
-static int64_t wl_int_value(const wl_spec *spec, const char *name, const char *text, int64_t min,
-                            int64_t max) {
+static int64_t wl_int_value(const wl_spec *spec, const char *name, const char *text, int64_t min, int64_t max) {
     int64_t v;
     if (wl_parse_int(text, &v) != 0)
         wl_usage_error(spec, "%s '%s' is not a whole decimal number", name, text);
@@ -158,8 +156,8 @@ int wl_finish(const wl_run *run, const wl_checksum *sum, wl_expected_fn expected
     if (run->check) {
         uint64_t want = expected(run);
         if (got != want) {
-            fprintf(stderr, "%s: check failed: checksum %016" PRIx64 ", expected %016" PRIx64
-                    " (size %" PRId64 ")\n", run->spec->name, got, want, run->size);
+            fprintf(stderr, "%s: check failed: checksum %016" PRIx64 ", expected %016" PRIx64 " (size %" PRId64 ")\n",
+                    run->spec->name, got, want, run->size);
             exit(1);
         }
     }
@@ -180,8 +178,7 @@ void wl_fail(const wl_run *run, const char *fmt, ...) {
 void *wl_xmalloc(size_t size) {
     void *p = malloc(size ? size : 1);
     if (!p) {
-        fprintf(stderr, "workload: out of memory allocating %zu bytes for the reference computation\n",
-                size);
+        fprintf(stderr, "workload: out of memory allocating %zu bytes for the reference computation\n", size);
         exit(1);
     }
     return p;
@@ -190,8 +187,10 @@ void *wl_xmalloc(size_t size) {
 void *wl_xcalloc(size_t n, size_t size) {
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (!p) {
-        fprintf(stderr, "workload: out of memory allocating %zu x %zu bytes for the reference "
-                "computation\n", n, size);
+        fprintf(stderr,
+                "workload: out of memory allocating %zu x %zu bytes for the reference "
+                "computation\n",
+                n, size);
         exit(1);
     }
     return p;
@@ -200,8 +199,9 @@ void *wl_xcalloc(size_t n, size_t size) {
 uint32_t wl_type(const char *name, size_t fixed_size, uint64_t ptr_map, sgc_var_kind var) {
     size_t words = (fixed_size + 7) / 8; /* pointer bits must lie within the fixed part */
     if (fixed_size > 512 || (words < 64 && (ptr_map >> words) != 0)) {
-        fprintf(stderr, "workload: type %s: fixed part of %zu bytes with pointer map %#" PRIx64
-                " is not representable\n", name, fixed_size, ptr_map);
+        fprintf(stderr,
+                "workload: type %s: fixed part of %zu bytes with pointer map %#" PRIx64 " is not representable\n", name,
+                fixed_size, ptr_map);
         exit(1);
     }
     sgc_type t = {name, (uint32_t)fixed_size, ptr_map, var};

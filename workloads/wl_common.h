@@ -69,22 +69,22 @@ typedef enum wl_opt_kind {
  * (name NULL).  dest keeps its value if the option is not given, so set the
  * default before calling wl_start(). */
 typedef struct wl_option {
-    const char *name;  /* with the dashes: "--depth" */
-    wl_opt_kind kind;  /* how the value is read */
-    void *dest;        /* where the value goes (see wl_opt_kind) */
-    int64_t min, max;  /* WL_OPT_INT only: accepted range, inclusive */
-    const char *help;  /* one line for --help, e.g. "recursion depth (default 64)" */
+    const char *name; /* with the dashes: "--depth" */
+    wl_opt_kind kind; /* how the value is read */
+    void *dest;       /* where the value goes (see wl_opt_kind) */
+    int64_t min, max; /* WL_OPT_INT only: accepted range, inclusive */
+    const char *help; /* one line for --help, e.g. "recursion depth (default 64)" */
 } wl_option;
 
 /* What a workload says about itself. */
 typedef struct wl_spec {
-    const char *name;          /* program name used in messages, e.g. "gcbench" */
-    const char *summary;       /* one line for --help: what it models */
-    int64_t default_size;      /* --size when not given (about 0.3 s of work) */
-    int64_t min_size;          /* smallest accepted --size */
-    int64_t max_size;          /* largest accepted --size */
-    const char *size_help;     /* what --size counts, e.g. "tree depth" */
-    const wl_option *options;  /* workload options, or NULL; ends with name NULL */
+    const char *name;         /* program name used in messages, e.g. "gcbench" */
+    const char *summary;      /* one line for --help: what it models */
+    int64_t default_size;     /* --size when not given (about 0.3 s of work) */
+    int64_t min_size;         /* smallest accepted --size */
+    int64_t max_size;         /* largest accepted --size */
+    const char *size_help;    /* what --size counts, e.g. "tree depth" */
+    const wl_option *options; /* workload options, or NULL; ends with name NULL */
 } wl_spec;
 
 /* The parsed command line. */
@@ -111,7 +111,8 @@ typedef struct wl_checksum {
     uint64_t h; /* current state; never read directly, use wl_checksum_value() */
 } wl_checksum;
 
-#define WL_CHECKSUM_INIT {0x6a09e667f3bcc908ull}
+#define WL_CHECKSUM_INIT \
+    { 0x6a09e667f3bcc908ull }
 
 /* Mixes one 64-bit value into c.  Order matters: mixing a then b differs
  * from b then a.  Cheap (a rotate, a xor, a multiply), so workloads may call
@@ -175,8 +176,7 @@ int wl_finish(const wl_run *run, const wl_checksum *sum, wl_expected_fn expected
 
 /* A failure found while running: prints "<workload>: <message>" on stderr
  * and exits with status 1.  printf-style. */
-__attribute__((noreturn, format(printf, 2, 3)))
-void wl_fail(const wl_run *run, const char *fmt, ...);
+__attribute__((noreturn, format(printf, 2, 3))) void wl_fail(const wl_run *run, const char *fmt, ...);
 
 /* Allocates size bytes with malloc for a reference computation; out of
  * memory prints a message and exits 1.  Never returns NULL. */
@@ -194,10 +194,9 @@ static inline void wl_iteration(void) { sgc_iteration(); }
 
 /* The ptr_map bit of pointer field f of struct T.  Fails to compile if the
  * field is not 8-byte aligned within T. */
-#define WL_PTR(T, f)                                                            \
-    ((uint64_t)1 << (offsetof(T, f) / 8 +                                       \
-                     0 * sizeof(struct { int wl_field_must_be_8_aligned :       \
-                                         (offsetof(T, f) % 8 == 0) ? 1 : -1; })))
+#define WL_PTR(T, f)                      \
+    ((uint64_t)1 << (offsetof(T, f) / 8 + \
+                     0 * sizeof(struct { int wl_field_must_be_8_aligned : (offsetof(T, f) % 8 == 0) ? 1 : -1; })))
 
 /* Registers a type named name (shown in profiles; a string literal or other
  * storage that outlives the runtime) whose fixed part is fixed_size bytes

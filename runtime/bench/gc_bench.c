@@ -133,8 +133,9 @@ static int bench_alloc(uint64_t n, int rounds) {
     printf("  sgc_alloc        %7.3f ns  (24-byte footprint; collections included: %llu minor collections,\n"
            "                              wall-clock time in them %.3f ns/alloc, descheduled time included)\n",
            sgc, (unsigned long long)minors, gc_share);
-    printf("  sgc fast path    %7.3f ns  (nursery-sized batches between collections, nursery zeroing included, %llu allocations)\n",
-           (double)fast_ns / (double)fast_n, (unsigned long long)fast_n);
+    printf(
+        "  sgc fast path    %7.3f ns  (nursery-sized batches between collections, nursery zeroing included, %llu allocations)\n",
+        (double)fast_ns / (double)fast_n, (unsigned long long)fast_n);
     printf("  malloc+free      %7.3f ns  ratio %.1fx\n", mal, mal / sgc);
     printf("  Boehm GC_malloc  %7.3f ns  ratio %.1fx\n", boe, boe / sgc);
     free(ts);
@@ -146,7 +147,11 @@ static int bench_minor(int rounds) {
     sgc_init();
     sgc_obj root = NULL;
     SGC_FRAME(&root);
-    struct { const char *name; uint32_t tid; size_t payload; } shapes[] = {
+    struct {
+        const char *name;
+        uint32_t tid;
+        size_t payload;
+    } shapes[] = {
         {"list of 24-byte nodes", T_NODE, 16},
         {"list of 264-byte records", T_REC, 256},
     };
@@ -171,8 +176,7 @@ static int bench_minor(int rounds) {
             sgc_get_stats(&b);
             if (b.bytes_promoted - a.bytes_promoted != count * fp || b.minor_collections != a.minor_collections + 1) {
                 fprintf(stderr, "gc-bench: promoted %llu bytes, expected %llu\n",
-                        (unsigned long long)(b.bytes_promoted - a.bytes_promoted),
-                        (unsigned long long)(count * fp));
+                        (unsigned long long)(b.bytes_promoted - a.bytes_promoted), (unsigned long long)(count * fp));
                 return 1;
             }
             ns[r] = t1 - t0;

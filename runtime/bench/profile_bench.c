@@ -22,8 +22,7 @@
 #include "sgc_profile.h"
 #include "bench_util.h"
 
-static sgc_func fns[8] = {{"f0", 0}, {"f1", 0}, {"f2", 0}, {"f3", 0},
-                          {"f4", 0}, {"f5", 0}, {"f6", 0}, {"f7", 0}};
+static sgc_func fns[8] = {{"f0", 0}, {"f1", 0}, {"f2", 0}, {"f3", 0}, {"f4", 0}, {"f5", 0}, {"f6", 0}, {"f7", 0}};
 
 /* Replaces the top k of the depth frames (frames[0] is the bottom) with
  * frames of alternating functions, so each replacement is a different

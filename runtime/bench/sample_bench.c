@@ -81,8 +81,8 @@ __attribute__((noinline)) static uintptr_t alloc_at_depth(int depth, enum shape 
 static int run_cost(int rounds) {
     const long n = 200000;
     const int depths[] = {1, 10, 100};
-    printf("# per-sample cost: %ld allocations of 64 bytes, period 64 (one sample each), median of %d rounds\n",
-           n, rounds);
+    printf("# per-sample cost: %ld allocations of 64 bytes, period 64 (one sample each), median of %d rounds\n", n,
+           rounds);
     printf("%-6s %-6s %12s %12s %12s\n", "depth", "stack", "off_ns/alloc", "on_ns/alloc", "ns/sample");
     int failed = 0;
     for (int di = 0; di < 3; di++) {
@@ -225,8 +225,8 @@ static int run_overhead(int rounds, uint64_t mib, double sample_ns) {
         double predicted = 100.0 * (double)samples * sample_ns / (double)b;
         char label[32];
         period_label(periods[i], label, sizeof label);
-        printf("%-10s %10llu %14.2f %12.2f %12.2f %14.3f\n", label, (unsigned long long)samples,
-               100.0 * (med - 1), 100.0 * (v[rounds / 4] - 1), 100.0 * (v[(3 * rounds) / 4] - 1), predicted);
+        printf("%-10s %10llu %14.2f %12.2f %12.2f %14.3f\n", label, (unsigned long long)samples, 100.0 * (med - 1),
+               100.0 * (v[rounds / 4] - 1), 100.0 * (v[(3 * rounds) / 4] - 1), predicted);
     }
     return failed;
 }

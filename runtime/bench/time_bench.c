@@ -322,8 +322,8 @@ static int overhead(long n, int rounds) {
         double m = median_double(t[c], rounds), rt = median_double(rate[c], rounds);
         double ov = m / base;
         if (hz[c])
-            printf("  %-14s %6u %10.3f %9.2f%% %12.1f %12.4f\n", empty[c] ? "empty (floor)" : "sgc sampler", hz[c],
-                   m, (ov - 1) * 100, rt, rt > 0 ? 1 + (ov - 1) * 1000 / rt : 0);
+            printf("  %-14s %6u %10.3f %9.2f%% %12.1f %12.4f\n", empty[c] ? "empty (floor)" : "sgc sampler", hz[c], m,
+                   (ov - 1) * 100, rt, rt > 0 ? 1 + (ov - 1) * 1000 / rt : 0);
         else
             printf("  %-14s %6s %10.3f %10s %12s %12s\n", "none", "off", m, "-", "-", "-");
     }

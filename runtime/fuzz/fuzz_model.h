@@ -31,16 +31,16 @@ typedef struct model_pending {
 } model_pending;
 
 typedef struct model {
-    uint64_t period;     /* 0 = off */
-    int mode;            /* SGC_SAMPLE_FIXED or SGC_SAMPLE_POISSON */
-    uint64_t bytes;      /* B: bytes allocated in this session */
-    uint64_t next_point; /* poisson: absolute byte count of the next sample point */
-    sgc_sample_rng rng;  /* poisson gaps */
-    uint64_t total_bytes;  /* bytes allocated while sampling, all sessions */
-    uint64_t total_points; /* sample points, all sessions */
-    uint64_t total_sampled; /* sampled objects, all sessions */
-    model_pending *pending; /* sampled objects awaiting a minor collection */
-    size_t npending, cap;   /* used / allocated entries */
+    uint64_t period;            /* 0 = off */
+    int mode;                   /* SGC_SAMPLE_FIXED or SGC_SAMPLE_POISSON */
+    uint64_t bytes;             /* B: bytes allocated in this session */
+    uint64_t next_point;        /* poisson: absolute byte count of the next sample point */
+    sgc_sample_rng rng;         /* poisson gaps */
+    uint64_t total_bytes;       /* bytes allocated while sampling, all sessions */
+    uint64_t total_points;      /* sample points, all sessions */
+    uint64_t total_sampled;     /* sampled objects, all sessions */
+    model_pending *pending;     /* sampled objects awaiting a minor collection */
+    size_t npending, cap;       /* used / allocated entries */
     model_resolved_fn resolved; /* or NULL */
     void *ctx;                  /* for resolved */
 } model;

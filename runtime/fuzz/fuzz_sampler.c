@@ -98,18 +98,18 @@ static uint64_t next32(reader *r) { return next16(r) | (uint64_t)next16(r) << 16
 
 static uint64_t pick_period(reader *r) {
     switch (next8(r) % 4) {
-    case 0: return 1 + next8(r);                         /* 1..256: several points per object */
-    case 1: return 8 * (1 + next16(r) % 4096);           /* word multiples up to 32 KiB */
+    case 0: return 1 + next8(r);                                             /* 1..256: several points per object */
+    case 1: return 8 * (1 + next16(r) % 4096);                               /* word multiples up to 32 KiB */
     case 2: return nursery_bytes * (1 + next8(r) % 4) + (next8(r) % 17) - 8; /* around k nurseries */
-    default: return 1 + next32(r) % (1u << 20);          /* anything up to 1 MiB */
+    default: return 1 + next32(r) % (1u << 20);                              /* anything up to 1 MiB */
     }
 }
 
 static size_t pick_payload(reader *r, unsigned c) {
     switch (c % 4) {
-    case 0: return next8(r);                              /* small */
-    case 1: return 8 * (size_t)next8(r) + next8(r) % 8;   /* up to 2 KiB, any alignment */
-    case 2: return SGC_LARGE_MIN - 64 + next8(r) % 128;   /* either side of the large threshold */
+    case 0: return next8(r);                                 /* small */
+    case 1: return 8 * (size_t)next8(r) + next8(r) % 8;      /* up to 2 KiB, any alignment */
+    case 2: return SGC_LARGE_MIN - 64 + next8(r) % 128;      /* either side of the large threshold */
     default: return (size_t)next32(r) % (4 * nursery_bytes); /* up to 4 nurseries */
     }
 }
@@ -135,8 +135,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     uint64_t serial_base = sgc__sampler.serial;
     size_t nkept = 0;
     if (trace)
-        fprintf(stderr, "# fuzz input of %zu bytes\nnursery %llu\n", size,
-                (unsigned long long)nursery_bytes);
+        fprintf(stderr, "# fuzz input of %zu bytes\nnursery %llu\n", size, (unsigned long long)nursery_bytes);
 
     while (r.p < r.end) {
         unsigned op = next8(&r) % 8;
@@ -203,8 +202,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             fail("serial of the next settled object", got.v[i].id, want.v[i].id);
         if (got.v[i].survival != want.v[i].survival) {
             fprintf(stderr, "fuzz_sampler: sampled object %llu: ", (unsigned long long)got.v[i].id);
-            fail("survival (0 died, 1 survived, 2 unknown)", (unsigned)got.v[i].survival,
-                 (unsigned)want.v[i].survival);
+            fail("survival (0 died, 1 survived, 2 unknown)", (unsigned)got.v[i].survival, (unsigned)want.v[i].survival);
         }
     }
     sgc_get_stats(&st);

@@ -35,8 +35,8 @@ static replay_op *ops;
 static size_t nops, ops_cap;
 
 static void bad_input(uint64_t line, const char *what, const char *text) {
-    fprintf(stderr, "sgc-replay: line %llu: %s%s%s%s\n", (unsigned long long)line, what,
-            text ? ": \"" : "", text ? text : "", text ? "\"" : "");
+    fprintf(stderr, "sgc-replay: line %llu: %s%s%s%s\n", (unsigned long long)line, what, text ? ": \"" : "",
+            text ? text : "", text ? "\"" : "");
     exit(2);
 }
 
@@ -85,8 +85,7 @@ static uint64_t read_trace(FILE *in) {
             *hash = '\0';
         char *words[4];
         int nw = 0;
-        for (char *save = NULL, *w = strtok_r(buf, " \t\r\n\v\f", &save); w;
-             w = strtok_r(NULL, " \t\r\n\v\f", &save)) {
+        for (char *save = NULL, *w = strtok_r(buf, " \t\r\n\v\f", &save); w; w = strtok_r(NULL, " \t\r\n\v\f", &save)) {
             if (nw == 4)
                 bad_input(line, "too many words", NULL);
             words[nw++] = w;
@@ -151,8 +150,7 @@ static uint64_t read_trace(FILE *in) {
             if (nw != 1)
                 bad_input(line, "expected nothing after the command", words[1]);
         } else {
-            bad_input(line, "unknown command (expected nursery, period, poisson, alloc, minor or major)",
-                      kw);
+            bad_input(line, "unknown command (expected nursery, period, poisson, alloc, minor or major)", kw);
         }
         push_op(op);
     }
@@ -205,12 +203,10 @@ static void on_sample(void *ctx, const sgc_alloc_sample *rec, uint64_t serial) {
         return;
     uint64_t i = serial - serial_base - 1;
     if (i >= nsample_lines) {
-        fprintf(stderr, "sgc-replay: internal error: sample %llu was never recorded\n",
-                (unsigned long long)serial);
+        fprintf(stderr, "sgc-replay: internal error: sample %llu was never recorded\n", (unsigned long long)serial);
         exit(1);
     }
-    printf("survived %llu %d\n", (unsigned long long)sample_lines[i],
-           rec->survival == SGC_SURVIVED);
+    printf("survived %llu %d\n", (unsigned long long)sample_lines[i], rec->survival == SGC_SURVIVED);
 }
 
 int main(int argc, char **argv) {
@@ -248,18 +244,10 @@ int main(int argc, char **argv) {
     for (size_t i = 0; i < nops; i++) {
         replay_op *op = &ops[i];
         switch (op->kind) {
-        case OP_PERIOD:
-            sgc_sampling_start(op->a, SGC_SAMPLE_FIXED, 0);
-            break;
-        case OP_POISSON:
-            sgc_sampling_start(op->a, SGC_SAMPLE_POISSON, op->b);
-            break;
-        case OP_MINOR:
-            sgc_collect_minor();
-            break;
-        case OP_MAJOR:
-            sgc_collect_major();
-            break;
+        case OP_PERIOD: sgc_sampling_start(op->a, SGC_SAMPLE_FIXED, 0); break;
+        case OP_POISSON: sgc_sampling_start(op->a, SGC_SAMPLE_POISSON, op->b); break;
+        case OP_MINOR: sgc_collect_minor(); break;
+        case OP_MAJOR: sgc_collect_major(); break;
         case OP_ALLOC: {
             uint64_t before = sgc__stats.alloc_sample_points;
             uint64_t serial_before = sgc__sampler.serial;
@@ -278,12 +266,11 @@ int main(int argc, char **argv) {
             }
             if (op->keep)
                 keep(obj);
-            printf("alloc %llu %llu %llu\n", (unsigned long long)op->line,
-                   (unsigned long long)SGC_FOOTPRINT(op->a), (unsigned long long)points);
+            printf("alloc %llu %llu %llu\n", (unsigned long long)op->line, (unsigned long long)SGC_FOOTPRINT(op->a),
+                   (unsigned long long)points);
             break;
         }
-        case OP_NURSERY:
-            break;
+        case OP_NURSERY: break;
         }
     }
     sgc_get_stats(&st);

@@ -27,10 +27,10 @@ static void *xrealloc(void *p, size_t n) {
 
 /* Open-addressing hash tables; ids start at 1 (names) and 1 (contexts;
  * context 0 is the empty stack). */
-static char **names;              /* names[id] */
-static uint32_t nnames = 1;       /* next id */
-static uint32_t *name_slots;      /* hash slots: 0 = empty, else id */
-static uint32_t name_cap;         /* slots, a power of two */
+static char **names;         /* names[id] */
+static uint32_t nnames = 1;  /* next id */
+static uint32_t *name_slots; /* hash slots: 0 = empty, else id */
+static uint32_t name_cap;    /* slots, a power of two */
 
 static uint32_t *ctx_parent, *ctx_name; /* by context id */
 static uint32_t nctx = 1;               /* next id (0 = empty stack) */
@@ -141,21 +141,21 @@ static const char *const dim_name[NDIM] = {"site", "leaf", "type", "survival"};
 static const char *const dim_plural[NDIM] = {"sites", "functions", "types", "survival classes"};
 
 typedef struct dim_table {
-    double *bytes;     /* truth: bytes; sampled: estimated bytes; by key id */
-    uint64_t *count;   /* truth: objects; sampled: samples; by key id */
-    uint32_t cap;      /* entries allocated */
+    double *bytes;   /* truth: bytes; sampled: estimated bytes; by key id */
+    uint64_t *count; /* truth: objects; sampled: samples; by key id */
+    uint32_t cap;    /* entries allocated */
 } dim_table;
 
 typedef struct profile {
     const char *path;
-    int truth;             /* read as the exact profile */
+    int truth; /* read as the exact profile */
     dim_table dim[NDIM];
-    double bytes;          /* total bytes (truth) or estimate (sampled) */
-    uint64_t records;      /* allocation samples */
-    uint64_t points;       /* sample points */
-    uint64_t period;       /* the one period in force, or 0 if it changed */
-    int mode;              /* 0 fixed, 1 poisson, -1 both */
-    int configs;           /* ALLOC_CONFIG records with a period */
+    double bytes;     /* total bytes (truth) or estimate (sampled) */
+    uint64_t records; /* allocation samples */
+    uint64_t points;  /* sample points */
+    uint64_t period;  /* the one period in force, or 0 if it changed */
+    int mode;         /* 0 fixed, 1 poisson, -1 both */
+    int configs;      /* ALLOC_CONFIG records with a period */
 } profile;
 
 static void dim_add(dim_table *t, uint32_t key, double bytes) {
@@ -271,8 +271,9 @@ static int profile_read(profile *p, const char *path, int truth) {
             break;
         case SGC_REC_ALLOC_SAMPLE: {
             if (period == 0) {
-                fprintf(stderr, "sgcprof: %s: an allocation sample while sampling was off (record at byte %" PRIu64
-                                ")\n", path, c.offset);
+                fprintf(stderr,
+                        "sgcprof: %s: an allocation sample while sampling was off (record at byte %" PRIu64 ")\n", path,
+                        c.offset);
                 rc = 2;
                 goto out;
             }
@@ -295,8 +296,7 @@ static int profile_read(profile *p, const char *path, int truth) {
             p->points += c.points;
             break;
         }
-        default:
-            break;
+        default: break;
         }
     }
     if (n < 0) {
@@ -334,8 +334,8 @@ static int by_bytes_desc(const void *a, const void *b) {
     double bx = rank_table->bytes[x], by = rank_table->bytes[y];
     if (bx != by)
         return bx < by ? 1 : -1;
-    int c = strcmp(key_text(rank_dim, x, key_buf_a, sizeof key_buf_a),
-                   key_text(rank_dim, y, key_buf_b, sizeof key_buf_b));
+    int c =
+        strcmp(key_text(rank_dim, x, key_buf_a, sizeof key_buf_a), key_text(rank_dim, y, key_buf_b, sizeof key_buf_b));
     return c ? c : (x < y ? -1 : x > y);
 }
 
@@ -366,13 +366,13 @@ static double poisson_mad(double lambda) {
 typedef struct comparison {
     uint32_t keys_truth, keys_sampled;
     double tvd, tvd_indep;
-    unsigned top;          /* keys in the top list (min of N and the truth's keys) */
-    double err[MAX_TOP];   /* relative error of each, in the truth's order */
-    uint32_t key[MAX_TOP]; /* the truth's top keys */
+    unsigned top;            /* keys in the top list (min of N and the truth's keys) */
+    double err[MAX_TOP];     /* relative error of each, in the truth's order */
+    uint32_t key[MAX_TOP];   /* the truth's top keys */
     uint32_t srank[MAX_TOP]; /* their rank in the sampled profile (1-based; 0 = not sampled) */
     double max_err;
     int set_ok, order_ok;
-    double min_expected;   /* expected samples of the smallest top key (NaN: no single period) */
+    double min_expected; /* expected samples of the smallest top key (NaN: no single period) */
 } comparison;
 
 static void compare(const profile *t, const profile *s, int dim, unsigned top_n, comparison *out) {
@@ -467,8 +467,7 @@ static void print_truth(FILE *out, const profile *t, unsigned top_n, int csv) {
         uint32_t n = ranked(&t->dim[d], d, &ids);
         if (!csv)
             fprintf(out, "\n%u %s; %s:\n  %4s %16s %12s %7s  %s\n", n, dim_plural[d],
-                    n > top_n ? "the largest by bytes" : "by bytes", "rank", "bytes", "objects", "share",
-                    dim_name[d]);
+                    n > top_n ? "the largest by bytes" : "by bytes", "rank", "bytes", "objects", "share", dim_name[d]);
         for (uint32_t i = 0; i < n && (csv || i < top_n); i++) {
             uint32_t k = ids[i];
             const char *name = key_text(d, k, buf, sizeof buf);
@@ -478,8 +477,8 @@ static void print_truth(FILE *out, const profile *t, unsigned top_n, int csv) {
                 fprintf(out, ",%.0f,%" PRIu64 ",%.9f\n", t->dim[d].bytes[k], t->dim[d].count[k],
                         t->dim[d].bytes[k] / t->bytes);
             } else {
-                fprintf(out, "  %4u %16.0f %12" PRIu64 " %6.2f%%  %s\n", i + 1, t->dim[d].bytes[k],
-                        t->dim[d].count[k], 100.0 * t->dim[d].bytes[k] / t->bytes, name);
+                fprintf(out, "  %4u %16.0f %12" PRIu64 " %6.2f%%  %s\n", i + 1, t->dim[d].bytes[k], t->dim[d].count[k],
+                        100.0 * t->dim[d].bytes[k] / t->bytes, name);
             }
         }
         free(ids);
@@ -520,8 +519,9 @@ static void csv_rows(FILE *out, const profile *t, const profile *s, unsigned top
 
 static void table(FILE *out, const profile *t, const profile *s, unsigned top_n) {
     char buf[4096];
-    fprintf(out, "\nsampled: %s: %s mode, period %" PRIu64 "%s, %" PRIu64 " samples (%" PRIu64
-                 " points), estimated %.0f bytes (%+.2f%%)\n",
+    fprintf(out,
+            "\nsampled: %s: %s mode, period %" PRIu64 "%s, %" PRIu64 " samples (%" PRIu64
+            " points), estimated %.0f bytes (%+.2f%%)\n",
             s->path, mode_text(s->mode), s->period, s->period ? "" : " (changed)", s->records, s->points, s->bytes,
             100.0 * (s->bytes - t->bytes) / t->bytes);
     fprintf(out, "  %-9s %6s %6s %8s %11s %12s %7s %7s\n", "dimension", "keys", "found", "TVD", "indep.TVD",
@@ -534,9 +534,8 @@ static void table(FILE *out, const profile *t, const profile *s, unsigned top_n)
             snprintf(indep, sizeof indep, "-");
         else
             snprintf(indep, sizeof indep, "%.4f", c[d].tvd_indep);
-        fprintf(out, "  %-9s %6u %6u %8.4f %11s %11.2f%% %7s %7s\n", dim_name[d], c[d].keys_truth,
-                c[d].keys_sampled, c[d].tvd, indep, 100.0 * c[d].max_err, c[d].set_ok ? "yes" : "no",
-                c[d].order_ok ? "yes" : "no");
+        fprintf(out, "  %-9s %6u %6u %8.4f %11s %11.2f%% %7s %7s\n", dim_name[d], c[d].keys_truth, c[d].keys_sampled,
+                c[d].tvd, indep, 100.0 * c[d].max_err, c[d].set_ok ? "yes" : "no", c[d].order_ok ? "yes" : "no");
     }
     const comparison *cs = &c[DIM_SITE];
     fprintf(out, "  top %u sites by true bytes:\n  %4s %16s %7s %16s %9s %6s  %s\n", cs->top, "rank", "true bytes",
@@ -549,22 +548,21 @@ static void table(FILE *out, const profile *t, const profile *s, unsigned top_n)
         else
             snprintf(sr, sizeof sr, "-");
         fprintf(out, "  %4u %16.0f %6.2f%% %16.0f %+8.2f%% %6s  %s\n", i + 1, t->dim[DIM_SITE].bytes[k],
-                100.0 * t->dim[DIM_SITE].bytes[k] / t->bytes, dim_get(&s->dim[DIM_SITE], k), 100.0 * cs->err[i],
-                sr, key_text(DIM_SITE, k, buf, sizeof buf));
+                100.0 * t->dim[DIM_SITE].bytes[k] / t->bytes, dim_get(&s->dim[DIM_SITE], k), 100.0 * cs->err[i], sr,
+                key_text(DIM_SITE, k, buf, sizeof buf));
     }
 }
 
-static const char usage[] =
-    "usage: sgcprof accuracy [--top N] [--csv] TRUTH [SAMPLED...]\n"
-    "Compares sampled allocation profiles with an exact one.  TRUTH is a profile\n"
-    "of the same deterministic run taken with SGC_ALLOC_PERIOD=8 SGC_ALLOC_MODE=fixed\n"
-    "(every allocation recorded).  For each SAMPLED profile, by allocation site\n"
-    "(calling context), leaf function, type and survival: the total variation\n"
-    "distance between the byte shares (0 = identical, 1 = disjoint), the distance\n"
-    "expected from independent sampling at that period, the relative error of the\n"
-    "estimated bytes of the truth's top N keys (default 10), and whether the top N\n"
-    "set and order are recovered.  Without SAMPLED: the truth's bytes and objects\n"
-    "by key.  --csv: one row per profile and dimension (all keys for TRUTH alone).\n";
+static const char usage[] = "usage: sgcprof accuracy [--top N] [--csv] TRUTH [SAMPLED...]\n"
+                            "Compares sampled allocation profiles with an exact one.  TRUTH is a profile\n"
+                            "of the same deterministic run taken with SGC_ALLOC_PERIOD=8 SGC_ALLOC_MODE=fixed\n"
+                            "(every allocation recorded).  For each SAMPLED profile, by allocation site\n"
+                            "(calling context), leaf function, type and survival: the total variation\n"
+                            "distance between the byte shares (0 = identical, 1 = disjoint), the distance\n"
+                            "expected from independent sampling at that period, the relative error of the\n"
+                            "estimated bytes of the truth's top N keys (default 10), and whether the top N\n"
+                            "set and order are recovered.  Without SAMPLED: the truth's bytes and objects\n"
+                            "by key.  --csv: one row per profile and dimension (all keys for TRUTH alone).\n";
 
 int sgcprof_accuracy_main(int argc, char **argv) {
     unsigned top_n = 10;
@@ -629,8 +627,7 @@ int sgcprof_accuracy_main(int argc, char **argv) {
         if (csv)
             csv_header(stdout, top_n);
         else
-            fprintf(stdout, "truth: %s: %.0f bytes, %" PRIu64 " objects\n", truth.path, truth.bytes,
-                    truth.records);
+            fprintf(stdout, "truth: %s: %.0f bytes, %" PRIu64 " objects\n", truth.path, truth.bytes, truth.records);
         for (int i = 1; i < nfiles && rc == 0; i++) {
             profile s;
             rc = profile_read(&s, files[i], 0);

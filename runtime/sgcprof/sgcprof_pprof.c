@@ -44,10 +44,10 @@ static void *xrealloc(void *p, size_t bytes) {
 /* ---- The string table: index 0 is "", each string once ------------------ */
 
 typedef struct strtab {
-    char **s;        /* by index */
+    char **s; /* by index */
     size_t n, cap;
-    int64_t *slot;   /* open addressing: index + 1, 0 = empty */
-    size_t nslot;    /* power of two */
+    int64_t *slot; /* open addressing: index + 1, 0 = empty */
+    size_t nslot;  /* power of two */
 } strtab;
 
 static uint64_t hash(const char *s) {
@@ -96,12 +96,12 @@ static int64_t str_id(strtab *t, const char *s) {
 enum { V_ASAMPLES, V_AOBJECTS, V_ASPACE, V_SURVIVED, V_TSAMPLES, V_TIME, NVALUES };
 
 typedef struct agg_key {
-    uint64_t size;   /* alloc: footprint */
+    uint64_t size; /* alloc: footprint */
     uint32_t node;
-    uint32_t tid;    /* alloc: type id */
-    uint8_t time;    /* 1 = a time sample */
-    uint8_t phase;   /* time: enum sgc_phase */
-    uint8_t large;   /* alloc */
+    uint32_t tid;  /* alloc: type id */
+    uint8_t time;  /* 1 = a time sample */
+    uint8_t phase; /* time: enum sgc_phase */
+    uint8_t large; /* alloc */
     uint8_t survival;
 } agg_key;
 
@@ -127,8 +127,8 @@ static uint64_t key_hash(const agg_key *k) {
 }
 
 static int key_eq(const agg_key *a, const agg_key *b) {
-    return a->size == b->size && a->node == b->node && a->tid == b->tid && a->time == b->time &&
-           a->phase == b->phase && a->large == b->large && a->survival == b->survival;
+    return a->size == b->size && a->node == b->node && a->tid == b->tid && a->time == b->time && a->phase == b->phase &&
+           a->large == b->large && a->survival == b->survival;
 }
 
 static agg_sample *agg_get(aggtab *t, const agg_key *k) {
@@ -352,9 +352,9 @@ int sgcprof_pprof(const sgc_pr_reader *r, const char *path, const char *source) 
     }
 
     /* Sample types, period, comments. */
-    static const char *const vt[NVALUES][2] = {
-        {"alloc_samples", "count"}, {"alloc_objects", "count"}, {"alloc_space", "bytes"},
-        {"survived_space", "bytes"}, {"time_samples", "count"},  {"time", "nanoseconds"}};
+    static const char *const vt[NVALUES][2] = {{"alloc_samples", "count"}, {"alloc_objects", "count"},
+                                               {"alloc_space", "bytes"},   {"survived_space", "bytes"},
+                                               {"time_samples", "count"},  {"time", "nanoseconds"}};
     pb_vtype types[NVALUES], *type_ptrs[NVALUES];
     for (int i = 0; i < NVALUES; i++) {
         perftools__profiles__value_type__init(&types[i]);

@@ -18,13 +18,9 @@ static void *xcalloc(size_t n, size_t elem) {
     return p;
 }
 
-static const char *phase_name(uint32_t phase) {
-    return phase == 1 ? "minor-gc" : phase == 2 ? "major-gc" : "mutator";
-}
+static const char *phase_name(uint32_t phase) { return phase == 1 ? "minor-gc" : phase == 2 ? "major-gc" : "mutator"; }
 
-static const char *survival_name(uint32_t s) {
-    return s == 0 ? "died" : s == 1 ? "survived" : "unknown";
-}
+static const char *survival_name(uint32_t s) { return s == 0 ? "died" : s == 1 ? "survived" : "unknown"; }
 
 static const char *signal_name(int sig) {
     switch (sig) {
@@ -45,22 +41,17 @@ int sgcprof_dump(sgc_pr_reader *r, FILE *out) {
         uint64_t t = c.ts - r->base_ts;
         fprintf(out, "@%" PRIu64 " %s", c.offset, sgc_pr_kind_name(c.kind));
         switch (c.kind) {
-        case SGC_REC_STRING:
-            fprintf(out, " id=%u \"%s\"", c.id, c.str);
-            break;
+        case SGC_REC_STRING: fprintf(out, " id=%u \"%s\"", c.id, c.str); break;
         case SGC_REC_NODE:
             fprintf(out, " id=%u parent=%u func=%u (%s)", c.id, c.parent, c.func, sgc_pr_string(r, c.func));
             break;
-        case SGC_REC_TYPE:
-            fprintf(out, " tid=%u name=%u (%s)", c.tid, c.name, sgc_pr_string(r, c.name));
-            break;
+        case SGC_REC_TYPE: fprintf(out, " tid=%u name=%u (%s)", c.tid, c.name, sgc_pr_string(r, c.name)); break;
         case SGC_REC_ALLOC_CONFIG:
-            fprintf(out, " t=%" PRIu64 " period=%" PRIu64 " mode=%s", t, c.period,
-                    sgc_alloc_mode_name((int)c.mode));
+            fprintf(out, " t=%" PRIu64 " period=%" PRIu64 " mode=%s", t, c.period, sgc_alloc_mode_name((int)c.mode));
             break;
         case SGC_REC_ALLOC_SAMPLE:
-            fprintf(out, " t=%" PRIu64 " node=%u type=%u (%s) size=%" PRIu64 " points=%u survival=%s%s", t,
-                    c.node, c.tid, sgc_pr_type_name(r, c.tid), c.size, c.points, survival_name(c.survival),
+            fprintf(out, " t=%" PRIu64 " node=%u type=%u (%s) size=%" PRIu64 " points=%u survival=%s%s", t, c.node,
+                    c.tid, sgc_pr_type_name(r, c.tid), c.size, c.points, survival_name(c.survival),
                     c.large ? " large" : "");
             break;
         case SGC_REC_TIME_CONFIG:
@@ -70,22 +61,16 @@ int sgcprof_dump(sgc_pr_reader *r, FILE *out) {
             fprintf(out, " t=%" PRIu64 " node=%u phase=%s", t, c.node, phase_name(c.phase));
             break;
         case SGC_REC_TIME_DROPPED:
-        case SGC_REC_TIME_MISSED:
-            fprintf(out, " t=%" PRIu64 " count=%" PRIu64, t, c.count);
-            break;
+        case SGC_REC_TIME_MISSED: fprintf(out, " t=%" PRIu64 " count=%" PRIu64, t, c.count); break;
         case SGC_REC_GC_EVENT:
             fprintf(out, " kind=%s start=%" PRIu64 " duration=%" PRIu64 " heap=%" PRIu64 " rss=%" PRIu64,
                     c.gc_kind == 1 ? "minor" : "major", t, c.duration, c.heap, c.rss);
             break;
-        case SGC_REC_END:
-            fprintf(out, " t=%" PRIu64 " records=%" PRIu64, t, c.count);
-            break;
+        case SGC_REC_END: fprintf(out, " t=%" PRIu64 " records=%" PRIu64, t, c.count); break;
         case SGC_REC_EXIT_SIGNAL:
             fprintf(out, " t=%" PRIu64 " signal=%" PRIu64 " (%s)", t, c.count, signal_name((int)c.count));
             break;
-        default:
-            fprintf(out, " kind=%d (skipped)", c.kind);
-            break;
+        default: fprintf(out, " kind=%d (skipped)", c.kind); break;
         }
         fputc('\n', out);
     }
@@ -96,14 +81,14 @@ int sgcprof_dump(sgc_pr_reader *r, FILE *out) {
 
 /* Function ids: string ids 1..nstrings, plus three pseudo-functions. */
 typedef struct agg {
-    uint32_t nf;      /* function ids 0..nf-1 */
-    uint32_t f_none;  /* "(no frame)": samples with the empty stack */
-    uint32_t f_minor; /* "[minor GC]" */
-    uint32_t f_major; /* "[major GC]" */
-    double *a_self, *a_incl;   /* estimated bytes */
+    uint32_t nf;                 /* function ids 0..nf-1 */
+    uint32_t f_none;             /* "(no frame)": samples with the empty stack */
+    uint32_t f_minor;            /* "[minor GC]" */
+    uint32_t f_major;            /* "[major GC]" */
+    double *a_self, *a_incl;     /* estimated bytes */
     uint64_t *a_sself, *a_sincl; /* allocation samples, self and inclusive */
-    uint64_t *t_self, *t_incl; /* time samples */
-    uint64_t *stamp;           /* dedupe for inclusive: last sample that counted it */
+    uint64_t *t_self, *t_incl;   /* time samples */
+    uint64_t *stamp;             /* dedupe for inclusive: last sample that counted it */
 } agg;
 
 static const char *fname(const sgc_pr_reader *r, const agg *g, uint32_t f) {
@@ -356,22 +341,23 @@ static void report_time(const sgc_pr_reader *r, const agg *g, FILE *out, unsigne
     fputc('\n', out);
     uint64_t ns = sgcprof_ns_per_time_sample(r);
     if (ns)
-        fprintf(out, "   each sample stands for %" PRIu64 " ns (1 / the achieved rate): %" PRIu64
-                     " ns sampled in all\n",
-                ns, ns * (uint64_t)r->ntimes);
+        fprintf(out,
+                "   each sample stands for %" PRIu64 " ns (1 / the achieved rate): %" PRIu64 " ns sampled in all\n", ns,
+                ns * (uint64_t)r->ntimes);
     if (r->missed)
-        fprintf(out, "   %" PRIu64 " timer expirations missed: the thread was not running when they fell due "
-                     "(a busy machine)\n",
+        fprintf(out,
+                "   %" PRIu64 " timer expirations missed: the thread was not running when they fell due "
+                "(a busy machine)\n",
                 r->missed);
     if (!r->ntimes)
         return;
     uint64_t ph[3] = {0, 0, 0};
     for (size_t i = 0; i < r->ntimes; i++)
         ph[r->times[i].phase]++;
-    fprintf(out, "   phases: mutator %" PRIu64 " (%.1f%%), minor GC %" PRIu64 " (%.1f%%), major GC %" PRIu64
-                 " (%.1f%%)\n",
-            ph[0], 100.0 * (double)ph[0] / (double)r->ntimes, ph[1], 100.0 * (double)ph[1] / (double)r->ntimes,
-            ph[2], 100.0 * (double)ph[2] / (double)r->ntimes);
+    fprintf(out,
+            "   phases: mutator %" PRIu64 " (%.1f%%), minor GC %" PRIu64 " (%.1f%%), major GC %" PRIu64 " (%.1f%%)\n",
+            ph[0], 100.0 * (double)ph[0] / (double)r->ntimes, ph[1], 100.0 * (double)ph[1] / (double)r->ntimes, ph[2],
+            100.0 * (double)ph[2] / (double)r->ntimes);
     for (int incl = 0; incl < 2; incl++) {
         double *key = to_double(incl ? g->t_incl : g->t_self, g->nf);
         fprintf(out, "\n-- Top functions by time samples (%s)\n", incl ? "inclusive" : "self");
@@ -446,11 +432,12 @@ void sgcprof_report(const sgc_pr_reader *r, FILE *out, unsigned top, int exact) 
     agg g;
     agg_build(r, &g);
     uint32_t *ids = xcalloc(g.nf, sizeof *ids);
-    fprintf(out, "freecheck profile, format version %u, %.3f s, %u names (functions and types), %u stack nodes\n", r->version,
-            (double)(r->end_ts - r->base_ts) / 1e9, r->nstrings, r->nnodes);
+    fprintf(out, "freecheck profile, format version %u, %.3f s, %u names (functions and types), %u stack nodes\n",
+            r->version, (double)(r->end_ts - r->base_ts) / 1e9, r->nstrings, r->nnodes);
     if (r->exit_signal)
-        fprintf(out, "the run was ended by signal %d (%s): samples it had not yet recorded (allocation samples "
-                     "waiting for their survival, time samples not yet drained) are not in the profile\n",
+        fprintf(out,
+                "the run was ended by signal %d (%s): samples it had not yet recorded (allocation samples "
+                "waiting for their survival, time samples not yet drained) are not in the profile\n",
                 r->exit_signal, signal_name(r->exit_signal));
     report_alloc(r, &g, out, top, ids);
     report_time(r, &g, out, top, ids);
@@ -584,8 +571,9 @@ void sgcprof_speedscope(const sgc_pr_reader *r, FILE *out, const char *name) {
      * stands for at the achieved rate (1 / rate); without a known rate
      * (no time sampling configuration), one unit each. */
     uint64_t ns = sgcprof_ns_per_time_sample(r);
-    fprintf(out, "{\"type\":\"sampled\",\"name\":\"time samples\",\"unit\":\"%s\",\"startValue\":0,"
-                 "\"endValue\":%" PRIu64 ",\"samples\":[",
+    fprintf(out,
+            "{\"type\":\"sampled\",\"name\":\"time samples\",\"unit\":\"%s\",\"startValue\":0,"
+            "\"endValue\":%" PRIu64 ",\"samples\":[",
             ns ? "nanoseconds" : "none", (ns ? ns : 1) * (uint64_t)r->ntimes);
     for (size_t i = 0; i < r->ntimes; i++) {
         if (i)
@@ -598,8 +586,9 @@ void sgcprof_speedscope(const sgc_pr_reader *r, FILE *out, const char *name) {
     double total = 0;
     for (size_t i = 0; i < r->nallocs; i++)
         total += (double)r->allocs[i].points * (double)sgc_pr_period_at(r, r->allocs[i].ts);
-    fprintf(out, "]},{\"type\":\"sampled\",\"name\":\"allocated bytes (estimated)\",\"unit\":\"bytes\","
-                 "\"startValue\":0,\"endValue\":%.0f,\"samples\":[",
+    fprintf(out,
+            "]},{\"type\":\"sampled\",\"name\":\"allocated bytes (estimated)\",\"unit\":\"bytes\","
+            "\"startValue\":0,\"endValue\":%.0f,\"samples\":[",
             total);
     for (size_t i = 0; i < r->nallocs; i++) {
         if (i)

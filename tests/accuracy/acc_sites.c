@@ -100,8 +100,8 @@ int main(int argc, char **argv) {
         alpha_gamma();  /* 90080, 2 kept */
         for (int i = 0; i < 3; i++)
             sgc_alloc(t_a, 0); /* main itself: 3 x 8 */
-        sgc_collect_minor(); /* settles every sample so far */
-        delta(4); /* 96, survival unknown at exit */
+        sgc_collect_minor();   /* settles every sample so far */
+        delta(4);              /* 96, survival unknown at exit */
     } else if (!strcmp(mode, "two")) {
         static sgc_func fn = {"main", 0};
         SGC_FRAME_FN(&fn);

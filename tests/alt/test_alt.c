@@ -31,10 +31,10 @@ typedef struct obj24 {
 static uint32_t T_OBJ;
 
 static void setup(void) {
-    static const char *const vars[] = {"SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE", "SGC_SEED", "SGC_TIME_HZ",
-                                       "SGC_TIME_CLOCK", "SGC_PROFILE", "SGC_STATS", "SGC_GC_STRESS",
-                                       "SGC_VERIFY", "SGC_POISON", "SGC_ALTERNATE", "SGC_ALT_SEGMENT",
-                                       "SGC_ALT_OUT", "SGC_ALT_CARRY", "SGC_ALT_COST"};
+    static const char *const vars[] = {"SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE", "SGC_SEED",      "SGC_TIME_HZ",
+                                       "SGC_TIME_CLOCK",   "SGC_PROFILE",    "SGC_STATS",     "SGC_GC_STRESS",
+                                       "SGC_VERIFY",       "SGC_POISON",     "SGC_ALTERNATE", "SGC_ALT_SEGMENT",
+                                       "SGC_ALT_OUT",      "SGC_ALT_CARRY",  "SGC_ALT_COST"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         unsetenv(vars[i]);
     setenv("SGC_NURSERY", "64K", 1);
@@ -43,7 +43,7 @@ static void setup(void) {
 
 TestSuite(alt, .init = setup);
 
-#define PER_FILL 2048u  /* objects of 32 bytes in a 64 KiB nursery */
+#define PER_FILL 2048u /* objects of 32 bytes in a 64 KiB nursery */
 #define SEG_BYTES 131072u
 
 /* Allocates n garbage objects of footprint 32, calling the iteration hook
@@ -72,7 +72,10 @@ Test(alt, phase_follows_the_seed) {
     /* The phase is a fixed function of SGC_SEED: these values pin it, so a
      * change of the mixing (which would change every stored series' order)
      * is noticed.  Each case runs in its own child: settings are read once. */
-    static const struct { const char *seed; int phase; } cases[] = {
+    static const struct {
+        const char *seed;
+        int phase;
+    } cases[] = {
         {"0", 0}, {"1", 1}, {"2", 0}, {"5", 1}, {"7", 1}, {"1592652782", 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -202,8 +205,8 @@ Test(alt, poisson_segments_differ_and_estimate_bytes) {
      * segment draws its own gaps (SGC_SEED + index), so the counts vary. */
     cr_assert_gt(distinct, 3, "segments repeat the same gaps");
     double expect = (double)bytes / 4096.0;
-    cr_assert(fabs((double)pts - expect) < 5 * sqrt(expect), "%llu points, %.0f expected",
-              (unsigned long long)pts, expect);
+    cr_assert(fabs((double)pts - expect) < 5 * sqrt(expect), "%llu points, %.0f expected", (unsigned long long)pts,
+              expect);
 }
 
 Test(alt, time_sampler_off_in_a_segments) {
@@ -296,8 +299,8 @@ Test(alt, series_file) {
             char kind, end[8];
             unsigned long long v[11];
             int got = sscanf(line, "seg %u %u %u %c %u %7s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu",
-                             &idx, &block, &pos, &kind, &on, end, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                             &v[6], &v[7], &v[8], &v[9], &v[10]);
+                             &idx, &block, &pos, &kind, &on, end, &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
+                             &v[7], &v[8], &v[9], &v[10]);
             cr_assert_eq(got, 17, "%s", line);
             cr_assert_eq(idx, (unsigned)nseg);
             if (idx < 4) {
@@ -348,14 +351,23 @@ static int load_in_child(const char *extra, const char *name, const char *value,
 }
 
 Test(alt, bad_settings_exit_2_naming_the_variable) {
-    struct { const char *extra, *name, *value; } bad[] = {
-        {NULL, "SGC_ALTERNATE", "on"},        {NULL, "SGC_ALTERNATE", "ALLOC"},
-        {NULL, "SGC_ALTERNATE", "alloc"},     {NULL, "SGC_ALTERNATE", "time"},
-        {"SGC_TIME_HZ=100", "SGC_ALTERNATE", "both"}, {"SGC_ALLOC_PERIOD=4K", "SGC_ALTERNATE", "both"},
-        {NULL, "SGC_ALT_SEGMENT", "0"},       {NULL, "SGC_ALT_SEGMENT", "0ms"},
-        {NULL, "SGC_ALT_SEGMENT", "20s"},     {NULL, "SGC_ALT_SEGMENT", "ms"},
-        {NULL, "SGC_ALT_SEGMENT", "60001ms"}, {NULL, "SGC_ALT_SEGMENT", "-3"},
-        {NULL, "SGC_ALT_CARRY", "1ms"},       {NULL, "SGC_ALT_COST", "1000001"},
+    struct {
+        const char *extra, *name, *value;
+    } bad[] = {
+        {NULL, "SGC_ALTERNATE", "on"},
+        {NULL, "SGC_ALTERNATE", "ALLOC"},
+        {NULL, "SGC_ALTERNATE", "alloc"},
+        {NULL, "SGC_ALTERNATE", "time"},
+        {"SGC_TIME_HZ=100", "SGC_ALTERNATE", "both"},
+        {"SGC_ALLOC_PERIOD=4K", "SGC_ALTERNATE", "both"},
+        {NULL, "SGC_ALT_SEGMENT", "0"},
+        {NULL, "SGC_ALT_SEGMENT", "0ms"},
+        {NULL, "SGC_ALT_SEGMENT", "20s"},
+        {NULL, "SGC_ALT_SEGMENT", "ms"},
+        {NULL, "SGC_ALT_SEGMENT", "60001ms"},
+        {NULL, "SGC_ALT_SEGMENT", "-3"},
+        {NULL, "SGC_ALT_CARRY", "1ms"},
+        {NULL, "SGC_ALT_COST", "1000001"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char err[512], prefix[128];

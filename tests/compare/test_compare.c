@@ -13,8 +13,7 @@ static double ratiok(const double (*m)[ST_BOOT_MAX_METRICS]) { return m[0][0] / 
 
 /* Groups drawn in the order given, as st_bootstrap draws the cell, then the
  * baseline: the same statistic gives the same interval, bit for bit. */
-Test(kboot, two_groups_reproduce_st_bootstrap_exactly)
-{
+Test(kboot, two_groups_reproduce_st_bootstrap_exactly) {
     const double x[] = {10.2, 11.5, 9.8, 10.9, 12.4, 10.1, 11.0, 13.2, 10.6};
     const double y[] = {9.1, 9.7, 10.3, 8.8, 9.9, 9.4, 10.8};
     st_sample s1 = {9, {x}}, s0 = {7, {y}};
@@ -36,8 +35,7 @@ Test(kboot, two_groups_reproduce_st_bootstrap_exactly)
 
 static double uses_third(const double (*m)[ST_BOOT_MAX_METRICS]) { return m[0][0] - m[2][0]; }
 
-Test(kboot, too_few_runs_in_a_group_read_gives_no_interval)
-{
+Test(kboot, too_few_runs_in_a_group_read_gives_no_interval) {
     const double x[] = {1, 2, 3, 4}, z[] = {5, 6};
     st_sample g[3] = {{4, {x}}, {4, {x}}, {2, {z}}};
     st_kstat ks[2] = {{ratiok, 3u}, {uses_third, 5u}};
@@ -50,8 +48,7 @@ Test(kboot, too_few_runs_in_a_group_read_gives_no_interval)
     cr_assert_str_eq(out[1].why, "fewer than 3 runs in a group: no interval");
 }
 
-Test(bh, adjusted_values_by_hand)
-{
+Test(bh, adjusted_values_by_hand) {
     const double p[] = {0.01, 0.04, 0.03, 0.005, NAN};
     double q[5];
     st_bh_adjust(p, 5, q);

@@ -25,14 +25,12 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char *env_or(const char *name, const char *dflt)
-{
+static const char *env_or(const char *name, const char *dflt) {
     const char *v = getenv(name);
     return v && *v ? v : dflt;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
     const char *name = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
     unsigned long long size = 10;
     int check = 0;
@@ -89,10 +87,11 @@ int main(int argc, char **argv)
         if (!f)
             return 1;
         long long ns = (t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec);
-        fprintf(f, "sgc-stats 1\nrun_ns %lld\nbytes_allocated %llu\nalloc_samples %llu\nalloc_period %llu\n"
-                   "alloc_mode %s\ntime_hz %u\ntime_clock %s\nseed %s\n",
-                ns, size * 4096, period ? size * 4096 / period : 0, period, env_or("SGC_ALLOC_MODE", "fixed"),
-                hz, env_or("SGC_TIME_CLOCK", "wall"), env_or("SGC_SEED", "0"));
+        fprintf(f,
+                "sgc-stats 1\nrun_ns %lld\nbytes_allocated %llu\nalloc_samples %llu\nalloc_period %llu\n"
+                "alloc_mode %s\ntime_hz %u\ntime_clock %s\nseed %s\n",
+                ns, size * 4096, period ? size * 4096 / period : 0, period, env_or("SGC_ALLOC_MODE", "fixed"), hz,
+                env_or("SGC_TIME_CLOCK", "wall"), env_or("SGC_SEED", "0"));
         /* SGC_NURSERY as given, digits only and not rounded like the runtime's,
          * so that a value that is not a multiple of 8 shows a mismatch. */
         if (getenv("SGC_NURSERY"))

@@ -11,10 +11,8 @@
 
 static int has_cpu_pmu(void) { return access("/sys/bus/event_source/devices/cpu", F_OK) == 0; }
 
-Test(pfm, probe_software_supported_bogus_and_hardware)
-{
-    char *names[] = {"perf::task-clock", "perf::page-faults", "perf::context-switches", "no-such-event-xyz",
-                     "cycles"};
+Test(pfm, probe_software_supported_bogus_and_hardware) {
+    char *names[] = {"perf::task-clock", "perf::page-faults", "perf::context-switches", "no-such-event-xyz", "cycles"};
     sw_counters c;
     sw_pfm_probe(&c, names, 5);
     cr_assert_eq(c.n, 5);
@@ -37,8 +35,7 @@ Test(pfm, probe_software_supported_bogus_and_hardware)
     sw_pfm_free(&c);
 }
 
-Test(pfm, scaling_by_enabled_over_running)
-{
+Test(pfm, scaling_by_enabled_over_running) {
     cr_assert_eq(sw_pfm_scale(1000, 200, 100), 2000.0);
     cr_assert_eq(sw_pfm_scale(1000, 300, 200), 1500.0);
     cr_assert_eq(sw_pfm_scale(7, 5, 5), 7.0);
@@ -48,17 +45,14 @@ Test(pfm, scaling_by_enabled_over_running)
 }
 
 /* Runs /bin/sh -c script pinned to no CPU with the given counters. */
-static void run_sh(const char *script, const sw_counters *c, double timeout, sw_exec_res *res)
-{
+static void run_sh(const char *script, const sw_counters *c, double timeout, sw_exec_res *res) {
     char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
     char *envp[] = {"PATH=/usr/bin:/bin", NULL};
-    sw_exec_req req = {.path = "/bin/sh", .argv = argv, .envp = envp, .cpu = -1, .timeout = timeout,
-                       .counters = c};
+    sw_exec_req req = {.path = "/bin/sh", .argv = argv, .envp = envp, .cpu = -1, .timeout = timeout, .counters = c};
     cr_assert_eq(sw_exec_run(&req, res), 0);
 }
 
-Test(pfm, counts_the_child_from_exec)
-{
+Test(pfm, counts_the_child_from_exec) {
     char *names[] = {"perf::task-clock", "perf::page-faults", "cycles"};
     sw_counters c;
     sw_pfm_probe(&c, names, 3);
@@ -88,8 +82,7 @@ Test(pfm, counts_the_child_from_exec)
     sw_pfm_free(&c);
 }
 
-Test(exec, timeout_signal_and_exec_failure)
-{
+Test(exec, timeout_signal_and_exec_failure) {
     sw_exec_res res;
     run_sh("echo started; exec sleep 30", NULL, 0.3, &res);
     cr_assert(res.timed_out);

@@ -15,8 +15,7 @@
 
 static char *two[] = {"gcbench", "microbench"};
 
-Test(plan, default_matrix_has_exact_cells_and_labels)
-{
+Test(plan, default_matrix_has_exact_cells_and_labels) {
     sw_opts o;
     sw_opts_defaults(&o);
     sw_cell *cells;
@@ -48,8 +47,7 @@ Test(plan, default_matrix_has_exact_cells_and_labels)
     sw_opts_free(&o);
 }
 
-Test(plan, options_shape_the_cells)
-{
+Test(plan, options_shape_the_cells) {
     sw_opts o;
     sw_opts_defaults(&o);
     sw_opts_parse_config(&o,
@@ -58,9 +56,10 @@ Test(plan, options_shape_the_cells)
                          "test");
     sw_cell *cells;
     int n = sw_plan_cells(&o, two, 1, &cells);
-    const char *want[] = {"gcbench/baseline",         "gcbench/alloc-fixed-4M",     "gcbench/alloc-fixed-100",
-                          "gcbench/alloc-poisson-4M", "gcbench/alloc-poisson-100",  "gcbench/time-1000Hz",
-                          "gcbench/time-cpu-1000Hz",  "gcbench/alloc-fixed-4M+time-1000Hz"};
+    const char *want[] = {"gcbench/baseline",          "gcbench/alloc-fixed-4M",
+                          "gcbench/alloc-fixed-100",   "gcbench/alloc-poisson-4M",
+                          "gcbench/alloc-poisson-100", "gcbench/time-1000Hz",
+                          "gcbench/time-cpu-1000Hz",   "gcbench/alloc-fixed-4M+time-1000Hz"};
     cr_assert_eq(n, 8);
     for (int i = 0; i < n; i++)
         cr_assert_str_eq(cells[i].label, want[i]);
@@ -71,8 +70,7 @@ Test(plan, options_shape_the_cells)
     sw_opts_free(&o);
 }
 
-Test(plan, quick_plan)
-{
+Test(plan, quick_plan) {
     sw_opts o;
     sw_opts_defaults(&o);
     sw_opts_parse_config(&o, "quick\n", "test");
@@ -102,8 +100,7 @@ Test(plan, quick_plan)
     sw_opts_free(&o);
 }
 
-Test(schedule, every_round_is_a_permutation_and_rounds_number_from_warmup)
-{
+Test(schedule, every_round_is_a_permutation_and_rounds_number_from_warmup) {
     sw_slot *slots;
     int cells = 17, warmup = 2, runs = 9;
     int n = sw_plan_schedule(cells, warmup, runs, 42, &slots);
@@ -123,8 +120,7 @@ Test(schedule, every_round_is_a_permutation_and_rounds_number_from_warmup)
     free(slots);
 }
 
-Test(schedule, seeded_reproducible_and_shuffled)
-{
+Test(schedule, seeded_reproducible_and_shuffled) {
     sw_slot *a, *b, *c;
     int n = sw_plan_schedule(30, 1, 30, 7, &a);
     sw_plan_schedule(30, 1, 30, 7, &b);
@@ -163,8 +159,7 @@ Test(schedule, seeded_reproducible_and_shuffled)
     free(a), free(b), free(c);
 }
 
-Test(schedule, known_order_for_seed_1)
-{
+Test(schedule, known_order_for_seed_1) {
     /* Pins the generator and the shuffle: a stored seed must replay the same
      * order on any build. */
     sw_slot *s;
@@ -191,8 +186,7 @@ Test(schedule, known_order_for_seed_1)
     free(s);
 }
 
-Test(opts, config_round_trip)
-{
+Test(opts, config_round_trip) {
     sw_opts a, b;
     sw_opts_defaults(&a);
     sw_opts_parse_config(&a,
@@ -225,8 +219,7 @@ Test(opts, config_round_trip)
     sw_opts_free(&b);
 }
 
-Test(opts, env_settings)
-{
+Test(opts, env_settings) {
     sw_opts a, b;
     sw_opts_defaults(&a);
     cr_assert_eq(a.n_env, 0);
@@ -253,8 +246,7 @@ Test(opts, env_settings)
     cr_assert_eq(sw_run_nursery_bytes("abc"), 0);
 }
 
-Test(opts, bytes_parse_and_format)
-{
+Test(opts, bytes_parse_and_format) {
     uint64_t v;
     cr_assert_eq(sw_parse_bytes("32K", &v), 0);
     cr_assert_eq(v, 32768);
@@ -269,8 +261,7 @@ Test(opts, bytes_parse_and_format)
     cr_assert_str_eq(sw_format_bytes(1536, buf, sizeof buf), "1536");
 }
 
-Test(run, stats_record_and_checksum_lines)
-{
+Test(run, stats_record_and_checksum_lines) {
     char **k, **v;
     const char *why;
     int n = sw_run_parse_stats("sgc-stats 1\nalloc_samples 12\nmode fixed\nalloc_samples 13\n", &k, &v, &why);
@@ -289,8 +280,7 @@ Test(run, stats_record_and_checksum_lines)
     cr_assert_null(sw_run_find_checksum("checksum\n"));
 }
 
-Test(plan, depth_cells_for_deepstack)
-{
+Test(plan, depth_cells_for_deepstack) {
     static char *ws[] = {"gcbench", "deepstack"};
     sw_opts o;
     sw_opts_defaults(&o);
@@ -301,10 +291,10 @@ Test(plan, depth_cells_for_deepstack)
                          "test");
     sw_cell *cells;
     int n = sw_plan_cells(&o, ws, 2, &cells);
-    const char *want[] = {"gcbench/baseline",         "gcbench/alloc-fixed-4M",          "gcbench/time-1000Hz",
-                          "deepstack/baseline",       "deepstack/alloc-fixed-4M",        "deepstack/time-1000Hz",
-                          "deepstack/d4/baseline",    "deepstack/d4/alloc-fixed-128K",   "deepstack/d4/time-2000Hz",
-                          "deepstack/d16/baseline",   "deepstack/d16/alloc-fixed-128K",  "deepstack/d16/time-2000Hz"};
+    const char *want[] = {"gcbench/baseline",       "gcbench/alloc-fixed-4M",         "gcbench/time-1000Hz",
+                          "deepstack/baseline",     "deepstack/alloc-fixed-4M",       "deepstack/time-1000Hz",
+                          "deepstack/d4/baseline",  "deepstack/d4/alloc-fixed-128K",  "deepstack/d4/time-2000Hz",
+                          "deepstack/d16/baseline", "deepstack/d16/alloc-fixed-128K", "deepstack/d16/time-2000Hz"};
     cr_assert_eq(n, 12);
     for (int i = 0; i < n; i++) {
         cr_assert_str_eq(cells[i].label, want[i]);
@@ -341,8 +331,7 @@ Test(plan, depth_cells_for_deepstack)
 /* The blocked design: checks every invariant of sw_plan.h on a plan with two
  * workloads and deepstack depth cells (three baselines), for an even and an
  * odd number of runs. */
-static void check_blocked(int warmup, int runs, uint64_t seed)
-{
+static void check_blocked(int warmup, int runs, uint64_t seed) {
     static char *ws[] = {"gcbench", "deepstack"};
     sw_opts o;
     sw_opts_defaults(&o);
@@ -353,7 +342,8 @@ static void check_blocked(int warmup, int runs, uint64_t seed)
     sw_slot *s;
     int total = sw_plan_blocked(cells, n, warmup, runs, seed, &s);
     cr_assert_eq(total, (warmup + runs) * 2 * n);
-    int *first = calloc((size_t)n, sizeof *first), *per_round = calloc((size_t)n * (size_t)(warmup + runs), sizeof *per_round);
+    int *first = calloc((size_t)n, sizeof *first),
+        *per_round = calloc((size_t)n * (size_t)(warmup + runs), sizeof *per_round);
     for (int i = 0; i < total; i += 2) {
         const sw_slot *a = &s[i], *b = &s[i + 1];
         cr_assert_eq(a->seq, i + 1);
@@ -391,15 +381,13 @@ static void check_blocked(int warmup, int runs, uint64_t seed)
     sw_opts_free(&o);
 }
 
-Test(blocked, every_cell_next_to_its_baseline_orders_balanced)
-{
+Test(blocked, every_cell_next_to_its_baseline_orders_balanced) {
     check_blocked(1, 30, 1);
     check_blocked(2, 7, 99);
     check_blocked(0, 1, 5);
 }
 
-Test(blocked, shuffled_and_reproducible)
-{
+Test(blocked, shuffled_and_reproducible) {
     sw_opts o;
     sw_opts_defaults(&o);
     sw_opts_parse_config(&o, "backends = native\n", "test");
@@ -425,8 +413,7 @@ Test(blocked, shuffled_and_reproducible)
     sw_opts_free(&o);
 }
 
-Test(blocked, a_cell_without_baseline_is_refused, .exit_code = 2)
-{
+Test(blocked, a_cell_without_baseline_is_refused, .exit_code = 2) {
     sw_cell cells[2] = {
         {.id = 1, .workload = "w", .kind = "baseline", .label = "w/baseline", .args = ""},
         {.id = 2, .workload = "v", .kind = "alloc", .label = "v/alloc-fixed-4M", .args = ""},
@@ -435,8 +422,7 @@ Test(blocked, a_cell_without_baseline_is_refused, .exit_code = 2)
     sw_plan_blocked(cells, 2, 0, 2, 1, &s);
 }
 
-Test(opts, design_option)
-{
+Test(opts, design_option) {
     sw_opts o;
     sw_opts_defaults(&o);
     cr_assert_eq(o.design, SW_DESIGN_BLOCKED);
@@ -453,24 +439,24 @@ Test(opts, design_option)
     sw_opts_free(&o2);
 }
 
-Test(opts, design_unknown_exits_2, .exit_code = 2)
-{
+Test(opts, design_unknown_exits_2, .exit_code = 2) {
     sw_opts o;
     sw_opts_defaults(&o);
     sw_opts_parse_config(&o, "design = duet\n", "test");
 }
 
-Test(noise, proc_stat_deltas)
-{
+Test(noise, proc_stat_deltas) {
     sw_noise_snap a = {0}, b = {0};
     a.loadavg1 = 0.5;
     sw_noise_parse_stat("cpu  10 0 0 0 0 0 0 0 0 0\n"
                         "cpu0 100 1 20 500 3 1 2 7 0 0\n"
                         "cpu1 200 0 30 400 0 0 0 9 0 0\n"
-                        "intr 1 2 3\n", &a);
+                        "intr 1 2 3\n",
+                        &a);
     sw_noise_parse_stat("cpu  10 0 0 0 0 0 0 0 0 0\n"
                         "cpu0 130 1 25 510 3 2 2 8 0 0\n"
-                        "cpu1 250 0 40 400 0 0 0 12 0 0\n", &b);
+                        "cpu1 250 0 40 400 0 0 0 12 0 0\n",
+                        &b);
     cr_assert_eq(a.ncpus, 2);
     sw_noise n;
     sw_noise_between(&a, &b, 1, &n);
@@ -490,9 +476,12 @@ Test(noise, proc_stat_deltas)
 
 /* SHA-256 against FIPS 180-4's examples and values from Python's hashlib,
  * around the 55/56/64-byte padding boundaries; a file the same way. */
-Test(hash, sha256_known_values)
-{
-    static const struct { const char *text; size_t reps; const char *hex; } v[] = {
+Test(hash, sha256_known_values) {
+    static const struct {
+        const char *text;
+        size_t reps;
+        const char *hex;
+    } v[] = {
         {"", 0, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
         {"abc", 1, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
         {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", 1,
@@ -523,20 +512,21 @@ Test(hash, sha256_known_values)
     cr_assert_eq(sw_sha256_file("/nonexistent/x", hex), -1);
 }
 
-Test(plan, sim_backend_settings)
-{
+Test(plan, sim_backend_settings) {
     static char *ws[] = {"gcbench", "deepstack"};
     sw_opts o;
     sw_opts_defaults(&o);
     cr_assert(o.backend_native && o.backend_sim);
     cr_assert_eq(o.sim_runs, 2);
     cr_assert_str_eq(o.valgrind, "valgrind");
-    sw_opts_parse_config(&o, "periods = 4M\ntime-hz = 1000\ndepths = 4\nbackends = sim\nsim-runs = 3\n"
-                             "sim-target = 1.5\nsim-jobs = 4\nsim-size = gcbench=7\nvalgrind = /opt/vg\n", "test");
+    sw_opts_parse_config(&o,
+                         "periods = 4M\ntime-hz = 1000\ndepths = 4\nbackends = sim\nsim-runs = 3\n"
+                         "sim-target = 1.5\nsim-jobs = 4\nsim-size = gcbench=7\nvalgrind = /opt/vg\n",
+                         "test");
     sw_cell *cells;
     int n = sw_plan_cells(&o, ws, 2, &cells);
     /* Simulated cells only, and no depth cells among them. */
-    const char *want[] = {"gcbench/sim/baseline", "gcbench/sim/alloc-fixed-4M", "gcbench/sim/time-1000Hz",
+    const char *want[] = {"gcbench/sim/baseline",   "gcbench/sim/alloc-fixed-4M",   "gcbench/sim/time-1000Hz",
                           "deepstack/sim/baseline", "deepstack/sim/alloc-fixed-4M", "deepstack/sim/time-1000Hz"};
     cr_assert_eq(n, 6);
     for (int i = 0; i < n; i++) {

@@ -18,8 +18,7 @@
 #include "../../harness/sw_sim.h"
 #include "../../harness/sw_util.h"
 
-static char *fixture(void)
-{
+static char *fixture(void) {
     const char *dir = getenv("HARNESS_FIXTURES");
     char *path = sw_xasprintf("%s/cachegrind-gcbench.out", dir ? dir : "tests/harness/fixtures");
     char *text = sw_read_file(path);
@@ -28,8 +27,7 @@ static char *fixture(void)
     return text;
 }
 
-Test(sim, parses_a_real_cachegrind_output)
-{
+Test(sim, parses_a_real_cachegrind_output) {
     char *text = fixture();
     uint64_t v[SW_SIM_N];
     const char *why = NULL;
@@ -51,8 +49,7 @@ Test(sim, parses_a_real_cachegrind_output)
     free(text);
 }
 
-Test(sim, names_are_stable)
-{
+Test(sim, names_are_stable) {
     cr_assert_eq(SW_SIM_N, 10);
     cr_assert_str_eq(sw_sim_names[SW_SIM_IR], "sim::Ir");
     cr_assert_str_eq(sw_sim_names[SW_SIM_CYCLES], "sim::est-cycles");
@@ -60,8 +57,7 @@ Test(sim, names_are_stable)
     cr_assert_null(sw_sim_events[SW_SIM_CYCLES]);
 }
 
-Test(sim, events_in_any_order_and_extra_events)
-{
+Test(sim, events_in_any_order_and_extra_events) {
     const char *text = "desc: x\ncmd: w\nevents: Dw Ir Bc I1mr ILmr Dr D1mr DLmr D1mw DLmw\n"
                        "fl=a.c\n1 1 1 1 1 1 1 1 1 1 1\n"
                        "summary: 30 1000 5 10 2 200 20 4 3 2\n";
@@ -76,16 +72,14 @@ Test(sim, events_in_any_order_and_extra_events)
     cr_assert_eq(v[SW_SIM_CYCLES], (1230 - 33) + 5 * (33 - 8) + 35 * 8);
 }
 
-static void expect_malformed(const char *text, const char *reason)
-{
+static void expect_malformed(const char *text, const char *reason) {
     uint64_t v[SW_SIM_N];
     const char *why = NULL;
     cr_assert_eq(sw_sim_parse(text, v, &why), -1, "accepted: %s", text);
     cr_assert(why && strstr(why, reason), "reason '%s', expected '%s'", why ? why : "(none)", reason);
 }
 
-Test(sim, malformed_outputs_are_refused_with_a_reason)
-{
+Test(sim, malformed_outputs_are_refused_with_a_reason) {
     char *text = fixture();
     /* Cut before its summary line: valgrind did not finish. */
     char *cut = sw_xstrdup(text);
@@ -98,21 +92,29 @@ Test(sim, malformed_outputs_are_refused_with_a_reason)
     expect_malformed("events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\nsummary: 1 2 3\n", "one count per event");
     expect_malformed("events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\nsummary: 10 1 1 10 1 1 10 x 1\n",
                      "not a whole number");
-    expect_malformed("events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\nsummary: 10 1 2 10 1 1 10 1 1\n",
-                     "inconsistent");
+    expect_malformed("events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\nsummary: 10 1 2 10 1 1 10 1 1\n", "inconsistent");
     expect_malformed("events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\nsummary: 10 11 1 10 1 1 10 1 1\n",
                      "inconsistent");
     free(text);
 }
 
-Test(sim, valgrind_command_line)
-{
+Test(sim, valgrind_command_line) {
     char *argv[] = {"/bin/gcbench", "--size", "3", NULL};
     char *opt;
     char **a = sw_sim_argv("/usr/bin/valgrind", "/tmp/x/cachegrind-00000007", argv, &opt);
-    const char *want[] = {"/usr/bin/valgrind", "-q", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=no",
-                          "--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64",
-                          "--cachegrind-out-file=/tmp/x/cachegrind-00000007", "/bin/gcbench", "--size", "3", NULL};
+    const char *want[] = {"/usr/bin/valgrind",
+                          "-q",
+                          "--tool=cachegrind",
+                          "--cache-sim=yes",
+                          "--branch-sim=no",
+                          "--I1=32768,8,64",
+                          "--D1=32768,8,64",
+                          "--LL=8388608,16,64",
+                          "--cachegrind-out-file=/tmp/x/cachegrind-00000007",
+                          "/bin/gcbench",
+                          "--size",
+                          "3",
+                          NULL};
     for (int i = 0; want[i]; i++)
         cr_assert_str_eq(a[i], want[i]);
     cr_assert_null(a[12]);
@@ -120,8 +122,7 @@ Test(sim, valgrind_command_line)
     free(opt);
 }
 
-Test(sim, finds_programs)
-{
+Test(sim, finds_programs) {
     char *p = sw_sim_find_program("sh");
     cr_assert(p && strchr(p, '/'));
     free(p);

@@ -16,13 +16,11 @@
 
 static const st_boot_opts opts = {10000, 0.95, 20250616ULL};
 
-static void near_rel(double got, double want, double tol, const char *what)
-{
+static void near_rel(double got, double want, double tol, const char *what) {
     cr_assert(fabs(got - want) <= tol * fabs(want), "%s: %.12g, reference %.12g", what, got, want);
 }
 
-static void load(const char *const *files, int n, st_seg **segs, size_t *nseg)
-{
+static void load(const char *const *files, int n, st_seg **segs, size_t *nseg) {
     *segs = NULL;
     *nseg = 0;
     for (int i = 0; i < n; i++) {
@@ -31,8 +29,7 @@ static void load(const char *const *files, int n, st_seg **segs, size_t *nseg)
     }
 }
 
-Test(inproc, pooled_two_processes_against_reference)
-{
+Test(inproc, pooled_two_processes_against_reference) {
     /* python3 tests/inproc/mkfixture.py: "pooled" */
     const char *files[] = {FIX "run1.seg", FIX "run2.seg"};
     st_seg *segs;
@@ -63,8 +60,7 @@ Test(inproc, pooled_two_processes_against_reference)
     free(segs);
 }
 
-Test(inproc, iterations_as_work_against_reference)
-{
+Test(inproc, iterations_as_work_against_reference) {
     /* python3 tests/inproc/mkfixture.py: "iter" (time samples only) */
     const char *files[] = {FIX "iter.seg"};
     st_seg *segs;
@@ -86,8 +82,7 @@ Test(inproc, iterations_as_work_against_reference)
     free(segs);
 }
 
-Test(inproc, bytes_when_some_segment_has_no_iterations)
-{
+Test(inproc, bytes_when_some_segment_has_no_iterations) {
     const char *files[] = {FIX "iter.seg"};
     st_seg *segs;
     size_t n;
@@ -101,18 +96,15 @@ Test(inproc, bytes_when_some_segment_has_no_iterations)
     free(segs);
 }
 
-Test(inproc, incomplete_blocks_and_lead_in_are_left_out)
-{
+Test(inproc, incomplete_blocks_and_lead_in_are_left_out) {
     /* One block: A B B A with cpu 1, 2, 2, 1 per byte; a lead-in with a
      * huge cost; a second block whose last segment ended at exit. */
     st_seg s[] = {
-        {7, 0, 3, 'A', 1, 1e9, 1, 0, 0},
-        {7, 1, 0, 'A', 1, 100, 100, 0, 0}, {7, 1, 1, 'B', 1, 210, 100, 0, 5},
-        {7, 1, 2, 'B', 1, 210, 100, 0, 5}, {7, 1, 3, 'A', 1, 100, 100, 0, 0},
-        {7, 2, 0, 'A', 1, 100, 100, 0, 0}, {7, 2, 1, 'B', 1, 999, 100, 0, 5},
-        {7, 2, 2, 'B', 1, 999, 100, 0, 5}, {7, 2, 3, 'A', 0, 100, 100, 0, 0},
-        {8, 1, 0, 'B', 1, 300, 100, 0, 3}, {8, 1, 1, 'A', 1, 100, 100, 0, 0},
-        {8, 1, 2, 'A', 1, 100, 100, 0, 0}, {8, 1, 3, 'A', 1, 300, 100, 0, 3}, /* 3 A: not a block */
+        {7, 0, 3, 'A', 1, 1e9, 1, 0, 0},   {7, 1, 0, 'A', 1, 100, 100, 0, 0}, {7, 1, 1, 'B', 1, 210, 100, 0, 5},
+        {7, 1, 2, 'B', 1, 210, 100, 0, 5}, {7, 1, 3, 'A', 1, 100, 100, 0, 0}, {7, 2, 0, 'A', 1, 100, 100, 0, 0},
+        {7, 2, 1, 'B', 1, 999, 100, 0, 5}, {7, 2, 2, 'B', 1, 999, 100, 0, 5}, {7, 2, 3, 'A', 0, 100, 100, 0, 0},
+        {8, 1, 0, 'B', 1, 300, 100, 0, 3}, {8, 1, 1, 'A', 1, 100, 100, 0, 0}, {8, 1, 2, 'A', 1, 100, 100, 0, 0},
+        {8, 1, 3, 'A', 1, 300, 100, 0, 3}, /* 3 A: not a block */
     };
     st_blocks b;
     st_inproc_blocks(s, sizeof s / sizeof s[0], &b);
@@ -123,8 +115,7 @@ Test(inproc, incomplete_blocks_and_lead_in_are_left_out)
     st_blocks_free(&b);
 }
 
-static int read_text(const char *text, char *err, size_t errlen)
-{
+static int read_text(const char *text, char *err, size_t errlen) {
     char path[] = "/tmp/test-inproc-XXXXXX";
     int fd = mkstemp(path);
     cr_assert_geq(fd, 0);
@@ -140,13 +131,15 @@ static int read_text(const char *text, char *err, size_t errlen)
     return rc;
 }
 
-#define HDR "sgc-segments 1\nalternate alloc\ncolumns index block pos kind on end cpu_ns bytes iterations alloc_samples time_samples\n"
+#define HDR \
+    "sgc-segments 1\nalternate alloc\ncolumns index block pos kind on end cpu_ns bytes iterations alloc_samples time_samples\n"
 
-Test(inproc, reader_refuses_bad_files)
-{
+Test(inproc, reader_refuses_bad_files) {
     char err[512];
     cr_assert_eq(read_text(HDR "seg 0 0 3 A 0 gc 10 10 0 0 0\nsegments 1\n", err, sizeof err), 0, "%s", err);
-    struct { const char *text, *says; } bad[] = {
+    struct {
+        const char *text, *says;
+    } bad[] = {
         {"sgc-stats 1\n", "not a segment series"},
         {HDR "seg 0 0 3 A 0 gc 10 10 0 0 0\n", "no 'segments N' line"},
         {HDR "seg 0 0 3 A 0 gc 10 10 0 0 0\nsegments 2\n", "count differs"},

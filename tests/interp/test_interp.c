@@ -82,32 +82,31 @@ static void heap_limit(void) { setenv("SGC_HEAP_MAX", "1G", 1); }
 TestSuite(interp_lang, .timeout = 60, .init = heap_limit, .fini = cleanup);
 
 Test(interp_lang, semantics) {
-    static const char expected[] =
-        "7 9 3 -4 1 2 3.5\n"
-        "2.5 0.5 3.0 0.5 2.5\n"
-        "17 2 5 1024 -4\n"
-        "true false true true true true false\n"
-        "true true true true true true false\n"
-        "default 0 4 0\n"
-        "h o 5 hello world hellohello ell 65 B\n"
-        "[10, 2, 3] 4 104 [10, 2, 3] [0, 0, 0] [10, 2, 3, 7] [2, 3]\n"
-        "2 2 three true false 4 4\n"
-        "13\n"
-        "5\n"
-        "a+b+c 1,2.5,nil,true\n"
-        "2 10 3 15\n"
-        "81 12! 2\n"
-        "2432902008176640000\n"
-        "-9223372036854775808\n"
-        "Int Float Str List Dict nil Bool Function Function\n"
-        "3 -3 -42 2.0 -3 3 2.5 4.0 2 3\n"
-        "2 99\n"
-        "nil\n"
-        "1000.0 0.30000000000000004 2.0 -0.0 1e+20\n"
-        "checksum bd0ed0d08a42a70c\n";
+    static const char expected[] = "7 9 3 -4 1 2 3.5\n"
+                                   "2.5 0.5 3.0 0.5 2.5\n"
+                                   "17 2 5 1024 -4\n"
+                                   "true false true true true true false\n"
+                                   "true true true true true true false\n"
+                                   "default 0 4 0\n"
+                                   "h o 5 hello world hellohello ell 65 B\n"
+                                   "[10, 2, 3] 4 104 [10, 2, 3] [0, 0, 0] [10, 2, 3, 7] [2, 3]\n"
+                                   "2 2 three true false 4 4\n"
+                                   "13\n"
+                                   "5\n"
+                                   "a+b+c 1,2.5,nil,true\n"
+                                   "2 10 3 15\n"
+                                   "81 12! 2\n"
+                                   "2432902008176640000\n"
+                                   "-9223372036854775808\n"
+                                   "Int Float Str List Dict nil Bool Function Function\n"
+                                   "3 -3 -42 2.0 -3 3 2.5 4.0 2 3\n"
+                                   "2 99\n"
+                                   "nil\n"
+                                   "1000.0 0.30000000000000004 2.0 -0.0 1e+20\n"
+                                   "checksum bd0ed0d08a42a70c\n";
     char out[8192], cmd[1024];
-    snprintf(cmd, sizeof cmd, "%s/interp --program %s/tests/interp/semantics.sgl",
-             env_or("IP_BIN", "build/bin"), env_or("IP_SRC", "."));
+    snprintf(cmd, sizeof cmd, "%s/interp --program %s/tests/interp/semantics.sgl", env_or("IP_BIN", "build/bin"),
+             env_or("IP_SRC", "."));
     int st = run(cmd, out, sizeof out);
     cr_expect_eq(st, 0);
     cr_expect_str_eq(out, expected);
@@ -118,13 +117,11 @@ Test(interp_lang, unclosed_string) {
 }
 
 Test(interp_lang, missing_operand) {
-    expect_error("fn f(a) {\n    return a +* 2\n}\n", 2,
-                 "prog.sgl:2:15: expected an expression, found '*'\n");
+    expect_error("fn f(a) {\n    return a +* 2\n}\n", 2, "prog.sgl:2:15: expected an expression, found '*'\n");
 }
 
 Test(interp_lang, undefined_name) {
-    expect_error("let a = 1\nprint(a, b)\n", 2,
-                 "prog.sgl:2:10: undefined name 'b' (declare it with let)\n");
+    expect_error("let a = 1\nprint(a, b)\n", 2, "prog.sgl:2:10: undefined name 'b' (declare it with let)\n");
 }
 
 Test(interp_lang, unclosed_block) {
@@ -206,8 +203,12 @@ static char *nested_prog(int kind, int depth) {
     cr_assert_not_null(s);
     n += (size_t)sprintf(s + n, kind == 3 ? "" : "print(");
     for (int i = 0; i < depth; i++)
-        n += (size_t)sprintf(s + n, "%s", kind == 0 ? "(" : kind == 1 ? "1+" : kind == 2 ? "-" :
-                                          kind == 3 ? "if true {\n" : "[");
+        n += (size_t)sprintf(s + n, "%s",
+                             kind == 0   ? "("
+                             : kind == 1 ? "1+"
+                             : kind == 2 ? "-"
+                             : kind == 3 ? "if true {\n"
+                                         : "[");
     n += (size_t)sprintf(s + n, "%s", kind == 3 ? "print(1)\n" : "1");
     for (int i = 0; i < depth; i++)
         n += (size_t)sprintf(s + n, "%s", kind == 0 ? ")" : kind == 4 ? "]" : kind == 3 ? "}\n" : "");
@@ -219,8 +220,8 @@ Test(interp_lang, nesting_limit) {
     /* 20,000 levels crashed the parser or the evaluator (C stack overflow);
      * past 1000 levels it is an error in the program text (in a sanitizer
      * build, whose frames are larger, the C stack budget may say so first). */
-    static const char *const deep_at[] = {"prog.sgl:1:1006: ", "prog.sgl:1:38015: ", "prog.sgl:1:1006: ",
-                                          "prog.sgl:1001:4: ", "prog.sgl:1:1006: "};
+    static const char *const deep_at[] = {
+        "prog.sgl:1:1006: ", "prog.sgl:1:38015: ", "prog.sgl:1:1006: ", "prog.sgl:1001:4: ", "prog.sgl:1:1006: "};
     for (int kind = 0; kind < 5; kind++) {
         char err[4096];
         char *p = nested_prog(kind, 20000);
@@ -263,8 +264,7 @@ Test(interp_lang, recursion_limit_on_a_small_stack) {
     cr_assert_eq(strncmp(err, "Traceback (most recent call last):\n", 35), 0, "%s", err);
     const char *last = strstr(err, "error: ");
     cr_assert_not_null(last, "no error line in: %s", err);
-    cr_expect(strncmp(last, "error: prog.sgl:2:", 18) == 0 &&
-                  strstr(last, ": recursion too deep for the C stack (") &&
+    cr_expect(strncmp(last, "error: prog.sgl:2:", 18) == 0 && strstr(last, ": recursion too deep for the C stack (") &&
                   strstr(last, " nested calls, 1536 KiB of stack; see ulimit -s)\n"),
               "%s", last);
 }
@@ -316,15 +316,14 @@ Test(interp_lang, bad_program_arguments) {
  * whole heap at each collection, so larger programs get a longer period. */
 static void check_modes(const char *prog, const char *args, int stress_every) {
     char stress[128];
-    snprintf(stress, sizeof stress, "SGC_GC_STRESS=%d SGC_VERIFY=%s",
-             stress_every * atoi(env_or("IP_STRESS_MUL", "1")), env_or("IP_VERIFY", "1"));
+    snprintf(stress, sizeof stress, "SGC_GC_STRESS=%d SGC_VERIFY=%s", stress_every * atoi(env_or("IP_STRESS_MUL", "1")),
+             env_or("IP_VERIFY", "1"));
     const char *modes[] = {"", stress, "SGC_ALLOC_PERIOD=4K SGC_TIME_HZ=2000",
                            "SGC_ALLOC_PERIOD=1K SGC_ALLOC_MODE=poisson SGC_NURSERY=64K",
                            "SGC_ALLOC_PERIOD=8M SGC_NURSERY=32K"};
     char first[256] = "", out[4096], cmd[1024];
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
-        snprintf(cmd, sizeof cmd, "env %s %s/%s %s --check 2>&1", modes[m],
-                 env_or("IP_BIN", "build/bin"), prog, args);
+        snprintf(cmd, sizeof cmd, "env %s %s/%s %s --check 2>&1", modes[m], env_or("IP_BIN", "build/bin"), prog, args);
         int st = run(cmd, out, sizeof out);
         cr_expect_eq(st, 0, "%s: exit %d: %s", cmd, st, out);
         cr_expect(strncmp(out, "checksum ", 9) == 0 && strlen(out) == 26, "%s printed: %s", cmd, out);

@@ -18,9 +18,13 @@ static char npath[256];
 
 /* Names as a program could give them (sgc_func.name, sgc_type.name). */
 static const char *const raw_names[] = {
-    "semi;colon", "with space", "new\nline", "tab\there", "back\\slash\\x41", "\xff\xfe bad bytes",
-    "trunc\xc3",  "utf8 \xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "overlong \xc0\xaf", "surrogate \xed\xa0\x80",
-    "ctl\x01\x1f\x7f", "quote\"brace{", "\\n literal",
+    "semi;colon",        "with space",
+    "new\nline",         "tab\there",
+    "back\\slash\\x41",  "\xff\xfe bad bytes",
+    "trunc\xc3",         "utf8 \xc3\xa9t\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+    "overlong \xc0\xaf", "surrogate \xed\xa0\x80",
+    "ctl\x01\x1f\x7f",   "quote\"brace{",
+    "\\n literal",
 };
 #define NNAMES (sizeof raw_names / sizeof raw_names[0])
 

@@ -64,12 +64,22 @@ Test(profile, round_trip_every_record_kind) {
             node = sgc__profile_stack_current();
         }
     }
-    sgc_alloc_sample s = {.ts_ns = base + 20, .size = 24, .stack = node, .tid = t_pair, .points = 3,
-                          .survival = SGC_SURVIVED, .large = 1};
+    sgc_alloc_sample s = {.ts_ns = base + 20,
+                          .size = 24,
+                          .stack = node,
+                          .tid = t_pair,
+                          .points = 3,
+                          .survival = SGC_SURVIVED,
+                          .large = 1};
     sgc__profile_alloc_sample(&s);
     /* Out of order on purpose: an older timestamp after a newer one. */
-    sgc_alloc_sample s2 = {.ts_ns = base + 15, .size = 1ull << 40, .stack = 0, .tid = t_pair, .points = 1,
-                           .survival = SGC_SURVIVAL_UNKNOWN, .large = 0};
+    sgc_alloc_sample s2 = {.ts_ns = base + 15,
+                           .size = 1ull << 40,
+                           .stack = 0,
+                           .tid = t_pair,
+                           .points = 1,
+                           .survival = SGC_SURVIVAL_UNKNOWN,
+                           .large = 0};
     sgc__profile_alloc_sample(&s2);
     sgc__profile_time_config(base + 30, 2000, SGC_CLOCK_CPU);
     sgc__profile_time_sample(base + 40, node, SGC_PHASE_MINOR);
@@ -287,8 +297,7 @@ Test(profile, every_truncation_is_reported_with_its_offset) {
         if (rc == 0)
             rc = sgc_pr_load(&r);
         cr_assert_eq(rc, -1, "a file cut to %zu of %zu bytes was accepted", len, n);
-        cr_assert_leq(r.err_offset, len, "cut at %zu: error names offset %llu", len,
-                      (unsigned long long)r.err_offset);
+        cr_assert_leq(r.err_offset, len, "cut at %zu: error names offset %llu", len, (unsigned long long)r.err_offset);
         char want[64];
         snprintf(want, sizeof want, "offset %llu", (unsigned long long)r.err_offset);
         cr_assert(strstr(r.err, want), "message '%s' lacks '%s'", r.err, want);
@@ -500,22 +509,20 @@ Test(profile, report_and_folded_figures_are_exact) {
     cr_assert(strstr(rep, "     1      6.0 KiB  60.00%         2  alpha\n"), "%s", rep);
     cr_assert(strstr(rep, "     2      4.0 KiB  40.00%         2  beta\n"), "%s", rep);
     cr_assert(strstr(rep, "     1     10.0 KiB 100.00%         4  alpha\n"), "%s", rep);
-    cr_assert(strstr(rep, "      6.0 KiB  60.00%         2         0         1         1      0.0%  str\n"), "%s",
-              rep);
+    cr_assert(strstr(rep, "      6.0 KiB  60.00%         2         0         1         1      0.0%  str\n"), "%s", rep);
     cr_assert(strstr(rep, "      4.0 KiB  40.00%         2         1         1         0     50.0%  pair\n"), "%s",
               rep);
     cr_assert(strstr(rep, "phases: mutator 7 (87.5%), minor GC 1 (12.5%), major GC 0 (0.0%)"), "%s", rep);
-    cr_assert(strstr(rep, "each sample stands for 1000 ns (1 / the achieved rate): 8000 ns sampled in all"), "%s",
-              rep);
-    cr_assert(strstr(rep, "survived their first minor collection: estimated 3.0 KiB (30.0% of the bytes)"), "%s",
-              rep);
+    cr_assert(strstr(rep, "each sample stands for 1000 ns (1 / the achieved rate): 8000 ns sampled in all"), "%s", rep);
+    cr_assert(strstr(rep, "survived their first minor collection: estimated 3.0 KiB (30.0% of the bytes)"), "%s", rep);
     cr_assert(strstr(rep, "     1         6  75.00%  gamma\n"), "%s", rep);
     cr_assert(strstr(rep, "     2         1  12.50%  beta\n     3         1  12.50%  [minor GC]\n"), "%s", rep);
     cr_assert(strstr(rep, "     1         8 100.00%  alpha\n"), "%s", rep);
     cr_assert(strstr(rep, "     2         6  75.00%  gamma\n"), "%s", rep);
     cr_assert(strstr(rep, "     3         2  25.00%  beta\n"), "%s", rep);
-    cr_assert(strstr(rep, "     1  gamma                             75.00%  |  alpha                             60.00%\n"),
-              "%s", rep);
+    cr_assert(
+        strstr(rep, "     1  gamma                             75.00%  |  alpha                             60.00%\n"),
+        "%s", rep);
     free(rep);
     char *ft = sgcprof_output("folded --time");
     cr_assert_str_eq(ft, "alpha;beta 1\nalpha;beta;[minor_GC] 1\nalpha;gamma 6\n");
@@ -531,8 +538,8 @@ Test(profile, report_and_folded_figures_are_exact) {
                          "\"weights\":[1000,1000,1000,1000,1000,1000,1000,1000]"),
               "%s", ss);
     cr_assert(strstr(ss, "\"samples\":[[0,1],[0,1],[0],[0]],\"weights\":[3072,1024,2048,4096]"), "%s", ss);
-    cr_assert(strstr(ss, "{\"name\":\"gamma\"},{\"name\":\"pair\"},{\"name\":\"str\"},{\"name\":\"[minor GC]\"}"),
-              "%s", ss);
+    cr_assert(strstr(ss, "{\"name\":\"gamma\"},{\"name\":\"pair\"},{\"name\":\"str\"},{\"name\":\"[minor GC]\"}"), "%s",
+              ss);
     free(ss);
     unlink(path);
 }

@@ -71,7 +71,7 @@ typedef struct reclist {
     sgc_pr_record *rec; /* str: a copy (STRING records) or NULL */
     uint64_t *end;      /* offset just after each record */
     size_t n;
-    int rc;             /* sgc_pr_next's last result: 0 = ended properly, -1 = stopped */
+    int rc; /* sgc_pr_next's last result: 0 = ended properly, -1 = stopped */
     uint64_t err_offset;
     char err[256];
 } reclist;
@@ -123,8 +123,8 @@ static int same_record(const sgc_pr_record *a, const sgc_pr_record *b) {
         return 0;
 #define F(x) a->x == b->x
     return F(kind) && F(offset) && F(ts) && F(id) && F(parent) && F(func) && F(tid) && F(name) && F(node) &&
-           F(period) && F(mode) && F(size) && F(points) && F(survival) && F(large) && F(hz) && F(clock) &&
-           F(phase) && F(count) && F(gc_kind) && F(duration) && F(heap) && F(rss);
+           F(period) && F(mode) && F(size) && F(points) && F(survival) && F(large) && F(hz) && F(clock) && F(phase) &&
+           F(count) && F(gc_kind) && F(duration) && F(heap) && F(rss);
 #undef F
 }
 
@@ -375,8 +375,8 @@ Test(salvage, sigterm_and_sigint_finish_the_profile) {
     for (int i = 0; i < 2; i++) {
         snprintf(spath, sizeof spath, "%s/sgc-test-salvage-%d-sig%d.prof", P_tmpdir, (int)getpid(), sigs[i]);
         int st = run_and_signal("default", sigs[i], 20000, 0);
-        cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == sigs[i], "the helper must die of signal %d (status %d)",
-                  sigs[i], st);
+        cr_assert(WIFSIGNALED(st) && WTERMSIG(st) == sigs[i], "the helper must die of signal %d (status %d)", sigs[i],
+                  st);
         sgc_pr_reader r;
         cr_assert_eq(sgc_pr_open(&r, spath), 0, "%s", r.err);
         cr_assert_eq(sgc_pr_load(&r), 0, "signal %d: %s", sigs[i], r.err);

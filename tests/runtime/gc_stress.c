@@ -34,7 +34,7 @@ typedef struct mobj {
     uint32_t *ptrs;  /* id each pointer field refers to; 0 = NULL */
 } mobj;
 
-static mobj *model;      /* indexed by id; id 0 unused */
+static mobj *model; /* indexed by id; id 0 unused */
 static uint32_t nids, cap_ids;
 static uint32_t local_id[NLOCALS], table_id[NTABLE];
 static sgc_obj locals[NLOCALS];
@@ -344,10 +344,9 @@ int main(int argc, char **argv) {
     sgc_get_stats(&s);
     printf("gc_stress: seed %llu, %llu steps, %u objects made, %u live at the end; "
            "%llu minor and %llu major collections, %llu bytes promoted, %llu large promoted, peak heap %llu\n",
-           (unsigned long long)seed, (unsigned long long)steps, nids, live,
-           (unsigned long long)s.minor_collections, (unsigned long long)s.major_collections,
-           (unsigned long long)s.bytes_promoted, (unsigned long long)s.large_promoted,
-           (unsigned long long)s.peak_heap_bytes);
+           (unsigned long long)seed, (unsigned long long)steps, nids, live, (unsigned long long)s.minor_collections,
+           (unsigned long long)s.major_collections, (unsigned long long)s.bytes_promoted,
+           (unsigned long long)s.large_promoted, (unsigned long long)s.peak_heap_bytes);
     if (s.nursery_bytes != want_nursery_bytes || s.nursery_objects != want_nursery_objects ||
         s.large_bytes != want_large_bytes || s.large_objects != want_large_objects) {
         fprintf(stderr,

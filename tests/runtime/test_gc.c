@@ -76,9 +76,7 @@ Test(gc, malformed_type_aborts, .signal = SIGABRT) {
 
 /* A payload near SIZE_MAX wraps SGC_FOOTPRINT to a small size; the fast and
  * slow paths route by payload, so it is refused rather than bump-allocated. */
-Test(gc, payload_that_wraps_the_footprint_aborts, .signal = SIGABRT) {
-    sgc_alloc(T_BYTES, SIZE_MAX - 3);
-}
+Test(gc, payload_that_wraps_the_footprint_aborts, .signal = SIGABRT) { sgc_alloc(T_BYTES, SIZE_MAX - 3); }
 
 Test(gc, alloc_header_zero_and_counts) {
     node *n = new_node(7);
@@ -492,13 +490,18 @@ Test(gc, stats_record_written_atomically) {
     char line[256];
     cr_assert_not_null(fgets(line, sizeof line, f));
     cr_assert_str_eq(line, "sgc-stats 1\n");
-    struct { const char *key; const char *value; int found; } want[] = {
-        {"nursery_bytes", "32", 0},       {"nursery_objects", "1", 0}, {"large_bytes", "10008", 0},
+    struct {
+        const char *key;
+        const char *value;
+        int found;
+    } want[] = {
+        {"nursery_bytes", "32", 0},       {"nursery_objects", "1", 0},     {"large_bytes", "10008", 0},
         {"large_objects", "1", 0},        {"bytes_allocated", "10040", 0}, {"objects_allocated", "2", 0},
-        {"minor_collections", "2", 0},    {"major_collections", "1", 0}, {"bytes_promoted", "32", 0},
+        {"minor_collections", "2", 0},    {"major_collections", "1", 0},   {"bytes_promoted", "32", 0},
         {"large_promoted", "0", 0},       {"peak_heap_bytes", "75576", 0}, {"nursery_size", "65536", 0},
-        {"alloc_mode", "fixed", 0},       {"time_clock", "wall", 0},   {"major_growth", "2.000", 0},
-        {"stress_every", "0", 0},         {"alloc_period", "0", 0},    {"alloc_offset", "0", 0},    {"time_hz_achieved", "0.000", 0},
+        {"alloc_mode", "fixed", 0},       {"time_clock", "wall", 0},       {"major_growth", "2.000", 0},
+        {"stress_every", "0", 0},         {"alloc_period", "0", 0},        {"alloc_offset", "0", 0},
+        {"time_hz_achieved", "0.000", 0},
     };
     int keys = 0;
     while (fgets(line, sizeof line, f)) {
@@ -532,9 +535,7 @@ Test(gc, out_of_memory_exits_1_with_message, .exit_code = 1) {
 #endif
 }
 
-Test(gc, object_above_32_gib_refused, .signal = SIGABRT) {
-    sgc_alloc(T_BYTES, (size_t)1 << 40);
-}
+Test(gc, object_above_32_gib_refused, .signal = SIGABRT) { sgc_alloc(T_BYTES, (size_t)1 << 40); }
 
 Test(gc, object_count_exact_with_runs_and_survivors) {
     /* Runs of identical headers of every length around the 8-at-a-time
@@ -612,7 +613,7 @@ Test(gc, unwritable_stats_path_refused_at_start) {
     setenv("SGC_STATS", "/nonexistent-dir/stats", 1);
     cr_assert_eq(in_child(init_only, err, sizeof err), 2, "%s", err);
     assert_begins(err, "freecheck: SGC_STATS=/nonexistent-dir/stats: cannot write the stats record there: "
-                          "No such file or directory\n");
+                       "No such file or directory\n");
     /* A FIFO (as /dev/null would be): refused, and left as it is. */
     char dir[] = "/tmp/sgc-test-fifo-XXXXXX", fifo[64];
     cr_assert_not_null(mkdtemp(dir));
@@ -620,7 +621,8 @@ Test(gc, unwritable_stats_path_refused_at_start) {
     cr_assert_eq(mkfifo(fifo, 0600), 0);
     setenv("SGC_STATS", fifo, 1);
     char want[160];
-    snprintf(want, sizeof want, "freecheck: SGC_STATS=%s: cannot write the stats record there: not a regular file", fifo);
+    snprintf(want, sizeof want, "freecheck: SGC_STATS=%s: cannot write the stats record there: not a regular file",
+             fifo);
     cr_assert_eq(in_child(init_only, err, sizeof err), 2, "%s", err);
     assert_begins(err, want);
     struct stat st;
@@ -658,7 +660,7 @@ Test(gc, nursery_the_system_cannot_map_exits_2) {
     setenv("SGC_NURSERY", "1G", 1);
     cr_assert_eq(in_child(init_in_256m, err, sizeof err), 2, "%s", err);
     assert_begins(err, "freecheck: SGC_NURSERY=1G: the system refused to map 1073741824 bytes for the nursery "
-                          "(Cannot allocate memory); choose a smaller nursery\n");
+                       "(Cannot allocate memory); choose a smaller nursery\n");
 #endif
 }
 
@@ -699,8 +701,8 @@ Test(gc, heap_max_refuses_a_large_object_beyond_it) {
     setenv("SGC_HEAP_MAX", "8M", 1);
     cr_assert_eq(in_child(large_beyond_max, err, sizeof err), 1, "%s", err);
     assert_begins(err, "freecheck: out of memory: a large object of 9437192 bytes exceeds SGC_HEAP_MAX=8388608 "
-                          "(after a full collection: 0 bytes in the old generation and large objects, 65536 in "
-                          "the nursery)\n");
+                       "(after a full collection: 0 bytes in the old generation and large objects, 65536 in "
+                       "the nursery)\n");
 }
 
 Test(gc, heap_max_lets_garbage_through) {

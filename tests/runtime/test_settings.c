@@ -8,11 +8,11 @@
 
 #include "sgc_internal.h"
 
-static const char *const all_vars[] = {"SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE", "SGC_SEED",   "SGC_TIME_HZ",
-                                       "SGC_TIME_CLOCK",   "SGC_PROFILE",    "SGC_STATS",  "SGC_NURSERY",
-                                       "SGC_MAJOR_GROWTH", "SGC_GC_STRESS",  "SGC_VERIFY", "SGC_POISON",
-                                       "SGC_SAMPLE_SPIN_NS", "SGC_HEAP_MAX", "SGC_SAMPLE_SPIN_CLOCK",
-                                       "SGC_ALLOC_OFFSET"};
+static const char *const all_vars[] = {
+    "SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE", "SGC_SEED",           "SGC_TIME_HZ",      "SGC_TIME_CLOCK",
+    "SGC_PROFILE",      "SGC_STATS",      "SGC_NURSERY",        "SGC_MAJOR_GROWTH", "SGC_GC_STRESS",
+    "SGC_VERIFY",       "SGC_POISON",     "SGC_SAMPLE_SPIN_NS", "SGC_HEAP_MAX",     "SGC_SAMPLE_SPIN_CLOCK",
+    "SGC_ALLOC_OFFSET"};
 
 extern char **environ;
 
@@ -39,9 +39,20 @@ static void clear_env(void) {
 TestSuite(settings, .init = clear_env);
 
 Test(settings, parse_size) {
-    struct { const char *text; uint64_t value; } good[] = {
-        {"0", 0}, {"1", 1}, {"4096", 4096}, {"4K", 4096}, {"4k", 4096}, {"512KiB", 524288},
-        {"4M", 4194304}, {"32MB", 33554432}, {"1G", 1073741824}, {"18446744073709551615", UINT64_MAX},
+    struct {
+        const char *text;
+        uint64_t value;
+    } good[] = {
+        {"0", 0},
+        {"1", 1},
+        {"4096", 4096},
+        {"4K", 4096},
+        {"4k", 4096},
+        {"512KiB", 524288},
+        {"4M", 4194304},
+        {"32MB", 33554432},
+        {"1G", 1073741824},
+        {"18446744073709551615", UINT64_MAX},
         {"16777215G", (uint64_t)16777215 << 30},
     };
     for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
@@ -49,8 +60,8 @@ Test(settings, parse_size) {
         cr_assert_eq(sgc__parse_size(good[i].text, &v), 0, "%s", good[i].text);
         cr_assert_eq(v, good[i].value, "%s", good[i].text);
     }
-    const char *bad[] = {"", "K", "-1", " 4", "4 ", "4X", "4KK", "4.5M", "0x10", "18446744073709551616",
-                         "17179869184G", "4Ki", NULL};
+    const char *bad[] = {
+        "", "K", "-1", " 4", "4 ", "4X", "4KK", "4.5M", "0x10", "18446744073709551616", "17179869184G", "4Ki", NULL};
     for (size_t i = 0; bad[i]; i++) {
         uint64_t v = 777;
         cr_assert_eq(sgc__parse_size(bad[i], &v), -1, "'%s' should be rejected", bad[i]);
@@ -138,27 +149,49 @@ static int load_in_child(const char *name, const char *value, char *err, size_t 
 }
 
 Test(settings, bad_values_exit_2_naming_the_variable) {
-    struct { const char *name, *value; } bad[] = {
-        {"SGC_ALLOC_PERIOD", "lots"}, {"SGC_ALLOC_PERIOD", "-4096"}, {"SGC_ALLOC_PERIOD", ""},
-        {"SGC_ALLOC_MODE", "random"}, {"SGC_ALLOC_MODE", "Fixed"},   {"SGC_SEED", "-1"},
-        {"SGC_SEED", "12abc"},        {"SGC_SEED", "18446744073709551616"}, {"SGC_TIME_HZ", "100001"},
-        {"SGC_TIME_HZ", "1k"},        {"SGC_TIME_CLOCK", "process"}, {"SGC_NURSERY", "4095"},
-        {"SGC_NURSERY", "1M1"},       {"SGC_NURSERY", "65G"},      {"SGC_NURSERY", "0"},
-        {"SGC_MAJOR_GROWTH", "1.0"},  {"SGC_MAJOR_GROWTH", "0.5"}, {"SGC_MAJOR_GROWTH", "nan"},
-        {"SGC_MAJOR_GROWTH", "2x"},   {"SGC_MAJOR_GROWTH", "inf"}, {"SGC_GC_STRESS", "often"},
-        {"SGC_VERIFY", "yes"},        {"SGC_VERIFY", "2"},         {"SGC_POISON", "true"},
-        {"SGC_SAMPLE_SPIN_NS", "1000000001"}, {"SGC_SAMPLE_SPIN_NS", "10us"}, {"SGC_SAMPLE_SPIN_NS", "-5"},
+    struct {
+        const char *name, *value;
+    } bad[] = {
+        {"SGC_ALLOC_PERIOD", "lots"},
+        {"SGC_ALLOC_PERIOD", "-4096"},
+        {"SGC_ALLOC_PERIOD", ""},
+        {"SGC_ALLOC_MODE", "random"},
+        {"SGC_ALLOC_MODE", "Fixed"},
+        {"SGC_SEED", "-1"},
+        {"SGC_SEED", "12abc"},
+        {"SGC_SEED", "18446744073709551616"},
+        {"SGC_TIME_HZ", "100001"},
+        {"SGC_TIME_HZ", "1k"},
+        {"SGC_TIME_CLOCK", "process"},
+        {"SGC_NURSERY", "4095"},
+        {"SGC_NURSERY", "1M1"},
+        {"SGC_NURSERY", "65G"},
+        {"SGC_NURSERY", "0"},
+        {"SGC_MAJOR_GROWTH", "1.0"},
+        {"SGC_MAJOR_GROWTH", "0.5"},
+        {"SGC_MAJOR_GROWTH", "nan"},
+        {"SGC_MAJOR_GROWTH", "2x"},
+        {"SGC_MAJOR_GROWTH", "inf"},
+        {"SGC_GC_STRESS", "often"},
+        {"SGC_VERIFY", "yes"},
+        {"SGC_VERIFY", "2"},
+        {"SGC_POISON", "true"},
+        {"SGC_SAMPLE_SPIN_NS", "1000000001"},
+        {"SGC_SAMPLE_SPIN_NS", "10us"},
+        {"SGC_SAMPLE_SPIN_NS", "-5"},
         {"SGC_SAMPLE_SPIN_NS", ""},
-        {"SGC_HEAP_MAX", "big"},      {"SGC_HEAP_MAX", "1M"},      {"SGC_HEAP_MAX", "-1"},
-        {"SGC_SAMPLE_SPIN_CLOCK", "monotonic"}, {"SGC_SAMPLE_SPIN_CLOCK", ""},
+        {"SGC_HEAP_MAX", "big"},
+        {"SGC_HEAP_MAX", "1M"},
+        {"SGC_HEAP_MAX", "-1"},
+        {"SGC_SAMPLE_SPIN_CLOCK", "monotonic"},
+        {"SGC_SAMPLE_SPIN_CLOCK", ""},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char err[512], prefix[128];
         int rc = load_in_child(bad[i].name, bad[i].value, err, sizeof err);
         cr_assert_eq(rc, 2, "%s=%s: exit status %d", bad[i].name, bad[i].value, rc);
         snprintf(prefix, sizeof prefix, "freecheck: %s=%s: ", bad[i].name, bad[i].value);
-        cr_assert_eq(strncmp(err, prefix, strlen(prefix)), 0, "%s=%s: message '%s'", bad[i].name,
-                     bad[i].value, err);
+        cr_assert_eq(strncmp(err, prefix, strlen(prefix)), 0, "%s=%s: message '%s'", bad[i].name, bad[i].value, err);
         cr_assert_gt(strlen(err), strlen(prefix) + 5, "the message says why");
     }
 }
@@ -180,9 +213,8 @@ Test(settings, alloc_offset) {
     cr_assert_eq(offset_in_child(NULL, NULL, "0", err, sizeof err), 0, "%s", err);
     cr_assert_eq(offset_in_child("4K", "poisson", "0", err, sizeof err), 0, "%s", err);
     const char *bad[][3] = {
-        {"4K", NULL, "4096"},       {"4K", NULL, "5000"},  {NULL, NULL, "8"},
-        {"0", NULL, "8"},           {"4K", "poisson", "8"}, {"4K", NULL, "-1"},
-        {"4K", NULL, "1x"},
+        {"4K", NULL, "4096"},   {"4K", NULL, "5000"}, {NULL, NULL, "8"},  {"0", NULL, "8"},
+        {"4K", "poisson", "8"}, {"4K", NULL, "-1"},   {"4K", NULL, "1x"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         clear_env();
@@ -207,10 +239,12 @@ Test(settings, minimum_nursery_accepted) {
 }
 
 Test(settings, unknown_name_refused_naming_the_closest) {
-    struct { const char *name, *value, *closest; } typo[] = {
-        {"SGC_ALLOCPERIOD", "4M", "SGC_ALLOC_PERIOD"}, {"SGC_NURSEY", "64K", "SGC_NURSERY"},
-        {"SGC_TIMEHZ", "1000", "SGC_TIME_HZ"}   ,     {"SGC_PROFLE", "x.prof", "SGC_PROFILE"},
-        {"SGC_HEAPMAX", "1G", "SGC_HEAP_MAX"},        {"SGC_", "", "SGC_SEED"},
+    struct {
+        const char *name, *value, *closest;
+    } typo[] = {
+        {"SGC_ALLOCPERIOD", "4M", "SGC_ALLOC_PERIOD"},  {"SGC_NURSEY", "64K", "SGC_NURSERY"},
+        {"SGC_TIMEHZ", "1000", "SGC_TIME_HZ"},          {"SGC_PROFLE", "x.prof", "SGC_PROFILE"},
+        {"SGC_HEAPMAX", "1G", "SGC_HEAP_MAX"},          {"SGC_", "", "SGC_SEED"},
         {"SGC_alloc_period", "4M", "SGC_ALLOC_PERIOD"},
     };
     for (size_t i = 0; i < sizeof typo / sizeof typo[0]; i++) {
@@ -253,6 +287,5 @@ Test(settings, documented_names_are_the_known_names) {
     int names = 0;
     for (const char *const *k = sgc__setting_names; *k; k++)
         names++;
-    cr_assert_eq(documented, names, "docs/RUNTIME.md documents %d settings, the runtime knows %d", documented,
-                 names);
+    cr_assert_eq(documented, names, "docs/RUNTIME.md documents %d settings, the runtime knows %d", documented, names);
 }

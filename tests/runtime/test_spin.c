@@ -62,24 +62,24 @@ static phase phase_end(phase b) {
 
 static void check_busy(const char *what, phase p, uint64_t samples, uint64_t d) {
     uint64_t need = samples * d;
-    cr_assert_geq(p.wall, need, "%s: %llu samples x %llu ns = %llu ns, but the phase took %llu ns of wall time",
-                  what, (unsigned long long)samples, (unsigned long long)d, (unsigned long long)need,
+    cr_assert_geq(p.wall, need, "%s: %llu samples x %llu ns = %llu ns, but the phase took %llu ns of wall time", what,
+                  (unsigned long long)samples, (unsigned long long)d, (unsigned long long)need,
                   (unsigned long long)p.wall);
     /* A spin that sleeps switches at least once per sample; the phase may
      * still block now and then for other reasons (a page fault under
      * memory pressure), so a few switches are allowed. */
-    cr_assert_lt((uint64_t)p.nvcsw, samples / 4 + 1, "%s: the spin slept (%ld voluntary context switches in %llu samples)",
-                 what, p.nvcsw, (unsigned long long)samples);
+    cr_assert_lt((uint64_t)p.nvcsw, samples / 4 + 1,
+                 "%s: the spin slept (%ld voluntary context switches in %llu samples)", what, p.nvcsw,
+                 (unsigned long long)samples);
     cr_assert_geq(p.cpu + p.wait, need,
-                  "%s: CPU time %llu ns + run-queue wait %llu ns < %llu samples x %llu ns: the spin did not run",
-                  what, (unsigned long long)p.cpu, (unsigned long long)p.wait, (unsigned long long)samples,
+                  "%s: CPU time %llu ns + run-queue wait %llu ns < %llu samples x %llu ns: the spin did not run", what,
+                  (unsigned long long)p.cpu, (unsigned long long)p.wait, (unsigned long long)samples,
                   (unsigned long long)d);
 }
 
 static void clear_env(void) {
-    const char *vars[] = {"SGC_ALLOC_PERIOD", "SGC_TIME_HZ", "SGC_PROFILE", "SGC_STATS", "SGC_SAMPLE_SPIN_NS",
-                          "SGC_GC_STRESS", "SGC_VERIFY", "SGC_POISON", "SGC_NURSERY",
-                          "SGC_SAMPLE_SPIN_CLOCK"};
+    const char *vars[] = {"SGC_ALLOC_PERIOD", "SGC_TIME_HZ", "SGC_PROFILE", "SGC_STATS",   "SGC_SAMPLE_SPIN_NS",
+                          "SGC_GC_STRESS",    "SGC_VERIFY",  "SGC_POISON",  "SGC_NURSERY", "SGC_SAMPLE_SPIN_CLOCK"};
     for (size_t i = 0; i < sizeof vars / sizeof *vars; i++)
         unsetenv(vars[i]);
 }

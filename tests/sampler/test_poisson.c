@@ -54,8 +54,7 @@ static void check_gaps(uint64_t p, uint64_t seed, int n) {
               (unsigned long long)p, var, want_var, 5 * se_var);
     /* Independent draws: lag-1 correlation within 5 / sqrt(n). */
     double r = lag / (n * want_var);
-    cr_assert(fabs(r) <= 5 / sqrt((double)n) + 1e-9, "P=%llu: lag-1 correlation %.5f",
-              (unsigned long long)p, r);
+    cr_assert(fabs(r) <= 5 / sqrt((double)n) + 1e-9, "P=%llu: lag-1 correlation %.5f", (unsigned long long)p, r);
 }
 
 Test(poisson, gap_mean_and_variance) {
@@ -104,8 +103,7 @@ Test(poisson, byte_estimate_is_unbiased) {
     /* About 6144 points per seed: relative standard error 1.28% per seed,
      * 0.45% over 8 seeds. */
     double se = 1.0 / sqrt(6144.0 * seeds);
-    cr_assert(fabs(ratio - 1) <= 5 * se, "estimate / true bytes = %.5f, expected 1 +- %.5f", ratio,
-              5 * se);
+    cr_assert(fabs(ratio - 1) <= 5 * se, "estimate / true bytes = %.5f, expected 1 +- %.5f", ratio, 5 * se);
 }
 
 /* The runtime and the model agree on every allocation of a long mixed run,
@@ -127,8 +125,8 @@ Test(poisson, exact_against_the_model) {
             sgc_alloc(tid, payload);
             uint64_t got = sgc__stats.alloc_sample_points - before;
             uint64_t want = model_alloc(&m, SGC_FOOTPRINT(payload), 0, 0);
-            cr_assert_eq(got, want, "session %d allocation %d (P=%llu, %zu bytes)", session, i,
-                         (unsigned long long)p, (size_t)SGC_FOOTPRINT(payload));
+            cr_assert_eq(got, want, "session %d allocation %d (P=%llu, %zu bytes)", session, i, (unsigned long long)p,
+                         (size_t)SGC_FOOTPRINT(payload));
             if ((r & 511) == 1)
                 sgc_collect_minor();
             if ((r & 2047) == 2)

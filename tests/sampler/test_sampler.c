@@ -71,9 +71,8 @@ static void run_fixed(uint64_t *b, uint64_t p, size_t payload, int n) {
     for (int i = 0; i < n; i++) {
         uint64_t got = alloc_points(payload);
         uint64_t want = rule(*b, s, p);
-        cr_assert_eq(got, want, "P=%llu s=%llu B=%llu: %llu samples, rule says %llu",
-                     (unsigned long long)p, (unsigned long long)s, (unsigned long long)*b,
-                     (unsigned long long)got, (unsigned long long)want);
+        cr_assert_eq(got, want, "P=%llu s=%llu B=%llu: %llu samples, rule says %llu", (unsigned long long)p,
+                     (unsigned long long)s, (unsigned long long)*b, (unsigned long long)got, (unsigned long long)want);
         *b += s;
     }
 }
@@ -98,8 +97,8 @@ Test(fixed, ending_exactly_on_a_point_is_sampled) {
 Test(fixed, size_one_below_period) {
     start_runtime("64K");
     sgc_sampling_start(57, SGC_SAMPLE_FIXED, 0); /* footprint 56 = P - 1 */
-    cr_assert_eq(alloc_points(48), 0); /* 1..56 */
-    cr_assert_eq(alloc_points(48), 1); /* 57..112 holds 57 */
+    cr_assert_eq(alloc_points(48), 0);           /* 1..56 */
+    cr_assert_eq(alloc_points(48), 1);           /* 57..112 holds 57 */
     uint64_t b = 112;
     run_fixed(&b, 57, 48, 5000);
     cr_assert_eq(points_now(), (5002ull * 56) / 57);
@@ -119,7 +118,7 @@ Test(fixed, multiple_of_period) {
     sgc_sampling_start(16, SGC_SAMPLE_FIXED, 0);
     for (int i = 0; i < 1000; i++)
         cr_assert_eq(alloc_points(56), 4); /* 64 = 4 P */
-    cr_assert_eq(nevents, 0); /* nothing settled before a collection */
+    cr_assert_eq(nevents, 0);              /* nothing settled before a collection */
     sgc_collect_minor();
     cr_assert_eq(nevents, 1000); /* one record per object, with its points */
     for (size_t i = 0; i < nevents; i++)
@@ -283,8 +282,8 @@ Test(fixed, start_offset_from_the_environment) {
     for (int i = 0; i < 2000; i++) {
         size_t payload = (size_t)(i * 37 % 3000);
         uint64_t s = SGC_FOOTPRINT(payload);
-        cr_assert_eq(alloc_points(payload), rule(b + 296, s, 1000), "B=%llu s=%llu",
-                     (unsigned long long)b, (unsigned long long)s);
+        cr_assert_eq(alloc_points(payload), rule(b + 296, s, 1000), "B=%llu s=%llu", (unsigned long long)b,
+                     (unsigned long long)s);
         b += s;
     }
     sgc_stats st;
@@ -311,10 +310,10 @@ Test(survival, nursery_and_large_kept_and_dropped) {
     sgc_obj a = NULL, c = NULL;
     SGC_FRAME(&a, &c);
     sgc_sampling_start(1, SGC_SAMPLE_FIXED, 0); /* every byte: every object sampled */
-    a = sgc_alloc(tid, 16);        /* kept, nursery */
-    sgc_alloc(tid, 16);            /* dropped, nursery */
-    c = sgc_alloc(tid_other, 9000); /* kept, large */
-    sgc_alloc(tid, 9000);          /* dropped, large */
+    a = sgc_alloc(tid, 16);                     /* kept, nursery */
+    sgc_alloc(tid, 16);                         /* dropped, nursery */
+    c = sgc_alloc(tid_other, 9000);             /* kept, large */
+    sgc_alloc(tid, 9000);                       /* dropped, large */
     cr_assert_eq(nevents, 0);
     sgc_collect_minor();
     cr_assert_eq(nevents, 4);
@@ -404,7 +403,7 @@ Test(records, fields_and_stack) {
     }
     sgc_sampling_start(100, SGC_SAMPLE_FIXED, 0);
     uint64_t t0 = sgc__now_ns();
-    sgc_alloc(tid, 200);      /* 1..208: 100 and 200 */
+    sgc_alloc(tid, 200); /* 1..208: 100 and 200 */
     sgc_frame_pop(&f[2]);
     sgc_alloc(tid_other, 0);  /* 209..216: no point */
     sgc_alloc(tid_other, 80); /* 217..304: 300 */

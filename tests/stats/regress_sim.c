@@ -6,21 +6,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const double cell_x[REGRESS_SIM_GROUPS] = { 0, 2000, 6000, 20000, 60000 };
+static const double cell_x[REGRESS_SIM_GROUPS] = {0, 2000, 6000, 20000, 60000};
 
-void regress_sim_init(regress_sim *s, regress_sim_noise noise, unsigned long seed)
-{
+void regress_sim_init(regress_sim *s, regress_sim_noise noise, unsigned long seed) {
     memset(s, 0, sizeof *s);
     s->noise = noise;
     s->cost = 800, s->fixed = 1e6, s->base = 3e8, s->sd = 3e6;
     s->rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(s->rng, seed);
     size_t n = REGRESS_SIM_GROUPS * REGRESS_SIM_RUNS;
-    s->data = (st_reg_data){ n, s->x, s->y, s->group, REGRESS_SIM_GROUPS, 0 };
+    s->data = (st_reg_data){n, s->x, s->y, s->group, REGRESS_SIM_GROUPS, 0};
 }
 
-void regress_sim_draw(regress_sim *s)
-{
+void regress_sim_draw(regress_sim *s) {
     for (size_t i = 0; i < REGRESS_SIM_GROUPS * REGRESS_SIM_RUNS; i++) {
         size_t g = i / REGRESS_SIM_RUNS;
         s->group[i] = g;
@@ -36,8 +34,7 @@ void regress_sim_draw(regress_sim *s)
     }
 }
 
-double regress_sim_ols_slope(const regress_sim *s)
-{
+double regress_sim_ols_slope(const regress_sim *s) {
     size_t n = s->data.n;
     double mx = 0, my = 0, sxx = 0, sxy = 0;
     for (size_t i = 0; i < n; i++)
@@ -48,21 +45,19 @@ double regress_sim_ols_slope(const regress_sim *s)
     return sxy / sxx;
 }
 
-void regress_sim_free(regress_sim *s)
-{
+void regress_sim_free(regress_sim *s) {
     gsl_rng_free(s->rng);
     s->rng = NULL;
 }
 
-double regress_sim_coverage(regress_sim_noise noise, int sims, size_t resamples, double confidence,
-                            unsigned long seed, double *fixed_coverage)
-{
+double regress_sim_coverage(regress_sim_noise noise, int sims, size_t resamples, double confidence, unsigned long seed,
+                            double *fixed_coverage) {
     regress_sim s;
     regress_sim_init(&s, noise, seed);
     int hit = 0, fhit = 0;
     for (int k = 0; k < sims; k++) {
         regress_sim_draw(&s);
-        st_reg_opts o = { resamples, confidence, seed * 1000003u + (unsigned long)k };
+        st_reg_opts o = {resamples, confidence, seed * 1000003u + (unsigned long)k};
         st_reg_fit f;
         st_reg_fit_runs(&s.data, &o, &f);
         hit += f.cost.lo <= s.cost && s.cost <= f.cost.hi;

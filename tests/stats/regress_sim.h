@@ -38,7 +38,7 @@ void regress_sim_free(regress_sim *s);
 
 /* Fraction of sims data sets whose interval (B resamples) contains the true
  * cost; *fixed_coverage (if not NULL) the same for the fixed cost. */
-double regress_sim_coverage(regress_sim_noise noise, int sims, size_t resamples, double confidence,
-                            unsigned long seed, double *fixed_coverage);
+double regress_sim_coverage(regress_sim_noise noise, int sims, size_t resamples, double confidence, unsigned long seed,
+                            double *fixed_coverage);
 
 #endif

@@ -28,8 +28,7 @@
 
 /* ---- Helpers ---------------------------------------------------------------- */
 
-static char *slurp(const char *path)
-{
+static char *slurp(const char *path) {
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
@@ -43,14 +42,12 @@ static char *slurp(const char *path)
     return s;
 }
 
-static const char *fixtures(void)
-{
+static const char *fixtures(void) {
     const char *d = getenv("ST_FIXTURES");
     return d ? d : "tests/stats/fixtures";
 }
 
-static char *fixture_sql(const char *name)
-{
+static char *fixture_sql(const char *name) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", fixtures(), name);
     char *s = slurp(path);
@@ -58,28 +55,26 @@ static char *fixture_sql(const char *name)
     return s;
 }
 
-static char *new_dir(void)
-{
+static char *new_dir(void) {
     char *d = strdup("/tmp/freecheck-stats-XXXXXX");
     cr_assert(mkdtemp(d), "mkdtemp failed");
     return d;
 }
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb; (void)flag; (void)ftw;
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
+    (void)sb;
+    (void)flag;
+    (void)ftw;
     return remove(p);
 }
 
-static void rm_dir(char *d)
-{
+static void rm_dir(char *d) {
     nftw(d, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
     free(d);
 }
 
 /* Creates dir/results.db from harness/schema.sql (if with_schema), then sql. */
-static void make_db(const char *dir, int with_schema, const char *sql)
-{
+static void make_db(const char *dir, int with_schema, const char *sql) {
     char path[512];
     snprintf(path, sizeof path, "%s/results.db", dir);
     sqlite3 *db;
@@ -95,9 +90,7 @@ static void make_db(const char *dir, int with_schema, const char *sql)
 
 /* Runs analyze with the given arguments (NULL-terminated); stderr goes to
  * *err (malloc'd).  Returns the exit status, or -1 if it did not exit. */
-static int run_analyze(char **err, const char *a0, const char *a1, const char *a2, const char *a3,
-                       const char *a4)
-{
+static int run_analyze(char **err, const char *a0, const char *a1, const char *a2, const char *a3, const char *a4) {
     const char *bin = getenv("ST_ANALYZE");
     if (!bin)
         bin = "build/bin/analyze";
@@ -110,7 +103,7 @@ static int run_analyze(char **err, const char *a0, const char *a1, const char *a
         dup2(fd, 2);
         int devnull = open("/dev/null", O_WRONLY);
         dup2(devnull, 1);
-        const char *argv[7] = { bin, a0, a1, a2, a3, a4, NULL };
+        const char *argv[7] = {bin, a0, a1, a2, a3, a4, NULL};
         execv(bin, (char **)argv);
         _exit(127);
     }
@@ -131,8 +124,7 @@ typedef struct table {
     int rows;
 } table;
 
-static void load_csv(table *t, const char *dir, const char *name)
-{
+static void load_csv(table *t, const char *dir, const char *name) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     t->text = slurp(path);
@@ -158,15 +150,13 @@ static void load_csv(table *t, const char *dir, const char *name)
     }
 }
 
-static void free_csv(table *t)
-{
+static void free_csv(table *t) {
     for (int i = 0; i < t->rows; i++)
         free(t->field[i]);
     free(t->text);
 }
 
-static const char *get(const table *t, const char *label, const char *column)
-{
+static const char *get(const table *t, const char *label, const char *column) {
     int col = -1;
     for (int j = 0; j < t->nf[0]; j++)
         if (strcmp(t->field[0][j], column) == 0)
@@ -181,16 +171,14 @@ static const char *get(const table *t, const char *label, const char *column)
     return NULL;
 }
 
-static double getd(const table *t, const char *label, const char *column)
-{
+static double getd(const table *t, const char *label, const char *column) {
     const char *s = get(t, label, column);
     cr_assert(*s, "%s of %s is empty", column, label);
     return strtod(s, NULL);
 }
 
 /* No "nan" or "inf" text anywhere: missing values must be empty fields. */
-static void assert_no_nan_text(const char *dir, const char *name)
-{
+static void assert_no_nan_text(const char *dir, const char *name) {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", dir, name);
     char *s = slurp(path);
@@ -203,31 +191,30 @@ static void assert_no_nan_text(const char *dir, const char *name)
 
 /* The SQL for one workload with a baseline and one alloc cell, n measured
  * runs each (rounds 1..n, plus a warm-up), wall = base + step * round. */
-static char *simple_sweep(int n, long base_step, long cell_step, const char *extra)
-{
+static char *simple_sweep(int n, long base_step, long cell_step, const char *extra) {
     char *s = malloc(4096);
-    snprintf(s, 4096,
-             "INSERT INTO cells(cell_id,workload,kind,alloc_period,alloc_mode,time_hz,time_clock,size,label)"
-             " VALUES (1,'w','baseline',0,'',0,'',10,'w/base'),"
-             " (2,'w','alloc',65536,'fixed',0,'',10,'w/alloc');"
-             "WITH RECURSIVE r(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM r WHERE k < %d)"
-             " INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,maxrss_kb)"
-             " SELECT 100 * c + k, c, k, 100 * c + k, 'ok', CASE c WHEN 1 THEN 100000000 + %ld * k"
-             " ELSE 120000000 + %ld * k END, 1000, 1000, 1 FROM r, (SELECT 1 AS c UNION SELECT 2);"
-             "INSERT INTO run_stats SELECT run_id, 'alloc_samples', CASE cell_id WHEN 2 THEN 1000 ELSE 0 END FROM runs;"
-             "INSERT INTO run_stats SELECT run_id, 'alloc_sample_points', CASE cell_id WHEN 2 THEN 1000 ELSE 0 END FROM runs;"
-             "INSERT INTO run_stats SELECT run_id, 'sampled_bytes', CASE cell_id WHEN 2 THEN 65536000 ELSE 0 END FROM runs;"
-             "INSERT INTO run_stats SELECT run_id, 'time_samples', 0 FROM runs;"
-             "INSERT INTO run_stats SELECT run_id, 'bytes_allocated', 65536000 FROM runs;"
-             "%s",
-             n, base_step, cell_step, extra ? extra : "");
+    snprintf(
+        s, 4096,
+        "INSERT INTO cells(cell_id,workload,kind,alloc_period,alloc_mode,time_hz,time_clock,size,label)"
+        " VALUES (1,'w','baseline',0,'',0,'',10,'w/base'),"
+        " (2,'w','alloc',65536,'fixed',0,'',10,'w/alloc');"
+        "WITH RECURSIVE r(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM r WHERE k < %d)"
+        " INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,maxrss_kb)"
+        " SELECT 100 * c + k, c, k, 100 * c + k, 'ok', CASE c WHEN 1 THEN 100000000 + %ld * k"
+        " ELSE 120000000 + %ld * k END, 1000, 1000, 1 FROM r, (SELECT 1 AS c UNION SELECT 2);"
+        "INSERT INTO run_stats SELECT run_id, 'alloc_samples', CASE cell_id WHEN 2 THEN 1000 ELSE 0 END FROM runs;"
+        "INSERT INTO run_stats SELECT run_id, 'alloc_sample_points', CASE cell_id WHEN 2 THEN 1000 ELSE 0 END FROM runs;"
+        "INSERT INTO run_stats SELECT run_id, 'sampled_bytes', CASE cell_id WHEN 2 THEN 65536000 ELSE 0 END FROM runs;"
+        "INSERT INTO run_stats SELECT run_id, 'time_samples', 0 FROM runs;"
+        "INSERT INTO run_stats SELECT run_id, 'bytes_allocated', 65536000 FROM runs;"
+        "%s",
+        n, base_step, cell_step, extra ? extra : "");
     return s;
 }
 
 /* ---- The full pipeline on small.sql --------------------------------------- */
 
-Test(analyze, small_sweep_values_files_and_exactness)
-{
+Test(analyze, small_sweep_values_files_and_exactness) {
     char *dir = new_dir(), *err;
     char *sql = fixture_sql("small.sql");
     make_db(dir, 1, sql);
@@ -251,7 +238,8 @@ Test(analyze, small_sweep_values_files_and_exactness)
     cr_assert_float_eq(getd(&t, "gcbench/alloc-fixed-64K", "overhead"), 263.0 / 203.0, 1e-5);
     cr_assert_float_eq(getd(&t, "gcbench/alloc-fixed-1M", "overhead"), 207.5 / 203.0, 1e-5);
     cr_assert_float_eq(getd(&t, "microbench/alloc-fixed-1M", "overhead"), 106.0 / 103.0, 1e-5);
-    double lo = getd(&t, "gcbench/alloc-fixed-64K", "overhead_lo"), hi = getd(&t, "gcbench/alloc-fixed-64K", "overhead_hi");
+    double lo = getd(&t, "gcbench/alloc-fixed-64K", "overhead_lo"),
+           hi = getd(&t, "gcbench/alloc-fixed-64K", "overhead_hi");
     cr_assert(lo < 263.0 / 203.0 && hi > 263.0 / 203.0 && lo > 1.2 && hi < 1.4, "CI [%g, %g]", lo, hi);
     cr_assert_str_eq(get(&t, "gcbench/alloc-fixed-64K", "overhead_ci"), "bca");
     /* CPU time is task-clock (wall - 1 ms in the fixture). */
@@ -262,8 +250,8 @@ Test(analyze, small_sweep_values_files_and_exactness)
     cr_assert_float_eq(getd(&t, "gcbench/alloc-fixed-64K", "sample_cost_us"), 60e6 / 6103 / 1000, 1e-4);
     double sps = 6103 / 0.263;
     cr_assert_float_eq(getd(&t, "gcbench/alloc-fixed-64K", "alloc_sps"), sps, sps * 1e-5);
-    cr_assert_float_eq(getd(&t, "gcbench/alloc-fixed-64K", "norm_overhead"),
-                       1 + (263.0 / 203.0 - 1) * 1000 / sps, 1e-5);
+    cr_assert_float_eq(getd(&t, "gcbench/alloc-fixed-64K", "norm_overhead"), 1 + (263.0 / 203.0 - 1) * 1000 / sps,
+                       1e-5);
     /* Time cell: 200 samples per run; rate 200 / wall s. */
     cr_assert_float_eq(getd(&t, "gcbench/time-wall-1000", "time_sps"), 200 / 0.205, 1e-5 * 200 / 0.205);
     /* Rank test: the 64K cell's 7 runs all exceed the baseline's 7. */
@@ -295,8 +283,8 @@ Test(analyze, small_sweep_values_files_and_exactness)
     cr_assert(strstr(md, "| gcbench/alloc-fixed-1M | 1 of 7 | wrong checksum (1) |"), "failed runs listed");
     cr_assert(!strstr(md, "planned measured runs"), "no schedule table: nothing said about planned runs");
     free(md);
-    static const char *const dats[] = { "workloads", "alloc_runs", "alloc_cells", "time_runs", "time_cells",
-                                        "baseline_runs", "normalized", "exactness", "depth" };
+    static const char *const dats[] = {"workloads",     "alloc_runs", "alloc_cells", "time_runs", "time_cells",
+                                       "baseline_runs", "normalized", "exactness",   "depth"};
     for (size_t i = 0; i < sizeof dats / sizeof *dats; i++) {
         snprintf(path, sizeof path, "%s/plotdata/%s.dat", dir, dats[i]);
         char *s = slurp(path);
@@ -315,8 +303,7 @@ Test(analyze, small_sweep_values_files_and_exactness)
     rm_dir(dir);
 }
 
-Test(analyze, deterministic_given_the_seed)
-{
+Test(analyze, deterministic_given_the_seed) {
     char *dir = new_dir(), *err;
     char *sql = fixture_sql("small.sql");
     make_db(dir, 1, sql);
@@ -346,8 +333,7 @@ Test(analyze, deterministic_given_the_seed)
 
 /* ---- Edge cases ---------------------------------------------------------------- */
 
-Test(edge, bad_arguments_exit_2)
-{
+Test(edge, bad_arguments_exit_2) {
     char *err;
     cr_assert_eq(run_analyze(&err, NULL, NULL, NULL, NULL, NULL), 2);
     cr_assert(strstr(err, "no sweep directory"), "%s", err);
@@ -367,8 +353,7 @@ Test(edge, bad_arguments_exit_2)
     free(err);
 }
 
-Test(edge, not_a_sweep_exit_2)
-{
+Test(edge, not_a_sweep_exit_2) {
     char *dir = new_dir(), *err, path[512];
     cr_assert_eq(run_analyze(&err, "/nonexistent/sweep", NULL, NULL, NULL, NULL), 2);
     cr_assert(strstr(err, "/nonexistent/sweep: No such file or directory"), "%s", err);
@@ -409,8 +394,7 @@ Test(edge, not_a_sweep_exit_2)
     rm_dir(dir);
 }
 
-Test(edge, every_run_failed_exit_1_with_summary)
-{
+Test(edge, every_run_failed_exit_1_with_summary) {
     char *dir = new_dir(), *err;
     char *sql = simple_sweep(5, 1000000, 1000000, "UPDATE runs SET status = 'failed', failure = 'crash';");
     make_db(dir, 1, sql);
@@ -435,10 +419,10 @@ Test(edge, every_run_failed_exit_1_with_summary)
     rm_dir(dir);
 }
 
-Test(edge, no_baseline)
-{
+Test(edge, no_baseline) {
     char *dir = new_dir(), *err;
-    char *sql = simple_sweep(5, 1000000, 1000000, "DELETE FROM runs WHERE cell_id = 1; DELETE FROM cells WHERE cell_id = 1;");
+    char *sql =
+        simple_sweep(5, 1000000, 1000000, "DELETE FROM runs WHERE cell_id = 1; DELETE FROM cells WHERE cell_id = 1;");
     make_db(dir, 1, sql);
     free(sql);
     cr_assert_eq(run_analyze(&err, "--resamples", "1000", dir, NULL, NULL), 0, "%s", err);
@@ -458,14 +442,14 @@ Test(edge, no_baseline)
     rm_dir(dir);
 }
 
-Test(edge, fewer_than_three_runs)
-{
+Test(edge, fewer_than_three_runs) {
     char *dir = new_dir(), *err;
     /* Also a sweep still running: analysed, and said so. */
-    char *sql = simple_sweep(2, 1000000, 1000000,
-                             "INSERT INTO meta VALUES ('status', 'running');"
-                             "INSERT INTO schedule(seq, cell_id, round) SELECT seq * 10 + cell_id, cell_id, round FROM runs;"
-                             "INSERT INTO schedule(seq, cell_id, round) VALUES (998, 1, 3), (999, 2, 3);");
+    char *sql =
+        simple_sweep(2, 1000000, 1000000,
+                     "INSERT INTO meta VALUES ('status', 'running');"
+                     "INSERT INTO schedule(seq, cell_id, round) SELECT seq * 10 + cell_id, cell_id, round FROM runs;"
+                     "INSERT INTO schedule(seq, cell_id, round) VALUES (998, 1, 3), (999, 2, 3);");
     make_db(dir, 1, sql);
     free(sql);
     cr_assert_eq(run_analyze(&err, "--resamples", "1000", dir, NULL, NULL), 0, "%s", err);
@@ -492,8 +476,7 @@ Test(edge, fewer_than_three_runs)
     rm_dir(dir);
 }
 
-Test(edge, identical_values)
-{
+Test(edge, identical_values) {
     char *dir = new_dir(), *err;
     char *sql = simple_sweep(6, 0, 0, "UPDATE runs SET wall_ns = 100000000;");
     make_db(dir, 1, sql);
@@ -518,8 +501,7 @@ Test(edge, identical_values)
     rm_dir(dir);
 }
 
-Test(edge, no_samples_taken)
-{
+Test(edge, no_samples_taken) {
     char *dir = new_dir(), *err;
     char *sql = simple_sweep(5, 1000000, 1000000, "UPDATE run_stats SET value = '0' WHERE key = 'alloc_samples';");
     make_db(dir, 1, sql);
@@ -537,23 +519,23 @@ Test(edge, no_samples_taken)
     rm_dir(dir);
 }
 
-Test(analyze, depth_from_workload_arguments)
-{
+Test(analyze, depth_from_workload_arguments) {
     /* deepstack at depths 8 and 64 given only in an args column (a results
      * database from before the harness had a depth column), each with its own
      * baseline; allocation cells at 64K. */
     char *dir = new_dir(), *err;
-    make_db(dir, 1,
-            "ALTER TABLE cells DROP COLUMN depth; ALTER TABLE cells DROP COLUMN backend;"
-            "INSERT INTO cells VALUES (1,'deepstack','baseline',0,'',0,'',10,'d8/base','--depth 8'),"
-            " (2,'deepstack','alloc',65536,'fixed',0,'',10,'d8/alloc','--depth 8'),"
-            " (3,'deepstack','baseline',0,'',0,'',10,'d64/base','--depth=64'),"
-            " (4,'deepstack','alloc',65536,'fixed',0,'',10,'d64/alloc','--depth=64');"
-            "WITH RECURSIVE r(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM r WHERE k < 5)"
-            " INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,maxrss_kb)"
-            " SELECT 10 * c + k, c, k, 10 * c + k, 'ok', 100000000 + 1000000 * k + CASE c WHEN 2 THEN 1000000 WHEN 4 THEN 4000000"
-            " ELSE 0 END, 1, 1, 1 FROM r, (SELECT 1 AS c UNION SELECT 2 UNION SELECT 3 UNION SELECT 4);"
-            "INSERT INTO run_stats SELECT run_id, 'alloc_samples', CASE WHEN cell_id IN (2, 4) THEN 1000 ELSE 0 END FROM runs;");
+    make_db(
+        dir, 1,
+        "ALTER TABLE cells DROP COLUMN depth; ALTER TABLE cells DROP COLUMN backend;"
+        "INSERT INTO cells VALUES (1,'deepstack','baseline',0,'',0,'',10,'d8/base','--depth 8'),"
+        " (2,'deepstack','alloc',65536,'fixed',0,'',10,'d8/alloc','--depth 8'),"
+        " (3,'deepstack','baseline',0,'',0,'',10,'d64/base','--depth=64'),"
+        " (4,'deepstack','alloc',65536,'fixed',0,'',10,'d64/alloc','--depth=64');"
+        "WITH RECURSIVE r(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM r WHERE k < 5)"
+        " INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,maxrss_kb)"
+        " SELECT 10 * c + k, c, k, 10 * c + k, 'ok', 100000000 + 1000000 * k + CASE c WHEN 2 THEN 1000000 WHEN 4 THEN 4000000"
+        " ELSE 0 END, 1, 1, 1 FROM r, (SELECT 1 AS c UNION SELECT 2 UNION SELECT 3 UNION SELECT 4);"
+        "INSERT INTO run_stats SELECT run_id, 'alloc_samples', CASE WHEN cell_id IN (2, 4) THEN 1000 ELSE 0 END FROM runs;");
     cr_assert_eq(run_analyze(&err, "--resamples", "1000", dir, NULL, NULL), 0, "%s", err);
     free(err);
     table t;
@@ -568,7 +550,8 @@ Test(analyze, depth_from_workload_arguments)
     char path[512];
     snprintf(path, sizeof path, "%s/plotdata/depth.dat", dir);
     char *d = slurp(path);
-    cr_assert(d && strstr(d, "deepstack 8 alloc 65536 0 5 1000 1 ") && strstr(d, "deepstack 64 alloc 65536 0 5 1000 4 "),
+    cr_assert(d && strstr(d, "deepstack 8 alloc 65536 0 5 1000 1 ") &&
+                  strstr(d, "deepstack 64 alloc 65536 0 5 1000 4 "),
               "%s", d);
     char *d8 = strstr(d, "deepstack 8 "), *d64 = strstr(d, "deepstack 64 "), *gap = strstr(d, "\n\n");
     cr_assert(d8 < d64 && (!gap || gap > d64), "one series, sorted by depth: %s", d);
@@ -576,7 +559,7 @@ Test(analyze, depth_from_workload_arguments)
     /* Depth cells are their own experiment: they stay out of the period
      * matrix's plot data (which would show them as extra copies of
      * deepstack at 64K) and its headlines. */
-    const char *matrix[] = { "alloc_cells.dat", "alloc_runs.dat", "baseline_runs.dat", "normalized.dat" };
+    const char *matrix[] = {"alloc_cells.dat", "alloc_runs.dat", "baseline_runs.dat", "normalized.dat"};
     for (size_t i = 0; i < sizeof matrix / sizeof matrix[0]; i++) {
         snprintf(path, sizeof path, "%s/plotdata/%s", dir, matrix[i]);
         d = slurp(path);
@@ -592,8 +575,7 @@ Test(analyze, depth_from_workload_arguments)
 /* Swaps the first two cell pointers of the first leaf page of table's
  * b-tree in dir/results.db: every row still reads, but its keys are out of
  * order, which SQLite's quick_check finds and a plain SELECT does not. */
-static void damage_table(const char *dir, const char *table)
-{
+static void damage_table(const char *dir, const char *table) {
     char path[512], sql[256];
     snprintf(path, sizeof path, "%s/results.db", dir);
     sqlite3 *db;
@@ -635,9 +617,8 @@ static void damage_table(const char *dir, const char *table)
     fclose(f);
 }
 
-Test(edge, damaged_database_fails_quick_check_exit_2)
-{
-    const char *tables[] = { "runs", "run_stats", "cells" };
+Test(edge, damaged_database_fails_quick_check_exit_2) {
+    const char *tables[] = {"runs", "run_stats", "cells"};
     for (int i = 0; i < 3; i++) {
         char *dir = new_dir(), *err, path[512];
         char *sql = fixture_sql("small.sql");
@@ -655,44 +636,45 @@ Test(edge, damaged_database_fails_quick_check_exit_2)
     }
 }
 
-Test(edge, impossible_values_exit_2_naming_the_run)
-{
-    static const struct { const char *sql, *msg; } cases[] = {
-        { "UPDATE runs SET wall_ns = -5 WHERE run_id = 203",
-          "run 203 (cell gcbench/alloc-fixed-64K, round 3): wall time -5 ns: impossible" },
-        { "UPDATE runs SET wall_ns = 0 WHERE run_id = 101",
-          "run 101 (cell gcbench/baseline, round 1): wall time 0 ns: impossible" },
-        { "UPDATE runs SET wall_ns = 1e18 WHERE run_id = 504",
-          "run 504 (cell microbench/baseline, round 4): wall time 1000000000000000000 ns: impossible" },
-        { "UPDATE runs SET user_ns = -1 WHERE run_id = 102",
-          "run 102 (cell gcbench/baseline, round 2): negative CPU time or memory" },
-        { "UPDATE cells SET alloc_period = 0 WHERE cell_id = 3",
-          "cell 3 (gcbench/alloc-fixed-1M): an allocation sampling cell with period 0: impossible" },
-        { "UPDATE cells SET alloc_period = -65536 WHERE cell_id = 6",
-          "cell 6 (microbench/alloc-fixed-64K): an allocation sampling cell with period -65536: impossible" },
-        { "UPDATE cells SET time_hz = 0 WHERE cell_id = 4",
-          "cell 4 (gcbench/time-wall-1000): a time sampling cell with rate 0 Hz: impossible" },
-        { "UPDATE cells SET kind = 'alloc' WHERE cell_id = 5",
-          "cell 5 (microbench/baseline): an allocation sampling cell with period 0: impossible" },
-        { "UPDATE cells SET kind = 'allocs' WHERE cell_id = 2",
-          "cell 2 (gcbench/alloc-fixed-64K): unknown kind 'allocs'" },
-        { "UPDATE run_stats SET value = 400000001 WHERE run_id = 205 AND key = 'alloc_sample_points'",
-          "run 205 (cell gcbench/alloc-fixed-64K, round 5): 400000001 sample points in 400000000 bytes "
-          "allocated: impossible" },
-        { "UPDATE run_stats SET value = 7000 WHERE run_id = 206 AND key = 'alloc_samples'",
-          "run 206 (cell gcbench/alloc-fixed-64K, round 6): 7000 allocation samples from 6103 sample points: "
-          "impossible" },
-        { "UPDATE run_stats SET value = 3 WHERE run_id = 101 AND key = 'alloc_samples'",
-          "run 101 (cell gcbench/baseline, round 1): 3 allocation samples with allocation sampling off" },
-        { "UPDATE run_stats SET value = 5 WHERE run_id = 302 AND key = 'time_samples'",
-          "run 302 (cell gcbench/alloc-fixed-1M, round 2): 5 time samples with time sampling off" },
-        { "UPDATE run_stats SET value = 1000000 WHERE run_id = 401 AND key = 'time_samples'",
-          "run 401 (cell gcbench/time-wall-1000, round 1): 1000000 time samples in 0.205 s at 1000 Hz: impossible" },
-        { "UPDATE run_stats SET value = -1 WHERE run_id = 801 AND key = 'gc_ns'",
-          "run 801 (cell microbench/time-wall-1000, round 1): stats record gc_ns = -1: impossible" },
-        { "UPDATE run_stats SET value = 65536 WHERE run_id = 303 AND key = 'alloc_period'",
-          "run 303 (cell gcbench/alloc-fixed-1M, round 3): the stats record's alloc_period 65536 is not the "
-          "cell's 1048576: impossible" },
+Test(edge, impossible_values_exit_2_naming_the_run) {
+    static const struct {
+        const char *sql, *msg;
+    } cases[] = {
+        {"UPDATE runs SET wall_ns = -5 WHERE run_id = 203",
+         "run 203 (cell gcbench/alloc-fixed-64K, round 3): wall time -5 ns: impossible"},
+        {"UPDATE runs SET wall_ns = 0 WHERE run_id = 101",
+         "run 101 (cell gcbench/baseline, round 1): wall time 0 ns: impossible"},
+        {"UPDATE runs SET wall_ns = 1e18 WHERE run_id = 504",
+         "run 504 (cell microbench/baseline, round 4): wall time 1000000000000000000 ns: impossible"},
+        {"UPDATE runs SET user_ns = -1 WHERE run_id = 102",
+         "run 102 (cell gcbench/baseline, round 2): negative CPU time or memory"},
+        {"UPDATE cells SET alloc_period = 0 WHERE cell_id = 3",
+         "cell 3 (gcbench/alloc-fixed-1M): an allocation sampling cell with period 0: impossible"},
+        {"UPDATE cells SET alloc_period = -65536 WHERE cell_id = 6",
+         "cell 6 (microbench/alloc-fixed-64K): an allocation sampling cell with period -65536: impossible"},
+        {"UPDATE cells SET time_hz = 0 WHERE cell_id = 4",
+         "cell 4 (gcbench/time-wall-1000): a time sampling cell with rate 0 Hz: impossible"},
+        {"UPDATE cells SET kind = 'alloc' WHERE cell_id = 5",
+         "cell 5 (microbench/baseline): an allocation sampling cell with period 0: impossible"},
+        {"UPDATE cells SET kind = 'allocs' WHERE cell_id = 2",
+         "cell 2 (gcbench/alloc-fixed-64K): unknown kind 'allocs'"},
+        {"UPDATE run_stats SET value = 400000001 WHERE run_id = 205 AND key = 'alloc_sample_points'",
+         "run 205 (cell gcbench/alloc-fixed-64K, round 5): 400000001 sample points in 400000000 bytes "
+         "allocated: impossible"},
+        {"UPDATE run_stats SET value = 7000 WHERE run_id = 206 AND key = 'alloc_samples'",
+         "run 206 (cell gcbench/alloc-fixed-64K, round 6): 7000 allocation samples from 6103 sample points: "
+         "impossible"},
+        {"UPDATE run_stats SET value = 3 WHERE run_id = 101 AND key = 'alloc_samples'",
+         "run 101 (cell gcbench/baseline, round 1): 3 allocation samples with allocation sampling off"},
+        {"UPDATE run_stats SET value = 5 WHERE run_id = 302 AND key = 'time_samples'",
+         "run 302 (cell gcbench/alloc-fixed-1M, round 2): 5 time samples with time sampling off"},
+        {"UPDATE run_stats SET value = 1000000 WHERE run_id = 401 AND key = 'time_samples'",
+         "run 401 (cell gcbench/time-wall-1000, round 1): 1000000 time samples in 0.205 s at 1000 Hz: impossible"},
+        {"UPDATE run_stats SET value = -1 WHERE run_id = 801 AND key = 'gc_ns'",
+         "run 801 (cell microbench/time-wall-1000, round 1): stats record gc_ns = -1: impossible"},
+        {"UPDATE run_stats SET value = 65536 WHERE run_id = 303 AND key = 'alloc_period'",
+         "run 303 (cell gcbench/alloc-fixed-1M, round 3): the stats record's alloc_period 65536 is not the "
+         "cell's 1048576: impossible"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char *dir = new_dir(), *err, path[512];
@@ -714,8 +696,7 @@ Test(edge, impossible_values_exit_2_naming_the_run)
 /* A baseline of 100 ms and three allocation cells taking 1000, 2000 and 4000
  * samples in 101 ms + 5 us per sample: cost 5000 ns, fixed 1 ms, exactly;
  * plus two time cells on 100 ms + 50 us per sample (fixed 0). */
-Test(analyze, regression_recovers_an_exact_line)
-{
+Test(analyze, regression_recovers_an_exact_line) {
     char *dir = new_dir(), *err;
     const char *sql =
         "INSERT INTO cells(cell_id,workload,kind,alloc_period,alloc_mode,time_hz,time_clock,size,label)"
@@ -744,12 +725,18 @@ Test(analyze, regression_recovers_an_exact_line)
     int cost = -1, fixed = -1, fixed_lo = -1, cells = -1, norm = -1, res = -1;
     for (int j = 0; j < t.nf[0]; j++) {
         const char *h = t.field[0][j];
-        if (!strcmp(h, "cost")) cost = j;
-        if (!strcmp(h, "fixed")) fixed = j;
-        if (!strcmp(h, "fixed_lo")) fixed_lo = j;
-        if (!strcmp(h, "cells")) cells = j;
-        if (!strcmp(h, "norm_overhead")) norm = j;
-        if (!strcmp(h, "max_abs_residual_frac")) res = j;
+        if (!strcmp(h, "cost"))
+            cost = j;
+        if (!strcmp(h, "fixed"))
+            fixed = j;
+        if (!strcmp(h, "fixed_lo"))
+            fixed_lo = j;
+        if (!strcmp(h, "cells"))
+            cells = j;
+        if (!strcmp(h, "norm_overhead"))
+            norm = j;
+        if (!strcmp(h, "max_abs_residual_frac"))
+            res = j;
     }
     cr_assert(cost >= 0 && fixed >= 0 && fixed_lo >= 0 && cells >= 0 && norm >= 0 && res >= 0);
     cr_assert_float_eq(strtod(t.field[1][cost], NULL), 5000, EPS);
@@ -776,19 +763,20 @@ Test(analyze, regression_recovers_an_exact_line)
  * Reference values: python3 with the standard library, the Walsh averages of
  * the logs of the ratios below and their type-7 median (as
  * tests/stats/paired_reference.py computes it). */
-Test(analyze, blocked_sweep_paired_estimates)
-{
+Test(analyze, blocked_sweep_paired_estimates) {
     static const double ratio[5] = {1.01, 1.03, 1.02, 0.99, 1.05}, aa[5] = {1.0, 1.04, 0.97, 1.0, 1.02};
     char sql[16384];
     size_t n = 0;
-    n += (size_t)snprintf(sql + n, sizeof sql - n,
+    n += (size_t)snprintf(
+        sql + n, sizeof sql - n,
         "INSERT INTO cells(cell_id,workload,kind,alloc_period,alloc_mode,time_hz,time_clock,size,label)"
         " VALUES(1,'w','baseline',0,'',0,'',10,'w/baseline'), (2,'w','alloc',4194304,'fixed',0,'',10,'w/alloc-fixed-4M');");
     int id = 1, seq = 1;
     for (int k = 0; k < 5; k++) {
         /* The cell's block k+1 (round k+1); role 1 first in odd blocks. */
         long b = 1000000000L, t = (long)(1e9 * ratio[k] + 0.5);
-        n += (size_t)snprintf(sql + n, sizeof sql - n,
+        n += (size_t)snprintf(
+            sql + n, sizeof sql - n,
             "INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,block,block_role) VALUES"
             "(%d,1,%d,%d,'ok',%ld,%ld,0,%d,0),(%d,2,%d,%d,'ok',%ld,%ld,0,%d,1);"
             "INSERT INTO run_stats VALUES(%d,'alloc_samples','100');",
@@ -796,7 +784,8 @@ Test(analyze, blocked_sweep_paired_estimates)
         id += 2, seq += 2;
         /* The baseline's A/A block (blocks 6..10, rounds 6..15: the fixture keeps (cell, round) unique). */
         long a = (long)(1e9 * aa[k] + 0.5);
-        n += (size_t)snprintf(sql + n, sizeof sql - n,
+        n += (size_t)snprintf(
+            sql + n, sizeof sql - n,
             "INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,block,block_role) VALUES"
             "(%d,1,%d,%d,'ok',%ld,%ld,0,%d,0),(%d,1,%d,%d,'ok',%ld,%ld,0,%d,1);",
             id, 6 + 2 * k, seq, b, b, 6 + k, id + 1, 7 + 2 * k, seq + 1, a, a, 6 + k);
@@ -804,7 +793,8 @@ Test(analyze, blocked_sweep_paired_estimates)
     }
     /* Block 11: the cell's run failed, so the block does not count; block 12: a
      * cell run whose baseline run failed. */
-    n += (size_t)snprintf(sql + n, sizeof sql - n,
+    n += (size_t)snprintf(
+        sql + n, sizeof sql - n,
         "INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,block,block_role) VALUES"
         "(%d,1,16,%d,'ok',1000000000,1000000000,0,11,0),(%d,2,16,%d,'failed',NULL,NULL,NULL,11,1),"
         "(%d,1,17,%d,'failed',NULL,NULL,NULL,12,0),(%d,2,17,%d,'ok',3000000000,3000000000,0,12,1);"
@@ -863,8 +853,7 @@ Test(analyze, blocked_sweep_paired_estimates)
 
 /* ---- The simulated cells (st_sim.h) ----------------------------------------- */
 
-Test(sim, modelled_time_overhead_from_known_inputs)
-{
+Test(sim, modelled_time_overhead_from_known_inputs) {
     /* 1000 instructions per sample at 0.5 ns each (0.5 s for 1e9 instructions) plus a 2000 ns
      * delivery, 1000 times a second: 1000 x 2500 ns = 0.25% of a second. */
     cr_assert_float_eq(st_sim_time_model(1000, 1000, 1e9, 0.5, 2000), 1.0025, 1e-15);
@@ -879,8 +868,7 @@ Test(sim, modelled_time_overhead_from_known_inputs)
     cr_assert(isnan(st_sim_time_model(0, 1000, 1e9, 0.5, 2000)));
 }
 
-Test(sim, exact_counts_overheads_fit_determinism_and_model)
-{
+Test(sim, exact_counts_overheads_fit_determinism_and_model) {
     char *dir = new_dir();
     char *sql = fixture_sql("sim.sql");
     make_db(dir, 1, sql);

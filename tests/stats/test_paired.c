@@ -13,13 +13,11 @@
 static const double D[] = {0.031, -0.012, 0.054, 0.008, 0.017, -0.041, 0.026, 0.093, 0.002, 0.011, -0.006, 0.038};
 #define ND (sizeof D / sizeof *D)
 
-static void near(double got, double want, double tol, const char *what)
-{
+static void near(double got, double want, double tol, const char *what) {
     cr_assert(fabs(got - want) <= tol, "%s: got %.17g, want %.17g", what, got, want);
 }
 
-Test(paired, estimators_match_reference)
-{
+Test(paired, estimators_match_reference) {
     near(st_hodges_lehmann(D, ND), 0.016750000000000001, 1e-15, "HL");
     near(st_loc_estimate(ST_LOC_MEDIAN, D, ND), 0.014, 1e-15, "median");
     near(st_loc_estimate(ST_LOC_MEAN, D, ND), 0.018416666666666668, 1e-15, "mean");
@@ -32,17 +30,18 @@ Test(paired, estimators_match_reference)
     near(st_loc_estimate(ST_LOC_MEAN, out, 5), 2.012, 1e-12, "mean with outlier");
 }
 
-Test(paired, jackknife_acceleration_matches_reference)
-{
+Test(paired, jackknife_acceleration_matches_reference) {
     near(st_paired_accel(ST_LOC_HL, D, ND), 0.0035789355184616522, 1e-12, "accel HL");
     near(st_paired_accel(ST_LOC_MEAN, D, ND), 0.024011767686045255, 1e-12, "accel mean");
     near(st_paired_accel(ST_LOC_MEDIAN, D, ND), 0.0, 1e-12, "accel median");
 }
 
-Test(paired, one_sample_bca_matches_reference)
-{
+Test(paired, one_sample_bca_matches_reference) {
     st_boot_opts o = {2000, 0.95, 12345};
-    struct { st_loc loc; double est, lo, hi, z0; } want[] = {
+    struct {
+        st_loc loc;
+        double est, lo, hi, z0;
+    } want[] = {
         {ST_LOC_HL, 0.016750000000000001, 0.00024999999999999963, 0.036250000000000004, 0.016293804724859119},
         {ST_LOC_MEDIAN, 0.014, -0.002, 0.034500000000000003, 0.021934756200532184},
         {ST_LOC_MEAN, 0.018416666666666668, 0.0019764578752530732, 0.038372502984696917, -0.0056399435179026961},
@@ -58,8 +57,7 @@ Test(paired, one_sample_bca_matches_reference)
     }
 }
 
-Test(paired, too_few_blocks_or_bad_values_give_no_interval)
-{
+Test(paired, too_few_blocks_or_bad_values_give_no_interval) {
     st_boot_opts o = {200, 0.95, 1};
     st_interval iv;
     st_paired_bootstrap(D, 2, ST_LOC_HL, &o, &iv);
@@ -76,13 +74,16 @@ Test(paired, too_few_blocks_or_bad_values_give_no_interval)
     near(iv.lo, 0.01, 0, "degenerate lo");
 }
 
-Test(paired, verdicts_with_margins)
-{
+Test(paired, verdicts_with_margins) {
     char b[64];
     st_interval iv = {.method = ST_CI_BCA};
-    struct { double lo, hi, margin; st_verdict v; const char *text; } cases[] = {
-        {1.001, 1.3, 0.02, ST_V_SLOWER, "slower"},          /* excludes 1, wide */
-        {1.001, 1.004, 0.02, ST_V_SLOWER, "slower"},        /* excludes 1, inside the margin */
+    struct {
+        double lo, hi, margin;
+        st_verdict v;
+        const char *text;
+    } cases[] = {
+        {1.001, 1.3, 0.02, ST_V_SLOWER, "slower"},   /* excludes 1, wide */
+        {1.001, 1.004, 0.02, ST_V_SLOWER, "slower"}, /* excludes 1, inside the margin */
         {0.90, 0.999, 0.02, ST_V_FASTER, "faster"},
         {0.985, 1.019, 0.02, ST_V_EQUIVALENT, "no effect above 2%"},
         {0.98, 1.02, 0.02, ST_V_EQUIVALENT, "no effect above 2%"}, /* ends on the margin */
@@ -107,8 +108,7 @@ Test(paired, verdicts_with_margins)
  * computed by the formulas of st_noise.h. */
 #include "st_noise.h"
 
-Test(noise, lag1_bimodality_pearson_match_reference)
-{
+Test(noise, lag1_bimodality_pearson_match_reference) {
     const double x[] = {0.02, -0.01, 0.05, 0.04, 0.03, -0.02, -0.03, 0.01, 0.0, 0.06};
     const double y[] = {1, 3, 2, 5, 4, 6, 8, 7, 9, 10};
     near(st_lag1(x, 10), 0.11212121212121211, 1e-12, "lag1");
@@ -133,8 +133,7 @@ Test(noise, lag1_bimodality_pearson_match_reference)
 /* The adaptive rule: its stopping decisions on synthetic data, and the
  * coverage of its final interval by simulation (the rule stops on the data,
  * which could bias the interval; with a fixed seed the figures are exact). */
-Test(adaptive, stops_by_minimum_halfwidth_and_maximum)
-{
+Test(adaptive, stops_by_minimum_halfwidth_and_maximum) {
     st_boot_opts o = {1000, 0.95, 7};
     st_adaptive rule = {0.02, 30, 100};
     double tight[100], wide[100];
@@ -154,8 +153,7 @@ Test(adaptive, stops_by_minimum_halfwidth_and_maximum)
     cr_assert_eq(st_adaptive_more(wide, 30, &rule, &o, NULL), 0, "a looser target: stop");
 }
 
-Test(adaptive, coverage_of_the_stopping_rule_on_synthetic_data)
-{
+Test(adaptive, coverage_of_the_stopping_rule_on_synthetic_data) {
     st_adaptive rule = {0.02, 10, 50};
     st_adaptive_sim s;
     /* Normal noise of sd 5% per block: the 2% target is reached at about 25

@@ -25,23 +25,23 @@ Test(regress, weighted_median_splits_an_exact_half) {
     /* Pairs: slope 1 (weight 1, x 0->1), 3 (weight 1, x 1->2) and 2
      * (weight 2, x 0->2): total 4, weight 1 below 2 and 1 above, so the
      * weighted median is 2 itself. */
-    double x[3] = { 0, 1, 2 }, y[3] = { 0, 1, 4 };
+    double x[3] = {0, 1, 2}, y[3] = {0, 1, 4};
     cr_assert_eq(st_reg_slope(3, x, y, NULL, -1), 2.0);
     /* Two points: one slope. */
     cr_assert_eq(st_reg_slope(2, x, y, NULL, -1), 1.0);
     /* Equal x only: no slope. */
-    double xs[3] = { 5, 5, 5 };
+    double xs[3] = {5, 5, 5};
     cr_assert(isnan(st_reg_slope(3, xs, y, NULL, -1)));
     /* Slopes 1 and 3 with equal weights (groups keep 0->2 out): midpoint. */
-    size_t g[3] = { 0, 1, 0 };
-    double x2[3] = { 0, 1, 2 }, y2[3] = { 0, 1, 4 };
+    size_t g[3] = {0, 1, 0};
+    double x2[3] = {0, 1, 2}, y2[3] = {0, 1, 4};
     cr_assert_eq(st_reg_slope(3, x2, y2, g, -1), 2.0);
 }
 
 Test(regress, exact_line_with_a_fixed_cost) {
     /* Baseline 1000 (x = 0); sampling cells on y = 1050 + 3x. */
     enum { G = 4, R = 5 };
-    double xs[G] = { 0, 100, 1000, 10000 };
+    double xs[G] = {0, 100, 1000, 10000};
     double x[G * R], y[G * R];
     size_t g[G * R];
     for (int i = 0; i < G * R; i++) {
@@ -49,8 +49,8 @@ Test(regress, exact_line_with_a_fixed_cost) {
         x[i] = xs[g[i]];
         y[i] = g[i] == 0 ? 1000 : 1050 + 3 * x[i];
     }
-    st_reg_data d = { G * R, x, y, g, G, 0 };
-    st_reg_opts o = { 200, 0.95, 1 };
+    st_reg_data d = {G * R, x, y, g, G, 0};
+    st_reg_opts o = {200, 0.95, 1};
     st_reg_fit f;
     st_reg_fit_runs(&d, &o, &f);
     cr_assert_eq(f.cost.est, 3.0);
@@ -70,10 +70,10 @@ Test(regress, exact_line_with_a_fixed_cost) {
 }
 
 Test(regress, one_sampling_cell_uses_the_baseline_and_says_so) {
-    double x[4] = { 0, 0, 10, 10 }, y[4] = { 100, 100, 130, 130 };
-    size_t g[4] = { 0, 0, 1, 1 };
-    st_reg_data d = { 4, x, y, g, 2, 0 };
-    st_reg_opts o = { 100, 0.95, 1 };
+    double x[4] = {0, 0, 10, 10}, y[4] = {100, 100, 130, 130};
+    size_t g[4] = {0, 0, 1, 1};
+    st_reg_data d = {4, x, y, g, 2, 0};
+    st_reg_opts o = {100, 0.95, 1};
     st_reg_fit f;
     st_reg_fit_runs(&d, &o, &f);
     cr_assert_eq(f.cost.est, 3.0);
@@ -94,8 +94,8 @@ Test(regress, curvature_shows_in_the_residuals) {
         x[i] = g[i] == 0 ? 0 : 1000.0 * (double)g[i];
         y[i] = g[i] == 0 ? 0 : x[i] * x[i] / 1000;
     }
-    st_reg_data d = { G * R, x, y, g, G, 0 };
-    st_reg_opts o = { 100, 0.95, 1 };
+    st_reg_data d = {G * R, x, y, g, G, 0};
+    st_reg_opts o = {100, 0.95, 1};
     st_reg_fit f;
     st_reg_fit_runs(&d, &o, &f);
     cr_assert(f.residual[1] > 0 && f.residual[4] >= 0 && (f.residual[2] < 0 || f.residual[3] < 0),
@@ -110,7 +110,7 @@ Test(regress, line_plus_noise_and_outliers) {
     regress_sim s;
     regress_sim_init(&s, REGRESS_SIM_NORMAL, 11);
     st_reg_fit f;
-    st_reg_opts o = { 1000, 0.95, 7 };
+    st_reg_opts o = {1000, 0.95, 7};
     regress_sim_draw(&s);
     st_reg_fit_runs(&s.data, &o, &f);
     cr_assert(fabs(f.cost.est - s.cost) < 0.05 * s.cost, "cost %g, true %g", f.cost.est, s.cost);
@@ -124,8 +124,10 @@ Test(regress, line_plus_noise_and_outliers) {
     st_reg_fit_runs(&s.data, &o, &f);
     double ols = regress_sim_ols_slope(&s);
     cr_assert(fabs(f.cost.est - s.cost) < 0.05 * s.cost, "cost %g, true %g", f.cost.est, s.cost);
-    cr_assert(fabs(ols - s.cost) > 0.10 * s.cost, "least squares %g is not pulled off %g by the outliers: the "
-              "test data does not test robustness", ols, s.cost);
+    cr_assert(fabs(ols - s.cost) > 0.10 * s.cost,
+              "least squares %g is not pulled off %g by the outliers: the "
+              "test data does not test robustness",
+              ols, s.cost);
     st_reg_fit_free(&f);
     regress_sim_free(&s);
 }
@@ -137,7 +139,7 @@ Test(regress, difference_of_two_fits) {
     b.cost += 10000; /* an injected 10 us per sample */
     regress_sim_draw(&a);
     regress_sim_draw(&b);
-    st_reg_opts o = { 1000, 0.95, 5 };
+    st_reg_opts o = {1000, 0.95, 5};
     st_reg_fit fa, fb;
     st_reg_fit_runs(&a.data, &o, &fa);
     o.seed = 6;

@@ -27,20 +27,17 @@
 
 /* ---- Fixed data ---------------------------------------------------------- */
 
-static const double X[15] = { 1.31, 1.18, 1.27, 1.45, 1.22, 1.39, 1.29, 1.35,
-                              1.20, 1.52, 1.26, 1.33, 1.41, 1.24, 1.30 };
-static const double XB[15] = { 1.36, 1.18, 1.27, 1.45, 1.22, 1.39, 1.29, 1.35,
-                               1.20, 1.52, 1.26, 1.33, 1.41, 1.24, 1.30 };
-static const double Y[12] = { 1.02, 0.97, 1.05, 1.00, 0.93, 1.08, 0.99, 1.03, 1.11, 0.96, 1.01, 1.04 };
-static const double X3[15] = { 1.031, 1.047, 0.962, 1.104, 1.012, 0.988, 1.075, 1.059,
-                               0.951, 1.083, 1.021, 1.066, 0.979, 1.093, 1.044 };
+static const double X[15] = {1.31, 1.18, 1.27, 1.45, 1.22, 1.39, 1.29, 1.35, 1.20, 1.52, 1.26, 1.33, 1.41, 1.24, 1.30};
+static const double XB[15] = {1.36, 1.18, 1.27, 1.45, 1.22, 1.39, 1.29, 1.35, 1.20, 1.52, 1.26, 1.33, 1.41, 1.24, 1.30};
+static const double Y[12] = {1.02, 0.97, 1.05, 1.00, 0.93, 1.08, 0.99, 1.03, 1.11, 0.96, 1.01, 1.04};
+static const double X3[15] = {1.031, 1.047, 0.962, 1.104, 1.012, 0.988, 1.075, 1.059,
+                              0.951, 1.083, 1.021, 1.066, 0.979, 1.093, 1.044};
 
 #define EPS 1e-12
 
 /* ---- Descriptive statistics ---------------------------------------------- */
 
-Test(desc, quantiles_median_mad_against_reference)
-{
+Test(desc, quantiles_median_mad_against_reference) {
     st_desc d;
     st_describe(X, 15, &d);
     cr_assert_eq(d.n, 15);
@@ -58,9 +55,8 @@ Test(desc, quantiles_median_mad_against_reference)
     cr_assert_float_eq(d.mad, 0.03, EPS);
 }
 
-Test(desc, tukey_fences_count_outliers)
-{
-    const double z[10] = { 10, 11, 12, 11, 10, 12, 11, 30, -5, 11 };
+Test(desc, tukey_fences_count_outliers) {
+    const double z[10] = {10, 11, 12, 11, 10, 12, 11, 30, -5, 11};
     st_desc d;
     st_describe(z, 10, &d);
     cr_assert_float_eq(d.median, 11.0, EPS);
@@ -68,7 +64,7 @@ Test(desc, tukey_fences_count_outliers)
     cr_assert_float_eq(d.q3, 11.75, EPS);
     cr_assert_eq(d.outliers, 2); /* 30 and -5 */
     /* On the fence is not outside it: Q1 3.25, Q3 7.75, fences -3.5 and 14.5. */
-    double f[10] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 14.5 };
+    double f[10] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 14.5};
     st_describe(f, 10, &d);
     cr_assert_float_eq(d.q3 + 1.5 * (d.q3 - d.q1), 14.5, EPS);
     cr_assert_eq(d.outliers, 0);
@@ -78,9 +74,8 @@ Test(desc, tukey_fences_count_outliers)
     cr_assert_eq(d.outliers, 1);
 }
 
-Test(desc, nan_skipped_and_empty_is_nan)
-{
-    const double v[4] = { 3, NAN, 1, 2 };
+Test(desc, nan_skipped_and_empty_is_nan) {
+    const double v[4] = {3, NAN, 1, 2};
     st_desc d;
     st_describe(v, 4, &d);
     cr_assert_eq(d.n, 3);
@@ -93,13 +88,12 @@ Test(desc, nan_skipped_and_empty_is_nan)
     cr_assert_float_eq(st_quantile_sorted(&one, 1, 0.25), 7.0, EPS);
 }
 
-Test(desc, quantile_select_equals_sorted_quantile)
-{
+Test(desc, quantile_select_equals_sorted_quantile) {
     /* Random arrays with many duplicates (values 0..9), several sizes and
      * probabilities: the selection must give the very same double. */
     unsigned x = 12345;
     double a[257], b[257];
-    const double ps[7] = { 0, 0.0125, 0.025, 0.3, 0.5, 0.975, 1 };
+    const double ps[7] = {0, 0.0125, 0.025, 0.3, 0.5, 0.975, 1};
     for (size_t n = 1; n <= 257; n += 16) {
         for (int rep = 0; rep < 4; rep++) {
             for (size_t i = 0; i < n; i++) {
@@ -119,17 +113,15 @@ Test(desc, quantile_select_equals_sorted_quantile)
 
 /* ---- Mann-Whitney --------------------------------------------------------- */
 
-Test(rank, exact_small)
-{
-    const double a[3] = { 3.1, 4.2, 5.3 }, b[4] = { 1.0, 2.0, 3.5, 4.0 };
+Test(rank, exact_small) {
+    const double a[3] = {3.1, 4.2, 5.3}, b[4] = {1.0, 2.0, 3.5, 4.0};
     st_mw r = st_mann_whitney(a, 3, b, 4);
     cr_assert_float_eq(r.u, 10.0, EPS);
     cr_assert_eq(r.exact, 1);
     cr_assert_float_eq(r.p, 8.0 / 35.0, 1e-12); /* 0.22857142857142856 */
 }
 
-Test(rank, exact_15_by_12)
-{
+Test(rank, exact_15_by_12) {
     st_mw r = st_mann_whitney(X3, 15, Y, 12);
     cr_assert_float_eq(r.u, 111.0, EPS);
     cr_assert_eq(r.exact, 1);
@@ -140,18 +132,16 @@ Test(rank, exact_15_by_12)
     cr_assert_float_eq(s.p, r.p, 1e-12);
 }
 
-Test(rank, ties_use_normal_approximation)
-{
-    const double t1[8] = { 1, 2, 2, 3, 3, 3, 4, 5 }, t0[9] = { 2, 3, 4, 4, 5, 5, 6, 6, 7 };
+Test(rank, ties_use_normal_approximation) {
+    const double t1[8] = {1, 2, 2, 3, 3, 3, 4, 5}, t0[9] = {2, 3, 4, 4, 5, 5, 6, 6, 7};
     st_mw r = st_mann_whitney(t1, 8, t0, 9);
     cr_assert_float_eq(r.u, 13.5, EPS);
     cr_assert_eq(r.exact, 0);
     cr_assert_float_eq(r.p, 0.03175895714806387, 1e-12);
 }
 
-Test(rank, all_tied_and_empty)
-{
-    const double a[4] = { 5, 5, 5, 5 };
+Test(rank, all_tied_and_empty) {
+    const double a[4] = {5, 5, 5, 5};
     st_mw r = st_mann_whitney(a, 4, a, 3);
     cr_assert_float_eq(r.u, 6.0, EPS);
     cr_assert_float_eq(r.p, 1.0, EPS);
@@ -162,13 +152,15 @@ Test(rank, all_tied_and_empty)
 /* ---- Bootstrap -------------------------------------------------------------- */
 
 static double ratio(const double *m1, const double *m0) { return m1[0] / m0[0]; }
-static double median1(const double *m1, const double *m0) { (void)m0; return m1[0]; }
+static double median1(const double *m1, const double *m0) {
+    (void)m0;
+    return m1[0];
+}
 
-Test(boot, bca_ratio_of_medians_against_reference)
-{
-    st_sample s1 = { 15, { XB } }, s0 = { 12, { Y } };
-    st_stat st = { ratio, 1 };
-    st_boot_opts o = { 10000, 0.95, 20250616 };
+Test(boot, bca_ratio_of_medians_against_reference) {
+    st_sample s1 = {15, {XB}}, s0 = {12, {Y}};
+    st_stat st = {ratio, 1};
+    st_boot_opts o = {10000, 0.95, 20250616};
     st_interval iv;
     st_bootstrap(&s1, &s0, &st, 1, &o, &iv);
     cr_assert_eq(iv.method, ST_CI_BCA, "method %s (%s)", st_ci_name(iv.method), iv.why ? iv.why : "");
@@ -179,11 +171,10 @@ Test(boot, bca_ratio_of_medians_against_reference)
     cr_assert_float_eq(iv.hi, 1.35714, 0.008, "hi %g", iv.hi);
 }
 
-Test(boot, same_seed_same_interval_other_seed_other_draws)
-{
-    st_sample s1 = { 15, { XB } }, s0 = { 12, { Y } };
-    st_stat st = { ratio, 1 };
-    st_boot_opts o = { 2000, 0.9, 7 };
+Test(boot, same_seed_same_interval_other_seed_other_draws) {
+    st_sample s1 = {15, {XB}}, s0 = {12, {Y}};
+    st_stat st = {ratio, 1};
+    st_boot_opts o = {2000, 0.9, 7};
     st_interval a, b, c;
     st_bootstrap(&s1, &s0, &st, 1, &o, &a);
     st_bootstrap(&s1, &s0, &st, 1, &o, &b);
@@ -193,15 +184,14 @@ Test(boot, same_seed_same_interval_other_seed_other_draws)
     cr_assert(c.z0 != a.z0, "another seed must give other resamples");
 }
 
-Test(boot, jackknife_all_equal_falls_back_to_percentile)
-{
+Test(boot, jackknife_all_equal_falls_back_to_percentile) {
     /* Every leave-one-out median is 1, so the acceleration is 0/0; the
      * resampled medians are 1 or 2 (2 with probability about 6%), so the
      * 2.5% and 97.5% percentiles are exactly 1 and 2. */
-    const double v[7] = { 1, 1, 1, 1, 1, 2, 2 };
-    st_sample s1 = { 7, { v } };
-    st_stat st = { median1, 0 };
-    st_boot_opts o = { 10000, 0.95, 1 };
+    const double v[7] = {1, 1, 1, 1, 1, 2, 2};
+    st_sample s1 = {7, {v}};
+    st_stat st = {median1, 0};
+    st_boot_opts o = {10000, 0.95, 1};
     st_interval iv;
     st_bootstrap(&s1, NULL, &st, 1, &o, &iv);
     cr_assert_eq(iv.method, ST_CI_PERCENTILE, "method %s", st_ci_name(iv.method));
@@ -210,12 +200,11 @@ Test(boot, jackknife_all_equal_falls_back_to_percentile)
     cr_assert_float_eq(iv.hi, 2.0, EPS);
 }
 
-Test(boot, identical_values_are_degenerate)
-{
-    const double v[5] = { 3, 3, 3, 3, 3 }, w[4] = { 2, 2, 2, 2 };
-    st_sample s1 = { 5, { v } }, s0 = { 4, { w } };
-    st_stat st = { ratio, 1 };
-    st_boot_opts o = { 1000, 0.95, 1 };
+Test(boot, identical_values_are_degenerate) {
+    const double v[5] = {3, 3, 3, 3, 3}, w[4] = {2, 2, 2, 2};
+    st_sample s1 = {5, {v}}, s0 = {4, {w}};
+    st_stat st = {ratio, 1};
+    st_boot_opts o = {1000, 0.95, 1};
     st_interval iv;
     st_bootstrap(&s1, &s0, &st, 1, &o, &iv);
     cr_assert_eq(iv.method, ST_CI_DEGENERATE);
@@ -224,13 +213,12 @@ Test(boot, identical_values_are_degenerate)
     cr_assert_float_eq(iv.hi, 1.5, EPS);
 }
 
-Test(boot, too_few_runs_or_undefined_gives_no_interval)
-{
-    const double v[2] = { 3, 4 }, w[5] = { 1, 2, 3, 4, 5 }, z[5] = { 0, 0, 0, 1, 2 };
-    st_stat st = { ratio, 1 };
-    st_boot_opts o = { 1000, 0.95, 1 };
+Test(boot, too_few_runs_or_undefined_gives_no_interval) {
+    const double v[2] = {3, 4}, w[5] = {1, 2, 3, 4, 5}, z[5] = {0, 0, 0, 1, 2};
+    st_stat st = {ratio, 1};
+    st_boot_opts o = {1000, 0.95, 1};
     st_interval iv;
-    st_sample few = { 2, { v } }, five = { 5, { w } }, zeros = { 5, { z } };
+    st_sample few = {2, {v}}, five = {5, {w}}, zeros = {5, {z}};
     st_bootstrap(&few, &five, &st, 1, &o, &iv);
     cr_assert_eq(iv.method, ST_CI_NONE);
     cr_assert_float_eq(iv.est, 3.5 / 3.0, EPS);
@@ -245,7 +233,7 @@ Test(boot, too_few_runs_or_undefined_gives_no_interval)
     cr_assert_eq(iv.method, ST_CI_NONE);
     cr_assert(isnan(iv.est) && iv.why && strstr(iv.why, "undefined on the data"));
     /* A metric that was not measured. */
-    st_sample missing = { 5, { NULL } };
+    st_sample missing = {5, {NULL}};
     st_bootstrap(&missing, &five, &st, 1, &o, &iv);
     cr_assert_eq(iv.method, ST_CI_NONE);
 }

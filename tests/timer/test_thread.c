@@ -76,8 +76,9 @@ Test(thread, every_stack_is_one_the_program_had, .timeout = 120) {
     uint64_t torn = b.time_snapshots_torn - a.time_snapshots_torn;
     uint64_t missed = b.time_samples_missed - a.time_samples_missed;
     double periods = (double)(b.time_sampling_ns - a.time_sampling_ns) / 1e9 * 20000;
-    fprintf(stderr, "note: thread mode under push/pop stress: %llu rounds, %llu samples, %llu retried copies, %llu torn, "
-                    "%llu missed, %.0f periods, sampler on CPU %d\n",
+    fprintf(stderr,
+            "note: thread mode under push/pop stress: %llu rounds, %llu samples, %llu retried copies, %llu torn, "
+            "%llu missed, %.0f periods, sampler on CPU %d\n",
             (unsigned long long)rounds, (unsigned long long)taken, (unsigned long long)b.time_snapshot_retries,
             (unsigned long long)torn, (unsigned long long)missed, periods, sgc__timer_thread_cpu());
     /* Every period is a sample, a torn period or a missed one. */

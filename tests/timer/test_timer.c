@@ -84,8 +84,8 @@ static void check_rate(unsigned hz) {
                   (unsigned long long)missed, secs);
         cr_assert_eq(b.time_samples_dropped, 0);
         cr_assert_eq(b.time_samples_written, b.time_samples);
-        fprintf(stderr, "note: attempt %d: %u Hz asked, %.1f Hz achieved, %llu missed, CPU share %.2f\n", attempt,
-                hz, rate, (unsigned long long)missed, share);
+        fprintf(stderr, "note: attempt %d: %u Hz asked, %.1f Hz achieved, %llu missed, CPU share %.2f\n", attempt, hz,
+                rate, (unsigned long long)missed, share);
         if (share >= 0.9) {
             cr_assert(rate >= 0.9 * hz && rate <= 1.1 * hz,
                       "%u Hz asked, %.1f Hz achieved (%llu samples in %.3f s, CPU share %.2f)", hz, rate,
@@ -93,8 +93,9 @@ static void check_rate(unsigned hz) {
             break;
         }
         if (attempt == 5)
-            fprintf(stderr, "note: %u Hz: this thread never had 90%% of a CPU in 5 attempts; the achieved rate was "
-                        "not checked, only that every expiration arrived\n",
+            fprintf(stderr,
+                    "note: %u Hz: this thread never had 90%% of a CPU in 5 attempts; the achieved rate was "
+                    "not checked, only that every expiration arrived\n",
                     hz);
     }
     sgc_stats s;
@@ -220,7 +221,8 @@ Test(timer, restarts_leave_the_signal_unblocked) {
     sgc_get_stats(&after);
     /* 200 periods, all accounted for (as samples, or merged or throttled on
      * a busy machine). */
-    uint64_t arrived = after.time_samples - before.time_samples + sgc__timer_missed() + sgc__timer_throttled() - missed0;
+    uint64_t arrived =
+        after.time_samples - before.time_samples + sgc__timer_missed() + sgc__timer_throttled() - missed0;
     cr_assert(arrived >= 180 && arrived <= 220, "%llu expirations arrived", (unsigned long long)arrived);
     cr_assert_geq(after.time_samples - before.time_samples, 10);
     cr_assert_eq(after.time_samples_written + after.time_samples_dropped, after.time_samples);

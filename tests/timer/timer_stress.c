@@ -81,10 +81,9 @@ int main(int argc, char **argv) {
     sgc_get_stats(&s);
     printf("rounds %llu, time samples %llu taken, %llu dropped, %llu written; alloc samples %llu; "
            "minor %llu, major %llu\n",
-           (unsigned long long)rounds, (unsigned long long)s.time_samples,
-           (unsigned long long)s.time_samples_dropped, (unsigned long long)s.time_samples_written,
-           (unsigned long long)s.alloc_samples, (unsigned long long)s.minor_collections,
-           (unsigned long long)s.major_collections);
+           (unsigned long long)rounds, (unsigned long long)s.time_samples, (unsigned long long)s.time_samples_dropped,
+           (unsigned long long)s.time_samples_written, (unsigned long long)s.alloc_samples,
+           (unsigned long long)s.minor_collections, (unsigned long long)s.major_collections);
     int bad = 0;
     if (s.time_samples_written != s.time_samples - s.time_samples_dropped) {
         fprintf(stderr, "timer_stress: written %llu != taken %llu - dropped %llu\n",
@@ -109,15 +108,16 @@ int main(int argc, char **argv) {
         printf("profile: %zu time samples (%llu during GC), %llu dropped, %zu allocation samples, %zu GC events\n",
                r.ntimes, (unsigned long long)gc_samples, (unsigned long long)r.dropped, r.nallocs, r.ngcs);
         if (r.ntimes != s.time_samples_written || r.dropped != s.time_samples_dropped) {
-            fprintf(stderr, "timer_stress: the profile holds %zu time samples and %llu dropped, the stats say "
-                            "%llu and %llu\n",
+            fprintf(stderr,
+                    "timer_stress: the profile holds %zu time samples and %llu dropped, the stats say "
+                    "%llu and %llu\n",
                     r.ntimes, (unsigned long long)r.dropped, (unsigned long long)s.time_samples_written,
                     (unsigned long long)s.time_samples_dropped);
             bad = 1;
         }
         if (r.nallocs != s.alloc_samples) {
-            fprintf(stderr, "timer_stress: the profile holds %zu allocation samples, the stats say %llu\n",
-                    r.nallocs, (unsigned long long)s.alloc_samples);
+            fprintf(stderr, "timer_stress: the profile holds %zu allocation samples, the stats say %llu\n", r.nallocs,
+                    (unsigned long long)s.alloc_samples);
             bad = 1;
         }
         if (r.ngcs != s.minor_collections + s.major_collections) {

@@ -53,10 +53,10 @@ Test(wl_args, all_forms) {
     cr_assert_eq(start(2, argv2).size, 1000);
 }
 
-#define BAD_ARGS(test, ...)                                             \
-    Test(wl_args, test, .exit_code = 2) {                               \
-        const char *argv[] = {"unit", __VA_ARGS__, NULL};               \
-        start((int)(sizeof argv / sizeof argv[0]) - 1, argv);           \
+#define BAD_ARGS(test, ...)                                   \
+    Test(wl_args, test, .exit_code = 2) {                     \
+        const char *argv[] = {"unit", __VA_ARGS__, NULL};     \
+        start((int)(sizeof argv / sizeof argv[0]) - 1, argv); \
     }
 BAD_ARGS(size_zero, "--size", "0")
 BAD_ARGS(size_too_big, "--size", "1001")
@@ -174,18 +174,12 @@ typedef struct Three {
 Test(wl_type, pointer_bits_and_registration) {
     cr_assert_eq(WL_PTR(Three, a), 1u);
     cr_assert_eq(WL_PTR(Three, b), 4u);
-    uint32_t t1 = wl_type("Unit.Three", sizeof(Three), WL_PTR(Three, a) | WL_PTR(Three, b),
-                          SGC_VAR_NONE);
-    uint32_t t2 = wl_type("Unit.Three", sizeof(Three), WL_PTR(Three, a) | WL_PTR(Three, b),
-                          SGC_VAR_NONE);
+    uint32_t t1 = wl_type("Unit.Three", sizeof(Three), WL_PTR(Three, a) | WL_PTR(Three, b), SGC_VAR_NONE);
+    uint32_t t2 = wl_type("Unit.Three", sizeof(Three), WL_PTR(Three, a) | WL_PTR(Three, b), SGC_VAR_NONE);
     cr_assert_eq(t1, t2);
     cr_assert_str_eq(sgc_type_name(t1), "Unit.Three");
 }
 
-Test(wl_type, pointer_beyond_fixed_part_exits_one, .exit_code = 1) {
-    wl_type("Unit.Bad", 16, 1u << 2, SGC_VAR_NONE);
-}
+Test(wl_type, pointer_beyond_fixed_part_exits_one, .exit_code = 1) { wl_type("Unit.Bad", 16, 1u << 2, SGC_VAR_NONE); }
 
-Test(wl_type, fixed_part_too_big_exits_one, .exit_code = 1) {
-    wl_type("Unit.Huge", 520, 0, SGC_VAR_NONE);
-}
+Test(wl_type, fixed_part_too_big_exits_one, .exit_code = 1) { wl_type("Unit.Huge", 520, 0, SGC_VAR_NONE); }

@@ -7,13 +7,12 @@
 
 uint32_t an_binop_kinds(uint32_t ka, uint32_t kb) {
     /* table[i][j]: result of kind bit i with kind bit j */
-    static const uint8_t table[5][5] = {
-        /*          int        float        str     bool       none */
-        /* int */ {AN_K_INT, AN_K_FLOAT, 0, AN_K_INT, 0},
-        /* flt */ {AN_K_FLOAT, AN_K_FLOAT, 0, AN_K_FLOAT, 0},
-        /* str */ {AN_K_STR, 0, AN_K_STR, 0, 0},
-        /* bool*/ {AN_K_INT, AN_K_FLOAT, 0, AN_K_INT, 0},
-        /* none*/ {0, 0, 0, 0, 0}};
+    static const uint8_t table[5][5] = {/*          int        float        str     bool       none */
+                                        /* int */ {AN_K_INT, AN_K_FLOAT, 0, AN_K_INT, 0},
+                                        /* flt */ {AN_K_FLOAT, AN_K_FLOAT, 0, AN_K_FLOAT, 0},
+                                        /* str */ {AN_K_STR, 0, AN_K_STR, 0, 0},
+                                        /* bool*/ {AN_K_INT, AN_K_FLOAT, 0, AN_K_INT, 0},
+                                        /* none*/ {0, 0, 0, 0, 0}};
     uint32_t r = 0;
     for (int i = 0; i < 5; i++)
         if (ka & (1u << i))

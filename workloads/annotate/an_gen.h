@@ -21,9 +21,7 @@
 
 #include <stdint.h>
 
-enum {
-    AN_K_INT = 1, AN_K_FLOAT = 2, AN_K_STR = 4, AN_K_BOOL = 8, AN_K_NONE = 16
-};
+enum { AN_K_INT = 1, AN_K_FLOAT = 2, AN_K_STR = 4, AN_K_BOOL = 8, AN_K_NONE = 16 };
 
 typedef enum an_opcode {
     AN_CONST = 0, /* res <- constant of kind x */
@@ -43,25 +41,25 @@ typedef enum an_opcode {
 } an_opcode;
 
 typedef struct an_op {
-    uint8_t opcode; /* an_opcode */
-    uint8_t nargs;  /* entries in args */
-    uint16_t res;   /* result variable */
-    uint16_t a, b;  /* operand variables */
-    uint32_t x;     /* kind, site or callee */
+    uint8_t opcode;   /* an_opcode */
+    uint8_t nargs;    /* entries in args */
+    uint16_t res;     /* result variable */
+    uint16_t a, b;    /* operand variables */
+    uint32_t x;       /* kind, site or callee */
     uint16_t args[4]; /* argument variables (calls; SETITEM's value) */
 } an_op;
 
 typedef struct an_fn {
-    int nparams;  /* variables 0..nparams-1 */
-    int nvars;    /* parameters and locals */
+    int nparams; /* variables 0..nparams-1 */
+    int nvars;   /* parameters and locals */
     int nops;
     an_op *ops;
 } an_fn;
 
 typedef struct an_program {
     int nfuncs;
-    int nconts;   /* container sites */
-    int nsites;   /* nconts + nfuncs */
+    int nconts;            /* container sites */
+    int nsites;            /* nconts + nfuncs */
     uint8_t *site_is_dict; /* per container site: 1 dict, 0 list */
     an_fn *fns;
 } an_program;

@@ -15,12 +15,12 @@ typedef struct ref_ann {
 
 typedef struct ref_state {
     const an_program *p;
-    ref_ann *ann;      /* every annotation */
-    int *var_base;     /* annotation index of function f's variable 0 */
+    ref_ann *ann;  /* every annotation */
+    int *var_base; /* annotation index of function f's variable 0 */
     int ret_base, elem_base, dkey_base, dval_base;
-    int *tmp;          /* merge buffer */
+    int *tmp; /* merge buffer */
     int tmp_cap;
-    int changed;       /* something grew during this pass */
+    int changed; /* something grew during this pass */
 } ref_state;
 
 static void join_kinds(ref_state *r, int dst, uint32_t kinds) {
@@ -97,9 +97,7 @@ static void pass(ref_state *r) {
             switch (op->opcode) {
             case AN_CONST: join_kinds(r, res, op->x); break;
             case AN_COPY: join(r, res, a); break;
-            case AN_BINOP:
-                join_kinds(r, res, an_binop_kinds(r->ann[a].kinds, r->ann[vb + op->b].kinds));
-                break;
+            case AN_BINOP: join_kinds(r, res, an_binop_kinds(r->ann[a].kinds, r->ann[vb + op->b].kinds)); break;
             case AN_NEWLIST:
             case AN_NEWDICT: join_site(r, res, (int)op->x); break;
             case AN_FUNCREF: join_site(r, res, p->nconts + (int)op->x); break;

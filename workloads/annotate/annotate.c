@@ -30,43 +30,47 @@
 
 /* ---- Heap objects ---------------------------------------------------------- */
 
-typedef struct an_value {   /* "SomeValue": immutable once built */
-    sgc_obj sites;          /* SiteSet (sorted ids), or NULL for none */
-    int64_t kinds;          /* AN_K_* mask */
+typedef struct an_value { /* "SomeValue": immutable once built */
+    sgc_obj sites;        /* SiteSet (sorted ids), or NULL for none */
+    int64_t kinds;        /* AN_K_* mask */
 } an_value;
 
-typedef struct an_words { uint64_t w[1]; } an_words; /* "SiteSet", "FuncSet", "ArgList", "WorkItems" */
-typedef struct an_ptrs { sgc_obj p[1]; } an_ptrs;    /* "OpList", "Bindings", "FuncTable", "SiteTable" */
+typedef struct an_words {
+    uint64_t w[1];
+} an_words; /* "SiteSet", "FuncSet", "ArgList", "WorkItems" */
+typedef struct an_ptrs {
+    sgc_obj p[1];
+} an_ptrs; /* "OpList", "Bindings", "FuncTable", "SiteTable" */
 
-typedef struct an_func {    /* "FlowFunction" */
-    sgc_obj ops;            /* OpList of Operation */
-    sgc_obj bindings;       /* Bindings: SomeValue or NULL (nothing yet) per variable */
+typedef struct an_func { /* "FlowFunction" */
+    sgc_obj ops;         /* OpList of Operation */
+    sgc_obj bindings;    /* Bindings: SomeValue or NULL (nothing yet) per variable */
     int64_t nparams, nvars, nops;
 } an_func;
 
 typedef struct an_operation { /* "Operation" */
-    sgc_obj args;           /* ArgList or NULL */
+    sgc_obj args;             /* ArgList or NULL */
     int64_t opcode, res, a, b, x;
 } an_operation;
 
-typedef struct an_state {   /* "Annotator": everything the fixpoint keeps */
-    sgc_obj funcs;          /* FuncTable of FlowFunction */
-    sgc_obj returns;        /* FuncTable of SomeValue: each function's result */
-    sgc_obj callers;        /* FuncTable of FuncSet: who called each function */
-    sgc_obj elems;          /* SiteTable of SomeValue: list elements */
-    sgc_obj dkeys;          /* SiteTable of SomeValue: dict keys */
-    sgc_obj dvals;          /* SiteTable of SomeValue: dict values */
-    sgc_obj readers;        /* SiteTable of FuncSet: who read each container */
-    sgc_obj queue;          /* WorkItems: ring of function ids */
-    sgc_obj pending;        /* PendingFlags: 1 if the function is in the queue */
-    sgc_obj site_is_dict;   /* SiteKinds: 1 per dict site */
-    int64_t head, count;    /* the ring's first item and length */
+typedef struct an_state { /* "Annotator": everything the fixpoint keeps */
+    sgc_obj funcs;        /* FuncTable of FlowFunction */
+    sgc_obj returns;      /* FuncTable of SomeValue: each function's result */
+    sgc_obj callers;      /* FuncTable of FuncSet: who called each function */
+    sgc_obj elems;        /* SiteTable of SomeValue: list elements */
+    sgc_obj dkeys;        /* SiteTable of SomeValue: dict keys */
+    sgc_obj dvals;        /* SiteTable of SomeValue: dict values */
+    sgc_obj readers;      /* SiteTable of FuncSet: who read each container */
+    sgc_obj queue;        /* WorkItems: ring of function ids */
+    sgc_obj pending;      /* PendingFlags: 1 if the function is in the queue */
+    sgc_obj site_is_dict; /* SiteKinds: 1 per dict site */
+    int64_t head, count;  /* the ring's first item and length */
     int64_t nfuncs, nconts, nsites;
-    int64_t flows;          /* functions flowed (for --verbose) */
+    int64_t flows; /* functions flowed (for --verbose) */
 } an_state;
 
-static uint32_t t_cells, t_value, t_siteset, t_funcset, t_args, t_items, t_oplist, t_bindings, t_functable,
-    t_sitetable, t_func, t_operation, t_state, t_pending, t_sitekinds;
+static uint32_t t_cells, t_value, t_siteset, t_funcset, t_args, t_items, t_oplist, t_bindings, t_functable, t_sitetable,
+    t_func, t_operation, t_state, t_pending, t_sitekinds;
 
 static sgc_obj an_st; /* the Annotator (global root) */
 #define ST ((an_state *)an_st)
@@ -291,9 +295,7 @@ static void flow_function(int64_t f) {
             if (join_into(&tbl, f, &val))
                 schedule_all(P(ST->callers)[f]);
             break;
-        case AN_CALL:
-            self_grew |= flow_call(f, &bind, &op, &cells, o->x);
-            break;
+        case AN_CALL: self_grew |= flow_call(f, &bind, &op, &cells, o->x); break;
         default: {
             /* the operations on every site the operand may hold: keep the
              * set in a root, it is immutable, so later growth of the
@@ -456,11 +458,16 @@ static uint64_t annotate_expected(const wl_run *run) {
 
 int main(int argc, char **argv) {
     int verbose = 0;
-    wl_option opts[] = {
-        {"--verbose", WL_OPT_FLAG, &verbose, 0, 0, "print program and fixpoint statistics on stderr"},
-        {NULL, 0, NULL, 0, 0, NULL}};
-    wl_spec spec = {"annotate", "whole-program type inference on the sgc heap (the paper's PyPy "
-                    "annotator benchmark)", 6500, 1, 60000, "functions in the generated program", opts};
+    wl_option opts[] = {{"--verbose", WL_OPT_FLAG, &verbose, 0, 0, "print program and fixpoint statistics on stderr"},
+                        {NULL, 0, NULL, 0, 0, NULL}};
+    wl_spec spec = {"annotate",
+                    "whole-program type inference on the sgc heap (the paper's PyPy "
+                    "annotator benchmark)",
+                    6500,
+                    1,
+                    60000,
+                    "functions in the generated program",
+                    opts};
     wl_run run = wl_start(&spec, argc, argv);
 
     t_cells = wl_type("ArgCells", 0, 0, SGC_VAR_PTRS);
@@ -475,14 +482,13 @@ int main(int argc, char **argv) {
     t_bindings = wl_type("Bindings", 0, 0, SGC_VAR_PTRS);
     t_functable = wl_type("FuncTable", 0, 0, SGC_VAR_PTRS);
     t_sitetable = wl_type("SiteTable", 0, 0, SGC_VAR_PTRS);
-    t_func = wl_type("FlowFunction", sizeof(an_func),
-                     WL_PTR(an_func, ops) | WL_PTR(an_func, bindings), SGC_VAR_NONE);
+    t_func = wl_type("FlowFunction", sizeof(an_func), WL_PTR(an_func, ops) | WL_PTR(an_func, bindings), SGC_VAR_NONE);
     t_operation = wl_type("Operation", sizeof(an_operation), WL_PTR(an_operation, args), SGC_VAR_NONE);
     t_state = wl_type("Annotator", sizeof(an_state),
                       WL_PTR(an_state, funcs) | WL_PTR(an_state, returns) | WL_PTR(an_state, callers) |
                           WL_PTR(an_state, elems) | WL_PTR(an_state, dkeys) | WL_PTR(an_state, dvals) |
-                          WL_PTR(an_state, readers) | WL_PTR(an_state, queue) |
-                          WL_PTR(an_state, pending) | WL_PTR(an_state, site_is_dict),
+                          WL_PTR(an_state, readers) | WL_PTR(an_state, queue) | WL_PTR(an_state, pending) |
+                          WL_PTR(an_state, site_is_dict),
                       SGC_VAR_NONE);
     sgc_global_root(&an_st);
 
@@ -509,10 +515,10 @@ int main(int argc, char **argv) {
                 maxsites = n > maxsites ? n : maxsites;
             }
         }
-        fprintf(stderr, "annotate: %" PRId64 " functions, %" PRId64 " operations, %" PRId64
-                " container sites, %" PRId64 " function flows, %.1f sites per variable (max %"
-                PRId64 ")\n", ST->nfuncs, nops, ST->nconts, ST->flows,
-                nvals ? (double)nsites / (double)nvals : 0.0, maxsites);
+        fprintf(stderr,
+                "annotate: %" PRId64 " functions, %" PRId64 " operations, %" PRId64 " container sites, %" PRId64
+                " function flows, %.1f sites per variable (max %" PRId64 ")\n",
+                ST->nfuncs, nops, ST->nconts, ST->flows, nvals ? (double)nsites / (double)nvals : 0.0, maxsites);
     }
     return wl_finish(&run, &sum, annotate_expected);
 }

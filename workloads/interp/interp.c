@@ -31,11 +31,11 @@ extern const char ip_src_pystone[], ip_src_richards[], ip_src_nbody[];
 extern const size_t ip_src_pystone_len, ip_src_richards_len, ip_src_nbody_len;
 
 typedef struct program {
-    const char *name;        /* --program NAME */
-    const char *file;        /* the name in messages */
-    const char *src;         /* embedded source */
-    const size_t *len;       /* its length */
-    int64_t default_size;    /* about 0.3 s here */
+    const char *name;                   /* --program NAME */
+    const char *file;                   /* the name in messages */
+    const char *src;                    /* embedded source */
+    const size_t *len;                  /* its length */
+    int64_t default_size;               /* about 0.3 s here */
     uint64_t (*expected)(int64_t size); /* the reference checksum */
 } program;
 
@@ -48,9 +48,7 @@ static const program programs[] = {
 
 static const program *chosen;
 
-static uint64_t interp_expected(const wl_run *run) {
-    return chosen->expected(run->size);
-}
+static uint64_t interp_expected(const wl_run *run) { return chosen->expected(run->size); }
 
 #define IP_MAX_PROGRAM_BYTES (64 << 20)
 
@@ -59,8 +57,10 @@ static uint64_t interp_expected(const wl_run *run) {
 static char *read_file(const char *path, size_t *len) {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        fprintf(stderr, "interp: cannot open program '%s': %s (built-in programs: pystone, "
-                "richards, nbody)\n", path, strerror(errno));
+        fprintf(stderr,
+                "interp: cannot open program '%s': %s (built-in programs: pystone, "
+                "richards, nbody)\n",
+                path, strerror(errno));
         exit(2);
     }
     size_t cap = 4096, n = 0;
@@ -95,14 +95,17 @@ static char *read_file(const char *path, size_t *len) {
 int main(int argc, char **argv) {
     const char *prog = "pystone";
     wl_option opts[] = {
-        {"--program", WL_OPT_STRING, &prog, 0, 0,
-         "guest program: pystone (default), richards, nbody, or a file path"},
+        {"--program", WL_OPT_STRING, &prog, 0, 0, "guest program: pystone (default), richards, nbody, or a file path"},
         {NULL, 0, NULL, 0, 0, NULL}};
-    wl_spec spec = {"interp", "a dynamic-language interpreter on the sgc heap running a guest "
+    wl_spec spec = {"interp",
+                    "a dynamic-language interpreter on the sgc heap running a guest "
                     "program (the paper's pystone on an interpreted PyPy)",
-                    0, 0, 100000000,
+                    0,
+                    0,
+                    100000000,
                     "work units of the guest program (pystone loops, richards runs, nbody "
-                    "steps); 0 = the program's default", opts};
+                    "steps); 0 = the program's default",
+                    opts};
     wl_run run = wl_start(&spec, argc, argv);
 
     const char *file, *src;
@@ -119,8 +122,10 @@ int main(int argc, char **argv) {
             run.size = chosen->default_size;
     } else {
         if (run.check) {
-            fprintf(stderr, "interp: --check needs a built-in program (pystone, richards, nbody), "
-                    "not '%s' (see interp --help)\n", prog);
+            fprintf(stderr,
+                    "interp: --check needs a built-in program (pystone, richards, nbody), "
+                    "not '%s' (see interp --help)\n",
+                    prog);
             exit(2);
         }
         file = prog;

@@ -27,8 +27,6 @@ static sgc_obj ip_globals; /* the top level's Env (global root) */
 
 enum { CTL_NORMAL = 0, CTL_BREAK, CTL_CONTINUE, CTL_RETURN };
 
-
-
 /* Prints the guest stack outermost first.  Like Python, a run of more than
  * three identical entries (deep recursion) prints three and a count. */
 static void tb_print(ip_callinfo *innermost) {
@@ -48,18 +46,15 @@ static void tb_print(ip_callinfo *innermost) {
         else
             same = 0;
         if (same < 3)
-            fprintf(stderr, "  File \"%s\", line %d, in %s\n", ip_file, calls[i]->line,
-                    calls[i]->def->name);
-        if (same >= 3 && (i + 1 == n || calls[i + 1]->def != calls[i]->def ||
-                          calls[i + 1]->line != calls[i]->line))
+            fprintf(stderr, "  File \"%s\", line %d, in %s\n", ip_file, calls[i]->line, calls[i]->def->name);
+        if (same >= 3 && (i + 1 == n || calls[i + 1]->def != calls[i]->def || calls[i + 1]->line != calls[i]->line))
             fprintf(stderr, "  [previous line repeated %d more times]\n", same - 2);
     }
     free(calls);
 }
 
 /* A runtime error at node n: traceback, message, exit 1. */
-__attribute__((noreturn, format(printf, 2, 3), cold))
-static void rt_error(const ip_node *n, const char *fmt, ...) {
+__attribute__((noreturn, format(printf, 2, 3), cold)) static void rt_error(const ip_node *n, const char *fmt, ...) {
     va_list ap;
     fflush(stdout);
     if (ip_calls)
@@ -93,17 +88,13 @@ static inline void var_store(sgc_obj env, int depth, int index, sgc_obj v) {
 
 /* ---- Arithmetic ------------------------------------------------------------- */
 
-static inline int is_num(sgc_obj v) {
-    return v && (SGC_TYPE_OF(v) == ip_t_int || SGC_TYPE_OF(v) == ip_t_float);
-}
+static inline int is_num(sgc_obj v) { return v && (SGC_TYPE_OF(v) == ip_t_int || SGC_TYPE_OF(v) == ip_t_float); }
 
-static inline double num(sgc_obj v) {
-    return SGC_TYPE_OF(v) == ip_t_int ? (double)IP_INT(v) : IP_FLOAT(v);
-}
+static inline double num(sgc_obj v) { return SGC_TYPE_OF(v) == ip_t_int ? (double)IP_INT(v) : IP_FLOAT(v); }
 
 static const char *op_name(int op) {
-    static const char *const names[] = {"?", "+", "-", "*", "/", "//", "%", "==", "!=", "<", "<=", ">", ">=",
-                                        "&", "|", "^", "<<", ">>"};
+    static const char *const names[] = {
+        "?", "+", "-", "*", "/", "//", "%", "==", "!=", "<", "<=", ">", ">=", "&", "|", "^", "<<", ">>"};
     return names[op];
 }
 
@@ -231,8 +222,7 @@ __attribute__((noinline)) static sgc_obj binop_slow(ip_node *n, int op) {
         IP_SP -= 2;
         return r;
     }
-    rt_error(n, "unsupported operand types for %s: %s and %s", op_name(op), ip_type_name(a),
-             ip_type_name(b));
+    rt_error(n, "unsupported operand types for %s: %s and %s", op_name(op), ip_type_name(a), ip_type_name(b));
 }
 
 /* The fast path for Int op Int; everything else goes to binop_slow. */
@@ -367,16 +357,15 @@ static sgc_obj call_value(ip_node *n, int base, int argc) {
     if (IP_IS(f, ip_t_builtin)) {
         int b = (int)((ip_builtin *)f)->index;
         if (ip_builtin_arity[b] >= 0 && ip_builtin_arity[b] != argc)
-            rt_error(n, "%s() takes %d argument%s, %d given", ip_builtin_names[b],
-                     ip_builtin_arity[b], ip_builtin_arity[b] == 1 ? "" : "s", argc);
+            rt_error(n, "%s() takes %d argument%s, %d given", ip_builtin_names[b], ip_builtin_arity[b],
+                     ip_builtin_arity[b] == 1 ? "" : "s", argc);
         return call_builtin(n, b, base + 1, argc);
     }
     if (!IP_IS(f, ip_t_func))
         rt_error(n, "%s is not callable", ip_type_name(f));
     ip_fndef *def = ((ip_func *)f)->def;
     if (argc != def->nparams)
-        rt_error(n, "%s() takes %d argument%s, %d given", def->name, def->nparams,
-                 def->nparams == 1 ? "" : "s", argc);
+        rt_error(n, "%s() takes %d argument%s, %d given", def->name, def->nparams, def->nparams == 1 ? "" : "s", argc);
     if (ip_depth >= IP_MAX_DEPTH)
         rt_error(n, "recursion too deep (%d nested calls)", ip_depth);
     if (ip_calls)
@@ -440,8 +429,7 @@ static sgc_obj call_builtin(ip_node *n, int b, int base, int argc) {
         if (ta == ip_t_dict)
             return ip_int_new(IP_DICT(a)->count);
         break;
-    case 2: /* str */
-        return builtin_str(a);
+    case 2: /* str */ return builtin_str(a);
     case 3: /* int */
         if (ta == ip_t_int)
             return a;
@@ -518,9 +506,7 @@ static sgc_obj call_builtin(ip_node *n, int b, int base, int argc) {
             return ip_bool_of(found);
         }
         break;
-    case 11: { /* type */
-        const char *t = ip_type_name(a);
-        return ip_str_new(t, (int64_t)strlen(t));
+    case 11: { /* type */ const char *t = ip_type_name(a); return ip_str_new(t, (int64_t)strlen(t));
     }
     case 12: { /* error */
         ip_buf buf = {0};
@@ -550,12 +536,11 @@ static sgc_obj call_builtin(ip_node *n, int b, int base, int argc) {
     case 16: /* min */
     case 17: /* max */
         if (is_num(a) && is_num(ARG(1))) {
-            int less = (ta == ip_t_int && SGC_TYPE_OF(ARG(1)) == ip_t_int) ? IP_INT(a) < IP_INT(ARG(1))
-                                                                           : num(a) < num(ARG(1));
+            int less =
+                (ta == ip_t_int && SGC_TYPE_OF(ARG(1)) == ip_t_int) ? IP_INT(a) < IP_INT(ARG(1)) : num(a) < num(ARG(1));
             return (b == 16) == less ? a : ARG(1);
         }
-        rt_error(n, "%s() needs two numbers, not %s and %s", name, ip_type_name(a),
-                 ip_type_name(ARG(1)));
+        rt_error(n, "%s() needs two numbers, not %s and %s", name, ip_type_name(a), ip_type_name(ARG(1)));
     case 18: /* mix */
         if (ta == ip_t_int) {
             wl_mix(&ip_sum, (uint64_t)IP_INT(a));
@@ -622,8 +607,7 @@ static sgc_obj call_builtin(ip_node *n, int b, int base, int argc) {
     }
     case 21: { /* join(list, sep) */
         if (ta != ip_t_list || !IP_IS(ARG(1), ip_t_str))
-            rt_error(n, "join() needs a List and a Str, not %s and %s", ip_type_name(a),
-                     ip_type_name(ARG(1)));
+            rt_error(n, "join() needs a List and a Str, not %s and %s", ip_type_name(a), ip_type_name(ARG(1)));
         ip_buf buf = {0};
         for (int64_t i = 0; i < IP_LIST(a)->len; i++) {
             if (i)
@@ -647,8 +631,7 @@ static sgc_obj call_builtin(ip_node *n, int b, int base, int argc) {
             return ip_pop();
         }
         break;
-    case 23: /* size */
-        return ip_int_new(ip_size);
+    case 23: /* size */ return ip_int_new(ip_size);
     }
     rt_error(n, "%s() does not accept %s", name, ip_type_name(a));
 }
@@ -665,16 +648,11 @@ static sgc_obj eval(ip_node *n, sgc_obj *envp) {
     if (__builtin_expect(ip_stack_spent(), 0))
         stack_spent(n);
     switch (n->kind) {
-    case N_CONST:
-        return ((ip_items *)IP_LIST(ip_consts)->items)->v[n->index];
-    case N_NIL:
-        return NULL;
-    case N_TRUE:
-        return ip_true;
-    case N_FALSE:
-        return ip_false;
-    case N_VAR:
-        return IP_ENV(env_at(*envp, n->depth))->slot[n->index];
+    case N_CONST: return ((ip_items *)IP_LIST(ip_consts)->items)->v[n->index];
+    case N_NIL: return NULL;
+    case N_TRUE: return ip_true;
+    case N_FALSE: return ip_false;
+    case N_VAR: return IP_ENV(env_at(*envp, n->depth))->slot[n->index];
     case N_BUILTIN: {
         ip_builtin *b = SGC_NEW(ip_t_builtin, ip_builtin);
         b->index = n->index;
@@ -729,9 +707,7 @@ static sgc_obj eval(ip_node *n, sgc_obj *envp) {
         ip_push(eval(n->a, envp));
         ip_push(eval(n->b, envp));
         return index_top(n);
-    case N_FIELD:
-        ip_push(eval(n->a, envp));
-        return field_top(n);
+    case N_FIELD: ip_push(eval(n->a, envp)); return field_top(n);
     case N_NEG: {
         sgc_obj v = eval(n->a, envp);
         if (IP_IS(v, ip_t_int))
@@ -740,8 +716,7 @@ static sgc_obj eval(ip_node *n, sgc_obj *envp) {
             return ip_float_new(-IP_FLOAT(v));
         rt_error(n, "cannot negate %s", ip_type_name(v));
     }
-    case N_NOT:
-        return ip_bool_of(!ip_truthy(eval(n->a, envp)));
+    case N_NOT: return ip_bool_of(!ip_truthy(eval(n->a, envp)));
     case N_BINOP:
         ip_push(eval(n->a, envp));
         ip_push(eval(n->b, envp));
@@ -754,8 +729,7 @@ static sgc_obj eval(ip_node *n, sgc_obj *envp) {
         sgc_obj v = eval(n->a, envp);
         return ip_truthy(v) ? v : eval(n->b, envp);
     }
-    default:
-        rt_error(n, "internal error: node kind %d is not an expression", n->kind);
+    default: rt_error(n, "internal error: node kind %d is not an expression", n->kind);
     }
 }
 
@@ -862,9 +836,7 @@ static int exec(ip_node *n, sgc_obj *envp) {
         ip_calls->line = n->line;
         (void)eval(n->a, envp);
         return CTL_NORMAL;
-    case S_ASSIGN:
-        ip_calls->line = n->line;
-        return exec_assign(n, envp);
+    case S_ASSIGN: ip_calls->line = n->line; return exec_assign(n, envp);
     case S_IF:
         ip_calls->line = n->line;
         if (ip_truthy(eval(n->a, envp)))
@@ -882,19 +854,14 @@ static int exec(ip_node *n, sgc_obj *envp) {
                 return c;
         }
     case S_FOR_RANGE:
-    case S_FOR_IN:
-        ip_calls->line = n->line;
-        return exec_for(n, envp);
+    case S_FOR_IN: ip_calls->line = n->line; return exec_for(n, envp);
     case S_RETURN:
         ip_calls->line = n->line;
         ip_ret = n->a ? eval(n->a, envp) : NULL;
         return CTL_RETURN;
-    case S_BREAK:
-        return CTL_BREAK;
-    case S_CONTINUE:
-        return CTL_CONTINUE;
-    default:
-        rt_error(n, "internal error: node kind %d is not a statement", n->kind);
+    case S_BREAK: return CTL_BREAK;
+    case S_CONTINUE: return CTL_CONTINUE;
+    default: rt_error(n, "internal error: node kind %d is not a statement", n->kind);
     }
 }
 

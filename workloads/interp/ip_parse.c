@@ -11,30 +11,75 @@
 
 sgc_obj ip_consts;
 
-const char *const ip_builtin_names[] = {"print", "len",  "str",  "int",   "float", "chr",
-                                        "ord",   "push", "pop",  "keys",  "has",   "type",
-                                        "error", "sqrt", "floor", "abs",  "min",   "max",
-                                        "mix",   "copy", "slice", "join", "list", "size"};
+const char *const ip_builtin_names[] = {"print", "len",  "str", "int",  "float", "chr",  "ord",   "push",
+                                        "pop",   "keys", "has", "type", "error", "sqrt", "floor", "abs",
+                                        "min",   "max",  "mix", "copy", "slice", "join", "list",  "size"};
 const int ip_builtin_arity[] = {-1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 2, 1, 1, 1, 1, 1, 2, 2, 1, 1, 3, 2, 2, 0};
 int ip_builtin_count(void) { return (int)(sizeof ip_builtin_arity / sizeof ip_builtin_arity[0]); }
 
 /* ---- Lexer ------------------------------------------------------------------ */
 
 enum {
-    T_EOF = 0, T_INT, T_FLOAT, T_STR, T_NAME,
+    T_EOF = 0,
+    T_INT,
+    T_FLOAT,
+    T_STR,
+    T_NAME,
     /* keywords */
-    T_LET, T_FN, T_IF, T_ELIF, T_ELSE, T_WHILE, T_FOR, T_IN, T_RETURN, T_BREAK, T_CONTINUE,
-    T_AND, T_OR, T_NOT, T_NIL, T_TRUE, T_FALSE,
+    T_LET,
+    T_FN,
+    T_IF,
+    T_ELIF,
+    T_ELSE,
+    T_WHILE,
+    T_FOR,
+    T_IN,
+    T_RETURN,
+    T_BREAK,
+    T_CONTINUE,
+    T_AND,
+    T_OR,
+    T_NOT,
+    T_NIL,
+    T_TRUE,
+    T_FALSE,
     /* punctuation */
-    T_LP, T_RP, T_LB, T_RB, T_LC, T_RC, T_COMMA, T_DOT, T_DOTDOT, T_COLON, T_SEMI,
-    T_ASSIGN, T_PLUSEQ, T_MINUSEQ, T_STAREQ,
-    T_PLUS, T_MINUS, T_STAR, T_SLASH, T_SLASHSLASH, T_PERCENT,
-    T_EQ, T_NE, T_LT, T_LE, T_GT, T_GE,
-    T_AMP, T_PIPE, T_CARET, T_SHL, T_SHR
+    T_LP,
+    T_RP,
+    T_LB,
+    T_RB,
+    T_LC,
+    T_RC,
+    T_COMMA,
+    T_DOT,
+    T_DOTDOT,
+    T_COLON,
+    T_SEMI,
+    T_ASSIGN,
+    T_PLUSEQ,
+    T_MINUSEQ,
+    T_STAREQ,
+    T_PLUS,
+    T_MINUS,
+    T_STAR,
+    T_SLASH,
+    T_SLASHSLASH,
+    T_PERCENT,
+    T_EQ,
+    T_NE,
+    T_LT,
+    T_LE,
+    T_GT,
+    T_GE,
+    T_AMP,
+    T_PIPE,
+    T_CARET,
+    T_SHL,
+    T_SHR
 };
 
-static const char *const kw[] = {"let", "fn", "if", "elif", "else", "while", "for", "in", "return",
-                                 "break", "continue", "and", "or", "not", "nil", "true", "false"};
+static const char *const kw[] = {"let",   "fn",       "if",  "elif", "else", "while", "for",  "in",   "return",
+                                 "break", "continue", "and", "or",   "not",  "nil",   "true", "false"};
 
 typedef struct tok {
     int t;
@@ -58,8 +103,7 @@ typedef struct parser {
     int nest;     /* open expressions and blocks being parsed (recursion depth) */
 } parser;
 
-__attribute__((noreturn, format(printf, 4, 5)))
-static void perr(parser *ps, int line, int col, const char *fmt, ...) {
+__attribute__((noreturn, format(printf, 4, 5))) static void perr(parser *ps, int line, int col, const char *fmt, ...) {
     va_list ap;
     fflush(stdout);
     fprintf(stderr, "%s:%d:%d: ", ps->file, line, col);
@@ -101,7 +145,11 @@ void ip_stack_init(const void *base) {
 /* The tree, names and slot tables live in an arena that is never freed: the
  * program runs until exit, and the chain from ip_arena keeps every block
  * reachable (so leak checkers see no leak). */
-typedef struct arena_block { struct arena_block *next; size_t used, cap; char mem[]; } arena_block;
+typedef struct arena_block {
+    struct arena_block *next;
+    size_t used, cap;
+    char mem[];
+} arena_block;
 static arena_block *ip_arena;
 
 static void *xalloc(size_t n) {
@@ -174,8 +222,8 @@ static void lex(parser *ps) {
     char c = *p;
     if (c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')) {
         const char *q = p;
-        while (q < ps->end && (*q == '_' || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') ||
-                               (*q >= '0' && *q <= '9')))
+        while (q < ps->end &&
+               (*q == '_' || (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9')))
             q++;
         t->len = (int)(q - p);
         t->t = T_NAME;
@@ -192,8 +240,7 @@ static void lex(parser *ps) {
         int is_float = 0;
         if (c == '0' && q + 1 < ps->end && (q[1] == 'x' || q[1] == 'X')) {
             q += 2;
-            while (q < ps->end && ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f') ||
-                                   (*q >= 'A' && *q <= 'F')))
+            while (q < ps->end && ((*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'f') || (*q >= 'A' && *q <= 'F')))
                 q++;
         } else {
             while (q < ps->end && *q >= '0' && *q <= '9')
@@ -257,8 +304,7 @@ static void lex(parser *ps) {
                 case '\\': out[n++] = '\\'; break;
                 case '"': out[n++] = '"'; break;
                 case '\'': out[n++] = '\''; break;
-                default:
-                    perr(ps, t->line, ecol, "unknown escape '\\%c' in string literal", *q);
+                default: perr(ps, t->line, ecol, "unknown escape '\\%c' in string literal", *q);
                 }
                 q++;
                 continue;
@@ -273,13 +319,16 @@ static void lex(parser *ps) {
         ps->p = q;
         return;
     }
-    static const struct { const char *s; int t; } punct[] = {
-        {"..", T_DOTDOT}, {"<<", T_SHL}, {">>", T_SHR}, {"//", T_SLASHSLASH}, {"==", T_EQ}, {"!=", T_NE}, {"<=", T_LE},
-        {">=", T_GE}, {"+=", T_PLUSEQ}, {"-=", T_MINUSEQ}, {"*=", T_STAREQ},
-        {"(", T_LP}, {")", T_RP}, {"[", T_LB}, {"]", T_RB}, {"{", T_LC}, {"}", T_RC},
-        {",", T_COMMA}, {".", T_DOT}, {":", T_COLON}, {";", T_SEMI}, {"=", T_ASSIGN},
-        {"+", T_PLUS}, {"-", T_MINUS}, {"*", T_STAR}, {"/", T_SLASH}, {"%", T_PERCENT},
-        {"<", T_LT}, {">", T_GT}, {"&", T_AMP}, {"|", T_PIPE}, {"^", T_CARET}};
+    static const struct {
+        const char *s;
+        int t;
+    } punct[] = {{"..", T_DOTDOT}, {"<<", T_SHL},    {">>", T_SHR},  {"//", T_SLASHSLASH}, {"==", T_EQ},
+                 {"!=", T_NE},     {"<=", T_LE},     {">=", T_GE},   {"+=", T_PLUSEQ},     {"-=", T_MINUSEQ},
+                 {"*=", T_STAREQ}, {"(", T_LP},      {")", T_RP},    {"[", T_LB},          {"]", T_RB},
+                 {"{", T_LC},      {"}", T_RC},      {",", T_COMMA}, {".", T_DOT},         {":", T_COLON},
+                 {";", T_SEMI},    {"=", T_ASSIGN},  {"+", T_PLUS},  {"-", T_MINUS},       {"*", T_STAR},
+                 {"/", T_SLASH},   {"%", T_PERCENT}, {"<", T_LT},    {">", T_GT},          {"&", T_AMP},
+                 {"|", T_PIPE},    {"^", T_CARET}};
     for (size_t k = 0; k < sizeof punct / sizeof punct[0]; k++) {
         size_t l = strlen(punct[k].s);
         if ((size_t)(ps->end - p) >= l && memcmp(p, punct[k].s, l) == 0) {
@@ -309,8 +358,7 @@ static int accept(parser *ps, int t) {
 static void expect(parser *ps, int t, const char *what) {
     if (ps->cur.t != t) {
         char b[64];
-        perr(ps, ps->cur.line, ps->cur.col, "expected %s, found %s", what,
-             tok_desc(&ps->cur, b, sizeof b));
+        perr(ps, ps->cur.line, ps->cur.col, "expected %s, found %s", what, tok_desc(&ps->cur, b, sizeof b));
     }
     next(ps);
 }
@@ -486,8 +534,7 @@ static ip_node *primary(parser *ps) {
         n->fn = fn_rest(ps, name, t.line);
         return n;
     }
-    default:
-        perr(ps, t.line, t.col, "expected an expression, found %s", tok_desc(&t, b, sizeof b));
+    default: perr(ps, t.line, t.col, "expected an expression, found %s", tok_desc(&t, b, sizeof b));
     }
 }
 
@@ -558,8 +605,11 @@ static ip_node *mul(parser *ps) {
     ip_node *n = unary(ps);
     for (;;) {
         tok t = ps->cur;
-        int op = t.t == T_STAR ? OP_MUL : t.t == T_SLASH ? OP_DIV : t.t == T_SLASHSLASH ? OP_FDIV
-               : t.t == T_PERCENT ? OP_MOD : 0;
+        int op = t.t == T_STAR         ? OP_MUL
+                 : t.t == T_SLASH      ? OP_DIV
+                 : t.t == T_SLASHSLASH ? OP_FDIV
+                 : t.t == T_PERCENT    ? OP_MOD
+                                       : 0;
         if (!op)
             return n;
         next(ps);
@@ -607,16 +657,20 @@ static ip_node *bitlevel(parser *ps, int level) {
 static ip_node *cmp(parser *ps) {
     ip_node *n = bitlevel(ps, 0);
     tok t = ps->cur;
-    int op = t.t == T_EQ ? OP_EQ : t.t == T_NE ? OP_NE : t.t == T_LT ? OP_LT : t.t == T_LE ? OP_LE
-           : t.t == T_GT ? OP_GT : t.t == T_GE ? OP_GE : 0;
+    int op = t.t == T_EQ   ? OP_EQ
+             : t.t == T_NE ? OP_NE
+             : t.t == T_LT ? OP_LT
+             : t.t == T_LE ? OP_LE
+             : t.t == T_GT ? OP_GT
+             : t.t == T_GE ? OP_GE
+                           : 0;
     if (!op)
         return n;
     next(ps);
     n = binop(op, &t, n, bitlevel(ps, 0));
     int c = ps->cur.t;
     if (c == T_EQ || c == T_NE || c == T_LT || c == T_LE || c == T_GT || c == T_GE)
-        perr(ps, ps->cur.line, ps->cur.col,
-             "comparisons do not chain; write 'a < b and b < c' instead");
+        perr(ps, ps->cur.line, ps->cur.col, "comparisons do not chain; write 'a < b and b < c' instead");
     return n;
 }
 
@@ -766,16 +820,19 @@ static ip_node *stmt(parser *ps) {
             perr(ps, t.line, t.col, "'%s' outside a loop", t.t == T_BREAK ? "break" : "continue");
         next(ps);
         return mk(t.t == T_BREAK ? S_BREAK : S_CONTINUE, &t);
-    case T_LC:
-        return block(ps);
+    case T_LC: return block(ps);
     default: {
         ip_node *e = expr(ps);
         tok at = ps->cur;
-        int op = at.t == T_ASSIGN ? -1 : at.t == T_PLUSEQ ? OP_ADD : at.t == T_MINUSEQ ? OP_SUB
-               : at.t == T_STAREQ ? OP_MUL : 0;
+        int op = at.t == T_ASSIGN    ? -1
+                 : at.t == T_PLUSEQ  ? OP_ADD
+                 : at.t == T_MINUSEQ ? OP_SUB
+                 : at.t == T_STAREQ  ? OP_MUL
+                                     : 0;
         if (op) {
             if (e->kind != N_VAR && e->kind != N_INDEX && e->kind != N_FIELD)
-                perr(ps, at.line, at.col, "cannot assign to this expression (only to a name, "
+                perr(ps, at.line, at.col,
+                     "cannot assign to this expression (only to a name, "
                      "x[i] or x.field)");
             next(ps);
             ip_node *n = mk(S_ASSIGN, &t);
@@ -785,7 +842,8 @@ static ip_node *stmt(parser *ps) {
             return n;
         }
         if (e->kind != N_CALL)
-            perr(ps, t.line, t.col, "this expression does nothing: a statement is a call, an "
+            perr(ps, t.line, t.col,
+                 "this expression does nothing: a statement is a call, an "
                  "assignment, or a keyword statement");
         ip_node *n = mk(S_EXPR, &t);
         n->a = e;
@@ -840,12 +898,8 @@ static void resolve(parser *ps, ip_node *n, ip_fndef *fn) {
     if (!n)
         return;
     switch (n->kind) {
-    case N_VAR:
-        resolve_var(ps, n, fn);
-        return;
-    case N_FN:
-        resolve(ps, n->fn->body, n->fn);
-        return;
+    case N_VAR: resolve_var(ps, n, fn); return;
+    case N_FN: resolve(ps, n->fn->body, n->fn); return;
     case S_FOR_IN:
     case S_FOR_RANGE: {
         ip_node v = {.kind = N_VAR, .line = n->line, .col = n->col, .name = n->name};
@@ -858,12 +912,13 @@ static void resolve(parser *ps, ip_node *n, ip_fndef *fn) {
         if (n->a->kind == N_VAR) {
             resolve_var(ps, n->a, fn);
             if (n->a->kind == N_BUILTIN)
-                perr(ps, n->a->line, n->a->col, "cannot assign to builtin '%s' (declare a "
-                     "variable with let to shadow it)", n->a->name);
+                perr(ps, n->a->line, n->a->col,
+                     "cannot assign to builtin '%s' (declare a "
+                     "variable with let to shadow it)",
+                     n->a->name);
         }
         break;
-    default:
-        break;
+    default: break;
     }
     resolve(ps, n->a, fn);
     resolve(ps, n->b, fn);
@@ -873,8 +928,8 @@ static void resolve(parser *ps, ip_node *n, ip_fndef *fn) {
     if (n->kind == N_CALL && n->a->kind == N_BUILTIN) {
         int ar = ip_builtin_arity[n->a->index];
         if (ar >= 0 && ar != n->nkids)
-            perr(ps, n->line, n->col, "%s() takes %d argument%s, %d given", n->a->name, ar,
-                 ar == 1 ? "" : "s", n->nkids);
+            perr(ps, n->line, n->col, "%s() takes %d argument%s, %d given", n->a->name, ar, ar == 1 ? "" : "s",
+                 n->nkids);
         n->kind = N_CALLB;
         n->index = n->a->index;
         n->name = n->a->name;
@@ -886,7 +941,10 @@ static void resolve(parser *ps, ip_node *n, ip_fndef *fn) {
  * refuses a tree deeper than IP_MAX_NESTING, walking it with an explicit
  * stack (so this check cannot run out of C stack itself). */
 static void check_depth(parser *ps, ip_node *root) {
-    typedef struct { ip_node *n; int depth; } item;
+    typedef struct {
+        ip_node *n;
+        int depth;
+    } item;
     size_t cap = 256, len = 0;
     item *st = malloc(cap * sizeof *st);
     if (!st) {

@@ -24,36 +24,57 @@
 
 typedef enum ip_kind {
     /* expressions */
-    N_CONST,    /* ip_consts[index] */
-    N_NIL, N_TRUE, N_FALSE,
-    N_VAR,      /* variable at (depth, index) */
-    N_BUILTIN,  /* builtin number index, as a value */
-    N_LIST,     /* [kids...] */
-    N_DICT,     /* {kids[0]: kids[1], ...} */
-    N_FN,       /* a closure of fn */
-    N_CALL,     /* a(kids...) */
-    N_CALLB,    /* builtin index applied to kids */
-    N_INDEX,    /* a[b] */
-    N_FIELD,    /* a.name, with the name's Str at ip_consts[index] */
-    N_NEG,      /* -a */
-    N_NOT,      /* not a */
-    N_BINOP,    /* a op b */
-    N_AND, N_OR,
+    N_CONST, /* ip_consts[index] */
+    N_NIL,
+    N_TRUE,
+    N_FALSE,
+    N_VAR,     /* variable at (depth, index) */
+    N_BUILTIN, /* builtin number index, as a value */
+    N_LIST,    /* [kids...] */
+    N_DICT,    /* {kids[0]: kids[1], ...} */
+    N_FN,      /* a closure of fn */
+    N_CALL,    /* a(kids...) */
+    N_CALLB,   /* builtin index applied to kids */
+    N_INDEX,   /* a[b] */
+    N_FIELD,   /* a.name, with the name's Str at ip_consts[index] */
+    N_NEG,     /* -a */
+    N_NOT,     /* not a */
+    N_BINOP,   /* a op b */
+    N_AND,
+    N_OR,
     /* statements */
-    S_EXPR,     /* a, value dropped */
-    S_ASSIGN,   /* a = b (a is N_VAR, N_INDEX or N_FIELD); op != 0: a op= b */
-    S_IF,       /* if a then b else c (c: NULL, a block, or another S_IF) */
-    S_WHILE,    /* while a do b */
-    S_FOR_RANGE,/* for var (depth,index) in a .. b do c */
-    S_FOR_IN,   /* for var (depth,index) in a do c */
-    S_RETURN,   /* return a (a may be NULL) */
-    S_BREAK, S_CONTINUE,
-    S_BLOCK     /* kids in order */
+    S_EXPR,      /* a, value dropped */
+    S_ASSIGN,    /* a = b (a is N_VAR, N_INDEX or N_FIELD); op != 0: a op= b */
+    S_IF,        /* if a then b else c (c: NULL, a block, or another S_IF) */
+    S_WHILE,     /* while a do b */
+    S_FOR_RANGE, /* for var (depth,index) in a .. b do c */
+    S_FOR_IN,    /* for var (depth,index) in a do c */
+    S_RETURN,    /* return a (a may be NULL) */
+    S_BREAK,
+    S_CONTINUE,
+    S_BLOCK /* kids in order */
 } ip_kind;
 
 /* Binary operators (ip_node.op). */
-enum { OP_ADD = 1, OP_SUB, OP_MUL, OP_DIV, OP_FDIV, OP_MOD, OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
-       OP_BAND, OP_BOR, OP_BXOR, OP_SHL, OP_SHR };
+enum {
+    OP_ADD = 1,
+    OP_SUB,
+    OP_MUL,
+    OP_DIV,
+    OP_FDIV,
+    OP_MOD,
+    OP_EQ,
+    OP_NE,
+    OP_LT,
+    OP_LE,
+    OP_GT,
+    OP_GE,
+    OP_BAND,
+    OP_BOR,
+    OP_BXOR,
+    OP_SHL,
+    OP_SHR
+};
 
 struct ip_fndef;
 
@@ -66,19 +87,19 @@ typedef struct ip_node {
     struct ip_node *a, *b, *c;
     struct ip_node **kids;
     int nkids;
-    struct ip_fndef *fn;  /* N_FN */
+    struct ip_fndef *fn; /* N_FN */
 } ip_node;
 
 /* A guest function (or the top level, "<module>"). */
 typedef struct ip_fndef {
-    sgc_func func;          /* names this function's runtime frames in profiles */
-    char *name;             /* guest name, or "<fn@LINE>" for a fn expression */
-    int line;               /* where it is defined */
-    int nparams;            /* the first nparams slots are the parameters */
-    int nslots;             /* parameters + locals */
-    char **slots;           /* slot names */
-    ip_node *body;          /* S_BLOCK */
-    struct ip_fndef *parent;/* lexically enclosing function, NULL for the top level */
+    sgc_func func;           /* names this function's runtime frames in profiles */
+    char *name;              /* guest name, or "<fn@LINE>" for a fn expression */
+    int line;                /* where it is defined */
+    int nparams;             /* the first nparams slots are the parameters */
+    int nslots;              /* parameters + locals */
+    char **slots;            /* slot names */
+    ip_node *body;           /* S_BLOCK */
+    struct ip_fndef *parent; /* lexically enclosing function, NULL for the top level */
 } ip_fndef;
 
 extern sgc_obj ip_consts; /* List of literal constants (global root) */

@@ -19,16 +19,15 @@
 uint64_t ip_ref_pystone(int64_t loops) {
     wl_checksum c = WL_CHECKSUM_INIT;
     for (int64_t i = 0; i < loops; i++) {
-        wl_mix(&c, 7);      /* IntLoc1 */
-        wl_mix(&c, 39);     /* IntLoc2 */
-        wl_mix(&c, 9);      /* IntLoc3 */
-        wl_mix(&c, 2);      /* EnumLoc */
-        wl_mix(&c, 1);      /* BoolGlob */
+        wl_mix(&c, 7);                      /* IntLoc1 */
+        wl_mix(&c, 39);                     /* IntLoc2 */
+        wl_mix(&c, 9);                      /* IntLoc3 */
+        wl_mix(&c, 2);                      /* EnumLoc */
+        wl_mix(&c, 1);                      /* BoolGlob */
         wl_mix(&c, (uint64_t)(10 + i + 1)); /* Array2Glob[8][7] */
-        wl_mix(&c, 18);     /* PtrGlb.PtrComp.IntComp */
+        wl_mix(&c, 18);                     /* PtrGlb.PtrComp.IntComp */
     }
-    static const uint64_t final[] = {5, 1, 'A', 'B', 7, 7, 8, 0 /* Array2Glob[8][7] */, 8, 7,
-                                     17, 1, 3, 18, 2, 30};
+    static const uint64_t final[] = {5, 1, 'A', 'B', 7, 7, 8, 0 /* Array2Glob[8][7] */, 8, 7, 17, 1, 3, 18, 2, 30};
     for (unsigned k = 0; k < sizeof final / sizeof final[0]; k++)
         wl_mix(&c, k == 7 ? (uint64_t)(10 + loops) : final[k]);
     return wl_checksum_value(&c);
@@ -47,7 +46,9 @@ uint64_t ip_ref_richards(int64_t runs) {
 
 /* nbody.sgl: the same simulation in plain C, every operation in the guest's
  * order (so the doubles agree bit for bit). */
-typedef struct nb_body { double x, y, z, vx, vy, vz, mass; } nb_body;
+typedef struct nb_body {
+    double x, y, z, vx, vy, vz, mass;
+} nb_body;
 
 #define NB_PI 3.14159265358979323
 #define NB_SOLAR_MASS (4 * NB_PI * NB_PI)
@@ -68,18 +69,14 @@ static double nb_energy(const nb_body *b, int n) {
 uint64_t ip_ref_nbody(int64_t steps) {
     static const double init[5][7] = {
         {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0},
-        {4.84143144246472090e+00, -1.16032004402742839e+00, -1.03622044471123109e-01,
-         1.66007664274403694e-03, 7.69901118419740425e-03, -6.90460016972063023e-05,
-         9.54791938424326609e-04},
-        {8.34336671824457987e+00, 4.12479856412430479e+00, -4.03523417114321381e-01,
-         -2.76742510726862411e-03, 4.99852801234917238e-03, 2.30417297573763929e-05,
-         2.85885980666130812e-04},
-        {1.28943695621391310e+01, -1.51111514016986312e+01, -2.23307578892655734e-01,
-         2.96460137564761618e-03, 2.37847173959480950e-03, -2.96589568540237556e-05,
-         4.36624404335156298e-05},
-        {1.53796971148509165e+01, -2.59193146099879641e+01, 1.79258772950371181e-01,
-         2.68067772490389322e-03, 1.62824170038242295e-03, -9.51592254519715870e-05,
-         5.15138902046611451e-05}};
+        {4.84143144246472090e+00, -1.16032004402742839e+00, -1.03622044471123109e-01, 1.66007664274403694e-03,
+         7.69901118419740425e-03, -6.90460016972063023e-05, 9.54791938424326609e-04},
+        {8.34336671824457987e+00, 4.12479856412430479e+00, -4.03523417114321381e-01, -2.76742510726862411e-03,
+         4.99852801234917238e-03, 2.30417297573763929e-05, 2.85885980666130812e-04},
+        {1.28943695621391310e+01, -1.51111514016986312e+01, -2.23307578892655734e-01, 2.96460137564761618e-03,
+         2.37847173959480950e-03, -2.96589568540237556e-05, 4.36624404335156298e-05},
+        {1.53796971148509165e+01, -2.59193146099879641e+01, 1.79258772950371181e-01, 2.68067772490389322e-03,
+         1.62824170038242295e-03, -9.51592254519715870e-05, 5.15138902046611451e-05}};
     /* volatile: the guest computes 4 * PI * PI at run time, left to right */
     volatile double pi = NB_PI;
     double solar = 4 * pi;

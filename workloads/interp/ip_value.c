@@ -7,8 +7,8 @@
 #include <string.h>
 #include "../wl_common.h"
 
-uint32_t ip_t_int, ip_t_float, ip_t_bool, ip_t_str, ip_t_list, ip_t_items, ip_t_dict, ip_t_keys,
-    ip_t_vals, ip_t_func, ip_t_builtin, ip_t_env;
+uint32_t ip_t_int, ip_t_float, ip_t_bool, ip_t_str, ip_t_list, ip_t_items, ip_t_dict, ip_t_keys, ip_t_vals, ip_t_func,
+    ip_t_builtin, ip_t_env;
 
 sgc_obj ip_stack[IP_STACK_MAX];
 static void *ip_stack_slots[IP_STACK_MAX];
@@ -28,8 +28,7 @@ void ip_value_init(void) {
     ip_t_str = wl_type("Str", sizeof(ip_str), 0, SGC_VAR_BYTES);
     ip_t_list = wl_type("List", sizeof(ip_list), WL_PTR(ip_list, items), SGC_VAR_NONE);
     ip_t_items = wl_type("ListItems", 0, 0, SGC_VAR_PTRS);
-    ip_t_dict = wl_type("Dict", sizeof(ip_dict), WL_PTR(ip_dict, keys) | WL_PTR(ip_dict, vals),
-                        SGC_VAR_NONE);
+    ip_t_dict = wl_type("Dict", sizeof(ip_dict), WL_PTR(ip_dict, keys) | WL_PTR(ip_dict, vals), SGC_VAR_NONE);
     ip_t_keys = wl_type("DictKeys", 0, 0, SGC_VAR_PTRS);
     ip_t_vals = wl_type("DictValues", 0, 0, SGC_VAR_PTRS);
     ip_t_func = wl_type("Function", sizeof(ip_func), WL_PTR(ip_func, env), SGC_VAR_NONE);
@@ -104,9 +103,7 @@ sgc_obj ip_dict_new(void) {
     return ip_pop();
 }
 
-sgc_obj ip_env_new(int64_t nslots) {
-    return SGC_NEW_VAR(ip_t_env, sizeof(ip_env), nslots, sizeof(sgc_obj));
-}
+sgc_obj ip_env_new(int64_t nslots) { return SGC_NEW_VAR(ip_t_env, sizeof(ip_env), nslots, sizeof(sgc_obj)); }
 
 const char *ip_type_name(sgc_obj v) {
     if (v == NULL)

@@ -27,36 +27,46 @@
 #include "sgc.h"
 
 /* Type ids, registered by ip_value_init(). */
-extern uint32_t ip_t_int, ip_t_float, ip_t_bool, ip_t_str, ip_t_list, ip_t_items,
-    ip_t_dict, ip_t_keys, ip_t_vals, ip_t_func, ip_t_builtin, ip_t_env;
+extern uint32_t ip_t_int, ip_t_float, ip_t_bool, ip_t_str, ip_t_list, ip_t_items, ip_t_dict, ip_t_keys, ip_t_vals,
+    ip_t_func, ip_t_builtin, ip_t_env;
 
-typedef struct ip_int { int64_t v; } ip_int;          /* "Int" */
-typedef struct ip_float { double v; } ip_float;       /* "Float" */
-typedef struct ip_bool { int64_t v; } ip_bool;        /* "Bool" (two objects only) */
-typedef struct ip_str {                               /* "Str" */
-    int64_t len;    /* bytes, not counting the NUL */
-    uint64_t hash;  /* FNV-1a of the bytes */
-    char b[];       /* len bytes then NUL */
+typedef struct ip_int {
+    int64_t v;
+} ip_int; /* "Int" */
+typedef struct ip_float {
+    double v;
+} ip_float; /* "Float" */
+typedef struct ip_bool {
+    int64_t v;
+} ip_bool;              /* "Bool" (two objects only) */
+typedef struct ip_str { /* "Str" */
+    int64_t len;        /* bytes, not counting the NUL */
+    uint64_t hash;      /* FNV-1a of the bytes */
+    char b[];           /* len bytes then NUL */
 } ip_str;
-typedef struct ip_items { sgc_obj v[1]; } ip_items;   /* "ListItems", "DictKeys", "DictValues" */
-typedef struct ip_list {                              /* "List" */
-    sgc_obj items;  /* ListItems, capacity = its payload words; NULL when empty */
-    int64_t len;    /* elements in use */
+typedef struct ip_items {
+    sgc_obj v[1];
+} ip_items;              /* "ListItems", "DictKeys", "DictValues" */
+typedef struct ip_list { /* "List" */
+    sgc_obj items;       /* ListItems, capacity = its payload words; NULL when empty */
+    int64_t len;         /* elements in use */
 } ip_list;
-typedef struct ip_dict {                              /* "Dict" (open addressing) */
-    sgc_obj keys;   /* DictKeys, cap slots, NULL slot = free */
-    sgc_obj vals;   /* DictValues, cap slots */
-    int64_t count;  /* keys present */
-    int64_t cap;    /* power of two >= 8 */
+typedef struct ip_dict { /* "Dict" (open addressing) */
+    sgc_obj keys;        /* DictKeys, cap slots, NULL slot = free */
+    sgc_obj vals;        /* DictValues, cap slots */
+    int64_t count;       /* keys present */
+    int64_t cap;         /* power of two >= 8 */
 } ip_dict;
-typedef struct ip_func {                              /* "Function": a closure */
-    sgc_obj env;    /* the Env it closes over */
-    void *def;      /* struct ip_fndef * (C memory, lives forever) */
+typedef struct ip_func { /* "Function": a closure */
+    sgc_obj env;         /* the Env it closes over */
+    void *def;           /* struct ip_fndef * (C memory, lives forever) */
 } ip_func;
-typedef struct ip_builtin { int64_t index; } ip_builtin; /* "Builtin" */
-typedef struct ip_env {                               /* "Env": a function activation */
-    sgc_obj parent; /* enclosing Env, NULL for the globals */
-    sgc_obj slot[]; /* parameters and locals */
+typedef struct ip_builtin {
+    int64_t index;
+} ip_builtin;           /* "Builtin" */
+typedef struct ip_env { /* "Env": a function activation */
+    sgc_obj parent;     /* enclosing Env, NULL for the globals */
+    sgc_obj slot[];     /* parameters and locals */
 } ip_env;
 
 /* ---- The value stack ------------------------------------------------------ */
@@ -135,7 +145,10 @@ void ip_dict_set_top(void);
 
 /* Appends the text form of v to a malloc'd buffer (repr: strings quoted
  * inside containers).  Does not allocate on the heap. */
-typedef struct ip_buf { char *b; size_t len, cap; } ip_buf;
+typedef struct ip_buf {
+    char *b;
+    size_t len, cap;
+} ip_buf;
 void ip_buf_add(ip_buf *buf, const char *s, size_t n);
 void ip_format(ip_buf *buf, sgc_obj v, int repr);
 
