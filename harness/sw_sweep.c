@@ -1125,6 +1125,7 @@ int main(int argc, char **argv) {
     s->sim_runner.sim_seed = SW_SIM_SEED;
     s->sim_runner.counters = NULL;
     s->sim_runner.cpu = -1;
+    s->sim_runner.alternate = 0; /* the in-process design is timed; a count needs no alternation */
     sw_run_sim_counters(); /* made once, before any thread uses it */
 
     /* The cells: the stored ones on --resume, else the plan's (sizes 0). */
@@ -1321,7 +1322,10 @@ int main(int argc, char **argv) {
         free(missing);
         missing = NULL;
         int active = 0;
-        n_missing = sw_adapt_next_round(&s->db, s->cells, s->n_cells, s->o.halfwidth, s->o.runs, s->o.max_runs,
+        int n_native_cells = 0; /* adaptive rounds are for the timed cells, which come first */
+        while (n_native_cells < s->n_cells && !s->cells[n_native_cells].sim)
+            n_native_cells++;
+        n_missing = sw_adapt_next_round(&s->db, s->cells, n_native_cells, s->o.halfwidth, s->o.runs, s->o.max_runs,
                                         s->o.seed, &missing, &active);
         if (s->live)
             progress_end(s);

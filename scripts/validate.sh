@@ -53,7 +53,7 @@ while read -r w d periods hz clock rest; do
     fi
     echo "$me: sweep $i of $n: $w, SGC_SAMPLE_SPIN_NS=$d ($clock clock), periods $periods, time $hz Hz"
     # shellcheck disable=SC2086
-    "$bin/sweep" --config "$conf" --workloads "$w" --periods "$periods" --time-hz "$hz" \
+    "$bin/sweep" --backends native --config "$conf" --workloads "$w" --periods "$periods" --time-hz "$hz" \
         --env "SGC_SAMPLE_SPIN_NS=$d" --env "SGC_SAMPLE_SPIN_CLOCK=$clock" --out "$out/sweeps" --no-progress $size_arg ${VALIDATE_ARGS:-} \
         </dev/null || { rc=$?; [ $rc -eq 3 ] && echo "$me: some runs failed (reasons above); going on with the others" >&2 ||
                       { echo "$me: the sweep failed (above)" >&2; exit 1; }; }

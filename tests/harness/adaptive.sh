@@ -5,7 +5,7 @@
 # --resume continues them); the block order stays balanced; bad settings exit 2.
 . tests/harness/lib.sh
 
-common="--bin-dir $FAKE_BIN --workloads fake-ok --periods 64K --time-hz none --runs 3 --warmup 0 --size 50
+common="--backends native --bin-dir $FAKE_BIN --workloads fake-ok --periods 64K --time-hz none --runs 3 --warmup 0 --size 50
     --counters none --no-progress --seed 3"
 
 # A target no stand-in meets: rounds up to --max-runs 6 for both cells (the

@@ -15,7 +15,7 @@ echo "pid 777, started 2026-01-02T00:00:00Z" > "$FREECHECK_LOCK_DIR/freecheck-cp
 flock -o "$FREECHECK_LOCK_DIR/freecheck-cpu999.lock" sleep 8 &
 other=$!
 sleep 0.5
-"$SWEEP" --bin-dir "$FAKE_BIN" --no-progress --workloads fake-ok --periods none --time-hz none --runs 2 \
+"$SWEEP" --backends native --bin-dir "$FAKE_BIN" --no-progress --workloads fake-ok --periods none --time-hz none --runs 2 \
     --size 1 --counters none --cpu "$CPU" --out "$WORK/res" >/dev/null 2>"$WORK/err" &
 pid=$!
 sleep 1.5
@@ -34,7 +34,7 @@ wait $holder
 kill $other 2>/dev/null
 wait $other 2>/dev/null
 # Alone: no wait, no other sweep.
-"$SWEEP" --bin-dir "$FAKE_BIN" --no-progress --workloads fake-ok --periods none --time-hz none --runs 1 \
+"$SWEEP" --backends native --bin-dir "$FAKE_BIN" --no-progress --workloads fake-ok --periods none --time-hz none --runs 1 \
     --size 1 --counters none --cpu "$CPU" --out "$WORK/res2" >/dev/null 2>"$WORK/err2"
 expect "alone: exit 0, no wait, no other sweep" "$?|$(q "$WORK/res2/latest/results.db" "SELECT group_concat(value, '|')
     FROM (SELECT value FROM meta WHERE key IN ('cpu_lock_wait_s', 'other_sweeps_at_start') ORDER BY key)")" "0|0.0|none"

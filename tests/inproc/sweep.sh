@@ -9,7 +9,7 @@
 . tests/harness/lib.sh
 : "${BIN:?BIN must name the build's bin directory}"
 
-"$SWEEP" --quick --design inprocess --no-progress --bin-dir "$BIN" --workloads binarytrees,compute \
+"$SWEEP" --quick --backends native --design inprocess --no-progress --bin-dir "$BIN" --workloads binarytrees,compute \
     --periods 32K --time-hz 1000 --runs 4 --target 0.2 --seed 7 --out "$WORK/res" >"$WORK/out" 2>"$WORK/err"
 rc=$?
 grep -v '^sweep: run \|counter' "$WORK/err" | head -n 20
