@@ -1126,7 +1126,7 @@ int main(int argc, char **argv) {
     s->sim_runner.counters = NULL;
     s->sim_runner.cpu = -1;
     s->sim_runner.alternate = 0; /* the in-process design is timed; a count needs no alternation */
-    sw_run_sim_counters(); /* made once, before any thread uses it */
+    sw_run_sim_counters();       /* made once, before any thread uses it */
 
     /* The cells: the stored ones on --resume, else the plan's (sizes 0). */
     int plan_stored = sw_db_count(&s->db, "cells") > 0;
