@@ -192,6 +192,36 @@ static const st_run *cell_run(const st_analysis *an, const st_cell *c, size_t i)
     return &an->sweep->runs[c->first_run + i];
 }
 
+/* ---- Rows of fields (summary.csv, plot data) ---------------------------- */
+
+/* One row being written: fields separated by sep; text through text() (which
+ * keeps the separator out of it), a missing number as `missing`. */
+typedef struct row_out {
+    FILE *f;
+    char sep;
+    const char *missing;
+    void (*text)(FILE *, const char *);
+    int first;
+} row_out;
+
+static void out_sep(row_out *o) {
+    if (!o->first)
+        fputc(o->sep, o->f);
+    o->first = 0;
+}
+static void out_text(row_out *o, const char *s) {
+    out_sep(o);
+    o->text(o->f, s);
+}
+static void out_INT(row_out *o, long long v) {
+    out_sep(o);
+    fprintf(o->f, "%lld", v);
+}
+static void out_num(row_out *o, double v, int digits) {
+    out_sep(o);
+    fputs(num(buf(), v, digits, o->missing), o->f);
+}
+
 /* ---- summary.csv ------------------------------------------------------- */
 
 /* summary.csv's columns, one row per cell (docs/STATISTICS.md): the only
@@ -286,28 +316,13 @@ static const st_run *cell_run(const st_analysis *an, const st_cell *c, size_t i)
     COL(paired_cost_us_hi, G6, hi_of(&r->paired_cost))                                                     \
     COL(paired_floor, G4, r->paired_floor)
 
-static void csv_sep(FILE *f, int *first) {
-    if (!*first)
-        fputc(',', f);
-    *first = 0;
-}
-static void csv_TEXT(FILE *f, int *first, const char *s) {
-    csv_sep(f, first);
-    csv_text(f, s);
-}
-static void csv_INT(FILE *f, int *first, long long v) {
-    csv_sep(f, first);
-    fprintf(f, "%lld", v);
-}
-static void csv_num(FILE *f, int *first, double v, int digits) {
-    csv_sep(f, first);
-    fputs(csv(v, digits), f);
-}
-#define csv_G4(f, first, v) csv_num(f, first, v, 4)
-#define csv_G6(f, first, v) csv_num(f, first, v, 6)
-#define csv_G8(f, first, v) csv_num(f, first, v, 8)
-#define csv_G10(f, first, v) csv_num(f, first, v, 10)
-#define csv_G12(f, first, v) csv_num(f, first, v, 12)
+/* summary.csv's field types (the row writer is shared with the plot data). */
+#define out_TEXT(o, v) out_text(o, v)
+#define out_G4(o, v) out_num(o, v, 4)
+#define out_G6(o, v) out_num(o, v, 6)
+#define out_G8(o, v) out_num(o, v, 8)
+#define out_G10(o, v) out_num(o, v, 10)
+#define out_G12(o, v) out_num(o, v, 12)
 
 static void write_summary_csv(FILE *f, const st_analysis *an, const st_report_opts *o) {
     fprintf(f, "# analyze seed=%llu resamples=%zu confidence=%g\n", (unsigned long long)o->seed, o->resamples,
@@ -319,8 +334,8 @@ static void write_summary_csv(FILE *f, const st_analysis *an, const st_report_op
         const st_result *r = &an->results[i];
         const st_cell *c = r->cell;
         char v[64]; /* room for a column's text */
-        int first = 1;
-#define FIELD(name, type, value) csv_##type(f, &first, value);
+        row_out o = {f, ',', "", csv_text, 1};
+#define FIELD(name, type, value) out_##type(&o, value);
         ST_SUMMARY_COLUMNS(FIELD)
 #undef FIELD
         fputc('\n', f);
@@ -424,34 +439,19 @@ static double depth_samples(const st_result *r) {
     return (r->samples_alloc ? r->alloc_samples : 0) + (r->samples_time ? r->time_samples : 0);
 }
 
-static void put_sep(FILE *f, int *first) {
-    if (!*first)
-        fputc(' ', f);
-    *first = 0;
-}
-static void put_WORD(FILE *f, int *first, const char *s) {
-    put_sep(f, first);
-    dat_word(f, s);
-}
-static void put_INT(FILE *f, int *first, long long v) {
-    put_sep(f, first);
-    fprintf(f, "%lld", v);
-}
-static void put_num(FILE *f, int *first, double v, int digits) {
-    put_sep(f, first);
-    fputs(dat(v, digits), f);
-}
-#define put_NUM1(f, first, v) put_num(f, first, v, 1)
-#define put_NUM8(f, first, v) put_num(f, first, v, 8)
-#define put_NUM10(f, first, v) put_num(f, first, v, 10)
-#define put_NUM12(f, first, v) put_num(f, first, v, 12)
-#define put_NUM15(f, first, v) put_num(f, first, v, 15)
+/* The plot data's field types (st_plotdata.h). */
+#define out_WORD(o, v) out_text(o, v)
+#define out_NUM1(o, v) out_num(o, v, 1)
+#define out_NUM8(o, v) out_num(o, v, 8)
+#define out_NUM10(o, v) out_num(o, v, 10)
+#define out_NUM12(o, v) out_num(o, v, 12)
+#define out_NUM15(o, v) out_num(o, v, 15)
 
 /* Writes row x of file pf: its columns in table order. */
 static void put_row(FILE *f, st_plotfile pf, const st_pd_row *x) {
-    int first = 1;
+    row_out o = {f, ' ', "NaN", dat_word, 1};
     switch (pf) {
-#define PD_COL(name, type, value) put_##type(f, &first, value);
+#define PD_COL(name, type, value) out_##type(&o, value);
 #define PD_FILE(name, what, cols) \
     case ST_PD_##name: cols break;
         ST_PLOTDATA_FILES(PD_FILE, PD_COL)
