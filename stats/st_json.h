@@ -1,29 +1,23 @@
-/* st_json.h - summary.json: summary.csv's table as JSON, with units.
+/* st_json.h - JSON helpers of analyze's summary.json: units of summary.csv's columns, strings.
  *
  * Invariants:
- *  - The JSON is made from the summary.csv text itself (one source): every
- *    column, every row, every field; a column added to summary.csv appears
- *    in summary.json with no change here.  A column is "number" when every
- *    non-empty field of it parses completely as a finite number, else
- *    "text"; numbers are written with the CSV's own digits, empty fields
- *    are null.
+ *  - summary.json is written by st_report.c from the same table as
+ *    summary.csv (ST_SUMMARY_COLUMNS), so the two have the same columns in
+ *    the same order and the same digits; a column added to the table
+ *    appears in both.
  *  - Units come from the column's name (st_json_unit); every number column
- *    of summary.csv has one (the tests check it), text columns have null.
- *  - The CSV's leading comment line ("# analyze seed=... ") is kept as
- *    "comment".  Fields are split at every comma: analyze never quotes
- *    (it writes ';' for a comma inside text).
+ *    has one (tests/compare/summary_json.sh checks it), text columns none.
  */
 #ifndef ST_JSON_H
 #define ST_JSON_H
 
-#include <stddef.h>
 #include <stdio.h>
 
-/* Writes the JSON form of the CSV file csv_path to f.  Returns 0, or 1 with
- * a message in err (the CSV unreadable or malformed). */
-int st_csv_to_json(const char *csv_path, FILE *f, char *err, size_t errlen);
-
-/* The unit of a summary.csv column, or NULL when it has none (text). */
+/* The unit of a summary.csv number column, or NULL when none is known. */
 const char *st_json_unit(const char *column);
+
+/* Writes s as a JSON string (quotes, backslashes and control characters
+ * escaped; NULL as ""). */
+void st_json_str(FILE *f, const char *s);
 
 #endif

@@ -342,6 +342,71 @@ static void write_summary_csv(FILE *f, const st_analysis *an, const st_report_op
     }
 }
 
+/* ---- summary.json ------------------------------------------------------ */
+
+/* The same table as summary.csv (ST_SUMMARY_COLUMNS), as JSON: a column is
+ * a number unless its type is TEXT; numbers are written with summary.csv's
+ * digits (null when missing), units come from st_json_unit. */
+static void json_sep(FILE *f, int *first, const char *name) {
+    fputs(*first ? "" : ", ", f);
+    *first = 0;
+    st_json_str(f, name);
+    fputs(": ", f);
+}
+static void json_TEXT(FILE *f, int *first, const char *name, const char *s) {
+    json_sep(f, first, name);
+    st_json_str(f, s);
+}
+static void json_INT(FILE *f, int *first, const char *name, long long v) {
+    json_sep(f, first, name);
+    fprintf(f, "%lld", v);
+}
+static void json_num(FILE *f, int *first, const char *name, double v, int digits) {
+    json_sep(f, first, name);
+    const char *t = csv(v, digits);
+    fputs(*t ? t : "null", f);
+}
+#define json_G4(f, first, name, v) json_num(f, first, name, v, 4)
+#define json_G6(f, first, name, v) json_num(f, first, name, v, 6)
+#define json_G8(f, first, name, v) json_num(f, first, name, v, 8)
+#define json_G10(f, first, name, v) json_num(f, first, name, v, 10)
+#define json_G12(f, first, name, v) json_num(f, first, name, v, 12)
+
+static void write_summary_json(FILE *f, const st_analysis *an, const st_report_opts *o) {
+    fprintf(f,
+            "{\n  \"format\": \"freecheck-summary-1\",\n  \"seed\": %llu,\n  \"resamples\": %zu,\n"
+            "  \"confidence\": %g,\n  \"columns\": [",
+            (unsigned long long)o->seed, o->resamples, o->confidence);
+    int col = 0;
+#define COLUMN(name, type, value)                                                                      \
+    {                                                                                                  \
+        int text = strcmp(#type, "TEXT") == 0;                                                         \
+        const char *unit = text ? NULL : st_json_unit(#name);                                          \
+        fprintf(f, "%s\n    {\"name\": \"%s\", \"type\": \"%s\", \"unit\": ", col++ ? "," : "", #name, \
+                text ? "text" : "number");                                                             \
+        if (unit)                                                                                      \
+            st_json_str(f, unit);                                                                      \
+        else                                                                                           \
+            fputs("null", f);                                                                          \
+        fputc('}', f);                                                                                 \
+    }
+    ST_SUMMARY_COLUMNS(COLUMN)
+#undef COLUMN
+    fputs("\n  ],\n  \"cells\": [", f);
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_result *r = &an->results[i];
+        const st_cell *c = r->cell;
+        char v[64]; /* room for a column's text */
+        int first = 1;
+        fputs(i ? ",\n    {" : "\n    {", f);
+#define FIELD(name, type, value) json_##type(f, &first, #name, value);
+        ST_SUMMARY_COLUMNS(FIELD)
+#undef FIELD
+        fputc('}', f);
+    }
+    fputs(an->nresults ? "\n  ]\n}\n" : "]\n}\n", f);
+}
+
 /* ---- metrics.csv ------------------------------------------------------- */
 
 static void metric_row(FILE *f, const st_cell *c, const char *metric, const double *v, size_t n) {
@@ -1003,26 +1068,7 @@ int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *er
         }                                                         \
     } while (0)
     OUT(dir, "summary.csv", write_summary_csv(s.f, an, opts));
-    if (!rc) {
-        /* summary.json from the summary.csv just written: one source (st_json.h). */
-        size_t plen = strlen(dir) + sizeof "/summary.csv";
-        char *csvpath = st_xmalloc(plen);
-        snprintf(csvpath, plen, "%s/summary.csv", dir);
-        int jrc = 0;
-        char jerr[512] = "";
-        OUT(dir, "summary.json", jrc = st_csv_to_json(csvpath, s.f, jerr, sizeof jerr));
-        if (jrc) {
-            /* It wrote nothing before failing: remove the empty file, keep the reason. */
-            size_t jlen = strlen(dir) + sizeof "/summary.json";
-            char *jpath = st_xmalloc(jlen);
-            snprintf(jpath, jlen, "%s/summary.json", dir);
-            unlink(jpath);
-            free(jpath);
-            snprintf(err, errlen, "%s", jerr);
-            rc = 1;
-        }
-        free(csvpath);
-    }
+    OUT(dir, "summary.json", write_summary_json(s.f, an, opts));
     OUT(dir, "metrics.csv", write_metrics_csv(s.f, an));
     if (an->fits) {
         OUT(dir, "regress.csv", st_costfit_write_csv(s.f, an->fits));
