@@ -2,7 +2,8 @@
 HARNESS_SRCS := $(sort $(wildcard harness/sw_*.c))
 HARNESS_OBJS := $(HARNESS_SRCS:%.c=$(OBJ)/%.o)
 # The adaptive rounds (sw_adapt.c) judge intervals with the statistics
-# library (stats/st_paired.h, GSL).
+# library (stats/st_paired.h, GSL); runs.csv's fields are written by its CSV
+# writer (stats/st_util.h, sw_db.c).
 HARNESS_STATS_LIB := $(LIBDIR)/libststats.a
 # Everything but main(), for the harness's unit tests.
 HARNESS_LIB_OBJS := $(filter-out $(OBJ)/harness/sw_sweep.o,$(HARNESS_OBJS)) $(HARNESS_STATS_LIB)
@@ -19,6 +20,7 @@ $(OBJ)/harness/sw_meta.o: CFLAGS += -DSW_BUILD_CC='"$(CC)"' -DSW_BUILD_CFLAGS='"
 	-DSW_GSL_VERSION='"$(HARNESS_GSL_VERSION)"' -DSW_PFM_PACKAGE='"$(HARNESS_PFM_VERSION)"'
 $(HARNESS_OBJS): CFLAGS += $(HARNESS_CFLAGS)
 $(OBJ)/harness/sw_db.o: $(GEN)/schema_sql.h
+$(OBJ)/harness/sw_db.o: CFLAGS += -Istats
 
 $(BIN)/sweep: $(HARNESS_OBJS) $(HARNESS_STATS_LIB)
 	@mkdir -p $(dir $@)

@@ -3,6 +3,7 @@
 #include "sw_alt.h"
 #include "sw_util.h"
 #include "sgc_stats_keys.h"
+#include "st_util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -583,23 +584,6 @@ enum { SGC_STATS_KEYS(SW_KEY_ENUM) SW_NKEYS };
 static const char *csv_stats[] = {SW_RUNS_CSV_STATS(SW_CSV_NAME)};
 #undef SW_CSV_NAME
 
-/* Writes one CSV field, quoted when it needs to be (RFC 4180). */
-static void csv_field(FILE *f, const char *s) {
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 int sw_db_export_csv(sw_db *d, const char *csv_path) {
     /* One column per supported event: ctr_<name with non-alphanumerics as _>. */
     sw_buf sql = {0}, header = {0};
@@ -659,7 +643,7 @@ int sw_db_export_csv(sw_db *d, const char *csv_path) {
             if (sqlite3_column_type(st, i) == SQLITE_FLOAT)
                 fprintf(f, "%.17g", sqlite3_column_double(st, i));
             else
-                csv_field(f, (const char *)sqlite3_column_text(st, i));
+                st_csv_field(f, (const char *)sqlite3_column_text(st, i));
         }
         fputc('\n', f);
         rows++;

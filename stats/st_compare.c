@@ -300,22 +300,6 @@ static void num(FILE *f, double v, const char *missing) {
         fputs(missing, f);
 }
 
-static void csv_str(FILE *f, const char *s) {
-    if (!s)
-        return;
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void json_str(FILE *f, const char *s) {
     if (!s) {
         fputs("null", f);
@@ -460,11 +444,11 @@ int st_compare_csv(FILE *f, const st_comparison *c) {
     fputs(csv_header, f);
     for (size_t i = 0; i < c->ncells; i++) {
         const st_cmp_cell *r = &c->cells[i];
-        csv_str(f, r->label);
+        st_csv_field(f, r->label);
         fputc(',', f);
-        csv_str(f, r->a->workload);
+        st_csv_field(f, r->a->workload);
         fputc(',', f);
-        csv_str(f, r->a->kind);
+        st_csv_field(f, r->a->kind);
         fprintf(f, ",%zu,%zu,", r->a_runs, r->b_runs);
         const double v1[] = {r->a_median, r->b_median, r->ratio.est, r->ratio.lo, r->ratio.hi};
         for (size_t k = 0; k < 5; k++) {
@@ -484,7 +468,7 @@ int st_compare_csv(FILE *f, const st_comparison *c) {
         fputc(',', f);
         num(f, r->p_adjusted, "");
         fprintf(f, ",%s,", r->verdict);
-        csv_str(f, r->note);
+        st_csv_field(f, r->note);
         fputc('\n', f);
     }
     return ferror(f) ? -1 : 0;

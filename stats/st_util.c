@@ -45,3 +45,19 @@ uint64_t st_fnv1a64(uint64_t h, const char *s) {
     }
     return h;
 }
+
+void st_csv_field(FILE *f, const char *s) {
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
