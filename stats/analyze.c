@@ -1,5 +1,6 @@
 /* analyze.c - build/bin/analyze DIR: the statistics of a sweep (docs/STATISTICS.md). */
 #include "st_analysis.h"
+#include "st_util.h"
 #include "st_db.h"
 #include "st_inproc.h"
 #include "st_plotdata.h"
@@ -7,6 +8,7 @@
 #include "st_sim.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,16 +49,6 @@ static int bad(const char *fmt, const char *arg) {
     return 2;
 }
 
-/* Option value: "--name V" or "--name=V". */
-static const char *value(int argc, char **argv, int *i, const char *name) {
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (strcmp(argv[*i], name) == 0)
-        return *i + 1 < argc ? argv[++*i] : "";
-    return NULL;
-}
-
 int main(int argc, char **argv) {
     unsigned long long seed = DEFAULT_SEED;
     unsigned long long resamples = DEFAULT_RESAMPLES;
@@ -67,7 +59,6 @@ int main(int argc, char **argv) {
     const char *dir = NULL;
     for (int i = 1; i < argc; i++) {
         const char *v;
-        char *end;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
@@ -76,30 +67,20 @@ int main(int argc, char **argv) {
             return fflush(stdout) == 0 ? 0 : 1;
         } else if (strcmp(argv[i], "--quiet") == 0) {
             quiet = 1;
-        } else if ((v = value(argc, argv, &i, "--seed"))) {
-            errno = 0;
-            seed = strtoull(v, &end, 10);
-            if (!*v || *end || errno || *v == '-')
+        } else if ((v = st_opt_value(argc, argv, &i, "--seed"))) {
+            if (st_opt_u64(v, 0, ULLONG_MAX, &seed))
                 return bad("--seed: '%s' is not a decimal 64-bit unsigned integer", v);
-        } else if ((v = value(argc, argv, &i, "--resamples"))) {
-            errno = 0;
-            resamples = strtoull(v, &end, 10);
-            if (!*v || *end || errno || *v == '-' || resamples < 1000 || resamples > 1000000)
+        } else if ((v = st_opt_value(argc, argv, &i, "--resamples"))) {
+            if (st_opt_u64(v, 1000, 1000000, &resamples))
                 return bad("--resamples: '%s' is not an integer from 1000 to 1000000", v);
-        } else if ((v = value(argc, argv, &i, "--fit-resamples"))) {
-            errno = 0;
-            fit_resamples = strtoull(v, &end, 10);
-            if (!*v || *end || errno || *v == '-' || fit_resamples < 100 || fit_resamples > 1000000)
+        } else if ((v = st_opt_value(argc, argv, &i, "--fit-resamples"))) {
+            if (st_opt_u64(v, 100, 1000000, &fit_resamples))
                 return bad("--fit-resamples: '%s' is not an integer from 100 to 1000000", v);
-        } else if ((v = value(argc, argv, &i, "--confidence"))) {
-            errno = 0;
-            confidence = strtod(v, &end);
-            if (!*v || *end || errno || !(confidence > 0.5 && confidence < 1.0))
+        } else if ((v = st_opt_value(argc, argv, &i, "--confidence"))) {
+            if (st_opt_real(v, 0.5, 1.0, &confidence))
                 return bad("--confidence: '%s' is not a number between 0.5 and 1 (exclusive)", v);
-        } else if ((v = value(argc, argv, &i, "--margin"))) {
-            errno = 0;
-            margin = strtod(v, &end) / 100.0;
-            if (!*v || errno || (*end && strcmp(end, "%")) || !(margin > 0.0 && margin < 1.0))
+        } else if ((v = st_opt_value(argc, argv, &i, "--margin"))) {
+            if (st_opt_percent(v, 0.0, 1.0, &margin) || margin == 0.0)
                 return bad("--margin: '%s' is not a percentage between 0 and 100 (exclusive), e.g. 2%%", v);
         } else if (argv[i][0] == '-' && argv[i][1]) {
             return bad("unknown option '%s'", argv[i]);

@@ -1,8 +1,10 @@
 /* compare.c - build/bin/compare A B: B's sweep against A's, cell by cell, with an exit status for CI (docs/STATISTICS.md). */
 #include "st_compare.h"
+#include "st_util.h"
 #include "st_db.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,16 +43,6 @@ static int bad(const char *fmt, const char *arg) {
     fprintf(stderr, fmt, arg);
     fputs(" (see compare --help)\n", stderr);
     return 2;
-}
-
-/* Option value: "--name V" or "--name=V". */
-static const char *value(int argc, char **argv, int *i, const char *name) {
-    size_t n = strlen(name);
-    if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (strcmp(argv[*i], name) == 0)
-        return *i + 1 < argc ? argv[++*i] : "";
-    return NULL;
 }
 
 /* Writes one report file through a temporary name; 0 or 1 with a message. */
@@ -102,33 +94,24 @@ int main(int argc, char **argv) {
     int ndirs = 0;
     for (int i = 1; i < argc; i++) {
         const char *v;
-        char *end;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
         } else if (strcmp(argv[i], "--quiet") == 0) {
             quiet = 1;
-        } else if ((v = value(argc, argv, &i, "--seed"))) {
-            errno = 0;
-            seed = strtoull(v, &end, 10);
-            if (!*v || *end || errno || *v == '-')
+        } else if ((v = st_opt_value(argc, argv, &i, "--seed"))) {
+            if (st_opt_u64(v, 0, ULLONG_MAX, &seed))
                 return bad("--seed: '%s' is not a decimal 64-bit unsigned integer", v);
-        } else if ((v = value(argc, argv, &i, "--resamples"))) {
-            errno = 0;
-            resamples = strtoull(v, &end, 10);
-            if (!*v || *end || errno || *v == '-' || resamples < 1000 || resamples > 1000000)
+        } else if ((v = st_opt_value(argc, argv, &i, "--resamples"))) {
+            if (st_opt_u64(v, 1000, 1000000, &resamples))
                 return bad("--resamples: '%s' is not an integer from 1000 to 1000000", v);
-        } else if ((v = value(argc, argv, &i, "--confidence"))) {
-            errno = 0;
-            confidence = strtod(v, &end);
-            if (!*v || *end || errno || !(confidence > 0.5 && confidence < 1.0))
+        } else if ((v = st_opt_value(argc, argv, &i, "--confidence"))) {
+            if (st_opt_real(v, 0.5, 1.0, &confidence))
                 return bad("--confidence: '%s' is not a number between 0.5 and 1 (exclusive)", v);
-        } else if ((v = value(argc, argv, &i, "--threshold"))) {
-            errno = 0;
-            threshold = strtod(v, &end) / 100.0;
-            if (!*v || errno || (*end && strcmp(end, "%")) || !(threshold >= 0.0 && threshold < 1.0))
+        } else if ((v = st_opt_value(argc, argv, &i, "--threshold"))) {
+            if (st_opt_percent(v, 0.0, 1.0, &threshold))
                 return bad("--threshold: '%s' is not a percentage from 0 to 100 (exclusive), e.g. 2%%", v);
-        } else if ((v = value(argc, argv, &i, "--out"))) {
+        } else if ((v = st_opt_value(argc, argv, &i, "--out"))) {
             if (!*v)
                 return bad("--out: %sno directory given", "");
             out = v;

@@ -53,16 +53,9 @@ static int cmp_cells(const void *a, const void *b) {
 
 static void note(st_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(st_result *r, const char *fmt, ...) {
-    size_t len = strlen(r->note);
-    if (len + 3 >= sizeof r->note)
-        return;
-    if (len) {
-        strcpy(r->note + len, "; ");
-        len += 2;
-    }
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->note + len, sizeof r->note - len, fmt, ap);
+    st_note_add(r->note, sizeof r->note, fmt, ap);
     va_end(ap);
 }
 

@@ -19,16 +19,9 @@ static double stat_doverhead(const double (*m)[ST_BOOT_MAX_METRICS]) {
 }
 
 static void note(st_cmp_cell *r, const char *fmt, ...) {
-    size_t len = strlen(r->note);
-    if (len + 3 >= sizeof r->note)
-        return;
-    if (len) {
-        strcpy(r->note + len, "; ");
-        len += 2;
-    }
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(r->note + len, sizeof r->note - len, fmt, ap);
+    st_note_add(r->note, sizeof r->note, fmt, ap);
     va_end(ap);
 }
 

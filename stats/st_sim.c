@@ -14,14 +14,9 @@ static const char *const metric_names[SW_SIM_N] = {SW_SIM_METRICS(SIM_NAME)};
 #undef SIM_NAME
 
 static void note(st_simcell *c, const char *fmt, ...) {
-    size_t len = strlen(c->note);
-    if (len + 3 >= sizeof c->note)
-        return;
-    if (len)
-        len += (size_t)snprintf(c->note + len, sizeof c->note - len, "; ");
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(c->note + len, sizeof c->note - len, fmt, ap);
+    st_note_add(c->note, sizeof c->note, fmt, ap);
     va_end(ap);
 }
 

@@ -1,6 +1,7 @@
 /* st_util.c - checked allocation and FNV-1a hashing for the statistics module. */
 #include "st_util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,4 +61,54 @@ void st_csv_field(FILE *f, const char *s) {
         fputc(*s, f);
     }
     fputc('"', f);
+}
+
+const char *st_opt_value(int argc, char **argv, int *i, const char *name) {
+    size_t n = strlen(name);
+    if (strncmp(argv[*i], name, n) == 0 && argv[*i][n] == '=')
+        return argv[*i] + n + 1;
+    if (strcmp(argv[*i], name) == 0)
+        return *i + 1 < argc ? argv[++*i] : "";
+    return NULL;
+}
+
+int st_opt_u64(const char *v, unsigned long long lo, unsigned long long hi, unsigned long long *out) {
+    char *end;
+    errno = 0;
+    unsigned long long x = strtoull(v, &end, 10);
+    if (!*v || *end || errno || *v == '-' || x < lo || x > hi)
+        return -1;
+    *out = x;
+    return 0;
+}
+
+int st_opt_real(const char *v, double lo, double hi, double *out) {
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end);
+    if (!*v || *end || errno || !(x > lo && x < hi))
+        return -1;
+    *out = x;
+    return 0;
+}
+
+int st_opt_percent(const char *v, double lo, double hi, double *out) {
+    char *end;
+    errno = 0;
+    double x = strtod(v, &end) / 100.0;
+    if (!*v || errno || (*end && strcmp(end, "%")) || !(x >= lo && x < hi))
+        return -1;
+    *out = x;
+    return 0;
+}
+
+void st_note_add(char *note, size_t size, const char *fmt, va_list ap) {
+    size_t len = strlen(note);
+    if (len + 3 >= size)
+        return;
+    if (len) {
+        strcpy(note + len, "; ");
+        len += 2;
+    }
+    vsnprintf(note + len, size - len, fmt, ap);
 }

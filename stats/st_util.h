@@ -11,6 +11,7 @@
 #ifndef ST_UTIL_H
 #define ST_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,6 +29,23 @@ char *st_xstrdup(const char *s);
  * NULL writes nothing (an empty field).  Shared by every CSV writer that
  * keeps text as it is (compare.csv, the sweep's runs.csv). */
 void st_csv_field(FILE *f, const char *s);
+
+/* Command-line helpers shared by analyze and compare.
+ * st_opt_value: the value of option `name` at argv[*i], given as "--name V"
+ * (advancing *i) or "--name=V"; "" when V is missing; NULL when argv[*i] is
+ * not that option.
+ * st_opt_u64: v as a decimal integer in [lo, hi]; 0, or -1 if it is not one.
+ * st_opt_real: v as a number strictly between lo and hi; 0 or -1.
+ * st_opt_percent: v as a percentage ("2" or "2%"), returned as a fraction,
+ * in [lo, hi) (fractions); 0 or -1. */
+const char *st_opt_value(int argc, char **argv, int *i, const char *name);
+int st_opt_u64(const char *v, unsigned long long lo, unsigned long long hi, unsigned long long *out);
+int st_opt_real(const char *v, double lo, double hi, double *out);
+int st_opt_percent(const char *v, double lo, double hi, double *out);
+
+/* Appends a "; "-separated reason to the note buffer (size bytes), cut short
+ * rather than overflowing. */
+void st_note_add(char *note, size_t size, const char *fmt, va_list ap);
 
 /* 64-bit FNV-1a of s, continuing from h (start with ST_FNV_OFFSET). */
 #define ST_FNV_OFFSET 0xcbf29ce484222325ULL
