@@ -373,17 +373,24 @@ $source_line"
 
 # normalized: normalized overhead, allocation vs time sampling.
 fig_normalized() {
-    mr=$(COLRANGE_ALL=1 colrange "$pd/normalized.dat" "alloc_norm time_norm")
-    ir=$(COLRANGE_ALL=1 colrange "$pd/normalized.dat" "alloc_norm_lo alloc_norm_hi time_norm_lo time_norm_hi")
+    mr=$(COLRANGE_ALL=1 colrange "$pd/normalized.dat" "alloc_norm time_norm alloc_paired time_paired")
+    ir=$(COLRANGE_ALL=1 colrange "$pd/normalized.dat" "alloc_norm_lo alloc_norm_hi time_norm_lo time_norm_hi alloc_paired_lo alloc_paired_hi time_paired_lo time_paired_hi")
     xr=$(COLRANGE_ALL=1 colrange "$pd/normalized.dat" index)
     na=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
         NF { if ($(c["alloc_norm"]) ~ /^[nN][aA][nN]$/) a = 1; else ha = 1
-             if ($(c["time_norm"]) ~ /^[nN][aA][nN]$/) t = 1; else ht = 1 }
-        END { printf "na_alloc = %d; na_time = %d; has_alloc = %d; has_time = %d", a, t, ha, ht }' "$pd/normalized.dat")
+             if ($(c["time_norm"]) ~ /^[nN][aA][nN]$/) t = 1; else ht = 1
+             if ($(c["alloc_paired"]) !~ /^[nN][aA][nN]$/ || $(c["time_paired"]) !~ /^[nN][aA][nN]$/) hp = 1
+             if ($(c["resolved"]) ~ /^(alloc_cheaper|time_cheaper|equivalent)$/) nres++
+             if ($(c["resolved"]) != "na") njudged++ }
+        END { printf "na_alloc = %d; na_time = %d; has_alloc = %d; has_time = %d; has_paired = %d; n_resolved = %d; n_judged = %d",
+              a, t, ha, ht, hp, nres, njudged }' "$pd/normalized.dat")
+    eval "$(printf '%s' "$na" | tr -d ' ')"
     draw "$F_NAME" "$F_SCRIPT" "medrange = '$mr'; intrange = '$ir'; xrange_ = '$xr'; $na" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload, the paper's normalized overhead 1 + (overhead - 1) * 1000 / (samples per second): the overhead extrapolated to a rate of 1000 samples/s, so that samplers running at different rates can be compared. Per workload, the allocation-sampling cell (fixed mode) and the time-sampling cell whose measured sample rate is nearest 1000/s are shown side by side, each labelled with its period or rate, with $cilabel confidence intervals computed inside the bootstrap (not from the endpoints of other intervals).
+
+$([ "$has_paired" = 1 ] && echo "Filled points: the paired values (each run over the adjacent run of its baseline in the same block, Hodges-Lehmann over blocks, one-sample $cilabel interval; docs/STATISTICS.md, \"Paired comparisons\"); open, lighter points further out: the unpaired values from the medians, for comparison. ")Over each workload: the verdict of summary.md's headline, from the paired intervals where both cells have one, else the unpaired: a sampler is cheaper when its interval lies wholly below the other's, \"equivalent\" when the two differ by at most the margin whatever values in their intervals are true, else \"not resolved\" (resolved here: $n_resolved of $n_judged workloads).
 
 How to read: lower is cheaper per sample. 1 means sampling at 1000 samples/s would cost nothing measurable; 1.01 means 1% per 1000 samples/s. Where the two intervals of a workload overlap, this sweep cannot say which sampler is cheaper for it. Values far from 1000 samples/s are extrapolated linearly, which is why the cells nearest 1000/s are used. "n/a" marks a value analyze could not compute (for instance a workload that took no allocation samples); summary.csv's note column says why. An interval much wider than the spread of the medians is cut at the frame.
 

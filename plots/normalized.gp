@@ -2,7 +2,9 @@
 #
 # normalized.dat has one row per workload: the allocation cell (fixed mode)
 # and the time cell whose sample rate is nearest 1000/s, each with its
-# normalized overhead and interval.  The two samplers of a workload sit side
+# normalized overhead and interval, unpaired (from the medians) and, in a
+# blocked sweep, paired (Hodges-Lehmann over blocks), and the verdict of the
+# comparison (column resolved), written over each workload's slot.  The two samplers of a workload sit side
 # by side around its slot, each labelled with its setting, because which
 # period or rate was nearest 1000 samples/s differs between workloads.
 # The y range follows the medians: an interval far wider than the spread of
@@ -42,21 +44,36 @@ set xtics scale 0 font ",11"
 set grid noxtics ytics
 set ylabel "normalized overhead\n1 + (overhead − 1) × 1000 / (samples/s)"
 set xlabel "workload (each point labelled with its period or rate: the cell nearest 1000 samples/s)"
-set tmargin at screen 1 - 80.0 / ch
-set key at screen 0.5, screen 1 - 48.0 / ch center center horizontal maxrows 1 maxcols 2 samplen 1.5 font ",10"
+set tmargin at screen 1 - (has_paired ? 94.0 : 80.0) / ch
+set key at screen 0.5, screen 1 - 48.0 / ch center center horizontal maxrows (has_paired ? 2 : 1) maxcols 2 samplen 1.5 font ",10"
 set lmargin at screen 110.0 / cw
 set rmargin at screen 1 - 20.0 / cw
 dx = 0.17
+# With paired values (a blocked sweep: has_paired), they are the main points
+# at -dx (allocation) and +dx (time), and the unpaired ones stand beside them,
+# open and lighter, further out; without, the unpaired are the main points.
+du = has_paired ? 2.2 * dx : dx
+# The verdict of each workload (column resolved), over its slot.
+vtext(s) = s eq "alloc_cheaper" ? "allocation cheaper" : s eq "time_cheaper" ? "time cheaper" : \
+    s eq "equivalent" ? "equivalent" : s eq "not_resolved" ? "not resolved" : ""
+ytop = yhi + 1.6 * ypad
 plot 1 with lines ls 100 notitle, \
      f using (column(c_normalized_index)):(1):xtic(esc(strcol(cw_))) with points pt 7 ps 0.1 lc rgb "#FFFFFFFF" notitle, \
-     for [j = 1:has_alloc] f using (column(c_normalized_index) - dx):(column(c_normalized_alloc_norm)):(column(c_normalized_alloc_norm_lo)):(column(c_normalized_alloc_norm_hi)) \
-        with yerrorbars lc rgb "#0072B2" lw 1.6 pt 7 ps 0.9 title sprintf("allocation sampling (fixed mode), median and %s CI", cilabel), \
-     for [j = 1:has_time] f using (column(c_normalized_index) + dx):(column(c_normalized_time_norm)):(column(c_normalized_time_norm_lo)):(column(c_normalized_time_norm_hi)) \
-        with yerrorbars lc rgb "#D55E00" lw 1.6 pt 9 ps 1.0 title sprintf("time sampling, median and %s CI", cilabel), \
-     for [j = 1:has_alloc] f using (column(c_normalized_index) - dx):(column(c_normalized_alloc_norm)):(fmtbytes(int(column(c_normalized_alloc_period)))) \
-        with labels left offset 0.9, 0 font ",9" tc rgb "#0072B2" notitle, \
-     for [j = 1:has_time] f using (column(c_normalized_index) + dx):(column(c_normalized_time_norm)):(sprintf("%d Hz", int(column(c_normalized_time_hz)))) \
-        with labels left offset 0.9, 0 font ",9" tc rgb "#D55E00" notitle, \
+     f using (column(c_normalized_index)):(ytop):(vtext(strcol(c_normalized_resolved))) with labels center font ",9" tc rgb "#404040" notitle, \
+     for [j = 1:has_paired] f using (column(c_normalized_index) - dx):(column(c_normalized_alloc_paired)):(column(c_normalized_alloc_paired_lo)):(column(c_normalized_alloc_paired_hi)) \
+        with yerrorbars lc rgb "#0072B2" lw 1.6 pt 7 ps 0.9 title sprintf("allocation, paired (HL over blocks), %s CI", cilabel), \
+     for [j = 1:has_paired] f using (column(c_normalized_index) + dx):(column(c_normalized_time_paired)):(column(c_normalized_time_paired_lo)):(column(c_normalized_time_paired_hi)) \
+        with yerrorbars lc rgb "#D55E00" lw 1.6 pt 9 ps 1.0 title sprintf("time, paired (HL over blocks), %s CI", cilabel), \
+     for [j = 1:has_alloc] f using (column(c_normalized_index) - du):(column(c_normalized_alloc_norm)):(column(c_normalized_alloc_norm_lo)):(column(c_normalized_alloc_norm_hi)) \
+        with yerrorbars lc rgb (has_paired ? "#7FB8D8" : "#0072B2") lw (has_paired ? 1 : 1.6) pt (has_paired ? 6 : 7) ps 0.9 \
+        title sprintf(has_paired ? "allocation, unpaired (medians), %s CI" : "allocation sampling (fixed mode), median and %s CI", cilabel), \
+     for [j = 1:has_time] f using (column(c_normalized_index) + du):(column(c_normalized_time_norm)):(column(c_normalized_time_norm_lo)):(column(c_normalized_time_norm_hi)) \
+        with yerrorbars lc rgb (has_paired ? "#EAAE80" : "#D55E00") lw (has_paired ? 1 : 1.6) pt (has_paired ? 8 : 9) ps 1.0 \
+        title sprintf(has_paired ? "time, unpaired (medians), %s CI" : "time sampling, median and %s CI", cilabel), \
+     for [j = 1:has_alloc] f using (column(c_normalized_index) - du):(column(c_normalized_alloc_norm)):(fmtbytes(int(column(c_normalized_alloc_period)))) \
+        with labels center offset 0, -1 font ",9" tc rgb "#0072B2" notitle, \
+     for [j = 1:has_time] f using (column(c_normalized_index) + du):(column(c_normalized_time_norm)):(sprintf("%d Hz", int(column(c_normalized_time_hz)))) \
+        with labels center offset 0, -1 font ",9" tc rgb "#D55E00" notitle, \
      for [j = 1:na_alloc] f using (column(c_normalized_index) - dx):(valid(c_normalized_alloc_norm) ? NaN : 1):("n/a") \
         with labels center offset 0, 0.8 font ",9" tc rgb "#0072B2" notitle, \
      for [j = 1:na_time] f using (column(c_normalized_index) + dx):(valid(c_normalized_time_norm) ? NaN : 1):("n/a") \

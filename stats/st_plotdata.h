@@ -19,7 +19,7 @@
  * the row x (a st_pd_row: x->an the analysis, x->r the result of the row's
  * cell, x->c its cell, x->run the run of a per-run row, x->index and
  * x->workload for per-workload rows, x->a and x->t the chosen allocation and
- * time cells of normalized.dat); other users ignore it.  Adding a file: a
+ * time cells of normalized.dat, x->cmp their comparison); other users ignore it.  Adding a file: a
  * FILE row here and, in st_report.c, the loop that picks its rows.
  */
 #ifndef ST_PLOTDATA_H
@@ -70,16 +70,25 @@
                                                  COL(paired_lo, NUM8, lo_of(&x->r->paired))                            \
                                                      COL(paired_hi, NUM8, hi_of(&x->r->paired)))                       \
     FILE(normalized, "one workload: its allocation and time cells nearest 1000 samples/s",                             \
-         COL(index, INT, x->index) COL(workload, WORD, x->workload)                                                    \
-             COL(alloc_period, NUM12, x->a ? (double)x->a->cell->alloc_period : NAN)                                   \
-                 COL(alloc_sps, NUM8, x->a ? x->a->sps.est : NAN) COL(alloc_norm, NUM8, x->a ? x->a->norm.est : NAN)   \
-                     COL(alloc_norm_lo, NUM8, x->a ? lo_of(&x->a->norm) : NAN)                                         \
-                         COL(alloc_norm_hi, NUM8, x->a ? hi_of(&x->a->norm) : NAN)                                     \
-                             COL(time_hz, NUM12, x->t ? (double)x->t->cell->time_hz : NAN)                             \
-                                 COL(time_sps, NUM8, x->t ? x->t->sps.est : NAN)                                       \
-                                     COL(time_norm, NUM8, x->t ? x->t->norm.est : NAN)                                 \
-                                         COL(time_norm_lo, NUM8, x->t ? lo_of(&x->t->norm) : NAN)                      \
-                                             COL(time_norm_hi, NUM8, x->t ? hi_of(&x->t->norm) : NAN))                 \
+         COL(index, INT, x->index) COL(workload, WORD, x->workload) COL(alloc_period, NUM12,                           \
+                                                                        x->a ? (double)x->a->cell->alloc_period : NAN) \
+             COL(alloc_sps, NUM8, x->a ? x->a->sps.est : NAN) COL(alloc_norm, NUM8, x->a ? x->a->norm.est : NAN)       \
+                 COL(alloc_norm_lo, NUM8, x->a ? lo_of(&x->a->norm) : NAN) COL(alloc_norm_hi, NUM8,                    \
+                                                                               x->a ? hi_of(&x->a->norm) : NAN)        \
+                     COL(time_hz, NUM12, x->t ? (double)x->t->cell->time_hz : NAN) COL(                                \
+                         time_sps, NUM8, x->t ? x->t->sps.est : NAN) COL(time_norm, NUM8, x->t ? x->t->norm.est : NAN) \
+                         COL(time_norm_lo, NUM8, x->t ? lo_of(&x->t->norm) : NAN) COL(time_norm_hi, NUM8,              \
+                                                                                      x->t ? hi_of(&x->t->norm) : NAN) \
+                             COL(alloc_pairs, INT, x->a ? x->a->pairs : 0) COL(alloc_paired, NUM8,                     \
+                                                                               x->a ? x->a->paired_norm.est : NAN)     \
+                                 COL(alloc_paired_lo, NUM8, x->a ? lo_of(&x->a->paired_norm) : NAN)                    \
+                                     COL(alloc_paired_hi, NUM8, x->a ? hi_of(&x->a->paired_norm) : NAN)                \
+                                         COL(time_pairs, INT, x->t ? x->t->pairs : 0)                                  \
+                                             COL(time_paired, NUM8, x->t ? x->t->paired_norm.est : NAN)                \
+                                                 COL(time_paired_lo, NUM8, x->t ? lo_of(&x->t->paired_norm) : NAN)     \
+                                                     COL(time_paired_hi, NUM8, x->t ? hi_of(&x->t->paired_norm) : NAN) \
+                                                         COL(basis, WORD, st_normcmp_basis(x->cmp))                    \
+                                                             COL(resolved, WORD, st_normcmp_word(x->cmp)))             \
     FILE(exactness, "one measured run of a cell that samples allocations",                                             \
          COL(workload, WORD, x->c->workload) COL(alloc_mode, WORD, x->c->alloc_mode)                                   \
              COL(alloc_period, INT, x->c->alloc_period) COL(round, INT, x->run->round)                                 \

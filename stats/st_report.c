@@ -177,6 +177,49 @@ void st_pick_normalized(const st_analysis *an, const char *workload, const st_re
     }
 }
 
+static int has_iv(const st_interval *iv) { return isfinite(iv->est) && iv->method != ST_CI_NONE; }
+
+void st_normcmp_make(const st_analysis *an, const char *workload, st_normcmp *out) {
+    memset(out, 0, sizeof *out);
+    st_pick_normalized(an, workload, &out->a, &out->t);
+    if (!out->a || !out->t)
+        return;
+    out->paired = has_iv(&out->a->paired_norm) && has_iv(&out->t->paired_norm);
+    out->ai = out->paired ? &out->a->paired_norm : &out->a->norm;
+    out->ti = out->paired ? &out->t->paired_norm : &out->t->norm;
+    if (!has_iv(out->ai) || !has_iv(out->ti))
+        out->res = ST_NR_NA;
+    else if (out->ai->hi < out->ti->lo)
+        out->res = ST_NR_ALLOC;
+    else if (out->ti->hi < out->ai->lo)
+        out->res = ST_NR_TIME;
+    else if (fmax(out->ai->hi, out->ti->hi) - fmin(out->ai->lo, out->ti->lo) <= an->margin)
+        out->res = ST_NR_EQUIVALENT;
+    else
+        out->res = ST_NR_UNRESOLVED;
+}
+
+const char *st_normcmp_basis(const st_normcmp *c) {
+    return c->res == ST_NR_NA ? "-" : c->paired ? "paired" : "unpaired";
+}
+
+const char *st_normcmp_word(const st_normcmp *c) {
+    static const char *const words[] = {"na", "alloc_cheaper", "time_cheaper", "equivalent", "not_resolved"};
+    return words[c->res];
+}
+
+/* The verdict for people ("allocation cheaper", "equivalent within 2%", ...). */
+static const char *normcmp_text(const st_normcmp *c, double margin, char *b, size_t size) {
+    switch (c->res) {
+    case ST_NR_ALLOC: snprintf(b, size, "allocation cheaper"); break;
+    case ST_NR_TIME: snprintf(b, size, "time cheaper"); break;
+    case ST_NR_EQUIVALENT: snprintf(b, size, "equivalent within %g%%", margin * 100); break;
+    case ST_NR_UNRESOLVED: snprintf(b, size, "not resolved"); break;
+    default: snprintf(b, size, "n/a"); break;
+    }
+    return b;
+}
+
 /* The distinct workloads, in report order (results are sorted by workload). */
 static size_t workloads(const st_analysis *an, const char ***out) {
     const char **w = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *w);
@@ -479,7 +522,8 @@ typedef struct st_pd_row {
     const st_run *run;      /* per-run files: the run */
     size_t index;           /* per-workload files: the workload's index ... */
     const char *workload;   /* ... and name */
-    const st_result *a, *t; /* normalized.dat: the cells picked (or NULL) */
+    const st_result *a, *t; /* normalized.dat: the cells picked (or NULL) ... */
+    const st_normcmp *cmp;  /* ... and their comparison */
 } st_pd_row;
 
 /* exactness.dat: bytes / period, with the period the run itself reported. */
@@ -580,14 +624,15 @@ static void write_cells_dat(FILE *f, const st_analysis *an, int time) {
 static void write_normalized_dat(FILE *f, const st_analysis *an, const char **w, size_t nw) {
     int first = 1;
     for (size_t i = 0; i < nw; i++) {
-        const st_result *a, *t;
-        st_pick_normalized(an, w[i], &a, &t);
-        if (!a && !t)
+        st_normcmp cmp;
+        st_normcmp_make(an, w[i], &cmp);
+        if (!cmp.a && !cmp.t)
             continue;
         if (!first)
             fputs("\n\n", f);
         first = 0;
-        put_row(f, ST_PD_normalized, &(st_pd_row){.an = an, .index = i, .workload = w[i], .a = a, .t = t});
+        put_row(f, ST_PD_normalized,
+                &(st_pd_row){.an = an, .index = i, .workload = w[i], .a = cmp.a, .t = cmp.t, .cmp = &cmp});
     }
 }
 
@@ -781,28 +826,72 @@ static void write_headline_worst(FILE *f, const st_analysis *an, double conf) {
     free(periods);
 }
 
+/* "a, b, c" of the workloads whose comparison has one of the results in mask, or "none". */
+static void norm_list(FILE *f, const st_normcmp *cmp, const char **w, size_t nw, unsigned mask) {
+    int n = 0;
+    for (size_t i = 0; i < nw; i++)
+        if (mask & (1u << cmp[i].res))
+            fprintf(f, "%s%s", n++ ? ", " : "", w[i]);
+    if (!n)
+        fputs("none", f);
+}
+
 static void write_headline_norm(FILE *f, const st_analysis *an, const char **w, size_t nw) {
-    fputs("### Allocation vs time sampling: normalized overhead per 1000 samples/s\n\n"
-          "`1 + (overhead - 1) * 1000 / samples_per_second`, interval from the same bootstrap; for each "
-          "sampler the cell whose rate is nearest 1000 samples/s.\n\n"
-          "| workload | allocation cell | samples/s | normalized | time cell | samples/s | normalized |\n"
-          "|---|---|---|---|---|---|---|\n",
-          f);
+    char m[32];
+    snprintf(m, sizeof m, "%g%%", an->margin * 100);
+    fprintf(f,
+            "### Allocation vs time sampling: normalized overhead per 1000 samples/s\n\n"
+            "`1 + (overhead - 1) * 1000 / samples_per_second`; for each sampler the cell whose rate is nearest "
+            "1000 samples/s. Paired: each run against the adjacent run of its baseline, Hodges-Lehmann over the "
+            "blocks with a one-sample BCa interval (blocked sweeps); unpaired: from the medians, two-sample "
+            "bootstrap, beside it for comparison. Verdict, on the paired intervals when both cells have one "
+            "(else the unpaired; the basis says which): a sampler is cheaper when its interval lies wholly below "
+            "the other's; \"equivalent within %s\" when the two differ by at most %s whatever values in their "
+            "intervals are true (the larger upper end minus the smaller lower end is at most %s); otherwise "
+            "\"not resolved\".\n\n"
+            "| workload | allocation cell | samples/s | normalized, paired | unpaired | time cell | samples/s | "
+            "normalized, paired | unpaired | verdict (basis) |\n"
+            "|---|---|---|---|---|---|---|---|---|---|\n",
+            m, m, m);
+    st_normcmp *cmp = st_xcalloc(nw ? nw : 1, sizeof *cmp);
     int rows = 0;
     for (size_t i = 0; i < nw; i++) {
-        const st_result *a, *t;
-        st_pick_normalized(an, w[i], &a, &t);
-        if (!a && !t)
+        st_normcmp *c = &cmp[i];
+        st_normcmp_make(an, w[i], c);
+        if (!c->a && !c->t)
             continue;
         rows++;
-        fprintf(f, "| %s | %s | %s | %s | ", w[i], a ? cell_title(a->cell) : "n/a", a ? md(a->sps.est, 4) : "n/a",
-                a ? with_ci(&a->norm, 4) : "n/a");
-        fprintf(f, "%s | %s | %s |\n", t ? cell_title(t->cell) : "n/a", t ? md(t->sps.est, 4) : "n/a",
-                t ? with_ci(&t->norm, 4) : "n/a");
+        const st_result *a = c->a, *t = c->t;
+        fprintf(f, "| %s | %s | %s | %s | %s | ", w[i], a ? cell_title(a->cell) : "n/a", a ? md(a->sps.est, 4) : "n/a",
+                a ? with_ci(&a->paired_norm, 4) : "n/a", a ? with_ci(&a->norm, 4) : "n/a");
+        fprintf(f, "%s | %s | %s | %s | ", t ? cell_title(t->cell) : "n/a", t ? md(t->sps.est, 4) : "n/a",
+                t ? with_ci(&t->paired_norm, 4) : "n/a", t ? with_ci(&t->norm, 4) : "n/a");
+        char v[64];
+        fprintf(f, "%s", normcmp_text(c, an->margin, v, sizeof v));
+        if (c->res != ST_NR_NA)
+            fprintf(f, " (%s)", st_normcmp_basis(c));
+        fputs(" |\n", f);
     }
-    if (!rows)
-        fputs("| n/a | no sampling cell with samples and a baseline | | | | | |\n", f);
-    fputc('\n', f);
+    if (!rows) {
+        fputs("| n/a | no sampling cell with samples and a baseline | | | | | | | | |\n\n", f);
+        free(cmp);
+        return;
+    }
+    size_t resolved = 0, judged = 0;
+    for (size_t i = 0; i < nw; i++) {
+        resolved += cmp[i].res == ST_NR_ALLOC || cmp[i].res == ST_NR_TIME || cmp[i].res == ST_NR_EQUIVALENT;
+        judged += cmp[i].res != ST_NR_NA;
+    }
+    fprintf(f, "\nResolved on %zu of %zu workloads with both intervals: allocation cheaper: ", resolved, judged);
+    norm_list(f, cmp, w, nw, 1u << ST_NR_ALLOC);
+    fputs("; time cheaper: ", f);
+    norm_list(f, cmp, w, nw, 1u << ST_NR_TIME);
+    fprintf(f, "; equivalent within %s: ", m);
+    norm_list(f, cmp, w, nw, 1u << ST_NR_EQUIVALENT);
+    fputs(". Not resolved: ", f);
+    norm_list(f, cmp, w, nw, 1u << ST_NR_UNRESOLVED);
+    fputs(".\n\n", f);
+    free(cmp);
 }
 
 static void write_headline_aa(FILE *f, const st_analysis *an) {

@@ -31,4 +31,27 @@ int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *er
  * headline 2 and normalized.dat. */
 void st_pick_normalized(const st_analysis *an, const char *workload, const st_result **alloc, const st_result **time);
 
+/* Allocation against time sampling for one workload (headline 2 and
+ * normalized.dat): the cells st_pick_normalized chooses and which is cheaper
+ * per 1000 samples/s.  The intervals judged are the paired ones (paired_norm:
+ * Hodges-Lehmann over blocks, one-sample BCa) when both cells have one, else
+ * the unpaired ones (norm).  ALLOC / TIME: that sampler's interval lies wholly
+ * below the other's; EQUIVALENT: the two differ by at most the margin
+ * whatever values in their intervals are true (max(hi) - min(lo) <= margin);
+ * UNRESOLVED: none of these; NA: a cell or an interval is missing. */
+typedef enum st_normres { ST_NR_NA = 0, ST_NR_ALLOC, ST_NR_TIME, ST_NR_EQUIVALENT, ST_NR_UNRESOLVED } st_normres;
+
+typedef struct st_normcmp {
+    const st_result *a, *t;     /* the cells compared (NULL if none) */
+    int paired;                 /* 1: the paired intervals were judged, 0: the unpaired */
+    const st_interval *ai, *ti; /* the intervals judged (NULL with a missing cell) */
+    st_normres res;
+} st_normcmp;
+
+void st_normcmp_make(const st_analysis *an, const char *workload, st_normcmp *out);
+/* "paired", "unpaired" (the intervals judged), "-" without a verdict. */
+const char *st_normcmp_basis(const st_normcmp *c);
+/* One word for plot data: alloc_cheaper, time_cheaper, equivalent, not_resolved, na. */
+const char *st_normcmp_word(const st_normcmp *c);
+
 #endif

@@ -851,6 +851,154 @@ Test(analyze, blocked_sweep_paired_estimates) {
     rm_dir(dir);
 }
 
+/* Appends to sql the rows of one cell measured in blocks: block k pairs a
+ * run of the cell (role 1, wall ratio[k] s) with a run of its baseline (role
+ * 0, 1 s); each cell run records `samples` samples of the stats key `key`.
+ * Without blocks (blocked 0) the same runs are independent rounds. */
+static size_t add_blocks(char *sql, size_t n, size_t cap, int *id, int *seq, int *block, int base_cell, int cell,
+                         const double *ratio, int nblocks, const char *key, int samples, int blocked) {
+    for (int k = 0; k < nblocks; k++) {
+        long t = (long)(1e9 * ratio[k] + 0.5);
+        char b0[16] = "NULL", b1[16] = "NULL", r0[8] = "NULL", r1[8] = "NULL";
+        if (blocked) {
+            snprintf(b0, sizeof b0, "%d", *block);
+            snprintf(b1, sizeof b1, "%d", *block);
+            snprintf(r0, sizeof r0, "0");
+            snprintf(r1, sizeof r1, "1");
+            ++*block;
+        }
+        n += (size_t)snprintf(
+            sql + n, cap - n,
+            "INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,block,block_role)"
+            " VALUES(%d,%d,%d,%d,'ok',1000000000,1000000000,0,%s,%s),"
+            "(%d,%d,%d,%d,'ok',%ld,%ld,0,%s,%s);"
+            "INSERT INTO run_stats VALUES(%d,'%s','%d');",
+            *id, base_cell, *seq, *seq, b0, r0, *id + 1, cell, *seq + 1, *seq + 1, t, t, b1, r1, *id + 1, key, samples);
+        *id += 2, *seq += 2;
+    }
+    return n;
+}
+
+/* One line of a plot data file: the field of `column` in the row whose
+ * column `keycol` is `key` (static buffer; NULL if absent). */
+static const char *dat_field(const char *path, const char *keycol, const char *key, const char *column) {
+    static char out[128];
+    char *text = slurp(path);
+    cr_assert(text, "%s missing", path);
+    char *save = NULL, *line = strtok_r(text, "\n", &save);
+    cr_assert(line && line[0] == '#');
+    char *names[64];
+    int nn = 0;
+    for (char *w = strtok(line + 1, " "); w && nn < 64; w = strtok(NULL, " "))
+        names[nn++] = w;
+    int kc = -1, cc = -1;
+    for (int i = 0; i < nn; i++) {
+        if (!strcmp(names[i], keycol))
+            kc = i;
+        if (!strcmp(names[i], column))
+            cc = i;
+    }
+    cr_assert(kc >= 0 && cc >= 0, "%s: no column %s or %s", path, keycol, column);
+    const char *found = NULL;
+    while (!found && (line = strtok_r(NULL, "\n", &save))) {
+        char *f[64], *s2 = NULL;
+        int nf = 0;
+        for (char *w = strtok_r(line, " ", &s2); w && nf < 64; w = strtok_r(NULL, " ", &s2))
+            f[nf++] = w;
+        if (nf > kc && nf > cc && !strcmp(f[kc], key)) {
+            snprintf(out, sizeof out, "%s", f[cc]);
+            found = out;
+        }
+    }
+    free(text);
+    return found;
+}
+
+/* Allocation against time sampling, normalized per 1000 samples/s: the
+ * headline and normalized.dat judge the paired intervals (blocked cells)
+ * and fall back to the unpaired ones (independent runs).  Per block the
+ * normalized value is (r - 1) * 1000 / (S / r) for a wall ratio r and S
+ * samples per run, so with S = 1000 it is r (r - 1), with S = 100 10 r (r - 1):
+ *  - wa: alloc r = 1.01, S = 50 in every block (1.202, a degenerate
+ *    interval) and time r = 1.05, S = 1000 (1.0525): time cheaper;
+ *  - wb: both samplers' blocks have r = 1.003 ... 1.007, S = 1000: the same
+ *    Hodges-Lehmann estimate 1.005026 (python3, tests/stats/paired_reference.py's
+ *    method), both intervals inside [1.003009, 1.007049]: equivalent within 2%;
+ *  - wc: both r = 1.00 ... 1.04, S = 100 (HL 1.205, values 1 .. 1.4328):
+ *    the intervals overlap and span more than 2%: not resolved;
+ *  - wd: wa's runs without blocks: the unpaired intervals (degenerate, 1.202
+ *    and 1.0525): time cheaper, on the unpaired basis. */
+Test(analyze, normalized_alloc_vs_time_paired) {
+    static const double one_a[5] = {1.01, 1.01, 1.01, 1.01, 1.01}, one_t[5] = {1.05, 1.05, 1.05, 1.05, 1.05};
+    static const double eq_a[5] = {1.004, 1.006, 1.005, 1.003, 1.007}, eq_t[5] = {1.005, 1.006, 1.004, 1.007, 1.003};
+    static const double wide[5] = {1.00, 1.02, 1.04, 1.01, 1.03};
+    static const char *const ws[4] = {"wa", "wb", "wc", "wd"};
+    const double *ra[4] = {one_a, eq_a, wide, one_a}, *rt[4] = {one_t, eq_t, wide, one_t};
+    const int sa[4] = {50, 1000, 100, 50}, stime[4] = {1000, 1000, 100, 1000};
+    size_t cap = 65536, n = 0;
+    char *sql = malloc(cap);
+    int id = 1, seq = 1, block = 1;
+    for (int w = 0; w < 4; w++) {
+        int b = 3 * w + 1;
+        n += (size_t)snprintf(sql + n, cap - n,
+                              "INSERT INTO cells(cell_id,workload,kind,alloc_period,alloc_mode,time_hz,time_clock,size,"
+                              "label) VALUES(%d,'%s','baseline',0,'',0,'',10,'%s/baseline'),"
+                              "(%d,'%s','alloc',4194304,'fixed',0,'',10,'%s/alloc-fixed-4M'),"
+                              "(%d,'%s','time',0,'',1000,'wall',10,'%s/time-wall-1000');",
+                              b, ws[w], ws[w], b + 1, ws[w], ws[w], b + 2, ws[w], ws[w]);
+        n = add_blocks(sql, n, cap, &id, &seq, &block, b, b + 1, ra[w], 5, "alloc_samples", sa[w], w < 3);
+        n = add_blocks(sql, n, cap, &id, &seq, &block, b, b + 2, rt[w], 5, "time_samples", stime[w], w < 3);
+    }
+    char *dir = new_dir(), *err;
+    make_db(dir, 1, sql);
+    free(sql);
+    int rc = run_analyze(&err, "--resamples", "2000", dir, NULL, NULL);
+    cr_assert_eq(rc, 0, "exit %d: %s", rc, err);
+    free(err);
+    char path[600];
+    snprintf(path, sizeof path, "%s/plotdata/normalized.dat", dir);
+    static const char *const basis[4] = {"paired", "paired", "paired", "unpaired"};
+    static const char *const res[4] = {"time_cheaper", "equivalent", "not_resolved", "time_cheaper"};
+    for (int w = 0; w < 4; w++) {
+        cr_assert_str_eq(dat_field(path, "workload", ws[w], "basis"), basis[w], "%s", ws[w]);
+        cr_assert_str_eq(dat_field(path, "workload", ws[w], "resolved"), res[w], "%s", ws[w]);
+        cr_assert_str_eq(dat_field(path, "workload", ws[w], "alloc_pairs"), w < 3 ? "5" : "0");
+        cr_assert_str_eq(dat_field(path, "workload", ws[w], "time_pairs"), w < 3 ? "5" : "0");
+    }
+    cr_assert_float_eq(strtod(dat_field(path, "workload", "wa", "alloc_paired"), NULL), 1.202, 1e-9);
+    cr_assert_float_eq(strtod(dat_field(path, "workload", "wa", "alloc_paired_lo"), NULL), 1.202, 1e-9);
+    cr_assert_float_eq(strtod(dat_field(path, "workload", "wa", "alloc_paired_hi"), NULL), 1.202, 1e-9);
+    cr_assert_float_eq(strtod(dat_field(path, "workload", "wa", "time_paired"), NULL), 1.0525, 1e-9);
+    cr_assert_float_eq(strtod(dat_field(path, "workload", "wa", "time_paired_hi"), NULL), 1.0525, 1e-9);
+    cr_assert_float_eq(strtod(dat_field(path, "workload", "wb", "alloc_paired"), NULL), 1.005026, 1e-9);
+    cr_assert_float_eq(strtod(dat_field(path, "workload", "wb", "time_paired"), NULL), 1.005026, 1e-9);
+    cr_assert_float_eq(strtod(dat_field(path, "workload", "wc", "alloc_paired"), NULL), 1.205, 1e-9);
+    double lo = strtod(dat_field(path, "workload", "wb", "alloc_paired_lo"), NULL);
+    double hi = strtod(dat_field(path, "workload", "wb", "time_paired_hi"), NULL);
+    cr_assert(lo >= 1.003009 - 1e-9 && hi <= 1.007049 + 1e-9, "[%g, %g]", lo, hi);
+    /* The unpaired values stay beside: wd has no pairs, the unpaired columns its values. */
+    cr_assert_str_eq(dat_field(path, "workload", "wd", "alloc_paired"), "NaN");
+    cr_assert_float_eq(strtod(dat_field(path, "workload", "wd", "alloc_norm"), NULL), 1.202, 1e-9);
+    cr_assert_float_eq(strtod(dat_field(path, "workload", "wd", "time_norm"), NULL), 1.0525, 1e-9);
+    cr_assert_float_eq(strtod(dat_field(path, "workload", "wa", "alloc_norm"), NULL), 1.202, 1e-9);
+    snprintf(path, sizeof path, "%s/summary.md", dir);
+    char *md = slurp(path);
+    cr_assert(strstr(md, "| wa | alloc fixed 4M | 49.5 | 1.202 [1.202, 1.202] | 1.202 [1.202, 1.202] | time wall "
+                         "1000 Hz | 952.4 | 1.052 [1.052, 1.052] | 1.052 [1.052, 1.052] | time cheaper (paired) |"),
+              "%s", md);
+    cr_assert(strstr(md, "| equivalent within 2% (paired) |"), "%s", md);
+    cr_assert(strstr(md, "| wc | alloc fixed 4M | 98.04 | 1.205 ["), "%s", md);
+    cr_assert(strstr(md, "| not resolved (paired) |"), "%s", md);
+    cr_assert(strstr(md, "| n/a | 1.202 [1.202, 1.202] | time wall 1000 Hz | 952.4 | n/a | 1.052 [1.052, 1.052] | "
+                         "time cheaper (unpaired) |"),
+              "%s", md);
+    cr_assert(strstr(md, "Resolved on 3 of 4 workloads with both intervals: allocation cheaper: none; time cheaper: "
+                         "wa, wd; equivalent within 2%: wb. Not resolved: wc."),
+              "%s", md);
+    free(md);
+    rm_dir(dir);
+}
+
 /* ---- The simulated cells (st_sim.h) ----------------------------------------- */
 
 Test(sim, modelled_time_overhead_from_known_inputs) {
