@@ -86,8 +86,9 @@ compare: deps
 	  rc=0; $(BIN)/compare $(COMPARE_ARGS) --out $(COMPARE_OUT) $(A) $(B) || rc=$$?; \
 	  if [ $$rc -ne 2 ] && [ -f $(COMPARE_OUT)/compare.dat ]; then \
 	    thr=$$(sed -n '1s/.*threshold \([0-9.e+-]*\)%.*/\1/p' $(COMPARE_OUT)/compare.dat); \
+	    gate=$$(sed -n '1s/.* gate \([a-z]*\) .*/\1/p' $(COMPARE_OUT)/compare.dat); \
 	    rows=$$(grep -vc '^#' $(COMPARE_OUT)/compare.dat); \
-	    for t in png svg; do gnuplot -e "dat='$(COMPARE_OUT)/compare.dat'; out='$(COMPARE_OUT)/compare.$$t'; term='$$t'; thr=$$thr; nrows=$$rows" plots/compare.gp || exit 1; done; \
+	    for t in png svg; do gnuplot -e "dat='$(COMPARE_OUT)/compare.dat'; out='$(COMPARE_OUT)/compare.$$t'; term='$$t'; thr=$$thr; nrows=$$rows; gate='$$gate'" plots/compare.gp || exit 1; done; \
 	    echo "make compare: wrote $(COMPARE_OUT)/compare.md, .csv, .json, .png, .svg"; fi; \
 	  exit $$rc; fi
 

@@ -1,13 +1,21 @@
 # compare.gp - the forest plot of build/bin/compare: one row per cell, B's change against A in
 # percent with its interval, the +-threshold band shaded.  Colours: red slower, blue faster,
-# grey same, orange inconclusive.
-# gnuplot -e "dat='DIR/compare.dat'; out='DIR/compare.png'; term='png'; thr=2; nrows=10" plots/compare.gp
+# grey same, orange inconclusive.  gate: 'ratio' (default; the change of the median wall time)
+# or 'overhead' (the change in overhead, in percent of the baseline's time), as compare.dat's
+# first line says.
+# gnuplot -e "dat='DIR/compare.dat'; out='DIR/compare.png'; term='png'; thr=2; nrows=10; gate='ratio'" plots/compare.gp
 # compare.dat: row label change_pct lo_pct hi_pct verdict (docs/STATISTICS.md, "Comparing two sweeps").
+if (!exists("gate")) gate = 'ratio'
 h = 120 + 22 * nrows
 if (term eq 'svg') { set terminal svg size 900,h dynamic font 'sans,12' background rgb 'white' } else { set terminal pngcairo size 900,h font 'sans,11' background rgb 'white' }
 set output out
-set title sprintf("compare: B against A, change of the median wall time (95%% intervals; band +-%g%%)", thr)
-set xlabel "change, B/A - 1 (%)"
+if (gate eq 'overhead') {
+    set title sprintf("compare: B against A, change in overhead (95%% intervals; band +-%g%% of the baseline)", thr)
+    set xlabel "change in overhead, B - A (% of the baseline's time)"
+} else {
+    set title sprintf("compare: B against A, change of the median wall time (95%% intervals; band +-%g%%)", thr)
+    set xlabel "change, B/A - 1 (%)"
+}
 set yrange [nrows - 0.5:-0.5]
 set ytics scale 0 font ',9'
 set grid xtics

@@ -2,6 +2,7 @@
 #include "st_compare.h"
 #include "st_util.h"
 #include "st_db.h"
+#include "st_sim.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -18,23 +19,31 @@
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: compare [--threshold X%%] [--out DIR] [--seed N] [--resamples B] [--confidence C] [--quiet] A B\n"
+            "usage: compare [--gate ratio|overhead] [--threshold X%%] [--out DIR] [--seed N] [--resamples B]\n"
+            "               [--confidence C] [--quiet] A B\n"
             "  Compares the sweep in directory B against the one in A (each with a results.db written by\n"
             "  build/bin/sweep), cell by cell (cells matched by label): B's median wall time over A's with\n"
             "  a BCa interval, the change in overhead, a Mann-Whitney p-value adjusted by Benjamini-Hochberg,\n"
-            "  and a verdict: slower, faster, same or inconclusive.\n"
+            "  and a verdict: slower, faster, same or inconclusive.  Simulated cells (sweep --backends sim)\n"
+            "  in both sweeps are compared exactly: instructions, estimated cycles and their overheads, a\n"
+            "  difference counting only beyond the spread of each side's repeated runs.\n"
             "  Writes a Markdown report on stdout, or with --out DIR: DIR/compare.md, compare.csv,\n"
-            "  compare.json and compare.dat (the forest plot's data).\n"
-            "  --threshold X%%   a change counts only when its whole interval lies beyond +-X%% (default %g%%)\n"
+            "  compare_sim.csv, compare.json and compare.dat (the forest plot's data).\n"
+            "  --gate G         the quantity the verdicts and the exit status are on: ratio (B/A of the\n"
+            "                   median wall times; default), or overhead (B's overhead minus A's: each\n"
+            "                   sweep's baseline divided out, so a machine busier during B than during A\n"
+            "                   does not make every cell slower; baselines are then not gated)\n"
+            "  --threshold X%%   a change counts only when its whole interval lies beyond +-X%% (default %g%%;\n"
+            "                   overhead gate: X%% of the baseline's time)\n"
             "  --out DIR        write the report files into DIR (created if missing)\n"
             "  --seed N         bootstrap seed (default %llu)\n"
             "  --resamples B    bootstrap resamples per cell, 1000..1000000 (default %d)\n"
             "  --confidence C   confidence level, 0.5 < C < 1 (default %g); 1 - C is also the false\n"
             "                   discovery rate of the verdicts\n"
             "  --quiet          no summary or warnings on stderr\n"
-            "  Exit status (for CI gating): 0 no cell slower beyond the threshold, 1 at least one cell\n"
-            "  slower (a regression) or an output cannot be written, 2 bad arguments, A or B not a readable\n"
-            "  sweep, or no cell in common.  Method: docs/STATISTICS.md.\n",
+            "  Exit status (for CI gating): 0 no cell slower beyond the threshold in the gated quantity,\n"
+            "  1 at least one cell slower (a regression) or an output cannot be written, 2 bad arguments,\n"
+            "  A or B not a readable sweep, or no cell in common.  Method: docs/STATISTICS.md.\n",
             DEFAULT_THRESHOLD * 100, DEFAULT_SEED, DEFAULT_RESAMPLES, DEFAULT_CONFIDENCE);
 }
 
@@ -90,6 +99,7 @@ int main(int argc, char **argv) {
     unsigned long long seed = DEFAULT_SEED, resamples = DEFAULT_RESAMPLES;
     double confidence = DEFAULT_CONFIDENCE, threshold = DEFAULT_THRESHOLD;
     int quiet = 0;
+    st_gate gate = ST_GATE_RATIO;
     const char *dirs[2] = {NULL, NULL}, *out = NULL;
     int ndirs = 0;
     for (int i = 1; i < argc; i++) {
@@ -111,6 +121,9 @@ int main(int argc, char **argv) {
         } else if ((v = st_opt_value(argc, argv, &i, "--threshold"))) {
             if (st_opt_percent(v, 0.0, 1.0, &threshold))
                 return bad("--threshold: '%s' is not a percentage from 0 to 100 (exclusive), e.g. 2%%", v);
+        } else if ((v = st_opt_value(argc, argv, &i, "--gate"))) {
+            if (st_gate_parse(v, &gate))
+                return bad("--gate: '%s' is not ratio or overhead", v);
         } else if ((v = st_opt_value(argc, argv, &i, "--out"))) {
             if (!*v)
                 return bad("--out: %sno directory given", "");
@@ -140,9 +153,25 @@ int main(int argc, char **argv) {
         return rc;
     }
 
-    st_compare_opts opts = {.boot = {(size_t)resamples, confidence, seed}, .threshold = threshold};
+    /* The simulated cells of each (none in a sweep without them). */
+    st_sim sa, sb;
+    memset(&sb, 0, sizeof sb);
+    char err[1024];
+    const char *which = "A";
+    if ((rc = st_sim_load(dirs[0], &sa, err, sizeof err)) == 0 && (which = "B"))
+        rc = st_sim_load(dirs[1], &sb, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "compare: %s: %s\n", which, err);
+        st_sim_free(&sa);
+        st_sim_free(&sb);
+        st_sweep_free(&a);
+        st_sweep_free(&b);
+        return rc;
+    }
+
+    st_compare_opts opts = {.boot = {(size_t)resamples, confidence, seed}, .threshold = threshold, .gate = gate};
     st_comparison c;
-    st_compare(&a, &b, &opts, &c);
+    st_compare(&a, &b, &sa, &sb, &opts, &c);
 
     if (c.different_machines && !quiet)
         fprintf(stderr, "compare: WARNING: A and B come from DIFFERENT MACHINES (host %s / %s, CPU %s / %s)\n",
@@ -158,6 +187,7 @@ int main(int argc, char **argv) {
         } else {
             rc = write_file(out, "compare.md", st_compare_md, &c) ||
                  write_file(out, "compare.csv", st_compare_csv, &c) ||
+                 write_file(out, "compare_sim.csv", st_compare_sim_csv, &c) ||
                  write_file(out, "compare.json", st_compare_json, &c) ||
                  write_file(out, "compare.dat", st_compare_plotdata, &c);
         }
@@ -167,25 +197,42 @@ int main(int argc, char **argv) {
             fprintf(stderr, "compare: cannot write the report to stdout\n");
     }
 
-    if (!quiet)
+    if (!quiet) {
         fprintf(stderr,
-                "compare: %zu cells matched, %zu compared (Benjamini-Hochberg family): %zu slower, %zu faster, "
-                "%zu same, %zu inconclusive; %zu only in A, %zu only in B%s%s\n",
-                c.ncells, c.compared, c.slower, c.faster, c.same, c.inconclusive, c.nonly_a, c.nonly_b,
-                out ? "; wrote " : "", out ? out : "");
-    if (c.ncells == 0) {
+                "compare: gate %s: %zu cells matched, %zu compared (Benjamini-Hochberg family): %zu slower, "
+                "%zu faster, %zu same, %zu inconclusive",
+                st_gate_name(gate), c.ncells, c.compared, c.slower, c.faster, c.same, c.inconclusive);
+        if (gate == ST_GATE_OVERHEAD)
+            fprintf(stderr, ", %zu ungated (baselines)", c.ungated);
+        fprintf(stderr, "; %zu only in A, %zu only in B", c.nonly_a, c.nonly_b);
+        if (c.nsim || c.nsim_only_a || c.nsim_only_b)
+            fprintf(stderr, "; simulated: %zu cells matched, %zu differ, %zu only in A, %zu only in B", c.nsim,
+                    c.sim_differ, c.nsim_only_a, c.nsim_only_b);
+        fprintf(stderr, "%s%s\n", out ? "; wrote " : "", out ? out : "");
+    }
+    if (c.ncells == 0 && c.nsim == 0) {
         fprintf(stderr, "compare: A (%s) and B (%s) have no cell in common: nothing to compare\n", dirs[0], dirs[1]);
         rc = 2;
     } else if (!rc && c.slower) {
         if (!quiet)
             for (size_t i = 0; i < c.ncells; i++)
-                if (!strcmp(c.cells[i].verdict, "slower"))
-                    fprintf(stderr, "compare: REGRESSION %s: B/A %.4f [%.4f, %.4f], adjusted p %.3g\n",
-                            c.cells[i].label, c.cells[i].ratio.est, c.cells[i].ratio.lo, c.cells[i].ratio.hi,
-                            c.cells[i].p_adjusted);
+                if (!strcmp(c.cells[i].verdict, "slower")) {
+                    const st_cmp_cell *r = &c.cells[i];
+                    if (gate == ST_GATE_RATIO)
+                        fprintf(stderr, "compare: REGRESSION %s: B/A %.4f [%.4f, %.4f], adjusted p %.3g\n", r->label,
+                                r->ratio.est, r->ratio.lo, r->ratio.hi, r->p_adjusted);
+                    else
+                        fprintf(stderr,
+                                "compare: REGRESSION %s: overhead change %+.4f [%+.4f, %+.4f] (overhead %.4f in A, "
+                                "%.4f in B), adjusted p %.3g\n",
+                                r->label, r->doverhead.est, r->doverhead.lo, r->doverhead.hi, r->a_overhead,
+                                r->b_overhead, r->p_adjusted);
+                }
         rc = 1;
     }
     st_comparison_free(&c);
+    st_sim_free(&sa);
+    st_sim_free(&sb);
     st_sweep_free(&a);
     st_sweep_free(&b);
     return rc;

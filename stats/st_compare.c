@@ -9,6 +9,25 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define GATE_NAME(id, name, what) name,
+static const char *const gate_names[ST_NGATES] = {ST_GATES(GATE_NAME)};
+#undef GATE_NAME
+
+const char *st_gate_name(st_gate g) { return (unsigned)g < ST_NGATES ? gate_names[g] : "?"; }
+
+int st_gate_parse(const char *s, st_gate *g) {
+    for (int i = 0; i < ST_NGATES; i++)
+        if (!strcmp(s, gate_names[i])) {
+            *g = (st_gate)i;
+            return 0;
+        }
+    return -1;
+}
+
+#define SIMQ_NAME(id, name, what) name,
+static const char *const simq_names[ST_CMP_SIM_N] = {ST_CMP_SIMQ(SIMQ_NAME)};
+#undef SIMQ_NAME
+
 /* Groups of the four-group bootstrap. */
 enum { G_A = 0, G_B, G_A_BASE, G_B_BASE, G_COUNT };
 
@@ -194,20 +213,42 @@ static void compare_cell(st_comparison *c, st_cmp_cell *r) {
     } else {
         r->doverhead = out[1];
     }
-    r->mw = st_mann_whitney(w[G_B], n[G_B], w[G_A], n[G_A]);
+    if (c->opts.gate == ST_GATE_RATIO) {
+        r->mw = st_mann_whitney(w[G_B], n[G_B], w[G_A], n[G_A]);
+    } else if (r->is_baseline || !n[G_A_BASE] || !n[G_B_BASE]) {
+        r->mw = (st_mw){NAN, NAN, 0};
+    } else {
+        /* The overhead gate's test: each run over its own sweep's baseline median. */
+        double ma = st_median(w[G_A_BASE], n[G_A_BASE]), mb = st_median(w[G_B_BASE], n[G_B_BASE]);
+        for (size_t i = 0; i < n[G_A]; i++)
+            w[G_A][i] /= ma;
+        for (size_t i = 0; i < n[G_B]; i++)
+            w[G_B][i] /= mb;
+        r->mw = st_mann_whitney(w[G_B], n[G_B], w[G_A], n[G_A]);
+    }
     for (int k = 0; k < G_COUNT; k++)
         free(w[k]);
 }
 
+/* The gated interval of r and the value of "no change". */
+static const st_interval *gated(const st_comparison *c, const st_cmp_cell *r, double *centre) {
+    *centre = c->opts.gate == ST_GATE_RATIO ? 1.0 : 0.0;
+    return c->opts.gate == ST_GATE_RATIO ? &r->ratio : &r->doverhead;
+}
+
 static void verdict(const st_comparison *c, st_cmp_cell *r) {
-    double t = c->opts.threshold, alpha = 1.0 - c->opts.boot.confidence;
-    const st_interval *iv = &r->ratio;
+    double t = c->opts.threshold, alpha = 1.0 - c->opts.boot.confidence, c0;
+    const st_interval *iv = gated(c, r, &c0);
+    if (c->opts.gate == ST_GATE_OVERHEAD && r->is_baseline) {
+        r->verdict = "ungated";
+        return;
+    }
     if (iv->method == ST_CI_NONE) {
         r->verdict = "inconclusive";
         note(r, "no interval: %s", iv->why ? iv->why : "undefined");
         return;
     }
-    int above = iv->lo > 1.0 + t, below = iv->hi < 1.0 - t;
+    int above = iv->lo > c0 + t, below = iv->hi < c0 - t;
     if (above || below) {
         if (isfinite(r->p_adjusted) && r->p_adjusted <= alpha) {
             r->verdict = above ? "slower" : "faster";
@@ -218,14 +259,116 @@ static void verdict(const st_comparison *c, st_cmp_cell *r) {
                  "Benjamini-Hochberg (adjusted p %.3g > %.3g)",
                  r->p_adjusted, alpha);
         }
-    } else if (iv->lo >= 1.0 - t && iv->hi <= 1.0 + t) {
+    } else if (iv->lo >= c0 - t && iv->hi <= c0 + t) {
         r->verdict = "same";
     } else {
         r->verdict = "inconclusive";
     }
 }
 
-void st_compare(const st_sweep *a, const st_sweep *b, const st_compare_opts *opts, st_comparison *c) {
+/* ---- simulated cells ---- */
+
+static void simnote(st_cmp_simcell *r, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    st_note_add(r->note, sizeof r->note, fmt, ap);
+    va_end(ap);
+}
+
+/* Quantity q from the medians a, b and each side's extremes [alo, ahi], [blo, bhi]. */
+static st_cmp_simq simq(double a, double alo, double ahi, double b, double blo, double bhi) {
+    st_cmp_simq q = {a, b, NAN, NAN, NAN, NULL};
+    if (isnan(a) || isnan(b) || isnan(alo) || isnan(ahi) || isnan(blo) || isnan(bhi))
+        return q;
+    q.diff = b - a;
+    q.lo = blo - ahi;
+    q.hi = bhi - alo;
+    q.verdict = q.lo > 0 ? "higher" : q.hi < 0 ? "lower" : "same";
+    return q;
+}
+
+/* The overhead of cell x in metric m (median, and extremes from the repeats). */
+static void sim_overhead(const st_simcell *x, int m, double *v, double *lo, double *hi) {
+    const st_simcell *base = x->baseline;
+    *v = *lo = *hi = NAN;
+    if (!base || base == x)
+        return;
+    *v = x->v[m] / base->v[m];
+    *lo = x->vmin[m] / base->vmax[m];
+    *hi = x->vmax[m] / base->vmin[m];
+}
+
+static void compare_simcell(st_cmp_simcell *r) {
+    const st_simcell *a = r->a, *b = r->b;
+    if (strcmp(a->kind, b->kind) || strcmp(a->workload, b->workload))
+        simnote(r, "the label names a different cell in B (%s %s against %s %s)", b->workload, b->kind, a->workload,
+                a->kind);
+    if (a->size != b->size)
+        simnote(r, "workload size differs: %lld in A, %lld in B", (long long)a->size, (long long)b->size);
+    if (!a->ok || !b->ok)
+        simnote(r, "no ok run in %s", !a->ok ? (!b->ok ? "A or B" : "A") : "B");
+    const int metric[2] = {SW_SIM_IR, SW_SIM_CYCLES};
+    for (int k = 0; k < 2; k++) {
+        int m = metric[k];
+        r->q[k] = simq(a->v[m], a->vmin[m], a->vmax[m], b->v[m], b->vmin[m], b->vmax[m]);
+        double av, alo, ahi, bv, blo, bhi;
+        sim_overhead(a, m, &av, &alo, &ahi);
+        sim_overhead(b, m, &bv, &blo, &bhi);
+        r->q[ST_CMP_SIM_OV_IR + k] = simq(av, alo, ahi, bv, blo, bhi);
+    }
+    if (strcmp(a->kind, "baseline") && (!a->baseline || !b->baseline))
+        simnote(r, "no simulated baseline in %s: no overhead", !a->baseline ? "A" : "B");
+    for (int k = 0; k < ST_CMP_SIM_N; k++)
+        if (r->q[k].verdict && strcmp(r->q[k].verdict, "same"))
+            r->differs = 1;
+}
+
+static const st_simcell *find_simlabel(const st_sim *sim, const char *label) {
+    for (size_t i = 0; sim && i < sim->ncells; i++)
+        if (strcmp(sim->cells[i].label, label) == 0)
+            return &sim->cells[i];
+    return NULL;
+}
+
+static int cmp_simcells(const void *x, const void *y) {
+    const st_cmp_simcell *a = x, *b = y;
+    int d = strcmp(a->a->workload, b->a->workload);
+    if (d)
+        return d;
+    d = st_kind_rank(a->a->kind) - st_kind_rank(b->a->kind);
+    if (d)
+        return d;
+    return strcmp(a->label, b->label);
+}
+
+static void compare_sim(st_comparison *c, const st_sim *sa, const st_sim *sb) {
+    size_t na = sa ? sa->ncells : 0, nb = sb ? sb->ncells : 0;
+    c->sim = st_xcalloc(na ? na : 1, sizeof *c->sim);
+    c->sim_only_a = st_xmalloc((na ? na : 1) * sizeof *c->sim_only_a);
+    c->sim_only_b = st_xmalloc((nb ? nb : 1) * sizeof *c->sim_only_b);
+    for (size_t i = 0; i < na; i++) {
+        const st_simcell *x = &sa->cells[i], *y = find_simlabel(sb, x->label);
+        if (!y) {
+            c->sim_only_a[c->nsim_only_a++] = x;
+            continue;
+        }
+        st_cmp_simcell *r = &c->sim[c->nsim++];
+        r->label = x->label;
+        r->a = x;
+        r->b = y;
+    }
+    for (size_t i = 0; i < nb; i++)
+        if (!find_simlabel(sa, sb->cells[i].label))
+            c->sim_only_b[c->nsim_only_b++] = &sb->cells[i];
+    qsort(c->sim, c->nsim, sizeof *c->sim, cmp_simcells);
+    for (size_t i = 0; i < c->nsim; i++) {
+        compare_simcell(&c->sim[i]);
+        c->sim_differ += c->sim[i].differs;
+    }
+}
+
+void st_compare(const st_sweep *a, const st_sweep *b, const st_sim *sa, const st_sim *sb, const st_compare_opts *opts,
+                st_comparison *c) {
     memset(c, 0, sizeof *c);
     c->a = a;
     c->b = b;
@@ -268,11 +411,14 @@ void st_compare(const st_sweep *a, const st_sweep *b, const st_compare_opts *opt
             c->faster++;
         else if (!strcmp(r->verdict, "same"))
             c->same++;
+        else if (!strcmp(r->verdict, "ungated"))
+            c->ungated++;
         else
             c->inconclusive++;
     }
     free(p);
     free(q);
+    compare_sim(c, sa, sb);
 }
 
 void st_comparison_free(st_comparison *c) {
@@ -280,6 +426,9 @@ void st_comparison_free(st_comparison *c) {
     free(c->only_a);
     free(c->only_b);
     free(c->meta);
+    free(c->sim);
+    free(c->sim_only_a);
+    free(c->sim_only_b);
     memset(c, 0, sizeof *c);
 }
 
@@ -341,6 +490,71 @@ static const char *meta_or(const st_sweep *sw, const char *key) {
     return v ? v : "unknown";
 }
 
+/* The simulated cells' section of the report. */
+static void sim_md(FILE *f, const st_comparison *c) {
+    if (!c->nsim && !c->nsim_only_a && !c->nsim_only_b)
+        return;
+    fprintf(f, "\n## Simulated cells: exact counts\n\n");
+    fprintf(f,
+            "%zu simulated cells in both sweeps; **%zu differ** beyond the spread of their repeated runs (in "
+            "instructions, estimated cycles, or the overhead in either).  A difference B - A counts only when "
+            "its bounds from the repeats, [B min - A max, B max - A min], exclude 0; a cell whose repeats agree "
+            "to the count has bounds equal to the difference.  Simulated cells do not set the exit status.\n\n",
+            c->nsim, c->sim_differ);
+    if (c->sim_differ) {
+        for (size_t i = 0; i < c->nsim; i++)
+            if (c->sim[i].differs)
+                fprintf(f, "- differs: %s\n", c->sim[i].label);
+        fputc('\n', f);
+    }
+    if (c->nsim) {
+        fputs("| cell | runs ok A/B | quantity | A | B | B - A | relative | bounds | verdict | note |\n"
+              "|---|---|---|---|---|---|---|---|---|---|\n",
+              f);
+        for (size_t i = 0; i < c->nsim; i++) {
+            const st_cmp_simcell *r = &c->sim[i];
+            for (int k = 0; k < ST_CMP_SIM_N; k++) {
+                const st_cmp_simq *q = &r->q[k];
+                int count = k < ST_CMP_SIM_OV_IR;
+                const char *vf = count ? "%.15g" : "%.6f", *df = count ? "%+.15g" : "%+.6g";
+                if (k == 0)
+                    fprintf(f, "| %s | %zu/%zu | ", r->label, r->a->ok, r->b->ok);
+                else
+                    fputs("| | | ", f);
+                fprintf(f, "%s | ", simq_names[k]);
+                md_num(f, vf, q->a);
+                fputs(" | ", f);
+                md_num(f, vf, q->b);
+                fputs(" | ", f);
+                md_num(f, df, q->diff);
+                fputs(" | ", f);
+                md_num(f, "%+.3g%%", count ? 100 * q->diff / q->a : NAN);
+                fputs(" | ", f);
+                if (isnan(q->lo))
+                    fputs("n/a", f);
+                else {
+                    fprintf(f, "[");
+                    fprintf(f, df, q->lo);
+                    fputs(", ", f);
+                    fprintf(f, df, q->hi);
+                    fputs("]", f);
+                }
+                const char *v = q->verdict ? q->verdict : "n/a";
+                fprintf(f, " | %s%s%s | ", strcmp(v, "same") && strcmp(v, "n/a") ? "**" : "", v,
+                        strcmp(v, "same") && strcmp(v, "n/a") ? "**" : "");
+                if (k == 0)
+                    md_str(f, r->note);
+                fputs(" |\n", f);
+            }
+        }
+        fputc('\n', f);
+    }
+    for (size_t i = 0; i < c->nsim_only_a; i++)
+        fprintf(f, "- simulated, only in A: %s\n", c->sim_only_a[i]->label);
+    for (size_t i = 0; i < c->nsim_only_b; i++)
+        fprintf(f, "- simulated, only in B: %s\n", c->sim_only_b[i]->label);
+}
+
 int st_compare_md(FILE *f, const st_comparison *c) {
     const st_compare_opts *o = &c->opts;
     fprintf(f, "# Comparison: B against A\n\n");
@@ -367,12 +581,19 @@ int st_compare_md(FILE *f, const st_comparison *c) {
         fputc('\n', f);
     }
     fprintf(f, "## Verdicts\n\n");
+    fprintf(f, "Gate: **%s**, verdicts on %s.\n\n", st_gate_name(o->gate),
+            o->gate == ST_GATE_RATIO ? "B/A, the ratio of the median wall times (it moves with the machine's load too)"
+                                     : "the change in overhead, B's overhead minus A's (each sweep's baseline "
+                                       "divided out; baselines are not gated)");
     fprintf(f,
             "%zu cells compared (%zu with a Mann-Whitney p-value, the family of the Benjamini-Hochberg "
-            "adjustment): **%zu slower**, %zu faster, %zu same, %zu inconclusive.  Threshold %g%%, "
-            "%g%% BCa intervals, %zu resamples, seed %llu.\n\n",
-            c->ncells, c->compared, c->slower, c->faster, c->same, c->inconclusive, o->threshold * 100,
-            o->boot.confidence * 100, o->boot.resamples, (unsigned long long)o->boot.seed);
+            "adjustment): **%zu slower**, %zu faster, %zu same, %zu inconclusive",
+            c->ncells, c->compared, c->slower, c->faster, c->same, c->inconclusive);
+    if (o->gate == ST_GATE_OVERHEAD)
+        fprintf(f, ", %zu ungated (baselines)", c->ungated);
+    fprintf(f, ".  Threshold %g%%%s, %g%% BCa intervals, %zu resamples, seed %llu.\n\n", o->threshold * 100,
+            o->gate == ST_GATE_OVERHEAD ? " of the baseline's time" : "", o->boot.confidence * 100, o->boot.resamples,
+            (unsigned long long)o->boot.seed);
     if (c->ncells) {
         fprintf(f, "| cell | runs A/B | median A (ms) | median B (ms) | B/A | interval | overhead A | overhead B "
                    "| change | interval | p | adjusted p | verdict | note |\n"
@@ -422,9 +643,10 @@ int st_compare_md(FILE *f, const st_comparison *c) {
     fprintf(f,
             "\nB/A is B's median wall time over A's; change is B's overhead minus A's (overhead = median "
             "over the baseline's median), both from the same resamples of whole runs.  A cell is slower "
-            "or faster only when its whole B/A interval lies beyond the threshold and its adjusted p is "
+            "or faster only when its whole %s interval lies beyond the threshold and its adjusted p is "
             "at most %g; same when the whole interval lies within it.  Method: docs/STATISTICS.md.\n",
-            1.0 - o->boot.confidence);
+            o->gate == ST_GATE_RATIO ? "B/A" : "change", 1.0 - o->boot.confidence);
+    sim_md(f, c);
     return ferror(f) ? -1 : 0;
 }
 
@@ -467,6 +689,47 @@ int st_compare_csv(FILE *f, const st_comparison *c) {
     return ferror(f) ? -1 : 0;
 }
 
+/* A simulated quantity's value as written in CSV and JSON: counts with every
+ * digit (%.17g), overheads with %.10g. */
+static void simnum(FILE *f, int k, double v, const char *missing) {
+    if (k >= ST_CMP_SIM_OV_IR)
+        num(f, v, missing);
+    else if (isfinite(v))
+        fprintf(f, "%.17g", v);
+    else
+        fputs(missing, f);
+}
+
+int st_compare_sim_csv(FILE *f, const st_comparison *c) {
+    fputs("label,workload,kind,a_runs,b_runs", f);
+    for (int k = 0; k < ST_CMP_SIM_N; k++)
+        fprintf(f, ",a_%s,b_%s,%s_diff,%s_diff_lo,%s_diff_hi,%s_verdict", simq_names[k], simq_names[k], simq_names[k],
+                simq_names[k], simq_names[k], simq_names[k]);
+    fputs(",note\n", f);
+    for (size_t i = 0; i < c->nsim; i++) {
+        const st_cmp_simcell *r = &c->sim[i];
+        st_csv_field(f, r->label);
+        fputc(',', f);
+        st_csv_field(f, r->a->workload);
+        fputc(',', f);
+        st_csv_field(f, r->a->kind);
+        fprintf(f, ",%zu,%zu", r->a->ok, r->b->ok);
+        for (int k = 0; k < ST_CMP_SIM_N; k++) {
+            const st_cmp_simq *q = &r->q[k];
+            const double v[] = {q->a, q->b, q->diff, q->lo, q->hi};
+            for (size_t j = 0; j < 5; j++) {
+                fputc(',', f);
+                simnum(f, k, v[j], "");
+            }
+            fprintf(f, ",%s", q->verdict ? q->verdict : "");
+        }
+        fputc(',', f);
+        st_csv_field(f, r->note);
+        fputc('\n', f);
+    }
+    return ferror(f) ? -1 : 0;
+}
+
 static void json_num_field(FILE *f, const char *name, double v, int comma) {
     fprintf(f, "\"%s\": ", name);
     num(f, v, "null");
@@ -484,6 +747,58 @@ static void json_labels(FILE *f, const st_cell *const *cells, size_t n) {
     fputc(']', f);
 }
 
+static void json_simlabels(FILE *f, const st_simcell *const *cells, size_t n) {
+    fputc('[', f);
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            fputs(", ", f);
+        json_str(f, cells[i]->label);
+    }
+    fputc(']', f);
+}
+
+/* "sim": the simulated cells, one object per compare_sim.csv row with the same names and digits. */
+static void sim_json(FILE *f, const st_comparison *c) {
+    fprintf(f,
+            "  \"sim\": {\n    \"counts\": {\"cells\": %zu, \"differ\": %zu, \"only_in_a\": %zu, "
+            "\"only_in_b\": %zu},\n",
+            c->nsim, c->sim_differ, c->nsim_only_a, c->nsim_only_b);
+    fputs("    \"units\": {\"Ir\": \"instructions\", \"est_cycles\": \"estimated cycles\", \"overhead_Ir\": \"ratio to "
+          "baseline\", \"overhead_est_cycles\": \"ratio to baseline\", \"a_runs\": \"ok runs\"},\n    \"only_in_a\": ",
+          f);
+    json_simlabels(f, c->sim_only_a, c->nsim_only_a);
+    fputs(",\n    \"only_in_b\": ", f);
+    json_simlabels(f, c->sim_only_b, c->nsim_only_b);
+    fputs(",\n    \"cells\": [", f);
+    for (size_t i = 0; i < c->nsim; i++) {
+        const st_cmp_simcell *r = &c->sim[i];
+        fputs(i ? ",\n      {\"label\": " : "\n      {\"label\": ", f);
+        json_str(f, r->label);
+        fputs(", \"workload\": ", f);
+        json_str(f, r->a->workload);
+        fputs(", \"kind\": ", f);
+        json_str(f, r->a->kind);
+        fprintf(f, ", \"a_runs\": %zu, \"b_runs\": %zu", r->a->ok, r->b->ok);
+        for (int k = 0; k < ST_CMP_SIM_N; k++) {
+            const st_cmp_simq *q = &r->q[k];
+            const char *fmt[] = {"a_%s", "b_%s", "%s_diff", "%s_diff_lo", "%s_diff_hi"};
+            const double v[] = {q->a, q->b, q->diff, q->lo, q->hi};
+            for (size_t j = 0; j < 5; j++) {
+                fputs(", \"", f);
+                fprintf(f, fmt[j], simq_names[k]);
+                fputs("\": ", f);
+                simnum(f, k, v[j], "null");
+            }
+            fprintf(f, ", \"%s_verdict\": ", simq_names[k]);
+            json_str(f, q->verdict);
+        }
+        fputs(", \"note\": ", f);
+        json_str(f, r->note);
+        fputc('}', f);
+    }
+    fputs(c->nsim ? "\n    ]\n  }\n" : "]\n  }\n", f);
+}
+
 int st_compare_json(FILE *f, const st_comparison *c) {
     const st_compare_opts *o = &c->opts;
     fputs("{\n  \"format\": \"freecheck-compare-1\",\n  \"a\": ", f);
@@ -493,11 +808,12 @@ int st_compare_json(FILE *f, const st_comparison *c) {
     fprintf(f, ",\n  \"threshold\": %.10g,\n  \"confidence\": %.10g,\n  \"resamples\": %zu,\n  \"seed\": %llu,\n",
             o->threshold, o->boot.confidence, o->boot.resamples, (unsigned long long)o->boot.seed);
     fputs("  \"correction\": \"benjamini-hochberg\",\n", f);
+    fprintf(f, "  \"gate\": \"%s\",\n", st_gate_name(o->gate));
     fprintf(f, "  \"different_machines\": %s,\n", c->different_machines ? "true" : "false");
     fprintf(f,
             "  \"counts\": {\"cells\": %zu, \"compared\": %zu, \"slower\": %zu, \"faster\": %zu, \"same\": %zu, "
-            "\"inconclusive\": %zu, \"only_in_a\": %zu, \"only_in_b\": %zu},\n",
-            c->ncells, c->compared, c->slower, c->faster, c->same, c->inconclusive, c->nonly_a, c->nonly_b);
+            "\"inconclusive\": %zu, \"ungated\": %zu, \"only_in_a\": %zu, \"only_in_b\": %zu},\n",
+            c->ncells, c->compared, c->slower, c->faster, c->same, c->inconclusive, c->ungated, c->nonly_a, c->nonly_b);
     fputs("  \"units\": {\"a_median_ns\": \"ns\", \"b_median_ns\": \"ns\", \"ratio\": \"B/A\", "
           "\"a_overhead\": \"ratio to baseline\", \"b_overhead\": \"ratio to baseline\", "
           "\"overhead_change\": \"B overhead - A overhead\", \"threshold\": \"fraction\"},\n",
@@ -546,19 +862,26 @@ int st_compare_json(FILE *f, const st_comparison *c) {
         json_str(f, r->note);
         fputc('}', f);
     }
-    fputs(c->ncells ? "\n  ]\n}\n" : "]\n}\n", f);
+    fputs(c->ncells ? "\n  ],\n" : "],\n", f);
+    sim_json(f, c);
+    fputs("}\n", f);
     return ferror(f) ? -1 : 0;
 }
 
 int st_compare_plotdata(FILE *f, const st_comparison *c) {
     fprintf(f,
-            "# compare.dat: one row per matched cell (B against A), threshold %.10g%%\n"
+            "# compare.dat: one row per %s cell (B against A), gate %s threshold %.10g%%\n"
             "# row label change_pct lo_pct hi_pct verdict\n",
-            c->opts.threshold * 100);
+            c->opts.gate == ST_GATE_RATIO ? "matched" : "gated", st_gate_name(c->opts.gate), c->opts.threshold * 100);
+    size_t row = 0;
     for (size_t i = 0; i < c->ncells; i++) {
         const st_cmp_cell *r = &c->cells[i];
-        double e = (r->ratio.est - 1) * 100, lo = (r->ratio.lo - 1) * 100, hi = (r->ratio.hi - 1) * 100;
-        fprintf(f, "%zu \"%s\" ", i, r->label);
+        double c0;
+        const st_interval *iv = gated(c, r, &c0);
+        if (!strcmp(r->verdict, "ungated"))
+            continue;
+        double e = (iv->est - c0) * 100, lo = (iv->lo - c0) * 100, hi = (iv->hi - c0) * 100;
+        fprintf(f, "%zu \"%s\" ", row++, r->label);
         const double v[] = {e, lo, hi};
         for (int k = 0; k < 3; k++) {
             if (isfinite(v[k]))

@@ -11,11 +11,27 @@
  *  - Multiple comparisons: the Mann-Whitney p-values of the matched cells
  *    that have one are adjusted by Benjamini-Hochberg (false discovery rate
  *    at 1 - confidence); `compared` says how many there were.
- *  - Verdicts (threshold t, alpha = 1 - confidence): "slower" when the
- *    ratio's interval lies wholly above 1 + t and the adjusted p <= alpha,
- *    "faster" when wholly below 1 - t and adjusted p <= alpha, "same" when
- *    wholly within [1 - t, 1 + t], else "inconclusive" (with the reason in
- *    the note).  A regression is a "slower" cell.
+ *  - The gate (opts.gate) is the quantity the verdicts and the test are
+ *    on.  ST_GATE_RATIO: the ratio, centre 1, Mann-Whitney of B's wall times
+ *    against A's.  ST_GATE_OVERHEAD: the change in overhead, centre 0,
+ *    Mann-Whitney of B's wall times over B's baseline median against A's
+ *    over A's; a baseline cell is then "ungated" (no overhead), never a
+ *    verdict of the four below and outside the Benjamini-Hochberg family.
+ *  - Verdicts (threshold t, alpha = 1 - confidence, c the gate's centre):
+ *    "slower" when the gated interval lies wholly above c + t and the
+ *    adjusted p <= alpha, "faster" when wholly below c - t and adjusted
+ *    p <= alpha, "same" when wholly within [c - t, c + t], else
+ *    "inconclusive" (with the reason in the note).  A regression is a
+ *    "slower" cell.
+ *  - Simulated cells (st_sim.h) are matched by label among the simulated
+ *    cells of both sweeps and compared exactly: for instructions, estimated
+ *    cycles and the overhead in each, the difference B - A of the medians
+ *    and its bounds from the repeats, [B min - A max, B max - A min] (for an
+ *    overhead, each side's extremes are cell min / baseline max and cell
+ *    max / baseline min).  "same" when the bounds include 0 (the two sides'
+ *    repeated values overlap: the difference is within the repeat spread),
+ *    "higher" when they lie above 0, "lower" below; NULL (no verdict) when a
+ *    side has no value.  Simulated cells never set the exit status.
  *  - Cells only in A or only in B are listed, never compared.  Metadata
  *    keys whose values differ are listed, the important ones first.
  *  - The comparison points into both sweeps, which must outlive it.
@@ -29,8 +45,26 @@
 #include "st_boot.h"
 #include "st_db.h"
 #include "st_rank.h"
+#include "st_sim.h"
 
 #include <stdio.h>
+
+/* The quantities a comparison can gate on: X(ID, option name, meaning). */
+#define ST_GATES(X)                                    \
+    X(RATIO, "ratio", "B's median wall time over A's") \
+    X(OVERHEAD, "overhead", "B's overhead minus A's (each sweep's median over its own baseline's median)")
+
+typedef enum st_gate {
+#define ST__GATE_ENUM(id, name, what) ST_GATE_##id,
+    ST_GATES(ST__GATE_ENUM)
+#undef ST__GATE_ENUM
+        ST_NGATES
+} st_gate;
+
+/* The option name of g. */
+const char *st_gate_name(st_gate g);
+/* The gate named s into *g: 0, or -1 if s names none. */
+int st_gate_parse(const char *s, st_gate *g);
 
 typedef struct st_cmp_cell {
     const char *label;
@@ -42,11 +76,41 @@ typedef struct st_cmp_cell {
     double a_overhead, b_overhead; /* median / baseline median (NaN for a baseline or without one) */
     st_interval ratio;             /* b_median / a_median */
     st_interval doverhead;         /* b_overhead - a_overhead */
-    st_mw mw;                      /* B's wall times against A's */
+    st_mw mw;                      /* the gate's test: B's wall times against A's (ratio gate), or each
+                                      over its sweep's baseline median (overhead gate) */
     double p_adjusted;             /* Benjamini-Hochberg; NaN when mw.p is */
-    const char *verdict;           /* slower, faster, same, inconclusive */
+    const char *verdict;           /* slower, faster, same, inconclusive; ungated (a baseline, overhead gate) */
     char note[384];
 } st_cmp_cell;
+
+/* One simulated quantity of a cell in A and B. */
+typedef struct st_cmp_simq {
+    double a, b;         /* the medians (NaN if missing) */
+    double diff, lo, hi; /* b - a and its bounds from the repeats */
+    const char *verdict; /* same, higher, lower; NULL when a or b is missing */
+} st_cmp_simq;
+
+/* The simulated quantities compared, in output order: X(ID, column name, meaning). */
+#define ST_CMP_SIMQ(X)                                                          \
+    X(IR, "Ir", "instructions")                                                 \
+    X(CYC, "est_cycles", "estimated cycles")                                    \
+    X(OV_IR, "overhead_Ir", "overhead in instructions (ratio to the baseline)") \
+    X(OV_CYC, "overhead_est_cycles", "overhead in estimated cycles (ratio to the baseline)")
+
+enum {
+#define ST__SIMQ_ENUM(id, name, what) ST_CMP_SIM_##id,
+    ST_CMP_SIMQ(ST__SIMQ_ENUM)
+#undef ST__SIMQ_ENUM
+        ST_CMP_SIM_N
+};
+
+typedef struct st_cmp_simcell {
+    const char *label;
+    const st_simcell *a, *b;
+    st_cmp_simq q[ST_CMP_SIM_N];
+    int differs; /* some quantity is higher or lower */
+    char note[384];
+} st_cmp_simcell;
 
 typedef struct st_cmp_meta {
     const char *key, *a, *b; /* a or b NULL when that sweep lacks the key */
@@ -55,7 +119,8 @@ typedef struct st_cmp_meta {
 
 typedef struct st_compare_opts {
     st_boot_opts boot;
-    double threshold; /* 0.02 = 2% */
+    double threshold; /* 0.02 = 2%: of the ratio, or of the baseline's time for the overhead change */
+    st_gate gate;
 } st_compare_opts;
 
 typedef struct st_comparison {
@@ -69,11 +134,19 @@ typedef struct st_comparison {
     size_t nmeta;
     int different_machines; /* host or cpu_model differ */
     size_t compared;        /* cells with a p-value: the family Benjamini-Hochberg adjusts over */
-    size_t slower, faster, same, inconclusive;
+    size_t slower, faster, same, inconclusive, ungated;
+    /* The simulated cells (none when a sweep has none). */
+    st_cmp_simcell *sim; /* matched simulated cells, by workload, kind, label */
+    size_t nsim;
+    const st_simcell **sim_only_a, **sim_only_b;
+    size_t nsim_only_a, nsim_only_b;
+    size_t sim_differ; /* matched simulated cells with some quantity higher or lower */
 } st_comparison;
 
-/* Compares b against a.  Never fails (allocation failure exits). */
-void st_compare(const st_sweep *a, const st_sweep *b, const st_compare_opts *opts, st_comparison *c);
+/* Compares b against a, and the simulated cells of sb against sa (either
+ * may be NULL: no simulated cells).  Never fails (allocation failure exits). */
+void st_compare(const st_sweep *a, const st_sweep *b, const st_sim *sa, const st_sim *sb, const st_compare_opts *opts,
+                st_comparison *c);
 
 void st_comparison_free(st_comparison *c);
 
@@ -86,7 +159,10 @@ void st_bh_adjust(const double *p, size_t n, double *q);
 int st_compare_md(FILE *f, const st_comparison *c);
 int st_compare_csv(FILE *f, const st_comparison *c);
 int st_compare_json(FILE *f, const st_comparison *c);
-/* Forest plot data: one row per matched cell, change in percent with its interval. */
+/* The simulated cells' CSV (compare_sim.csv): header, one row per matched simulated cell. */
+int st_compare_sim_csv(FILE *f, const st_comparison *c);
+/* Forest plot data: one row per matched cell (overhead gate: per cell with an
+ * overhead), the gated change in percent with its interval. */
 int st_compare_plotdata(FILE *f, const st_comparison *c);
 
 #endif

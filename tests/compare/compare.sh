@@ -3,7 +3,11 @@
 # the results database schema ($SCHEMA, harness/schema.sql): an injected 10% slowdown in exactly one cell is found (its
 # size inside its interval), an A/A pair gives none, an injected speed-up is "faster" and exit 0,
 # cells only in A or only in B are listed, exit statuses 0/1/2, different machines said loudly,
-# the JSON parsed and checked against the CSV, outputs identical on a second run.
+# the JSON parsed and checked against the CSV, outputs identical on a second run; --gate overhead
+# on a sweep whose every run is 10% slower with one cell's sampling 5% of the baseline dearer
+# (the ratio gate flags every cell, the overhead gate exactly that one); the simulated cells
+# compared exactly (one cell with a known injected difference, shifts within the repeat spread
+# "same", sweeps with only simulated cells).
 # Usage: SCHEMA=harness/schema.sql COMPARE=build/bin/compare sh tests/compare/compare.sh WORKDIR
 set -u
 W=${1:?work directory}
@@ -18,7 +22,8 @@ ok() { echo "ok: $*"; }
 # round r: base * factor / 1000 + 200000 * ((r * K) % 12) ns, so within a cell the offsets are a
 # permutation of 0..11 for any K coprime to 12 and the median is the same for every such K.
 # CELL FACTOR pairs override a cell's factor (per mille); CELL=-label drops a cell; CELL=+label
-# adds microbench/alloc-fixed-256K.
+# adds microbench/alloc-fixed-256K.  SCALE (per mille, default 1000) multiplies every wall time
+# (a machine uniformly slower or faster).
 mk() {
     d=$1 k=$2 host=$3 rev=$4; shift 4
     mkdir -p "$d"
@@ -48,10 +53,51 @@ mk() {
         echo "WITH RECURSIVE r(round) AS (SELECT 0 UNION ALL SELECT round + 1 FROM r WHERE round < 12)
 INSERT INTO runs(run_id, cell_id, round, seq, status, wall_ns, user_ns, sys_ns, maxrss_kb)
 SELECT f.cell_id * 100 + r.round, f.cell_id, r.round, r.round * 10 + f.cell_id, 'ok',
-       (f.base * f.factor / 1000 + 200000 * ((r.round * $k) % 12)) * CASE WHEN r.round = 0 THEN 10 ELSE 1 END,
+       (f.base * f.factor / 1000 + 200000 * ((r.round * $k) % 12)) * ${SCALE:-1000} / 1000 * CASE WHEN r.round = 0 THEN 10 ELSE 1 END,
        f.base * f.factor / 1000, 1000000, 5000
 FROM f, r;"
     } | sqlite3 "$d/results.db" || { echo "cannot build $d"; exit 1; }
+}
+
+# mksim DIR [LABEL DIR DCYC]...: adds simulated cells (backend 'sim') of gcbench at --size 10 to
+# DIR/results.db (creating it with only them if missing), two runs each: the baseline (1e9
+# instructions, 2e9 estimated cycles), alloc-fixed-64K (+905000 / +1510000, repeats identical),
+# alloc-fixed-1M (+95000 / +160000, its cycles repeat 10 apart) and time-1000Hz (+200000 and
+# +202000 instructions, +400000 and +404000 cycles: the spread of a time cell).  LABEL DIR DCYC
+# add DIR instructions and DCYC cycles to both runs of a cell.
+mksim() {
+    d=$1; shift
+    mkdir -p "$d"
+    {
+        [ -f "$d/results.db" ] || { cat "$SCHEMA"; echo "INSERT INTO meta(key, value) VALUES ('host', 'fixture-host'), ('cpu_model', 'fixture cpu'), ('status', 'complete');"; }
+        echo "CREATE TEMP TABLE s(cell_id INTEGER, kind TEXT, period INTEGER, mode TEXT, hz INTEGER, clock TEXT, label TEXT,
+  ir1 INTEGER, ir2 INTEGER, cyc1 INTEGER, cyc2 INTEGER, asamples INTEGER, tsamples INTEGER);"
+        echo "INSERT INTO s VALUES
+ (101, 'baseline', 0, '', 0, '', 'gcbench/sim/baseline', 1000000000, 1000000000, 2000000000, 2000000000, 0, 0),
+ (102, 'alloc', 65536, 'fixed', 0, '', 'gcbench/sim/alloc-fixed-64K', 1000905000, 1000905000, 2001510000, 2001510000, 1000, 0),
+ (103, 'alloc', 1048576, 'fixed', 0, '', 'gcbench/sim/alloc-fixed-1M', 1000095000, 1000095000, 2000160000, 2000160010, 100, 0),
+ (104, 'time', 0, '', 1000, 'wall', 'gcbench/sim/time-1000Hz', 1000200000, 1000202000, 2000400000, 2000404000, 0, 200);"
+        while [ $# -ge 3 ]; do
+            echo "UPDATE s SET ir1 = ir1 + $2, ir2 = ir2 + $2, cyc1 = cyc1 + $3, cyc2 = cyc2 + $3 WHERE label = '$1';"
+            shift 3
+        done
+        echo "INSERT INTO cells(cell_id, workload, kind, alloc_period, alloc_mode, time_hz, time_clock, size, label, backend)
+  SELECT cell_id, 'gcbench', kind, period, mode, hz, clock, 10, label, 'sim' FROM s;
+CREATE TEMP TABLE v AS SELECT s.cell_id * 100 + r.round AS run_id, s.cell_id, r.round,
+  CASE r.round WHEN 1 THEN ir1 ELSE ir2 END AS ir, CASE r.round WHEN 1 THEN cyc1 ELSE cyc2 END AS cyc, asamples, tsamples
+  FROM s, (SELECT 1 AS round UNION ALL SELECT 2) r;
+INSERT INTO runs(run_id, cell_id, round, seq, status, wall_ns, user_ns, sys_ns, maxrss_kb)
+  SELECT run_id, cell_id, round, run_id, 'ok', 9000000000, 8000000000, 1000000, 10000 FROM v;
+INSERT INTO run_stats SELECT run_id, 'alloc_samples', asamples FROM v;
+INSERT INTO run_stats SELECT run_id, 'time_samples', tsamples FROM v;
+INSERT OR IGNORE INTO events(event, supported, reason) VALUES ('sim::Ir', 1, NULL), ('sim::I1mr', 1, NULL),
+  ('sim::ILmr', 1, NULL), ('sim::Dr', 1, NULL), ('sim::D1mr', 1, NULL), ('sim::DLmr', 1, NULL), ('sim::Dw', 1, NULL),
+  ('sim::D1mw', 1, NULL), ('sim::DLmw', 1, NULL), ('sim::est-cycles', 1, NULL);
+INSERT INTO run_counters SELECT run_id, 'sim::Ir', ir, 1, 1, ir FROM v;
+INSERT INTO run_counters SELECT run_id, 'sim::est-cycles', cyc, 1, 1, cyc FROM v;
+INSERT INTO run_counters SELECT run_id, e.event, 7, 1, 1, 7 FROM v,
+  (SELECT event FROM events WHERE event LIKE 'sim::%' AND event NOT IN ('sim::Ir', 'sim::est-cycles')) e;"
+    } | sqlite3 "$d/results.db" || { echo "cannot add simulated cells to $d"; exit 1; }
 }
 
 # run NAME A B [ARGS]: compare --out $W/NAME, exit status in $W/NAME.rc, stderr in $W/NAME.err
@@ -64,24 +110,28 @@ rc() { cat "$W/$1.rc"; }
 
 # The checks on one output directory, in Python: JSON parsed and every CSV field equal to it,
 # the verdict counts, and per-test expectations given as arguments.
+# check NAME SLOWER FASTER SAME [COMPARED]: COMPARED defaults to every matched cell.
 check() {
-    python3 - "$W/$1" "$2" "$3" "$4" <<'PY'
+    python3 - "$W/$1" "$2" "$3" "$4" "${5:-}" <<'PY'
 import csv, json, sys, math
 d, want_slower, want_faster, want_same = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 j = json.load(open(d + "/compare.json"))
 rows = list(csv.DictReader(open(d + "/compare.csv")))
 bad = []
-if len(rows) != len(j["cells"]):
-    bad.append("csv has %d rows, json %d cells" % (len(rows), len(j["cells"])))
-for r, c in zip(rows, j["cells"]):
-    for k, v in r.items():
-        jv = c[k]
-        if v == "":
-            if jv not in (None, ""): bad.append("%s %s: csv empty, json %r" % (r["label"], k, jv))
-        elif isinstance(jv, str):
-            if jv != v: bad.append("%s %s: csv %r, json %r" % (r["label"], k, v, jv))
-        elif float(v) != float(jv):
-            bad.append("%s %s: csv %s, json %r" % (r["label"], k, v, jv))
+simrows = list(csv.DictReader(open(d + "/compare_sim.csv")))
+for rows_, cells_ in ((rows, j["cells"]), (simrows, j["sim"]["cells"])):
+    if len(rows_) != len(cells_):
+        bad.append("csv has %d rows, json %d cells" % (len(rows_), len(cells_)))
+    for r, c in zip(rows_, cells_):
+        if set(r) != set(c): bad.append("%s: csv columns %r, json names %r" % (r["label"], sorted(r), sorted(c)))
+        for k, v in r.items():
+            jv = c.get(k)
+            if v == "":
+                if jv not in (None, ""): bad.append("%s %s: csv empty, json %r" % (r["label"], k, jv))
+            elif isinstance(jv, str):
+                if jv != v: bad.append("%s %s: csv %r, json %r" % (r["label"], k, v, jv))
+            elif float(v) != float(jv):
+                bad.append("%s %s: csv %s, json %r" % (r["label"], k, v, jv))
 def names(verdict): return ",".join(sorted(c["label"] for c in j["cells"] if c["verdict"] == verdict))
 if names("slower") != want_slower: bad.append("slower: %r, expected %r" % (names("slower"), want_slower))
 if names("faster") != want_faster: bad.append("faster: %r, expected %r" % (names("faster"), want_faster))
@@ -90,11 +140,13 @@ if same != want_same: bad.append("same: %d cells, expected %d" % (same, want_sam
 n = j["counts"]
 if n["slower"] != len([x for x in want_slower.split(",") if x]) or n["cells"] != len(rows):
     bad.append("counts %r" % n)
-if n["compared"] != len(rows): bad.append("compared %d of %d cells" % (n["compared"], len(rows)))
+want_compared = int(sys.argv[5]) if sys.argv[5] else len(rows)
+if n["compared"] != want_compared: bad.append("compared %d, expected %d" % (n["compared"], want_compared))
+q = "ratio" if j["gate"] == "ratio" else "overhead_change"
 for c in j["cells"]:
     if c["verdict"] in ("slower", "faster"):
         if not (c["mw_p_adjusted"] <= 0.05): bad.append("%s: adjusted p %r" % (c["label"], c["mw_p_adjusted"]))
-        if not (c["ratio_lo"] <= c["ratio"] <= c["ratio_hi"]): bad.append("%s: ratio outside its interval" % c["label"])
+        if not (c[q + "_lo"] <= c[q] <= c[q + "_hi"]): bad.append("%s: %s outside its interval" % (c["label"], q))
 if bad:
     print("\n".join(bad)); sys.exit(1)
 PY
@@ -117,7 +169,9 @@ PY
 }
 
 mk "$W/A" 5 fixture-host rev-a
+mksim "$W/A"
 mk "$W/A2" 7 fixture-host rev-a
+mksim "$W/A2"
 mk "$W/SLOW" 7 fixture-host rev-b gcbench/alloc-fixed-64K 1430
 mk "$W/FAST" 7 fixture-host rev-b microbench/time-wall-1000 905
 mk "$W/MIS" 7 fixture-host rev-a -microbench/alloc-fixed-1M x +microbench/alloc-fixed-256K x
@@ -146,6 +200,13 @@ grep -q "git_revision" "$W/slow/compare.md" && grep -q "rev-a" "$W/slow/compare.
 run aa "$W/A" "$W/A2"
 [ "$(rc aa)" = 0 ] && ok "A/A: exit 0" || fail "A/A: exit $(rc aa), expected 0"
 check aa "" "" 8 && ok "A/A: all 8 cells same" || fail "A/A: verdicts"
+python3 -c '
+import json, sys
+s = json.load(open(sys.argv[1]))["sim"]
+ok = s["counts"] == {"cells": 4, "differ": 0, "only_in_a": 0, "only_in_b": 0}
+ok = ok and all(c[q + "_verdict"] == "same" and c[q + "_diff"] == 0 for c in s["cells"] for q in ("Ir", "est_cycles"))
+sys.exit(0 if ok else 1)
+' "$W/aa/compare.json" && ok "A/A: 4 simulated cells, all same" || fail "A/A: simulated cells"
 grep -q "None\." "$W/aa/compare.md" && ok "A/A: no metadata differs" || fail "A/A: metadata differences reported"
 
 # 3. A speed-up is not a regression: exit 0, one cell faster.
@@ -190,7 +251,97 @@ if [ -n "${GP:-}" ]; then
         ok "forest plot drawn"; else fail "forest plot: $(cat "$W/gp.err")"; fi
 fi
 
-# 9. Bad input: exit 2 with a message naming the thing.
+# 9. The overhead gate.  BUSY: every run 10% slower, baselines too (a busier machine);
+# BUSY5: the same, and gcbench/alloc-fixed-64K's sampling 5% of the baseline's time dearer
+# (overhead 1.30 -> 1.35).  The ratio gate flags every cell; the overhead gate exactly that one.
+SCALE=1100 mk "$W/BUSY" 7 fixture-host rev-b
+SCALE=1100 mk "$W/BUSY5" 7 fixture-host rev-b gcbench/alloc-fixed-64K 1350
+run busy5-ratio "$W/A" "$W/BUSY5"
+[ "$(rc busy5-ratio)" = 1 ] && ok "10% slower machine, ratio gate: exit 1" || fail "ratio gate: exit $(rc busy5-ratio), expected 1"
+check busy5-ratio "gcbench/alloc-fixed-1M,gcbench/alloc-fixed-64K,gcbench/baseline,gcbench/time-wall-1000,microbench/alloc-fixed-1M,microbench/alloc-fixed-64K,microbench/baseline,microbench/time-wall-1000" "" 0 \
+    && ok "10% slower machine, ratio gate: all 8 cells slower" || fail "ratio gate: verdicts"
+run busy5-ovh "$W/A" "$W/BUSY5" --gate overhead
+[ "$(rc busy5-ovh)" = 1 ] && ok "overhead gate: exit 1 (one regression)" || fail "overhead gate: exit $(rc busy5-ovh), expected 1"
+check busy5-ovh gcbench/alloc-fixed-64K "" 5 6 && ok "overhead gate: exactly gcbench/alloc-fixed-64K slower, 5 same, 6 compared" \
+    || fail "overhead gate: verdicts"
+set -- $(truth "$W/A/results.db" "$W/BUSY5/results.db" gcbench/alloc-fixed-64K)
+python3 - "$W/busy5-ovh/compare.json" "$2" <<'PY' && ok "overhead gate: change $2 inside its interval, baselines ungated, gate in JSON" || fail "overhead gate: change, ungated baselines or JSON"
+import json, sys
+j = json.load(open(sys.argv[1]))
+c = [c for c in j["cells"] if c["label"] == "gcbench/alloc-fixed-64K"][0]
+d = float(sys.argv[2])
+ok = abs(c["overhead_change"] - d) < 1e-9 and c["overhead_change_lo"] <= d <= c["overhead_change_hi"]
+ok = ok and c["overhead_change_lo"] > 0.02 and abs(d - 0.05) < 0.002
+ok = ok and j["gate"] == "overhead" and j["counts"]["ungated"] == 2
+ok = ok and sorted(c["label"] for c in j["cells"] if c["verdict"] == "ungated") == ["gcbench/baseline", "microbench/baseline"]
+ok = ok and all(c["mw_p"] is None for c in j["cells"] if c["verdict"] == "ungated")
+sys.exit(0 if ok else 1)
+PY
+grep -q "REGRESSION gcbench/alloc-fixed-64K: overhead change" "$W/busy5-ovh.err" && [ "$(grep -c REGRESSION "$W/busy5-ovh.err")" = 1 ] \
+    && ok "overhead gate: the one regression named on stderr" || fail "overhead gate: stderr $(cat "$W/busy5-ovh.err")"
+[ "$(grep -vc '^#' "$W/busy5-ovh/compare.dat")" = 6 ] && grep -q "gate overhead" "$W/busy5-ovh/compare.dat" \
+    && ok "overhead gate: forest plot data without the baselines" || fail "overhead gate: compare.dat"
+run busy-ovh "$W/A" "$W/BUSY" --gate overhead
+run busy-ratio "$W/A" "$W/BUSY"
+[ "$(rc busy-ovh)" = 0 ] && [ "$(rc busy-ratio)" = 1 ] && ok "uniformly slower machine: overhead gate exit 0, ratio gate exit 1" \
+    || fail "uniformly slower machine: exit $(rc busy-ovh) (overhead), $(rc busy-ratio) (ratio)"
+check busy-ovh "" "" 6 6 && ok "uniformly slower machine, overhead gate: 6 cells same" || fail "uniformly slower machine: overhead verdicts"
+
+# 10. The simulated cells.  SIMB: the native cells of A2; among the simulated ones, exactly
+# gcbench/sim/alloc-fixed-64K costs 12345 instructions and 23456 cycles more; the time cell's
+# instructions shifted by 1500 and the 1M cell's cycles by 5, both within their repeat spread.
+mk "$W/SIMB" 7 fixture-host rev-a
+mksim "$W/SIMB" gcbench/sim/alloc-fixed-64K 12345 23456 gcbench/sim/time-1000Hz 1500 0 gcbench/sim/alloc-fixed-1M 0 5
+run sim "$W/A" "$W/SIMB"
+[ "$(rc sim)" = 0 ] && ok "simulated difference: exit 0 (simulated cells do not gate)" || fail "simulated difference: exit $(rc sim)"
+check sim "" "" 8 && ok "simulated difference: native cells all same, compare_sim.csv = JSON" || fail "simulated difference: native verdicts or CSV/JSON"
+python3 - "$W/sim/compare.json" <<'PY' && ok "simulated difference: exactly that cell, +12345 instructions, +23456 cycles, overheads +1.2345e-05 and +1.1728e-05; shifts within the spread same" || fail "simulated difference: verdicts or sizes"
+import json, sys
+s = json.load(open(sys.argv[1]))["sim"]
+bad = []
+if s["counts"] != {"cells": 4, "differ": 1, "only_in_a": 0, "only_in_b": 0}: bad.append("counts %r" % s["counts"])
+cells = {c["label"]: c for c in s["cells"]}
+c = cells["gcbench/sim/alloc-fixed-64K"]
+want = {"Ir_diff": 12345, "Ir_diff_lo": 12345, "Ir_diff_hi": 12345, "Ir_verdict": "higher",
+        "est_cycles_diff": 23456, "est_cycles_diff_lo": 23456, "est_cycles_diff_hi": 23456, "est_cycles_verdict": "higher",
+        "a_Ir": 1000905000, "b_Ir": 1000917345, "overhead_Ir_verdict": "higher", "overhead_est_cycles_verdict": "higher"}
+for k, v in want.items():
+    if c[k] != v: bad.append("64K %s: %r, expected %r" % (k, c[k], v))
+if abs(c["overhead_Ir_diff"] - 12345 / 1e9) > 1e-15 or abs(c["overhead_est_cycles_diff"] - 23456 / 2e9) > 1e-15:
+    bad.append("64K overhead changes %r %r" % (c["overhead_Ir_diff"], c["overhead_est_cycles_diff"]))
+t = cells["gcbench/sim/time-1000Hz"]
+# A's instructions repeat as 1000200000 and 1000202000, B's 1500 more: bounds [-500, 3500].
+if (t["Ir_diff"], t["Ir_diff_lo"], t["Ir_diff_hi"], t["Ir_verdict"]) != (1500, -500, 3500, "same"): bad.append("time cell %r" % t)
+m = cells["gcbench/sim/alloc-fixed-1M"]
+if (m["est_cycles_diff"], m["est_cycles_diff_lo"], m["est_cycles_diff_hi"], m["est_cycles_verdict"]) != (5, -5, 15, "same"):
+    bad.append("1M cell %r" % m)
+for l, x in cells.items():
+    if l != "gcbench/sim/alloc-fixed-64K" and any(x[q + "_verdict"] not in ("same", None) for q in ("Ir", "est_cycles", "overhead_Ir", "overhead_est_cycles")):
+        bad.append("%s differs" % l)
+if cells["gcbench/sim/baseline"]["overhead_Ir_verdict"] is not None: bad.append("baseline has an overhead verdict")
+print("\n".join(bad)); sys.exit(1 if bad else 0)
+PY
+grep -q "differs: gcbench/sim/alloc-fixed-64K" "$W/sim/compare.md" && grep -q "simulated: 4 cells matched, 1 differ" "$W/sim.err" \
+    && ok "simulated difference: named in compare.md and on stderr" || fail "simulated difference: report or stderr"
+# Beyond the spread: the time cell 2500 instructions dearer is higher (bounds [500, 4500]).
+mksim "$W/SIMT"
+sqlite3 "$W/SIMT/results.db" "UPDATE run_counters SET raw = raw + 2500, scaled = scaled + 2500 WHERE event = 'sim::Ir' AND run_id IN (10401, 10402);"
+# Sweeps with only simulated cells compare (exit 0), the native part empty.
+mksim "$W/SIMONLY-A"
+mksim "$W/SIMONLY-B" gcbench/sim/alloc-fixed-64K 12345 23456
+run simonly "$W/SIMONLY-A" "$W/SIMONLY-B"
+run simt "$W/SIMONLY-A" "$W/SIMT"
+python3 - "$W/simonly/compare.json" "$W/simt/compare.json" "$(rc simonly)" <<'PY' && ok "only simulated cells: compared, exit 0; a shift beyond the spread is higher" || fail "only simulated cells or a shift beyond the spread"
+import json, sys
+a, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+ok = sys.argv[3] == "0" and a["counts"]["cells"] == 0 and a["sim"]["counts"]["differ"] == 1
+c = [c for c in t["sim"]["cells"] if c["label"] == "gcbench/sim/time-1000Hz"][0]
+ok = ok and (c["Ir_diff"], c["Ir_diff_lo"], c["Ir_diff_hi"], c["Ir_verdict"]) == (2500, 500, 4500, "higher")
+ok = ok and t["sim"]["counts"]["differ"] == 1 and t["counts"]["cells"] == 0
+sys.exit(0 if ok else 1)
+PY
+
+# 11. Bad input: exit 2 with a message naming the thing.
 expect2() {
     what=$1; shift
     "$COMPARE" "$@" > /dev/null 2> "$W/bad.err"
@@ -203,6 +354,7 @@ expect2 "no results.db" "$W/empty" "$W/A"
 expect2 "one directory" "$W/A"
 expect2 "bad threshold" --threshold 2x "$W/A" "$W/A2"
 expect2 "unknown option" --frobnicate "$W/A" "$W/A2"
+expect2 "bad gate" --gate median "$W/A" "$W/A2"
 mk "$W/DISJOINT" 5 fixture-host rev-a gcbench/baseline 1000
 sqlite3 "$W/DISJOINT/results.db" "UPDATE cells SET label = 'x/' || label;"
 expect2 "no cell in common" "$W/A" "$W/DISJOINT"
