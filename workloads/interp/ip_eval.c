@@ -356,9 +356,9 @@ static sgc_obj call_value(ip_node *n, int base, int argc) {
     sgc_obj f = ip_stack[base];
     if (IP_IS(f, ip_t_builtin)) {
         int b = (int)((ip_builtin *)f)->index;
-        if (ip_builtin_arity[b] >= 0 && ip_builtin_arity[b] != argc)
-            rt_error(n, "%s() takes %d argument%s, %d given", ip_builtin_names[b], ip_builtin_arity[b],
-                     ip_builtin_arity[b] == 1 ? "" : "s", argc);
+        int arity = ip_builtins[b].arity;
+        if (arity >= 0 && arity != argc)
+            rt_error(n, "%s() takes %d argument%s, %d given", ip_builtins[b].name, arity, arity == 1 ? "" : "s", argc);
         return call_builtin(n, b, base + 1, argc);
     }
     if (!IP_IS(f, ip_t_func))
@@ -404,237 +404,354 @@ static sgc_obj builtin_str(sgc_obj v) {
     return s;
 }
 
-static sgc_obj call_builtin(ip_node *n, int b, int base, int argc) {
-    sgc_obj a = argc > 0 ? ARG(0) : NULL;
-    uint32_t ta = a ? SGC_TYPE_OF(a) : 0;
-    const char *name = ip_builtin_names[b];
-    switch (b) {
-    case 0: { /* print */
-        ip_buf buf = {0};
-        for (int i = 0; i < argc; i++) {
-            if (i)
-                ip_buf_add(&buf, " ", 1);
-            ip_format(&buf, ARG(i), 0);
-        }
-        ip_buf_add(&buf, "\n", 1);
-        fwrite(buf.b, 1, buf.len, stdout);
-        free(buf.b);
+/* The argument a builtin does not accept: "NAME() does not accept TYPE". */
+__attribute__((noreturn)) static void reject(ip_node *n, int self, sgc_obj a) {
+    rt_error(n, "%s() does not accept %s", ip_builtins[self].name, ip_type_name(a));
+}
+
+/* Each builtin gets its call's node (for errors), its own index in
+ * ip_builtins and its argc arguments at ip_stack[base ...]; the arity is
+ * checked before. */
+#define BUILTIN(fname) static sgc_obj fname(ip_node *n, int self, int base, int argc)
+#define A0 (argc > 0 ? ARG(0) : NULL)
+#define TA (argc > 0 && ARG(0) ? SGC_TYPE_OF(ARG(0)) : 0)
+
+BUILTIN(bi_print) {
+    ip_buf buf = {0};
+    for (int i = 0; i < argc; i++) {
+        if (i)
+            ip_buf_add(&buf, " ", 1);
+        ip_format(&buf, ARG(i), 0);
+    }
+    ip_buf_add(&buf, "\n", 1);
+    fwrite(buf.b, 1, buf.len, stdout);
+    free(buf.b);
+    return NULL;
+}
+
+BUILTIN(bi_len) {
+    sgc_obj a = A0;
+    uint32_t ta = TA;
+    if (ta == ip_t_str)
+        return ip_int_new(IP_STR(a)->len);
+    if (ta == ip_t_list)
+        return ip_int_new(IP_LIST(a)->len);
+    if (ta == ip_t_dict)
+        return ip_int_new(IP_DICT(a)->count);
+    reject(n, self, a);
+}
+
+BUILTIN(bi_str) { return builtin_str(A0); }
+
+BUILTIN(bi_int) {
+    sgc_obj a = A0;
+    uint32_t ta = TA;
+    if (ta == ip_t_int)
+        return a;
+    if (ta == ip_t_float) {
+        double d = IP_FLOAT(a);
+        if (!(d > -9.2e18 && d < 9.2e18))
+            rt_error(n, "int(): %g does not fit in an Int", d);
+        return ip_int_new((int64_t)d);
+    }
+    if (ta == ip_t_str) {
+        int64_t v;
+        if (wl_parse_int(IP_STR(a)->b, &v) != 0)
+            rt_error(n, "int(): \"%s\" is not a whole number", IP_STR(a)->b);
+        return ip_int_new(v);
+    }
+    reject(n, self, a);
+}
+
+BUILTIN(bi_float) {
+    sgc_obj a = A0;
+    uint32_t ta = TA;
+    if (ta == ip_t_int || ta == ip_t_float)
+        return ip_float_new(num(a));
+    reject(n, self, a);
+}
+
+BUILTIN(bi_chr) {
+    sgc_obj a = A0;
+    if (TA == ip_t_int) {
+        if (IP_INT(a) < 0 || IP_INT(a) > 255)
+            rt_error(n, "chr(): %" PRId64 " is not a byte (0..255)", IP_INT(a));
+        char c = (char)IP_INT(a);
+        return ip_str_new(&c, 1);
+    }
+    reject(n, self, a);
+}
+
+BUILTIN(bi_ord) {
+    sgc_obj a = A0;
+    if (TA == ip_t_str) {
+        if (IP_STR(a)->len != 1)
+            rt_error(n, "ord() needs a string of length 1, not %" PRId64, IP_STR(a)->len);
+        return ip_int_new((unsigned char)IP_STR(a)->b[0]);
+    }
+    reject(n, self, a);
+}
+
+BUILTIN(bi_push) {
+    if (TA == ip_t_list) {
+        ip_push(ARG(0));
+        ip_push(ARG(1));
+        ip_list_push_top();
+        (void)ip_pop();
         return NULL;
     }
-    case 1: /* len */
-        if (ta == ip_t_str)
-            return ip_int_new(IP_STR(a)->len);
-        if (ta == ip_t_list)
-            return ip_int_new(IP_LIST(a)->len);
-        if (ta == ip_t_dict)
-            return ip_int_new(IP_DICT(a)->count);
-        break;
-    case 2: /* str */ return builtin_str(a);
-    case 3: /* int */
-        if (ta == ip_t_int)
-            return a;
-        if (ta == ip_t_float) {
-            double d = IP_FLOAT(a);
-            if (!(d > -9.2e18 && d < 9.2e18))
-                rt_error(n, "int(): %g does not fit in an Int", d);
-            return ip_int_new((int64_t)d);
-        }
-        if (ta == ip_t_str) {
-            int64_t v;
-            if (wl_parse_int(IP_STR(a)->b, &v) != 0)
-                rt_error(n, "int(): \"%s\" is not a whole number", IP_STR(a)->b);
-            return ip_int_new(v);
-        }
-        break;
-    case 4: /* float */
-        if (ta == ip_t_int || ta == ip_t_float)
-            return ip_float_new(num(a));
-        break;
-    case 5: /* chr */
-        if (ta == ip_t_int) {
-            if (IP_INT(a) < 0 || IP_INT(a) > 255)
-                rt_error(n, "chr(): %" PRId64 " is not a byte (0..255)", IP_INT(a));
-            char c = (char)IP_INT(a);
-            return ip_str_new(&c, 1);
-        }
-        break;
-    case 6: /* ord */
-        if (ta == ip_t_str) {
-            if (IP_STR(a)->len != 1)
-                rt_error(n, "ord() needs a string of length 1, not %" PRId64, IP_STR(a)->len);
-            return ip_int_new((unsigned char)IP_STR(a)->b[0]);
-        }
-        break;
-    case 7: /* push */
-        if (ta == ip_t_list) {
-            ip_push(ARG(0));
-            ip_push(ARG(1));
+    reject(n, self, A0);
+}
+
+BUILTIN(bi_pop) {
+    sgc_obj a = A0;
+    if (TA == ip_t_list) {
+        if (IP_LIST(a)->len == 0)
+            rt_error(n, "pop() from an empty list");
+        ip_items *it = IP_LIST(a)->items;
+        sgc_obj v = it->v[--IP_LIST(a)->len];
+        it->v[IP_LIST(a)->len] = NULL;
+        return v;
+    }
+    reject(n, self, a);
+}
+
+/* A new List of the keys of the Dict at ip_stack[base]. */
+static sgc_obj dict_keys(int base) {
+    ip_push(ip_list_new(IP_DICT(ARG(0))->count));
+    for (int64_t i = 0; i < IP_DICT(ARG(0))->cap; i++) {
+        sgc_obj k = ((ip_items *)IP_DICT(ARG(0))->keys)->v[i];
+        if (k) {
+            ip_push(k);
             ip_list_push_top();
-            (void)ip_pop();
-            return NULL;
         }
-        break;
-    case 8: /* pop */
-        if (ta == ip_t_list) {
-            if (IP_LIST(a)->len == 0)
-                rt_error(n, "pop() from an empty list");
-            ip_items *it = IP_LIST(a)->items;
-            sgc_obj v = it->v[--IP_LIST(a)->len];
-            it->v[IP_LIST(a)->len] = NULL;
-            return v;
-        }
-        break;
-    case 9: /* keys */
-        if (ta == ip_t_dict) {
-            ip_push(ip_list_new(IP_DICT(a)->count));
-            for (int64_t i = 0; i < IP_DICT(ARG(0))->cap; i++) {
-                sgc_obj k = ((ip_items *)IP_DICT(ARG(0))->keys)->v[i];
-                if (k) {
-                    ip_push(k);
-                    ip_list_push_top();
-                }
-            }
-            return ip_pop();
-        }
-        break;
-    case 10: /* has */
-        if (ta == ip_t_dict) {
-            if (!ip_hashable(ARG(1)))
-                return ip_false;
-            int found;
-            (void)ip_dict_get(a, ARG(1), &found);
-            return ip_bool_of(found);
-        }
-        break;
-    case 11: { /* type */ const char *t = ip_type_name(a); return ip_str_new(t, (int64_t)strlen(t));
     }
-    case 12: { /* error */
-        ip_buf buf = {0};
-        ip_format(&buf, a, 0);
-        rt_error(n, "%s", buf.b);
+    return ip_pop();
+}
+
+BUILTIN(bi_keys) {
+    if (TA == ip_t_dict)
+        return dict_keys(base);
+    reject(n, self, A0);
+}
+
+BUILTIN(bi_has) {
+    sgc_obj a = A0;
+    if (TA == ip_t_dict) {
+        if (!ip_hashable(ARG(1)))
+            return ip_false;
+        int found;
+        (void)ip_dict_get(a, ARG(1), &found);
+        return ip_bool_of(found);
     }
-    case 13: /* sqrt */
-        if (is_num(a))
-            return ip_float_new(sqrt(num(a)));
-        break;
-    case 14: /* floor */
-        if (ta == ip_t_int)
-            return a;
-        if (ta == ip_t_float) {
-            double d = floor(IP_FLOAT(a));
-            if (!(d > -9.2e18 && d < 9.2e18))
-                rt_error(n, "floor(): %g does not fit in an Int", d);
-            return ip_int_new((int64_t)d);
-        }
-        break;
-    case 15: /* abs */
-        if (ta == ip_t_int)
-            return IP_INT(a) < 0 ? ip_int_new((int64_t)(0 - (uint64_t)IP_INT(a))) : a;
-        if (ta == ip_t_float)
-            return ip_float_new(fabs(IP_FLOAT(a)));
-        break;
-    case 16: /* min */
-    case 17: /* max */
-        if (is_num(a) && is_num(ARG(1))) {
-            int less =
-                (ta == ip_t_int && SGC_TYPE_OF(ARG(1)) == ip_t_int) ? IP_INT(a) < IP_INT(ARG(1)) : num(a) < num(ARG(1));
-            return (b == 16) == less ? a : ARG(1);
-        }
-        rt_error(n, "%s() needs two numbers, not %s and %s", name, ip_type_name(a), ip_type_name(ARG(1)));
-    case 18: /* mix */
-        if (ta == ip_t_int) {
-            wl_mix(&ip_sum, (uint64_t)IP_INT(a));
-            return NULL;
-        }
-        if (ta == ip_t_float) {
-            wl_mix_double(&ip_sum, IP_FLOAT(a));
-            return NULL;
-        }
-        if (ta == ip_t_str) {
-            wl_mix(&ip_sum, (uint64_t)IP_STR(a)->len);
-            wl_mix(&ip_sum, IP_STR(a)->hash);
-            return NULL;
-        }
-        if (ta == ip_t_bool) {
-            wl_mix(&ip_sum, (uint64_t)((ip_bool *)a)->v);
-            return NULL;
-        }
-        break;
-    case 19: /* copy */
-        if (ta == ip_t_list) {
-            ip_push(ip_list_new(IP_LIST(a)->len));
-            for (int64_t i = 0; i < IP_LIST(ARG(0))->len; i++) {
-                ip_push(((ip_items *)IP_LIST(ARG(0))->items)->v[i]);
-                ip_list_push_top();
-            }
-            return ip_pop();
-        }
-        if (ta == ip_t_dict) {
-            ip_push(ip_dict_new());
-            for (int64_t i = 0; i < IP_DICT(ARG(0))->cap; i++) {
-                sgc_obj k = ((ip_items *)IP_DICT(ARG(0))->keys)->v[i];
-                if (!k)
-                    continue;
-                ip_push(IP_TOP(0));
-                ip_push(k);
-                ip_push(((ip_items *)IP_DICT(ARG(0))->vals)->v[i]);
-                ip_dict_set_top();
-            }
-            return ip_pop();
-        }
-        break;
-    case 20: { /* slice(x, lo, hi) */
-        if (!IP_IS(ARG(1), ip_t_int) || !IP_IS(ARG(2), ip_t_int))
-            rt_error(n, "slice() bounds must be Ints");
-        int64_t len = ta == ip_t_str ? IP_STR(a)->len : ta == ip_t_list ? IP_LIST(a)->len : -1;
-        if (len < 0)
-            break;
-        int64_t lo = IP_INT(ARG(1)), hi = IP_INT(ARG(2));
-        lo = lo < 0 ? 0 : lo > len ? len : lo;
-        hi = hi < lo ? lo : hi > len ? len : hi;
-        if (ta == ip_t_str) {
-            ip_str *s = ip_str_alloc(hi - lo);
-            memcpy(s->b, IP_STR(ARG(0))->b + lo, (size_t)(hi - lo));
-            ip_str_seal(s);
-            return s;
-        }
-        ip_push(ip_list_new(hi - lo));
-        for (int64_t i = lo; i < hi; i++) {
+    reject(n, self, a);
+}
+
+BUILTIN(bi_type) {
+    const char *t = ip_type_name(A0);
+    return ip_str_new(t, (int64_t)strlen(t));
+}
+
+BUILTIN(bi_error) {
+    ip_buf buf = {0};
+    ip_format(&buf, A0, 0);
+    rt_error(n, "%s", buf.b);
+}
+
+BUILTIN(bi_sqrt) {
+    sgc_obj a = A0;
+    if (is_num(a))
+        return ip_float_new(sqrt(num(a)));
+    reject(n, self, a);
+}
+
+BUILTIN(bi_floor) {
+    sgc_obj a = A0;
+    uint32_t ta = TA;
+    if (ta == ip_t_int)
+        return a;
+    if (ta == ip_t_float) {
+        double d = floor(IP_FLOAT(a));
+        if (!(d > -9.2e18 && d < 9.2e18))
+            rt_error(n, "floor(): %g does not fit in an Int", d);
+        return ip_int_new((int64_t)d);
+    }
+    reject(n, self, a);
+}
+
+BUILTIN(bi_abs) {
+    sgc_obj a = A0;
+    uint32_t ta = TA;
+    if (ta == ip_t_int)
+        return IP_INT(a) < 0 ? ip_int_new((int64_t)(0 - (uint64_t)IP_INT(a))) : a;
+    if (ta == ip_t_float)
+        return ip_float_new(fabs(IP_FLOAT(a)));
+    reject(n, self, a);
+}
+
+/* min and max: the first argument when it is the smaller (min) or not the
+ * smaller (max), else the second. */
+static sgc_obj min_max(ip_node *n, int self, int base, int want_less) {
+    sgc_obj a = ARG(0);
+    if (is_num(a) && is_num(ARG(1))) {
+        int less = (SGC_TYPE_OF(a) == ip_t_int && SGC_TYPE_OF(ARG(1)) == ip_t_int) ? IP_INT(a) < IP_INT(ARG(1))
+                                                                                   : num(a) < num(ARG(1));
+        return want_less == less ? a : ARG(1);
+    }
+    rt_error(n, "%s() needs two numbers, not %s and %s", ip_builtins[self].name, ip_type_name(a), ip_type_name(ARG(1)));
+}
+
+BUILTIN(bi_min) { return min_max(n, self, base, 1); }
+BUILTIN(bi_max) { return min_max(n, self, base, 0); }
+
+BUILTIN(bi_mix) {
+    sgc_obj a = A0;
+    uint32_t ta = TA;
+    if (ta == ip_t_int) {
+        wl_mix(&ip_sum, (uint64_t)IP_INT(a));
+        return NULL;
+    }
+    if (ta == ip_t_float) {
+        wl_mix_double(&ip_sum, IP_FLOAT(a));
+        return NULL;
+    }
+    if (ta == ip_t_str) {
+        wl_mix(&ip_sum, (uint64_t)IP_STR(a)->len);
+        wl_mix(&ip_sum, IP_STR(a)->hash);
+        return NULL;
+    }
+    if (ta == ip_t_bool) {
+        wl_mix(&ip_sum, (uint64_t)((ip_bool *)a)->v);
+        return NULL;
+    }
+    reject(n, self, a);
+}
+
+BUILTIN(bi_copy) {
+    sgc_obj a = A0;
+    uint32_t ta = TA;
+    if (ta == ip_t_list) {
+        ip_push(ip_list_new(IP_LIST(a)->len));
+        for (int64_t i = 0; i < IP_LIST(ARG(0))->len; i++) {
             ip_push(((ip_items *)IP_LIST(ARG(0))->items)->v[i]);
             ip_list_push_top();
         }
         return ip_pop();
     }
-    case 21: { /* join(list, sep) */
-        if (ta != ip_t_list || !IP_IS(ARG(1), ip_t_str))
-            rt_error(n, "join() needs a List and a Str, not %s and %s", ip_type_name(a), ip_type_name(ARG(1)));
-        ip_buf buf = {0};
-        for (int64_t i = 0; i < IP_LIST(a)->len; i++) {
-            if (i)
-                ip_buf_add(&buf, IP_STR(ARG(1))->b, (size_t)IP_STR(ARG(1))->len);
-            ip_format(&buf, ((ip_items *)IP_LIST(a)->items)->v[i], 0);
+    if (ta == ip_t_dict) {
+        ip_push(ip_dict_new());
+        for (int64_t i = 0; i < IP_DICT(ARG(0))->cap; i++) {
+            sgc_obj k = ((ip_items *)IP_DICT(ARG(0))->keys)->v[i];
+            if (!k)
+                continue;
+            ip_push(IP_TOP(0));
+            ip_push(k);
+            ip_push(((ip_items *)IP_DICT(ARG(0))->vals)->v[i]);
+            ip_dict_set_top();
         }
-        sgc_obj s = ip_str_new(buf.b ? buf.b : "", (int64_t)buf.len);
-        free(buf.b);
+        return ip_pop();
+    }
+    reject(n, self, a);
+}
+
+/* slice(x, lo, hi) */
+BUILTIN(bi_slice) {
+    sgc_obj a = A0;
+    uint32_t ta = TA;
+    if (!IP_IS(ARG(1), ip_t_int) || !IP_IS(ARG(2), ip_t_int))
+        rt_error(n, "slice() bounds must be Ints");
+    int64_t len = ta == ip_t_str ? IP_STR(a)->len : ta == ip_t_list ? IP_LIST(a)->len : -1;
+    if (len < 0)
+        reject(n, self, a);
+    int64_t lo = IP_INT(ARG(1)), hi = IP_INT(ARG(2));
+    lo = lo < 0 ? 0 : lo > len ? len : lo;
+    hi = hi < lo ? lo : hi > len ? len : hi;
+    if (ta == ip_t_str) {
+        ip_str *s = ip_str_alloc(hi - lo);
+        memcpy(s->b, IP_STR(ARG(0))->b + lo, (size_t)(hi - lo));
+        ip_str_seal(s);
         return s;
     }
-    case 22: /* list(n, v) */
-        if (ta == ip_t_int) {
-            int64_t k = IP_INT(a);
-            if (k < 0 || k > (INT64_C(1) << 28))
-                rt_error(n, "list(): length %" PRId64 " out of range", k);
-            ip_push(ip_list_new(k));
-            for (int64_t i = 0; i < k; i++) {
-                ip_push(ARG(1));
-                ip_list_push_top();
-            }
-            return ip_pop();
-        }
-        break;
-    case 23: /* size */ return ip_int_new(ip_size);
+    ip_push(ip_list_new(hi - lo));
+    for (int64_t i = lo; i < hi; i++) {
+        ip_push(((ip_items *)IP_LIST(ARG(0))->items)->v[i]);
+        ip_list_push_top();
     }
-    rt_error(n, "%s() does not accept %s", name, ip_type_name(a));
+    return ip_pop();
 }
+
+/* join(list, sep) */
+BUILTIN(bi_join) {
+    sgc_obj a = A0;
+    if (TA != ip_t_list || !IP_IS(ARG(1), ip_t_str))
+        rt_error(n, "join() needs a List and a Str, not %s and %s", ip_type_name(a), ip_type_name(ARG(1)));
+    ip_buf buf = {0};
+    for (int64_t i = 0; i < IP_LIST(a)->len; i++) {
+        if (i)
+            ip_buf_add(&buf, IP_STR(ARG(1))->b, (size_t)IP_STR(ARG(1))->len);
+        ip_format(&buf, ((ip_items *)IP_LIST(a)->items)->v[i], 0);
+    }
+    sgc_obj s = ip_str_new(buf.b ? buf.b : "", (int64_t)buf.len);
+    free(buf.b);
+    return s;
+}
+
+/* list(n, v) */
+BUILTIN(bi_list) {
+    sgc_obj a = A0;
+    if (TA == ip_t_int) {
+        int64_t k = IP_INT(a);
+        if (k < 0 || k > (INT64_C(1) << 28))
+            rt_error(n, "list(): length %" PRId64 " out of range", k);
+        ip_push(ip_list_new(k));
+        for (int64_t i = 0; i < k; i++) {
+            ip_push(ARG(1));
+            ip_list_push_top();
+        }
+        return ip_pop();
+    }
+    reject(n, self, a);
+}
+
+BUILTIN(bi_size) { return ip_int_new(ip_size); }
+
+#undef BUILTIN
+#undef A0
+#undef TA
+
+/* The builtins: name, arity (-1: any number), function.  A builtin's index
+ * here is the number a resolved name or call carries (ip_parse.h). */
+/* clang-format off */
+const ip_builtin_def ip_builtins[] = {
+    {"print",  -1, bi_print},
+    {"len",     1, bi_len},
+    {"str",     1, bi_str},
+    {"int",     1, bi_int},
+    {"float",   1, bi_float},
+    {"chr",     1, bi_chr},
+    {"ord",     1, bi_ord},
+    {"push",    2, bi_push},
+    {"pop",     1, bi_pop},
+    {"keys",    1, bi_keys},
+    {"has",     2, bi_has},
+    {"type",    1, bi_type},
+    {"error",   1, bi_error},
+    {"sqrt",    1, bi_sqrt},
+    {"floor",   1, bi_floor},
+    {"abs",     1, bi_abs},
+    {"min",     2, bi_min},
+    {"max",     2, bi_max},
+    {"mix",     1, bi_mix},
+    {"copy",    1, bi_copy},
+    {"slice",   3, bi_slice},
+    {"join",    2, bi_join},
+    {"list",    2, bi_list},
+    {"size",    0, bi_size},
+};
+/* clang-format on */
+const int ip_nbuiltins = (int)(sizeof ip_builtins / sizeof ip_builtins[0]);
+
+static sgc_obj call_builtin(ip_node *n, int b, int base, int argc) { return ip_builtins[b].fn(n, b, base, argc); }
 
 /* ---- Expressions --------------------------------------------------------------- */
 
@@ -794,7 +911,7 @@ static int exec_for(ip_node *n, sgc_obj *envp) {
     sgc_obj seq = eval(n->a, envp);
     if (IP_IS(seq, ip_t_dict)) { /* iterate over a snapshot of the keys */
         ip_push(seq);
-        seq = call_builtin(n, 9, base, 1);
+        seq = dict_keys(base);
         IP_SP = (uint32_t)base;
     }
     if (!IP_IS(seq, ip_t_list) && !IP_IS(seq, ip_t_str))

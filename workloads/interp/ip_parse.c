@@ -11,12 +11,6 @@
 
 sgc_obj ip_consts;
 
-const char *const ip_builtin_names[] = {"print", "len",  "str", "int",  "float", "chr",  "ord",   "push",
-                                        "pop",   "keys", "has", "type", "error", "sqrt", "floor", "abs",
-                                        "min",   "max",  "mix", "copy", "slice", "join", "list",  "size"};
-const int ip_builtin_arity[] = {-1, 1, 1, 1, 1, 1, 1, 2, 1, 1, 2, 1, 1, 1, 1, 1, 2, 2, 1, 1, 3, 2, 2, 0};
-int ip_builtin_count(void) { return (int)(sizeof ip_builtin_arity / sizeof ip_builtin_arity[0]); }
-
 /* ---- Lexer ------------------------------------------------------------------ */
 
 enum {
@@ -884,8 +878,8 @@ static void resolve_var(parser *ps, ip_node *n, ip_fndef *fn) {
             }
         }
     }
-    for (int i = 0; i < ip_builtin_count(); i++) {
-        if (strcmp(ip_builtin_names[i], n->name) == 0) {
+    for (int i = 0; i < ip_nbuiltins; i++) {
+        if (strcmp(ip_builtins[i].name, n->name) == 0) {
             n->kind = N_BUILTIN;
             n->index = i;
             return;
@@ -926,7 +920,7 @@ static void resolve(parser *ps, ip_node *n, ip_fndef *fn) {
     for (int i = 0; i < n->nkids; i++)
         resolve(ps, n->kids[i], fn);
     if (n->kind == N_CALL && n->a->kind == N_BUILTIN) {
-        int ar = ip_builtin_arity[n->a->index];
+        int ar = ip_builtins[n->a->index].arity;
         if (ar >= 0 && ar != n->nkids)
             perr(ps, n->line, n->col, "%s() takes %d argument%s, %d given", n->a->name, ar, ar == 1 ? "" : "s",
                  n->nkids);

@@ -8,7 +8,7 @@
  *    them by index.
  *  - After ip_parse() returns, every name is resolved: a variable is
  *    (depth, index) = how many Env parents to follow from the current Env,
- *    then which slot; a builtin is its index in ip_builtin_names.  Variables
+ *    then which slot; a builtin is its index in ip_builtins.  Variables
  *    are function-scoped (let declares for the whole function, like var in
  *    JavaScript), so each call allocates one Env with every slot nil.
  *  - Errors in the program text (syntax, undefined names, nesting deeper
@@ -104,10 +104,18 @@ typedef struct ip_fndef {
 
 extern sgc_obj ip_consts; /* List of literal constants (global root) */
 
-/* Builtins, in the order of their indices. */
-extern const char *const ip_builtin_names[];
-extern const int ip_builtin_arity[]; /* -1: any number */
-int ip_builtin_count(void);
+/* The builtins, one table (defined with their functions in ip_eval.c): a
+ * builtin's index in it is the number its resolved name or call carries.
+ * The function gets the call's node (for errors), its own index and its
+ * argc arguments at ip_stack[base ...], the arity already checked. */
+typedef sgc_obj (*ip_builtin_fn)(ip_node *n, int self, int base, int argc);
+typedef struct ip_builtin_def {
+    const char *name;
+    int arity; /* -1: any number */
+    ip_builtin_fn fn;
+} ip_builtin_def;
+extern const ip_builtin_def ip_builtins[];
+extern const int ip_nbuiltins;
 
 /* The deepest nesting of expressions and blocks a program may have (its
  * syntax tree's depth, and the parser's recursion); deeper is an error in
