@@ -116,14 +116,14 @@ static void apply_kind(void) {
     int mode = sgc__settings.alt_mode;
     int on = alt.cur.kind == 'B' && mode != SGC_ALT_NONE;
     alt.cur.on = (uint8_t)on;
-    if (mode == SGC_ALT_ALLOC || mode == SGC_ALT_BOTH) {
+    if (sgc_alt_switches_alloc(mode)) {
         if (on)
             sgc_sampling_start(sgc__settings.alloc_period, sgc__settings.alloc_mode,
                                sgc__settings.seed + alt.cur.index);
         else
             sgc_sampling_stop();
     }
-    if (mode == SGC_ALT_TIME || mode == SGC_ALT_BOTH) {
+    if (sgc_alt_switches_time(mode)) {
         if (!on) {
             sgc_time_sampling_stop();
         } else if (sgc_time_sampling_start(sgc__settings.time_hz, sgc__settings.time_clock) != 0) {
@@ -203,7 +203,7 @@ void sgc__alt_init(void) {
      * sampling gets segments of at least SGC_ALT_MIN_PERIODS periods. */
     alt.target_ns = sgc__settings.alt_cpu_ns;
     int mode = sgc__settings.alt_mode;
-    if (alt.target_ns && (mode == SGC_ALT_TIME || mode == SGC_ALT_BOTH) && sgc__settings.time_hz) {
+    if (alt.target_ns && sgc_alt_switches_time(mode) && sgc__settings.time_hz) {
         uint64_t min_ns = SGC_ALT_MIN_PERIODS * (1000000000ull / sgc__settings.time_hz);
         if (alt.target_ns < min_ns)
             alt.target_ns = min_ns;
@@ -264,9 +264,6 @@ int sgc_alt_phase(void) { return alt.on ? alt.phase : -1; }
 
 /* ---- The series file -------------------------------------------------------- */
 
-static const char *const end_names[] = {"gc", "iter", "exit"};
-static const char *const mode_names[] = {"off", "none", "alloc", "time", "both"};
-
 /* Writes the series (docs/FORMATS.md) atomically: a temporary file renamed
  * into place.  Returns 0, or -1 with errno set. */
 static int write_series(const char *path) {
@@ -285,7 +282,7 @@ static int write_series(const char *path) {
     const sgc_settings *st = &sgc__settings;
 #define KV(key, val) fprintf(f, "%s %llu\n", key, (unsigned long long)(val))
     fprintf(f, "sgc-segments 1\n");
-    fprintf(f, "alternate %s\n", mode_names[st->alt_mode]);
+    fprintf(f, "alternate %s\n", sgc_alt_mode_name(st->alt_mode));
     fprintf(f, "pattern %s\n", alt.phase == 0 ? "ABBA" : "BAAB");
     KV("segment_fills", st->alt_fills);
     KV("segment_cpu_ns", alt.target_ns);
@@ -303,7 +300,7 @@ static int write_series(const char *path) {
     for (size_t i = 0; i < alt.nsegs; i++) {
         const sgc_alt_segment *s = &alt.segs[i];
         fprintf(f, "seg %u %u %u %c %u %s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu\n", s->index,
-                s->block, s->pos, s->kind, s->on, end_names[s->end], (unsigned long long)s->cpu_ns,
+                s->block, s->pos, s->kind, s->on, sgc_alt_end_name(s->end), (unsigned long long)s->cpu_ns,
                 (unsigned long long)s->wall_ns, (unsigned long long)s->bytes, (unsigned long long)s->iterations,
                 (unsigned long long)s->alloc_samples, (unsigned long long)s->alloc_points,
                 (unsigned long long)s->sampled_bytes, (unsigned long long)s->time_samples, (unsigned long long)s->minor,

@@ -38,23 +38,70 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "sgc.h"
 
-/* What SGC_ALTERNATE alternates. */
-typedef enum sgc_alt_mode {
-    SGC_ALT_OFF = 0, /* no segments (default) */
-    SGC_ALT_NONE,    /* A/A: segments and measurements, nothing switched */
-    SGC_ALT_ALLOC,   /* allocation sampling (SGC_ALLOC_PERIOD, SGC_ALLOC_MODE) */
-    SGC_ALT_TIME,    /* time sampling (SGC_TIME_HZ, SGC_TIME_CLOCK) */
-    SGC_ALT_BOTH     /* both samplers together */
-} sgc_alt_mode;
+/* What SGC_ALTERNATE alternates: the one table of the alternation modes, in
+ * the style of sgc_modes.h.  X(ID, "name", switches the allocation sampler,
+ * switches the time sampler, "what it does").  A mode's number (its row,
+ * from 0) is sgc__settings.alt_mode; the name is SGC_ALTERNATE's value and
+ * the series file's "alternate" line.  Row 0 is the default. */
+#define SGC_ALT_MODES(X)                                                              \
+    X(OFF, "off", 0, 0, "no segments (default)")                                      \
+    X(NONE, "none", 0, 0, "A/A: segments and measurements, nothing switched")         \
+    X(ALLOC, "alloc", 1, 0, "allocation sampling (SGC_ALLOC_PERIOD, SGC_ALLOC_MODE)") \
+    X(TIME, "time", 0, 1, "time sampling (SGC_TIME_HZ, SGC_TIME_CLOCK)")              \
+    X(BOTH, "both", 1, 1, "both samplers together")
 
-/* Why a segment ended. */
-typedef enum sgc_alt_end {
-    SGC_ALT_END_GC = 0, /* at the end of a minor collection */
-    SGC_ALT_END_ITER,   /* in the iteration hook */
-    SGC_ALT_END_EXIT    /* the process ended: a partial segment */
-} sgc_alt_end;
+/* Why a segment ended: X(ID, "name in the series file", "when"). */
+#define SGC_ALT_ENDS(X)                             \
+    X(GC, "gc", "at the end of a minor collection") \
+    X(ITER, "iter", "in the iteration hook")        \
+    X(EXIT, "exit", "the process ended: a partial segment")
+
+#define SGC__ALT_MODE_ENUM(id, name, alloc, time, what) SGC_ALT_##id,
+typedef enum sgc_alt_mode { SGC_ALT_MODES(SGC__ALT_MODE_ENUM) SGC_ALT_NMODES } sgc_alt_mode;
+#undef SGC__ALT_MODE_ENUM
+#define SGC__ALT_END_ENUM(id, name, what) SGC_ALT_END_##id,
+typedef enum sgc_alt_end { SGC_ALT_ENDS(SGC__ALT_END_ENUM) SGC_ALT_NENDS } sgc_alt_end;
+#undef SGC__ALT_END_ENUM
+
+/* The name of alternation mode m (of segment end e), or NULL if there is
+ * no such number. */
+static inline const char *sgc_alt_mode_name(int m) {
+#define SGC__ALT_NAME(id, name, ...) name,
+    static const char *const names[] = {SGC_ALT_MODES(SGC__ALT_NAME)};
+    return m >= 0 && m < SGC_ALT_NMODES ? names[m] : NULL;
+}
+
+static inline const char *sgc_alt_end_name(int e) {
+    static const char *const names[] = {SGC_ALT_ENDS(SGC__ALT_NAME)};
+#undef SGC__ALT_NAME
+    return e >= 0 && e < SGC_ALT_NENDS ? names[e] : NULL;
+}
+
+/* The number of the alternation mode called s, or -1. */
+static inline int sgc_alt_mode_parse(const char *s) {
+    for (int m = 0; m < SGC_ALT_NMODES; m++)
+        if (s && strcmp(s, sgc_alt_mode_name(m)) == 0)
+            return m;
+    return -1;
+}
+
+/* Whether mode m switches the allocation (time) sampler on and off. */
+static inline int sgc_alt_switches_alloc(int m) {
+#define SGC__ALT_ALLOC(id, name, alloc, time, what) alloc,
+    static const unsigned char v[] = {SGC_ALT_MODES(SGC__ALT_ALLOC)};
+#undef SGC__ALT_ALLOC
+    return m >= 0 && m < SGC_ALT_NMODES && v[m];
+}
+
+static inline int sgc_alt_switches_time(int m) {
+#define SGC__ALT_TIME(id, name, alloc, time, what) time,
+    static const unsigned char v[] = {SGC_ALT_MODES(SGC__ALT_TIME)};
+#undef SGC__ALT_TIME
+    return m >= 0 && m < SGC_ALT_NMODES && v[m];
+}
 
 /* One segment's measurements (counter differences over the segment). */
 typedef struct sgc_alt_segment {

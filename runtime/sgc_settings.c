@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sgc_alt.h"
 #include "sgc_internal.h"
 
 /* Defaults (documented in docs/RUNTIME.md). */
@@ -143,7 +144,7 @@ static void bad(const char *name, const char *value, const char *why) {
     exit(2);
 }
 
-/* The number of the word v names in a table of sgc_modes.h; exits 2 with
+/* The number of the word v names in a table of sgc_modes.h (or sgc_alt.h); exits 2 with
  * the table's words if it names none. */
 static int word_setting(const char *name, const char *v, int (*parse)(const char *), const char *(*word)(int)) {
     int k = parse(v);
@@ -190,17 +191,11 @@ static void load_alternation(void) {
     const char *v;
     uint64_t n;
     if ((v = getenv("SGC_ALTERNATE")) != NULL) {
-        static const char *const names[] = {"off", "none", "alloc", "time", "both"};
-        int mode = -1;
-        for (int i = 0; i < 5; i++)
-            if (strcmp(v, names[i]) == 0)
-                mode = i;
-        if (mode < 0)
-            bad("SGC_ALTERNATE", v, "expected off, none (A/A), alloc, time or both");
-        if ((mode == 2 || mode == 4) && sgc__settings.alloc_period == 0)
+        int mode = word_setting("SGC_ALTERNATE", v, sgc_alt_mode_parse, sgc_alt_mode_name);
+        if (sgc_alt_switches_alloc(mode) && sgc__settings.alloc_period == 0)
             bad("SGC_ALTERNATE", v,
                 "alternating allocation sampling needs SGC_ALLOC_PERIOD (the period of the on segments)");
-        if ((mode == 3 || mode == 4) && sgc__settings.time_hz == 0)
+        if (sgc_alt_switches_time(mode) && sgc__settings.time_hz == 0)
             bad("SGC_ALTERNATE", v, "alternating time sampling needs SGC_TIME_HZ (the rate of the on segments)");
         sgc__settings.alt_mode = mode;
     }
@@ -438,7 +433,7 @@ void sgc__settings_load(void) {
         calibrate_spin();
     /* Alternation restarts sampling for every on segment; the offset moves
      * only the first session's points, so the two do not combine. */
-    if (sgc__settings.alloc_offset && (sgc__settings.alt_mode == 2 || sgc__settings.alt_mode == 4))
+    if (sgc__settings.alloc_offset && sgc_alt_switches_alloc(sgc__settings.alt_mode))
         bad("SGC_ALLOC_OFFSET", getenv("SGC_ALLOC_OFFSET"),
             "cannot be combined with SGC_ALTERNATE=alloc or both (each on segment restarts sampling)");
 }
