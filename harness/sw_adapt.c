@@ -8,51 +8,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-static sqlite3_stmt *prep(sw_db *d, const char *sql) {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
-        sw_fatal("%s: adaptive rounds: %s", d->path, sqlite3_errmsg(d->db));
-    return st;
-}
-
-static int64_t one_int(sw_db *d, const char *sql) {
-    sqlite3_stmt *st = prep(d, sql);
-    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
-    sqlite3_finalize(st);
-    return v;
-}
-
 int sw_adapt_next_round(sw_db *db, const sw_cell *cells, int n_cells, double halfwidth, int min_rounds, int max_rounds,
                         uint64_t seed, sw_slot **out, int *active) {
     *out = NULL;
     *active = 0;
-    int last_round = (int)one_int(db, "SELECT max(round) FROM schedule");
+    int last_round = (int)sw_db_schedule_max(db, "round");
     /* Per cell: its paired log-ratios and how often its role-1 run went first. */
     double **d = sw_xcalloc((size_t)n_cells, sizeof *d);
     int *nd = sw_xcalloc((size_t)n_cells, sizeof *nd), *firsts = sw_xcalloc((size_t)n_cells, sizeof *firsts);
     int *blocks = sw_xcalloc((size_t)n_cells, sizeof *blocks);
-    sqlite3_stmt *st = prep(db, "SELECT a.cell_id, a.wall_ns, b.wall_ns, a.block_pos FROM runs a JOIN runs b"
-                                " ON a.block = b.block AND a.block_role = 1 AND b.block_role = 0"
-                                " WHERE a.round >= 1 AND a.status = 'ok' AND b.status = 'ok' AND a.wall_ns > 0"
-                                " AND b.wall_ns > 0 ORDER BY a.block");
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int c = sqlite3_column_int(st, 0) - 1;
+    sw_db_pair *pairs;
+    int n_pairs = sw_db_block_pairs(db, &pairs);
+    for (int i = 0; i < n_pairs; i++) {
+        int c = pairs[i].cell;
         if (c < 0 || c >= n_cells)
             continue;
         d[c] = sw_xrealloc(d[c], (size_t)(nd[c] + 1) * sizeof **d);
-        d[c][nd[c]++] = log((double)sqlite3_column_int64(st, 1) / (double)sqlite3_column_int64(st, 2));
+        d[c][nd[c]++] = log((double)pairs[i].wall_ns / (double)pairs[i].base_ns);
     }
-    sqlite3_finalize(st);
-    st = prep(db, "SELECT cell_id, count(*), sum(block_pos = 1) FROM schedule WHERE block_role = 1 AND round >= 1"
-                  " GROUP BY cell_id");
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int c = sqlite3_column_int(st, 0) - 1;
-        if (c >= 0 && c < n_cells) {
-            blocks[c] = sqlite3_column_int(st, 1);
-            firsts[c] = sqlite3_column_int(st, 2);
-        }
-    }
-    sqlite3_finalize(st);
+    free(pairs);
+    sw_db_block_balance(db, n_cells, blocks, firsts);
     int *want = sw_xcalloc((size_t)n_cells, sizeof *want), nwant = 0;
     /* The width is judged without the maximum; the maximum counts a cell's
      * planned blocks, run or failed, so failures buy no rounds beyond it. */
@@ -67,8 +42,7 @@ int sw_adapt_next_round(sw_db *db, const sw_cell *cells, int n_cells, double hal
     }
     int total = 0;
     if (nwant && last_round < max_rounds) {
-        int64_t seq = one_int(db, "SELECT max(seq) FROM schedule"),
-                block = one_int(db, "SELECT max(block) FROM schedule");
+        int64_t seq = sw_db_schedule_max(db, "seq"), block = sw_db_schedule_max(db, "block");
         sw_rng rng;
         sw_rng_seed(&rng, seed ^ ((uint64_t)(last_round + 1) * 0x9e3779b97f4a7c15ull));
         for (int i = nwant - 1; i > 0; i--) {

@@ -679,3 +679,117 @@ void sw_db_append_schedule(sw_db *d, const sw_cell *cells, const sw_slot *slots,
     sqlite3_finalize(st);
     exec_sql(d, "COMMIT");
 }
+
+int sw_db_count_failed(sw_db *d) {
+    sqlite3_stmt *st;
+    int failed = 0;
+    if (sqlite3_prepare_v2(d->db, "SELECT count(*) FROM runs WHERE status != 'ok'", -1, &st, NULL) == SQLITE_OK) {
+        if (sqlite3_step(st) == SQLITE_ROW)
+            failed = sqlite3_column_int(st, 0);
+        sqlite3_finalize(st);
+    }
+    return failed;
+}
+
+/* A statement of the adaptive rounds: an error is fatal, in their words. */
+static sqlite3_stmt *prepare_adaptive(sw_db *d, const char *sql) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
+        sw_fatal("%s: adaptive rounds: %s", d->path, sqlite3_errmsg(d->db));
+    return st;
+}
+
+int64_t sw_db_schedule_max(sw_db *d, const char *column) {
+    char *sql = sw_xasprintf("SELECT max(%s) FROM schedule", column);
+    sqlite3_stmt *st = prepare_adaptive(d, sql);
+    free(sql);
+    int64_t v = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int64(st, 0) : 0;
+    sqlite3_finalize(st);
+    return v;
+}
+
+int sw_db_block_pairs(sw_db *d, sw_db_pair **out) {
+    sqlite3_stmt *st =
+        prepare_adaptive(d, "SELECT a.cell_id, a.wall_ns, b.wall_ns, a.block_pos FROM runs a JOIN runs b"
+                            " ON a.block = b.block AND a.block_role = 1 AND b.block_role = 0"
+                            " WHERE a.round >= 1 AND a.status = 'ok' AND b.status = 'ok' AND a.wall_ns > 0"
+                            " AND b.wall_ns > 0 ORDER BY a.block");
+    sw_db_pair *p = NULL;
+    int n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        p = sw_xrealloc(p, (size_t)(n + 1) * sizeof *p);
+        p[n].cell = sqlite3_column_int(st, 0) - 1;
+        p[n].wall_ns = sqlite3_column_int64(st, 1);
+        p[n].base_ns = sqlite3_column_int64(st, 2);
+        n++;
+    }
+    sqlite3_finalize(st);
+    *out = p;
+    return n;
+}
+
+void sw_db_block_balance(sw_db *d, int n_cells, int *blocks, int *firsts) {
+    sqlite3_stmt *st = prepare_adaptive(
+        d, "SELECT cell_id, count(*), sum(block_pos = 1) FROM schedule WHERE block_role = 1 AND round >= 1"
+           " GROUP BY cell_id");
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        int c = sqlite3_column_int(st, 0) - 1;
+        if (c >= 0 && c < n_cells) {
+            blocks[c] = sqlite3_column_int(st, 1);
+            firsts[c] = sqlite3_column_int(st, 2);
+        }
+    }
+    sqlite3_finalize(st);
+}
+
+int sw_db_failures(sw_db *d, int max, sw_db_failure **out) {
+    sqlite3_stmt *st, *one;
+    *out = NULL;
+    if (sqlite3_prepare_v2(d->db,
+                           "SELECT substr(coalesce(failure, '?'), 1,"
+                           "  instr(coalesce(failure, '?') || char(10), char(10)) - 1) AS reason, count(*), min(seq)"
+                           " FROM runs WHERE status != 'ok' GROUP BY reason ORDER BY count(*) DESC, min(seq)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    if (sqlite3_prepare_v2(d->db,
+                           "SELECT c.label, r.round, r.output_tail FROM runs r JOIN cells c USING(cell_id)"
+                           " WHERE r.seq = ?",
+                           -1, &one, NULL) != SQLITE_OK) {
+        sqlite3_finalize(st);
+        return 0;
+    }
+    sw_db_failure *f = NULL;
+    int n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        f = sw_xrealloc(f, (size_t)(n + 1) * sizeof *f);
+        sw_db_failure *r = &f[n++];
+        memset(r, 0, sizeof *r);
+        r->reason = column_dup(st, 0);
+        r->count = sqlite3_column_int(st, 1);
+        r->first_seq = sqlite3_column_int(st, 2);
+        if (n > max)
+            continue;
+        sqlite3_bind_int(one, 1, r->first_seq);
+        if (sqlite3_step(one) == SQLITE_ROW) {
+            r->label = column_dup(one, 0);
+            r->round = sqlite3_column_int(one, 1);
+            r->tail = column_dup(one, 2);
+        }
+        sqlite3_reset(one);
+    }
+    sqlite3_finalize(one);
+    sqlite3_finalize(st);
+    *out = f;
+    return n;
+}
+
+void sw_db_failures_free(sw_db_failure *f, int n) {
+    for (int i = 0; i < n; i++) {
+        free(f[i].reason);
+        free(f[i].label);
+        free(f[i].tail);
+    }
+    free(f);
+}
+
+const char *sw_db_sqlite_version(void) { return sqlite3_libversion(); }

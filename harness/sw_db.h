@@ -113,6 +113,46 @@ int sw_db_load_cells(sw_db *d, sw_cell **out);
 /* The schedule slots that have no run yet, in seq order. */
 int sw_db_missing_slots(sw_db *d, sw_slot **out);
 
+/* Number of stored runs that are not ok (failed or not run). */
+int sw_db_count_failed(sw_db *d);
+/* The largest value of a schedule column ("seq", "round" or "block"), 0 if
+ * the schedule is empty. */
+int64_t sw_db_schedule_max(sw_db *d, const char *column);
+
+/* The measured pairs of the blocked design: per block whose two runs are ok
+ * with positive wall times (in block order), the compared run's cell index
+ * (cell_id - 1) and both wall times. */
+typedef struct sw_db_pair {
+    int cell;                 /* cell_id - 1 of the compared (role 1) run */
+    int64_t wall_ns, base_ns; /* the compared run's and its baseline's */
+} sw_db_pair;
+/* Fills *out (free it) and returns how many. */
+int sw_db_block_pairs(sw_db *d, sw_db_pair **out);
+/* Per cell (index cell_id - 1 below n_cells): how many measured blocks the
+ * schedule gives it as the compared run, and in how many of them that run
+ * comes first; cells without any are left alone. */
+void sw_db_block_balance(sw_db *d, int n_cells, int *blocks, int *firsts);
+
+/* One distinct failure reason (the first line of runs.failure) with its
+ * count and the first run that failed so. */
+typedef struct sw_db_failure {
+    char *reason;  /* first line of the failure ("?" if none) */
+    int count;     /* runs that failed so */
+    int first_seq; /* the first of them (schedule order) */
+    char *label;   /* its cell's label, NULL if unknown */
+    int round;     /* its round */
+    char *tail;    /* its output_tail, NULL if none */
+} sw_db_failure;
+/* The failure reasons, most frequent first (ties: earliest first); the
+ * first max of them with their first run's label, round and tail, the
+ * others with only reason, count and first_seq.  Returns how many reasons
+ * there are (0 also if the query cannot run); *out is NULL when 0. */
+int sw_db_failures(sw_db *d, int max, sw_db_failure **out);
+void sw_db_failures_free(sw_db_failure *f, int n);
+
+/* The SQLite library's version. */
+const char *sw_db_sqlite_version(void);
+
 /* Stores one run with its stats and counters, committed. */
 void sw_db_store_run(sw_db *d, const sw_run_row *r);
 /* Stores n runs (a block) in one transaction. */

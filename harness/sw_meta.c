@@ -164,7 +164,7 @@ void sw_meta_store_host(sw_db *d, int cpu) {
     char *dirty = command_line("git status --porcelain --untracked-files=no");
     put(d, "git_dirty", dirty ? sw_xstrdup(*dirty ? "1" : "0") : NULL, "git status failed");
     free(dirty);
-    put(d, "sqlite_version", sw_xstrdup(sqlite3_libversion()), "");
+    put(d, "sqlite_version", sw_xstrdup(sw_db_sqlite_version()), "");
     put(d, "gsl_version", sw_xstrdup(SW_GSL_VERSION), "");
     put(d, "libpfm4_version", sw_xstrdup(SW_PFM_PACKAGE), "");
 }

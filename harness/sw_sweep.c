@@ -53,6 +53,16 @@ typedef struct sweep {
     uint64_t t_start;     /* monotonic start of this invocation */
     uint64_t *overheads;  /* harness time per run incl. commit */
     int n_overheads;
+    int resuming;      /* --resume: the directory and its settings exist */
+    int progress_opt;  /* --progress (1), --no-progress (0), neither (-1) */
+    char *valgrind;    /* the valgrind program (simulated part), or NULL */
+    double cpu_wait;   /* seconds waited for the CPU lock */
+    struct calib *cal; /* calibration units of the cells */
+    int n_cal;
+    int *unit_of; /* cell index -> its unit in cal */
+    int total;    /* runs in the schedule (0 until the plan is stored) */
+    int done;     /* of them recorded */
+    int failed;   /* of them failed */
 } sweep;
 
 static sweep *current; /* for the exit hook */
@@ -837,45 +847,21 @@ static void last_stderr_line(const char *tail, char *buf, size_t size) {
  * line on stderr, where the cause usually is ("exit status 1" alone does not
  * say that the disk was full). */
 static void report_failures(sweep *s) {
-    sqlite3_stmt *st, *one;
-    if (sqlite3_prepare_v2(s->db.db,
-                           "SELECT substr(coalesce(failure, '?'), 1,"
-                           "  instr(coalesce(failure, '?') || char(10), char(10)) - 1) AS reason, count(*), min(seq)"
-                           " FROM runs WHERE status != 'ok' GROUP BY reason ORDER BY count(*) DESC, min(seq)",
-                           -1, &st, NULL) != SQLITE_OK)
-        return;
-    if (sqlite3_prepare_v2(s->db.db,
-                           "SELECT c.label, r.round, r.output_tail FROM runs r JOIN cells c USING(cell_id)"
-                           " WHERE r.seq = ?",
-                           -1, &one, NULL) != SQLITE_OK) {
-        sqlite3_finalize(st);
-        return;
-    }
-    int shown = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        int n = sqlite3_column_int(st, 1), seq = sqlite3_column_int(st, 2);
-        if (shown++ == 0)
-            fprintf(stderr, "sweep: failed runs, by reason (each run is in runs.csv):\n");
-        if (shown > 30)
-            continue;
+    enum { SHOWN = 30 };
+    sw_db_failure *f;
+    int n = sw_db_failures(&s->db, SHOWN, &f);
+    if (n)
+        fprintf(stderr, "sweep: failed runs, by reason (each run is in runs.csv):\n");
+    for (int i = 0; i < n && i < SHOWN; i++) {
         char said[512] = "";
-        const char *label = "?";
-        int round = 0;
-        sqlite3_bind_int(one, 1, seq);
-        if (sqlite3_step(one) == SQLITE_ROW) {
-            label = (const char *)sqlite3_column_text(one, 0);
-            round = sqlite3_column_int(one, 1);
-            last_stderr_line((const char *)sqlite3_column_text(one, 2), said, sizeof said);
-        }
-        fprintf(stderr, "  %d run%s: %s (first: run %d %s round %d)%s%s\n", n, n == 1 ? "" : "s",
-                (const char *)sqlite3_column_text(st, 0), seq, label ? label : "?", round,
+        last_stderr_line(f[i].tail, said, sizeof said);
+        fprintf(stderr, "  %d run%s: %s (first: run %d %s round %d)%s%s\n", f[i].count, f[i].count == 1 ? "" : "s",
+                f[i].reason, f[i].first_seq, f[i].label ? f[i].label : "?", f[i].round,
                 said[0] ? "; its last words: " : "", said);
-        sqlite3_reset(one);
     }
-    if (shown > 30)
-        fprintf(stderr, "  ... and %d more reasons\n", shown - 30);
-    sqlite3_finalize(one);
-    sqlite3_finalize(st);
+    if (n > SHOWN)
+        fprintf(stderr, "  ... and %d more reasons\n", n - SHOWN);
+    sw_db_failures_free(f, n);
 }
 
 /* The programs a sweep runs, by content: each workload's program and the
@@ -934,17 +920,18 @@ static void store_plan_meta(sweep *s, int n_slots) {
     sw_buf_free(&b);
 }
 
-int main(int argc, char **argv) {
-    static sweep sw;
-    sweep *s = &sw;
-    current = s;
-    s->t_start = sw_now_ns();
+/* ---- The phases of main ------------------------------------------------- */
+
+/* Options, and on --resume the sweep directory with its stored settings
+ * (locked, its database open, the programs checked against their hashes);
+ * then the checks that need the final settings.  Bad input exits 2 before
+ * anything is created. */
+static void parse_settings(sweep *s, int argc, char **argv) {
     sw_opts_defaults(&s->o);
     sw_opts_parse_args(&s->o, argc, argv);
-    int progress_opt = s->o.progress;
-    int resuming = s->o.resume_dir != NULL;
-
-    if (resuming) {
+    s->progress_opt = s->o.progress;
+    s->resuming = s->o.resume_dir != NULL;
+    if (s->resuming) {
         s->dir = sw_xstrdup(s->o.resume_dir);
         struct stat st;
         if (stat(s->dir, &st) != 0 || !S_ISDIR(st.st_mode))
@@ -958,7 +945,7 @@ int main(int argc, char **argv) {
         sw_opts_free(&s->o);
         sw_opts_defaults(&s->o);
         sw_opts_parse_config(&s->o, config, "stored config");
-        s->o.progress = progress_opt;
+        s->o.progress = s->progress_opt;
         s->dir = dir;
         free(config);
         resolve_workloads(s);
@@ -975,21 +962,28 @@ int main(int argc, char **argv) {
         sw_usage_error("max-runs: %d is below --runs %d", s->o.max_runs, s->o.runs);
     if (!sw_meta_cpu_allowed(s->o.cpu))
         sw_usage_error("cpu %d is not one this process may run on (see taskset -p $$)", s->o.cpu);
-    char *valgrind = NULL;
     if (s->o.backend_sim && !s->o.plan_only) {
-        valgrind = sw_sim_find_program(s->o.valgrind);
-        if (!valgrind)
+        s->valgrind = sw_sim_find_program(s->o.valgrind);
+        if (!s->valgrind)
             sw_usage_error("valgrind: '%s' is not an executable program (the simulated backend runs every sim cell "
                            "under valgrind: install it with make deps, or run --backends native)",
                            s->o.valgrind);
     }
-    if (s->o.plan_only) {
-        sw_cell *cells;
-        int n = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &cells);
-        print_plan(&s->o, cells, n);
-        return 0;
-    }
-    double cpu_wait = lock_cpu(s->o.cpu);
+}
+
+/* --plan: prints the cells and the run order; creates nothing. */
+static int show_plan(sweep *s) {
+    sw_cell *cells;
+    int n = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &cells);
+    print_plan(&s->o, cells, n);
+    return 0;
+}
+
+/* Takes the CPU's lock (waiting for another sweep) and makes the private
+ * temporary directory; from here an exit removes it.  Bad input exits 2
+ * before the sweep directory exists. */
+static void take_machine(sweep *s) {
+    s->cpu_wait = lock_cpu(s->o.cpu);
     /* The private temporary directory, made now: a --tmp where it cannot be
      * made (/proc, say, which passes access(W_OK) as root) is bad input
      * before the sweep directory exists and latest moves. */
@@ -1002,9 +996,76 @@ int main(int argc, char **argv) {
     s->tmp = tmpl;
     /* From here a fatal error leaves results.db consistent (on_fatal); a new
      * sweep sets it once its database exists. */
-    sw_set_exit_hook(resuming ? on_fatal : cleanup_tmp);
+    sw_set_exit_hook(s->resuming ? on_fatal : cleanup_tmp);
+}
 
-    if (!resuming) {
+/* The metadata a new sweep stores before anything runs: its settings, how
+ * its order derives from the seed, the machine, the programs' hashes, the
+ * valgrind it uses. */
+static void store_start_meta(sweep *s) {
+    char *config = sw_opts_to_config(&s->o);
+    sw_db_meta_set(&s->db, "config", config);
+    free(config);
+    char *id = sw_xstrdup(s->dir);
+    sw_db_meta_set(&s->db, "sweep_id", basename(id));
+    free(id);
+    char seed[32];
+    snprintf(seed, sizeof seed, "%llu", (unsigned long long)s->o.seed);
+    sw_db_meta_set(&s->db, "seed", seed);
+    sw_db_meta_set(&s->db, "seed_source", s->o.seed_given ? "given" : "random (/dev/urandom)");
+    sw_db_meta_set(&s->db, "design", sw_design_name(s->o.design));
+    if (s->o.design == SW_DESIGN_INPROCESS)
+        sw_db_meta_set(&s->db, "alternation",
+                       "every run: SGC_ALTERNATE = none (baseline cells, A/A), alloc, time or both (what the cell "
+                       "turns on), segments of the runtime's default length (SGC_ALT_SEGMENT), series in the "
+                       "segments table");
+    sw_db_meta_set(&s->db, "shuffle",
+                   s->o.design == SW_DESIGN_BLOCKED
+                       ? "per round: Fisher-Yates over the blocks (one per cell: the cell and its baseline, an "
+                         "A/A block for a baseline) with splitmix64 seeded once with 'seed'; the order inside "
+                         "each block balanced over the measured rounds; SGC_SEED of run seq = "
+                         "splitmix64-mix(seed, seq) >> 1"
+                       : "per round: Fisher-Yates over the cells with splitmix64 seeded once with "
+                         "'seed'; SGC_SEED of run seq = splitmix64-mix(seed, seq) >> 1");
+    char *t = sw_xasprintf("%.3f", s->o.target);
+    sw_db_meta_set(&s->db, "calibration_target_s", t);
+    free(t);
+    sw_db_meta_set(&s->db, "bin_dir", s->o.bin_dir);
+    sw_buf envs = {0};
+    for (int i = 0; i < s->o.n_env; i++)
+        sw_buf_printf(&envs, "%s%s", i ? " " : "", s->o.env[i]);
+    sw_db_meta_set(&s->db, "env", s->o.n_env ? envs.data : "none");
+    sw_buf_free(&envs);
+    sw_db_meta_set(&s->db, "counters_privilege", "user space only (libpfm4 PFM_PLM3)");
+    sw_db_meta_set(&s->db, "status", "running");
+    time_t now = time(NULL);
+    char when[64];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    sw_db_meta_set(&s->db, "started_utc", when);
+    sw_meta_store_host(&s->db, s->o.cpu);
+    program_hashes(s, 0);
+    if (s->valgrind) {
+        sw_db_meta_set(&s->db, "valgrind", s->valgrind);
+        sw_exec_res vr;
+        char *vargv[] = {s->valgrind, "--version", NULL};
+        char *env0[] = {NULL};
+        sw_exec_req vq = {.path = s->valgrind, .argv = vargv, .envp = env0, .cpu = -1, .timeout = 30};
+        if (sw_exec_run(&vq, &vr) == 0 && vr.out.data)
+            vr.out.data[strcspn(vr.out.data, "\n")] = '\0';
+        sw_db_meta_set(&s->db, "valgrind_version",
+                       vr.out.data ? vr.out.data : "unknown (valgrind --version printed nothing)");
+        sw_exec_res_free(&vr);
+        sw_db_meta_set(&s->db, "sim", sw_sim_description);
+        sw_db_meta_set(&s->db, "sim_cost_model", "sim::est-cycles = L1 hits + 5 x LL hits + 35 x RAM accesses");
+    }
+}
+
+/* A new sweep: checks the plan and the --env settings, then creates the
+ * sweep directory (locked) and its results.db with the start metadata, and
+ * points latest at it.  (A resumed sweep's directory was opened by
+ * parse_settings.)  Either way, records the concurrent load at this start. */
+static void open_results(sweep *s) {
+    if (!s->resuming) {
         /* Fail on bad settings before creating anything. */
         sw_cell *cells;
         int n = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &cells);
@@ -1014,80 +1075,28 @@ int main(int argc, char **argv) {
         lock_dir(s->dir);
         sw_db_create(&s->db, s->dir);
         sw_set_exit_hook(on_fatal);
-        char *config = sw_opts_to_config(&s->o);
-        sw_db_meta_set(&s->db, "config", config);
-        free(config);
-        char *id = sw_xstrdup(s->dir);
-        sw_db_meta_set(&s->db, "sweep_id", basename(id));
-        free(id);
-        char seed[32];
-        snprintf(seed, sizeof seed, "%llu", (unsigned long long)s->o.seed);
-        sw_db_meta_set(&s->db, "seed", seed);
-        sw_db_meta_set(&s->db, "seed_source", s->o.seed_given ? "given" : "random (/dev/urandom)");
-        sw_db_meta_set(&s->db, "design", sw_design_name(s->o.design));
-        if (s->o.design == SW_DESIGN_INPROCESS)
-            sw_db_meta_set(&s->db, "alternation",
-                           "every run: SGC_ALTERNATE = none (baseline cells, A/A), alloc, time or both (what the cell "
-                           "turns on), segments of the runtime's default length (SGC_ALT_SEGMENT), series in the "
-                           "segments table");
-        sw_db_meta_set(&s->db, "shuffle",
-                       s->o.design == SW_DESIGN_BLOCKED
-                           ? "per round: Fisher-Yates over the blocks (one per cell: the cell and its baseline, an "
-                             "A/A block for a baseline) with splitmix64 seeded once with 'seed'; the order inside "
-                             "each block balanced over the measured rounds; SGC_SEED of run seq = "
-                             "splitmix64-mix(seed, seq) >> 1"
-                           : "per round: Fisher-Yates over the cells with splitmix64 seeded once with "
-                             "'seed'; SGC_SEED of run seq = splitmix64-mix(seed, seq) >> 1");
-        char *t = sw_xasprintf("%.3f", s->o.target);
-        sw_db_meta_set(&s->db, "calibration_target_s", t);
-        free(t);
-        sw_db_meta_set(&s->db, "bin_dir", s->o.bin_dir);
-        sw_buf envs = {0};
-        for (int i = 0; i < s->o.n_env; i++)
-            sw_buf_printf(&envs, "%s%s", i ? " " : "", s->o.env[i]);
-        sw_db_meta_set(&s->db, "env", s->o.n_env ? envs.data : "none");
-        sw_buf_free(&envs);
-        sw_db_meta_set(&s->db, "counters_privilege", "user space only (libpfm4 PFM_PLM3)");
-        sw_db_meta_set(&s->db, "status", "running");
-        time_t now = time(NULL);
-        char when[64];
-        strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-        sw_db_meta_set(&s->db, "started_utc", when);
-        sw_meta_store_host(&s->db, s->o.cpu);
-        program_hashes(s, 0);
-        if (valgrind) {
-            sw_db_meta_set(&s->db, "valgrind", valgrind);
-            sw_exec_res vr;
-            char *vargv[] = {valgrind, "--version", NULL};
-            char *env0[] = {NULL};
-            sw_exec_req vq = {.path = valgrind, .argv = vargv, .envp = env0, .cpu = -1, .timeout = 30};
-            if (sw_exec_run(&vq, &vr) == 0 && vr.out.data)
-                vr.out.data[strcspn(vr.out.data, "\n")] = '\0';
-            sw_db_meta_set(&s->db, "valgrind_version",
-                           vr.out.data ? vr.out.data : "unknown (valgrind --version printed nothing)");
-            sw_exec_res_free(&vr);
-            sw_db_meta_set(&s->db, "sim", sw_sim_description);
-            sw_db_meta_set(&s->db, "sim_cost_model", "sim::est-cycles = L1 hits + 5 x LL hits + 35 x RAM accesses");
-        }
+        store_start_meta(s);
         update_latest(s->dir);
     }
     fprintf(stderr, "sweep: results go to %s\n", s->dir);
-    {
-        /* Concurrent load at this start (a resume records its own). */
-        char *others = other_sweeps(s->o.cpu), *load = sw_meta_loadavg(), wait[32];
-        snprintf(wait, sizeof wait, "%.1f", cpu_wait);
-        sw_db_meta_set(&s->db, resuming ? "other_sweeps_at_resume" : "other_sweeps_at_start", others);
-        sw_db_meta_set(&s->db, resuming ? "cpu_lock_wait_s_at_resume" : "cpu_lock_wait_s", wait);
-        if (resuming)
-            sw_db_meta_set(&s->db, "loadavg_at_resume", load);
-        if (strcmp(others, "none"))
-            fprintf(stderr,
-                    "sweep: warning: other sweeps are running on this machine (%s): their load shows in "
-                    "these timings (recorded in meta)\n",
-                    others);
-        free(others), free(load);
-    }
+    /* Concurrent load at this start (a resume records its own). */
+    char *others = other_sweeps(s->o.cpu), *load = sw_meta_loadavg(), wait[32];
+    snprintf(wait, sizeof wait, "%.1f", s->cpu_wait);
+    sw_db_meta_set(&s->db, s->resuming ? "other_sweeps_at_resume" : "other_sweeps_at_start", others);
+    sw_db_meta_set(&s->db, s->resuming ? "cpu_lock_wait_s_at_resume" : "cpu_lock_wait_s", wait);
+    if (s->resuming)
+        sw_db_meta_set(&s->db, "loadavg_at_resume", load);
+    if (strcmp(others, "none"))
+        fprintf(stderr,
+                "sweep: warning: other sweeps are running on this machine (%s): their load shows in "
+                "these timings (recorded in meta)\n",
+                others);
+    free(others), free(load);
+}
 
+/* Signals, counters and the two runners (native, and under valgrind for the
+ * simulated part). */
+static void prepare_runners(sweep *s) {
     signal(SIGINT, on_stop);
     signal(SIGTERM, on_stop);
     signal(SIGHUP, on_stop);
@@ -1118,24 +1127,30 @@ int main(int argc, char **argv) {
     s->runner.spin = sw_opts_env(&s->o, "SGC_SAMPLE_SPIN_NS");
     s->runner.spin_clock = sw_opts_env(&s->o, "SGC_SAMPLE_SPIN_CLOCK");
     s->runner.alternate = s->o.design == SW_DESIGN_INPROCESS;
-    s->live = progress_opt >= 0 ? progress_opt : isatty(2);
+    s->live = s->progress_opt >= 0 ? s->progress_opt : isatty(2);
     s->sim_runner = s->runner;
     s->sim_runner.sim = 1;
-    s->sim_runner.valgrind = valgrind;
+    s->sim_runner.valgrind = s->valgrind;
     s->sim_runner.sim_seed = SW_SIM_SEED;
     s->sim_runner.counters = NULL;
     s->sim_runner.cpu = -1;
     s->sim_runner.alternate = 0; /* the in-process design is timed; a count needs no alternation */
     sw_run_sim_counters();       /* made once, before any thread uses it */
+}
 
-    /* The cells: the stored ones on --resume, else the plan's (sizes 0). */
+/* The cells (the stored ones on --resume, else the plan's), their
+ * calibration units (every (workload, args, backend) in plan order, into
+ * s->cal and s->unit_of), the calibration of every unit without a stored
+ * one, the simulated part's native rates and signal delivery cost; then the
+ * plan with every cell's calibrated size, stored once.  Stops early on a
+ * signal (stop_signal), leaving the plan unstored if it was. */
+static void calibrate_plan(sweep *s) {
     int plan_stored = sw_db_count(&s->db, "cells") > 0;
     if (plan_stored)
         s->n_cells = sw_db_load_cells(&s->db, &s->cells);
     else
         s->n_cells = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &s->cells);
 
-    /* Calibration units: every (workload, args) of the cells, in plan order. */
     calib *cal = sw_xcalloc((size_t)(s->n_cells ? s->n_cells : 1), sizeof *cal);
     int n_cal = 0;
     int *unit_of = sw_xcalloc((size_t)(s->n_cells ? s->n_cells : 1), sizeof *unit_of);
@@ -1156,6 +1171,7 @@ int main(int argc, char **argv) {
         }
         unit_of[i] = u;
     }
+    s->cal = cal, s->n_cal = n_cal, s->unit_of = unit_of;
 
     /* Calibration: every unit without a stored one. */
     for (int i = 0; i < n_cal && !stop_signal; i++) {
@@ -1191,189 +1207,212 @@ int main(int argc, char **argv) {
         store_plan_meta(s, n);
         free(slots);
     }
+}
 
-    int total = sw_db_count(&s->db, "schedule");
-    sw_slot *missing = NULL;
-    int n_missing = stop_signal ? 0 : sw_db_missing_slots(&s->db, &missing);
-    int done = total - n_missing;
-    int failed = 0;
-    sqlite3_stmt *fq;
-    if (sqlite3_prepare_v2(s->db.db, "SELECT count(*) FROM runs WHERE status != 'ok'", -1, &fq, NULL) == SQLITE_OK) {
-        if (sqlite3_step(fq) == SQLITE_ROW)
-            failed = sqlite3_column_int(fq, 0);
-        sqlite3_finalize(fq);
-    }
-    if (!stop_signal)
-        fprintf(stderr, "sweep: %d runs planned, %d to run%s\n", total, n_missing, resuming ? " (resuming)" : "");
-    s->overheads = sw_xcalloc((size_t)(n_missing ? n_missing : 1), sizeof *s->overheads);
-
-    /* The runs of a block are stored together when its last run is done, so
-     * an interrupted sweep never holds half a block (--resume reruns it). */
+/* The native runs of missing (schedule order), one at a time, pinned and
+ * timed: each block is stored whole when its last run is done, so an
+ * interrupted sweep never holds half a block (--resume reruns it).  Updates
+ * s->done and s->failed; a block cut short by a signal is not stored and
+ * not counted. */
+static void run_timed(sweep *s, const sw_slot *missing, int n_missing) {
     sw_run_result pend_res[2];
     sw_run_row pend_row[2];
     int n_pend = 0;
-    /* The simulated runs are taken out of the schedule first and run after
-     * the native ones (and their adaptive rounds), in parallel. */
-    run_state rs = {.s = s};
-    rs.jobs = sw_xcalloc((size_t)(n_missing ? n_missing : 1), sizeof *rs.jobs);
-    int n_simjobs = 0;
-    for (int i = 0; i < n_missing; i++) {
+    for (int i = 0; i < n_missing && !stop_signal; i++) {
+        uint64_t t0 = sw_now_ns();
         const sw_slot *slot = &missing[i];
-        if (slot->cell < 0 || slot->cell >= s->n_cells || !s->cells[slot->cell].sim)
+        if (slot->cell < 0 || slot->cell >= s->n_cells)
+            sw_fatal("%s: the schedule names cell %d, which does not exist", s->db.path, slot->cell + 1);
+        const sw_cell *cell = &s->cells[slot->cell];
+        if (cell->sim)
             continue;
-        slot_job *j = &rs.jobs[n_simjobs++];
-        j->slot = *slot;
-        j->cell = &s->cells[slot->cell];
-        j->cal = &cal[unit_of[slot->cell]];
-    }
-    /* The missing runs of the schedule, then (--halfwidth) adaptive rounds,
-     * each appended to the schedule before it runs. */
-    uint64_t t_adapt = 0; /* when this invocation's first adaptive round was decided */
-    for (;;) {
-        for (int i = 0; i < n_missing && !stop_signal; i++) {
-            uint64_t t0 = sw_now_ns();
-            const sw_slot *slot = &missing[i];
-            if (slot->cell < 0 || slot->cell >= s->n_cells)
-                sw_fatal("%s: the schedule names cell %d, which does not exist", s->db.path, slot->cell + 1);
-            const sw_cell *cell = &s->cells[slot->cell];
-            if (cell->sim)
-                continue;
-            const calib *c = &cal[unit_of[slot->cell]];
-            progress(s, done, total, failed, cell->label, 0);
-            sw_run_result res;
-            sw_noise noise = {.steal_ns = -1, .other_busy_ns = -1, .loadavg1 = -1};
-            if (!c->ok) {
-                memset(&res, 0, sizeof res);
-                res.profile_bytes = -1;
-                const char *why = c->failure ? c->failure : "?";
-                int first = (int)strcspn(why, "\n");
-                res.failure = sw_xasprintf("not run: the workload is unusable: %.*s", first, why);
-                res.tail = why[first] ? sw_xstrdup(why + first + 1) : NULL;
-                res.started_ns = sw_wallclock_ns();
-            } else {
-                double timeout = s->o.timeout > 0 ? s->o.timeout : 20 * c->seconds + 5;
-                sw_noise_snap before, after;
-                sw_noise_snapshot(&before);
-                sw_run_cell(&s->runner, cell, slot->seq, slot->round, c->checksum, timeout, &res);
-                sw_noise_snapshot(&after);
-                if (res.interrupted) {
-                    sw_run_result_free(&res);
-                    break;
-                }
-                sw_noise_between(&before, &after, s->o.cpu, &noise);
-                sw_noise_from_rusage(&res.exec.ru, &noise);
+        const calib *c = &s->cal[s->unit_of[slot->cell]];
+        progress(s, s->done, s->total, s->failed, cell->label, 0);
+        sw_run_result res;
+        sw_noise noise = {.steal_ns = -1, .other_busy_ns = -1, .loadavg1 = -1};
+        if (!c->ok) {
+            memset(&res, 0, sizeof res);
+            res.profile_bytes = -1;
+            const char *why = c->failure ? c->failure : "?";
+            int first = (int)strcspn(why, "\n");
+            res.failure = sw_xasprintf("not run: the workload is unusable: %.*s", first, why);
+            res.tail = why[first] ? sw_xstrdup(why + first + 1) : NULL;
+            res.started_ns = sw_wallclock_ns();
+        } else {
+            double timeout = s->o.timeout > 0 ? s->o.timeout : 20 * c->seconds + 5;
+            sw_noise_snap before, after;
+            sw_noise_snapshot(&before);
+            sw_run_cell(&s->runner, cell, slot->seq, slot->round, c->checksum, timeout, &res);
+            sw_noise_snapshot(&after);
+            if (res.interrupted) {
+                sw_run_result_free(&res);
+                break;
             }
-            /* A row points into its result: both are kept until the block is stored. */
-            pend_res[n_pend] = res;
-            sw_run_row *row = &pend_row[n_pend];
-            sw_run_to_row(&pend_res[n_pend], cell, slot->seq, slot->round, s->o.cpu, &s->counters, row);
-            n_pend++;
-            row->block = slot->block;
-            row->block_pos = slot->pos;
-            row->block_role = slot->role;
-            row->has_noise = c->ok;
-            row->noise = noise;
-            uint64_t t1 = sw_now_ns();
-            uint64_t child = res.exec.wall_ns;
-            row->overhead_ns = t1 - t0 > child ? t1 - t0 - child : 0;
-            int block_open = slot->block && i + 1 < n_missing && missing[i + 1].block == slot->block && n_pend < 2;
-            if (!block_open) {
-                sw_db_store_runs(&s->db, pend_row, n_pend);
-                uint64_t t2 = sw_now_ns();
-                if (c->ok)
-                    s->overheads[s->n_overheads++] = t2 - t0 > child ? t2 - t0 - child : 0;
-            }
-            done++;
-            if (res.failure) {
-                failed++;
-                if (c->ok) { /* runs of unusable workloads were announced at calibration */
-                    if (s->live)
-                        progress_end(s);
-                    fprintf(stderr, "sweep: run %d %s round %d failed: %.*s\n", slot->seq, cell->label, slot->round,
-                            (int)strcspn(res.failure, "\n"), res.failure);
-                }
-            }
-            if (!block_open) {
-                for (int k = 0; k < n_pend; k++)
-                    sw_run_result_free(&pend_res[k]);
-                n_pend = 0;
+            sw_noise_between(&before, &after, s->o.cpu, &noise);
+            sw_noise_from_rusage(&res.exec.ru, &noise);
+        }
+        /* A row points into its result: both are kept until the block is stored. */
+        pend_res[n_pend] = res;
+        sw_run_row *row = &pend_row[n_pend];
+        sw_run_to_row(&pend_res[n_pend], cell, slot->seq, slot->round, s->o.cpu, &s->counters, row);
+        n_pend++;
+        row->block = slot->block;
+        row->block_pos = slot->pos;
+        row->block_role = slot->role;
+        row->has_noise = c->ok;
+        row->noise = noise;
+        uint64_t t1 = sw_now_ns();
+        uint64_t child = res.exec.wall_ns;
+        row->overhead_ns = t1 - t0 > child ? t1 - t0 - child : 0;
+        int block_open = slot->block && i + 1 < n_missing && missing[i + 1].block == slot->block && n_pend < 2;
+        if (!block_open) {
+            sw_db_store_runs(&s->db, pend_row, n_pend);
+            uint64_t t2 = sw_now_ns();
+            if (c->ok)
+                s->overheads[s->n_overheads++] = t2 - t0 > child ? t2 - t0 - child : 0;
+        }
+        s->done++;
+        if (res.failure) {
+            s->failed++;
+            if (c->ok) { /* runs of unusable workloads were announced at calibration */
+                if (s->live)
+                    progress_end(s);
+                fprintf(stderr, "sweep: run %d %s round %d failed: %.*s\n", slot->seq, cell->label, slot->round,
+                        (int)strcspn(res.failure, "\n"), res.failure);
             }
         }
-        /* A block cut short by a signal is not stored: --resume reruns it whole. */
-        if (n_pend) {
-            done -= n_pend;
-            for (int k = 0; k < n_pend; k++) {
-                if (pend_res[k].failure)
-                    failed--;
+        if (!block_open) {
+            for (int k = 0; k < n_pend; k++)
                 sw_run_result_free(&pend_res[k]);
-            }
             n_pend = 0;
         }
-        if (stop_signal || !(s->o.halfwidth > 0) || s->o.design != SW_DESIGN_BLOCKED)
-            break;
-        if (!t_adapt)
-            t_adapt = sw_now_ns();
-        else if (s->o.max_time > 0 && (double)(sw_now_ns() - t_adapt) / 1e9 >= s->o.max_time) {
-            if (s->live)
-                progress_end(s);
-            fprintf(stderr, "sweep: adaptive rounds: --max-time %.0f s reached\n", s->o.max_time);
-            break;
-        }
-        free(missing);
-        missing = NULL;
-        int active = 0;
-        int n_native_cells = 0; /* adaptive rounds are for the timed cells, which come first */
-        while (n_native_cells < s->n_cells && !s->cells[n_native_cells].sim)
-            n_native_cells++;
-        n_missing = sw_adapt_next_round(&s->db, s->cells, n_native_cells, s->o.halfwidth, s->o.runs, s->o.max_runs,
-                                        s->o.seed, &missing, &active);
-        if (s->live)
-            progress_end(s);
-        if (!n_missing) {
-            if (active)
-                fprintf(stderr, "sweep: adaptive rounds: --max-runs %d reached, %d cells still wider than +-%g%%\n",
-                        s->o.max_runs, active, s->o.halfwidth * 100);
-            else
-                fprintf(stderr, "sweep: adaptive rounds: every cell's paired interval within +-%g%%\n",
-                        s->o.halfwidth * 100);
-            break;
-        }
-        fprintf(stderr, "sweep: adaptive round %d: %d cells wider than +-%g%%\n", missing[0].round, active,
-                s->o.halfwidth * 100);
-        total += n_missing;
-        s->overheads = sw_xrealloc(s->overheads, (size_t)(s->n_overheads + n_missing) * sizeof *s->overheads);
     }
-    /* The simulated runs, in parallel: their counts do not depend on the
-     * load, and nothing is being timed any more. */
-    rs.total = total, rs.done = done, rs.failed = failed;
-    if (n_simjobs && !stop_signal) {
-        int jobs = s->o.sim_jobs ? s->o.sim_jobs : sw_pool_cpus();
+    /* A block cut short by a signal is not stored: --resume reruns it whole. */
+    s->done -= n_pend;
+    for (int k = 0; k < n_pend; k++) {
+        if (pend_res[k].failure)
+            s->failed--;
+        sw_run_result_free(&pend_res[k]);
+    }
+}
+
+/* --halfwidth: decides the next adaptive round of the timed cells and
+ * appends it to the schedule (sw_adapt).  Returns its runs (*missing, the
+ * old list freed) or 0 when the rounds are over (stop signal, no
+ * --halfwidth, --max-time or --max-runs reached, every interval narrow
+ * enough), saying why on stderr.  *t_adapt is when this invocation's first
+ * round was decided (0 before). */
+static int next_adaptive_round(sweep *s, uint64_t *t_adapt, sw_slot **missing) {
+    if (stop_signal || !(s->o.halfwidth > 0) || s->o.design != SW_DESIGN_BLOCKED)
+        return 0;
+    if (!*t_adapt)
+        *t_adapt = sw_now_ns();
+    else if (s->o.max_time > 0 && (double)(sw_now_ns() - *t_adapt) / 1e9 >= s->o.max_time) {
         if (s->live)
             progress_end(s);
-        fprintf(stderr, "sweep: %d simulated runs, %d at once under valgrind\n", n_simjobs, jobs);
+        fprintf(stderr, "sweep: adaptive rounds: --max-time %.0f s reached\n", s->o.max_time);
+        return 0;
+    }
+    free(*missing);
+    *missing = NULL;
+    int active = 0;
+    int n_native_cells = 0; /* adaptive rounds are for the timed cells, which come first */
+    while (n_native_cells < s->n_cells && !s->cells[n_native_cells].sim)
+        n_native_cells++;
+    int n = sw_adapt_next_round(&s->db, s->cells, n_native_cells, s->o.halfwidth, s->o.runs, s->o.max_runs, s->o.seed,
+                                missing, &active);
+    if (s->live)
+        progress_end(s);
+    if (!n) {
+        if (active)
+            fprintf(stderr, "sweep: adaptive rounds: --max-runs %d reached, %d cells still wider than +-%g%%\n",
+                    s->o.max_runs, active, s->o.halfwidth * 100);
+        else
+            fprintf(stderr, "sweep: adaptive rounds: every cell's paired interval within +-%g%%\n",
+                    s->o.halfwidth * 100);
+        return 0;
+    }
+    fprintf(stderr, "sweep: adaptive round %d: %d cells wider than +-%g%%\n", (*missing)[0].round, active,
+            s->o.halfwidth * 100);
+    s->total += n;
+    s->overheads = sw_xrealloc(s->overheads, (size_t)(s->n_overheads + n) * sizeof *s->overheads);
+    return n;
+}
+
+/* The simulated runs of jobs, in parallel: their counts do not depend on
+ * the load, and nothing is being timed any more.  Updates s->done and
+ * s->failed. */
+static void run_simulated(sweep *s, slot_job *jobs, int n_jobs) {
+    run_state rs = {.s = s, .jobs = jobs, .total = s->total, .done = s->done, .failed = s->failed};
+    if (n_jobs && !stop_signal) {
+        int n_at_once = s->o.sim_jobs ? s->o.sim_jobs : sw_pool_cpus();
+        if (s->live)
+            progress_end(s);
+        fprintf(stderr, "sweep: %d simulated runs, %d at once under valgrind\n", n_jobs, n_at_once);
         uint64_t t_sim = sw_now_ns();
-        sw_pool_run(n_simjobs, jobs, run_slot, record_slot, &rs, &stop_signal);
+        sw_pool_run(n_jobs, n_at_once, run_slot, record_slot, &rs, &stop_signal);
         char el[32];
         fmt_duration(el, sizeof el, (double)(sw_now_ns() - t_sim) / 1e9);
         if (s->live)
             progress_end(s);
         fprintf(stderr, "sweep: the simulated runs took %s\n", el);
     }
-    done = rs.done;
-    failed = rs.failed;
-    free(rs.jobs);
-    progress(s, done, total, failed, NULL, 1);
+    s->done = rs.done;
+    s->failed = rs.failed;
+}
+
+/* The runs still missing from the schedule: the timed part (the native
+ * runs in schedule order, then with --halfwidth its adaptive rounds), then
+ * the simulated part. */
+static void run_schedule(sweep *s) {
+    s->total = sw_db_count(&s->db, "schedule");
+    sw_slot *missing = NULL;
+    int n_missing = stop_signal ? 0 : sw_db_missing_slots(&s->db, &missing);
+    s->done = s->total - n_missing;
+    s->failed = sw_db_count_failed(&s->db);
+    if (!stop_signal)
+        fprintf(stderr, "sweep: %d runs planned, %d to run%s\n", s->total, n_missing, s->resuming ? " (resuming)" : "");
+    s->overheads = sw_xcalloc((size_t)(n_missing ? n_missing : 1), sizeof *s->overheads);
+
+    /* The simulated runs are taken out of the schedule first and run after
+     * the native ones (and their adaptive rounds). */
+    slot_job *jobs = sw_xcalloc((size_t)(n_missing ? n_missing : 1), sizeof *jobs);
+    int n_jobs = 0;
+    for (int i = 0; i < n_missing; i++) {
+        const sw_slot *slot = &missing[i];
+        if (slot->cell < 0 || slot->cell >= s->n_cells || !s->cells[slot->cell].sim)
+            continue;
+        slot_job *j = &jobs[n_jobs++];
+        j->slot = *slot;
+        j->cell = &s->cells[slot->cell];
+        j->cal = &s->cal[s->unit_of[slot->cell]];
+    }
+    /* The missing runs of the schedule, then (--halfwidth) adaptive rounds,
+     * each appended to the schedule before it runs. */
+    uint64_t t_adapt = 0;
+    do
+        run_timed(s, missing, n_missing);
+    while ((n_missing = next_adaptive_round(s, &t_adapt, &missing)) > 0);
+    run_simulated(s, jobs, n_jobs);
+    free(jobs);
+    progress(s, s->done, s->total, s->failed, NULL, 1);
     progress_end(s);
     free(missing);
-    for (int i = 0; i < n_cal; i++) {
-        free(cal[i].checksum);
-        free(cal[i].failure);
-        free(cal[i].key);
+    for (int i = 0; i < s->n_cal; i++) {
+        free(s->cal[i].checksum);
+        free(s->cal[i].failure);
+        free(s->cal[i].key);
     }
-    free(cal);
-    free(unit_of);
+    free(s->cal);
+    free(s->unit_of);
+    s->cal = NULL, s->unit_of = NULL, s->n_cal = 0;
+}
 
-    /* Wrap up: metadata, CSV, summary. */
+/* The end: the closing metadata (load, harness overhead, status), runs.csv,
+ * the summary on stderr and the results line on stdout.  Returns the exit
+ * status: 0 complete and every run ok, SW_EXIT_RUNS_FAILED complete with
+ * failed runs, 1 interrupted (with the --resume command). */
+static int finish(sweep *s) {
     char *load = sw_meta_loadavg();
     sw_db_meta_set(&s->db, "loadavg_end", load);
     free(load);
@@ -1385,7 +1424,7 @@ int main(int argc, char **argv) {
         snprintf(v, sizeof v, "%llu", (unsigned long long)s->overheads[s->n_overheads * 9 / 10]);
         sw_db_meta_set(&s->db, "harness_overhead_p90_ns", v);
     }
-    int complete = total > 0 && done == total; /* total is 0 until the plan is stored */
+    int complete = s->total > 0 && s->done == s->total; /* total is 0 until the plan is stored */
     time_t now = time(NULL);
     char when[64];
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
@@ -1408,17 +1447,34 @@ int main(int argc, char **argv) {
     char el[32];
     fmt_duration(el, sizeof el, (double)(sw_now_ns() - s->t_start) / 1e9);
     if (!complete) {
-        if (total == 0)
+        if (s->total == 0)
             fprintf(stderr, "sweep: interrupted after %s, during calibration. Finish it with: sweep --resume %s\n", el,
                     s->dir);
         else
             fprintf(stderr, "sweep: interrupted after %s; %d of %d runs recorded. Finish it with: sweep --resume %s\n",
-                    el, done, total, s->dir);
+                    el, s->done, s->total, s->dir);
+        free(csv);
         return 1;
     }
-    fprintf(stderr, "sweep: %d runs, %d failed, in %s\n", total, failed, el);
+    fprintf(stderr, "sweep: %d runs, %d failed, in %s\n", s->total, s->failed, el);
     printf("results: %s/results.db and %s\n", s->dir, csv);
     free(csv);
     /* Complete, but not every run measured: say so in the status too. */
-    return failed ? SW_EXIT_RUNS_FAILED : 0;
+    return s->failed ? SW_EXIT_RUNS_FAILED : 0;
+}
+
+int main(int argc, char **argv) {
+    static sweep sw;
+    sweep *s = &sw;
+    current = s;
+    s->t_start = sw_now_ns();
+    parse_settings(s, argc, argv);
+    if (s->o.plan_only)
+        return show_plan(s);
+    take_machine(s);
+    open_results(s);
+    prepare_runners(s);
+    calibrate_plan(s);
+    run_schedule(s);
+    return finish(s);
 }
