@@ -3,6 +3,7 @@
 #include "sw_util.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,26 +201,6 @@ const char *sw_opts_env(const sw_opts *o, const char *name) {
     return NULL;
 }
 
-/* Every setting's name, for "unknown option" messages. */
-static int is_known(const char *name) {
-    static const char *names[] = {
-        "quick",    "workloads",   "list",         "bin-dir",    "periods",       "modes",    "time-hz",  "time-clock",
-        "combined", "depths",      "depth-period", "depth-hz",   "runs",          "warmup",   "seed",     "cpu",
-        "out",      "timeout",     "target",       "size",       "keep-profiles", "counters", "tmp",      "plan",
-        "progress", "no-progress", "help",         "config",     "resume",        "env",      "design",   "halfwidth",
-        "max-runs", "max-time",    "backends",     "sim-target", "sim-runs",      "sim-jobs", "sim-size", "valgrind"};
-    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
-        if (!strcmp(name, names[i]))
-            return 1;
-    return 0;
-}
-
-/* Settings that take no value on the command line. */
-static int is_flag(const char *name) {
-    return !strcmp(name, "quick") || !strcmp(name, "keep-profiles") || !strcmp(name, "plan") ||
-           !strcmp(name, "progress") || !strcmp(name, "no-progress") || !strcmp(name, "help");
-}
-
 /* Adds a [WORKLOAD=]N size (--size, --sim-size); "none" clears the list. */
 static void add_size(sw_size_override *sizes, int *n_sizes, const char *name, const char *value, const char *origin) {
     uint64_t v;
@@ -240,246 +221,478 @@ static void add_size(sw_size_override *sizes, int *n_sizes, const char *name, co
     sizes[(*n_sizes)++].size = v;
 }
 
-/* Applies one setting.  value is NULL for a flag given without a value. */
-static void apply(sw_opts *o, const char *name, const char *value, const char *origin) {
+/* ---- The settings ------------------------------------------------------
+ *
+ * One table (options[] below) holds every setting: its name (the same on the
+ * command line, in config files and in the stored config), how its value is
+ * read (a kind with a target field of sw_opts, or a function), where it may
+ * be given, and its --help text.  Parsing, the config-file keys and --help
+ * all come from it. */
+
+typedef struct opt opt;
+typedef void opt_set_fn(sw_opts *o, const opt *d, const char *value, const char *origin);
+
+typedef enum opt_kind {
+    OPT_FN,    /* set(): anything the kinds below cannot say */
+    OPT_STR,   /* char *: replaced by the value */
+    OPT_INT,   /* int: an integer from lo to hi, else "is not <what> (lo..hi)" */
+    OPT_SECS,  /* double: seconds from 0 up to hi, else "is not a number of seconds (up to hi)" */
+    OPT_BOOL,  /* int: yes/no, true/false, 1/0; alone (a flag) = yes */
+    OPT_CONST, /* int: set to lo, whatever the value */
+} opt_kind;
+
+/* Where a setting may be given. */
+enum {
+    OPT_FLAG = 1 << 0,        /* takes no value on the command line */
+    OPT_CMDLINE = 1 << 1,     /* command line only (not in config files; handled by sw_opts_parse_args) */
+    OPT_RESUMABLE = 1 << 2,   /* may be added to --resume */
+    OPT_FIRST = 1 << 3,       /* read in the command line's first pass (before --config files) */
+    OPT_CONFIG_PASS = 1 << 4, /* read in its second pass (--config), before the other options */
+    OPT_INVOCATION = 1 << 5   /* how this invocation behaves: not in the stored config */
+};
+
+/* --help substitutes the names of the modes (clocks) and the first one for
+ * the two %s of these entries' text. */
+enum { HELP_PLAIN, HELP_MODES, HELP_CLOCKS };
+
+/* The sections of --help, in order. */
+enum { SEC_PLAN, SEC_MEASURE, SEC_OUTPUT };
+
+struct opt {
+    const char *name; /* without the leading -- */
+    opt_kind kind;
+    size_t target;     /* offsetof(sw_opts, field) for the kinds other than OPT_FN */
+    long long lo, hi;  /* OPT_INT's range (OPT_SECS: hi; OPT_CONST: lo is the value) */
+    const char *what;  /* OPT_INT: "a number of runs" */
+    opt_set_fn *set;   /* OPT_FN */
+    int where;         /* OPT_FLAG | ... */
+    int section;       /* SEC_* of --help */
+    const char *shown; /* --help's left column ("--runs N"); NULL: not listed on its own */
+    int help_args;     /* HELP_* */
+    const char *help;  /* --help's text; lines after the first are indented under it */
+};
+
+#define FIELD(f) offsetof(sw_opts, f)
+
+static void set_quick(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    if (parse_flag(d->name, value, origin))
+        plan_defaults(o, 1);
+    else
+        o->quick = 0;
+}
+
+static void set_workloads(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    free_list(o->workloads, o->n_workloads);
+    o->n_workloads = split_list(d->name, value, origin, o->workloads);
+    if (o->n_workloads == 0)
+        sw_usage_error("%s: workloads: 'none' would run nothing (leave the option out for every workload in "
+                       "the list file)",
+                       origin);
+    for (int i = 0; i < o->n_workloads; i++)
+        if (!valid_workload_name(o->workloads[i]))
+            sw_usage_error("%s: workloads: '%s' is not a workload name (letters, digits, - _ .)", origin,
+                           o->workloads[i]);
+}
+
+static void set_periods(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    char *items[SW_MAX_LIST];
+    uint64_t v;
+    int n = split_list(d->name, value, origin, items);
+    for (int i = 0; i < n; i++) {
+        if (sw_parse_bytes(items[i], &v) || v == 0 || v > SW_MAX_PERIOD)
+            sw_usage_error("%s: periods: '%s' is not a period in bytes from 1 to 256T (e.g. 4M, 65536)", origin,
+                           items[i]);
+        o->periods[i] = v;
+    }
+    free_list(items, n);
+    o->n_periods = n;
+}
+
+static void set_modes(sw_opts *o, const opt *d, const char *value, const char *origin) {
     char *items[SW_MAX_LIST];
     char tmp[256];
-    uint64_t v;
-    if (!is_flag(name) && !value)
-        sw_usage_error("%s: %s needs a value (see sweep --help)", origin, name);
+    int n = split_list(d->name, value, origin, items);
+    o->modes = 0;
+    for (int i = 0; i < n; i++) {
+        int m = sgc_alloc_mode_parse(items[i]);
+        if (m < 0)
+            sw_usage_error("%s: modes: '%s' is not %s", origin, items[i],
+                           sgc_names_join(tmp, sizeof tmp, sgc_alloc_mode_name, ", ", " or "));
+        o->modes |= 1u << m;
+    }
+    free_list(items, n);
+}
 
-    if (!strcmp(name, "quick")) {
-        if (parse_flag(name, value, origin))
-            plan_defaults(o, 1);
-        else
-            o->quick = 0;
-    } else if (!strcmp(name, "workloads")) {
-        free_list(o->workloads, o->n_workloads);
-        o->n_workloads = split_list(name, value, origin, o->workloads);
-        if (o->n_workloads == 0)
-            sw_usage_error("%s: workloads: 'none' would run nothing (leave the option out for every workload in "
-                           "the list file)",
-                           origin);
-        for (int i = 0; i < o->n_workloads; i++)
-            if (!valid_workload_name(o->workloads[i]))
-                sw_usage_error("%s: workloads: '%s' is not a workload name (letters, digits, - _ .)", origin,
-                               o->workloads[i]);
-    } else if (!strcmp(name, "list")) {
-        free(o->list_file);
-        o->list_file = sw_xstrdup(value);
-    } else if (!strcmp(name, "bin-dir")) {
-        free(o->bin_dir);
-        o->bin_dir = sw_xstrdup(value);
-    } else if (!strcmp(name, "periods")) {
-        int n = split_list(name, value, origin, items);
-        for (int i = 0; i < n; i++) {
-            if (sw_parse_bytes(items[i], &v) || v == 0 || v > SW_MAX_PERIOD)
-                sw_usage_error("%s: periods: '%s' is not a period in bytes from 1 to 256T (e.g. 4M, 65536)", origin,
-                               items[i]);
-            o->periods[i] = v;
-        }
-        free_list(items, n);
-        o->n_periods = n;
-    } else if (!strcmp(name, "modes")) {
-        int n = split_list(name, value, origin, items);
-        o->modes = 0;
-        for (int i = 0; i < n; i++) {
-            int m = sgc_alloc_mode_parse(items[i]);
-            if (m < 0)
-                sw_usage_error("%s: modes: '%s' is not %s", origin, items[i],
-                               sgc_names_join(tmp, sizeof tmp, sgc_alloc_mode_name, ", ", " or "));
-            o->modes |= 1u << m;
-        }
-        free_list(items, n);
-    } else if (!strcmp(name, "time-hz")) {
-        int n = split_list(name, value, origin, items);
-        for (int i = 0; i < n; i++) {
-            if (sw_parse_uint(items[i], SW_MAX_TIME_HZ, &v) || v == 0)
-                sw_usage_error("%s: time-hz: '%s' is not a rate in Hz (1..%d, the runtime's range)", origin, items[i],
-                               SW_MAX_TIME_HZ);
-            o->time_hz[i] = (unsigned)v;
-        }
-        free_list(items, n);
-        o->n_time_hz = n;
-    } else if (!strcmp(name, "time-clock")) {
-        int n = split_list(name, value, origin, items);
-        o->clocks = 0;
-        for (int i = 0; i < n; i++) {
-            int c = sgc_clock_parse(items[i]);
-            if (c < 0)
-                sw_usage_error("%s: time-clock: '%s' is not %s", origin, items[i],
-                               sgc_names_join(tmp, sizeof tmp, sgc_clock_name, ", ", " or "));
-            o->clocks |= 1u << c;
-        }
-        free_list(items, n);
-        if (!o->clocks)
-            sw_usage_error("%s: time-clock: name at least one clock (%s)", origin,
-                           sgc_names_join(tmp, sizeof tmp, sgc_clock_name, ", ", ", "));
-    } else if (!strcmp(name, "combined")) {
-        int n = split_list(name, value, origin, items);
-        for (int i = 0; i < n; i++) {
-            char *at = strchr(items[i], '@');
-            uint64_t hz;
-            if (at)
-                *at = '\0';
-            if (!at || sw_parse_bytes(items[i], &v) || v == 0 || v > SW_MAX_PERIOD ||
-                sw_parse_uint(at + 1, SW_MAX_TIME_HZ, &hz) || hz == 0)
-                sw_usage_error("%s: combined: expected PERIOD@HZ (e.g. 4M@1000; a period up to 256T, a rate up to "
-                               "%d Hz), got '%s%s%s'",
-                               origin, SW_MAX_TIME_HZ, items[i], at ? "@" : "", at ? at + 1 : "");
-            o->combined[i].period = v;
-            o->combined[i].hz = (unsigned)hz;
-        }
-        free_list(items, n);
-        o->n_combined = n;
-    } else if (!strcmp(name, "depths")) {
-        int n = split_list(name, value, origin, items);
-        for (int i = 0; i < n; i++) {
-            if (sw_parse_uint(items[i], SW_MAX_DEPTH, &v) || v == 0)
-                sw_usage_error("%s: depths: '%s' is not a stack depth (1..%d)", origin, items[i], SW_MAX_DEPTH);
-            o->depths[i] = (unsigned)v;
-        }
-        free_list(items, n);
-        o->n_depths = n;
-    } else if (!strcmp(name, "depth-period")) {
-        if (sw_parse_bytes(value, &v) || v == 0 || v > SW_MAX_PERIOD)
-            sw_usage_error("%s: depth-period: '%s' is not a period in bytes from 1 to 256T (e.g. 64K)", origin, value);
-        o->depth_period = v;
-    } else if (!strcmp(name, "depth-hz")) {
-        if (sw_parse_uint(value, SW_MAX_TIME_HZ, &v) || v == 0)
-            sw_usage_error("%s: depth-hz: '%s' is not a rate in Hz (1..%d, the runtime's range)", origin, value,
+static void set_time_hz(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    char *items[SW_MAX_LIST];
+    uint64_t v;
+    int n = split_list(d->name, value, origin, items);
+    for (int i = 0; i < n; i++) {
+        if (sw_parse_uint(items[i], SW_MAX_TIME_HZ, &v) || v == 0)
+            sw_usage_error("%s: time-hz: '%s' is not a rate in Hz (1..%d, the runtime's range)", origin, items[i],
                            SW_MAX_TIME_HZ);
-        o->depth_hz = (unsigned)v;
-    } else if (!strcmp(name, "runs")) {
-        if (sw_parse_uint(value, 100000, &v) || v == 0)
-            sw_usage_error("%s: runs: '%s' is not a number of runs (1..100000)", origin, value);
-        o->runs = (int)v;
-    } else if (!strcmp(name, "design")) {
-        int d = sw_design_parse(value);
-        if (d < 0)
-            sw_usage_error("%s: design: '%s' is not a design (blocked, independent, inprocess)", origin, value);
-        o->design = (sw_design)d;
-    } else if (!strcmp(name, "halfwidth")) {
-        char *end;
-        double h = strtod(value, &end);
-        if (end == value || (*end && strcmp(end, "%")) || !(h >= 0 && h < 100))
-            sw_usage_error("%s: halfwidth: '%s' is not a percentage from 0 (off) to 100, e.g. 2%%", origin, value);
-        o->halfwidth = h / 100;
-    } else if (!strcmp(name, "max-runs")) {
-        if (sw_parse_uint(value, 100000, &v) || v == 0)
-            sw_usage_error("%s: max-runs: '%s' is not a number of rounds (1..100000)", origin, value);
-        o->max_runs = (int)v;
-    } else if (!strcmp(name, "max-time")) {
-        if (!strcmp(value, "none"))
-            o->max_time = 0;
-        else if (sw_parse_seconds(value, &o->max_time))
-            sw_usage_error("%s: max-time: '%s' is not a number of seconds (or none)", origin, value);
-    } else if (!strcmp(name, "warmup")) {
-        if (sw_parse_uint(value, 1000, &v))
-            sw_usage_error("%s: warmup: '%s' is not a number of rounds (0..1000)", origin, value);
-        o->warmup = (int)v;
-    } else if (!strcmp(name, "seed")) {
-        if (sw_parse_uint(value, INT64_MAX, &v))
-            sw_usage_error("%s: seed: '%s' is not a number (0..2^63-1)", origin, value);
-        o->seed = v;
-        o->seed_given = 1;
-    } else if (!strcmp(name, "cpu")) {
-        if (!strcmp(value, "auto"))
-            o->cpu = -1;
-        else if (sw_parse_uint(value, 4095, &v))
-            sw_usage_error("%s: cpu: '%s' is not a CPU number", origin, value);
+        o->time_hz[i] = (unsigned)v;
+    }
+    free_list(items, n);
+    o->n_time_hz = n;
+}
+
+static void set_time_clock(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    char *items[SW_MAX_LIST];
+    char tmp[256];
+    int n = split_list(d->name, value, origin, items);
+    o->clocks = 0;
+    for (int i = 0; i < n; i++) {
+        int c = sgc_clock_parse(items[i]);
+        if (c < 0)
+            sw_usage_error("%s: time-clock: '%s' is not %s", origin, items[i],
+                           sgc_names_join(tmp, sizeof tmp, sgc_clock_name, ", ", " or "));
+        o->clocks |= 1u << c;
+    }
+    free_list(items, n);
+    if (!o->clocks)
+        sw_usage_error("%s: time-clock: name at least one clock (%s)", origin,
+                       sgc_names_join(tmp, sizeof tmp, sgc_clock_name, ", ", ", "));
+}
+
+static void set_combined(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    char *items[SW_MAX_LIST];
+    uint64_t v;
+    int n = split_list(d->name, value, origin, items);
+    for (int i = 0; i < n; i++) {
+        char *at = strchr(items[i], '@');
+        uint64_t hz;
+        if (at)
+            *at = '\0';
+        if (!at || sw_parse_bytes(items[i], &v) || v == 0 || v > SW_MAX_PERIOD ||
+            sw_parse_uint(at + 1, SW_MAX_TIME_HZ, &hz) || hz == 0)
+            sw_usage_error("%s: combined: expected PERIOD@HZ (e.g. 4M@1000; a period up to 256T, a rate up to "
+                           "%d Hz), got '%s%s%s'",
+                           origin, SW_MAX_TIME_HZ, items[i], at ? "@" : "", at ? at + 1 : "");
+        o->combined[i].period = v;
+        o->combined[i].hz = (unsigned)hz;
+    }
+    free_list(items, n);
+    o->n_combined = n;
+}
+
+static void set_depths(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    char *items[SW_MAX_LIST];
+    uint64_t v;
+    int n = split_list(d->name, value, origin, items);
+    for (int i = 0; i < n; i++) {
+        if (sw_parse_uint(items[i], SW_MAX_DEPTH, &v) || v == 0)
+            sw_usage_error("%s: depths: '%s' is not a stack depth (1..%d)", origin, items[i], SW_MAX_DEPTH);
+        o->depths[i] = (unsigned)v;
+    }
+    free_list(items, n);
+    o->n_depths = n;
+}
+
+static void set_depth_period(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    (void)d;
+    uint64_t v;
+    if (sw_parse_bytes(value, &v) || v == 0 || v > SW_MAX_PERIOD)
+        sw_usage_error("%s: depth-period: '%s' is not a period in bytes from 1 to 256T (e.g. 64K)", origin, value);
+    o->depth_period = v;
+}
+
+static void set_depth_hz(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    (void)d;
+    uint64_t v;
+    if (sw_parse_uint(value, SW_MAX_TIME_HZ, &v) || v == 0)
+        sw_usage_error("%s: depth-hz: '%s' is not a rate in Hz (1..%d, the runtime's range)", origin, value,
+                       SW_MAX_TIME_HZ);
+    o->depth_hz = (unsigned)v;
+}
+
+static void set_design(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    (void)d;
+    int design = sw_design_parse(value);
+    if (design < 0)
+        sw_usage_error("%s: design: '%s' is not a design (blocked, independent, inprocess)", origin, value);
+    o->design = (sw_design)design;
+}
+
+static void set_halfwidth(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    (void)d;
+    char *end;
+    double h = strtod(value, &end);
+    if (end == value || (*end && strcmp(end, "%")) || !(h >= 0 && h < 100))
+        sw_usage_error("%s: halfwidth: '%s' is not a percentage from 0 (off) to 100, e.g. 2%%", origin, value);
+    o->halfwidth = h / 100;
+}
+
+static void set_max_time(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    (void)d;
+    if (!strcmp(value, "none"))
+        o->max_time = 0;
+    else if (sw_parse_seconds(value, &o->max_time))
+        sw_usage_error("%s: max-time: '%s' is not a number of seconds (or none)", origin, value);
+}
+
+static void set_seed(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    (void)d;
+    uint64_t v;
+    if (sw_parse_uint(value, INT64_MAX, &v))
+        sw_usage_error("%s: seed: '%s' is not a number (0..2^63-1)", origin, value);
+    o->seed = v;
+    o->seed_given = 1;
+}
+
+static void set_cpu(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    (void)d;
+    uint64_t v;
+    if (!strcmp(value, "auto"))
+        o->cpu = -1;
+    else if (sw_parse_uint(value, 4095, &v))
+        sw_usage_error("%s: cpu: '%s' is not a CPU number", origin, value);
+    else
+        o->cpu = (int)v;
+}
+
+static void set_timeout(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    (void)d;
+    if (!strcmp(value, "auto"))
+        o->timeout = 0;
+    else if (sw_parse_seconds(value, &o->timeout))
+        sw_usage_error("%s: timeout: '%s' is not a number of seconds", origin, value);
+}
+
+static void set_size(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    add_size(o->sizes, &o->n_sizes, d->name, value, origin);
+}
+
+static void set_sim_size(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    add_size(o->sim_sizes, &o->n_sim_sizes, d->name, value, origin);
+}
+
+static void set_backends(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    char *items[SW_MAX_LIST];
+    int n = split_list(d->name, value, origin, items);
+    o->backend_native = o->backend_sim = 0;
+    for (int i = 0; i < n; i++) {
+        if (!strcmp(items[i], "native"))
+            o->backend_native = 1;
+        else if (!strcmp(items[i], "sim"))
+            o->backend_sim = 1;
         else
-            o->cpu = (int)v;
-    } else if (!strcmp(name, "out")) {
-        free(o->out_root);
-        o->out_root = sw_xstrdup(value);
-    } else if (!strcmp(name, "timeout")) {
-        if (!strcmp(value, "auto"))
-            o->timeout = 0;
-        else if (sw_parse_seconds(value, &o->timeout))
-            sw_usage_error("%s: timeout: '%s' is not a number of seconds", origin, value);
-    } else if (!strcmp(name, "target")) {
-        if (sw_parse_seconds(value, &o->target) || o->target > 600)
-            sw_usage_error("%s: target: '%s' is not a number of seconds (up to 600)", origin, value);
-    } else if (!strcmp(name, "size")) {
-        add_size(o->sizes, &o->n_sizes, name, value, origin);
-    } else if (!strcmp(name, "sim-size")) {
-        add_size(o->sim_sizes, &o->n_sim_sizes, name, value, origin);
-    } else if (!strcmp(name, "backends")) {
-        int n = split_list(name, value, origin, items);
-        o->backend_native = o->backend_sim = 0;
-        for (int i = 0; i < n; i++) {
-            if (!strcmp(items[i], "native"))
-                o->backend_native = 1;
-            else if (!strcmp(items[i], "sim"))
-                o->backend_sim = 1;
-            else
-                sw_usage_error("%s: backends: '%s' is not native or sim", origin, items[i]);
+            sw_usage_error("%s: backends: '%s' is not native or sim", origin, items[i]);
+    }
+    free_list(items, n);
+    if (!o->backend_native && !o->backend_sim)
+        sw_usage_error("%s: backends: name at least one backend (native, sim)", origin);
+}
+
+static void set_sim_runs(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    (void)d;
+    uint64_t v;
+    if (sw_parse_uint(value, 1000, &v) || v < 2)
+        sw_usage_error("%s: sim-runs: '%s' is not a number of runs (2..1000: two at least, so that "
+                       "determinism is checked)",
+                       origin, value);
+    o->sim_runs = (int)v;
+}
+
+static void set_sim_jobs(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    (void)d;
+    uint64_t v;
+    if (!strcmp(value, "auto"))
+        o->sim_jobs = 0;
+    else if (sw_parse_uint(value, 1024, &v) || v == 0)
+        sw_usage_error("%s: sim-jobs: '%s' is not a number of parallel runs (1..1024, or auto)", origin, value);
+    else
+        o->sim_jobs = (int)v;
+}
+
+static void set_valgrind(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    (void)d;
+    if (!*value)
+        sw_usage_error("%s: valgrind: expected a program name or path", origin);
+    free(o->valgrind);
+    o->valgrind = sw_xstrdup(value);
+}
+
+/* "env" accumulates (a later value of a variable replaces it); "none" clears. */
+static void set_env(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    char *items[SW_MAX_LIST];
+    int n = split_list(d->name, value, origin, items);
+    if (!n) {
+        free_list(o->env, o->n_env);
+        o->n_env = 0;
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        check_env_item(items[i], origin);
+    for (int i = 0; i < n; i++) {
+        size_t len = (size_t)(strchr(items[i], '=') - items[i]) + 1;
+        int j = 0;
+        while (j < o->n_env && strncmp(o->env[j], items[i], len))
+            j++;
+        if (j == o->n_env) {
+            if (o->n_env == SW_MAX_LIST)
+                sw_usage_error("%s: env: more than %d settings", origin, SW_MAX_LIST);
+            o->n_env++;
+        } else {
+            free(o->env[j]);
         }
-        free_list(items, n);
-        if (!o->backend_native && !o->backend_sim)
-            sw_usage_error("%s: backends: name at least one backend (native, sim)", origin);
-    } else if (!strcmp(name, "sim-target")) {
-        if (sw_parse_seconds(value, &o->sim_target) || o->sim_target > 600)
-            sw_usage_error("%s: sim-target: '%s' is not a number of seconds (up to 600)", origin, value);
-    } else if (!strcmp(name, "sim-runs")) {
-        if (sw_parse_uint(value, 1000, &v) || v < 2)
-            sw_usage_error("%s: sim-runs: '%s' is not a number of runs (2..1000: two at least, so that "
-                           "determinism is checked)",
-                           origin, value);
-        o->sim_runs = (int)v;
-    } else if (!strcmp(name, "sim-jobs")) {
-        if (!strcmp(value, "auto"))
-            o->sim_jobs = 0;
-        else if (sw_parse_uint(value, 1024, &v) || v == 0)
-            sw_usage_error("%s: sim-jobs: '%s' is not a number of parallel runs (1..1024, or auto)", origin, value);
-        else
-            o->sim_jobs = (int)v;
-    } else if (!strcmp(name, "valgrind")) {
-        if (!*value)
-            sw_usage_error("%s: valgrind: expected a program name or path", origin);
-        free(o->valgrind);
-        o->valgrind = sw_xstrdup(value);
-    } else if (!strcmp(name, "env")) {
-        /* "env" accumulates (a later value of a variable replaces it); "none" clears. */
-        int n = split_list(name, value, origin, items);
-        if (!n) {
-            free_list(o->env, o->n_env);
-            o->n_env = 0;
-            return;
-        }
-        for (int i = 0; i < n; i++)
-            check_env_item(items[i], origin);
-        for (int i = 0; i < n; i++) {
-            size_t len = (size_t)(strchr(items[i], '=') - items[i]) + 1;
-            int j = 0;
-            while (j < o->n_env && strncmp(o->env[j], items[i], len))
-                j++;
-            if (j == o->n_env) {
-                if (o->n_env == SW_MAX_LIST)
-                    sw_usage_error("%s: env: more than %d settings", origin, SW_MAX_LIST);
-                o->n_env++;
-            } else {
-                free(o->env[j]);
-            }
-            o->env[j] = items[i];
-        }
-    } else if (!strcmp(name, "keep-profiles")) {
-        o->keep_profiles = parse_flag(name, value, origin);
-    } else if (!strcmp(name, "counters")) {
-        free_list(o->counters, o->n_counters);
-        o->n_counters = split_list(name, value, origin, o->counters);
-    } else if (!strcmp(name, "tmp")) {
-        free(o->tmp_dir);
-        o->tmp_dir = sw_xstrdup(value);
-    } else if (!strcmp(name, "plan")) {
-        o->plan_only = 1;
-    } else if (!strcmp(name, "progress")) {
-        o->progress = 1;
-    } else if (!strcmp(name, "no-progress")) {
-        o->progress = 0;
-    } else {
+        o->env[j] = items[i];
+    }
+}
+
+static void set_counters(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    free_list(o->counters, o->n_counters);
+    o->n_counters = split_list(d->name, value, origin, o->counters);
+}
+
+/* Every setting, in --help order. */
+static const opt options[] = {
+    /* Plan */
+    {"quick", OPT_FN, 0, 0, 0, NULL, set_quick, OPT_FLAG | OPT_FIRST, SEC_PLAN, "--quick", HELP_PLAIN,
+     "the smoke plan: 2 workloads, periods 32K,1M,32M, time 1000 Hz,\n"
+     "5 runs, target 0.1 s (other options still override it)"},
+    {"workloads", OPT_FN, 0, 0, 0, NULL, set_workloads, 0, SEC_PLAN, "--workloads LIST", HELP_PLAIN,
+     "workloads to run (default: every name in the list file)"},
+    {"list", OPT_STR, FIELD(list_file), 0, 0, NULL, NULL, 0, SEC_PLAN, "--list FILE", HELP_PLAIN,
+     "workload list file (default workloads/workloads.list)"},
+    {"bin-dir", OPT_STR, FIELD(bin_dir), 0, 0, NULL, NULL, 0, SEC_PLAN, "--bin-dir DIR", HELP_PLAIN,
+     "where the workload programs are (default: sweep's own dir)"},
+    {"periods", OPT_FN, 0, 0, 0, NULL, set_periods, 0, SEC_PLAN, "--periods LIST", HELP_PLAIN,
+     "allocation sampling periods, bytes with K/M/G\n"
+     "(default 32K,128K,512K,2M,8M,32M)"},
+    {"modes", OPT_FN, 0, 0, 0, NULL, set_modes, 0, SEC_PLAN, "--modes LIST", HELP_MODES,
+     "allocation sampling modes: %s (default %s)"},
+    {"time-hz", OPT_FN, 0, 0, 0, NULL, set_time_hz, 0, SEC_PLAN, "--time-hz LIST", HELP_PLAIN,
+     "time sampling rates (default 100,1000,2000)"},
+    {"time-clock", OPT_FN, 0, 0, 0, NULL, set_time_clock, 0, SEC_PLAN, "--time-clock LIST", HELP_CLOCKS,
+     "time sampling clocks: %s (default %s)"},
+    {"combined", OPT_FN, 0, 0, 0, NULL, set_combined, 0, SEC_PLAN, "--combined LIST", HELP_PLAIN,
+     "alloc+time cells as PERIOD@HZ, e.g. 4M@1000 (default none)"},
+    {"depths", OPT_FN, 0, 0, 0, NULL, set_depths, 0, SEC_PLAN, "--depths LIST", HELP_PLAIN,
+     "deepstack --depth values: a baseline, an alloc cell and a time\n"
+     "cell at each (default 1,16,256,1024; --quick: none)"},
+    {"depth-period", OPT_FN, 0, 0, 0, NULL, set_depth_period, 0, SEC_PLAN, "--depth-period BYTES", HELP_PLAIN,
+     "allocation sampling period of the depth cells (default 64K)"},
+    {"depth-hz", OPT_FN, 0, 0, 0, NULL, set_depth_hz, 0, SEC_PLAN, "--depth-hz HZ", HELP_PLAIN,
+     "time sampling rate of the depth cells (default 2000)"},
+    {"design", OPT_FN, 0, 0, 0, NULL, set_design, 0, SEC_PLAN, "--design D", HELP_PLAIN,
+     "blocked: every run of a cell next to a run of its baseline,\n"
+     "in blocks of two of random order, plus A/A blocks of two\n"
+     "baseline runs (default); independent: every cell once per\n"
+     "round in a shuffled order; inprocess: scheduled as\n"
+     "independent, and every run alternates its cell's sampling\n"
+     "on and off in ABBA blocks inside the process (baselines:\n"
+     "A/A), its segment series stored (docs/HARNESS.md)"},
+    {"halfwidth", OPT_FN, 0, 0, 0, NULL, set_halfwidth, 0, SEC_PLAN, "--halfwidth X%", HELP_PLAIN,
+     "blocked design: after the --runs rounds, more rounds for the\n"
+     "cells whose paired interval is wider than +-X% (default 0: off)"},
+    {"max-runs", OPT_INT, FIELD(max_runs), 1, 100000, "a number of rounds", NULL, 0, SEC_PLAN, "--max-runs N",
+     HELP_PLAIN, "at most N measured rounds, adaptive ones included (200)"},
+    {"max-time", OPT_FN, 0, 0, 0, NULL, set_max_time, 0, SEC_PLAN, "--max-time SEC", HELP_PLAIN,
+     "at most SEC seconds of adaptive rounds per invocation (none)"},
+    {"runs", OPT_INT, FIELD(runs), 1, 100000, "a number of runs", NULL, 0, SEC_PLAN, "--runs N", HELP_PLAIN,
+     "measured rounds, each runs every block (blocked) or every\n"
+     "cell (independent) once (default 30)"},
+    {"warmup", OPT_INT, FIELD(warmup), 0, 1000, "a number of rounds", NULL, 0, SEC_PLAN, "--warmup N", HELP_PLAIN,
+     "discarded warm-up rounds before them (default 1)"},
+    {"seed", OPT_FN, 0, 0, 0, NULL, set_seed, 0, SEC_PLAN, "--seed N", HELP_PLAIN,
+     "seed of the shuffles and of SGC_SEED (default: random, recorded)"},
+    {"target", OPT_SECS, FIELD(target), 0, 600, NULL, NULL, 0, SEC_PLAN, "--target SEC", HELP_PLAIN,
+     "calibrate each workload's --size to this baseline CPU time (0.3)"},
+    {"size", OPT_FN, 0, 0, 0, NULL, set_size, 0, SEC_PLAN, "--size [WORKLOAD=]N", HELP_PLAIN,
+     "use this --size instead of calibrating (repeatable)"},
+    {"env", OPT_FN, 0, 0, 0, NULL, set_env, 0, SEC_PLAN, "--env NAME=VALUE", HELP_PLAIN,
+     "runtime setting for every run (repeatable, or a list):\n"
+     "SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY,\n"
+     "SGC_POISON, SGC_SAMPLE_SPIN_NS, SGC_SAMPLE_SPIN_CLOCK\n"
+     "(default none)"},
+    /* Measurement */
+    {"cpu", OPT_FN, 0, 0, 0, NULL, set_cpu, 0, SEC_MEASURE, "--cpu N", HELP_PLAIN,
+     "pin every run to CPU N (default: the last CPU allowed)"},
+    {"timeout", OPT_FN, 0, 0, 0, NULL, set_timeout, 0, SEC_MEASURE, "--timeout SEC", HELP_PLAIN,
+     "per-run timeout (default auto: 20 x calibrated CPU time + 5 s;\n"
+     "simulated runs 100 x + 600 s)"},
+    {"counters", OPT_FN, 0, 0, 0, NULL, set_counters, 0, SEC_MEASURE, "--counters LIST", HELP_PLAIN,
+     "libpfm4 events (default cycles,instructions,branch-misses,\n"
+     "cache-misses,perf::task-clock,perf::page-faults,\n"
+     "perf::context-switches,perf::cpu-migrations); 'none' for no counters"},
+    {"keep-profiles", OPT_BOOL, FIELD(keep_profiles), 0, 0, NULL, NULL, OPT_FLAG, SEC_MEASURE, "--keep-profiles",
+     HELP_PLAIN, "keep each run's profile in <sweep>/profiles/"},
+    {"backends", OPT_FN, 0, 0, 0, NULL, set_backends, 0, SEC_MEASURE, "--backends LIST", HELP_PLAIN,
+     "native (runs timed natively), sim (runs counted exactly under\n"
+     "valgrind's cachegrind); default native,sim"},
+    {"sim-target", OPT_SECS, FIELD(sim_target), 0, 600, NULL, NULL, 0, SEC_MEASURE, "--sim-target SEC", HELP_PLAIN,
+     "calibrate the simulated cells' --size to this CPU time under\n"
+     "valgrind (default 2; --quick: 0.3)"},
+    {"sim-runs", OPT_FN, 0, 0, 0, NULL, set_sim_runs, 0, SEC_MEASURE, "--sim-runs N", HELP_PLAIN,
+     "runs per simulated cell, 2 or more (default 2)"},
+    {"sim-jobs", OPT_FN, 0, 0, 0, NULL, set_sim_jobs, 0, SEC_MEASURE, "--sim-jobs N", HELP_PLAIN,
+     "simulated runs at once (default auto: one per CPU allowed)"},
+    {"sim-size", OPT_FN, 0, 0, 0, NULL, set_sim_size, 0, SEC_MEASURE, "--sim-size [WORKLOAD=]N", HELP_PLAIN,
+     "the simulated cells' --size instead of calibrating"},
+    {"valgrind", OPT_FN, 0, 0, 0, NULL, set_valgrind, 0, SEC_MEASURE, "--valgrind PATH", HELP_PLAIN,
+     "the valgrind program (default valgrind, from PATH)"},
+    {"tmp", OPT_STR, FIELD(tmp_dir), 0, 0, NULL, NULL, 0, SEC_MEASURE, "--tmp DIR", HELP_PLAIN,
+     "directory for temporary files (default $TMPDIR or /tmp)"},
+    /* Output and control */
+    {"out", OPT_STR, FIELD(out_root), 0, 0, NULL, NULL, 0, SEC_OUTPUT, "--out DIR", HELP_PLAIN,
+     "results root (default results); results/latest is updated"},
+    {"config", OPT_FN, 0, 0, 0, NULL, NULL, OPT_CMDLINE | OPT_CONFIG_PASS | OPT_INVOCATION, SEC_OUTPUT, "--config FILE",
+     HELP_PLAIN, "read settings from FILE ('name = value' lines, # comments)"},
+    {"plan", OPT_CONST, FIELD(plan_only), 1, 0, NULL, NULL, OPT_FLAG | OPT_INVOCATION, SEC_OUTPUT, "--plan", HELP_PLAIN,
+     "print the plan (cells and run count) and exit"},
+    {"progress", OPT_CONST, FIELD(progress), 1, 0, NULL, NULL, OPT_FLAG | OPT_RESUMABLE | OPT_INVOCATION, SEC_OUTPUT,
+     "--progress, --no-progress", HELP_PLAIN, "live progress line (default: when stderr is a terminal)"},
+    {"no-progress", OPT_CONST, FIELD(progress), 0, 0, NULL, NULL, OPT_FLAG | OPT_RESUMABLE | OPT_INVOCATION, SEC_OUTPUT,
+     NULL, HELP_PLAIN, NULL},
+    {"help", OPT_FN, 0, 0, 0, NULL, NULL, OPT_FLAG | OPT_CMDLINE | OPT_FIRST | OPT_INVOCATION, SEC_OUTPUT, "--help",
+     HELP_PLAIN, "this text"},
+    {"resume", OPT_FN, 0, 0, 0, NULL, NULL, OPT_CMDLINE | OPT_FIRST | OPT_INVOCATION, SEC_OUTPUT, NULL, HELP_PLAIN,
+     NULL},
+};
+
+#undef FIELD
+
+const char *sw_opts_setting(int i, int *stored) {
+    if (i < 0 || (size_t)i >= sizeof options / sizeof *options)
+        return NULL;
+    *stored = !(options[i].where & OPT_INVOCATION);
+    return options[i].name;
+}
+
+static const opt *find_opt(const char *name) {
+    for (size_t i = 0; i < sizeof options / sizeof *options; i++)
+        if (!strcmp(name, options[i].name))
+            return &options[i];
+    return NULL;
+}
+
+/* Applies one setting.  value is NULL for a flag given without a value. */
+static void apply(sw_opts *o, const char *name, const char *value, const char *origin) {
+    const opt *d = find_opt(name);
+    if (d && !(d->where & OPT_FLAG) && !value)
+        sw_usage_error("%s: %s needs a value (see sweep --help)", origin, name);
+    if (!d || (d->where & OPT_CMDLINE))
         sw_usage_error("%s: unknown setting '%s' (see sweep --help)", origin, name);
+    char *p = (char *)o + d->target;
+    uint64_t v;
+    switch (d->kind) {
+    case OPT_FN: d->set(o, d, value, origin); break;
+    case OPT_STR:
+        free(*(char **)p);
+        *(char **)p = sw_xstrdup(value);
+        break;
+    case OPT_INT:
+        if (sw_parse_uint(value, (uint64_t)d->hi, &v) || (long long)v < d->lo)
+            sw_usage_error("%s: %s: '%s' is not %s (%lld..%lld)", origin, name, value, d->what, d->lo, d->hi);
+        *(int *)p = (int)v;
+        break;
+    case OPT_SECS:
+        if (sw_parse_seconds(value, (double *)p) || *(double *)p > (double)d->hi)
+            sw_usage_error("%s: %s: '%s' is not a number of seconds (up to %lld)", origin, name, value, d->hi);
+        break;
+    case OPT_BOOL: *(int *)p = parse_flag(name, value, origin); break;
+    case OPT_CONST: *(int *)p = (int)d->lo; break;
     }
 }
 
@@ -506,7 +719,8 @@ void sw_opts_parse_config(sw_opts *o, const char *text, const char *origin) {
         snprintf(where, sizeof where, "%s line %d", origin, lineno);
         char *eq = strchr(p, '=');
         if (!eq) {
-            if (!is_flag(p))
+            const opt *d = find_opt(p);
+            if (!d || !(d->where & OPT_FLAG))
                 sw_usage_error("%s: expected 'name = value', got '%s'", where, p);
             apply(o, p, NULL, where);
             continue;
@@ -518,88 +732,57 @@ void sw_opts_parse_config(sw_opts *o, const char *text, const char *origin) {
         char *value = eq + 1;
         while (*value == ' ' || *value == '\t')
             value++;
-        if (!strcmp(p, "resume") || !strcmp(p, "config") || !strcmp(p, "help"))
+        const opt *d = find_opt(p);
+        if (d && (d->where & OPT_CMDLINE))
             sw_usage_error("%s: '%s' is not allowed in a config file", where, p);
         apply(o, p, value, where);
     }
     free(copy);
 }
 
+/* One entry of --help: the left column, then the text, its later lines
+ * indented under the first. */
+static void usage_entry(FILE *f, const opt *d, const char *modes, const char *clocks) {
+    int len = (int)strlen(d->shown);
+    fprintf(f, "  %s%*s", d->shown, len <= 20 ? 22 - len : 3, "");
+    char text[1024];
+    if (d->help_args == HELP_MODES)
+        snprintf(text, sizeof text, d->help, modes, sgc_alloc_mode_name(0));
+    else if (d->help_args == HELP_CLOCKS)
+        snprintf(text, sizeof text, d->help, clocks, sgc_clock_name(0));
+    else
+        snprintf(text, sizeof text, "%s", d->help);
+    for (const char *line = text; *line;) {
+        size_t n = strcspn(line, "\n");
+        fprintf(f, "%s%.*s\n", line == text ? "" : "                        ", (int)n, line);
+        line += n + (line[n] == '\n');
+    }
+}
+
 void sw_opts_usage(void *stream) {
+    static const char *const sections[] = {
+        [SEC_PLAN] = "Plan (lists are comma or space separated; 'none' = empty list):\n",
+        [SEC_MEASURE] = "Measurement:\n",
+        [SEC_OUTPUT] = "Output and control:\n",
+    };
+    FILE *f = stream;
     char modes[256], clocks[256];
     sgc_names_join(modes, sizeof modes, sgc_alloc_mode_name, ", ", ", ");
     sgc_names_join(clocks, sizeof clocks, sgc_clock_name, ", ", ", ");
-    fprintf((FILE *)stream,
-            "usage: sweep [options]            run a sweep into <out>/<sweep-id>/\n"
-            "       sweep --resume DIR          run exactly the missing runs of an interrupted sweep\n"
-            "\n"
-            "Plan (lists are comma or space separated; 'none' = empty list):\n"
-            "  --quick               the smoke plan: 2 workloads, periods 32K,1M,32M, time 1000 Hz,\n"
-            "                        5 runs, target 0.1 s (other options still override it)\n"
-            "  --workloads LIST      workloads to run (default: every name in the list file)\n"
-            "  --list FILE           workload list file (default workloads/workloads.list)\n"
-            "  --bin-dir DIR         where the workload programs are (default: sweep's own dir)\n"
-            "  --periods LIST        allocation sampling periods, bytes with K/M/G\n"
-            "                        (default 32K,128K,512K,2M,8M,32M)\n"
-            "  --modes LIST          allocation sampling modes: %s (default %s)\n"
-            "  --time-hz LIST        time sampling rates (default 100,1000,2000)\n"
-            "  --time-clock LIST     time sampling clocks: %s (default %s)\n"
-            "  --combined LIST       alloc+time cells as PERIOD@HZ, e.g. 4M@1000 (default none)\n"
-            "  --depths LIST         deepstack --depth values: a baseline, an alloc cell and a time\n"
-            "                        cell at each (default 1,16,256,1024; --quick: none)\n"
-            "  --depth-period BYTES  allocation sampling period of the depth cells (default 64K)\n"
-            "  --depth-hz HZ         time sampling rate of the depth cells (default 2000)\n"
-            "  --design D            blocked: every run of a cell next to a run of its baseline,\n"
-            "                        in blocks of two of random order, plus A/A blocks of two\n"
-            "                        baseline runs (default); independent: every cell once per\n"
-            "                        round in a shuffled order; inprocess: scheduled as\n"
-            "                        independent, and every run alternates its cell's sampling\n"
-            "                        on and off in ABBA blocks inside the process (baselines:\n"
-            "                        A/A), its segment series stored (docs/HARNESS.md)\n"
-            "  --halfwidth X%%        blocked design: after the --runs rounds, more rounds for the\n"
-            "                        cells whose paired interval is wider than +-X%% (default 0: off)\n"
-            "  --max-runs N          at most N measured rounds, adaptive ones included (200)\n"
-            "  --max-time SEC        at most SEC seconds of adaptive rounds per invocation (none)\n"
-            "  --runs N              measured rounds, each runs every block (blocked) or every\n"
-            "                        cell (independent) once (default 30)\n"
-            "  --warmup N            discarded warm-up rounds before them (default 1)\n"
-            "  --seed N              seed of the shuffles and of SGC_SEED (default: random, recorded)\n"
-            "  --target SEC          calibrate each workload's --size to this baseline CPU time (0.3)\n"
-            "  --size [WORKLOAD=]N   use this --size instead of calibrating (repeatable)\n"
-            "  --env NAME=VALUE      runtime setting for every run (repeatable, or a list):\n"
-            "                        SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY,\n"
-            "                        SGC_POISON, SGC_SAMPLE_SPIN_NS, SGC_SAMPLE_SPIN_CLOCK\n"
-            "                        (default none)\n"
-            "\n"
-            "Measurement:\n"
-            "  --cpu N               pin every run to CPU N (default: the last CPU allowed)\n"
-            "  --timeout SEC         per-run timeout (default auto: 20 x calibrated CPU time + 5 s;\n"
-            "                        simulated runs 100 x + 600 s)\n"
-            "  --counters LIST       libpfm4 events (default cycles,instructions,branch-misses,\n"
-            "                        cache-misses,perf::task-clock,perf::page-faults,\n"
-            "                        perf::context-switches,perf::cpu-migrations); 'none' for no counters\n"
-            "  --keep-profiles       keep each run's profile in <sweep>/profiles/\n"
-            "  --backends LIST       native (runs timed natively), sim (runs counted exactly under\n"
-            "                        valgrind's cachegrind); default native,sim\n"
-            "  --sim-target SEC      calibrate the simulated cells' --size to this CPU time under\n"
-            "                        valgrind (default 2; --quick: 0.3)\n"
-            "  --sim-runs N          runs per simulated cell, 2 or more (default 2)\n"
-            "  --sim-jobs N          simulated runs at once (default auto: one per CPU allowed)\n"
-            "  --sim-size [WORKLOAD=]N   the simulated cells' --size instead of calibrating\n"
-            "  --valgrind PATH       the valgrind program (default valgrind, from PATH)\n"
-            "  --tmp DIR             directory for temporary files (default $TMPDIR or /tmp)\n"
-            "\n"
-            "Output and control:\n"
-            "  --out DIR             results root (default results); results/latest is updated\n"
-            "  --config FILE         read settings from FILE ('name = value' lines, # comments)\n"
-            "  --plan                print the plan (cells and run count) and exit\n"
-            "  --progress, --no-progress   live progress line (default: when stderr is a terminal)\n"
-            "  --help                this text\n"
-            "\n"
-            "Exit status: 0 when the sweep completed (failed runs are recorded and listed),\n"
-            "1 when it could not go on, 2 for bad arguments or an unusable output directory.\n"
-            "See docs/HARNESS.md.\n",
-            modes, sgc_alloc_mode_name(0), clocks, sgc_clock_name(0));
+    fputs("usage: sweep [options]            run a sweep into <out>/<sweep-id>/\n"
+          "       sweep --resume DIR          run exactly the missing runs of an interrupted sweep\n",
+          f);
+    for (int sec = SEC_PLAN; sec <= SEC_OUTPUT; sec++) {
+        fprintf(f, "\n%s", sections[sec]);
+        for (size_t i = 0; i < sizeof options / sizeof *options; i++)
+            if (options[i].section == sec && options[i].shown)
+                usage_entry(f, &options[i], modes, clocks);
+    }
+    fputs("\n"
+          "Exit status: 0 when the sweep completed (failed runs are recorded and listed),\n"
+          "1 when it could not go on, 2 for bad arguments or an unusable output directory.\n"
+          "See docs/HARNESS.md.\n",
+          f);
 }
 
 void sw_opts_parse_args(sw_opts *o, int argc, char **argv) {
@@ -618,18 +801,17 @@ void sw_opts_parse_args(sw_opts *o, int argc, char **argv) {
                 sw_usage_error("unknown option '%s' (see sweep --help)", arg);
             memcpy(name, arg + 2, len);
             name[len] = '\0';
-            if (!is_known(name))
+            const opt *d = find_opt(name);
+            if (!d)
                 sw_usage_error("unknown option '%s' (see sweep --help)", arg);
             if (eq)
                 value = eq + 1;
-            else if (!is_flag(name)) {
+            else if (!(d->where & OPT_FLAG)) {
                 if (i + 1 >= argc)
                     sw_usage_error("option --%s needs a value (see sweep --help)", name);
                 value = argv[++i];
             }
-            int my_pass = !strcmp(name, "help") || !strcmp(name, "quick") || !strcmp(name, "resume") ? 0
-                          : !strcmp(name, "config")                                                  ? 1
-                                                                                                     : 2;
+            int my_pass = d->where & OPT_FIRST ? 0 : d->where & OPT_CONFIG_PASS ? 1 : 2;
             if (pass != my_pass)
                 continue;
             if (!strcmp(name, "quick")) {
@@ -653,7 +835,7 @@ void sw_opts_parse_args(sw_opts *o, int argc, char **argv) {
                 sw_opts_parse_config(o, text, value);
                 free(text);
             } else {
-                if (o->resume_dir && strcmp(name, "progress") && strcmp(name, "no-progress"))
+                if (o->resume_dir && !(d->where & OPT_RESUMABLE))
                     sw_usage_error("--resume replays the stored plan; --%s cannot change it", name);
                 char origin[80];
                 snprintf(origin, sizeof origin, "option --%s", name);

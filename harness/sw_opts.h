@@ -136,6 +136,10 @@ void sw_opts_check_sizes(const sw_opts *o, char *const *workloads, int n_workloa
 uint64_t sw_opts_fixed_sim_size(const sw_opts *o, const char *workload);
 /* The value --env sets for name (e.g. "SGC_NURSERY"), or NULL. */
 const char *sw_opts_env(const sw_opts *o, const char *name);
+/* The name of the sweep's setting i (0, 1, ... in --help order; NULL past
+ * the last); *stored says whether sw_opts_to_config writes it (the others,
+ * such as plan and resume, only shape this invocation). */
+const char *sw_opts_setting(int i, int *stored);
 /* Prints the usage text. */
 void sw_opts_usage(void *stream);
 

@@ -219,6 +219,41 @@ Test(opts, config_round_trip) {
     sw_opts_free(&b);
 }
 
+/* The stored config and the table of settings agree: every stored setting
+ * is written (so --resume replays it), nothing else is, and every key
+ * written is a setting of the table. */
+Test(opts, stored_config_writes_every_stored_setting) {
+    sw_opts o;
+    sw_opts_defaults(&o);
+    sw_opts_parse_config(&o, "workloads = x\nbin-dir = /b\n", "test");
+    char *text = sw_opts_to_config(&o);
+    int stored, n = 0;
+    const char *name;
+    for (int i = 0; (name = sw_opts_setting(i, &stored)); i++, n++) {
+        char key[80];
+        snprintf(key, sizeof key, "\n%s = ", name);
+        int written = !strncmp(text, key + 1, strlen(key + 1)) || strstr(text, key);
+        cr_expect_eq(written, stored, "setting %s: %s in the stored config", name, written ? "written" : "not written");
+    }
+    cr_assert_eq(n, 40); /* the options of --help (docs/HARNESS.md), with --resume and --no-progress */
+    for (char *line = text; *line; line = strchr(line, '\n') + 1) {
+        size_t len = strcspn(line, " ");
+        int known = 0;
+        for (int i = 0; (name = sw_opts_setting(i, &stored)); i++)
+            known |= stored && strlen(name) == len && !strncmp(line, name, len);
+        cr_expect(known, "stored config key '%.*s' is no stored setting", (int)len, line);
+    }
+    free(text);
+    sw_opts_free(&o);
+}
+
+/* A mistyped config key is an error naming it (exit 2). */
+Test(opts, config_unknown_key_exits_2, .exit_code = 2) {
+    sw_opts o;
+    sw_opts_defaults(&o);
+    sw_opts_parse_config(&o, "runs = 3\nwarmpu = 2\n", "test");
+}
+
 Test(opts, env_settings) {
     sw_opts a, b;
     sw_opts_defaults(&a);
