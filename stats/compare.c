@@ -20,7 +20,7 @@
 static void usage(FILE *f) {
     fprintf(f,
             "usage: compare [--gate ratio|overhead] [--threshold X%%] [--out DIR] [--seed N] [--resamples B]\n"
-            "               [--confidence C] [--quiet] A B\n"
+            "               [--confidence C] [--sim-threshold X%%] [--quiet] A B\n"
             "  Compares the sweep in directory B against the one in A (each with a results.db written by\n"
             "  build/bin/sweep), cell by cell (cells matched by label): B's median wall time over A's with\n"
             "  a BCa interval, the change in overhead, a Mann-Whitney p-value adjusted by Benjamini-Hochberg,\n"
@@ -35,6 +35,9 @@ static void usage(FILE *f) {
             "                   does not make every cell slower; baselines are then not gated)\n"
             "  --threshold X%%   a change counts only when its whole interval lies beyond +-X%% (default %g%%;\n"
             "                   overhead gate: X%% of the baseline's time)\n"
+            "  --sim-threshold X%%\n"
+            "                   simulated cells: a difference counts only when its bounds from the\n"
+            "                   repeated runs lie beyond +-X%% of A's value (default 0: any difference)\n"
             "  --out DIR        write the report files into DIR (created if missing)\n"
             "  --seed N         bootstrap seed (default %llu)\n"
             "  --resamples B    bootstrap resamples per cell, 1000..1000000 (default %d)\n"
@@ -100,6 +103,7 @@ int main(int argc, char **argv) {
     double confidence = DEFAULT_CONFIDENCE, threshold = DEFAULT_THRESHOLD;
     int quiet = 0;
     st_gate gate = ST_GATE_RATIO;
+    double sim_threshold = 0;
     const char *dirs[2] = {NULL, NULL}, *out = NULL;
     int ndirs = 0;
     for (int i = 1; i < argc; i++) {
@@ -121,6 +125,9 @@ int main(int argc, char **argv) {
         } else if ((v = st_opt_value(argc, argv, &i, "--threshold"))) {
             if (st_opt_percent(v, 0.0, 1.0, &threshold))
                 return bad("--threshold: '%s' is not a percentage from 0 to 100 (exclusive), e.g. 2%%", v);
+        } else if ((v = st_opt_value(argc, argv, &i, "--sim-threshold"))) {
+            if (st_opt_percent(v, 0.0, 1.0, &sim_threshold))
+                return bad("--sim-threshold: '%s' is not a percentage from 0 to 100 (exclusive), e.g. 0.01%%", v);
         } else if ((v = st_opt_value(argc, argv, &i, "--gate"))) {
             if (st_gate_parse(v, &gate))
                 return bad("--gate: '%s' is not ratio or overhead", v);
@@ -169,7 +176,10 @@ int main(int argc, char **argv) {
         return rc;
     }
 
-    st_compare_opts opts = {.boot = {(size_t)resamples, confidence, seed}, .threshold = threshold, .gate = gate};
+    st_compare_opts opts = {.boot = {(size_t)resamples, confidence, seed},
+                            .threshold = threshold,
+                            .gate = gate,
+                            .sim_threshold = sim_threshold};
     st_comparison c;
     st_compare(&a, &b, &sa, &sb, &opts, &c);
 

@@ -275,15 +275,17 @@ static void simnote(st_cmp_simcell *r, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* Quantity q from the medians a, b and each side's extremes [alo, ahi], [blo, bhi]. */
-static st_cmp_simq simq(double a, double alo, double ahi, double b, double blo, double bhi) {
+/* Quantity q from the medians a, b and each side's extremes [alo, ahi], [blo, bhi];
+ * t the share of |a| a difference must exceed. */
+static st_cmp_simq simq(double a, double alo, double ahi, double b, double blo, double bhi, double t) {
     st_cmp_simq q = {a, b, NAN, NAN, NAN, NULL};
     if (isnan(a) || isnan(b) || isnan(alo) || isnan(ahi) || isnan(blo) || isnan(bhi))
         return q;
     q.diff = b - a;
     q.lo = blo - ahi;
     q.hi = bhi - alo;
-    q.verdict = q.lo > 0 ? "higher" : q.hi < 0 ? "lower" : "same";
+    double s = t * fabs(a);
+    q.verdict = q.lo > s ? "higher" : q.hi < -s ? "lower" : "same";
     return q;
 }
 
@@ -298,7 +300,7 @@ static void sim_overhead(const st_simcell *x, int m, double *v, double *lo, doub
     *hi = x->vmax[m] / base->vmin[m];
 }
 
-static void compare_simcell(st_cmp_simcell *r) {
+static void compare_simcell(st_cmp_simcell *r, double t) {
     const st_simcell *a = r->a, *b = r->b;
     if (strcmp(a->kind, b->kind) || strcmp(a->workload, b->workload))
         simnote(r, "the label names a different cell in B (%s %s against %s %s)", b->workload, b->kind, a->workload,
@@ -310,11 +312,11 @@ static void compare_simcell(st_cmp_simcell *r) {
     const int metric[2] = {SW_SIM_IR, SW_SIM_CYCLES};
     for (int k = 0; k < 2; k++) {
         int m = metric[k];
-        r->q[k] = simq(a->v[m], a->vmin[m], a->vmax[m], b->v[m], b->vmin[m], b->vmax[m]);
+        r->q[k] = simq(a->v[m], a->vmin[m], a->vmax[m], b->v[m], b->vmin[m], b->vmax[m], t);
         double av, alo, ahi, bv, blo, bhi;
         sim_overhead(a, m, &av, &alo, &ahi);
         sim_overhead(b, m, &bv, &blo, &bhi);
-        r->q[ST_CMP_SIM_OV_IR + k] = simq(av, alo, ahi, bv, blo, bhi);
+        r->q[ST_CMP_SIM_OV_IR + k] = simq(av, alo, ahi, bv, blo, bhi, t);
     }
     if (strcmp(a->kind, "baseline") && (!a->baseline || !b->baseline))
         simnote(r, "no simulated baseline in %s: no overhead", !a->baseline ? "A" : "B");
@@ -362,7 +364,7 @@ static void compare_sim(st_comparison *c, const st_sim *sa, const st_sim *sb) {
             c->sim_only_b[c->nsim_only_b++] = &sb->cells[i];
     qsort(c->sim, c->nsim, sizeof *c->sim, cmp_simcells);
     for (size_t i = 0; i < c->nsim; i++) {
-        compare_simcell(&c->sim[i]);
+        compare_simcell(&c->sim[i], c->opts.sim_threshold);
         c->sim_differ += c->sim[i].differs;
     }
 }
@@ -498,9 +500,10 @@ static void sim_md(FILE *f, const st_comparison *c) {
     fprintf(f,
             "%zu simulated cells in both sweeps; **%zu differ** beyond the spread of their repeated runs (in "
             "instructions, estimated cycles, or the overhead in either).  A difference B - A counts only when "
-            "its bounds from the repeats, [B min - A max, B max - A min], exclude 0; a cell whose repeats agree "
-            "to the count has bounds equal to the difference.  Simulated cells do not set the exit status.\n\n",
-            c->nsim, c->sim_differ);
+            "its bounds from the repeats, [B min - A max, B max - A min], lie beyond +-%g%% of A's value; a cell "
+            "whose repeats agree to the count has bounds equal to the difference.  Simulated cells do not set "
+            "the exit status.\n\n",
+            c->nsim, c->sim_differ, 100 * c->opts.sim_threshold);
     if (c->sim_differ) {
         for (size_t i = 0; i < c->nsim; i++)
             if (c->sim[i].differs)
@@ -763,6 +766,7 @@ static void sim_json(FILE *f, const st_comparison *c) {
             "  \"sim\": {\n    \"counts\": {\"cells\": %zu, \"differ\": %zu, \"only_in_a\": %zu, "
             "\"only_in_b\": %zu},\n",
             c->nsim, c->sim_differ, c->nsim_only_a, c->nsim_only_b);
+    fprintf(f, "    \"threshold\": %.10g,\n", c->opts.sim_threshold);
     fputs("    \"units\": {\"Ir\": \"instructions\", \"est_cycles\": \"estimated cycles\", \"overhead_Ir\": \"ratio to "
           "baseline\", \"overhead_est_cycles\": \"ratio to baseline\", \"a_runs\": \"ok runs\"},\n    \"only_in_a\": ",
           f);

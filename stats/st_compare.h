@@ -28,10 +28,11 @@
  *    cycles and the overhead in each, the difference B - A of the medians
  *    and its bounds from the repeats, [B min - A max, B max - A min] (for an
  *    overhead, each side's extremes are cell min / baseline max and cell
- *    max / baseline min).  "same" when the bounds include 0 (the two sides'
- *    repeated values overlap: the difference is within the repeat spread),
- *    "higher" when they lie above 0, "lower" below; NULL (no verdict) when a
- *    side has no value.  Simulated cells never set the exit status.
+ *    max / baseline min).  With s = opts.sim_threshold x |A's value|:
+ *    "higher" when the bounds lie above s, "lower" when below -s, else
+ *    "same" (s = 0: the two sides' repeated values overlap, the difference
+ *    is within the repeat spread); NULL (no verdict) when a side has no
+ *    value.  Simulated cells never set the exit status.
  *  - Cells only in A or only in B are listed, never compared.  Metadata
  *    keys whose values differ are listed, the important ones first.
  *  - The comparison points into both sweeps, which must outlive it.
@@ -121,6 +122,7 @@ typedef struct st_compare_opts {
     st_boot_opts boot;
     double threshold; /* 0.02 = 2%: of the ratio, or of the baseline's time for the overhead change */
     st_gate gate;
+    double sim_threshold; /* simulated cells: a difference counts beyond this share of A's value (0: any) */
 } st_compare_opts;
 
 typedef struct st_comparison {

@@ -323,6 +323,18 @@ print("\n".join(bad)); sys.exit(1 if bad else 0)
 PY
 grep -q "differs: gcbench/sim/alloc-fixed-64K" "$W/sim/compare.md" && grep -q "simulated: 4 cells matched, 1 differ" "$W/sim.err" \
     && ok "simulated difference: named in compare.md and on stderr" || fail "simulated difference: report or stderr"
+# --sim-threshold: 12345 more of 1000905000 instructions (0.0012%) is beyond 0.001% and within 0.01%.
+run simthr1 "$W/A" "$W/SIMB" --sim-threshold 0.001%
+run simthr2 "$W/A" "$W/SIMB" --sim-threshold 0.01%
+python3 - "$W/simthr1/compare.json" "$W/simthr2/compare.json" <<'PY' && ok "--sim-threshold: 0.0012% counts beyond 0.001%, not beyond 0.01%" || fail "--sim-threshold"
+import json, sys
+a, b = (json.load(open(p))["sim"] for p in sys.argv[1:3])
+va = {c["label"]: c["Ir_verdict"] for c in a["cells"]}
+vb = {c["label"]: c["Ir_verdict"] for c in b["cells"]}
+ok = a["counts"]["differ"] == 1 and va["gcbench/sim/alloc-fixed-64K"] == "higher" and a["threshold"] == 1e-05
+ok = ok and b["counts"]["differ"] == 0 and vb["gcbench/sim/alloc-fixed-64K"] == "same" and b["threshold"] == 0.0001
+sys.exit(0 if ok else 1)
+PY
 # Beyond the spread: the time cell 2500 instructions dearer is higher (bounds [500, 4500]).
 mksim "$W/SIMT"
 sqlite3 "$W/SIMT/results.db" "UPDATE run_counters SET raw = raw + 2500, scaled = scaled + 2500 WHERE event = 'sim::Ir' AND run_id IN (10401, 10402);"
@@ -355,6 +367,7 @@ expect2 "one directory" "$W/A"
 expect2 "bad threshold" --threshold 2x "$W/A" "$W/A2"
 expect2 "unknown option" --frobnicate "$W/A" "$W/A2"
 expect2 "bad gate" --gate median "$W/A" "$W/A2"
+expect2 "bad simulated threshold" --sim-threshold -1% "$W/A" "$W/A2"
 mk "$W/DISJOINT" 5 fixture-host rev-a gcbench/baseline 1000
 sqlite3 "$W/DISJOINT/results.db" "UPDATE cells SET label = 'x/' || label;"
 expect2 "no cell in common" "$W/A" "$W/DISJOINT"
