@@ -24,6 +24,8 @@ libprotobuf-c-dev
 protobuf-c-compiler
 golang-github-google-pprof-dev
 golang-go
+libjemalloc-dev
+libgoogle-perftools-dev
 "
 
 missing=""

@@ -1,0 +1,87 @@
+/* pr_jemalloc.c - the C peers' sampler report for jemalloc (5.3, Debian's libjemalloc).
+ *
+ * jemalloc samples allocations when profiling is on (MALLOC_CONF=prof:true):
+ * the bytes between two samples are drawn from a geometric distribution with
+ * mean 2^lg_prof_sample (MALLOC_CONF lg_prof_sample:K), so alloc_mode is
+ * poisson and alloc_period 2^K (read back from mallctl prof.lg_sample).
+ *
+ * The count of samples taken is jemalloc's own: with prof_stats on (set
+ * below in the program's built-in malloc_conf, so every run has it) jemalloc
+ * counts every sampled allocation by size class, cumulatively, and
+ * prof.stats.bins.<i>.accum / prof.stats.lextents.<j>.accum return
+ * {requested bytes, count}; alloc_samples is the sum of the counts over all
+ * size classes.  tests/peers/ checks it against the cumulative counts of
+ * jemalloc's own heap profile dump (prof_accum, unbiased off).
+ *
+ * Invariant: nothing here calls malloc, so reading the counts cannot take
+ * a sample itself.
+ */
+#include <jemalloc/jemalloc.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "pr_common.h"
+
+/* jemalloc merges this with MALLOC_CONF (which is read after it, so a user's
+ * prof_stats:false there wins and alloc_samples is then left out). */
+const char *malloc_conf = "prof_stats:true";
+
+/* prof.stats.<kind>.<i>.accum, as jemalloc 5.3 returns it. */
+typedef struct pr_je_prof_stats {
+    uint64_t req_sum; /* bytes requested by the sampled allocations */
+    uint64_t count;   /* sampled allocations */
+} pr_je_prof_stats;
+
+/* Adds the sampled allocations of every size class of this kind ("bins",
+ * "lextents"; count_name says how many there are).  Returns 0, or -1 if
+ * jemalloc refused a name. */
+static int pr_je_sum(const char *kind, const char *count_name, uint64_t *total) {
+    unsigned n = 0;
+    size_t len = sizeof n;
+    if (mallctl(count_name, &n, &len, NULL, 0) != 0)
+        return -1;
+    for (unsigned i = 0; i < n; i++) {
+        char name[64];
+        snprintf(name, sizeof name, "prof.stats.%s.%u.accum", kind, i);
+        pr_je_prof_stats st;
+        len = sizeof st;
+        if (mallctl(name, &st, &len, NULL, 0) != 0 || len != sizeof st)
+            return -1;
+        *total += st.count;
+    }
+    return 0;
+}
+
+void pr_sampler_read(pr_sampler *s) {
+    s->system = "jemalloc";
+    s->mode = "poisson";
+    bool prof = false, active = false, stats = false;
+    size_t len = sizeof prof;
+    if (mallctl("opt.prof", &prof, &len, NULL, 0) != 0) {
+        s->problem = "this jemalloc was built without profiling (mallctl opt.prof failed)";
+        return;
+    }
+    if (!prof) { /* no profiling: jemalloc takes no samples */
+        s->samples_known = 1;
+        return;
+    }
+    size_t lg = 0;
+    len = sizeof active;
+    if (mallctl("prof.active", &active, &len, NULL, 0) == 0 && active) {
+        len = sizeof lg;
+        if (mallctl("prof.lg_sample", &lg, &len, NULL, 0) == 0)
+            s->period = (uint64_t)1 << lg;
+    }
+    len = sizeof stats;
+    if (mallctl("opt.prof_stats", &stats, &len, NULL, 0) != 0 || !stats) {
+        s->problem = "jemalloc's prof_stats is off (MALLOC_CONF prof_stats:false), so it kept no count of samples";
+        return;
+    }
+    uint64_t total = 0;
+    if (pr_je_sum("bins", "arenas.nbins", &total) != 0 || pr_je_sum("lextents", "arenas.nlextents", &total) != 0) {
+        s->problem = "jemalloc refused a prof.stats query";
+        return;
+    }
+    s->samples_known = 1;
+    s->samples = total;
+}
