@@ -26,6 +26,7 @@ golang-github-google-pprof-dev
 golang-go
 libjemalloc-dev
 libgoogle-perftools-dev
+openjdk-17-jdk-headless
 "
 
 missing=""
