@@ -46,6 +46,17 @@ for spec in "binarytrees|--size 2 --depth 10" "gcbench|--size 64"; do
             fail "$w-$sys: bytes_allocated $(stat "$s" bytes_allocated), expected $bytes"
         [ "$(stat "$s" alloc_period)" = 0 ] || fail "$w-$sys baseline: alloc_period $(stat "$s" alloc_period)"
         [ "$(stat "$s" peer_system)" = "$sys" ] || fail "$w-$sys: peer_system '$(stat "$s" peer_system)'"
+        # The setting that turns sampling off (the peers sweep's baseline).
+        # jemalloc reports 0 samples; gperftools, which counts none, no alloc_samples.
+        case $sys in
+            jemalloc) off=MALLOC_CONF=prof:false want_n=0 ;;
+            gperftools) off=TCMALLOC_SAMPLE_PARAMETER=0 want_n= ;;
+        esac
+        s=$tmp/$w-$sys-off.stats
+        same_checksum "$w-$sys $args, $off" "$want" env SGC_STATS="$s" $off "$peer" $args || continue
+        stats_parse "$s" || continue
+        [ "$(stat "$s" alloc_period)" = 0 ] && [ "$(stat "$s" alloc_samples)" = "$want_n" ] ||
+            fail "$w-$sys with $off: alloc_period $(stat "$s" alloc_period), alloc_samples '$(stat "$s" alloc_samples)'"
 
         s=$tmp/$w-$sys-$P.stats
         case $sys in

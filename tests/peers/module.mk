@@ -9,11 +9,11 @@ test-peers-c: peers-build-jemalloc peers-build-gperftools $(BIN)/binarytrees $(B
 
 TESTS += test-peers-c
 
-# test-peers-go, test-peers-java: the Go and Java peers (tests/peers/vm_peers.sh): freecheck's
+# test-peers-go, test-peers-hotspot: the Go and Java peers (tests/peers/vm_peers.sh): freecheck's
 # checksums and object counts, baseline without samples, sample counts consistent with the
 # runtime's own records and within the bounds of random gaps.
-.PHONY: test-peers-go test-peers-java
-test-peers-go test-peers-java: test-peers-%: peers-build-% $(BIN)/binarytrees $(BIN)/gcbench
+.PHONY: test-peers-go test-peers-hotspot
+test-peers-go test-peers-hotspot: test-peers-%: peers-build-% $(BIN)/binarytrees $(BIN)/gcbench
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh $@ sh tests/peers/vm_peers.sh $(BIN) $*
 
-TESTS += test-peers-go test-peers-java
+TESTS += test-peers-go test-peers-hotspot

@@ -1,5 +1,5 @@
 #!/bin/sh
-# vm_peers.sh BIN SYSTEM - the Go or Java peers: same checksum as freecheck's
+# vm_peers.sh BIN SYSTEM - the Go (go) or Java (hotspot) peers: same checksum as freecheck's
 # workloads, the stats record's form, objects_allocated equal to freecheck's,
 # bytes_allocated the workload's own bytes, baseline without samples; at
 # periods of 4096 and 65536 bytes, alloc_samples positive and consistent with
@@ -12,7 +12,9 @@ BIN=$1 SYS=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Runs peer WORKLOAD with a period (0: baseline), stats into $3; extra arguments follow.
+# Runs peer WORKLOAD with a period (0: baseline without any setting; off: the
+# setting that turns sampling off, as the peers sweep's baseline), stats into
+# $3; extra arguments follow.
 run_peer() {
     w=$1 period=$2 stats=$3
     shift 3
@@ -20,16 +22,21 @@ run_peer() {
         go)
             if [ "$period" = 0 ]; then
                 env SGC_STATS="$stats" "$BIN/peers/$w-go" "$@"
+            elif [ "$period" = off ]; then
+                env SGC_STATS="$stats" FREECHECK_MEMPROFILERATE=0 "$BIN/peers/$w-go" "$@"
             else
                 env SGC_STATS="$stats" FREECHECK_MEMPROFILERATE=$period FREECHECK_GO_HEAPPROFILE="$stats.heap" \
                     "$BIN/peers/$w-go" "$@"
             fi ;;
-        java)
+        hotspot)
             if [ "$period" = 0 ]; then
-                env SGC_STATS="$stats" "$BIN/peers/$w-java" "$@"
+                env SGC_STATS="$stats" "$BIN/peers/$w-hotspot" "$@"
+            elif [ "$period" = off ]; then
+                env SGC_STATS="$stats" FREECHECK_JVM_OPTS="-agentpath:$(cd "$BIN/peers" && pwd)/libfcagent.so=interval=0" \
+                    "$BIN/peers/$w-hotspot" "$@"
             else
-                env SGC_STATS="$stats" FREECHECK_JVM_OPTS="-agentpath:$(cd "$BIN/peers" && pwd)/libheapsampler.so=interval=$period" \
-                    "$BIN/peers/$w-java" "$@"
+                env SGC_STATS="$stats" FREECHECK_JVM_OPTS="-agentpath:$(cd "$BIN/peers" && pwd)/libfcagent.so=interval=$period" \
+                    "$BIN/peers/$w-hotspot" "$@"
             fi ;;
     esac
 }
@@ -46,7 +53,7 @@ fi
 # Java runs binarytrees longer: HotSpot takes no samples in about the first
 # 1.2 MiB the workload allocates (docs/WORKLOADS.md), which the bound allows.
 bt_args="--size 2 --depth 10"
-[ "$SYS" = java ] && bt_args="--size 16 --depth 10"
+[ "$SYS" = hotspot ] && bt_args="--size 16 --depth 10"
 for spec in "binarytrees|$bt_args" "gcbench|--size 64"; do
     w=${spec%%|*} args=${spec#*|}
     want=$("$BIN/$w" $args) || { fail "$BIN/$w $args failed"; continue; }
@@ -61,8 +68,8 @@ for spec in "binarytrees|$bt_args" "gcbench|--size 64"; do
     case $SYS-$w in
         go-binarytrees) bytes=$((objects * 24)) slack=0 big=0 ;;
         go-gcbench) bytes=$(((objects - 1) * 32 + n * 8)) slack=0 big=$((n * 8)) ;;
-        java-binarytrees) bytes=$((objects * 32)) slack=65536 big=0 ;;
-        java-gcbench) bytes=$(((objects - 1) * 40 + 16 + n * 8)) slack=65536 big=$((16 + n * 8)) ;;
+        hotspot-binarytrees) bytes=$((objects * 32)) slack=65536 big=0 ;;
+        hotspot-gcbench) bytes=$(((objects - 1) * 40 + 16 + n * 8)) slack=65536 big=$((16 + n * 8)) ;;
     esac
 
     s=$tmp/$w-base.stats
@@ -76,6 +83,11 @@ for spec in "binarytrees|$bt_args" "gcbench|--size 64"; do
     [ "$(stat "$s" alloc_period)" = 0 ] || fail "$w-$SYS baseline: alloc_period $(stat "$s" alloc_period)"
     [ "$(stat "$s" alloc_samples)" = 0 ] || fail "$w-$SYS baseline: alloc_samples '$(stat "$s" alloc_samples)', not 0"
     [ "$(stat "$s" peer_system)" = "$SYS" ] || fail "$w-$SYS: peer_system '$(stat "$s" peer_system)'"
+    s=$tmp/$w-off.stats
+    same_checksum "$w-$SYS $args, sampling off" "$want" run_peer $w off "$s" $args || continue
+    stats_parse "$s" || continue
+    [ "$(stat "$s" alloc_period)" = 0 ] && [ "$(stat "$s" alloc_samples)" = 0 ] ||
+        fail "$w-$SYS sampling off: alloc_period $(stat "$s" alloc_period), alloc_samples $(stat "$s" alloc_samples)"
 
     for P in 4096 65536; do
         s=$tmp/$w-$P.stats
@@ -97,7 +109,7 @@ for spec in "binarytrees|$bt_args" "gcbench|--size 64"; do
                 # Exponential gaps with mean P from the first byte: a Poisson count.
                 within "$n" "$mean" 6 || fail "$w-$SYS at $P: $n samples, not within 6 sd of $mean"
                 ;;
-            java)
+            hotspot)
                 for k in alloc_traces alloc_stack_counts; do
                     [ "$(stat "$s" $k)" = "$n" ] || fail "$w-$SYS at $P: $k $(stat "$s" $k), alloc_samples $n"
                 done
@@ -119,8 +131,8 @@ done
 # Bad settings exit 2 with a message.
 case $SYS in
     go) env FREECHECK_MEMPROFILERATE=abc "$BIN/peers/gcbench-go" --size 1 >/dev/null 2>"$tmp/err" ;;
-    java) env FREECHECK_JVM_OPTS="-agentpath:$(cd "$BIN/peers" && pwd)/libheapsampler.so=interval=-1" \
-              "$BIN/peers/gcbench-java" --size 1 >/dev/null 2>"$tmp/err" ;;
+    hotspot) env FREECHECK_JVM_OPTS="-agentpath:$(cd "$BIN/peers" && pwd)/libfcagent.so=interval=-1" \
+              "$BIN/peers/gcbench-hotspot" --size 1 >/dev/null 2>"$tmp/err" ;;
 esac
 rc=$?
 [ $rc = 2 ] && [ -s "$tmp/err" ] || fail "$SYS: a bad sampling setting exits $rc (expected 2 and a message)"

@@ -7,7 +7,8 @@
 #   $(BIN)/peers/<workload>-jemalloc     C on malloc/free, linked with jemalloc
 #   $(BIN)/peers/<workload>-gperftools   C on malloc/free, linked with gperftools' tcmalloc
 #   $(BIN)/peers/<workload>-go           Go (runtime.MemProfileRate)
-#   $(BIN)/peers/<workload>-java         Java on the JDK's java; the agent $(BIN)/peers/libheapsampler.so
+#   $(BIN)/peers/java/, $(BIN)/peers/libfcagent.so   Java classes and the JVMTI agent for HotSpot
+#   $(BIN)/peers/<workload>-hotspot      a launcher: the JDK's java, options from FREECHECK_JVM_OPTS
 PEERS_DIR := $(BIN)/peers
 PEER_WORKLOADS := binarytrees gcbench
 PEER_SYSTEMS := jemalloc gperftools
@@ -71,41 +72,41 @@ $(eval $(call peer_system,go,$(PEER_CHECK_go),the Go toolchain is not installed 
 PEER_SYSTEMS += go
 
 
-# Java: the classes of workloads/peers/java into $(PEERS_DIR)/java/, the JVMTI
-# agent $(PEERS_DIR)/libheapsampler.so, and a launcher per workload that runs
+# Java on HotSpot (system hotspot): the classes of workloads/peers/java into $(PEERS_DIR)/java/, the JVMTI
+# agent $(PEERS_DIR)/libfcagent.so, and a launcher per workload that runs
 # the JDK's java with JVM options from FREECHECK_JVM_OPTS (for example the
-# agent: -agentpath:$(PEERS_DIR)/libheapsampler.so=interval=P).
+# agent: -agentpath:$(PEERS_DIR)/libfcagent.so=interval=P).
 PEER_JAVA_SRCS := $(wildcard workloads/peers/java/*.java)
 PEER_JAVA_STAMP := $(PEERS_DIR)/java/.classes
-PEER_JAVA_AGENT := $(PEERS_DIR)/libheapsampler.so
-PEER_JAVA_BINS := $(PEER_JAVA_STAMP) $(PEER_JAVA_AGENT) $(PEER_WORKLOADS:%=$(PEERS_DIR)/%-java)
-PEER_CHECK_java ?= sh workloads/peers/java/jdk.sh
+PEER_JAVA_AGENT := $(PEERS_DIR)/libfcagent.so
+PEER_JAVA_BINS := $(PEER_JAVA_STAMP) $(PEER_JAVA_AGENT) $(PEER_WORKLOADS:%=$(PEERS_DIR)/%-hotspot)
+PEER_CHECK_hotspot ?= sh workloads/peers/java/jdk.sh
 
 $(PEER_JAVA_STAMP): $(PEER_JAVA_SRCS) workloads/peers/java/jdk.sh
 	@rm -rf $(dir $@) && mkdir -p $(dir $@)
 	$$(sh workloads/peers/java/jdk.sh)/bin/javac --release 17 -Xlint:all -Werror -d $(dir $@) $(PEER_JAVA_SRCS)
 	@touch $@
 
-$(PEER_JAVA_AGENT): workloads/peers/java/heapsampler.c workloads/peers/java/jdk.sh
+$(PEER_JAVA_AGENT): workloads/peers/java/fcagent.c workloads/peers/java/jdk.sh
 	@mkdir -p $(dir $@)
 	jdk=$$(sh workloads/peers/java/jdk.sh) && \
 	$(CC) -std=gnu11 $(WARN) -g $(OPT) -shared -fPIC -I$$jdk/include -I$$jdk/include/linux $< -o $@ -pthread
 
-# The launchers: binarytrees-java runs class BinaryTrees, gcbench-java GCBench.
-$(PEERS_DIR)/binarytrees-java: PEER_JAVA_CLASS := BinaryTrees
-$(PEERS_DIR)/gcbench-java: PEER_JAVA_CLASS := GCBench
-$(PEER_WORKLOADS:%=$(PEERS_DIR)/%-java): workloads/peers/java/jdk.sh workloads/peers/module.mk
+# The launchers: binarytrees-hotspot runs class BinaryTrees, gcbench-hotspot GCBench.
+$(PEERS_DIR)/binarytrees-hotspot: PEER_JAVA_CLASS := BinaryTrees
+$(PEERS_DIR)/gcbench-hotspot: PEER_JAVA_CLASS := GCBench
+$(PEER_WORKLOADS:%=$(PEERS_DIR)/%-hotspot): workloads/peers/java/jdk.sh workloads/peers/module.mk
 	@mkdir -p $(dir $@)
 	@jdk=$$(sh workloads/peers/java/jdk.sh) && \
 	{ echo '#!/bin/sh'; \
-	  echo '# $(notdir $@) - freecheck'"'"'s $(patsubst %-java,%,$(notdir $@)) in Java (workloads/peers/java/$(PEER_JAVA_CLASS).java).'; \
-	  echo '# JVM options (e.g. -agentpath:.../libheapsampler.so=interval=BYTES) come from FREECHECK_JVM_OPTS.'; \
+	  echo '# $(notdir $@) - freecheck'"'"'s $(patsubst %-hotspot,%,$(notdir $@)) in Java (workloads/peers/java/$(PEER_JAVA_CLASS).java).'; \
+	  echo '# JVM options (e.g. -agentpath:.../libfcagent.so=interval=BYTES) come from FREECHECK_JVM_OPTS.'; \
 	  echo 'dir=$$(dirname "$$0")'; \
 	  echo "exec $$jdk/bin/java \$$FREECHECK_JVM_OPTS -cp \"\$$dir/java\" $(PEER_JAVA_CLASS) \"\$$@\""; } > $@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 
-$(eval $(call peer_system,java,$(PEER_CHECK_java),no JDK 17 or later with its headers (Debian package openjdk-17-jdk-headless),$(PEER_JAVA_BINS)))
-PEER_SYSTEMS += java
+$(eval $(call peer_system,hotspot,$(PEER_CHECK_hotspot),no JDK 17 or later with its headers (Debian package openjdk-17-jdk-headless),$(PEER_JAVA_BINS)))
+PEER_SYSTEMS += hotspot
 
 .PHONY: peers-build
 peers-build: $(PEER_SYSTEMS:%=peers-build-%)

@@ -2,7 +2,7 @@
 // counts and the stats record with the heap sampler's own sample count.
 //
 // Sampling is HotSpot's heap sampling (JEP 331), turned on only by the agent
-// heapsampler.c (-agentpath:.../libheapsampler.so=interval=BYTES); without
+// fcagent.c (-agentpath:.../libfcagent.so=interval=BYTES); without
 // the agent the JVM takes no heap samples and the run is the baseline.  The
 // counts come from the agent through the native method heapSamplerCounts(),
 // which HotSpot resolves in the agent library; without the agent it is
@@ -28,7 +28,7 @@ final class Peer {
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
     private long bytesAtStart;
 
-    /** {samples, traces, failed, interval, distinct stacks, sum of the stacks' counts}; in heapsampler.c. */
+    /** {samples, traces, failed, interval, distinct stacks, sum of the stacks' counts}; in fcagent.c. */
     static native long[] heapSamplerCounts();
 
     private Peer(String name, long size, long depth) {
@@ -70,7 +70,7 @@ final class Peer {
                         + "\n  --help       this text\n\n"
                         + "Prints one line \"checksum <16 hex digits>\", the same as freecheck's workload.\n"
                         + "With SGC_STATS=FILE, writes a stats record (docs/FORMATS.md) to FILE at exit.\n"
-                        + "Heap sampling: java -agentpath:build/bin/peers/libheapsampler.so=interval=BYTES.\n"
+                        + "Heap sampling: java -agentpath:build/bin/peers/libfcagent.so=interval=BYTES.\n"
                         + "Exit status: 0 ok, 1 failure, 2 bad arguments.");
                 System.exit(0);
             } else if (option.equals("--size") || (option.equals("--depth") && depthMax > 0)) {
@@ -155,7 +155,7 @@ final class Peer {
         b.append("alloc_period ").append(c == null ? 0 : c[3]).append('\n');
         b.append("alloc_mode poisson\n");
         b.append("time_samples 0\n");
-        b.append("peer_system java\n");
+        b.append("peer_system hotspot\n");
         Path target = Paths.get(path);
         Path tmp = Paths.get(path + ".tmp");
         try {

@@ -1,12 +1,15 @@
-/* heapsampler.c - a JVMTI agent that turns on HotSpot's heap sampling (JEP 331)
+/* fcagent.c - a JVMTI agent that turns on HotSpot's heap sampling (JEP 331)
  * and records a stack trace per sample, as an allocation profiler does.
  *
- *   java -agentpath:build/bin/peers/libheapsampler.so=interval=BYTES ...
+ *   java -agentpath:build/bin/peers/libfcagent.so=interval=BYTES ...
  *
- * On load it asks for can_generate_sampled_object_alloc_events, enables the
- * SampledObjectAlloc event and calls SetHeapSamplingInterval(BYTES): HotSpot
- * then samples an allocation after a random number of bytes with mean BYTES
- * (geometric gaps; 0 samples every allocation).  For each sample, in the
+ * On load, for BYTES > 0, it asks for can_generate_sampled_object_alloc_events,
+ * enables the SampledObjectAlloc event and calls SetHeapSamplingInterval(BYTES):
+ * HotSpot then samples an allocation after a random number of bytes with mean
+ * BYTES (geometric gaps).  interval=0 is the baseline with the agent loaded:
+ * it asks for nothing and enables nothing, so HotSpot samples nothing (this
+ * differs from SetHeapSamplingInterval(0), which would sample every
+ * allocation).  For each sample, in the
  * allocating thread, the agent takes the thread's stack (GetStackTrace, up to
  * HS_MAX_FRAMES frames) and records it in a table of distinct stacks with a
  * count each, under a lock.
@@ -111,7 +114,7 @@ static void JNICALL hs_on_sample(jvmtiEnv *jvmti, JNIEnv *jni, jthread thread, j
 static jint hs_parse(const char *options) {
     const char *p = options ? options : "";
     if (strncmp(p, "interval=", 9) != 0) {
-        fprintf(stderr, "heapsampler: the agent's options must be 'interval=BYTES', not '%s'\n", p);
+        fprintf(stderr, "fcagent: the agent's options must be 'interval=BYTES', not '%s'\n", p);
         exit(2);
     }
     p += 9;
@@ -121,7 +124,7 @@ static jint hs_parse(const char *options) {
     for (; *p && v >= 0; p++)
         v = (*p < '0' || *p > '9' || v > 0x7fffffffLL) ? -1 : v * 10 + (*p - '0');
     if (v < 0 || v > 0x7fffffffLL) {
-        fprintf(stderr, "heapsampler: interval '%s' is not a whole number of bytes in 0..2147483647\n", options + 9);
+        fprintf(stderr, "fcagent: interval '%s' is not a whole number of bytes in 0..2147483647\n", options + 9);
         exit(2);
     }
     return (jint)v;
@@ -132,7 +135,7 @@ static void hs_check(jvmtiEnv *jvmti, jvmtiError err, const char *what) {
         return;
     char *name = NULL;
     (*jvmti)->GetErrorName(jvmti, err, &name);
-    fprintf(stderr, "heapsampler: %s failed: %s\n", what, name ? name : "unknown JVMTI error");
+    fprintf(stderr, "fcagent: %s failed: %s\n", what, name ? name : "unknown JVMTI error");
     exit(1);
 }
 
@@ -140,9 +143,11 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
     hs_interval = hs_parse(options);
     jvmtiEnv *jvmti = NULL;
     if ((*vm)->GetEnv(vm, (void **)&jvmti, JVMTI_VERSION_11) != JNI_OK || !jvmti) {
-        fprintf(stderr, "heapsampler: this JVM offers no JVMTI 11 (heap sampling needs Java 11 or later)\n");
+        fprintf(stderr, "fcagent: this JVM offers no JVMTI 11 (heap sampling needs Java 11 or later)\n");
         exit(1);
     }
+    if (hs_interval == 0)
+        return JNI_OK; /* the baseline: no sampling */
     jvmtiCapabilities caps;
     memset(&caps, 0, sizeof caps);
     caps.can_generate_sampled_object_alloc_events = 1;
