@@ -62,6 +62,12 @@ static struct {
     uint64_t th_retries;      /* copies voided by a pop and tried again */
     uint64_t th_torn;         /* periods given up after THREAD_ATTEMPTS voided copies */
     uint64_t th_end;          /* CLOCK_MONOTONIC ns at which the thread stopped sampling */
+    /* Validation spin in thread mode (SGC_SAMPLE_SPIN_NS): the thread owes the
+     * program one spin per counted sample (th_owed, added by the thread); the
+     * program pays them at its next safe point (pay_spins, which alone
+     * writes spins_paid). */
+    uint64_t th_owed;
+    uint64_t spins_paid;
     uint64_t missed_reported; /* missed expirations already in the profile */
     sgc_func **scratch;       /* drain's copy of a snapshot that wraps the ring */
     uint32_t scratch_cap;
@@ -235,7 +241,23 @@ static void drain(void) {
         sgc__profile_stack_current();
 }
 
+/* Thread mode with the validation spin: the program busy-waits, on its own
+ * thread, the spins of the samples the sampler thread took since the last
+ * payment.  Called from the program's safe points (the drain: the
+ * allocation slow path and every minor collection) and at stop. */
+static void pay_spins(void) {
+    uint64_t n = __atomic_exchange_n(&tm.th_owed, 0, __ATOMIC_ACQUIRE);
+    if (n == 0)
+        return;
+    tm.spins_paid += n;
+    sgc__spin_ns(n * sgc__settings.sample_spin_ns);
+}
+
+uint64_t sgc__timer_spins_paid(void) { return tm.spins_paid; }
+
 void sgc__timer_drain(void) {
+    if (__builtin_expect(sgc__settings.sample_spin_ns != 0, 0))
+        pay_spins();
     if (__builtin_expect(__atomic_load_n(&tm.head, __ATOMIC_RELAXED) == tm.tail &&
                              sgc__stats.time_samples_dropped + __atomic_load_n(&tm.th_dropped, __ATOMIC_RELAXED) ==
                                  tm.dropped_reported &&
@@ -319,17 +341,26 @@ static void th_count(uint64_t *counter, uint64_t by) {
 }
 
 /* Takes one sample of the mutator's stack: up to THREAD_ATTEMPTS copies. */
+/* Validation only (docs/RUNTIME.md): the spin of a counted sample, dropped
+ * ones included, is owed to the program, which pays it at its next safe
+ * point: a spin here would cost this thread, not the program.  Owed before
+ * the sample is counted, so a reader that sees the sample sees the debt. */
+static void thread_owe_spin(void) {
+    if (__builtin_expect(sgc__settings.sample_spin_ns != 0, 0))
+        __atomic_fetch_add(&tm.th_owed, 1, __ATOMIC_RELEASE);
+}
+
 static void thread_sample(void) {
     uint64_t ts = mono_ns();
-    if (__builtin_expect(sgc__settings.sample_spin_ns != 0, 0))
-        sgc__spin_ns(sgc__settings.sample_spin_ns);
     for (int attempt = 0; attempt < THREAD_ATTEMPTS; attempt++) {
         int r = thread_copy(ts);
         if (r == 1) {
+            thread_owe_spin();
             th_count(&tm.th_taken, 1);
             return;
         }
         if (r < 0) {
+            thread_owe_spin();
             th_count(&tm.th_taken, 1);
             th_count(&tm.th_dropped, 1);
             return;
@@ -578,6 +609,7 @@ int sgc_time_sampling_start_mode(unsigned hz, sgc_clock clock, sgc_time_mode mod
 void sgc_time_sampling_stop(void) {
     if (tm.have_thread) {
         stop_thread(); /* joined: every sample it counted is in the ring */
+        pay_spins();   /* and every spin it owes is paid by the program */
         /* The sampling time is the thread's own, from grid point 0 to the
          * moment it stopped: what its periods account for exactly. */
         sgc__stats.time_sampling_ns += tm.th_end - tm.grid0;

@@ -79,6 +79,14 @@ int sgc__timer_thread_cpu(void);
  * so a benchmark can time its body without the kernel's delivery; info may
  * be NULL.  Records a sample only while time sampling is on. */
 void sgc__timer_handler(int sig, siginfo_t *info, void *uctx);
+/* Thread mode with SGC_SAMPLE_SPIN_NS: the spins the program has paid
+ * since start-up, one per sample the sampler thread counted.  The thread
+ * does not spin itself: each sample's spin is owed to the program and paid
+ * on the program's thread at its next safe point (the drain: every
+ * allocation slow path and minor collection), and all of them by the time
+ * sgc_time_sampling_stop returns, so then this equals the thread's
+ * samples. */
+uint64_t sgc__timer_spins_paid(void);
 /* Time samples currently buffered in the ring (not yet drained). */
 uint64_t sgc__timer_buffered(void);
 

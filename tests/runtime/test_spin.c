@@ -12,6 +12,9 @@
  *  - with the spin, a phase is longer than the same phase without it by at
  *    least S x D minus half of the fastest phase without it.
  * Sample counts are exact (fixed mode: floor(bytes / period)).
+ * In thread mode the sampler thread owes each sample's spin to the
+ * program, which pays it on its own thread: paid spins equal the thread's
+ * samples exactly at stop, and the program's thread CPU time carries them.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -22,6 +25,7 @@
 #include <unistd.h>
 
 #include "sgc_internal.h"
+#include "sgc_timer.h"
 
 static uint64_t clock_ns(clockid_t id) {
     struct timespec ts;
@@ -203,4 +207,35 @@ Test(spin, cpu_clock_spin_costs_cpu_time) {
     uint64_t one = clock_ns(CLOCK_THREAD_CPUTIME_ID) - l0;
     cr_assert_geq(one, d * 7 / 10, "one spin took %llu ns of CPU for %llu", (unsigned long long)one,
                   (unsigned long long)d);
+}
+
+/* Thread mode: the sampler thread takes the samples, the program pays their
+ * spins on its own thread at its safe points (here: the allocation slow
+ * path every nursery chunk), all of them by the stop.  A spin run by the
+ * sampler thread itself would leave the program's thread CPU time and the
+ * paid count unchanged. */
+Test(spin, thread_mode_spins_are_paid_by_the_program) {
+    setenv("SGC_SAMPLE_SPIN_CLOCK", "cpu", 1);
+    setenv("SGC_SAMPLE_SPIN_NS", "100000", 1);
+    sgc_init();
+    const uint64_t d = 100000;
+    uint32_t t = sgc_type_register(&(sgc_type){"spinthread24", 24, 0, SGC_VAR_NONE});
+    sgc_stats s0, s1;
+    sgc_get_stats(&s0);
+    uint64_t paid0 = sgc__timer_spins_paid();
+    uint64_t w0 = clock_ns(CLOCK_MONOTONIC), c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    cr_assert_eq(sgc_time_sampling_start_mode(1000, SGC_CLOCK_WALL, SGC_TIME_THREAD), 0);
+    while (clock_ns(CLOCK_MONOTONIC) - w0 < 300000000u)
+        for (int i = 0; i < 1000; i++)
+            sgc_alloc(t, 24);
+    sgc_time_sampling_stop();
+    uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+    sgc_get_stats(&s1);
+    uint64_t n = s1.time_samples - s0.time_samples, paid = sgc__timer_spins_paid() - paid0;
+    cr_assert_gt(n, 10, "only %llu thread-mode samples in 300 ms at 1000 Hz", (unsigned long long)n);
+    cr_assert_eq(paid, n, "the program paid %llu spins for %llu samples of the sampler thread",
+                 (unsigned long long)paid, (unsigned long long)n);
+    cr_assert_geq(cpu, n * d * 7 / 10,
+                  "the program's thread CPU time %llu ns is less than 0.7 x %llu samples x %llu ns: it did not spin",
+                  (unsigned long long)cpu, (unsigned long long)n, (unsigned long long)d);
 }
