@@ -28,7 +28,7 @@ typedef struct vsweep {
     const char *dir;
     char id[256];   /* the directory's last component: the sweep id, for the outputs */
     double spin_ns; /* injected D */
-    int cpu_clock;  /* SGC_SAMPLE_SPIN_CLOCK=cpu: D is CPU time (a calibrated loop), else wall time */
+    sgc_clock clock; /* SGC_SAMPLE_SPIN_CLOCK (sgc_modes.h): what D is, wall time or CPU time (a calibrated loop) */
     st_sweep sw;
     st_analysis an;
 } vsweep;
@@ -71,6 +71,27 @@ static double spin_of(const st_sweep *sw) {
         return -1;
     return v;
 }
+
+/* SGC_SAMPLE_SPIN_CLOCK from meta.env, by the clock table of sgc_modes.h:
+ * the runtime's default (the table's first row) when not set, -1 when set
+ * to a name the table does not have. */
+static int spin_clock_of(const st_sweep *sw) {
+    const char *env = st_sweep_meta(sw, "env");
+    const char *p = env ? strstr(env, "SGC_SAMPLE_SPIN_CLOCK=") : NULL;
+    if (!p)
+        return 0;
+    p += strlen("SGC_SAMPLE_SPIN_CLOCK=");
+    char word[32];
+    size_t n = strcspn(p, " ");
+    if (n >= sizeof word)
+        return -1;
+    memcpy(word, p, n);
+    word[n] = '\0';
+    return sgc_clock_parse(word);
+}
+
+/* The metric a spin clock's D is measured in: the fit that must recover it. */
+static st_fit_metric metric_of_clock(sgc_clock c) { return c == SGC_CLOCK_CPU ? ST_FIT_CPU : ST_FIT_WALL; }
 
 static const char *num(double v, int digits) {
     static char b[16][48];
@@ -194,11 +215,17 @@ int main(int argc, char **argv) {
             return 2;
         }
         have_zero |= v->spin_ns == 0;
-        const char *env = st_sweep_meta(&v->sw, "env");
-        v->cpu_clock = env && strstr(env, "SGC_SAMPLE_SPIN_CLOCK=cpu") != NULL;
+        int clock = spin_clock_of(&v->sw);
+        if (clock < 0) {
+            char names[128];
+            fprintf(stderr, "validation: %s: meta.env sets SGC_SAMPLE_SPIN_CLOCK to a clock other than %s\n", v->dir,
+                    sgc_names_join(names, sizeof names, sgc_clock_name, ", ", " or "));
+            return 2;
+        }
+        v->clock = (sgc_clock)clock;
         if (!quiet)
             fprintf(stderr, "validation: %s: SGC_SAMPLE_SPIN_NS=%.0f (%s clock)\n", v->dir, v->spin_ns,
-                    v->cpu_clock ? "cpu" : "wall");
+                    sgc_clock_name(v->clock));
         st_analysis_opts ao = {.boot = {1000, confidence, seed}, .fit_resamples = (size_t)resamples, .progress = 0};
         st_analyze(&v->sw, &ao, &v->an);
     }
@@ -244,7 +271,7 @@ int main(int argc, char **argv) {
         "recovered (us) [interval] | CPU: target | cells x runs |\n|---|---|---|---|---|---|---|---|---|\n",
         confidence * 100, resamples);
 
-    size_t checked[2] = {0, 0}, met[2] = {0, 0}, contained[2] = {0, 0}, partial_zero = 0;
+    size_t checked[SGC_NCLOCKS] = {0}, met[SGC_NCLOCKS] = {0}, contained[SGC_NCLOCKS] = {0}, partial_zero = 0;
     /* Workloads in the order of the first sweep that has each. */
     for (size_t i = 0; i < nv; i++) {
         const st_costfits *fi = vs[i].an.fits;
@@ -273,8 +300,8 @@ int main(int argc, char **argv) {
                 if (st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_WALL))
                     order[no++] = j;
             for (size_t a = 1; a < no; a++)
-                for (size_t b = a; b > 0 && (vs[order[b]].cpu_clock < vs[order[b - 1]].cpu_clock ||
-                                             (vs[order[b]].cpu_clock == vs[order[b - 1]].cpu_clock &&
+                for (size_t b = a; b > 0 && (vs[order[b]].clock < vs[order[b - 1]].clock ||
+                                             (vs[order[b]].clock == vs[order[b - 1]].clock &&
                                               vs[order[b]].spin_ns < vs[order[b - 1]].spin_ns));
                      b--) {
                     size_t t = order[b];
@@ -284,8 +311,8 @@ int main(int argc, char **argv) {
             for (size_t o = 0; o < no; o++) {
                 const vsweep *v = &vs[order[o]];
                 double D = v->spin_ns;
-                const char *clock = v->cpu_clock ? "cpu" : "wall";
-                if (D == 0 && v->cpu_clock)
+                const char *clock = sgc_clock_name(v->clock);
+                if (D == 0 && v->clock != 0)
                     continue; /* a D = 0 sweep has no spin: its clock means nothing */
                 st_reg_est rec[2];
                 int within[2] = {0, 0};
@@ -319,16 +346,16 @@ int main(int argc, char **argv) {
                     double tol = D >= 10000 ? 0.1 * D : (0.1 * D > 500 ? 0.1 * D : 500);
                     within[m] = D > 0 && isfinite(rec[m].est) && fabs(rec[m].est - D) <= tol;
                     int contains = D > 0 && rec[m].lo <= D && D <= rec[m].hi;
-                    int own = m == v->cpu_clock; /* the spin's own clock's metric */
+                    int own = metric == metric_of_clock(v->clock); /* the spin's own clock's metric */
                     if (D > 0 && own) {
-                        checked[v->cpu_clock]++;
-                        met[v->cpu_clock] += within[m];
-                        contained[v->cpu_clock] += contains;
+                        checked[v->clock]++;
+                        met[v->clock] += within[m];
+                        contained[v->clock] += contains;
                     }
                     if (!fits[m])
                         continue;
                     fprintf(csv, "%s,%s,%s,%s,%.0f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%zu,%zu,%s\n", c->workload, c->kind,
-                            clock, m ? "cpu" : "wall", D, csvn(fits[m]->fit.cost.est), csvn(fits[m]->fit.cost.lo),
+                            clock, st_fit_metric_name(metric), D, csvn(fits[m]->fit.cost.est), csvn(fits[m]->fit.cost.lo),
                             csvn(fits[m]->fit.cost.hi), csvn(z ? z->fit.cost.est : NAN), csvn(rec[m].est),
                             csvn(rec[m].lo), csvn(rec[m].hi), csvn(D > 0 ? rec[m].est / D : NAN),
                             csvn(D > 0 ? tol : NAN), D > 0 ? (within[m] ? "1" : "0") : "",
@@ -336,7 +363,7 @@ int main(int argc, char **argv) {
                     if (have_sub)
                         st_costfit_free(&sub);
                     if (D > 0)
-                        fprintf(dat, "%s %s %s %s %g %s %s %s %d\n", c->workload, c->kind, clock, m ? "cpu" : "wall",
+                        fprintf(dat, "%s %s %s %s %g %s %s %s %d\n", c->workload, c->kind, clock, st_fit_metric_name(metric),
                                 D / 1000, isfinite(rec[m].est) ? num(rec[m].est / 1000, 6) : "NaN",
                                 isfinite(rec[m].lo) ? num(rec[m].lo / 1000, 6) : "NaN",
                                 isfinite(rec[m].hi) ? num(rec[m].hi / 1000, 6) : "NaN", within[m]);
@@ -354,8 +381,9 @@ int main(int argc, char **argv) {
                 }
                 const char *mark[2];
                 for (int m = 0; m < 2; m++)
-                    mark[m] =
-                        m == v->cpu_clock ? (within[m] ? "**met**" : "**missed**") : (within[m] ? "(met)" : "(missed)");
+                    mark[m] = (m ? ST_FIT_CPU : ST_FIT_WALL) == metric_of_clock(v->clock)
+                                  ? (within[m] ? "**met**" : "**missed**")
+                                  : (within[m] ? "(met)" : "(missed)");
                 fprintf(md, "| %s | %s | %s | %s | %s [%s, %s] | %s | %s [%s, %s] | %s | %zu x %zu |\n", c->workload,
                         c->kind, clock, num(D / 1000, 4), num(rec[0].est / 1000, 4), num(rec[0].lo / 1000, 4),
                         num(rec[0].hi / 1000, 4), mark[0], num(rec[1].est / 1000, 4), num(rec[1].lo / 1000, 4),
@@ -369,12 +397,13 @@ int main(int argc, char **argv) {
                 "%zu fits were compared with the D = 0 fit over all its cells: the D = 0 sweep lacks some of "
                 "their periods or rates.\n\n",
                 partial_zero);
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < SGC_NCLOCKS; k++)
         if (checked[k])
             fprintf(md,
-                    "**%s-clock spin, %s time: targets met in %zu of %zu** (workload, kind, D > 0); the "
+                    "**Spin clock `%s`, %s time: targets met in %zu of %zu** (workload, kind, D > 0); the "
                     "interval contains D in %zu of %zu.\n\n",
-                    k ? "CPU" : "Wall", k ? "CPU" : "wall", met[k], checked[k], contained[k], checked[k]);
+                    sgc_clock_name(k), st_fit_metric_name(metric_of_clock((sgc_clock)k)), met[k], checked[k],
+                    contained[k], checked[k]);
 
     /* A/A coverage. */
     fputs("sweep,workload,split,runs_a,runs_b,ratio,lo,hi,contains_1\n", aa);
@@ -456,11 +485,12 @@ int main(int argc, char **argv) {
             rc = 1;
     if (rc)
         fprintf(stderr, "validation: writing into %s failed\n", out);
-    else if (!quiet)
-        fprintf(stderr,
-                "validation: targets met: wall spin %zu of %zu, cpu spin %zu of %zu; A/A coverage %zu of %zu; "
-                "wrote %s/validation.md\n",
-                met[0], checked[0], met[1], checked[1], aa_in + oe_in, aa_n + oe_n, out);
+    else if (!quiet) {
+        fputs("validation: targets met:", stderr);
+        for (int k = 0; k < SGC_NCLOCKS; k++)
+            fprintf(stderr, " %s spin %zu of %zu,", sgc_clock_name(k), met[k], checked[k]);
+        fprintf(stderr, " A/A coverage %zu of %zu; wrote %s/validation.md\n", aa_in + oe_in, aa_n + oe_n, out);
+    }
     for (size_t i = 0; i < nv; i++) {
         st_analysis_free(&vs[i].an);
         st_sweep_free(&vs[i].sw);
