@@ -2,16 +2,22 @@
 # validate.sh [OUT] - `make validate`: runs the sweeps of scripts/validate/plan, each with its
 # SGC_SAMPLE_SPIN_NS, analyses each like any sweep (build/bin/analyze), then compares the
 # per-sample cost recovered at each injected D with D (build/bin/validation) and draws the
-# figure (plots/validation.gp).  Output: OUT (default results/validation-<UTC time>):
-# validation.md, validation.csv, aa.csv, validation.dat, validation.png/.svg, README.md (when,
-# where, load average, duration), sweeps/<sweep-id>/ (each sweep, analysed).
+# figure (plots/validation.gp).  Then the in-process runs of scripts/validate/inproc: time
+# samples measured on the program's own thread CPU time in ABBA blocks, signal and thread mode
+# (build/bin/validation --inproc).  Output: OUT (default results/validation-<UTC time>):
+# validation.md, validation.csv, aa.csv, validation.dat, inproc.csv, inproc.dat,
+# validation.png/.svg, inproc.png/.svg, README.md (when, where, load average, duration),
+# sweeps/<sweep-id>/ (each sweep, analysed), inproc/<group>/ (series and stats of each run).
 # Settings: VALIDATE_PLAN (plan file), VALIDATE_CONF (sweep config), VALIDATE_ARGS (extra
 # sweep options, e.g. "--runs 4"), VALIDATE_RESAMPLES (bootstrap resamples, default 2000),
-# VALIDATE_COMMIT (the commit to record when not run from a git checkout).
+# VALIDATE_COMMIT (the commit to record when not run from a git checkout), VALIDATE_INPROC
+# (in-process plan; empty: none), VALIDATE_INPROC_RUNS (processes per D, default 4).
 # Exit status: 0 done (targets met or not: validation.md says), 1 a step failed, 2 bad plan.
 set -u
 plan=${VALIDATE_PLAN:-scripts/validate/plan}
 conf=${VALIDATE_CONF:-scripts/validate/sweep.conf}
+inproc=${VALIDATE_INPROC-scripts/validate/inproc}
+inruns=${VALIDATE_INPROC_RUNS:-4}
 bin=${BIN:-build/bin}
 out=${1:-results/validation-$(date -u +%Y%m%d-%H%M%S)}
 me=validate
@@ -38,6 +44,27 @@ while read -r w d periods hz clock rest; do
     case "$clock" in ''|wall|cpu) ;; *) echo "$me: $plan: $w: spin clock '$clock' is not wall or cpu" >&2; exit 2 ;; esac
 done < "$plan"
 [ $n -gt 0 ] || { echo "$me: $plan: no sweeps" >&2; exit 2; }
+case "$inruns" in ''|*[!0-9]*|0) echo "$me: VALIDATE_INPROC_RUNS '$inruns' is not a whole number above 0" >&2; exit 2 ;; esac
+ni=0
+if [ -n "$inproc" ]; then
+    [ -r "$inproc" ] || { echo "$me: $inproc: cannot read the in-process plan" >&2; exit 2; }
+    while read -r w size mode hz ds rest; do
+        case "$w" in ''|'#'*) continue ;; esac
+        if [ -z "$ds" ] || [ -n "$rest" ]; then
+            echo "$me: $inproc: line '$w $size $mode $hz $ds $rest': expected WORKLOAD SIZE TIME_MODE TIME_HZ SPIN_NS,..." >&2
+            exit 2
+        fi
+        [ -x "$bin/$w" ] || { echo "$me: $inproc: no workload $bin/$w" >&2; exit 2; }
+        case "$size" in *[!0-9]*) echo "$me: $inproc: $w: SIZE '$size' is not a whole number" >&2; exit 2 ;; esac
+        case "$hz" in *[!0-9]*) echo "$me: $inproc: $w: TIME_HZ '$hz' is not a whole number" >&2; exit 2 ;; esac
+        case "$mode" in signal|thread) ;; *) echo "$me: $inproc: $w: time mode '$mode' is not signal or thread" >&2; exit 2 ;; esac
+        case ",$ds," in *,0,*) ;; *) echo "$me: $inproc: $w $mode: the list of D '$ds' has no 0 (the real cost to subtract)" >&2; exit 2 ;; esac
+        for d in $(echo "$ds" | tr ',' ' '); do
+            case "$d" in *[!0-9]*) echo "$me: $inproc: $w: SPIN_NS '$d' is not a whole number of ns" >&2; exit 2 ;; esac
+        done
+        ni=$((ni + 1))
+    done < "$inproc"
+fi
 
 sweeps=""
 i=0
@@ -69,13 +96,58 @@ while read -r w d periods hz clock rest; do
 done < "$plan"
 rm -f "$out/sweeps/latest" "$out"/sweeps/.size-*
 
+# The in-process runs, pinned to the last CPU this shell may use (where the
+# sweeps pin theirs); the sampler thread moves to another CPU if there is one.
+groups=""
+if [ $ni -gt 0 ]; then
+    cpu=$(grep Cpus_allowed_list /proc/self/status | sed 's/.*[[:space:],-]//')
+    li=0
+    while read -r w size mode hz ds rest; do
+        case "$w" in ''|'#'*) continue ;; esac
+        li=$((li + 1))
+        echo "$me: in-process $li of $ni: $w --size $size, $mode time sampling at $hz Hz, D = $ds ns, $inruns runs each (CPU $cpu)"
+        for d in $(echo "$ds" | tr ',' ' '); do
+            g="$out/inproc/$w-$mode-$hz-$d"
+            mkdir -p "$g" || exit 1
+            printf 'workload %s\ntime_mode %s\ntime_hz %s\nspin_ns %s\nspin_clock cpu\nsize %s\n' "$w" "$mode" "$hz" "$d" "$size" > "$g/params"
+            groups="$groups --inproc $g"
+        done
+        r=1
+        while [ $r -le "$inruns" ]; do
+            # Every D once a round, starting one further each round.
+            set -- $(echo "$ds" | tr ',' ' ')
+            k=1
+            while [ $k -lt $(( (r - 1) % $# + 1 )) ]; do d=$1; shift; set -- "$@" "$d"; k=$((k + 1)); done
+            for d in "$@"; do
+                g="$out/inproc/$w-$mode-$hz-$d"
+                SGC_ALTERNATE=time SGC_TIME_HZ=$hz SGC_TIME_MODE=$mode SGC_SAMPLE_SPIN_NS=$d SGC_SAMPLE_SPIN_CLOCK=cpu \
+                    SGC_SEED=$((li * 1000 + r)) SGC_ALT_OUT="$g/run-$r.series" SGC_STATS="$g/run-$r.stats" \
+                    taskset -c "$cpu" "$bin/$w" --size "$size" > /dev/null </dev/null ||
+                    { echo "$me: $w --size $size ($mode, $hz Hz, D = $d ns) failed" >&2; exit 1; }
+            done
+            r=$((r + 1))
+        done
+        for d in $(echo "$ds" | tr ',' ' '); do
+            g="$out/inproc/$w-$mode-$hz-$d"
+            [ "$mode" = thread ] &&
+                echo "sampler_cpu $(awk '$1 == "time_sampler_cpu" { print $2 }' "$g"/run-*.stats | sort -u | tr '\n' ' ' | sed 's/ $//')" >> "$g/params"
+        done
+    done < "$inproc"
+fi
+
 # shellcheck disable=SC2086
-"$bin/validation" --resamples "${VALIDATE_RESAMPLES:-2000}" "$out" $sweeps || exit 1
+"$bin/validation" --resamples "${VALIDATE_RESAMPLES:-2000}" $groups "$out" $sweeps || exit 1
 if command -v gnuplot >/dev/null 2>&1; then
     for t in png svg; do
         gnuplot -e "dat='$out/validation.dat'; out='$out/validation.$t'; term='$t'" plots/validation.gp ||
             { echo "$me: gnuplot failed on plots/validation.gp" >&2; exit 1; }
     done
+    if [ -s "$out/inproc.dat" ]; then
+        for t in png svg; do
+            gnuplot -e "dat='$out/inproc.dat'; out='$out/inproc.$t'; term='$t'" plots/validation-inproc.gp ||
+                { echo "$me: gnuplot failed on plots/validation-inproc.gp" >&2; exit 1; }
+        done
+    fi
 else
     echo "$me: gnuplot not found: no figure (make deps installs it)" >&2; exit 1
 fi
@@ -89,8 +161,10 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "- machine: $(nproc) CPUs, $(uname -sr), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
     echo "- commit: ${VALIDATE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
     echo "- plan: $plan; sweep config: $conf; extra sweep options: ${VALIDATE_ARGS:-none}"
+    echo "- in-process plan: ${inproc:-none}; runs per D: $inruns"
     echo
-    echo "Results: [validation.md](validation.md) (figure: validation.png); each sweep with its own"
-    echo "summary.md under sweeps/."
+    echo "Results: [validation.md](validation.md) (figures: validation.png, and inproc.png for the"
+    echo "in-process time samples); each sweep with its own summary.md under sweeps/, each in-process"
+    echo "group's series under inproc/."
 } > "$out/README.md"
 echo "$me: done in $(( (end - start) / 60 )) min $(( (end - start) % 60 )) s (load average $load0 -> $load1): $out/validation.md"

@@ -7,11 +7,20 @@
  * coverage: how often an interval of baseline against baseline contains 1.
  * Writes OUT/validation.md, OUT/validation.csv, OUT/aa.csv and
  * OUT/validation.dat (the figure's data).
+ *
+ * With --inproc DIR (repeatable): time samples measured in-process.  Each
+ * DIR holds the segment series (*.series, SGC_ALT_OUT) of runs with
+ * SGC_ALTERNATE=time, one time mode, rate and D, and a file `params` that
+ * says which (scripts/validate.sh writes it).  The per-sample cost at D,
+ * from the program's own thread CPU time in ABBA blocks (st_inproc.h),
+ * minus the one at D = 0 of the same workload, mode and rate must be D.
+ * Also writes OUT/inproc.csv and OUT/inproc.dat.
  */
 #include "st_analysis.h"
 #include "st_boot.h"
 #include "st_costfit.h"
 #include "st_db.h"
+#include "st_inproc.h"
 #include "st_util.h"
 
 #include <errno.h>
@@ -19,6 +28,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -33,8 +43,26 @@ typedef struct vsweep {
     st_analysis an;
 } vsweep;
 
+#define MAX_INPROC 64
+
+/* One in-process group: the runs of one workload, time mode, rate and D. */
+typedef struct vinproc {
+    const char *dir;
+    char id[256];         /* the directory's last component */
+    char workload[64];
+    char time_mode[16];   /* a name of sgc_modes.h's time-mode table */
+    long long hz;         /* SGC_TIME_HZ */
+    double spin_ns;       /* injected D (ns of CPU: the cpu spin clock) */
+    char sampler_cpu[64]; /* the sampler thread's CPUs over the runs (time_sampler_cpu; -1: it shared the program's) */
+    size_t files;
+    st_seg *segs;
+    size_t nsegs;
+    st_inproc est;
+} vinproc;
+
 static void usage(FILE *f) {
-    fputs("usage: validation [--seed N] [--resamples B] [--aa-splits K] [--confidence C] [--quiet] OUT SWEEP...\n"
+    fputs("usage: validation [--seed N] [--resamples B] [--aa-splits K] [--confidence C] [--inproc DIR]... [--quiet]\n"
+          "                  OUT SWEEP...\n"
           "  Each SWEEP is a sweep directory (build/bin/sweep) run with --env SGC_SAMPLE_SPIN_NS=D (none: D = 0);\n"
           "  one of them must have D = 0.  Writes OUT/validation.md, validation.csv, aa.csv, validation.dat:\n"
           "  the per-sample cost recovered at each D (cost at D minus cost at 0) against D, and the A/A coverage.\n"
@@ -42,6 +70,9 @@ static void usage(FILE *f) {
           "  --resamples B    bootstrap resamples of each fit and A/A interval, 200..100000 (default 2000)\n"
           "  --aa-splits K    random halves of each baseline for the A/A coverage, 0..1000 (default 20)\n"
           "  --confidence C   confidence level, 0.5 < C < 1 (default 0.95)\n"
+          "  --inproc DIR     time samples in-process: DIR has the segment series (*.series) of runs with\n"
+          "                   SGC_ALTERNATE=time and a file params (workload, time_mode, time_hz, spin_ns,\n"
+          "                   spin_clock cpu, sampler_cpu); repeatable, one D = 0 DIR per workload, mode and rate\n"
           "  Exit status: 0 written (whether or not the targets are met), 1 an output cannot be written,\n"
           "  2 bad arguments or a SWEEP that is not a readable sweep.  Method: docs/STATISTICS.md.\n",
           f);
@@ -93,6 +124,158 @@ static int spin_clock_of(const st_sweep *sw) {
 /* The metric a spin clock's D is measured in: the fit that must recover it. */
 static st_fit_metric metric_of_clock(sgc_clock c) { return c == SGC_CLOCK_CPU ? ST_FIT_CPU : ST_FIT_WALL; }
 
+/* Reads DIR/params ("key value" lines) into v.  Returns 0, or 2 with the
+ * reason on stderr. */
+static int read_params(vinproc *v) {
+    char path[4096], line[512];
+    snprintf(path, sizeof path, "%s/params", v->dir);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "validation: %s: cannot read the in-process parameters: %s\n", path, strerror(errno));
+        return 2;
+    }
+    int have = 0, clock = -1;
+    v->hz = -1;
+    v->spin_ns = -1;
+    while (fgets(line, sizeof line, f)) {
+        char key[64], val[256];
+        if (line[0] == '#' || line[0] == '\n')
+            continue;
+        if (sscanf(line, "%63s %255[^\n]", key, val) != 2) {
+            fprintf(stderr, "validation: %s: line '%.*s' is not 'key value'\n", path, (int)strcspn(line, "\n"), line);
+            fclose(f);
+            return 2;
+        }
+        char *end;
+        errno = 0;
+        if (strlen(val) >= sizeof v->workload) {
+            fprintf(stderr, "validation: %s: %s: value longer than %zu characters\n", path, key, sizeof v->workload - 1);
+            fclose(f);
+            return 2;
+        }
+        if (!strcmp(key, "workload")) {
+            snprintf(v->workload, sizeof v->workload, "%.63s", val);
+            have |= 1;
+        } else if (!strcmp(key, "time_mode")) {
+            snprintf(v->time_mode, sizeof v->time_mode, "%.15s", val);
+            have |= sgc_time_mode_parse(val) >= 0 ? 2 : 0;
+        } else if (!strcmp(key, "time_hz")) {
+            v->hz = strtoll(val, &end, 10);
+            have |= (!*end && !errno && v->hz > 0) ? 4 : 0;
+        } else if (!strcmp(key, "spin_ns")) {
+            v->spin_ns = strtod(val, &end);
+            have |= (!*end && !errno && v->spin_ns >= 0) ? 8 : 0;
+        } else if (!strcmp(key, "spin_clock")) {
+            clock = sgc_clock_parse(val);
+        } else if (!strcmp(key, "sampler_cpu")) {
+            snprintf(v->sampler_cpu, sizeof v->sampler_cpu, "%.63s", val);
+        }
+    }
+    fclose(f);
+    if (have != 15 || (v->spin_ns > 0 && clock != SGC_CLOCK_CPU)) {
+        char modes[64];
+        fprintf(stderr,
+                "validation: %s: expected workload, time_mode (%s), time_hz (> 0), spin_ns (>= 0) and, with "
+                "spin_ns > 0, spin_clock %s (the program's CPU time is what is measured)\n",
+                path, sgc_names_join(modes, sizeof modes, sgc_time_mode_name, ", ", " or "),
+                sgc_clock_name(SGC_CLOCK_CPU));
+        return 2;
+    }
+    return 0;
+}
+
+static int by_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Reads every DIR/\*.series into v->segs, one run per file (in name order). */
+static int read_series(vinproc *v) {
+    DIR *d = opendir(v->dir);
+    if (!d) {
+        fprintf(stderr, "validation: %s: cannot open: %s\n", v->dir, strerror(errno));
+        return 2;
+    }
+    char **names = NULL;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len > 7 && !strcmp(e->d_name + len - 7, ".series")) {
+            names = st_xrealloc(names, (n + 1) * sizeof *names);
+            names[n++] = st_xstrdup(e->d_name);
+        }
+    }
+    closedir(d);
+    qsort(names, n, sizeof *names, by_name);
+    int rc = 0;
+    char path[4096], err[1024];
+    for (size_t i = 0; i < n && !rc; i++) {
+        snprintf(path, sizeof path, "%s/%s", v->dir, names[i]);
+        if (st_inproc_read_series(path, (int64_t)i, &v->segs, &v->nsegs, err, sizeof err) != 0) {
+            fprintf(stderr, "validation: %s\n", err);
+            rc = 2;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    v->files = n;
+    if (!rc && n == 0) {
+        fprintf(stderr, "validation: %s: no segment series (*.series)\n", v->dir);
+        rc = 2;
+    }
+    return rc;
+}
+
+/* Per-sample cost (ns of CPU) of n blocks, as st_inproc.h defines it. */
+static double inproc_cost(const double *r, const double *sps, const size_t *idx, size_t n, double *t1, double *t2) {
+    for (size_t k = 0; k < n; k++) {
+        t1[k] = r[idx ? idx[k] : k];
+        t2[k] = sps[idx ? idx[k] : k];
+    }
+    double mr = st_quantile_select(t1, n, 0.5), ms = st_quantile_select(t2, n, 0.5);
+    return ms > 0 ? (1 - exp(-mr)) * 1e9 / ms : NAN;
+}
+
+/* Cost at D minus cost at 0 with the percentile interval of B
+ * differences of independent block resamples (each group's blocks drawn
+ * whole, with replacement). */
+static st_reg_est inproc_difference(const st_blocks *d, const st_blocks *z, size_t B, double confidence,
+                                    uint64_t seed) {
+    st_reg_est out = {NAN, NAN, NAN};
+    if (d->n == 0 || z->n == 0)
+        return out;
+    size_t m = d->n > z->n ? d->n : z->n;
+    double *t1 = st_xmalloc(m * sizeof(double)), *t2 = st_xmalloc(m * sizeof(double));
+    size_t *idx = st_xmalloc(m * sizeof(size_t));
+    out.est = inproc_cost(d->log_ratio, d->sps, NULL, d->n, t1, t2) -
+              inproc_cost(z->log_ratio, z->sps, NULL, z->n, t1, t2);
+    if (d->n >= ST_BOOT_MIN_RUNS && z->n >= ST_BOOT_MIN_RUNS) {
+        gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+        gsl_rng_set(rng, (unsigned long)(seed ^ (seed >> 32)));
+        double *diff = st_xmalloc(B * sizeof(double));
+        size_t nb = 0;
+        for (size_t b = 0; b < B; b++) {
+            for (size_t k = 0; k < d->n; k++)
+                idx[k] = gsl_rng_uniform_int(rng, d->n);
+            double cd = inproc_cost(d->log_ratio, d->sps, idx, d->n, t1, t2);
+            for (size_t k = 0; k < z->n; k++)
+                idx[k] = gsl_rng_uniform_int(rng, z->n);
+            double cz = inproc_cost(z->log_ratio, z->sps, idx, z->n, t1, t2);
+            if (isfinite(cd - cz))
+                diff[nb++] = cd - cz;
+        }
+        if (nb > 0) {
+            out.lo = st_quantile_select(diff, nb, (1 - confidence) / 2);
+            out.hi = st_quantile_select(diff, nb, (1 + confidence) / 2);
+        }
+        free(diff);
+        gsl_rng_free(rng);
+    }
+    free(t1);
+    free(t2);
+    free(idx);
+    return out;
+}
+
 static const char *num(double v, int digits) {
     static char b[16][48];
     static int k;
@@ -143,6 +326,8 @@ int main(int argc, char **argv) {
     const char *out = NULL;
     vsweep *vs = st_xcalloc(MAX_SWEEPS, sizeof *vs);
     size_t nv = 0;
+    vinproc *ip = st_xcalloc(MAX_INPROC, sizeof *ip);
+    size_t ni = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         char *end;
@@ -177,6 +362,12 @@ int main(int argc, char **argv) {
                     return bad("--aa-splits: '%s' is not an integer from 0 to 1000", v);
                 splits = x;
             }
+        } else if (!strcmp(a, "--inproc")) {
+            if (i + 1 >= argc || !argv[i + 1][0])
+                return bad("%s needs a directory", a);
+            if (ni == MAX_INPROC)
+                return bad("more than 64 in-process directories (at '%s')", argv[i + 1]);
+            ip[ni++].dir = argv[++i];
         } else if (a[0] == '-' && a[1]) {
             return bad("unknown option '%s'", a);
         } else if (!out) {
@@ -232,6 +423,39 @@ int main(int argc, char **argv) {
     if (!have_zero) {
         fprintf(stderr, "validation: no sweep ran with SGC_SAMPLE_SPIN_NS=0 (or unset): nothing to subtract\n");
         return 2;
+    }
+    for (size_t i = 0; i < ni; i++) {
+        vinproc *v = &ip[i];
+        int rc = read_params(v);
+        if (!rc)
+            rc = read_series(v);
+        if (rc)
+            return rc;
+        size_t len = strlen(v->dir);
+        while (len > 1 && v->dir[len - 1] == '/')
+            len--;
+        size_t start = len;
+        while (start > 0 && v->dir[start - 1] != '/')
+            start--;
+        snprintf(v->id, sizeof v->id, "%.*s", (int)(len - start), v->dir + start);
+        st_boot_opts bo = {(size_t)resamples, confidence, seed ^ st_fnv1a64(ST_FNV_OFFSET, v->id)};
+        st_inproc_estimate(v->segs, v->nsegs, &bo, &v->est);
+        if (!quiet)
+            fprintf(stderr, "validation: %s: in-process, %s time sampling at %lld Hz, SGC_SAMPLE_SPIN_NS=%.0f: %zu blocks\n",
+                    v->dir, v->time_mode, v->hz, v->spin_ns, v->est.blocks.n);
+    }
+    for (size_t i = 0; i < ni; i++) {
+        int zero = 0;
+        for (size_t j = 0; j < ni; j++)
+            zero |= ip[j].spin_ns == 0 && !strcmp(ip[j].workload, ip[i].workload) &&
+                    !strcmp(ip[j].time_mode, ip[i].time_mode) && ip[j].hz == ip[i].hz;
+        if (!zero) {
+            fprintf(stderr,
+                    "validation: %s: no in-process directory has D = 0 for %s, %s time sampling at %lld Hz: nothing to "
+                    "subtract\n",
+                    ip[i].dir, ip[i].workload, ip[i].time_mode, ip[i].hz);
+            return 2;
+        }
     }
     if (mkdir(out, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "validation: cannot create %s: %s\n", out, strerror(errno));
@@ -405,6 +629,118 @@ int main(int argc, char **argv) {
                     sgc_clock_name(k), st_fit_metric_name(metric_of_clock((sgc_clock)k)), met[k], checked[k],
                     contained[k], checked[k]);
 
+    /* Time samples in-process. */
+    if (ni) {
+        snprintf(path, sizeof path, "%s/inproc.csv", out);
+        FILE *icsv = fopen(path, "w");
+        snprintf(path, sizeof path, "%s/inproc.dat", out);
+        FILE *idat = fopen(path, "w");
+        if (!icsv || !idat) {
+            fprintf(stderr, "validation: cannot write into %s: %s\n", out, strerror(errno));
+            return 1;
+        }
+        fputs("workload,time_mode,time_hz,injected_ns,cost_ns,cost_lo,cost_hi,cost_at_0_ns,recovered_ns,recovered_lo,"
+              "recovered_hi,recovered_over_injected,tolerance_ns,within_target,interval_contains_injected,ratio,"
+              "ratio_lo,ratio_hi,samples_per_cpu_s,blocks,runs,sampler_cpu,dir\n",
+              icsv);
+        fputs("# workload time_mode time_hz injected_us recovered_us recovered_lo_us recovered_hi_us within_target\n", idat);
+        fprintf(md,
+                "## Time samples, in-process\n\n"
+                "Runs with `SGC_ALTERNATE=time`: time sampling on in the B segments and off in the A segments of "
+                "ABBA blocks inside each process; every time sample also cost D more of the program's CPU time "
+                "(spin clock `%s`). With the sampler thread (`SGC_TIME_MODE=thread`) the thread owes each "
+                "sample's spin to the program, which pays it on its own thread at its next safe point "
+                "(docs/RUNTIME.md). Cost per sample from the program's thread CPU time per unit of work, B over "
+                "A (docs/STATISTICS.md, \"In-process alternation\"), with its %g%% BCa interval over blocks; "
+                "recovered = cost at D minus cost at D = 0 (same workload, mode and rate), with the percentile "
+                "interval of %llu independent block resamples of both. Same targets.\n\n"
+                "| workload | time mode | rate (Hz) | D (us) | cost (us) [interval] | recovered (us) [interval] | "
+                "target | blocks (runs) | sampler thread's CPU |\n|---|---|---|---|---|---|---|---|---|\n",
+                sgc_clock_name(SGC_CLOCK_CPU), confidence * 100, resamples);
+        size_t mchecked[SGC_NTIME_MODES] = {0}, mmet[SGC_NTIME_MODES] = {0}, mcont[SGC_NTIME_MODES] = {0};
+        /* Rows by workload (first seen), mode (table order), rate, D. */
+        size_t order[MAX_INPROC], no = 0;
+        for (size_t i = 0; i < ni; i++)
+            order[no++] = i;
+        for (size_t a = 1; a < no; a++)
+            for (size_t b = a; b > 0; b--) {
+                const vinproc *x = &ip[order[b]], *y = &ip[order[b - 1]];
+                size_t fx = 0, fy = 0;
+                while (strcmp(ip[fx].workload, x->workload))
+                    fx++;
+                while (strcmp(ip[fy].workload, y->workload))
+                    fy++;
+                int mx = sgc_time_mode_parse(x->time_mode), my = sgc_time_mode_parse(y->time_mode);
+                int less = fx != fy ? fx < fy : mx != my ? mx < my : x->hz != y->hz ? x->hz < y->hz : x->spin_ns < y->spin_ns;
+                if (!less)
+                    break;
+                size_t t = order[b];
+                order[b] = order[b - 1];
+                order[b - 1] = t;
+            }
+        for (size_t o = 0; o < no; o++) {
+            const vinproc *v = &ip[order[o]];
+            const vinproc *z = NULL;
+            for (size_t j = 0; j < ni && !z; j++)
+                if (ip[j].spin_ns == 0 && !strcmp(ip[j].workload, v->workload) &&
+                    !strcmp(ip[j].time_mode, v->time_mode) && ip[j].hz == v->hz)
+                    z = &ip[j];
+            double D = v->spin_ns;
+            int mode = sgc_time_mode_parse(v->time_mode);
+            st_reg_est rec = {NAN, NAN, NAN};
+            if (D > 0)
+                rec = inproc_difference(&v->est.blocks, &z->est.blocks, (size_t)resamples, confidence,
+                                        seed ^ st_fnv1a64(ST_FNV_OFFSET, v->id) ^ 0xd1ffULL);
+            double tol = D >= 10000 ? 0.1 * D : (0.1 * D > 500 ? 0.1 * D : 500);
+            int within = D > 0 && isfinite(rec.est) && fabs(rec.est - D) <= tol;
+            int contains = D > 0 && rec.lo <= D && D <= rec.hi;
+            if (D > 0) {
+                mchecked[mode]++;
+                mmet[mode] += within;
+                mcont[mode] += contains;
+            }
+            const st_interval *c = &v->est.cost_ns, *r = &v->est.ratio;
+            fprintf(icsv, "%s,%s,%lld,%.0f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%zu,%zu,%s,%s\n", v->workload,
+                    v->time_mode, v->hz, D, csvn(c->est), csvn(c->lo), csvn(c->hi), csvn(z->est.cost_ns.est),
+                    csvn(rec.est), csvn(rec.lo), csvn(rec.hi), csvn(D > 0 ? rec.est / D : NAN), csvn(D > 0 ? tol : NAN),
+                    D > 0 ? (within ? "1" : "0") : "", D > 0 ? (contains ? "1" : "0") : "", csvn(r->est), csvn(r->lo),
+                    csvn(r->hi), csvn(v->est.sps), v->est.blocks.n, v->est.blocks.runs, v->sampler_cpu, v->id);
+            if (D > 0)
+                fprintf(idat, "%s %s %lld %g %s %s %s %d\n", v->workload, v->time_mode, v->hz, D / 1000,
+                        isfinite(rec.est) ? num(rec.est / 1000, 6) : "NaN",
+                        isfinite(rec.lo) ? num(rec.lo / 1000, 6) : "NaN",
+                        isfinite(rec.hi) ? num(rec.hi / 1000, 6) : "NaN", within);
+            fprintf(md, "| %s | %s | %lld | %s | %s [%s, %s] | ", v->workload, v->time_mode, v->hz, num(D / 1000, 4),
+                    num(c->est / 1000, 4), num(c->lo / 1000, 4), num(c->hi / 1000, 4));
+            if (D > 0)
+                fprintf(md, "%s [%s, %s] | %s |", num(rec.est / 1000, 4), num(rec.lo / 1000, 4), num(rec.hi / 1000, 4),
+                        within ? "**met**" : "**missed**");
+            else
+                fputs("(the real cost) | |", md);
+            fprintf(md, " %zu (%zu) | %s |\n", v->est.blocks.n, v->est.blocks.runs,
+                    v->sampler_cpu[0] ? v->sampler_cpu : "n/a");
+        }
+        fputc('\n', md);
+        for (int k = 0; k < SGC_NTIME_MODES; k++)
+            if (mchecked[k])
+                fprintf(md,
+                        "**In-process, time mode `%s`: targets met in %zu of %zu** (workload, D > 0); the interval "
+                        "contains D in %zu of %zu.\n\n",
+                        sgc_time_mode_name(k), mmet[k], mchecked[k], mcont[k], mchecked[k]);
+        if (!quiet)
+            for (int k = 0; k < SGC_NTIME_MODES; k++)
+                if (mchecked[k])
+                    fprintf(stderr, "validation: in-process, %s time sampling: targets met %zu of %zu\n",
+                            sgc_time_mode_name(k), mmet[k], mchecked[k]);
+        int bad_write = ferror(icsv) | ferror(idat);
+        bad_write |= fclose(icsv) != 0;
+        bad_write |= fclose(idat) != 0;
+        if (bad_write) {
+            fprintf(stderr, "validation: writing inproc.csv or inproc.dat into %s failed\n", out);
+            return 1;
+        }
+    }
+
     /* A/A coverage. */
     fputs("sweep,workload,split,runs_a,runs_b,ratio,lo,hi,contains_1\n", aa);
     size_t aa_n = 0, aa_in = 0, oe_n = 0, oe_in = 0;
@@ -496,5 +832,10 @@ int main(int argc, char **argv) {
         st_sweep_free(&vs[i].sw);
     }
     free(vs);
+    for (size_t i = 0; i < ni; i++) {
+        st_inproc_free(&ip[i].est);
+        free(ip[i].segs);
+    }
+    free(ip);
     return rc;
 }
