@@ -62,15 +62,14 @@ static struct {
     uint64_t th_retries;      /* copies voided by a pop and tried again */
     uint64_t th_torn;         /* periods given up after THREAD_ATTEMPTS voided copies */
     uint64_t th_end;          /* CLOCK_MONOTONIC ns at which the thread stopped sampling */
-    /* Validation spin in thread mode (SGC_SAMPLE_SPIN_NS): the thread owes the
-     * program one spin per counted sample (th_owed, added by the thread); the
-     * program pays them at its next safe point (pay_spins, which alone
-     * writes spins_paid). */
-    uint64_t th_owed;
-    uint64_t spins_paid;
     uint64_t missed_reported; /* missed expirations already in the profile */
     sgc_func **scratch;       /* drain's copy of a snapshot that wraps the ring */
     uint32_t scratch_cap;
+    /* Validation spin in thread mode (SGC_SAMPLE_SPIN_NS): the thread owes the
+     * program one spin per counted sample; the program pays them at its next
+     * safe point (pay_spins). */
+    uint64_t th_owed;    /* spins owed: added by the thread, taken by pay_spins */
+    uint64_t spins_paid; /* spins the program has paid (written by pay_spins only) */
 } tm;
 
 /* ---- The handler ---------------------------------------------------------- */

@@ -36,8 +36,8 @@
 
 typedef struct vsweep {
     const char *dir;
-    char id[256];   /* the directory's last component: the sweep id, for the outputs */
-    double spin_ns; /* injected D */
+    char id[256];    /* the directory's last component: the sweep id, for the outputs */
+    double spin_ns;  /* injected D */
     sgc_clock clock; /* SGC_SAMPLE_SPIN_CLOCK (sgc_modes.h): what D is, wall time or CPU time (a calibrated loop) */
     st_sweep sw;
     st_analysis an;
@@ -48,7 +48,7 @@ typedef struct vsweep {
 /* One in-process group: the runs of one workload, time mode, rate and D. */
 typedef struct vinproc {
     const char *dir;
-    char id[256];         /* the directory's last component */
+    char id[256]; /* the directory's last component */
     char workload[64];
     char time_mode[16];   /* a name of sgc_modes.h's time-mode table */
     long long hz;         /* SGC_TIME_HZ */
@@ -149,7 +149,8 @@ static int read_params(vinproc *v) {
         char *end;
         errno = 0;
         if (strlen(val) >= sizeof v->workload) {
-            fprintf(stderr, "validation: %s: %s: value longer than %zu characters\n", path, key, sizeof v->workload - 1);
+            fprintf(stderr, "validation: %s: %s: value longer than %zu characters\n", path, key,
+                    sizeof v->workload - 1);
             fclose(f);
             return 2;
         }
@@ -246,8 +247,8 @@ static st_reg_est inproc_difference(const st_blocks *d, const st_blocks *z, size
     size_t m = d->n > z->n ? d->n : z->n;
     double *t1 = st_xmalloc(m * sizeof(double)), *t2 = st_xmalloc(m * sizeof(double));
     size_t *idx = st_xmalloc(m * sizeof(size_t));
-    out.est = inproc_cost(d->log_ratio, d->sps, NULL, d->n, t1, t2) -
-              inproc_cost(z->log_ratio, z->sps, NULL, z->n, t1, t2);
+    out.est =
+        inproc_cost(d->log_ratio, d->sps, NULL, d->n, t1, t2) - inproc_cost(z->log_ratio, z->sps, NULL, z->n, t1, t2);
     if (d->n >= ST_BOOT_MIN_RUNS && z->n >= ST_BOOT_MIN_RUNS) {
         gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
         gsl_rng_set(rng, (unsigned long)(seed ^ (seed >> 32)));
@@ -441,7 +442,8 @@ int main(int argc, char **argv) {
         st_boot_opts bo = {(size_t)resamples, confidence, seed ^ st_fnv1a64(ST_FNV_OFFSET, v->id)};
         st_inproc_estimate(v->segs, v->nsegs, &bo, &v->est);
         if (!quiet)
-            fprintf(stderr, "validation: %s: in-process, %s time sampling at %lld Hz, SGC_SAMPLE_SPIN_NS=%.0f: %zu blocks\n",
+            fprintf(stderr,
+                    "validation: %s: in-process, %s time sampling at %lld Hz, SGC_SAMPLE_SPIN_NS=%.0f: %zu blocks\n",
                     v->dir, v->time_mode, v->hz, v->spin_ns, v->est.blocks.n);
     }
     for (size_t i = 0; i < ni; i++) {
@@ -579,16 +581,17 @@ int main(int argc, char **argv) {
                     if (!fits[m])
                         continue;
                     fprintf(csv, "%s,%s,%s,%s,%.0f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%zu,%zu,%s\n", c->workload, c->kind,
-                            clock, st_fit_metric_name(metric), D, csvn(fits[m]->fit.cost.est), csvn(fits[m]->fit.cost.lo),
-                            csvn(fits[m]->fit.cost.hi), csvn(z ? z->fit.cost.est : NAN), csvn(rec[m].est),
-                            csvn(rec[m].lo), csvn(rec[m].hi), csvn(D > 0 ? rec[m].est / D : NAN),
+                            clock, st_fit_metric_name(metric), D, csvn(fits[m]->fit.cost.est),
+                            csvn(fits[m]->fit.cost.lo), csvn(fits[m]->fit.cost.hi), csvn(z ? z->fit.cost.est : NAN),
+                            csvn(rec[m].est), csvn(rec[m].lo), csvn(rec[m].hi), csvn(D > 0 ? rec[m].est / D : NAN),
                             csvn(D > 0 ? tol : NAN), D > 0 ? (within[m] ? "1" : "0") : "",
                             D > 0 ? (contains ? "1" : "0") : "", fits[m]->ncells, fits[m]->fit.n, v->id);
                     if (have_sub)
                         st_costfit_free(&sub);
                     if (D > 0)
-                        fprintf(dat, "%s %s %s %s %g %s %s %s %d\n", c->workload, c->kind, clock, st_fit_metric_name(metric),
-                                D / 1000, isfinite(rec[m].est) ? num(rec[m].est / 1000, 6) : "NaN",
+                        fprintf(dat, "%s %s %s %s %g %s %s %s %d\n", c->workload, c->kind, clock,
+                                st_fit_metric_name(metric), D / 1000,
+                                isfinite(rec[m].est) ? num(rec[m].est / 1000, 6) : "NaN",
                                 isfinite(rec[m].lo) ? num(rec[m].lo / 1000, 6) : "NaN",
                                 isfinite(rec[m].hi) ? num(rec[m].hi / 1000, 6) : "NaN", within[m]);
                 }
@@ -643,7 +646,8 @@ int main(int argc, char **argv) {
               "recovered_hi,recovered_over_injected,tolerance_ns,within_target,interval_contains_injected,ratio,"
               "ratio_lo,ratio_hi,samples_per_cpu_s,blocks,runs,sampler_cpu,dir\n",
               icsv);
-        fputs("# workload time_mode time_hz injected_us recovered_us recovered_lo_us recovered_hi_us within_target\n", idat);
+        fputs("# workload time_mode time_hz injected_us recovered_us recovered_lo_us recovered_hi_us within_target\n",
+              idat);
         fprintf(md,
                 "## Time samples, in-process\n\n"
                 "Runs with `SGC_ALTERNATE=time`: time sampling on in the B segments and off in the A segments of "
@@ -671,7 +675,10 @@ int main(int argc, char **argv) {
                 while (strcmp(ip[fy].workload, y->workload))
                     fy++;
                 int mx = sgc_time_mode_parse(x->time_mode), my = sgc_time_mode_parse(y->time_mode);
-                int less = fx != fy ? fx < fy : mx != my ? mx < my : x->hz != y->hz ? x->hz < y->hz : x->spin_ns < y->spin_ns;
+                int less = fx != fy         ? fx < fy
+                           : mx != my       ? mx < my
+                           : x->hz != y->hz ? x->hz < y->hz
+                                            : x->spin_ns < y->spin_ns;
                 if (!less)
                     break;
                 size_t t = order[b];
