@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -793,3 +794,116 @@ void sw_db_failures_free(sw_db_failure *f, int n) {
 }
 
 const char *sw_db_sqlite_version(void) { return sqlite3_libversion(); }
+
+void sw_db_create_memory(sw_db *d) {
+    memset(d, 0, sizeof *d);
+    d->path = sw_xstrdup("(the estimate's calibration, in memory)");
+    if (sqlite3_open_v2(":memory:", &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+        db_fail(d, "opening");
+    exec_sql(d, fc_schema_sql);
+    prepare_run_statements(d);
+}
+
+void sw_db_open_readonly(sw_db *d, const char *what) {
+    memset(d, 0, sizeof *d);
+    struct stat st;
+    if (stat(what, &st) != 0)
+        sw_usage_error("from: %s: %s", what, strerror(errno));
+    d->path = S_ISDIR(st.st_mode) ? sw_xasprintf("%s/results.db", what) : sw_xstrdup(what);
+    if (access(d->path, R_OK) != 0)
+        sw_usage_error("from: %s holds no readable results.db (%s)", what, strerror(errno));
+    if (sqlite3_open_v2(d->path, &d->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+        sw_usage_error("from: cannot open %s: %s", d->path, d->db ? sqlite3_errmsg(d->db) : "?");
+    sqlite3_busy_timeout(d->db, 10000);
+    sqlite3_stmt *t;
+    if (sqlite3_prepare_v2(d->db, "SELECT count(*) FROM cells, runs, calibration LIMIT 1", -1, &t, NULL) != SQLITE_OK)
+        sw_usage_error("from: %s is not a results database written by sweep (%s)", d->path, sqlite3_errmsg(d->db));
+    sqlite3_finalize(t);
+}
+
+void sw_db_close_readonly(sw_db *d) {
+    sqlite3_close(d->db);
+    free(d->path);
+    memset(d, 0, sizeof *d);
+}
+
+/* Whether the cells table has a backend column (sweeps from before the
+ * simulated backend have none: every cell is native). */
+static int has_backend(sw_db *d) {
+    sqlite3_stmt *probe;
+    int has = sqlite3_prepare_v2(d->db, "SELECT backend FROM cells", -1, &probe, NULL) == SQLITE_OK;
+    sqlite3_finalize(probe);
+    return has;
+}
+
+int sw_db_cell_times(sw_db *d, sw_db_cell_time **out) {
+    sqlite3_stmt *st = prepare(
+        d, has_backend(d) ? "SELECT c.cell_id, c.label, c.backend = 'sim', r.wall_ns FROM cells c LEFT JOIN runs r"
+                            " ON r.cell_id = c.cell_id AND r.status = 'ok' AND r.wall_ns IS NOT NULL"
+                            " ORDER BY c.cell_id, r.wall_ns"
+                          : "SELECT c.cell_id, c.label, 0, r.wall_ns FROM cells c LEFT JOIN runs r"
+                            " ON r.cell_id = c.cell_id AND r.status = 'ok' AND r.wall_ns IS NOT NULL"
+                            " ORDER BY c.cell_id, r.wall_ns");
+    sw_db_cell_time *t = NULL;
+    int n = 0, last_id = -1;
+    int64_t *walls = NULL;
+    size_t n_walls = 0;
+    for (int rc = sqlite3_step(st);; rc = sqlite3_step(st)) {
+        int id = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+        if (id != last_id && n) { /* the previous cell is complete */
+            sw_db_cell_time *c = &t[n - 1];
+            c->runs = (int)n_walls;
+            c->median = !n_walls      ? 0
+                        : n_walls % 2 ? walls[n_walls / 2]
+                                      : walls[n_walls / 2 - 1] + (walls[n_walls / 2] - walls[n_walls / 2 - 1]) / 2;
+            n_walls = 0;
+        }
+        if (rc != SQLITE_ROW) {
+            if (rc != SQLITE_DONE)
+                db_fail(d, "reading the run times");
+            break;
+        }
+        if (id != last_id) {
+            t = sw_xrealloc(t, (size_t)(n + 1) * sizeof *t);
+            memset(&t[n], 0, sizeof t[n]);
+            t[n].label = column_dup(st, 1);
+            t[n].sim = sqlite3_column_int(st, 2);
+            n++;
+            last_id = id;
+        }
+        if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
+            walls = sw_xrealloc(walls, (n_walls + 1) * sizeof *walls);
+            walls[n_walls++] = sqlite3_column_int64(st, 3);
+        }
+    }
+    sqlite3_finalize(st);
+    free(walls);
+    *out = t;
+    return n;
+}
+
+void sw_db_cell_times_free(sw_db_cell_time *t, int n) {
+    for (int i = 0; i < n; i++)
+        free(t[i].label);
+    free(t);
+}
+
+int64_t sw_db_median_overhead(sw_db *d, int sim) {
+    const char *sql =
+        has_backend(d)
+            ? "SELECT r.overhead_ns FROM runs r JOIN cells c USING(cell_id) WHERE r.status = 'ok' AND"
+              " r.overhead_ns IS NOT NULL AND (c.backend = 'sim') = ? ORDER BY r.overhead_ns"
+            : "SELECT overhead_ns FROM runs WHERE status = 'ok' AND overhead_ns IS NOT NULL AND 0 = ? ORDER BY overhead_ns";
+    sqlite3_stmt *st = prepare(d, sql);
+    sqlite3_bind_int(st, 1, sim != 0);
+    int64_t *v = NULL;
+    size_t n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        v = sw_xrealloc(v, (n + 1) * sizeof *v);
+        v[n++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    int64_t m = !n ? -1 : n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
+    free(v);
+    return m;
+}

@@ -150,6 +150,31 @@ typedef struct sw_db_failure {
 int sw_db_failures(sw_db *d, int max, sw_db_failure **out);
 void sw_db_failures_free(sw_db_failure *f, int n);
 
+/* A results database in memory (the schema, nothing stored on disk): what
+ * sweep --plan --estimate calibrates into. */
+void sw_db_create_memory(sw_db *d);
+/* Opens a finished or interrupted sweep's results.db read-only (what is
+ * the directory holding it, or the file itself) for --plan --from; exits 2
+ * naming it if it is not one.  Close with sw_db_close_readonly. */
+void sw_db_open_readonly(sw_db *d, const char *what);
+void sw_db_close_readonly(sw_db *d);
+
+/* The stored time of one run of a cell: the median wall time of its ok
+ * runs (every round, warm-up included). */
+typedef struct sw_db_cell_time {
+    char *label;    /* the cell's label */
+    int sim;        /* its backend is sim */
+    int runs;       /* its ok runs with a wall time (0: none) */
+    int64_t median; /* their median wall_ns (of two middle values, the mean rounded down) */
+} sw_db_cell_time;
+/* Every stored cell in cell_id order; returns how many (*out: free with
+ * sw_db_cell_times_free). */
+int sw_db_cell_times(sw_db *d, sw_db_cell_time **out);
+void sw_db_cell_times_free(sw_db_cell_time *t, int n);
+/* The median harness overhead per run (runs.overhead_ns) of the ok runs of
+ * the timed (sim 0) or the simulated part (sim 1), -1 if there are none. */
+int64_t sw_db_median_overhead(sw_db *d, int sim);
+
 /* The SQLite library's version. */
 const char *sw_db_sqlite_version(void);
 

@@ -118,6 +118,7 @@ void sw_opts_free(sw_opts *o) {
     free(o->tmp_dir);
     free(o->resume_dir);
     free(o->config_text);
+    free(o->from_dir);
     memset(o, 0, sizeof *o);
 }
 
@@ -641,6 +642,13 @@ static const opt options[] = {
      HELP_PLAIN, "read settings from FILE ('name = value' lines, # comments)"},
     {"plan", OPT_CONST, FIELD(plan_only), 1, 0, NULL, NULL, OPT_FLAG | OPT_INVOCATION, SEC_OUTPUT, "--plan", HELP_PLAIN,
      "print the plan (cells and run count) and exit"},
+    {"from", OPT_STR, FIELD(from_dir), 0, 0, NULL, NULL, OPT_INVOCATION, SEC_OUTPUT, "--from DIR", HELP_PLAIN,
+     "with --plan: estimate the duration from the run times stored by\n"
+     "the sweep in DIR (a sweep directory or its results.db)"},
+    {"estimate", OPT_CONST, FIELD(estimate), 1, 0, NULL, NULL, OPT_FLAG | OPT_INVOCATION, SEC_OUTPUT, "--estimate",
+     HELP_PLAIN,
+     "with --plan: estimate the duration by calibrating now (runs\n"
+     "the workloads' calibration, pinned, as a sweep would)"},
     {"progress", OPT_CONST, FIELD(progress), 1, 0, NULL, NULL, OPT_FLAG | OPT_RESUMABLE | OPT_INVOCATION, SEC_OUTPUT,
      "--progress, --no-progress", HELP_PLAIN, "live progress line (default: when stderr is a terminal)"},
     {"no-progress", OPT_CONST, FIELD(progress), 0, 0, NULL, NULL, OPT_FLAG | OPT_RESUMABLE | OPT_INVOCATION, SEC_OUTPUT,

@@ -111,6 +111,8 @@ typedef struct sw_opts {
     /* Not part of the stored config: how this invocation behaves. */
     char *resume_dir;  /* --resume DIR */
     int plan_only;     /* --plan: print the plan and exit */
+    char *from_dir;    /* --from DIR: --plan estimates from the runs of the sweep in DIR */
+    int estimate;      /* --estimate: --plan estimates by calibrating now */
     int progress;      /* 1 = live line, 0 = plain lines, -1 = by terminal */
     char *config_text; /* the stored config (on --resume) */
 } sw_opts;

@@ -240,3 +240,24 @@ int sw_plan_build(sw_design d, const sw_cell *cells, int n_cells, int warmup, in
         return sw_plan_schedule(n_cells, warmup, runs, seed, out);
     sw_usage_error("design %s: no process-level schedule", sw_design_name(d));
 }
+
+void sw_plan_estimate(const sw_cell *cells, const sw_slot *slots, int n_slots, const int64_t *run_ns,
+                      int64_t overhead_ns, int64_t sim_overhead_ns, int jobs, sw_estimate *e) {
+    memset(e, 0, sizeof *e);
+    for (int i = 0; i < n_slots; i++) {
+        int c = slots[i].cell;
+        if (run_ns[c] < 0) {
+            e->unknown_runs++;
+        } else if (cells[c].sim) {
+            e->sim_runs++;
+            e->sim_run_ns += run_ns[c];
+        } else {
+            e->timed_runs++;
+            e->timed_run_ns += run_ns[c];
+            if (slots[i].round == 1)
+                e->round_ns += run_ns[c] + overhead_ns;
+        }
+    }
+    e->timed_ns = e->timed_run_ns + e->timed_runs * overhead_ns;
+    e->sim_ns = (e->sim_run_ns + e->sim_runs * sim_overhead_ns) / (jobs > 0 ? jobs : 1);
+}

@@ -100,6 +100,25 @@ int sw_plan_build(sw_design d, const sw_cell *cells, int n_cells, int warmup, in
 int sw_plan_runs_per_round(const sw_cell *cells, int n_cells, sw_design d);
 /* The database round of schedule round pass (0-based): pass - warmup + 1. */
 int sw_plan_db_round(int pass, int warmup);
+/* The estimated duration of a plan's runs (sweep --plan): each run takes
+ * its cell's per-run time plus the harness's overhead per run; the timed
+ * part's runs one after another, the simulated part's jobs at once.  All in
+ * nanoseconds, summed exactly. */
+typedef struct sw_estimate {
+    int timed_runs;       /* runs of the timed part with a per-run time */
+    int64_t timed_run_ns; /* the sum of their per-run times */
+    int64_t timed_ns;     /* timed_run_ns + timed_runs x overhead */
+    int sim_runs;         /* the same for the simulated part */
+    int64_t sim_run_ns;   /* the sum of their per-run times */
+    int64_t sim_ns;       /* (sim_run_ns + sim_runs x sim overhead) / jobs */
+    int unknown_runs;     /* runs whose cell has no per-run time: not counted above */
+    int64_t round_ns;     /* the timed part's measured round 1 (an adaptive round costs at most this) */
+} sw_estimate;
+/* Estimates the slots of a schedule: run_ns[i] is one run of cell i (< 0:
+ * unknown), overhead_ns and sim_overhead_ns the harness's time per run of
+ * each part, jobs (>= 1) the simulated runs at once. */
+void sw_plan_estimate(const sw_cell *cells, const sw_slot *slots, int n_slots, const int64_t *run_ns,
+                      int64_t overhead_ns, int64_t sim_overhead_ns, int jobs, sw_estimate *e);
 /* Frees a cell array. */
 void sw_plan_free_cells(sw_cell *cells, int n);
 

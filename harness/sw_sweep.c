@@ -59,10 +59,12 @@ typedef struct sweep {
     double cpu_wait;   /* seconds waited for the CPU lock */
     struct calib *cal; /* calibration units of the cells */
     int n_cal;
-    int *unit_of; /* cell index -> its unit in cal */
-    int total;    /* runs in the schedule (0 until the plan is stored) */
-    int done;     /* of them recorded */
-    int failed;   /* of them failed */
+    int *unit_of;               /* cell index -> its unit in cal */
+    int total;                  /* runs in the schedule (0 until the plan is stored) */
+    int done;                   /* of them recorded */
+    int failed;                 /* of them failed */
+    int64_t *probe_overhead[2]; /* harness time around each calibration probe, native [0] and simulated [1] */
+    int n_probe_overhead[2];
 } sweep;
 
 static sweep *current; /* for the exit hook */
@@ -415,7 +417,14 @@ static double probe(sweep *s, const calib *u, uint64_t size, double timeout, int
     sw_exec_res res;
     char *sum = NULL;
     const char *w = u->workload;
+    uint64_t t0 = sw_now_ns();
     int rc = sw_run_plain(u->runner, w, u->args, size, NULL, timeout, &res, &sum);
+    uint64_t spent = sw_now_ns() - t0;
+    /* The harness's time for the probe outside the child's life (what
+     * --plan --estimate counts per run). */
+    int64_t *oh = s->probe_overhead[u->sim] =
+        sw_xrealloc(s->probe_overhead[u->sim], (size_t)(s->n_probe_overhead[u->sim] + 1) * sizeof *oh);
+    oh[s->n_probe_overhead[u->sim]++] = spent > res.wall_ns ? (int64_t)(spent - res.wall_ns) : 0;
     double t = (double)(res.ru.ru_utime.tv_sec + res.ru.ru_stime.tv_sec) +
                (double)(res.ru.ru_utime.tv_usec + res.ru.ru_stime.tv_usec) / 1e6;
     const char *status = "ok";
@@ -765,7 +774,7 @@ static int cmp_u64(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells) {
+static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells, const char *estimate) {
     sw_slot *slots;
     int n = sw_plan_schedule_all(o, cells, n_cells, &slots);
     int n_sim = 0;
@@ -783,6 +792,7 @@ static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells) {
             printf(" %s", o->env[i]);
         printf("\n");
     }
+    fputs(estimate, stdout);
     for (int i = 0; i < n_cells; i++)
         printf("cell %d %s%s%s\n", cells[i].id, cells[i].label, cells[i].args[0] ? " args " : "", cells[i].args);
     for (int i = 0; i < n; i++)
@@ -962,21 +972,17 @@ static void parse_settings(sweep *s, int argc, char **argv) {
         sw_usage_error("max-runs: %d is below --runs %d", s->o.max_runs, s->o.runs);
     if (!sw_meta_cpu_allowed(s->o.cpu))
         sw_usage_error("cpu %d is not one this process may run on (see taskset -p $$)", s->o.cpu);
-    if (s->o.backend_sim && !s->o.plan_only) {
+    if ((s->o.from_dir || s->o.estimate) && !s->o.plan_only)
+        sw_usage_error("%s: only with --plan (it estimates the plan's duration)", s->o.from_dir ? "from" : "estimate");
+    if (s->o.from_dir && s->o.estimate)
+        sw_usage_error("estimate: give --from DIR or --estimate, not both");
+    if (s->o.backend_sim && (!s->o.plan_only || s->o.estimate)) {
         s->valgrind = sw_sim_find_program(s->o.valgrind);
         if (!s->valgrind)
             sw_usage_error("valgrind: '%s' is not an executable program (the simulated backend runs every sim cell "
                            "under valgrind: install it with make deps, or run --backends native)",
                            s->o.valgrind);
     }
-}
-
-/* --plan: prints the cells and the run order; creates nothing. */
-static int show_plan(sweep *s) {
-    sw_cell *cells;
-    int n = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &cells);
-    print_plan(&s->o, cells, n);
-    return 0;
 }
 
 /* Takes the CPU's lock (waiting for another sweep) and makes the private
@@ -1138,19 +1144,9 @@ static void prepare_runners(sweep *s) {
     sw_run_sim_counters();       /* made once, before any thread uses it */
 }
 
-/* The cells (the stored ones on --resume, else the plan's), their
- * calibration units (every (workload, args, backend) in plan order, into
- * s->cal and s->unit_of), the calibration of every unit without a stored
- * one, the simulated part's native rates and signal delivery cost; then the
- * plan with every cell's calibrated size, stored once.  Stops early on a
- * signal (stop_signal), leaving the plan unstored if it was. */
-static void calibrate_plan(sweep *s) {
-    int plan_stored = sw_db_count(&s->db, "cells") > 0;
-    if (plan_stored)
-        s->n_cells = sw_db_load_cells(&s->db, &s->cells);
-    else
-        s->n_cells = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &s->cells);
-
+/* The calibration units of s->cells: every (workload, args, backend) in
+ * plan order, into s->cal, and each cell's unit into s->unit_of. */
+static void make_units(sweep *s) {
     calib *cal = sw_xcalloc((size_t)(s->n_cells ? s->n_cells : 1), sizeof *cal);
     int n_cal = 0;
     int *unit_of = sw_xcalloc((size_t)(s->n_cells ? s->n_cells : 1), sizeof *unit_of);
@@ -1172,9 +1168,14 @@ static void calibrate_plan(sweep *s) {
         unit_of[i] = u;
     }
     s->cal = cal, s->n_cal = n_cal, s->unit_of = unit_of;
+}
 
-    /* Calibration: every unit without a stored one. */
-    for (int i = 0; i < n_cal && !stop_signal; i++) {
+/* Calibrates every unit without a stored calibration (and with
+ * native_rates, measures the simulated units' native rate); stops early on
+ * a signal. */
+static void calibrate_units(sweep *s, int native_rates) {
+    calib *cal = s->cal;
+    for (int i = 0; i < s->n_cal && !stop_signal; i++) {
         char *status = NULL, *failure = NULL, *sum = NULL;
         double secs;
         if (sw_db_get_calibration(&s->db, cal[i].key, &cal[i].size, &sum, &status, &failure, &secs)) {
@@ -1186,9 +1187,36 @@ static void calibrate_plan(sweep *s) {
         } else {
             calibrate(s, &cal[i]);
         }
-        if (cal[i].sim && !stop_signal)
+        if (native_rates && cal[i].sim && !stop_signal)
             measure_native_rate(s, &cal[i]);
     }
+}
+
+static void free_units(sweep *s) {
+    for (int i = 0; i < s->n_cal; i++) {
+        free(s->cal[i].checksum);
+        free(s->cal[i].failure);
+        free(s->cal[i].key);
+    }
+    free(s->cal);
+    free(s->unit_of);
+    s->cal = NULL, s->unit_of = NULL, s->n_cal = 0;
+}
+
+/* The cells (the stored ones on --resume, else the plan's), their
+ * calibration units (every (workload, args, backend) in plan order, into
+ * s->cal and s->unit_of), the calibration of every unit without a stored
+ * one, the simulated part's native rates and signal delivery cost; then the
+ * plan with every cell's calibrated size, stored once.  Stops early on a
+ * signal (stop_signal), leaving the plan unstored if it was. */
+static void calibrate_plan(sweep *s) {
+    int plan_stored = sw_db_count(&s->db, "cells") > 0;
+    if (plan_stored)
+        s->n_cells = sw_db_load_cells(&s->db, &s->cells);
+    else
+        s->n_cells = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &s->cells);
+    make_units(s);
+    calibrate_units(s, 1);
     for (int i = 0; i < s->n_cells && !stop_signal; i++)
         if (s->cells[i].sim && s->cells[i].time_hz) {
             measure_delivery(s);
@@ -1200,13 +1228,202 @@ static void calibrate_plan(sweep *s) {
     /* The plan: stored once, with every cell's calibrated size. */
     if (!stop_signal && !plan_stored) {
         for (int i = 0; i < s->n_cells; i++)
-            s->cells[i].size = cal[unit_of[i]].size;
+            s->cells[i].size = s->cal[s->unit_of[i]].size;
         sw_slot *slots;
         int n = sw_plan_schedule_all(&s->o, s->cells, s->n_cells, &slots);
         sw_db_store_plan(&s->db, s->cells, s->n_cells, slots, n);
         store_plan_meta(s, n);
         free(slots);
     }
+}
+
+/* ---- --plan and its estimated duration -------------------------------- */
+
+/* The stored time of the cell labelled label in the sim backend or not, -1
+ * if there is none. */
+static int64_t stored_time(const sw_db_cell_time *t, int n, const char *label, int sim) {
+    for (int i = 0; i < n; i++)
+        if (t[i].sim == sim && t[i].runs > 0 && !strcmp(t[i].label, label))
+            return t[i].median;
+    return -1;
+}
+
+/* The baseline cell of cell i in the same backend (same workload and
+ * arguments), -1 if none. */
+static int own_baseline(const sw_cell *cells, int n, int i) {
+    for (int j = 0; j < n; j++)
+        if (!strcmp(cells[j].kind, "baseline") && cells[j].sim == cells[i].sim &&
+            !strcmp(cells[j].workload, cells[i].workload) && !strcmp(cells[j].args, cells[i].args))
+            return j;
+    return -1;
+}
+
+/* --from DIR: each cell's per-run time is the median wall time of its ok
+ * runs in DIR (same label and backend); a cell DIR did not run takes its
+ * baseline's, and a unit DIR has no runs of at all its calibrated baseline
+ * CPU time; the overheads are the medians of DIR's runs'. */
+static void estimate_from_sweep(sweep *s, const sw_cell *cells, int n, int64_t *run_ns, int64_t *overhead,
+                                sw_buf *basis) {
+    sw_db d;
+    sw_db_open_readonly(&d, s->o.from_dir);
+    sw_db_cell_time *t;
+    int nt = sw_db_cell_times(&d, &t);
+    for (int i = 0; i < n; i++) {
+        int64_t v = stored_time(t, nt, cells[i].label, cells[i].sim);
+        int b = v < 0 ? own_baseline(cells, n, i) : -1;
+        if (b >= 0)
+            v = stored_time(t, nt, cells[b].label, cells[b].sim);
+        if (v < 0) {
+            char *key = sw_xasprintf("%s%s%s%s", cells[i].sim ? "sim:" : "", cells[i].workload,
+                                     cells[i].args[0] ? " " : "", cells[i].args);
+            uint64_t size;
+            char *sum = NULL, *status = NULL, *failure = NULL;
+            double secs;
+            if (sw_db_get_calibration(&d, key, &size, &sum, &status, &failure, &secs) && status &&
+                !strcmp(status, "ok") && secs > 0)
+                v = llround(secs * 1e9);
+            free(key), free(sum), free(status), free(failure);
+        }
+        run_ns[i] = v;
+    }
+    overhead[0] = sw_db_median_overhead(&d, 0);
+    overhead[1] = sw_db_median_overhead(&d, 1);
+    sw_buf_printf(basis,
+                  "the runs stored in %s: per cell, the median wall time of its ok runs (a cell it did not run: its "
+                  "baseline's; a workload it did not run: its calibrated baseline CPU time); harness overhead per "
+                  "run: the median of its runs'",
+                  d.path);
+    sw_db_cell_times_free(t, nt);
+    sw_db_close_readonly(&d);
+}
+
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n-1] (sorted in place; of two middle values, the mean
+ * rounded down), -1 if n is 0. */
+static int64_t median_i64(int64_t *v, int n) {
+    if (!n)
+        return -1;
+    qsort(v, (size_t)n, sizeof *v, cmp_i64);
+    return n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
+}
+
+/* --estimate: calibrates the plan's units now, as a sweep would (the CPU
+ * lock, pinned, a private temporary directory, the probes stored in a
+ * database in memory), and takes each cell's per-run time from its unit's
+ * calibrated baseline CPU time and the overheads from the probes. */
+static void estimate_by_calibrating(sweep *s, sw_cell *cells, int n, int64_t *run_ns, int64_t *overhead,
+                                    sw_buf *basis) {
+    s->o.keep_profiles = 0; /* nothing is kept */
+    take_machine(s);
+    sw_db_create_memory(&s->db);
+    prepare_runners(s);
+    s->cells = cells, s->n_cells = n;
+    make_units(s);
+    calibrate_units(s, 0);
+    if (stop_signal) {
+        cleanup_tmp();
+        fprintf(stderr, "sweep: --plan --estimate interrupted during calibration; nothing was created\n");
+        exit(1);
+    }
+    for (int i = 0; i < n; i++) {
+        const calib *c = &s->cal[s->unit_of[i]];
+        run_ns[i] = c->ok ? llround(c->seconds * 1e9) : -1;
+    }
+    for (int k = 0; k < 2; k++)
+        overhead[k] = median_i64(s->probe_overhead[k], s->n_probe_overhead[k]);
+    sw_buf_printf(basis,
+                  "calibrating now (%d probes): per cell, its workload's calibrated baseline CPU time per run; "
+                  "harness overhead per run: the median of the probes'",
+                  s->n_probe_overhead[0] + s->n_probe_overhead[1]);
+    free_units(s);
+    s->cells = NULL, s->n_cells = 0;
+    sw_db_close(&s->db);
+    cleanup_tmp();
+}
+
+/* "1234.567 s (20m35s)" */
+static void put_seconds(sw_buf *b, int64_t ns) {
+    char el[32];
+    fmt_duration(el, sizeof el, (double)ns / 1e9);
+    sw_buf_printf(b, "%.3f s (%s)", (double)ns / 1e9, el);
+}
+
+/* The estimate lines of --plan (see docs/HARNESS.md, "The plan and its
+ * estimated duration"). */
+static char *plan_estimate(sweep *s, sw_cell *cells, int n) {
+    sw_buf b = {0};
+    if (!s->o.from_dir && !s->o.estimate) {
+        sw_buf_puts(&b, "estimate: none (--from DIR estimates the duration from a previous sweep's run times, "
+                        "--estimate by calibrating now)\n");
+        return b.data;
+    }
+    int64_t *run_ns = sw_xcalloc((size_t)(n ? n : 1), sizeof *run_ns), overhead[2];
+    sw_buf basis = {0};
+    if (s->o.from_dir)
+        estimate_from_sweep(s, cells, n, run_ns, overhead, &basis);
+    else
+        estimate_by_calibrating(s, cells, n, run_ns, overhead, &basis);
+    sw_slot *slots;
+    int n_slots = sw_plan_schedule_all(&s->o, cells, n, &slots);
+    int jobs = s->o.sim_jobs ? s->o.sim_jobs : sw_pool_cpus();
+    sw_estimate e;
+    sw_plan_estimate(cells, slots, n_slots, run_ns, overhead[0] > 0 ? overhead[0] : 0,
+                     overhead[1] > 0 ? overhead[1] : 0, jobs, &e);
+    sw_buf_printf(&b, "estimate: from %s; per-run time x runs + harness overhead per run\n", basis.data);
+    static const char *const part[2] = {"timed part", "simulated part"};
+    for (int k = 0; k < 2; k++) {
+        int runs = k ? e.sim_runs : e.timed_runs;
+        if (!runs)
+            continue;
+        sw_buf_printf(&b, "estimate: %s: %d runs, %.3f s of runs + %d x ", part[k], runs,
+                      (double)(k ? e.sim_run_ns : e.timed_run_ns) / 1e9, runs);
+        if (overhead[k] >= 0)
+            sw_buf_printf(&b, "%.3f ms", (double)overhead[k] / 1e6);
+        else
+            sw_buf_puts(&b, "0 ms (unknown: no runs to measure it on)");
+        sw_buf_puts(&b, " of harness overhead");
+        if (k)
+            sw_buf_printf(&b, ", %d at once", jobs);
+        sw_buf_puts(&b, " = ");
+        put_seconds(&b, k ? e.sim_ns : e.timed_ns);
+        sw_buf_puts(&b, "\n");
+    }
+    if (e.unknown_runs) {
+        int n_unknown = 0;
+        sw_buf labels = {0};
+        for (int i = 0; i < n; i++)
+            if (run_ns[i] < 0 && n_unknown++ < 5)
+                sw_buf_printf(&labels, "%s%s", labels.len ? ", " : "", cells[i].label);
+        sw_buf_printf(&b, "estimate: not counted: %d runs of %d cells with no time in the basis (%s%s)\n",
+                      e.unknown_runs, n_unknown, labels.data, n_unknown > 5 ? ", ..." : "");
+        sw_buf_free(&labels);
+    }
+    if (s->o.halfwidth > 0 && s->o.max_runs > s->o.runs && e.timed_runs) {
+        sw_buf_printf(&b, "estimate: adaptive rounds (--halfwidth) not counted: up to %d more rounds of at most ",
+                      s->o.max_runs - s->o.runs);
+        put_seconds(&b, e.round_ns);
+        sw_buf_puts(&b, " each\n");
+    }
+    sw_buf_free(&basis);
+    free(slots);
+    free(run_ns);
+    return b.data;
+}
+
+/* --plan: prints the cells, the run order and the estimated duration;
+ * creates nothing. */
+static int show_plan(sweep *s) {
+    sw_cell *cells;
+    int n = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &cells);
+    char *estimate = plan_estimate(s, cells, n);
+    print_plan(&s->o, cells, n, estimate);
+    free(estimate);
+    sw_plan_free_cells(cells, n);
+    return 0;
 }
 
 /* The native runs of missing (schedule order), one at a time, pinned and
@@ -1398,14 +1615,7 @@ static void run_schedule(sweep *s) {
     progress(s, s->done, s->total, s->failed, NULL, 1);
     progress_end(s);
     free(missing);
-    for (int i = 0; i < s->n_cal; i++) {
-        free(s->cal[i].checksum);
-        free(s->cal[i].failure);
-        free(s->cal[i].key);
-    }
-    free(s->cal);
-    free(s->unit_of);
-    s->cal = NULL, s->unit_of = NULL, s->n_cal = 0;
+    free_units(s);
 }
 
 /* The end: the closing metadata (load, harness overhead, status), runs.csv,

@@ -53,6 +53,11 @@ TESTS += test-harness-adaptive
 test-harness-env: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-env sh tests/harness/env.sh
 
+.PHONY: test-harness-estimate
+test-harness-estimate: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-estimate sh tests/harness/estimate.sh
+TESTS += test-harness-estimate
+
 .PHONY: test-harness-diskfull test-harness-cpulock
 test-harness-cpulock: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-cpulock sh tests/harness/cpulock.sh
