@@ -52,12 +52,61 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s) {
         sqlite3_bind_null(st, i);
 }
 
+/* The columns of a runs row and where each value comes from: one row per
+ * column, X(column, type, stored when, value) with r the sw_run_row; a
+ * column is NULL when its condition is false.  The INSERT statement and its
+ * binds are made from this list (docs/ARCHITECTURE.md, "Adding a per-run
+ * metric"); harness/schema.sql defines the columns. */
+#define SW_RUN_COLUMNS(X)                                                                        \
+    X(cell_id, INT, 1, r->cell_id)                                                               \
+    X(round, INT, 1, r->round)                                                                   \
+    X(seq, INT, 1, r->seq)                                                                       \
+    X(status, TEXT, 1, r->status)                                                                \
+    X(failure, TEXT, 1, r->failure)                                                              \
+    X(wall_ns, INT64, r->has_times, r->wall_ns)                                                  \
+    X(user_ns, INT64, r->has_times, r->user_ns)                                                  \
+    X(sys_ns, INT64, r->has_times, r->sys_ns)                                                    \
+    X(maxrss_kb, INT64, r->has_times, r->maxrss_kb)                                              \
+    X(sgc_seed, INT64, 1, r->sgc_seed)                                                           \
+    X(cpu, INT, 1, r->cpu)                                                                       \
+    X(overhead_ns, INT64, 1, r->overhead_ns)                                                     \
+    X(exit_code, INT, r->exit_code >= 0, r->exit_code)                                           \
+    X(term_signal, INT, r->term_signal >= 0, r->term_signal)                                     \
+    X(checksum, TEXT, 1, r->checksum)                                                            \
+    X(output_tail, TEXT, 1, r->output_tail)                                                      \
+    X(profile_bytes, INT64, r->profile_bytes >= 0, r->profile_bytes)                             \
+    X(counter_errors, TEXT, 1, r->counter_errors)                                                \
+    X(started_ns, INT64, 1, r->started_ns)                                                       \
+    X(block, INT, r->block, r->block)                                                            \
+    X(block_pos, INT, r->block, r->block_pos)                                                    \
+    X(block_role, INT, r->block, r->block_role)                                                  \
+    X(steal_ns, INT64, r->has_noise && r->noise.steal_ns >= 0, r->noise.steal_ns)                \
+    X(other_busy_ns, INT64, r->has_noise && r->noise.other_busy_ns >= 0, r->noise.other_busy_ns) \
+    X(nivcsw, INT64, r->has_noise && r->has_times, r->noise.nivcsw)                              \
+    X(minflt, INT64, r->has_noise && r->has_times, r->noise.minflt)                              \
+    X(loadavg1, REAL, r->has_noise && r->noise.loadavg1 >= 0, r->noise.loadavg1)
+
+/* "INSERT INTO runs(c1, c2, ...) VALUES(?, ?, ...)" from the list. */
+static char *insert_run_sql(void) {
+    static const char *const columns[] = {
+#define SW_RUN_NAME(name, type, when, value) #name,
+        SW_RUN_COLUMNS(SW_RUN_NAME)
+#undef SW_RUN_NAME
+    };
+    sw_buf b = {0}, v = {0};
+    for (size_t i = 0; i < sizeof columns / sizeof *columns; i++) {
+        sw_buf_printf(&b, "%s%s", i ? ", " : "INSERT INTO runs(", columns[i]);
+        sw_buf_puts(&v, i ? ",?" : "?");
+    }
+    sw_buf_printf(&b, ") VALUES(%s)", v.data);
+    sw_buf_free(&v);
+    return b.data;
+}
+
 static void prepare_run_statements(sw_db *d) {
-    d->ins_run =
-        prepare(d, "INSERT INTO runs(cell_id, round, seq, status, failure, wall_ns, user_ns, sys_ns, maxrss_kb,"
-                   " sgc_seed, cpu, overhead_ns, exit_code, term_signal, checksum, output_tail, profile_bytes,"
-                   " counter_errors, started_ns, block, block_pos, block_role, steal_ns, other_busy_ns, nivcsw, minflt,"
-                   " loadavg1) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+    char *sql = insert_run_sql();
+    d->ins_run = prepare(d, sql);
+    free(sql);
     d->ins_stat = prepare(d, "INSERT INTO run_stats(run_id, key, value) VALUES(?,?,?)");
     d->ins_ctr = prepare(d, "INSERT INTO run_counters(run_id, event, raw, time_enabled, time_running, scaled)"
                             " VALUES(?,?,?,?,?,?)");
@@ -481,47 +530,22 @@ static void store_segments(sw_db *d, sqlite3_int64 run_id, const sw_segment *seg
 /* Inserts one run with its stats and counters (inside a transaction). */
 static void insert_run(sw_db *d, const sw_run_row *r) {
     sqlite3_stmt *st = d->ins_run;
-    sqlite3_bind_int(st, 1, r->cell_id);
-    sqlite3_bind_int(st, 2, r->round);
-    sqlite3_bind_int(st, 3, r->seq);
-    bind_text(st, 4, r->status);
-    bind_text(st, 5, r->failure);
-    if (r->has_times) {
-        sqlite3_bind_int64(st, 6, (sqlite3_int64)r->wall_ns);
-        sqlite3_bind_int64(st, 7, (sqlite3_int64)r->user_ns);
-        sqlite3_bind_int64(st, 8, (sqlite3_int64)r->sys_ns);
-        sqlite3_bind_int64(st, 9, (sqlite3_int64)r->maxrss_kb);
-    }
-    sqlite3_bind_int64(st, 10, (sqlite3_int64)r->sgc_seed);
-    sqlite3_bind_int(st, 11, r->cpu);
-    sqlite3_bind_int64(st, 12, (sqlite3_int64)r->overhead_ns);
-    if (r->exit_code >= 0)
-        sqlite3_bind_int(st, 13, r->exit_code);
-    if (r->term_signal >= 0)
-        sqlite3_bind_int(st, 14, r->term_signal);
-    bind_text(st, 15, r->checksum);
-    bind_text(st, 16, r->output_tail);
-    if (r->profile_bytes >= 0)
-        sqlite3_bind_int64(st, 17, r->profile_bytes);
-    bind_text(st, 18, r->counter_errors);
-    sqlite3_bind_int64(st, 19, (sqlite3_int64)r->started_ns);
-    if (r->block) {
-        sqlite3_bind_int(st, 20, r->block);
-        sqlite3_bind_int(st, 21, r->block_pos);
-        sqlite3_bind_int(st, 22, r->block_role);
-    }
-    if (r->has_noise) {
-        if (r->noise.steal_ns >= 0)
-            sqlite3_bind_int64(st, 23, r->noise.steal_ns);
-        if (r->noise.other_busy_ns >= 0)
-            sqlite3_bind_int64(st, 24, r->noise.other_busy_ns);
-        if (r->has_times) {
-            sqlite3_bind_int64(st, 25, r->noise.nivcsw);
-            sqlite3_bind_int64(st, 26, r->noise.minflt);
-        }
-        if (r->noise.loadavg1 >= 0)
-            sqlite3_bind_double(st, 27, r->noise.loadavg1);
-    }
+    int col = 0;
+    /* Each column's value when its condition holds; NULL (unbound) otherwise. */
+#define SW_BIND_INT(v) sqlite3_bind_int(st, col, (int)(v))
+#define SW_BIND_INT64(v) sqlite3_bind_int64(st, col, (sqlite3_int64)(v))
+#define SW_BIND_REAL(v) sqlite3_bind_double(st, col, (double)(v))
+#define SW_BIND_TEXT(v) bind_text(st, col, (v))
+#define SW_RUN_BIND(name, type, when, value) \
+    col++;                                   \
+    if (when)                                \
+        SW_BIND_##type(value);
+    SW_RUN_COLUMNS(SW_RUN_BIND)
+#undef SW_RUN_BIND
+#undef SW_BIND_INT
+#undef SW_BIND_INT64
+#undef SW_BIND_REAL
+#undef SW_BIND_TEXT
     step_done(d, st, "storing a run");
     sqlite3_int64 run_id = sqlite3_last_insert_rowid(d->db);
     for (int i = 0; i < r->n_stats; i++) {
