@@ -774,6 +774,9 @@ static int cmp_u64(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
+/* Prints the plan on stdout: the plan and sim lines, the --env settings,
+ * the estimate lines (estimate, already formatted), a line per cell and a
+ * line per run of the schedule. */
 static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells, const char *estimate) {
     sw_slot *slots;
     int n = sw_plan_schedule_all(o, cells, n_cells, &slots);
