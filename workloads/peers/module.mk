@@ -32,7 +32,7 @@ $(OBJ)/workloads/peers/pr_gperftools.o: workloads/peers/pr_gperftools.cc workloa
 	$(CXX) -std=gnu++17 $(WARN) -g $(OPT) -c $< -o $@
 
 # Each system: build its peers if its package is there, else say why not.
-# $(call peer_system,NAME,CHECK COMMAND,WHAT IS MISSING,TARGETS).  The check
+# $(call peer_system,NAME,CHECK COMMAND,WHAT IS MISSING,TARGETS[,MORE TO REMOVE WHEN MISSING]).  The check
 # is PEER_CHECK_<system>: "make peers-build PEER_CHECK_jemalloc=false" shows
 # (and tests/peers/ checks) what a machine without jemalloc gets.
 PEER_CHECK_jemalloc ?= pkg-config --exists jemalloc
@@ -47,7 +47,7 @@ peers-build-$(1):
 	    rm -f $(PEERS_DIR)/$(1).missing; \
 	    $(MAKE) --no-print-directory peers-files-$(1); \
 	else \
-	    rm -f $(4); \
+	    rm -rf $(4) $(5); \
 	    echo "$(3)" > $(PEERS_DIR)/$(1).missing; \
 	    echo "peers-build: skipping the $(1) peers: $(3)"; \
 	fi
@@ -105,7 +105,7 @@ $(PEER_WORKLOADS:%=$(PEERS_DIR)/%-hotspot): workloads/peers/java/jdk.sh workload
 	  echo "exec $$jdk/bin/java \$$FREECHECK_JVM_OPTS -cp \"\$$dir/java\" $(PEER_JAVA_CLASS) \"\$$@\""; } > $@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 
-$(eval $(call peer_system,hotspot,$(PEER_CHECK_hotspot),no JDK 17 or later with its headers (Debian package openjdk-17-jdk-headless),$(PEER_JAVA_BINS)))
+$(eval $(call peer_system,hotspot,$(PEER_CHECK_hotspot),no JDK 17 or later with its headers (Debian package openjdk-17-jdk-headless),$(PEER_JAVA_BINS),$(PEERS_DIR)/java))
 PEER_SYSTEMS += hotspot
 
 .PHONY: peers-build
