@@ -609,22 +609,56 @@ enum { SGC_STATS_KEYS(SW_KEY_ENUM) SW_NKEYS };
 static const char *csv_stats[] = {SW_RUNS_CSV_STATS(SW_CSV_NAME)};
 #undef SW_CSV_NAME
 
+/* runs.csv's columns before the stats record keys and the counters, in
+ * order: the header's name and the value (r: runs, c: cells). */
+static const struct {
+    const char *name, *expr;
+} csv_columns[] = {
+    {"run_id", "r.run_id"},
+    {"seq", "r.seq"},
+    {"round", "r.round"},
+    {"cell_id", "c.cell_id"},
+    {"workload", "c.workload"},
+    {"kind", "c.kind"},
+    {"label", "c.label"},
+    {"alloc_period", "c.alloc_period"},
+    {"alloc_mode", "c.alloc_mode"},
+    {"time_hz", "c.time_hz"},
+    {"time_clock", "c.time_clock"},
+    {"size", "c.size"},
+    {"args", "c.args"},
+    {"depth", "c.depth"},
+    {"backend", "c.backend"},
+    {"status", "r.status"},
+    {"failure", "r.failure"},
+    {"wall_ns", "r.wall_ns"},
+    {"user_ns", "r.user_ns"},
+    {"sys_ns", "r.sys_ns"},
+    {"maxrss_kb", "r.maxrss_kb"},
+    {"overhead_ns", "r.overhead_ns"},
+    {"cpu", "r.cpu"},
+    {"sgc_seed", "r.sgc_seed"},
+    {"exit_code", "r.exit_code"},
+    {"term_signal", "r.term_signal"},
+    {"checksum", "r.checksum"},
+    {"profile_bytes", "r.profile_bytes"},
+    {"block", "r.block"},
+    {"block_pos", "r.block_pos"},
+    {"block_role", "r.block_role"},
+    {"steal_ns", "r.steal_ns"},
+    {"other_busy_ns", "r.other_busy_ns"},
+    {"nivcsw", "r.nivcsw"},
+    {"minflt", "r.minflt"},
+    {"loadavg1", "r.loadavg1"},
+};
+
 int sw_db_export_csv(sw_db *d, const char *csv_path) {
     /* One column per supported event: ctr_<name with non-alphanumerics as _>. */
     sw_buf sql = {0}, header = {0};
-    sw_buf_puts(
-        &sql,
-        "SELECT r.run_id, r.seq, r.round, c.cell_id, c.workload, c.kind, c.label, c.alloc_period,"
-        " c.alloc_mode, c.time_hz, c.time_clock, c.size, c.args, c.depth, c.backend, r.status, r.failure, r.wall_ns, r.user_ns,"
-        " r.sys_ns, r.maxrss_kb, r.overhead_ns, r.cpu, r.sgc_seed, r.exit_code, r.term_signal,"
-        " r.checksum, r.profile_bytes, r.block, r.block_pos, r.block_role, r.steal_ns, r.other_busy_ns,"
-        " r.nivcsw, r.minflt, r.loadavg1");
-    sw_buf_puts(
-        &header,
-        "run_id,seq,round,cell_id,workload,kind,label,alloc_period,alloc_mode,time_hz,time_clock,"
-        "size,args,depth,backend,status,failure,wall_ns,user_ns,sys_ns,maxrss_kb,overhead_ns,cpu,sgc_seed,exit_code,"
-        "term_signal,checksum,profile_bytes,block,block_pos,block_role,steal_ns,other_busy_ns,"
-        "nivcsw,minflt,loadavg1");
+    for (size_t i = 0; i < sizeof csv_columns / sizeof *csv_columns; i++) {
+        sw_buf_printf(&sql, "%s%s", i ? ", " : "SELECT ", csv_columns[i].expr);
+        sw_buf_printf(&header, "%s%s", i ? "," : "", csv_columns[i].name);
+    }
     for (size_t i = 0; i < sizeof csv_stats / sizeof *csv_stats; i++) {
         sw_buf_printf(&sql, ", (SELECT value FROM run_stats s WHERE s.run_id = r.run_id AND s.key = '%s')",
                       csv_stats[i]);
