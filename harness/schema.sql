@@ -43,7 +43,8 @@ CREATE TABLE cells(
 -- are the harness's own (docs/HARNESS.md).  The blocked design: the run's
 -- block, its position there (1, 2) and its role (1 = the compared run, 0 =
 -- the baseline run); NULL outside blocks.  Then the noise covariates over
--- the run (docs/HARNESS.md).
+-- the run (docs/HARNESS.md).  node: the host name of the machine the run ran
+-- on (a sharded sweep's runs come from several, docs/HARNESS.md "Sharding").
 CREATE TABLE runs(
   run_id INTEGER PRIMARY KEY,
   cell_id INTEGER NOT NULL REFERENCES cells,
@@ -64,6 +65,7 @@ CREATE TABLE runs(
   started_ns INTEGER,
   block INTEGER, block_pos INTEGER, block_role INTEGER,
   steal_ns INTEGER, other_busy_ns INTEGER, nivcsw INTEGER, minflt INTEGER, loadavg1 REAL,
+  node TEXT,
   UNIQUE(seq));
 
 -- run_stats: every key of the run's stats record (runtime/sgc_stats_keys.h).
@@ -126,3 +128,9 @@ CREATE INDEX runs_seq ON runs(seq);
 CREATE TABLE sim_native(
   workload TEXT PRIMARY KEY, size INTEGER NOT NULL, runs INTEGER NOT NULL,
   cpu_ns INTEGER NOT NULL, wall_ns INTEGER NOT NULL);
+
+-- shard_meta: a merged sweep (sweep --merge) keeps every shard's own meta
+-- table here, shard = its K of --shard K/N; empty in other sweeps.
+CREATE TABLE shard_meta(
+  shard INTEGER NOT NULL, key TEXT NOT NULL, value TEXT,
+  PRIMARY KEY(shard, key));

@@ -52,6 +52,10 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s) {
         sqlite3_bind_null(st, i);
 }
 
+/* The machine every run of this process runs on (runs.node): its host name,
+ * read when the run statements are prepared. */
+static char run_node[256];
+
 /* The columns of a runs row and where each value comes from: one row per
  * column, X(column, type, stored when, value) with r the sw_run_row; a
  * column is NULL when its condition is false.  The INSERT statement and its
@@ -84,7 +88,8 @@ static void bind_text(sqlite3_stmt *st, int i, const char *s) {
     X(other_busy_ns, INT64, r->has_noise && r->noise.other_busy_ns >= 0, r->noise.other_busy_ns) \
     X(nivcsw, INT64, r->has_noise && r->has_times, r->noise.nivcsw)                              \
     X(minflt, INT64, r->has_noise && r->has_times, r->noise.minflt)                              \
-    X(loadavg1, REAL, r->has_noise && r->noise.loadavg1 >= 0, r->noise.loadavg1)
+    X(loadavg1, REAL, r->has_noise && r->noise.loadavg1 >= 0, r->noise.loadavg1)                 \
+    X(node, TEXT, 1, run_node)
 
 /* "INSERT INTO runs(c1, c2, ...) VALUES(?, ?, ...)" from the list. */
 static char *insert_run_sql(void) {
@@ -104,6 +109,9 @@ static char *insert_run_sql(void) {
 }
 
 static void prepare_run_statements(sw_db *d) {
+    if (gethostname(run_node, sizeof run_node) != 0 || !run_node[0])
+        snprintf(run_node, sizeof run_node, "unknown");
+    run_node[sizeof run_node - 1] = '\0';
     char *sql = insert_run_sql();
     d->ins_run = prepare(d, sql);
     free(sql);
@@ -183,6 +191,11 @@ void sw_db_open_existing(sw_db *d, const char *dir) {
         sw_usage_error("--resume %s: %s was written by an older sweep (its runs have no block or noise columns); "
                        "finish it with the sweep that started it",
                        dir, d->path);
+    sqlite3_finalize(st);
+    /* A sweep started before runs had a node column gets it (its earlier
+     * runs' node stays NULL: unknown). */
+    if (sqlite3_prepare_v2(d->db, "SELECT node FROM runs LIMIT 0", -1, &st, NULL) != SQLITE_OK)
+        exec_sql(d, "ALTER TABLE runs ADD COLUMN node TEXT");
     sqlite3_finalize(st);
     reserve_space(d, dir);
     tune(d);

@@ -1,5 +1,6 @@
 /* sw_opts.c - command-line options, config files and the stored config. */
 #include "sw_opts.h"
+#include "sw_shard.h"
 #include "sw_util.h"
 
 #include <errno.h>
@@ -514,6 +515,16 @@ static void set_valgrind(sw_opts *o, const opt *d, const char *value, const char
     o->valgrind = sw_xstrdup(value);
 }
 
+/* "shard": K/N, or none (not sharded). */
+static void set_shard(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    (void)d;
+    if (!strcmp(value, "none"))
+        o->shard_k = o->shard_n = 0;
+    else if (sw_shard_parse(value, &o->shard_k, &o->shard_n))
+        sw_usage_error("%s: shard: '%s' is not K/N with 1 <= K <= N <= %d (the K-th of N parts of the plan)", origin,
+                       value, SW_SHARD_MAX);
+}
+
 /* "env" accumulates (a later value of a variable replaces it); "none" clears. */
 static void set_env(sw_opts *o, const opt *d, const char *value, const char *origin) {
     char *items[SW_MAX_LIST];
@@ -640,6 +651,10 @@ static const opt options[] = {
      "results root (default results); results/latest is updated"},
     {"config", OPT_FN, 0, 0, 0, NULL, NULL, OPT_CMDLINE | OPT_CONFIG_PASS | OPT_INVOCATION, SEC_OUTPUT, "--config FILE",
      HELP_PLAIN, "read settings from FILE ('name = value' lines, # comments)"},
+    {"shard", OPT_FN, 0, 0, 0, NULL, set_shard, 0, SEC_OUTPUT, "--shard K/N", HELP_PLAIN,
+     "run only the K-th of N parts of the plan (whole workloads with\n"
+     "their baselines; --seed required); sweep --merge OUT DIR...\n"
+     "merges the shards (docs/HARNESS.md \"Sharding and Slurm\")"},
     {"plan", OPT_CONST, FIELD(plan_only), 1, 0, NULL, NULL, OPT_FLAG | OPT_INVOCATION, SEC_OUTPUT, "--plan", HELP_PLAIN,
      "print the plan (cells and run count) and exit"},
     {"from", OPT_STR, FIELD(from_dir), 0, 0, NULL, NULL, OPT_INVOCATION, SEC_OUTPUT, "--from DIR", HELP_PLAIN,
@@ -940,6 +955,10 @@ char *sw_opts_to_config(const sw_opts *o) {
     put_list(&b, "env", o->env, o->n_env);
     put_list(&b, "counters", o->counters, o->n_counters);
     sw_buf_printf(&b, "tmp = %s\n", o->tmp_dir);
+    if (o->shard_n)
+        sw_buf_printf(&b, "shard = %d/%d\n", o->shard_k, o->shard_n);
+    else
+        sw_buf_puts(&b, "shard = none\n");
     return b.data;
 }
 

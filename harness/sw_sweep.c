@@ -11,6 +11,7 @@
 #include "sw_plan.h"
 #include "sw_pool.h"
 #include "sw_run.h"
+#include "sw_shard.h"
 #include "sw_sim.h"
 #include "sw_util.h"
 
@@ -780,12 +781,21 @@ static int cmp_u64(const void *a, const void *b) {
 static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells, const char *estimate) {
     sw_slot *slots;
     int n = sw_plan_schedule_all(o, cells, n_cells, &slots);
+    int *owned = sw_shard_owned(o, cells, n_cells); /* --shard: only its part of the schedule */
+    int n_all = n;
+    if (owned)
+        n = sw_shard_keep(owned, slots, n);
     int n_sim = 0;
     for (int i = 0; i < n_cells; i++)
         n_sim += cells[i].sim;
     printf("plan: %d workload%s, %d cells, %d warm-up + %d measured rounds = %d runs, seed %llu, design %s\n",
-           o->n_workloads, o->n_workloads == 1 ? "" : "s", n_cells - n_sim, o->warmup, o->runs, n - n_sim * o->sim_runs,
-           (unsigned long long)o->seed, sw_design_name(o->design));
+           o->n_workloads, o->n_workloads == 1 ? "" : "s", n_cells - n_sim, o->warmup, o->runs,
+           n_all - n_sim * o->sim_runs, (unsigned long long)o->seed, sw_design_name(o->design));
+    if (owned) {
+        char *groups = sw_shard_describe(cells, n_cells, owned);
+        printf("shard %d/%d: %d of the plan's %d runs: %s\n", o->shard_k, o->shard_n, n, n_all, groups);
+        free(groups), free(owned);
+    }
     if (n_sim)
         printf("sim %d cells x %d runs under valgrind (cachegrind), %d at once\n", n_sim, o->sim_runs,
                o->sim_jobs ? o->sim_jobs : sw_pool_cpus());
@@ -968,6 +978,7 @@ static void parse_settings(sweep *s, int argc, char **argv) {
         if (s->o.cpu < 0)
             s->o.cpu = sw_meta_default_cpu();
     }
+    sw_shard_check_opts(&s->o);
     if (s->o.halfwidth > 0 && s->o.design != SW_DESIGN_BLOCKED)
         sw_usage_error("halfwidth: adaptive rounds need the blocked design (design is %s)",
                        sw_design_name(s->o.design));
@@ -1023,6 +1034,11 @@ static void store_start_meta(sweep *s) {
     sw_db_meta_set(&s->db, "seed", seed);
     sw_db_meta_set(&s->db, "seed_source", s->o.seed_given ? "given" : "random (/dev/urandom)");
     sw_db_meta_set(&s->db, "design", sw_design_name(s->o.design));
+    if (s->o.shard_n) {
+        char *k = sw_xasprintf("%d/%d", s->o.shard_k, s->o.shard_n);
+        sw_db_meta_set(&s->db, "shard", k);
+        free(k);
+    }
     if (s->o.design == SW_DESIGN_INPROCESS)
         sw_db_meta_set(&s->db, "alternation",
                        "every run: SGC_ALTERNATE = none (baseline cells, A/A), alloc, time or both (what the cell "
@@ -1078,6 +1094,7 @@ static void open_results(sweep *s) {
         /* Fail on bad settings before creating anything. */
         sw_cell *cells;
         int n = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &cells);
+        free(sw_shard_owned(&s->o, cells, n)); /* --shard N beyond the plan's groups */
         sw_plan_free_cells(cells, n);
         probe_env(s);
         s->dir = create_sweep_dir(s->o.out_root);
@@ -1153,8 +1170,13 @@ static void make_units(sweep *s) {
     calib *cal = sw_xcalloc((size_t)(s->n_cells ? s->n_cells : 1), sizeof *cal);
     int n_cal = 0;
     int *unit_of = sw_xcalloc((size_t)(s->n_cells ? s->n_cells : 1), sizeof *unit_of);
+    int *owned = sw_shard_owned(&s->o, s->cells, s->n_cells); /* --shard: NULL when not sharded */
     for (int i = 0; i < s->n_cells; i++) {
         const sw_cell *c = &s->cells[i];
+        if (owned && !owned[i]) { /* another shard's cell: calibrated and run there */
+            unit_of[i] = -1;
+            continue;
+        }
         int u = 0;
         while (u < n_cal &&
                (strcmp(cal[u].workload, c->workload) || strcmp(cal[u].args, c->args) || cal[u].sim != c->sim))
@@ -1171,6 +1193,7 @@ static void make_units(sweep *s) {
         unit_of[i] = u;
     }
     s->cal = cal, s->n_cal = n_cal, s->unit_of = unit_of;
+    free(owned);
 }
 
 /* Calibrates every unit without a stored calibration (and with
@@ -1231,12 +1254,20 @@ static void calibrate_plan(sweep *s) {
     /* The plan: stored once, with every cell's calibrated size. */
     if (!stop_signal && !plan_stored) {
         for (int i = 0; i < s->n_cells; i++)
-            s->cells[i].size = s->cal[s->unit_of[i]].size;
+            s->cells[i].size = s->unit_of[i] >= 0 ? s->cal[s->unit_of[i]].size : 0;
         sw_slot *slots;
         int n = sw_plan_schedule_all(&s->o, s->cells, s->n_cells, &slots);
+        int *owned = sw_shard_owned(&s->o, s->cells, s->n_cells); /* --shard: its part of the schedule */
+        if (owned) {
+            n = sw_shard_keep(owned, slots, n);
+            char *groups = sw_shard_describe(s->cells, s->n_cells, owned);
+            sw_db_meta_set(&s->db, "shard_groups", groups);
+            free(groups);
+        }
         sw_db_store_plan(&s->db, s->cells, s->n_cells, slots, n);
         store_plan_meta(s, n);
         free(slots);
+        free(owned);
     }
 }
 
@@ -1332,9 +1363,9 @@ static void estimate_by_calibrating(sweep *s, sw_cell *cells, int n, int64_t *ru
         fprintf(stderr, "sweep: --plan --estimate interrupted during calibration; nothing was created\n");
         exit(1);
     }
-    for (int i = 0; i < n; i++) {
-        const calib *c = &s->cal[s->unit_of[i]];
-        run_ns[i] = c->ok ? llround(c->seconds * 1e9) : -1;
+    for (int i = 0; i < n; i++) { /* (--shard: other shards' cells are not calibrated here) */
+        const calib *c = s->unit_of[i] >= 0 ? &s->cal[s->unit_of[i]] : NULL;
+        run_ns[i] = c && c->ok ? llround(c->seconds * 1e9) : -1;
     }
     for (int k = 0; k < 2; k++)
         overhead[k] = median_i64(s->probe_overhead[k], s->n_probe_overhead[k]);
@@ -1372,6 +1403,10 @@ static char *plan_estimate(sweep *s, sw_cell *cells, int n) {
         estimate_by_calibrating(s, cells, n, run_ns, overhead, &basis);
     sw_slot *slots;
     int n_slots = sw_plan_schedule_all(&s->o, cells, n, &slots);
+    int *owned = sw_shard_owned(&s->o, cells, n); /* --shard: the estimate of its part */
+    if (owned)
+        n_slots = sw_shard_keep(owned, slots, n_slots);
+    free(owned);
     int jobs = s->o.sim_jobs ? s->o.sim_jobs : sw_pool_cpus();
     sw_estimate e;
     sw_plan_estimate(cells, slots, n_slots, run_ns, overhead[0] > 0 ? overhead[0] : 0,
@@ -1441,8 +1476,9 @@ static void run_timed(sweep *s, const sw_slot *missing, int n_missing) {
     for (int i = 0; i < n_missing && !stop_signal; i++) {
         uint64_t t0 = sw_now_ns();
         const sw_slot *slot = &missing[i];
-        if (slot->cell < 0 || slot->cell >= s->n_cells)
-            sw_fatal("%s: the schedule names cell %d, which does not exist", s->db.path, slot->cell + 1);
+        if (slot->cell < 0 || slot->cell >= s->n_cells || s->unit_of[slot->cell] < 0)
+            sw_fatal("%s: the schedule names cell %d, which does not exist%s", s->db.path, slot->cell + 1,
+                     slot->cell >= 0 && slot->cell < s->n_cells ? " in this shard" : "");
         const sw_cell *cell = &s->cells[slot->cell];
         if (cell->sim)
             continue;
@@ -1600,7 +1636,7 @@ static void run_schedule(sweep *s) {
     int n_jobs = 0;
     for (int i = 0; i < n_missing; i++) {
         const sw_slot *slot = &missing[i];
-        if (slot->cell < 0 || slot->cell >= s->n_cells || !s->cells[slot->cell].sim)
+        if (slot->cell < 0 || slot->cell >= s->n_cells || !s->cells[slot->cell].sim || s->unit_of[slot->cell] < 0)
             continue;
         slot_job *j = &jobs[n_jobs++];
         j->slot = *slot;
@@ -1681,6 +1717,8 @@ int main(int argc, char **argv) {
     sweep *s = &sw;
     current = s;
     s->t_start = sw_now_ns();
+    if (argc > 1 && !strcmp(argv[1], "--merge")) /* sweep --merge OUT DIR...: sw_shard.h */
+        return sw_shard_merge(argc - 2, argv + 2);
     parse_settings(s, argc, argv);
     if (s->o.plan_only)
         return show_plan(s);

@@ -1,0 +1,705 @@
+/* sw_shard.c - shards of a sweep (--shard K/N) and their merge (--merge). */
+#define _GNU_SOURCE
+#include "sw_shard.h"
+#include "sw_db.h"
+#include "sw_util.h"
+
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+int sw_shard_parse(const char *s, int *k, int *n) {
+    uint64_t a, b;
+    const char *slash = s ? strchr(s, '/') : NULL;
+    if (!slash)
+        return -1;
+    char *left = sw_xasprintf("%.*s", (int)(slash - s), s);
+    int bad = sw_parse_uint(left, SW_SHARD_MAX, &a) || sw_parse_uint(slash + 1, SW_SHARD_MAX, &b);
+    free(left);
+    if (bad || a < 1 || b < 1 || a > b)
+        return -1;
+    *k = (int)a;
+    *n = (int)b;
+    return 0;
+}
+
+void sw_shard_check_opts(const sw_opts *o) {
+    if (!o->shard_n)
+        return;
+    if (!o->seed_given)
+        sw_usage_error("shard %d/%d: give the seed (--seed N, the same for every shard): each shard draws the whole "
+                       "plan from it, and shards with different seeds do not make one sweep",
+                       o->shard_k, o->shard_n);
+    if (o->halfwidth > 0)
+        sw_usage_error("shard %d/%d: adaptive rounds (--halfwidth) cannot be sharded: each shard would stop on its "
+                       "own data, and the shards would no longer make up one plan",
+                       o->shard_k, o->shard_n);
+}
+
+/* ---- Groups and their assignment --------------------------------------- */
+
+/* group[i]: the group of cell i (0 .. returned count - 1, in plan order of
+ * first appearance): cells of the same workload and depth. */
+static int cell_groups(const sw_cell *cells, int n_cells, int *group) {
+    int n = 0;
+    for (int i = 0; i < n_cells; i++) {
+        group[i] = -1;
+        for (int j = 0; j < i && group[i] < 0; j++)
+            if (!strcmp(cells[j].workload, cells[i].workload) && cells[j].depth == cells[i].depth)
+                group[i] = group[j];
+        if (group[i] < 0)
+            group[i] = n++;
+    }
+    return n;
+}
+
+/* shard_of[g] (0-based) for every group of the plan; returns the number of
+ * groups.  Weights are the groups' planned runs (every native run is
+ * calibrated to the same CPU-time target, so runs are the unit of time). */
+static int assign_groups(const sw_opts *o, const sw_cell *cells, int n_cells, int n_shards, int *group,
+                         int **shard_of_out) {
+    int n_groups = cell_groups(cells, n_cells, group);
+    sw_slot *slots;
+    int n_slots = sw_plan_schedule_all(o, cells, n_cells, &slots);
+    long *weight = sw_xcalloc((size_t)(n_groups ? n_groups : 1), sizeof *weight);
+    for (int i = 0; i < n_slots; i++)
+        weight[group[slots[i].cell]]++;
+    free(slots);
+    int *order = sw_xmalloc((size_t)(n_groups ? n_groups : 1) * sizeof *order);
+    for (int g = 0; g < n_groups; g++)
+        order[g] = g;
+    /* Insertion sort: decreasing weight, plan order among equals (stable). */
+    for (int i = 1; i < n_groups; i++) {
+        int g = order[i], j = i;
+        while (j > 0 && weight[order[j - 1]] < weight[g]) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = g;
+    }
+    long *load = sw_xcalloc((size_t)n_shards, sizeof *load);
+    int *shard_of = sw_xmalloc((size_t)(n_groups ? n_groups : 1) * sizeof *shard_of);
+    for (int i = 0; i < n_groups; i++) {
+        int best = 0;
+        for (int s = 1; s < n_shards; s++)
+            if (load[s] < load[best])
+                best = s;
+        shard_of[order[i]] = best;
+        load[best] += weight[order[i]];
+    }
+    free(load), free(order), free(weight);
+    *shard_of_out = shard_of;
+    return n_groups;
+}
+
+/* owned[i] for shard k of n (1-based k). */
+static int *owned_cells(const sw_opts *o, const sw_cell *cells, int n_cells, int k, int n) {
+    int *group = sw_xmalloc((size_t)(n_cells ? n_cells : 1) * sizeof *group), *shard_of;
+    int n_groups = assign_groups(o, cells, n_cells, n, group, &shard_of);
+    if (n > n_groups)
+        sw_usage_error("shard %d/%d: the plan has %d group%s of cells (a workload, or one depth of deepstack, with "
+                       "its baseline: they never split), so it splits into at most %d shards",
+                       k, n, n_groups, n_groups == 1 ? "" : "s", n_groups);
+    int *owned = sw_xcalloc((size_t)(n_cells ? n_cells : 1), sizeof *owned);
+    for (int i = 0; i < n_cells; i++)
+        owned[i] = shard_of[group[i]] == k - 1;
+    free(group), free(shard_of);
+    return owned;
+}
+
+int *sw_shard_owned(const sw_opts *o, const sw_cell *cells, int n_cells) {
+    if (!o->shard_n)
+        return NULL;
+    return owned_cells(o, cells, n_cells, o->shard_k, o->shard_n);
+}
+
+int sw_shard_keep(const int *owned, sw_slot *slots, int n_slots) {
+    int n = 0;
+    for (int i = 0; i < n_slots; i++)
+        if (owned[slots[i].cell])
+            slots[n++] = slots[i];
+    return n;
+}
+
+char *sw_shard_describe(const sw_cell *cells, int n_cells, const int *owned) {
+    sw_buf b = {0};
+    for (int i = 0; i < n_cells; i++) {
+        if (!owned[i] || cells[i].sim)
+            continue;
+        int seen = 0;
+        for (int j = 0; j < i && !seen; j++)
+            seen = owned[j] && !strcmp(cells[j].workload, cells[i].workload) && cells[j].depth == cells[i].depth;
+        if (seen)
+            continue;
+        sw_buf_printf(&b, "%s%s", b.len ? ", " : "", cells[i].workload);
+        if (cells[i].depth)
+            sw_buf_printf(&b, " --depth %u", cells[i].depth);
+    }
+    if (!b.len)
+        sw_buf_puts(&b, "none");
+    return b.data;
+}
+
+/* ---- Merge ------------------------------------------------------------- */
+
+typedef struct shard_in {
+    char *dir;    /* as given */
+    sqlite3 *db;  /* read-only */
+    int k, n;     /* meta.shard */
+    char *config; /* meta.config */
+    char *host;   /* meta.host */
+} shard_in;
+
+/* The merged directory being written, removed if the merge fails. */
+static char *merge_out;
+
+static void remove_partial(void) {
+    if (!merge_out)
+        return;
+    const char *names[] = {"results.db",         "results.db-wal", "results.db-shm",
+                           "results.db-journal", ".reserve",       "runs.csv"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        char *p = sw_xasprintf("%s/%s", merge_out, names[i]);
+        unlink(p);
+        free(p);
+    }
+    rmdir(merge_out);
+}
+
+/* One text value of a query with one optional text parameter; fresh or NULL. */
+static char *q_text(sqlite3 *db, const char *sql, const char *param) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return NULL;
+    if (param)
+        sqlite3_bind_text(st, 1, param, -1, SQLITE_TRANSIENT);
+    char *v = NULL;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        v = sw_xstrdup((const char *)sqlite3_column_text(st, 0));
+    sqlite3_finalize(st);
+    return v;
+}
+
+static long q_long(sqlite3 *db, const char *sql, const shard_in *s) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        sw_usage_error("merge: %s: not a results database written by this sweep (%s)", s->dir, sqlite3_errmsg(db));
+    long v = sqlite3_step(st) == SQLITE_ROW ? (long)sqlite3_column_int64(st, 0) : -1;
+    sqlite3_finalize(st);
+    return v;
+}
+
+/* The config lines that decide the plan: every line but the machine-local
+ * settings, which may differ from node to node. */
+static char *plan_config(const char *config) {
+    static const char *local[] = {"shard", "cpu", "out", "tmp", "bin-dir", "list", "valgrind", "sim-jobs", "progress"};
+    sw_buf b = {0};
+    const char *p = config;
+    while (*p) {
+        size_t len = strcspn(p, "\n");
+        size_t name = strcspn(p, " =");
+        int skip = 0;
+        for (size_t i = 0; i < sizeof local / sizeof *local; i++)
+            if (name == strlen(local[i]) && !strncmp(p, local[i], name))
+                skip = 1;
+        if (!skip) {
+            sw_buf_append(&b, p, len);
+            sw_buf_puts(&b, "\n");
+        }
+        p += len + (p[len] == '\n');
+    }
+    if (!b.data)
+        sw_buf_puts(&b, "");
+    return b.data;
+}
+
+/* The first line where two texts differ, for a message. */
+static void first_difference(const char *a, const char *b, char *out, size_t size) {
+    while (*a || *b) {
+        size_t la = strcspn(a, "\n"), lb = strcspn(b, "\n");
+        if (la != lb || strncmp(a, b, la)) {
+            snprintf(out, size, "'%.*s' against '%.*s'", (int)la, a, (int)lb, b);
+            return;
+        }
+        a += la + (a[la] == '\n');
+        b += lb + (b[lb] == '\n');
+    }
+    snprintf(out, size, "(no difference)");
+}
+
+static void open_shard(shard_in *s, const char *dir) {
+    s->dir = sw_xstrdup(dir);
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        sw_usage_error("merge: %s: %s", dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        sw_usage_error("merge: %s: not a directory (give each shard's sweep directory)", dir);
+    char *path = sw_xasprintf("%s/results.db", dir);
+    if (access(path, R_OK) != 0)
+        sw_usage_error("merge: %s: no readable results.db there (%s)", dir, strerror(errno));
+    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+        sw_usage_error("merge: cannot open %s: %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
+    sqlite3_busy_timeout(s->db, 10000);
+    free(path);
+    q_long(s->db, "SELECT count(*) FROM meta, schedule, cells LIMIT 1", s);
+    q_long(s->db, "SELECT count(node) FROM runs", s);
+    char *shard = q_text(s->db, "SELECT value FROM meta WHERE key = 'shard'", NULL);
+    if (!shard)
+        sw_usage_error("merge: %s is not a shard (it was not run with sweep --shard K/N)", dir);
+    if (sw_shard_parse(shard, &s->k, &s->n))
+        sw_usage_error("merge: %s: meta.shard is '%s', not K/N", dir, shard);
+    free(shard);
+    s->config = q_text(s->db, "SELECT value FROM meta WHERE key = 'config'", NULL);
+    if (!s->config)
+        sw_usage_error("merge: %s: results.db holds no stored config", dir);
+    s->host = q_text(s->db, "SELECT value FROM meta WHERE key = 'host'", NULL);
+    if (!s->host)
+        s->host = sw_xstrdup("unknown host");
+}
+
+/* Every check that the shards make one sweep (sw_shard.h); sh is sorted by K. */
+static void check_shards(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out, int *n_cells_out, sw_slot **slots_out,
+                         int *n_slots_out) {
+    int N = sh[0].n;
+    for (int i = 0; i < n; i++) {
+        if (sh[i].n != N)
+            sw_usage_error("merge: %s is shard %d/%d but %s is shard %d/%d: not parts of the same split", sh[0].dir,
+                           sh[0].k, sh[0].n, sh[i].dir, sh[i].k, sh[i].n);
+        if (i && sh[i].k == sh[i - 1].k)
+            sw_usage_error("merge: %s and %s are both shard %d/%d: a shard given twice would count its runs twice",
+                           sh[i - 1].dir, sh[i].dir, sh[i].k, N);
+    }
+    if (n != N) {
+        sw_buf miss = {0};
+        for (int k = 1, i = 0; k <= N; k++) {
+            while (i < n && sh[i].k < k)
+                i++;
+            if (i >= n || sh[i].k != k)
+                sw_buf_printf(&miss, "%s%d", miss.len ? ", " : "", k);
+        }
+        sw_usage_error("merge: the sweep has %d shards but %d %s given; missing: shard %s", N, n, n == 1 ? "is" : "are",
+                       miss.data);
+    }
+    /* The same settings: seed and plan first, by name, then any line. */
+    char *ref = plan_config(sh[0].config);
+    for (int i = 1; i < n; i++) {
+        char *c = plan_config(sh[i].config);
+        if (strcmp(ref, c)) {
+            char diff[512];
+            first_difference(ref, c, diff, sizeof diff);
+            sw_usage_error("merge: %s (shard %d) and %s (shard %d) were run with different settings: %s; shards of "
+                           "one sweep share the seed and the plan",
+                           sh[0].dir, sh[0].k, sh[i].dir, sh[i].k, diff);
+        }
+        free(c);
+    }
+    free(ref);
+    /* The same programs, by content. */
+    for (int i = 0; i < n; i++) {
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(sh[i].db, "SELECT key, value FROM meta WHERE key LIKE 'sha256:%' ORDER BY key", -1, &st,
+                               NULL) != SQLITE_OK)
+            sw_usage_error("merge: %s: %s", sh[i].dir, sqlite3_errmsg(sh[i].db));
+        int count = 0;
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            const char *key = (const char *)sqlite3_column_text(st, 0), *val = (const char *)sqlite3_column_text(st, 1);
+            count++;
+            if (!val)
+                val = "NULL";
+            if (i == 0 && !strncmp(val, "none", 4))
+                fprintf(stderr,
+                        "sweep: merge: warning: shard %d has no hash of %s (%s): that program cannot be "
+                        "compared between shards\n",
+                        sh[i].k, key + 7, val);
+            for (int j = 0; j < n; j++) {
+                if (j == i)
+                    continue;
+                char *other = q_text(sh[j].db, "SELECT value FROM meta WHERE key = ?", key);
+                if (!other || strcmp(other, val))
+                    sw_usage_error("merge: %s differs between shards: %s (shard %d, %s) has sha256 %.16s..., %s "
+                                   "(shard %d, %s) %s%.16s%s: the shards ran different builds",
+                                   key + 7, sh[i].dir, sh[i].k, sh[i].host, val, sh[j].dir, sh[j].k, sh[j].host,
+                                   other ? "" : "none", other ? other : "", other ? "..." : "");
+                free(other);
+            }
+        }
+        sqlite3_finalize(st);
+        if (!count)
+            sw_usage_error("merge: %s (shard %d) records no program hashes: cannot check that every shard ran the "
+                           "same build",
+                           sh[i].dir, sh[i].k);
+    }
+    /* The plan, rebuilt from the settings. */
+    sw_opts_defaults(o);
+    sw_opts_parse_config(o, sh[0].config, "the shards' stored config");
+    if (!o->n_workloads)
+        sw_usage_error("merge: %s: the stored config names no workloads", sh[0].dir);
+    sw_cell *cells;
+    int n_cells = sw_plan_cells(o, o->workloads, o->n_workloads, &cells);
+    sw_slot *slots;
+    int n_slots = sw_plan_schedule_all(o, cells, n_cells, &slots);
+    for (int i = 0; i < n; i++) {
+        shard_in *s = &sh[i];
+        /* The same cells in every shard. */
+        sqlite3_stmt *st;
+        if (sqlite3_prepare_v2(s->db,
+                               "SELECT cell_id, label, workload, kind, alloc_period, alloc_mode, time_hz, time_clock,"
+                               " args, ifnull(depth, 0), backend, size FROM cells ORDER BY cell_id",
+                               -1, &st, NULL) != SQLITE_OK)
+            sw_usage_error("merge: %s: %s", s->dir, sqlite3_errmsg(s->db));
+        int c = 0;
+        int *owned = owned_cells(o, cells, n_cells, s->k, s->n);
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            const sw_cell *p = c < n_cells ? &cells[c] : NULL;
+#define COL(i) ((const char *)sqlite3_column_text(st, i) ? (const char *)sqlite3_column_text(st, i) : "")
+            if (!p || sqlite3_column_int(st, 0) != p->id || strcmp(COL(1), p->label) || strcmp(COL(2), p->workload) ||
+                strcmp(COL(3), p->kind) || (uint64_t)sqlite3_column_int64(st, 4) != p->alloc_period ||
+                strcmp(COL(5), p->alloc_mode) || (unsigned)sqlite3_column_int(st, 6) != p->time_hz ||
+                strcmp(COL(7), p->time_clock) || strcmp(COL(8), p->args) ||
+                (unsigned)sqlite3_column_int(st, 9) != p->depth || strcmp(COL(10), p->sim ? "sim" : "native"))
+                sw_usage_error("merge: %s (shard %d): cell %d is %s, but the plan of its settings has %s there: the "
+                               "database does not hold the plan it claims",
+                               s->dir, s->k, sqlite3_column_int(st, 0), COL(1), p ? p->label : "no cell");
+            if (owned[c] && sqlite3_column_int64(st, 11) <= 0)
+                sw_usage_error("merge: %s (shard %d): cell %s has no calibrated size", s->dir, s->k, p->label);
+#undef COL
+            c++;
+        }
+        sqlite3_finalize(st);
+        if (c != n_cells)
+            sw_usage_error("merge: %s (shard %d) has %d cells, the plan of its settings %d", s->dir, s->k, c, n_cells);
+        /* Its schedule: exactly the plan's rows of its groups. */
+        if (sqlite3_prepare_v2(s->db,
+                               "SELECT seq, cell_id, round, ifnull(block, 0), ifnull(block_pos, 0),"
+                               " ifnull(block_role, 0) FROM schedule ORDER BY seq",
+                               -1, &st, NULL) != SQLITE_OK)
+            sw_usage_error("merge: %s: %s", s->dir, sqlite3_errmsg(s->db));
+        int j = 0;
+        while (sqlite3_step(st) == SQLITE_ROW) {
+            while (j < n_slots && !owned[slots[j].cell])
+                j++;
+            int seq = sqlite3_column_int(st, 0);
+            if (j >= n_slots || seq != slots[j].seq || sqlite3_column_int(st, 1) != cells[slots[j].cell].id ||
+                sqlite3_column_int(st, 2) != slots[j].round || sqlite3_column_int(st, 3) != slots[j].block ||
+                sqlite3_column_int(st, 4) != slots[j].pos || sqlite3_column_int(st, 5) != slots[j].role)
+                sw_usage_error("merge: %s (shard %d): its schedule's run %d is not the plan's (the plan of its "
+                               "settings, shard %d of %d, %s): not a shard of this sweep",
+                               s->dir, s->k, seq, s->k, s->n,
+                               j < n_slots ? "differs there" : "has no more runs for this shard");
+            j++;
+        }
+        sqlite3_finalize(st);
+        while (j < n_slots && !owned[slots[j].cell])
+            j++;
+        if (j < n_slots)
+            sw_usage_error("merge: %s (shard %d): its schedule lacks the plan's run %d and later ones", s->dir, s->k,
+                           slots[j].seq);
+        free(owned);
+        /* Every planned run exactly once: runs are UNIQUE(seq), so each
+         * schedule row has at most one; none may be missing or foreign. */
+        long foreign = q_long(s->db,
+                              "SELECT count(*) FROM runs r LEFT JOIN schedule s ON s.seq = r.seq"
+                              " WHERE s.seq IS NULL OR s.cell_id != r.cell_id OR s.round != r.round",
+                              s);
+        if (foreign)
+            sw_usage_error("merge: %s (shard %d) holds %ld runs that its schedule does not plan", s->dir, s->k,
+                           foreign);
+        long missing = q_long(
+            s->db, "SELECT count(*) FROM schedule s WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.seq = s.seq)", s);
+        if (missing)
+            sw_usage_error("merge: %s (shard %d, %s) misses %ld of its planned runs; finish it with: sweep --resume %s",
+                           s->dir, s->k, s->host, missing, s->dir);
+        char *status = q_text(s->db, "SELECT value FROM meta WHERE key = 'status'", NULL);
+        if (!status || strcmp(status, "complete"))
+            sw_usage_error("merge: %s (shard %d) is not complete (status %s); finish it with: sweep --resume %s",
+                           s->dir, s->k, status ? status : "unknown", s->dir);
+        free(status);
+    }
+    *cells_out = cells;
+    *n_cells_out = n_cells;
+    *slots_out = slots;
+    *n_slots_out = n_slots;
+}
+
+static void exec_or_die(sqlite3 *db, const char *sql, const char *what) {
+    char *err = NULL;
+    if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+        sw_fatal("merge: %s: %s", what, err ? err : "?");
+}
+
+/* The columns of table t in the merged database, comma separated, with
+ * prefix before each; without the column skip. */
+static char *columns(sqlite3 *db, const char *t, const char *prefix, const char *skip) {
+    char *sql = sw_xasprintf("PRAGMA main.table_info(%s)", t);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        sw_fatal("merge: %s: %s", sql, sqlite3_errmsg(db));
+    sw_buf b = {0};
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        const char *c = (const char *)sqlite3_column_text(st, 1);
+        if (skip && !strcmp(c, skip))
+            continue;
+        sw_buf_printf(&b, "%s%s%s", b.len ? ", " : "", prefix, c);
+    }
+    sqlite3_finalize(st);
+    free(sql);
+    return b.data;
+}
+
+static int cmp_shard(const void *a, const void *b) {
+    const shard_in *x = a, *y = b;
+    return x->k - y->k;
+}
+
+/* The merged meta: values every shard agrees on as they are; the others
+ * per shard, or their earliest (started_utc) or latest (finished_utc). */
+static void merge_meta(sw_db *d, shard_in *sh, int n, const char *out, const sw_opts *o, int n_cells, int n_slots) {
+    exec_or_die(d->db,
+                "CREATE TEMP TABLE allmeta AS SELECT shard, key, value FROM shard_meta WHERE key NOT IN ('shard')",
+                "collecting meta");
+    sqlite3_stmt *keys;
+    if (sqlite3_prepare_v2(d->db,
+                           "SELECT key, count(DISTINCT ifnull(value, '')), count(*), min(value), max(value)"
+                           " FROM allmeta GROUP BY key ORDER BY key",
+                           -1, &keys, NULL) != SQLITE_OK)
+        sw_fatal("merge: meta: %s", sqlite3_errmsg(d->db));
+    sqlite3_stmt *per;
+    if (sqlite3_prepare_v2(d->db, "SELECT shard, value FROM allmeta WHERE key = ? ORDER BY shard", -1, &per, NULL) !=
+        SQLITE_OK)
+        sw_fatal("merge: meta: %s", sqlite3_errmsg(d->db));
+    while (sqlite3_step(keys) == SQLITE_ROW) {
+        const char *key = (const char *)sqlite3_column_text(keys, 0);
+        int distinct = sqlite3_column_int(keys, 1), count = sqlite3_column_int(keys, 2);
+        const char *lo = (const char *)sqlite3_column_text(keys, 3), *hi = (const char *)sqlite3_column_text(keys, 4);
+        if (distinct == 1 && count == n) {
+            sw_db_meta_set(d, key, lo);
+        } else if (!strcmp(key, "started_utc")) {
+            sw_db_meta_set(d, key, lo);
+        } else if (!strcmp(key, "finished_utc")) {
+            sw_db_meta_set(d, key, hi);
+        } else {
+            sw_buf b = {0};
+            sqlite3_bind_text(per, 1, key, -1, SQLITE_TRANSIENT);
+            while (sqlite3_step(per) == SQLITE_ROW) {
+                int k = sqlite3_column_int(per, 0);
+                const char *v = (const char *)sqlite3_column_text(per, 1);
+                sw_buf_printf(&b, "%sshard %d (%s): %s", b.len ? "; " : "", k, sh[k - 1].host, v ? v : "");
+            }
+            sqlite3_reset(per);
+            sw_db_meta_set(d, key, b.data ? b.data : "");
+            sw_buf_free(&b);
+        }
+    }
+    sqlite3_finalize(per);
+    sqlite3_finalize(keys);
+    exec_or_die(d->db, "DROP TABLE temp.allmeta", "collecting meta");
+    /* The merged sweep is the unsharded plan: its config without the shard. */
+    sw_buf cfg = {0};
+    for (const char *p = sh[0].config; *p;) {
+        size_t len = strcspn(p, "\n");
+        if (strncmp(p, "shard =", 7)) {
+            sw_buf_append(&cfg, p, len);
+            sw_buf_puts(&cfg, "\n");
+        } else {
+            sw_buf_puts(&cfg, "shard = none\n");
+        }
+        p += len + (p[len] == '\n');
+    }
+    sw_db_meta_set(d, "config", cfg.data ? cfg.data : "");
+    sw_buf_free(&cfg);
+    char *copy = sw_xstrdup(out);
+    sw_db_meta_set(d, "sweep_id", basename(copy));
+    free(copy);
+    sw_db_meta_set(d, "status", "complete");
+    sw_buf b = {0};
+    sw_buf_printf(&b, "%d workloads, %d cells, %d warm-up + %d measured rounds, %d runs, design %s; workloads:",
+                  o->n_workloads, n_cells, o->warmup, o->runs, n_slots, sw_design_name(o->design));
+    for (int i = 0; i < o->n_workloads; i++)
+        sw_buf_printf(&b, " %s", o->workloads[i]);
+    sw_db_meta_set(d, "plan", b.data);
+    b.len = 0;
+    sw_buf_printf(&b, "%d", n);
+    sw_db_meta_set(d, "shards", b.data);
+    b.len = 0;
+    for (int i = 0; i < n; i++) {
+        char *abs = realpath(sh[i].dir, NULL);
+        sw_buf_printf(&b, "%sshard %d/%d: %s (%s)", i ? "; " : "", sh[i].k, sh[i].n, abs ? abs : sh[i].dir, sh[i].host);
+        free(abs);
+    }
+    sw_db_meta_set(d, "merged_from", b.data);
+    b.len = 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->db, "SELECT DISTINCT node FROM runs ORDER BY node", -1, &st, NULL) == SQLITE_OK) {
+        while (sqlite3_step(st) == SQLITE_ROW)
+            sw_buf_printf(&b, "%s%s", b.len ? ", " : "",
+                          sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "unknown");
+        sqlite3_finalize(st);
+    }
+    sw_db_meta_set(d, "nodes", b.data ? b.data : "none");
+    time_t now = time(NULL);
+    char when[64];
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+    sw_db_meta_set(d, "merged_utc", when);
+    sw_buf_free(&b);
+}
+
+/* events: one row per event; supported when some shard counted it, the
+ * reason naming the shards that did not. */
+static void merge_events(sw_db *d) {
+    exec_or_die(d->db,
+                "INSERT INTO main.events(event, supported, reason, encoding)"
+                " SELECT event, max(supported),"
+                "  CASE WHEN min(supported) = max(supported) THEN min(reason)"
+                "   ELSE 'not counted on ' || group_concat(CASE WHEN supported = 0 THEN host || ': ' || reason END,"
+                "   '; ') END,"
+                "  max(encoding) FROM temp.allevents GROUP BY event ORDER BY event",
+                "merging the events");
+}
+
+int sw_shard_merge(int argc, char **argv) {
+    if (argc < 2)
+        sw_usage_error("merge: usage: sweep --merge OUT DIR... (OUT: a new directory; DIR: every shard's sweep "
+                       "directory, one per shard)");
+    const char *out = argv[0];
+    struct stat st;
+    if (lstat(out, &st) == 0)
+        sw_usage_error("merge: %s exists; the merged sweep goes into a new directory", out);
+    int n = argc - 1;
+    shard_in *sh = sw_xcalloc((size_t)n, sizeof *sh);
+    for (int i = 0; i < n; i++)
+        open_shard(&sh[i], argv[i + 1]);
+    qsort(sh, (size_t)n, sizeof *sh, cmp_shard);
+    sw_opts o;
+    sw_cell *cells;
+    sw_slot *slots;
+    int n_cells, n_slots;
+    check_shards(sh, n, &o, &cells, &n_cells, &slots, &n_slots);
+
+    /* Every check passed: write the merged sweep. */
+    if (mkdir(out, 0777) != 0)
+        sw_usage_error("merge: cannot create %s: %s", out, strerror(errno));
+    merge_out = sw_xstrdup(out);
+    sw_set_exit_hook(remove_partial);
+    sw_db d;
+    sw_db_create(&d, out);
+    sqlite3 *db = d.db;
+    char *run_cols = columns(db, "runs", "", "run_id");
+    char *run_cols_r = columns(db, "runs", "r.", "run_id");
+    exec_or_die(db,
+                "CREATE TEMP TABLE ids(shard INTEGER, old INTEGER, started INTEGER, seq INTEGER);"
+                " CREATE TEMP TABLE allevents(host TEXT, event TEXT, supported INTEGER, reason TEXT, encoding TEXT)",
+                "preparing");
+    for (int pass = 0; pass < 2; pass++) {
+        for (int i = 0; i < n; i++) {
+            char *dbpath = sw_xasprintf("%s/results.db", sh[i].dir);
+            sqlite3_stmt *at;
+            if (sqlite3_prepare_v2(db, "ATTACH DATABASE ? AS s", -1, &at, NULL) != SQLITE_OK)
+                sw_fatal("merge: %s", sqlite3_errmsg(db));
+            sqlite3_bind_text(at, 1, dbpath, -1, SQLITE_TRANSIENT);
+            if (sqlite3_step(at) != SQLITE_DONE)
+                sw_fatal("merge: cannot attach %s: %s", dbpath, sqlite3_errmsg(db));
+            sqlite3_finalize(at);
+            exec_or_die(db, "BEGIN", "starting a transaction");
+            char *sql;
+            if (pass == 0) {
+                /* Ids first: the merged run ids follow the runs' start times. */
+                sql = sw_xasprintf("INSERT INTO temp.ids(shard, old, started, seq) SELECT %d, run_id, started_ns, seq"
+                                   " FROM s.runs",
+                                   sh[i].k);
+                exec_or_die(db, sql, "reading the runs");
+                free(sql);
+            } else {
+                if (i == 0)
+                    exec_or_die(db, "INSERT INTO main.cells SELECT * FROM s.cells", "copying the cells");
+                sql = sw_xasprintf(
+                    "UPDATE main.cells SET size = (SELECT c.size FROM s.cells c WHERE c.cell_id = main.cells.cell_id)"
+                    " WHERE cell_id IN (SELECT cell_id FROM s.schedule);"
+                    " INSERT INTO main.schedule(seq, cell_id, round, block, block_pos, block_role)"
+                    "  SELECT seq, cell_id, round, block, block_pos, block_role FROM s.schedule;"
+                    " INSERT INTO main.runs(run_id, %s) SELECT m.new, %s FROM s.runs r JOIN temp.idmap m"
+                    "  ON m.shard = %d AND m.old = r.run_id;"
+                    " INSERT INTO main.run_stats(run_id, key, value) SELECT m.new, x.key, x.value FROM s.run_stats x"
+                    "  JOIN temp.idmap m ON m.shard = %d AND m.old = x.run_id;"
+                    " INSERT INTO main.run_counters(run_id, event, raw, time_enabled, time_running, scaled)"
+                    "  SELECT m.new, x.event, x.raw, x.time_enabled, x.time_running, x.scaled FROM s.run_counters x"
+                    "  JOIN temp.idmap m ON m.shard = %d AND m.old = x.run_id;"
+                    " INSERT INTO main.segments SELECT m.new, x.idx, x.block, x.pos, x.kind, x.on_, x.end_, x.cpu_ns,"
+                    "  x.wall_ns, x.bytes, x.iterations, x.alloc_samples, x.alloc_points, x.sampled_bytes,"
+                    "  x.time_samples, x.minor, x.major, x.gc_ns, x.major_cpu_ns FROM s.segments x"
+                    "  JOIN temp.idmap m ON m.shard = %d AND m.old = x.run_id;"
+                    " INSERT INTO main.calibration SELECT * FROM s.calibration;"
+                    " INSERT INTO main.calibration_probes SELECT * FROM s.calibration_probes;"
+                    " INSERT INTO main.sim_native SELECT * FROM s.sim_native;"
+                    " INSERT INTO main.shard_meta(shard, key, value) SELECT %d, key, value FROM s.meta;"
+                    " INSERT INTO temp.allevents SELECT '%d', event, supported, reason, encoding FROM s.events",
+                    run_cols, run_cols_r, sh[i].k, sh[i].k, sh[i].k, sh[i].k, sh[i].k, sh[i].k);
+                char *what = sw_xasprintf("copying shard %d (%s)", sh[i].k, sh[i].dir);
+                exec_or_die(db, sql, what);
+                free(what);
+                free(sql);
+            }
+            exec_or_die(db, "COMMIT", "committing");
+            exec_or_die(db, "DETACH DATABASE s", "detaching a shard");
+            free(dbpath);
+        }
+        if (pass == 0)
+            exec_or_die(db,
+                        "CREATE TEMP TABLE idmap AS SELECT shard, old, row_number() OVER (ORDER BY started, seq)"
+                        " AS new FROM temp.ids; CREATE UNIQUE INDEX temp.idmap_old ON idmap(shard, old)",
+                        "numbering the runs");
+    }
+    /* The events' shards by host name, for the reasons. */
+    for (int i = 0; i < n; i++) {
+        char *sql = sw_xasprintf("UPDATE temp.allevents SET host = 'shard %d (' || ? || ')' WHERE host = '%d'", sh[i].k,
+                                 sh[i].k);
+        sqlite3_stmt *u;
+        if (sqlite3_prepare_v2(db, sql, -1, &u, NULL) != SQLITE_OK)
+            sw_fatal("merge: %s", sqlite3_errmsg(db));
+        sqlite3_bind_text(u, 1, sh[i].host, -1, SQLITE_TRANSIENT);
+        sqlite3_step(u);
+        sqlite3_finalize(u);
+        free(sql);
+    }
+    exec_or_die(db, "BEGIN", "starting a transaction");
+    merge_events(&d);
+    merge_meta(&d, sh, n, out, &o, n_cells, n_slots);
+    exec_or_die(db, "COMMIT", "committing");
+    long total = 0;
+    sqlite3_stmt *cnt;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM runs", -1, &cnt, NULL) == SQLITE_OK) {
+        if (sqlite3_step(cnt) == SQLITE_ROW)
+            total = (long)sqlite3_column_int64(cnt, 0);
+        sqlite3_finalize(cnt);
+    }
+    if (total != n_slots)
+        sw_fatal("merge: the merged sweep holds %ld runs, its plan %d", total, n_slots);
+    char *csv = sw_xasprintf("%s/runs.csv", out);
+    if (sw_db_export_csv(&d, csv) < 0)
+        sw_fatal("merge: cannot write %s", csv);
+    sw_db_close(&d);
+    merge_out = NULL;
+    sw_set_exit_hook(NULL);
+    sw_buf nodes = {0};
+    for (int i = 0; i < n; i++)
+        sw_buf_printf(&nodes, "%s%s", i ? ", " : "", sh[i].host);
+    fprintf(stderr, "sweep: merged %d shards (%s): %d cells, %ld runs, every planned run once\n", n, nodes.data,
+            n_cells, total);
+    printf("results: %s/results.db and %s\n", out, csv);
+    sw_buf_free(&nodes);
+    free(csv), free(run_cols), free(run_cols_r);
+    for (int i = 0; i < n; i++) {
+        sqlite3_close(sh[i].db);
+        free(sh[i].dir), free(sh[i].config), free(sh[i].host);
+    }
+    free(sh);
+    free(slots);
+    sw_plan_free_cells(cells, n_cells);
+    sw_opts_free(&o);
+    return 0;
+}
