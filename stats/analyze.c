@@ -3,6 +3,7 @@
 #include "st_util.h"
 #include "st_db.h"
 #include "st_inproc.h"
+#include "st_nodes.h"
 #include "st_plotdata.h"
 #include "st_report.h"
 #include "st_sim.h"
@@ -104,6 +105,14 @@ int main(int argc, char **argv) {
     if (sw.warning[0] && !quiet)
         fprintf(stderr, "analyze: warning: %s\n", sw.warning);
 
+    /* A sweep over several machines: comparisons within a node (st_nodes.h). */
+    st_nodes nodes;
+    if ((rc = st_nodes_apply(dir, &sw, &nodes, err, sizeof err))) {
+        fprintf(stderr, "analyze: %s\n", err);
+        st_sweep_free(&sw);
+        return rc;
+    }
+
     const char *status = st_sweep_meta(&sw, "status");
     if (status && strcmp(status, "complete") && !quiet)
         fprintf(stderr,
@@ -141,6 +150,8 @@ int main(int argc, char **argv) {
 
     st_report_opts ro = {seed, (size_t)resamples, confidence};
     rc = st_write_outputs(&an, &ro, err, sizeof err);
+    if (!rc && st_nodes_report(dir, &nodes, err, sizeof err))
+        rc = 1;
     if (rc) {
         fprintf(stderr, "analyze: %s\n", err);
     } else if (an.used_runs == 0 && sim.ok_runs == 0) {
@@ -180,6 +191,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "analyze: %zu simulated cells, %zu runs ok of %zu%s; wrote sim.csv and plotdata/sim_*.dat\n",
                 sim.ncells, sim.ok_runs, sim.runs, sim.flagged ? ", SOME NOT DETERMINISTIC" : ", deterministic");
     st_analysis_free(&an);
+    st_nodes_free(&nodes);
     st_sim_free(&sim);
     st_sweep_free(&sw);
     return rc;

@@ -1,0 +1,286 @@
+/* st_nodes.c - the nodes of a sweep: within-node comparisons, one scale per group. */
+#include "st_nodes.h"
+#include "st_desc.h"
+#include "st_util.h"
+
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct run_node {
+    int64_t run_id;
+    int node; /* index into the sorted node names */
+} run_node;
+
+static int cmp_run(const void *a, const void *b) {
+    int64_t x = ((const run_node *)a)->run_id, y = ((const run_node *)b)->run_id;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static int same_depth(double a, double b) { return (isnan(a) && isnan(b)) || a == b; }
+
+/* The baseline cell of cell i (analyze's rule), or -1. */
+static long baseline_of(const st_sweep *sw, size_t i) {
+    const st_cell *c = &sw->cells[i];
+    for (size_t j = 0; j < sw->ncells; j++) {
+        const st_cell *b = &sw->cells[j];
+        if (!strcmp(b->kind, "baseline") && !strcmp(b->workload, c->workload) && b->size == c->size &&
+            same_depth(b->depth, c->depth))
+            return (long)j;
+    }
+    return -1;
+}
+
+/* The median over the used runs of cell b on node k of value(run), NaN
+ * when none has a finite value. */
+static double node_median(const st_sweep *sw, const int *node_of, size_t b, int k, int metric, long tc) {
+    const st_cell *c = &sw->cells[b];
+    double *x = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *x);
+    size_t n = 0;
+    for (size_t r = c->first_run; r < c->first_run + c->nruns; r++) {
+        const st_run *run = &sw->runs[r];
+        if (!run->used || node_of[r] != k)
+            continue;
+        double v = metric == 0   ? run->wall_ns
+                   : metric == 1 ? run->user_ns + run->sys_ns
+                   : tc >= 0     ? sw->counter[r * sw->nevents + (size_t)tc]
+                                 : NAN;
+        if (isfinite(v) && v > 0)
+            x[n++] = v;
+    }
+    double m = n ? st_median(x, n) : NAN;
+    free(x);
+    return m;
+}
+
+int st_nodes_apply(const char *dir, st_sweep *sw, st_nodes *out, char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    out->merged = st_sweep_meta(sw, "shards") != NULL;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/results.db", dir);
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
+        sqlite3_close(db);
+        return 2;
+    }
+    sqlite3_busy_timeout(db, 10000);
+    /* Nodes of the measured runs (a sweep from before the column: one node). */
+    sqlite3_stmt *st;
+    int has_node = sqlite3_prepare_v2(db, "SELECT run_id, ifnull(node, 'unknown') FROM runs WHERE round > 0"
+                                          " ORDER BY run_id",
+                                      -1, &st, NULL) == SQLITE_OK;
+    run_node *rn = NULL;
+    size_t nrn = 0, cap = 0;
+    char **names = NULL;
+    size_t nnames = 0;
+    if (has_node) {
+        int rc;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            const char *name = (const char *)sqlite3_column_text(st, 1);
+            size_t k = 0;
+            while (k < nnames && strcmp(names[k], name))
+                k++;
+            if (k == nnames) {
+                names = st_xrealloc(names, (nnames + 1) * sizeof *names);
+                names[nnames++] = st_xstrdup(name);
+            }
+            if (nrn == cap)
+                rn = st_xrealloc(rn, (cap = cap ? 2 * cap : 256) * sizeof *rn);
+            rn[nrn++] = (run_node){sqlite3_column_int64(st, 0), (int)k};
+        }
+        sqlite3_finalize(st);
+        if (rc != SQLITE_DONE) {
+            snprintf(err, errlen, "%s: reading the runs' nodes: %s", path, sqlite3_errmsg(db));
+            sqlite3_close(db);
+            free(rn);
+            for (size_t i = 0; i < nnames; i++)
+                free(names[i]);
+            free(names);
+            return 2;
+        }
+    } else {
+        names = st_xmalloc(sizeof *names);
+        names[nnames++] = st_xstrdup("unknown");
+    }
+    sqlite3_close(db);
+    /* Sorted names, and each loaded run's node index in that order. */
+    char **sorted = st_xmalloc((nnames ? nnames : 1) * sizeof *sorted);
+    memcpy(sorted, names, nnames * sizeof *names);
+    qsort(sorted, nnames, sizeof *sorted, cmp_str);
+    int *rank = st_xmalloc((nnames ? nnames : 1) * sizeof *rank);
+    for (size_t i = 0; i < nnames; i++)
+        for (size_t j = 0; j < nnames; j++)
+            if (sorted[j] == names[i])
+                rank[i] = (int)j;
+    free(names);
+    qsort(rn, nrn, sizeof *rn, cmp_run);
+    int *node_of = st_xcalloc(sw->nruns ? sw->nruns : 1, sizeof *node_of);
+    out->nnodes = nnames;
+    out->node = sorted;
+    out->runs = st_xcalloc(nnames ? nnames : 1, sizeof *out->runs);
+    for (size_t r = 0; r < sw->nruns; r++) {
+        run_node key = {sw->runs[r].run_id, 0};
+        const run_node *f = has_node ? bsearch(&key, rn, nrn, sizeof *rn, cmp_run) : NULL;
+        node_of[r] = f ? rank[f->node] : 0;
+        out->runs[node_of[r]]++;
+    }
+    free(rank);
+    free(rn);
+
+    long tc = -1;
+    for (size_t e = 0; e < sw->nevents; e++)
+        if (!strcmp(sw->events[e], "perf::task-clock"))
+            tc = (long)e;
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *t = open_memstream(&text, &tlen);
+    if (!t)
+        st_out_of_memory();
+    /* Groups: each baseline with its cells. */
+    size_t nn = out->nnodes;
+    size_t *base_runs = st_xcalloc(nn ? nn : 1, sizeof *base_runs);
+    int *seen = st_xcalloc(nn ? nn : 1, sizeof *seen);
+    for (size_t b = 0; b < sw->ncells; b++) {
+        const st_cell *bc = &sw->cells[b];
+        if (strcmp(bc->kind, "baseline") || baseline_of(sw, b) != (long)b)
+            continue;
+        out->ngroups++;
+        memset(seen, 0, nn * sizeof *seen);
+        memset(base_runs, 0, nn * sizeof *base_runs);
+        size_t distinct = 0;
+        for (size_t i = 0; i < sw->ncells; i++) {
+            if (baseline_of(sw, i) != (long)b)
+                continue;
+            const st_cell *c = &sw->cells[i];
+            for (size_t r = c->first_run; r < c->first_run + c->nruns; r++) {
+                if (!sw->runs[r].used)
+                    continue;
+                if (!seen[node_of[r]]++)
+                    distinct++;
+                if (i == b)
+                    base_runs[node_of[r]]++;
+            }
+        }
+        if (distinct < 2)
+            continue;
+        out->nmixed++;
+        int ref = -1;
+        for (size_t k = 0; k < nn; k++)
+            if (base_runs[k] && (ref < 0 || base_runs[k] > base_runs[ref]))
+                ref = (int)k;
+        fprintf(t, "- %s: runs on %zu nodes;", bc->label, distinct);
+        if (ref < 0) {
+            fprintf(t, " no node has a used baseline run: not rescaled\n");
+            continue;
+        }
+        fprintf(t, " scaled to %s (%zu baseline runs):", out->node[ref], base_runs[ref]);
+        double mref[3];
+        for (int m = 0; m < 3; m++)
+            mref[m] = node_median(sw, node_of, b, ref, m, tc);
+        for (size_t k = 0; k < nn; k++) {
+            if (!seen[k] || (int)k == ref)
+                continue;
+            if (!base_runs[k]) {
+                fprintf(t, " %s has no used baseline run: left unscaled;", out->node[k]);
+                continue;
+            }
+            double f[3];
+            for (int m = 0; m < 3; m++) {
+                double mk = node_median(sw, node_of, b, (int)k, m, tc);
+                f[m] = isfinite(mref[m]) && isfinite(mk) && mk > 0 ? mref[m] / mk : NAN;
+            }
+            fprintf(t, " %s x %.4f (wall), x %.4f (CPU);", out->node[k], f[0], f[1]);
+            for (size_t i = 0; i < sw->ncells; i++) {
+                if (baseline_of(sw, i) != (long)b)
+                    continue;
+                const st_cell *c = &sw->cells[i];
+                for (size_t r = c->first_run; r < c->first_run + c->nruns; r++) {
+                    if (node_of[r] != (int)k)
+                        continue;
+                    st_run *run = &sw->runs[r];
+                    if (isfinite(f[0])) {
+                        run->wall_ns *= f[0];
+                        run->key[ST_K_run_ns] *= f[0];
+                        run->key[ST_K_minor_ns] *= f[0];
+                        run->key[ST_K_major_ns] *= f[0];
+                        run->key[ST_K_gc_ns] *= f[0];
+                    }
+                    if (isfinite(f[1])) {
+                        run->user_ns *= f[1];
+                        run->sys_ns *= f[1];
+                    }
+                    if (tc >= 0 && isfinite(f[2]))
+                        sw->counter[r * sw->nevents + (size_t)tc] *= f[2];
+                }
+            }
+        }
+        fputc('\n', t);
+    }
+    free(seen);
+    free(base_runs);
+    free(node_of);
+    fclose(t);
+    if (out->nnodes < 2 && !out->merged) {
+        free(text);
+        return 0;
+    }
+    /* The section. */
+    char *rep = NULL;
+    size_t rlen = 0;
+    FILE *f = open_memstream(&rep, &rlen);
+    if (!f)
+        st_out_of_memory();
+    fprintf(f, "\n## Nodes\n\n");
+    const char *shards = st_sweep_meta(sw, "shards");
+    if (shards)
+        fprintf(f, "Merged from %s shards (`sweep --merge`; every shard's meta is in the table `shard_meta`).\n",
+                shards);
+    fprintf(f, "Measured runs per node:");
+    for (size_t k = 0; k < out->nnodes; k++)
+        fprintf(f, "%s %s %zu", k ? "," : "", out->node[k], out->runs[k]);
+    fprintf(f, ".\n\n");
+    if (!out->nmixed)
+        fprintf(f,
+                "Every group (a baseline and its cells) ran on one node: every overhead, paired ratio, A/A floor "
+                "and per-sample cost above compares runs of one machine, so differences in speed between nodes "
+                "do not enter them (docs/STATISTICS.md, \"Sweeps over several machines\").\n");
+    else
+        fprintf(f,
+                "%zu of %zu groups ran on several nodes; their runs were put on one node's scale by the ratio of "
+                "the baseline's medians (docs/STATISTICS.md, \"Sweeps over several machines\"); paired ratios "
+                "are within one node regardless:\n\n%s",
+                out->nmixed, out->ngroups, text ? text : "");
+    fclose(f);
+    free(text);
+    out->report = rep;
+    return 0;
+}
+
+int st_nodes_report(const char *dir, const st_nodes *n, char *err, size_t errlen) {
+    if (!n->report)
+        return 0;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/summary.md", dir);
+    FILE *f = fopen(path, "a");
+    int bad = !f || fputs(n->report, f) < 0;
+    if ((f && fclose(f) != 0) || bad) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+void st_nodes_free(st_nodes *n) {
+    for (size_t k = 0; k < n->nnodes; k++)
+        free(n->node[k]);
+    free(n->node);
+    free(n->runs);
+    free(n->report);
+    memset(n, 0, sizeof *n);
+}
