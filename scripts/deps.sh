@@ -27,6 +27,8 @@ golang-go
 libjemalloc-dev
 libgoogle-perftools-dev
 openjdk-17-jdk-headless
+slurm-wlm
+munge
 "
 
 missing=""
