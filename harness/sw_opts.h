@@ -107,7 +107,7 @@ typedef struct sw_opts {
     int sim_jobs;                            /* simulated runs at once; 0 = one per CPU allowed */
     sw_size_override sim_sizes[SW_MAX_LIST]; /* fixed sizes of the simulated part */
     int n_sim_sizes;
-    char *valgrind; /* the valgrind program */
+    char *valgrind;       /* the valgrind program */
     int shard_k, shard_n; /* --shard K/N: this sweep runs the K-th of N parts of the plan; 0/0 = all of it */
     /* Not part of the stored config: how this invocation behaves. */
     char *resume_dir;  /* --resume DIR */

@@ -72,8 +72,9 @@ int st_nodes_apply(const char *dir, st_sweep *sw, st_nodes *out, char *err, size
     sqlite3_busy_timeout(db, 10000);
     /* Nodes of the measured runs (a sweep from before the column: one node). */
     sqlite3_stmt *st;
-    int has_node = sqlite3_prepare_v2(db, "SELECT run_id, ifnull(node, 'unknown') FROM runs WHERE round > 0"
-                                          " ORDER BY run_id",
+    int has_node = sqlite3_prepare_v2(db,
+                                      "SELECT run_id, ifnull(node, 'unknown') FROM runs WHERE round > 0"
+                                      " ORDER BY run_id",
                                       -1, &st, NULL) == SQLITE_OK;
     run_node *rn = NULL;
     size_t nrn = 0, cap = 0;
@@ -246,10 +247,9 @@ int st_nodes_apply(const char *dir, st_sweep *sw, st_nodes *out, char *err, size
         fprintf(f, "%s %s %zu", k ? "," : "", out->node[k], out->runs[k]);
     fprintf(f, ".\n\n");
     if (!out->nmixed)
-        fprintf(f,
-                "Every group (a baseline and its cells) ran on one node: every overhead, paired ratio, A/A floor "
-                "and per-sample cost above compares runs of one machine, so differences in speed between nodes "
-                "do not enter them (docs/STATISTICS.md, \"Sweeps over several machines\").\n");
+        fprintf(f, "Every group (a baseline and its cells) ran on one node: every overhead, paired ratio, A/A floor "
+                   "and per-sample cost above compares runs of one machine, so differences in speed between nodes "
+                   "do not enter them (docs/STATISTICS.md, \"Sweeps over several machines\").\n");
     else
         fprintf(f,
                 "%zu of %zu groups ran on several nodes; their runs were put on one node's scale by the ratio of "

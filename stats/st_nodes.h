@@ -35,13 +35,13 @@
 #include "st_db.h"
 
 typedef struct st_nodes {
-    size_t nnodes;     /* distinct nodes of the measured runs */
-    char **node;       /* their names, sorted */
-    size_t *runs;      /* measured runs per node */
-    size_t ngroups;    /* groups with a baseline */
-    size_t nmixed;     /* groups whose used runs span several nodes (rescaled) */
-    int merged;        /* meta.shards is present: a sweep merged from shards */
-    char *report;      /* the Markdown section for summary.md, or NULL when there is nothing to say */
+    size_t nnodes;  /* distinct nodes of the measured runs */
+    char **node;    /* their names, sorted */
+    size_t *runs;   /* measured runs per node */
+    size_t ngroups; /* groups with a baseline */
+    size_t nmixed;  /* groups whose used runs span several nodes (rescaled) */
+    int merged;     /* meta.shards is present: a sweep merged from shards */
+    char *report;   /* the Markdown section for summary.md, or NULL when there is nothing to say */
 } st_nodes;
 
 /* Reads every measured run's node from DIR/results.db and rescales the
