@@ -86,6 +86,19 @@ if [ -n "${ANALYZE:-}" ]; then
         "$WORK/merged/summary.md")" 1
 fi
 
+# A shard interrupted and resumed (its last block lost) merges like the others.
+cp -r "$(cd "$WORK/s2/latest" && pwd -P)" "$WORK/s2-resumed"
+q "$WORK/s2-resumed/results.db" "CREATE TEMP TABLE gone AS SELECT run_id FROM runs WHERE block = (SELECT max(block)
+    FROM runs); DELETE FROM run_stats WHERE run_id IN gone; DELETE FROM run_counters WHERE run_id IN gone;
+    DELETE FROM runs WHERE run_id IN gone; UPDATE meta SET value = 'interrupted' WHERE key = 'status'"
+"$SWEEP" --resume "$WORK/s2-resumed" --no-progress >/dev/null 2>"$WORK/err"
+expect "the interrupted shard resumes its last block" "$(grep -c '18 runs planned, 2 to run (resuming)' "$WORK/err")" 1
+"$SWEEP" --merge "$WORK/merged2" "$WORK/s1/latest" "$WORK/s2-resumed" "$WORK/s3/latest" >/dev/null 2>&1
+expect "the resumed shard merges" "$?" 0
+expect "merged with the resumed shard equals unsharded" "$(q "$WORK/merged2/results.db" "SELECT seq, cell_id, round,
+    block, block_pos, block_role, sgc_seed FROM runs ORDER BY seq" | md5sum)" "$(q "$REF" "SELECT seq, cell_id, round,
+    block, block_pos, block_role, sgc_seed FROM runs ORDER BY seq" | md5sum)"
+
 # Merges that must be refused (exit 2, the reason, nothing created).
 refuse() { # NAME PATTERN DIR...
     name=$1 pat=$2
