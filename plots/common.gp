@@ -52,10 +52,10 @@ multiplot_margins(W, H, X) = sprintf("margins %f, %f, %f, %f spacing %f, %f", \
 key_plot_setup = "unset title; unset xlabel; unset ylabel; unset border; unset tics; unset grid; unset key; " . \
     "unset logscale; set xrange [0:1]; set yrange [0:1]; " . \
     "set lmargin at screen 0.02; set rmargin at screen 0.98; set tmargin at screen 0.99; set bmargin at screen 0.9"
-array leg_kind[8]      # "point" or "bar" (a median with its interval)
-array leg_color[8]
-array leg_pt[8]
-array leg_text[8]
+array leg_kind[16]     # "point" or "bar" (a median with its interval)
+array leg_color[16]
+array leg_pt[16]
+array leg_text[16]
 nleg = 0
 leg_w(k) = 34 + 6.6 * strlen(leg_text[k])   # symbol, gap and text, in pixels at font 10
 leg_sum(k) = (k > nleg) ? 0 : leg_w(k) + 22 + leg_sum(k + 1)

@@ -4,10 +4,12 @@
 # On log-log axes an off-by-one is invisible, so a lower panel shows the
 # fixed-mode residual sample_points - floor(sampled_bytes / period), which
 # the sampling rule makes exactly 0; mismatching runs (match = 0) get a red
-# cross in both panels.  Poisson-mode runs (open circles) appear only in the
-# upper panel: they scatter around the line by design.
+# cross in both panels.  Runs of modes without exact counts (match NaN:
+# poisson, any mode but fixed; open circles) appear only in the upper panel:
+# they scatter around the line by design.
 # figures.sh passes panels (the workloads present), n_bad (mismatching runs),
-# n_fixed and n_poisson, and the axis ranges (below).
+# n_exact and n_other (runs checked by the rule and not), other_modes (the
+# names of the modes not checked, from the data), and the axis ranges.
 
 f = datadir . "/exactness.dat"
 cm = c_exactness_alloc_mode; ce = c_exactness_expected; cs = c_exactness_sample_points; cmatch = c_exactness_match
@@ -15,7 +17,9 @@ npan = words(panels)
 # floor(bytes / period) by integer division of the integer columns: the
 # printed decimal "expected" is rounded and could cross an integer.
 cb = c_exactness_sampled_bytes; cp = c_exactness_alloc_period
-resid(m, e, s) = (m eq "fixed" && e >= 1 && s >= 1) ? int(s) - int(column(cb)) / int(column(cp)) : NaN
+# Runs checked by the exact rule have match 0 or 1 (fixed mode); the others NaN.
+checked(x) = valid(cmatch)
+resid(m, e, s) = (checked(0) && e >= 1 && s >= 1) ? int(s) - int(column(cb)) / int(column(cp)) : NaN
 
 # Ranges from figures.sh: logrange over expected and sample_points, resrange
 # over the fixed-mode residuals (at least -1 .. 1).
@@ -44,10 +48,10 @@ set ylabel "sample points counted (alloc\\_sample\\_points)"
 set key outside right top samplen 1 spacing 1.15 font ",10"
 set size ratio 0
 plot x with lines ls 100 title "identity y = x", \
-     for [i = 1:npan] f using (strcol(1) eq word(panels, i) && strcol(cm) eq "fixed" ? column(ce) : NaN):(column(cs)) \
+     for [i = 1:npan] f using (strcol(1) eq word(panels, i) && checked(0) ? column(ce) : NaN):(column(cs)) \
          with points pt wpoint(windex(word(panels, i))) ps 0.7 lc rgb wcolor(windex(word(panels, i))) title esc(word(panels, i)), \
-     for [i = 1:npan * (n_poisson > 0)] f using (strcol(1) eq word(panels, i) && strcol(cm) eq "poisson" ? column(ce) : NaN):(column(cs)) \
-         with points pt 6 ps 0.8 lc rgb wcolor(windex(word(panels, i))) title (i == 1 ? "poisson mode (open)" : ""), \
+     for [i = 1:npan * (n_other > 0)] f using (strcol(1) eq word(panels, i) && !checked(0) ? column(ce) : NaN):(column(cs)) \
+         with points pt 6 ps 0.8 lc rgb wcolor(windex(word(panels, i))) title (i == 1 ? other_modes . " mode (open)" : ""), \
      for [j = 1:(n_bad > 0)] f using (column(cmatch) == 0 ? column(ce) : NaN):(column(cs)) \
          with points pt 2 ps 2.2 lw 2.5 lc rgb "#E00000" title sprintf("mismatching runs: %d", n_bad)
 unset label 1
@@ -62,7 +66,7 @@ set ytics 1
 set format x "10^{%T}"
 set format y "%g"
 set xlabel "bytes allocated while sampling / period (sampled\\_bytes / alloc\\_period)"
-set ylabel "points − floor(bytes / period)\n(fixed mode; must be 0)"
+set ylabel "points − floor(bytes / period)\n(runs with exact counts; must be 0)"
 unset key
 plot 0 with lines ls 100, \
      for [i = 1:npan] f using (strcol(1) eq word(panels, i) ? column(ce) : NaN):(resid(strcol(cm), column(ce), column(cs))) \

@@ -59,15 +59,6 @@ eval "$(printf '%s\n' "$table" | awk '{
     need = ""; words = " "
     for (i = 2; i <= NF; i++) { split($i, a, ":"); need = need (i > 2 ? " " : "") a[1]; if (a[2] == "word") words = words a[1] " " }
     printf "need_%s=\"%s\"; words_%s=\"%s\"\n", $1, need, $1, words }')"
-# The simulated cells' plot data (stats/st_sim.h, docs/STATISTICS.md): only
-# a sweep with simulated cells has it, and a sweep without any gets no
-# caption for their figures.
-need_sim_alloc="workload alloc_period overhead_Ir overhead_est_cycles"
-need_sim_time="workload time_hz model_user_ns model_kernel_ns model_overhead"
-need_sim_normalized="index workload normalized_Ir normalized_est_cycles time_normalized_model"
-need_sim_compare="workload index alloc_period overhead_Ir overhead_est_cycles overhead_wall overhead_wall_lo overhead_wall_hi"
-words_sim_alloc=" workload "; words_sim_time=" workload "; words_sim_normalized=" workload "; words_sim_compare=" workload "
-sim_files="sim_alloc sim_time sim_normalized sim_compare"
 
 sweep=$(basename "$(cd "$dir" && pwd -P)")
 out="$dir/figures"
@@ -119,14 +110,6 @@ check_file() {
 
 # Every file is checked once, up front.  ok_<name> is yes, absent or corrupt.
 found=0
-for name in $sim_files; do
-    check_file "$name"
-    case $? in
-        0) eval "ok_$name=yes"; found=1 ;;
-        3) eval "ok_$name=absent"; [ -f "$pd/$name.dat" ] && found=1 ;;
-        *) eval "ok_$name=corrupt"; status=2; found=1 ;;
-    esac
-done
 for name in $files; do
     check_file "$name"
     case $? in
@@ -146,12 +129,15 @@ if [ "$ok_workloads" = yes ]; then
     workloads=$(awk 'NR > 1 && NF { print $2 }' "$pd/workloads.dat" | tr '\n' ' ')
 else
     workloads=$(for name in $files; do
-        [ "$name" != workloads ] && eval "[ \"\$ok_$name\" = yes ]" &&
-            awk 'NR > 1 && NF && $1 !~ /^#/ { print $1 }' "$pd/$name.dat"; done | sort -u | tr '\n' ' ')
+        case $name in workloads|sim_*) continue ;; esac
+        eval "[ \"\$ok_$name\" = yes ]" &&
+            awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF { print $(c["workload"]) }' "$pd/$name.dat"
+        done | sort -u | tr '\n' ' ')
 fi
 workloads=${workloads% }
 # Workloads that only simulated cells have (a sweep of --backends sim) come after.
-for name in $sim_files; do
+for name in $files; do
+    case $name in sim_*) ;; *) continue ;; esac
     eval "[ \"\$ok_$name\" = yes ]" || continue
     for w in $(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF { print $(c["workload"]) }' "$pd/$name.dat" | sort -u); do
         case " $workloads " in *" $w "*) ;; *) workloads="${workloads:+$workloads }$w" ;; esac
@@ -182,6 +168,17 @@ has() {
 # with no value at all is "none none".  The axis ranges are computed here
 # rather than with gnuplot's stats command, which stops the whole script
 # when a selection happens to hold no valid point.
+# modes_in NAME NAMECOL NOCOL: the sampling modes (clocks) present in NAME.dat,
+# space separated, ordered by their number in the runtime's table (column
+# NOCOL: mode_no, clock_no; the first is the main series of figures 1, 2, 4
+# and 6), by first appearance where the number is missing.
+modes_in() {
+    awk -v nc="$2" -v oc="$3" 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+        NF { m = $(c[nc]); v = (oc in c) ? $(c[oc]) : "NaN"; v = (v ~ /^-?[0-9]+$/) ? v + 0 : 1e9 + NR
+             if (!(m in no) || v < no[m]) no[m] = v }
+        END { for (m in no) print no[m], m }' "$pd/$1.dat" | sort -n | awk '{ printf "%s%s", (NR > 1 ? " " : ""), $2 }'
+}
+
 # paired_in NAME: 1 if NAME.dat has a "pairs" column with a value above 0 (a blocked sweep), else 0.
 paired_in() {
     awk 'NR == 1 { for (i = 2; i <= NF; i++) if ($i == "pairs") p = i - 1; next }
@@ -331,16 +328,16 @@ rates=${rates% }
 fig_overhead_alloc() {
     panels=$(present alloc_cells)
     base=$([ "$ok_baseline_runs" = yes ] && echo 1 || echo 0)
-    pois=$(has alloc_cells alloc_mode poisson)
+    modes=$(modes_in alloc_cells alloc_mode mode_no)
     yr=$(merge_ranges "$(colrange "$pd/alloc_runs.dat" ratio "" "$panels")" \
         "$(colrange "$pd/alloc_cells.dat" "overhead overhead_lo overhead_hi paired paired_lo paired_hi" "" "$panels")" \
         "$([ "$base" = 1 ] && colrange "$pd/baseline_runs.dat" ratio "" "$panels")")
     xr=$(colrange "$pd/alloc_cells.dat" alloc_period)
     pair=$(paired_in alloc_cells)
-    draw "$F_NAME" "$F_SCRIPT" "which = 'alloc'; panels = '$panels'; has_base = $base; has_poisson = $pois; has_paired = $pair; yranges = '$yr'; xrange_ = '$xr'" &&
+    draw "$F_NAME" "$F_SCRIPT" "which = 'alloc'; panels = '$panels'; has_base = $base; modes = '$modes'; has_paired = $pair; yranges = '$yr'; xrange_ = '$xr'" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
-What: for each workload (one panel each: $panels), the run time with allocation sampling on, divided by the median run time of the same workload without sampling (its baseline), against the sampling period in bytes on a log2 axis. Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise, the spread a real overhead must stand out from.")$([ "$pois" = 1 ] && echo " Open circles and the dashed line are poisson-mode cells; filled ones fixed mode.")$([ "$pair" = 1 ] && printf '\n\n%s' "Blue squares with bars, a little left of each period: the paired ratio (each run over the adjacent run of its baseline in the same block, the Hodges-Lehmann estimate over blocks, one-sample $cilabel interval; docs/STATISTICS.md, \"Paired comparisons\"). It is the process-level measurement (the whole run, start-up included), and it is narrower than the black bars because adjacent runs share their noise.")
+What: for each workload (one panel each: $panels), the run time with allocation sampling on, divided by the median run time of the same workload without sampling (its baseline), against the sampling period in bytes on a log2 axis. Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise, the spread a real overhead must stand out from.")$(set -- $modes; [ $# -gt 1 ] && echo " Filled points: $1 mode; open points with dashed lines, shifted a little right: the other modes ($(shift; echo "$*" | sed 's/ /, /g')).")$([ "$pair" = 1 ] && printf '\n\n%s' "Blue squares with bars, a little left of each period: the paired ratio (each run over the adjacent run of its baseline in the same block, the Hodges-Lehmann estimate over blocks, one-sample $cilabel interval; docs/STATISTICS.md, \"Paired comparisons\"). It is the process-level measurement (the whole run, start-up included), and it is narrower than the black bars because adjacent runs share their noise.")
 
 How to read: the dashed line at 1 is no overhead; 1.25 means 25% slower. Each panel has its own vertical scale (a log scale when it spans more than a factor 2), so compare workloads by their tick labels, not by the height of the curves. Overhead falls roughly in proportion to 1/period because the cost is paid once per sample; where the bars include 1 this sweep cannot tell the overhead from noise.
 
@@ -351,20 +348,21 @@ $source_line"
 fig_overhead_time() {
     panels=$(present time_cells)
     base=$([ "$ok_baseline_runs" = yes ] && echo 1 || echo 0)
-    cpu=$(has time_cells time_clock cpu)
+    modes=$(modes_in time_cells time_clock clock_no)
+    main=${modes%% *}
     yr=$(merge_ranges "$(colrange "$pd/time_runs.dat" ratio "" "$panels")" \
         "$(colrange "$pd/time_cells.dat" "overhead overhead_lo overhead_hi paired paired_lo paired_hi" "" "$panels")" \
         "$([ "$base" = 1 ] && colrange "$pd/baseline_runs.dat" ratio "" "$panels")")
     xr=$(colrange "$pd/time_cells.dat" time_hz)
     # each panel's achieved rate at each requested rate (median; -1: none)
-    ach=$(for r in $rates; do colrange "$pd/time_cells.dat" hz_achieved "time_clock=wall,time_hz=$r" "$panels"; done |
+    ach=$(for r in $rates; do colrange "$pd/time_cells.dat" hz_achieved "time_clock=$main,time_hz=$r" "$panels"; done |
         awk '{ for (i = 1; i <= NF; i += 2) a[NR, (i + 1) / 2] = ($i == "none") ? -1 : $i; n = NF / 2 }
              END { s = ""; for (p = 1; p <= n; p++) for (r = 1; r <= NR; r++) s = s (s == "" ? "" : " ") a[r, p]; print s }')
     pair=$(paired_in time_cells)
-    draw "$F_NAME" "$F_SCRIPT" "which = 'time'; panels = '$panels'; has_base = $base; has_poisson = $cpu; has_paired = $pair; time_rates = '$rates'; yranges = '$yr'; xrange_ = '$xr'; achieved = '$ach'" &&
+    draw "$F_NAME" "$F_SCRIPT" "which = 'time'; panels = '$panels'; has_base = $base; modes = '$modes'; has_paired = $pair; time_rates = '$rates'; yranges = '$yr'; xrange_ = '$xr'; achieved = '$ach'" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
-What: for each workload (one panel each: $panels), the run time with the time sampler on, divided by the median run time of the same workload without sampling (its baseline), against the requested sampling rate in Hz on a log axis (the achieved rate in brackets below it). Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise.")$([ "$cpu" = 1 ] && echo " Open circles and the dashed line are cells with the CPU-time clock; filled ones the wall clock.")$([ "$pair" = 1 ] && printf '\n\n%s' "Blue squares with bars, a little left of each rate: the paired ratio (each run over the adjacent run of its baseline, Hodges-Lehmann over blocks, one-sample $cilabel interval), the process-level measurement of the whole run.")
+What: for each workload (one panel each: $panels), the run time with the time sampler on, divided by the median run time of the same workload without sampling (its baseline), against the requested sampling rate in Hz on a log axis (the achieved rate in brackets below it). Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise.")$(set -- $modes; [ $# -gt 1 ] && echo " Filled points: the $1 clock; open points with dashed lines, shifted a little right: the other clocks ($(shift; echo "$*" | sed 's/ /, /g')).")$([ "$pair" = 1 ] && printf '\n\n%s' "Blue squares with bars, a little left of each rate: the paired ratio (each run over the adjacent run of its baseline, Hodges-Lehmann over blocks, one-sample $cilabel interval), the process-level measurement of the whole run.")
 
 How to read: the dashed line at 1 is no overhead. Under each requested rate, in brackets, is the rate the timer actually achieved in that workload (median over its runs; time_hz_achieved in summary.csv): when it falls short, the cost belongs to the achieved rate. The time sampler's cost grows with the rate and is almost independent of the workload's allocation; compare with figure 1 at the period whose sample rate (figure 6) matches.
 
@@ -400,23 +398,31 @@ $source_line"
 # exactness: exactness, samples taken vs allocated bytes / period.
 fig_exactness() {
     panels=$(present exactness)
-    # runs, mismatches, fixed, poisson, runs off the log axes, residual range
+    # runs, mismatches, runs checked by the exact rule (match 0 or 1), the
+    # others, runs off the log axes, residual range of the checked runs
     counts=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
         NF { n++; if ($(c["match"]) == "0") bad++
-             if ($(c["alloc_mode"]) == "fixed") fx++; else po++
+             chk = ($(c["match"]) == "0" || $(c["match"]) == "1"); if (chk) fx++; else po++
              if ($(c["sample_points"]) + 0 < 1 || $(c["expected"]) + 0 < 1) { zero++; next }
-             if ($(c["alloc_mode"]) == "fixed") {
+             if (chk) {
                  r = $(c["sample_points"]) - int($(c["sampled_bytes"]) / $(c["alloc_period"]))
                  if (r < rlo) rlo = r; if (r > rhi) rhi = r } }
         END { printf "%d %d %d %d %d %d %d", n, bad, fx, po, zero, (rlo < -1 ? rlo : -1), (rhi > 1 ? rhi : 1) }' "$pd/exactness.dat")
+    # the modes of the checked runs and of the others, in the runtime's order
+    exact_modes=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF && ($(c["match"]) == "0" || $(c["match"]) == "1") { print $(c["alloc_mode"]) }' "$pd/exactness.dat" | sort -u | tr '\n' ' ')
+    other_modes=""
+    for m in $(modes_in exactness alloc_mode mode_no); do
+        case " $exact_modes " in *" $m "*) ;; *) other_modes="${other_modes:+$other_modes, }$m" ;; esac
+    done
+    exact_modes=$(echo $exact_modes | sed 's/ /, /g')
     set -- $counts
     lr=$(colrange "$pd/exactness.dat" "expected sample_points")
-    draw "$F_NAME" "$F_SCRIPT" "panels = '$panels'; n_runs = $1; n_bad = $2; n_fixed = $3; n_poisson = $4; resrange = '$6 $7'; logrange = '$lr'" &&
+    draw "$F_NAME" "$F_SCRIPT" "panels = '$panels'; n_runs = $1; n_bad = $2; n_exact = $3; n_other = $4; other_modes = '$other_modes'; resrange = '$6 $7'; logrange = '$lr'" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
-What: one point per measured run of every allocation-sampling cell ($1 runs: $3 in fixed mode, $4 in poisson mode; workloads: $panels): the sample points the runtime counted (alloc_sample_points) against the bytes allocated while sampling divided by the period, on log-log axes, with the identity line. The lower panel shows what the log scale hides: for fixed-mode runs, sample points minus floor(bytes / period), which the sampling rule makes exactly 0 (docs/FORMATS.md, the stats record).
+What: one point per measured run of every allocation-sampling cell ($1 runs: $3 checked by the exact rule${exact_modes:+ ($exact_modes mode)}, $4 in modes without exact counts${other_modes:+ ($other_modes)}; workloads: $panels): the sample points the runtime counted (alloc_sample_points) against the bytes allocated while sampling divided by the period, on log-log axes, with the identity line. The lower panel shows what the log scale hides: for the checked runs, sample points minus floor(bytes / period), which the sampling rule makes exactly 0 (docs/FORMATS.md, the stats record).
 
-How to read: every fixed-mode point must lie on the identity line and on 0 in the lower panel; a run that does not is a bug in the sampler and is marked with a red cross (mismatching runs in this sweep: $2). Poisson-mode runs scatter around the line by about the square root of the count.$([ "$5" -gt 0 ] && echo " $5 runs with fewer than one expected sample cannot be shown on the log axes.")
+How to read: every checked point must lie on the identity line and on 0 in the lower panel; a run that does not is a bug in the sampler and is marked with a red cross (mismatching runs in this sweep: $2). Runs of the other modes (open circles) scatter around the line by about the square root of the count.$([ "$5" -gt 0 ] && echo " $5 runs with fewer than one expected sample cannot be shown on the log axes.")
 
 $source_line"
 }
@@ -447,7 +453,7 @@ $source_line"
 # sample-rate: samples per second vs period.
 fig_sample_rate() {
     panels=$(present alloc_cells)
-    amode=fixed; [ "$(has alloc_cells alloc_mode fixed)" = 1 ] || amode=poisson
+    amode=$(modes_in alloc_cells alloc_mode mode_no); amode=${amode%% *}
     xr=$(colrange "$pd/alloc_cells.dat" alloc_period "alloc_mode=$amode")
     yr=$(colrange "$pd/alloc_cells.dat" "alloc_sps alloc_sps_lo alloc_sps_hi" "alloc_mode=$amode")
     # workloads without a single positive rate (nothing to draw on a log axis;
@@ -464,21 +470,6 @@ How to read: each line falls with slope -1 (twice the period, half the samples);
 $source_line"
 }
 
-# Every figure of plots/figures.list, in order.
-n_fig=0
-while IFS='	' read -r F_NAME F_SCRIPT f_data f_title <&3; do
-    case $F_NAME in ''|'#'*) continue ;; esac
-    n_fig=$((n_fig + 1))
-    F_TITLE="Figure $n_fig. $f_title"
-    f_need=$(printf '%s' "$f_data" | tr ',' ' ')
-    f_ok=1
-    for f in $f_need; do eval "[ \"\$ok_$f\" = yes ]" || f_ok=0; done
-    if [ $f_ok = 1 ]; then
-        "fig_$(printf '%s' "$F_NAME" | tr '-' '_')"
-    else
-        not_drawn "$F_NAME" "$F_TITLE" "$(why_missing $f_need)"
-    fi
-done 3< "$here/figures.list"
 
 # pctrange FILE "EXPRESSIONS" WORKLOADS: per workload, the "min max" of the
 # values in percent; each expression is a column name (a ratio: (v - 1) x 100)
@@ -499,97 +490,132 @@ pctrange() {
               for (i = 1; i <= n; i++) s = s (i > 1 ? " " : "") ((W[i] in lo) ? lo[W[i]] " " hi[W[i]] : "1e-4 1e-3")
               print s }' "$1"
 }
+# inprocess: the in-process design's steady-state marginal overhead, one row per cell.
+fig_inprocess() {
+    nrow=$(awk 'NR > 1 && NF { n++ } END { print n + 0 }' "$pd/inprocess.dat")
+    xr=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF {
+            for (k = 0; k < 3; k++) { v = $(c[k == 0 ? "ratio" : k == 1 ? "lo" : "hi"])
+                if (v ~ /^[nN][aA][nN]$/) continue; v = (v - 1) * 100
+                if (lo == "" || v < lo) lo = v; if (hi == "" || v > hi) hi = v } }
+        END { print (lo == "" ? "none none" : lo " " hi) }' "$pd/inprocess.dat")
+    mp=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF && $(c["margin"]) !~ /^[nN][aA][nN]$/ { m = $(c["margin"]) * 100 }
+        END { print (m == "" ? 2 : m) }' "$pd/inprocess.dat")
+    counts=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF {
+            if ($(c["kind"]) == "baseline") { aa++; next }
+            n++; v = $(c["verdict"]); if (v == "slower") s++; else if (v == "faster") f++; else if (v ~ /^no_effect/) e++; else if (v == "not_resolved") u++ }
+        END { printf "%d %d %d %d %d %d", n, aa, s, f, e, u }' "$pd/inprocess.dat")
+    set -- $counts
+    draw "$F_NAME" "$F_SCRIPT" "nrow = $nrow; xrange_ = '$xr'; margin_pct = $mp" &&
+    caption "$F_NAME" "$F_TITLE (sweep $sweep).
+
+What: one row per cell of this in-process sweep ($1 sampling cells and $2 A/A rows): the steady-state marginal cost of sampling, as the extra CPU time per unit of work (bytes allocated, or iterations) with sampling on, in percent. Inside each run the runtime switched the cell's sampling on (B) and off (A) in ABBA blocks of short segments; the value is the median over blocks of log((CPU/work, B) / (CPU/work, A)), with a one-sample $cilabel interval over blocks (docs/STATISTICS.md, \"In-process alternation\"). Colours: the verdict at the +-$mp% margin (shaded): red slower ($3), blue faster ($4), grey no effect above $mp% ($5), orange not resolved ($6). Open black circles: baseline runs, where nothing was switched (the A/A floor of the design).
+
+How to read: this is the steady-state marginal cost, not the whole run: start-up, the profile's setup and final flush and the switching itself are not in it; figures 1 and 2 measure whole runs (process level). A bar inside the band with the verdict grey means no effect above the margin; a bar that crosses the band's edge is not resolved.
+
+$source_line"
+}
+
 sim_source="Data: $shown/plotdata (written by build/bin/analyze from $shown/results.db, the cells with backend sim: every run under valgrind --tool=cachegrind --cache-sim=yes with fixed simulated caches, ASLR off, a fixed SGC_SEED, each cell run at least twice; docs/HARNESS.md, docs/STATISTICS.md).${sweep_info:+ $sweep_info}"
-sim_figs="sim-overhead-alloc-instructions sim-overhead-alloc-cycles sim-overhead-time sim-normalized sim-vs-wall"
-if [ "$ok_sim_alloc" = absent ] && [ "$ok_sim_time" = absent ] && [ "$ok_sim_normalized" = absent ] && [ "$ok_sim_compare" = absent ]; then
-    # No simulated cells: their figures do not belong to this sweep.
-    for f in $sim_figs; do rm -f "$out/$f.png" "$out/$f.svg" "$out/$f.txt"; done
-    sim_figs=""
-else
-    # Figures S1, S2: extra instructions / estimated cycles vs period.
-    for m in Ir est_cycles; do
-        if [ $m = Ir ]; then fig=sim-overhead-alloc-instructions; mn=instructions; n=S1
-        else fig=sim-overhead-alloc-cycles; mn="estimated cycles"; n=S2; fi
-        t="Figure $n. Allocation sampling, simulated: extra $mn vs sampling period"
-        if [ "$ok_sim_alloc" = yes ]; then
-            panels=$(present sim_alloc)
-            yr=$(pctrange "$pd/sim_alloc.dat" "overhead_$m" "$panels")
-            xr=$(colrange "$pd/sim_alloc.dat" alloc_period)
-            draw $fig sim.gp "which = 'alloc'; metric = '$m'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'" &&
-            caption $fig "$t (sweep $sweep).
+# S1, S2: extra instructions / estimated cycles vs period (sim_fig_alloc METRIC MEANING).
+sim_fig_alloc() {
+    m=$1; mn=$2
+    panels=$(present sim_alloc)
+    yr=$(pctrange "$pd/sim_alloc.dat" "overhead_$m" "$panels")
+    xr=$(colrange "$pd/sim_alloc.dat" alloc_period)
+    draw "$F_NAME" "$F_SCRIPT" "which = 'alloc'; metric = '$m'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'" &&
+    caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload (one panel each: $panels), the $mn a run executes with allocation sampling on (fixed mode), minus those of the same workload's simulated baseline at the same size, as a percentage of the baseline, against the sampling period (log2 axis); the y axis is logarithmic. $([ $m = Ir ] && echo "Instructions are valgrind's count of the instructions executed (sim::Ir)." || echo "Estimated cycles are L1 hits + 5 x LL hits + 35 x RAM accesses of the simulated caches (sim::est-cycles), a cost model, not a measurement of any CPU.")
 
 How to read: every point is counted, not sampled: the runs of a cell agree to within 0.01% (checked, summary.md), so there are no intervals. The line falls with the period (the cost is paid once per sample) until the fixed cost of turning sampling on (the profile's setup) dominates at long periods. A point at or below 0 cannot be drawn on the log axis; summary.md lists every value.
 
 $sim_source"
-        else
-            not_drawn $fig "$t" "$(why_missing sim_alloc)"
-        fi
-    done
-    # Figure S3: time sampling modelled at the native rate.
-    t="Figure S3. Time sampling, modelled at the native rate: overhead vs rate"
-    if [ "$ok_sim_time" = yes ]; then
-        panels=$(present sim_time)
-        yr=$(pctrange "$pd/sim_time.dat" "model_overhead model_user_ns*1e-7" "$panels")
-        xr=$(colrange "$pd/sim_time.dat" time_hz)
-        trates=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF { r[$(c["time_hz"])] = 1 } END { for (k in r) print k }' "$pd/sim_time.dat" | sort -n | tr '\n' ' ')
-        draw sim-overhead-time sim.gp "which = 'time'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'; time_rates = '${trates% }'" &&
-        caption sim-overhead-time "$t (sweep $sweep).
+}
+fig_sim_overhead_alloc_instructions() { sim_fig_alloc Ir instructions; }
+fig_sim_overhead_alloc_cycles() { sim_fig_alloc est_cycles "estimated cycles"; }
+
+# S3: time sampling modelled at the native rate.
+fig_sim_overhead_time() {
+    panels=$(present sim_time)
+    yr=$(pctrange "$pd/sim_time.dat" "model_overhead model_user_ns*1e-7" "$panels")
+    xr=$(colrange "$pd/sim_time.dat" time_hz)
+    trates=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF { r[$(c["time_hz"])] = 1 } END { for (k in r) print k }' "$pd/sim_time.dat" | sort -n | tr '\n' ' ')
+    draw "$F_NAME" "$F_SCRIPT" "which = 'time'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'; time_rates = '${trates% }'" &&
+    caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload (one panel each: $panels), the overhead time sampling would have at its native rate, in % of the baseline's run time (log axes). Under valgrind a program runs 20-100x slower, so a timer fires 20-100x more often per unit of work, and the kernel's signal delivery is not counted at all: the simulated time cells cannot be read directly. Two parts are combined instead. COUNTED (open points, dashed): the user-space instructions per time sample (the handler and the drain into the profile: (cell - baseline instructions) / samples), converted to time with the baseline's native nanoseconds per instruction (its native CPU time at the same size over its counted instructions), times the rate. MEASURED (filled points, the total): plus the kernel's cost of delivering one signal, measured natively on this machine by time-bench (meta time_delivery_ns), times the rate.
 
 How to read: the difference between the two lines is the kernel's part, which dominates here; the counted part is exact, the measured part carries the noise of one native micro-benchmark. Compare with figure 2, the same cells timed natively.
 
 $sim_source"
-    else
-        not_drawn sim-overhead-time "$t" "$(why_missing sim_time)"
-    fi
-    # Figure S4: normalized overheads.
-    t="Figure S4. Normalized overhead per 1000 samples/s, simulated"
-    if [ "$ok_sim_normalized" = yes ]; then
-        yr=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF {
-                for (k = 0; k < 3; k++) { v = $(c[k == 0 ? "normalized_Ir" : k == 1 ? "normalized_est_cycles" : "time_normalized_model"])
-                    if (v ~ /^[nN][aA][nN]$/) continue; v = (v - 1) * 100; if (v <= 0) continue
-                    if (lo == "" || v < lo) lo = v; if (hi == "" || v > hi) hi = v } }
-            END { print (lo == "" ? "1e-4 1e-3" : lo " " hi) }' "$pd/sim_normalized.dat")
-        xr=$(COLRANGE_ALL=1 colrange "$pd/sim_normalized.dat" index)
-        draw sim-normalized sim.gp "which = 'normalized'; panels = ''; yranges = '$yr'; xrange_ = '$xr'" &&
-        caption sim-normalized "$t (sweep $sweep).
+}
+
+# S4: normalized overheads.
+fig_sim_normalized() {
+    yr=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF {
+            for (k = 0; k < 3; k++) { v = $(c[k == 0 ? "normalized_Ir" : k == 1 ? "normalized_est_cycles" : "time_normalized_model"])
+                if (v ~ /^[nN][aA][nN]$/) continue; v = (v - 1) * 100; if (v <= 0) continue
+                if (lo == "" || v < lo) lo = v; if (hi == "" || v > hi) hi = v } }
+        END { print (lo == "" ? "1e-4 1e-3" : lo " " hi) }' "$pd/sim_normalized.dat")
+    xr=$(COLRANGE_ALL=1 colrange "$pd/sim_normalized.dat" index)
+    draw "$F_NAME" "$F_SCRIPT" "which = 'normalized'; panels = ''; yranges = '$yr'; xrange_ = '$xr'" &&
+    caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload, 1 + (overhead - 1) x 1000 / (samples per second), shown as a percentage above 1 on a log axis: the cost of 1000 samples per second. Allocation sampling (the fixed-mode period whose native sample rate is nearest 1000/s): COUNTED in instructions and in estimated cycles, the native rate being samples over the baseline's native CPU time at the simulated size. Time sampling: MODELLED as in figure S3 (counted handler instructions at native speed plus the kernel's delivery cost measured natively), which is the same at every rate.
 
 How to read: lower is cheaper per sample. Missing points: a workload that took no allocation samples, or a value at or below 0 (summary.md lists every value).
 
 $sim_source"
-    else
-        not_drawn sim-normalized "$t" "$(why_missing sim_normalized)"
-    fi
-    # Figure S5: instructions, estimated cycles and wall time side by side.
-    t="Figure S5. Instructions, estimated cycles and wall time side by side at 32K and 4M"
-    if [ "$ok_sim_compare" = yes ]; then
-        panels=$(present sim_compare)
-        hw=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF && $(c["overhead_wall"]) !~ /^[nN][aA][nN]$/ { f = 1 } END { print f ? 1 : 0 }' "$pd/sim_compare.dat")
-        yr=$(PCT_ALL=1 pctrange "$pd/sim_compare.dat" "overhead_Ir overhead_est_cycles overhead_wall overhead_wall_lo overhead_wall_hi" "$panels")
-        draw sim-vs-wall sim.gp "which = 'compare'; panels = '$panels'; yranges = '$yr'; has_wall = $hw" &&
-        caption sim-vs-wall "$t (sweep $sweep).
+}
+
+# S5: instructions, estimated cycles and wall time side by side.
+fig_sim_vs_wall() {
+    panels=$(present sim_compare)
+    hw=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF && $(c["overhead_wall"]) !~ /^[nN][aA][nN]$/ { f = 1 } END { print f ? 1 : 0 }' "$pd/sim_compare.dat")
+    yr=$(PCT_ALL=1 pctrange "$pd/sim_compare.dat" "overhead_Ir overhead_est_cycles overhead_wall overhead_wall_lo overhead_wall_hi" "$panels")
+    draw "$F_NAME" "$F_SCRIPT" "which = 'compare'; panels = '$panels'; yranges = '$yr'; has_wall = $hw" &&
+    caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload (one panel each: $panels), the overhead of allocation sampling at a 32K and a 4M period, in % of the baseline, three ways: instructions and estimated cycles COUNTED under valgrind (exact, labelled with their value), and wall time MEASURED natively (the median with its $cilabel confidence interval, from this sweep's timed cells$([ "$hw" = 1 ] || echo "; this sweep has none, so only the counts are shown")).
 
 How to read: the counts give the cost of the sampler's own work without noise; the wall-time interval shows how much of the machine's noise a timed measurement has to see through. Where the interval includes 0 the timed measurement cannot tell the cell from its baseline, while the count still says exactly how much work was added. Counted and timed cells use different --size values (calibrated separately), so compare percentages, not absolute values.
 
 $sim_source"
-    else
-        not_drawn sim-vs-wall "$t" "$(why_missing sim_compare)"
+}
+
+# Every figure of plots/figures.list, in order.  A row whose ?data files are
+# all absent does not belong to this sweep: its files go, and it gets no
+# caption and no entry in the index.
+listed=""
+while IFS='	' read -r F_NAME f_num F_SCRIPT f_data f_title <&3; do
+    case $F_NAME in ''|'#'*) continue ;; esac
+    F_TITLE="Figure $f_num. $f_title"
+    f_need=$(printf '%s' "$f_data" | tr ',' ' ' | tr -d '?')
+    f_opt=$(printf '%s' "$f_data" | tr ',' '\n' | sed -n 's/^?//p')
+    if [ -n "$f_opt" ]; then
+        f_here=0
+        for f in $f_opt; do [ -f "$pd/$f.dat" ] && f_here=1; done
+        if [ $f_here = 0 ]; then
+            rm -f "$out/$F_NAME.png" "$out/$F_NAME.svg" "$out/$F_NAME.txt"
+            continue
+        fi
     fi
-fi
+    listed="$listed $F_NAME"
+    f_ok=1
+    for f in $f_need; do eval "[ \"\$ok_$f\" = yes ]" || f_ok=0; done
+    if [ $f_ok = 1 ]; then
+        "fig_$(printf '%s' "$F_NAME" | tr '-' '_')"
+    else
+        not_drawn "$F_NAME" "$F_TITLE" "$(why_missing $f_need)"
+    fi
+done 3< "$here/figures.list"
 
 # index.md: every figure of the sweep with its caption, to browse or link.
 {
     echo "# Figures of sweep $sweep"
     echo
     echo "Drawn by plots/figures.sh from $shown/plotdata; docs/FIGURES.md explains each figure."
-    for f in $(awk -F'\t' '$1 != "" && $1 !~ /^#/ { print $1 }' "$here/figures.list") $sim_figs; do
+    for f in $listed; do
         [ -f "$out/$f.txt" ] || continue
         echo
         echo "## $(sed -n '1s/ (sweep .*//p' "$out/$f.txt")"

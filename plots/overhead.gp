@@ -3,8 +3,10 @@
 # figures.sh sets "which" to 'alloc' (figure 1: x = allocation sampling period,
 # log2 axis) or 'time' (figure 2: x = requested time-sampling rate in Hz, log
 # axis), "panels" (the workloads that have such cells), has_base (the
-# baseline's runs exist) and has_poisson (a second series: poisson mode for
-# figure 1, the CPU clock for figure 2).
+# baseline's runs exist) and modes (the allocation modes, figure 1, or the
+# clocks, figure 2, present in the data, in the runtime's order: the first is
+# the main series, each further one an extra series of open points and a
+# dashed line, shifted a little right).
 # Every measured run is a faint dot (its wall time / the median of its
 # workload's baseline), spread a little sideways so thirty runs stay visible;
 # the black line joins the cell medians and the bars are their bootstrap CIs.
@@ -26,7 +28,6 @@ if (which eq 'alloc') {
     cpair = exists("c_alloc_cells_paired") ? c_alloc_cells_paired : 0
     cplo = exists("c_alloc_cells_paired_lo") ? c_alloc_cells_paired_lo : 0
     cphi = exists("c_alloc_cells_paired_hi") ? c_alloc_cells_paired_hi : 0
-    mode1 = "fixed"; mode2 = "poisson"
     fig_title = "Allocation sampling: overhead vs sampling period"
     fig_xlabel = "allocation sampling period (bytes, log_2 scale)"
 } else {
@@ -37,12 +38,18 @@ if (which eq 'alloc') {
     cpair = exists("c_time_cells_paired") ? c_time_cells_paired : 0
     cplo = exists("c_time_cells_paired_lo") ? c_time_cells_paired_lo : 0
     cphi = exists("c_time_cells_paired_hi") ? c_time_cells_paired_hi : 0
-    mode1 = "wall"; mode2 = "cpu"
     fig_title = "Time sampling: overhead vs sampling rate"
     fig_xlabel = "time-sampling rate, Hz: requested (achieved)"
 }
 base = datadir . "/baseline_runs.dat"
 npan = words(panels)
+nmodes = words(modes)
+mode1 = word(modes, 1)
+# The styles of the further modes (m = 2, 3, ...): colour, dash type, point type.
+mcolors = "#A03000 #6A3D9A #117733 #AA4499"
+mcolor(m) = word(mcolors, (m - 2) % 4 + 1)
+mpt(m) = int(word("6 8 10 12", (m - 2) % 4 + 1))
+mdt(m) = (m - 2) % 3 + 2
 
 # Axis ranges come from figures.sh (computed over the data with awk):
 # xrange_ = "min max" of the x values, yranges = one "min max" pair of the
@@ -66,8 +73,8 @@ xextra = (which eq 'time') ? 20 : 0     # room for the two-line ticks of figure 
 cw = pcols * panel_w; ch = prows * (panel_h + xextra) + 100
 eval set_canvas(cw, ch)
 set output outfile
-# The second series' medians (poisson mode, CPU clock) sit a little to the
-# right, so that both intervals stay visible where they coincide.
+# The further modes' medians (poisson mode, CPU clock) sit a little to the
+# right, each a step further, so that all intervals stay visible where they coincide.
 xshift2 = 2**0.2
 # The baseline's column sits one and a half steps left of the first setting.
 if (which eq 'alloc') {
@@ -124,11 +131,11 @@ do for [i = 1:npan] {
          cells using (strcol(1) eq w && strcol(cmode) eq mode1 ? column(cx) : NaN):(column(cmed)) with lines ls 101 notitle, \
          for [j = 1:has_paired] cells using (strcol(1) eq w && strcol(cmode) eq mode1 ? column(cx) / xshift2 : NaN):(column(cpair)):(column(cplo)):(column(cphi)) \
               with yerrorbars lc rgb "#1050C0" lw 1.5 pt 5 ps 0.5 notitle, \
-         for [j = 1:has_poisson] runs using (strcol(1) eq w && strcol(rmode) eq mode2 ? column(rx) * 2**(xjit * jitter(column(rround))) : NaN):(column(rratio)) \
-              with points pt 6 ps 0.35 lc rgb wfaint(wk) notitle, \
-         for [j = 1:has_poisson] cells using (strcol(1) eq w && strcol(cmode) eq mode2 ? column(cx) * xshift2 : NaN):(column(cmed)):(column(clo)):(column(chi)) \
-              with yerrorbars lc rgb "#A03000" lw 1.5 pt 6 ps 0.6 notitle, \
-         for [j = 1:has_poisson] cells using (strcol(1) eq w && strcol(cmode) eq mode2 ? column(cx) * xshift2 : NaN):(column(cmed)) with lines lc rgb "#A03000" dt 2 lw 1.5 notitle
+         for [m = 2:nmodes] runs using (strcol(1) eq w && strcol(rmode) eq word(modes, m) ? column(rx) * 2**(xjit * jitter(column(rround))) : NaN):(column(rratio)) \
+              with points pt mpt(m) ps 0.35 lc rgb wfaint(wk) notitle, \
+         for [m = 2:nmodes] cells using (strcol(1) eq w && strcol(cmode) eq word(modes, m) ? column(cx) * xshift2**(m - 1) : NaN):(column(cmed)):(column(clo)):(column(chi)) \
+              with yerrorbars lc rgb mcolor(m) lw 1.5 pt mpt(m) ps 0.6 notitle, \
+         for [m = 2:nmodes] cells using (strcol(1) eq w && strcol(cmode) eq word(modes, m) ? column(cx) * xshift2**(m - 1) : NaN):(column(cmed)) with lines lc rgb mcolor(m) dt mdt(m) lw 1.5 notitle
 }
 # The key, once for all panels, in a row under the title (see legend_row).
 nleg = 0
@@ -140,9 +147,10 @@ if (has_paired) {
     nleg = nleg + 1; leg_kind[nleg] = "bar"; leg_color[nleg] = "#1050C0"; leg_pt[nleg] = 5
     leg_text[nleg] = sprintf("paired ratio and %s CI (" . mode1 . ")", cilabel)
 }
-if (has_poisson) {
-    nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = wcolor(1); leg_pt[nleg] = 6; leg_text[nleg] = "one run (" . mode2 . ")"
-    nleg = nleg + 1; leg_kind[nleg] = "bar"; leg_color[nleg] = "#A03000"; leg_pt[nleg] = 6; leg_text[nleg] = sprintf("median and %s CI (%s)", cilabel, mode2)
+do for [m = 2:nmodes] {
+    nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = wcolor(1); leg_pt[nleg] = mpt(m); leg_text[nleg] = "one run (" . word(modes, m) . ")"
+    nleg = nleg + 1; leg_kind[nleg] = "bar"; leg_color[nleg] = mcolor(m); leg_pt[nleg] = mpt(m)
+    leg_text[nleg] = sprintf("median and %s CI (%s)", cilabel, word(modes, m))
 }
 eval legend_row(cw, ch)
 do for [k = 1:nleg] {

@@ -5,8 +5,8 @@
 # are the workloads' allocation rates, which is why one period costs
 # different workloads differently.  The lines run from top left to bottom
 # right, so the key sits bottom left where no line goes.  figures.sh passes
-# panels (workloads with allocation cells), amode (the mode drawn: fixed if
-# the sweep has it) and time_rates (the sweep's time-sampling rates, drawn as
+# panels (workloads with allocation cells), amode (the mode drawn: the first
+# of the sweep's modes in the runtime's order, from the data) and time_rates (the sweep's time-sampling rates, drawn as
 # dashed references).
 
 f = datadir . "/alloc_cells.dat"

@@ -136,9 +136,18 @@ int main(int argc, char **argv) {
                            .fit_resamples = (size_t)fit_resamples,
                            .progress = !quiet,
                            .margin = margin};
+    st_inprocs ip;
+    st_boot_opts ipo = {(size_t)resamples, confidence, seed};
+    if (st_inproc_load(dir, &ipo, &ip, err, sizeof err) != 0) {
+        fprintf(stderr, "analyze: %s\n", err);
+        st_sim_free(&sim);
+        st_sweep_free(&sw);
+        return 1;
+    }
     st_analysis an;
     st_analyze(&sw, &ao, &an);
     an.sim = &sim;
+    an.inproc = &ip;
 
     for (size_t i = 0; i < an.nmismatches; i++) {
         const st_mismatch *m = &an.mismatches[i];
@@ -181,8 +190,7 @@ int main(int argc, char **argv) {
     }
     if (rc == 0 || an.used_runs == 0) {
         /* A sweep in the in-process design: its segment series too. */
-        st_boot_opts bo = {(size_t)resamples, confidence, seed};
-        int n = st_inproc_report(dir, &bo, margin, !quiet, err, sizeof err);
+        int n = st_inproc_report(dir, &ip, margin, !quiet, err, sizeof err);
         if (n < 0) {
             fprintf(stderr, "analyze: %s\n", err);
             rc = 1;
@@ -192,6 +200,7 @@ int main(int argc, char **argv) {
                 sim.ncells, sim.ok_runs, sim.runs, sim.flagged ? ", SOME NOT DETERMINISTIC" : ", deterministic");
     st_analysis_free(&an);
     st_nodes_free(&nodes);
+    st_inprocs_free(&ip);
     st_sim_free(&sim);
     st_sweep_free(&sw);
     return rc;

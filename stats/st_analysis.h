@@ -77,11 +77,12 @@ typedef struct st_analysis {
     size_t nresults;
     st_mismatch *mismatches;
     size_t nmismatches;
-    size_t used_runs, failed_runs; /* over the whole sweep */
-    int task_clock_event;          /* index of perf::task-clock in sweep->events, or -1 */
-    size_t blocks;                 /* measured blocks with both runs used (0: not a blocked sweep) */
-    double margin;                 /* the verdicts' equivalence margin */
-    const struct st_sim *sim;      /* the simulated cells' analysis (st_sim.h), or NULL; set by the caller */
+    size_t used_runs, failed_runs;   /* over the whole sweep */
+    int task_clock_event;            /* index of perf::task-clock in sweep->events, or -1 */
+    size_t blocks;                   /* measured blocks with both runs used (0: not a blocked sweep) */
+    double margin;                   /* the verdicts' equivalence margin */
+    const struct st_sim *sim;        /* the simulated cells' analysis (st_sim.h), or NULL; set by the caller */
+    const struct st_inprocs *inproc; /* the in-process estimates (st_inproc.h), or NULL; set by the caller */
 } st_analysis;
 
 typedef struct st_analysis_opts {

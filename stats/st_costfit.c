@@ -261,7 +261,6 @@ static const char *fmt_num(double v, int digits, const char *missing) {
     return b;
 }
 static const char *fcsv(double v) { return fmt_num(v, 6, ""); }
-static const char *fdat(double v) { return fmt_num(v, 6, "NaN"); }
 static const char *fmd(double v, int digits) { return fmt_num(v, digits, "n/a"); }
 
 static char ebufs[8][200];
@@ -309,32 +308,6 @@ void st_costfit_write_csv(FILE *f, const st_costfits *fits) {
                 r->baseline_in_slope);
         text(f, c->note, 1);
         fputc('\n', f);
-    }
-}
-
-void st_costfit_write_dat(FILE *f, const st_costfits *fits) {
-    fputs("# workload kind metric samples median_y fitted residual residual_frac cell_cost_us cell_cost_lo "
-          "cell_cost_hi\n",
-          f);
-    const char *prev = NULL;
-    for (size_t i = 0; i < fits->n; i++) {
-        const st_costfit *c = &fits->fits[i];
-        const st_reg_fit *r = &c->fit;
-        if (prev && strcmp(prev, c->workload))
-            fputs("\n\n", f);
-        else if (prev)
-            fputc('\n', f);
-        prev = c->workload;
-        for (size_t k = 0; k <= c->ncells; k++) {
-            double x = k ? c->cell_x[k - 1] : 0, y = k ? c->cell_y[k - 1] : r->base.est;
-            double fitted = k ? r->intercept.est + r->cost.est * x : r->base.est;
-            const st_interval *pc = k ? &c->cells[k - 1]->cost : NULL;
-            fprintf(f, "%s %s %s %s %s %s %s %s %s %s %s\n", c->workload, c->kind, st_fit_metric_name(c->metric),
-                    fdat(x), fdat(y), fdat(fitted), fdat(r->residual[k]), fdat(r->residual[k] / r->base.est),
-                    fdat(pc && c->metric == ST_FIT_WALL ? pc->est : NAN),
-                    fdat(pc && c->metric == ST_FIT_WALL && pc->method != ST_CI_NONE ? pc->lo : NAN),
-                    fdat(pc && c->metric == ST_FIT_WALL && pc->method != ST_CI_NONE ? pc->hi : NAN));
-        }
     }
 }
 

@@ -62,11 +62,10 @@ void st_costfit_free(st_costfit *c);
 /* The fit of (workload, kind, metric), or NULL. */
 const st_costfit *st_costfit_find(const st_costfits *f, const char *workload, const char *kind, st_fit_metric metric);
 
-/* Outputs (docs/STATISTICS.md): regress.csv, plotdata/regress.dat and the
- * summary.md section. */
+/* Outputs (docs/STATISTICS.md): regress.csv and the summary.md section
+ * (plotdata/regress.dat is a row of stats/st_plotdata.h, written by st_report.c). */
 #include <stdio.h>
 void st_costfit_write_csv(FILE *f, const st_costfits *fits);
-void st_costfit_write_dat(FILE *f, const st_costfits *fits);
 void st_costfit_write_md(FILE *f, const st_analysis *an);
 
 /* "wall", "cpu", "instructions". */

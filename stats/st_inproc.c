@@ -273,13 +273,6 @@ out:
 #include "st_paired.h"
 #include <unistd.h>
 
-typedef struct inproc_cell {
-    char *workload, *label, *kind;
-    long long alloc_period, time_hz;
-    size_t exact_checked, exact_mismatches; /* fixed-mode segments checked, and wrong */
-    st_inproc e;
-} inproc_cell;
-
 static int has_series(sqlite3 *db) {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "SELECT count(*) FROM segments", -1, &st, NULL) != SQLITE_OK)
@@ -362,7 +355,8 @@ static int flag_process_level(const char *md_path) {
     return 0;
 }
 
-int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, int verbose, char *err, size_t errlen) {
+int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
     char path[4096];
     snprintf(path, sizeof path, "%s/results.db", dir);
     sqlite3 *db = NULL;
@@ -375,7 +369,7 @@ int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, i
         sqlite3_close(db);
         return 0;
     }
-    int inprocess = design_inprocess(db);
+    out->design_inprocess = design_inprocess(db);
     sqlite3_stmt *cells, *segs;
     if (sqlite3_prepare_v2(
             db, "SELECT cell_id, workload, label, kind, alloc_period, time_hz, alloc_mode FROM cells ORDER BY cell_id",
@@ -390,14 +384,14 @@ int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, i
         sqlite3_close(db);
         return -1;
     }
-    inproc_cell *c = NULL;
+    st_inproc_cell *c = NULL;
     size_t nc = 0, cap = 0;
     st_seg *buf = NULL;
     size_t bufcap = 0;
     while (sqlite3_step(cells) == SQLITE_ROW) {
         if (nc == cap)
             c = st_xrealloc(c, (cap = cap ? cap * 2 : 32) * sizeof *c);
-        inproc_cell *x = &c[nc];
+        st_inproc_cell *x = &c[nc];
         memset(x, 0, sizeof *x);
         x->workload = strdup((const char *)sqlite3_column_text(cells, 1));
         x->label = strdup((const char *)sqlite3_column_text(cells, 2));
@@ -446,14 +440,32 @@ int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, i
     sqlite3_finalize(segs);
     sqlite3_close(db);
     free(buf);
+    out->cells = c;
+    out->n = nc;
+    return 0;
+}
 
+void st_inprocs_free(st_inprocs *p) {
+    for (size_t i = 0; i < p->n; i++) {
+        free(p->cells[i].workload), free(p->cells[i].label), free(p->cells[i].kind);
+        st_inproc_free(&p->cells[i].e);
+    }
+    free(p->cells);
+    memset(p, 0, sizeof *p);
+}
+
+int st_inproc_report(const char *dir, const st_inprocs *ip, double margin, int verbose, char *err, size_t errlen) {
+    if (!ip->n)
+        return 0;
+    const st_inproc_cell *c = ip->cells;
+    size_t nc = ip->n;
+    int inprocess = ip->design_inprocess;
+    char path[4096];
     int rc = (int)nc;
-    FILE *csv = NULL, *dat = NULL, *md = NULL;
+    FILE *csv = NULL, *md = NULL;
     snprintf(path, sizeof path, "%s/inprocess.csv", dir);
     csv = fopen(path, "w");
-    char datp[4096], mdp[4096];
-    snprintf(datp, sizeof datp, "%s/plotdata/inprocess.dat", dir);
-    dat = fopen(datp, "w");
+    char mdp[4096];
     snprintf(mdp, sizeof mdp, "%s/summary.md", dir);
     if (inprocess && flag_process_level(mdp) != 0) {
         snprintf(err, errlen, "cannot rewrite %s: %s", mdp, strerror(errno));
@@ -461,19 +473,14 @@ int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, i
         goto done;
     }
     md = fopen(mdp, "a");
-    if (!csv || !dat || !md) {
-        snprintf(err, errlen, "cannot write %s: %s", !csv ? path : !dat ? datp : mdp, strerror(errno));
+    if (!csv || !md) {
+        snprintf(err, errlen, "cannot write %s: %s", !csv ? path : mdp, strerror(errno));
         rc = -1;
         goto done;
     }
     fputs("workload,label,kind,alloc_period,time_hz,blocks,runs,work,ratio,ratio_lo,ratio_hi,half_width_pct,"
           "sd_log,sps,cost_ns,cost_lo,cost_hi,norm,norm_lo,norm_hi,exact_checked,exact_mismatches,verdict\n",
           csv);
-    fputs("# in-process (steady-state marginal cost): CPU per unit of work, sampling on (B) over off (A),\n"
-          "# median of per-block log-ratios over ABBA blocks inside each run, one-sample BCa over blocks\n"
-          "# (docs/STATISTICS.md).  Baseline rows are the A/A floor.\n"
-          "# index workload label alloc_period time_hz ratio lo hi half_width_pct blocks\n",
-          dat);
     fputs(
         "\n## In-process alternation (steady-state marginal cost)\n\n"
         "Design inprocess: every run switched its cell's sampling on (B) and off (A) in ABBA blocks of\n"
@@ -488,7 +495,7 @@ int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, i
     double worst_aa = NAN;
     size_t checked = 0, mismatched = 0;
     for (size_t i = 0; i < nc; i++) {
-        inproc_cell *x = &c[i];
+        const st_inproc_cell *x = &c[i];
         const st_inproc *e = &x->e;
         int base = x->alloc_period == 0 && x->time_hz == 0;
         checked += x->exact_checked;
@@ -510,9 +517,6 @@ int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, i
         char vbuf[64];
         const char *verdict = st_verdict_text(st_paired_verdict(&e->ratio, margin), margin, vbuf, sizeof vbuf);
         fprintf(csv, ",%zu,%zu,%s\n", x->exact_checked, x->exact_mismatches, verdict);
-        if (e->ratio.method != ST_CI_NONE)
-            fprintf(dat, "%zu %s %s %lld %lld %.6g %.6g %.6g %.4g %zu\n", i, x->workload, x->label, x->alloc_period,
-                    x->time_hz, e->ratio.est, e->ratio.lo, e->ratio.hi, hw, e->blocks.n);
         fprintf(md, "| %s | %s%s | %zu | %zu | ", x->workload, x->label, base ? " (A/A)" : "", e->blocks.n,
                 e->blocks.runs);
         if (e->blocks.n)
@@ -543,25 +547,16 @@ int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, i
     if (verbose)
         fprintf(stderr,
                 "analyze: in-process design: %zu cells estimated; wrote %s/inprocess.csv, "
-                "plotdata/inprocess.dat, a section of summary.md\n",
+                "a section of summary.md (and plotdata/inprocess.dat)\n",
                 nc, dir);
 done:
     if (csv && fclose(csv) != 0 && rc >= 0) {
         snprintf(err, errlen, "cannot write %s/inprocess.csv", dir);
         rc = -1;
     }
-    if (dat && fclose(dat) != 0 && rc >= 0) {
-        snprintf(err, errlen, "cannot write %s", datp);
-        rc = -1;
-    }
     if (md && fclose(md) != 0 && rc >= 0) {
         snprintf(err, errlen, "cannot write %s", mdp);
         rc = -1;
     }
-    for (size_t i = 0; i < nc; i++) {
-        free(c[i].workload), free(c[i].label), free(c[i].kind);
-        st_inproc_free(&c[i].e);
-    }
-    free(c);
     return rc;
 }

@@ -81,14 +81,32 @@ void st_inproc_free(st_inproc *e);
  * wrong); *segs is then unchanged in content up to the old *n. */
 int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *n, char *err, size_t errlen);
 
+/* The in-process estimates of a sweep: one per cell (cell_id order). */
+typedef struct st_inproc_cell {
+    char *workload, *label, *kind;
+    long long alloc_period, time_hz;
+    size_t exact_checked, exact_mismatches; /* fixed-mode segments checked, and wrong */
+    st_inproc e;
+} st_inproc_cell;
+
+typedef struct st_inprocs {
+    st_inproc_cell *cells;
+    size_t n;             /* 0: the sweep has no segment series */
+    int design_inprocess; /* meta design is inprocess */
+} st_inprocs;
+
 /* The in-process part of analyze: when DIR/results.db has segment series
  * (a sweep in the in-process design), estimates every cell from its used
- * runs' series (bootstrap seed: opts->seed XOR fnv1a64(label + "#inproc")),
- * writes DIR/inprocess.csv and DIR/plotdata/inprocess.dat and appends the
- * section "In-process alternation" to DIR/summary.md, each ratio with its
+ * runs' series (bootstrap seed: opts->seed XOR fnv1a64(label + "#inproc")).
+ * Returns 0 (out->n = 0: no series), or -1 with the reason in err. */
+int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, char *err, size_t errlen);
+void st_inprocs_free(st_inprocs *p);
+
+/* Writes DIR/inprocess.csv and appends the section "In-process alternation"
+ * to DIR/summary.md (after st_write_outputs, which writes
+ * plotdata/inprocess.dat from the same estimates), each ratio with its
  * verdict at the equivalence margin (st_paired_verdict).  Returns the number
- * of cells estimated (0: no series, nothing written), or -1 with the
- * reason in err. */
-int st_inproc_report(const char *dir, const st_boot_opts *opts, double margin, int verbose, char *err, size_t errlen);
+ * of cells (0: nothing written), or -1 with the reason in err. */
+int st_inproc_report(const char *dir, const st_inprocs *ip, double margin, int verbose, char *err, size_t errlen);
 
 #endif /* ST_INPROC_H */

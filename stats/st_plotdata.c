@@ -19,10 +19,13 @@ static const char *const headers[ST_PD_NFILES] = {ST_PLOTDATA_FILES(FILE_HEADER,
 #define TYPE_WORD "word"
 #define TYPE_INT "int"
 #define TYPE_NUM1 "num"
+#define TYPE_NUM4 "num"
+#define TYPE_NUM6 "num"
 #define TYPE_NUM8 "num"
 #define TYPE_NUM10 "num"
 #define TYPE_NUM12 "num"
 #define TYPE_NUM15 "num"
+#define TYPE_HUM6 "num"
 #define COL_TYPED(name, type, value) " " #name ":" TYPE_##type
 #define FILE_TYPED(name, what, cols) #name cols,
 static const char *const typed[ST_PD_NFILES] = {ST_PLOTDATA_FILES(FILE_TYPED, COL_TYPED)};

@@ -12,14 +12,18 @@
  *    find columns by name.
  *  - Types: WORD (a word without blanks: "-" when empty, blanks become _),
  *    INT (an integer), NUMn (a number with n significant digits, NaN when
- *    missing).  Only WORD columns may hold something other than a number.
+ *    missing), HUM6 (the same with 6 digits, but whole numbers from 10^6 up
+ *    written without an exponent).  Only WORD columns may hold something other than a number.
  *
  * Each file is FILE(name, "what one row is", columns), each column
  * COL(name, TYPE, value).  value is the C expression st_report.c prints for
  * the row x (a st_pd_row: x->an the analysis, x->r the result of the row's
  * cell, x->c its cell, x->run the run of a per-run row, x->index and
  * x->workload for per-workload rows, x->a and x->t the chosen allocation and
- * time cells of normalized.dat, x->cmp their comparison); other users ignore it.  Adding a file: a
+ * time cells of normalized.dat, x->cmp their comparison, x->ip an in-process
+ * cell (st_inproc.h), x->fit and x->k a cost regression and its cell (0: the
+ * baseline; st_costfit.h), x->sc a simulated cell (st_sim.h), x->v and
+ * x->period values of the row); other users ignore it.  Adding a file: a
  * FILE row here and, in st_report.c, the loop that picks its rows.
  */
 #ifndef ST_PLOTDATA_H
@@ -32,30 +36,32 @@
              COL(alloc_period, INT, x->c->alloc_period) COL(round, INT, x->run->round)                                 \
                  COL(wall_ns, NUM12, x->run->wall_ns) COL(ratio, NUM8, x->run->wall_ns / x->r->baseline_median)        \
                      COL(alloc_samples, NUM12, x->run->key[ST_K_alloc_samples])                                        \
-                         COL(alloc_sps, NUM8, st_run_sps(x->r, x->run, 0)))                                            \
+                         COL(alloc_sps, NUM8, st_run_sps(x->r, x->run, 0))                                             \
+                             COL(mode_no, INT, sgc_alloc_mode_parse(x->c->alloc_mode)))                                \
     FILE(time_runs, "one measured run of a time-sampling cell",                                                        \
          COL(workload, WORD, x->c->workload) COL(time_clock, WORD, x->c->time_clock) COL(time_hz, INT, x->c->time_hz)  \
              COL(round, INT, x->run->round) COL(wall_ns, NUM12, x->run->wall_ns)                                       \
                  COL(ratio, NUM8, x->run->wall_ns / x->r->baseline_median)                                             \
                      COL(time_samples, NUM12, x->run->key[ST_K_time_samples])                                          \
-                         COL(time_sps, NUM8, st_run_sps(x->r, x->run, 1)))                                             \
+                         COL(time_sps, NUM8, st_run_sps(x->r, x->run, 1))                                              \
+                             COL(clock_no, INT, sgc_clock_parse(x->c->time_clock)))                                    \
     FILE(baseline_runs, "one measured run of a baseline cell",                                                         \
          COL(workload, WORD, x->c->workload) COL(round, INT, x->run->round) COL(wall_ns, NUM12, x->run->wall_ns)       \
              COL(ratio, NUM8, x->run->wall_ns / x->r->wall.median))                                                    \
     FILE(alloc_cells, "one allocation-sampling cell",                                                                  \
-         COL(workload, WORD, x->c->workload) COL(alloc_mode, WORD, x->c->alloc_mode)                                   \
-             COL(alloc_period, INT, x->c->alloc_period) COL(runs, INT, x->r->runs)                                     \
-                 COL(overhead, NUM8, x->r->overhead.est) COL(overhead_lo, NUM8, lo_of(&x->r->overhead))                \
-                     COL(overhead_hi, NUM8, hi_of(&x->r->overhead)) COL(alloc_sps, NUM8, x->r->alloc_sps.est)          \
-                         COL(alloc_sps_lo, NUM8, lo_of(&x->r->alloc_sps))                                              \
-                             COL(alloc_sps_hi, NUM8, hi_of(&x->r->alloc_sps)) COL(norm_overhead, NUM8, x->r->norm.est) \
-                                 COL(norm_lo, NUM8, lo_of(&x->r->norm)) COL(norm_hi, NUM8, hi_of(&x->r->norm))         \
-                                     COL(cost_us, NUM8, x->r->cost.est) COL(cost_lo, NUM8, lo_of(&x->r->cost))         \
-                                         COL(cost_hi, NUM8, hi_of(&x->r->cost))                                        \
-                                             COL(ci, WORD, st_ci_name(x->r->overhead.method))                          \
-                                                 COL(pairs, INT, x->r->pairs) COL(paired, NUM8, x->r->paired.est)      \
-                                                     COL(paired_lo, NUM8, lo_of(&x->r->paired))                        \
-                                                         COL(paired_hi, NUM8, hi_of(&x->r->paired)))                   \
+         COL(workload, WORD, x->c->workload) COL(alloc_mode, WORD, x->c->alloc_mode) COL(                              \
+             alloc_period, INT, x->c->alloc_period) COL(runs, INT, x->r->runs) COL(overhead, NUM8, x->r->overhead.est) \
+             COL(overhead_lo, NUM8, lo_of(&x->r->overhead)) COL(overhead_hi, NUM8, hi_of(&x->r->overhead))             \
+                 COL(alloc_sps, NUM8, x->r->alloc_sps.est) COL(alloc_sps_lo, NUM8, lo_of(&x->r->alloc_sps))            \
+                     COL(alloc_sps_hi, NUM8, hi_of(&x->r->alloc_sps)) COL(norm_overhead, NUM8, x->r->norm.est)         \
+                         COL(norm_lo, NUM8, lo_of(&x->r->norm)) COL(norm_hi, NUM8, hi_of(&x->r->norm))                 \
+                             COL(cost_us, NUM8, x->r->cost.est) COL(cost_lo, NUM8, lo_of(&x->r->cost))                 \
+                                 COL(cost_hi, NUM8, hi_of(&x->r->cost))                                                \
+                                     COL(ci, WORD, st_ci_name(x->r->overhead.method)) COL(pairs, INT, x->r->pairs)     \
+                                         COL(paired, NUM8, x->r->paired.est)                                           \
+                                             COL(paired_lo, NUM8, lo_of(&x->r->paired))                                \
+                                                 COL(paired_hi, NUM8, hi_of(&x->r->paired))                            \
+                                                     COL(mode_no, INT, sgc_alloc_mode_parse(x->c->alloc_mode)))        \
     FILE(time_cells, "one time-sampling cell",                                                                         \
          COL(workload, WORD, x->c->workload) COL(time_clock, WORD, x->c->time_clock) COL(time_hz, INT, x->c->time_hz)  \
              COL(runs, INT, x->r->runs) COL(overhead, NUM8, x->r->overhead.est)                                        \
@@ -68,7 +74,8 @@
                                          COL(ci, WORD, st_ci_name(x->r->overhead.method)) COL(pairs, INT, x->r->pairs) \
                                              COL(paired, NUM8, x->r->paired.est)                                       \
                                                  COL(paired_lo, NUM8, lo_of(&x->r->paired))                            \
-                                                     COL(paired_hi, NUM8, hi_of(&x->r->paired)))                       \
+                                                     COL(paired_hi, NUM8, hi_of(&x->r->paired))                        \
+                                                         COL(clock_no, INT, sgc_clock_parse(x->c->time_clock)))        \
     FILE(normalized, "one workload: its allocation and time cells nearest 1000 samples/s",                             \
          COL(index, INT, x->index) COL(workload, WORD, x->workload) COL(alloc_period, NUM12,                           \
                                                                         x->a ? (double)x->a->cell->alloc_period : NAN) \
@@ -93,13 +100,55 @@
          COL(workload, WORD, x->c->workload) COL(alloc_mode, WORD, x->c->alloc_mode)                                   \
              COL(alloc_period, INT, x->c->alloc_period) COL(round, INT, x->run->round)                                 \
                  COL(sampled_bytes, NUM15, x->run->key[ST_K_sampled_bytes]) COL(expected, NUM12, exact_expected(x))    \
-                     COL(sample_points, NUM15, x->run->key[ST_K_alloc_sample_points])                                  \
-                         COL(match, NUM1, exact_match(x)))                                                             \
+                     COL(sample_points, NUM15, x->run->key[ST_K_alloc_sample_points]) COL(match, NUM1, exact_match(x)) \
+                         COL(mode_no, INT, sgc_alloc_mode_parse(x->c->alloc_mode)))                                    \
     FILE(depth, "one sampling cell of the depth experiment (deepstack at a --depth)",                                  \
          COL(workload, WORD, x->c->workload) COL(depth, NUM10, x->c->depth) COL(kind, WORD, x->c->kind)                \
              COL(alloc_period, INT, x->c->alloc_period) COL(time_hz, INT, x->c->time_hz) COL(runs, INT, x->r->runs)    \
                  COL(samples, NUM12, depth_samples(x->r)) COL(cost_us, NUM8, x->r->cost.est)                           \
-                     COL(cost_lo, NUM8, lo_of(&x->r->cost)) COL(cost_hi, NUM8, hi_of(&x->r->cost)))
+                     COL(cost_lo, NUM8, lo_of(&x->r->cost)) COL(cost_hi, NUM8, hi_of(&x->r->cost)))                    \
+    FILE(inprocess, "one cell of a sweep in the in-process design (steady-state marginal cost)",                       \
+         COL(index, INT, x->index) COL(workload, WORD, x->ip->workload) COL(label, WORD, x->ip->label)                 \
+             COL(alloc_period, INT, x->ip->alloc_period) COL(time_hz, INT, x->ip->time_hz)                             \
+                 COL(ratio, NUM6, x->ip->e.ratio.est) COL(lo, NUM6, lo_of(&x->ip->e.ratio))                            \
+                     COL(hi, NUM6, hi_of(&x->ip->e.ratio)) COL(half_width_pct, NUM4, ip_half_width(x->ip))             \
+                         COL(blocks, INT, x->ip->e.blocks.n) COL(kind, WORD, x->ip->kind)                              \
+                             COL(runs, INT, x->ip->e.blocks.runs) COL(verdict, WORD, ip_verdict(x))                    \
+                                 COL(margin, NUM6, x->an->margin))                                                     \
+    FILE(regress, "one cell of a per-sample cost regression (row 0 of a fit: its baseline)",                           \
+         COL(workload, WORD, x->fit->workload) COL(kind, WORD, x->fit->kind)                                           \
+             COL(metric, WORD, st_fit_metric_name(x->fit->metric)) COL(samples, HUM6, fit_x(x))                        \
+                 COL(median_y, HUM6, fit_y(x)) COL(fitted, HUM6, fit_fitted(x))                                        \
+                     COL(residual, HUM6, x->fit->fit.residual[x->k])                                                   \
+                         COL(residual_frac, HUM6, x->fit->fit.residual[x->k] / x->fit->fit.base.est)                   \
+                             COL(cell_cost_us, HUM6, fit_cell_cost(x, 0)) COL(cell_cost_lo, HUM6, fit_cell_cost(x, 1)) \
+                                 COL(cell_cost_hi, HUM6, fit_cell_cost(x, 2)))                                         \
+    FILE(sim_alloc, "one simulated allocation cell (fixed mode)",                                                      \
+         COL(workload, WORD, x->sc->workload) COL(alloc_period, INT, x->sc->alloc_period)                              \
+             COL(overhead_Ir, NUM12, x->sc->overhead_ir) COL(overhead_est_cycles, NUM12, x->sc->overhead_cyc)          \
+                 COL(alloc_samples, NUM12, x->sc->alloc_samples) COL(per_sample_Ir, NUM8, x->sc->per_sample_ir)        \
+                     COL(per_sample_est_cycles, NUM8, x->sc->per_sample_cyc) COL(sps_native, NUM8, x->sc->sps_native)  \
+                         COL(normalized_Ir, NUM10, x->sc->norm_ir) COL(normalized_est_cycles, NUM10, x->sc->norm_cyc)) \
+    FILE(sim_time, "one simulated time cell (wall clock), modelled at the native rate",                                \
+         COL(workload, WORD, x->sc->workload) COL(time_hz, INT, x->sc->time_hz) COL(time_samples, NUM10,               \
+                                                                                    x->sc->time_samples)               \
+             COL(per_sample_Ir, NUM8, x->sc->per_sample_ir) COL(per_sample_est_cycles, NUM8, x->sc->per_sample_cyc)    \
+                 COL(model_user_ns, NUM6, x->sc->model_user_ns) COL(model_kernel_ns, NUM6, x->sc->model_kernel_ns)     \
+                     COL(model_overhead, NUM8, x->sc->model_overhead) COL(model_normalized, NUM8, x->sc->model_norm))  \
+    FILE(sim_normalized, "one workload of the simulated part: its allocation cell nearest 1000 native samples/s",      \
+         COL(index, INT, x->index) COL(workload, WORD, x->workload)                                                    \
+             COL(alloc_period, INT, x->sc ? x->sc->alloc_period : 0)                                                   \
+                 COL(alloc_sps_native, NUM8, x->sc ? x->sc->sps_native : NAN)                                          \
+                     COL(normalized_Ir, NUM10, x->sc ? x->sc->norm_ir : NAN)                                           \
+                         COL(normalized_est_cycles, NUM10, x->sc ? x->sc->norm_cyc : NAN)                              \
+                             COL(time_normalized_model, NUM10, x->v))                                                  \
+    FILE(sim_compare, "one workload and period (32K, 4M): counted and timed overheads side by side",                   \
+         COL(workload, WORD, x->workload) COL(index, INT, x->index) COL(alloc_period, INT, x->period)                  \
+             COL(overhead_Ir, NUM12, x->sc ? x->sc->overhead_ir : NAN)                                                 \
+                 COL(overhead_est_cycles, NUM12, x->sc ? x->sc->overhead_cyc : NAN)                                    \
+                     COL(overhead_wall, NUM8, x->r ? x->r->overhead.est : NAN)                                         \
+                         COL(overhead_wall_lo, NUM8, x->r ? lo_of(&x->r->overhead) : NAN)                              \
+                             COL(overhead_wall_hi, NUM8, x->r ? hi_of(&x->r->overhead) : NAN))
 
 /* The files as numbers: ST_PD_<name>. */
 #define ST__PD_ENUM(name, what, cols) ST_PD_##name,

@@ -1,6 +1,7 @@
 /* st_report.c - summary.csv, metrics.csv, summary.md and the plot data files of an analysis. */
 #include "st_report.h"
 #include "st_json.h"
+#include "st_inproc.h"
 #include "st_costfit.h"
 #include "st_preport.h"
 #include "st_plotdata.h"
@@ -79,7 +80,6 @@ static char *buf(void) {
 }
 
 static const char *csv(double v, int digits) { return num(buf(), v, digits, ""); }
-static const char *dat(double v, int digits) { return num(buf(), v, digits, "NaN"); }
 /* For people: digits significant figures, but whole numbers from 10^digits
  * up (17234, not 1.723e+04). */
 static void human(char *b, size_t size, double v, int digits) {
@@ -263,6 +263,17 @@ static void out_INT(row_out *o, long long v) {
 static void out_num(row_out *o, double v, int digits) {
     out_sep(o);
     fputs(num(buf(), v, digits, o->missing), o->f);
+}
+/* For people and plots alike: human()'s form (whole numbers from 10^digits up). */
+static void out_hum(row_out *o, double v, int digits) {
+    out_sep(o);
+    if (!isfinite(v)) {
+        fputs(o->missing, o->f);
+        return;
+    }
+    char *b = buf();
+    human(b, BUFLEN, v, digits);
+    fputs(b, o->f);
 }
 
 /* ---- summary.csv ------------------------------------------------------- */
@@ -517,14 +528,49 @@ static void group(FILE *f, grouping *g, const char *workload, const char *series
  * are computed from. */
 typedef struct st_pd_row {
     const st_analysis *an;
-    const st_result *r;     /* the row's cell */
-    const st_cell *c;       /* r->cell */
-    const st_run *run;      /* per-run files: the run */
-    size_t index;           /* per-workload files: the workload's index ... */
-    const char *workload;   /* ... and name */
-    const st_result *a, *t; /* normalized.dat: the cells picked (or NULL) ... */
-    const st_normcmp *cmp;  /* ... and their comparison */
+    const st_result *r;       /* the row's cell */
+    const st_cell *c;         /* r->cell */
+    const st_run *run;        /* per-run files: the run */
+    size_t index;             /* per-workload files: the workload's index ... */
+    const char *workload;     /* ... and name */
+    const st_result *a, *t;   /* normalized.dat: the cells picked (or NULL) ... */
+    const st_normcmp *cmp;    /* ... and their comparison */
+    const st_inproc_cell *ip; /* inprocess.dat: the cell */
+    const st_costfit *fit;    /* regress.dat: the fit ... */
+    size_t k;                 /* ... and its cell (0: the baseline, k: cells[k - 1]) */
+    const st_simcell *sc;     /* sim_*.dat: the simulated cell (or NULL) */
+    double v;                 /* sim_normalized.dat: time sampling's modelled value */
+    int64_t period;           /* sim_compare.dat: the period */
 } st_pd_row;
+
+/* regress.dat: the cell's median samples and y, the line at its samples (the
+ * baseline's median for the baseline), and the per-cell ratio cost (wall
+ * time fits only; which: 0 estimate, 1 lower, 2 upper end). */
+static double fit_x(const st_pd_row *x) { return x->k ? x->fit->cell_x[x->k - 1] : 0; }
+static double fit_y(const st_pd_row *x) { return x->k ? x->fit->cell_y[x->k - 1] : x->fit->fit.base.est; }
+static double fit_fitted(const st_pd_row *x) {
+    const st_reg_fit *r = &x->fit->fit;
+    return x->k ? r->intercept.est + r->cost.est * fit_x(x) : r->base.est;
+}
+static double fit_cell_cost(const st_pd_row *x, int which) {
+    if (!x->k || x->fit->metric != ST_FIT_WALL)
+        return NAN;
+    const st_interval *pc = &x->fit->cells[x->k - 1]->cost;
+    if (which && pc->method == ST_CI_NONE)
+        return NAN;
+    return which == 0 ? pc->est : which == 1 ? pc->lo : pc->hi;
+}
+
+/* inprocess.dat: the interval's half-width in % of the ratio (NaN without one). */
+static double ip_half_width(const st_inproc_cell *c) {
+    return c->e.ratio.method == ST_CI_NONE ? NAN : (c->e.ratio.hi - c->e.ratio.lo) / 2 * 100;
+}
+
+/* inprocess.dat: the verdict at the margin ("no effect above 2%" becomes one word in the file). */
+static const char *ip_verdict(const st_pd_row *x) {
+    static char b[64];
+    return st_verdict_text(st_paired_verdict(&x->ip->e.ratio, x->an->margin), x->an->margin, b, sizeof b);
+}
 
 /* exactness.dat: bytes / period, with the period the run itself reported. */
 static double exact_expected(const st_pd_row *x) {
@@ -551,6 +597,9 @@ static double depth_samples(const st_result *r) {
 /* The plot data's field types (st_plotdata.h). */
 #define out_WORD(o, v) out_text(o, v)
 #define out_NUM1(o, v) out_num(o, v, 1)
+#define out_NUM4(o, v) out_num(o, v, 4)
+#define out_NUM6(o, v) out_num(o, v, 6)
+#define out_HUM6(o, v) out_hum(o, v, 6)
 #define out_NUM8(o, v) out_num(o, v, 8)
 #define out_NUM10(o, v) out_num(o, v, 10)
 #define out_NUM12(o, v) out_num(o, v, 12)
@@ -705,6 +754,98 @@ static void write_depth_dat(FILE *f, const st_analysis *an) {
     free(refs);
 }
 
+/* The in-process cells, grouped by workload in report order, cell order within. */
+static void write_inprocess_dat(FILE *f, const st_analysis *an, const char **w, size_t nw) {
+    grouping g = {0};
+    size_t row = 0;
+    for (size_t i = 0; i < nw && an->inproc; i++)
+        for (size_t k = 0; k < an->inproc->n; k++) {
+            const st_inproc_cell *c = &an->inproc->cells[k];
+            if (strcmp(c->workload, w[i]))
+                continue;
+            group(f, &g, c->workload, c->workload);
+            put_row(f, ST_PD_inprocess, &(st_pd_row){.an = an, .index = row++, .ip = c});
+        }
+}
+
+/* One block per fit: the baseline's row, then one per cell; fits of one
+ * workload separated by one blank line, workloads by two. */
+static void write_regress_dat(FILE *f, const st_analysis *an) {
+    const char *prev = NULL;
+    for (size_t i = 0; an->fits && i < an->fits->n; i++) {
+        const st_costfit *c = &an->fits->fits[i];
+        if (prev && strcmp(prev, c->workload))
+            fputs("\n\n", f);
+        else if (prev)
+            fputc('\n', f);
+        prev = c->workload;
+        for (size_t k = 0; k <= c->ncells; k++)
+            put_row(f, ST_PD_regress, &(st_pd_row){.an = an, .fit = c, .k = k});
+    }
+}
+
+/* The simulated cells of one kind (alloc: fixed mode; time: wall clock), in cell order. */
+static void write_sim_cells_dat(FILE *f, const st_analysis *an, int time) {
+    const st_sim *sim = an->sim;
+    for (size_t i = 0; i < sim->ncells; i++) {
+        const st_simcell *c = &sim->cells[i];
+        if (time ? strcmp(c->kind, "time") || strcmp(c->time_clock, sgc_clock_name(SGC_CLOCK_WALL))
+                 : strcmp(c->kind, "alloc") || strcmp(c->alloc_mode, sgc_alloc_mode_name(SGC_SAMPLE_FIXED)))
+            continue;
+        put_row(f, time ? ST_PD_sim_time : ST_PD_sim_alloc, &(st_pd_row){.an = an, .sc = c});
+    }
+}
+
+static void write_sim_normalized_dat(FILE *f, const st_analysis *an) {
+    const st_sim *sim = an->sim;
+    for (size_t i = 0; i < sim->nfits; i++) {
+        const char *w = sim->fits[i].workload;
+        put_row(
+            f, ST_PD_sim_normalized,
+            &(st_pd_row){
+                .an = an, .index = i, .workload = w, .sc = st_sim_pick_alloc(sim, w), .v = st_sim_time_norm(sim, w)});
+    }
+}
+
+/* Instructions, estimated cycles and wall time side by side: the overhead of
+ * each workload's fixed-mode allocation cells at 32K and 4M, the counts from
+ * the simulated cells, the wall time (median and interval) from the native
+ * ones when the sweep has them. */
+static void write_sim_compare_dat(FILE *f, const st_analysis *an) {
+    const st_sim *sim = an->sim;
+    static const int64_t periods[2] = {32 << 10, 4 << 20};
+    for (size_t i = 0; i < sim->nfits; i++) {
+        const char *w = sim->fits[i].workload;
+        for (int p = 0; p < 2; p++) {
+            const st_simcell *c = st_sim_find(sim, w, "alloc", periods[p], 0);
+            const st_result *r = NULL;
+            for (size_t k = 0; k < an->nresults && !r; k++) {
+                const st_result *x = &an->results[k];
+                if (is_kind(x, "alloc") && in_matrix(x) && !strcmp(x->cell->workload, w) && st_cell_fixed(x->cell) &&
+                    x->cell->alloc_period == periods[p])
+                    r = x;
+            }
+            if (c || r)
+                put_row(f, ST_PD_sim_compare,
+                        &(st_pd_row){.an = an, .index = i, .workload = w, .sc = c, .r = r, .period = periods[p]});
+        }
+    }
+}
+
+/* The files every sweep gets, and those only a sweep of some kind has (a
+ * sweep without them gets no file: figures.sh draws nothing from them). */
+static int plotdata_wanted(st_plotfile pf, const st_analysis *an) {
+    switch (pf) {
+    case ST_PD_inprocess: return an->inproc && an->inproc->n;
+    case ST_PD_regress: return an->fits != NULL;
+    case ST_PD_sim_alloc:
+    case ST_PD_sim_time:
+    case ST_PD_sim_normalized:
+    case ST_PD_sim_compare: return an->sim && an->sim->ncells;
+    default: return 1;
+    }
+}
+
 /* Writes plotdata/<file>.dat: the header from st_plotdata.h, then the rows. */
 static void write_plotdata(FILE *f, st_plotfile pf, const st_analysis *an, const char **w, size_t nw) {
     fprintf(f, "%s\n", st_plotdata_header(pf));
@@ -718,6 +859,12 @@ static void write_plotdata(FILE *f, st_plotfile pf, const st_analysis *an, const
     case ST_PD_normalized: write_normalized_dat(f, an, w, nw); break;
     case ST_PD_exactness: write_exactness_dat(f, an); break;
     case ST_PD_depth: write_depth_dat(f, an); break;
+    case ST_PD_inprocess: write_inprocess_dat(f, an, w, nw); break;
+    case ST_PD_regress: write_regress_dat(f, an); break;
+    case ST_PD_sim_alloc: write_sim_cells_dat(f, an, 0); break;
+    case ST_PD_sim_time: write_sim_cells_dat(f, an, 1); break;
+    case ST_PD_sim_normalized: write_sim_normalized_dat(f, an); break;
+    case ST_PD_sim_compare: write_sim_compare_dat(f, an); break;
     case ST_PD_NFILES: break;
     }
 }
@@ -1097,42 +1244,6 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
     free(w);
 }
 
-/* Instructions, estimated cycles and wall time side by side: the overhead of
- * each workload's fixed-mode allocation cells at 32K and 4M, the counts from
- * the simulated cells, the wall time (median and interval) from the native
- * ones when the sweep has them. */
-static void write_sim_compare_dat(FILE *f, const st_analysis *an) {
-    fputs("# workload index alloc_period overhead_Ir overhead_est_cycles overhead_wall overhead_wall_lo "
-          "overhead_wall_hi\n",
-          f);
-    const st_sim *sim = an->sim;
-    static const int64_t periods[2] = {32 << 10, 4 << 20};
-    for (size_t i = 0; i < sim->nfits; i++) {
-        const char *w = sim->fits[i].workload;
-        for (int p = 0; p < 2; p++) {
-            const st_simcell *c = st_sim_find(sim, w, "alloc", periods[p], 0);
-            const st_result *r = NULL;
-            for (size_t k = 0; k < an->nresults && !r; k++) {
-                const st_result *x = &an->results[k];
-                if (is_kind(x, "alloc") && in_matrix(x) && !strcmp(x->cell->workload, w) &&
-                    !strcmp(x->cell->alloc_mode, "fixed") && x->cell->alloc_period == periods[p])
-                    r = x;
-            }
-            if (!c && !r)
-                continue;
-            dat_word(f, w);
-            fprintf(f, " %zu %lld %s %s", i, (long long)periods[p], dat(c ? c->overhead_ir : NAN, 12),
-                    dat(c ? c->overhead_cyc : NAN, 12));
-            if (r)
-                fprintf(f, " %s %s %s", dat(r->overhead.est, 8), dat(lo_of(&r->overhead), 8),
-                        dat(hi_of(&r->overhead), 8));
-            else
-                fputs(" NaN NaN NaN", f);
-            fputc('\n', f);
-        }
-    }
-}
-
 /* ---- all outputs ------------------------------------------------------- */
 
 int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *err, size_t errlen) {
@@ -1159,22 +1270,17 @@ int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *er
     OUT(dir, "summary.csv", write_summary_csv(s.f, an, opts));
     OUT(dir, "summary.json", write_summary_json(s.f, an, opts));
     OUT(dir, "metrics.csv", write_metrics_csv(s.f, an));
-    if (an->fits) {
+    if (an->fits)
         OUT(dir, "regress.csv", st_costfit_write_csv(s.f, an->fits));
-        OUT(pdir, "regress.dat", st_costfit_write_dat(s.f, an->fits));
-    }
     for (int pf = 0; pf < ST_PD_NFILES && !rc; pf++) {
+        if (!plotdata_wanted((st_plotfile)pf, an))
+            continue;
         char name[64];
         snprintf(name, sizeof name, "%s.dat", st_plotdata_name((st_plotfile)pf));
         OUT(pdir, name, write_plotdata(s.f, (st_plotfile)pf, an, w, nw));
     }
-    if (an->sim && an->sim->ncells) {
+    if (an->sim && an->sim->ncells)
         OUT(dir, "sim.csv", st_sim_write_csv(s.f, an->sim));
-        OUT(pdir, "sim_alloc.dat", st_sim_write_alloc_dat(s.f, an->sim));
-        OUT(pdir, "sim_time.dat", st_sim_write_time_dat(s.f, an->sim));
-        OUT(pdir, "sim_normalized.dat", st_sim_write_normalized_dat(s.f, an->sim));
-        OUT(pdir, "sim_compare.dat", write_sim_compare_dat(s.f, an));
-    }
     OUT(dir, "summary.md", write_summary_md(s.f, an, opts));
 #undef OUT
     free(w);

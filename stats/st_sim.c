@@ -384,7 +384,6 @@ static const char *fmt(char *buf, size_t size, double v, int digits, const char 
 #define NB 16
 static char bufs[NB][64];
 static int nb;
-static const char *dat(double v, int digits) { return fmt(bufs[nb++ % NB], 64, v, digits, "NaN"); }
 static const char *csvv(double v, int digits) { return fmt(bufs[nb++ % NB], 64, v, digits, ""); }
 static const char *mdv(double v, int digits) { return fmt(bufs[nb++ % NB], 64, v, digits, "n/a"); }
 
@@ -533,43 +532,7 @@ void st_sim_write_csv(FILE *f, const st_sim *sim) {
     }
 }
 
-static void dat_name(FILE *f, const char *s) {
-    for (; *s; s++)
-        fputc(*s == ' ' || *s == '\t' ? '_' : *s, f);
-}
-
-void st_sim_write_alloc_dat(FILE *f, const st_sim *sim) {
-    fputs("# workload alloc_period overhead_Ir overhead_est_cycles alloc_samples per_sample_Ir per_sample_est_cycles "
-          "sps_native normalized_Ir normalized_est_cycles\n",
-          f);
-    for (size_t i = 0; i < (sim ? sim->ncells : 0); i++) {
-        const st_simcell *c = &sim->cells[i];
-        if (strcmp(c->kind, "alloc") || strcmp(c->alloc_mode, "fixed"))
-            continue;
-        dat_name(f, c->workload);
-        fprintf(f, " %lld %s %s %s %s %s %s %s %s\n", (long long)c->alloc_period, dat(c->overhead_ir, 12),
-                dat(c->overhead_cyc, 12), dat(c->alloc_samples, 12), dat(c->per_sample_ir, 8),
-                dat(c->per_sample_cyc, 8), dat(c->sps_native, 8), dat(c->norm_ir, 10), dat(c->norm_cyc, 10));
-    }
-}
-
-void st_sim_write_time_dat(FILE *f, const st_sim *sim) {
-    fputs("# workload time_hz time_samples per_sample_Ir per_sample_est_cycles model_user_ns model_kernel_ns "
-          "model_overhead model_normalized\n",
-          f);
-    for (size_t i = 0; i < (sim ? sim->ncells : 0); i++) {
-        const st_simcell *c = &sim->cells[i];
-        if (strcmp(c->kind, "time") || strcmp(c->time_clock, "wall"))
-            continue;
-        dat_name(f, c->workload);
-        fprintf(f, " %lld %s %s %s %s %s %s %s\n", (long long)c->time_hz, dat(c->time_samples, 10),
-                dat(c->per_sample_ir, 8), dat(c->per_sample_cyc, 8), dat(c->model_user_ns, 6),
-                dat(c->model_kernel_ns, 6), dat(c->model_overhead, 8), dat(c->model_norm, 8));
-    }
-}
-
-/* The fixed-mode alloc cell whose native samples/s is nearest 1000 (log scale). */
-static const st_simcell *pick_alloc(const st_sim *sim, const char *w) {
+const st_simcell *st_sim_pick_alloc(const st_sim *sim, const char *w) {
     const st_simcell *best = NULL;
     for (size_t i = 0; i < sim->ncells; i++) {
         const st_simcell *c = &sim->cells[i];
@@ -582,26 +545,17 @@ static const st_simcell *pick_alloc(const st_sim *sim, const char *w) {
     return best;
 }
 
-void st_sim_write_normalized_dat(FILE *f, const st_sim *sim) {
-    fputs("# index workload alloc_period alloc_sps_native normalized_Ir normalized_est_cycles time_normalized_model\n",
-          f);
-    for (size_t i = 0; i < (sim ? sim->nfits : 0); i++) {
-        const char *w = sim->fits[i].workload;
-        const st_simcell *a = pick_alloc(sim, w);
-        double tn = NAN;
-        for (size_t j = 0; j < sim->ncells; j++) {
-            const st_simcell *c = &sim->cells[j];
-            if (!strcmp(c->workload, w) && !strcmp(c->kind, "time") && !isnan(c->model_norm)) {
-                tn = c->model_norm; /* the same at every rate: per 1000 samples/s */
-                if (c->time_hz == 1000)
-                    break;
-            }
+double st_sim_time_norm(const st_sim *sim, const char *w) {
+    double tn = NAN;
+    for (size_t j = 0; j < sim->ncells; j++) {
+        const st_simcell *c = &sim->cells[j];
+        if (!strcmp(c->workload, w) && !strcmp(c->kind, "time") && !isnan(c->model_norm)) {
+            tn = c->model_norm; /* the same at every rate: per 1000 samples/s */
+            if (c->time_hz == 1000)
+                break;
         }
-        fprintf(f, "%zu ", i);
-        dat_name(f, w);
-        fprintf(f, " %lld %s %s %s %s\n", a ? (long long)a->alloc_period : 0LL, dat(a ? a->sps_native : NAN, 8),
-                dat(a ? a->norm_ir : NAN, 10), dat(a ? a->norm_cyc : NAN, 10), dat(tn, 10));
     }
+    return tn;
 }
 
 void st_sim_write_metrics(FILE *f, const st_sim *sim) {

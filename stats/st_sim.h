@@ -101,13 +101,16 @@ const st_simcell *st_sim_find(const st_sim *sim, const char *workload, const cha
  * input is missing or not positive (user_instr may be 0). */
 double st_sim_time_model(double rate_hz, double user_instr, double baseline_instr, double native_s, double delivery_ns);
 
-/* Outputs: the summary.md section, sim.csv, and the plot data files
- * sim_alloc.dat, sim_time.dat, sim_normalized.dat (docs/STATISTICS.md). */
+/* Outputs: the summary.md section and sim.csv (the plot data files sim_*.dat
+ * are rows of stats/st_plotdata.h, written by st_report.c). */
 void st_sim_write_md(FILE *f, const st_sim *sim);
 void st_sim_write_csv(FILE *f, const st_sim *sim);
-void st_sim_write_alloc_dat(FILE *f, const st_sim *sim);
-void st_sim_write_time_dat(FILE *f, const st_sim *sim);
-void st_sim_write_normalized_dat(FILE *f, const st_sim *sim);
+/* The fixed-mode allocation cell of workload w whose native samples/s is
+ * nearest 1000 (log scale), or NULL (sim_normalized.dat). */
+const st_simcell *st_sim_pick_alloc(const st_sim *sim, const char *w);
+/* w's modelled normalized overhead of time sampling (the 1000 Hz cell's,
+ * else the last time cell's: it is the same at every rate), NaN if none. */
+double st_sim_time_norm(const st_sim *sim, const char *w);
 /* metrics.csv rows (workload,label,metric,n,median,q1,q3,mad,min,max,outliers) of every simulated metric. */
 void st_sim_write_metrics(FILE *f, const st_sim *sim);
 

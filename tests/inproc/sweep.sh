@@ -5,7 +5,8 @@
 # every run has its whole segment series in results.db, every B segment of a
 # fixed-mode cell took floor(bytes / period) points and every A segment
 # none, the baselines ran A/A, and the in-process section, inprocess.csv and
-# plotdata/inprocess.dat hold an estimate with an interval for every cell.
+# plotdata/inprocess.dat hold an estimate with an interval for every cell,
+# which figure 7 (plots/inprocess.gp) draws.
 . tests/harness/lib.sh
 : "${BIN:?BIN must name the build's bin directory}"
 
@@ -48,10 +49,21 @@ expect "every fixed segment checked, none wrong" "$(awk -F, 'NR > 1 && $4 > 0 {c
 expect "summary.md: the in-process section, labelled steady-state marginal cost" \
     "$(grep -c '^## In-process alternation (steady-state marginal cost)' "$D/summary.md")" 1
 expect "summary.md: the process-level tables flagged" "$(grep -c 'process-level (whole run)' "$D/summary.md")" 1
-expect "plot data labelled" "$(grep -c 'in-process (steady-state marginal cost)' "$D/plotdata/inprocess.dat")" 1
+expect "plot data: the header of the plot data table" "$(head -n 1 "$D/plotdata/inprocess.dat" | cut -d' ' -f1-7)" \
+    "# index workload label alloc_period time_hz ratio"
 expect "a verdict per cell at the 2% margin" "$(awk -F, 'NR > 1 && ($23 == "slower" || $23 == "faster" ||
     $23 ~ /^no effect above 2%$/ || $23 == "not resolved")' "$D/inprocess.csv" | wc -l)" 6
-expect "plot data: a row per cell with an interval" "$(grep -vc '^#' "$D/plotdata/inprocess.dat")" 6
+expect "plot data: a row per cell with an interval" "$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+    NF && $(c["lo"]) != "NaN" && $(c["hi"]) != "NaN"' "$D/plotdata/inprocess.dat" | wc -l)" 6
+
+# The figure of the in-process results (plots/figures.list, figure 7), captioned as the steady-state marginal cost.
+ANALYZE="$BIN/analyze" sh plots/figures.sh "$D" >"$WORK/fout" 2>&1
+expect "figures.sh exit status" "$?" 0
+expect "inprocess figure drawn" "$(od -An -c -N4 "$D/figures/inprocess.png" | tr -d ' '):$(grep -c '</svg>' "$D/figures/inprocess.svg")" \
+    "211PNG:1"
+expect "its caption: the steady-state marginal cost, not the whole run" "$(tr '\n' ' ' < "$D/figures/inprocess.txt" |
+    grep -c 'Figure 7.*steady-state marginal cost, not the whole run')" 1
+expect "a row per cell in the figure" "$(grep -c '>binarytrees/\|>compute/' "$D/figures/inprocess.svg")" 6
 
 # Bad input: the design's name.
 "$SWEEP" --design inproc --out "$WORK/res2" >/dev/null 2>"$WORK/err2"

@@ -40,7 +40,7 @@ sed -i '2s/$/ extra/' "$work/s/plotdata/exactness.dat"
 sed -i '1s/^# //' "$work/s/plotdata/depth.dat"
 rm -f "$work/s/figures/normalized.png"
 expect 2 "alloc_cells.dat:3: column overhead .*not a number" "corrupt number" -- "$work/s"
-for pat in 'time_runs.dat:1: no column "ratio"' 'exactness.dat:2: 9 fields, the header names 8' 'depth.dat:1: first line must be' \
+for pat in 'time_runs.dat:1: no column "ratio"' 'exactness.dat:2: 10 fields, the header names 9' 'depth.dat:1: first line must be' \
         'bad plot data, see above):.*overhead-alloc.*overhead-time.*exactness.*cost-depth.*sample-rate'; do
     grep -q "$pat" "$work/out" || bad "no message matching /$pat/"
 done
@@ -55,7 +55,7 @@ mv "$work/old-figures" "$work/s/figures"
 rm "$work/s/plotdata/depth.dat"
 head -n 1 "$work/s/plotdata/time_runs.dat" > "$work/t" && mv "$work/t" "$work/s/plotdata/time_runs.dat"
 [ -e "$work/s/figures/cost-depth.png" ] && [ -e "$work/s/figures/overhead-time.svg" ] || bad "test setup: no older figures"
-expect 0 "4 drawn.*not drawn \(no data in this sweep.*overhead-time cost-depth" "no depth data, no time runs" -- "$work/s"
+expect 0 "5 drawn.*not drawn \(no data in this sweep.*overhead-time cost-depth" "no depth data, no time runs" -- "$work/s"
 [ -e "$work/s/figures/cost-depth.png" ] && bad "stale cost-depth.png kept although its data is gone"
 [ -e "$work/s/figures/overhead-time.svg" ] && bad "stale overhead-time.svg kept although its data is gone"
 grep -q "NOT DRAWN" "$work/s/figures/cost-depth.txt" && grep -q "depth.dat is missing" "$work/s/figures/cost-depth.txt" ||
@@ -72,7 +72,7 @@ grep -q "](cost-depth.png)" "$work/s/figures/index.md" && bad "index.md links a 
 # undefined; figures.sh must avoid them), a missing value is marked n/a, and
 # figure 5 says the depth was not varied.
 fresh
-for f in "$work"/s/plotdata/*.dat; do grep -v '^beta\|^gamma\|^[12] beta\|^[12] gamma' "$f" > "$work/t"; mv "$work/t" "$f"; done
+for f in "$work"/s/plotdata/*.dat; do grep -v '^beta\|^gamma\|^[0-9]* beta\|^[0-9]* gamma' "$f" > "$work/t"; mv "$work/t" "$f"; done
 nan_cols() { file="$work/s/plotdata/$1.dat"; shift
     awk -v cols="$*" 'BEGIN { n = split(cols, k, " ") } NR > 1 && NF { for (i = 1; i <= n; i++) $(k[i]) = "NaN" } { print }' "$file" > "$work/t" &&
     mv "$work/t" "$file"; }
@@ -81,7 +81,7 @@ nan_cols time_cells 5 6 7
 nan_cols alloc_runs 6
 nan_cols normalized 5 6 7
 nan_cols depth 2 8 9 10
-expect 0 "5 drawn.*not drawn.*cost-depth" "one workload, statistics NaN, depth not varied" -- "$work/s"
+expect 0 "6 drawn.*not drawn.*cost-depth" "one workload, statistics NaN, depth not varied" -- "$work/s"
 grep -q ">n/a<" "$work/s/figures/normalized.svg" || bad "normalized.svg does not mark the missing value n/a"
 tr '\n' ' ' < "$work/s/figures/cost-depth.txt" | grep -q "did not vary the stack depth" || bad "cost-depth.txt does not say the depth was not varied"
 

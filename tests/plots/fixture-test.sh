@@ -23,13 +23,14 @@ rc=$?
 cat "$work/out1"
 [ $rc -eq 0 ] || bad "figures.sh exited $rc on a complete fixture"
 
-# Every figure of plots/figures.list, in its order (figure N on row N).
-figs=$(awk -F'\t' '$1 != "" && $1 !~ /^#/ { print $1 }' "$root/plots/figures.list")
+# Every figure of plots/figures.list whose data the fixture has (the
+# simulated figures, S1-S5, need a sweep with a simulated part: the e2e
+# test), with the number the list gives it.
+figs=$(awk -F'\t' '$1 != "" && $1 !~ /^#/ && $4 !~ /sim_/ { print $1 }' "$root/plots/figures.list")
 nfigs=$(echo $figs | wc -w)
-[ "$nfigs" -ge 6 ] || bad "plots/figures.list lists $nfigs figures"
-n=0
+[ "$nfigs" -ge 7 ] || bad "plots/figures.list lists $nfigs figures with the fixture's data"
 for f in $figs; do
-    n=$((n + 1))
+    n=$(awk -F'\t' -v f="$f" '$1 == f { print $2 }' "$root/plots/figures.list")
     png="$sweep/figures/$f.png"; svg="$sweep/figures/$f.svg"; txt="$sweep/figures/$f.txt"
     [ -f "$png" ] || { bad "$f.png missing"; continue; }
     sig=$(od -An -c -N4 "$png" | tr -d ' ')
@@ -57,6 +58,19 @@ for w in alpha beta gamma; do
     grep -q ">$w<" "$sweep/figures/normalized.svg" || bad "normalized.svg has no slot for $w"
 done
 grep -q "mismatching runs: 1<" "$sweep/figures/exactness.svg" || bad "exactness.svg does not flag the fixture's one mismatching run"
+# The in-process figure: a row per cell, the A/A rows and the verdicts in the key, the caption's counts.
+for c in alpha/baseline beta/alloc-fixed-64K gamma/time-wall-1000Hz; do
+    grep -q ">$c<" "$sweep/figures/inprocess.svg" || bad "inprocess.svg has no row for $c"
+done
+for k in "A/A (baseline: nothing switched)" "slower" "no effect above 2%" "not resolved"; do
+    grep -q ">$k<" "$sweep/figures/inprocess.svg" || bad "inprocess.svg key lacks \"$k\""
+done
+grep -q ">no interval<" "$sweep/figures/inprocess.svg" || bad "inprocess.svg does not mark the cell without an interval"
+tr '\n' ' ' < "$sweep/figures/inprocess.txt" | grep -q "6 sampling cells and 3 A/A rows" || bad "inprocess.txt does not count the cells"
+tr '\n' ' ' < "$sweep/figures/inprocess.txt" | grep -q "red slower (3), blue faster (0), grey no effect above 2% (1), orange not resolved (1)" ||
+    bad "inprocess.txt does not count the verdicts"
+grep -q "steady-state marginal cost, not the whole run" "$sweep/figures/inprocess.txt" ||
+    tr '\n' ' ' < "$sweep/figures/inprocess.txt" | grep -q "steady-state marginal cost, not the whole run" || bad "inprocess.txt does not say what it measures"
 tr '\n' ' ' < "$sweep/figures/exactness.txt" | grep -q "mismatching runs in this sweep: 1" || bad "exactness.txt does not count the mismatch"
 grep -q "poisson" "$sweep/figures/overhead-alloc.svg" || bad "overhead-alloc.svg does not show the poisson cells"
 grep -q "90% CI" "$sweep/figures/overhead-alloc.svg" || bad "overhead-alloc.svg key does not say 90% CI"

@@ -7,14 +7,16 @@
 # grouped by workload with two blank lines between groups, one blank line
 # between sub-series.  Three workloads, fixed and poisson allocation cells at
 # three periods, two time-sampling rates, five runs per cell, three stack
-# depths, and exactly one fixed-mode run whose sample count is off by one
-# (match = 0), which the exactness figure must flag.
+# depths, three in-process cells per workload, and exactly one fixed-mode
+# run whose sample count is off by one (match = 0), which the exactness
+# figure must flag.
 set -e
 d=$1
 [ -n "$d" ] || { echo "usage: mkfixture.sh DIR" >&2; exit 2; }
 mkdir -p "$d/plotdata"
 echo "# analyze seed=1 resamples=1000 confidence=0.9" > "$d/summary.csv"
-awk -v pd="$d/plotdata" 'BEGIN {
+awk -v pd="$d/plotdata" 'function word3(s, k,   a) { split(s, a, " "); return a[k] }
+BEGIN {
     n = split("alpha beta gamma", w, " ")
     f["wl"] = pd "/workloads.dat";      print "# index workload" > f["wl"]
     f["ar"] = pd "/alloc_runs.dat";     print "# workload alloc_mode alloc_period round wall_ns ratio alloc_samples alloc_sps" > f["ar"]
@@ -25,10 +27,18 @@ awk -v pd="$d/plotdata" 'BEGIN {
     f["no"] = pd "/normalized.dat";     print "# index workload alloc_period alloc_sps alloc_norm alloc_norm_lo alloc_norm_hi time_hz time_sps time_norm time_norm_lo time_norm_hi" > f["no"]
     f["ex"] = pd "/exactness.dat";      print "# workload alloc_mode alloc_period round sampled_bytes expected sample_points match" > f["ex"]
     f["de"] = pd "/depth.dat";          print "# workload depth kind alloc_period time_hz runs samples cost_us cost_lo cost_hi" > f["de"]
+    f["ip"] = pd "/inprocess.dat";      print "# index workload label alloc_period time_hz ratio lo hi half_width_pct blocks kind runs verdict margin" > f["ip"]
     base = 300000000
     for (i = 1; i <= n; i++) {
         print i - 1, w[i] > f["wl"]
         if (i > 1) for (k in f) if (k != "wl" && k != "no" && k != "de") printf "\n\n" > f[k]
+        # in-process: a baseline (A/A), a 64K cell and a 1000 Hz cell per
+        # workload; one verdict of each kind, and one cell without an interval
+        ipv = "no_effect_above_2% slower not_resolved"
+        print 3 * (i - 1), w[i], w[i] "/baseline", 0, 0, 1.001, 0.995, 1.007, 0.6, 40, "baseline", 4, "no_effect_above_2%", 0.02 > f["ip"]
+        print 3 * (i - 1) + 1, w[i], w[i] "/alloc-fixed-64K", 65536, 0, 1 + 0.01 * i, 1 + 0.01 * i - 0.004 * i, 1 + 0.01 * i + 0.005 * i, 0.45 * i, 40, "alloc", 4, word3(ipv, i), 0.02 > f["ip"]
+        if (i < 3) print 3 * (i - 1) + 2, w[i], w[i] "/time-wall-1000Hz", 0, 1000, 1.05, 1.04, 1.06, 1, 40, "time", 4, "slower", 0.02 > f["ip"]
+        else       print 3 * (i - 1) + 2, w[i], w[i] "/time-wall-1000Hz", 0, 1000, 1.05, "NaN", "NaN", "NaN", 2, "time", 1, "n/a", 0.02 > f["ip"]
         rate = 4e8 * i * i                        # bytes allocated per second
         for (r = 1; r <= 5; r++) print w[i], r, base + (r - 3) * 1e6, 1 + (r - 3) * 0.004 > f["br"]
         for (m = 1; m <= 2; m++) {

@@ -22,6 +22,7 @@
 #include "st_db.h"
 #include <unistd.h>
 
+#include "st_plotdata.h"
 #include "st_sim.h"
 
 #define EPS 1e-9
@@ -293,7 +294,7 @@ Test(analyze, small_sweep_values_files_and_exactness) {
     }
     snprintf(path, sizeof path, "%s/plotdata/exactness.dat", dir);
     char *ex = slurp(path);
-    cr_assert(strstr(ex, "microbench fixed 65536 2 100000000 1525.87890625 1526 0\n"), "%s", ex);
+    cr_assert(strstr(ex, "microbench fixed 65536 2 100000000 1525.87890625 1526 0 0\n"), "%s", ex);
     free(ex);
     snprintf(path, sizeof path, "%s/plotdata/alloc_runs.dat", dir);
     char *ar = slurp(path);
@@ -1070,6 +1071,24 @@ Test(sim, exact_counts_overheads_fit_determinism_and_model) {
     char *dat = slurp(path);
     cr_assert(dat && strstr(dat, "\ngcbench 32768 1.000905 1.000755 1000 905 1510 2000 "), "%s", dat ? dat : "");
     free(dat);
+    /* Every plot data file written has the header of the plot data table
+     * (stats/st_plotdata.h): the simulated files and regress.dat too; the
+     * in-process file only in that design. */
+    size_t found = 0;
+    for (int pf = 0; pf < ST_PD_NFILES; pf++) {
+        snprintf(path, sizeof path, "%s/plotdata/%s.dat", dir, st_plotdata_name((st_plotfile)pf));
+        char *text = slurp(path);
+        if (!text) {
+            cr_assert_str_eq(st_plotdata_name((st_plotfile)pf), "inprocess", "%s not written", path);
+            continue;
+        }
+        found++;
+        size_t n = strlen(st_plotdata_header((st_plotfile)pf));
+        cr_assert(!strncmp(text, st_plotdata_header((st_plotfile)pf), n) && text[n] == '\n', "%s: header %.80s", path,
+                  text);
+        free(text);
+    }
+    cr_assert_eq(found, (size_t)ST_PD_NFILES - 1);
     snprintf(path, sizeof path, "%s/metrics.csv", dir);
     char *m = slurp(path);
     cr_assert(m && strstr(m, "gcbench,gcbench/sim/alloc-fixed-32K,sim::Ir,2,1000905000,,,,1000905000,1000905000,"));
