@@ -135,7 +135,8 @@ int main(int argc, char **argv) {
     st_analysis_opts ao = {.boot = {(size_t)resamples, confidence, seed},
                            .fit_resamples = (size_t)fit_resamples,
                            .progress = !quiet,
-                           .margin = margin};
+                           .margin = margin,
+                           .sim = &sim};
     st_inprocs ip;
     st_boot_opts ipo = {(size_t)resamples, confidence, seed};
     if (st_inproc_load(dir, &ipo, &ip, err, sizeof err) != 0) {

@@ -444,6 +444,7 @@ void st_analyze(const st_sweep *sw, const st_analysis_opts *opts, st_analysis *a
     }
     free(order);
     st_analyze_paired(an, opts);
+    an->sim = opts->sim;
     an->fits = st_xcalloc(1, sizeof *an->fits);
     st_reg_opts ro = {opts->fit_resamples ? opts->fit_resamples : 1000, opts->boot.confidence, opts->boot.seed};
     if (opts->progress)

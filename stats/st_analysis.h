@@ -87,9 +87,10 @@ typedef struct st_analysis {
 
 typedef struct st_analysis_opts {
     st_boot_opts boot;
-    size_t fit_resamples; /* bootstrap resamples of the cost regressions (st_costfit.h) */
-    int progress;         /* print one line per workload on stderr */
-    double margin;        /* equivalence margin of the verdicts (0.02 = 2%) */
+    size_t fit_resamples;     /* bootstrap resamples of the cost regressions (st_costfit.h) */
+    int progress;             /* print one line per workload on stderr */
+    double margin;            /* equivalence margin of the verdicts (0.02 = 2%) */
+    const struct st_sim *sim; /* the simulated part (st_sim.h), or NULL: its cost fits join an->fits */
 } st_analysis_opts;
 
 /* Analyses every cell of sw.  Never fails (allocation failure exits). */

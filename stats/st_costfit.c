@@ -1,6 +1,7 @@
 /* st_costfit.c - per-sample cost fits of a sweep (invariants: st_costfit.h). */
 #include "st_costfit.h"
 #include "st_desc.h"
+#include "st_sim.h"
 #include "st_util.h"
 
 #include <math.h>
@@ -14,6 +15,8 @@ const char *st_fit_metric_name(st_fit_metric m) {
     case ST_FIT_WALL: return "wall";
     case ST_FIT_CPU: return "cpu";
     case ST_FIT_INSTR: return "instructions";
+    case ST_FIT_SIM_IR: return "sim_instructions";
+    case ST_FIT_SIM_CYC: return "sim_est_cycles";
     default: return "?";
     }
 }
@@ -76,6 +79,58 @@ static int setting_wanted(const st_cell *c, const int64_t *only, size_t nonly) {
     return 0;
 }
 
+/* The regression of out's runs x, y in groups g (0 the baseline, k the
+ * cell k - 1; ncells set): the cells' median x and y, the fit, its notes,
+ * the normalized overhead (time metrics) and the fixed cost's fraction. */
+static void fit_data(st_costfit *out, const double *x, const double *y, const size_t *g, size_t n,
+                     const st_reg_opts *opts) {
+    st_fit_metric m = out->metric;
+    out->cell_x = st_xmalloc((out->ncells ? out->ncells : 1) * sizeof(double));
+    out->cell_y = st_xmalloc((out->ncells ? out->ncells : 1) * sizeof(double));
+    double *tmp = st_xmalloc((n ? n : 1) * sizeof(double));
+    for (size_t k = 0; k < out->ncells; k++) {
+        size_t j = 0;
+        for (size_t i = 0; i < n; i++)
+            if (g[i] == k + 1)
+                tmp[j++] = x[i];
+        out->cell_x[k] = j ? st_median(tmp, j) : NAN;
+        j = 0;
+        for (size_t i = 0; i < n; i++)
+            if (g[i] == k + 1)
+                tmp[j++] = y[i];
+        out->cell_y[k] = j ? st_median(tmp, j) : NAN;
+    }
+    free(tmp);
+
+    st_reg_data d = {n, x, y, g, out->ncells + 1, 0};
+    st_reg_opts o = *opts;
+    char key[256];
+    snprintf(key, sizeof key, "fit:%s/%s/%s", out->workload, out->kind, st_fit_metric_name(m));
+    o.seed = opts->seed ^ st_fnv1a64(ST_FNV_OFFSET, key);
+    st_reg_fit_runs(&d, &o, &out->fit);
+    if (out->fit.why)
+        fnote(out, "%s", out->fit.why);
+    if (out->skipped)
+        fnote(out, "%zu runs without a sample count or %s left out", out->skipped, st_fit_metric_name(m));
+    size_t base_runs = 0;
+    for (size_t i = 0; i < n; i++)
+        base_runs += g[i] == 0;
+    if (base_runs < 3 && m < ST_FIT_NATIVE)
+        fnote(out, "the baseline has %zu used runs: no fixed cost", base_runs);
+    /* Time metrics in ns: 1000 samples/s for one second cost 1000 * cost ns. */
+    if (m == ST_FIT_WALL || m == ST_FIT_CPU) {
+        out->norm.est = 1 + out->fit.cost.est * 1e-6;
+        out->norm.lo = 1 + out->fit.cost.lo * 1e-6;
+        out->norm.hi = 1 + out->fit.cost.hi * 1e-6;
+    } else {
+        out->norm.est = out->norm.lo = out->norm.hi = NAN;
+    }
+    double b = out->fit.base.est;
+    out->fixed_frac.est = out->fit.fixed.est / b;
+    out->fixed_frac.lo = out->fit.fixed.lo / b;
+    out->fixed_frac.hi = out->fit.fixed.hi / b;
+}
+
 static int fit_one(const st_analysis *an, const st_result *base, const char *kind, st_fit_metric m, int instr_event,
                    const st_reg_opts *opts, const int64_t *only, size_t nonly, st_costfit *out) {
     const st_sweep *sw = an->sweep;
@@ -124,52 +179,91 @@ static int fit_one(const st_analysis *an, const st_result *base, const char *kin
             n++;
         }
     }
-    out->cell_x = st_xmalloc(out->ncells * sizeof(double));
-    out->cell_y = st_xmalloc(out->ncells * sizeof(double));
-    double *tmp = st_xmalloc((n ? n : 1) * sizeof(double));
-    for (size_t k = 0; k < out->ncells; k++) {
-        size_t j = 0;
-        for (size_t i = 0; i < n; i++)
-            if (g[i] == k + 1)
-                tmp[j++] = x[i];
-        out->cell_x[k] = j ? st_median(tmp, j) : NAN;
-        j = 0;
-        for (size_t i = 0; i < n; i++)
-            if (g[i] == k + 1)
-                tmp[j++] = y[i];
-        out->cell_y[k] = j ? st_median(tmp, j) : NAN;
-    }
-    free(tmp);
-
-    st_reg_data d = {n, x, y, g, out->ncells + 1, 0};
-    st_reg_opts o = *opts;
-    char key[256];
-    snprintf(key, sizeof key, "fit:%s/%s/%s", out->workload, out->kind, st_fit_metric_name(m));
-    o.seed = opts->seed ^ st_fnv1a64(ST_FNV_OFFSET, key);
-    st_reg_fit_runs(&d, &o, &out->fit);
-    if (out->fit.why)
-        fnote(out, "%s", out->fit.why);
-    if (out->skipped)
-        fnote(out, "%zu runs without a sample count or %s left out", out->skipped, st_fit_metric_name(m));
-    size_t base_runs = 0;
-    for (size_t i = 0; i < n; i++)
-        base_runs += g[i] == 0;
-    if (base_runs < 3)
-        fnote(out, "the baseline has %zu used runs: no fixed cost", base_runs);
-    /* Time metrics in ns: 1000 samples/s for one second cost 1000 * cost ns. */
-    if (m != ST_FIT_INSTR) {
-        out->norm.est = 1 + out->fit.cost.est * 1e-6;
-        out->norm.lo = 1 + out->fit.cost.lo * 1e-6;
-        out->norm.hi = 1 + out->fit.cost.hi * 1e-6;
-    } else {
-        out->norm.est = out->norm.lo = out->norm.hi = NAN;
-    }
-    double b = out->fit.base.est;
-    out->fixed_frac.est = out->fit.fixed.est / b;
-    out->fixed_frac.lo = out->fit.fixed.lo / b;
-    out->fixed_frac.hi = out->fit.fixed.hi / b;
+    fit_data(out, x, y, g, n, opts);
     free(x), free(y), free(g);
     return 1;
+}
+
+/* A fit of the simulated part: workload w's cells of the kind against its
+ * simulated baseline b, metric m (0 instructions, 1 estimated cycles of the
+ * runs' counts).  Returns 0 when there is no such cell. */
+static int fit_sim(const st_sim *sim, const st_simcell *b, const char *kind, st_fit_metric m, const st_reg_opts *opts,
+                   st_costfit *out) {
+    memset(out, 0, sizeof *out);
+    int time = strcmp(kind, "time") == 0, v = m == ST_FIT_SIM_CYC;
+    out->workload = b->workload;
+    out->kind = time ? "time" : "alloc";
+    out->metric = m;
+    const st_simcell **cells = st_xmalloc((sim->ncells ? sim->ncells : 1) * sizeof *cells);
+    size_t nc = 0, cap = b->nrun;
+    for (size_t i = 0; i < sim->ncells; i++) {
+        const st_simcell *c = &sim->cells[i];
+        if (c->baseline != b || c == b || !c->nrun ||
+            (time ? strcmp(c->kind, "time") || strcmp(c->time_clock, sgc_clock_name(SGC_CLOCK_WALL))
+                  : strcmp(c->kind, "alloc") || strcmp(c->alloc_mode, sgc_alloc_mode_name(SGC_SAMPLE_FIXED))))
+            continue;
+        cells[nc++] = c;
+        cap += c->nrun;
+    }
+    /* By median samples, as the timed fits' cells. */
+    for (size_t a = 1; a < nc; a++)
+        for (size_t k = a; k > 0 && (time ? cells[k - 1]->time_samples > cells[k]->time_samples
+                                          : cells[k - 1]->alloc_samples > cells[k]->alloc_samples);
+             k--) {
+            const st_simcell *t = cells[k];
+            cells[k] = cells[k - 1];
+            cells[k - 1] = t;
+        }
+    out->ncells = nc;
+    if (!nc || !b->nrun) {
+        free(cells);
+        return 0;
+    }
+    double *x = st_xmalloc(cap * sizeof(double)), *y = st_xmalloc(cap * sizeof(double));
+    size_t *g = st_xmalloc(cap * sizeof(size_t)), n = 0;
+    for (size_t k = 0; k <= nc; k++) {
+        const st_simcell *c = k ? cells[k - 1] : b;
+        for (size_t i = 0; i < c->nrun; i++) {
+            double xv = k ? (time ? c->run_time[i] : c->run_alloc[i]) : 0.0, yv = c->run_v[v][i];
+            if (!isfinite(xv) || !isfinite(yv)) {
+                out->skipped++;
+                continue;
+            }
+            x[n] = xv, y[n] = yv, g[n++] = k;
+        }
+    }
+    fit_data(out, x, y, g, n, opts);
+    free(x), free(y), free(g), free(cells);
+    return 1;
+}
+
+static int kind_order(const char *k) { return strcmp(k, "alloc") == 0 ? 0 : 1; }
+
+static int cmp_fits(const void *a, const void *b) {
+    const st_costfit *x = a, *y = b;
+    int c = strcmp(x->workload, y->workload);
+    if (c)
+        return c;
+    if (kind_order(x->kind) != kind_order(y->kind))
+        return kind_order(x->kind) - kind_order(y->kind);
+    return (int)x->metric - (int)y->metric;
+}
+
+/* The fits of the simulated part, appended to out (capacity *cap). */
+static void fits_sim(const st_sim *sim, const st_reg_opts *opts, st_costfits *out, size_t *cap) {
+    for (size_t i = 0; sim && i < sim->ncells; i++) {
+        const st_simcell *b = &sim->cells[i];
+        if (b->baseline != b)
+            continue;
+        static const char *const kinds[2] = {"alloc", "time"};
+        for (int k = 0; k < 2; k++)
+            for (int m = ST_FIT_SIM_IR; m <= ST_FIT_SIM_CYC; m++) {
+                if (out->n == *cap)
+                    out->fits = st_xrealloc(out->fits, (*cap = *cap ? 2 * *cap : 16) * sizeof *out->fits);
+                if (fit_sim(sim, b, kinds[k], (st_fit_metric)m, opts, &out->fits[out->n]))
+                    out->n++;
+            }
+    }
 }
 
 void st_costfits_compute(const st_analysis *an, const st_reg_opts *opts, st_costfits *out) {
@@ -194,13 +288,16 @@ void st_costfits_compute(const st_analysis *an, const st_reg_opts *opts, st_cost
             continue;
         static const char *const kinds[2] = {"alloc", "time"};
         for (int k = 0; k < 2; k++)
-            for (int m = 0; m < ST_FIT_NMETRICS; m++) {
+            for (int m = 0; m < ST_FIT_NATIVE; m++) {
                 if (out->n == cap)
                     out->fits = st_xrealloc(out->fits, (cap = cap ? 2 * cap : 16) * sizeof *out->fits);
                 if (fit_one(an, base, kinds[k], (st_fit_metric)m, instr, opts, NULL, 0, &out->fits[out->n]))
                     out->n++;
             }
     }
+    fits_sim(an->sim, opts, out, &cap);
+    if (out->n)
+        qsort(out->fits, out->n, sizeof *out->fits, cmp_fits);
 }
 
 int st_costfit_subset(const st_analysis *an, const char *workload, const char *kind, st_fit_metric metric,
@@ -285,6 +382,16 @@ static void text(FILE *f, const char *s, int csv) {
         fputc(csv && *s == ',' ? ';' : (*s == '\n' || *s == '|') ? ' ' : *s, f);
 }
 
+/* regress.csv's unit of a metric's cost (per sample) and intercept. */
+static const char *unit_name(st_fit_metric m) {
+    switch (m) {
+    case ST_FIT_INSTR:
+    case ST_FIT_SIM_IR: return "instructions";
+    case ST_FIT_SIM_CYC: return "est_cycles";
+    default: return "ns";
+    }
+}
+
 void st_costfit_write_csv(FILE *f, const st_costfits *fits) {
     fputs("workload,kind,metric,unit,cells,runs,cost,cost_lo,cost_hi,intercept,intercept_lo,intercept_hi,"
           "base,fixed,fixed_lo,fixed_hi,fixed_frac,fixed_frac_lo,fixed_frac_hi,norm_overhead,norm_lo,norm_hi,"
@@ -298,8 +405,8 @@ void st_costfit_write_csv(FILE *f, const st_costfits *fits) {
             if (isfinite(r->residual[k]) && fabs(r->residual[k]) > maxres)
                 maxres = fabs(r->residual[k]);
         maxres /= r->base.est;
-        fprintf(f, "%s,%s,%s,%s,%zu,%zu,", c->workload, c->kind, st_fit_metric_name(c->metric),
-                c->metric == ST_FIT_INSTR ? "instructions" : "ns", c->ncells, r->n);
+        fprintf(f, "%s,%s,%s,%s,%zu,%zu,", c->workload, c->kind, st_fit_metric_name(c->metric), unit_name(c->metric),
+                c->ncells, r->n);
         fprintf(f, "%s,%s,%s,", fcsv(r->cost.est), fcsv(r->cost.lo), fcsv(r->cost.hi));
         fprintf(f, "%s,%s,%s,", fcsv(r->intercept.est), fcsv(r->intercept.lo), fcsv(r->intercept.hi));
         fprintf(f, "%s,%s,%s,%s,", fcsv(r->base.est), fcsv(r->fixed.est), fcsv(r->fixed.lo), fcsv(r->fixed.hi));
@@ -309,6 +416,35 @@ void st_costfit_write_csv(FILE *f, const st_costfits *fits) {
         text(f, c->note, 1);
         fputc('\n', f);
     }
+}
+
+/* The simulated part's fits: exact counts, so intervals are usually a point. */
+static void write_sim_md(FILE *f, const st_costfits *fits) {
+    int rows = 0;
+    for (size_t i = 0; fits && i < fits->n; i++) {
+        const st_costfit *c = &fits->fits[i];
+        if (c->metric != ST_FIT_SIM_IR)
+            continue;
+        if (!rows++)
+            fputs("Simulated part (valgrind's exact counts, the same fit over the simulated runs; fixed-mode "
+                  "allocation cells, wall-clock time cells): instructions and estimated cycles per sample, the "
+                  "fixed cost of turning sampling on (the intercept minus the simulated baseline), and the "
+                  "residuals in % of the baseline's instructions.\n\n"
+                  "| workload | kind | cells | instructions / sample | fixed instructions | est. cycles / sample | "
+                  "fixed est. cycles | residuals (%) | note |\n|---|---|---|---|---|---|---|---|---|\n",
+                  f);
+        const st_costfit *cyc = st_costfit_find(fits, c->workload, c->kind, ST_FIT_SIM_CYC);
+        fprintf(f, "| %s | %s | %zu | %s | %s | %s | %s | ", c->workload, c->kind, c->ncells, est_md(c->fit.cost, 1, 4),
+                est_md(c->fit.fixed, 1, 4), cyc ? est_md(cyc->fit.cost, 1, 4) : "n/a",
+                cyc ? est_md(cyc->fit.fixed, 1, 4) : "n/a");
+        for (size_t k = 1; k <= c->ncells; k++)
+            fprintf(f, "%s%s", k > 1 ? " " : "", fmd(c->fit.residual[k] / c->fit.base.est * 100, 2));
+        fputs(" | ", f);
+        text(f, c->note, 0);
+        fputs(" |\n", f);
+    }
+    if (rows)
+        fputc('\n', f);
 }
 
 void st_costfit_write_md(FILE *f, const st_analysis *an) {
@@ -323,7 +459,7 @@ void st_costfit_write_md(FILE *f, const st_analysis *an) {
           "not linear in the samples shows here); **per-cell**: the range of the per-cell ratio costs the fit "
           "replaces.\n\n"
           "| workload | kind | cells | cost (us) | per 1000/s | fixed (ms) | fixed (%) | residuals (%) | per-cell "
-          "costs (us) | CPU cost (us) |\n|---|---|---|---|---|---|---|---|---|---|\n",
+          "costs (us) | CPU cost (us) | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
           f);
     int rows = 0;
     for (size_t i = 0; fits && i < fits->n; i++) {
@@ -351,16 +487,14 @@ void st_costfit_write_md(FILE *f, const st_analysis *an) {
             fprintf(f, " | %s .. %s", fmd(lo, 3), fmd(hi, 3));
         else
             fputs(" | n/a", f);
-        fprintf(f, " | %s |", cpu ? est_md(cpu->fit.cost, 1e-3, 3) : "n/a");
-        if (c->note[0]) {
-            fputs(" ", f);
-            text(f, c->note, 0);
-        }
-        fputc('\n', f);
+        fprintf(f, " | %s | ", cpu ? est_md(cpu->fit.cost, 1e-3, 3) : "n/a");
+        text(f, c->note, 0);
+        fputs(" |\n", f);
     }
     if (!rows)
-        fputs("| n/a | no workload with a baseline and sampling cells | | | | | | | | |\n", f);
+        fputs("| n/a | no workload with a baseline and sampling cells | | | | | | | | | |\n", f);
     fputc('\n', f);
+    write_sim_md(f, fits);
     for (size_t i = 0; fits && i < fits->n; i++) {
         const st_costfit *c = &fits->fits[i];
         if (c->metric != ST_FIT_INSTR)

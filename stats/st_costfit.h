@@ -9,7 +9,14 @@
  *    Metrics: wall time (wall_ns), CPU time (user_ns + sys_ns, the same
  *    source for every run of the fit), and the "instructions" counter
  *    when every run of the fit has it.
- *  - Fits are ordered by workload, then kind (alloc, time), then metric.
+ *  - The simulated part (an->sim, st_sim.h) is fitted by the same code on
+ *    its ok runs: per workload with a simulated baseline, kind "alloc" its
+ *    fixed-mode allocation cells, kind "time" its wall-clock time cells,
+ *    metrics sim_instructions (sim::Ir) and sim_est_cycles
+ *    (sim::est-cycles); such a fit has no st_result (baseline and cells are
+ *    NULL).
+ *  - Fits are ordered by workload, then kind (alloc, time), then metric
+ *    (the order of st_fit_metric).
  *    A fit's cells are ordered by their median x; group 0 is the baseline,
  *    group k + 1 is cells[k] (residual[] uses the same numbering).
  *  - Seeds: opts.seed XOR fnv1a64("fit:" workload "/" kind "/" metric), so
@@ -23,20 +30,31 @@
 #include "st_analysis.h"
 #include "st_regress.h"
 
-typedef enum st_fit_metric { ST_FIT_WALL = 0, ST_FIT_CPU, ST_FIT_INSTR, ST_FIT_NMETRICS } st_fit_metric;
+/* The metrics fitted: of the timed cells (wall, cpu, instructions: the first
+ * ST_FIT_NATIVE), and of the simulated part (sim_instructions and
+ * sim_est_cycles: valgrind's exact counts, st_sim.h). */
+typedef enum st_fit_metric {
+    ST_FIT_WALL = 0,
+    ST_FIT_CPU,
+    ST_FIT_INSTR,
+    ST_FIT_SIM_IR,
+    ST_FIT_SIM_CYC,
+    ST_FIT_NMETRICS
+} st_fit_metric;
+#define ST_FIT_NATIVE 3
 
 typedef struct st_costfit {
     const char *workload; /* owned by the sweep */
     const char *kind;     /* "alloc" or "time" (static) */
     st_fit_metric metric;
-    const st_result *baseline;
-    const st_result **cells; /* the sampling cells in the fit, by median x */
+    const st_result *baseline; /* NULL for a fit of the simulated part */
+    const st_result **cells;   /* the sampling cells in the fit, by median x (NULL: simulated) */
     size_t ncells;
     double *cell_x;        /* [ncells]: median samples per run */
     double *cell_y;        /* [ncells]: median y */
     st_reg_fit fit;        /* units of y (ns or instructions) per sample */
     size_t skipped;        /* used runs left out (x or y not a number) */
-    st_reg_est norm;       /* 1 + cost * 1000 samples/s (time metrics; NaN for instructions) */
+    st_reg_est norm;       /* 1 + cost * 1000 samples/s (time metrics; NaN for counts) */
     st_reg_est fixed_frac; /* fixed / base */
     char note[256];
 } st_costfit;
@@ -68,7 +86,7 @@ const st_costfit *st_costfit_find(const st_costfits *f, const char *workload, co
 void st_costfit_write_csv(FILE *f, const st_costfits *fits);
 void st_costfit_write_md(FILE *f, const st_analysis *an);
 
-/* "wall", "cpu", "instructions". */
+/* "wall", "cpu", "instructions", "sim_instructions", "sim_est_cycles". */
 const char *st_fit_metric_name(st_fit_metric m);
 
 #endif

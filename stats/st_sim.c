@@ -96,6 +96,18 @@ static void summarize(st_simcell *c, runvals *r, size_t n) {
             tmp[k++] = r[i].time_samples;
     c->time_samples = median(tmp, k);
     free(tmp);
+    c->nrun = 0;
+    c->run_alloc = st_xmalloc((ok ? ok : 1) * sizeof(double));
+    c->run_time = st_xmalloc((ok ? ok : 1) * sizeof(double));
+    c->run_v[0] = st_xmalloc((ok ? ok : 1) * sizeof(double));
+    c->run_v[1] = st_xmalloc((ok ? ok : 1) * sizeof(double));
+    for (size_t i = 0; i < n; i++)
+        if (r[i].ok) {
+            c->run_alloc[c->nrun] = r[i].alloc_samples;
+            c->run_time[c->nrun] = r[i].time_samples;
+            c->run_v[0][c->nrun] = r[i].v[SW_SIM_IR];
+            c->run_v[1][c->nrun++] = r[i].v[SW_SIM_CYCLES];
+        }
     if (ok < 2) {
         c->deterministic = -1;
         note(c, ok ? "one ok run: determinism not checked" : "no ok run");
@@ -283,7 +295,7 @@ static void analyse(st_sim *sim) {
                 note(c, "the kernel's delivery cost was not measured: no modelled overhead");
         }
     }
-    /* Per workload: the allocation sampling line and the time-sample costs. */
+    /* The workloads, in order of first appearance (their cost fits: st_costfit.h). */
     for (size_t i = 0; i < sim->ncells; i++) {
         const st_simcell *c = &sim->cells[i];
         size_t f = 0;
@@ -295,42 +307,6 @@ static void analyse(st_sim *sim) {
         st_simfit *fit = &sim->fits[sim->nfits++];
         memset(fit, 0, sizeof *fit);
         fit->workload = c->workload;
-        /* Least squares of y = fixed + slope x over the fixed-mode alloc cells (y = cell - baseline). */
-        double sx = 0, sy[2] = {0, 0}, sxx = 0, sxy[2] = {0, 0};
-        double tir[64], tcy[64];
-        size_t nt = 0;
-        for (size_t j = 0; j < sim->ncells; j++) {
-            const st_simcell *d = &sim->cells[j];
-            if (strcmp(d->workload, c->workload) || !d->baseline || d->baseline->size != d->size ||
-                isnan(d->v[SW_SIM_IR]))
-                continue;
-            if (!strcmp(d->kind, "time") && !strcmp(d->time_clock, "wall") && nt < 64 && !isnan(d->per_sample_ir)) {
-                tir[nt] = d->per_sample_ir;
-                tcy[nt++] = d->per_sample_cyc;
-            }
-            /* The baseline is not a point of the line: its intercept is the
-             * cost of turning sampling on, a step at 0 samples. */
-            if (d == d->baseline || strcmp(d->kind, "alloc") || strcmp(d->alloc_mode, "fixed") ||
-                !(d->alloc_samples >= 0))
-                continue;
-            double x = d->alloc_samples;
-            double y[2] = {d->v[SW_SIM_IR] - d->baseline->v[SW_SIM_IR],
-                           d->v[SW_SIM_CYCLES] - d->baseline->v[SW_SIM_CYCLES]};
-            fit->points++;
-            sx += x, sxx += x * x;
-            for (int k = 0; k < 2; k++)
-                sy[k] += y[k], sxy[k] += x * y[k];
-        }
-        double n = (double)fit->points, den = n * sxx - sx * sx;
-        fit->slope_ir = fit->fixed_ir = fit->slope_cyc = fit->fixed_cyc = NAN;
-        if (fit->points >= 2 && den > 0) {
-            fit->slope_ir = (n * sxy[0] - sx * sy[0]) / den;
-            fit->fixed_ir = (sy[0] - fit->slope_ir * sx) / n;
-            fit->slope_cyc = (n * sxy[1] - sx * sy[1]) / den;
-            fit->fixed_cyc = (sy[1] - fit->slope_cyc * sx) / n;
-        }
-        fit->time_ir = median(tir, nt);
-        fit->time_cyc = median(tcy, nt);
     }
 }
 
@@ -363,6 +339,7 @@ void st_sim_free(st_sim *sim) {
         st_simcell *c = &sim->cells[i];
         free(c->workload), free(c->kind), free(c->label), free(c->alloc_mode), free(c->time_clock);
         free(c->failure);
+        free(c->run_alloc), free(c->run_time), free(c->run_v[0]), free(c->run_v[1]);
     }
     free(sim->cells);
     free(sim->fits);
@@ -437,18 +414,10 @@ void st_sim_write_md(FILE *f, const st_sim *sim) {
                 "(largest spread %.2g%% of instructions or estimated cycles).\n\n",
                 checked, 100 * ST_SIM_TOLERANCE, 100 * worst);
     }
-    fputs(
-        "Per workload: allocation sampling's cost per sample (least-squares slope of the extra counts "
-        "against the samples taken, over the fixed-mode periods) and its fixed cost (the intercept: turning "
-        "sampling on, the profile's setup), and the user-space cost of one time sample (median over the time cells).\n\n"
-        "| workload | instr / alloc sample | fixed instr | cycles / alloc sample | fixed cycles | instr / time sample "
-        "| cycles / time sample |\n|---|---|---|---|---|---|---|\n",
-        f);
-    for (size_t i = 0; i < sim->nfits; i++) {
-        const st_simfit *t = &sim->fits[i];
-        fprintf(f, "| %s | %s | %s | %s | %s | %s | %s |\n", t->workload, mdv(t->slope_ir, 4), mdv(t->fixed_ir, 4),
-                mdv(t->slope_cyc, 4), mdv(t->fixed_cyc, 4), mdv(t->time_ir, 4), mdv(t->time_cyc, 4));
-    }
+    fputs("Per workload, the instructions and estimated cycles per allocation sample and per time sample, and "
+          "the fixed cost of turning sampling on, are fitted like the timed cells' costs: see \"Per-sample cost "
+          "by regression\" above (metrics sim_instructions and sim_est_cycles; regress.csv).\n",
+          f);
     fputc('\n', f);
     if (isnan(sim->delivery_ns))
         fprintf(f, "Time sampling's modelled overhead is not available: the kernel's signal delivery cost was %s.\n\n",

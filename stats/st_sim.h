@@ -13,10 +13,10 @@
  *  - Overheads are ratios to the baseline of the same workload and size
  *    among the simulated cells; the per-sample cost is (cell - baseline) /
  *    samples (the cell's median samples); the per-sample slope and fixed
- *    cost of allocation sampling are the least-squares line of (cell -
- *    baseline) against samples over the workload's fixed-mode allocation
- *    cells (its intercept is the cost of turning sampling on: the baseline
- *    is not a point of the line).
+ *    cost of allocation (fixed mode) and time sampling (wall clock) come
+ *    from the regression over runs that fits the timed cells too
+ *    (st_costfit.h, metrics sim_instructions and sim_est_cycles): its
+ *    intercept minus the baseline is the cost of turning sampling on.
  *  - Rates are native: samples per second are the samples over the native
  *    CPU time of the workload's baseline at the simulated size (table
  *    sim_native); the normalized overhead is 1 + (overhead - 1) x 1000 /
@@ -64,16 +64,18 @@ typedef struct st_simcell {
     double model_overhead;                 /* time cells: modelled overhead at the native rate */
     double model_user_ns, model_kernel_ns; /* time cells: ns per sample, counted and measured parts */
     double model_norm;                     /* time cells: modelled normalized overhead per 1000 samples/s */
+    size_t nrun;                           /* the ok runs, in round order, for the cost regressions: */
+    double *run_alloc, *run_time;          /*   their allocation and time samples */
+    double *run_v[2];                      /*   their sim::Ir and sim::est-cycles */
     char note[512];
 } st_simcell;
 
-/* Per workload: the least-squares line of allocation sampling. */
+/* The workloads of the simulated part.  Their per-sample costs (instructions
+ * and estimated cycles per allocation and per time sample, and the fixed cost)
+ * are the per-sample cost regressions of stats/st_costfit.h, the same fit as
+ * the timed cells', on the runs above. */
 typedef struct st_simfit {
     const char *workload;
-    size_t points;               /* fixed-mode alloc cells in the fit */
-    double slope_ir, fixed_ir;   /* instructions per sample, fixed instructions */
-    double slope_cyc, fixed_cyc; /* the same in estimated cycles */
-    double time_ir, time_cyc;    /* median instructions / cycles per time sample over its time cells */
 } st_simfit;
 
 typedef struct st_sim {

@@ -1062,10 +1062,29 @@ Test(sim, exact_counts_overheads_fit_determinism_and_model) {
     snprintf(path, sizeof path, "%s/summary.md", dir);
     char *md = slurp(path);
     cr_assert(md);
-    cr_assert(strstr(md, "| gcbench | 900 | 5000 | 1500 | 1e+04 | 1000 | 2000 |"), "summary.md:\n%s", md);
+    /* The simulated line comes from the per-sample cost regression (the
+     * timed cells' fit): exact counts give exact values and point intervals. */
+    cr_assert(strstr(md, "| gcbench | alloc | 2 | 900 [900, 900] | 5000 [5000, 5000] | 1500 [1500, 1500] | "
+                         "10000 [10000, 10000] | 0 0 |"),
+              "summary.md:\n%s", md);
+    cr_assert(strstr(md, "| gcbench | time | 1 | 1000 [1000, 1000] | n/a | 2000 [2000, 2000] | n/a | 0 |"),
+              "summary.md:\n%s", md);
     cr_assert(strstr(md, "NOT DETERMINISTIC: 1 simulated cells"));
     cr_assert(strstr(md, "- gcbench/sim/alloc-poisson-1M: NOT DETERMINISTIC"));
     free(md);
+    snprintf(path, sizeof path, "%s/regress.csv", dir);
+    char *rcsv = slurp(path);
+    cr_assert(rcsv);
+    cr_assert(strstr(rcsv, "\ngcbench,alloc,sim_instructions,instructions,2,6,900,900,900,1000005000,1000005000,"
+                           "1000005000,1000000000,5000,5000,5000,5e-06,5e-06,5e-06,,,,0,0,\n"),
+              "%s", rcsv);
+    cr_assert(strstr(rcsv, "\ngcbench,alloc,sim_est_cycles,est_cycles,2,6,1500,1500,1500,2000010000,2000010000,"
+                           "2000010000,2000000000,10000,10000,10000,5e-06,5e-06,5e-06,,,,0,0,\n"),
+              "%s", rcsv);
+    cr_assert(strstr(rcsv, "\ngcbench,time,sim_instructions,instructions,1,4,1000,1000,1000,"), "%s", rcsv);
+    cr_assert(strstr(rcsv, "\ngcbench,time,sim_est_cycles,est_cycles,1,4,2000,2000,2000,"), "%s", rcsv);
+    /* The poisson cell (not deterministic) is not in the line: 2 cells, 6 runs with the baseline's. */
+    free(rcsv);
     /* Plot data for the figures, and the counts in metrics.csv. */
     snprintf(path, sizeof path, "%s/plotdata/sim_alloc.dat", dir);
     char *dat = slurp(path);
