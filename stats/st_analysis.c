@@ -134,11 +134,46 @@ static double f_cost(const double *m1, const double *m0) {
     return (m1[ST_M_WALL] - m0[ST_M_WALL]) / m1[ST_M_SAMPLES] / 1000.0;
 }
 
-enum { S_OVERHEAD, S_CPU, S_ASPS, S_TSPS, S_SPS, S_NORM, S_COST, S_COUNT };
-static const st_stat all_stats[S_COUNT] = {
-    [S_OVERHEAD] = {f_overhead, 1}, [S_CPU] = {f_cpu_overhead, 1}, [S_ASPS] = {f_asps, 0}, [S_TSPS] = {f_tsps, 0},
-    [S_SPS] = {f_sps, 0},           [S_NORM] = {f_norm, 1},        [S_COST] = {f_cost, 1},
-};
+/* The statistics bootstrapped per cell: X(id, field of st_result, name in
+ * notes, statistic, two-sample (needs the baseline), wanted when).  The
+ * condition reads two (the cell has a baseline with used runs), a
+ * (samples allocations) and t (samples time). */
+#define ST_CELL_STATS(X)                                         \
+    X(OVERHEAD, overhead, "overhead", f_overhead, 1, two)        \
+    X(CPU, cpu_overhead, "cpu_overhead", f_cpu_overhead, 1, two) \
+    X(ASPS, alloc_sps, "alloc_sps", f_asps, 0, a)                \
+    X(TSPS, time_sps, "time_sps", f_tsps, 0, t)                  \
+    X(SPS, sps, "sps", f_sps, 0, (a || t))                       \
+    X(NORM, norm, "norm_overhead", f_norm, 1, (two && (a || t))) \
+    X(COST, cost, "sample_cost", f_cost, 1, (two && (a || t)))
+
+#define S_ENUM(id, field, name, f, two_sample, when) S_##id,
+enum { ST_CELL_STATS(S_ENUM) S_COUNT };
+#undef S_ENUM
+#define S_STAT(id, field, name, f, two_sample, when) [S_##id] = {f, two_sample},
+static const st_stat all_stats[S_COUNT] = {ST_CELL_STATS(S_STAT)};
+#undef S_STAT
+#define S_NAME(id, field, name, f, two_sample, when) [S_##id] = name,
+static const char *const stat_names[S_COUNT] = {ST_CELL_STATS(S_NAME)};
+#undef S_NAME
+
+/* The result's interval of statistic s. */
+static st_interval *stat_interval(st_result *r, int s) {
+    switch (s) {
+#define S_FIELD(id, field, name, f, two_sample, when) \
+    case S_##id: return &r->field;
+        ST_CELL_STATS(S_FIELD)
+#undef S_FIELD
+    }
+    return NULL;
+}
+
+/* Which statistics a cell gets: want[s] set. */
+static void stats_wanted(int two, int a, int t, int *want) {
+#define S_WANT(id, field, name, f, two_sample, when) want[S_##id] = (when);
+    ST_CELL_STATS(S_WANT)
+#undef S_WANT
+}
 
 static void empty_interval(st_interval *iv) {
     iv->est = iv->lo = iv->hi = iv->z0 = iv->accel = NAN;
@@ -258,8 +293,8 @@ static void noise_floor(st_result *r, const st_run **runs, size_t n, const st_an
     free(even);
 }
 
-static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *opts, size_t *mcap) {
-    const st_sweep *sw = an->sweep;
+/* The cell's identity, its baseline, and the notes on its runs. */
+static void cell_setup(const st_sweep *sw, st_result *r) {
     const st_cell *c = r->cell;
     r->is_baseline = strcmp(c->kind, "baseline") == 0;
     r->samples_alloc = strstr(c->kind, "alloc") != NULL;
@@ -271,10 +306,8 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
     r->baseline_median = NAN;
     r->aa_floor = NAN;
     empty_interval(&r->aa);
-    st_interval *ivs[S_COUNT] = {&r->overhead, &r->cpu_overhead, &r->alloc_sps, &r->time_sps,
-                                 &r->sps,      &r->norm,         &r->cost};
     for (int s = 0; s < S_COUNT; s++)
-        empty_interval(ivs[s]);
+        empty_interval(stat_interval(r, s));
 
     int several = 0;
     r->baseline = r->is_baseline ? c : st_find_baseline(sw, c, &several);
@@ -288,6 +321,88 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
         note(r, "no measured runs");
     else if (c->used == 0)
         note(r, "every measured run failed");
+}
+
+/* CPU time is task-clock when every run on both sides has it. */
+static int all_task_clock(const st_analysis *an, const st_run **runs, size_t n, const st_run **bruns, size_t nb) {
+    const st_sweep *sw = an->sweep;
+    if (an->task_clock_event < 0)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (isnan(sw->counter[(size_t)(runs[i] - sw->runs) * sw->nevents + (size_t)an->task_clock_event]))
+            return 0;
+    for (size_t i = 0; i < nb; i++)
+        if (isnan(sw->counter[(size_t)(bruns[i] - sw->runs) * sw->nevents + (size_t)an->task_clock_event]))
+            return 0;
+    return 1;
+}
+
+/* The medians of the stats keys over the cell's runs (NaN values skipped):
+ * X(key, field of st_result, noted when runs lack it). */
+#define ST_CELL_KEYS(X)                               \
+    X(alloc_samples, alloc_samples, r->samples_alloc) \
+    X(alloc_sample_points, alloc_points, 0)           \
+    X(time_samples, time_samples, r->samples_time)    \
+    X(time_hz_achieved, hz_achieved, 0)               \
+    X(bytes_allocated, bytes_allocated, 1)            \
+    X(gc_ns, gc_ns, 0)
+
+static void key_medians(st_result *r, const st_run **runs, size_t n) {
+    double *tmp = st_xmalloc((n ? n : 1) * sizeof(double));
+    st_desc d;
+#define K_MEDIAN(name, field, needed)       \
+    for (size_t i = 0; i < n; i++)          \
+        tmp[i] = runs[i]->key[ST_K_##name]; \
+    st_describe(tmp, n, &d);                \
+    r->field = d.median;                    \
+    if (n && d.n < n && (needed))           \
+        note(r, "%zu of %zu runs lack the stats key %s", n - d.n, n, st_key_name(ST_K_##name));
+    ST_CELL_KEYS(K_MEDIAN)
+#undef K_MEDIAN
+    free(tmp);
+}
+
+/* The bootstrap intervals of the statistics the cell gets (s1 its runs, s0
+ * its baseline's), their notes, and the point rates of samplers it does not
+ * turn on. */
+static void cell_intervals(st_result *r, const st_sample *s1, const st_sample *s0, double *const *m1, size_t n,
+                           const st_analysis_opts *opts) {
+    int want[S_COUNT] = {0};
+    int two = r->baseline && s0->n;
+    stats_wanted(two, r->samples_alloc, r->samples_time, want);
+    st_stat chosen[S_COUNT];
+    int map[S_COUNT];
+    size_t k = 0;
+    for (int s = 0; s < S_COUNT; s++)
+        if (want[s]) {
+            map[k] = s;
+            chosen[k++] = all_stats[s];
+        }
+    st_interval out[S_COUNT];
+    st_boot_opts bo = opts->boot;
+    bo.seed = opts->boot.seed ^ st_fnv1a64(ST_FNV_OFFSET, r->cell->label);
+    if (k)
+        st_bootstrap(s1, two ? s0 : NULL, chosen, k, &bo, out);
+    for (size_t j = 0; j < k; j++)
+        *stat_interval(r, map[j]) = out[j];
+    /* Point values of rates for samplers the cell does not use. */
+    if (!want[S_ASPS])
+        r->alloc_sps.est = st_median(m1[ST_M_ASPS], n);
+    if (!want[S_TSPS])
+        r->time_sps.est = st_median(m1[ST_M_TSPS], n);
+    if (!want[S_SPS])
+        r->sps.est = st_median(m1[ST_M_SPS], n);
+    for (int s = 0; s < S_COUNT; s++)
+        if (want[s])
+            note_interval(r, stat_names[s], stat_interval(r, s));
+    if (want[S_NORM] && r->sps.est == 0)
+        note(r, "no samples taken: no normalized overhead or per-sample cost");
+}
+
+static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *opts, size_t *mcap) {
+    const st_sweep *sw = an->sweep;
+    const st_cell *c = r->cell;
+    cell_setup(sw, r);
 
     const st_run **runs = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *runs);
     size_t n = st_used_runs(sw, c, runs);
@@ -300,22 +415,13 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
         if (nb == 0 && !r->is_baseline)
             note(r, "the baseline %s has no used runs: no overhead", r->baseline->label);
     }
-
-    /* CPU time: task-clock when every run on both sides has it. */
-    r->cpu_task_clock = an->task_clock_event >= 0;
-    for (size_t i = 0; r->cpu_task_clock && i < n; i++)
-        if (isnan(sw->counter[(size_t)(runs[i] - sw->runs) * sw->nevents + (size_t)an->task_clock_event]))
-            r->cpu_task_clock = 0;
-    for (size_t i = 0; r->cpu_task_clock && i < nb; i++)
-        if (isnan(sw->counter[(size_t)(bruns[i] - sw->runs) * sw->nevents + (size_t)an->task_clock_event]))
-            r->cpu_task_clock = 0;
+    r->cpu_task_clock = all_task_clock(an, runs, n, bruns, nb);
 
     double *m1[ST_M_COUNT], *m0[2];
     for (int m = 0; m < ST_M_COUNT; m++)
         m1[m] = st_xmalloc((n ? n : 1) * sizeof(double));
     for (int m = 0; m < 2; m++)
         m0[m] = st_xmalloc((nb ? nb : 1) * sizeof(double));
-    double *tmp = st_xmalloc((n ? n : 1) * 4 * sizeof(double));
     for (size_t i = 0; i < n; i++) {
         const st_run *run = runs[i];
         m1[ST_M_WALL][i] = run->wall_ns;
@@ -334,28 +440,10 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
     st_describe(m1[ST_M_CPU], n, &r->cpu);
     if (nb)
         r->baseline_median = st_median(m0[ST_M_WALL], nb);
-
-    /* Medians of the stats keys (NaN values skipped). */
-    const st_key keys[6] = {ST_K_alloc_samples,    ST_K_alloc_sample_points, ST_K_time_samples,
-                            ST_K_time_hz_achieved, ST_K_bytes_allocated,     ST_K_gc_ns};
-    double *outs[6] = {&r->alloc_samples, &r->alloc_points,    &r->time_samples,
-                       &r->hz_achieved,   &r->bytes_allocated, &r->gc_ns};
-    for (int k = 0; k < 6; k++) {
-        st_desc d;
-        for (size_t i = 0; i < n; i++)
-            tmp[i] = runs[i]->key[keys[k]];
-        st_describe(tmp, n, &d);
-        *outs[k] = d.median;
-        if (n && d.n < n &&
-            (keys[k] == ST_K_bytes_allocated || (keys[k] == ST_K_alloc_samples && r->samples_alloc) ||
-             (keys[k] == ST_K_time_samples && r->samples_time)))
-            note(r, "%zu of %zu runs lack the stats key %s", n - d.n, n, st_key_name(keys[k]));
-    }
-    free(tmp);
-
+    key_medians(r, runs, n);
     exactness(an, r, runs, n, mcap);
 
-    /* Which statistics this cell gets, and with which metrics. */
+    /* Which metrics are usable (finite on every run). */
     st_sample s1 = {n, {0}}, s0 = {nb, {0}};
     for (int m = 0; m < ST_M_COUNT; m++)
         s1.metric[m] = all_finite(m1[m], n) ? m1[m] : NULL;
@@ -366,50 +454,14 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
 
     if (r->is_baseline) {
         noise_floor(r, runs, n, opts);
+        r->verdict = "baseline";
     } else if (n) {
-        int want[S_COUNT] = {0};
-        int two = r->baseline && nb;
-        want[S_OVERHEAD] = want[S_CPU] = two;
-        want[S_ASPS] = r->samples_alloc;
-        want[S_TSPS] = r->samples_time;
-        want[S_SPS] = r->samples_alloc || r->samples_time;
-        want[S_NORM] = want[S_COST] = two && want[S_SPS];
-        st_stat chosen[S_COUNT];
-        int map[S_COUNT];
-        size_t k = 0;
-        for (int s = 0; s < S_COUNT; s++)
-            if (want[s]) {
-                map[k] = s;
-                chosen[k++] = all_stats[s];
-            }
-        st_interval out[S_COUNT];
-        st_boot_opts bo = opts->boot;
-        bo.seed = opts->boot.seed ^ st_fnv1a64(ST_FNV_OFFSET, c->label);
-        if (k)
-            st_bootstrap(&s1, two ? &s0 : NULL, chosen, k, &bo, out);
-        for (size_t j = 0; j < k; j++)
-            *ivs[map[j]] = out[j];
-        /* Point values of rates for samplers the cell does not use. */
-        if (!want[S_ASPS])
-            r->alloc_sps.est = st_median(m1[ST_M_ASPS], n);
-        if (!want[S_TSPS])
-            r->time_sps.est = st_median(m1[ST_M_TSPS], n);
-        if (!want[S_SPS])
-            r->sps.est = st_median(m1[ST_M_SPS], n);
-        static const char *const names[S_COUNT] = {"overhead", "cpu_overhead",  "alloc_sps",  "time_sps",
-                                                   "sps",      "norm_overhead", "sample_cost"};
-        for (int s = 0; s < S_COUNT; s++)
-            if (want[s])
-                note_interval(r, names[s], ivs[s]);
-        if (want[S_NORM] && r->sps.est == 0)
-            note(r, "no samples taken: no normalized overhead or per-sample cost");
-        if (two) {
+        cell_intervals(r, &s1, &s0, m1, n, opts);
+        if (r->baseline && nb) {
             r->mw = st_mann_whitney(m1[ST_M_WALL], n, m0[ST_M_WALL], nb);
             r->verdict = verdict(r, 1.0 - opts->boot.confidence);
         }
     }
-    if (r->is_baseline)
-        r->verdict = "baseline";
 
     for (int m = 0; m < ST_M_COUNT; m++)
         free(m1[m]);
