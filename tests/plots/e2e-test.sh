@@ -30,8 +30,10 @@ check_outputs() {
     for f in summary.csv summary.md; do
         [ -s "$d/$f" ] || bad "$2: $f missing or empty"
     done
-    # every figure of plots/figures.list but cost-depth (below)
-    for f in $(awk -F'\t' '$1 != "" && $1 !~ /^#/ && $1 != "cost-depth" { print $1 }' "$here/../../plots/figures.list"); do
+    # every figure of plots/figures.list but cost-depth (below) and those of
+    # data only some sweeps have (?data: the simulated ones below; the
+    # in-process figure, which this sweep must not have)
+    for f in $(awk -F'\t' '$1 != "" && $1 !~ /^#/ && $1 != "cost-depth" && $4 !~ /\?/ { print $1 }' "$here/../../plots/figures.list"); do
         [ -s "$d/figures/$f.png" ] && [ "$(od -An -c -N4 "$d/figures/$f.png" | tr -d ' ')" = '211PNG' ] ||
             bad "$2: figures/$f.png missing or not a PNG"
         [ -s "$d/figures/$f.svg" ] || bad "$2: figures/$f.svg missing"
@@ -47,6 +49,9 @@ check_outputs() {
             ! grep -q "NOT DRAWN" "$d/figures/$f.txt" || bad "$2: figures/$f missing or NOT DRAWN"
     done
     grep -q "wall time, median and" "$d/figures/sim-vs-wall.svg" || bad "$2: sim-vs-wall.svg has no wall-time series"
+    # Not in the in-process design: no figure 7 at all, and none in the index.
+    [ -e "$d/figures/inprocess.png" ] || [ -e "$d/figures/inprocess.txt" ] && bad "$2: figure 7 drawn for a sweep without in-process data"
+    grep -q "inprocess" "$d/figures/index.md" && bad "$2: index.md lists figure 7"
     # The quick sweep does not vary the stack depth: no picture, and a caption saying why.
     if [ -e "$d/figures/cost-depth.png" ]; then
         [ -s "$d/figures/cost-depth.svg" ] || bad "$2: cost-depth.png without its SVG"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# fixture-test.sh WORKDIR - plots/figures.sh on the synthetic fixture sweep draws all six figures, correctly and repeatably.
+# fixture-test.sh WORKDIR - plots/figures.sh on the synthetic fixture sweep draws every figure of plots/figures.list it has data for (1-7), correctly and repeatably.
 #
 # Checks: exit 0; every figure as a real PNG (signature) and a complete SVG,
 # non-trivial in size; every caption names its figure and the sweep; the
