@@ -4,7 +4,7 @@
 # make test         every test; prints "tests: N passed, M failed" last
 # make sweep        the full default sweep, timed and simulated parts (QUICK=1: a small smoke sweep)
 # make figures      statistics and figures again from stored results [RESULTS=dir]
-# make validate     does the analysis recover a known injected per-sample cost? (about 10 min)
+# make validate     does the analysis recover a known injected per-sample cost? (about 10 min on a CPU of its own)
 # make bench        the runtime's micro-benchmarks (figures, not pass/fail)
 # make fuzz         a longer libFuzzer run of the sampler model fuzzer
 # make format       lays out every C file as .clang-format says (format-check: only check)
