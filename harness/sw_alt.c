@@ -1,20 +1,35 @@
 /* sw_alt.c - the in-process design's runtime settings and series parser (see sw_alt.h). */
 #include "sw_alt.h"
 #include "sw_util.h"
+#include "sgc_alt.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Every segment end's name fits sw_segment.end. */
+#define SW_ALT_END_FITS(id, name, what) \
+    _Static_assert(sizeof(name) <= sizeof(((sw_segment *)0)->end), "sw_segment.end too short for " name);
+SGC_ALT_ENDS(SW_ALT_END_FITS)
+#undef SW_ALT_END_FITS
+
 const char *sw_alt_mode(const sw_cell *cell) {
-    if (cell->alloc_period && cell->time_hz)
-        return "both";
-    if (cell->alloc_period)
-        return "alloc";
-    if (cell->time_hz)
-        return "time";
-    return "none";
+    int m = cell->alloc_period && cell->time_hz ? SGC_ALT_BOTH
+            : cell->alloc_period                ? SGC_ALT_ALLOC
+            : cell->time_hz                     ? SGC_ALT_TIME
+                                                : SGC_ALT_NONE;
+    return sgc_alt_mode_name(m);
 }
+
+/* The end called s (a name of SGC_ALT_ENDS), or -1. */
+static int end_parse(const char *s) {
+    for (int e = 0; e < SGC_ALT_NENDS; e++)
+        if (!strcmp(s, sgc_alt_end_name(e)))
+            return e;
+    return -1;
+}
+
+#define SW_ALT_END_WORD(id, name, what) " " name
 
 enum { F_INDEX, F_BLOCK, F_POS, F_KIND, F_ON, F_END, F_NUM0 };
 static const char *const field_names[] = {"index",   "block", "pos", "kind", "on", "end",
@@ -84,8 +99,8 @@ int sw_alt_parse(const char *text, sw_segment **out, const char **why) {
                     }
                     g->kind = v[0];
                 } else if (f == F_END) {
-                    if (strcmp(v, "gc") && strcmp(v, "iter") && strcmp(v, "exit")) {
-                        *why = "a segment's end is not gc, iter or exit";
+                    if (end_parse(v) < 0) {
+                        *why = "a segment's end is not one of:" SGC_ALT_ENDS(SW_ALT_END_WORD);
                         goto bad;
                     }
                     strcpy(g->end, v);

@@ -39,13 +39,14 @@
 typedef struct sw_segment {
     int idx, block, pos, on;
     char kind;   /* 'A' or 'B' */
-    char end[8]; /* "gc", "iter" or "exit" */
+    char end[8]; /* a name of SGC_ALT_ENDS (runtime/sgc_alt.h) */
 #define X(name) uint64_t name;
     SW_ALT_NUM
 #undef X
 } sw_segment;
 
-/* What SGC_ALTERNATE a run of this cell gets: "none", "alloc", "time" or "both". */
+/* What SGC_ALTERNATE a run of this cell gets: a name of SGC_ALT_MODES
+ * (runtime/sgc_alt.h), none, alloc, time or both as in the invariants. */
 const char *sw_alt_mode(const sw_cell *cell);
 /* Parses a series; returns the number of segments (*out fresh) or -1 with
  * the reason (static text) in *why. */

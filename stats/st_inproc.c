@@ -1,5 +1,6 @@
 /* st_inproc.c - the in-process estimator (invariants: st_inproc.h). */
 #include "st_inproc.h"
+#include "sgc_alt.h"
 #include "sgc_modes.h"
 #include "st_desc.h"
 #include "st_util.h"
@@ -142,6 +143,15 @@ void st_inproc_free(st_inproc *e) { st_blocks_free(&e->blocks); }
 
 #define MAX_COLS 32
 
+/* The segment end called s (a name of SGC_ALT_ENDS), or -1. */
+static int end_parse(const char *s) {
+    for (int e = 0; e < SGC_ALT_NENDS; e++)
+        if (!strcmp(s, sgc_alt_end_name(e)))
+            return e;
+    return -1;
+}
+#define END_WORD(id, name, what) " " name
+
 int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *n, char *err, size_t errlen) {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -166,8 +176,17 @@ int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *
             goto out;
         }
         if (strncmp(line, "alternate ", 10) == 0) {
-            use_alloc = strcmp(line + 10, "time\n") != 0;
-            use_time = strcmp(line + 10, "alloc\n") != 0;
+            /* The samples of the samplers the mode switches; of both when it switches none (A/A). */
+            line[strcspn(line, "\n")] = 0;
+            int m = sgc_alt_mode_parse(line + 10);
+            if (m < 0) {
+                snprintf(err, errlen, "%s line %d: alternate '%s' is not an alternation mode of SGC_ALTERNATE", path,
+                         lineno, line + 10);
+                goto out;
+            }
+            int some = sgc_alt_switches_alloc(m) || sgc_alt_switches_time(m);
+            use_alloc = !some || sgc_alt_switches_alloc(m);
+            use_time = !some || sgc_alt_switches_time(m);
         } else if (strncmp(line, "columns ", 8) == 0) {
             ncols = 0;
             for (char *save, *tok = strtok_r(line + 8, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
@@ -202,7 +221,13 @@ int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *
                     continue;
                 }
                 if (!strcmp(name, "end")) {
-                    g.complete = strcmp(tok, "exit") != 0;
+                    int e = end_parse(tok);
+                    if (e < 0) {
+                        snprintf(err, errlen, "%s line %d: end '%s' is not one of:" SGC_ALT_ENDS(END_WORD), path,
+                                 lineno, tok);
+                        goto out;
+                    }
+                    g.complete = e != SGC_ALT_END_EXIT;
                     got++;
                     continue;
                 }
@@ -414,7 +439,7 @@ int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, c
             g->block = sqlite3_column_int64(segs, 1);
             g->pos = sqlite3_column_int(segs, 2);
             g->kind = ((const char *)sqlite3_column_text(segs, 3))[0];
-            g->complete = strcmp((const char *)sqlite3_column_text(segs, 4), "exit") != 0;
+            g->complete = strcmp((const char *)sqlite3_column_text(segs, 4), sgc_alt_end_name(SGC_ALT_END_EXIT)) != 0;
             g->cpu_ns = sqlite3_column_double(segs, 5);
             g->bytes = sqlite3_column_double(segs, 6);
             g->iterations = sqlite3_column_double(segs, 7);

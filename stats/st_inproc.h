@@ -74,11 +74,15 @@ void st_inproc_free(st_inproc *e);
 
 /* Reads a segment series file (docs/FORMATS.md) and appends its segments
  * to *segs (grown with realloc; *n counts them), tagged with run.  Which
- * samples count: the sampler(s) the series alternates ("alternate" line:
- * alloc -> allocation samples, time -> time samples, both and none -> both).
- * Returns 0, or -1 with the reason in err (the file is unreadable, not a
- * series, a line is malformed, or the "segments N" count is missing or
- * wrong); *segs is then unchanged in content up to the old *n. */
+ * samples count: the sampler(s) the series alternates ("alternate" line, a
+ * mode of SGC_ALT_MODES in runtime/sgc_alt.h: the samples of the samplers
+ * the mode switches, alloc -> allocation samples, time -> time samples,
+ * both -> both; a mode that switches none, none (A/A) -> both).  Segment
+ * ends are names of SGC_ALT_ENDS; a segment that ended at exit is
+ * incomplete.  Returns 0, or -1 with the reason in err (the file is
+ * unreadable, not a series, a line is malformed (an alternation mode or an
+ * end the runtime does not have included), or the "segments N" count is
+ * missing or wrong); *segs is then unchanged in content up to the old *n. */
 int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *n, char *err, size_t errlen);
 
 /* The in-process estimates of a sweep: one per cell (cell_id order). */

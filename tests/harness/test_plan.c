@@ -593,3 +593,40 @@ Test(plan, sim_backend_settings) {
     sw_opts_free(&b);
     sw_opts_free(&o);
 }
+
+/* The alternation's names come from the runtime's tables (runtime/sgc_alt.h). */
+#include "../../harness/sw_alt.h"
+
+Test(alt, mode_per_cell_and_series_ends) {
+    sw_cell c;
+    memset(&c, 0, sizeof c);
+    cr_assert_str_eq(sw_alt_mode(&c), "none");
+    c.alloc_period = 32768;
+    cr_assert_str_eq(sw_alt_mode(&c), "alloc");
+    c.time_hz = 1000;
+    cr_assert_str_eq(sw_alt_mode(&c), "both");
+    c.alloc_period = 0;
+    cr_assert_str_eq(sw_alt_mode(&c), "time");
+
+    const char *hdr = "sgc-segments 1\nalternate alloc\ncolumns index block pos kind on end cpu_ns wall_ns bytes "
+                      "iterations alloc_samples alloc_points sampled_bytes time_samples minor major gc_ns "
+                      "major_cpu_ns\n";
+    const char *ends[] = {"gc", "iter", "exit"};
+    char text[1024];
+    for (int e = 0; e < 3; e++) {
+        snprintf(text, sizeof text, "%sseg 0 0 3 A 0 %s 1 2 3 4 5 6 7 8 9 10 11 12\nsegments 1\n", hdr, ends[e]);
+        sw_segment *segs = NULL;
+        const char *why = NULL;
+        cr_assert_eq(sw_alt_parse(text, &segs, &why), 1, "end %s: %s", ends[e], why ? why : "");
+        cr_assert_str_eq(segs[0].end, ends[e]);
+        cr_assert_eq(segs[0].bytes, 3);
+        cr_assert_eq(segs[0].major_cpu_ns, 12);
+        free(segs);
+    }
+    snprintf(text, sizeof text, "%sseg 0 0 3 A 0 stop 1 2 3 4 5 6 7 8 9 10 11 12\nsegments 1\n", hdr);
+    sw_segment *segs = NULL;
+    const char *why = NULL;
+    cr_assert_eq(sw_alt_parse(text, &segs, &why), -1);
+    cr_assert_str_eq(why, "a segment's end is not one of: gc iter exit");
+    free(segs);
+}

@@ -149,6 +149,8 @@ Test(inproc, reader_refuses_bad_files) {
         {HDR "seg 0 0 3 A 0 gc 10 10 0 0 0 7\nsegments 1\n", "more fields"},
         {"sgc-segments 1\nseg 0 0 3 A 0 gc 10 10 0 0 0\nsegments 1\n", "before the 'columns' line"},
         {HDR "segments 0\nseg 0 0 3 A 0 gc 10 10 0 0 0\n", "after the 'segments' line"},
+        {HDR "seg 0 0 3 A 0 stop 10 10 0 0 0\nsegments 1\n", "end 'stop' is not one of: gc iter exit"},
+        {"sgc-segments 1\nalternate sometimes\n", "alternate 'sometimes' is not an alternation mode"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         cr_assert_eq(read_text(bad[i].text, err, sizeof err), -1, "case %zu accepted", i);
