@@ -1,6 +1,6 @@
 # compare.gp - the forest plot of build/bin/compare: one row per cell, B's change against A in
-# percent with its interval, the +-threshold band shaded.  Colours: red slower, blue faster,
-# grey same, orange inconclusive.  gate: 'ratio' (default; the change of the median wall time)
+# percent with its interval, the +-threshold band shaded.  Colours (Okabe-Ito, docs/FIGURES.md):
+# vermillion #D55E00 slower, blue #0072B2 faster, grey #777777 same, orange #E69F00 inconclusive.  gate: 'ratio' (default; the change of the median wall time)
 # or 'overhead' (the change in overhead, in percent of the baseline's time), as compare.dat's
 # first line says.
 # gnuplot -e "dat='DIR/compare.dat'; out='DIR/compare.png'; term='png'; thr=2; nrows=10; gate='ratio'" plots/compare.gp
