@@ -87,8 +87,9 @@ compare: deps
 	  if [ $$rc -ne 2 ] && [ -f $(COMPARE_OUT)/compare.dat ]; then \
 	    thr=$$(sed -n '1s/.*threshold \([0-9.e+-]*\)%.*/\1/p' $(COMPARE_OUT)/compare.dat); \
 	    gate=$$(sed -n '1s/.* gate \([a-z]*\) .*/\1/p' $(COMPARE_OUT)/compare.dat); \
+	    timev=$$(sed -n '1s/.* time \([a-z]*\)$$/\1/p' $(COMPARE_OUT)/compare.dat); \
 	    rows=$$(grep -vc '^#' $(COMPARE_OUT)/compare.dat); \
-	    for t in png svg; do gnuplot -e "dat='$(COMPARE_OUT)/compare.dat'; out='$(COMPARE_OUT)/compare.$$t'; term='$$t'; thr=$$thr; nrows=$$rows; gate='$$gate'" plots/compare.gp || exit 1; done; \
+	    for t in png svg; do gnuplot -e "dat='$(COMPARE_OUT)/compare.dat'; out='$(COMPARE_OUT)/compare.$$t'; term='$$t'; thr=$$thr; nrows=$$rows; gate='$$gate'; timev='$${timev:-wall}'" plots/compare.gp || exit 1; done; \
 	    echo "make compare: wrote $(COMPARE_OUT)/compare.md, .csv, .json, .png, .svg"; fi; \
 	  exit $$rc; fi
 

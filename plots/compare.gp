@@ -2,18 +2,20 @@
 # percent with its interval, the +-threshold band shaded.  Colours (Okabe-Ito, docs/FIGURES.md):
 # vermillion #D55E00 slower, blue #0072B2 faster, grey #777777 same, orange #E69F00 inconclusive.  gate: 'ratio' (default; the change of the median wall time)
 # or 'overhead' (the change in overhead, in percent of the baseline's time), as compare.dat's
-# first line says.
-# gnuplot -e "dat='DIR/compare.dat'; out='DIR/compare.png'; term='png'; thr=2; nrows=10; gate='ratio'" plots/compare.gp
+# first line says; timev: 'wall' (default) or 'cpu', the run time compared (compare --time).
+# gnuplot -e "dat='DIR/compare.dat'; out='DIR/compare.png'; term='png'; thr=2; nrows=10; gate='ratio'; timev='wall'" plots/compare.gp
 # compare.dat: row label change_pct lo_pct hi_pct verdict (docs/STATISTICS.md, "Comparing two sweeps").
 if (!exists("gate")) gate = 'ratio'
+if (!exists("timev")) timev = 'wall'
+tname = (timev eq 'cpu') ? 'CPU time' : 'wall time'
 h = 120 + 22 * nrows
 if (term eq 'svg') { set terminal svg size 900,h dynamic font 'sans,12' background rgb 'white' } else { set terminal pngcairo size 900,h font 'sans,11' background rgb 'white' }
 set output out
 if (gate eq 'overhead') {
     set title sprintf("compare: B against A, change in overhead (95%% intervals; band +-%g%% of the baseline)", thr)
-    set xlabel "change in overhead, B - A (% of the baseline's time)"
+    set xlabel sprintf("change in overhead, B - A (%% of the baseline's %s)", tname)
 } else {
-    set title sprintf("compare: B against A, change of the median wall time (95%% intervals; band +-%g%%)", thr)
+    set title sprintf("compare: B against A, change of the median %s (95%% intervals; band +-%g%%)", tname, thr)
     set xlabel "change, B/A - 1 (%)"
 }
 set yrange [nrows - 0.5:-0.5]

@@ -19,20 +19,24 @@
 
 static void usage(FILE *f) {
     fprintf(f,
-            "usage: compare [--gate ratio|overhead] [--threshold X%%] [--out DIR] [--seed N] [--resamples B]\n"
-            "               [--confidence C] [--sim-threshold X%%] [--quiet] A B\n"
+            "usage: compare [--gate ratio|overhead] [--time wall|cpu] [--threshold X%%] [--out DIR] [--seed N]\n"
+            "               [--resamples B] [--confidence C] [--sim-threshold X%%] [--quiet] A B\n"
             "  Compares the sweep in directory B against the one in A (each with a results.db written by\n"
-            "  build/bin/sweep), cell by cell (cells matched by label): B's median wall time over A's with\n"
-            "  a BCa interval, the change in overhead, a Mann-Whitney p-value adjusted by Benjamini-Hochberg,\n"
-            "  and a verdict: slower, faster, same or inconclusive.  Simulated cells (sweep --backends sim)\n"
-            "  in both sweeps are compared exactly: instructions, estimated cycles and their overheads, a\n"
-            "  difference counting only beyond the spread of each side's repeated runs.\n"
+            "  build/bin/sweep), cell by cell (cells matched by label): B's median run time (wall, or CPU\n"
+            "  with --time cpu) over A's with a BCa interval, the change in overhead, a Mann-Whitney\n"
+            "  p-value adjusted by Benjamini-Hochberg, and a verdict: slower, faster, same or inconclusive.\n"
+            "  Simulated cells (sweep --backends sim) in both sweeps are compared exactly: instructions,\n"
+            "  estimated cycles and their overheads, a difference counting only beyond the spread of each\n"
+            "  side's repeated runs.\n"
             "  Writes a Markdown report on stdout, or with --out DIR: DIR/compare.md, compare.csv,\n"
             "  compare_sim.csv, compare.json and compare.dat (the forest plot's data).\n"
             "  --gate G         the quantity the verdicts and the exit status are on: ratio (B/A of the\n"
             "                   median wall times; default), or overhead (B's overhead minus A's: each\n"
             "                   sweep's baseline divided out, so a machine busier during B than during A\n"
             "                   does not make every cell slower; baselines are then not gated)\n"
+            "  --time T         the run time compared: wall (default) or cpu (user + system CPU time of\n"
+            "                   the run's process: on a shared machine whose load moves wall times, it\n"
+            "                   moves much less; it does not see time the program waits)\n"
             "  --threshold X%%   a change counts only when its whole interval lies beyond +-X%% (default %g%%;\n"
             "                   overhead gate: X%% of the baseline's time)\n"
             "  --sim-threshold X%%\n"
@@ -103,6 +107,7 @@ int main(int argc, char **argv) {
     double confidence = DEFAULT_CONFIDENCE, threshold = DEFAULT_THRESHOLD;
     int quiet = 0;
     st_gate gate = ST_GATE_RATIO;
+    st_cmp_time time = ST_CMP_TIME_WALL;
     double sim_threshold = 0;
     const char *dirs[2] = {NULL, NULL}, *out = NULL;
     int ndirs = 0;
@@ -131,6 +136,9 @@ int main(int argc, char **argv) {
         } else if ((v = st_opt_value(argc, argv, &i, "--gate"))) {
             if (st_gate_parse(v, &gate))
                 return bad("--gate: '%s' is not ratio or overhead", v);
+        } else if ((v = st_opt_value(argc, argv, &i, "--time"))) {
+            if (st_cmp_time_parse(v, &time))
+                return bad("--time: '%s' is not wall or cpu", v);
         } else if ((v = st_opt_value(argc, argv, &i, "--out"))) {
             if (!*v)
                 return bad("--out: %sno directory given", "");
@@ -179,6 +187,7 @@ int main(int argc, char **argv) {
     st_compare_opts opts = {.boot = {(size_t)resamples, confidence, seed},
                             .threshold = threshold,
                             .gate = gate,
+                            .time = time,
                             .sim_threshold = sim_threshold};
     st_comparison c;
     st_compare(&a, &b, &sa, &sb, &opts, &c);
@@ -209,9 +218,10 @@ int main(int argc, char **argv) {
 
     if (!quiet) {
         fprintf(stderr,
-                "compare: gate %s: %zu cells matched, %zu compared (Benjamini-Hochberg family): %zu slower, "
-                "%zu faster, %zu same, %zu inconclusive",
-                st_gate_name(gate), c.ncells, c.compared, c.slower, c.faster, c.same, c.inconclusive);
+                "compare: gate %s, %s time: %zu cells matched, %zu compared (Benjamini-Hochberg family): %zu "
+                "slower, %zu faster, %zu same, %zu inconclusive",
+                st_gate_name(gate), st_cmp_time_name(time), c.ncells, c.compared, c.slower, c.faster, c.same,
+                c.inconclusive);
         if (gate == ST_GATE_OVERHEAD)
             fprintf(stderr, ", %zu ungated (baselines)", c.ungated);
         fprintf(stderr, "; %zu only in A, %zu only in B", c.nonly_a, c.nonly_b);

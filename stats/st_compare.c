@@ -24,6 +24,21 @@ int st_gate_parse(const char *s, st_gate *g) {
     return -1;
 }
 
+#define TIME_NAME(id, name, what) name,
+static const char *const time_names[ST_CMP_NTIMES] = {ST_CMP_TIMES(TIME_NAME)};
+#undef TIME_NAME
+
+const char *st_cmp_time_name(st_cmp_time t) { return (unsigned)t < ST_CMP_NTIMES ? time_names[t] : "?"; }
+
+int st_cmp_time_parse(const char *s, st_cmp_time *t) {
+    for (int i = 0; i < ST_CMP_NTIMES; i++)
+        if (!strcmp(s, time_names[i])) {
+            *t = (st_cmp_time)i;
+            return 0;
+        }
+    return -1;
+}
+
 #define SIMQ_NAME(id, name, what) name,
 static const char *const simq_names[ST_CMP_SIM_N] = {ST_CMP_SIMQ(SIMQ_NAME)};
 #undef SIMQ_NAME
@@ -44,18 +59,23 @@ static void note(st_cmp_cell *r, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* Used wall times of cell c (NULL: none) into a fresh array; *n their number. */
-static double *walls(const st_sweep *sw, const st_cell *c, size_t *n) {
+/* The run times t of cell c's used runs (NULL: none) into a fresh array; *n
+ * their number.  CPU time: the runs without one (or with none spent) are
+ * left out. */
+static double *run_times(const st_sweep *sw, const st_cell *c, st_cmp_time t, size_t *n) {
     *n = 0;
     if (!c)
         return st_xmalloc(sizeof(double));
     const st_run **runs = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *runs);
-    size_t k = st_used_runs(sw, c, runs);
+    size_t k = st_used_runs(sw, c, runs), m = 0;
     double *w = st_xmalloc((k ? k : 1) * sizeof *w);
-    for (size_t i = 0; i < k; i++)
-        w[i] = runs[i]->wall_ns;
+    for (size_t i = 0; i < k; i++) {
+        double v = t == ST_CMP_TIME_CPU ? runs[i]->user_ns + runs[i]->sys_ns : runs[i]->wall_ns;
+        if (isfinite(v) && v > 0)
+            w[m++] = v;
+    }
     free(runs);
-    *n = k;
+    *n = m;
     return w;
 }
 
@@ -173,10 +193,11 @@ static void compare_cell(st_comparison *c, st_cmp_cell *r) {
 
     size_t n[G_COUNT];
     double *w[G_COUNT];
-    w[G_A] = walls(A, r->a, &n[G_A]);
-    w[G_B] = walls(B, r->b, &n[G_B]);
-    w[G_A_BASE] = walls(A, r->is_baseline ? NULL : r->a_base, &n[G_A_BASE]);
-    w[G_B_BASE] = walls(B, r->is_baseline ? NULL : r->b_base, &n[G_B_BASE]);
+    st_cmp_time t = c->opts.time;
+    w[G_A] = run_times(A, r->a, t, &n[G_A]);
+    w[G_B] = run_times(B, r->b, t, &n[G_B]);
+    w[G_A_BASE] = run_times(A, r->is_baseline ? NULL : r->a_base, t, &n[G_A_BASE]);
+    w[G_B_BASE] = run_times(B, r->is_baseline ? NULL : r->b_base, t, &n[G_B_BASE]);
     r->a_runs = n[G_A];
     r->b_runs = n[G_B];
     r->a_median = st_median(w[G_A], n[G_A]);
@@ -584,10 +605,16 @@ int st_compare_md(FILE *f, const st_comparison *c) {
         fputc('\n', f);
     }
     fprintf(f, "## Verdicts\n\n");
-    fprintf(f, "Gate: **%s**, verdicts on %s.\n\n", st_gate_name(o->gate),
-            o->gate == ST_GATE_RATIO ? "B/A, the ratio of the median wall times (it moves with the machine's load too)"
+    int cpu = o->time == ST_CMP_TIME_CPU;
+    fprintf(f, "Gate: **%s**, verdicts on %s.  Run times: **%s**.\n\n", st_gate_name(o->gate),
+            o->gate == ST_GATE_RATIO ? (cpu ? "B/A, the ratio of the median CPU times"
+                                            : "B/A, the ratio of the median wall times (it moves with the machine's "
+                                              "load too)")
                                      : "the change in overhead, B's overhead minus A's (each sweep's baseline "
-                                       "divided out; baselines are not gated)");
+                                       "divided out; baselines are not gated)",
+            cpu ? "CPU time (user + system of the run's process; a loaded machine moves it less than the wall "
+                  "time)"
+                : "wall time");
     fprintf(f,
             "%zu cells compared (%zu with a Mann-Whitney p-value, the family of the Benjamini-Hochberg "
             "adjustment): **%zu slower**, %zu faster, %zu same, %zu inconclusive",
@@ -644,11 +671,11 @@ int st_compare_md(FILE *f, const st_comparison *c) {
     for (size_t i = 0; i < c->nonly_b; i++)
         fprintf(f, "- only in B: %s\n", c->only_b[i]->label);
     fprintf(f,
-            "\nB/A is B's median wall time over A's; change is B's overhead minus A's (overhead = median "
+            "\nB/A is B's median %s time over A's; change is B's overhead minus A's (overhead = median "
             "over the baseline's median), both from the same resamples of whole runs.  A cell is slower "
             "or faster only when its whole %s interval lies beyond the threshold and its adjusted p is "
             "at most %g; same when the whole interval lies within it.  Method: docs/STATISTICS.md.\n",
-            o->gate == ST_GATE_RATIO ? "B/A" : "change", 1.0 - o->boot.confidence);
+            cpu ? "CPU" : "wall", o->gate == ST_GATE_RATIO ? "B/A" : "change", 1.0 - o->boot.confidence);
     sim_md(f, c);
     return ferror(f) ? -1 : 0;
 }
@@ -813,6 +840,7 @@ int st_compare_json(FILE *f, const st_comparison *c) {
             o->threshold, o->boot.confidence, o->boot.resamples, (unsigned long long)o->boot.seed);
     fputs("  \"correction\": \"benjamini-hochberg\",\n", f);
     fprintf(f, "  \"gate\": \"%s\",\n", st_gate_name(o->gate));
+    fprintf(f, "  \"time\": \"%s\",\n", st_cmp_time_name(o->time));
     fprintf(f, "  \"different_machines\": %s,\n", c->different_machines ? "true" : "false");
     fprintf(f,
             "  \"counts\": {\"cells\": %zu, \"compared\": %zu, \"slower\": %zu, \"faster\": %zu, \"same\": %zu, "
@@ -874,9 +902,10 @@ int st_compare_json(FILE *f, const st_comparison *c) {
 
 int st_compare_plotdata(FILE *f, const st_comparison *c) {
     fprintf(f,
-            "# compare.dat: one row per %s cell (B against A), gate %s threshold %.10g%%\n"
+            "# compare.dat: one row per %s cell (B against A), gate %s threshold %.10g%% time %s\n"
             "# row label change_pct lo_pct hi_pct verdict\n",
-            c->opts.gate == ST_GATE_RATIO ? "matched" : "gated", st_gate_name(c->opts.gate), c->opts.threshold * 100);
+            c->opts.gate == ST_GATE_RATIO ? "matched" : "gated", st_gate_name(c->opts.gate), c->opts.threshold * 100,
+            st_cmp_time_name(c->opts.time));
     size_t row = 0;
     for (size_t i = 0; i < c->ncells; i++) {
         const st_cmp_cell *r = &c->cells[i];

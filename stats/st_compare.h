@@ -1,6 +1,9 @@
 /* st_compare.h - compares two sweeps cell by cell: B against A (docs/STATISTICS.md, "Comparing two sweeps").
  *
  * Invariants:
+ *  - Every statistic is of one run time per run, opts.time: the wall time
+ *    (default) or the CPU time (user + system).  A run is used when it is
+ *    ok, its wall time > 0 and (CPU time) its CPU time is recorded and > 0.
  *  - Cells are matched by label.  A matched cell's numbers depend only on
  *    its runs and its baseline's runs in A and in B, the options and the
  *    seed opts.boot.seed XOR fnv1a64(label) (st_util.h).
@@ -62,6 +65,23 @@ typedef enum st_gate {
         ST_NGATES
 } st_gate;
 
+/* The run time a comparison compares: X(ID, option name, meaning). */
+#define ST_CMP_TIMES(X)                                   \
+    X(WALL, "wall", "the run's wall time (runs.wall_ns)") \
+    X(CPU, "cpu", "the run's CPU time, user + system, every thread of its process (runs.user_ns + runs.sys_ns)")
+
+typedef enum st_cmp_time {
+#define ST__TIME_ENUM(id, name, what) ST_CMP_TIME_##id,
+    ST_CMP_TIMES(ST__TIME_ENUM)
+#undef ST__TIME_ENUM
+        ST_CMP_NTIMES
+} st_cmp_time;
+
+/* The option name of t. */
+const char *st_cmp_time_name(st_cmp_time t);
+/* The run time named s into *t: 0, or -1 if s names none. */
+int st_cmp_time_parse(const char *s, st_cmp_time *t);
+
 /* The option name of g. */
 const char *st_gate_name(st_gate g);
 /* The gate named s into *g: 0, or -1 if s names none. */
@@ -73,7 +93,7 @@ typedef struct st_cmp_cell {
     const st_cell *a_base, *b_base; /* their baselines (NULL if none; the cell itself for a baseline) */
     int is_baseline;
     size_t a_runs, b_runs;         /* used runs */
-    double a_median, b_median;     /* median wall time, ns */
+    double a_median, b_median;     /* median run time (opts.time), ns */
     double a_overhead, b_overhead; /* median / baseline median (NaN for a baseline or without one) */
     st_interval ratio;             /* b_median / a_median */
     st_interval doverhead;         /* b_overhead - a_overhead */
@@ -122,6 +142,7 @@ typedef struct st_compare_opts {
     st_boot_opts boot;
     double threshold; /* 0.02 = 2%: of the ratio, or of the baseline's time for the overhead change */
     st_gate gate;
+    st_cmp_time time;     /* the run time compared: wall (default) or CPU */
     double sim_threshold; /* simulated cells: a difference counts beyond this share of A's value (0: any) */
 } st_compare_opts;
 

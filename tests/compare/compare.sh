@@ -5,7 +5,8 @@
 # cells only in A or only in B are listed, exit statuses 0/1/2, different machines said loudly,
 # the JSON parsed and checked against the CSV, outputs identical on a second run; --gate overhead
 # on a sweep whose every run is 10% slower with one cell's sampling 5% of the baseline dearer
-# (the ratio gate flags every cell, the overhead gate exactly that one); the simulated cells
+# (the ratio gate flags every cell, the overhead gate exactly that one, and so does the ratio gate
+# on CPU times, --time cpu, which the busier machine does not move); the simulated cells
 # compared exactly (one cell with a known injected difference, shifts within the repeat spread
 # "same", sweeps with only simulated cells).
 # Usage: SCHEMA=harness/schema.sql COMPARE=build/bin/compare sh tests/compare/compare.sh WORKDIR
@@ -23,7 +24,8 @@ ok() { echo "ok: $*"; }
 # permutation of 0..11 for any K coprime to 12 and the median is the same for every such K.
 # CELL FACTOR pairs override a cell's factor (per mille); CELL=-label drops a cell; CELL=+label
 # adds microbench/alloc-fixed-256K.  SCALE (per mille, default 1000) multiplies every wall time
-# (a machine uniformly slower or faster).
+# (a machine uniformly slower or faster).  CPU time of round r: user base * factor / 1000 +
+# 150000 * ((r * K + 5) % 12) ns (another permutation; SCALE leaves it alone), sys 1 ms.
 mk() {
     d=$1 k=$2 host=$3 rev=$4; shift 4
     mkdir -p "$d"
@@ -54,7 +56,7 @@ mk() {
 INSERT INTO runs(run_id, cell_id, round, seq, status, wall_ns, user_ns, sys_ns, maxrss_kb)
 SELECT f.cell_id * 100 + r.round, f.cell_id, r.round, r.round * 10 + f.cell_id, 'ok',
        (f.base * f.factor / 1000 + 200000 * ((r.round * $k) % 12)) * ${SCALE:-1000} / 1000 * CASE WHEN r.round = 0 THEN 10 ELSE 1 END,
-       f.base * f.factor / 1000, 1000000, 5000
+       f.base * f.factor / 1000 + 150000 * ((r.round * $k + 5) % 12), 1000000, 5000
 FROM f, r;"
     } | sqlite3 "$d/results.db" || { echo "cannot build $d"; exit 1; }
 }
@@ -287,6 +289,43 @@ run busy-ratio "$W/A" "$W/BUSY"
     || fail "uniformly slower machine: exit $(rc busy-ovh) (overhead), $(rc busy-ratio) (ratio)"
 check busy-ovh "" "" 6 6 && ok "uniformly slower machine, overhead gate: 6 cells same" || fail "uniformly slower machine: overhead verdicts"
 
+# 9b. --time cpu: the runs' CPU times (user + sys), which SCALE leaves alone.  The 10% busier
+# machine with one cell's sampling dearer (BUSY5): the ratio gate on wall times flagged every
+# cell, on CPU times exactly that cell (CPU 1300 -> 1350 per mille: B/A 1.038).
+run busy5-cpu "$W/A" "$W/BUSY5" --time cpu
+[ "$(rc busy5-cpu)" = 1 ] && ok "--time cpu, busier machine: exit 1" || fail "--time cpu: exit $(rc busy5-cpu), expected 1"
+check busy5-cpu gcbench/alloc-fixed-64K "" 7 && ok "--time cpu, busier machine: exactly gcbench/alloc-fixed-64K slower, 7 same" \
+    || fail "--time cpu: verdicts"
+python3 - "$W/busy5-cpu/compare.json" "$W/A/results.db" "$W/BUSY5/results.db" <<'PY' && ok "--time cpu: medians and ratio of user + sys, time in JSON and compare.dat" || fail "--time cpu: medians, JSON or compare.dat"
+import json, sqlite3, statistics, sys
+j = json.load(open(sys.argv[1]))
+def med(db, label):
+    q = "SELECT user_ns + sys_ns FROM runs JOIN cells USING(cell_id) WHERE round > 0 AND status = 'ok' AND label = ?"
+    return statistics.median(v for (v,) in sqlite3.connect(db).execute(q, (label,)))
+ok = j["time"] == "cpu"
+for c in j["cells"]:
+    a, b = med(sys.argv[2], c["label"]), med(sys.argv[3], c["label"])
+    ok = ok and c["a_median_ns"] == a and c["b_median_ns"] == b and abs(c["ratio"] - b / a) < 1e-9
+c = [c for c in j["cells"] if c["label"] == "gcbench/alloc-fixed-64K"][0]
+# medians: base * factor / 1000 + 150000 * 5.5 (the middle of the offsets 0..11) + 1 ms of sys
+ok = ok and abs(c["ratio"] - 271825000 / 261825000) < 1e-9 and c["ratio_lo"] > 1.02
+ok = ok and " time cpu" in open(sys.argv[1].replace("compare.json", "compare.dat")).readline()
+sys.exit(0 if ok else 1)
+PY
+grep -q "gate ratio, cpu time" "$W/busy5-cpu.err" && grep -q "Run times: \*\*CPU time" "$W/busy5-cpu/compare.md" \
+    && ok "--time cpu: said on stderr and in compare.md" || fail "--time cpu: stderr or compare.md"
+# A run without a CPU time is left out under --time cpu, kept under --time wall.
+cp -r "$W/BUSY5" "$W/NOCPU"
+sqlite3 "$W/NOCPU/results.db" "UPDATE runs SET user_ns = NULL, sys_ns = NULL WHERE run_id IN (201, 202)"
+run nocpu "$W/A" "$W/NOCPU" --time cpu
+run nocpu-wall "$W/A" "$W/NOCPU"
+python3 - "$W/nocpu/compare.json" "$W/nocpu-wall/compare.json" <<'PY' && ok "--time cpu: runs without a CPU time left out (10 of 12)" || fail "--time cpu: runs without a CPU time"
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["cells"] if c["label"] == "gcbench/alloc-fixed-64K"][0]
+w = [c for c in json.load(open(sys.argv[2]))["cells"] if c["label"] == "gcbench/alloc-fixed-64K"][0]
+sys.exit(0 if (c["b_runs"], w["b_runs"], c["a_runs"]) == (10, 12, 12) else 1)
+PY
+
 # 10. The simulated cells.  SIMB: the native cells of A2; among the simulated ones, exactly
 # gcbench/sim/alloc-fixed-64K costs 12345 instructions and 23456 cycles more; the time cell's
 # instructions shifted by 1500 and the 1M cell's cycles by 5, both within their repeat spread.
@@ -367,6 +406,7 @@ expect2 "one directory" "$W/A"
 expect2 "bad threshold" --threshold 2x "$W/A" "$W/A2"
 expect2 "unknown option" --frobnicate "$W/A" "$W/A2"
 expect2 "bad gate" --gate median "$W/A" "$W/A2"
+expect2 "bad run time" --time user "$W/A" "$W/A2"
 expect2 "bad simulated threshold" --sim-threshold -1% "$W/A" "$W/A2"
 mk "$W/DISJOINT" 5 fixture-host rev-a gcbench/baseline 1000
 sqlite3 "$W/DISJOINT/results.db" "UPDATE cells SET label = 'x/' || label;"

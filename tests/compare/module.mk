@@ -31,3 +31,12 @@ TESTS += test-summary-json
 test-summary-json: $(BIN)/analyze
 	@TEST_RESULTS=$(TEST_RESULTS) SCHEMA=$(COMPARE_SCHEMA) ANALYZE=$(BIN)/analyze FIXTURE=tests/stats/fixtures/small.sql \
 	  sh tests/check.sh summary-json sh tests/compare/summary_json.sh $(BUILD)/summary-json-test
+
+# compare on two real tiny sweeps, B with the validation spin (tests/compare/real.sh): the
+# overhead gate exits 1 and flags the 32K cell, no baseline.  About 15 s on one loaded CPU.
+.PHONY: test-compare-real
+TESTS += test-compare-real
+
+test-compare-real: $(BIN)/sweep $(BIN)/compare $(BIN)/microbench
+	@TEST_RESULTS=$(TEST_RESULTS) SWEEP=$(BIN)/sweep COMPARE=$(BIN)/compare \
+	  sh tests/check.sh compare-real sh tests/compare/real.sh $(BUILD)/compare-real-test
