@@ -4,6 +4,7 @@
 # make test         every test; prints "tests: N passed, M failed" last
 # make sweep        the full default sweep, timed and simulated parts (QUICK=1: a small smoke sweep)
 # make figures      statistics and figures again from stored results [RESULTS=dir]
+# make peers        freecheck's sampler beside jemalloc's, gperftools', HotSpot's and Go's (docs/WORKLOADS.md)
 # make validate     does the analysis recover a known injected per-sample cost? (about 10 min on a CPU of its own)
 # make bench        the runtime's micro-benchmarks (figures, not pass/fail)
 # make fuzz         a longer libFuzzer run of the sampler model fuzzer
@@ -51,7 +52,7 @@ BENCHES :=
 FUZZERS :=
 CLEAN_EXTRA :=
 
-.PHONY: all deps test clean bench fuzz sweep figures validate compare
+.PHONY: all deps test clean bench fuzz sweep figures validate compare peers
 all:
 
 include $(sort $(wildcard */module.mk */*/module.mk))
@@ -74,6 +75,26 @@ figures: deps
 	@$(MAKE) --no-print-directory all
 	$(BIN)/analyze $(RESULTS)
 	ANALYZE=$(BIN)/analyze sh plots/figures.sh $(RESULTS)
+
+# The peers sweep (docs/WORKLOADS.md, "Measuring your own runtime"): binarytrees and
+# gcbench on freecheck and on every other runtime whose peer programs are built
+# (workloads/peers.list; a peer that is not built is skipped with the reason), in the
+# blocked design, poisson mode (the gap rule of every peer), periods 32K..32M; then the
+# statistics and figures of any sweep, and the peers table and figure
+# (build/bin/peers-report, plots/peers.sh).  PEERS_ARGS adds sweep options (e.g.
+# --runs 5 --target 0.2); PEERS_OUT is the results root.
+PEERS_PERIODS ?= 32K,128K,512K,2M,4M,8M,32M
+PEERS_OUT ?= results
+peers: deps
+	@$(MAKE) --no-print-directory all $(if $(PEER_SYSTEMS),peers-build)
+	@rc=0; $(BIN)/sweep --list workloads/peers.list --backends native --design blocked --modes poisson \
+	    --periods $(PEERS_PERIODS) --time-hz none --out $(PEERS_OUT) $(PEERS_ARGS) || rc=$$?; \
+	if [ $$rc -ne 0 ] && [ $$rc -ne 3 ]; then exit $$rc; fi; \
+	$(MAKE) --no-print-directory figures RESULTS=$(PEERS_OUT)/latest || exit $$?; \
+	$(BIN)/peers-report $(PEERS_OUT)/latest || exit $$?; \
+	sh plots/peers.sh $(PEERS_OUT)/latest || exit $$?; \
+	echo "make peers: the table is $(PEERS_OUT)/latest/peers.md, the figure $(PEERS_OUT)/latest/figures/peers.png"; \
+	if [ $$rc -eq 3 ]; then echo "make peers: some runs failed (reasons above); the statistics use the others"; exit 3; fi
 
 # Compare two sweeps: make compare A=dir B=dir [COMPARE_ARGS='--threshold 5%'] [COMPARE_OUT=dir:
 # the report files and the forest plot, plots/compare.gp, into dir].

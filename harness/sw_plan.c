@@ -1,5 +1,6 @@
 /* sw_plan.c - cells of the sweep and their shuffled schedule. */
 #include "sw_plan.h"
+#include "sw_cmd.h"
 #include "sw_util.h"
 
 #include <stdlib.h>
@@ -42,6 +43,14 @@ static void add_cell(sw_cell **cells, int *n, const char *workload, const char *
         .sim = sim,
     };
     (*n)++;
+    /* A command workload's system may not do this cell (sw_cmd.h): it is
+     * not planned, and the plan says why. */
+    const char *why = sw_cmd_cannot(workload, period, mode, hz, depth);
+    if (why) {
+        sw_cmd_note(c->label, why);
+        free(c->workload), free(c->kind), free(c->label), free(c->args);
+        (*n)--;
+    }
 }
 
 int sw_plan_cells(const sw_opts *o, char *const *workloads, int n_workloads, sw_cell **out) {

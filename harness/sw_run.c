@@ -1,6 +1,7 @@
 /* sw_run.c - environment, execution and judgement of one run. */
 #define _GNU_SOURCE
 #include "sw_run.h"
+#include "sw_cmd.h"
 #include "sw_util.h"
 
 #include <errno.h>
@@ -24,13 +25,23 @@ void sw_runner_init(sw_runner *r) {
             r->base_env[r->n_base_env++] = *e;
 }
 
-/* A fresh environment: the base plus up to 8 settings, then --env's; a
- * simulated run's has SW_SIM_TUNABLES in place of any GLIBC_TUNABLES. */
+/* Does extra set the variable of the NAME=VALUE item e? */
+static int overridden(const char *e, char **extra, int n_extra) {
+    size_t len = strcspn(e, "=");
+    for (int i = 0; i < n_extra; i++)
+        if (!strncmp(extra[i], e, len) && extra[i][len] == '=')
+            return 1;
+    return 0;
+}
+
+/* A fresh environment: the base (without the variables extra sets) plus the
+ * settings, then --env's; a simulated run's has SW_SIM_TUNABLES in place of
+ * any GLIBC_TUNABLES. */
 static char **make_env(const sw_runner *r, char **extra, int n_extra) {
     char **env = sw_xcalloc((size_t)(r->n_base_env + n_extra + r->n_env + 2), sizeof *env);
     int n = 0;
     for (int i = 0; i < r->n_base_env; i++)
-        if (!r->sim || strncmp(r->base_env[i], "GLIBC_TUNABLES=", 15))
+        if ((!r->sim || strncmp(r->base_env[i], "GLIBC_TUNABLES=", 15)) && !overridden(r->base_env[i], extra, n_extra))
             env[n++] = r->base_env[i];
     if (r->sim)
         env[n++] = SW_SIM_TUNABLES;
@@ -176,14 +187,21 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
     memset(out, 0, sizeof *out);
     out->profile_bytes = -1;
     out->sgc_seed = r->sim ? r->sim_seed : sw_mix64(r->seed, (uint64_t)seq) >> 1;
-    char size[32], *extra[12];
+    /* A command workload of another system: its own settings (sw_cmd.h). */
+    const sw_command *cmd = sw_cmd_find(cell->workload);
+    int foreign = cmd && !cmd->system->native;
+    char **cmd_env = foreign ? sw_cmd_env(cmd->system, r->bin_dir, cell->alloc_period, cell->alloc_mode) : NULL;
+    int n_cmd_env = 0;
+    while (cmd_env && cmd_env[n_cmd_env])
+        n_cmd_env++;
+    char size[32], **extra = sw_xcalloc((size_t)(12 + n_cmd_env), sizeof *extra);
     int n_extra = 0;
     snprintf(size, sizeof size, "%llu", (unsigned long long)cell->size);
-    char *path = sw_xasprintf("%s/%s", r->bin_dir, cell->workload);
+    char *path = cmd ? NULL : sw_xasprintf("%s/%s", r->bin_dir, cell->workload);
     char *stats_path = sw_xasprintf("%s/stats-%08d", r->tmp_dir, seq);
     char *cg_path = r->sim ? sw_xasprintf("%s/cachegrind-%08d", r->tmp_dir, seq) : NULL;
     char *profile_path = NULL;
-    if (cell->alloc_period || cell->time_hz) {
+    if ((cell->alloc_period || cell->time_hz) && !foreign) {
         if (r->profile_dir) {
             char *flat = sw_xstrdup(cell->label);
             for (char *p = flat; *p; p++)
@@ -195,12 +213,17 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
             profile_path = sw_xasprintf("%s/profile-%08d", r->tmp_dir, seq);
         }
     }
-    extra[n_extra++] = sw_xasprintf("SGC_ALLOC_PERIOD=%llu", (unsigned long long)cell->alloc_period);
-    if (cell->alloc_period)
-        extra[n_extra++] = sw_xasprintf("SGC_ALLOC_MODE=%s", cell->alloc_mode);
-    extra[n_extra++] = sw_xasprintf("SGC_TIME_HZ=%u", cell->time_hz);
-    if (cell->time_hz)
-        extra[n_extra++] = sw_xasprintf("SGC_TIME_CLOCK=%s", cell->time_clock);
+    if (!foreign) {
+        extra[n_extra++] = sw_xasprintf("SGC_ALLOC_PERIOD=%llu", (unsigned long long)cell->alloc_period);
+        if (cell->alloc_period)
+            extra[n_extra++] = sw_xasprintf("SGC_ALLOC_MODE=%s", cell->alloc_mode);
+        extra[n_extra++] = sw_xasprintf("SGC_TIME_HZ=%u", cell->time_hz);
+        if (cell->time_hz)
+            extra[n_extra++] = sw_xasprintf("SGC_TIME_CLOCK=%s", cell->time_clock);
+    }
+    for (int i = 0; i < n_cmd_env; i++)
+        extra[n_extra++] = sw_xstrdup(cmd_env[i]);
+    sw_cmd_free_strv(cmd_env);
     extra[n_extra++] = sw_xasprintf("SGC_SEED=%llu", (unsigned long long)out->sgc_seed);
     extra[n_extra++] = sw_xasprintf("SGC_STATS=%s", stats_path);
     if (profile_path)
@@ -215,8 +238,9 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
         unlink(series_path);
     }
     char **env = make_env(r, extra, n_extra);
-    char *words;
-    char **argv = make_argv(path, size, cell->args, NULL, &words);
+    char *words = NULL;
+    char **argv = cmd ? sw_cmd_argv(cmd, r->bin_dir, cell->size, cell->alloc_period, cell->alloc_mode, NULL, &path)
+                      : make_argv(path, size, cell->args, NULL, &words);
     unlink(stats_path);
     if (profile_path)
         unlink(profile_path);
@@ -253,9 +277,9 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
     }
     out->checksum = sw_run_find_checksum(out->exec.out.data);
     out->failure = sw_exec_failure(&req, &out->exec);
-    if (!out->failure && !out->checksum)
+    if (!out->failure && !out->checksum && !(cmd && cmd->check == SW_CHECK_NONE))
         out->failure = sw_xstrdup("no 'checksum <value>' line on stdout");
-    if (!out->failure && reference && strcmp(out->checksum, reference))
+    if (!out->failure && reference && out->checksum && strcmp(out->checksum, reference))
         out->failure = sw_xasprintf("wrong checksum: printed %s, --check run printed %s", out->checksum, reference);
     if (stats_text) {
         const char *why = NULL;
@@ -309,11 +333,15 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
     free(sim_opt);
     free(cg_path);
     free(stats_text);
-    free(argv);
+    if (cmd)
+        sw_cmd_free_strv(argv);
+    else
+        free(argv);
     free(words);
     free(env);
     for (int i = 0; i < n_extra; i++)
         free(extra[i]);
+    free(extra);
     free(path);
     free(stats_path);
     free(profile_path);
@@ -323,11 +351,18 @@ int sw_run_plain(const sw_runner *r, const char *workload, const char *args, uin
                  double timeout, sw_exec_res *res, char **checksum) {
     char sz[32];
     snprintf(sz, sizeof sz, "%llu", (unsigned long long)size);
-    char *path = sw_xasprintf("%s/%s", r->bin_dir, workload);
-    char *words;
-    char **argv = make_argv(path, sz, args, extra, &words);
+    const sw_command *cmd = sw_cmd_find(workload);
+    char *path = cmd ? NULL : sw_xasprintf("%s/%s", r->bin_dir, workload);
+    char *words = NULL;
+    char **argv =
+        cmd ? sw_cmd_argv(cmd, r->bin_dir, size, 0, NULL, extra, &path) : make_argv(path, sz, args, extra, &words);
     char *settings[] = {"SGC_ALLOC_PERIOD=0", "SGC_TIME_HZ=0"};
-    char **env = make_env(r, settings, 2);
+    /* Another system's runs without sampling get its off-* settings. */
+    char **cmd_env = cmd && !cmd->system->native ? sw_cmd_env(cmd->system, r->bin_dir, 0, NULL) : NULL;
+    int n_cmd_env = 0;
+    while (cmd_env && cmd_env[n_cmd_env])
+        n_cmd_env++;
+    char **env = cmd_env ? make_env(r, cmd_env, n_cmd_env) : make_env(r, settings, 2);
     sw_exec_req req = {
         .path = path, .argv = argv, .envp = env, .cpu = r->cpu, .timeout = timeout, .counters = NULL, .stop = r->stop};
     char **sim_argv = NULL, *sim_opt = NULL;
@@ -343,7 +378,11 @@ int sw_run_plain(const sw_runner *r, const char *workload, const char *args, uin
     *checksum = sw_run_find_checksum(res->out.data);
     free(sim_argv);
     free(sim_opt);
-    free(argv);
+    if (cmd)
+        sw_cmd_free_strv(argv);
+    else
+        free(argv);
+    sw_cmd_free_strv(cmd_env);
     free(words);
     free(env);
     free(path);

@@ -3,6 +3,7 @@
 #include "sw_db.h"
 #include "sw_exec.h"
 #include "sw_adapt.h"
+#include "sw_cmd.h"
 #include "sw_hash.h"
 #include "sw_meta.h"
 #include "sw_noise.h"
@@ -164,6 +165,16 @@ static int read_list(const char *path, char ***out) {
         if (hash)
             *hash = '\0';
         char *p = line + strspn(line, " \t\r\n");
+        /* Command workload declarations (sw_cmd.h): a command is a workload. */
+        char *decl_name;
+        int decl = sw_cmd_list_line(p, &decl_name);
+        if (decl) {
+            if (decl == 2) {
+                names = sw_xrealloc(names, (size_t)(n + 1) * sizeof *names);
+                names[n++] = decl_name;
+            }
+            continue;
+        }
         p[strcspn(p, " \t\r\n")] = '\0';
         if (!*p)
             continue;
@@ -208,6 +219,11 @@ static void resolve_workloads(sweep *s) {
         free(o->bin_dir);
         o->bin_dir = a;
     }
+    /* The list's command declarations, also when --workloads names them. */
+    char *list_text = sw_read_file(o->list_file);
+    if (list_text)
+        sw_cmd_load_text(list_text, o->list_file);
+    free(list_text);
     if (o->n_workloads == 0) {
         char **names;
         int n = read_list(o->list_file, &names);
@@ -217,7 +233,10 @@ static void resolve_workloads(sweep *s) {
             o->workloads[o->n_workloads++] = names[i];
         free(names);
     }
+    o->n_workloads = sw_cmd_resolve(o->workloads, o->n_workloads, o->bin_dir);
     for (int i = 0; i < o->n_workloads; i++) {
+        if (sw_cmd_find(o->workloads[i]))
+            continue;
         char *path = sw_xasprintf("%s/%s", o->bin_dir, o->workloads[i]);
         if (access(path, X_OK) != 0)
             sw_usage_error("workload '%s' is not an executable program at %s (%s); build it with make or "
@@ -565,6 +584,9 @@ static void calibrate_size(sweep *s, calib *c, int *probes) {
 static void calibrate(sweep *s, calib *c) {
     const char *w = c->workload;
     uint64_t fixed = c->sim ? sw_opts_fixed_sim_size(&s->o, w) : sw_opts_fixed_size(&s->o, w);
+    const sw_command *cmd = sw_cmd_find(w);
+    if (cmd && !cmd->sized)
+        fixed = 1; /* a command without {size}: its work is fixed */
     int probes = 0;
     const char *method = fixed ? "fixed" : c->sim ? "calibrated under valgrind" : "calibrated";
     if (fixed) {
@@ -583,10 +605,13 @@ static void calibrate(sweep *s, calib *c) {
     }
     if (stop_signal)
         return;
-    if (c->ok) {
+    if (c->ok && !(cmd && cmd->check == SW_CHECK_NONE)) {
         sw_exec_res res;
         char *sum = NULL;
-        int rc = sw_run_plain(&s->runner, w, c->args, c->size, "--check", 60 * c->seconds + 30, &res, &sum);
+        /* The reference checksum: a command's from its check= (sw_cmd.h). */
+        const char *ref = cmd && cmd->check == SW_CHECK_LIKE ? cmd->like : w;
+        const char *flag = cmd && cmd->check == SW_CHECK_SELF ? NULL : "--check";
+        int rc = sw_run_plain(&s->runner, ref, c->args, c->size, flag, 60 * c->seconds + 30, &res, &sum);
         if (rc != 0 || !sum) {
             sw_exec_req req = {.path = w, .timeout = 60 * c->seconds + 30};
             char *f = sw_exec_failure(&req, &res);
@@ -776,7 +801,8 @@ static int cmp_u64(const void *a, const void *b) {
 }
 
 /* Prints the plan on stdout: the plan and sim lines, the --env settings,
- * the estimate lines (estimate, already formatted), a line per cell and a
+ * the estimate lines (estimate, already formatted), the skipped command
+ * workloads and the cells not planned (sw_cmd.h), a line per cell and a
  * line per run of the schedule. */
 static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells, const char *estimate) {
     sw_slot *slots;
@@ -806,6 +832,11 @@ static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells, const char
         printf("\n");
     }
     fputs(estimate, stdout);
+    const char *const *names, *const *whys;
+    for (int i = 0, k = sw_cmd_skipped(&names, &whys); i < k; i++)
+        printf("skipped %s: %s\n", names[i], whys[i]);
+    for (int i = 0, k = sw_cmd_notes(&names, &whys); i < k; i++)
+        printf("not planned %s: %s\n", names[i], whys[i]);
     for (int i = 0; i < n_cells; i++)
         printf("cell %d %s%s%s\n", cells[i].id, cells[i].label, cells[i].args[0] ? " args " : "", cells[i].args);
     for (int i = 0; i < n; i++)
@@ -899,8 +930,14 @@ static void program_hashes(sweep *s, int resuming) {
     int unknown = 0;
     for (int i = 0; i < n; i++) {
         const char *name = i < s->n_workloads ? s->workloads[i] : "libsgc.a";
-        char *path = i < s->n_workloads ? sw_xasprintf("%s/%s", s->o.bin_dir, name)
-                                        : sw_xasprintf("%s/../lib/libsgc.a", s->o.bin_dir);
+        const sw_command *cmd = i < s->n_workloads ? sw_cmd_find(name) : NULL;
+        char *why = NULL, *path = cmd                  ? sw_cmd_program(cmd, s->o.bin_dir, &why)
+                                  : i < s->n_workloads ? sw_xasprintf("%s/%s", s->o.bin_dir, name)
+                                                       : sw_xasprintf("%s/../lib/libsgc.a", s->o.bin_dir);
+        if (!path)
+            path = why;
+        else
+            free(why);
         char hex[65], *value;
         if (sw_sha256_file(path, hex) == 0)
             value = sw_xstrdup(hex);
@@ -972,6 +1009,7 @@ static void parse_settings(sweep *s, int argc, char **argv) {
         s->dir = dir;
         free(config);
         resolve_workloads(s);
+        sw_cmd_check_stored(&s->db, s->dir);
         program_hashes(s, 1);
     } else {
         resolve_workloads(s);
@@ -1069,6 +1107,7 @@ static void store_start_meta(sweep *s) {
     sw_db_meta_set(&s->db, "started_utc", when);
     sw_meta_store_host(&s->db, s->o.cpu);
     program_hashes(s, 0);
+    sw_cmd_store_meta(&s->db, s->workloads, s->n_workloads);
     if (s->valgrind) {
         sw_db_meta_set(&s->db, "valgrind", s->valgrind);
         sw_exec_res vr;

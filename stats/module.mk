@@ -73,3 +73,12 @@ $(BIN)/validation: $(OBJ)/stats/validation.o $(ST_LIB)
 $(OBJ)/stats/validation.o: CFLAGS += $(ST_PKG_CFLAGS)
 
 BINS += $(BIN)/validation
+
+# build/bin/peers-report DIR: the peers table and figure data (st_peers.h; make peers).
+$(BIN)/peers-report: $(OBJ)/stats/peers_report.o $(ST_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(ST_PKG_LIBS) $(LDLIBS)
+
+$(OBJ)/stats/peers_report.o: CFLAGS += $(ST_PKG_CFLAGS)
+
+BINS += $(BIN)/peers-report

@@ -68,3 +68,18 @@ test-harness-diskfull: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 TESTS += test-harness-sim test-harness-simrun
 TESTS += test-harness-plan test-harness-pfm test-harness-failures test-harness-resume test-harness-quick test-harness-depth \
 	test-harness-env test-harness-diskfull test-harness-cpulock
+
+# Command workloads (harness/sw_cmd.h): templates and each peer's mapping
+# (unit), and a tiny sweep of declared commands.
+$(HARNESS_TEST_BIN)/test_cmd: tests/harness/test_cmd.c $(HARNESS_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(HARNESS_CFLAGS) $^ -o $@ $(LDFLAGS) $(HARNESS_CRITERION) $(HARNESS_LIBS) $(LDLIBS)
+
+.PHONY: test-harness-cmd test-harness-cmdunit
+test-harness-cmdunit: $(HARNESS_TEST_BIN)/test_cmd
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh harness-cmdunit $<
+TESTS += test-harness-cmdunit
+test-harness-cmd: $(BIN)/sweep $(BIN)/analyze $(BIN)/peers-report $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) ANALYZE=$(BIN)/analyze PEERS_REPORT=$(BIN)/peers-report sh tests/check.sh harness-cmd \
+	    sh tests/harness/cmd.sh
+TESTS += test-harness-cmd

@@ -1,0 +1,120 @@
+/* peers_report.c - build/bin/peers-report DIR: the peers table and figure
+ * data of a sweep whose workloads run on several systems (st_peers.h;
+ * docs/WORKLOADS.md, "Measuring your own runtime"). */
+#include "st_analysis.h"
+#include "st_costfit.h"
+#include "st_db.h"
+#include "st_peers.h"
+#include "st_util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* The defaults of analyze, so both report the same estimates. */
+#define PEERS_SEED 20250616ULL
+#define PEERS_RESAMPLES 10000
+#define PEERS_FIT_RESAMPLES 1000
+#define PEERS_CONFIDENCE 0.95
+#define PEERS_MARGIN 0.02
+
+static int usage(FILE *f, int rc) {
+    fprintf(f, "usage: peers-report [--quiet] DIR\n"
+               "  Reads DIR/results.db (a sweep of command workloads on several systems, e.g. make peers)\n"
+               "  and writes DIR/peers.md (the table: per-sample cost per system with intervals, where\n"
+               "  each system's sample check lives, overhead at 512 KiB and 4 MiB), DIR/peers.csv and\n"
+               "  DIR/plotdata/peers.dat (plots/peers.gp draws it).  The estimates are analyze's, with\n"
+               "  its default seed, resamples and 95%% confidence.\n"
+               "  Exit status: 0 done, 1 an output cannot be written or nothing to report, 2 bad\n"
+               "  arguments or DIR is not a readable sweep.\n");
+    return rc;
+}
+
+static char *join(const char *dir, const char *name) {
+    char *p = st_xmalloc(strlen(dir) + strlen(name) + 2);
+    sprintf(p, "%s/%s", dir, name);
+    return p;
+}
+
+static FILE *open_out(const char *dir, const char *name, char **path) {
+    *path = join(dir, name);
+    FILE *f = fopen(*path, "w");
+    if (!f)
+        fprintf(stderr, "peers-report: cannot write %s: %s\n", *path, strerror(errno));
+    return f;
+}
+
+int main(int argc, char **argv) {
+    const char *dir = NULL;
+    int quiet = 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+            return usage(stdout, 0);
+        else if (!strcmp(argv[i], "--quiet"))
+            quiet = 1;
+        else if (argv[i][0] == '-' || dir) {
+            fprintf(stderr, "peers-report: unexpected argument '%s' (see peers-report --help)\n", argv[i]);
+            return 2;
+        } else
+            dir = argv[i];
+    }
+    if (!dir) {
+        fprintf(stderr, "peers-report: no sweep directory given (see peers-report --help)\n");
+        return 2;
+    }
+    st_sweep sw;
+    char err[1024];
+    int rc = st_sweep_load(dir, &sw, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "peers-report: %s\n", err);
+        st_sweep_free(&sw);
+        return rc;
+    }
+    st_analysis_opts ao = {.boot = {PEERS_RESAMPLES, PEERS_CONFIDENCE, PEERS_SEED},
+                           .fit_resamples = PEERS_FIT_RESAMPLES,
+                           .progress = !quiet,
+                           .margin = PEERS_MARGIN};
+    st_analysis an;
+    st_analyze(&sw, &ao, &an);
+    st_reg_opts ro = {PEERS_FIT_RESAMPLES, PEERS_CONFIDENCE, PEERS_SEED};
+    st_peers p;
+    st_peers_compute(&an, &ro, &p);
+    rc = 0;
+    if (!p.n) {
+        fprintf(stderr, "peers-report: %s: no workload has a baseline and allocation sampling cells\n", dir);
+        rc = 1;
+    }
+    char *pd = join(dir, "plotdata"), *path = NULL;
+    if (!rc && mkdir(pd, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "peers-report: cannot create %s: %s\n", pd, strerror(errno));
+        rc = 1;
+    }
+    FILE *f;
+    if (!rc && (f = open_out(dir, "peers.md", &path))) {
+        st_peers_write_md(f, &an, &p, PEERS_CONFIDENCE);
+        rc |= fclose(f) != 0;
+    } else
+        rc = 1;
+    free(path), path = NULL;
+    if (!rc && (f = open_out(dir, "peers.csv", &path))) {
+        st_peers_write_csv(f, &p);
+        rc |= fclose(f) != 0;
+    } else
+        rc = 1;
+    free(path), path = NULL;
+    if (!rc && (f = open_out(dir, "plotdata/peers.dat", &path))) {
+        st_peers_write_dat(f, &an, &p);
+        rc |= fclose(f) != 0;
+    } else
+        rc = 1;
+    free(path);
+    free(pd);
+    if (!rc && !quiet)
+        fprintf(stderr, "peers-report: wrote %s/peers.md, peers.csv and plotdata/peers.dat (%zu rows)\n", dir, p.n);
+    st_peers_free(&p);
+    st_analysis_free(&an);
+    st_sweep_free(&sw);
+    return rc;
+}
