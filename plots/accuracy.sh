@@ -67,7 +67,7 @@ if [ $have_o -eq 1 ]; then
     draw accuracy-overhead overhead && caption accuracy-overhead "Accuracy vs overhead ($study).
 One point per period (labels): x, the overhead the reference sweep measured for fixed-mode sampling at that
 period (median run / baseline median wall time, with its 95% BCa interval; results/reference); y, this
-study's median site TVD (black: fixed, red open: poisson). Periods without a reference cell (below 32K) are
+study's median site TVD (black: fixed, red open: poisson). Periods the reference sweep did not run are
 absent. Where every interval includes 1 the sweep could not measure the overhead at any of these periods:
 the accuracy axis decides, and the cheapest accurate period is the largest one that is accurate enough."
 else
