@@ -1,6 +1,7 @@
 /* st_costfit.c - per-sample cost fits of a sweep (invariants: st_costfit.h). */
 #include "st_costfit.h"
 #include "st_desc.h"
+#include "st_report.h"
 #include "st_sim.h"
 #include "st_util.h"
 
@@ -392,10 +393,18 @@ static const char *unit_name(st_fit_metric m) {
     }
 }
 
-void st_costfit_write_csv(FILE *f, const st_costfits *fits) {
+st_normres st_costfit_verdict(const st_costfits *fits, const char *workload, double margin) {
+    const st_costfit *a = st_costfit_find(fits, workload, "alloc", ST_FIT_WALL);
+    const st_costfit *t = st_costfit_find(fits, workload, "time", ST_FIT_WALL);
+    if (!a || !t)
+        return ST_NR_NA;
+    return st_norm_verdict(a->norm.lo, a->norm.hi, t->norm.lo, t->norm.hi, margin);
+}
+
+void st_costfit_write_csv(FILE *f, const st_costfits *fits, double margin) {
     fputs("workload,kind,metric,unit,cells,runs,cost,cost_lo,cost_hi,intercept,intercept_lo,intercept_hi,"
           "base,fixed,fixed_lo,fixed_hi,fixed_frac,fixed_frac_lo,fixed_frac_hi,norm_overhead,norm_lo,norm_hi,"
-          "max_abs_residual_frac,baseline_in_slope,note\n",
+          "max_abs_residual_frac,baseline_in_slope,note,verdict\n",
           f);
     for (size_t i = 0; i < fits->n; i++) {
         const st_costfit *c = &fits->fits[i];
@@ -414,8 +423,55 @@ void st_costfit_write_csv(FILE *f, const st_costfits *fits) {
         fprintf(f, "%s,%s,%s,%s,%d,", fcsv(c->norm.est), fcsv(c->norm.lo), fcsv(c->norm.hi), fcsv(maxres),
                 r->baseline_in_slope);
         text(f, c->note, 1);
-        fputc('\n', f);
+        fprintf(f, ",%s\n",
+                st_normres_word(c->metric == ST_FIT_WALL ? st_costfit_verdict(fits, c->workload, margin) : ST_NR_NA));
     }
+}
+
+/* "a, b" of the workloads (each once, in fit order) whose regression verdict is r, or "none". */
+static void verdict_list(FILE *f, const st_costfits *fits, double margin, st_normres r) {
+    int n = 0;
+    for (size_t i = 0; i < fits->n; i++) {
+        const st_costfit *c = &fits->fits[i];
+        if (c->metric != ST_FIT_WALL || strcmp(c->kind, "alloc")) /* one per workload; a verdict needs both */
+            continue;
+        if (st_costfit_verdict(fits, c->workload, margin) == r)
+            fprintf(f, "%s%s", n++ ? ", " : "", c->workload);
+    }
+    if (!n)
+        fputs("none", f);
+}
+
+/* The counting line under the regression table: the allocation-vs-time verdict
+ * from the wall-time fits' per 1000/s intervals. */
+static void write_verdict_line(FILE *f, const st_costfits *fits, double margin) {
+    size_t judged = 0, resolved = 0;
+    for (size_t i = 0; i < fits->n; i++) {
+        const st_costfit *c = &fits->fits[i];
+        if (c->metric != ST_FIT_WALL || strcmp(c->kind, "alloc"))
+            continue;
+        st_normres r = st_costfit_verdict(fits, c->workload, margin);
+        judged += r != ST_NR_NA;
+        resolved += r == ST_NR_ALLOC || r == ST_NR_TIME || r == ST_NR_EQUIVALENT;
+    }
+    if (!judged)
+        return;
+    char m[32];
+    snprintf(m, sizeof m, "%g%%", margin * 100);
+    fprintf(f,
+            "By the regressions (the alloc and time **per 1000/s** intervals above, judged like the "
+            "allocation-vs-time table: cheaper when one interval lies wholly below the other, equivalent within "
+            "%s when the larger upper end minus the smaller lower end is at most %s): resolved on %zu of %zu "
+            "workloads: allocation cheaper: ",
+            m, m, resolved, judged);
+    verdict_list(f, fits, margin, ST_NR_ALLOC);
+    fputs("; time cheaper: ", f);
+    verdict_list(f, fits, margin, ST_NR_TIME);
+    fprintf(f, "; equivalent within %s: ", m);
+    verdict_list(f, fits, margin, ST_NR_EQUIVALENT);
+    fputs("; not resolved: ", f);
+    verdict_list(f, fits, margin, ST_NR_UNRESOLVED);
+    fputs(".\n\n", f);
 }
 
 /* The simulated part's fits: exact counts, so intervals are usually a point. */
@@ -494,6 +550,8 @@ void st_costfit_write_md(FILE *f, const st_analysis *an) {
     if (!rows)
         fputs("| n/a | no workload with a baseline and sampling cells | | | | | | | | | |\n", f);
     fputc('\n', f);
+    if (fits)
+        write_verdict_line(f, fits, an->margin);
     write_sim_md(f, fits);
     for (size_t i = 0; fits && i < fits->n; i++) {
         const st_costfit *c = &fits->fits[i];

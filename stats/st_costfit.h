@@ -29,6 +29,7 @@
 
 #include "st_analysis.h"
 #include "st_regress.h"
+#include "st_report.h"
 
 /* The metrics fitted: of the timed cells (wall, cpu, instructions: the first
  * ST_FIT_NATIVE), and of the simulated part (sim_instructions and
@@ -83,7 +84,12 @@ const st_costfit *st_costfit_find(const st_costfits *f, const char *workload, co
 /* Outputs (docs/STATISTICS.md): regress.csv and the summary.md section
  * (plotdata/regress.dat is a row of stats/st_plotdata.h, written by st_report.c). */
 #include <stdio.h>
-void st_costfit_write_csv(FILE *f, const st_costfits *fits);
+/* regress.csv's last column, verdict: on a wall-time row, the allocation-vs-time
+ * verdict of the workload's two wall-time fits' normalized intervals
+ * (st_norm_verdict with margin); "na" on the other rows. */
+void st_costfit_write_csv(FILE *f, const st_costfits *fits, double margin);
+/* That verdict for one workload (ST_NR_NA without both fits or intervals). */
+st_normres st_costfit_verdict(const st_costfits *fits, const char *workload, double margin);
 void st_costfit_write_md(FILE *f, const st_analysis *an);
 
 /* "wall", "cpu", "instructions", "sim_instructions", "sim_est_cycles". */

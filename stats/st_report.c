@@ -189,24 +189,32 @@ void st_normcmp_make(const st_analysis *an, const char *workload, st_normcmp *ou
     out->ti = out->paired ? &out->t->paired_norm : &out->t->norm;
     if (!has_iv(out->ai) || !has_iv(out->ti))
         out->res = ST_NR_NA;
-    else if (out->ai->hi < out->ti->lo)
-        out->res = ST_NR_ALLOC;
-    else if (out->ti->hi < out->ai->lo)
-        out->res = ST_NR_TIME;
-    else if (fmax(out->ai->hi, out->ti->hi) - fmin(out->ai->lo, out->ti->lo) <= an->margin)
-        out->res = ST_NR_EQUIVALENT;
     else
-        out->res = ST_NR_UNRESOLVED;
+        out->res = st_norm_verdict(out->ai->lo, out->ai->hi, out->ti->lo, out->ti->hi, an->margin);
+}
+
+st_normres st_norm_verdict(double alo, double ahi, double tlo, double thi, double margin) {
+    if (!isfinite(alo) || !isfinite(ahi) || !isfinite(tlo) || !isfinite(thi))
+        return ST_NR_NA;
+    if (ahi < tlo)
+        return ST_NR_ALLOC;
+    if (thi < alo)
+        return ST_NR_TIME;
+    if (fmax(ahi, thi) - fmin(alo, tlo) <= margin)
+        return ST_NR_EQUIVALENT;
+    return ST_NR_UNRESOLVED;
+}
+
+const char *st_normres_word(st_normres r) {
+    static const char *const words[] = {"na", "alloc_cheaper", "time_cheaper", "equivalent", "not_resolved"};
+    return words[r];
 }
 
 const char *st_normcmp_basis(const st_normcmp *c) {
     return c->res == ST_NR_NA ? "-" : c->paired ? "paired" : "unpaired";
 }
 
-const char *st_normcmp_word(const st_normcmp *c) {
-    static const char *const words[] = {"na", "alloc_cheaper", "time_cheaper", "equivalent", "not_resolved"};
-    return words[c->res];
-}
+const char *st_normcmp_word(const st_normcmp *c) { return st_normres_word(c->res); }
 
 /* The verdict for people ("allocation cheaper", "equivalent within 2%", ...). */
 static const char *normcmp_text(const st_normcmp *c, double margin, char *b, size_t size) {
@@ -1271,7 +1279,7 @@ int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *er
     OUT(dir, "summary.json", write_summary_json(s.f, an, opts));
     OUT(dir, "metrics.csv", write_metrics_csv(s.f, an));
     if (an->fits)
-        OUT(dir, "regress.csv", st_costfit_write_csv(s.f, an->fits));
+        OUT(dir, "regress.csv", st_costfit_write_csv(s.f, an->fits, an->margin));
     for (int pf = 0; pf < ST_PD_NFILES && !rc; pf++) {
         if (!plotdata_wanted((st_plotfile)pf, an))
             continue;

@@ -49,6 +49,13 @@ typedef struct st_normcmp {
 } st_normcmp;
 
 void st_normcmp_make(const st_analysis *an, const char *workload, st_normcmp *out);
+/* The verdict on an allocation interval [alo, ahi] and a time interval
+ * [tlo, thi] of normalized overheads, by the rules above (NA if an end is
+ * not a number).  The cell-based table and the regression-based line under
+ * the per-sample cost table (st_costfit.c) both judge with it. */
+st_normres st_norm_verdict(double alo, double ahi, double tlo, double thi, double margin);
+/* One word: alloc_cheaper, time_cheaper, equivalent, not_resolved, na. */
+const char *st_normres_word(st_normres r);
 /* "paired", "unpaired" (the intervals judged), "-" without a verdict. */
 const char *st_normcmp_basis(const st_normcmp *c);
 /* One word for plot data: alloc_cheaper, time_cheaper, equivalent, not_resolved, na. */

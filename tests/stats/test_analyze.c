@@ -759,6 +759,63 @@ Test(analyze, regression_recovers_an_exact_line) {
     rm_dir(dir);
 }
 
+/* The allocation-vs-time verdict from the regressions where the cells nearest
+ * 1000 samples/s cannot give one.  The exact line above (allocation 101 ms +
+ * 5 us per sample, time 100 ms + 50 us per sample) plus an allocation cell of
+ * 100 samples whose runs scatter -12 .. +12 ms around the line (median on
+ * it): that cell (~985 samples/s) is the one nearest 1000/s, and its interval
+ * overlaps the time cell's 1.0525, so the cell-based verdict is "not
+ * resolved".  The regressions stay exact: per 1000/s 1.005 [1.005, 1.005]
+ * against 1.05 [1.05, 1.05]: allocation cheaper. */
+Test(analyze, regression_verdict_resolves_where_cells_do_not) {
+    char *dir = new_dir(), *err;
+    const char *sql =
+        "INSERT INTO cells(cell_id,workload,kind,alloc_period,alloc_mode,time_hz,time_clock,size,label)"
+        " VALUES (1,'w','baseline',0,'',0,'',10,'w/base'),"
+        " (2,'w','alloc',65536,'fixed',0,'',10,'w/a64K'), (3,'w','alloc',32768,'fixed',0,'',10,'w/a32K'),"
+        " (4,'w','alloc',16384,'fixed',0,'',10,'w/a16K'), (5,'w','time',0,'',100,'wall',10,'w/t100'),"
+        " (6,'w','time',0,'',1000,'wall',10,'w/t1000'), (7,'w','alloc',1048576,'fixed',0,'',10,'w/a1M');"
+        "WITH RECURSIVE r(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM r WHERE k < 5),"
+        " c(id, s, t) AS (VALUES (1, 0, 0), (2, 1000, 0), (3, 2000, 0), (4, 4000, 0), (5, 0, 10), (6, 0, 100),"
+        " (7, 100, 0))"
+        " INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,maxrss_kb)"
+        " SELECT 100 * id + k, id, k, 100 * id + k, 'ok', CASE WHEN s > 0 THEN 101000000 + 5000 * s"
+        " + CASE WHEN id = 7 THEN 6000000 * (k - 2 - (k > 2)) ELSE 0 END"
+        " ELSE 100000000 + 50000 * t END, 1000, 1000, 1 FROM r, c;"
+        "INSERT INTO run_stats SELECT run_id, 'alloc_samples', CASE cell_id WHEN 2 THEN 1000 WHEN 3 THEN 2000"
+        " WHEN 4 THEN 4000 WHEN 7 THEN 100 ELSE 0 END FROM runs;"
+        "INSERT INTO run_stats SELECT run_id, 'time_samples', CASE cell_id WHEN 5 THEN 10 WHEN 6 THEN 100"
+        " ELSE 0 END FROM runs;";
+    make_db(dir, 1, sql);
+    cr_assert_eq(run_analyze(&err, "--resamples", "1000", dir, NULL, NULL), 0, "%s", err);
+    free(err);
+    char path[512];
+    snprintf(path, sizeof path, "%s/summary.md", dir);
+    char *md = slurp(path);
+    cr_assert(strstr(md, "| w | alloc | 4 | 5 [5, 5] | 1.005 [1.005, 1.005] |"), "%s", md);
+    cr_assert(strstr(md, "| w | time | 2 | 50 [50, 50] | 1.05 [1.05, 1.05] |"), "%s", md);
+    cr_assert(strstr(md, "at most 2%): resolved on 1 of 1 workloads: allocation cheaper: w; time cheaper: none; "
+                         "equivalent within 2%: none; not resolved: none."),
+              "%s", md);
+    cr_assert(strstr(md, "| not resolved (unpaired) |"), "%s", md);
+    cr_assert(strstr(md, "Resolved on 0 of 1 workloads with both intervals: allocation cheaper: none; time cheaper: "
+                         "none; equivalent within 2%: none. Not resolved: w."),
+              "%s", md);
+    free(md);
+    table t;
+    load_csv(&t, dir, "regress.csv");
+    int verdict = -1, metric = 2;
+    for (int j = 0; j < t.nf[0]; j++)
+        if (!strcmp(t.field[0][j], "verdict"))
+            verdict = j;
+    cr_assert_eq(verdict, t.nf[0] - 1, "verdict is the last column");
+    cr_assert_eq(t.rows, 5, "%d rows", t.rows);
+    for (int i = 1; i < t.rows; i++)
+        cr_assert_str_eq(t.field[i][verdict], strcmp(t.field[i][metric], "wall") ? "na" : "alloc_cheaper", "row %d", i);
+    free_csv(&t);
+    rm_dir(dir);
+}
+
 /* A blocked sweep (the harness's block columns): the paired estimates are
  * Hodges-Lehmann estimates over exactly the blocks with both runs used.
  * Reference values: python3 with the standard library, the Walsh averages of
