@@ -9,6 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The index of s in names[0..n), or -1: the parsers of the name tables below. */
+static int name_index(const char *const *names, int n, const char *s) {
+    for (int i = 0; i < n; i++)
+        if (!strcmp(s, names[i]))
+            return i;
+    return -1;
+}
+
 #define GATE_NAME(id, name, what) name,
 static const char *const gate_names[ST_NGATES] = {ST_GATES(GATE_NAME)};
 #undef GATE_NAME
@@ -16,12 +24,11 @@ static const char *const gate_names[ST_NGATES] = {ST_GATES(GATE_NAME)};
 const char *st_gate_name(st_gate g) { return (unsigned)g < ST_NGATES ? gate_names[g] : "?"; }
 
 int st_gate_parse(const char *s, st_gate *g) {
-    for (int i = 0; i < ST_NGATES; i++)
-        if (!strcmp(s, gate_names[i])) {
-            *g = (st_gate)i;
-            return 0;
-        }
-    return -1;
+    int i = name_index(gate_names, ST_NGATES, s);
+    if (i < 0)
+        return -1;
+    *g = (st_gate)i;
+    return 0;
 }
 
 #define TIME_NAME(id, name, what) name,
@@ -31,12 +38,11 @@ static const char *const time_names[ST_CMP_NTIMES] = {ST_CMP_TIMES(TIME_NAME)};
 const char *st_cmp_time_name(st_cmp_time t) { return (unsigned)t < ST_CMP_NTIMES ? time_names[t] : "?"; }
 
 int st_cmp_time_parse(const char *s, st_cmp_time *t) {
-    for (int i = 0; i < ST_CMP_NTIMES; i++)
-        if (!strcmp(s, time_names[i])) {
-            *t = (st_cmp_time)i;
-            return 0;
-        }
-    return -1;
+    int i = name_index(time_names, ST_CMP_NTIMES, s);
+    if (i < 0)
+        return -1;
+    *t = (st_cmp_time)i;
+    return 0;
 }
 
 #define SIMQ_NAME(id, name, what) name,
