@@ -112,21 +112,16 @@ int main(int argc, char **argv) {
     const char *dirs[2] = {NULL, NULL}, *out = NULL;
     int ndirs = 0;
     for (int i = 1; i < argc; i++) {
-        const char *v;
+        const char *v, *why;
+        int boot;
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
             return 0;
         } else if (strcmp(argv[i], "--quiet") == 0) {
             quiet = 1;
-        } else if ((v = st_opt_value(argc, argv, &i, "--seed"))) {
-            if (st_opt_u64(v, 0, ULLONG_MAX, &seed))
-                return bad("--seed: '%s' is not a decimal 64-bit unsigned integer", v);
-        } else if ((v = st_opt_value(argc, argv, &i, "--resamples"))) {
-            if (st_opt_u64(v, 1000, 1000000, &resamples))
-                return bad("--resamples: '%s' is not an integer from 1000 to 1000000", v);
-        } else if ((v = st_opt_value(argc, argv, &i, "--confidence"))) {
-            if (st_opt_real(v, 0.5, 1.0, &confidence))
-                return bad("--confidence: '%s' is not a number between 0.5 and 1 (exclusive)", v);
+        } else if ((boot = st_opt_boot(argc, argv, &i, &seed, &resamples, &confidence, &why, &v))) {
+            if (boot < 0)
+                return bad(why, v);
         } else if ((v = st_opt_value(argc, argv, &i, "--threshold"))) {
             if (st_opt_percent(v, 0.0, 1.0, &threshold))
                 return bad("--threshold: '%s' is not a percentage from 0 to 100 (exclusive), e.g. 2%%", v);

@@ -2,6 +2,7 @@
 #include "st_util.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,4 +112,24 @@ void st_note_add(char *note, size_t size, const char *fmt, va_list ap) {
         len += 2;
     }
     vsnprintf(note + len, size - len, fmt, ap);
+}
+
+int st_opt_boot(int argc, char **argv, int *i, unsigned long long *seed, unsigned long long *resamples,
+                double *confidence, const char **why, const char **value) {
+    const char *v;
+    int bad;
+    if ((v = st_opt_value(argc, argv, i, "--seed"))) {
+        bad = st_opt_u64(v, 0, ULLONG_MAX, seed);
+        *why = "--seed: '%s' is not a decimal 64-bit unsigned integer";
+    } else if ((v = st_opt_value(argc, argv, i, "--resamples"))) {
+        bad = st_opt_u64(v, 1000, 1000000, resamples);
+        *why = "--resamples: '%s' is not an integer from 1000 to 1000000";
+    } else if ((v = st_opt_value(argc, argv, i, "--confidence"))) {
+        bad = st_opt_real(v, 0.5, 1.0, confidence);
+        *why = "--confidence: '%s' is not a number between 0.5 and 1 (exclusive)";
+    } else {
+        return 0;
+    }
+    *value = v;
+    return bad ? -1 : 1;
 }

@@ -43,6 +43,15 @@ int st_opt_u64(const char *v, unsigned long long lo, unsigned long long hi, unsi
 int st_opt_real(const char *v, double lo, double hi, double *out);
 int st_opt_percent(const char *v, double lo, double hi, double *out);
 
+/* st_opt_boot: the bootstrap options analyze and compare share, at argv[*i]:
+ * --seed (any 64-bit unsigned), --resamples (1000 to 1000000) and
+ * --confidence (strictly between 0.5 and 1).  0 when argv[*i] is none of
+ * them; 1 when it was one and its value is stored in *seed, *resamples or
+ * *confidence; -1 when its value is bad, with *why a message naming the
+ * option (a format with one %s) and *value the value given. */
+int st_opt_boot(int argc, char **argv, int *i, unsigned long long *seed, unsigned long long *resamples,
+                double *confidence, const char **why, const char **value);
+
 /* Appends a "; "-separated reason to the note buffer (size bytes), cut short
  * rather than overflowing. */
 void st_note_add(char *note, size_t size, const char *fmt, va_list ap);
