@@ -186,6 +186,20 @@ double st_quantile_select(double *t, size_t n, double p) {
     return v + (h - (double)lo) * (w - v);
 }
 
+/* Adds one group's jackknife moments to the acceleration's sums: t[0..n)
+ * are the leave-one-out statistics and total their sum; *sum2 and *sum3
+ * gain sum u^2 / n^2 and sum u^3 / n^3, u = (n - 1)(mean - t[i]). */
+static void jack_moments(const double *t, size_t n, double total, double *sum2, double *sum3) {
+    double dn = (double)n, mean = total / dn, s2 = 0.0, s3 = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double u = (dn - 1.0) * (mean - t[i]);
+        s2 += u * u;
+        s3 += u * u * u;
+    }
+    *sum2 += s2 / (dn * dn);
+    *sum3 += s3 / (dn * dn * dn);
+}
+
 /* Jackknife acceleration of one statistic; returns NAN when undefined
  * (some leave-one-out value not finite, or every one equal). */
 static double acceleration(const st_stat *st, const prepared *p1, const prepared *p0) {
@@ -196,7 +210,7 @@ static double acceleration(const st_stat *st, const prepared *p1, const prepared
         if (k == 1 && !st->two_sample)
             break; /* a one-sample statistic's group-0 values are all equal */
         size_t n = g->n;
-        double *t = st_xmalloc(n * sizeof *t), mean = 0.0;
+        double *t = st_xmalloc(n * sizeof *t), total = 0.0;
         for (size_t i = 0; i < n; i++) {
             if (k == 0) {
                 medians_without(p1, i, m1);
@@ -210,17 +224,9 @@ static double acceleration(const st_stat *st, const prepared *p1, const prepared
                 free(t);
                 return NAN;
             }
-            mean += t[i];
+            total += t[i];
         }
-        mean /= (double)n;
-        double dn = (double)n, s2 = 0.0, s3 = 0.0;
-        for (size_t i = 0; i < n; i++) {
-            double u = (dn - 1.0) * (mean - t[i]);
-            s2 += u * u;
-            s3 += u * u * u;
-        }
-        sum2 += s2 / (dn * dn);
-        sum3 += s3 / (dn * dn * dn);
+        jack_moments(t, n, total, &sum2, &sum3);
         free(t);
     }
     if (!(sum2 > 0.0))
@@ -392,7 +398,7 @@ static double accel_groups(void *ctx) {
         if (!(a->st->groups & (1u << g)))
             continue;
         size_t n = a->p[g].n;
-        double *t = st_xmalloc(n * sizeof *t), mean = 0.0;
+        double *t = st_xmalloc(n * sizeof *t), total = 0.0;
         for (size_t i = 0; i < n; i++) {
             medians_without(&a->p[g], i, m[g]);
             t[i] = a->st->fn((const double(*)[ST_BOOT_MAX_METRICS])m);
@@ -400,18 +406,10 @@ static double accel_groups(void *ctx) {
                 free(t);
                 return NAN;
             }
-            mean += t[i];
+            total += t[i];
         }
         medians_full(&a->p[g], m[g]);
-        mean /= (double)n;
-        double dn = (double)n, s2 = 0.0, s3 = 0.0;
-        for (size_t i = 0; i < n; i++) {
-            double u = (dn - 1.0) * (mean - t[i]);
-            s2 += u * u;
-            s3 += u * u * u;
-        }
-        sum2 += s2 / (dn * dn);
-        sum3 += s3 / (dn * dn * dn);
+        jack_moments(t, n, total, &sum2, &sum3);
         free(t);
     }
     if (!(sum2 > 0.0))
