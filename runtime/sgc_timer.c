@@ -339,7 +339,6 @@ static void th_count(uint64_t *counter, uint64_t by) {
     __atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + by, __ATOMIC_RELAXED);
 }
 
-/* Takes one sample of the mutator's stack: up to THREAD_ATTEMPTS copies. */
 /* Validation only (docs/RUNTIME.md): the spin of a counted sample, dropped
  * ones included, is owed to the program, which pays it at its next safe
  * point: a spin here would cost this thread, not the program.  Owed before
@@ -349,6 +348,7 @@ static void thread_owe_spin(void) {
         __atomic_fetch_add(&tm.th_owed, 1, __ATOMIC_RELEASE);
 }
 
+/* Takes one sample of the mutator's stack: up to THREAD_ATTEMPTS copies. */
 static void thread_sample(void) {
     uint64_t ts = mono_ns();
     for (int attempt = 0; attempt < THREAD_ATTEMPTS; attempt++) {
