@@ -14,18 +14,21 @@ trap 'rm -rf "$tmp"' EXIT
 
 # Runs peer WORKLOAD with a period (0: baseline without any setting; off: the
 # setting that turns sampling off, as the peers sweep's baseline), stats into
-# $3; extra arguments follow.
+# $3; extra arguments follow.  Go runs with one P (GOMAXPROCS=1), as in a
+# sweep, where the harness pins every run to one CPU: with more Ps the
+# runtime's memory profile counts fewer samples than the rate implies, by a
+# varying amount (docs/WORKLOADS.md, "Go").
 run_peer() {
     w=$1 period=$2 stats=$3
     shift 3
     case $SYS in
         go)
             if [ "$period" = 0 ]; then
-                env SGC_STATS="$stats" "$BIN/peers/$w-go" "$@"
+                env GOMAXPROCS=1 SGC_STATS="$stats" "$BIN/peers/$w-go" "$@"
             elif [ "$period" = off ]; then
-                env SGC_STATS="$stats" FREECHECK_MEMPROFILERATE=0 "$BIN/peers/$w-go" "$@"
+                env GOMAXPROCS=1 SGC_STATS="$stats" FREECHECK_MEMPROFILERATE=0 "$BIN/peers/$w-go" "$@"
             else
-                env SGC_STATS="$stats" FREECHECK_MEMPROFILERATE=$period FREECHECK_GO_HEAPPROFILE="$stats.heap" \
+                env GOMAXPROCS=1 SGC_STATS="$stats" FREECHECK_MEMPROFILERATE=$period FREECHECK_GO_HEAPPROFILE="$stats.heap" \
                     "$BIN/peers/$w-go" "$@"
             fi ;;
         hotspot)
