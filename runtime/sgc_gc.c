@@ -67,11 +67,19 @@ static int statm_fd = -1;
 static sgc_obj *work;
 static size_t nwork, work_cap;
 
+/* The virtual clock's last reading (SGC_VIRTUAL_CLOCK). */
+static uint64_t virtual_now;
+
 uint64_t sgc__now_ns(void) {
+    uint64_t step = sgc__settings.virtual_clock_ns;
+    if (step)
+        return __atomic_add_fetch(&virtual_now, step, __ATOMIC_RELAXED); /* lock-free: signal-safe */
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+uint64_t sgc__record_ns(uint64_t real_ns) { return sgc__settings.virtual_clock_ns ? sgc__now_ns() : real_ns; }
 
 /* Grows an array of pointer-sized elements to hold at least need entries. */
 static void grow(void *arrp, size_t *cap, size_t need, const char *what) {
@@ -223,6 +231,8 @@ void sgc_init(void) {
     sgc__initialized = 1;
     start_ns = sgc__now_ns();
     sgc__settings_load();
+    if (sgc__settings.virtual_clock_ns)
+        start_ns = sgc__now_ns(); /* the virtual clock's first reading: run_ns counts from it */
     if (sgc__settings.stats_path != NULL)
         stats_path_check(sgc__settings.stats_path);
     heap_init();

@@ -51,6 +51,7 @@ typedef struct sgc_settings {
     uint64_t alt_cost_ns;        /* SGC_ALT_COST (debug): CPU spun at the start of each B segment */
     sgc_clock sample_spin_clock; /* SGC_SAMPLE_SPIN_CLOCK: wall (monotonic) or cpu (calibrated loop) */
     double spin_iters_per_ns;    /* cpu spin: loop iterations per ns of CPU time, calibrated at load */
+    uint64_t virtual_clock_ns;   /* SGC_VIRTUAL_CLOCK: ns per reading of sgc__now_ns; 0 = the real clock */
 } sgc_settings;
 
 extern sgc_settings sgc__settings;
@@ -88,7 +89,20 @@ uint64_t sgc__nursery_count(const char *from, const char *to);
 extern sgc_stats sgc__stats;
 extern int sgc__initialized;
 
-uint64_t sgc__now_ns(void); /* CLOCK_MONOTONIC in ns */
+/* The clock of every time the runtime records (the stats record's times,
+ * the profile's timestamps, the GC pauses, the segment series' wall_ns):
+ * CLOCK_MONOTONIC in ns, or with SGC_VIRTUAL_CLOCK=N a virtual clock whose
+ * k-th reading in the process (k = 1, 2, ...) is k * N, so that a program
+ * that makes the same readings records the same times (docs/RUNTIME.md,
+ * "The virtual clock").  Before the settings are loaded it is the real
+ * clock.  Async-signal-safe and thread-safe (clock_gettime, or one atomic
+ * add).  What the runtime times rather than records (the time sampler's
+ * timers and its sampling time, the validation spin, alternation's CPU
+ * time) reads the real clocks directly. */
+uint64_t sgc__now_ns(void);
+/* The time to record for a moment read on CLOCK_MONOTONIC as real_ns:
+ * real_ns itself, or with the virtual clock the next virtual reading. */
+uint64_t sgc__record_ns(uint64_t real_ns);
 
 /* Validation (SGC_SAMPLE_SPIN_NS, docs/RUNTIME.md): a known extra cost that
  * every allocation sample and every time sample pays, so that the analysis

@@ -28,6 +28,7 @@
 #define SGC_DEFAULT_ALT_CPU_NS ((uint64_t)5000000) /* 5 ms of thread CPU time per segment */
 #define SGC_MAX_ALT_MS 60000u                      /* a minute: longer is a typo */
 #define SGC_MAX_ALT_DEBUG_US 1000000u              /* a second of artificial cost per segment */
+#define SGC_MAX_VIRTUAL_STEP_NS 1000000000u        /* a second per clock reading: beyond that a typo is likelier */
 
 /* The one list of every SGC_* name the runtime reads, in the order of
  * docs/RUNTIME.md's table.  Any other SGC_* variable in the environment is
@@ -37,29 +38,12 @@
  * row in docs/RUNTIME.md (tests/runtime/test_settings.c checks that the
  * documentation and this list agree). */
 const char *const sgc__setting_names[] = {
-    "SGC_NURSERY",
-    "SGC_MAJOR_GROWTH",
-    "SGC_HEAP_MAX",
-    "SGC_ALLOC_PERIOD",
-    "SGC_ALLOC_MODE",
-    "SGC_SEED",
-    "SGC_ALLOC_OFFSET",
-    "SGC_TIME_HZ",
-    "SGC_TIME_CLOCK",
-    "SGC_TIME_MODE",
-    "SGC_PROFILE",
-    "SGC_STATS",
-    "SGC_GC_STRESS",
-    "SGC_VERIFY",
-    "SGC_POISON",
-    "SGC_SAMPLE_SPIN_NS",
-    "SGC_SAMPLE_SPIN_CLOCK",
-    "SGC_ALTERNATE",
-    "SGC_ALT_SEGMENT",
-    "SGC_ALT_OUT",
-    "SGC_ALT_CARRY",
-    "SGC_ALT_COST",
-    NULL,
+    "SGC_NURSERY",           "SGC_MAJOR_GROWTH", "SGC_HEAP_MAX",      "SGC_ALLOC_PERIOD",
+    "SGC_ALLOC_MODE",        "SGC_SEED",         "SGC_ALLOC_OFFSET",  "SGC_TIME_HZ",
+    "SGC_TIME_CLOCK",        "SGC_TIME_MODE",    "SGC_PROFILE",       "SGC_STATS",
+    "SGC_GC_STRESS",         "SGC_VERIFY",       "SGC_POISON",        "SGC_SAMPLE_SPIN_NS",
+    "SGC_SAMPLE_SPIN_CLOCK", "SGC_ALTERNATE",    "SGC_ALT_SEGMENT",   "SGC_ALT_OUT",
+    "SGC_ALT_CARRY",         "SGC_ALT_COST",     "SGC_VIRTUAL_CLOCK", NULL,
 };
 
 sgc_settings sgc__settings = {
@@ -87,6 +71,7 @@ sgc_settings sgc__settings = {
     .alt_cost_ns = 0,
     .sample_spin_clock = SGC_CLOCK_WALL,
     .spin_iters_per_ns = 0,
+    .virtual_clock_ns = 0,
 };
 
 /* Parses a byte size: decimal digits, optionally followed by one of K, M, G
@@ -426,6 +411,12 @@ void sgc__settings_load(void) {
         sgc__settings.alloc_offset = n;
     }
     load_alternation();
+    if ((v = getenv("SGC_VIRTUAL_CLOCK")) != NULL) {
+        if (parse_uint(v, &n) != 0 || n > SGC_MAX_VIRTUAL_STEP_NS)
+            bad("SGC_VIRTUAL_CLOCK", v,
+                "expected nanoseconds per clock reading from 1 to 1000000000, or 0 (off: the real clock)");
+        sgc__settings.virtual_clock_ns = n;
+    }
     if ((v = getenv("SGC_SAMPLE_SPIN_CLOCK")) != NULL) {
         sgc__settings.sample_spin_clock = word_setting("SGC_SAMPLE_SPIN_CLOCK", v, sgc_clock_parse, sgc_clock_name);
     }

@@ -21,7 +21,7 @@
 #define SGC_STATS_KEYS_H
 
 #define SGC_STATS_KEYS(X)                                                                                     \
-    X(run_ns, U64, run_ns, "time from runtime start to the record (CLOCK_MONOTONIC)")                         \
+    X(run_ns, U64, run_ns, "time from runtime start to the record (sgc__now_ns)")                             \
     X(nursery_bytes, U64, s.nursery_bytes, "footprint bytes allocated in the nursery")                        \
     X(nursery_objects, U64, s.nursery_objects, "objects allocated in the nursery")                            \
     X(large_bytes, U64, s.large_bytes, "footprint bytes allocated as large objects")                          \
@@ -64,6 +64,7 @@
     X(poison, U64, st->poison, "setting: SGC_POISON")                                                         \
     X(sample_spin_ns, U64, st->sample_spin_ns, "setting: SGC_SAMPLE_SPIN_NS")                                 \
     X(sample_spin_clock, WORD, sgc_clock_name(st->sample_spin_clock), "setting: SGC_SAMPLE_SPIN_CLOCK")       \
-    X(sample_spin_iters_per_us, DEC3, st->spin_iters_per_ns * 1000, "calibrated spin loop speed")
+    X(sample_spin_iters_per_us, DEC3, st->spin_iters_per_ns * 1000, "calibrated spin loop speed")             \
+    X(virtual_clock_ns, U64, st->virtual_clock_ns, "setting: SGC_VIRTUAL_CLOCK (0: the real clock)")
 
 #endif /* SGC_STATS_KEYS_H */

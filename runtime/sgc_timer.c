@@ -117,8 +117,7 @@ static void pace(void) {
 /* Stores one snapshot of the shadow stack into the ring (or counts it as
  * dropped). */
 static void record(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t now = sgc__now_ns(); /* recorded: the virtual clock's with SGC_VIRTUAL_CLOCK */
     uint64_t *ring = tm.ring;
     uint64_t head = tm.head;
     uint64_t room = SGC_TIMER_RING_WORDS - (head - __atomic_load_n(&tm.tail, __ATOMIC_ACQUIRE));
@@ -139,7 +138,7 @@ static void record(void) {
         sgc__stats.time_samples_dropped++;
         return;
     }
-    ring[head & RING_MASK] = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    ring[head & RING_MASK] = now;
     ring[(head + 1) & RING_MASK] = (uint64_t)sgc__phase << 32 | n;
     ring[(head + 2) & RING_MASK] = f ? f->cct : 0;
     __atomic_store_n(&tm.head, head + 3 + n, __ATOMIC_RELEASE); /* words stored before they are published */
@@ -350,7 +349,7 @@ static void thread_owe_spin(void) {
 
 /* Takes one sample of the mutator's stack: up to THREAD_ATTEMPTS copies. */
 static void thread_sample(void) {
-    uint64_t ts = mono_ns();
+    uint64_t ts = sgc__now_ns(); /* recorded, like the handler's */
     for (int attempt = 0; attempt < THREAD_ATTEMPTS; attempt++) {
         int r = thread_copy(ts);
         if (r == 1) {
@@ -545,8 +544,8 @@ int sgc_time_sampling_start_mode(unsigned hz, sgc_clock clock, sgc_time_mode mod
         tm.hz = hz;
         tm.clock = clock;
         tm.period_ns = 1000000000ull / hz;
-        tm.started_ns = sgc__now_ns();
-        sgc__profile_time_config(tm.started_ns, hz, clock);
+        tm.started_ns = mono_ns();
+        sgc__profile_time_config(sgc__record_ns(tm.started_ns), hz, clock);
         if (start_thread() != 0) {
             int e = errno;
             sgc__profile_time_config(sgc__now_ns(), 0, clock);
@@ -579,10 +578,12 @@ int sgc_time_sampling_start_mode(unsigned hz, sgc_clock clock, sgc_time_mode mod
     /* The wall clock's expirations lie on a grid the handler can compute
      * (pace()), so the first one is set at an absolute time, and the
      * sampling time starts at grid point 0 (both CLOCK_MONOTONIC), so that
-     * its periods are exactly the grid's. */
-    tm.started_ns = sgc__now_ns();
+     * its periods are exactly the grid's.  These are real time whatever
+     * the clock the runtime records (SGC_VIRTUAL_CLOCK): the timer fires on
+     * the real clock, and the sampling time is the time it had to fire. */
+    tm.started_ns = mono_ns();
     tm.grid0 = tm.started_ns;
-    sgc__profile_time_config(tm.started_ns, hz, clock);
+    sgc__profile_time_config(sgc__record_ns(tm.started_ns), hz, clock);
     int flags = 0;
     tm.period_ns = period;
     tm.expirations = 0;
@@ -625,7 +626,7 @@ void sgc_time_sampling_stop(void) {
     tm.have_timer = 0;
     tm.on = 0;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    uint64_t now = sgc__now_ns();
+    uint64_t now = mono_ns();
     if (tm.clock == SGC_CLOCK_WALL) {
         /* A throttle skips grid points ahead of time; those after now were
          * never part of the sampling time. */
@@ -637,7 +638,7 @@ void sgc_time_sampling_stop(void) {
     }
     sgc__stats.time_sampling_ns += now - tm.started_ns;
     drain();
-    sgc__profile_time_config(now, 0, tm.clock);
+    sgc__profile_time_config(sgc__record_ns(now), 0, tm.clock);
 }
 
 /* A forked child has no timer; it must not try to delete the parent's. */

@@ -7,7 +7,8 @@
  *    (SIGEV_THREAD_ID), so the handler always interrupts the thread whose
  *    frames it reads.  It is installed with SA_RESTART and SA_SIGINFO.
  *  - The handler is async-signal-safe: it reads sgc_top, the frames and
- *    sgc__phase, calls clock_gettime, writes only into the ring and into
+ *    sgc__phase, reads the clocks (sgc__now_ns for the snapshot's
+ *    timestamp, clock_gettime for pacing), writes only into the ring and into
  *    counters nothing else writes (the time_samples and
  *    time_samples_dropped fields of sgc__stats), and preserves errno.  It
  *    never takes a lock, allocates, or touches the profile writer, so it
@@ -36,6 +37,10 @@
  *    returns, however slow delivery is, and samples + missed + throttled
  *    cover every period of the sampling time.  A CPU-time timer needs no
  *    pacing: it only expires at the kernel's tick.
+ *  - The timer, its grid, the pacing and the sampling time
+ *    (time_sampling_ns) are real time (CLOCK_MONOTONIC) even with
+ *    SGC_VIRTUAL_CLOCK; the times recorded (snapshot timestamps, the
+ *    profile's TIME_CONFIG, dropped and missed records) are sgc__now_ns's.
  *  - Accounting: time_samples (signals handled while on) ==
  *    time_samples_written + time_samples_dropped + entries still in the
  *    ring, and the ring is empty after sgc_time_sampling_stop and

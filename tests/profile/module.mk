@@ -1,5 +1,6 @@
 # tests/profile/module.mk - the profile writer, CCT, reader and sgcprof tests
-# (Criterion): test-profile; the pprof export checked by go tool pprof:
+# (Criterion), and the virtual clock's times in the profile and the stats
+# record (test_vclock.c): test-profile; the pprof export checked by go tool pprof:
 # test-profile-pprof.
 PROFILE_TEST_BIN := $(BIN)/tests/test_profile
 PROFILE_DEEP_EXIT := $(BIN)/tests/profile_deep_exit
@@ -7,7 +8,7 @@ PROFILE_SIG_HELPER := $(BIN)/tests/profile_sig_helper
 CRITERION_LIBS ?= $(shell pkg-config --libs criterion)
 
 PROFILE_TEST_OBJS := $(OBJ)/tests/profile/test_profile.o $(OBJ)/tests/profile/test_salvage.o \
-    $(OBJ)/tests/profile/test_names.o
+    $(OBJ)/tests/profile/test_names.o $(OBJ)/tests/profile/test_vclock.o
 
 $(PROFILE_TEST_OBJS): CFLAGS += -DSGCPROF_BIN='"$(BIN)/sgcprof"' \
     -DSGC_DEEP_EXIT_BIN='"$(PROFILE_DEEP_EXIT)"' -DSGC_SIG_HELPER_BIN='"$(PROFILE_SIG_HELPER)"' \

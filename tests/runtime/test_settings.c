@@ -9,10 +9,10 @@
 #include "sgc_internal.h"
 
 static const char *const all_vars[] = {
-    "SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE", "SGC_SEED",           "SGC_TIME_HZ",      "SGC_TIME_CLOCK",
-    "SGC_PROFILE",      "SGC_STATS",      "SGC_NURSERY",        "SGC_MAJOR_GROWTH", "SGC_GC_STRESS",
-    "SGC_VERIFY",       "SGC_POISON",     "SGC_SAMPLE_SPIN_NS", "SGC_HEAP_MAX",     "SGC_SAMPLE_SPIN_CLOCK",
-    "SGC_ALLOC_OFFSET"};
+    "SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE",   "SGC_SEED",           "SGC_TIME_HZ",      "SGC_TIME_CLOCK",
+    "SGC_PROFILE",      "SGC_STATS",        "SGC_NURSERY",        "SGC_MAJOR_GROWTH", "SGC_GC_STRESS",
+    "SGC_VERIFY",       "SGC_POISON",       "SGC_SAMPLE_SPIN_NS", "SGC_HEAP_MAX",     "SGC_SAMPLE_SPIN_CLOCK",
+    "SGC_ALLOC_OFFSET", "SGC_VIRTUAL_CLOCK"};
 
 extern char **environ;
 
@@ -87,6 +87,7 @@ Test(settings, defaults) {
     cr_assert_eq(sgc__settings.poison, 0);
     cr_assert_eq(sgc__settings.sample_spin_ns, 0);
     cr_assert_eq(sgc__settings.sample_spin_clock, SGC_CLOCK_WALL);
+    cr_assert_eq(sgc__settings.virtual_clock_ns, 0);
 }
 
 Test(settings, good_values) {
@@ -231,6 +232,51 @@ Test(settings, alloc_offset) {
     cr_assert(strstr(err, "SGC_ALTERNATE") != NULL, "message '%s'", err);
     cr_assert_eq(offset_in_child("4K", NULL, "0", err, sizeof err), 0, "%s", err);
     unsetenv("SGC_ALTERNATE");
+}
+
+/* SGC_VIRTUAL_CLOCK: nanoseconds per reading, 0 = the real clock; anything
+ * else exits 2 with the message. */
+Test(settings, virtual_clock) {
+    static const struct {
+        const char *text;
+        uint64_t ns;
+    } good[] = {{"0", 0}, {"1", 1}, {"1000", 1000}, {"1000000000", 1000000000u}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        setenv("SGC_VIRTUAL_CLOCK", good[i].text, 1);
+        sgc__settings_load();
+        cr_assert_eq(sgc__settings.virtual_clock_ns, good[i].ns, "%s", good[i].text);
+    }
+    unsetenv("SGC_VIRTUAL_CLOCK");
+    static const char *const bad[] = {"", "1000000001", "-1", "1us", "1e3", " 1", "virtual", "18446744073709551616"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char err[512], want[256];
+        int rc = load_in_child("SGC_VIRTUAL_CLOCK", bad[i], err, sizeof err);
+        cr_assert_eq(rc, 2, "'%s': exit status %d", bad[i], rc);
+        snprintf(want, sizeof want,
+                 "freecheck: SGC_VIRTUAL_CLOCK=%s: expected nanoseconds per clock reading from 1 to 1000000000, or 0 "
+                 "(off: the real clock)\n",
+                 bad[i]);
+        /* The whole first line (a sanitizer may add lines after it). */
+        cr_assert_eq(strncmp(err, want, strlen(want)), 0, "message '%s', expected '%s'", err, want);
+    }
+}
+
+/* The clock's readings: the real one by default; with the virtual clock
+ * each reading is the step after the previous one, and a time recorded for
+ * a real moment is the next reading. */
+Test(settings, virtual_clock_readings) {
+    sgc__settings_load();
+    uint64_t a = sgc__now_ns(), b = sgc__now_ns();
+    cr_assert_geq(b, a);
+    cr_assert_eq(sgc__record_ns(12345), 12345, "the real clock records the moment as read");
+    setenv("SGC_VIRTUAL_CLOCK", "250", 1);
+    sgc__settings_load();
+    uint64_t v = sgc__now_ns();
+    cr_assert_eq(v % 250, 0);
+    cr_assert_eq(sgc__now_ns(), v + 250);
+    cr_assert_eq(sgc__now_ns(), v + 500);
+    cr_assert_eq(sgc__record_ns(12345), v + 750);
+    cr_assert_eq(sgc__now_ns(), v + 1000);
 }
 
 Test(settings, minimum_nursery_accepted) {
