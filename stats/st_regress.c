@@ -155,6 +155,18 @@ static void percentile(double *t, size_t n, double confidence, st_reg_est *e) {
     e->hi = st_quantile_select(t, n, (1 + confidence) / 2);
 }
 
+/* Do the runs of every group repeat exactly (the same x and the same y)?
+ * member[start[g] .. start[g + 1]) are group g's runs. */
+static int exact_repeats(const st_reg_data *d, const size_t *start, const size_t *member) {
+    for (size_t g = 0; g < d->ngroups; g++)
+        for (size_t k = start[g] + 1; k < start[g + 1]; k++) {
+            size_t i = member[k], first = member[start[g]];
+            if (d->x[i] != d->x[first] || d->y[i] != d->y[first])
+                return 0;
+        }
+    return 1;
+}
+
 void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *fit) {
     memset(fit, 0, sizeof *fit);
     size_t n = d->n, G = d->ngroups;
@@ -200,6 +212,20 @@ void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *
     size_t B = opts->resamples;
     fit->resamples = B;
     fit->boot_cost = st_xmalloc(B * sizeof(double));
+    if (exact_repeats(d, start, member)) {
+        /* Nothing varies: every resample holds the same values, only in
+         * other multiplicities, which can move a (weighted) median from one
+         * of the values to another (groups of unequal size) without any
+         * variation behind it.  The interval is the estimate itself. */
+        for (size_t b = 0; b < B; b++)
+            fit->boot_cost[b] = o.cost;
+        st_reg_est *e[4] = {&fit->cost, &fit->intercept, &fit->base, &fit->fixed};
+        for (int i = 0; i < 4; i++)
+            e[i]->lo = e[i]->hi = e[i]->est;
+        free(start), free(member), free(fill), free(count), free(draw), free(tmp);
+        free(pp.s), free(pp.w);
+        return;
+    }
     double *bi = st_xmalloc(B * sizeof(double)), *bb = st_xmalloc(B * sizeof(double)),
            *bf = st_xmalloc(B * sizeof(double));
     double *rx = st_xmalloc((n ? n : 1) * sizeof(double)), *ry = st_xmalloc((n ? n : 1) * sizeof(double));

@@ -30,6 +30,12 @@
  *    is not understated with few runs a cell), with gsl_rng_mt19937 seeded
  *    with opts.seed.
  *    Same inputs and seed, same outputs, bit for bit.
+ *  - Exact repeats: when every group's runs repeat exactly (the same x and
+ *    y: the simulated part's counts), nothing is resampled and every
+ *    interval is the estimate itself, as is every replicate of the cost.
+ *    Resamples of identical runs differ only in multiplicities, which with
+ *    groups of unequal size (a failed run) move the medians to other
+ *    values of the data: intervals that excluded their own estimate.
  *  - Nothing is dropped: every run given is in the fit.  NaN values of x or
  *    y are refused by the caller (st_fit_runs counts them as not used).
  */

@@ -4,10 +4,15 @@
  * Invariants:
  *  - Per cell, every metric of sw_simdef.h is the median of its ok runs
  *    (they agree to the count when the cell is deterministic); its spread is
- *    (max - min) / min over those runs.  A cell without time sampling is
- *    flagged NOT DETERMINISTIC when the spread of sim::Ir or
- *    sim::est-cycles exceeds ST_SIM_TOLERANCE (0.01%); time cells are not
- *    expected to repeat (the timer fires by wall time, and a run under
+ *    (max - min) / min over those runs.  A cell without time sampling whose
+ *    ok runs all recorded the runtime's virtual clock (run_stats
+ *    virtual_clock_ns > 0, as the harness sets it) must repeat exactly: it
+ *    is flagged NOT DETERMINISTIC when any of its counts differs between
+ *    runs.  Runs without it (an older harness's: their runtimes recorded
+ *    real times, whose digits and encodings moved the counts by up to a few
+ *    hundred instructions) are flagged when the spread of sim::Ir or
+ *    sim::est-cycles exceeds ST_SIM_TOLERANCE (0.01%).  Time cells are not
+ *    expected to repeat (the timer fires by real time, and a run under
  *    valgrind is slow by a varying amount) and are never flagged, their
  *    spread being reported.
  *  - Overheads are ratios to the baseline of the same workload and size
@@ -41,7 +46,8 @@
 
 #include "../harness/sw_simdef.h"
 
-/* Relative spread above which repeated counts are flagged (0.01%). */
+/* Relative spread above which repeated counts of runs without the virtual
+ * clock are flagged (0.01%). */
 #define ST_SIM_TOLERANCE 1e-4
 
 typedef struct st_simcell {
@@ -55,6 +61,7 @@ typedef struct st_simcell {
     double spread[SW_SIM_N];               /* (max - min) / min over the ok runs (NaN if < 2) */
     double alloc_samples, time_samples;    /* median samples per run */
     int deterministic;                     /* 1 yes, 0 flagged, -1 not checked (time cell or < 2 runs) */
+    int exact;                             /* checked: 1 to the count (virtual clock), 0 within the tolerance; -1 */
     const struct st_simcell *baseline;     /* NULL if none; itself for a baseline */
     double overhead_ir, overhead_cyc;      /* ratio to the baseline */
     double per_sample_ir, per_sample_cyc;  /* (cell - baseline) / samples */

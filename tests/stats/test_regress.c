@@ -69,6 +69,47 @@ Test(regress, exact_line_with_a_fixed_cost) {
     st_reg_fit_free(&f);
 }
 
+Test(regress, exact_repeats_give_point_intervals_at_the_estimate) {
+    /* Counts that repeat exactly (the simulated part), off a line, in
+     * groups of unequal size (runs failed): baseline 4 runs, cells of 2, 2,
+     * 3 and 2.  Resampling them only reweighted the values: the cost's
+     * replicates were all 900.18..., its estimate 900.44..., outside. */
+    static const double xs[5] = {0, 641, 1540, 1839, 2364};
+    static const double ys[5] = {1000000, 1581475, 2391655, 2659891, 3132931};
+    static const int runs[5] = {4, 2, 2, 3, 2};
+    double x[13], y[13];
+    size_t g[13], n = 0;
+    for (size_t k = 0; k < 5; k++)
+        for (int r = 0; r < runs[k]; r++)
+            x[n] = xs[k], y[n] = ys[k], g[n++] = k;
+    st_reg_data d = {n, x, y, g, 5, 0};
+    st_reg_opts o = {200, 0.95, 7};
+    st_reg_fit f;
+    st_reg_fit_runs(&d, &o, &f);
+    cr_assert_eq(f.cost.est, st_reg_slope(n, x, y, g, 0), "the estimate is the data's weighted Theil-Sen slope");
+    cr_assert_float_eq(f.cost.est, 900.43876958792805, 1e-9);
+    const st_reg_est *e[4] = {&f.cost, &f.intercept, &f.base, &f.fixed};
+    for (int i = 0; i < 4; i++) {
+        cr_assert(isfinite(e[i]->est));
+        cr_assert_eq(e[i]->lo, e[i]->est, "estimate %d: %.17g, interval from %.17g", i, e[i]->est, e[i]->lo);
+        cr_assert_eq(e[i]->hi, e[i]->est, "estimate %d: %.17g, interval to %.17g", i, e[i]->est, e[i]->hi);
+    }
+    cr_assert_eq(f.base.est, 1000000.0);
+    for (size_t b = 0; b < f.resamples; b++)
+        cr_assert_eq(f.boot_cost[b], f.cost.est);
+    /* The difference from itself is exactly 0, a point. */
+    st_reg_est diff = st_reg_cost_difference(&f, &f, 0.95);
+    cr_assert_eq(diff.est, 0.0);
+    cr_assert_eq(diff.lo, 0.0);
+    cr_assert_eq(diff.hi, 0.0);
+    st_reg_fit_free(&f);
+    /* One run 5000 counts apart: resampled as before, the replicates vary. */
+    y[12] += 5000;
+    st_reg_fit_runs(&d, &o, &f);
+    cr_assert_lt(f.cost.lo, f.cost.hi);
+    st_reg_fit_free(&f);
+}
+
 Test(regress, one_sampling_cell_uses_the_baseline_and_says_so) {
     double x[4] = {0, 0, 10, 10}, y[4] = {100, 100, 130, 130};
     size_t g[4] = {0, 0, 1, 1};
