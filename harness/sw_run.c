@@ -36,15 +36,17 @@ static int overridden(const char *e, char **extra, int n_extra) {
 
 /* A fresh environment: the base (without the variables extra sets) plus the
  * settings, then --env's; a simulated run's has SW_SIM_TUNABLES in place of
- * any GLIBC_TUNABLES. */
+ * any GLIBC_TUNABLES, and SW_SIM_CLOCK. */
 static char **make_env(const sw_runner *r, char **extra, int n_extra) {
-    char **env = sw_xcalloc((size_t)(r->n_base_env + n_extra + r->n_env + 2), sizeof *env);
+    char **env = sw_xcalloc((size_t)(r->n_base_env + n_extra + r->n_env + 3), sizeof *env);
     int n = 0;
     for (int i = 0; i < r->n_base_env; i++)
         if ((!r->sim || strncmp(r->base_env[i], "GLIBC_TUNABLES=", 15)) && !overridden(r->base_env[i], extra, n_extra))
             env[n++] = r->base_env[i];
-    if (r->sim)
+    if (r->sim) {
         env[n++] = SW_SIM_TUNABLES;
+        env[n++] = SW_SIM_CLOCK;
+    }
     memcpy(env + n, extra, (size_t)n_extra * sizeof *env);
     n += n_extra;
     if (r->n_env)

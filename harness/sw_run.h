@@ -29,7 +29,8 @@
  *    (stats-00000042), so the environment's size does not vary from run to run.
  *  - A simulated runner (sim = 1) runs the same command under valgrind
  *    (sw_sim_argv), unpinned, with address space randomization off, the same
- *    SGC_SEED for every run (sim_seed) and no counters; the run is "ok" only
+ *    SGC_SEED for every run (sim_seed), the runtime's virtual clock
+ *    (SW_SIM_CLOCK) and no counters; the run is "ok" only
  *    if, besides the above, valgrind's cachegrind output was written and is
  *    well-formed, and its counts go to res->sim.  sw_run_plain under a
  *    simulated runner runs under valgrind too (calibration probes).

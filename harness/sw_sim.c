@@ -14,8 +14,8 @@ const char *const sw_sim_names[SW_SIM_N] = {SW_SIM_METRICS(SW_SIM_NAME)};
 const char *const sw_sim_events[SW_SIM_N] = {SW_SIM_METRICS(SW_SIM_EVENT)};
 const char *const sw_sim_meanings[SW_SIM_N] = {SW_SIM_METRICS(SW_SIM_MEANING)};
 
-const char sw_sim_description[] =
-    "valgrind --tool=cachegrind --cache-sim=yes (" SW_SIM_CACHES_TEXT "), address space randomization off";
+const char sw_sim_description[] = "valgrind --tool=cachegrind --cache-sim=yes (" SW_SIM_CACHES_TEXT
+                                  "), address space randomization off, " SW_SIM_CLOCK;
 
 uint64_t sw_sim_est_cycles(const uint64_t v[SW_SIM_N]) {
     uint64_t access = v[SW_SIM_IR] + v[SW_SIM_DR] + v[SW_SIM_DW];

@@ -7,7 +7,8 @@
  *    --branch-sim=no` with the fixed caches of SW_SIM_CACHES and its own
  *    --cachegrind-out-file, followed by the workload's own argv; the
  *    harness starts it with address space randomization off
- *    (personality(ADDR_NO_RANDOMIZE), inherited through valgrind's exec).
+ *    (personality(ADDR_NO_RANDOMIZE), inherited through valgrind's exec),
+ *    SW_SIM_TUNABLES and SW_SIM_CLOCK in its environment.
  *  - The counts are read from the output file's "events:" and "summary:"
  *    lines (the totals over the whole program), never from valgrind's
  *    messages; every one of the nine cachegrind events must be there, as a
@@ -35,6 +36,14 @@
 #define SW_SIM_TUNABLES                                                    \
     "GLIBC_TUNABLES=glibc.cpu.x86_rep_stosb_threshold=0xffffffffffffffff:" \
     "glibc.cpu.x86_rep_movsb_threshold=0xffffffffffffffff"
+
+/* Set in every simulated run's environment: the runtime records the times
+ * of a virtual clock that advances 1000 ns per reading (docs/RUNTIME.md,
+ * "The virtual clock") instead of CLOCK_MONOTONIC, so that the stats
+ * record's times and the profile's timestamps, and with them the work of
+ * formatting, encoding and checksumming them, repeat from run to run.  The
+ * time sampler's timers keep real time. */
+#define SW_SIM_CLOCK "SGC_VIRTUAL_CLOCK=1000"
 
 /* The metrics' stored names, cachegrind event names (NULL for computed
  * ones) and meanings, indexed by SW_SIM_*. */

@@ -1,11 +1,10 @@
 #!/bin/sh
 # sim.sh - the simulated backend with real valgrind runs: two runs of one cell
-# agree to within 0.01% (determinism), every count is stored, a failing run
-# under valgrind is recorded as failed with its reason, a missing valgrind is
-# bad input.  Uses gcbench at --size 6 when it is built (5 million
-# instructions: the few hundred instructions a run's timestamps add or take
-# away, in the stats record and the profile's varints, stay well inside
-# 0.01%; at --size 1, 0.8 million, they did not always), else the stand-in.
+# agree in every count (determinism: the runtime records the virtual clock's
+# times, SGC_VIRTUAL_CLOCK, which the harness sets), every count is stored, a
+# failing run under valgrind is recorded as failed with its reason, a missing
+# valgrind is bad input.  Uses gcbench at --size 1 when it is built, else the
+# stand-in.
 . tests/harness/lib.sh
 : "${ANALYZE:?ANALYZE must name the analyze binary}"
 
@@ -13,7 +12,7 @@ if ! command -v valgrind >/dev/null 2>&1; then
     fail "valgrind is not installed (make deps installs it)"; finish
 fi
 if [ -x "$BIN/gcbench" ]; then
-    set -- --bin-dir "$BIN" --workloads gcbench --sim-size gcbench=6; W=gcbench S=6
+    set -- --bin-dir "$BIN" --workloads gcbench --sim-size gcbench=1; W=gcbench S=1
 else
     set -- --bin-dir "$FAKE_BIN" --workloads fake-ok --sim-size fake-ok=1; W=fake-ok S=1
 fi
@@ -33,10 +32,12 @@ expect "ten counts per run" "$(q "$DB" "SELECT count(*) FROM run_counters WHERE 
 expect "the events are listed as supported" \
     "$(q "$DB" "SELECT count(*) FROM events WHERE event LIKE 'sim::%' AND supported = 1 AND encoding LIKE 'valgrind --tool=cachegrind%'")" 10
 expect "the fixed SGC_SEED" "$(q "$DB" "SELECT DISTINCT sgc_seed FROM runs")" 1592652782
-# Determinism: the two runs of each cell within 0.01% in instructions and estimated cycles.
-expect "repeated counts agree to 0.01%" "$(q "$DB" "SELECT count(*) FROM (SELECT r.cell_id, k.event,
-    (max(k.raw) - min(k.raw)) * 1.0 / min(k.raw) AS spread FROM run_counters k JOIN runs r USING(run_id)
-    WHERE k.event IN ('sim::Ir', 'sim::est-cycles') GROUP BY r.cell_id, k.event) WHERE spread <= 0.0001")" 4
+# Determinism: the two runs of each cell agree in all ten counts, to the count.
+expect "every run with the virtual clock" \
+    "$(q "$DB" "SELECT count(*) FROM run_stats WHERE key = 'virtual_clock_ns' AND value = '1000'")" 4
+expect "repeated counts agree exactly" "$(q "$DB" "SELECT count(*) FROM (SELECT r.cell_id, k.event,
+    max(k.raw) - min(k.raw) AS spread, count(*) AS n FROM run_counters k JOIN runs r USING(run_id)
+    WHERE k.event LIKE 'sim::%' GROUP BY r.cell_id, k.event) WHERE spread = 0 AND n = 2")" 20
 expect "est-cycles >= instructions" "$(q "$DB" "SELECT count(*) FROM run_counters a JOIN run_counters b USING(run_id)
     WHERE a.event = 'sim::est-cycles' AND b.event = 'sim::Ir' AND a.raw >= b.raw")" 4
 expect "sampling adds instructions" "$(q "$DB" "SELECT (SELECT min(raw) FROM run_counters JOIN runs USING(run_id) WHERE cell_id = 2
@@ -51,6 +52,7 @@ expect "analyze" "$?" 0
 expect "analyze finds both cells deterministic" \
     "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next } { print $c["label"] ":" $c["deterministic"] }' \
         "$WORK/res/latest/sim.csv" | tr '\n' ' ')" "$W/sim/baseline:1 $W/sim/alloc-fixed-64K:1 "
+expect "summary.md says they repeated exactly" "$(grep -c '^Determinism: of the 2 checked cells (those without time sampling), 2 repeated every count exactly\.$' "$WORK/res/latest/summary.md")" 1
 
 # A run that fails under valgrind is a failed run with its reason.
 "$SWEEP" --backends sim --bin-dir "$FAKE_BIN" --workloads fake-crash --sim-size fake-crash=1 --periods 64K \
