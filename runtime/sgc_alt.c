@@ -267,11 +267,9 @@ int sgc_alt_phase(void) { return alt.on ? alt.phase : -1; }
 /* Writes the series (docs/FORMATS.md) atomically: a temporary file renamed
  * into place.  Returns 0, or -1 with errno set. */
 static int write_series(const char *path) {
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 32);
+    char *tmp = sgc__tmp_path(path);
     if (tmp == NULL)
         return -1;
-    snprintf(tmp, len + 32, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (f == NULL) {
         int e = errno;

@@ -81,6 +81,23 @@ uint64_t sgc__now_ns(void) {
 
 uint64_t sgc__record_ns(uint64_t real_ns) { return sgc__settings.virtual_clock_ns ? sgc__now_ns() : real_ns; }
 
+char *sgc__tmp_path(const char *path) {
+    static const char hex[] = "0123456789abcdef";
+    size_t len = strlen(path);
+    char *tmp = malloc(len + sizeof ".tmp." - 1 + 8 + 1);
+    if (tmp == NULL)
+        return NULL;
+    memcpy(tmp, path, len);
+    memcpy(tmp + len, ".tmp.", 5);
+    /* Eight hex digits whatever the pid: the same instructions for every
+     * pid, where printf's decimal digits cost more for a longer pid. */
+    uint32_t pid = (uint32_t)getpid();
+    for (int i = 0; i < 8; i++)
+        tmp[len + 5 + i] = hex[(pid >> (28 - 4 * i)) & 15];
+    tmp[len + 13] = '\0';
+    return tmp;
+}
+
 /* Grows an array of pointer-sized elements to hold at least need entries. */
 static void grow(void *arrp, size_t *cap, size_t need, const char *what) {
     void **arr = (void **)arrp;
@@ -612,11 +629,9 @@ static int write_stats(const char *path) {
     sgc_stats s;
     sgc_get_stats(&s);
     uint64_t run_ns = sgc__now_ns() - start_ns;
-    size_t len = strlen(path);
-    char *tmp = malloc(len + 32);
+    char *tmp = sgc__tmp_path(path);
     if (tmp == NULL)
         return -1;
-    snprintf(tmp, len + 32, "%s.tmp.%ld", path, (long)getpid());
     FILE *f = fopen(tmp, "w");
     if (f == NULL) {
         free(tmp);
@@ -670,11 +685,9 @@ static void stats_path_check(const char *path) {
          * replaced the device with a regular file. */
         why = "not a regular file (the record would replace it)";
     } else {
-        size_t len = strlen(path) + 32;
-        char *tmp = malloc(len);
+        char *tmp = sgc__tmp_path(path);
         if (tmp == NULL)
-            sgc__oom("the stats record's path", len);
-        snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+            sgc__oom("the stats record's path", strlen(path) + 14);
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
         if (fd < 0) {
             why = strerror(errno);

@@ -227,3 +227,16 @@ Test(vclock, time_sampler_keeps_real_time) {
     sgc_pr_close(&r);
     cleanup();
 }
+
+/* The stats record's (and the segment series') temporary file: the path,
+ * ".tmp." and the pid in 8 hex digits, a fixed length whatever the pid. */
+Test(vclock, temporary_path_has_a_fixed_length) {
+    char want[64];
+    snprintf(want, sizeof want, "dir/stats-00000001.tmp.%08x", (unsigned)getpid());
+    char *tmp = sgc__tmp_path("dir/stats-00000001");
+    cr_assert_str_eq(tmp, want);
+    free(tmp);
+    tmp = sgc__tmp_path("");
+    cr_assert_eq(strlen(tmp), 13);
+    free(tmp);
+}
