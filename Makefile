@@ -80,8 +80,9 @@ figures: deps
 # gcbench on freecheck and on every other runtime whose peer programs are built
 # (workloads/peers.list; a peer that is not built is skipped with the reason), in the
 # blocked design, poisson mode (the gap rule of every peer), periods 32K..32M; then the
-# statistics and figures of any sweep, and the peers table and figure
-# (build/bin/peers-report, plots/peers.sh).  PEERS_ARGS adds sweep options (e.g.
+# statistics and figures of any sweep, among them figure 8 (plots/figures.list: the
+# systems side by side, from plotdata/peers.dat), and the peers table
+# (build/bin/peers-report: peers.md, peers.csv).  PEERS_ARGS adds sweep options (e.g.
 # --runs 5 --target 0.2); PEERS_OUT is the results root.
 PEERS_PERIODS ?= 32K,128K,512K,2M,4M,8M,32M
 PEERS_OUT ?= results
@@ -92,8 +93,7 @@ peers: deps
 	if [ $$rc -ne 0 ] && [ $$rc -ne 3 ]; then exit $$rc; fi; \
 	$(MAKE) --no-print-directory figures RESULTS=$(PEERS_OUT)/latest || exit $$?; \
 	$(BIN)/peers-report $(PEERS_OUT)/latest || exit $$?; \
-	sh plots/peers.sh $(PEERS_OUT)/latest || exit $$?; \
-	echo "make peers: the table is $(PEERS_OUT)/latest/peers.md, the figure $(PEERS_OUT)/latest/figures/peers.png"; \
+	echo "make peers: the table is $(PEERS_OUT)/latest/peers.md; the figures are in $(PEERS_OUT)/latest/figures (figure 8, peers.png, sets the systems side by side)"; \
 	if [ $$rc -eq 3 ]; then echo "make peers: some runs failed (reasons above); the statistics use the others"; exit 3; fi
 
 # Compare two sweeps: make compare A=dir B=dir [COMPARE_ARGS='--threshold 5%'] [COMPARE_OUT=dir:

@@ -515,6 +515,66 @@ How to read: this is the steady-state marginal cost, not the whole run: start-up
 $source_line"
 }
 
+# peers (figure 8): the overhead of each system's sampler against the period,
+# one panel per workload with an estimate, one line per system (sweeps of
+# several systems: make peers).  The key and the caption give each system's
+# per-sample cost, or say that it has none because the system keeps no count
+# of its samples.
+fig_peers() {
+    f="$pd/peers.dat"
+    # peers_awk PROGRAM: runs PROGRAM over peers.dat with the columns by name
+    # (c[...]), the workloads with an estimate in file order (W[1..nw]) and,
+    # per workload, its systems with an estimate (S[w, 1..ns[w]]) and its
+    # first row (row[w, s]); lab(w, s) is the system's key entry.
+    peers_awk() {
+        awk "
+        function num(v) { return v !~ /^[nN][aA][nN]\$/ }
+        function lab(w, s,   r, a) { split(row[w, s], a, \" \")
+            if (a[c[\"samples\"]] != \"counted\") return s \": no sample count, no per-sample cost\"
+            if (!num(a[c[\"cost_ns\"]])) return s \": per-sample cost n/a\"
+            r = sprintf(\"%s: %.0f ns per sample\", s, a[c[\"cost_ns\"]])
+            if (num(a[c[\"cost_lo\"]]) && num(a[c[\"cost_hi\"]])) r = r sprintf(\" [%.0f, %.0f]\", a[c[\"cost_lo\"]], a[c[\"cost_hi\"]])
+            return r }
+        function cap(w, s,   l) { l = lab(w, s); sub(/: no sample count, no per-sample cost\$/, \" none (no sample count)\", l); sub(/: /, \" \", l); return l }
+        NR == 1 { for (i = 2; i <= NF; i++) c[\$i] = i - 1; next }
+        !NF { next }
+        { w = \$(c[\"workload\"]); s = \$(c[\"system\"])
+          if (!(s in sysno)) { sysno[s] = ++nsys; sysname[nsys] = s }
+          if (!(w in allw)) { allw[w] = 1; AW[++naw] = w }
+          if (!num(\$(c[\"overhead_pct\"]))) next
+          p = \$(c[\"period_bytes\"]) + 0; if (p > 0) { if (!np++ || p < lo) lo = p; if (p > hi) hi = p }
+          if ((w, s) in row) next
+          if (!(w in wno)) { wno[w] = ++nw; W[nw] = w }
+          row[w, s] = \$0; S[w, ++ns[w]] = s
+          if (\$(c[\"samples\"]) != \"counted\") nocount[s] = 1 }
+        END { $1 }" "$f"
+    }
+    # The workloads, systems, key entries and x range, as gnuplot settings.
+    vars=$(peers_awk 'printf "npanel = %d; xmin = %s; xmax = %s; systems = \"", nw, np ? lo : 1, np ? hi : 2
+        for (k = 1; k <= nsys; k++) printf "%s%s", (k > 1 ? " " : ""), sysname[k]; printf "\"\n"
+        for (k = 1; k <= nw; k++) { w = W[k]; printf "panel_%d = \"%s\"; sys_%d = \"", k, w, k
+            for (i = 1; i <= ns[w]; i++) printf "%s%s", (i > 1 ? " " : ""), S[w, i]; printf "\"\n"
+            for (i = 1; i <= ns[w]; i++) printf "lab_%d_%d = \"%s\"\n", k, i, lab(w, S[w, i]) }')
+    panels=$(peers_awk 'for (k = 1; k <= nw; k++) printf "%s%s", (k > 1 ? " " : ""), W[k]')
+    if [ -z "$panels" ]; then
+        not_drawn "$F_NAME" "$F_TITLE" "plotdata/peers.dat has no overhead estimate: no cell of this sweep has paired runs."
+        return
+    fi
+    # "binarytrees: freecheck 412 ns per sample [398, 430], gperftools none (no sample count); gcbench: ..."
+    costs=$(peers_awk 'for (k = 1; k <= nw; k++) { w = W[k]; printf "%s%s: ", (k > 1 ? "; " : ""), w
+            for (i = 1; i <= ns[w]; i++) printf "%s%s", (i > 1 ? ", " : ""), cap(w, S[w, i]) }')
+    nopanel=$(peers_awk 'for (k = 1; k <= naw; k++) if (!(AW[k] in wno)) printf "%s%s", (n++ ? ", " : ""), AW[k]')
+    nocount=$(peers_awk 'for (k = 1; k <= nsys; k++) if (sysname[k] in nocount) printf "%s%s", (n++ ? ", " : ""), sysname[k]')
+    draw "$F_NAME" "$F_SCRIPT" "$vars" &&
+    caption "$F_NAME" "$F_TITLE (sweep $sweep).
+
+What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the overhead of allocation sampling on each system measured in this sweep, in % of wall time, against the sampling period (log2 axis): each point is a cell's paired overhead, the median over blocks of its runs against their adjacent baseline runs (Hodges-Lehmann), with a one-sample $cilabel interval. Per-sample cost (in the key): the regression of each run's wall time on the samples the system itself counted, over the periods, with its $cilabel interval (docs/STATISTICS.md). $costs.$([ -n "$nocount" ] && echo " No per-sample cost for $nocount: the system keeps no count of its samples, and bytes allocated / period is not the number it took (docs/WORKLOADS.md, \"How each system's samples are counted\"); only the overhead is drawn.")
+
+How to read: a line falls with the period as samples get rarer; at the same period a lower line costs less per byte allocated. The systems run the same work on their own allocators (freecheck's runtime, C malloc with jemalloc or gperftools, Go, HotSpot), so compare the costs of sampling, not the run times. Where each system's sample check lives (folded into the allocation limit, or a counter on the malloc path) is in peers.md.
+
+Data: $shown/plotdata/peers.dat (written by build/bin/analyze and build/bin/peers-report from $shown/results.db); the table is $shown/peers.md.${sweep_info:+ $sweep_info}"
+}
+
 sim_source="Data: $shown/plotdata (written by build/bin/analyze from $shown/results.db, the cells with backend sim: every run under valgrind --tool=cachegrind --cache-sim=yes with fixed simulated caches, ASLR off, a fixed SGC_SEED, each cell run at least twice; docs/HARNESS.md, docs/STATISTICS.md).${sweep_info:+ $sweep_info}"
 # S1, S2: extra instructions / estimated cycles vs period (sim_fig_alloc METRIC MEANING).
 sim_fig_alloc() {
@@ -543,7 +603,7 @@ fig_sim_overhead_time() {
     draw "$F_NAME" "$F_SCRIPT" "which = 'time'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'; time_rates = '${trates% }'" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
-What: for each workload (one panel each: $panels), the overhead time sampling would have at its native rate, in % of the baseline's run time (log axes). Under valgrind a program runs 20-100x slower, so a timer fires 20-100x more often per unit of work, and the kernel's signal delivery is not counted at all: the simulated time cells cannot be read directly. Two parts are combined instead. COUNTED (open points, dashed): the user-space instructions per time sample (the handler and the drain into the profile: (cell - baseline instructions) / samples), converted to time with the baseline's native nanoseconds per instruction (its native CPU time at the same size over its counted instructions), times the rate. MEASURED (filled points, the total): plus the kernel's cost of delivering one signal, measured natively on this machine by time-bench (meta time_delivery_ns), times the rate.
+What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the overhead time sampling would have at its native rate, in % of the baseline's run time (log axes). Under valgrind a program runs 20-100x slower, so a timer fires 20-100x more often per unit of work, and the kernel's signal delivery is not counted at all: the simulated time cells cannot be read directly. Two parts are combined instead. COUNTED (open points, dashed): the user-space instructions per time sample (the handler and the drain into the profile: (cell - baseline instructions) / samples), converted to time with the baseline's native nanoseconds per instruction (its native CPU time at the same size over its counted instructions), times the rate. MEASURED (filled points, the total): plus the kernel's cost of delivering one signal, measured natively on this machine by time-bench (meta time_delivery_ns), times the rate.
 
 How to read: the difference between the two lines is the kernel's part, which dominates here; the counted part is exact, the measured part carries the noise of one native micro-benchmark. Compare with figure 2, the same cells timed natively.
 
@@ -576,7 +636,7 @@ fig_sim_vs_wall() {
     draw "$F_NAME" "$F_SCRIPT" "which = 'compare'; panels = '$panels'; yranges = '$yr'; has_wall = $hw" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
-What: for each workload (one panel each: $panels), the overhead of allocation sampling at a 32K and a 4M period, in % of the baseline, three ways: instructions and estimated cycles COUNTED under valgrind (exact, labelled with their value), and wall time MEASURED natively (the median with its $cilabel confidence interval, from this sweep's timed cells$([ "$hw" = 1 ] || echo "; this sweep has none, so only the counts are shown")).
+What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the overhead of allocation sampling at a 32K and a 4M period, in % of the baseline, three ways: instructions and estimated cycles COUNTED under valgrind (exact, labelled with their value), and wall time MEASURED natively (the median with its $cilabel confidence interval, from this sweep's timed cells$([ "$hw" = 1 ] || echo "; this sweep has none, so only the counts are shown")).
 
 How to read: the counts give the cost of the sampler's own work without noise; the wall-time interval shows how much of the machine's noise a timed measurement has to see through. Where the interval includes 0 the timed measurement cannot tell the cell from its baseline, while the count still says exactly how much work was added. Counted and timed cells use different --size values (calibrated separately), so compare percentages, not absolute values.
 

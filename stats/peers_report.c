@@ -5,6 +5,7 @@
 #include "st_costfit.h"
 #include "st_db.h"
 #include "st_peers.h"
+#include "st_report.h"
 #include "st_util.h"
 
 #include <errno.h>
@@ -25,8 +26,10 @@ static int usage(FILE *f, int rc) {
                "  Reads DIR/results.db (a sweep of command workloads on several systems, e.g. make peers)\n"
                "  and writes DIR/peers.md (the table: per-sample cost per system with intervals, where\n"
                "  each system's sample check lives, overhead at 512 KiB and 4 MiB), DIR/peers.csv and\n"
-               "  DIR/plotdata/peers.dat (plots/peers.gp draws it).  The estimates are analyze's, with\n"
-               "  its default seed, resamples and 95%% confidence.\n"
+               "  DIR/plotdata/peers.dat (figure 8: sh plots/figures.sh DIR draws it; only for a sweep\n"
+               "  with a system other than freecheck).  The estimates are analyze's, with its default\n"
+               "  seed, resamples and 95%% confidence; a system that keeps no count of its samples\n"
+               "  (gperftools) gets no per-sample cost, and the table says so.\n"
                "  Exit status: 0 done, 1 an output cannot be written or nothing to report, 2 bad\n"
                "  arguments or DIR is not a readable sweep.\n");
     return rc;
@@ -78,9 +81,8 @@ int main(int argc, char **argv) {
                            .margin = PEERS_MARGIN};
     st_analysis an;
     st_analyze(&sw, &ao, &an);
-    st_reg_opts ro = {PEERS_FIT_RESAMPLES, PEERS_CONFIDENCE, PEERS_SEED};
     st_peers p;
-    st_peers_compute(&an, &ro, &p);
+    st_peers_compute(&an, &p);
     rc = 0;
     if (!p.n) {
         fprintf(stderr, "peers-report: %s: no workload has a baseline and allocation sampling cells\n", dir);
@@ -104,15 +106,22 @@ int main(int argc, char **argv) {
     } else
         rc = 1;
     free(path), path = NULL;
-    if (!rc && (f = open_out(dir, "plotdata/peers.dat", &path))) {
-        st_peers_write_dat(f, &an, &p);
+    int several = st_peers_several(&p);
+    if (!rc && several && (f = open_out(dir, "plotdata/peers.dat", &path))) {
+        st_write_peers_dat(f, &an, &p);
         rc |= fclose(f) != 0;
-    } else
+    } else if (several)
         rc = 1;
     free(path);
     free(pd);
+    if (!rc && !several)
+        fprintf(stderr,
+                "peers-report: %s: every workload runs on freecheck: no plotdata/peers.dat (figure 8 compares "
+                "systems)\n",
+                dir);
     if (!rc && !quiet)
-        fprintf(stderr, "peers-report: wrote %s/peers.md, peers.csv and plotdata/peers.dat (%zu rows)\n", dir, p.n);
+        fprintf(stderr, "peers-report: wrote %s/peers.md, peers.csv%s (%zu rows)\n", dir,
+                several ? " and plotdata/peers.dat" : "", p.n);
     st_peers_free(&p);
     st_analysis_free(&an);
     st_sweep_free(&sw);

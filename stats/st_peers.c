@@ -63,44 +63,19 @@ static int counted(const st_analysis *an, const st_result *const *cells, size_t 
     return 1;
 }
 
-/* The regression of y (wall or CPU ns) on the expected samples
- * bytes_allocated / alloc_period, like st_costfit's on counted samples. */
-static void fit_expected(const st_analysis *an, const st_result *base, const st_result *const *cells, size_t n,
-                         st_fit_metric m, const st_reg_opts *opts, st_costfit *out) {
-    const st_sweep *sw = an->sweep;
-    memset(out, 0, sizeof *out);
-    out->workload = base->cell->workload;
-    out->kind = "alloc";
-    out->metric = m;
-    out->baseline = base;
-    size_t cap = base->cell->nruns;
-    for (size_t k = 0; k < n; k++)
-        cap += cells[k]->cell->nruns;
-    double *x = st_xmalloc((cap ? cap : 1) * sizeof *x), *y = st_xmalloc((cap ? cap : 1) * sizeof *y);
-    size_t *g = st_xmalloc((cap ? cap : 1) * sizeof *g), used = 0;
-    for (size_t k = 0; k <= n; k++) {
-        const st_cell *c = k == 0 ? base->cell : cells[k - 1]->cell;
-        for (size_t i = 0; i < c->nruns; i++) {
-            const st_run *run = &sw->runs[c->first_run + i];
-            if (!run->used)
-                continue;
-            double p = run->key[ST_K_alloc_period];
-            double xv = k == 0 ? 0.0 : run->key[ST_K_bytes_allocated] / (isfinite(p) && p > 0 ? p : NAN);
-            double yv = m == ST_FIT_WALL ? run->wall_ns : run->user_ns + run->sys_ns;
-            if (!isfinite(xv) || !isfinite(yv)) {
-                out->skipped++;
-                continue;
-            }
-            x[used] = xv, y[used] = yv, g[used++] = k;
-        }
-    }
-    st_reg_data d = {used, x, y, g, n + 1, 0};
-    st_reg_opts o = *opts;
-    char key[256];
-    snprintf(key, sizeof key, "fit:%s/alloc-expected/%s", out->workload, st_fit_metric_name(m));
-    o.seed = opts->seed ^ st_fnv1a64(ST_FNV_OFFSET, key);
-    st_reg_fit_runs(&d, &o, &out->fit);
-    free(x), free(y), free(g);
+/* The figure's series of a cell: its system, or "<system>-<mode>" when the
+ * workload was sampled in more than one mode (fresh). */
+static char *series_of(const char *system, const st_result *const *cells, size_t nc, const st_result *c) {
+    int modes = 0;
+    for (size_t k = 0; k < nc; k++)
+        modes |= strcmp(cells[k]->cell->alloc_mode, cells[0]->cell->alloc_mode) != 0;
+    size_t n = strlen(system) + strlen(c->cell->alloc_mode) + 2;
+    char *s = st_xmalloc(n);
+    if (modes)
+        snprintf(s, n, "%s-%s", system, c->cell->alloc_mode);
+    else
+        snprintf(s, n, "%s", system);
+    return s;
 }
 
 static int row_order(const void *a, const void *b) {
@@ -123,11 +98,10 @@ static st_interval no_interval(void) {
     return i;
 }
 
-void st_peers_compute(const st_analysis *an, const st_reg_opts *opts, st_peers *out) {
+void st_peers_compute(const st_analysis *an, st_peers *out) {
     memset(out, 0, sizeof *out);
     const st_sweep *sw = an->sweep;
     out->rows = st_xcalloc(an->nresults ? an->nresults : 1, sizeof *out->rows);
-    out->own_fits = st_xcalloc(2 * (an->nresults ? an->nresults : 1), sizeof *out->own_fits);
     const st_result **cells = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *cells);
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *base = &an->results[i];
@@ -147,8 +121,13 @@ void st_peers_compute(const st_analysis *an, const st_reg_opts *opts, st_peers *
         r->site = site_of(sw, r->system);
         r->base = base_of(r->workload, r->system);
         r->baseline = base;
+        r->cells = st_xmalloc(nc * sizeof *r->cells);
+        r->series = st_xmalloc(nc * sizeof *r->series);
+        r->ncells = nc;
         r->over_512k = r->over_4m = no_interval();
         for (size_t k = 0; k < nc; k++) {
+            r->cells[k] = cells[k];
+            r->series[k] = series_of(r->system, cells, nc, cells[k]);
             if (cells[k]->cell->alloc_period == 512 * 1024)
                 r->over_512k = cells[k]->paired;
             if (cells[k]->cell->alloc_period == 4 * 1024 * 1024)
@@ -156,35 +135,44 @@ void st_peers_compute(const st_analysis *an, const st_reg_opts *opts, st_peers *
         }
         if (counted(an, cells, nc)) {
             r->samples = "counted";
-            const st_costfit *w = st_costfit_find(an->fits, r->workload, "alloc", ST_FIT_WALL);
-            const st_costfit *c = st_costfit_find(an->fits, r->workload, "alloc", ST_FIT_CPU);
+            const st_costfit *w = an->fits ? st_costfit_find(an->fits, r->workload, "alloc", ST_FIT_WALL) : NULL;
+            const st_costfit *c = an->fits ? st_costfit_find(an->fits, r->workload, "alloc", ST_FIT_CPU) : NULL;
             r->cost_wall = w ? w->fit.cost : (st_reg_est){NAN, NAN, NAN};
             r->cost_cpu = c ? c->fit.cost : (st_reg_est){NAN, NAN, NAN};
             if (w && w->fit.why)
                 snprintf(r->note, sizeof r->note, "%s", w->fit.why);
         } else {
-            r->samples = "expected";
-            st_costfit *w = &out->own_fits[out->n_own++], *c = &out->own_fits[out->n_own++];
-            fit_expected(an, base, cells, nc, ST_FIT_WALL, opts, w);
-            fit_expected(an, base, cells, nc, ST_FIT_CPU, opts, c);
-            r->cost_wall = w->fit.cost;
-            r->cost_cpu = c->fit.cost;
+            /* bytes / period would be a guess, not a count: gperftools, for
+             * one, takes no samples over a thread's first 16 MB or so. */
+            r->samples = "not counted";
+            r->cost_wall = r->cost_cpu = (st_reg_est){NAN, NAN, NAN};
             snprintf(r->note, sizeof r->note,
-                     "the system keeps no count of its samples: cost per expected sample (bytes / period)%s%s",
-                     w->fit.why ? "; " : "", w->fit.why ? w->fit.why : "");
+                     "%s keeps no count of its samples (its runs report no alloc_samples), so there is no "
+                     "per-sample cost; its overheads are measured like the others'",
+                     r->system);
         }
     }
     free(cells);
     qsort(out->rows, out->n, sizeof *out->rows, row_order);
 }
 
-void st_peers_free(st_peers *p) {
+int st_peers_several(const st_peers *p) {
     for (size_t i = 0; i < p->n; i++)
-        free((char *)p->rows[i].base);
-    for (size_t i = 0; i < p->n_own; i++)
-        st_reg_fit_free(&p->own_fits[i].fit);
+        if (strcmp(p->rows[i].system, "freecheck"))
+            return 1;
+    return 0;
+}
+
+void st_peers_free(st_peers *p) {
+    for (size_t i = 0; i < p->n; i++) {
+        st_peer_row *r = &p->rows[i];
+        for (size_t k = 0; k < r->ncells; k++)
+            free(r->series[k]);
+        free(r->series);
+        free(r->cells);
+        free((char *)r->base);
+    }
     free(p->rows);
-    free(p->own_fits);
     memset(p, 0, sizeof *p);
 }
 
@@ -266,8 +254,12 @@ void st_peers_write_md(FILE *f, const st_analysis *an, const st_peers *p, double
     for (size_t i = 0; i < p->n; i++) {
         const st_peer_row *r = &p->rows[i];
         fprintf(f, "| %s | %s | %s | %s |", r->base, r->system, r->site, r->samples);
-        md_est(f, r->cost_wall.est, r->cost_wall.lo, r->cost_wall.hi, 1, "%.0f");
-        md_est(f, r->cost_cpu.est, r->cost_cpu.lo, r->cost_cpu.hi, 1, "%.0f");
+        if (strcmp(r->samples, "counted"))
+            fputs(" none: no sample count | none: no sample count |", f);
+        else {
+            md_est(f, r->cost_wall.est, r->cost_wall.lo, r->cost_wall.hi, 1, "%.0f");
+            md_est(f, r->cost_cpu.est, r->cost_cpu.lo, r->cost_cpu.hi, 1, "%.0f");
+        }
         md_est(f, r->over_512k.est - 1, r->over_512k.lo - 1, r->over_512k.hi - 1, 100, "%.2f");
         md_est(f, r->over_4m.est - 1, r->over_4m.lo - 1, r->over_4m.hi - 1, 100, "%.2f");
         fputc('\n', f);
@@ -282,76 +274,4 @@ void st_peers_write_md(FILE *f, const st_analysis *an, const st_peers *p, double
                 fprintf(f, "\nNotes:\n\n");
             fprintf(f, "- %s on %s: %s.\n", p->rows[i].base, p->rows[i].system, p->rows[i].note);
         }
-}
-
-/* The figure's series of a cell: its system, or "<system>-<mode>" when the
- * workload was sampled in more than one mode (fresh). */
-static char *series_of(const st_peer_row *r, const st_result *const *cells, size_t nc, const st_result *c) {
-    int modes = 0;
-    for (size_t k = 0; k < nc; k++)
-        modes |= strcmp(cells[k]->cell->alloc_mode, cells[0]->cell->alloc_mode) != 0;
-    size_t n = strlen(r->system) + strlen(c->cell->alloc_mode) + 2;
-    char *s = st_xmalloc(n);
-    if (modes)
-        snprintf(s, n, "%s-%s", r->system, c->cell->alloc_mode);
-    else
-        snprintf(s, n, "%s", r->system);
-    return s;
-}
-
-void st_peers_write_dat(FILE *f, const st_analysis *an, const st_peers *p) {
-    const st_result **cells = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *cells);
-    char **series = NULL;
-    size_t nseries = 0;
-    for (size_t i = 0; i < p->n; i++) {
-        size_t nc = alloc_cells(an, p->rows[i].baseline, cells);
-        for (size_t k = 0; k < nc; k++) {
-            char *s = series_of(&p->rows[i], cells, nc, cells[k]);
-            int seen = 0;
-            for (size_t j = 0; j < nseries; j++)
-                seen |= !strcmp(series[j], s);
-            if (seen) {
-                free(s);
-                continue;
-            }
-            series = st_xrealloc(series, (nseries + 1) * sizeof *series);
-            series[nseries++] = s;
-        }
-    }
-    fprintf(f, "# the peers figure: paired wall-time overhead against the period, one line per (workload, system)\n");
-    fprintf(f, "# workloads:");
-    for (size_t i = 0; i < p->n; i++)
-        if (i == 0 || strcmp(p->rows[i].base, p->rows[i - 1].base))
-            fprintf(f, " %s", p->rows[i].base);
-    fprintf(f, "\n# systems:");
-    for (size_t j = 0; j < nseries; j++)
-        fprintf(f, " %s", series[j]);
-    fprintf(f, "\nbase system period_bytes overhead_pct lo_pct hi_pct samples_per_run\n");
-    /* Each (workload, series) contiguous, by period: gnuplot draws it as one line. */
-    for (size_t i = 0; i < p->n; i++) {
-        const st_peer_row *r = &p->rows[i];
-        size_t nc = alloc_cells(an, r->baseline, cells);
-        for (size_t j = 0; j < nseries; j++)
-            for (size_t k = 0; k < nc; k++) {
-                char *s = series_of(r, cells, nc, cells[k]);
-                if (strcmp(s, series[j])) {
-                    free(s);
-                    continue;
-                }
-                const st_interval *o = &cells[k]->paired;
-                fprintf(f, "%s %s %lld", r->base, s, (long long)cells[k]->cell->alloc_period);
-                free(s);
-                const double v[4] = {100 * (o->est - 1), 100 * (o->lo - 1), 100 * (o->hi - 1), cells[k]->alloc_samples};
-                for (int m = 0; m < 4; m++)
-                    if (isfinite(v[m]))
-                        fprintf(f, " %.6g", v[m]);
-                    else
-                        fprintf(f, " NaN");
-                fputc('\n', f);
-            }
-    }
-    for (size_t j = 0; j < nseries; j++)
-        free(series[j]);
-    free(series);
-    free(cells);
 }

@@ -23,7 +23,8 @@
  * time cells of normalized.dat, x->cmp their comparison, x->ip an in-process
  * cell (st_inproc.h), x->fit and x->k a cost regression and its cell (0: the
  * baseline; st_costfit.h), x->sc a simulated cell (st_sim.h), x->v and
- * x->period values of the row); other users ignore it.  Adding a file: a
+ * x->period values of the row, x->peer and x->series a row of the peers
+ * report and the figure's line of the cell (st_peers.h)); other users ignore it.  Adding a file: a
  * FILE row here and, in st_report.c, the loop that picks its rows.
  */
 #ifndef ST_PLOTDATA_H
@@ -148,7 +149,13 @@
                  COL(overhead_est_cycles, NUM12, x->sc ? x->sc->overhead_cyc : NAN)                                    \
                      COL(overhead_wall, NUM8, x->r ? x->r->overhead.est : NAN)                                         \
                          COL(overhead_wall_lo, NUM8, x->r ? lo_of(&x->r->overhead) : NAN)                              \
-                             COL(overhead_wall_hi, NUM8, x->r ? hi_of(&x->r->overhead) : NAN))
+                             COL(overhead_wall_hi, NUM8, x->r ? hi_of(&x->r->overhead) : NAN))                         \
+    FILE(peers, "one allocation cell of a workload on one system (sweeps of several systems: make peers)",             \
+         COL(workload, WORD, x->peer->base) COL(system, WORD, x->series) COL(period_bytes, INT, x->c->alloc_period)    \
+             COL(overhead_pct, NUM6, pct_of(x->r->paired.est)) COL(lo_pct, NUM6, pct_of(lo_of(&x->r->paired)))         \
+                 COL(hi_pct, NUM6, pct_of(hi_of(&x->r->paired))) COL(samples_per_run, NUM6, x->r->alloc_samples)       \
+                     COL(samples, WORD, x->peer->samples) COL(cost_ns, NUM6, x->peer->cost_wall.est)                   \
+                         COL(cost_lo, NUM6, x->peer->cost_wall.lo) COL(cost_hi, NUM6, x->peer->cost_wall.hi))
 
 /* The files as numbers: ST_PD_<name>. */
 #define ST__PD_ENUM(name, what, cols) ST_PD_##name,

@@ -2,6 +2,7 @@
 #include "st_report.h"
 #include "st_json.h"
 #include "st_inproc.h"
+#include "st_peers.h"
 #include "st_costfit.h"
 #include "st_preport.h"
 #include "st_plotdata.h"
@@ -549,7 +550,12 @@ typedef struct st_pd_row {
     const st_simcell *sc;     /* sim_*.dat: the simulated cell (or NULL) */
     double v;                 /* sim_normalized.dat: time sampling's modelled value */
     int64_t period;           /* sim_compare.dat: the period */
+    const st_peer_row *peer;  /* peers.dat: the report's row ... */
+    const char *series;       /* ... and the cell's line in figure 8 */
 } st_pd_row;
+
+/* peers.dat: a ratio as a percentage above 1. */
+static double pct_of(double ratio) { return 100 * (ratio - 1); }
 
 /* regress.dat: the cell's median samples and y, the line at its samples (the
  * baseline's median for the baseline), and the per-cell ratio cost (wall
@@ -842,8 +848,9 @@ static void write_sim_compare_dat(FILE *f, const st_analysis *an) {
 
 /* The files every sweep gets, and those only a sweep of some kind has (a
  * sweep without them gets no file: figures.sh draws nothing from them). */
-static int plotdata_wanted(st_plotfile pf, const st_analysis *an) {
+static int plotdata_wanted(st_plotfile pf, const st_analysis *an, const st_peers *peers) {
     switch (pf) {
+    case ST_PD_peers: return st_peers_several(peers);
     case ST_PD_inprocess: return an->inproc && an->inproc->n;
     case ST_PD_regress: return an->fits != NULL;
     case ST_PD_sim_alloc:
@@ -854,10 +861,37 @@ static int plotdata_wanted(st_plotfile pf, const st_analysis *an) {
     }
 }
 
+/* peers.dat's rows: per report row, each of its lines (series, in order of
+ * first appearance) with its cells by period, so gnuplot draws one line. */
+static void write_peers_rows(FILE *f, const st_analysis *an, const st_peers *p) {
+    for (size_t i = 0; i < p->n; i++) {
+        const st_peer_row *r = &p->rows[i];
+        for (size_t j = 0; j < r->ncells; j++) {
+            int first = 1;
+            for (size_t k = 0; k < j; k++)
+                first &= strcmp(r->series[k], r->series[j]) != 0;
+            if (!first)
+                continue;
+            for (size_t k = j; k < r->ncells; k++)
+                if (!strcmp(r->series[k], r->series[j]))
+                    put_row(f, ST_PD_peers,
+                            &(st_pd_row){
+                                .an = an, .r = r->cells[k], .c = r->cells[k]->cell, .peer = r, .series = r->series[k]});
+        }
+    }
+}
+
+void st_write_peers_dat(FILE *f, const st_analysis *an, const st_peers *p) {
+    fprintf(f, "%s\n", st_plotdata_header(ST_PD_peers));
+    write_peers_rows(f, an, p);
+}
+
 /* Writes plotdata/<file>.dat: the header from st_plotdata.h, then the rows. */
-static void write_plotdata(FILE *f, st_plotfile pf, const st_analysis *an, const char **w, size_t nw) {
+static void write_plotdata(FILE *f, st_plotfile pf, const st_analysis *an, const char **w, size_t nw,
+                           const st_peers *peers) {
     fprintf(f, "%s\n", st_plotdata_header(pf));
     switch (pf) {
+    case ST_PD_peers: write_peers_rows(f, an, peers); break;
     case ST_PD_workloads: write_workloads_dat(f, w, nw); break;
     case ST_PD_alloc_runs: write_runs_dat(f, an, 0); break;
     case ST_PD_time_runs: write_runs_dat(f, an, 1); break;
@@ -1280,13 +1314,16 @@ int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *er
     OUT(dir, "metrics.csv", write_metrics_csv(s.f, an));
     if (an->fits)
         OUT(dir, "regress.csv", st_costfit_write_csv(s.f, an->fits, an->margin));
+    st_peers peers;
+    st_peers_compute(an, &peers);
     for (int pf = 0; pf < ST_PD_NFILES && !rc; pf++) {
-        if (!plotdata_wanted((st_plotfile)pf, an))
+        if (!plotdata_wanted((st_plotfile)pf, an, &peers))
             continue;
         char name[64];
         snprintf(name, sizeof name, "%s.dat", st_plotdata_name((st_plotfile)pf));
-        OUT(pdir, name, write_plotdata(s.f, (st_plotfile)pf, an, w, nw));
+        OUT(pdir, name, write_plotdata(s.f, (st_plotfile)pf, an, w, nw, &peers));
     }
+    st_peers_free(&peers);
     if (an->sim && an->sim->ncells)
         OUT(dir, "sim.csv", st_sim_write_csv(s.f, an->sim));
     OUT(dir, "summary.md", write_summary_md(s.f, an, opts));

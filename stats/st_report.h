@@ -16,6 +16,8 @@
 
 #include "st_analysis.h"
 
+#include <stdio.h>
+
 typedef struct st_report_opts {
     uint64_t seed;     /* recorded in the outputs */
     size_t resamples;  /* recorded */
@@ -25,6 +27,13 @@ typedef struct st_report_opts {
 /* Writes every output file into an->sweep->dir.  Returns 0, or 1 with a
  * message in err if a file cannot be written. */
 int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *err, size_t errlen);
+
+/* plotdata/peers.dat (figure 8) of the peers report p of an (st_peers.h):
+ * the header and rows of the plot data table.  st_write_outputs writes it
+ * for a sweep of several systems (st_peers_several); build/bin/peers-report
+ * writes the same file. */
+struct st_peers;
+void st_write_peers_dat(FILE *f, const st_analysis *an, const struct st_peers *p);
 
 /* The allocation (fixed mode, kind alloc) and time cells of a workload whose
  * median samples/s is nearest 1000 on a log scale (NULL if none); used by

@@ -133,7 +133,10 @@ if [ -n "${ANALYZE:-}" ] && [ -x "$ANALYZE" ]; then
     [ -s "$WORK/an.err" ] && cat "$WORK/an.err"
     expect "analyze: alloc cost fits for the command workloads" \
         "$(grep -c '^\(envpeer\|argpeer\|fixedpeer\),alloc,' "$WORK/res/latest/regress.csv")" 6
-    # The peers table: one row per workload and system, samples counted or expected (bytes / period).
+    # A sweep of several systems: analyze writes figure 8's data, peers-report the same file.
+    [ -s "$WORK/res/latest/plotdata/peers.dat" ] || fail "analyze wrote no plotdata/peers.dat for a sweep of several systems"
+    cp "$WORK/res/latest/plotdata/peers.dat" "$WORK/peers-analyze.dat" 2>/dev/null
+    # The peers table: one row per workload and system, samples counted or not (no per-sample cost then).
     if [ -n "${PEERS_REPORT:-}" ] && [ -x "$PEERS_REPORT" ]; then
         "$PEERS_REPORT" --quiet "$WORK/res/latest" 2>"$WORK/pr.err"
         expect "peers-report: exit 0" "$?" 0
@@ -146,7 +149,7 @@ fake-alt,freecheck,folded into the allocation limit,counted
 fcok,freecheck,folded into the allocation limit,counted
 fixedpeer,envsys,a counter on the malloc path,counted
 likeok,envsys,a counter on the malloc path,counted
-nocountpeer,nocountsys,nowhere,expected"
+nocountpeer,nocountsys,nowhere,not counted"
         expect "peers-report: figure data per (workload, system), by period" \
             "$(grep -v '^#' "$WORK/res/latest/plotdata/peers.dat" | cut -d' ' -f1-3,7 | grep '^\(envpeer\|nocountpeer\|argpeer\) ')" \
 "argpeer argsys-fixed 49152 42
@@ -155,11 +158,21 @@ argpeer argsys-poisson 49152 42
 argpeer argsys-poisson 65536 32
 envpeer envsys 65536 32
 nocountpeer nocountsys 65536 NaN"
+        expect "peers-report: peers.dat as analyze wrote it" \
+            "$(cmp -s "$WORK/peers-analyze.dat" "$WORK/res/latest/plotdata/peers.dat" && echo same)" same
+        expect "peers-report: a system without a sample count has no cost in peers.dat" \
+            "$(awk '$1 == "nocountpeer" { print $8, $9, $10, $11 }' "$WORK/res/latest/plotdata/peers.dat")" \
+            "not_counted NaN NaN NaN"
+        expect "peers-report: the table says a system without a sample count has no per-sample cost" \
+            "$(grep '^| nocountpeer ' "$WORK/res/latest/peers.md" | cut -d'|' -f5-7)" \
+            " not counted | none: no sample count | none: no sample count "
+        expect "peers-report: the note says why" \
+            "$(grep -c '^- nocountpeer on nocountsys: nocountsys keeps no count of its samples (its runs report no alloc_samples), so there is no per-sample cost' "$WORK/res/latest/peers.md")" 1
         expect "peers-report: the skipped peer in the table" \
             "$(grep -c 'gone (system envsys): .*not-built is not an executable program' "$WORK/res/latest/peers.md")" 1
         if command -v gnuplot >/dev/null 2>&1; then
-            sh plots/peers.sh "$WORK/res/latest" >/dev/null 2>"$WORK/gp.err"
-            expect "peers figure drawn" "$?" 0
+            ANALYZE="$ANALYZE" sh plots/figures.sh "$WORK/res/latest" >/dev/null 2>"$WORK/gp.err"
+            expect "figures drawn, figure 8 (peers) among them" "$?" 0
             [ -s "$WORK/res/latest/figures/peers.png" ] || fail "no figures/peers.png"
         fi
     fi

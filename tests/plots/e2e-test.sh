@@ -52,6 +52,10 @@ check_outputs() {
     # Not in the in-process design: no figure 7 at all, and none in the index.
     [ -e "$d/figures/inprocess.png" ] || [ -e "$d/figures/inprocess.txt" ] && bad "$2: figure 7 drawn for a sweep without in-process data"
     grep -q "inprocess" "$d/figures/index.md" && bad "$2: index.md lists figure 7"
+    # Every workload on freecheck: no peers data, no figure 8 (sweeps of several systems only).
+    [ -e "$d/plotdata/peers.dat" ] && bad "$2: analyze wrote plotdata/peers.dat for a sweep of one system"
+    [ -e "$d/figures/peers.png" ] || [ -e "$d/figures/peers.txt" ] && bad "$2: figure 8 drawn for a sweep of one system"
+    grep -q "peers" "$d/figures/index.md" && bad "$2: index.md lists figure 8"
     # The quick sweep does not vary the stack depth: no picture, and a caption saying why.
     if [ -e "$d/figures/cost-depth.png" ]; then
         [ -s "$d/figures/cost-depth.svg" ] || bad "$2: cost-depth.png without its SVG"

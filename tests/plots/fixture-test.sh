@@ -1,12 +1,14 @@
 #!/bin/sh
-# fixture-test.sh WORKDIR - plots/figures.sh on the synthetic fixture sweep draws every figure of plots/figures.list it has data for (1-7), correctly and repeatably.
+# fixture-test.sh WORKDIR - plots/figures.sh on the synthetic fixture sweep draws every figure of plots/figures.list it has data for (1-8), correctly and repeatably.
 #
 # Checks: exit 0; every figure as a real PNG (signature) and a complete SVG,
 # non-trivial in size; every caption names its figure and the sweep; the
 # small multiples have one panel per workload; the exactness figure flags the
 # one mismatching run the fixture holds; the CI level comes from summary.csv;
 # no temporary files are left; a second run gives byte-identical SVGs (the
-# run dots' jitter is deterministic).
+# run dots' jitter is deterministic); figure 8 (peers) gives each system's
+# per-sample cost, none for a system without a sample count, and is absent
+# for a sweep without peers data.
 work=$1
 [ -n "$work" ] || { echo "usage: fixture-test.sh WORKDIR" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
@@ -76,6 +78,23 @@ grep -q "poisson" "$sweep/figures/overhead-alloc.svg" || bad "overhead-alloc.svg
 grep -q "90% CI" "$sweep/figures/overhead-alloc.svg" || bad "overhead-alloc.svg key does not say 90% CI"
 grep -q "time samples, 1000 Hz" "$sweep/figures/cost-depth.svg" || bad "cost-depth.svg lacks the time-sample series"
 grep -q "allocation samples, period 64K" "$sweep/figures/cost-depth.svg" || bad "cost-depth.svg lacks the allocation-sample series"
+# Figure 8 (peers): a panel per workload with an estimate, each system's
+# per-sample cost in the key, and for the system that keeps no count of its
+# samples (gperftools) no cost at all, said in the key and the caption.
+for w in alpha beta; do grep -q ">$w<" "$sweep/figures/peers.svg" || bad "peers.svg has no panel for $w"; done
+grep -q ">gamma<" "$sweep/figures/peers.svg" && bad "peers.svg has a panel for gamma, which has no overhead estimate"
+for k in "freecheck: 412 ns per sample [398, 430]" "jemalloc: 1510 ns per sample [1402, 1633]" \
+         "gperftools: no sample count, no per-sample cost" "jemalloc: per-sample cost n/a"; do
+    grep -qF ">$k<" "$sweep/figures/peers.svg" || bad "peers.svg key lacks \"$k\""
+done
+peers_cap=$(tr '\n' ' ' < "$sweep/figures/peers.txt")
+for k in "Figure 8. Allocation samplers side by side: overhead vs sampling period, per system (sweep fixture-sweep)." \
+         "(one panel each: alpha beta; no overhead estimate, so no panel: gamma)" \
+         "alpha: freecheck 412 ns per sample [398, 430], gperftools none (no sample count), jemalloc 1510 ns per sample [1402, 1633]; beta: freecheck 388 ns per sample [371, 405], gperftools none (no sample count), jemalloc per-sample cost n/a." \
+         "No per-sample cost for gperftools: the system keeps no count of its samples, and bytes allocated / period is not the number it took" \
+         "with a one-sample 90% interval"; do
+    case "$peers_cap" in *"$k"*) ;; *) bad "peers.txt lacks \"$k\"" ;; esac
+done
 ls -a "$sweep/figures" | grep -q '^\.tmp' && bad "temporary files left in figures/"
 # The index lists every figure with its picture.
 for f in $figs; do
@@ -89,6 +108,16 @@ sh "$root/plots/figures.sh" "$sweep" > "$work/out2" 2>&1 || bad "second run fail
 for f in $figs; do
     cmp -s "$sweep/figures/$f.svg" "$work/first/$f.svg" || bad "$f.svg differs between two runs on the same data"
 done
+
+# A sweep without peers data (one system) has no figure 8 at all: no
+# picture, no caption, no entry in the index; a picture left from an earlier
+# run goes.
+rm "$sweep/plotdata/peers.dat"
+sh "$root/plots/figures.sh" "$sweep" > "$work/out3" 2>&1 || bad "figures.sh failed on the fixture without peers.dat"
+for x in png svg txt; do [ -e "$sweep/figures/peers.$x" ] && bad "peers.$x still there for a sweep without peers data"; done
+grep -q "Figure 8" "$sweep/figures/index.md" && bad "index.md lists figure 8 for a sweep without peers data"
+grep -q "peers" "$work/out3" && bad "figures.sh mentions peers for a sweep without peers data: $(cat "$work/out3")"
+[ "$(grep -c '^## Figure' "$sweep/figures/index.md")" -eq $((nfigs - 1)) ] || bad "index.md does not have $((nfigs - 1)) figure sections without peers data"
 
 [ $fail -eq 0 ] && echo "fixture: all $nfigs figures drawn and checked"
 exit $fail

@@ -7,7 +7,8 @@
 # grouped by workload with two blank lines between groups, one blank line
 # between sub-series.  Three workloads, fixed and poisson allocation cells at
 # three periods, two time-sampling rates, five runs per cell, three stack
-# depths, three in-process cells per workload, and exactly one fixed-mode
+# depths, three in-process cells per workload, the peers figure's cells of
+# three systems (one that keeps no count of its samples), and exactly one fixed-mode
 # run whose sample count is off by one (match = 0), which the exactness
 # figure must flag.
 set -e
@@ -28,10 +29,11 @@ BEGIN {
     f["ex"] = pd "/exactness.dat";      print "# workload alloc_mode alloc_period round sampled_bytes expected sample_points match" > f["ex"]
     f["de"] = pd "/depth.dat";          print "# workload depth kind alloc_period time_hz runs samples cost_us cost_lo cost_hi" > f["de"]
     f["ip"] = pd "/inprocess.dat";      print "# index workload label alloc_period time_hz ratio lo hi half_width_pct blocks kind runs verdict margin" > f["ip"]
+    f["pe"] = pd "/peers.dat";          print "# workload system period_bytes overhead_pct lo_pct hi_pct samples_per_run samples cost_ns cost_lo cost_hi" > f["pe"]
     base = 300000000
     for (i = 1; i <= n; i++) {
         print i - 1, w[i] > f["wl"]
-        if (i > 1) for (k in f) if (k != "wl" && k != "no" && k != "de") printf "\n\n" > f[k]
+        if (i > 1) for (k in f) if (k != "wl" && k != "no" && k != "de" && k != "pe") printf "\n\n" > f[k]
         # in-process: a baseline (A/A), a 64K cell and a 1000 Hz cell per
         # workload; one verdict of each kind, and one cell without an interval
         ipv = "no_effect_above_2% slower not_resolved"
@@ -69,6 +71,21 @@ BEGIN {
         sps = rate / 65536
         print i - 1, w[i], 65536, sps, 1 + 1e-2, 1.005, 1.02, 1000, 1000, 1.005, 0.99, 1.02 > f["no"]
     }
+    # peers (figure 8): alpha on freecheck, gperftools (no sample count) and
+    # jemalloc; beta on the same three, jemalloc without a cost estimate;
+    # gamma on freecheck without any overhead estimate (no panel)
+    split("freecheck counted 412 398 430|gperftools not_counted NaN NaN NaN|jemalloc counted 1510 1402 1633", sa, "|")
+    split("freecheck counted 388 371 405|gperftools not_counted NaN NaN NaN|jemalloc counted NaN NaN NaN", sb, "|")
+    for (i = 1; i <= 3; i++)
+        for (k = 1; k <= 3; k++) {
+            split(i == 1 ? sa[k] : sb[k], v, " ")
+            for (p = 32768; p <= 131072; p *= 2) {
+                o = (i == 3) ? "NaN" : 40 * k * i * 32768 / p
+                spr = (v[2] == "counted") ? 3e8 * i / p : "NaN"
+                if (i == 3 && k == 1) print "gamma", "freecheck", p, "NaN", "NaN", "NaN", 1e8 / p, "counted", "NaN", "NaN", "NaN" > f["pe"]
+                else if (i < 3) print w[i], v[1], p, o, (o == "NaN" ? o : o * 0.8), (o == "NaN" ? o : o * 1.25), spr, v[2], v[3], v[4], v[5] > f["pe"]
+            }
+        }
     for (k = 1; k <= 2; k++) {
         if (k == 2) print "" > f["de"]
         for (dp = 16; dp <= 256; dp *= 4)
