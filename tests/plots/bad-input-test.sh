@@ -55,7 +55,7 @@ mv "$work/old-figures" "$work/s/figures"
 rm "$work/s/plotdata/depth.dat"
 head -n 1 "$work/s/plotdata/time_runs.dat" > "$work/t" && mv "$work/t" "$work/s/plotdata/time_runs.dat"
 [ -e "$work/s/figures/cost-depth.png" ] && [ -e "$work/s/figures/overhead-time.svg" ] || bad "test setup: no older figures"
-expect 0 "5 drawn.*not drawn \(no data in this sweep.*overhead-time cost-depth" "no depth data, no time runs" -- "$work/s"
+expect 0 "6 drawn.*not drawn \(no data in this sweep.*overhead-time cost-depth" "no depth data, no time runs" -- "$work/s"
 [ -e "$work/s/figures/cost-depth.png" ] && bad "stale cost-depth.png kept although its data is gone"
 [ -e "$work/s/figures/overhead-time.svg" ] && bad "stale overhead-time.svg kept although its data is gone"
 grep -q "NOT DRAWN" "$work/s/figures/cost-depth.txt" && grep -q "depth.dat is missing" "$work/s/figures/cost-depth.txt" ||
@@ -69,8 +69,9 @@ grep -q "](cost-depth.png)" "$work/s/figures/index.md" && bad "index.md links a 
 # One workload, every statistic NaN (what analyze writes when it cannot
 # compute them), and a depth that was never varied (NaN depths): the figures
 # are drawn (gnuplot 5.4 crashes on some plots whose every point is
-# undefined; figures.sh must avoid them), a missing value is marked n/a, and
-# figure 5 says the depth was not varied.
+# undefined; figures.sh must avoid them), a missing value is marked n/a,
+# figure 5 says the depth was not varied and figure 8, with no overhead
+# estimate left, says so instead of drawing empty panels.
 fresh
 for f in "$work"/s/plotdata/*.dat; do grep -v '^beta\|^gamma\|^[0-9]* beta\|^[0-9]* gamma' "$f" > "$work/t"; mv "$work/t" "$f"; done
 nan_cols() { file="$work/s/plotdata/$1.dat"; shift
@@ -81,7 +82,11 @@ nan_cols time_cells 5 6 7
 nan_cols alloc_runs 6
 nan_cols normalized 5 6 7
 nan_cols depth 2 8 9 10
-expect 0 "6 drawn.*not drawn.*cost-depth" "one workload, statistics NaN, depth not varied" -- "$work/s"
+nan_cols peers 4 5 6
+expect 0 "6 drawn.*not drawn.*cost-depth peers" "one workload, statistics NaN, depth not varied" -- "$work/s"
+tr '\n' ' ' < "$work/s/figures/peers.txt" | grep -q "NOT DRAWN.*plotdata/peers.dat has no overhead estimate" ||
+    bad "peers.txt does not say there is no overhead estimate"
+[ -e "$work/s/figures/peers.png" ] && bad "peers.png kept although no overhead estimate is left"
 grep -q ">n/a<" "$work/s/figures/normalized.svg" || bad "normalized.svg does not mark the missing value n/a"
 tr '\n' ' ' < "$work/s/figures/cost-depth.txt" | grep -q "did not vary the stack depth" || bad "cost-depth.txt does not say the depth was not varied"
 
