@@ -48,7 +48,7 @@ pid=$!
 # Once 30 runs are committed, fill the disk.
 DB=""
 i=0
-while [ $i -lt 800 ]; do
+while [ $i -lt 8000 ]; do
     [ -z "$DB" ] && [ -e "$MNT/res/latest/results.db" ] && DB="$MNT/res/latest/results.db"
     if [ -n "$DB" ]; then
         n=$(q "$DB" 'SELECT count(*) FROM runs' 2>/dev/null || echo 0)

@@ -118,9 +118,9 @@ munged --force --key-file="$dir/munge/munge.key" --socket="$dir/munge/munge.sock
     started munged "$dir/log/munged.log"
 slurmctld -i || started slurmctld "$dir/log/slurmctld.log"
 slurmd || started slurmd "$dir/log/slurmd.log"
-# Wait until the node is idle (at most 30 s).
+# Wait until the node is idle (at most 120 s: slow on a busy machine).
 i=0
-while [ $i -lt 60 ]; do
+while [ $i -lt 240 ]; do
     state=$(sinfo -h -n "$host" -o %T 2>/dev/null)
     case "$state" in idle*) echo "$me: Slurm is up: node $host, $cpus CPU(s), partition test, SLURM_CONF=$dir/slurm.conf"; exit 0 ;; esac
     sleep 0.5
