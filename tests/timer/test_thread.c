@@ -114,25 +114,35 @@ static void spin_for(double secs) {
     sink = x;
 }
 
-static void deep(int n, double secs) {
+/* Burns CPU until n time samples have been taken since start-up: a count,
+ * so a busy machine only makes it take longer. */
+static void spin_until_samples(uint64_t n) {
+    uint64_t x = 1;
+    while (sgc__timer_taken() < n)
+        for (int i = 0; i < 1000; i++)
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+    sink = x;
+}
+
+static void deep(int n, uint64_t samples) {
     SGC_FRAME_FN(&f_rec);
     if (n > 1) {
-        deep(n - 1, secs);
+        deep(n - 1, samples);
         return;
     }
     cr_assert_eq(sgc_time_sampling_start_mode(2000, SGC_CLOCK_WALL, SGC_TIME_THREAD), 0);
-    spin_for(secs / 2);
+    spin_until_samples(samples / 2);
     sgc__timer_drain(); /* interns this stack: later copies are short */
-    spin_for(secs / 2);
+    spin_until_samples(samples);
     sgc_time_sampling_stop();
 }
 
-Test(thread, samples_carry_the_exact_stack) {
+Test(thread, samples_carry_the_exact_stack, .timeout = 120) {
     start("stack");
     SGC_FRAME_FN(&f_outer);
     {
         SGC_FRAME_FN(&f_inner);
-        deep(300, 0.2);
+        deep(300, 400); /* 400 samples: 0.2 s on an idle machine */
     }
     sgc_stats s;
     sgc_get_stats(&s);
@@ -140,6 +150,7 @@ Test(thread, samples_carry_the_exact_stack) {
     sgc_pr_reader r;
     load(&r);
     cr_assert_eq(r.ntimes, s.time_samples_written);
+    cr_assert_geq(r.ntimes, 400);
     cr_assert_eq(s.time_snapshots_torn, 0); /* nothing is popped while it samples */
     for (size_t i = 0; i < r.ntimes; i++) {
         uint32_t depth = 0, n = r.times[i].node, rec = 0;
