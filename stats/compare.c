@@ -33,7 +33,9 @@ static void usage(FILE *f) {
             "  --gate G         the quantity the verdicts and the exit status are on: ratio (B/A of the\n"
             "                   median wall times; default), or overhead (B's overhead minus A's: each\n"
             "                   sweep's baseline divided out, so a machine busier during B than during A\n"
-            "                   does not make every cell slower; baselines are then not gated)\n"
+            "                   does not make every cell slower; baselines are then not gated).  When both\n"
+            "                   sweeps are blocked, each sweep's overhead is paired: the median over blocks\n"
+            "                   of the cell's run over its adjacent baseline run; otherwise unpaired\n"
             "  --time T         the run time compared: wall (default) or cpu (user + system CPU time of\n"
             "                   the run's process: on a shared machine whose load moves wall times, it\n"
             "                   moves much less; it does not see time the program waits)\n"
@@ -218,7 +220,8 @@ int main(int argc, char **argv) {
                 st_gate_name(gate), st_cmp_time_name(time), c.ncells, c.compared, c.slower, c.faster, c.same,
                 c.inconclusive);
         if (gate == ST_GATE_OVERHEAD)
-            fprintf(stderr, ", %zu ungated (baselines)", c.ungated);
+            fprintf(stderr, ", %zu ungated (baselines); overhead paired in %zu cells, unpaired in %zu%s", c.ungated,
+                    c.paired, c.unpaired, c.unpaired && !c.paired ? " (no pairs: not both sweeps blocked)" : "");
         fprintf(stderr, "; %zu only in A, %zu only in B", c.nonly_a, c.nonly_b);
         if (c.nsim || c.nsim_only_a || c.nsim_only_b)
             fprintf(stderr, "; simulated: %zu cells matched, %zu differ, %zu only in A, %zu only in B", c.nsim,
@@ -238,10 +241,10 @@ int main(int argc, char **argv) {
                                 r->ratio.est, r->ratio.lo, r->ratio.hi, r->p_adjusted);
                     else
                         fprintf(stderr,
-                                "compare: REGRESSION %s: overhead change %+.4f [%+.4f, %+.4f] (overhead %.4f in A, "
-                                "%.4f in B), adjusted p %.3g\n",
-                                r->label, r->doverhead.est, r->doverhead.lo, r->doverhead.hi, r->a_overhead,
-                                r->b_overhead, r->p_adjusted);
+                                "compare: REGRESSION %s: overhead change %+.4f [%+.4f, %+.4f] (%s overhead %.4f in "
+                                "A, %.4f in B), adjusted p %.3g\n",
+                                r->label, r->doverhead.est, r->doverhead.lo, r->doverhead.hi,
+                                r->paired ? "paired" : "unpaired", r->a_overhead, r->b_overhead, r->p_adjusted);
                 }
         rc = 1;
     }

@@ -65,6 +65,49 @@ static void note(st_cmp_cell *r, const char *fmt, ...) {
     va_end(ap);
 }
 
+static double run_time(const st_run *r, st_cmp_time t) {
+    return t == ST_CMP_TIME_CPU ? r->user_ns + r->sys_ns : r->wall_ns;
+}
+
+/* Per sweep: partner[block] = the index of the block's used role-0 run, or
+ * -1 (blocks 1..maxb; maxb = 0 when the sweep has no blocks). */
+typedef struct partners {
+    long *partner;
+    int64_t maxb;
+} partners;
+
+static void partners_init(const st_sweep *sw, partners *p) {
+    p->maxb = 0;
+    for (size_t i = 0; i < sw->nruns; i++)
+        if (sw->runs[i].block > p->maxb)
+            p->maxb = sw->runs[i].block;
+    p->partner = st_xmalloc((size_t)(p->maxb + 1) * sizeof *p->partner);
+    for (int64_t b = 0; b <= p->maxb; b++)
+        p->partner[b] = -1;
+    for (size_t i = 0; i < sw->nruns; i++) {
+        const st_run *r = &sw->runs[i];
+        if (r->block > 0 && r->role == 0 && r->used)
+            p->partner[r->block] = (long)i;
+    }
+}
+
+/* The pair values of cell c (its role-1 run's time over its block's role-0
+ * run's, both used and with a time t > 0) into a fresh array; *n their
+ * number. */
+static double *pair_values(const st_sweep *sw, const partners *p, const st_cell *c, st_cmp_time t, size_t *n) {
+    double *v = st_xmalloc((c && c->nruns ? c->nruns : 1) * sizeof *v);
+    *n = 0;
+    for (size_t i = 0; c && i < c->nruns; i++) {
+        const st_run *x = &sw->runs[c->first_run + i];
+        if (!x->used || x->role != 1 || x->block <= 0 || x->block > p->maxb || p->partner[x->block] < 0)
+            continue;
+        double num = run_time(x, t), den = run_time(&sw->runs[p->partner[x->block]], t);
+        if (isfinite(num) && num > 0 && isfinite(den) && den > 0)
+            v[(*n)++] = num / den;
+    }
+    return v;
+}
+
 /* The run times t of cell c's used runs (NULL: none) into a fresh array; *n
  * their number.  CPU time: the runs without one (or with none spent) are
  * left out. */
@@ -76,7 +119,7 @@ static double *run_times(const st_sweep *sw, const st_cell *c, st_cmp_time t, si
     size_t k = st_used_runs(sw, c, runs), m = 0;
     double *w = st_xmalloc((k ? k : 1) * sizeof *w);
     for (size_t i = 0; i < k; i++) {
-        double v = t == ST_CMP_TIME_CPU ? runs[i]->user_ns + runs[i]->sys_ns : runs[i]->wall_ns;
+        double v = run_time(runs[i], t);
         if (isfinite(v) && v > 0)
             w[m++] = v;
     }
@@ -185,7 +228,29 @@ static void compare_meta(st_comparison *c) {
     }
 }
 
-static void compare_cell(st_comparison *c, st_cmp_cell *r) {
+static double stat_dmedian(const double (*m)[ST_BOOT_MAX_METRICS]) { return m[1][0] - m[0][0]; }
+
+/* The paired overhead change of r from its pair values pa (A) and pb (B):
+ * medians, their difference with a two-sample BCa interval over pairs, and
+ * (overhead gate) the Mann-Whitney test of B's pair values against A's. */
+static void paired_change(const st_comparison *c, st_cmp_cell *r, const double *pa, const double *pb) {
+    st_sample g[2];
+    memset(g, 0, sizeof g);
+    g[0].n = r->a_pairs;
+    g[0].metric[0] = pa;
+    g[1].n = r->b_pairs;
+    g[1].metric[0] = pb;
+    st_kstat stat = {stat_dmedian, 3u};
+    st_boot_opts bo = c->opts.boot;
+    bo.seed ^= st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, r->label), "#paired");
+    st_bootstrap_groups(g, 2, &stat, 1, &bo, &r->doverhead);
+    r->a_overhead = st_median(pa, r->a_pairs);
+    r->b_overhead = st_median(pb, r->b_pairs);
+    if (c->opts.gate == ST_GATE_OVERHEAD)
+        r->mw = st_mann_whitney(pb, r->b_pairs, pa, r->a_pairs);
+}
+
+static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, const partners *pb) {
     const st_sweep *A = c->a, *B = c->b;
     int several = 0;
     r->is_baseline = strcmp(r->a->kind, "baseline") == 0;
@@ -240,8 +305,22 @@ static void compare_cell(st_comparison *c, st_cmp_cell *r) {
     } else {
         r->doverhead = out[1];
     }
+    r->doverhead_unpaired = r->doverhead;
+    double *va = pair_values(A, pa, r->a, t, &r->a_pairs), *vb = pair_values(B, pb, r->b, t, &r->b_pairs);
+    r->paired = !r->is_baseline && r->a_base && r->b_base && r->a_pairs && r->b_pairs;
+    if (r->paired)
+        paired_change(c, r, va, vb);
+    else if (!r->is_baseline && r->a_base && r->b_base)
+        note(r, "no pairs of adjacent runs in %s (%s): overhead from unpaired medians",
+             !r->a_pairs ? (!r->b_pairs ? "A or B" : "A") : "B",
+             (!r->a_pairs && !pa->maxb) || (!r->b_pairs && !pb->maxb) ? "not a blocked sweep"
+                                                                      : "no block with both runs used");
+    free(va);
+    free(vb);
     if (c->opts.gate == ST_GATE_RATIO) {
         r->mw = st_mann_whitney(w[G_B], n[G_B], w[G_A], n[G_A]);
+    } else if (r->paired) {
+        /* paired_change did the test on the pair values. */
     } else if (r->is_baseline || !n[G_A_BASE] || !n[G_B_BASE]) {
         r->mw = (st_mw){NAN, NAN, 0};
     } else {
@@ -424,11 +503,21 @@ void st_compare(const st_sweep *a, const st_sweep *b, const st_sim *sa, const st
 
     double *p = st_xmalloc((c->ncells ? c->ncells : 1) * sizeof *p);
     double *q = st_xmalloc((c->ncells ? c->ncells : 1) * sizeof *q);
+    partners pa, pb;
+    partners_init(a, &pa);
+    partners_init(b, &pb);
     for (size_t i = 0; i < c->ncells; i++) {
-        compare_cell(c, &c->cells[i]);
-        p[i] = c->cells[i].mw.p;
+        st_cmp_cell *r = &c->cells[i];
+        compare_cell(c, r, &pa, &pb);
+        p[i] = r->mw.p;
         c->compared += isfinite(p[i]) != 0;
+        if (!r->is_baseline) {
+            c->paired += r->paired != 0;
+            c->unpaired += !r->paired;
+        }
     }
+    free(pa.partner);
+    free(pb.partner);
     st_bh_adjust(p, c->ncells, q);
     for (size_t i = 0; i < c->ncells; i++) {
         st_cmp_cell *r = &c->cells[i];
@@ -462,6 +551,13 @@ void st_comparison_free(st_comparison *c) {
 }
 
 /* ---- outputs ---- */
+
+/* How r's overhead was computed: "paired", "unpaired", or NULL (no overhead). */
+static const char *pairing(const st_cmp_cell *r) {
+    if (r->is_baseline || !r->a_base || !r->b_base)
+        return NULL;
+    return r->paired ? "paired" : "unpaired";
+}
 
 /* A number as written in CSV and JSON: %.10g, the same text in both. */
 static void num(FILE *f, double v, const char *missing) {
@@ -630,10 +726,20 @@ int st_compare_md(FILE *f, const st_comparison *c) {
     fprintf(f, ".  Threshold %g%%%s, %g%% BCa intervals, %zu resamples, seed %llu.\n\n", o->threshold * 100,
             o->gate == ST_GATE_OVERHEAD ? " of the baseline's time" : "", o->boot.confidence * 100, o->boot.resamples,
             (unsigned long long)o->boot.seed);
+    if (c->paired || c->unpaired) {
+        fprintf(f,
+                "Overhead: %zu cells from pairs of adjacent runs (each sampled run over its block's baseline "
+                "run, the blocked design; median over blocks), %zu from unpaired medians",
+                c->paired, c->unpaired);
+        if (c->unpaired)
+            fprintf(f, " (%s; the reason in each cell's note)",
+                    c->paired ? "some cells have no pairs in A or B" : "**no pairs: not both sweeps blocked**");
+        fputs(".\n\n", f);
+    }
     if (c->ncells) {
-        fprintf(f, "| cell | runs A/B | median A (ms) | median B (ms) | B/A | interval | overhead A | overhead B "
-                   "| change | interval | p | adjusted p | verdict | note |\n"
-                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+        fprintf(f, "| cell | runs A/B | median A (ms) | median B (ms) | B/A | interval | overhead from (pairs A/B) "
+                   "| overhead A | overhead B | change | interval | p | adjusted p | verdict | note |\n"
+                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (size_t i = 0; i < c->ncells; i++) {
             const st_cmp_cell *r = &c->cells[i];
             fprintf(f, "| %s | %zu/%zu | ", r->label, r->a_runs, r->b_runs);
@@ -647,6 +753,12 @@ int st_compare_md(FILE *f, const st_comparison *c) {
                 fprintf(f, "[%.4f, %.4f]", r->ratio.lo, r->ratio.hi);
             else
                 fputs("n/a", f);
+            if (!pairing(r))
+                fputs(" | n/a", f);
+            else if (r->paired)
+                fprintf(f, " | paired (%zu/%zu)", r->a_pairs, r->b_pairs);
+            else
+                fputs(" | unpaired", f);
             fputs(" | ", f);
             md_num(f, "%.4f", r->a_overhead);
             fputs(" | ", f);
@@ -677,8 +789,10 @@ int st_compare_md(FILE *f, const st_comparison *c) {
     for (size_t i = 0; i < c->nonly_b; i++)
         fprintf(f, "- only in B: %s\n", c->only_b[i]->label);
     fprintf(f,
-            "\nB/A is B's median %s time over A's; change is B's overhead minus A's (overhead = median "
-            "over the baseline's median), both from the same resamples of whole runs.  A cell is slower "
+            "\nB/A is B's median %s time over A's, from resamples of whole runs; change is B's overhead "
+            "minus A's: paired, the overhead is the median over blocks of the cell's run over its adjacent "
+            "baseline run, resampled by whole blocks; unpaired, the cell's median over its baseline's median, "
+            "from the same resamples as B/A.  A cell is slower "
             "or faster only when its whole %s interval lies beyond the threshold and its adjusted p is "
             "at most %g; same when the whole interval lies within it.  Method: docs/STATISTICS.md.\n",
             cpu ? "CPU" : "wall", o->gate == ST_GATE_RATIO ? "B/A" : "change", 1.0 - o->boot.confidence);
@@ -689,7 +803,8 @@ int st_compare_md(FILE *f, const st_comparison *c) {
 static const char *const csv_header =
     "label,workload,kind,a_runs,b_runs,a_median_ns,b_median_ns,ratio,ratio_lo,ratio_hi,ratio_method,"
     "a_overhead,b_overhead,overhead_change,overhead_change_lo,overhead_change_hi,overhead_change_method,"
-    "mw_u,mw_p,mw_p_adjusted,verdict,note\n";
+    "overhead_pairing,a_pairs,b_pairs,unpaired_overhead_change,unpaired_overhead_change_lo,"
+    "unpaired_overhead_change_hi,mw_u,mw_p,mw_p_adjusted,verdict,note\n";
 
 int st_compare_csv(FILE *f, const st_comparison *c) {
     fputs(csv_header, f);
@@ -712,7 +827,13 @@ int st_compare_csv(FILE *f, const st_comparison *c) {
             num(f, v2[k], "");
             fputc(',', f);
         }
-        fprintf(f, "%s,", st_ci_name(r->doverhead.method));
+        fprintf(f, "%s,%s,%zu,%zu,", st_ci_name(r->doverhead.method), pairing(r) ? pairing(r) : "", r->a_pairs,
+                r->b_pairs);
+        const double v3[] = {r->doverhead_unpaired.est, r->doverhead_unpaired.lo, r->doverhead_unpaired.hi};
+        for (size_t k = 0; k < 3; k++) {
+            num(f, v3[k], "");
+            fputc(',', f);
+        }
         num(f, r->mw.u, "");
         fputc(',', f);
         num(f, r->mw.p, "");
@@ -850,12 +971,16 @@ int st_compare_json(FILE *f, const st_comparison *c) {
     fprintf(f, "  \"different_machines\": %s,\n", c->different_machines ? "true" : "false");
     fprintf(f,
             "  \"counts\": {\"cells\": %zu, \"compared\": %zu, \"slower\": %zu, \"faster\": %zu, \"same\": %zu, "
-            "\"inconclusive\": %zu, \"ungated\": %zu, \"only_in_a\": %zu, \"only_in_b\": %zu},\n",
-            c->ncells, c->compared, c->slower, c->faster, c->same, c->inconclusive, c->ungated, c->nonly_a, c->nonly_b);
-    fputs("  \"units\": {\"a_median_ns\": \"ns\", \"b_median_ns\": \"ns\", \"ratio\": \"B/A\", "
-          "\"a_overhead\": \"ratio to baseline\", \"b_overhead\": \"ratio to baseline\", "
-          "\"overhead_change\": \"B overhead - A overhead\", \"threshold\": \"fraction\"},\n",
-          f);
+            "\"inconclusive\": %zu, \"ungated\": %zu, \"paired\": %zu, \"unpaired\": %zu, \"only_in_a\": %zu, "
+            "\"only_in_b\": %zu},\n",
+            c->ncells, c->compared, c->slower, c->faster, c->same, c->inconclusive, c->ungated, c->paired, c->unpaired,
+            c->nonly_a, c->nonly_b);
+    fputs(
+        "  \"units\": {\"a_median_ns\": \"ns\", \"b_median_ns\": \"ns\", \"ratio\": \"B/A\", "
+        "\"a_overhead\": \"ratio to baseline\", \"b_overhead\": \"ratio to baseline\", "
+        "\"overhead_change\": \"B overhead - A overhead\", \"unpaired_overhead_change\": \"B overhead - A overhead\", "
+        "\"a_pairs\": \"blocks\", \"b_pairs\": \"blocks\", \"threshold\": \"fraction\"},\n",
+        f);
     fputs("  \"metadata_differences\": [", f);
     for (size_t i = 0; i < c->nmeta; i++) {
         fputs(i ? ",\n    {\"key\": " : "\n    {\"key\": ", f);
@@ -892,7 +1017,12 @@ int st_compare_json(FILE *f, const st_comparison *c) {
         json_num_field(f, "overhead_change", r->doverhead.est, 1);
         json_num_field(f, "overhead_change_lo", r->doverhead.lo, 1);
         json_num_field(f, "overhead_change_hi", r->doverhead.hi, 1);
-        fprintf(f, "\"overhead_change_method\": \"%s\", ", st_ci_name(r->doverhead.method));
+        fprintf(f, "\"overhead_change_method\": \"%s\", \"overhead_pairing\": ", st_ci_name(r->doverhead.method));
+        json_str(f, pairing(r));
+        fprintf(f, ", \"a_pairs\": %zu, \"b_pairs\": %zu, ", r->a_pairs, r->b_pairs);
+        json_num_field(f, "unpaired_overhead_change", r->doverhead_unpaired.est, 1);
+        json_num_field(f, "unpaired_overhead_change_lo", r->doverhead_unpaired.lo, 1);
+        json_num_field(f, "unpaired_overhead_change_hi", r->doverhead_unpaired.hi, 1);
         json_num_field(f, "mw_u", r->mw.u, 1);
         json_num_field(f, "mw_p", r->mw.p, 1);
         json_num_field(f, "mw_p_adjusted", r->p_adjusted, 1);

@@ -14,12 +14,25 @@
  *  - Multiple comparisons: the Mann-Whitney p-values of the matched cells
  *    that have one are adjusted by Benjamini-Hochberg (false discovery rate
  *    at 1 - confidence); `compared` says how many there were.
+ *  - Paired overhead (blocked sweeps): a pair is a used role-1 run of the
+ *    cell and the used role-0 run of the same block (runs.block, block_role;
+ *    the adjacent run of its baseline), as analyze pairs them; its value is
+ *    the cell run's time over the baseline run's.  When the cell has at
+ *    least one pair in A and in B (paired = 1), a_overhead and b_overhead
+ *    are the medians of the pair values of each sweep, and doverhead is
+ *    b_overhead - a_overhead with a two-sample BCa interval
+ *    (st_bootstrap_groups over two groups, A's pairs and B's, each pair
+ *    drawn whole; seed opts.boot.seed XOR fnv1a64(label + "#paired")).
+ *    Otherwise (paired = 0, a non-baseline cell says why in its note)
+ *    doverhead is the unpaired change above.  doverhead_unpaired is always
+ *    the unpaired change.
  *  - The gate (opts.gate) is the quantity the verdicts and the test are
  *    on.  ST_GATE_RATIO: the ratio, centre 1, Mann-Whitney of B's wall times
- *    against A's.  ST_GATE_OVERHEAD: the change in overhead, centre 0,
- *    Mann-Whitney of B's wall times over B's baseline median against A's
- *    over A's; a baseline cell is then "ungated" (no overhead), never a
- *    verdict of the four below and outside the Benjamini-Hochberg family.
+ *    against A's.  ST_GATE_OVERHEAD: the change in overhead (doverhead),
+ *    centre 0, Mann-Whitney of B's pair values against A's when paired, else
+ *    of B's wall times over B's baseline median against A's over A's; a
+ *    baseline cell is then "ungated" (no overhead), never a verdict of the
+ *    four below and outside the Benjamini-Hochberg family.
  *  - Verdicts (threshold t, alpha = 1 - confidence, c the gate's centre):
  *    "slower" when the gated interval lies wholly above c + t and the
  *    adjusted p <= alpha, "faster" when wholly below c - t and adjusted
@@ -92,15 +105,20 @@ typedef struct st_cmp_cell {
     const st_cell *a, *b;           /* the cell in each sweep */
     const st_cell *a_base, *b_base; /* their baselines (NULL if none; the cell itself for a baseline) */
     int is_baseline;
-    size_t a_runs, b_runs;         /* used runs */
-    double a_median, b_median;     /* median run time (opts.time), ns */
-    double a_overhead, b_overhead; /* median / baseline median (NaN for a baseline or without one) */
-    st_interval ratio;             /* b_median / a_median */
-    st_interval doverhead;         /* b_overhead - a_overhead */
-    st_mw mw;                      /* the gate's test: B's wall times against A's (ratio gate), or each
-                                      over its sweep's baseline median (overhead gate) */
-    double p_adjusted;             /* Benjamini-Hochberg; NaN when mw.p is */
-    const char *verdict;           /* slower, faster, same, inconclusive; ungated (a baseline, overhead gate) */
+    size_t a_runs, b_runs;          /* used runs */
+    double a_median, b_median;      /* median run time (opts.time), ns */
+    size_t a_pairs, b_pairs;        /* blocks with the cell's run and its baseline's run both used */
+    int paired;                     /* overhead from the pairs of both sweeps (else unpaired medians) */
+    double a_overhead, b_overhead;  /* median pair value if paired, else median / baseline median (NaN for a
+                                      baseline or without one) */
+    st_interval ratio;              /* b_median / a_median */
+    st_interval doverhead;          /* b_overhead - a_overhead (paired or unpaired, as above) */
+    st_interval doverhead_unpaired; /* the unpaired change, always */
+    st_mw mw;                       /* the gate's test: B's wall times against A's (ratio gate), or B's pair
+                                      values against A's, or each run over its sweep's baseline median
+                                      (overhead gate, paired or not) */
+    double p_adjusted;              /* Benjamini-Hochberg; NaN when mw.p is */
+    const char *verdict;            /* slower, faster, same, inconclusive; ungated (a baseline, overhead gate) */
     char note[384];
 } st_cmp_cell;
 
@@ -158,6 +176,7 @@ typedef struct st_comparison {
     int different_machines; /* host or cpu_model differ */
     size_t compared;        /* cells with a p-value: the family Benjamini-Hochberg adjusts over */
     size_t slower, faster, same, inconclusive, ungated;
+    size_t paired, unpaired; /* non-baseline cells whose overhead is paired, and those that fell back */
     /* The simulated cells (none when a sweep has none). */
     st_cmp_simcell *sim; /* matched simulated cells, by workload, kind, label */
     size_t nsim;

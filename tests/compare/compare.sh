@@ -8,7 +8,10 @@
 # (the ratio gate flags every cell, the overhead gate exactly that one, and so does the ratio gate
 # on CPU times, --time cpu, which the busier machine does not move); the simulated cells
 # compared exactly (one cell with a known injected difference, shifts within the repeat spread
-# "same", sweeps with only simulated cells).
+# "same", sweeps with only simulated cells); the paired overhead
+# gate on blocked sweeps (tests/compare/mkblocked.py: an injected overhead change found in exactly
+# one cell with its size in the interval, none in an A/A pair, slow episodes shared by a block's two
+# runs resolved paired and not unpaired, the fallback to unpaired medians said in a column).
 # Usage: SCHEMA=harness/schema.sql COMPARE=build/bin/compare sh tests/compare/compare.sh WORKDIR
 set -u
 W=${1:?work directory}
@@ -412,6 +415,99 @@ mk "$W/DISJOINT" 5 fixture-host rev-a gcbench/baseline 1000
 sqlite3 "$W/DISJOINT/results.db" "UPDATE cells SET label = 'x/' || label;"
 expect2 "no cell in common" "$W/A" "$W/DISJOINT"
 grep -q "no cell in common" "$W/bad.err" || fail "no cell in common: message"
+
+# 12. The paired overhead gate on blocked sweeps (tests/compare/mkblocked.py: every cell's run next
+# to a run of its baseline in one block, +-0.5% noise per run).  BLK-B: gcbench/alloc-fixed-64K's
+# factor 1300 -> 1350 per mille (overhead +0.05); BLK-A2: A's distributions, other noise.
+MKB="python3 $(dirname "$0")/mkblocked.py $SCHEMA"
+mkdir -p "$W/BLK-A" "$W/BLK-A2" "$W/BLK-B" "$W/EP-A" "$W/EP-B"
+$MKB "$W/BLK-A/results.db" 1 && $MKB "$W/BLK-A2/results.db" 3 && $MKB "$W/BLK-B/results.db" 2 gcbench/alloc-fixed-64K=1350 \
+    && $MKB "$W/EP-A/results.db" 4 --episodes 0.4 && $MKB "$W/EP-B/results.db" 5 --episodes 0.4 microbench/alloc-fixed-1M=1080 \
+    || { echo "cannot build the blocked sweeps"; exit 1; }
+# pairedcheck NAME A B LABEL INJECTED: every gated cell's paired overheads and change are the medians of
+# the per-block ratios read from the databases (to 1e-9), paired over 20 blocks each, and LABEL's
+# injected change (if any) lies inside its interval.
+pairedcheck() {
+    python3 - "$W/$1/compare.json" "$2/results.db" "$3/results.db" "$4" "$5" <<'PY'
+import json, sqlite3, statistics, sys
+j = json.load(open(sys.argv[1]))
+def pairs(db, label):
+    q = """SELECT t.wall_ns * 1.0 / b.wall_ns FROM runs t JOIN cells c ON c.cell_id = t.cell_id
+           JOIN runs b ON b.block = t.block AND b.block_role = 0
+           WHERE c.label = ? AND t.block_role = 1 AND t.round > 0 AND t.status = 'ok' AND b.status = 'ok'"""
+    return [v for (v,) in sqlite3.connect(db).execute(q, (label,))]
+bad = []
+for c in j["cells"]:
+    if c["kind"] == "baseline":
+        if c["overhead_pairing"] is not None or c["verdict"] != "ungated": bad.append("%s: %r" % (c["label"], c))
+        continue
+    pa, pb = pairs(sys.argv[2], c["label"]), pairs(sys.argv[3], c["label"])
+    ma, mb = statistics.median(pa), statistics.median(pb)
+    if c["overhead_pairing"] != "paired" or (c["a_pairs"], c["b_pairs"]) != (20, 20) or len(pa) != 20:
+        bad.append("%s: pairing %r %r %r" % (c["label"], c["overhead_pairing"], c["a_pairs"], c["b_pairs"]))
+    for k, v in (("a_overhead", ma), ("b_overhead", mb), ("overhead_change", mb - ma)):
+        if abs(c[k] - v) > 1e-9: bad.append("%s %s: %r, expected %r" % (c["label"], k, c[k], v))
+    if not (c["overhead_change_lo"] <= c["overhead_change"] <= c["overhead_change_hi"]) or c["overhead_change_method"] != "bca":
+        bad.append("%s: interval %r" % (c["label"], c))
+    if c["label"] == sys.argv[4] and sys.argv[5]:
+        d = float(sys.argv[5])
+        if not (c["overhead_change_lo"] <= d <= c["overhead_change_hi"]): bad.append("%s: %g outside its interval" % (c["label"], d))
+if j["counts"]["paired"] != 6 or j["counts"]["unpaired"] != 0: bad.append("counts %r" % j["counts"])
+print("\n".join(bad)); sys.exit(1 if bad else 0)
+PY
+}
+run blk "$W/BLK-A" "$W/BLK-B" --gate overhead
+[ "$(rc blk)" = 1 ] && ok "paired gate, injected overhead change: exit 1" || fail "paired gate: exit $(rc blk), expected 1"
+check blk gcbench/alloc-fixed-64K "" 5 6 && ok "paired gate: exactly gcbench/alloc-fixed-64K slower, 5 same, 6 compared" \
+    || fail "paired gate: verdicts"
+pairedcheck blk "$W/BLK-A" "$W/BLK-B" gcbench/alloc-fixed-64K 0.05 \
+    && ok "paired gate: overheads and changes are the medians of the per-block ratios, +0.05 inside the interval" \
+    || fail "paired gate: values"
+grep -q "REGRESSION gcbench/alloc-fixed-64K: overhead change .* (paired overhead" "$W/blk.err" \
+    && grep -q "overhead paired in 6 cells, unpaired in 0" "$W/blk.err" && grep -q "paired (20/20)" "$W/blk/compare.md" \
+    && ok "paired gate: said on stderr and in compare.md" || fail "paired gate: stderr or compare.md"
+run blk-aa "$W/BLK-A" "$W/BLK-A2" --gate overhead
+[ "$(rc blk-aa)" = 0 ] && check blk-aa "" "" 6 6 && pairedcheck blk-aa "$W/BLK-A" "$W/BLK-A2" "" "" \
+    && ok "paired gate, A/A blocked sweeps: exit 0, all 6 gated cells same" || fail "paired gate, A/A: exit $(rc blk-aa) or verdicts"
+# Slow episodes shared by the two runs of a block (up to +40%, independent from block to block) and
+# microbench/alloc-fixed-1M's overhead +0.05: the paired gate finds exactly that cell; the same data
+# without the blocks (unpaired medians) cannot tell (its interval straddles the threshold).
+run ep "$W/EP-A" "$W/EP-B" --gate overhead
+[ "$(rc ep)" = 1 ] && check ep microbench/alloc-fixed-1M "" 5 6 && pairedcheck ep "$W/EP-A" "$W/EP-B" microbench/alloc-fixed-1M 0.05 \
+    && ok "slow episodes: the paired gate finds exactly microbench/alloc-fixed-1M, +0.05 inside its interval" \
+    || fail "slow episodes: paired gate exit $(rc ep) or verdicts"
+for s in EP-A EP-B; do
+    cp -r "$W/$s" "$W/$s-U"
+    sqlite3 "$W/$s-U/results.db" "UPDATE runs SET block = NULL, block_pos = NULL, block_role = NULL; UPDATE meta SET value = 'independent' WHERE key = 'design';"
+done
+run ep-u "$W/EP-A-U" "$W/EP-B-U" --gate overhead
+python3 - "$W/ep-u/compare.json" "$W/ep/compare.json" "$(rc ep-u)" <<'PY' && ok "slow episodes, unpaired: no cell slower, the 1M cell inconclusive; unpaired said in a column and note; the paired run's unpaired columns agree" || fail "slow episodes, unpaired fallback"
+import json, sys
+u, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+bad = []
+if sys.argv[3] != "0" or u["counts"]["slower"] != 0 or (u["counts"]["paired"], u["counts"]["unpaired"]) != (0, 6): bad.append("counts %r" % u["counts"])
+for c in u["cells"]:
+    if c["kind"] == "baseline": continue
+    if c["overhead_pairing"] != "unpaired" or (c["a_pairs"], c["b_pairs"]) != (0, 0) or "not a blocked sweep" not in c["note"]:
+        bad.append("%s: %r" % (c["label"], c))
+    if (c["overhead_change"], c["overhead_change_lo"], c["overhead_change_hi"]) != (c["unpaired_overhead_change"], c["unpaired_overhead_change_lo"], c["unpaired_overhead_change_hi"]):
+        bad.append("%s: change differs from the unpaired columns" % c["label"])
+    q = [x for x in p["cells"] if x["label"] == c["label"]][0]
+    if (c["overhead_change"], c["overhead_change_lo"], c["overhead_change_hi"]) != (q["unpaired_overhead_change"], q["unpaired_overhead_change_lo"], q["unpaired_overhead_change_hi"]):
+        bad.append("%s: the paired run's unpaired columns differ" % c["label"])
+c = [c for c in u["cells"] if c["label"] == "microbench/alloc-fixed-1M"][0]
+if c["verdict"] != "inconclusive" or not (c["overhead_change_lo"] < 0.02 < c["overhead_change_hi"]): bad.append("1M: %r" % c)
+print("\n".join(bad)); sys.exit(1 if bad else 0)
+PY
+grep -q "no pairs: not both sweeps blocked" "$W/ep-u/compare.md" && grep -q "unpaired in 6 (no pairs: not both sweeps blocked)" "$W/ep-u.err" \
+    && ok "unpaired fallback said in compare.md and on stderr" || fail "unpaired fallback: compare.md or stderr"
+# One blocked sweep against an unblocked one: unpaired, the note names the sweep without pairs.
+run mixed "$W/EP-A" "$W/EP-B-U" --gate overhead
+python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+ok = j["counts"]["unpaired"] == 6 and all("no pairs of adjacent runs in B (not a blocked sweep)" in c["note"] for c in j["cells"] if c["kind"] != "baseline")
+sys.exit(0 if ok else 1)' "$W/mixed/compare.json" && ok "blocked against unblocked: unpaired, B named" || fail "blocked against unblocked"
 
 echo "$fails failed"
 [ $fails -eq 0 ]

@@ -1,13 +1,14 @@
 # tests/compare/module.mk - build/bin/compare end to end on synthetic sweeps (tests/compare/compare.sh),
 # an injected difference in one cell found exactly, none in an A/A pair, mismatched cells listed,
-# exit statuses 0/1/2, the JSON checked against the CSV.
+# exit statuses 0/1/2, the JSON checked against the CSV; the paired overhead gate on blocked sweeps
+# (tests/compare/mkblocked.py).
 COMPARE_TEST_DIR := $(BUILD)/compare-test
 COMPARE_SCHEMA := harness/schema.sql
 
 .PHONY: test-compare
 TESTS += test-compare
 
-test-compare: $(BIN)/compare
+test-compare: $(BIN)/compare tests/compare/mkblocked.py
 	@TEST_RESULTS=$(TEST_RESULTS) SCHEMA=$(COMPARE_SCHEMA) COMPARE=$(BIN)/compare GP=plots/compare.gp \
 	  sh tests/check.sh compare sh tests/compare/compare.sh $(COMPARE_TEST_DIR)
 
