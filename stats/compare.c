@@ -16,6 +16,8 @@
 #define DEFAULT_RESAMPLES 10000
 #define DEFAULT_CONFIDENCE 0.95
 #define DEFAULT_THRESHOLD 0.02
+/* Above the repeat spread of the simulated counts (docs/STATISTICS.md, "Comparing two sweeps"). */
+#define DEFAULT_SIM_THRESHOLD 0.0001
 
 static void usage(FILE *f) {
     fprintf(f,
@@ -43,7 +45,8 @@ static void usage(FILE *f) {
             "                   overhead gate: X%% of the baseline's time)\n"
             "  --sim-threshold X%%\n"
             "                   simulated cells: a difference counts only when its bounds from the\n"
-            "                   repeated runs lie beyond +-X%% of A's value (default 0: any difference)\n"
+            "                   repeated runs lie beyond +-X%% of A's value (default %g%%, above the\n"
+            "                   spread of repeated simulated runs; 0: any difference)\n"
             "  --out DIR        write the report files into DIR (created if missing)\n"
             "  --seed N         bootstrap seed (default %llu)\n"
             "  --resamples B    bootstrap resamples per cell, 1000..1000000 (default %d)\n"
@@ -53,7 +56,7 @@ static void usage(FILE *f) {
             "  Exit status (for CI gating): 0 no cell slower beyond the threshold in the gated quantity,\n"
             "  1 at least one cell slower (a regression) or an output cannot be written, 2 bad arguments,\n"
             "  A or B not a readable sweep, or no cell in common.  Method: docs/STATISTICS.md.\n",
-            DEFAULT_THRESHOLD * 100, DEFAULT_SEED, DEFAULT_RESAMPLES, DEFAULT_CONFIDENCE);
+            DEFAULT_THRESHOLD * 100, DEFAULT_SIM_THRESHOLD * 100, DEFAULT_SEED, DEFAULT_RESAMPLES, DEFAULT_CONFIDENCE);
 }
 
 static int bad(const char *fmt, const char *arg) {
@@ -110,7 +113,7 @@ int main(int argc, char **argv) {
     int quiet = 0;
     st_gate gate = ST_GATE_RATIO;
     st_cmp_time time = ST_CMP_TIME_WALL;
-    double sim_threshold = 0;
+    double sim_threshold = DEFAULT_SIM_THRESHOLD;
     const char *dirs[2] = {NULL, NULL}, *out = NULL;
     int ndirs = 0;
     for (int i = 1; i < argc; i++) {
