@@ -37,7 +37,8 @@ static void usage(FILE *f) {
             "                   sweep's baseline divided out, so a machine busier during B than during A\n"
             "                   does not make every cell slower; baselines are then not gated).  When both\n"
             "                   sweeps are blocked, each sweep's overhead is paired: the median over blocks\n"
-            "                   of the cell's run over its adjacent baseline run; otherwise unpaired\n"
+            "                   of the cell's run over its adjacent baseline run (both in-process: of its\n"
+            "                   in-process blocks' CPU ratios); otherwise unpaired\n"
             "  --time T         the run time compared: wall (default) or cpu (user + system CPU time of\n"
             "                   the run's process: on a shared machine whose load moves wall times, it\n"
             "                   moves much less; it does not see time the program waits)\n"
@@ -184,13 +185,31 @@ int main(int argc, char **argv) {
         return rc;
     }
 
+    /* The in-process estimates of each (none in a sweep without segment series). */
+    st_inprocs ia, ib;
+    memset(&ib, 0, sizeof ib);
+    st_boot_opts boot = {(size_t)resamples, confidence, seed};
+    which = "A";
+    if ((rc = st_inproc_load(dirs[0], &boot, &ia, err, sizeof err)) == 0 && (which = "B"))
+        rc = st_inproc_load(dirs[1], &boot, &ib, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "compare: %s: in-process segment series: %s\n", which, err);
+        st_inprocs_free(&ia);
+        st_inprocs_free(&ib);
+        st_sim_free(&sa);
+        st_sim_free(&sb);
+        st_sweep_free(&a);
+        st_sweep_free(&b);
+        return 2;
+    }
+
     st_compare_opts opts = {.boot = {(size_t)resamples, confidence, seed},
                             .threshold = threshold,
                             .gate = gate,
                             .time = time,
                             .sim_threshold = sim_threshold};
     st_comparison c;
-    st_compare(&a, &b, &sa, &sb, &opts, &c);
+    st_compare(&a, &b, &sa, &sb, &ia, &ib, &opts, &c);
 
     if (c.different_machines && !quiet)
         fprintf(stderr, "compare: WARNING: A and B come from DIFFERENT MACHINES (host %s / %s, CPU %s / %s)\n",
@@ -247,11 +266,16 @@ int main(int argc, char **argv) {
                                 "compare: REGRESSION %s: overhead change %+.4f [%+.4f, %+.4f] (%s overhead %.4f in "
                                 "A, %.4f in B), adjusted p %.3g\n",
                                 r->label, r->doverhead.est, r->doverhead.lo, r->doverhead.hi,
-                                r->paired ? "paired" : "unpaired", r->a_overhead, r->b_overhead, r->p_adjusted);
+                                r->paired == 2 ? "in-process"
+                                : r->paired    ? "paired"
+                                               : "unpaired",
+                                r->a_overhead, r->b_overhead, r->p_adjusted);
                 }
         rc = 1;
     }
     st_comparison_free(&c);
+    st_inprocs_free(&ia);
+    st_inprocs_free(&ib);
     st_sim_free(&sa);
     st_sim_free(&sb);
     st_sweep_free(&a);

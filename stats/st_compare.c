@@ -250,6 +250,22 @@ static void paired_change(const st_comparison *c, st_cmp_cell *r, const double *
         r->mw = st_mann_whitney(pb, r->b_pairs, pa, r->a_pairs);
 }
 
+/* The in-process blocks of the cell labelled label (NULL: none). */
+static const st_blocks *inproc_blocks(const st_inprocs *ip, const char *label) {
+    for (size_t i = 0; ip && i < ip->n; i++)
+        if (!strcmp(ip->cells[i].label, label))
+            return ip->cells[i].e.blocks.n ? &ip->cells[i].e.blocks : NULL;
+    return NULL;
+}
+
+/* The ratios exp(r) of in-process blocks x into a fresh array. */
+static double *inproc_values(const st_blocks *x) {
+    double *v = st_xmalloc((x->n ? x->n : 1) * sizeof *v);
+    for (size_t i = 0; i < x->n; i++)
+        v[i] = exp(x->log_ratio[i]);
+    return v;
+}
+
 static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, const partners *pb) {
     const st_sweep *A = c->a, *B = c->b;
     int several = 0;
@@ -307,14 +323,29 @@ static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, c
     }
     r->doverhead_unpaired = r->doverhead;
     double *va = pair_values(A, pa, r->a, t, &r->a_pairs), *vb = pair_values(B, pb, r->b, t, &r->b_pairs);
-    r->paired = !r->is_baseline && r->a_base && r->b_base && r->a_pairs && r->b_pairs;
-    if (r->paired)
+    int has_overhead = !r->is_baseline && r->a_base && r->b_base;
+    const st_blocks *xa = has_overhead ? inproc_blocks(c->ia, r->label) : NULL;
+    const st_blocks *xb = has_overhead ? inproc_blocks(c->ib, r->label) : NULL;
+    r->paired = has_overhead && r->a_pairs && r->b_pairs;
+    if (r->paired) {
         paired_change(c, r, va, vb);
-    else if (!r->is_baseline && r->a_base && r->b_base)
+    } else if (xa && xb) {
+        free(va);
+        free(vb);
+        va = inproc_values(xa);
+        vb = inproc_values(xb);
+        r->a_pairs = xa->n;
+        r->b_pairs = xb->n;
+        r->paired = 2;
+        paired_change(c, r, va, vb);
+    } else if (has_overhead && (xa || xb)) {
+        note(r, "in-process blocks in %s only: overhead from unpaired medians", xa ? "A" : "B");
+    } else if (has_overhead) {
         note(r, "no pairs of adjacent runs in %s (%s): overhead from unpaired medians",
              !r->a_pairs ? (!r->b_pairs ? "A or B" : "A") : "B",
              (!r->a_pairs && !pa->maxb) || (!r->b_pairs && !pb->maxb) ? "not a blocked sweep"
                                                                       : "no block with both runs used");
+    }
     free(va);
     free(vb);
     if (c->opts.gate == ST_GATE_RATIO) {
@@ -475,11 +506,13 @@ static void compare_sim(st_comparison *c, const st_sim *sa, const st_sim *sb) {
     }
 }
 
-void st_compare(const st_sweep *a, const st_sweep *b, const st_sim *sa, const st_sim *sb, const st_compare_opts *opts,
-                st_comparison *c) {
+void st_compare(const st_sweep *a, const st_sweep *b, const st_sim *sa, const st_sim *sb, const st_inprocs *ia,
+                const st_inprocs *ib, const st_compare_opts *opts, st_comparison *c) {
     memset(c, 0, sizeof *c);
     c->a = a;
     c->b = b;
+    c->ia = ia;
+    c->ib = ib;
     c->opts = *opts;
     c->cells = st_xcalloc(a->ncells ? a->ncells : 1, sizeof *c->cells);
     c->only_a = st_xmalloc((a->ncells ? a->ncells : 1) * sizeof *c->only_a);
@@ -511,7 +544,7 @@ void st_compare(const st_sweep *a, const st_sweep *b, const st_sim *sa, const st
         compare_cell(c, r, &pa, &pb);
         p[i] = r->mw.p;
         c->compared += isfinite(p[i]) != 0;
-        if (!r->is_baseline) {
+        if (!r->is_baseline && r->a_base && r->b_base) {
             c->paired += r->paired != 0;
             c->unpaired += !r->paired;
         }
@@ -556,7 +589,7 @@ void st_comparison_free(st_comparison *c) {
 static const char *pairing(const st_cmp_cell *r) {
     if (r->is_baseline || !r->a_base || !r->b_base)
         return NULL;
-    return r->paired ? "paired" : "unpaired";
+    return r->paired == 2 ? "inprocess" : r->paired ? "paired" : "unpaired";
 }
 
 /* A number as written in CSV and JSON: %.10g, the same text in both. */
@@ -729,7 +762,8 @@ int st_compare_md(FILE *f, const st_comparison *c) {
     if (c->paired || c->unpaired) {
         fprintf(f,
                 "Overhead: %zu cells from pairs of adjacent runs (each sampled run over its block's baseline "
-                "run, the blocked design; median over blocks), %zu from unpaired medians",
+                "run, the blocked design; median over blocks) or from in-process blocks (CPU per unit of work "
+                "with sampling over without, the in-process design), %zu from unpaired medians",
                 c->paired, c->unpaired);
         if (c->unpaired)
             fprintf(f, " (%s; the reason in each cell's note)",
@@ -756,7 +790,7 @@ int st_compare_md(FILE *f, const st_comparison *c) {
             if (!pairing(r))
                 fputs(" | n/a", f);
             else if (r->paired)
-                fprintf(f, " | paired (%zu/%zu)", r->a_pairs, r->b_pairs);
+                fprintf(f, " | %s (%zu/%zu)", r->paired == 2 ? "in-process blocks" : "paired", r->a_pairs, r->b_pairs);
             else
                 fputs(" | unpaired", f);
             fputs(" | ", f);

@@ -23,9 +23,13 @@
  *    b_overhead - a_overhead with a two-sample BCa interval
  *    (st_bootstrap_groups over two groups, A's pairs and B's, each pair
  *    drawn whole; seed opts.boot.seed XOR fnv1a64(label + "#paired")).
- *    Otherwise (paired = 0, a non-baseline cell says why in its note)
- *    doverhead is the unpaired change above.  doverhead_unpaired is always
- *    the unpaired change.
+ *    In-process sweeps (both with segment series, st_inproc.h): without
+ *    block pairs, the values are the cell's in-process blocks' ratios
+ *    exp(r) (CPU per unit of work, sampling on over off; whatever
+ *    opts.time), the same median, interval and test (paired = 2, a_pairs
+ *    and b_pairs count those blocks).  Otherwise (paired = 0, a cell with
+ *    an overhead says why in its note) doverhead is the unpaired change
+ *    above.  doverhead_unpaired is always the unpaired change.
  *  - The gate (opts.gate) is the quantity the verdicts and the test are
  *    on.  ST_GATE_RATIO: the ratio, centre 1, Mann-Whitney of B's wall times
  *    against A's.  ST_GATE_OVERHEAD: the change in overhead (doverhead),
@@ -61,6 +65,7 @@
 
 #include "st_boot.h"
 #include "st_db.h"
+#include "st_inproc.h"
 #include "st_rank.h"
 #include "st_sim.h"
 
@@ -105,10 +110,10 @@ typedef struct st_cmp_cell {
     const st_cell *a, *b;           /* the cell in each sweep */
     const st_cell *a_base, *b_base; /* their baselines (NULL if none; the cell itself for a baseline) */
     int is_baseline;
-    size_t a_runs, b_runs;          /* used runs */
-    double a_median, b_median;      /* median run time (opts.time), ns */
-    size_t a_pairs, b_pairs;        /* blocks with the cell's run and its baseline's run both used */
-    int paired;                     /* overhead from the pairs of both sweeps (else unpaired medians) */
+    size_t a_runs, b_runs;     /* used runs */
+    double a_median, b_median; /* median run time (opts.time), ns */
+    size_t a_pairs, b_pairs;   /* blocks with the cell's run and its baseline's run both used */
+    int paired; /* overhead from the pairs of both sweeps (1), from their in-process blocks (2), else from unpaired medians (0) */
     double a_overhead, b_overhead;  /* median pair value if paired, else median / baseline median (NaN for a
                                       baseline or without one) */
     st_interval ratio;              /* b_median / a_median */
@@ -173,10 +178,11 @@ typedef struct st_comparison {
     size_t nonly_a, nonly_b;
     st_cmp_meta *meta; /* differing keys, important first, then by key */
     size_t nmeta;
-    int different_machines; /* host or cpu_model differ */
-    size_t compared;        /* cells with a p-value: the family Benjamini-Hochberg adjusts over */
+    int different_machines;    /* host or cpu_model differ */
+    const st_inprocs *ia, *ib; /* the in-process estimates (NULL: none) */
+    size_t compared;           /* cells with a p-value: the family Benjamini-Hochberg adjusts over */
     size_t slower, faster, same, inconclusive, ungated;
-    size_t paired, unpaired; /* non-baseline cells whose overhead is paired, and those that fell back */
+    size_t paired, unpaired; /* cells with an overhead: paired, and those that fell back to unpaired */
     /* The simulated cells (none when a sweep has none). */
     st_cmp_simcell *sim; /* matched simulated cells, by workload, kind, label */
     size_t nsim;
@@ -185,10 +191,12 @@ typedef struct st_comparison {
     size_t sim_differ; /* matched simulated cells with some quantity higher or lower */
 } st_comparison;
 
-/* Compares b against a, and the simulated cells of sb against sa (either
- * may be NULL: no simulated cells).  Never fails (allocation failure exits). */
-void st_compare(const st_sweep *a, const st_sweep *b, const st_sim *sa, const st_sim *sb, const st_compare_opts *opts,
-                st_comparison *c);
+/* Compares b against a, the simulated cells of sb against sa (either may
+ * be NULL: no simulated cells), with the in-process estimates ia and ib
+ * (st_inproc_load; either may be NULL or empty: none).  Never fails
+ * (allocation failure exits). */
+void st_compare(const st_sweep *a, const st_sweep *b, const st_sim *sa, const st_sim *sb, const st_inprocs *ia,
+                const st_inprocs *ib, const st_compare_opts *opts, st_comparison *c);
 
 void st_comparison_free(st_comparison *c);
 

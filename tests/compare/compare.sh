@@ -11,7 +11,8 @@
 # "same", sweeps with only simulated cells, the default --sim-threshold 0.01%); the paired overhead
 # gate on blocked sweeps (tests/compare/mkblocked.py: an injected overhead change found in exactly
 # one cell with its size in the interval, none in an A/A pair, slow episodes shared by a block's two
-# runs resolved paired and not unpaired, the fallback to unpaired medians said in a column).
+# runs resolved paired and not unpaired, the fallback to unpaired medians said in a column); in-process
+# sweeps paired by their ABBA blocks.
 # Usage: SCHEMA=harness/schema.sql COMPARE=build/bin/compare sh tests/compare/compare.sh WORKDIR
 set -u
 W=${1:?work directory}
@@ -526,6 +527,48 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 ok = j["counts"]["unpaired"] == 6 and all("no pairs of adjacent runs in B (not a blocked sweep)" in c["note"] for c in j["cells"] if c["kind"] != "baseline")
 sys.exit(0 if ok else 1)' "$W/mixed/compare.json" && ok "blocked against unblocked: unpaired, B named" || fail "blocked against unblocked"
+
+# 13. In-process sweeps (mkblocked.py --inprocess: ABBA blocks of segments inside each run, slow
+# episodes up to 40% shared by a block's segments): the overhead from the in-process blocks' ratios
+# (CPU with sampling over without); gcbench/alloc-fixed-64K's sampling 1300 -> 1350 per mille.
+mkdir -p "$W/IP-A" "$W/IP-B"
+$MKB "$W/IP-A/results.db" 6 --inprocess --episodes 0.4 && $MKB "$W/IP-B/results.db" 7 --inprocess --episodes 0.4 gcbench/alloc-fixed-64K=1350 \
+    || { echo "cannot build the in-process sweeps"; exit 1; }
+run ip "$W/IP-A" "$W/IP-B" --gate overhead
+[ "$(rc ip)" = 1 ] && check ip gcbench/alloc-fixed-64K "" 5 6 && ok "in-process sweeps: exactly gcbench/alloc-fixed-64K slower, 5 same" \
+    || fail "in-process sweeps: exit $(rc ip) or verdicts"
+python3 - "$W/ip/compare.json" "$W/IP-A/results.db" "$W/IP-B/results.db" <<'PY' && ok "in-process sweeps: overheads are the medians of the blocks' CPU ratios (80 a side), +0.05 inside the interval" || fail "in-process sweeps: values"
+import json, sqlite3, statistics, sys
+from collections import defaultdict
+j = json.load(open(sys.argv[1]))
+def blocks(db, label):
+    q = """SELECT s.run_id, s.block, s.kind, s.cpu_ns FROM segments s JOIN runs r USING(run_id) JOIN cells c USING(cell_id)
+           WHERE c.label = ? AND r.round > 0 AND s.block > 0 AND s.end_ != 'exit'"""
+    t = defaultdict(lambda: {"A": 0, "B": 0})
+    for run, blk, kind, cpu in sqlite3.connect(db).execute(q, (label,)):
+        t[run, blk][kind] += cpu
+    return [v["B"] / v["A"] for v in t.values()]   # equal bytes in every segment: work cancels
+bad = []
+for c in j["cells"]:
+    if c["kind"] == "baseline": continue
+    a, b = blocks(sys.argv[2], c["label"]), blocks(sys.argv[3], c["label"])
+    ma, mb = statistics.median(a), statistics.median(b)
+    if (c["overhead_pairing"], c["a_pairs"], c["b_pairs"], len(a)) != ("inprocess", 80, 80, 80): bad.append("%s: %r" % (c["label"], c))
+    for k, v in (("a_overhead", ma), ("b_overhead", mb), ("overhead_change", mb - ma)):
+        if abs(c[k] - v) > 1e-9: bad.append("%s %s: %r, expected %r" % (c["label"], k, c[k], v))
+c = [c for c in j["cells"] if c["label"] == "gcbench/alloc-fixed-64K"][0]
+if not (c["overhead_change_lo"] <= 0.05 <= c["overhead_change_hi"]): bad.append("64K: %r" % c)
+print("\n".join(bad)); sys.exit(1 if bad else 0)
+PY
+grep -q "(in-process overhead" "$W/ip.err" && grep -q "in-process blocks (80/80)" "$W/ip/compare.md" \
+    && ok "in-process sweeps: said on stderr and in compare.md" || fail "in-process sweeps: stderr or compare.md"
+# An in-process sweep against a blocked one: their blocks measure different things, so unpaired.
+run ipmix "$W/IP-A" "$W/BLK-B" --gate overhead
+python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+ok = j["counts"]["unpaired"] == 6 and all(c["overhead_pairing"] == "unpaired" and "in-process blocks in A only" in c["note"] for c in j["cells"] if c["kind"] != "baseline")
+sys.exit(0 if ok else 1)' "$W/ipmix/compare.json" && ok "in-process against blocked: unpaired, said in the note" || fail "in-process against blocked"
 
 echo "$fails failed"
 [ $fails -eq 0 ]

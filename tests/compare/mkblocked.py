@@ -15,6 +15,13 @@ h a hash of its arguments into [0, 1): a slow episode of size up to A (default 0
 two adjacent runs of a block, and an independent noise of +-X (default 0.005) per run.  K picks
 other hashes (another sweep of the same distributions).  LABEL=FACTOR overrides a cell's factor.
 CPU time: user base * factor / 1000 * (1 + X * (2 h(K, b, role + 3) - 1)), sys 1 ms.
+
+--inprocess: the in-process design instead (docs/HARNESS.md): every round runs every cell once,
+no blocks; each run has a segment series (table segments) of a lead-in and NB (default 4) complete
+ABBA blocks of 1 MB allocated per segment and an unfinished last segment.  In block j of run n the
+CPU time of an A segment is 5 ms * e * (1 + X * (2 h(K, n, j, pos) - 1)), of a B segment the same
+times factor / 1000 (a baseline: 1), e = 1 + A * h(K, n, j, 9) a slow episode shared by the block's
+four segments.  The run's wall and CPU times are the sums of its segments'.
 """
 import sqlite3
 import sys
@@ -45,7 +52,7 @@ def h(*xs):
 
 def main(argv):
     schema, db, k = argv[1], argv[2], int(argv[3])
-    rounds, episodes, noise, factor = 20, 0.0, 0.005, {}
+    rounds, episodes, noise, factor, inprocess, nb = 20, 0.0, 0.005, {}, False, 4
     args = argv[4:]
     while args:
         a = args.pop(0)
@@ -53,6 +60,10 @@ def main(argv):
             rounds = int(args.pop(0))
         elif a == "--episodes":
             episodes = float(args.pop(0))
+        elif a == "--inprocess":
+            inprocess = True
+        elif a == "--blocks":
+            nb = int(args.pop(0))
         elif a == "--noise":
             noise = float(args.pop(0))
         elif "=" in a:
@@ -63,7 +74,7 @@ def main(argv):
     con = sqlite3.connect(db)
     con.executescript(open(schema).read())
     con.execute("INSERT INTO meta(key, value) VALUES ('host', 'fixture-host'), ('cpu_model', 'fixture cpu'), "
-                "('git_revision', 'rev-a'), ('status', 'complete'), ('design', 'blocked')")
+                "('git_revision', 'rev-a'), ('status', 'complete'), ('design', ?)", ("inprocess" if inprocess else "blocked",))
     cells = {}
     for c in CELLS:
         cid, wl, kind, period, mode, hz, clock, size, label, base, f = c
@@ -75,6 +86,10 @@ def main(argv):
     if factor:
         sys.exit("mkblocked.py: no cell %s" % ", ".join(sorted(factor)))
     baseline = {cells[c][0]: c for c in cells if cells[c][1] == "baseline"}
+    if inprocess:
+        inprocess_runs(con, cells, k, rounds, episodes, noise, nb)
+        con.commit()
+        return
     run_id = seq = block = 0
     for rnd in range(0, rounds + 1):
         for cid in sorted(cells):
@@ -97,6 +112,34 @@ def main(argv):
                             "block, block_pos, block_role) VALUES (?, ?, ?, ?, 'ok', ?, ?, 1000000, 5000, ?, ?, ?)",
                             (run_id, rc, rnd, seq, int(round(wall)), int(round(user)), block, pos, role))
     con.commit()
+
+
+def inprocess_runs(con, cells, k, rounds, episodes, noise, nb):
+    run_id = 0
+    period = dict(con.execute("SELECT cell_id, alloc_period FROM cells"))
+    for rnd in range(0, rounds + 1):
+        for cid in sorted(cells):
+            wl, kind, base, f = cells[cid]
+            run_id += 1
+            ovh = 1.0 if kind == "baseline" else f / 1000
+            # (block, pos, kind, end, cpu): the lead-in, nb ABBA blocks, an unfinished segment.
+            segs = [(0, 0, "A", "gc", 5e6)]
+            for j in range(1, nb + 1):
+                e = 1 + episodes * h(k, run_id, j, 9)
+                for pos, sk in enumerate("ABBA"):
+                    cpu = 5e6 * e * (1 + noise * (2 * h(k, run_id, j, pos) - 1)) * (ovh if sk == "B" else 1)
+                    segs.append((j, pos, sk, "gc", int(round(cpu))))
+            segs.append((nb + 1, 0, "A", "exit", 1000000))
+            total = sum(x[4] for x in segs) * (10 if rnd == 0 else 1)
+            con.execute("INSERT INTO runs(run_id, cell_id, round, seq, status, wall_ns, user_ns, sys_ns, maxrss_kb) "
+                        "VALUES (?, ?, ?, ?, 'ok', ?, ?, 0, 5000)", (run_id, cid, rnd, run_id, total, total))
+            for idx, (blk, pos, sk, end, cpu) in enumerate(segs):
+                on = int(sk == "B" and kind != "baseline")
+                p = period[cid]
+                samples = (1 << 20) // p if on and p else 0
+                con.execute("INSERT INTO segments VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, 0, 0, 0, 0, 0)",
+                            (run_id, idx, blk, pos, sk, on, end, cpu, cpu, 1 << 20, samples, samples,
+                             (1 << 20) if on and p else 0))
 
 
 if __name__ == "__main__":
