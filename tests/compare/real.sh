@@ -17,7 +17,11 @@ fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { echo "ok: $*"; }
 
-plan="--quick --backends native --no-progress --workloads microbench --periods 32K,32M --size microbench=60 --seed 11"
+# --timeout 600: the automatic per-run timeout (20 x the calibrated CPU time + 5 s of wall
+# time) is calibrated without the spin, which makes B's 32K runs about 13 times longer; on a
+# busy machine (load 24) they were killed at 5.4 s.  The timeout only guards against a hang here.
+plan="--quick --backends native --no-progress --workloads microbench --periods 32K,32M --size microbench=60 --seed 11
+    --timeout 600"
 echo "load average $(cut -d' ' -f1-3 /proc/loadavg)"
 # shellcheck disable=SC2086
 "$SWEEP" $plan --out "$W/A" >"$W/A.out" 2>&1 || { fail "sweep A: exit $?"; tail -n 5 "$W/A.out"; }
