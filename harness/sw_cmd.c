@@ -484,7 +484,9 @@ static int executable(const char *path) {
     return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-char *sw_cmd_program(const sw_command *c, const char *bin, char **why) {
+/* The command's program (its first word expanded, looked up in PATH without
+ * a '/'), fresh, or NULL with *why (fresh). */
+static char *find_program(const sw_command *c, const char *bin, char **why) {
     const char *e;
     *why = NULL;
     char *prog = sw_cmd_expand(c->words[0], bin, 1, 0, NULL, &e);
@@ -514,6 +516,12 @@ char *sw_cmd_program(const sw_command *c, const char *bin, char **why) {
             *why = sw_xasprintf("%s is not a program in PATH", prog);
     }
     free(prog);
+    return path;
+}
+
+char *sw_cmd_program(const sw_command *c, const char *bin, char **why) {
+    const char *e;
+    char *path = find_program(c, bin, why);
     for (int i = 0; path && i < c->n_needs; i++) {
         char *need = sw_cmd_expand(c->needs[i], bin, 1, 0, NULL, &e);
         if (need && access(need, F_OK) != 0) {
@@ -539,6 +547,24 @@ static char *expand_or_die(const char *t, const char *bin, uint64_t size, uint64
     if (!s)
         sw_fatal("%s: '%s': %s", origin, t, why); /* refused at load or planning; never here */
     return s;
+}
+
+int sw_cmd_files(const sw_command *c, const char *bin, char ***paths) {
+    char **v = sw_xcalloc((size_t)c->n_needs + 1, sizeof *v), *why;
+    const char *e;
+    v[0] = find_program(c, bin, &why);
+    if (!v[0])
+        v[0] = sw_cmd_expand(c->words[0], bin, 1, 0, NULL, &e);
+    if (!v[0])
+        v[0] = sw_xstrdup(c->words[0]);
+    free(why);
+    for (int i = 0; i < c->n_needs; i++) {
+        v[i + 1] = sw_cmd_expand(c->needs[i], bin, 1, 0, NULL, &e);
+        if (!v[i + 1])
+            v[i + 1] = sw_xstrdup(c->needs[i]);
+    }
+    *paths = v;
+    return c->n_needs + 1;
 }
 
 char **sw_cmd_argv(const sw_command *c, const char *bin, uint64_t size, uint64_t period, const char *mode,

@@ -125,6 +125,12 @@ char *sw_cmd_expand(const char *tmpl, const char *bin, uint64_t size, uint64_t p
  * executable program or a needs= path is missing. */
 char *sw_cmd_program(const sw_command *c, const char *bin, char **why);
 
+/* The files a run of command c depends on, as the sweep hashes them: the
+ * program (as sw_cmd_program finds it; the expanded word when it is not
+ * found), then every needs= path expanded, in declaration order.  Returns
+ * their number; *paths (fresh strings in a fresh array) holds them. */
+int sw_cmd_files(const sw_command *c, const char *bin, char ***paths);
+
 /* The argv of one run of command c: the words expanded for size, with
  * {sampling} replaced by the system's alloc-arg words (period > 0) or
  * off-arg words (period 0), then extra if not NULL.  Every string is fresh;

@@ -15,6 +15,7 @@
 #include "sw_shard.h"
 #include "sw_sim.h"
 #include "sw_util.h"
+#include "sw_watch.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +39,10 @@
 static volatile sig_atomic_t stop_signal;
 
 static void on_stop(int sig) { stop_signal = sig; }
+
+/* stop_signal's value when a file the sweep runs changed (files_unchanged):
+ * the sweep stops as on a signal, and says why. */
+enum { STOP_CHANGED = -1 };
 
 /* The state of one sweep invocation. */
 typedef struct sweep {
@@ -67,9 +73,13 @@ typedef struct sweep {
     int failed;                 /* of them failed */
     int64_t *probe_overhead[2]; /* harness time around each calibration probe, native [0] and simulated [1] */
     int n_probe_overhead[2];
+    sw_watch watch;       /* the files the runs depend on, as recorded at the start */
+    char *changed_before; /* the run before which one was found changed, or NULL */
 } sweep;
 
 static sweep *current; /* for the exit hook */
+
+static int files_unchanged(sweep *s, const char *workload, const char *what, int seq, int round);
 
 /* Removes the private temporary directory and what runs left in it (exit
  * hook and normal end).  Only this sweep's files live there. */
@@ -437,6 +447,9 @@ static double probe(sweep *s, const calib *u, uint64_t size, double timeout, int
     sw_exec_res res;
     char *sum = NULL;
     const char *w = u->workload;
+    *bad_size = 0;
+    if (!files_unchanged(s, w, "a calibration probe", -1, 0))
+        return -1;
     uint64_t t0 = sw_now_ns();
     int rc = sw_run_plain(u->runner, w, u->args, size, NULL, timeout, &res, &sum);
     uint64_t spent = sw_now_ns() - t0;
@@ -611,6 +624,8 @@ static void calibrate(sweep *s, calib *c) {
         /* The reference checksum: a command's from its check= (sw_cmd.h). */
         const char *ref = cmd && cmd->check == SW_CHECK_LIKE ? cmd->like : w;
         const char *flag = cmd && cmd->check == SW_CHECK_SELF ? NULL : "--check";
+        if (!files_unchanged(s, ref, "the reference (--check) run", -1, 0))
+            return;
         int rc = sw_run_plain(&s->runner, ref, c->args, c->size, flag, 60 * c->seconds + 30, &res, &sum);
         if (rc != 0 || !sum) {
             sw_exec_req req = {.path = w, .timeout = 60 * c->seconds + 30};
@@ -646,7 +661,7 @@ static void measure_native_rate(sweep *s, const calib *c) {
     enum { RUNS = 3 };
     uint64_t cpu[RUNS], wall[RUNS];
     int n = 0;
-    for (int i = 0; i < RUNS && !stop_signal; i++) {
+    for (int i = 0; i < RUNS && files_unchanged(s, c->workload, "a native rate run", -1, 0) && !stop_signal; i++) {
         sw_exec_res res;
         char *sum = NULL;
         if (sw_run_plain(&s->runner, c->workload, c->args, c->size, NULL, 10 * c->seconds + 30, &res, &sum) == 0) {
@@ -754,6 +769,11 @@ static void run_slot(void *ctx, int i) {
         double timeout = s->o.timeout > 0 ? s->o.timeout
                          : j->cell->sim   ? 100 * j->cal->seconds + 600
                                           : 20 * j->cal->seconds + 5;
+        if (!files_unchanged(s, j->cell->workload, j->cell->label, j->slot.seq, j->slot.round)) {
+            memset(res, 0, sizeof *res);
+            res->interrupted = 1;
+            return;
+        }
         sw_run_cell(j->cell->sim ? &s->sim_runner : &s->runner, j->cell, j->slot.seq, j->slot.round, j->cal->checksum,
                     timeout, res);
     }
@@ -918,55 +938,75 @@ static void report_failures(sweep *s) {
     sw_db_failures_free(f, n);
 }
 
-/* The programs a sweep runs, by content: each workload's program and the
- * runtime library it was linked with (<bin-dir>/../lib/libsgc.a, where the
- * build puts it).  A new sweep stores "sha256:<name>" in meta; --resume
- * compares and refuses a difference, which would mix two builds in one
- * sweep's numbers (rebuilding a workload with -O0 between an interruption
- * and --resume did so silently). */
+/* The files a sweep runs, by content (sw_watch.h): each workload's program
+ * (and a command workload's needs= files) and the runtime library it was
+ * linked with (<bin-dir>/../lib/libsgc.a, where the build puts it).  A new
+ * sweep stores "sha256:<key>" in meta; --resume compares and refuses a
+ * difference, which would mix two builds in one sweep's numbers (rebuilding
+ * a workload with -O0 between an interruption and --resume did so
+ * silently).  Either way the files are watched from here on: every run
+ * checks them first (files_unchanged). */
 static void program_hashes(sweep *s, int resuming) {
-    int n = s->n_workloads + 1;
-    sw_buf changed = {0};
-    int unknown = 0;
-    for (int i = 0; i < n; i++) {
-        const char *name = i < s->n_workloads ? s->workloads[i] : "libsgc.a";
-        const sw_command *cmd = i < s->n_workloads ? sw_cmd_find(name) : NULL;
-        char *why = NULL, *path = cmd                  ? sw_cmd_program(cmd, s->o.bin_dir, &why)
-                                  : i < s->n_workloads ? sw_xasprintf("%s/%s", s->o.bin_dir, name)
-                                                       : sw_xasprintf("%s/../lib/libsgc.a", s->o.bin_dir);
-        if (!path)
-            path = why;
-        else
-            free(why);
-        char hex[65], *value;
-        if (sw_sha256_file(path, hex) == 0)
-            value = sw_xstrdup(hex);
-        else
-            value = sw_xasprintf("none (%s: %s)", path, strerror(errno));
-        char *key = sw_xasprintf("sha256:%s", name);
-        if (!resuming) {
-            sw_db_meta_set(&s->db, key, value);
+    sw_buf changed = {0}, unknown = {0};
+    sw_watch_init(&s->watch);
+    for (int i = 0; i <= s->n_workloads; i++) {
+        const char *w = i < s->n_workloads ? s->workloads[i] : NULL;
+        char **keys, **paths;
+        int n = 1;
+        if (w) {
+            n = sw_watch_files_of(w, s->o.bin_dir, &keys, &paths);
         } else {
-            char *stored = sw_db_meta_get(&s->db, key);
-            if (!stored)
-                unknown++;
-            else if (strcmp(stored, value))
-                sw_buf_printf(&changed, "\n  %s (%s): sha256 %.16s... when the sweep started, %.16s... now", name, path,
-                              stored, value);
-            free(stored);
+            keys = sw_xcalloc(1, sizeof *keys), paths = sw_xcalloc(1, sizeof *paths);
+            keys[0] = sw_xstrdup("libsgc.a");
+            paths[0] = sw_xasprintf("%s/../lib/libsgc.a", s->o.bin_dir);
         }
-        free(key), free(value), free(path);
+        for (int k = 0; k < n; k++) {
+            struct stat id;
+            char *value = sw_watch_hash(paths[k], &id), *key = sw_xasprintf("sha256:%s", keys[k]);
+            char *stored = resuming ? sw_db_meta_get(&s->db, key) : NULL;
+            if (!resuming)
+                sw_db_meta_set(&s->db, key, value);
+            else if (!stored)
+                sw_buf_printf(&unknown, "%s%s", unknown.len ? ", " : "", paths[k]);
+            if (stored && strcmp(stored, value))
+                sw_buf_printf(&changed, "\n  %s (%s): sha256 %s when the sweep started, %s now", paths[k], keys[k],
+                              stored, value);
+            else
+                sw_watch_add(&s->watch, keys[k], w, paths[k], value, &id);
+            free(stored), free(key), free(value), free(keys[k]), free(paths[k]);
+        }
+        free(keys), free(paths);
     }
     if (changed.len)
         sw_usage_error("--resume %s: the programs changed since the sweep started:%s\nresuming would mix two builds "
-                       "in one sweep; rebuild what it ran (same sources and flags), or start a new sweep",
+                       "in one sweep; put back the build it ran (the same files: rebuild from the same sources "
+                       "with the same flags), or start a new sweep",
                        s->dir, changed.data);
-    if (unknown)
+    if (unknown.len)
         fprintf(stderr,
-                "sweep: warning: %s records no content hash of its programs (an older sweep): --resume "
-                "cannot check that they are the ones it ran\n",
-                s->dir);
+                "sweep: warning: %s records no content hash of %s (an older sweep): --resume cannot check that "
+                "they are the ones it ran\n",
+                s->dir, unknown.data);
     sw_buf_free(&changed);
+    sw_buf_free(&unknown);
+}
+
+/* Before a run of workload (what: the run, "run 7 (gcbench/baseline round
+ * 2)" or "a calibration probe", for the message; seq < 0 when it is not a
+ * run of the schedule): the files it depends on are those the sweep started
+ * with, else the sweep stops as if interrupted (stop_signal = STOP_CHANGED)
+ * and the change is reported at the end.  Returns 1 if the run may go on.
+ * Thread-safe. */
+static int files_unchanged(sweep *s, const char *workload, const char *what, int seq, int round) {
+    if (sw_watch_check(&s->watch, workload) == 0)
+        return 1;
+    pthread_mutex_lock(&s->watch.lock);
+    if (!s->changed_before)
+        s->changed_before = seq >= 0 ? sw_xasprintf("run %d (%s round %d)", seq, what, round)
+                                     : sw_xasprintf("%s of %s", what, workload);
+    pthread_mutex_unlock(&s->watch.lock);
+    stop_signal = STOP_CHANGED;
+    return 0;
 }
 
 /* Stores the plan summary in meta (human-readable). */
@@ -1535,6 +1575,8 @@ static void run_timed(sweep *s, const sw_slot *missing, int n_missing) {
             res.started_ns = sw_wallclock_ns();
         } else {
             double timeout = s->o.timeout > 0 ? s->o.timeout : 20 * c->seconds + 5;
+            if (!files_unchanged(s, cell->workload, cell->label, slot->seq, slot->round))
+                break;
             sw_noise_snap before, after;
             sw_noise_snapshot(&before);
             sw_run_cell(&s->runner, cell, slot->seq, slot->round, c->checksum, timeout, &res);
@@ -1718,6 +1760,12 @@ static int finish(sweep *s) {
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
     sw_db_meta_set(&s->db, complete ? "finished_utc" : "interrupted_utc", when);
     sw_db_meta_set(&s->db, "status", complete ? "complete" : "interrupted");
+    /* A file the runs depend on changed: what, and before which run. */
+    char *change = sw_watch_changed(&s->watch)
+                       ? sw_xasprintf("before %s: %s", s->changed_before, sw_watch_changed(&s->watch))
+                       : NULL;
+    if (change)
+        sw_db_meta_set(&s->db, "stopped_by_change", change);
     char *csv = sw_xasprintf("%s/runs.csv", s->dir);
     sw_db_export_csv(&s->db, csv);
 
@@ -1732,8 +1780,23 @@ static int finish(sweep *s) {
                 s->n_overheads);
     sw_db_close(&s->db);
     cleanup_tmp();
+    sw_watch_free(&s->watch);
     char el[32];
     fmt_duration(el, sizeof el, (double)(sw_now_ns() - s->t_start) / 1e9);
+    if (!complete && change) {
+        if (s->live)
+            progress_end(s);
+        fprintf(stderr, "sweep: stopped: a file the runs depend on changed since the sweep started, found %s\n",
+                change);
+        fprintf(stderr,
+                "sweep: stopped after %s; %d of %d runs recorded, every one with the files the sweep started "
+                "with. Going on would mix two builds in one sweep: put back the build it started with (the same "
+                "files), then finish it with: sweep --resume %s; or start a new sweep\n",
+                el, s->done, s->total, s->dir);
+        free(csv), free(change);
+        return 1;
+    }
+    free(change);
     if (!complete) {
         if (s->total == 0)
             fprintf(stderr, "sweep: interrupted after %s, during calibration. Finish it with: sweep --resume %s\n", el,

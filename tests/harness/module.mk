@@ -83,3 +83,9 @@ test-harness-cmd: $(BIN)/sweep $(BIN)/analyze $(BIN)/peers-report $(HARNESS_TEST
 	@$(HARNESS_TEST_ENV) ANALYZE=$(BIN)/analyze PEERS_REPORT=$(BIN)/peers-report sh tests/check.sh harness-cmd \
 	    sh tests/harness/cmd.sh
 TESTS += test-harness-cmd
+
+# A file the runs depend on changing during a sweep, and --resume after it.
+.PHONY: test-harness-watch
+test-harness-watch: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-watch sh tests/harness/watch.sh
+TESTS += test-harness-watch

@@ -95,7 +95,7 @@ cp "$WORK/bin/fakework" "$WORK/fakework.orig"
 printf 'x' >> "$WORK/bin/fakework" # a different build of the same program
 "$SWEEP" --resume "$WORK/res5/latest" --no-progress >/dev/null 2>"$WORK/err6"
 expect "resume with a changed program: exit 2" "$?" 2
-expect "the message names what changed" "$(grep -c "^  fake-ok ($WORK/bin/fake-ok): sha256 [0-9a-f]\{16\}\.\.\. when the sweep started, [0-9a-f]\{16\}\.\.\. now" "$WORK/err6")|$(grep -c 'resuming would mix two builds' "$WORK/err6")" "1|1"
+expect "the message names what changed" "$(grep -c "^  $WORK/bin/fake-ok (fake-ok): sha256 [0-9a-f]\{64\} when the sweep started, [0-9a-f]\{64\} now" "$WORK/err6")|$(grep -c 'resuming would mix two builds' "$WORK/err6")" "1|1"
 expect "nothing run" "$(q "$DB5" 'SELECT count(*) FROM runs')" "$n5"
 cp "$WORK/fakework.orig" "$WORK/bin/fakework"
 "$SWEEP" --resume "$WORK/res5/latest" --no-progress >/dev/null 2>"$WORK/err7"
