@@ -13,17 +13,42 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <sqlite3.h>
+
+/* What sw_db.h keeps opaque: the connection and the statements every run
+ * uses, prepared once. */
+struct sw_db_conn {
+    sqlite3 *db;            /* the connection */
+    sqlite3_stmt *ins_run;  /* prepared INSERT INTO runs */
+    sqlite3_stmt *ins_stat; /* prepared INSERT INTO run_stats */
+    sqlite3_stmt *ins_ctr;  /* prepared INSERT INTO run_counters */
+    sqlite3_stmt *ins_seg;  /* INSERT INTO segments, prepared on first use (in-process design) */
+    char *reserve;          /* DIR/.reserve, space set aside for a full disk, or NULL */
+};
+
+/* Starts d (not open yet): its connection state, all NULL. */
+static void start(sw_db *d) {
+    memset(d, 0, sizeof *d);
+    d->conn = sw_xcalloc(1, sizeof *d->conn);
+}
+
+/* Forgets d once closed. */
+static void forget(sw_db *d) {
+    free(d->conn);
+    free(d->path);
+    memset(d, 0, sizeof *d);
+}
 
 /* The schema: harness/schema.sql, embedded at build time. */
 #include "schema_sql.h"
 
 static SW_NORETURN void db_fail(sw_db *d, const char *what) {
-    sw_fatal("%s: %s: %s", d->path, what, d->db ? sqlite3_errmsg(d->db) : "cannot open");
+    sw_fatal("%s: %s: %s", d->path, what, d->conn && d->conn->db ? sqlite3_errmsg(d->conn->db) : "cannot open");
 }
 
 static void exec_sql(sw_db *d, const char *sql) {
     char *err = NULL;
-    if (sqlite3_exec(d->db, sql, NULL, NULL, &err) != SQLITE_OK) {
+    if (sqlite3_exec(d->conn->db, sql, NULL, NULL, &err) != SQLITE_OK) {
         fprintf(stderr, "sweep: %s: %s\n", d->path, err ? err : "?");
         sqlite3_free(err);
         sw_fatal("%s: a database statement failed", d->path);
@@ -32,7 +57,7 @@ static void exec_sql(sw_db *d, const char *sql) {
 
 static sqlite3_stmt *prepare(sw_db *d, const char *sql) {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(d->conn->db, sql, -1, &st, NULL) != SQLITE_OK)
         db_fail(d, "preparing a statement");
     return st;
 }
@@ -113,11 +138,11 @@ static void prepare_run_statements(sw_db *d) {
         snprintf(run_node, sizeof run_node, "unknown");
     run_node[sizeof run_node - 1] = '\0';
     char *sql = insert_run_sql();
-    d->ins_run = prepare(d, sql);
+    d->conn->ins_run = prepare(d, sql);
     free(sql);
-    d->ins_stat = prepare(d, "INSERT INTO run_stats(run_id, key, value) VALUES(?,?,?)");
-    d->ins_ctr = prepare(d, "INSERT INTO run_counters(run_id, event, raw, time_enabled, time_running, scaled)"
-                            " VALUES(?,?,?,?,?,?)");
+    d->conn->ins_stat = prepare(d, "INSERT INTO run_stats(run_id, key, value) VALUES(?,?,?)");
+    d->conn->ins_ctr = prepare(d, "INSERT INTO run_counters(run_id, event, raw, time_enabled, time_running, scaled)"
+                                  " VALUES(?,?,?,?,?,?)");
 }
 
 /* Journal settings for one transaction per run: WAL with NORMAL sync keeps
@@ -127,7 +152,7 @@ static void prepare_run_statements(sw_db *d) {
  * to the database (by default it grew to 4 MiB before the first checkpoint,
  * and never shrank). */
 static void tune(sw_db *d) {
-    sqlite3_busy_timeout(d->db, 10000);
+    sqlite3_busy_timeout(d->conn->db, 10000);
     exec_sql(d, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;"
                 " PRAGMA wal_autocheckpoint=64; PRAGMA journal_size_limit=262144;");
 }
@@ -135,8 +160,8 @@ static void tune(sw_db *d) {
 /* Sets SW_DB_RESERVE bytes of the disk aside next to results.db (see
  * sw_db.h); a warning if the disk has not that much room. */
 static void reserve_space(sw_db *d, const char *dir) {
-    d->reserve = sw_xasprintf("%s/.reserve", dir);
-    int fd = open(d->reserve, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    d->conn->reserve = sw_xasprintf("%s/.reserve", dir);
+    int fd = open(d->conn->reserve, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     int err = fd < 0 ? errno : posix_fallocate(fd, 0, SW_DB_RESERVE);
     if (fd >= 0 && close(fd) != 0 && !err)
         err = errno;
@@ -145,27 +170,27 @@ static void reserve_space(sw_db *d, const char *dir) {
                 "sweep: warning: cannot set %d KiB aside in %s (%s): if the disk fills up, the sweep may "
                 "not be able to record that it stopped\n",
                 SW_DB_RESERVE >> 10, dir, strerror(err));
-        unlink(d->reserve);
-        free(d->reserve);
-        d->reserve = NULL;
+        unlink(d->conn->reserve);
+        free(d->conn->reserve);
+        d->conn->reserve = NULL;
     }
 }
 
 static void release_space(sw_db *d) {
-    if (d->reserve) {
-        unlink(d->reserve);
-        free(d->reserve);
-        d->reserve = NULL;
+    if (d->conn->reserve) {
+        unlink(d->conn->reserve);
+        free(d->conn->reserve);
+        d->conn->reserve = NULL;
     }
 }
 
 void sw_db_create(sw_db *d, const char *dir) {
-    memset(d, 0, sizeof *d);
+    start(d);
     d->path = sw_xasprintf("%s/results.db", dir);
     if (access(d->path, F_OK) == 0)
         sw_usage_error("%s already exists; use --resume %s to finish that sweep", d->path, dir);
-    if (sqlite3_open_v2(d->path, &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
-        sw_usage_error("cannot create %s: %s", d->path, d->db ? sqlite3_errmsg(d->db) : "out of memory");
+    if (sqlite3_open_v2(d->path, &d->conn->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+        sw_usage_error("cannot create %s: %s", d->path, d->conn->db ? sqlite3_errmsg(d->conn->db) : "out of memory");
     reserve_space(d, dir);
     tune(d);
     exec_sql(d, "BEGIN");
@@ -175,26 +200,27 @@ void sw_db_create(sw_db *d, const char *dir) {
 }
 
 void sw_db_open_existing(sw_db *d, const char *dir) {
-    memset(d, 0, sizeof *d);
+    start(d);
     d->path = sw_xasprintf("%s/results.db", dir);
     if (access(d->path, R_OK | W_OK) != 0)
         sw_usage_error("--resume %s: no writable results.db there (%s)", dir, strerror(errno));
-    if (sqlite3_open_v2(d->path, &d->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
-        sw_usage_error("--resume %s: cannot open %s: %s", dir, d->path, d->db ? sqlite3_errmsg(d->db) : "?");
+    if (sqlite3_open_v2(d->path, &d->conn->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK)
+        sw_usage_error("--resume %s: cannot open %s: %s", dir, d->path,
+                       d->conn->db ? sqlite3_errmsg(d->conn->db) : "?");
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(d->db, "SELECT count(*) FROM schedule, calibration, meta LIMIT 1", -1, &st, NULL) !=
+    if (sqlite3_prepare_v2(d->conn->db, "SELECT count(*) FROM schedule, calibration, meta LIMIT 1", -1, &st, NULL) !=
         SQLITE_OK)
         sw_usage_error("--resume %s: %s is not a results database written by sweep (%s)", dir, d->path,
-                       sqlite3_errmsg(d->db));
+                       sqlite3_errmsg(d->conn->db));
     sqlite3_finalize(st);
-    if (sqlite3_prepare_v2(d->db, "SELECT block, steal_ns FROM runs LIMIT 0", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(d->conn->db, "SELECT block, steal_ns FROM runs LIMIT 0", -1, &st, NULL) != SQLITE_OK)
         sw_usage_error("--resume %s: %s was written by an older sweep (its runs have no block or noise columns); "
                        "finish it with the sweep that started it",
                        dir, d->path);
     sqlite3_finalize(st);
     /* A sweep started before runs had a node column gets it (its earlier
      * runs' node stays NULL: unknown). */
-    if (sqlite3_prepare_v2(d->db, "SELECT node FROM runs LIMIT 0", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(d->conn->db, "SELECT node FROM runs LIMIT 0", -1, &st, NULL) != SQLITE_OK)
         exec_sql(d, "ALTER TABLE runs ADD COLUMN node TEXT");
     sqlite3_finalize(st);
     reserve_space(d, dir);
@@ -203,23 +229,23 @@ void sw_db_open_existing(sw_db *d, const char *dir) {
 }
 
 void sw_db_close(sw_db *d) {
-    sqlite3_finalize(d->ins_run);
-    sqlite3_finalize(d->ins_stat);
-    sqlite3_finalize(d->ins_ctr);
-    sqlite3_finalize(d->ins_seg);
-    d->ins_seg = NULL;
+    sqlite3_finalize(d->conn->ins_run);
+    sqlite3_finalize(d->conn->ins_stat);
+    sqlite3_finalize(d->conn->ins_ctr);
+    sqlite3_finalize(d->conn->ins_seg);
+    d->conn->ins_seg = NULL;
     exec_sql(d, "PRAGMA journal_mode=DELETE;");
-    if (sqlite3_close(d->db) != SQLITE_OK)
+    if (sqlite3_close(d->conn->db) != SQLITE_OK)
         db_fail(d, "closing");
     release_space(d);
-    free(d->path);
-    memset(d, 0, sizeof *d);
+    forget(d);
 }
 
 /* Sets a meta value; -1 (nothing changed) if the database refuses. */
 static int meta_try_set(sw_db *d, const char *key, const char *value) {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(d->db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(d->conn->db, "INSERT OR REPLACE INTO meta(key, value) VALUES(?,?)", -1, &st, NULL) !=
+        SQLITE_OK)
         return -1;
     bind_text(st, 1, key);
     bind_text(st, 2, value);
@@ -231,48 +257,48 @@ static int meta_try_set(sw_db *d, const char *key, const char *value) {
 static int count_or_minus1(sw_db *d, const char *sql) {
     sqlite3_stmt *st;
     int n = -1;
-    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
+    if (sqlite3_prepare_v2(d->conn->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW)
         n = sqlite3_column_int(st, 0);
     sqlite3_finalize(st);
     return n;
 }
 
 void sw_db_salvage(sw_db *d, const char *dir) {
-    if (!d->db)
+    if (!sw_db_is_open(d))
         return;
     char *msg = NULL;
     release_space(d); /* room for what follows on a full disk */
     /* The transaction in flight (if any) is lost, as a killed run's is. */
-    sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+    sqlite3_exec(d->conn->db, "ROLLBACK", NULL, NULL, NULL);
     /* Moves the WAL into the database and cuts it to nothing: on a full disk
      * this is what frees room for the lines below. */
-    sqlite3_wal_checkpoint_v2(d->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
+    sqlite3_wal_checkpoint_v2(d->conn->db, NULL, SQLITE_CHECKPOINT_TRUNCATE, NULL, NULL);
     time_t now = time(NULL);
     char when[64];
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-    int marked = sqlite3_exec(d->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK &&
+    int marked = sqlite3_exec(d->conn->db, "BEGIN", NULL, NULL, NULL) == SQLITE_OK &&
                  meta_try_set(d, "status", "interrupted") == 0 && meta_try_set(d, "interrupted_utc", when) == 0 &&
-                 sqlite3_exec(d->db, "COMMIT", NULL, NULL, &msg) == SQLITE_OK;
+                 sqlite3_exec(d->conn->db, "COMMIT", NULL, NULL, &msg) == SQLITE_OK;
     if (!marked) {
-        sqlite3_exec(d->db, "ROLLBACK", NULL, NULL, NULL);
+        sqlite3_exec(d->conn->db, "ROLLBACK", NULL, NULL, NULL);
         fprintf(stderr,
                 "sweep: cannot mark the sweep interrupted in %s (%s); its status still says running, "
                 "--resume works all the same\n",
-                d->path, msg ? msg : sqlite3_errmsg(d->db));
+                d->path, msg ? msg : sqlite3_errmsg(d->conn->db));
     }
     sqlite3_free(msg);
     char *csv = sw_xasprintf("%s/runs.csv", dir);
     int rows = sw_db_export_csv(d, csv);
     int done = count_or_minus1(d, "SELECT count(*) FROM runs");
     int total = count_or_minus1(d, "SELECT count(*) FROM schedule");
-    sqlite3_finalize(d->ins_run);
-    sqlite3_finalize(d->ins_stat);
-    sqlite3_finalize(d->ins_ctr);
-    sqlite3_finalize(d->ins_seg);
-    d->ins_run = d->ins_stat = d->ins_ctr = d->ins_seg = NULL;
-    sqlite3_exec(d->db, "PRAGMA journal_mode=DELETE;", NULL, NULL, NULL);
-    sqlite3_close(d->db);
-    d->db = NULL;
+    sqlite3_finalize(d->conn->ins_run);
+    sqlite3_finalize(d->conn->ins_stat);
+    sqlite3_finalize(d->conn->ins_ctr);
+    sqlite3_finalize(d->conn->ins_seg);
+    d->conn->ins_run = d->conn->ins_stat = d->conn->ins_ctr = d->conn->ins_seg = NULL;
+    sqlite3_exec(d->conn->db, "PRAGMA journal_mode=DELETE;", NULL, NULL, NULL);
+    sqlite3_close(d->conn->db);
+    d->conn->db = NULL;
     if (rows >= 0)
         fprintf(stderr, "sweep: %s written (%d runs)\n", csv, rows);
     if (total > 0)
@@ -335,7 +361,7 @@ void sw_db_store_sim_native(sw_db *d, const char *workload, uint64_t size, int r
 
 int sw_db_has_sim_native(sw_db *d, const char *workload) {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(d->db, "SELECT 1 FROM sim_native WHERE workload = ?", -1, &st, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(d->conn->db, "SELECT 1 FROM sim_native WHERE workload = ?", -1, &st, NULL) != SQLITE_OK)
         return 0;
     bind_text(st, 1, workload);
     int found = sqlite3_step(st) == SQLITE_ROW;
@@ -458,7 +484,7 @@ int sw_db_load_cells(sw_db *d, sw_cell **out) {
     sw_cell *cells = sw_xcalloc((size_t)(n ? n : 1), sizeof *cells);
     /* Sweeps from before the simulated backend have no backend column. */
     sqlite3_stmt *probe;
-    int has_backend = sqlite3_prepare_v2(d->db, "SELECT backend FROM cells", -1, &probe, NULL) == SQLITE_OK;
+    int has_backend = sqlite3_prepare_v2(d->conn->db, "SELECT backend FROM cells", -1, &probe, NULL) == SQLITE_OK;
     sqlite3_finalize(probe);
     sqlite3_stmt *st =
         prepare(d, has_backend ? "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz,"
@@ -516,12 +542,12 @@ int sw_db_missing_slots(sw_db *d, sw_slot **out) {
 /* The run's segment series, inside its transaction.  The statement is
  * prepared on first use, so databases of other designs need no table. */
 static void store_segments(sw_db *d, sqlite3_int64 run_id, const sw_segment *segs, int n) {
-    if (!d->ins_seg)
-        d->ins_seg =
+    if (!d->conn->ins_seg)
+        d->conn->ins_seg =
             prepare(d, "INSERT INTO segments(run_id, idx, block, pos, kind, on_, end_, cpu_ns, wall_ns, bytes, "
                        "iterations, alloc_samples, alloc_points, sampled_bytes, time_samples, minor, major, gc_ns, "
                        "major_cpu_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-    sqlite3_stmt *st = d->ins_seg;
+    sqlite3_stmt *st = d->conn->ins_seg;
     for (int i = 0; i < n; i++) {
         const sw_segment *g = &segs[i];
         char kind[2] = {g->kind, 0};
@@ -542,7 +568,7 @@ static void store_segments(sw_db *d, sqlite3_int64 run_id, const sw_segment *seg
 
 /* Inserts one run with its stats and counters (inside a transaction). */
 static void insert_run(sw_db *d, const sw_run_row *r) {
-    sqlite3_stmt *st = d->ins_run;
+    sqlite3_stmt *st = d->conn->ins_run;
     int col = 0;
     /* Each column's value when its condition holds; NULL (unbound) otherwise. */
 #define SW_BIND_INT(v) sqlite3_bind_int(st, col, (int)(v))
@@ -560,25 +586,25 @@ static void insert_run(sw_db *d, const sw_run_row *r) {
 #undef SW_BIND_REAL
 #undef SW_BIND_TEXT
     step_done(d, st, "storing a run");
-    sqlite3_int64 run_id = sqlite3_last_insert_rowid(d->db);
+    sqlite3_int64 run_id = sqlite3_last_insert_rowid(d->conn->db);
     for (int i = 0; i < r->n_stats; i++) {
-        sqlite3_bind_int64(d->ins_stat, 1, run_id);
-        bind_text(d->ins_stat, 2, r->stat_keys[i]);
-        bind_text(d->ins_stat, 3, r->stat_values[i]);
-        step_done(d, d->ins_stat, "storing a run's stats");
+        sqlite3_bind_int64(d->conn->ins_stat, 1, run_id);
+        bind_text(d->conn->ins_stat, 2, r->stat_keys[i]);
+        bind_text(d->conn->ins_stat, 3, r->stat_values[i]);
+        step_done(d, d->conn->ins_stat, "storing a run's stats");
     }
     if (r->readings)
         for (int i = 0; i < r->counters->n; i++) {
             const sw_reading *x = &r->readings[i];
             if (!x->ok)
                 continue;
-            sqlite3_bind_int64(d->ins_ctr, 1, run_id);
-            bind_text(d->ins_ctr, 2, r->counters->events[i].name);
-            sqlite3_bind_int64(d->ins_ctr, 3, (sqlite3_int64)x->raw);
-            sqlite3_bind_int64(d->ins_ctr, 4, (sqlite3_int64)x->time_enabled);
-            sqlite3_bind_int64(d->ins_ctr, 5, (sqlite3_int64)x->time_running);
-            sqlite3_bind_double(d->ins_ctr, 6, x->scaled);
-            step_done(d, d->ins_ctr, "storing a run's counters");
+            sqlite3_bind_int64(d->conn->ins_ctr, 1, run_id);
+            bind_text(d->conn->ins_ctr, 2, r->counters->events[i].name);
+            sqlite3_bind_int64(d->conn->ins_ctr, 3, (sqlite3_int64)x->raw);
+            sqlite3_bind_int64(d->conn->ins_ctr, 4, (sqlite3_int64)x->time_enabled);
+            sqlite3_bind_int64(d->conn->ins_ctr, 5, (sqlite3_int64)x->time_running);
+            sqlite3_bind_double(d->conn->ins_ctr, 6, x->scaled);
+            step_done(d, d->conn->ins_ctr, "storing a run's counters");
         }
     if (r->n_segs)
         store_segments(d, run_id, r->segs, r->n_segs);
@@ -697,9 +723,9 @@ int sw_db_export_csv(sw_db *d, const char *csv_path) {
     FILE *f = fopen(tmp, "w");
     sqlite3_stmt *st = NULL;
     int rows = 0;
-    if (!f || sqlite3_prepare_v2(d->db, sql.data, -1, &st, NULL) != SQLITE_OK) {
+    if (!f || sqlite3_prepare_v2(d->conn->db, sql.data, -1, &st, NULL) != SQLITE_OK) {
         fprintf(stderr, "sweep: warning: cannot write %s: %s\n", csv_path,
-                !f ? strerror(errno) : sqlite3_errmsg(d->db));
+                !f ? strerror(errno) : sqlite3_errmsg(d->conn->db));
         if (f)
             fclose(f);
         unlink(tmp);
@@ -755,7 +781,7 @@ void sw_db_append_schedule(sw_db *d, const sw_cell *cells, const sw_slot *slots,
 int sw_db_count_failed(sw_db *d) {
     sqlite3_stmt *st;
     int failed = 0;
-    if (sqlite3_prepare_v2(d->db, "SELECT count(*) FROM runs WHERE status != 'ok'", -1, &st, NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(d->conn->db, "SELECT count(*) FROM runs WHERE status != 'ok'", -1, &st, NULL) == SQLITE_OK) {
         if (sqlite3_step(st) == SQLITE_ROW)
             failed = sqlite3_column_int(st, 0);
         sqlite3_finalize(st);
@@ -766,8 +792,8 @@ int sw_db_count_failed(sw_db *d) {
 /* A statement of the adaptive rounds: an error is fatal, in their words. */
 static sqlite3_stmt *prepare_adaptive(sw_db *d, const char *sql) {
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(d->db, sql, -1, &st, NULL) != SQLITE_OK)
-        sw_fatal("%s: adaptive rounds: %s", d->path, sqlite3_errmsg(d->db));
+    if (sqlite3_prepare_v2(d->conn->db, sql, -1, &st, NULL) != SQLITE_OK)
+        sw_fatal("%s: adaptive rounds: %s", d->path, sqlite3_errmsg(d->conn->db));
     return st;
 }
 
@@ -817,13 +843,13 @@ void sw_db_block_balance(sw_db *d, int n_cells, int *blocks, int *firsts) {
 int sw_db_failures(sw_db *d, int max, sw_db_failure **out) {
     sqlite3_stmt *st, *one;
     *out = NULL;
-    if (sqlite3_prepare_v2(d->db,
+    if (sqlite3_prepare_v2(d->conn->db,
                            "SELECT substr(coalesce(failure, '?'), 1,"
                            "  instr(coalesce(failure, '?') || char(10), char(10)) - 1) AS reason, count(*), min(seq)"
                            " FROM runs WHERE status != 'ok' GROUP BY reason ORDER BY count(*) DESC, min(seq)",
                            -1, &st, NULL) != SQLITE_OK)
         return 0;
-    if (sqlite3_prepare_v2(d->db,
+    if (sqlite3_prepare_v2(d->conn->db,
                            "SELECT c.label, r.round, r.output_tail FROM runs r JOIN cells c USING(cell_id)"
                            " WHERE r.seq = ?",
                            -1, &one, NULL) != SQLITE_OK) {
@@ -866,43 +892,46 @@ void sw_db_failures_free(sw_db_failure *f, int n) {
 
 const char *sw_db_sqlite_version(void) { return sqlite3_libversion(); }
 
+int sw_db_is_open(const sw_db *d) { return d->conn && d->conn->db; }
+
 void sw_db_create_memory(sw_db *d) {
-    memset(d, 0, sizeof *d);
+    start(d);
     d->path = sw_xstrdup("(the estimate's calibration, in memory)");
-    if (sqlite3_open_v2(":memory:", &d->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
+    if (sqlite3_open_v2(":memory:", &d->conn->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
         db_fail(d, "opening");
     exec_sql(d, fc_schema_sql);
     prepare_run_statements(d);
 }
 
 void sw_db_open_readonly(sw_db *d, const char *what) {
-    memset(d, 0, sizeof *d);
+    start(d);
     struct stat st;
     if (stat(what, &st) != 0)
         sw_usage_error("from: %s: %s", what, strerror(errno));
     d->path = S_ISDIR(st.st_mode) ? sw_xasprintf("%s/results.db", what) : sw_xstrdup(what);
     if (access(d->path, R_OK) != 0)
         sw_usage_error("from: %s holds no readable results.db (%s)", what, strerror(errno));
-    if (sqlite3_open_v2(d->path, &d->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-        sw_usage_error("from: cannot open %s: %s", d->path, d->db ? sqlite3_errmsg(d->db) : "?");
-    sqlite3_busy_timeout(d->db, 10000);
+    if (sqlite3_open_v2(d->path, &d->conn->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
+        sw_usage_error("from: cannot open %s: %s", d->path, d->conn->db ? sqlite3_errmsg(d->conn->db) : "?");
+    sqlite3_busy_timeout(d->conn->db, 10000);
     sqlite3_stmt *t;
-    if (sqlite3_prepare_v2(d->db, "SELECT count(*) FROM cells, runs, calibration LIMIT 1", -1, &t, NULL) != SQLITE_OK)
-        sw_usage_error("from: %s is not a results database written by sweep (%s)", d->path, sqlite3_errmsg(d->db));
+    if (sqlite3_prepare_v2(d->conn->db, "SELECT count(*) FROM cells, runs, calibration LIMIT 1", -1, &t, NULL) !=
+        SQLITE_OK)
+        sw_usage_error("from: %s is not a results database written by sweep (%s)", d->path,
+                       sqlite3_errmsg(d->conn->db));
     sqlite3_finalize(t);
 }
 
 void sw_db_close_readonly(sw_db *d) {
-    sqlite3_close(d->db);
-    free(d->path);
-    memset(d, 0, sizeof *d);
+    sqlite3_close(d->conn->db);
+    forget(d);
 }
 
 /* Whether the cells table has a backend column (sweeps from before the
  * simulated backend have none: every cell is native). */
 static int has_backend(sw_db *d) {
     sqlite3_stmt *probe;
-    int has = sqlite3_prepare_v2(d->db, "SELECT backend FROM cells", -1, &probe, NULL) == SQLITE_OK;
+    int has = sqlite3_prepare_v2(d->conn->db, "SELECT backend FROM cells", -1, &probe, NULL) == SQLITE_OK;
     sqlite3_finalize(probe);
     return has;
 }
@@ -977,4 +1006,74 @@ int64_t sw_db_median_overhead(sw_db *d, int sim) {
     int64_t m = !n ? -1 : n % 2 ? v[n / 2] : v[n / 2 - 1] + (v[n / 2] - v[n / 2 - 1]) / 2;
     free(v);
     return m;
+}
+
+/* ---- Plain SQL ------------------------------------------------------------ */
+
+int sw_db_open_file_readonly(sw_db *d, const char *path, char **why) {
+    start(d);
+    d->path = sw_xstrdup(path);
+    if (sqlite3_open_v2(path, &d->conn->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        *why = sw_xstrdup(d->conn->db ? sqlite3_errmsg(d->conn->db) : "out of memory");
+        sqlite3_close(d->conn->db);
+        forget(d);
+        return -1;
+    }
+    sqlite3_busy_timeout(d->conn->db, 10000);
+    return 0;
+}
+
+int sw_db_query(sw_db *d, const char *sql, const char *param, sw_db_rows *rows, char **why) {
+    sw_db_rows r = {0};
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(d->conn->db, sql, -1, &st, NULL) != SQLITE_OK) {
+        *why = sw_xstrdup(sqlite3_errmsg(d->conn->db));
+        if (rows)
+            *rows = r;
+        return -1;
+    }
+    if (param)
+        sqlite3_bind_text(st, 1, param, -1, SQLITE_TRANSIENT);
+    r.cols = sqlite3_column_count(st);
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (!rows)
+            continue;
+        r.v = sw_xrealloc(r.v, (size_t)(r.n + 1) * (size_t)(r.cols ? r.cols : 1) * sizeof *r.v);
+        for (int c = 0; c < r.cols; c++) {
+            const unsigned char *t = sqlite3_column_text(st, c);
+            r.v[r.n * r.cols + c] = t ? sw_xstrdup((const char *)t) : NULL;
+        }
+        r.n++;
+    }
+    if (rc != SQLITE_DONE) {
+        *why = sw_xstrdup(sqlite3_errmsg(d->conn->db));
+        sqlite3_finalize(st);
+        sw_db_rows_free(&r);
+        if (rows)
+            *rows = r;
+        return -1;
+    }
+    sqlite3_finalize(st);
+    if (rows)
+        *rows = r;
+    return 0;
+}
+
+const char *sw_db_at(const sw_db_rows *rows, int r, int c) { return rows->v[r * rows->cols + c]; }
+
+void sw_db_rows_free(sw_db_rows *rows) {
+    for (int i = 0; i < rows->n * rows->cols; i++)
+        free(rows->v[i]);
+    free(rows->v);
+    memset(rows, 0, sizeof *rows);
+}
+
+int sw_db_exec(sw_db *d, const char *sql, char **why) {
+    char *err = NULL;
+    if (sqlite3_exec(d->conn->db, sql, NULL, NULL, &err) == SQLITE_OK)
+        return 0;
+    *why = sw_xstrdup(err ? err : "?");
+    sqlite3_free(err);
+    return -1;
 }

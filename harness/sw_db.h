@@ -28,19 +28,13 @@
 #define SW_DB_H
 
 #include <stdint.h>
-#include <sqlite3.h>
 #include "sw_plan.h"
 #include "sw_pfm.h"
 #include "sw_noise.h"
 
 typedef struct sw_db {
-    sqlite3 *db;            /* the connection */
-    char *path;             /* results.db path (messages) */
-    sqlite3_stmt *ins_run;  /* prepared INSERT INTO runs */
-    sqlite3_stmt *ins_stat; /* prepared INSERT INTO run_stats */
-    sqlite3_stmt *ins_ctr;  /* prepared INSERT INTO run_counters */
-    char *reserve;          /* DIR/.reserve, space set aside for a full disk, or NULL */
-    sqlite3_stmt *ins_seg;  /* INSERT INTO segments, prepared on first use (in-process design) */
+    struct sw_db_conn *conn; /* the connection and its prepared statements (sw_db.c only), NULL when not open */
+    char *path;              /* results.db path (messages) */
 } sw_db;
 
 /* One finished run, as stored. */
@@ -177,6 +171,8 @@ int64_t sw_db_median_overhead(sw_db *d, int sim);
 
 /* The SQLite library's version. */
 const char *sw_db_sqlite_version(void);
+/* 1 while d has an open connection (not yet closed or salvaged). */
+int sw_db_is_open(const sw_db *d);
 
 /* Stores one run with its stats and counters, committed. */
 void sw_db_store_run(sw_db *d, const sw_run_row *r);
@@ -193,5 +189,30 @@ int sw_db_export_csv(sw_db *d, const char *csv_path);
  * many runs are recorded and the --resume command.  Never exits; says what
  * it could not do. */
 void sw_db_salvage(sw_db *d, const char *dir);
+
+/* ---- Plain SQL, for the merge of shards (sw_shard.c) ---------------------
+ * The merge reads the shards' databases and writes the merged one in SQL;
+ * these keep SQLite itself inside sw_db.c.  None of them exits: errors come
+ * back as SQLite's message in *why (fresh), for the caller's own words. */
+
+/* A query's result: n rows of cols values, as text (NULL for SQL NULL). */
+typedef struct sw_db_rows {
+    int n, cols;
+    char **v; /* row r, column c at v[r * cols + c] */
+} sw_db_rows;
+
+/* Opens the database file at path read-only, nothing prepared (close with
+ * sw_db_close_readonly).  0, or -1 with *why. */
+int sw_db_open_file_readonly(sw_db *d, const char *path, char **why);
+/* Runs one SQL statement with an optional text parameter (param NULL: none)
+ * and collects its rows into *rows (may be NULL to discard them).  0, or -1
+ * with *why (and *rows empty). */
+int sw_db_query(sw_db *d, const char *sql, const char *param, sw_db_rows *rows, char **why);
+/* The value at row r, column c (NULL for SQL NULL). */
+const char *sw_db_at(const sw_db_rows *rows, int r, int c);
+void sw_db_rows_free(sw_db_rows *rows);
+/* Runs SQL statements separated by semicolons, without parameters.  0, or
+ * -1 with *why. */
+int sw_db_exec(sw_db *d, const char *sql, char **why);
 
 #endif /* SW_DB_H */

@@ -150,7 +150,7 @@ char *sw_shard_describe(const sw_cell *cells, int n_cells, const int *owned) {
 
 typedef struct shard_in {
     char *dir;    /* as given */
-    sqlite3 *db;  /* read-only */
+    sw_db db;     /* read-only */
     int k, n;     /* meta.shard */
     char *config; /* meta.config */
     char *host;   /* meta.host */
@@ -173,25 +173,38 @@ static void remove_partial(void) {
 }
 
 /* One text value of a query with one optional text parameter; fresh or NULL. */
-static char *q_text(sqlite3 *db, const char *sql, const char *param) {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        return NULL;
-    if (param)
-        sqlite3_bind_text(st, 1, param, -1, SQLITE_TRANSIENT);
-    char *v = NULL;
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-        v = sw_xstrdup((const char *)sqlite3_column_text(st, 0));
-    sqlite3_finalize(st);
+static char *q_text(sw_db *db, const char *sql, const char *param) {
+    sw_db_rows r;
+    char *why = NULL, *v = NULL;
+    if (sw_db_query(db, sql, param, &r, &why) == 0 && r.n && sw_db_at(&r, 0, 0))
+        v = sw_xstrdup(sw_db_at(&r, 0, 0));
+    sw_db_rows_free(&r);
+    free(why);
     return v;
 }
 
-static long q_long(sqlite3 *db, const char *sql, const shard_in *s) {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        sw_usage_error("merge: %s: not a results database written by this sweep (%s)", s->dir, sqlite3_errmsg(db));
-    long v = sqlite3_step(st) == SQLITE_ROW ? (long)sqlite3_column_int64(st, 0) : -1;
-    sqlite3_finalize(st);
+/* The rows of a query on shard s; a query it cannot answer is bad input. */
+static sw_db_rows q_rows(shard_in *s, const char *sql) {
+    sw_db_rows r;
+    char *why = NULL;
+    if (sw_db_query(&s->db, sql, NULL, &r, &why) != 0)
+        sw_usage_error("merge: %s: %s", s->dir, why);
+    return r;
+}
+
+/* A column's value as a number (0 for NULL). */
+static long long num(const sw_db_rows *r, int row, int col) {
+    const char *v = sw_db_at(r, row, col);
+    return v ? strtoll(v, NULL, 10) : 0;
+}
+
+static long q_long(shard_in *s, const char *sql) {
+    sw_db_rows r;
+    char *why = NULL;
+    if (sw_db_query(&s->db, sql, NULL, &r, &why) != 0)
+        sw_usage_error("merge: %s: not a results database written by this sweep (%s)", s->dir, why);
+    long v = r.n ? (long)num(&r, 0, 0) : -1;
+    sw_db_rows_free(&r);
     return v;
 }
 
@@ -243,22 +256,22 @@ static void open_shard(shard_in *s, const char *dir) {
     char *path = sw_xasprintf("%s/results.db", dir);
     if (access(path, R_OK) != 0)
         sw_usage_error("merge: %s: no readable results.db there (%s)", dir, strerror(errno));
-    if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
-        sw_usage_error("merge: cannot open %s: %s", path, s->db ? sqlite3_errmsg(s->db) : "out of memory");
-    sqlite3_busy_timeout(s->db, 10000);
+    char *why = NULL;
+    if (sw_db_open_file_readonly(&s->db, path, &why) != 0)
+        sw_usage_error("merge: cannot open %s: %s", path, why);
     free(path);
-    q_long(s->db, "SELECT count(*) FROM meta, schedule, cells LIMIT 1", s);
-    q_long(s->db, "SELECT count(node) FROM runs", s);
-    char *shard = q_text(s->db, "SELECT value FROM meta WHERE key = 'shard'", NULL);
+    q_long(s, "SELECT count(*) FROM meta, schedule, cells LIMIT 1");
+    q_long(s, "SELECT count(node) FROM runs");
+    char *shard = q_text(&s->db, "SELECT value FROM meta WHERE key = 'shard'", NULL);
     if (!shard)
         sw_usage_error("merge: %s is not a shard (it was not run with sweep --shard K/N)", dir);
     if (sw_shard_parse(shard, &s->k, &s->n))
         sw_usage_error("merge: %s: meta.shard is '%s', not K/N", dir, shard);
     free(shard);
-    s->config = q_text(s->db, "SELECT value FROM meta WHERE key = 'config'", NULL);
+    s->config = q_text(&s->db, "SELECT value FROM meta WHERE key = 'config'", NULL);
     if (!s->config)
         sw_usage_error("merge: %s: results.db holds no stored config", dir);
-    s->host = q_text(s->db, "SELECT value FROM meta WHERE key = 'host'", NULL);
+    s->host = q_text(&s->db, "SELECT value FROM meta WHERE key = 'host'", NULL);
     if (!s->host)
         s->host = sw_xstrdup("unknown host");
 }
@@ -302,13 +315,10 @@ static void check_shards(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out, i
     free(ref);
     /* The same programs, by content. */
     for (int i = 0; i < n; i++) {
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(sh[i].db, "SELECT key, value FROM meta WHERE key LIKE 'sha256:%' ORDER BY key", -1, &st,
-                               NULL) != SQLITE_OK)
-            sw_usage_error("merge: %s: %s", sh[i].dir, sqlite3_errmsg(sh[i].db));
+        sw_db_rows hashes = q_rows(&sh[i], "SELECT key, value FROM meta WHERE key LIKE 'sha256:%' ORDER BY key");
         int count = 0;
-        while (sqlite3_step(st) == SQLITE_ROW) {
-            const char *key = (const char *)sqlite3_column_text(st, 0), *val = (const char *)sqlite3_column_text(st, 1);
+        for (int h = 0; h < hashes.n; h++) {
+            const char *key = sw_db_at(&hashes, h, 0), *val = sw_db_at(&hashes, h, 1);
             count++;
             if (!val)
                 val = "NULL";
@@ -320,7 +330,7 @@ static void check_shards(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out, i
             for (int j = 0; j < n; j++) {
                 if (j == i)
                     continue;
-                char *other = q_text(sh[j].db, "SELECT value FROM meta WHERE key = ?", key);
+                char *other = q_text(&sh[j].db, "SELECT value FROM meta WHERE key = ?", key);
                 if (!other || strcmp(other, val))
                     sw_usage_error("merge: %s differs between shards: %s (shard %d, %s) has sha256 %.16s..., %s "
                                    "(shard %d, %s) %s%.16s%s: the shards ran different builds",
@@ -329,7 +339,7 @@ static void check_shards(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out, i
                 free(other);
             }
         }
-        sqlite3_finalize(st);
+        sw_db_rows_free(&hashes);
         if (!count)
             sw_usage_error("merge: %s (shard %d) records no program hashes: cannot check that every shard ran the "
                            "same build",
@@ -347,54 +357,47 @@ static void check_shards(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out, i
     for (int i = 0; i < n; i++) {
         shard_in *s = &sh[i];
         /* The same cells in every shard. */
-        sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(s->db,
-                               "SELECT cell_id, label, workload, kind, alloc_period, alloc_mode, time_hz, time_clock,"
-                               " args, ifnull(depth, 0), backend, size FROM cells ORDER BY cell_id",
-                               -1, &st, NULL) != SQLITE_OK)
-            sw_usage_error("merge: %s: %s", s->dir, sqlite3_errmsg(s->db));
+        sw_db_rows rows = q_rows(s, "SELECT cell_id, label, workload, kind, alloc_period, alloc_mode, time_hz,"
+                                    " time_clock, args, ifnull(depth, 0), backend, size FROM cells ORDER BY cell_id");
         int c = 0;
         int *owned = owned_cells(o, cells, n_cells, s->k, s->n);
-        while (sqlite3_step(st) == SQLITE_ROW) {
+        for (int r = 0; r < rows.n; r++) {
             const sw_cell *p = c < n_cells ? &cells[c] : NULL;
-#define COL(i) ((const char *)sqlite3_column_text(st, i) ? (const char *)sqlite3_column_text(st, i) : "")
-            if (!p || sqlite3_column_int(st, 0) != p->id || strcmp(COL(1), p->label) || strcmp(COL(2), p->workload) ||
-                strcmp(COL(3), p->kind) || (uint64_t)sqlite3_column_int64(st, 4) != p->alloc_period ||
-                strcmp(COL(5), p->alloc_mode) || (unsigned)sqlite3_column_int(st, 6) != p->time_hz ||
-                strcmp(COL(7), p->time_clock) || strcmp(COL(8), p->args) ||
-                (unsigned)sqlite3_column_int(st, 9) != p->depth || strcmp(COL(10), p->sim ? "sim" : "native"))
+#define COL(i) (sw_db_at(&rows, r, i) ? sw_db_at(&rows, r, i) : "")
+            if (!p || (int)num(&rows, r, 0) != p->id || strcmp(COL(1), p->label) || strcmp(COL(2), p->workload) ||
+                strcmp(COL(3), p->kind) || (uint64_t)num(&rows, r, 4) != p->alloc_period ||
+                strcmp(COL(5), p->alloc_mode) || (unsigned)num(&rows, r, 6) != p->time_hz ||
+                strcmp(COL(7), p->time_clock) || strcmp(COL(8), p->args) || (unsigned)num(&rows, r, 9) != p->depth ||
+                strcmp(COL(10), p->sim ? "sim" : "native"))
                 sw_usage_error("merge: %s (shard %d): cell %d is %s, but the plan of its settings has %s there: the "
                                "database does not hold the plan it claims",
-                               s->dir, s->k, sqlite3_column_int(st, 0), COL(1), p ? p->label : "no cell");
-            if (owned[c] && sqlite3_column_int64(st, 11) <= 0)
+                               s->dir, s->k, (int)num(&rows, r, 0), COL(1), p ? p->label : "no cell");
+            if (owned[c] && num(&rows, r, 11) <= 0)
                 sw_usage_error("merge: %s (shard %d): cell %s has no calibrated size", s->dir, s->k, p->label);
 #undef COL
             c++;
         }
-        sqlite3_finalize(st);
+        sw_db_rows_free(&rows);
         if (c != n_cells)
             sw_usage_error("merge: %s (shard %d) has %d cells, the plan of its settings %d", s->dir, s->k, c, n_cells);
         /* Its schedule: exactly the plan's rows of its groups. */
-        if (sqlite3_prepare_v2(s->db,
-                               "SELECT seq, cell_id, round, ifnull(block, 0), ifnull(block_pos, 0),"
-                               " ifnull(block_role, 0) FROM schedule ORDER BY seq",
-                               -1, &st, NULL) != SQLITE_OK)
-            sw_usage_error("merge: %s: %s", s->dir, sqlite3_errmsg(s->db));
+        rows = q_rows(s, "SELECT seq, cell_id, round, ifnull(block, 0), ifnull(block_pos, 0),"
+                         " ifnull(block_role, 0) FROM schedule ORDER BY seq");
         int j = 0;
-        while (sqlite3_step(st) == SQLITE_ROW) {
+        for (int r = 0; r < rows.n; r++) {
             while (j < n_slots && !owned[slots[j].cell])
                 j++;
-            int seq = sqlite3_column_int(st, 0);
-            if (j >= n_slots || seq != slots[j].seq || sqlite3_column_int(st, 1) != cells[slots[j].cell].id ||
-                sqlite3_column_int(st, 2) != slots[j].round || sqlite3_column_int(st, 3) != slots[j].block ||
-                sqlite3_column_int(st, 4) != slots[j].pos || sqlite3_column_int(st, 5) != slots[j].role)
+            int seq = (int)num(&rows, r, 0);
+            if (j >= n_slots || seq != slots[j].seq || (int)num(&rows, r, 1) != cells[slots[j].cell].id ||
+                (int)num(&rows, r, 2) != slots[j].round || (int)num(&rows, r, 3) != slots[j].block ||
+                (int)num(&rows, r, 4) != slots[j].pos || (int)num(&rows, r, 5) != slots[j].role)
                 sw_usage_error("merge: %s (shard %d): its schedule's run %d is not the plan's (the plan of its "
                                "settings, shard %d of %d, %s): not a shard of this sweep",
                                s->dir, s->k, seq, s->k, s->n,
                                j < n_slots ? "differs there" : "has no more runs for this shard");
             j++;
         }
-        sqlite3_finalize(st);
+        sw_db_rows_free(&rows);
         while (j < n_slots && !owned[slots[j].cell])
             j++;
         if (j < n_slots)
@@ -403,19 +406,17 @@ static void check_shards(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out, i
         free(owned);
         /* Every planned run exactly once: runs are UNIQUE(seq), so each
          * schedule row has at most one; none may be missing or foreign. */
-        long foreign = q_long(s->db,
-                              "SELECT count(*) FROM runs r LEFT JOIN schedule s ON s.seq = r.seq"
-                              " WHERE s.seq IS NULL OR s.cell_id != r.cell_id OR s.round != r.round",
-                              s);
+        long foreign = q_long(s, "SELECT count(*) FROM runs r LEFT JOIN schedule s ON s.seq = r.seq"
+                                 " WHERE s.seq IS NULL OR s.cell_id != r.cell_id OR s.round != r.round");
         if (foreign)
             sw_usage_error("merge: %s (shard %d) holds %ld runs that its schedule does not plan", s->dir, s->k,
                            foreign);
-        long missing = q_long(
-            s->db, "SELECT count(*) FROM schedule s WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.seq = s.seq)", s);
+        long missing =
+            q_long(s, "SELECT count(*) FROM schedule s WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.seq = s.seq)");
         if (missing)
             sw_usage_error("merge: %s (shard %d, %s) misses %ld of its planned runs; finish it with: sweep --resume %s",
                            s->dir, s->k, s->host, missing, s->dir);
-        char *status = q_text(s->db, "SELECT value FROM meta WHERE key = 'status'", NULL);
+        char *status = q_text(&s->db, "SELECT value FROM meta WHERE key = 'status'", NULL);
         if (!status || strcmp(status, "complete"))
             sw_usage_error("merge: %s (shard %d) is not complete (status %s); finish it with: sweep --resume %s",
                            s->dir, s->k, status ? status : "unknown", s->dir);
@@ -427,27 +428,34 @@ static void check_shards(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out, i
     *n_slots_out = n_slots;
 }
 
-static void exec_or_die(sqlite3 *db, const char *sql, const char *what) {
+static void exec_or_die(sw_db *db, const char *sql, const char *what) {
     char *err = NULL;
-    if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
-        sw_fatal("merge: %s: %s", what, err ? err : "?");
+    if (sw_db_exec(db, sql, &err) != 0)
+        sw_fatal("merge: %s: %s", what, err);
+}
+
+/* The rows of a query on the merged database (param as in sw_db_query). */
+static sw_db_rows rows_or_die(sw_db *db, const char *sql, const char *param, const char *what) {
+    sw_db_rows r;
+    char *err = NULL;
+    if (sw_db_query(db, sql, param, &r, &err) != 0)
+        sw_fatal("merge: %s: %s", what, err);
+    return r;
 }
 
 /* The columns of table t in the merged database, comma separated, with
  * prefix before each; without the column skip. */
-static char *columns(sqlite3 *db, const char *t, const char *prefix, const char *skip) {
+static char *columns(sw_db *db, const char *t, const char *prefix, const char *skip) {
     char *sql = sw_xasprintf("PRAGMA main.table_info(%s)", t);
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
-        sw_fatal("merge: %s: %s", sql, sqlite3_errmsg(db));
+    sw_db_rows r = rows_or_die(db, sql, NULL, sql);
     sw_buf b = {0};
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        const char *c = (const char *)sqlite3_column_text(st, 1);
+    for (int i = 0; i < r.n; i++) {
+        const char *c = sw_db_at(&r, i, 1);
         if (skip && !strcmp(c, skip))
             continue;
         sw_buf_printf(&b, "%s%s%s", b.len ? ", " : "", prefix, c);
     }
-    sqlite3_finalize(st);
+    sw_db_rows_free(&r);
     free(sql);
     return b.data;
 }
@@ -460,23 +468,16 @@ static int cmp_shard(const void *a, const void *b) {
 /* The merged meta: values every shard agrees on as they are; the others
  * per shard, or their earliest (started_utc) or latest (finished_utc). */
 static void merge_meta(sw_db *d, shard_in *sh, int n, const char *out, const sw_opts *o, int n_cells, int n_slots) {
-    exec_or_die(d->db,
-                "CREATE TEMP TABLE allmeta AS SELECT shard, key, value FROM shard_meta WHERE key NOT IN ('shard')",
+    exec_or_die(d, "CREATE TEMP TABLE allmeta AS SELECT shard, key, value FROM shard_meta WHERE key NOT IN ('shard')",
                 "collecting meta");
-    sqlite3_stmt *keys;
-    if (sqlite3_prepare_v2(d->db,
-                           "SELECT key, count(DISTINCT ifnull(value, '')), count(*), min(value), max(value)"
-                           " FROM allmeta GROUP BY key ORDER BY key",
-                           -1, &keys, NULL) != SQLITE_OK)
-        sw_fatal("merge: meta: %s", sqlite3_errmsg(d->db));
-    sqlite3_stmt *per;
-    if (sqlite3_prepare_v2(d->db, "SELECT shard, value FROM allmeta WHERE key = ? ORDER BY shard", -1, &per, NULL) !=
-        SQLITE_OK)
-        sw_fatal("merge: meta: %s", sqlite3_errmsg(d->db));
-    while (sqlite3_step(keys) == SQLITE_ROW) {
-        const char *key = (const char *)sqlite3_column_text(keys, 0);
-        int distinct = sqlite3_column_int(keys, 1), count = sqlite3_column_int(keys, 2);
-        const char *lo = (const char *)sqlite3_column_text(keys, 3), *hi = (const char *)sqlite3_column_text(keys, 4);
+    sw_db_rows keys = rows_or_die(d,
+                                  "SELECT key, count(DISTINCT ifnull(value, '')), count(*), min(value), max(value)"
+                                  " FROM allmeta GROUP BY key ORDER BY key",
+                                  NULL, "meta");
+    for (int r = 0; r < keys.n; r++) {
+        const char *key = sw_db_at(&keys, r, 0);
+        int distinct = atoi(sw_db_at(&keys, r, 1)), count = atoi(sw_db_at(&keys, r, 2));
+        const char *lo = sw_db_at(&keys, r, 3), *hi = sw_db_at(&keys, r, 4);
         if (distinct == 1 && count == n) {
             sw_db_meta_set(d, key, lo);
         } else if (!strcmp(key, "started_utc")) {
@@ -485,20 +486,20 @@ static void merge_meta(sw_db *d, shard_in *sh, int n, const char *out, const sw_
             sw_db_meta_set(d, key, hi);
         } else {
             sw_buf b = {0};
-            sqlite3_bind_text(per, 1, key, -1, SQLITE_TRANSIENT);
-            while (sqlite3_step(per) == SQLITE_ROW) {
-                int k = sqlite3_column_int(per, 0);
-                const char *v = (const char *)sqlite3_column_text(per, 1);
+            sw_db_rows per =
+                rows_or_die(d, "SELECT shard, value FROM allmeta WHERE key = ? ORDER BY shard", key, "meta");
+            for (int i = 0; i < per.n; i++) {
+                int k = atoi(sw_db_at(&per, i, 0));
+                const char *v = sw_db_at(&per, i, 1);
                 sw_buf_printf(&b, "%sshard %d (%s): %s", b.len ? "; " : "", k, sh[k - 1].host, v ? v : "");
             }
-            sqlite3_reset(per);
+            sw_db_rows_free(&per);
             sw_db_meta_set(d, key, b.data ? b.data : "");
             sw_buf_free(&b);
         }
     }
-    sqlite3_finalize(per);
-    sqlite3_finalize(keys);
-    exec_or_die(d->db, "DROP TABLE temp.allmeta", "collecting meta");
+    sw_db_rows_free(&keys);
+    exec_or_die(d, "DROP TABLE temp.allmeta", "collecting meta");
     /* The merged sweep is the unsharded plan: its config without the shard. */
     sw_buf cfg = {0};
     for (const char *p = sh[0].config; *p;) {
@@ -534,13 +535,13 @@ static void merge_meta(sw_db *d, shard_in *sh, int n, const char *out, const sw_
     }
     sw_db_meta_set(d, "merged_from", b.data);
     b.len = 0;
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(d->db, "SELECT DISTINCT node FROM runs ORDER BY node", -1, &st, NULL) == SQLITE_OK) {
-        while (sqlite3_step(st) == SQLITE_ROW)
-            sw_buf_printf(&b, "%s%s", b.len ? ", " : "",
-                          sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "unknown");
-        sqlite3_finalize(st);
-    }
+    sw_db_rows nodes;
+    char *err = NULL;
+    if (sw_db_query(d, "SELECT DISTINCT node FROM runs ORDER BY node", NULL, &nodes, &err) == 0)
+        for (int i = 0; i < nodes.n; i++)
+            sw_buf_printf(&b, "%s%s", b.len ? ", " : "", sw_db_at(&nodes, i, 0) ? sw_db_at(&nodes, i, 0) : "unknown");
+    sw_db_rows_free(&nodes);
+    free(err);
     sw_db_meta_set(d, "nodes", b.data ? b.data : "none");
     time_t now = time(NULL);
     char when[64];
@@ -552,7 +553,7 @@ static void merge_meta(sw_db *d, shard_in *sh, int n, const char *out, const sw_
 /* events: one row per event; supported when some shard counted it, the
  * reason naming the shards that did not. */
 static void merge_events(sw_db *d) {
-    exec_or_die(d->db,
+    exec_or_die(d,
                 "INSERT INTO main.events(event, supported, reason, encoding)"
                 " SELECT event, max(supported),"
                 "  CASE WHEN min(supported) = max(supported) THEN min(reason)"
@@ -588,7 +589,7 @@ int sw_shard_merge(int argc, char **argv) {
     sw_set_exit_hook(remove_partial);
     sw_db d;
     sw_db_create(&d, out);
-    sqlite3 *db = d.db;
+    sw_db *db = &d;
     char *run_cols = columns(db, "runs", "", "run_id");
     char *run_cols_r = columns(db, "runs", "r.", "run_id");
     exec_or_die(db,
@@ -598,13 +599,9 @@ int sw_shard_merge(int argc, char **argv) {
     for (int pass = 0; pass < 2; pass++) {
         for (int i = 0; i < n; i++) {
             char *dbpath = sw_xasprintf("%s/results.db", sh[i].dir);
-            sqlite3_stmt *at;
-            if (sqlite3_prepare_v2(db, "ATTACH DATABASE ? AS s", -1, &at, NULL) != SQLITE_OK)
-                sw_fatal("merge: %s", sqlite3_errmsg(db));
-            sqlite3_bind_text(at, 1, dbpath, -1, SQLITE_TRANSIENT);
-            if (sqlite3_step(at) != SQLITE_DONE)
-                sw_fatal("merge: cannot attach %s: %s", dbpath, sqlite3_errmsg(db));
-            sqlite3_finalize(at);
+            char *err = NULL;
+            if (sw_db_query(db, "ATTACH DATABASE ? AS s", dbpath, NULL, &err) != 0)
+                sw_fatal("merge: cannot attach %s: %s", dbpath, err);
             exec_or_die(db, "BEGIN", "starting a transaction");
             char *sql;
             if (pass == 0) {
@@ -658,25 +655,16 @@ int sw_shard_merge(int argc, char **argv) {
     for (int i = 0; i < n; i++) {
         char *sql = sw_xasprintf("UPDATE temp.allevents SET host = 'shard %d (' || ? || ')' WHERE host = '%d'", sh[i].k,
                                  sh[i].k);
-        sqlite3_stmt *u;
-        if (sqlite3_prepare_v2(db, sql, -1, &u, NULL) != SQLITE_OK)
-            sw_fatal("merge: %s", sqlite3_errmsg(db));
-        sqlite3_bind_text(u, 1, sh[i].host, -1, SQLITE_TRANSIENT);
-        sqlite3_step(u);
-        sqlite3_finalize(u);
+        char *err = NULL;
+        if (sw_db_query(db, sql, sh[i].host, NULL, &err) != 0)
+            sw_fatal("merge: naming the shards' hosts: %s", err);
         free(sql);
     }
     exec_or_die(db, "BEGIN", "starting a transaction");
     merge_events(&d);
     merge_meta(&d, sh, n, out, &o, n_cells, n_slots);
     exec_or_die(db, "COMMIT", "committing");
-    long total = 0;
-    sqlite3_stmt *cnt;
-    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM runs", -1, &cnt, NULL) == SQLITE_OK) {
-        if (sqlite3_step(cnt) == SQLITE_ROW)
-            total = (long)sqlite3_column_int64(cnt, 0);
-        sqlite3_finalize(cnt);
-    }
+    long total = sw_db_count(db, "runs");
     if (total != n_slots)
         sw_fatal("merge: the merged sweep holds %ld runs, its plan %d", total, n_slots);
     char *csv = sw_xasprintf("%s/runs.csv", out);
@@ -694,7 +682,7 @@ int sw_shard_merge(int argc, char **argv) {
     sw_buf_free(&nodes);
     free(csv), free(run_cols), free(run_cols_r);
     for (int i = 0; i < n; i++) {
-        sqlite3_close(sh[i].db);
+        sw_db_close_readonly(&sh[i].db);
         free(sh[i].dir), free(sh[i].config), free(sh[i].host);
     }
     free(sh);

@@ -109,7 +109,7 @@ static void cleanup_tmp(void) {
  * printed. */
 static void on_fatal(void) {
     cleanup_tmp();
-    if (current && current->db.db && current->dir)
+    if (current && sw_db_is_open(&current->db) && current->dir)
         sw_db_salvage(&current->db, current->dir);
 }
 
