@@ -296,62 +296,78 @@ static void set_workloads(sw_opts *o, const opt *d, const char *value, const cha
                            o->workloads[i]);
 }
 
-static void set_periods(sw_opts *o, const opt *d, const char *value, const char *origin) {
-    char *items[SW_MAX_LIST];
+/* The numbers the options take: a byte count (K/M/G suffixes) or a plain
+ * decimal, from 1 to max; what the message says a bad one is not. */
+typedef struct num_kind {
+    int bytes;        /* a byte count, else a plain decimal */
+    uint64_t max;     /* the largest allowed */
+    const char *what; /* "'<item>' is not <what>" */
+} num_kind;
+
+#define NUM_STR_(x) #x
+#define NUM_STR(x) NUM_STR_(x)
+static const num_kind NUM_PERIOD = {1, SW_MAX_PERIOD, "a period in bytes from 1 to 256T (e.g. 4M, 65536)"};
+static const num_kind NUM_DEPTH_PERIOD = {1, SW_MAX_PERIOD, "a period in bytes from 1 to 256T (e.g. 64K)"};
+static const num_kind NUM_RATE = {0, SW_MAX_TIME_HZ,
+                                  "a rate in Hz (1.." NUM_STR(SW_MAX_TIME_HZ) ", the runtime's range)"};
+static const num_kind NUM_DEPTH = {0, SW_MAX_DEPTH, "a stack depth (1.." NUM_STR(SW_MAX_DEPTH) ")"};
+
+/* One number of kind k for option name; bad input exits 2. */
+static uint64_t parse_num(const num_kind *k, const char *name, const char *item, const char *origin) {
     uint64_t v;
-    int n = split_list(d->name, value, origin, items);
+    int bad = k->bytes ? sw_parse_bytes(item, &v) || v > k->max : sw_parse_uint(item, k->max, &v);
+    if (bad || v == 0)
+        sw_usage_error("%s: %s: '%s' is not %s", origin, name, item, k->what);
+    return v;
+}
+
+/* A list of numbers of kind k into v; returns how many. */
+static int num_list(const num_kind *k, const char *name, const char *value, const char *origin, uint64_t *v) {
+    char *items[SW_MAX_LIST];
+    int n = split_list(name, value, origin, items);
+    for (int i = 0; i < n; i++)
+        v[i] = parse_num(k, name, items[i], origin);
+    free_list(items, n);
+    return n;
+}
+
+/* A list of names (modes, clocks) as a set of bits of their numbers, parse
+ * giving a name's number (-1: none) and label a number's name. */
+static unsigned name_set(const char *name, const char *value, const char *origin, int (*parse)(const char *),
+                         const char *(*label)(int)) {
+    char *items[SW_MAX_LIST];
+    char tmp[256];
+    int n = split_list(name, value, origin, items);
+    unsigned bits = 0;
     for (int i = 0; i < n; i++) {
-        if (sw_parse_bytes(items[i], &v) || v == 0 || v > SW_MAX_PERIOD)
-            sw_usage_error("%s: periods: '%s' is not a period in bytes from 1 to 256T (e.g. 4M, 65536)", origin,
-                           items[i]);
-        o->periods[i] = v;
+        int b = parse(items[i]);
+        if (b < 0)
+            sw_usage_error("%s: %s: '%s' is not %s", origin, name, items[i],
+                           sgc_names_join(tmp, sizeof tmp, label, ", ", " or "));
+        bits |= 1u << b;
     }
     free_list(items, n);
-    o->n_periods = n;
+    return bits;
+}
+
+static void set_periods(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    o->n_periods = num_list(&NUM_PERIOD, d->name, value, origin, o->periods);
 }
 
 static void set_modes(sw_opts *o, const opt *d, const char *value, const char *origin) {
-    char *items[SW_MAX_LIST];
-    char tmp[256];
-    int n = split_list(d->name, value, origin, items);
-    o->modes = 0;
-    for (int i = 0; i < n; i++) {
-        int m = sgc_alloc_mode_parse(items[i]);
-        if (m < 0)
-            sw_usage_error("%s: modes: '%s' is not %s", origin, items[i],
-                           sgc_names_join(tmp, sizeof tmp, sgc_alloc_mode_name, ", ", " or "));
-        o->modes |= 1u << m;
-    }
-    free_list(items, n);
+    o->modes = name_set(d->name, value, origin, sgc_alloc_mode_parse, sgc_alloc_mode_name);
 }
 
 static void set_time_hz(sw_opts *o, const opt *d, const char *value, const char *origin) {
-    char *items[SW_MAX_LIST];
-    uint64_t v;
-    int n = split_list(d->name, value, origin, items);
-    for (int i = 0; i < n; i++) {
-        if (sw_parse_uint(items[i], SW_MAX_TIME_HZ, &v) || v == 0)
-            sw_usage_error("%s: time-hz: '%s' is not a rate in Hz (1..%d, the runtime's range)", origin, items[i],
-                           SW_MAX_TIME_HZ);
-        o->time_hz[i] = (unsigned)v;
-    }
-    free_list(items, n);
-    o->n_time_hz = n;
+    uint64_t v[SW_MAX_LIST];
+    o->n_time_hz = num_list(&NUM_RATE, d->name, value, origin, v);
+    for (int i = 0; i < o->n_time_hz; i++)
+        o->time_hz[i] = (unsigned)v[i];
 }
 
 static void set_time_clock(sw_opts *o, const opt *d, const char *value, const char *origin) {
-    char *items[SW_MAX_LIST];
     char tmp[256];
-    int n = split_list(d->name, value, origin, items);
-    o->clocks = 0;
-    for (int i = 0; i < n; i++) {
-        int c = sgc_clock_parse(items[i]);
-        if (c < 0)
-            sw_usage_error("%s: time-clock: '%s' is not %s", origin, items[i],
-                           sgc_names_join(tmp, sizeof tmp, sgc_clock_name, ", ", " or "));
-        o->clocks |= 1u << c;
-    }
-    free_list(items, n);
+    o->clocks = name_set(d->name, value, origin, sgc_clock_parse, sgc_clock_name);
     if (!o->clocks)
         sw_usage_error("%s: time-clock: name at least one clock (%s)", origin,
                        sgc_names_join(tmp, sizeof tmp, sgc_clock_name, ", ", ", "));
@@ -379,33 +395,18 @@ static void set_combined(sw_opts *o, const opt *d, const char *value, const char
 }
 
 static void set_depths(sw_opts *o, const opt *d, const char *value, const char *origin) {
-    char *items[SW_MAX_LIST];
-    uint64_t v;
-    int n = split_list(d->name, value, origin, items);
-    for (int i = 0; i < n; i++) {
-        if (sw_parse_uint(items[i], SW_MAX_DEPTH, &v) || v == 0)
-            sw_usage_error("%s: depths: '%s' is not a stack depth (1..%d)", origin, items[i], SW_MAX_DEPTH);
-        o->depths[i] = (unsigned)v;
-    }
-    free_list(items, n);
-    o->n_depths = n;
+    uint64_t v[SW_MAX_LIST];
+    o->n_depths = num_list(&NUM_DEPTH, d->name, value, origin, v);
+    for (int i = 0; i < o->n_depths; i++)
+        o->depths[i] = (unsigned)v[i];
 }
 
 static void set_depth_period(sw_opts *o, const opt *d, const char *value, const char *origin) {
-    (void)d;
-    uint64_t v;
-    if (sw_parse_bytes(value, &v) || v == 0 || v > SW_MAX_PERIOD)
-        sw_usage_error("%s: depth-period: '%s' is not a period in bytes from 1 to 256T (e.g. 64K)", origin, value);
-    o->depth_period = v;
+    o->depth_period = parse_num(&NUM_DEPTH_PERIOD, d->name, value, origin);
 }
 
 static void set_depth_hz(sw_opts *o, const opt *d, const char *value, const char *origin) {
-    (void)d;
-    uint64_t v;
-    if (sw_parse_uint(value, SW_MAX_TIME_HZ, &v) || v == 0)
-        sw_usage_error("%s: depth-hz: '%s' is not a rate in Hz (1..%d, the runtime's range)", origin, value,
-                       SW_MAX_TIME_HZ);
-    o->depth_hz = (unsigned)v;
+    o->depth_hz = (unsigned)parse_num(&NUM_RATE, d->name, value, origin);
 }
 
 static void set_design(sw_opts *o, const opt *d, const char *value, const char *origin) {
