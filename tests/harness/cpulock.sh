@@ -8,7 +8,7 @@
 CPU=$(awk '/^Cpus_allowed_list/ { n = split($2, r, /[,-]/); print r[n] }' /proc/self/status)
 LOCK="$FREECHECK_LOCK_DIR/freecheck-cpu$CPU.lock"
 # Another "sweep" holds this CPU until told to stop ($WORK/release); another
-# one holds CPU 999 until killed.  Every step waits for the state it needs
+# one holds CPU 999 until the end ($WORK/release-999).  Every step waits for the state it needs
 # (poll), never for a fixed time, so a busy machine only makes it slower.
 # poll CMD...: runs CMD every 50 ms until it succeeds, for at most 120 s.
 poll() {
@@ -24,7 +24,7 @@ echo "pid 4242, started 2026-01-01T00:00:00Z" > "$LOCK"
 flock -o "$LOCK" sh -c 'while [ ! -e "$1" ]; do sleep 0.05; done' sh "$WORK/release" &
 holder=$!
 echo "pid 777, started 2026-01-02T00:00:00Z" > "$FREECHECK_LOCK_DIR/freecheck-cpu999.lock"
-flock -o "$FREECHECK_LOCK_DIR/freecheck-cpu999.lock" sleep 600 &
+flock -o "$FREECHECK_LOCK_DIR/freecheck-cpu999.lock" sh -c 'while [ ! -e "$1" ]; do sleep 0.05; done' sh "$WORK/release-999" &
 other=$!
 poll held "$LOCK" || fail "the stand-in sweep did not take $LOCK"
 poll held "$FREECHECK_LOCK_DIR/freecheck-cpu999.lock" || fail "the stand-in sweep did not take the CPU 999 lock"
@@ -48,8 +48,8 @@ expect "the other sweep running is recorded" "$(q "$DB" "SELECT value FROM meta 
 expect "and warned about" "$(grep -c '^sweep: warning: other sweeps are running on this machine (cpu 999: pid 777' "$WORK/err")" 1
 expect "the lock now names this sweep's process" "$(sed 's/, started .*//' "$LOCK")" "pid $pid"
 wait $holder
-kill $other 2>/dev/null
-wait $other 2>/dev/null
+touch "$WORK/release-999"
+wait $other
 # Alone: no wait, no other sweep.
 "$SWEEP" --backends native --bin-dir "$FAKE_BIN" --no-progress --workloads fake-ok --periods none --time-hz none --runs 1 \
     --size 1 --counters none --cpu "$CPU" --out "$WORK/res2" >/dev/null 2>"$WORK/err2"
