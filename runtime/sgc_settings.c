@@ -420,6 +420,13 @@ void sgc__settings_load(void) {
     if ((v = getenv("SGC_SAMPLE_SPIN_CLOCK")) != NULL) {
         sgc__settings.sample_spin_clock = word_setting("SGC_SAMPLE_SPIN_CLOCK", v, sgc_clock_parse, sgc_clock_name);
     }
+    /* Time samples come at the rate whatever the program does, so at rate x D
+     * of a second per second or more the program would spin and never finish
+     * (it needs more than that share of a CPU; docs/RUNTIME.md). */
+    if (sgc__settings.sample_spin_ns && (uint64_t)sgc__settings.time_hz * sgc__settings.sample_spin_ns >= 1000000000u)
+        bad("SGC_SAMPLE_SPIN_NS", getenv("SGC_SAMPLE_SPIN_NS"),
+            "with SGC_TIME_HZ the time samples alone would spin for all of the program's time (rate x spin must be "
+            "under 1 s per s); lower one of them");
     if (sgc__settings.sample_spin_ns && sgc__settings.sample_spin_clock == SGC_CLOCK_CPU)
         calibrate_spin();
     /* Alternation restarts sampling for every on segment; the offset moves

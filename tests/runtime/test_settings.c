@@ -104,7 +104,7 @@ Test(settings, good_values) {
     setenv("SGC_HEAP_MAX", "64M", 1);
     setenv("SGC_VERIFY", "1", 1);
     setenv("SGC_POISON", "1", 1);
-    setenv("SGC_SAMPLE_SPIN_NS", "1000000000", 1);
+    setenv("SGC_SAMPLE_SPIN_NS", "999999", 1); /* 1000 Hz x 999999 ns: just under 1 s per s */
     sgc__settings_load();
     cr_assert_eq(sgc__settings.alloc_period, 4u << 20);
     cr_assert_eq(sgc__settings.alloc_mode, SGC_SAMPLE_POISSON);
@@ -119,6 +119,10 @@ Test(settings, good_values) {
     cr_assert_eq(sgc__settings.heap_max, 64u << 20);
     cr_assert_eq(sgc__settings.verify, 1);
     cr_assert_eq(sgc__settings.poison, 1);
+    cr_assert_eq(sgc__settings.sample_spin_ns, 999999u);
+    setenv("SGC_TIME_HZ", "0", 1);
+    setenv("SGC_SAMPLE_SPIN_NS", "1000000000", 1); /* the largest, allowed without time samples */
+    sgc__settings_load();
     cr_assert_eq(sgc__settings.sample_spin_ns, 1000000000u);
 }
 
@@ -334,4 +338,31 @@ Test(settings, documented_names_are_the_known_names) {
     for (const char *const *k = sgc__setting_names; *k; k++)
         names++;
     cr_assert_eq(documented, names, "docs/RUNTIME.md documents %d settings, the runtime knows %d", documented, names);
+}
+
+/* Time samples that would spin for all of the program's time (rate x spin
+ * >= 1 s per s) could never let it finish: exit 2 at start-up. */
+Test(settings, spin_against_time_rate) {
+    static const struct {
+        const char *hz, *spin;
+        int rc;
+    } cases[] = {
+        {"1000", "999999", 0},  {"1000", "1000000", 2}, {"100000", "10000", 2}, {"100000", "9999", 0},
+        {"0", "1000000000", 0}, {"1", "999999999", 0},  {"1", "1000000000", 2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char err[512], want[256];
+        clear_env();
+        setenv("SGC_TIME_HZ", cases[i].hz, 1);
+        int rc = load_in_child("SGC_SAMPLE_SPIN_NS", cases[i].spin, err, sizeof err);
+        cr_assert_eq(rc, cases[i].rc, "%s Hz x %s ns: exit status %d (%s)", cases[i].hz, cases[i].spin, rc, err);
+        if (cases[i].rc == 2) {
+            snprintf(want, sizeof want,
+                     "freecheck: SGC_SAMPLE_SPIN_NS=%s: with SGC_TIME_HZ the time samples alone would spin for all of "
+                     "the program's time (rate x spin must be under 1 s per s); lower one of them\n",
+                     cases[i].spin);
+            cr_assert_eq(strncmp(err, want, strlen(want)), 0, "message '%s', expected '%s'", err, want);
+        }
+    }
+    clear_env();
 }
