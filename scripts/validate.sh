@@ -11,16 +11,19 @@
 # Settings: VALIDATE_PLAN (plan file), VALIDATE_CONF (sweep config), VALIDATE_ARGS (extra
 # sweep options, e.g. "--runs 4"), VALIDATE_RESAMPLES (bootstrap resamples, default 2000),
 # VALIDATE_COMMIT (the commit to record when not run from a git checkout), VALIDATE_INPROC
-# (in-process plan; empty: none), VALIDATE_INPROC_RUNS (processes per D, default 4).
+# (in-process plan; empty: none), VALIDATE_INPROC_RUNS (processes per D, default 4),
+# VALIDATE_INPROC_TIMEOUT (seconds an in-process run may take, default 600).
 # Exit status: 0 done (targets met or not: validation.md says), 1 a step failed, 2 bad plan.
 set -u
 plan=${VALIDATE_PLAN:-scripts/validate/plan}
 conf=${VALIDATE_CONF:-scripts/validate/sweep.conf}
 inproc=${VALIDATE_INPROC-scripts/validate/inproc}
 inruns=${VALIDATE_INPROC_RUNS:-4}
+intimeout=${VALIDATE_INPROC_TIMEOUT:-600}
 bin=${BIN:-build/bin}
 out=${1:-results/validation-$(date -u +%Y%m%d-%H%M%S)}
 me=validate
+case "$intimeout" in '' | *[!0-9]* | 0) echo "$me: VALIDATE_INPROC_TIMEOUT '$intimeout' is not a whole number of seconds above 0" >&2; exit 2 ;; esac
 [ -r "$plan" ] || { echo "$me: $plan: cannot read the plan" >&2; exit 2; }
 [ -r "$conf" ] || { echo "$me: $conf: cannot read the sweep config" >&2; exit 2; }
 for b in sweep analyze validation; do
@@ -122,8 +125,10 @@ if [ $ni -gt 0 ]; then
                 g="$out/inproc/$w-$mode-$hz-$d"
                 SGC_ALTERNATE=time SGC_TIME_HZ=$hz SGC_TIME_MODE=$mode SGC_SAMPLE_SPIN_NS=$d SGC_SAMPLE_SPIN_CLOCK=cpu \
                     SGC_SEED=$((li * 1000 + r)) SGC_ALT_OUT="$g/run-$r.series" SGC_STATS="$g/run-$r.stats" \
-                    taskset -c "$cpu" "$bin/$w" --size "$size" > /dev/null </dev/null ||
-                    { echo "$me: $w --size $size ($mode, $hz Hz, D = $d ns) failed" >&2; exit 1; }
+                    timeout "$intimeout" taskset -c "$cpu" "$bin/$w" --size "$size" > /dev/null </dev/null
+                rc=$?
+                [ $rc -eq 124 ] && { echo "$me: $w --size $size ($mode, $hz Hz, D = $d ns) did not finish in $intimeout s (a program that gets less than rate x D of a CPU never can; VALIDATE_INPROC_TIMEOUT sets the limit)" >&2; exit 1; }
+                [ $rc -eq 0 ] || { echo "$me: $w --size $size ($mode, $hz Hz, D = $d ns) failed (exit status $rc)" >&2; exit 1; }
             done
             r=$((r + 1))
         done

@@ -4,8 +4,8 @@
 #                  CPU time with the cpu spin is within 25% of 200 us (robust under load: CPU time
 #                  and a fixed amount of work); on wall time with the wall spin at least 75% of it
 #                  (load only adds); in-process, thread-mode time samples (interp, 1000 Hz, D = 0
-#                  and 200 us, 3 runs) recovered on the program's CPU time within 25% of 200 us;
-#                  every output written; bad plans exit 2.
+#                  and 50 us, 3 runs) recovered on the program's CPU time within 25% of 50 us;
+#                  every output written; bad plans and settings exit 2.
 VALIDATE_TEST_DIR := $(BUILD)/validate-test
 
 .PHONY: validate-e2e
