@@ -29,3 +29,10 @@ bench-stats-regress: $(BIN)/regress-coverage
 	$(BIN)/regress-coverage 1000 1000
 
 BENCHES += bench-stats-regress
+
+# The plot-data tables of docs/STATISTICS.md against analyze's own table.
+.PHONY: test-stats-doc
+test-stats-doc: $(BIN)/analyze
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh stats-doc sh tests/stats/doc_plotdata.sh $(BIN)/analyze docs/STATISTICS.md
+
+TESTS += test-stats-doc
