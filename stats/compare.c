@@ -155,52 +155,41 @@ int main(int argc, char **argv) {
     if (ndirs < 2)
         return bad("%stwo sweep directories are needed: compare A B", "");
 
+    /* Zeroed first, so one exit path frees whatever was loaded. */
     st_sweep a, b;
+    st_sim sa, sb;
+    st_inprocs ia, ib;
+    memset(&a, 0, sizeof a);
     memset(&b, 0, sizeof b);
+    memset(&sa, 0, sizeof sa);
+    memset(&sb, 0, sizeof sb);
+    memset(&ia, 0, sizeof ia);
+    memset(&ib, 0, sizeof ib);
     int rc = load("A", dirs[0], &a, quiet);
-    if (rc) {
-        st_sweep_free(&a);
-        return rc;
-    }
-    rc = load("B", dirs[1], &b, quiet);
-    if (rc) {
-        st_sweep_free(&a);
-        st_sweep_free(&b);
-        return rc;
-    }
+    if (!rc)
+        rc = load("B", dirs[1], &b, quiet);
+    if (rc)
+        goto done;
 
     /* The simulated cells of each (none in a sweep without them). */
-    st_sim sa, sb;
-    memset(&sb, 0, sizeof sb);
     char err[1024];
     const char *which = "A";
     if ((rc = st_sim_load(dirs[0], &sa, err, sizeof err)) == 0 && (which = "B"))
         rc = st_sim_load(dirs[1], &sb, err, sizeof err);
     if (rc) {
         fprintf(stderr, "compare: %s: %s\n", which, err);
-        st_sim_free(&sa);
-        st_sim_free(&sb);
-        st_sweep_free(&a);
-        st_sweep_free(&b);
-        return rc;
+        goto done;
     }
 
     /* The in-process estimates of each (none in a sweep without segment series). */
-    st_inprocs ia, ib;
-    memset(&ib, 0, sizeof ib);
     st_boot_opts boot = {(size_t)resamples, confidence, seed};
     which = "A";
     if ((rc = st_inproc_load(dirs[0], &boot, &ia, err, sizeof err)) == 0 && (which = "B"))
         rc = st_inproc_load(dirs[1], &boot, &ib, err, sizeof err);
     if (rc) {
         fprintf(stderr, "compare: %s: in-process segment series: %s\n", which, err);
-        st_inprocs_free(&ia);
-        st_inprocs_free(&ib);
-        st_sim_free(&sa);
-        st_sim_free(&sb);
-        st_sweep_free(&a);
-        st_sweep_free(&b);
-        return 2;
+        rc = 2;
+        goto done;
     }
 
     st_compare_opts opts = {.boot = {(size_t)resamples, confidence, seed},
@@ -274,6 +263,7 @@ int main(int argc, char **argv) {
         rc = 1;
     }
     st_comparison_free(&c);
+done:
     st_inprocs_free(&ia);
     st_inprocs_free(&ib);
     st_sim_free(&sa);
