@@ -52,6 +52,7 @@ typedef struct sgc_settings {
     sgc_clock sample_spin_clock; /* SGC_SAMPLE_SPIN_CLOCK: wall (monotonic) or cpu (calibrated loop) */
     double spin_iters_per_ns;    /* cpu spin: loop iterations per ns of CPU time, calibrated at load */
     uint64_t virtual_clock_ns;   /* SGC_VIRTUAL_CLOCK: ns per reading of sgc__now_ns; 0 = the real clock */
+    int hugepages;               /* SGC_HUGEPAGES: heap mappings 2 MiB-aligned with MADV_HUGEPAGE (requested) */
 } sgc_settings;
 
 extern sgc_settings sgc__settings;

@@ -38,12 +38,31 @@
  * row in docs/RUNTIME.md (tests/runtime/test_settings.c checks that the
  * documentation and this list agree). */
 const char *const sgc__setting_names[] = {
-    "SGC_NURSERY",           "SGC_MAJOR_GROWTH", "SGC_HEAP_MAX",      "SGC_ALLOC_PERIOD",
-    "SGC_ALLOC_MODE",        "SGC_SEED",         "SGC_ALLOC_OFFSET",  "SGC_TIME_HZ",
-    "SGC_TIME_CLOCK",        "SGC_TIME_MODE",    "SGC_PROFILE",       "SGC_STATS",
-    "SGC_GC_STRESS",         "SGC_VERIFY",       "SGC_POISON",        "SGC_SAMPLE_SPIN_NS",
-    "SGC_SAMPLE_SPIN_CLOCK", "SGC_ALTERNATE",    "SGC_ALT_SEGMENT",   "SGC_ALT_OUT",
-    "SGC_ALT_CARRY",         "SGC_ALT_COST",     "SGC_VIRTUAL_CLOCK", NULL,
+    "SGC_NURSERY",
+    "SGC_MAJOR_GROWTH",
+    "SGC_HEAP_MAX",
+    "SGC_HUGEPAGES",
+    "SGC_ALLOC_PERIOD",
+    "SGC_ALLOC_MODE",
+    "SGC_SEED",
+    "SGC_ALLOC_OFFSET",
+    "SGC_TIME_HZ",
+    "SGC_TIME_CLOCK",
+    "SGC_TIME_MODE",
+    "SGC_PROFILE",
+    "SGC_STATS",
+    "SGC_GC_STRESS",
+    "SGC_VERIFY",
+    "SGC_POISON",
+    "SGC_SAMPLE_SPIN_NS",
+    "SGC_SAMPLE_SPIN_CLOCK",
+    "SGC_ALTERNATE",
+    "SGC_ALT_SEGMENT",
+    "SGC_ALT_OUT",
+    "SGC_ALT_CARRY",
+    "SGC_ALT_COST",
+    "SGC_VIRTUAL_CLOCK",
+    NULL,
 };
 
 sgc_settings sgc__settings = {
@@ -72,6 +91,7 @@ sgc_settings sgc__settings = {
     .sample_spin_clock = SGC_CLOCK_WALL,
     .spin_iters_per_ns = 0,
     .virtual_clock_ns = 0,
+    .hugepages = 0,
 };
 
 /* Parses a byte size: decimal digits, optionally followed by one of K, M, G
@@ -391,6 +411,8 @@ void sgc__settings_load(void) {
         sgc__settings.verify = parse_switch("SGC_VERIFY", v);
     if ((v = getenv("SGC_POISON")) != NULL)
         sgc__settings.poison = parse_switch("SGC_POISON", v);
+    if ((v = getenv("SGC_HUGEPAGES")) != NULL)
+        sgc__settings.hugepages = parse_switch("SGC_HUGEPAGES", v);
     if ((v = getenv("SGC_SAMPLE_SPIN_NS")) != NULL) {
         if (parse_uint(v, &n) != 0 || n > SGC_MAX_SAMPLE_SPIN_NS)
             bad("SGC_SAMPLE_SPIN_NS", v, "expected nanoseconds of busy-waiting per sample, from 0 (off) to 1000000000");

@@ -9,10 +9,10 @@
 #include "sgc_internal.h"
 
 static const char *const all_vars[] = {
-    "SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE",   "SGC_SEED",           "SGC_TIME_HZ",      "SGC_TIME_CLOCK",
-    "SGC_PROFILE",      "SGC_STATS",        "SGC_NURSERY",        "SGC_MAJOR_GROWTH", "SGC_GC_STRESS",
-    "SGC_VERIFY",       "SGC_POISON",       "SGC_SAMPLE_SPIN_NS", "SGC_HEAP_MAX",     "SGC_SAMPLE_SPIN_CLOCK",
-    "SGC_ALLOC_OFFSET", "SGC_VIRTUAL_CLOCK"};
+    "SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE",    "SGC_SEED",           "SGC_TIME_HZ",      "SGC_TIME_CLOCK",
+    "SGC_PROFILE",      "SGC_STATS",         "SGC_NURSERY",        "SGC_MAJOR_GROWTH", "SGC_GC_STRESS",
+    "SGC_VERIFY",       "SGC_POISON",        "SGC_SAMPLE_SPIN_NS", "SGC_HEAP_MAX",     "SGC_SAMPLE_SPIN_CLOCK",
+    "SGC_ALLOC_OFFSET", "SGC_VIRTUAL_CLOCK", "SGC_HUGEPAGES"};
 
 extern char **environ;
 
@@ -88,6 +88,7 @@ Test(settings, defaults) {
     cr_assert_eq(sgc__settings.sample_spin_ns, 0);
     cr_assert_eq(sgc__settings.sample_spin_clock, SGC_CLOCK_WALL);
     cr_assert_eq(sgc__settings.virtual_clock_ns, 0);
+    cr_assert_eq(sgc__settings.hugepages, 0);
 }
 
 Test(settings, good_values) {
@@ -105,6 +106,7 @@ Test(settings, good_values) {
     setenv("SGC_VERIFY", "1", 1);
     setenv("SGC_POISON", "1", 1);
     setenv("SGC_SAMPLE_SPIN_NS", "999999", 1); /* 1000 Hz x 999999 ns: just under 1 s per s */
+    setenv("SGC_HUGEPAGES", "1", 1);
     sgc__settings_load();
     cr_assert_eq(sgc__settings.alloc_period, 4u << 20);
     cr_assert_eq(sgc__settings.alloc_mode, SGC_SAMPLE_POISSON);
@@ -124,6 +126,7 @@ Test(settings, good_values) {
     setenv("SGC_SAMPLE_SPIN_NS", "1000000000", 1); /* the largest, allowed without time samples */
     sgc__settings_load();
     cr_assert_eq(sgc__settings.sample_spin_ns, 1000000000u);
+    cr_assert_eq(sgc__settings.hugepages, 1);
 }
 
 /* Loads the settings in a child with name=value set; returns its exit
@@ -181,6 +184,9 @@ Test(settings, bad_values_exit_2_naming_the_variable) {
         {"SGC_VERIFY", "yes"},
         {"SGC_VERIFY", "2"},
         {"SGC_POISON", "true"},
+        {"SGC_HUGEPAGES", "yes"},
+        {"SGC_HUGEPAGES", "2"},
+        {"SGC_HUGEPAGES", ""},
         {"SGC_SAMPLE_SPIN_NS", "1000000001"},
         {"SGC_SAMPLE_SPIN_NS", "10us"},
         {"SGC_SAMPLE_SPIN_NS", "-5"},
@@ -283,6 +289,24 @@ Test(settings, virtual_clock_readings) {
     cr_assert_eq(sgc__now_ns(), v + 1000);
 }
 
+/* SGC_HUGEPAGES is a switch: 0 or 1, anything else exits 2 with the whole message. */
+Test(settings, hugepages_switch) {
+    static const char *const bad[] = {"", "yes", "on", "2", "01", " 1", "-1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char err[512], want[128];
+        int rc = load_in_child("SGC_HUGEPAGES", bad[i], err, sizeof err);
+        cr_assert_eq(rc, 2, "'%s': exit status %d", bad[i], rc);
+        snprintf(want, sizeof want, "freecheck: SGC_HUGEPAGES=%s: expected 0 (off) or 1 (on)\n", bad[i]);
+        cr_assert_eq(strncmp(err, want, strlen(want)), 0, "message '%s', expected '%s'", err, want);
+    }
+    setenv("SGC_HUGEPAGES", "0", 1);
+    sgc__settings_load();
+    cr_assert_eq(sgc__settings.hugepages, 0);
+    setenv("SGC_HUGEPAGES", "1", 1);
+    sgc__settings_load();
+    cr_assert_eq(sgc__settings.hugepages, 1);
+}
+
 Test(settings, minimum_nursery_accepted) {
     cr_assert_eq(load_in_child("SGC_NURSERY", "4K", (char[64]){0}, 64), 0);
     cr_assert_eq(load_in_child("SGC_MAJOR_GROWTH", "1.0001", (char[64]){0}, 64), 0);
@@ -295,7 +319,8 @@ Test(settings, unknown_name_refused_naming_the_closest) {
         {"SGC_ALLOCPERIOD", "4M", "SGC_ALLOC_PERIOD"},  {"SGC_NURSEY", "64K", "SGC_NURSERY"},
         {"SGC_TIMEHZ", "1000", "SGC_TIME_HZ"},          {"SGC_PROFLE", "x.prof", "SGC_PROFILE"},
         {"SGC_HEAPMAX", "1G", "SGC_HEAP_MAX"},          {"SGC_", "", "SGC_SEED"},
-        {"SGC_alloc_period", "4M", "SGC_ALLOC_PERIOD"},
+        {"SGC_alloc_period", "4M", "SGC_ALLOC_PERIOD"}, {"SGC_HUGEPAGE", "1", "SGC_HUGEPAGES"},
+        {"SGC_HUGE_PAGES", "1", "SGC_HUGEPAGES"},
     };
     for (size_t i = 0; i < sizeof typo / sizeof typo[0]; i++) {
         char err[512], want[256];
