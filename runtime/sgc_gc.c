@@ -218,7 +218,17 @@ __attribute__((noreturn)) static void heap_max_exceeded(const char *what, uint64
 static void heap_init(void) {
     nursery_bytes = sgc__settings.nursery_size;
     size_t map = sgc__settings.poison ? 2 * nursery_bytes : nursery_bytes;
-    char *m = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    char *m;
+    sgc__hugepages_init();
+    if (sgc__hugepages_in_effect) {
+        /* Both halves (SGC_POISON) in one mapping, rounded up to whole huge
+         * pages: a huge page backs only a 2 MiB range the mapping covers. */
+        map = (map + SGC_HUGE_PAGE_BYTES - 1) & ~(SGC_HUGE_PAGE_BYTES - 1);
+        m = sgc__map_aligned(map, SGC_HUGE_PAGE_BYTES);
+        if (m == NULL)
+            m = MAP_FAILED;
+    } else
+        m = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED) {
         /* A size the parser accepts (up to 64G) that this machine cannot
          * map: the setting is what the user must change, so exit 2 as for

@@ -207,6 +207,31 @@ void sgc__los_free(void *p, size_t bytes);
 uint64_t sgc__los_mapped(void); /* bytes mapped: in use and cached */
 uint64_t sgc__los_cached(void); /* bytes of free chunks kept for reuse */
 
+/* ---- Heap mappings and huge pages (sgc_gc_old.c) ------------------------- */
+
+/* SGC_HUGEPAGES (docs/RUNTIME.md, "Huge pages").  The nursery mapping and
+ * every old-generation chunk are then 2 MiB-aligned, a whole number of
+ * 2 MiB long, and advised MADV_HUGEPAGE; large objects are not.
+ * Invariant: sgc__hugepages_in_effect is 1 exactly when the setting is on,
+ * the system offers transparent huge pages (sgc__thp_enabled_path says
+ * always or madvise) and every madvise so far succeeded.  The first time it
+ * falls to 0 with the setting on, one line on stderr says why; the stats
+ * record carries it (hugepages_in_effect). */
+#define SGC_HUGE_PAGE_BYTES ((size_t)2 << 20)
+extern int sgc__hugepages_in_effect;
+/* The file saying the system's THP mode; a test may point it elsewhere
+ * before the runtime starts. */
+extern const char *sgc__thp_enabled_path;
+/* At heap set-up, after the settings: decides sgc__hugepages_in_effect from
+ * the setting and sgc__thp_enabled_path. */
+void sgc__hugepages_init(void);
+/* Maps len bytes (a multiple of align; align a power of two, at least a
+ * page) at an address that is a multiple of align: maps len + align and
+ * unmaps the unaligned head and the tail, so exactly [result, result + len)
+ * stays mapped.  Advises MADV_HUGEPAGE on it while huge pages are in
+ * effect.  NULL (errno set) if the system refuses the mapping. */
+char *sgc__map_aligned(size_t len, size_t align);
+
 /* Out of memory (the system refused): prints what could not be had and
  * exits with status 1 at once (_exit: no stats record, no profile). */
 __attribute__((noreturn)) void sgc__oom(const char *what, size_t bytes);

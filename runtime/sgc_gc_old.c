@@ -10,6 +10,7 @@
  * live data.  Large objects get their chunks from the large-object space
  * (sgc_los.c); this file frees them there.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 
 #define CHUNK_BLOCKS 16
 #define POOL_MAX 32 /* spare blocks kept mapped (4 MiB) */
+_Static_assert(CHUNK_BLOCKS *SGC_BLOCK_BYTES == SGC_HUGE_PAGE_BYTES, "a chunk is one huge page");
 
 /* ---- Size classes -------------------------------------------------------- */
 
@@ -70,20 +72,75 @@ void sgc__old_init(void) {
 
 size_t sgc__old_slot_bytes(size_t footprint) { return sgc__class_bytes[sgc__class_of[footprint / 8]]; }
 
-/* Takes a block from the pool, mapping a new chunk if the pool is empty. */
+/* ---- Heap mappings and huge pages ------------------------------------------ */
+
+int sgc__hugepages_in_effect;
+const char *sgc__thp_enabled_path = "/sys/kernel/mm/transparent_hugepage/enabled";
+
+/* Huge pages were asked for and cannot be had: say so once, go on with
+ * normal pages (the program's results do not depend on them). */
+static void hugepages_refused(const char *why) {
+    sgc__hugepages_in_effect = 0;
+    fprintf(stderr,
+            "freecheck: SGC_HUGEPAGES=1: %s; the heap stays on normal pages (stats key hugepages_in_effect 0)\n", why);
+}
+
+void sgc__hugepages_init(void) {
+    sgc__hugepages_in_effect = 0;
+    if (!sgc__settings.hugepages)
+        return;
+    char line[256] = "", why[512];
+    FILE *f = fopen(sgc__thp_enabled_path, "r");
+    if (f == NULL) {
+        snprintf(why, sizeof why, "this system has no transparent huge pages (%s: %s)", sgc__thp_enabled_path,
+                 strerror(errno));
+        hugepages_refused(why);
+        return;
+    }
+    if (fgets(line, sizeof line, f) == NULL)
+        line[0] = '\0';
+    fclose(f);
+    line[strcspn(line, "\n")] = '\0';
+    /* The kernel marks the mode in force with brackets: "always [madvise] never". */
+    if (strstr(line, "[always]") == NULL && strstr(line, "[madvise]") == NULL) {
+        snprintf(why, sizeof why, "transparent huge pages are off on this system (%s says \"%s\")",
+                 sgc__thp_enabled_path, line);
+        hugepages_refused(why);
+        return;
+    }
+    sgc__hugepages_in_effect = 1;
+}
+
+char *sgc__map_aligned(size_t len, size_t align) {
+    size_t want = len + align;
+    char *m = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    char *a = (char *)(((uintptr_t)m + align - 1) & ~(uintptr_t)(align - 1));
+    /* Trim the unaligned head and the tail so only [a, a + len) stays mapped. */
+    if (a > m)
+        munmap(m, (size_t)(a - m));
+    char *tail = a + len;
+    if (tail < m + want)
+        munmap(tail, (size_t)(m + want - tail));
+    if (sgc__hugepages_in_effect && madvise(a, len, MADV_HUGEPAGE) != 0) {
+        char why[256];
+        snprintf(why, sizeof why, "madvise(MADV_HUGEPAGE) refused %zu bytes of heap (%s)", len, strerror(errno));
+        hugepages_refused(why);
+    }
+    return a;
+}
+
+/* Takes a block from the pool, mapping a new chunk if the pool is empty.
+ * A chunk is 2 MiB: aligned to a block, or to a huge page while huge pages
+ * are in effect (so that one huge page can back the whole chunk). */
 static sgc_block *block_get(void) {
     if (pool == NULL) {
-        size_t want = CHUNK_BLOCKS * SGC_BLOCK_BYTES + SGC_BLOCK_BYTES;
-        char *m = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (m == MAP_FAILED)
-            sgc__oom("old-generation blocks", want);
-        char *a = (char *)(((uintptr_t)m + SGC_BLOCK_BYTES - 1) & ~(uintptr_t)(SGC_BLOCK_BYTES - 1));
-        /* Trim the unaligned head and tail so only whole blocks stay mapped. */
-        if (a > m)
-            munmap(m, (size_t)(a - m));
-        char *tail = a + CHUNK_BLOCKS * SGC_BLOCK_BYTES;
-        if (tail < m + want)
-            munmap(tail, (size_t)(m + want - tail));
+        size_t len = CHUNK_BLOCKS * SGC_BLOCK_BYTES;
+        size_t align = sgc__hugepages_in_effect ? SGC_HUGE_PAGE_BYTES : SGC_BLOCK_BYTES;
+        char *a = sgc__map_aligned(len, align);
+        if (a == NULL)
+            sgc__oom("old-generation blocks", len + align);
         for (int i = CHUNK_BLOCKS - 1; i >= 0; i--) {
             sgc_block *b = (sgc_block *)(a + (size_t)i * SGC_BLOCK_BYTES);
             b->next = pool;

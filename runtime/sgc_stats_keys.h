@@ -65,6 +65,8 @@
     X(sample_spin_ns, U64, st->sample_spin_ns, "setting: SGC_SAMPLE_SPIN_NS")                                 \
     X(sample_spin_clock, WORD, sgc_clock_name(st->sample_spin_clock), "setting: SGC_SAMPLE_SPIN_CLOCK")       \
     X(sample_spin_iters_per_us, DEC3, st->spin_iters_per_ns * 1000, "calibrated spin loop speed")             \
-    X(virtual_clock_ns, U64, st->virtual_clock_ns, "setting: SGC_VIRTUAL_CLOCK (0: the real clock)")
+    X(virtual_clock_ns, U64, st->virtual_clock_ns, "setting: SGC_VIRTUAL_CLOCK (0: the real clock)")          \
+    X(hugepages, U64, st->hugepages, "setting: SGC_HUGEPAGES")                                                \
+    X(hugepages_in_effect, U64, sgc__hugepages_in_effect, "1: every heap mapping was advised MADV_HUGEPAGE")
 
 #endif /* SGC_STATS_KEYS_H */

@@ -2,7 +2,8 @@
 #   test-runtime-unit        Criterion: allocation, minor/major collections, the
 #                            write barrier, large objects, frames, globals, the
 #                            verifier, poisoning, the stats record, settings,
-#                            the validation spin (SGC_SAMPLE_SPIN_NS)
+#                            the validation spin (SGC_SAMPLE_SPIN_NS), huge
+#                            pages (SGC_HUGEPAGES) and their fallback
 #   test-runtime-stress      gc_stress (random graphs against a shadow model),
 #                            small nursery, heap verifier on, three seeds
 #   test-runtime-stress-mode the same with SGC_GC_STRESS (a minor collection
@@ -17,7 +18,7 @@ GC_STRESS_STEPS ?= 6000
 $(OBJ)/tests/runtime/%.o: CFLAGS += $(shell pkg-config --cflags criterion 2>/dev/null)
 
 $(RT_TEST_DIR)/test-runtime-unit: $(OBJ)/tests/runtime/test_gc.o $(OBJ)/tests/runtime/test_settings.o \
-		$(OBJ)/tests/runtime/test_spin.o $(OBJ)/tests/runtime/test_los.o \
+		$(OBJ)/tests/runtime/test_spin.o $(OBJ)/tests/runtime/test_los.o $(OBJ)/tests/runtime/test_huge.o \
 		$(LIBDIR)/libsgc.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(RT_CRITERION_LIBS) $(LDLIBS)
