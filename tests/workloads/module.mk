@@ -5,7 +5,8 @@
 #   test-wl-<name>         workload <name> at a small size passes --check plain, in GC
 #                          stress mode with the verifier, with both samplers on, with
 #                          poisson sampling in a tiny nursery, with a period larger
-#                          than the nursery; all print the same checksum
+#                          than the nursery, with SGC_HUGEPAGES=1; all print the
+#                          same checksum
 #   test-wl-san-<name>     the same in the ASan+UBSan build ($(BUILD)/san)
 # The small sizes are chosen so the whole set takes well under a minute.
 WLT_DIR := $(BUILD)/tests/workloads

@@ -2,9 +2,10 @@
 # run_workload.sh BINDIR STRESS NAME [ARG...] - runs workload NAME from BINDIR
 # with --check under every kind of runtime setting (plain, GC stress with the
 # heap verifier every STRESS allocations, allocation and time sampling with a
-# profile, poisson sampling with a tiny period and nursery) and once without
-# --check; fails unless every run passes its check and prints the same single
-# "checksum <16 hex digits>" line.  From each run's stats record it also
+# profile, poisson sampling with a tiny period and nursery, the heap in
+# transparent huge pages) and once without --check; fails unless every run
+# passes its check and prints the same single "checksum <16 hex digits>"
+# line.  From each run's stats record it also
 # checks that the settings never change what is allocated (bytes and objects
 # equal to the plain run's) and, in fixed-period runs, the sampling rule's
 # count: alloc_sample_points == floor(sampled_bytes / period), with every
@@ -66,5 +67,9 @@ run samplers SGC_ALLOC_PERIOD=4K SGC_TIME_HZ=2000 SGC_PROFILE=$tmp/profile -- "$
 run poisson SGC_ALLOC_PERIOD=100 SGC_ALLOC_MODE=poisson SGC_SEED=3 SGC_NURSERY=64K \
     SGC_TIME_HZ=250 SGC_TIME_CLOCK=cpu -- "$@" --check
 run large-period SGC_ALLOC_PERIOD=3M SGC_NURSERY=256K SGC_MAJOR_GROWTH=1.1 -- "$@" --check
+run hugepages SGC_HUGEPAGES=1 -- "$@" --check
+if [ "$(stat hugepages "$tmp/hugepages.stats")" != 1 ]; then
+    echo "FAIL $name [hugepages]: the stats record does not say hugepages 1"; status=1
+fi
 run unchecked -- "$@"
 exit $status
