@@ -172,8 +172,8 @@ static int valid_workload_name(const char *s) {
 /* Validates one --env item: NAME=VALUE with NAME a runtime setting the
  * cells do not control.  Exits 2 otherwise. */
 static void check_env_item(const char *item, const char *origin) {
-    static const char *allowed[] = {"SGC_NURSERY", "SGC_MAJOR_GROWTH",   "SGC_GC_STRESS",        "SGC_VERIFY",
-                                    "SGC_POISON",  "SGC_SAMPLE_SPIN_NS", "SGC_SAMPLE_SPIN_CLOCK"};
+    static const char *allowed[] = {"SGC_NURSERY", "SGC_MAJOR_GROWTH",   "SGC_GC_STRESS",         "SGC_VERIFY",
+                                    "SGC_POISON",  "SGC_SAMPLE_SPIN_NS", "SGC_SAMPLE_SPIN_CLOCK", "SGC_HUGEPAGES"};
     static const char *owned[] = {"SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE", "SGC_SEED", "SGC_TIME_HZ",
                                   "SGC_TIME_CLOCK",   "SGC_PROFILE",    "SGC_STATS"};
     const char *eq = strchr(item, '=');
@@ -617,7 +617,8 @@ static const opt options[] = {
     {"env", OPT_FN, 0, 0, 0, NULL, set_env, 0, SEC_PLAN, "--env NAME=VALUE", HELP_PLAIN,
      "runtime setting for every run (repeatable, or a list):\n"
      "SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY,\n"
-     "SGC_POISON, SGC_SAMPLE_SPIN_NS, SGC_SAMPLE_SPIN_CLOCK\n"
+     "SGC_POISON, SGC_SAMPLE_SPIN_NS, SGC_SAMPLE_SPIN_CLOCK,\n"
+     "SGC_HUGEPAGES\n"
      "(default none)"},
     /* Measurement */
     {"cpu", OPT_FN, 0, 0, 0, NULL, set_cpu, 0, SEC_MEASURE, "--cpu N", HELP_PLAIN,

@@ -172,6 +172,12 @@ static char *settings_mismatch(const sw_runner *r, const sw_run_result *res, con
     if (r->spin_clock && (!(v = stat_value(res, "sample_spin_clock")) || strcmp(v, r->spin_clock)))
         return sw_xasprintf("the stats record says sample_spin_clock %s but --env SGC_SAMPLE_SPIN_CLOCK set %s",
                             v ? v : "nothing", r->spin_clock);
+    /* Huge pages asked for and not had (no THP on the machine) would pass
+     * a run on normal pages off as one on huge pages. */
+    if (r->hugepages && (v = stat_value(res, "hugepages_in_effect")) && strcmp(v, "1"))
+        return sw_xasprintf("the stats record says hugepages_in_effect %s but --env SGC_HUGEPAGES=1 asked for "
+                            "huge pages (docs/RUNTIME.md, \"Huge pages\")",
+                            v);
     if ((v = stat_value(res, "alloc_period")) && strtoull(v, NULL, 10) != c->alloc_period)
         return sw_xasprintf("the stats record says alloc_period %s but the cell set %llu", v,
                             (unsigned long long)c->alloc_period);

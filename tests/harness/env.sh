@@ -3,7 +3,8 @@
 # the settings reach every run (the stats record's nursery_size), are stored
 # in meta and meta.config and shown by --plan; a value the runtime refuses
 # exits 2 with the runtime's message before anything is created; a stats
-# record whose nursery_size differs from the setting fails the run.
+# record whose nursery_size differs from the setting fails the run, and so
+# does one whose hugepages_in_effect is 0 with SGC_HUGEPAGES=1.
 . tests/harness/lib.sh
 : "${BIN:?BIN must name the build's bin directory}"
 
@@ -39,6 +40,14 @@ expect "stand-in sweep: exit 3 (its runs failed)" "$?" 3
 expect "a nursery_size other than the setting fails the run" \
     "$(q "$WORK/fres/latest/results.db" "SELECT DISTINCT status, failure FROM runs")" \
     "failed|the stats record says nursery_size 4100 but --env SGC_NURSERY set 4096"
+# fake-ok has no heap: it says hugepages_in_effect 0, as the runtime does
+# on a machine without THP.
+"$SWEEP" --backends native --bin-dir "$FAKE_BIN" --workloads fake-ok --periods none --time-hz 1000 --runs 1 --size 2 \
+    --counters none --env SGC_HUGEPAGES=1 --out "$WORK/hres" --no-progress >/dev/null 2>"$WORK/err"
+expect "stand-in sweep without huge pages: exit 3 (its runs failed)" "$?" 3
+expect "hugepages_in_effect 0 with SGC_HUGEPAGES=1 fails the run" \
+    "$(q "$WORK/hres/latest/results.db" "SELECT DISTINCT status, failure FROM runs")" \
+    'failed|the stats record says hugepages_in_effect 0 but --env SGC_HUGEPAGES=1 asked for huge pages (docs/RUNTIME.md, "Huge pages")'
 
 if [ ! -x "$BIN/gcbench" ]; then
     echo "gcbench not built: the real sweep checks are skipped"
@@ -60,4 +69,21 @@ expect "meta.config holds it" "$(q "$DB" "SELECT value FROM meta WHERE key = 'co
     "env = SGC_NURSERY=256K"
 expect "every run ok with nursery_size 262144" "$(q "$DB" "SELECT r.status, s.value, count(*) FROM runs r
     JOIN run_stats s USING(run_id) WHERE s.key = 'nursery_size' GROUP BY 1, 2")" "ok|262144|4"
+
+"$SWEEP" --backends native --bin-dir "$BIN" --workloads gcbench --periods none --time-hz none --depths none --runs 1 --target 0.05 \
+    --counters none --env SGC_HUGEPAGES=yes --out "$WORK/bad" --no-progress >/dev/null 2>"$WORK/err"
+expect "SGC_HUGEPAGES=yes: the runtime's message, exit 2" "$?:$(grep -c \
+    'the runtime refused the --env settings.*freecheck: SGC_HUGEPAGES=yes: expected 0 (off) or 1 (on)' "$WORK/err")" "2:1"
+# The real runtime: huge pages where the machine has THP, else the fallback
+# (docs/RUNTIME.md) and failed runs.
+"$SWEEP" --backends native --bin-dir "$BIN" --workloads gcbench --periods none --time-hz none --depths none --runs 1 --target 0.05 \
+    --counters none --env SGC_HUGEPAGES=1 --out "$WORK/huge" --no-progress >/dev/null 2>"$WORK/err"
+rc=$?
+if grep -Eq '\[(always|madvise)\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+    expect "gcbench sweep with SGC_HUGEPAGES=1 (THP here): exit 0" "$rc" 0
+    expect "every run ok with hugepages_in_effect 1" "$(q "$WORK/huge/latest/results.db" "SELECT r.status, s.value,
+        count(*) FROM runs r JOIN run_stats s USING(run_id) WHERE s.key = 'hugepages_in_effect' GROUP BY 1, 2")" "ok|1|4"
+else
+    expect "gcbench sweep with SGC_HUGEPAGES=1 (no THP here): exit 3" "$rc" 3
+fi
 finish

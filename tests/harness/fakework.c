@@ -102,6 +102,10 @@ int main(int argc, char **argv) {
         if (getenv("SGC_NURSERY"))
             fprintf(f, "nursery_size %llu\n", strtoull(getenv("SGC_NURSERY"), NULL, 10));
         fprintf(f, "virtual_clock_ns %lld\n", vclock);
+        /* The stand-in has no heap, so never huge pages: as the runtime on
+         * a machine without THP. */
+        if (getenv("SGC_HUGEPAGES"))
+            fprintf(f, "hugepages %s\nhugepages_in_effect 0\n", getenv("SGC_HUGEPAGES"));
         fclose(f);
     }
     const char *profile = getenv("SGC_PROFILE");
