@@ -172,8 +172,9 @@ static int valid_workload_name(const char *s) {
 /* Validates one --env item: NAME=VALUE with NAME a runtime setting the
  * cells do not control.  Exits 2 otherwise. */
 static void check_env_item(const char *item, const char *origin) {
-    static const char *allowed[] = {"SGC_NURSERY", "SGC_MAJOR_GROWTH",   "SGC_GC_STRESS",         "SGC_VERIFY",
-                                    "SGC_POISON",  "SGC_SAMPLE_SPIN_NS", "SGC_SAMPLE_SPIN_CLOCK", "SGC_HUGEPAGES"};
+    static const char *allowed[] = {"SGC_NURSERY",  "SGC_MAJOR_GROWTH",   "SGC_GC_STRESS",         "SGC_VERIFY",
+                                    "SGC_POISON",   "SGC_SAMPLE_SPIN_NS", "SGC_SAMPLE_SPIN_CLOCK", "SGC_HUGEPAGES",
+                                    "SGC_TIME_MODE"};
     static const char *owned[] = {"SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE", "SGC_SEED", "SGC_TIME_HZ",
                                   "SGC_TIME_CLOCK",   "SGC_PROFILE",    "SGC_STATS"};
     const char *eq = strchr(item, '=');
@@ -618,7 +619,7 @@ static const opt options[] = {
      "runtime setting for every run (repeatable, or a list):\n"
      "SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY,\n"
      "SGC_POISON, SGC_SAMPLE_SPIN_NS, SGC_SAMPLE_SPIN_CLOCK,\n"
-     "SGC_HUGEPAGES\n"
+     "SGC_HUGEPAGES, SGC_TIME_MODE\n"
      "(default none)"},
     /* Measurement */
     {"cpu", OPT_FN, 0, 0, 0, NULL, set_cpu, 0, SEC_MEASURE, "--cpu N", HELP_PLAIN,
@@ -870,6 +871,12 @@ void sw_opts_parse_args(sw_opts *o, int argc, char **argv) {
     }
     if (o->resume_dir && o->quick)
         sw_usage_error("--resume replays the stored plan; --quick cannot change it");
+    /* The sampler thread takes wall-clock samples only (docs/RUNTIME.md):
+     * CPU-clock cells in thread mode would all fail. */
+    const char *tm = sw_opts_env(o, "SGC_TIME_MODE");
+    if (tm && !strcmp(tm, sgc_time_mode_name(SGC_TIME_THREAD)) && o->n_time_hz && (o->clocks & (1u << SGC_CLOCK_CPU)))
+        sw_usage_error("--env SGC_TIME_MODE=thread: the sampler thread samples the wall clock only; "
+                       "drop cpu from --time-clock");
 }
 
 static void put_list(sw_buf *b, const char *name, char *const *items, int n) {

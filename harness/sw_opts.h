@@ -38,7 +38,7 @@
  * harness. */
 #define SW_ENV_ALLOWED                                                                           \
     "SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY, SGC_POISON, SGC_SAMPLE_SPIN_NS, " \
-    "SGC_SAMPLE_SPIN_CLOCK, SGC_HUGEPAGES"
+    "SGC_SAMPLE_SPIN_CLOCK, SGC_HUGEPAGES, SGC_TIME_MODE"
 
 /* The designs a sweep can use (--design). */
 typedef enum sw_design {

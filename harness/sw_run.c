@@ -178,6 +178,9 @@ static char *settings_mismatch(const sw_runner *r, const sw_run_result *res, con
         return sw_xasprintf("the stats record says hugepages_in_effect %s but --env SGC_HUGEPAGES=1 asked for "
                             "huge pages (docs/RUNTIME.md, \"Huge pages\")",
                             v);
+    if (r->time_mode && c->time_hz && (!(v = stat_value(res, "time_mode")) || strcmp(v, r->time_mode)))
+        return sw_xasprintf("the stats record says time_mode %s but --env SGC_TIME_MODE set %s", v ? v : "nothing",
+                            r->time_mode);
     if ((v = stat_value(res, "alloc_period")) && strtoull(v, NULL, 10) != c->alloc_period)
         return sw_xasprintf("the stats record says alloc_period %s but the cell set %llu", v,
                             (unsigned long long)c->alloc_period);

@@ -4,7 +4,8 @@
 # in meta and meta.config and shown by --plan; a value the runtime refuses
 # exits 2 with the runtime's message before anything is created; a stats
 # record whose nursery_size differs from the setting fails the run, and so
-# does one whose hugepages_in_effect is 0 with SGC_HUGEPAGES=1.
+# does one whose hugepages_in_effect is 0 with SGC_HUGEPAGES=1, and a time
+# cell's whose time_mode is not the --env SGC_TIME_MODE.
 . tests/harness/lib.sh
 : "${BIN:?BIN must name the build's bin directory}"
 
@@ -48,6 +49,20 @@ expect "stand-in sweep without huge pages: exit 3 (its runs failed)" "$?" 3
 expect "hugepages_in_effect 0 with SGC_HUGEPAGES=1 fails the run" \
     "$(q "$WORK/hres/latest/results.db" "SELECT DISTINCT status, failure FROM runs")" \
     'failed|the stats record says hugepages_in_effect 0 but --env SGC_HUGEPAGES=1 asked for huge pages (docs/RUNTIME.md, "Huge pages")'
+# fake-ok writes no time_mode: a time cell whose record does not show the
+# --env SGC_TIME_MODE fails; its baseline (no time sampling) does not.
+"$SWEEP" --backends native --bin-dir "$FAKE_BIN" --workloads fake-ok --periods none --time-hz 1000 --runs 1 --size 2 \
+    --counters none --env SGC_TIME_MODE=thread --out "$WORK/tres" --no-progress >/dev/null 2>"$WORK/err"
+expect "stand-in sweep without a time_mode: exit 3 (its time runs failed)" "$?" 3
+expect "a time cell whose record lacks SGC_TIME_MODE's mode fails; the baseline does not" \
+    "$(q "$WORK/tres/latest/results.db" "SELECT c.label, r.status, coalesce(r.failure, ''), count(*) FROM runs r
+        JOIN cells c USING(cell_id) GROUP BY 1, 2, 3 ORDER BY 1")" \
+    "fake-ok/baseline|ok||6
+fake-ok/time-1000Hz|failed|the stats record says time_mode nothing but --env SGC_TIME_MODE set thread|2"
+"$SWEEP" --backends native --plan --bin-dir "$FAKE_BIN" --workloads fake-ok --env SGC_TIME_MODE=thread \
+    --time-clock wall,cpu >/dev/null 2>"$WORK/err"
+expect "--env SGC_TIME_MODE=thread with cpu-clock cells: exit 2, said" "$?:$(grep -c \
+    'env SGC_TIME_MODE=thread: the sampler thread samples the wall clock only; drop cpu from --time-clock' "$WORK/err")" "2:1"
 
 if [ ! -x "$BIN/gcbench" ]; then
     echo "gcbench not built: the real sweep checks are skipped"
@@ -70,6 +85,16 @@ expect "meta.config holds it" "$(q "$DB" "SELECT value FROM meta WHERE key = 'co
 expect "every run ok with nursery_size 262144" "$(q "$DB" "SELECT r.status, s.value, count(*) FROM runs r
     JOIN run_stats s USING(run_id) WHERE s.key = 'nursery_size' GROUP BY 1, 2")" "ok|262144|4"
 
+"$SWEEP" --backends native --bin-dir "$BIN" --workloads gcbench --periods none --time-hz 1000 --depths none --runs 1 --target 0.05 \
+    --counters none --env SGC_TIME_MODE=thread --out "$WORK/thr" --no-progress >/dev/null 2>"$WORK/err"
+expect "gcbench sweep with SGC_TIME_MODE=thread: exit 0" "$?" 0
+expect "its time cell's runs sampled in thread mode" "$(q "$WORK/thr/latest/results.db" "SELECT r.status, s.value, count(*)
+    FROM runs r JOIN cells c USING(cell_id) JOIN run_stats s USING(run_id) WHERE s.key = 'time_mode' AND c.kind = 'time'
+    GROUP BY 1, 2")" "ok|thread|2"
+"$SWEEP" --backends native --bin-dir "$BIN" --workloads gcbench --periods none --time-hz 1000 --depths none --runs 1 --target 0.05 \
+    --counters none --env SGC_TIME_MODE=thred --out "$WORK/bad" --no-progress >/dev/null 2>"$WORK/err"
+expect "SGC_TIME_MODE=thred: the runtime's message, exit 2" "$?:$(grep -c \
+    'the runtime refused the --env settings.*freecheck: SGC_TIME_MODE=thred: expected signal or thread' "$WORK/err")" "2:1"
 "$SWEEP" --backends native --bin-dir "$BIN" --workloads gcbench --periods none --time-hz none --depths none --runs 1 --target 0.05 \
     --counters none --env SGC_HUGEPAGES=yes --out "$WORK/bad" --no-progress >/dev/null 2>"$WORK/err"
 expect "SGC_HUGEPAGES=yes: the runtime's message, exit 2" "$?:$(grep -c \
