@@ -25,11 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "sgc_gc.h"
+#include "sgc_output.h"
 #include "sgc_stats_keys.h"
 #include "sgc_timer.h"
 
@@ -250,8 +250,6 @@ static void heap_init(void) {
     note_peak();
 }
 
-static void stats_path_check(const char *path);
-
 void sgc_init(void) {
     if (sgc__initialized)
         return;
@@ -260,8 +258,7 @@ void sgc_init(void) {
     sgc__settings_load();
     if (sgc__settings.virtual_clock_ns)
         start_ns = sgc__now_ns(); /* the virtual clock's first reading: run_ns counts from it */
-    if (sgc__settings.stats_path != NULL)
-        stats_path_check(sgc__settings.stats_path);
+    sgc__outputs_check();         /* exit 2 before anything runs or is written */
     heap_init();
     sgc_nursery.limit = sgc_nursery.free; /* until the slow path sets it */
     sgc__profile_init();
@@ -632,21 +629,12 @@ void sgc_get_stats(sgc_stats *out) {
     sgc__timer_stats(out);
 }
 
-/* Writes the stats record (docs/FORMATS.md) to path, atomically: a
- * temporary file in the same directory, renamed into place.  Returns 0, or
- * -1 with errno set. */
-static int write_stats(const char *path) {
+/* The stats record's lines (docs/FORMATS.md), for sgc__output_replace. */
+static int fill_stats(FILE *f, void *ctx) {
+    (void)ctx;
     sgc_stats s;
     sgc_get_stats(&s);
     uint64_t run_ns = sgc__now_ns() - start_ns;
-    char *tmp = sgc__tmp_path(path);
-    if (tmp == NULL)
-        return -1;
-    FILE *f = fopen(tmp, "w");
-    if (f == NULL) {
-        free(tmp);
-        return -1;
-    }
     const sgc_settings *st = &sgc__settings;
     double hz = s.time_sampling_ns ? (double)s.time_samples / ((double)s.time_sampling_ns / 1e9) : 0.0;
     fprintf(f, "sgc-stats 1\n");
@@ -662,55 +650,7 @@ static int write_stats(const char *path) {
 #undef PUT_INT
 #undef PUT_DEC3
 #undef PUT_WORD
-    int bad = ferror(f);
-    if (fclose(f) != 0)
-        bad = 1;
-    struct stat target;
-    if (!bad && stat(path, &target) == 0 && !S_ISREG(target.st_mode)) {
-        bad = 1; /* never rename over a device, FIFO or directory */
-        errno = EEXIST;
-    }
-    if (bad || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        free(tmp);
-        errno = e;
-        return -1;
-    }
-    free(tmp);
     return 0;
-}
-
-/* Checks at start-up that the stats record can be written where SGC_STATS
- * says, the way write_stats will write it (a temporary file next to it,
- * renamed over it), so an unwritable path is bad input (exit 2) before the
- * program runs rather than a failed run at its end. */
-static void stats_path_check(const char *path) {
-    struct stat st;
-    const char *why = NULL;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        why = "is a directory";
-    } else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        /* The record is renamed over the path: as root, SGC_STATS=/dev/null
-         * replaced the device with a regular file. */
-        why = "not a regular file (the record would replace it)";
-    } else {
-        char *tmp = sgc__tmp_path(path);
-        if (tmp == NULL)
-            sgc__oom("the stats record's path", strlen(path) + 14);
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd < 0) {
-            why = strerror(errno);
-        } else {
-            close(fd);
-            unlink(tmp);
-        }
-        free(tmp);
-    }
-    if (why != NULL) {
-        fprintf(stderr, "freecheck: SGC_STATS=%s: cannot write the stats record there: %s\n", path, why);
-        exit(2);
-    }
 }
 
 void sgc_shutdown(void) {
@@ -721,9 +661,11 @@ void sgc_shutdown(void) {
     sgc__timer_shutdown();
     sgc__sample_shutdown();
     sgc__profile_shutdown();
-    if (sgc__settings.stats_path != NULL && write_stats(sgc__settings.stats_path) != 0) {
+    char why[256];
+    if (sgc__settings.stats_path != NULL &&
+        sgc__output_replace(SGC_OUT_STATS, fill_stats, NULL, why, sizeof why) != 0) {
         fprintf(stderr, "freecheck: cannot write the stats record to %s (SGC_STATS): %s\n", sgc__settings.stats_path,
-                strerror(errno));
+                why);
         /* A run without its record is a failed run: say so in the exit status. */
         fflush(NULL);
         _exit(1);

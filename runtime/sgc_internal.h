@@ -12,6 +12,8 @@
  *   sgc_sample.c    allocation sampler (the rule of docs/DESIGN.md), survival.
  *   sgc_profile.c   the profile writer (calling-context tree, records).
  *   sgc_timer.c     the time sampler (signal handler, buffer, drain).
+ *   sgc_output.c    the output files: start-up checks, opening and replacing
+ *                   SGC_PROFILE, SGC_STATS, SGC_ALT_OUT (sgc_output.h).
  *
  * Invariant: sgc__phase always says what the mutator thread is doing, so an
  * interrupting time sample can attribute itself.

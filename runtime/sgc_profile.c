@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "sgc_internal.h"
+#include "sgc_output.h"
 #include "sgc_profile.h"
 
 /* Records are encoded into this buffer and written with one write() when it
@@ -746,9 +747,10 @@ void sgc__profile_init(void) {
              * init): records were discarded before the file was named. */
             fprintf(stderr, "freecheck: SGC_PROFILE=%s: records made before start-up are lost\n", pw.path);
         }
-        pw.fd = open(pw.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        char why[256];
+        pw.fd = sgc__output_open(SGC_OUT_PROFILE, why, sizeof why);
         if (pw.fd < 0) {
-            fprintf(stderr, "freecheck: SGC_PROFILE=%s: cannot create the profile: %s\n", pw.path, strerror(errno));
+            fprintf(stderr, "freecheck: SGC_PROFILE=%s: cannot write the profile there: %s\n", pw.path, why);
             exit(2);
         }
         pw.owner = (pid_t)syscall(SYS_gettid);
