@@ -206,8 +206,23 @@ void sgc__alt_init(void) {
     int mode = sgc__settings.alt_mode;
     if (alt.target_ns && sgc_alt_switches_time(mode) && sgc__settings.time_hz) {
         uint64_t min_ns = SGC_ALT_MIN_PERIODS * (1000000000ull / sgc__settings.time_hz);
-        if (alt.target_ns < min_ns)
+        if (alt.target_ns < min_ns) {
             alt.target_ns = min_ns;
+            /* Asked for explicitly: say that the length in force is another. */
+            const char *v = getenv("SGC_ALT_SEGMENT");
+            if (v) {
+                char len[32];
+                if (min_ns % 1000000 == 0)
+                    snprintf(len, sizeof len, "%llums", (unsigned long long)(min_ns / 1000000));
+                else
+                    snprintf(len, sizeof len, "%llu.%06llums", (unsigned long long)(min_ns / 1000000),
+                             (unsigned long long)(min_ns % 1000000));
+                fprintf(stderr,
+                        "freecheck: SGC_ALT_SEGMENT=%s: warning: segments last %s, at least %u periods of "
+                        "SGC_TIME_HZ=%u\n",
+                        v, len, SGC_ALT_MIN_PERIODS, sgc__settings.time_hz);
+            }
+        }
     }
     memset(&alt.cur, 0, sizeof alt.cur);
     alt.cur.pos = 3; /* the lead-in stands where the previous block's last segment would */

@@ -661,6 +661,7 @@ void sgc_shutdown(void) {
     sgc__timer_shutdown();
     sgc__sample_shutdown();
     sgc__profile_shutdown();
+    sgc__settings_exit_warnings();
     char why[256];
     if (sgc__settings.stats_path != NULL &&
         sgc__output_replace(SGC_OUT_STATS, fill_stats, NULL, why, sizeof why) != 0) {

@@ -55,6 +55,7 @@ typedef struct sgc_settings {
     double spin_iters_per_ns;    /* cpu spin: loop iterations per ns of CPU time, calibrated at load */
     uint64_t virtual_clock_ns;   /* SGC_VIRTUAL_CLOCK: ns per reading of sgc__now_ns; 0 = the real clock */
     int hugepages;               /* SGC_HUGEPAGES: heap mappings 2 MiB-aligned with MADV_HUGEPAGE (requested) */
+    int time_mode_given;         /* SGC_TIME_MODE was set (for the warning at exit if nothing used it) */
 } sgc_settings;
 
 extern sgc_settings sgc__settings;
@@ -62,12 +63,19 @@ extern sgc_settings sgc__settings;
 /* Every SGC_* name the runtime reads, NULL-terminated (sgc_settings.c). */
 extern const char *const sgc__setting_names[];
 /* The name in sgc__setting_names closest (edit distance) to the len
- * characters at name. */
+ * characters at name (case ignored). */
 const char *sgc__setting_closest(const char *name, size_t len);
-/* Parses the environment into sgc__settings.  An SGC_* variable not in
- * sgc__setting_names, or a bad value, prints
- * "freecheck: SGC_X=...: <why>" to stderr and exits with status 2. */
+/* Parses the environment into sgc__settings.  A variable whose name begins
+ * with SGC_ in any case and is not in sgc__setting_names, a setting given
+ * twice, a bad value, or a setting without effect in its combination
+ * prints "freecheck: SGC_X=...: <why>" to stderr and exits with status 2
+ * (docs/RUNTIME.md lists which combinations only warn). */
 void sgc__settings_load(void);
+/* At exit, after the samplers stopped: warns (stderr, "freecheck: SGC_X=v:
+ * warning: ...") of settings that only sampling the program starts itself
+ * could have used and that nothing used (docs/RUNTIME.md, "Settings
+ * without effect"). */
+void sgc__settings_exit_warnings(void);
 /* Parses a byte size with an optional K/M/G suffix (powers of 1024).
  * Returns 0 and sets *out, or -1 if the text is not a size. */
 int sgc__parse_size(const char *text, uint64_t *out);

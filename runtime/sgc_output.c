@@ -201,13 +201,14 @@ void sgc__outputs_check(void) {
             known[i] = 1;
             for (int j = 0; j < i; j++)
                 if (known[j] && same_file(&ids[i], &ids[j])) {
-                    snprintf(why, sizeof why, "names the same file as %s=%s; give each output its own file",
-                             out_var[j], sgc__output_path((sgc_output)j));
+                    snprintf(why, sizeof why, "names the same file as %s=%s; give each output its own file", out_var[j],
+                             sgc__output_path((sgc_output)j));
                     refuse(o, why);
                 }
             for (int s = 0; s < 2; s++)
                 if (std_regular[s] && same_file(&ids[i], &std[s])) {
-                    snprintf(why, sizeof why, "is the file the program's standard %s goes to; give %s a file of its own",
+                    snprintf(why, sizeof why,
+                             "is the file the program's standard %s goes to; give %s a file of its own",
                              s == 0 ? "output" : "error", out_what[o]);
                     refuse(o, why);
                 }

@@ -29,9 +29,9 @@
 /* The outputs: X(ID, variable, what the messages call it, written to a
  * temporary file and renamed over the path (1) or written in place (0)).
  * The order is the order of the messages about two outputs. */
-#define SGC_OUTPUTS(X)                                   \
-    X(PROFILE, "SGC_PROFILE", "the profile", 0)          \
-    X(STATS, "SGC_STATS", "the stats record", 1)         \
+#define SGC_OUTPUTS(X)                           \
+    X(PROFILE, "SGC_PROFILE", "the profile", 0)  \
+    X(STATS, "SGC_STATS", "the stats record", 1) \
     X(SERIES, "SGC_ALT_OUT", "the segment series", 1)
 
 #define SGC__OUTPUT_ENUM(id, var, what, renamed) SGC_OUT_##id,

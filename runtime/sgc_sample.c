@@ -200,6 +200,7 @@ static int start_session(uint64_t period, sgc_sample_mode mode, uint64_t seed) {
         return 0;
     }
     end_session();
+    sgc__sampler.sessions++;
     sgc__sampler.mode = mode;
     sgc__sampler.period = period;
     sgc__sample_rng_seed(&sgc__sampler.rng, seed);

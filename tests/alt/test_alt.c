@@ -379,8 +379,8 @@ Test(alt, bad_settings_exit_2_naming_the_variable) {
     }
     char err[256];
     cr_assert_eq(load_in_child("SGC_ALLOC_PERIOD=4K", "SGC_ALTERNATE", "alloc", err, sizeof err), 0, "%s", err);
-    cr_assert_eq(load_in_child(NULL, "SGC_ALT_SEGMENT", "16", err, sizeof err), 0, "%s", err);
-    cr_assert_eq(load_in_child(NULL, "SGC_ALT_SEGMENT", "25ms", err, sizeof err), 0, "%s", err);
+    cr_assert_eq(load_in_child("SGC_ALTERNATE=none", "SGC_ALT_SEGMENT", "16", err, sizeof err), 0, "%s", err);
+    cr_assert_eq(load_in_child("SGC_ALTERNATE=none", "SGC_ALT_SEGMENT", "25ms", err, sizeof err), 0, "%s", err);
 }
 
 /* A path the series cannot be written to is bad input, refused at

@@ -178,8 +178,8 @@ Test(output, non_regular_targets_refused_at_start_and_left_alone) {
                          "new one\n",
                          outputs[o].var, p, outputs[o].what, specials[s].kind);
             else
-                snprintf(want, sizeof want, "freecheck: %s=%s: cannot write %s there: is a directory\n",
-                         outputs[o].var, p, outputs[o].what);
+                snprintf(want, sizeof want, "freecheck: %s=%s: cannot write %s there: is a directory\n", outputs[o].var,
+                         p, outputs[o].what);
             cr_assert_eq(rc, 2, "%s=%s: exit %d, stderr: %s", outputs[o].var, specials[s].name, rc, err);
             cr_assert_eq(strncmp(err, want, strlen(want)), 0, "got: %s\nwant: %s", err, want);
             cr_assert_eq(lstat(p, &after), 0, "%s is gone", p);
@@ -238,10 +238,10 @@ Test(output, two_outputs_naming_one_file_refused) {
     cr_assert_not_null(getcwd(cwd, sizeof cwd));
     cr_assert_eq(chdir(dir), 0);
     cr_assert_eq(mkdir("sub", 0700), 0);
-    cr_assert_eq(symlink("target", "link"), 0);               /* to a file that does not exist yet */
-    cr_assert_eq(symlink(".", "dirlink"), 0);                 /* a directory spelt another way */
-    cr_assert_eq(symlink("sub/../existing", "elink"), 0);     /* to one that does */
-    int fd = open("existing", O_WRONLY | O_CREAT, 0644);      /* an existing file ... */
+    cr_assert_eq(symlink("target", "link"), 0);           /* to a file that does not exist yet */
+    cr_assert_eq(symlink(".", "dirlink"), 0);             /* a directory spelt another way */
+    cr_assert_eq(symlink("sub/../existing", "elink"), 0); /* to one that does */
+    int fd = open("existing", O_WRONLY | O_CREAT, 0644);  /* an existing file ... */
     cr_assert(fd >= 0 && write(fd, "keep\n", 5) == 5);
     close(fd);
     cr_assert_eq(link("existing", "hard"), 0); /* ... and a hard link to it */
