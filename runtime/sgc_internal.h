@@ -99,6 +99,25 @@ extern char *sgc__nursery_counted;
 uint64_t sgc__nursery_count(const char *from, const char *to);
 extern sgc_stats sgc__stats;
 extern int sgc__initialized;
+/* sgc_shutdown has run: allocating or collecting is a misuse from then on
+ * (the limit stays at free, so every allocation reaches the slow path). */
+extern int sgc__shut_down;
+/* 1 on the thread that started the runtime (the mutator), 0 on any other. */
+extern __thread int sgc__mutator;
+
+/* While the program is inside the runtime (the allocation slow path,
+ * sgc_collect_minor/major): the frame address of that entry, below which no
+ * live frame of the program lies; NULL outside.  Set by the entry points
+ * (which keep a frame pointer for it). */
+extern char *sgc__mutator_sp;
+/* Aborts with a message if f lies on the stack below sgc__mutator_sp: the
+ * frame of a function that has returned (pushed and never popped, or left
+ * behind by a longjmp).  Nothing outside an entry (sgc__mutator_sp NULL). */
+void sgc__frame_check_live(const sgc_frame *f);
+
+/* A misuse of the API (sgc.h) that would corrupt the heap: prints
+ * "freecheck: <message>" and aborts. */
+__attribute__((noreturn, cold, format(printf, 1, 2))) void sgc__misuse(const char *fmt, ...);
 
 /* The clock of every time the runtime records (the stats record's times,
  * the profile's timestamps, the GC pauses, the segment series' wall_ns):
