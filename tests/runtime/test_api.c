@@ -161,8 +161,9 @@ static void interior_root_odd(void) { interior_root_at(5); } /* bit 0: looks for
 
 Test(api, reference_to_what_is_not_an_object_refused_by_the_collector) {
     char want[256];
-    snprintf(want, sizeof want, "freecheck: the collector found a reference to %p, which is not an object (header "
-                                "0x1122334455667788: type id 5596791 is not registered)",
+    snprintf(want, sizeof want,
+             "freecheck: the collector found a reference to %p, which is not an object (header "
+             "0x1122334455667788: type id 5596791 is not registered)",
              (void *)&foreign[1]);
     expect_abort(root_to_foreign_memory, want);
     cr_assert_eq(foreign[0], 0x1122334455667788ull, "the foreign word is untouched (in the parent)");
@@ -307,8 +308,8 @@ Test(api, bad_global_roots) {
     int status;
     in_child(root_on_the_stack, err, sizeof err, &status);
     cr_assert_not_null(
-        strstr(err, " is on the stack: a local variable dies with its function; make it a root with SGC_FRAME\n"),
-        "%s", err);
+        strstr(err, " is on the stack: a local variable dies with its function; make it a root with SGC_FRAME\n"), "%s",
+        err);
     in_child(root_inside_the_heap, err, sizeof err, &status);
     cr_assert_not_null(strstr(err, " is inside the heap (a field of an object, which moves or dies); make the "
                                    "field's object reachable instead\n"),
