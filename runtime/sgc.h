@@ -42,6 +42,17 @@
  *
  *  - The runtime is single-threaded: one mutator thread, which is also the
  *    thread that receives the time sampler's signal.
+ *
+ *  - Misuse is refused, not absorbed.  A call that would corrupt the heap
+ *    prints "freecheck: <what is wrong>" and aborts (or returns its error
+ *    where it has one), never on the allocation fast path: a malformed or
+ *    re-registered type, an unregistered type id (at the slow path, or when
+ *    the collector meets the object), a reference to what is not an object
+ *    (when the collector follows it), an allocation or collection after
+ *    sgc_shutdown, from another thread or inside a collection, a bad global
+ *    root, a frame stack that holds a returned function's frame or loops, a
+ *    size that overflows, and with SGC_POISON writes to freed objects
+ *    (docs/RUNTIME.md, "API misuse").
  */
 #ifndef SGC_H
 #define SGC_H
@@ -94,7 +105,9 @@ typedef struct sgc_type {
 
 #define SGC_MAX_TYPES 4096
 /* Registers a type and returns its id (>= 1).  Registering the same name
- * twice returns the first id.  Too many types: message and abort. */
+ * with the same layout again returns the first id; with another layout, a
+ * malformed layout (pointer words past the fixed part, ...) or too many
+ * types: message and abort. */
 uint32_t sgc_type_register(const sgc_type *type);
 const char *sgc_type_name(uint32_t tid);
 
@@ -167,7 +180,13 @@ static inline void sgc__frame_cleanup(sgc_frame *f) { sgc_frame_pop(f); }
     sgc__fr_.nroots = (uint32_t)(sizeof(sgc__slots_) / sizeof(void *)); \
     sgc_frame_push(&sgc__fr_)
 
-/* Registers the address of a global sgc_obj variable as a root. */
+/* At most this many global roots (a program that registers more registers
+ * in a loop by mistake). */
+#define SGC_MAX_GLOBAL_ROOTS (1 << 20)
+/* Registers the address of a global sgc_obj variable as a root, once.
+ * NULL, an unaligned slot, one registered already, one on the stack (a
+ * local: use SGC_FRAME), one inside the heap (a field), or more than
+ * SGC_MAX_GLOBAL_ROOTS: message and abort. */
 void sgc_global_root(void *slot);
 
 /* ---- Allocation ------------------------------------------------------------ */
@@ -204,8 +223,21 @@ static inline sgc_obj sgc_alloc(uint32_t tid, size_t payload) {
 }
 
 #define SGC_NEW(tid, ctype) ((ctype *)sgc_alloc((tid), sizeof(ctype)))
-/* An object with a fixed part of fixed bytes followed by n elements of elem bytes. */
-#define SGC_NEW_VAR(tid, fixed, n, elem) sgc_alloc((tid), (size_t)(fixed) + (size_t)(n) * (size_t)(elem))
+
+/* A size that overflows (a wrong or negative count): message and abort. */
+__attribute__((noinline, noreturn, cold)) void sgc__new_var_overflow(size_t fixed, size_t n, size_t elem);
+
+static inline sgc_obj sgc__new_var(uint32_t tid, size_t fixed, size_t n, size_t elem) {
+    size_t bytes, payload;
+    if (__builtin_expect(__builtin_mul_overflow(n, elem, &bytes) || __builtin_add_overflow(bytes, fixed, &payload), 0))
+        sgc__new_var_overflow(fixed, n, elem);
+    return sgc_alloc(tid, payload);
+}
+
+/* An object with a fixed part of fixed bytes followed by n elements of elem
+ * bytes.  A size that overflows (a negative n, say) is refused, not
+ * wrapped to a small object. */
+#define SGC_NEW_VAR(tid, fixed, n, elem) sgc__new_var((tid), (size_t)(fixed), (size_t)(n), (size_t)(elem))
 
 /* ---- Write barrier ------------------------------------------------------- */
 
@@ -228,10 +260,11 @@ static inline void sgc_write_barrier(sgc_obj obj) {
 /* Reads the SGC_* settings (exit status 2 with a message naming the variable
  * on a bad value), sets up the heap and the samplers they ask for, and
  * arranges for sgc_shutdown at exit.  Idempotent; the first allocation calls
- * it too. */
+ * it too.  After sgc_shutdown: message and abort (no restart). */
 void sgc_init(void);
 /* Stops the samplers, completes the profile, writes the stats record.  Runs
- * at exit; idempotent. */
+ * at exit; idempotent.  Allocating or collecting afterwards is refused
+ * (message and abort); sgc_sampling_start returns -1. */
 void sgc_shutdown(void);
 
 void sgc_collect_minor(void);
@@ -248,7 +281,8 @@ void sgc_verify_heap(void);
 
 /* (Re)starts allocation sampling: fixed mode samples every period-th byte,
  * poisson mode draws exponential gaps of mean period from seed.  Resets the
- * byte count.  period 0 stops.  Returns 0, or -1 for a bad argument. */
+ * byte count.  period 0 stops.  Returns 0, or -1 for a bad argument (an
+ * unknown mode, a period above 2^48) or after sgc_shutdown. */
 int sgc_sampling_start(uint64_t period, sgc_sample_mode mode, uint64_t seed);
 void sgc_sampling_stop(void);
 
@@ -296,6 +330,7 @@ typedef struct sgc_stats {
     uint64_t time_snapshots_torn;    /* thread mode: periods with no consistent copy after every retry (not samples) */
 } sgc_stats;
 
+/* Fills *out (NULL: message and abort). */
 void sgc_get_stats(sgc_stats *out);
 
 #ifdef __cplusplus

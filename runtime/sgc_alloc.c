@@ -1,7 +1,7 @@
 /* sgc_alloc.c - the one allocation slow path, and the nursery limit. */
 #include <string.h>
 
-#include "sgc_internal.h"
+#include "sgc_gc.h"
 #include "sgc_sample.h"
 
 /* Stress mode: allocations left until the next forced minor collection. */
@@ -39,7 +39,7 @@ void sgc__alloc_reset_limit(void) {
     sgc__sample_sync();
     char *free = sgc_nursery.free;
     char *limit = sgc__nursery_zeroed;
-    if (sgc__settings.stress_every)
+    if (sgc__settings.stress_every || sgc__shut_down)
         limit = free;
     else if (sgc__sampler.period && sgc__sampler.remaining - 1 < (uint64_t)(limit - free))
         limit = free + (sgc__sampler.remaining - 1);
@@ -51,9 +51,42 @@ void sgc__alloc_reset_limit(void) {
  * reaches a sample point, any object in stress mode - and never returns NULL.
  * Order matters: any collection happens before the object exists, so the
  * object's sample (if any) is pending until the *next* minor collection. */
+/* What is wrong with an allocation the checks below refused. */
+__attribute__((noinline, noreturn, cold)) static void refuse(uint32_t tid) {
+    if (sgc__shut_down)
+        sgc__misuse("sgc_alloc after sgc_shutdown: the runtime has ended (its profile and stats record are written); "
+                    "allocate before it ends");
+    if (!sgc__mutator)
+        sgc__misuse("sgc_alloc from a thread that is not the one that started the runtime (the runtime is "
+                    "single-threaded)");
+    if (sgc__phase != SGC_PHASE_MUTATOR)
+        sgc__misuse("sgc_alloc inside a collection (from a collector hook): the heap is being moved; allocate "
+                    "outside collections");
+    sgc__misuse("sgc_alloc: type id %u is not registered (ids 1 to %u are); register the type first", tid,
+                sgc__gc_ntypes);
+}
+
+static inline sgc_obj alloc_slow(uint32_t tid, size_t payload);
+
 sgc_obj sgc_alloc_slow(uint32_t tid, size_t payload) {
+    /* Frames below this are not the program's live ones (sgc_internal.h). */
+    sgc__mutator_sp = __builtin_frame_address(0);
+    sgc_obj obj = alloc_slow(tid, payload);
+    sgc__mutator_sp = NULL;
+    return obj;
+}
+
+static inline sgc_obj alloc_slow(uint32_t tid, size_t payload) {
     if (!sgc__initialized)
         sgc_init();
+    /* Misuse that would corrupt the heap, refused where every allocation
+     * made after it must come (the limit sends them here: after shutdown,
+     * during a collection) or where a thread's allocations come sooner or
+     * later.  An unregistered type id on the fast path is refused by the
+     * collector when it meets the object. */
+    if (__builtin_expect(
+            sgc__shut_down || !sgc__mutator || sgc__phase != SGC_PHASE_MUTATOR || tid - 1u >= sgc__gc_ntypes, 0))
+        refuse(tid);
     /* Time samples buffered by the signal handler reach the profile even in
      * programs that seldom collect. */
     sgc__timer_drain();

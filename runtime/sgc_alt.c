@@ -12,6 +12,7 @@
 
 #include "sgc_alt.h"
 #include "sgc_internal.h"
+#include "sgc_output.h"
 #include "sgc_sample.h"
 #include "sgc_timer.h"
 
@@ -205,8 +206,23 @@ void sgc__alt_init(void) {
     int mode = sgc__settings.alt_mode;
     if (alt.target_ns && sgc_alt_switches_time(mode) && sgc__settings.time_hz) {
         uint64_t min_ns = SGC_ALT_MIN_PERIODS * (1000000000ull / sgc__settings.time_hz);
-        if (alt.target_ns < min_ns)
+        if (alt.target_ns < min_ns) {
             alt.target_ns = min_ns;
+            /* Asked for explicitly: say that the length in force is another. */
+            const char *v = getenv("SGC_ALT_SEGMENT");
+            if (v) {
+                char len[32];
+                if (min_ns % 1000000 == 0)
+                    snprintf(len, sizeof len, "%llums", (unsigned long long)(min_ns / 1000000));
+                else
+                    snprintf(len, sizeof len, "%llu.%06llums", (unsigned long long)(min_ns / 1000000),
+                             (unsigned long long)(min_ns % 1000000));
+                fprintf(stderr,
+                        "freecheck: SGC_ALT_SEGMENT=%s: warning: segments last %s, at least %u periods of "
+                        "SGC_TIME_HZ=%u\n",
+                        v, len, SGC_ALT_MIN_PERIODS, sgc__settings.time_hz);
+            }
+        }
     }
     memset(&alt.cur, 0, sizeof alt.cur);
     alt.cur.pos = 3; /* the lead-in stands where the previous block's last segment would */
@@ -264,19 +280,9 @@ int sgc_alt_phase(void) { return alt.on ? alt.phase : -1; }
 
 /* ---- The series file -------------------------------------------------------- */
 
-/* Writes the series (docs/FORMATS.md) atomically: a temporary file renamed
- * into place.  Returns 0, or -1 with errno set. */
-static int write_series(const char *path) {
-    char *tmp = sgc__tmp_path(path);
-    if (tmp == NULL)
-        return -1;
-    FILE *f = fopen(tmp, "w");
-    if (f == NULL) {
-        int e = errno;
-        free(tmp);
-        errno = e;
-        return -1;
-    }
+/* The series' lines (docs/FORMATS.md), for sgc__output_replace. */
+static int fill_series(FILE *f, void *ctx) {
+    (void)ctx;
     const sgc_settings *st = &sgc__settings;
 #define KV(key, val) fprintf(f, "%s %llu\n", key, (unsigned long long)(val))
     fprintf(f, "sgc-segments 1\n");
@@ -305,17 +311,6 @@ static int write_series(const char *path) {
                 (unsigned long long)s->major, (unsigned long long)s->gc_ns, (unsigned long long)s->major_cpu_ns);
     }
     fprintf(f, "segments %zu\n", alt.nsegs);
-    int bad = ferror(f);
-    if (fclose(f) != 0)
-        bad = 1;
-    if (bad || rename(tmp, path) != 0) {
-        int e = errno ? errno : EIO;
-        unlink(tmp);
-        free(tmp);
-        errno = e;
-        return -1;
-    }
-    free(tmp);
     return 0;
 }
 
@@ -326,9 +321,10 @@ int sgc__alt_shutdown(void) {
     alt.closed = 1;
     sgc__alt_countdown = INT64_MAX;
     alt.armed = INT64_MAX;
-    if (sgc__settings.alt_out != NULL && write_series(sgc__settings.alt_out) != 0) {
+    char why[256];
+    if (sgc__settings.alt_out != NULL && sgc__output_replace(SGC_OUT_SERIES, fill_series, NULL, why, sizeof why) != 0) {
         fprintf(stderr, "freecheck: cannot write the segment series to %s (SGC_ALT_OUT): %s\n", sgc__settings.alt_out,
-                strerror(errno));
+                why);
         return -1;
     }
     return 0;

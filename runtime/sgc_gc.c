@@ -19,17 +19,22 @@
  * collection walks the nursery from start to free once (headers only; a
  * forwarded object's size is read from its copy).
  */
+#define _GNU_SOURCE /* pthread_getattr_np */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "sgc_gc.h"
+#include "sgc_output.h"
 #include "sgc_stats_keys.h"
 #include "sgc_timer.h"
 
@@ -40,6 +45,8 @@ sgc_nursery_state sgc_nursery;
 volatile sig_atomic_t sgc__phase;
 sgc_stats sgc__stats;
 int sgc__initialized;
+int sgc__shut_down;
+__thread int sgc__mutator;
 
 sgc_gc_type sgc__gc_types[SGC_MAX_TYPES + 1];
 uint32_t sgc__gc_ntypes;
@@ -60,7 +67,7 @@ static size_t nursery_bytes; /* size of one half */
 
 static uint64_t start_ns;      /* sgc_init */
 static uint64_t next_major_at; /* heap_bytes that triggers a major collection */
-static int shut_down;
+static size_t poisoned[2];     /* SGC_POISON: bytes of each half poisoned when it was last evacuated */
 static int statm_fd = -1;
 
 /* Scan queue (minor) and mark stack (major). */
@@ -117,6 +124,87 @@ static inline void work_push(sgc_obj o) {
     work[nwork++] = o;
 }
 
+/* ---- Misuse ---------------------------------------------------------------- */
+
+void sgc__misuse(const char *fmt, ...) {
+    va_list ap;
+    fputs("freecheck: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    abort();
+}
+
+static const char *func_name(const sgc_frame *f) { return f->func && f->func->name ? f->func->name : "?"; }
+
+void sgc__new_var_overflow(size_t fixed, size_t n, size_t elem) {
+    sgc__misuse("SGC_NEW_VAR: %zu bytes and %zu elements of %zu bytes overflow a size; the count is wrong (negative?)",
+                fixed, n, elem);
+}
+
+/* A reference the collector is about to follow leads to a header that
+ * names no registered type: a root or field holds something the runtime
+ * did not allocate, or a pointer into an object.  Following it would mark
+ * or copy foreign memory. */
+__attribute__((noinline, noreturn, cold)) static void not_an_object(const void *p, uint64_t h) {
+    char why[64];
+    if ((h & SGC_F_FORWARDED) && (h & 7) != SGC_F_FORWARDED)
+        snprintf(why, sizeof why, "neither a header nor a forwarding address");
+    else
+        snprintf(why, sizeof why, "type id %u is not registered", (unsigned)((h >> 8) & 0xffffffu));
+    sgc__misuse("the collector found a reference to %p, which is not an object (header %#llx: %s); a root or "
+                "pointer field holds an address the runtime did not allocate, or one inside an object "
+                "(SGC_VERIFY=1 names the field)",
+                p, (unsigned long long)h, why);
+}
+
+char *sgc__mutator_sp;
+
+static int on_stack(const void *p);
+
+void sgc__frame_check_live(const sgc_frame *f) {
+    /* The program's live frames are above the stack pointer it had when it
+     * entered the runtime; one below is in the stack of a function that has
+     * returned, and its contents are whatever was put there since (its
+     * name is not read: the memory is no frame any more). */
+    if (sgc__mutator_sp && (const char *)f < sgc__mutator_sp && on_stack(f))
+        sgc__misuse("the frame stack holds a frame at %p whose function has returned (the program's stack is above "
+                    "%p): a frame pushed and not popped, or a longjmp out of a function with SGC_FRAME",
+                    (const void *)f, (void *)sgc__mutator_sp);
+}
+
+/* The frame stack before a collection walks it: no frame of a function that
+ * has returned (frames popped out of order leave one behind), no loop (a frame pushed twice; Brent's
+ * cycle detection, one pass), every frame names its function (the profiler
+ * reads it) and every frame with roots has its root array. */
+static void check_frame(const sgc_frame *f) {
+    sgc__frame_check_live(f);
+    if (f->func == NULL)
+        sgc__misuse("the frame at %p has no function (func is NULL); set it before the push", (const void *)f);
+    if (f->nroots && f->roots == NULL)
+        sgc__misuse("%s's frame has %u roots but no root array (roots is NULL)", func_name(f), f->nroots);
+}
+
+static void check_frames(void) {
+    sgc_frame *t = sgc_top;
+    if (t == NULL)
+        return;
+    check_frame(t);
+    size_t power = 1, lam = 1;
+    for (sgc_frame *h = t->parent; h != NULL; h = h->parent, lam++) {
+        if (h == t)
+            sgc__misuse("the frame stack loops back to %s's frame (a frame pushed twice without a pop in between)",
+                        func_name(h));
+        check_frame(h);
+        if (power == lam) {
+            t = h;
+            power *= 2;
+            lam = 0;
+        }
+    }
+}
+
 /* ---- Types ---------------------------------------------------------------- */
 
 uint32_t sgc_type_register(const sgc_type *type) {
@@ -124,16 +212,29 @@ uint32_t sgc_type_register(const sgc_type *type) {
         fprintf(stderr, "freecheck: sgc_type_register: a type needs a name\n");
         abort();
     }
-    for (uint32_t i = 1; i <= sgc__gc_ntypes; i++)
-        if (strcmp(sgc__gc_types[i].t.name, type->name) == 0)
-            return i;
-    if (type->fixed_size > 512 || (type->fixed_size < 512 && (type->ptr_map >> ((type->fixed_size + 7) / 8)) != 0) ||
+    /* A pointer word must lie wholly inside the fixed part: one that
+     * straddles its end would be read half from what follows. */
+    if (type->fixed_size > 512 || (type->fixed_size < 512 && (type->ptr_map >> (type->fixed_size / 8)) != 0) ||
         (type->var == SGC_VAR_PTRS && type->fixed_size % 8 != 0) || (unsigned)type->var > SGC_VAR_WORDS) {
         fprintf(stderr,
                 "freecheck: sgc_type_register: type %s is malformed (fixed part at most 512 bytes, "
-                "pointer map within the fixed part, pointer arrays 8-byte aligned)\n",
+                "pointer words wholly within the fixed part, pointer arrays 8-byte aligned, a known var kind)\n",
                 type->name);
         abort();
+    }
+    for (uint32_t i = 1; i <= sgc__gc_ntypes; i++) {
+        const sgc_type *t = &sgc__gc_types[i].t;
+        if (strcmp(t->name, type->name) != 0)
+            continue;
+        /* The same name is the same type only with the same layout: the
+         * collector would trace the new one by the old map. */
+        if (t->fixed_size != type->fixed_size || t->ptr_map != type->ptr_map || t->var != type->var)
+            sgc__misuse("sgc_type_register: type %s is registered already with another layout (fixed part %u "
+                        "bytes, pointer map %#llx, var kind %d; now %u bytes, %#llx, %d); give the new layout its "
+                        "own name",
+                        type->name, t->fixed_size, (unsigned long long)t->ptr_map, (int)t->var, type->fixed_size,
+                        (unsigned long long)type->ptr_map, (int)type->var);
+        return i;
     }
     if (sgc__gc_ntypes == SGC_MAX_TYPES) {
         fprintf(stderr, "freecheck: sgc_type_register: more than %d types (registering %s)\n", SGC_MAX_TYPES,
@@ -156,14 +257,132 @@ const char *sgc_type_name(uint32_t tid) {
 
 /* ---- Roots ---------------------------------------------------------------- */
 
+/* The registered slots, for finding one registered twice: open addressing
+ * on the address, power-of-two capacity, at most half full. */
+static void ***root_set;
+static size_t root_set_cap;
+
+static size_t slot_hash(const void *p) { return (size_t)(((uintptr_t)p >> 3) * 0x9e3779b97f4a7c15ull); }
+
+/* Adds slot; 0 if it was there already. */
+static int root_set_add(void **slot) {
+    if ((sgc__nglobals + 1) * 2 > root_set_cap) {
+        size_t cap = root_set_cap ? root_set_cap * 2 : 1024;
+        void ***t = calloc(cap, sizeof *t);
+        if (t == NULL)
+            sgc__oom("global roots", cap * sizeof *t);
+        for (size_t i = 0; i < sgc__nglobals; i++) {
+            size_t j = slot_hash(sgc__globals[i]) & (cap - 1);
+            while (t[j])
+                j = (j + 1) & (cap - 1);
+            t[j] = sgc__globals[i];
+        }
+        free(root_set);
+        root_set = t;
+        root_set_cap = cap;
+    }
+    size_t j = slot_hash(slot) & (root_set_cap - 1);
+    for (; root_set[j]; j = (j + 1) & (root_set_cap - 1))
+        if (root_set[j] == slot)
+            return 0;
+    root_set[j] = slot;
+    return 1;
+}
+
+/* The main thread's stack ends (at its top) at glibc's __libc_stack_end. */
+extern void *__libc_stack_end;
+
+/* Is p on this thread's stack?  The bounds are found once: for the main
+ * thread from the top of its stack and RLIMIT_STACK (at most 1 GiB is
+ * taken, as for an unlimited stack), without reading /proc; for another
+ * thread from its attributes. */
+static int on_stack(const void *p) {
+    static uintptr_t lo, hi;
+    static int known;
+    if (!known) {
+        if (getpid() == (pid_t)syscall(SYS_gettid)) {
+            struct rlimit rl;
+            uintptr_t size = (uintptr_t)1 << 30;
+            if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < size)
+                size = (uintptr_t)rl.rlim_cur;
+            hi = (uintptr_t)__libc_stack_end;
+            lo = hi > size ? hi - size : 0;
+        } else {
+            pthread_attr_t a;
+            if (pthread_getattr_np(pthread_self(), &a) == 0) {
+                void *addr;
+                size_t size;
+                if (pthread_attr_getstack(&a, &addr, &size) == 0) {
+                    lo = (uintptr_t)addr;
+                    hi = lo + size;
+                }
+                pthread_attr_destroy(&a);
+            }
+        }
+        known = 1;
+    }
+    return (uintptr_t)p >= lo && (uintptr_t)p < hi;
+}
+
+static sgc_block *slot_block;
+static int slot_block_found;
+static void find_block(sgc_block *b, void *arg) {
+    (void)arg;
+    slot_block_found |= b == slot_block;
+}
+
+/* Is p inside the heap: the nursery, an old-generation block, a large object? */
+static int in_heap(const void *p) {
+    const char *c = p;
+    for (int i = 0; i < 2; i++)
+        if (nursery_base[i] && c >= nursery_base[i] && c < nursery_base[i] + nursery_bytes)
+            return 1;
+    slot_block = SGC_BLOCK_OF(p);
+    slot_block_found = 0;
+    sgc__old_each_block(find_block, NULL);
+    if (slot_block_found)
+        return 1;
+    for (int old = 0; old < 2; old++)
+        for (sgc_large *l = old ? sgc__old_large : sgc__young_large; l; l = l->next)
+            if (c >= (const char *)l && c < (const char *)l + sizeof(sgc_large) + l->footprint - SGC_HEADER_BYTES)
+                return 1;
+    return 0;
+}
+
 void sgc_global_root(void *slot) {
+    if (slot == NULL)
+        sgc__misuse("sgc_global_root: the slot is NULL");
+    if ((uintptr_t)slot & 7)
+        sgc__misuse("sgc_global_root: slot %p is not 8-byte aligned", slot);
+    if (on_stack(slot))
+        sgc__misuse("sgc_global_root: slot %p is on the stack: a local variable dies with its function; make it a "
+                    "root with SGC_FRAME",
+                    slot);
+    if (in_heap(slot))
+        sgc__misuse("sgc_global_root: slot %p is inside the heap (a field of an object, which moves or dies); make "
+                    "the field's object reachable instead",
+                    slot);
+    if (sgc__nglobals == SGC_MAX_GLOBAL_ROOTS)
+        sgc__misuse("sgc_global_root: more than %d global roots; register each global once", SGC_MAX_GLOBAL_ROOTS);
+    if (!root_set_add((void **)slot))
+        sgc__misuse("sgc_global_root: slot %p is registered already", slot);
     if (sgc__nglobals == globals_cap)
         grow(&sgc__globals, &globals_cap, sgc__nglobals + 1, "global roots");
     sgc__globals[sgc__nglobals++] = (void **)slot;
 }
 
 void sgc_write_barrier_slow(sgc_obj obj) {
-    SGC_HDR(obj) &= ~(uint64_t)SGC_F_TRACK_YOUNG;
+    uint64_t h = SGC_HDR(obj);
+    /* Only an old object comes here, whose header never has bit 0 (only a
+     * forwarded nursery object's has).  Freed memory with SGC_POISON (its
+     * 0xdb bytes carry both flags) would otherwise be added to the
+     * remembered set and traced as an object.  One test and branch. */
+    if (h & SGC_F_FORWARDED)
+        sgc__misuse("sgc_write_barrier on %p, which is not a live object (header %#llx%s); a pointer kept across "
+                    "the collection that freed it",
+                    obj, (unsigned long long)h,
+                    h == 0x0101010101010101ull * SGC_POISON_BYTE ? ": freed memory, SGC_POISON" : "");
+    SGC_HDR(obj) = h & ~(uint64_t)SGC_F_TRACK_YOUNG;
     if (sgc__nremset == remset_cap)
         grow(&sgc__remset, &remset_cap, sgc__nremset + 1, "the remembered set");
     sgc__remset[sgc__nremset++] = obj;
@@ -250,18 +469,19 @@ static void heap_init(void) {
     note_peak();
 }
 
-static void stats_path_check(const char *path);
-
 void sgc_init(void) {
-    if (sgc__initialized)
+    if (sgc__initialized) {
+        if (sgc__shut_down)
+            sgc__misuse("sgc_init after sgc_shutdown: the runtime cannot start again in the same process");
         return;
+    }
     sgc__initialized = 1;
+    sgc__mutator = 1;
     start_ns = sgc__now_ns();
     sgc__settings_load();
     if (sgc__settings.virtual_clock_ns)
         start_ns = sgc__now_ns(); /* the virtual clock's first reading: run_ns counts from it */
-    if (sgc__settings.stats_path != NULL)
-        stats_path_check(sgc__settings.stats_path);
+    sgc__outputs_check();         /* exit 2 before anything runs or is written */
     heap_init();
     sgc_nursery.limit = sgc_nursery.free; /* until the slow path sets it */
     sgc__profile_init();
@@ -277,6 +497,12 @@ void sgc_init(void) {
 sgc_obj sgc__large_alloc(uint32_t tid, size_t payload, size_t footprint) {
     if (!sgc__initialized)
         sgc_init();
+    /* The header holds the payload in 32 bits of words: 32 GiB at most.
+     * Refused before anything (a collection) is done for it. */
+    if (payload > ((size_t)UINT32_MAX << 3) - 8 || footprint < payload) {
+        fprintf(stderr, "freecheck: cannot allocate an object of %zu bytes: the largest object is 32 GiB\n", payload);
+        abort();
+    }
     /* Young large objects are only freed by a minor collection; a program
      * that allocates nothing but large objects would never have one.  So
      * collect first once the young large objects outweigh the nursery. */
@@ -288,11 +514,6 @@ sgc_obj sgc__large_alloc(uint32_t tid, size_t payload, size_t footprint) {
         sgc__alloc_reset_limit();
         if (over_heap_max(footprint))
             heap_max_exceeded("a large object", footprint);
-    }
-    /* The header holds the payload in 32 bits of words: 32 GiB at most. */
-    if (payload > ((size_t)UINT32_MAX << 3) - 8 || footprint < payload) {
-        fprintf(stderr, "freecheck: cannot allocate an object of %zu bytes: the largest object is 32 GiB\n", payload);
-        abort();
     }
     size_t total = sizeof(sgc_large) + footprint - SGC_HEADER_BYTES;
     sgc_large *l = sgc__los_alloc(total);
@@ -345,8 +566,16 @@ int sgc__young_survived(sgc_obj young, sgc_obj *moved_to) {
 /* Copies a nursery object into the old generation (once) and returns where it is now. */
 static inline sgc_obj evacuate(sgc_obj p) {
     uint64_t h = SGC_HDR(p);
-    if (h & SGC_F_FORWARDED)
+    /* A forwarded header is an 8-byte aligned address with bit 0 set; any
+     * other header names a registered type.  Anything else is not an
+     * object. */
+    if (h & SGC_F_FORWARDED) {
+        if (__builtin_expect((h & 7) != SGC_F_FORWARDED, 0))
+            not_an_object(p, h);
         return (sgc_obj)(uintptr_t)(h & ~(uint64_t)SGC_F_FORWARDED);
+    }
+    if (__builtin_expect(!SGC_TID_OK(h), 0))
+        not_an_object(p, h);
     size_t footprint = SGC_HEADER_BYTES + ((size_t)(h >> 32) << 3);
     char *slot = sgc__old_alloc(footprint);
     if (footprint <= 64) {
@@ -390,6 +619,8 @@ static inline void minor_visit(sgc_obj *slot) {
     if (sgc__young_large == NULL)
         return;
     uint64_t h = SGC_HDR(p);
+    if (__builtin_expect(!SGC_TID_OK(h), 0))
+        not_an_object(p, h);
     if ((h & (SGC_F_YOUNG_LARGE | SGC_F_MARKED)) == SGC_F_YOUNG_LARGE) {
         SGC_HDR(p) = h | SGC_F_MARKED;
         if (sgc__gc_types[(h >> 8) & 0xffffffu].has_ptrs)
@@ -483,6 +714,19 @@ static uint64_t rss_bytes(void) {
 
 static void major_mark_and_sweep(void);
 
+/* SGC_POISON: before a half of the nursery is used again, the space its
+ * last collection evacuated must still be poison: a byte that is not was
+ * written through a pointer kept across that collection. */
+static void check_poison_intact(int half) {
+    const unsigned char *p = (const unsigned char *)nursery_base[half];
+    for (size_t i = 0; i < poisoned[half]; i++)
+        if (p[i] != SGC_POISON_BYTE)
+            sgc__misuse("a freed object was written after it died: byte %zu of the nursery space the previous minor "
+                        "collection evacuated is %#04x, not the poison %#04x (SGC_POISON); a pointer kept across a "
+                        "collection",
+                        i, p[i], SGC_POISON_BYTE);
+}
+
 /* The minor collection proper (sgc__minor_collect's documented order),
  * then a major collection if one is due or forced. */
 static void collect(int force_major) {
@@ -495,6 +739,16 @@ static void collect(int force_major) {
                         "(an allocation in a collector hook?)\n");
         abort();
     }
+    if (sgc__shut_down)
+        sgc__misuse("a collection after sgc_shutdown: the runtime has ended (its profile and stats record are "
+                    "written); collect before it ends");
+    if (!sgc__mutator)
+        sgc__misuse("a collection from a thread that is not the one that started the runtime (the runtime is "
+                    "single-threaded)");
+    check_frames();
+    /* Until the collection ends every allocation takes the slow path, which
+     * refuses one made inside it (by a hook). */
+    sgc_nursery.limit = sgc_nursery.free;
     if (sgc__settings.verify)
         sgc__verify("before a minor collection");
     uint64_t t0 = sgc__now_ns();
@@ -539,6 +793,8 @@ static void collect(int force_major) {
     sgc__stats.nursery_objects += sgc__nursery_count(sgc__nursery_counted, used_end);
     if (sgc__settings.poison) {
         memset(from, SGC_POISON_BYTE, (size_t)(used_end - from));
+        poisoned[nursery_half] = (size_t)(used_end - from);
+        check_poison_intact(1 - nursery_half);
         nursery_use(1 - nursery_half); /* the other half, poisoned one collection ago */
     } else {
         nursery_use(nursery_half);
@@ -564,13 +820,17 @@ static void collect(int force_major) {
 void sgc__minor_collect(void) { collect(0); }
 
 void sgc_collect_minor(void) {
+    sgc__mutator_sp = __builtin_frame_address(0);
     collect(0);
     sgc__alloc_reset_limit();
+    sgc__mutator_sp = NULL;
 }
 
 void sgc_collect_major(void) {
+    sgc__mutator_sp = __builtin_frame_address(0);
     collect(1);
     sgc__alloc_reset_limit();
+    sgc__mutator_sp = NULL;
 }
 
 /* ---- Major collection ----------------------------------------------------- */
@@ -582,6 +842,8 @@ static inline void major_visit(sgc_obj *slot) {
     uint64_t h = SGC_HDR(p);
     if (h & SGC_F_MARKED)
         return;
+    if (__builtin_expect(!SGC_TID_OK(h), 0))
+        not_an_object(p, h); /* marking it would write into foreign memory */
     SGC_HDR(p) = h | SGC_F_MARKED;
     if (sgc__gc_types[(h >> 8) & 0xffffffu].has_ptrs)
         work_push(p);
@@ -622,6 +884,8 @@ static void major_mark_and_sweep(void) {
 /* ---- Statistics ----------------------------------------------------------- */
 
 void sgc_get_stats(sgc_stats *out) {
+    if (out == NULL)
+        sgc__misuse("sgc_get_stats: out is NULL");
     if (!sgc__initialized)
         sgc_init();
     sgc__sample_sync();
@@ -632,21 +896,12 @@ void sgc_get_stats(sgc_stats *out) {
     sgc__timer_stats(out);
 }
 
-/* Writes the stats record (docs/FORMATS.md) to path, atomically: a
- * temporary file in the same directory, renamed into place.  Returns 0, or
- * -1 with errno set. */
-static int write_stats(const char *path) {
+/* The stats record's lines (docs/FORMATS.md), for sgc__output_replace. */
+static int fill_stats(FILE *f, void *ctx) {
+    (void)ctx;
     sgc_stats s;
     sgc_get_stats(&s);
     uint64_t run_ns = sgc__now_ns() - start_ns;
-    char *tmp = sgc__tmp_path(path);
-    if (tmp == NULL)
-        return -1;
-    FILE *f = fopen(tmp, "w");
-    if (f == NULL) {
-        free(tmp);
-        return -1;
-    }
     const sgc_settings *st = &sgc__settings;
     double hz = s.time_sampling_ns ? (double)s.time_samples / ((double)s.time_sampling_ns / 1e9) : 0.0;
     fprintf(f, "sgc-stats 1\n");
@@ -662,72 +917,29 @@ static int write_stats(const char *path) {
 #undef PUT_INT
 #undef PUT_DEC3
 #undef PUT_WORD
-    int bad = ferror(f);
-    if (fclose(f) != 0)
-        bad = 1;
-    struct stat target;
-    if (!bad && stat(path, &target) == 0 && !S_ISREG(target.st_mode)) {
-        bad = 1; /* never rename over a device, FIFO or directory */
-        errno = EEXIST;
-    }
-    if (bad || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        free(tmp);
-        errno = e;
-        return -1;
-    }
-    free(tmp);
     return 0;
 }
 
-/* Checks at start-up that the stats record can be written where SGC_STATS
- * says, the way write_stats will write it (a temporary file next to it,
- * renamed over it), so an unwritable path is bad input (exit 2) before the
- * program runs rather than a failed run at its end. */
-static void stats_path_check(const char *path) {
-    struct stat st;
-    const char *why = NULL;
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        why = "is a directory";
-    } else if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        /* The record is renamed over the path: as root, SGC_STATS=/dev/null
-         * replaced the device with a regular file. */
-        why = "not a regular file (the record would replace it)";
-    } else {
-        char *tmp = sgc__tmp_path(path);
-        if (tmp == NULL)
-            sgc__oom("the stats record's path", strlen(path) + 14);
-        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-        if (fd < 0) {
-            why = strerror(errno);
-        } else {
-            close(fd);
-            unlink(tmp);
-        }
-        free(tmp);
-    }
-    if (why != NULL) {
-        fprintf(stderr, "freecheck: SGC_STATS=%s: cannot write the stats record there: %s\n", path, why);
-        exit(2);
-    }
-}
-
 void sgc_shutdown(void) {
-    if (!sgc__initialized || shut_down)
+    if (!sgc__initialized || sgc__shut_down)
         return;
-    shut_down = 1;
+    sgc__shut_down = 1;
     int alt_failed = sgc__alt_shutdown() != 0;
     sgc__timer_shutdown();
     sgc__sample_shutdown();
     sgc__profile_shutdown();
-    if (sgc__settings.stats_path != NULL && write_stats(sgc__settings.stats_path) != 0) {
+    sgc__settings_exit_warnings();
+    char why[256];
+    if (sgc__settings.stats_path != NULL &&
+        sgc__output_replace(SGC_OUT_STATS, fill_stats, NULL, why, sizeof why) != 0) {
         fprintf(stderr, "freecheck: cannot write the stats record to %s (SGC_STATS): %s\n", sgc__settings.stats_path,
-                strerror(errno));
+                why);
         /* A run without its record is a failed run: say so in the exit status. */
         fflush(NULL);
         _exit(1);
     }
+    /* From now on every allocation reaches the slow path, which refuses it. */
+    sgc_nursery.limit = sgc_nursery.free;
     if (alt_failed || sgc__profile_failed()) {
         /* Likewise a run without its segment series or with an incomplete
          * profile (message printed): the program ran on, its status says so. */

@@ -79,6 +79,13 @@ typedef struct sgc_gc_type {
 
 extern sgc_gc_type sgc__gc_types[SGC_MAX_TYPES + 1];
 extern uint32_t sgc__gc_ntypes; /* ids 1..sgc__gc_ntypes are registered */
+/* Does header h name a registered type (one compare)?  The collector checks
+ * it before it follows a reference, so that a pointer to what is not an
+ * object is refused instead of copied or marked. */
+/* Bits 8..31 are the type id: id in 1..ntypes exactly when the low word
+ * minus 0x100 (id 1, any flags) is below ntypes << 8, whatever the flags
+ * (bits 0..7): one subtraction and one compare. */
+#define SGC_TID_OK(h) ((uint32_t)(h)-0x100u < sgc__gc_ntypes << 8)
 
 /* Calls VISIT(slot) for every pointer field of obj (slot is an sgc_obj *).
  * Pointer fields are the fixed part's ptr_map words and, for SGC_VAR_PTRS,

@@ -141,6 +141,8 @@ static sgc_block *block_get(void) {
         char *a = sgc__map_aligned(len, align);
         if (a == NULL)
             sgc__oom("old-generation blocks", len + align);
+        if (sgc__settings.poison)
+            memset(a, SGC_POISON_BYTE, len); /* as a block given back is (block_put) */
         for (int i = CHUNK_BLOCKS - 1; i >= 0; i--) {
             sgc_block *b = (sgc_block *)(a + (size_t)i * SGC_BLOCK_BYTES);
             b->next = pool;
@@ -152,12 +154,23 @@ static sgc_block *block_get(void) {
     sgc_block *b = pool;
     pool = b->next;
     npool--;
+    if (sgc__settings.poison) {
+        const unsigned char *p = (const unsigned char *)b;
+        for (size_t i = sizeof b->next; i < SGC_BLOCK_BYTES; i++)
+            if (p[i] != SGC_POISON_BYTE)
+                sgc__misuse("a freed object was written after it died: byte %zu of a freed old-generation block %p is "
+                            "%#04x, not the poison %#04x (SGC_POISON); a pointer kept across a collection",
+                            i, (void *)b, p[i], SGC_POISON_BYTE);
+    }
     return b;
 }
 
 /* Gives an empty block back: to the pool, or to the kernel if the pool is full. */
 static void block_put(sgc_block *b) {
     if (npool < POOL_MAX) {
+        /* SGC_POISON: all but the pool's link, checked when it is taken. */
+        if (sgc__settings.poison)
+            memset((char *)b + sizeof b->next, SGC_POISON_BYTE, SGC_BLOCK_BYTES - sizeof b->next);
         b->next = pool;
         pool = b;
         npool++;
@@ -194,9 +207,19 @@ void sgc__old_each_block(void (*fn)(sgc_block *, void *), void *arg) {
 static void large_free(sgc_large *l) {
     sgc__large_bytes -= l->footprint;
     size_t total = sizeof(sgc_large) + l->footprint - SGC_HEADER_BYTES;
-    if (sgc__settings.poison)
-        memset(l, SGC_POISON_BYTE, total);
-    sgc__los_free(l, total);
+    sgc__los_free(l, total); /* which poisons it with SGC_POISON */
+}
+
+/* SGC_POISON: a slot free since an earlier sweep must still be poison
+ * beyond its header and link words; a byte that is not was written through
+ * a pointer to the object freed there. */
+static void check_freed_slot(const char *s, size_t slot) {
+    for (size_t i = 16; i < slot; i++)
+        if ((unsigned char)s[i] != SGC_POISON_BYTE)
+            sgc__misuse("a freed object was written after it died: byte %zu of the old slot %p (%zu bytes, freed by a "
+                        "major collection) is %#04x, not the poison %#04x (SGC_POISON); a pointer kept across a "
+                        "collection",
+                        i, (const void *)s, slot, (unsigned char)s[i], SGC_POISON_BYTE);
 }
 
 void sgc__old_sweep(void) {
@@ -223,6 +246,8 @@ void sgc__old_sweep(void) {
                     if (poison)
                         memset(s + 16, SGC_POISON_BYTE, slot - 16);
                     *(uint64_t *)s = 0;
+                } else if (poison) {
+                    check_freed_slot(s, slot);
                 }
                 *block_tail = s;
                 block_tail = (char **)(s + 8);

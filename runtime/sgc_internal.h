@@ -12,6 +12,8 @@
  *   sgc_sample.c    allocation sampler (the rule of docs/DESIGN.md), survival.
  *   sgc_profile.c   the profile writer (calling-context tree, records).
  *   sgc_timer.c     the time sampler (signal handler, buffer, drain).
+ *   sgc_output.c    the output files: start-up checks, opening and replacing
+ *                   SGC_PROFILE, SGC_STATS, SGC_ALT_OUT (sgc_output.h).
  *
  * Invariant: sgc__phase always says what the mutator thread is doing, so an
  * interrupting time sample can attribute itself.
@@ -53,6 +55,7 @@ typedef struct sgc_settings {
     double spin_iters_per_ns;    /* cpu spin: loop iterations per ns of CPU time, calibrated at load */
     uint64_t virtual_clock_ns;   /* SGC_VIRTUAL_CLOCK: ns per reading of sgc__now_ns; 0 = the real clock */
     int hugepages;               /* SGC_HUGEPAGES: heap mappings 2 MiB-aligned with MADV_HUGEPAGE (requested) */
+    int time_mode_given;         /* SGC_TIME_MODE was set (for the warning at exit if nothing used it) */
 } sgc_settings;
 
 extern sgc_settings sgc__settings;
@@ -60,12 +63,19 @@ extern sgc_settings sgc__settings;
 /* Every SGC_* name the runtime reads, NULL-terminated (sgc_settings.c). */
 extern const char *const sgc__setting_names[];
 /* The name in sgc__setting_names closest (edit distance) to the len
- * characters at name. */
+ * characters at name (case ignored). */
 const char *sgc__setting_closest(const char *name, size_t len);
-/* Parses the environment into sgc__settings.  An SGC_* variable not in
- * sgc__setting_names, or a bad value, prints
- * "freecheck: SGC_X=...: <why>" to stderr and exits with status 2. */
+/* Parses the environment into sgc__settings.  A variable whose name begins
+ * with SGC_ in any case and is not in sgc__setting_names, a setting given
+ * twice, a bad value, or a setting without effect in its combination
+ * prints "freecheck: SGC_X=...: <why>" to stderr and exits with status 2
+ * (docs/RUNTIME.md lists which combinations only warn). */
 void sgc__settings_load(void);
+/* At exit, after the samplers stopped: warns (stderr, "freecheck: SGC_X=v:
+ * warning: ...") of settings that only sampling the program starts itself
+ * could have used and that nothing used (docs/RUNTIME.md, "Settings
+ * without effect"). */
+void sgc__settings_exit_warnings(void);
 /* Parses a byte size with an optional K/M/G suffix (powers of 1024).
  * Returns 0 and sets *out, or -1 if the text is not a size. */
 int sgc__parse_size(const char *text, uint64_t *out);
@@ -89,6 +99,25 @@ extern char *sgc__nursery_counted;
 uint64_t sgc__nursery_count(const char *from, const char *to);
 extern sgc_stats sgc__stats;
 extern int sgc__initialized;
+/* sgc_shutdown has run: allocating or collecting is a misuse from then on
+ * (the limit stays at free, so every allocation reaches the slow path). */
+extern int sgc__shut_down;
+/* 1 on the thread that started the runtime (the mutator), 0 on any other. */
+extern __thread int sgc__mutator;
+
+/* While the program is inside the runtime (the allocation slow path,
+ * sgc_collect_minor/major): the frame address of that entry, below which no
+ * live frame of the program lies; NULL outside.  Set by the entry points
+ * (which keep a frame pointer for it). */
+extern char *sgc__mutator_sp;
+/* Aborts with a message if f lies on the stack below sgc__mutator_sp: the
+ * frame of a function that has returned (pushed and never popped, or left
+ * behind by a longjmp).  Nothing outside an entry (sgc__mutator_sp NULL). */
+void sgc__frame_check_live(const sgc_frame *f);
+
+/* A misuse of the API (sgc.h) that would corrupt the heap: prints
+ * "freecheck: <message>" and aborts. */
+__attribute__((noreturn, cold, format(printf, 1, 2))) void sgc__misuse(const char *fmt, ...);
 
 /* The clock of every time the runtime records (the stats record's times,
  * the profile's timestamps, the GC pauses, the segment series' wall_ns):

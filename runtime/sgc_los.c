@@ -23,6 +23,18 @@ static struct {
     uint64_t mapped;                 /* bytes mapped: in use and cached */
 } los;
 
+/* SGC_POISON: a chunk taken from a free list must still be poison beyond
+ * its link word; a byte that is not was written through a pointer to the
+ * large object freed there. */
+static void check_poison(const void *chunk, size_t bytes) {
+    const unsigned char *p = chunk;
+    for (size_t i = sizeof(void *); i < bytes; i++)
+        if (p[i] != SGC_POISON_BYTE)
+            sgc__misuse("a freed object was written after it died: byte %zu of a freed large object's chunk is %#04x, "
+                        "not the poison %#04x (SGC_POISON); a pointer kept across a collection",
+                        i, p[i], SGC_POISON_BYTE);
+}
+
 /* Pages of the chunk for an object of bytes: exact up to 64 pages, then
  * rounded up to a multiple of 16 (64 KiB), so that objects of nearby sizes
  * share a free list; the rounding costs address space, not memory (a page
@@ -40,6 +52,8 @@ void *sgc__los_alloc(size_t bytes) {
         void *p = los.free[pages];
         los.free[pages] = *(void **)p;
         los.cached -= pages * los.page;
+        if (sgc__settings.poison)
+            check_poison(p, bytes);
         /* Reused: zero what the object will use, no more (a fresh mapping
          * comes zeroed from the kernel). */
         memset(p, 0, bytes);
@@ -61,6 +75,10 @@ void sgc__los_free(void *p, size_t bytes) {
      * below its cap; anything larger, or beyond the cap, goes back to the
      * system at once. */
     if (pages <= SGC_LOS_CLASSES && los.cached + size <= SGC_LOS_CACHE_MAX) {
+        /* SGC_POISON: the whole chunk, so that its next use can check that
+         * nothing wrote to it meanwhile (word 0 is the free list's link). */
+        if (sgc__settings.poison)
+            memset(p, SGC_POISON_BYTE, size);
         /* No madvise: MADV_FREE on every free of a 1 MiB chunk made
          * largeobj 2.2x slower (one page-table walk per call); the cap
          * bounds what is kept instead. */

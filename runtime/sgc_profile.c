@@ -12,6 +12,7 @@
 #include <zlib.h>
 
 #include "sgc_internal.h"
+#include "sgc_output.h"
 #include "sgc_profile.h"
 
 /* Records are encoded into this buffer and written with one write() when it
@@ -412,14 +413,35 @@ static void walk_reserve(uint32_t n) {
  * bottom-up and cached as they go, each store a single aligned word that the
  * time sampler's handler may read at any moment (any cached frame is right,
  * whatever the order in which the others became cached). */
+/* The walks below follow parents until the stack's end: a frame pushed
+ * twice makes the stack a loop, which they would follow forever (growing
+ * walk_buf).  Brent's cycle detection costs a compare per frame. */
+__attribute__((noinline, noreturn, cold)) static void stack_loops(const sgc_frame *f) {
+    sgc__misuse("the frame stack loops back to %s's frame (a frame pushed twice without a pop in between)",
+                f->func && f->func->name ? f->func->name : "?");
+}
+
+__attribute__((noinline, noreturn, cold)) static void no_function(const sgc_frame *f) {
+    sgc__misuse("the frame at %p has no function (func is NULL); set it before the push", (const void *)f);
+}
+
 uint32_t sgc__profile_stack_current(void) {
-    sgc_frame *f = sgc_top;
-    uint32_t n = 0;
-    while (f && f->cct == 0) {
+    sgc_frame *f = sgc_top, *t = f;
+    uint32_t n = 0, power = 1, lam = 0;
+    while (f && (sgc__frame_check_live(f), f->cct == 0)) {
         if (n == walk_cap)
             walk_reserve(n + 1);
+        if (__builtin_expect(f->func == NULL, 0))
+            no_function(f);
         walk_buf[n++] = f;
         f = f->parent;
+        if (__builtin_expect(f == t, 0))
+            stack_loops(f);
+        if (++lam == power) {
+            t = f;
+            power *= 2;
+            lam = 0;
+        }
     }
     uint32_t node = f ? f->cct : 0;
     while (n) {
@@ -431,11 +453,23 @@ uint32_t sgc__profile_stack_current(void) {
 }
 
 uint32_t sgc__profile_stack_full(void) {
-    uint32_t n = 0;
-    for (sgc_frame *f = sgc_top; f; f = f->parent) {
+    uint32_t n = 0, power = 1, lam = 0;
+    sgc_frame *t = sgc_top;
+    for (sgc_frame *f = sgc_top; f;) {
         if (n == walk_cap)
             walk_reserve(n + 1);
+        sgc__frame_check_live(f);
+        if (__builtin_expect(f->func == NULL, 0))
+            no_function(f);
         walk_buf[n++] = f;
+        f = f->parent;
+        if (__builtin_expect(f != NULL && f == t, 0))
+            stack_loops(f);
+        if (++lam == power) {
+            t = f;
+            power *= 2;
+            lam = 0;
+        }
     }
     uint32_t node = 0;
     while (n)
@@ -746,9 +780,10 @@ void sgc__profile_init(void) {
              * init): records were discarded before the file was named. */
             fprintf(stderr, "freecheck: SGC_PROFILE=%s: records made before start-up are lost\n", pw.path);
         }
-        pw.fd = open(pw.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        char why[256];
+        pw.fd = sgc__output_open(SGC_OUT_PROFILE, why, sizeof why);
         if (pw.fd < 0) {
-            fprintf(stderr, "freecheck: SGC_PROFILE=%s: cannot create the profile: %s\n", pw.path, strerror(errno));
+            fprintf(stderr, "freecheck: SGC_PROFILE=%s: cannot write the profile there: %s\n", pw.path, why);
             exit(2);
         }
         pw.owner = (pid_t)syscall(SYS_gettid);

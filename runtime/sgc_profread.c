@@ -5,10 +5,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <zlib.h>
 
 #include "sgc_profread.h"
 #include "sgc_modes.h"
+
+uint64_t sgc_pr_max_bytes = (uint64_t)4 << 30;
 
 static void *grow(void *p, size_t *cap, size_t need, size_t elem) {
     if (need <= *cap)
@@ -116,14 +119,63 @@ static int enter_block(sgc_pr_reader *r) {
     return 0;
 }
 
+/* The input is more than the reader holds. */
+static int too_big_file(sgc_pr_reader *r, uint64_t size) {
+    return fail(r, 0,
+                "the file is %llu bytes, more than this reader holds (%llu bytes); it is not a profile of one run",
+                (unsigned long long)size, (unsigned long long)sgc_pr_max_bytes);
+}
+
 int sgc_pr_open_mem(sgc_pr_reader *r, const void *data, size_t size) {
     memset(r, 0, sizeof *r);
+    if ((uint64_t)size > sgc_pr_max_bytes)
+        return too_big_file(r, size);
     r->data = malloc(size ? size : 1);
     if (!r->data)
         return fail(r, 0, "out of memory");
     memcpy(r->data, data, size);
     r->size = size;
     return check_header(r);
+}
+
+/* Reads the rest of f after the header into r->data, at most
+ * sgc_pr_max_bytes in all; expect is the file's size when it has one (0
+ * for a pipe or a device), so that a regular file is read into one buffer
+ * of its size.  0, or -1 with r->err set. */
+static int read_rest(sgc_pr_reader *r, FILE *f, const char *path, uint64_t expect) {
+    uint64_t max = sgc_pr_max_bytes;
+    size_t cap = r->size;
+    for (;;) {
+        if ((uint64_t)r->size >= max) {
+            /* Full: one more byte says whether the input ends here. */
+            if (fgetc(f) == EOF)
+                break;
+            return fail(r, max,
+                        "the input goes on beyond the %llu bytes this reader holds; it is not a profile of one run",
+                        (unsigned long long)max);
+        }
+        if (r->size == cap) {
+            uint64_t want = expect > r->size ? expect : (uint64_t)cap * 2;
+            if (want < (uint64_t)r->size + 65536)
+                want = (uint64_t)r->size + 65536;
+            if (want > max)
+                want = max;
+            uint8_t *q = realloc(r->data, (size_t)want);
+            if (!q)
+                return fail(r, r->size, "out of memory reading %s (%llu bytes)", path, (unsigned long long)want);
+            r->data = q;
+            cap = (size_t)want;
+        }
+        size_t n = fread(r->data + r->size, 1, cap - r->size, f);
+        r->size += n;
+        if (n == 0)
+            break;
+    }
+    if (ferror(f)) {
+        snprintf(r->err, sizeof r->err, "cannot read %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 int sgc_pr_open(sgc_pr_reader *r, const char *path) {
@@ -133,21 +185,35 @@ int sgc_pr_open(sgc_pr_reader *r, const char *path) {
         snprintf(r->err, sizeof r->err, "cannot open %s: %s", path, strerror(errno));
         return -1;
     }
-    size_t cap = 0;
-    for (;;) {
-        r->data = grow(r->data, &cap, r->size + 65536, 1);
-        size_t n = fread(r->data + r->size, 1, cap - r->size, f);
-        r->size += n;
-        if (n == 0)
-            break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        snprintf(r->err, sizeof r->err, "cannot read %s", path);
+    struct stat st;
+    if (fstat(fileno(f), &st) != 0 || S_ISDIR(st.st_mode)) {
+        snprintf(r->err, sizeof r->err, "cannot read %s: %s", path,
+                 S_ISDIR(st.st_mode) ? "is a directory" : strerror(errno));
+        fclose(f);
         return -1;
     }
-    return check_header(r);
+    /* The header first: an input that is not a profile (or is endless,
+     * such as /dev/zero) is refused by its first bytes, before the rest is
+     * read; then the size, before it is held. */
+    r->data = malloc(SGC_PROF_HEADER_BYTES);
+    if (!r->data) {
+        fclose(f);
+        return fail(r, 0, "out of memory");
+    }
+    r->size = fread(r->data, 1, SGC_PROF_HEADER_BYTES, f);
+    int rc = -1;
+    if (ferror(f))
+        snprintf(r->err, sizeof r->err, "cannot read %s: %s", path, strerror(errno));
+    else if (check_header(r) != 0)
+        ;
+    else if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > sgc_pr_max_bytes)
+        too_big_file(r, (uint64_t)st.st_size);
+    else if (read_rest(r, f, path, S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0) == 0)
+        rc = 0;
+    fclose(f);
+    if (rc == 0 && r->version < 2)
+        r->blk_end = r->size; /* version 1: one block, the whole file */
+    return rc;
 }
 
 void sgc_pr_close(sgc_pr_reader *r) {

@@ -3,7 +3,9 @@
  *
  * Invariants:
  *  - A reader holds the whole file in memory and walks it record by record
- *    (sgc_pr_next).  Every record is validated before it is returned: ids
+ *    (sgc_pr_next).  It checks the header before reading the rest, and
+ *    never holds more than sgc_pr_max_bytes: a larger file is refused by
+ *    its size, an input without one (a pipe) once it goes on beyond.  Every record is validated before it is returned: ids
  *    are defined before use (strings, nodes, types), string and node ids are
  *    dense and in order, enumerations are in range, the END record is last
  *    and counts the records before it.  Anything else is an error whose
@@ -115,8 +117,14 @@ typedef struct sgc_pr_reader {
     uint64_t err_offset; /* offset the message names */
 } sgc_pr_reader;
 
-/* Reads path and checks its header.  Returns 0, or -1 with r->err set
- * (cannot open, too short, bad magic, unsupported version).  Call
+/* The most bytes a reader holds (4 GiB): a larger input is refused by its
+ * size, or once it goes on beyond it, before it is held.  Tests may lower
+ * it. */
+extern uint64_t sgc_pr_max_bytes;
+
+/* Reads path and checks its header (before reading the rest).  Returns 0,
+ * or -1 with r->err set (cannot open, a directory, too short, bad magic,
+ * unsupported version, more than sgc_pr_max_bytes).  Call
  * sgc_pr_close in both cases. */
 int sgc_pr_open(sgc_pr_reader *r, const char *path);
 /* The same for bytes already in memory (copied). */

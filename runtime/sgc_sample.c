@@ -200,6 +200,7 @@ static int start_session(uint64_t period, sgc_sample_mode mode, uint64_t seed) {
         return 0;
     }
     end_session();
+    sgc__sampler.sessions++;
     sgc__sampler.mode = mode;
     sgc__sampler.period = period;
     sgc__sample_rng_seed(&sgc__sampler.rng, seed);
@@ -220,6 +221,8 @@ int sgc_sampling_start(uint64_t period, sgc_sample_mode mode, uint64_t seed) {
         return -1;
     if (period > SGC_SAMPLE_MAX_PERIOD)
         return -1;
+    if (sgc__shut_down)
+        return -1; /* the profile has ended: no session may follow it */
     if (!sgc__initialized)
         sgc_init(); /* may start a session from SGC_ALLOC_PERIOD; this one replaces it */
     return start_session(period, mode, seed);

@@ -68,6 +68,7 @@ typedef struct sgc_sampler {
     char *synced_free;            /* sgc_nursery.free when the nursery's bytes were last accounted */
     sgc_sample_rng rng;           /* poisson gap generator */
     uint64_t serial;              /* sampled objects recorded since start-up */
+    uint64_t sessions;            /* sampling sessions started since start-up */
     sgc_pending_sample *pending;  /* samples whose survival is not known yet */
     size_t npending;              /* entries used in pending */
     size_t cap;                   /* entries allocated in pending */

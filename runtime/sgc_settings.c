@@ -7,15 +7,15 @@
  * yet that could be lost.
  */
 #include <ctype.h>
-#include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "sgc_alt.h"
 #include "sgc_internal.h"
+#include "sgc_sample.h"
 
 /* Defaults (documented in docs/RUNTIME.md). */
 #define SGC_DEFAULT_NURSERY ((size_t)1 << 20)   /* 1 MiB: the L2 size of the reference machine */
@@ -179,6 +179,39 @@ static int parse_uint(const char *text, uint64_t *out) {
     return 0;
 }
 
+/* Parses a decimal number with at most three decimals ("2", "1.5",
+ * "1.001"; no sign, exponent, hexadecimal or spaces, digits on both sides
+ * of a point) into thousandths; -1 if it is not one or exceeds 10^15. */
+static int parse_decimal3(const char *text, uint64_t *thousandths) {
+    const char *p = text;
+    uint64_t whole = 0;
+    if (*p < '0' || *p > '9')
+        return -1;
+    for (; *p >= '0' && *p <= '9'; p++) {
+        if (whole > 1000000000000u)
+            return -1;
+        whole = whole * 10 + (uint64_t)(*p - '0');
+    }
+    uint64_t frac = 0;
+    if (*p == '.') {
+        p++;
+        int digits = 0;
+        for (; *p >= '0' && *p <= '9'; p++, digits++) {
+            if (digits == 3)
+                return -1;
+            frac = frac * 10 + (uint64_t)(*p - '0');
+        }
+        if (digits == 0)
+            return -1;
+        for (; digits < 3; digits++)
+            frac *= 10;
+    }
+    if (*p != '\0')
+        return -1;
+    *thousandths = whole * 1000 + frac;
+    return 0;
+}
+
 /* A 0/1 switch; "0" and "1" only, so that "yes"/"no" typos are caught. */
 static int parse_switch(const char *name, const char *value) {
     if (strcmp(value, "0") == 0)
@@ -278,10 +311,13 @@ const char *sgc__setting_closest(const char *name, size_t len) {
 
 extern char **environ;
 
-/* Refuses any SGC_* variable that is not in sgc__setting_names. */
+/* Refuses any variable whose name begins with SGC_ in any case and is not
+ * exactly one of sgc__setting_names (sgc_alloc_period=4M would otherwise
+ * leave sampling silently off), and a setting given twice (an environment
+ * built by execve may hold a name twice; getenv reads only the first). */
 static void refuse_unknown_names(void) {
     for (char **e = environ; e && *e; e++) {
-        if (strncmp(*e, "SGC_", 4) != 0)
+        if (strncasecmp(*e, "SGC_", 4) != 0)
             continue;
         const char *eq = strchr(*e, '=');
         size_t len = eq ? (size_t)(eq - *e) : strlen(*e);
@@ -295,6 +331,12 @@ static void refuse_unknown_names(void) {
                     *e, sgc__setting_closest(*e, len));
             exit(2);
         }
+        for (char **f = environ; f != e; f++)
+            if (strncmp(*f, *e, len) == 0 && (*f)[len] == '=') {
+                fprintf(stderr, "freecheck: %s: %.*s is set twice in the environment (first %s); set it once\n", *e,
+                        (int)len, *e, *f);
+                exit(2);
+            }
     }
 }
 
@@ -334,6 +376,8 @@ static void calibrate_spin(void) {
     }
     sgc__settings.spin_iters_per_ns = best;
 }
+
+static void refuse_without_effect(void);
 
 void sgc__settings_load(void) {
     const char *v;
@@ -384,12 +428,12 @@ void sgc__settings_load(void) {
         sgc__settings.nursery_size = (size_t)(n & ~(uint64_t)7);
     }
     if ((v = getenv("SGC_MAJOR_GROWTH")) != NULL) {
-        char *end;
-        errno = 0;
-        double g = strtod(v, &end);
-        if (end == v || *end != '\0' || errno != 0 || !isfinite(g) || g <= 1.0 || g > 1000.0)
-            bad("SGC_MAJOR_GROWTH", v, "expected a growth factor above 1.0 and at most 1000, such as 2 or 1.5");
-        sgc__settings.major_growth = g;
+        uint64_t thousandths;
+        if (parse_decimal3(v, &thousandths) != 0 || thousandths <= 1000 || thousandths > 1000000)
+            bad("SGC_MAJOR_GROWTH", v,
+                "expected a growth factor above 1 and at most 1000, a decimal number with at most three decimals "
+                "such as 2 or 1.5");
+        sgc__settings.major_growth = (double)thousandths / 1000.0;
     }
     if ((v = getenv("SGC_HEAP_MAX")) != NULL) {
         if (sgc__parse_size(v, &n) != 0)
@@ -456,6 +500,54 @@ void sgc__settings_load(void) {
     if (sgc__settings.alloc_offset && sgc_alt_switches_alloc(sgc__settings.alt_mode))
         bad("SGC_ALLOC_OFFSET", getenv("SGC_ALLOC_OFFSET"),
             "cannot be combined with SGC_ALTERNATE=alloc or both (each on segment restarts sampling)");
+    sgc__settings.time_mode_given = getenv("SGC_TIME_MODE") != NULL;
+    refuse_without_effect();
+}
+
+/* A setting named here, set, while what it needs is off: exit 2 (nothing
+ * the program does could use it; docs/RUNTIME.md, "Settings without
+ * effect"). */
+static void no_effect(const char *name, const char *without, const char *set_what) {
+    char why[300];
+    snprintf(why, sizeof why, "has no effect without %s; set %s or unset %s", without, set_what, name);
+    bad(name, getenv(name), why);
+}
+
+/* Prints "freecheck: NAME=value: warning: ..." (the run goes on). */
+static void warn(const char *name, const char *what) {
+    fprintf(stderr, "freecheck: %s=%s: warning: %s\n", name, getenv(name), what);
+}
+
+static void refuse_without_effect(void) {
+    /* Neither sgc_sampling_start nor sgc_time_sampling_start reads these:
+     * they act only through the sampler the environment starts. */
+    if (getenv("SGC_ALLOC_MODE") && sgc__settings.alloc_period == 0)
+        no_effect("SGC_ALLOC_MODE", "allocation sampling (SGC_ALLOC_PERIOD is 0 or unset)", "a period");
+    if (getenv("SGC_TIME_CLOCK") && sgc__settings.time_hz == 0)
+        no_effect("SGC_TIME_CLOCK", "time sampling (SGC_TIME_HZ is 0 or unset)", "a rate");
+    if (sgc__settings.alt_mode == SGC_ALT_OFF) {
+        static const char *const alt_vars[] = {"SGC_ALT_SEGMENT", "SGC_ALT_OUT", "SGC_ALT_CARRY", "SGC_ALT_COST"};
+        for (size_t i = 0; i < sizeof alt_vars / sizeof alt_vars[0]; i++) {
+            const char *v = getenv(alt_vars[i]);
+            /* An empty SGC_ALT_OUT and a cost of 0 ask for nothing. */
+            if (v && *v && strcmp(v, "0") != 0)
+                no_effect(alt_vars[i], "in-process alternation (SGC_ALTERNATE is off or unset)", "SGC_ALTERNATE");
+        }
+    }
+    /* The validation sweeps pass the spin's clock with a spin of 0 as
+     * their control on purpose: a warning. */
+    if (getenv("SGC_SAMPLE_SPIN_CLOCK") && sgc__settings.sample_spin_ns == 0)
+        warn("SGC_SAMPLE_SPIN_CLOCK", "has no effect without a spin (SGC_SAMPLE_SPIN_NS is 0 or unset)");
+}
+
+void sgc__settings_exit_warnings(void) {
+    /* These also act on sampling the program starts itself, so only the
+     * end of the run can tell that nothing used them. */
+    if (sgc__settings.time_mode_given && sgc__stats.time_sampling_ns == 0)
+        warn("SGC_TIME_MODE", "had no effect: no time sampling ran in this process (SGC_TIME_HZ is 0 or unset)");
+    if (sgc__settings.sample_spin_ns && sgc__stats.time_sampling_ns == 0 && sgc__sampler.sessions == 0)
+        warn("SGC_SAMPLE_SPIN_NS",
+             "had no effect: no sampler ran in this process (SGC_ALLOC_PERIOD and SGC_TIME_HZ are 0 or unset)");
 }
 
 void sgc__spin_ns(uint64_t ns) {

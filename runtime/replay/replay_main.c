@@ -20,6 +20,11 @@
 
 /* Largest payload a trace may ask for: larger is surely a typo. */
 #define REPLAY_MAX_PAYLOAD ((uint64_t)1 << 32)
+/* A line is a command of a few words: anything longer is not a trace, and
+ * reading it whole would take unbounded memory. */
+#define REPLAY_MAX_LINE 1024
+/* Commands read before anything runs (40 bytes each): 640 MiB at most. */
+#define REPLAY_MAX_OPS ((size_t)1 << 24)
 
 enum replay_kind { OP_NURSERY, OP_PERIOD, OP_POISSON, OP_ALLOC, OP_MINOR, OP_MAJOR };
 
@@ -69,23 +74,43 @@ static void push_op(replay_op op) {
     ops[nops++] = op;
 }
 
-/* Reads and checks the whole trace; returns the nursery size asked for, or 0. */
-static uint64_t read_trace(FILE *in) {
-    char *buf = NULL;
-    size_t cap = 0;
-    ssize_t len;
+/* Reads one line of at most REPLAY_MAX_LINE bytes (its newline included)
+ * into buf (REPLAY_MAX_LINE + 1 bytes), without the newline.  Returns 1, or
+ * 0 at the end of the input; a longer line or a NUL byte is bad input. */
+static int read_line(FILE *in, char *buf, uint64_t line) {
+    size_t n = 0;
+    int c;
+    while ((c = getc(in)) != EOF && c != '\n') {
+        if (c == '\0')
+            bad_input(line, "contains a NUL byte", NULL);
+        if (n + 1 >= REPLAY_MAX_LINE) {
+            char what[64];
+            snprintf(what, sizeof what, "longer than %d bytes", REPLAY_MAX_LINE);
+            bad_input(line, what, NULL);
+        }
+        buf[n++] = (char)c;
+    }
+    buf[n] = '\0';
+    return c != EOF || n > 0;
+}
+
+/* Reads and checks the whole trace; returns the nursery size asked for, or
+ * 0 (then *nursery_line is 0).  Every word of every line is accounted for:
+ * a command's words, or a comment from a word that starts with #. */
+static uint64_t read_trace(FILE *in, uint64_t *nursery_line) {
+    char buf[REPLAY_MAX_LINE + 1];
     uint64_t line = 0, nursery = 0;
     int seen_alloc = 0;
-    while ((len = getline(&buf, &cap, in)) != -1) {
+    *nursery_line = 0;
+    while (read_line(in, buf, line + 1)) {
         line++;
-        if ((size_t)len != strlen(buf))
-            bad_input(line, "contains a NUL byte", NULL);
-        char *hash = strchr(buf, '#');
-        if (hash)
-            *hash = '\0';
         char *words[4];
         int nw = 0;
-        for (char *save = NULL, *w = strtok_r(buf, " \t\r\n\v\f", &save); w; w = strtok_r(NULL, " \t\r\n\v\f", &save)) {
+        for (char *save = NULL, *w = strtok_r(buf, " \t\r\v\f", &save); w; w = strtok_r(NULL, " \t\r\v\f", &save)) {
+            if (w[0] == '#')
+                break; /* the rest of the line is a comment */
+            if (strchr(w, '#'))
+                bad_input(line, "a comment starts with # at the start of a word", w);
             if (nw == 4)
                 bad_input(line, "too many words", NULL);
             words[nw++] = w;
@@ -97,12 +122,26 @@ static uint64_t read_trace(FILE *in) {
         if (!strcmp(kw, "nursery")) {
             if (nw != 2)
                 bad_input(line, "expected \"nursery <bytes>\"", NULL);
+            if (*nursery_line) {
+                char what[80];
+                snprintf(what, sizeof what, "a second nursery line (the first is line %llu)",
+                         (unsigned long long)*nursery_line);
+                bad_input(line, what, NULL);
+            }
             if (seen_alloc)
                 bad_input(line, "\"nursery\" must come before the first alloc", NULL);
             if (parse_number(words[1], 1, &op.a))
                 bad_input(line, "not a byte count", words[1]);
             if (op.a < 4096 || op.a > ((uint64_t)1 << 36))
                 bad_input(line, "the nursery must be between 4K and 64G", words[1]);
+            const char *env = getenv("SGC_NURSERY");
+            if (env) {
+                char what[200];
+                snprintf(what, sizeof what,
+                         "the trace sets the nursery (nursery %.40s) and so does SGC_NURSERY=%.40s; give one of them",
+                         words[1], env);
+                bad_input(line, what, NULL);
+            }
             /* A size in range that this machine cannot map is still the
              * trace's fault: say which line, as for any other bad value
              * (the runtime would name only SGC_NURSERY). */
@@ -112,6 +151,7 @@ static uint64_t read_trace(FILE *in) {
                 bad_input(line, "the system refused to map a nursery of this size", words[1]);
             munmap(m, map);
             nursery = op.a;
+            *nursery_line = line;
             continue; /* applied before the runtime starts */
         } else if (!strcmp(kw, "period")) {
             op.kind = OP_PERIOD;
@@ -152,14 +192,34 @@ static uint64_t read_trace(FILE *in) {
         } else {
             bad_input(line, "unknown command (expected nursery, period, poisson, alloc, minor or major)", kw);
         }
+        if (nops == REPLAY_MAX_OPS) {
+            char what[80];
+            snprintf(what, sizeof what, "more than %zu commands; split the trace", REPLAY_MAX_OPS);
+            bad_input(line, what, NULL);
+        }
         push_op(op);
     }
     if (ferror(in)) {
         fprintf(stderr, "sgc-replay: error reading the trace: %s\n", strerror(errno));
         exit(1);
     }
-    free(buf);
     return nursery;
+}
+
+/* The trace alone decides the sampling: a setting that would start,
+ * restart or shape it from the environment is refused, not overridden. */
+static void refuse_sampling_settings(void) {
+    static const char *const owned[] = {"SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE", "SGC_ALLOC_OFFSET", "SGC_SEED",
+                                        "SGC_ALTERNATE"};
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++) {
+        const char *v = getenv(owned[i]);
+        if (v) {
+            fprintf(stderr,
+                    "sgc-replay: %s=%s: the trace alone controls sampling (its period and poisson lines); unset %s\n",
+                    owned[i], v, owned[i]);
+            exit(2);
+        }
+    }
 }
 
 /* ---- Running ------------------------------------------------------------- */
@@ -219,10 +279,11 @@ int main(int argc, char **argv) {
                 "per sampled object whose fate becomes known, and \"total <bytes> <samples>\".\n");
         return help ? 0 : 2;
     }
-    uint64_t nursery = read_trace(stdin);
     /* The trace alone decides the sampling; other settings (stress mode,
      * verification, a profile) still apply. */
-    unsetenv("SGC_ALLOC_PERIOD");
+    refuse_sampling_settings();
+    uint64_t nursery_line;
+    uint64_t nursery = read_trace(stdin, &nursery_line);
     if (nursery) {
         char text[32];
         snprintf(text, sizeof text, "%llu", (unsigned long long)nursery);

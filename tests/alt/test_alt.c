@@ -379,14 +379,27 @@ Test(alt, bad_settings_exit_2_naming_the_variable) {
     }
     char err[256];
     cr_assert_eq(load_in_child("SGC_ALLOC_PERIOD=4K", "SGC_ALTERNATE", "alloc", err, sizeof err), 0, "%s", err);
-    cr_assert_eq(load_in_child(NULL, "SGC_ALT_SEGMENT", "16", err, sizeof err), 0, "%s", err);
-    cr_assert_eq(load_in_child(NULL, "SGC_ALT_SEGMENT", "25ms", err, sizeof err), 0, "%s", err);
+    cr_assert_eq(load_in_child("SGC_ALTERNATE=none", "SGC_ALT_SEGMENT", "16", err, sizeof err), 0, "%s", err);
+    cr_assert_eq(load_in_child("SGC_ALTERNATE=none", "SGC_ALT_SEGMENT", "25ms", err, sizeof err), 0, "%s", err);
 }
 
-Test(alt, unwritable_series_file_fails_the_run) {
+/* A path the series cannot be written to is bad input, refused at
+ * start-up (runtime/sgc_output.h). */
+Test(alt, unwritable_series_path_refused_at_start, .exit_code = 2) {
     setenv("SGC_ALTERNATE", "none", 1);
     setenv("SGC_ALT_OUT", "/nonexistent-dir/series", 1);
     sgc_init();
+}
+
+/* One that becomes unwritable during the run fails it at exit. */
+Test(alt, series_that_becomes_unwritable_fails_the_run) {
+    char dir[] = "/tmp/sgc-test-seriesdir-XXXXXX", path[64];
+    cr_assert_not_null(mkdtemp(dir));
+    snprintf(path, sizeof path, "%s/series", dir);
+    setenv("SGC_ALTERNATE", "none", 1);
+    setenv("SGC_ALT_OUT", path, 1);
+    sgc_init();
+    cr_assert_eq(rmdir(dir), 0, "the check at start-up leaves nothing behind");
     cr_assert_eq(sgc__alt_shutdown(), -1);
 }
 

@@ -50,7 +50,8 @@ rc=$?
 check "$([ $rc = 2 ] && grep -q "SGC_ALTERNATE=alloc: .*SGC_ALLOC_PERIOD" "$work/out" && echo 0)" \
     "alloc without a period: exit 2 naming it ($(cat "$work/out"))"
 SGC_ALTERNATE=none SGC_ALT_OUT=/nonexistent/x "$bin/binarytrees" --size 1 > "$work/out" 2>&1
-check "$([ $? = 1 ] && grep -q "SGC_ALT_OUT" "$work/out" && echo 0)" "an unwritable series fails the run"
+check "$([ $? = 2 ] && grep -q "SGC_ALT_OUT=/nonexistent/x: cannot write the segment series there" "$work/out" && echo 0)" \
+    "an unwritable series is refused at start-up ($(cat "$work/out"))"
 "$bin/inproc-estimate" "$work/out" > /dev/null 2>&1
 check "$([ $? = 2 ] && echo 0)" "inproc-estimate refuses a file that is not a series"
 exit $fail

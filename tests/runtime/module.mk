@@ -3,7 +3,10 @@
 #                            write barrier, large objects, frames, globals, the
 #                            verifier, poisoning, the stats record, settings,
 #                            the validation spin (SGC_SAMPLE_SPIN_NS), huge
-#                            pages (SGC_HUGEPAGES) and their fallback
+#                            pages (SGC_HUGEPAGES) and their fallback, the
+#                            output files (SGC_PROFILE, SGC_STATS, SGC_ALT_OUT:
+#                            special files, one file named twice), misuse
+#                            of the API (test_api.c)
 #   test-runtime-stress      gc_stress (random graphs against a shadow model),
 #                            small nursery, heap verifier on, three seeds
 #   test-runtime-stress-mode the same with SGC_GC_STRESS (a minor collection
@@ -19,7 +22,7 @@ $(OBJ)/tests/runtime/%.o: CFLAGS += $(shell pkg-config --cflags criterion 2>/dev
 
 $(RT_TEST_DIR)/test-runtime-unit: $(OBJ)/tests/runtime/test_gc.o $(OBJ)/tests/runtime/test_settings.o \
 		$(OBJ)/tests/runtime/test_spin.o $(OBJ)/tests/runtime/test_los.o $(OBJ)/tests/runtime/test_huge.o \
-		$(LIBDIR)/libsgc.a
+		$(OBJ)/tests/runtime/test_output.o $(OBJ)/tests/runtime/test_api.o $(LIBDIR)/libsgc.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(RT_CRITERION_LIBS) $(LDLIBS)
 

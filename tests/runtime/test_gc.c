@@ -727,14 +727,23 @@ Test(gc, heap_max_lets_garbage_through) {
     cr_assert_leq(stats().peak_heap_bytes, ((uint64_t)8 << 20) + (64 << 10));
 }
 
-/* A profile that cannot be written completely (a full disk: /dev/full) is
- * said on stderr and makes the exit status 1: the program runs on, but its
- * run is not silently a good one. */
+/* A profile that cannot be written completely (a full disk; here the file
+ * size limit, RLIMIT_FSIZE, with SIGXFSZ ignored, so that write() fails as
+ * on a full disk) is said on stderr and makes the exit status 1: the
+ * program runs on, but its run is not silently a good one. */
 Test(gc, incomplete_profile_exits_1, .exit_code = 1) {
+    char path[] = "/tmp/sgc-test-fullprofile-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    close(fd);
     setenv("SGC_VERIFY", "0", 1);
-    setenv("SGC_PROFILE", "/dev/full", 1);
+    setenv("SGC_PROFILE", path, 1);
     setenv("SGC_ALLOC_PERIOD", "4K", 1);
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit rl = {4096, 4096};
+    cr_assert_eq(setrlimit(RLIMIT_FSIZE, &rl), 0);
     for (int i = 0; i < 100000; i++)
         sgc_alloc(T_BYTES, 64);
+    unlink(path);
     sgc_shutdown();
 }

@@ -123,6 +123,7 @@ Test(settings, good_values) {
     cr_assert_eq(sgc__settings.poison, 1);
     cr_assert_eq(sgc__settings.sample_spin_ns, 999999u);
     setenv("SGC_TIME_HZ", "0", 1);
+    unsetenv("SGC_TIME_CLOCK");                    /* a clock without a rate is refused */
     setenv("SGC_SAMPLE_SPIN_NS", "1000000000", 1); /* the largest, allowed without time samples */
     sgc__settings_load();
     cr_assert_eq(sgc__settings.sample_spin_ns, 1000000000u);
@@ -309,7 +310,7 @@ Test(settings, hugepages_switch) {
 
 Test(settings, minimum_nursery_accepted) {
     cr_assert_eq(load_in_child("SGC_NURSERY", "4K", (char[64]){0}, 64), 0);
-    cr_assert_eq(load_in_child("SGC_MAJOR_GROWTH", "1.0001", (char[64]){0}, 64), 0);
+    cr_assert_eq(load_in_child("SGC_MAJOR_GROWTH", "1.001", (char[64]){0}, 64), 0);
 }
 
 Test(settings, unknown_name_refused_naming_the_closest) {
@@ -344,7 +345,8 @@ Test(settings, documented_names_are_the_known_names) {
     char line[1024];
     int documented = 0, in_settings = 0;
     while (fgets(line, sizeof line, f)) {
-        if (strncmp(line, "## ", 3) == 0)
+        /* The table of the section itself, not its subsections'. */
+        if (strncmp(line, "## ", 3) == 0 || strncmp(line, "### ", 4) == 0)
             in_settings = strcmp(line, "## Settings\n") == 0;
         if (!in_settings || strncmp(line, "| `SGC_", 7) != 0)
             continue;
@@ -390,4 +392,208 @@ Test(settings, spin_against_time_rate) {
         }
     }
     clear_env();
+}
+
+/* The SGC_ prefix is reserved in every case: a name that matches it but is
+ * not exactly a known setting is refused with the nearest known name, so
+ * sgc_alloc_period=4M does not leave sampling silently off. */
+Test(settings, any_case_of_the_prefix_is_refused_with_the_nearest_name) {
+    static const struct {
+        const char *name, *value, *closest;
+    } typo[] = {
+        {"sgc_alloc_period", "4M", "SGC_ALLOC_PERIOD"}, {"Sgc_ALLOC_PERIOD", "4M", "SGC_ALLOC_PERIOD"},
+        {"sGC_TIME_HZ", "1000", "SGC_TIME_HZ"},         {"SGC_ALLOC_PEROID", "4M", "SGC_ALLOC_PERIOD"},
+        {"sgc_stats", "/tmp/x", "SGC_STATS"},           {"Sgc_Nursery", "64K", "SGC_NURSERY"},
+    };
+    for (size_t i = 0; i < sizeof typo / sizeof typo[0]; i++) {
+        char err[512], want[256];
+        int rc = load_in_child(typo[i].name, typo[i].value, err, sizeof err);
+        cr_assert_eq(rc, 2, "%s=%s: exit status %d", typo[i].name, typo[i].value, rc);
+        snprintf(want, sizeof want,
+                 "freecheck: %s=%s: unknown setting (did you mean %s?); the SGC_* settings are listed in "
+                 "docs/RUNTIME.md\n",
+                 typo[i].name, typo[i].value, typo[i].closest);
+        cr_assert_eq(strncmp(err, want, strlen(want)), 0, "got: %s\nwant: %s", err, want);
+    }
+}
+
+/* A variable set twice in the environment (possible with execve): the
+ * runtime would read only the first, so it refuses both. */
+Test(settings, a_setting_given_twice_is_refused) {
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], 2);
+        static char *env[] = {"PATH=/bin", "SGC_NURSERY=64K", "HOME=/", "SGC_NURSERY=128K", NULL};
+        environ = env;
+        sgc__settings_load();
+        _exit(0);
+    }
+    close(fds[1]);
+    char err[512];
+    ssize_t n = read(fds[0], err, sizeof err - 1);
+    err[n > 0 ? n : 0] = '\0';
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 2, "status %d, stderr: %s", status, err);
+    const char *want = "freecheck: SGC_NURSERY=128K: SGC_NURSERY is set twice in the environment (first "
+                       "SGC_NURSERY=64K); set it once\n";
+    cr_assert_eq(strncmp(err, want, strlen(want)), 0, "got: %s\nwant: %s", err, want);
+}
+
+/* Runs sgc_init in a child with the settings "NAME=VALUE" (NULL-terminated)
+ * and exits through exit(); returns its status and stderr. */
+static int run_in_child(const char *const *settings, char *err, size_t errlen) {
+    int fds[2];
+    cr_assert_eq(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    cr_assert_geq(pid, 0);
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], 2);
+        for (const char *const *s = settings; *s; s++) {
+            char name[64];
+            size_t len = strcspn(*s, "=");
+            snprintf(name, sizeof name, "%.*s", (int)len, *s);
+            setenv(name, *s + len + 1, 1);
+        }
+        sgc_init();
+        exit(0);
+    }
+    close(fds[1]);
+    size_t n = 0;
+    ssize_t r;
+    while (n + 1 < errlen && (r = read(fds[0], err + n, errlen - 1 - n)) > 0)
+        n += (size_t)r;
+    err[n] = '\0';
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* Every combination in which a setting would have no effect (docs/RUNTIME.md,
+ * "Settings without effect"): refused with exit 2 when nothing the program
+ * does could use it, a warning (exit 0) where the harness passes it on
+ * purpose or where only the program's own calls could use it; and the
+ * combinations in which the same settings act, accepted without a word. */
+Test(settings, settings_without_effect_refused_or_warned) {
+    static const struct {
+        const char *settings[5];
+        int rc;
+        const char *message; /* the whole of stderr; "" = nothing */
+    } cases[] = {
+        {{"SGC_ALLOC_MODE=poisson"},
+         2,
+         "freecheck: SGC_ALLOC_MODE=poisson: has no effect without allocation sampling (SGC_ALLOC_PERIOD is 0 or "
+         "unset); set a period or unset SGC_ALLOC_MODE\n"},
+        {{"SGC_ALLOC_MODE=fixed", "SGC_ALLOC_PERIOD=0"},
+         2,
+         "freecheck: SGC_ALLOC_MODE=fixed: has no effect without allocation sampling (SGC_ALLOC_PERIOD is 0 or "
+         "unset); set a period or unset SGC_ALLOC_MODE\n"},
+        {{"SGC_TIME_CLOCK=cpu"},
+         2,
+         "freecheck: SGC_TIME_CLOCK=cpu: has no effect without time sampling (SGC_TIME_HZ is 0 or unset); set a "
+         "rate or unset SGC_TIME_CLOCK\n"},
+        {{"SGC_TIME_CLOCK=wall", "SGC_TIME_HZ=0"},
+         2,
+         "freecheck: SGC_TIME_CLOCK=wall: has no effect without time sampling (SGC_TIME_HZ is 0 or unset); set a "
+         "rate or unset SGC_TIME_CLOCK\n"},
+        {{"SGC_ALT_SEGMENT=4"},
+         2,
+         "freecheck: SGC_ALT_SEGMENT=4: has no effect without in-process alternation (SGC_ALTERNATE is off or "
+         "unset); set SGC_ALTERNATE or unset SGC_ALT_SEGMENT\n"},
+        {{"SGC_ALT_OUT=/tmp/sgc-test-unused-series"},
+         2,
+         "freecheck: SGC_ALT_OUT=/tmp/sgc-test-unused-series: has no effect without in-process alternation "
+         "(SGC_ALTERNATE is off or unset); set SGC_ALTERNATE or unset SGC_ALT_OUT\n"},
+        {{"SGC_ALT_CARRY=100", "SGC_ALTERNATE=off"},
+         2,
+         "freecheck: SGC_ALT_CARRY=100: has no effect without in-process alternation (SGC_ALTERNATE is off or "
+         "unset); set SGC_ALTERNATE or unset SGC_ALT_CARRY\n"},
+        {{"SGC_ALT_COST=100"},
+         2,
+         "freecheck: SGC_ALT_COST=100: has no effect without in-process alternation (SGC_ALTERNATE is off or "
+         "unset); set SGC_ALTERNATE or unset SGC_ALT_COST\n"},
+        /* The harness's validation sweeps pass the clock with a spin of 0
+         * (their control): a warning, not a refusal. */
+        {{"SGC_SAMPLE_SPIN_CLOCK=cpu", "SGC_SAMPLE_SPIN_NS=0"},
+         0,
+         "freecheck: SGC_SAMPLE_SPIN_CLOCK=cpu: warning: has no effect without a spin (SGC_SAMPLE_SPIN_NS is 0 "
+         "or unset)\n"},
+        /* These could be used by the program's own sgc_time_sampling_start
+         * or sgc_sampling_start, and the harness passes them to its baseline
+         * runs: a warning at exit when nothing used them. */
+        {{"SGC_TIME_MODE=thread"},
+         0,
+         "freecheck: SGC_TIME_MODE=thread: warning: had no effect: no time sampling ran in this process "
+         "(SGC_TIME_HZ is 0 or unset)\n"},
+        {{"SGC_SAMPLE_SPIN_NS=5000"},
+         0,
+         "freecheck: SGC_SAMPLE_SPIN_NS=5000: warning: had no effect: no sampler ran in this process "
+         "(SGC_ALLOC_PERIOD and SGC_TIME_HZ are 0 or unset)\n"},
+        /* A time segment of fewer than 20 timer periods is lengthened. */
+        {{"SGC_ALTERNATE=time", "SGC_TIME_HZ=100", "SGC_ALT_SEGMENT=5ms"},
+         0,
+         "freecheck: SGC_ALT_SEGMENT=5ms: warning: segments last 200ms, at least 20 periods of SGC_TIME_HZ=100\n"},
+        /* Where they act: accepted without a word. */
+        {{"SGC_ALLOC_MODE=poisson", "SGC_ALLOC_PERIOD=64K"}, 0, ""},
+        {{"SGC_TIME_CLOCK=cpu", "SGC_TIME_HZ=100"}, 0, ""},
+        {{"SGC_ALTERNATE=none", "SGC_ALT_SEGMENT=4", "SGC_ALT_CARRY=1", "SGC_ALT_COST=1"}, 0, ""},
+        {{"SGC_SAMPLE_SPIN_CLOCK=cpu", "SGC_SAMPLE_SPIN_NS=1000", "SGC_ALLOC_PERIOD=64K"}, 0, ""},
+        {{"SGC_TIME_MODE=thread", "SGC_TIME_HZ=100"}, 0, ""},
+        {{"SGC_ALTERNATE=time", "SGC_TIME_HZ=1000", "SGC_ALT_SEGMENT=20ms"}, 0, ""},
+        /* 0 means off: saying so is not a setting without effect. */
+        {{"SGC_ALLOC_OFFSET=0", "SGC_ALT_CARRY=0", "SGC_ALT_COST=0", "SGC_SAMPLE_SPIN_NS=0"}, 0, ""},
+        /* The seed is recorded in the stats record whatever the mode, and
+         * the harness gives every run one (docs/RUNTIME.md). */
+        {{"SGC_SEED=7"}, 0, ""},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        clear_env();
+        char err[1024];
+        int rc = run_in_child(cases[i].settings, err, sizeof err);
+        cr_assert_eq(rc, cases[i].rc, "case %zu (%s ...): exit %d, stderr: %s", i, cases[i].settings[0], rc, err);
+        /* The message whole, and no other line of the runtime's (a
+         * sanitizer build may add lines of its own). */
+        size_t len = strlen(cases[i].message);
+        cr_assert_eq(strncmp(err, cases[i].message, len), 0, "case %zu (%s ...): got: %s\nwant: %s", i,
+                     cases[i].settings[0], err, cases[i].message);
+        cr_assert_null(strstr(err + len, "freecheck:"), "case %zu (%s ...): more: %s", i, cases[i].settings[0], err);
+    }
+    clear_env();
+}
+
+/* SGC_MAJOR_GROWTH is decimal like every other setting (no hexadecimal, no
+ * exponent), with at most three decimals: the stats record states it with
+ * three. */
+Test(settings, major_growth_is_decimal) {
+    static const struct {
+        const char *text;
+        double value;
+    } good[] = {{"2", 2.0}, {"1.5", 1.5}, {"1.001", 1.001}, {"1000", 1000.0}, {"1000.000", 1000.0}, {"01.25", 1.25}};
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        setenv("SGC_MAJOR_GROWTH", good[i].text, 1);
+        sgc__settings_load();
+        cr_assert_eq(sgc__settings.major_growth, good[i].value, "%s", good[i].text);
+    }
+    unsetenv("SGC_MAJOR_GROWTH");
+    static const char *const bad[] = {"0x10", "0x1p1", "1e1",   "2E0",      "1.0001", "2.",  ".5",  "+2",  " 2", "2 ",
+                                      "1",    "1.0",   "1.000", "1000.001", "1001",   "1,5", "inf", "nan", "",   "-2"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char err[512], want[256];
+        int rc = load_in_child("SGC_MAJOR_GROWTH", bad[i], err, sizeof err);
+        cr_assert_eq(rc, 2, "'%s': exit status %d", bad[i], rc);
+        snprintf(want, sizeof want,
+                 "freecheck: SGC_MAJOR_GROWTH=%s: expected a growth factor above 1 and at most 1000, a decimal number "
+                 "with at most three decimals such as 2 or 1.5\n",
+                 bad[i]);
+        cr_assert_eq(strncmp(err, want, strlen(want)), 0, "got: %s\nwant: %s", err, want);
+    }
 }

@@ -336,10 +336,12 @@ static int settings_exit(const char *mode, const char *clock) {
     pid_t pid = fork();
     if (pid == 0) {
         setenv("SGC_TIME_MODE", mode, 1);
-        if (clock)
+        if (clock) {
             setenv("SGC_TIME_CLOCK", clock, 1);
-        else
+            setenv("SGC_TIME_HZ", "100", 1); /* a clock without a rate is refused */
+        } else {
             unsetenv("SGC_TIME_CLOCK");
+        }
         freopen("/dev/null", "w", stderr);
         sgc__settings_load();
         _exit(sgc__settings.time_mode == SGC_TIME_THREAD ? 10 : 11);
