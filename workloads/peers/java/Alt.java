@@ -10,11 +10,13 @@
 // loads it.
 //
 // The switch is the agent's (fcagent.c): it enables or disables the
-// SampledObjectAlloc event (JVMTI SetEventNotificationMode).  HotSpot tests
+// SampledObjectAlloc event (JVMTI SetEventNotificationMode), at a boundary
+// where the segments' kinds differ (and for the lead-in).  HotSpot tests
 // that the event is enabled on every allocation slow path, so off takes
 // effect at once; on takes effect when the thread next refills its TLAB,
 // because only then does HotSpot lower the TLAB's end to the next sample
-// point (docs/WORKLOADS.md measures that lag).  The samples are the agent's
+// point (docs/WORKLOADS.md measures that lag).  After the last segment
+// sampling is switched off, so nothing after the series is sampled.  The samples are the agent's
 // count of the events it received, read at every boundary; the bytes are the
 // JVM's count of the bytes this thread allocated (ThreadMXBean); the CPU time
 // is the process's (the agent's clock_gettime(CLOCK_PROCESS_CPUTIME_ID)):
@@ -72,6 +74,8 @@ final class Alt {
     private static final int FIRST_CHECK = 16;
 
     private static int mode = OFF;
+    /** The program's name for messages: a field, since a string constant's first use would allocate. */
+    private static String program = "peer";
     private static int phase;
     private static boolean closed;
     private static long seed = DEFAULT_SEED;
@@ -79,6 +83,7 @@ final class Alt {
     private static String out;
     private static long period;
     private static boolean samplingAtStart;
+    private static boolean sampling; // the events are enabled
 
     private static final com.sun.management.ThreadMXBean THREADS =
             (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
@@ -96,12 +101,10 @@ final class Alt {
 
     // Completed segments (columns).
     private static int n;
-    private static int[] gIndex = new int[4096], gBlock = new int[4096], gPos = new int[4096], gOn = new int[4096];
-    private static char[] gKind = new char[4096];
-    private static boolean[] gExit = new boolean[4096];
-    private static long[] gCpu = new long[4096], gWall = new long[4096], gBytes = new long[4096],
-            gIter = new long[4096], gSamples = new long[4096], gMinor = new long[4096], gMajor = new long[4096],
-            gSwitch = new long[4096];
+    private static int[] gIndex, gBlock, gPos, gOn;
+    private static char[] gKind;
+    private static boolean[] gExit;
+    private static long[] gCpu, gWall, gBytes, gIter, gSamples, gMinor, gMajor, gSwitch;
 
     // Over the series' span, for the stats record.
     static long firstBytes, firstSamples, lastBytes, lastSamples;
@@ -165,7 +168,9 @@ final class Alt {
         kind = kindAt(pos);
         boolean b = kind == 'B';
         on = mode == ALLOC && b ? 1 : 0;
-        if (mode == ALLOC && !setSampling(b)) {
+        boolean was = sampling;
+        sampling = mode == ALLOC ? b : samplingAtStart;
+        if (mode == ALLOC && (b != was || index == 0) && !setSampling(b)) {
             System.err.println(name + ": the agent could not " + (b ? "enable" : "disable") + " SampledObjectAlloc");
             System.exit(1);
         }
@@ -177,14 +182,23 @@ final class Alt {
         sIter = iterations;
         sWall = wall();
         sCpu = cpuNanos();
-        if (n == gCpu.length) {
+        if (gCpu == null || n == gCpu.length) {
             grow(); // inside the segment: its bytes are this segment's
         }
         arm(FIRST_CHECK);
     }
 
     private static void grow() {
-        int c = 2 * n;
+        int c = Math.max(2 * n, 4096);
+        if (gCpu == null) {
+            gIndex = new int[0];
+            gBlock = new int[0];
+            gPos = new int[0];
+            gOn = new int[0];
+            gKind = new char[0];
+            gExit = new boolean[0];
+            gCpu = gWall = gBytes = gIter = gSamples = gMinor = gMajor = gSwitch = new long[0];
+        }
         gIndex = java.util.Arrays.copyOf(gIndex, c);
         gBlock = java.util.Arrays.copyOf(gBlock, c);
         gPos = java.util.Arrays.copyOf(gPos, c);
@@ -243,7 +257,7 @@ final class Alt {
             if (pos == 0) {
                 block++;
             }
-            begin("peer");
+            begin(program);
             return;
         }
         // Look again when about half of the remaining time should have passed
@@ -277,6 +291,7 @@ final class Alt {
         if (v == null || v.equals("off")) {
             return;
         }
+        program = name;
         if (v.equals("none")) {
             mode = NONE;
         } else if (v.equals("alloc")) {
@@ -340,6 +355,9 @@ final class Alt {
             closed = true;
             countdown = Long.MAX_VALUE;
             armed = Long.MAX_VALUE;
+            if (mode == ALLOC) {
+                setSampling(false); // nothing after the series is sampled
+            }
         }
         if (out == null || out.isEmpty()) {
             return;

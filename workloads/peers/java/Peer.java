@@ -96,8 +96,8 @@ final class Peer {
                 usageError(name, "unexpected argument '" + arg + "'");
             }
         }
+        Alt.start(name); // in-process alternation, when SGC_ALTERNATE asks for it (and Alt's class initialized)
         p.bytesAtStart = p.threads.getCurrentThreadAllocatedBytes();
-        Alt.start(name); // in-process alternation, when SGC_ALTERNATE asks for it
         return p;
     }
 

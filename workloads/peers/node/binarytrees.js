@@ -27,15 +27,23 @@ function bottomUpTree(item, depth) {
         left = bottomUpTree(2 * item - 1, depth - 1);
         right = bottomUpTree(2 * item, depth - 1);
     }
-    peer.tick(NODE_BYTES);
+    peer.tick();
     return new TreeNode(left, right, item);
 }
 
-// Nodes visited by itemCheck, in a typed array (no heap numbers).
-const visited = new Float64Array(1);
+// Nodes visited by itemCheck: low part below 2^30 and the 2^30s, in an
+// Int32Array (no heap numbers in any tier).
+const visits = new Int32Array(2);
+
+function visited() {
+    return visits[1] * 0x40000000 + visits[0];
+}
 
 function itemCheck(node) {
-    visited[0] += 1;
+    if (++visits[0] === 0x40000000) {
+        visits[0] = 0;
+        visits[1]++;
+    }
     if (node.left === null) return node.item;
     return node.item + itemCheck(node.left) - itemCheck(node.right);
 }
@@ -45,28 +53,29 @@ function checkOne(item, depth) {
 }
 
 function binarytrees(maxDepth, size, sum) {
-    visited[0] = 0;
+    visits[0] = visits[1] = 0;
     let check = checkOne(0, maxDepth + 1); // the stretch tree
     sum.mixNumber(check);
-    sum.mixNumber(visited[0]);
+    sum.mixNumber(visited());
 
     const longLived = bottomUpTree(0, maxDepth);
+    peer.snapshotPoint();
     for (let d = MIN_DEPTH; d <= maxDepth; d += 2) {
         const iters = size * 2 ** (maxDepth - d);
         check = 0;
-        visited[0] = 0;
+        visits[0] = visits[1] = 0;
         for (let i = 1; i <= iters; i++) {
             check += checkOne(i, d);
             check += checkOne(-i, d);
         }
         sum.mixNumber(d);
         sum.mixNumber(check);
-        sum.mixNumber(visited[0]);
+        sum.mixNumber(visited());
     }
-    visited[0] = 0;
+    visits[0] = visits[1] = 0;
     check = itemCheck(longLived);
     sum.mixNumber(check);
-    sum.mixNumber(visited[0]);
+    sum.mixNumber(visited());
 }
 
 const run = peer.start({
@@ -74,6 +83,7 @@ const run = peer.start({
     summary: "the Benchmarks Game's binary-trees in JavaScript on V8 (freecheck's binarytrees)",
     defaultSize: 5,
     maxSize: 1 << 20,
+    nodeBytes: NODE_BYTES,
     defaultDepth: 16,
     depthMin: MIN_DEPTH + 2,
     depthMax: 24,

@@ -39,8 +39,9 @@
 // node.  gcbench's array of doubles is a Float64Array, whose elements V8
 // keeps outside its heap (an ArrayBuffer's backing store), so they are not
 // in bytes_allocated (the array is one of objects_allocated).  Counters live
-// in typed arrays and every number in a field is a small integer, so the
-// work allocates nothing but its objects.
+// in Int32Arrays and every number in a field is a small integer, so that
+// optimized code allocates nothing but the objects (unoptimized code boxes
+// the hash's intermediate doubles in heap numbers until V8 optimizes it).
 "use strict";
 
 const fs = require("node:fs");
@@ -54,8 +55,21 @@ const FAR = 1 << 30; // the countdown when no segment is running (a small intege
 let programName = "peer";
 let startNs = 0;
 
-// [objects, bytes] the workload allocated (typed array: no heap numbers).
-const counts = new Float64Array(2);
+// The objects the workload allocated, as two Int32Array slots (the low part
+// below 2^30, the high part counting 2^30s), so that counting allocates no
+// heap number in any of V8's tiers; each is an object of nodeBytes bytes,
+// but the few "others", whose bytes are added up apart.
+const objs = new Int32Array(2);
+const TWO30 = 0x40000000;
+let nodeBytes = 0, others = 0, otherBytes = 0;
+
+function objectsNow() {
+    return objs[1] * TWO30 + objs[0];
+}
+
+function bytesNow() {
+    return (objectsNow() - others) * nodeBytes + otherBytes;
+}
 
 function usageError(name, what) {
     process.stderr.write(`${name}: ${what} (see ${name} --help)\n`);
@@ -220,7 +234,7 @@ function begin() {
     if (on) samplerStart(interval); // every sampled segment is a fresh profile: its samples are its own
     alt.sampling = on;
     countIterations();
-    alt.sBytes = counts[1];
+    alt.sBytes = bytesNow();
     alt.sIter = alt.iterations;
     alt.sWall = wallNs();
     alt.sCpu = cpuNs();
@@ -232,7 +246,7 @@ function begin() {
 function end(exit, cpu) {
     const wall = wallNs();
     countIterations();
-    const bytes = counts[1], iter = alt.iterations;
+    const bytes = bytesNow(), iter = alt.iterations;
     let samples = 0;
     if (alt.sampling) {
         samples = samplerStop();
@@ -275,12 +289,21 @@ function altSlow() {
     arm(Math.floor(next));
 }
 
-// The check point: the workloads call it once per allocated object, with
-// the object's bytes (counted).
-function tick(bytes) {
-    counts[0] += 1;
-    counts[1] += bytes;
+// The check point: the workloads call it once per allocated node (an
+// object of spec.nodeBytes bytes) ...
+function tick() {
+    if (++objs[0] === TWO30) {
+        objs[0] = 0;
+        objs[1]++;
+    }
     if (--countdown <= 0) altSlow();
+}
+
+// ... and once per other object, with its bytes.
+function tickOther(bytes) {
+    others++;
+    otherBytes += bytes;
+    tick();
 }
 
 function altStart() {
@@ -361,6 +384,7 @@ function writeAtomic(path, text, what, setting) {
 // sampling (or alternation).  Returns {size, depth}.
 function start(spec) {
     programName = spec.name;
+    nodeBytes = spec.nodeBytes;
     startNs = wallNs();
     const run = { size: spec.defaultSize, depth: spec.defaultDepth };
     const args = process.argv.slice(2);
@@ -417,10 +441,18 @@ function finish(sum) {
     const path = process.env.SGC_STATS;
     if (!path) return;
     const period = alt.mode === ALLOC || interval > 0 ? interval : 0;
-    const rec = ["sgc-stats 1", `run_ns ${Math.round(runNs)}`, `bytes_allocated ${counts[1]}`,
-        `objects_allocated ${counts[0]}`, `alloc_samples ${samples}`, `alloc_period ${period}`, "alloc_mode poisson",
+    const rec = ["sgc-stats 1", `run_ns ${Math.round(runNs)}`, `bytes_allocated ${bytesNow()}`,
+        `objects_allocated ${objectsNow()}`, `alloc_samples ${samples}`, `alloc_period ${period}`, "alloc_mode poisson",
         "time_samples 0", "peer_system v8"];
     writeAtomic(path, rec.join("\n") + "\n", "the stats record", "SGC_STATS");
 }
 
-module.exports = { start, finish, tick, Checksum, usageError };
+// With FREECHECK_V8_HEAPSNAPSHOT=FILE, writes V8's heap snapshot to FILE:
+// the workloads call this once, with their long-lived tree built, so that
+// tests/peers/ can check the object sizes above against V8's own.
+function snapshotPoint() {
+    const path = process.env.FREECHECK_V8_HEAPSNAPSHOT;
+    if (path) require("node:v8").writeHeapSnapshot(path);
+}
+
+module.exports = { start, finish, tick, tickOther, snapshotPoint, Checksum, usageError };

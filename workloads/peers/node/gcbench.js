@@ -5,7 +5,7 @@
 // The same plan (depths and array size from --size), the same trees built
 // top-down and bottom-up in the same order, the same walk hashes and array
 // sum mixed into the same checksum as freecheck's workload.  The 64-bit walk
-// hash is kept as two 32-bit halves in a typed array, so hashing allocates
+// hash is kept as 16-bit limbs in a typed array, so hashing allocates
 // nothing; the array of doubles is a Float64Array (common.js: its elements
 // are outside V8's heap).
 "use strict";
@@ -14,7 +14,6 @@ const peer = require("./common.js");
 
 const MIN_TREE_DEPTH = 4;
 const NODE_BYTES = 56; // V8's size of a Node: three header words and four fields
-const TWO32 = 4294967296;
 
 class Node {
     constructor(index, depth) {
@@ -46,7 +45,7 @@ function iterationsAt(p, depth) {
 }
 
 function newNode(index, depth) {
-    peer.tick(NODE_BYTES);
+    peer.tick();
     return new Node(index, depth);
 }
 
@@ -69,23 +68,28 @@ function makeTree(depth, index) {
     return node;
 }
 
-// The walk hash h = (h ^ index) * 0x100000001b3 + depth (mod 2^64), in
-// halves: w[0] the high 32 bits, w[1] the low.  0x100000001b3 = 2^40 + 435.
-const w = new Uint32Array(2);
+// The walk hash h = (h ^ index) * 0x100000001b3 + depth (mod 2^64), as four
+// 16-bit limbs in an Int32Array (h[0] the lowest), so that every
+// intermediate is a small integer and hashing allocates nothing in any of
+// V8's tiers.  0x100000001b3 = 2^40 + 435: h * 435 plus (h * 256) << 32.
+const h = new Int32Array(4);
 
 function walkStep(index, depth) {
-    const xlo = (w[1] ^ index) >>> 0;
-    const xhi = w[0];
-    const m = xlo * 435; // below 2^41: exact
-    let lo = m >>> 0;
-    let hi = (xhi * 435 + Math.floor(m / TWO32) + ((xlo << 8) >>> 0)) >>> 0; // + (x << 40)'s high word
-    lo += depth;
-    if (lo >= TWO32) {
-        lo -= TWO32;
-        hi = (hi + 1) >>> 0;
-    }
-    w[0] = hi;
-    w[1] = lo;
+    const x0 = h[0] ^ (index & 0xffff), x1 = h[1] ^ ((index >>> 16) & 0xffff), x2 = h[2], x3 = h[3];
+    let a0 = x0 * 435, a1 = x1 * 435, a2 = x2 * 435, a3 = x3 * 435; // below 2^25
+    a1 += a0 >>> 16;
+    a2 += a1 >>> 16;
+    a3 += a2 >>> 16;
+    let y0 = x0 * 256, y1 = x1 * 256; // (h * 256)'s two low limbs, shifted into limbs 2 and 3
+    y1 += y0 >>> 16;
+    let r0 = (a0 & 0xffff) + depth;
+    let r1 = (a1 & 0xffff) + (r0 >>> 16);
+    let r2 = (a2 & 0xffff) + (y0 & 0xffff) + (r1 >>> 16);
+    let r3 = (a3 & 0xffff) + (y1 & 0xffff) + (r2 >>> 16);
+    h[0] = r0 & 0xffff;
+    h[1] = r1 & 0xffff;
+    h[2] = r2 & 0xffff;
+    h[3] = r3 & 0xffff;
 }
 
 function walk(node) {
@@ -96,51 +100,49 @@ function walk(node) {
     }
 }
 
+function limbs(a) {
+    return (BigInt(a[3]) << 48n) | (BigInt(a[2]) << 32n) | (BigInt(a[1]) << 16n) | BigInt(a[0]);
+}
+
 // walk_tree(tree, 0) of the C version: the hash as a BigInt.
 function walkTree(tree) {
-    w[0] = 0;
-    w[1] = 0;
+    h.fill(0);
     walk(tree);
-    return (BigInt(w[0]) << 32n) | BigInt(w[1]);
+    return limbs(h);
 }
 
-// A 64-bit sum in halves (acc[0] high, acc[1] low), adding w.
+// acc += h (mod 2^64), both in limbs.
 function addHash(acc) {
-    let lo = acc[1] + w[1];
-    let carry = 0;
-    if (lo >= TWO32) {
-        lo -= TWO32;
-        carry = 1;
+    let c = 0;
+    for (let i = 0; i < 4; i++) {
+        const v = acc[i] + h[i] + c;
+        acc[i] = v & 0xffff;
+        c = v >>> 16;
     }
-    acc[0] = (acc[0] + w[0] + carry) >>> 0;
-    acc[1] = lo;
 }
 
-const topDown = new Uint32Array(2), bottomUp = new Uint32Array(2);
-
-function halves(a) {
-    return (BigInt(a[0]) << 32n) | BigInt(a[1]);
-}
+const topDown = new Int32Array(4), bottomUp = new Int32Array(4);
 
 function timeConstruction(p, depth, sum) {
     const iters = iterationsAt(p, depth);
-    topDown[0] = topDown[1] = bottomUp[0] = bottomUp[1] = 0;
+    topDown.fill(0);
+    bottomUp.fill(0);
     for (let i = 0; i < iters; i++) {
         const tree = newNode(1, depth);
         populate(depth, tree);
-        w[0] = w[1] = 0;
+        h.fill(0);
         walk(tree);
         addHash(topDown);
     }
     for (let i = 0; i < iters; i++) {
         const tree = makeTree(depth, 1);
-        w[0] = w[1] = 0;
+        h.fill(0);
         walk(tree);
         addHash(bottomUp);
     }
     sum.mixNumber(depth);
-    sum.mix(halves(topDown));
-    sum.mix(halves(bottomUp));
+    sum.mix(limbs(topDown));
+    sum.mix(limbs(bottomUp));
 }
 
 function gcbench(p, sum) {
@@ -148,8 +150,9 @@ function gcbench(p, sum) {
 
     const longLived = newNode(1, p.maxDepth);
     populate(p.maxDepth, longLived);
+    peer.snapshotPoint();
 
-    peer.tick(0); // the array: its elements are outside V8's heap
+    peer.tickOther(0); // the array: its elements are outside V8's heap
     const array = new Float64Array(p.arraySize);
     const half = Math.floor(p.arraySize / 2);
     for (let i = 0; i < half; i++) array[i] = 1.0 / (i + 1);
@@ -167,6 +170,7 @@ const run = peer.start({
     summary: "Boehm's GCBench in JavaScript on V8 (freecheck's gcbench)",
     defaultSize: 800,
     maxSize: 1 << 20,
+    nodeBytes: NODE_BYTES,
     defaultDepth: 0,
     depthMin: 0,
     depthMax: 0,
