@@ -202,6 +202,14 @@ for bad in "SGC_ALTERNATE=time" "SGC_ALTERNATE=bogus" "SGC_ALT_SEGMENT=16" "SGC_
     rc=$?
     [ $rc = 2 ] && grep -q "${bad%%=*}" "$tmp/err" || fail "$SYS with $bad: exit $rc (expected 2 and a message naming it): $(cat "$tmp/err")"
 done
+# Alternation settings without alternation, and freecheck's debug costs, are refused too.
+for bad in "SGC_ALT_SEGMENT=5ms" "SGC_ALT_OUT=$tmp/x.seg" "SGC_ALTERNATE=off SGC_ALT_SEGMENT=5ms" \
+    "SGC_ALTERNATE=alloc SGC_ALT_CARRY=10" "SGC_ALTERNATE=alloc SGC_ALT_COST=10"; do
+    name=${bad##* }; name=${name%%=*}
+    run_alt gcbench $P "$tmp/bad" "$bad" --size 1 >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc = 2 ] && grep -q "$name" "$tmp/err" || fail "$SYS with $bad: exit $rc (expected 2 and a message naming $name): $(cat "$tmp/err")"
+done
 run_alt gcbench 0 "$tmp/bad" SGC_ALTERNATE=alloc --size 1 >/dev/null 2>"$tmp/err"
 rc=$?
 [ $rc = 2 ] && grep -q "SGC_ALTERNATE" "$tmp/err" || fail "$SYS: alloc alternation without a period exits $rc (expected 2): $(cat "$tmp/err")"

@@ -206,6 +206,20 @@ void pr_alt_slow(void) {
 void pr_alt_start(const char *program) {
     const char *v = getenv("SGC_ALTERNATE");
     alt.program = program;
+    static const char *const alt_vars[] = {"SGC_ALT_SEGMENT", "SGC_ALT_OUT", "SGC_ALT_CARRY", "SGC_ALT_COST"};
+    for (size_t i = 0; i < sizeof alt_vars / sizeof alt_vars[0]; i++) {
+        const char *w = getenv(alt_vars[i]);
+        if (!w || !*w || !strcmp(w, "0")) /* an empty path and a cost of 0 ask for nothing */
+            continue;
+        if (i >= 2)
+            bad(program, "%s=%s: freecheck's debug cost; this program does not inject it (unset %s)", alt_vars[i], w,
+                alt_vars[i]);
+        if (!v || !strcmp(v, "off"))
+            bad(program,
+                "%s=%s: has no effect without in-process alternation (SGC_ALTERNATE is off or unset); set "
+                "SGC_ALTERNATE or unset %s",
+                alt_vars[i], w, alt_vars[i]);
+    }
     if (!v || !strcmp(v, "off"))
         return;
     if (!strcmp(v, "none"))

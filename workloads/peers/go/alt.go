@@ -314,6 +314,19 @@ func altSlow() {
 // count at the series' start (after collections), or -1 when off.
 func altStart() int64 {
 	v, ok := os.LookupEnv("SGC_ALTERNATE")
+	for i, name := range []string{"SGC_ALT_SEGMENT", "SGC_ALT_OUT", "SGC_ALT_CARRY", "SGC_ALT_COST"} {
+		w := os.Getenv(name)
+		if w == "" || w == "0" { // an empty path and a cost of 0 ask for nothing
+			continue
+		}
+		if i >= 2 {
+			altBad("%s=%s: freecheck's debug cost; this program does not inject it (unset %s)", name, w, name)
+		}
+		if !ok || v == "off" {
+			altBad("%s=%s: has no effect without in-process alternation (SGC_ALTERNATE is off or unset); "+
+				"set SGC_ALTERNATE or unset %s", name, w, name)
+		}
+	}
 	if !ok || v == "off" {
 		return -1
 	}

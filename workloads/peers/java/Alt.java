@@ -288,6 +288,21 @@ final class Alt {
     /** Reads the settings (bad ones exit 2) and, for none or alloc, begins the lead-in. */
     static void start(String name) {
         String v = System.getenv("SGC_ALTERNATE");
+        String[] vars = {"SGC_ALT_SEGMENT", "SGC_ALT_OUT", "SGC_ALT_CARRY", "SGC_ALT_COST"};
+        for (int i = 0; i < vars.length; i++) {
+            String w = System.getenv(vars[i]);
+            if (w == null || w.isEmpty() || w.equals("0")) {
+                continue; // an empty path and a cost of 0 ask for nothing
+            }
+            if (i >= 2) {
+                bad(name, vars[i] + "=" + w + ": freecheck's debug cost; this program does not inject it (unset "
+                        + vars[i] + ")");
+            }
+            if (v == null || v.equals("off")) {
+                bad(name, vars[i] + "=" + w + ": has no effect without in-process alternation (SGC_ALTERNATE is off "
+                        + "or unset); set SGC_ALTERNATE or unset " + vars[i]);
+            }
+        }
         if (v == null || v.equals("off")) {
             return;
         }

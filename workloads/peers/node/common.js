@@ -308,6 +308,15 @@ function tickOther(bytes) {
 
 function altStart() {
     const v = process.env.SGC_ALTERNATE;
+    ["SGC_ALT_SEGMENT", "SGC_ALT_OUT", "SGC_ALT_CARRY", "SGC_ALT_COST"].forEach((name, i) => {
+        const w = process.env[name];
+        if (w === undefined || w === "" || w === "0") return; // an empty path and a cost of 0 ask for nothing
+        if (i >= 2) settingError(`${name}=${w}: freecheck's debug cost; this program does not inject it (unset ${name})`);
+        if (v === undefined || v === "off") {
+            settingError(`${name}=${w}: has no effect without in-process alternation (SGC_ALTERNATE is off or unset); ` +
+                `set SGC_ALTERNATE or unset ${name}`);
+        }
+    });
     if (v === undefined || v === "off") return;
     if (v === "none") alt.mode = NONE;
     else if (v === "alloc") alt.mode = ALLOC;
