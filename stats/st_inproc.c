@@ -343,43 +343,6 @@ static int design_inprocess(sqlite3 *db) {
     return yes;
 }
 
-/* Puts a note under summary.md's title: in this design the process-level
- * tables compare runs that sampled half of the time.  Returns 0 or -1. */
-static int flag_process_level(const char *md_path) {
-    FILE *f = fopen(md_path, "r");
-    if (!f)
-        return -1;
-    size_t cap = 1 << 16, n = 0;
-    char *text = st_xmalloc(cap);
-    size_t k;
-    while ((k = fread(text + n, 1, cap - n, f)) > 0)
-        if ((n += k) == cap)
-            text = st_xrealloc(text, cap *= 2);
-    int bad = ferror(f);
-    fclose(f);
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", md_path);
-    FILE *o = bad ? NULL : fopen(tmp, "w");
-    if (!o) {
-        free(text);
-        return -1;
-    }
-    const char *nl = memchr(text, '\n', n);
-    size_t head = nl ? (size_t)(nl - text) + 1 : n;
-    fwrite(text, 1, head, o);
-    fputs("\n> **Design inprocess.** Every run switched its cell's sampling on and off inside the process,\n"
-          "> so the process-level (whole run) tables below compare runs that sampled about half of the\n"
-          "> time: read the section \"In-process alternation (steady-state marginal cost)\" at the end.\n",
-          o);
-    fwrite(text + head, 1, n - head, o);
-    free(text);
-    if (fclose(o) != 0 || rename(tmp, md_path) != 0) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
-}
-
 int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     char path[4096];
@@ -479,33 +442,27 @@ void st_inprocs_free(st_inprocs *p) {
     memset(p, 0, sizeof *p);
 }
 
-int st_inproc_report(const char *dir, const st_inprocs *ip, double margin, int verbose, char *err, size_t errlen) {
-    if (!ip->n)
-        return 0;
-    const st_inproc_cell *c = ip->cells;
-    size_t nc = ip->n;
-    int inprocess = ip->design_inprocess;
-    char path[4096];
-    int rc = (int)nc;
-    FILE *csv = NULL, *md = NULL;
-    snprintf(path, sizeof path, "%s/inprocess.csv", dir);
-    csv = fopen(path, "w");
-    char mdp[4096];
-    snprintf(mdp, sizeof mdp, "%s/summary.md", dir);
-    if (inprocess && flag_process_level(mdp) != 0) {
-        snprintf(err, errlen, "cannot rewrite %s: %s", mdp, strerror(errno));
-        rc = -1;
-        goto done;
-    }
-    md = fopen(mdp, "a");
-    if (!csv || !md) {
-        snprintf(err, errlen, "cannot write %s: %s", !csv ? path : mdp, strerror(errno));
-        rc = -1;
-        goto done;
-    }
+void st_inproc_write_csv(FILE *csv, const st_inprocs *ip, double margin) {
     fputs("workload,label,kind,alloc_period,time_hz,blocks,runs,work,ratio,ratio_lo,ratio_hi,half_width_pct,"
           "sd_log,sps,cost_ns,cost_lo,cost_hi,norm,norm_lo,norm_hi,exact_checked,exact_mismatches,verdict\n",
           csv);
+    for (size_t i = 0; i < ip->n; i++) {
+        const st_inproc_cell *x = &ip->cells[i];
+        const st_inproc *e = &x->e;
+        fprintf(csv, "%s,%s,%s,%lld,%lld,%zu,%zu,%s", x->workload, x->label, x->kind, x->alloc_period, x->time_hz,
+                e->blocks.n, e->blocks.runs, e->blocks.n ? (e->blocks.work_iterations ? "iterations" : "bytes") : "");
+        csv_num(csv, e->ratio.est), csv_num(csv, e->ratio.lo), csv_num(csv, e->ratio.hi);
+        csv_num(csv, half_width_pct(&e->ratio));
+        csv_num(csv, e->sd_log), csv_num(csv, e->sps);
+        csv_num(csv, e->cost_ns.est), csv_num(csv, e->cost_ns.lo), csv_num(csv, e->cost_ns.hi);
+        csv_num(csv, e->norm.est), csv_num(csv, e->norm.lo), csv_num(csv, e->norm.hi);
+        char vbuf[64];
+        const char *verdict = st_verdict_text(st_paired_verdict(&e->ratio, margin), margin, vbuf, sizeof vbuf);
+        fprintf(csv, ",%zu,%zu,%s\n", x->exact_checked, x->exact_mismatches, verdict);
+    }
+}
+
+void st_inproc_write_md(FILE *md, const st_inprocs *ip, double margin) {
     fputs(
         "\n## In-process alternation (steady-state marginal cost)\n\n"
         "Design inprocess: every run switched its cell's sampling on (B) and off (A) in ABBA blocks of\n"
@@ -519,29 +476,17 @@ int st_inproc_report(const char *dir, const st_inprocs *ip, double margin, int v
         md);
     double worst_aa = NAN;
     size_t checked = 0, mismatched = 0;
-    for (size_t i = 0; i < nc; i++) {
-        const st_inproc_cell *x = &c[i];
+    for (size_t i = 0; i < ip->n; i++) {
+        const st_inproc_cell *x = &ip->cells[i];
         const st_inproc *e = &x->e;
         int base = x->alloc_period == 0 && x->time_hz == 0;
         checked += x->exact_checked;
         mismatched += x->exact_mismatches;
-        if (x->exact_mismatches)
-            fprintf(stderr,
-                    "analyze: EXACTNESS MISMATCH %s: %zu of %zu segments did not take floor(bytes / period) "
-                    "sample points (0 when off)\n",
-                    x->label, x->exact_mismatches, x->exact_checked);
         double hw = half_width_pct(&e->ratio);
         if (base && isfinite(hw) && !(hw <= worst_aa))
             worst_aa = hw;
-        fprintf(csv, "%s,%s,%s,%lld,%lld,%zu,%zu,%s", x->workload, x->label, x->kind, x->alloc_period, x->time_hz,
-                e->blocks.n, e->blocks.runs, e->blocks.n ? (e->blocks.work_iterations ? "iterations" : "bytes") : "");
-        csv_num(csv, e->ratio.est), csv_num(csv, e->ratio.lo), csv_num(csv, e->ratio.hi), csv_num(csv, hw);
-        csv_num(csv, e->sd_log), csv_num(csv, e->sps);
-        csv_num(csv, e->cost_ns.est), csv_num(csv, e->cost_ns.lo), csv_num(csv, e->cost_ns.hi);
-        csv_num(csv, e->norm.est), csv_num(csv, e->norm.lo), csv_num(csv, e->norm.hi);
         char vbuf[64];
         const char *verdict = st_verdict_text(st_paired_verdict(&e->ratio, margin), margin, vbuf, sizeof vbuf);
-        fprintf(csv, ",%zu,%zu,%s\n", x->exact_checked, x->exact_mismatches, verdict);
         fprintf(md, "| %s | %s%s | %zu | %zu | ", x->workload, x->label, base ? " (A/A)" : "", e->blocks.n,
                 e->blocks.runs);
         if (e->blocks.n)
@@ -569,19 +514,4 @@ int st_inproc_report(const char *dir, const st_inprocs *ip, double margin, int v
                 checked, mismatched, mismatched ? ": THE SAMPLING RULE IS BROKEN" : "");
     if (isfinite(worst_aa))
         fprintf(md, "\nWidest A/A half-width: %.2f%% (target: at most 1%% on every workload).\n", worst_aa);
-    if (verbose)
-        fprintf(stderr,
-                "analyze: in-process design: %zu cells estimated; wrote %s/inprocess.csv, "
-                "a section of summary.md (and plotdata/inprocess.dat)\n",
-                nc, dir);
-done:
-    if (csv && fclose(csv) != 0 && rc >= 0) {
-        snprintf(err, errlen, "cannot write %s/inprocess.csv", dir);
-        rc = -1;
-    }
-    if (md && fclose(md) != 0 && rc >= 0) {
-        snprintf(err, errlen, "cannot write %s", mdp);
-        rc = -1;
-    }
-    return rc;
 }

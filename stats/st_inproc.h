@@ -106,11 +106,13 @@ typedef struct st_inprocs {
 int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, char *err, size_t errlen);
 void st_inprocs_free(st_inprocs *p);
 
-/* Writes DIR/inprocess.csv and appends the section "In-process alternation"
- * to DIR/summary.md (after st_write_outputs, which writes
- * plotdata/inprocess.dat from the same estimates), each ratio with its
- * verdict at the equivalence margin (st_paired_verdict).  Returns the number
- * of cells (0: nothing written), or -1 with the reason in err. */
-int st_inproc_report(const char *dir, const st_inprocs *ip, double margin, int verbose, char *err, size_t errlen);
+/* The in-process part of analyze's outputs, which st_write_outputs
+ * (st_report.h) writes with the others (plotdata/inprocess.dat from the same
+ * estimates): inprocess.csv (header, one row per cell), and the section "In-
+ * process alternation" at the end of summary.md; each ratio with its verdict
+ * at the equivalence margin (st_paired_verdict). */
+#include <stdio.h>
+void st_inproc_write_csv(FILE *f, const st_inprocs *ip, double margin);
+void st_inproc_write_md(FILE *f, const st_inprocs *ip, double margin);
 
 #endif /* ST_INPROC_H */

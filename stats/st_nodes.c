@@ -262,20 +262,6 @@ int st_nodes_apply(const char *dir, st_sweep *sw, st_nodes *out, char *err, size
     return 0;
 }
 
-int st_nodes_report(const char *dir, const st_nodes *n, char *err, size_t errlen) {
-    if (!n->report)
-        return 0;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/summary.md", dir);
-    FILE *f = fopen(path, "a");
-    int bad = !f || fputs(n->report, f) < 0;
-    if ((f && fclose(f) != 0) || bad) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
 void st_nodes_free(st_nodes *n) {
     for (size_t k = 0; k < n->nnodes; k++)
         free(n->node[k]);

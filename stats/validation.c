@@ -22,6 +22,7 @@
 #include "st_db.h"
 #include "st_inproc.h"
 #include "st_util.h"
+#include "st_out.h"
 
 #include <errno.h>
 #include <gsl/gsl_rng.h>
@@ -73,8 +74,10 @@ static void usage(FILE *f) {
           "  --inproc DIR     time samples in-process: DIR has the segment series (*.series) of runs with\n"
           "                   SGC_ALTERNATE=time and a file params (workload, time_mode, time_hz, spin_ns,\n"
           "                   spin_clock cpu, sampler_cpu); repeatable, one D = 0 DIR per workload, mode and rate\n"
-          "  Exit status: 0 written (whether or not the targets are met), 1 an output cannot be written,\n"
-          "  2 bad arguments or a SWEEP that is not a readable sweep.  Method: docs/STATISTICS.md.\n",
+          "  Exit status: 0 written (whether or not the targets are met), 1 an output cannot be written\n"
+          "  (then none changes), 2 bad arguments, a SWEEP that is not a readable sweep, an in-process\n"
+          "  directory with bad files, or an output's path taken by something other than a regular\n"
+          "  file.  Method: docs/STATISTICS.md.\n",
           f);
 }
 
@@ -459,24 +462,32 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
+    struct stat os;
     if (mkdir(out, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "validation: cannot create %s: %s\n", out, strerror(errno));
         return 1;
     }
-
-    char path[4096];
-    snprintf(path, sizeof path, "%s/validation.csv", out);
-    FILE *csv = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/validation.dat", out);
-    FILE *dat = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/validation.md", out);
-    FILE *md = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/aa.csv", out);
-    FILE *aa = fopen(path, "w");
-    if (!csv || !dat || !md || !aa) {
-        fprintf(stderr, "validation: cannot write into %s: %s\n", out, strerror(errno));
-        return 1;
+    if (stat(out, &os) != 0 || !S_ISDIR(os.st_mode)) {
+        fprintf(stderr, "validation: %s: not a directory (it names a file); give a directory for the outputs\n", out);
+        return 2;
     }
+
+    /* Every output into a temporary, all renamed at the end or none (st_out.h). */
+    static const char *const names[6] = {"validation.csv", "validation.dat", "validation.md",
+                                         "aa.csv",         "inproc.csv",     "inproc.dat"};
+    FILE *fo[6] = {NULL};
+    st_outs set = {0};
+    char path[4096];
+    for (int k = 0; k < (ni ? 6 : 4); k++) {
+        int status;
+        snprintf(path, sizeof path, "%s/%s", out, names[k]);
+        if (!(fo[k] = st_outs_open(&set, path, &status, err, sizeof err))) {
+            st_outs_abort(&set);
+            fprintf(stderr, "validation: %s; nothing was written\n", err);
+            return status;
+        }
+    }
+    FILE *csv = fo[0], *dat = fo[1], *md = fo[2], *aa = fo[3];
     fputs("workload,kind,spin_clock,metric,injected_ns,cost_ns,cost_lo,cost_hi,cost_at_0_ns,recovered_ns,recovered_lo,"
           "recovered_hi,recovered_over_injected,tolerance_ns,within_target,interval_contains_injected,cells,runs,"
           "sweep\n",
@@ -634,14 +645,7 @@ int main(int argc, char **argv) {
 
     /* Time samples in-process. */
     if (ni) {
-        snprintf(path, sizeof path, "%s/inproc.csv", out);
-        FILE *icsv = fopen(path, "w");
-        snprintf(path, sizeof path, "%s/inproc.dat", out);
-        FILE *idat = fopen(path, "w");
-        if (!icsv || !idat) {
-            fprintf(stderr, "validation: cannot write into %s: %s\n", out, strerror(errno));
-            return 1;
-        }
+        FILE *icsv = fo[4], *idat = fo[5];
         fputs("workload,time_mode,time_hz,injected_ns,cost_ns,cost_lo,cost_hi,cost_at_0_ns,recovered_ns,recovered_lo,"
               "recovered_hi,recovered_over_injected,tolerance_ns,within_target,interval_contains_injected,ratio,"
               "ratio_lo,ratio_hi,samples_per_cpu_s,blocks,runs,sampler_cpu,dir\n",
@@ -739,13 +743,6 @@ int main(int argc, char **argv) {
                 if (mchecked[k])
                     fprintf(stderr, "validation: in-process, %s time sampling: targets met %zu of %zu\n",
                             sgc_time_mode_name(k), mmet[k], mchecked[k]);
-        int bad_write = ferror(icsv) | ferror(idat);
-        bad_write |= fclose(icsv) != 0;
-        bad_write |= fclose(idat) != 0;
-        if (bad_write) {
-            fprintf(stderr, "validation: writing inproc.csv or inproc.dat into %s failed\n", out);
-            return 1;
-        }
     }
 
     /* A/A coverage. */
@@ -821,13 +818,9 @@ int main(int argc, char **argv) {
             "rounds %zu of %zu (nominal %g%%).\n",
             aa_in + oe_in, aa_n + oe_n, num(100.0 * (double)(aa_in + oe_in) / (double)(aa_n + oe_n), 3), aa_in, aa_n,
             oe_in, oe_n, confidence * 100);
-    int rc = 0;
-    FILE *fs[4] = {csv, dat, md, aa};
-    for (int k = 0; k < 4; k++)
-        if (ferror(fs[k]) | (fclose(fs[k]) != 0))
-            rc = 1;
+    int rc = st_outs_commit(&set, err, sizeof err);
     if (rc)
-        fprintf(stderr, "validation: writing into %s failed\n", out);
+        fprintf(stderr, "validation: %s\n", err);
     else if (!quiet) {
         fputs("validation: targets met:", stderr);
         for (int k = 0; k < SGC_NCLOCKS; k++)
