@@ -9,6 +9,7 @@
 
 #include "sgc_profread.h"
 #include "sgcprof_accuracy.h"
+#include "sgcprof_io.h"
 #include "sgc_modes.h"
 
 #define TRUTH_PERIOD 8 /* the period of an exact profile */
@@ -191,7 +192,7 @@ static int profile_read(profile *p, const char *path, int truth) {
     p->truth = truth;
     p->mode = -2; /* none yet */
     sgc_pr_reader r;
-    if (sgc_pr_open(&r, path) != 0) {
+    if (sgcprof_open_input(&r, path) != 0) {
         fprintf(stderr, "sgcprof: %s: %s\n", path, r.err);
         sgc_pr_close(&r);
         return 2;

@@ -9,6 +9,7 @@
 #include "sgcprof_pprof.h"
 #include "sgcprof_accuracy.h"
 #include "sgcprof_report.h"
+#include "sgcprof_io.h"
 
 static const char usage[] = "usage: sgcprof COMMAND [OPTIONS] FILE\n"
                             "Reads a profile written by a freecheck program run with SGC_PROFILE=FILE.\n"
@@ -127,9 +128,17 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "pprof") && !out)
         return bad_usage("%s: missing -o OUT.pb.gz", cmd);
 
+    if (out) {
+        char err[4200];
+        const char *inputs[1] = {path};
+        if (sgcprof_check_output(out, inputs, 1, err, sizeof err) != 0) {
+            fprintf(stderr, "sgcprof: pprof -o: %s\n", err);
+            return 2;
+        }
+    }
     sgc_pr_reader r;
     int rc = 0;
-    if (sgc_pr_open(&r, path) != 0) {
+    if (sgcprof_open_input(&r, path) != 0) {
         rc = corrupt(path, &r);
         sgc_pr_close(&r);
         return rc;
