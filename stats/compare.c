@@ -265,7 +265,7 @@ int main(int argc, char **argv) {
                 if (!strcmp(c.cells[i].verdict, "failed") || !strcmp(c.cells[i].verdict, "missing"))
                     fprintf(stderr, "compare: %s IN B %s: %s\n",
                             !strcmp(c.cells[i].verdict, "failed") ? "FAILED" : "MISSING", c.cells[i].label,
-                            c.cells[i].note);
+                            c.cells[i].failure);
             for (size_t i = 0; i < c.nonly_a; i++)
                 fprintf(stderr, "compare: MISSING IN B %s: the cell is in A, B has no such cell\n", c.only_a[i]->label);
             fprintf(stderr, "compare: %zu cells failed in B, %zu missing from B: the gate fails (exit 3)\n", c.failed,

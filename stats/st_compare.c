@@ -384,30 +384,34 @@ static const char *first_failure(const st_sweep *sw, const st_cell *x) {
 }
 
 /* The verdicts on runs that did not run or did not succeed in B
- * (st_compare.h): "missing", "failed", or NULL (the timing verdict stands). */
+ * (st_compare.h): "missing", "failed", or NULL (the timing verdict stands);
+ * the reason goes into r->failure and the note. */
 static const char *failure_verdict(const st_comparison *c, st_cmp_cell *r) {
     const st_cell *a = r->a, *b = r->b;
+    const char *v = NULL;
     if (!a->used)
         return NULL; /* nothing in A to lose */
     if (b->nruns == 0) {
-        note(r, "no measured run of the cell in B (%zu used in A): B did not run it", a->used);
-        return "missing";
-    }
-    if (!b->failed)
+        snprintf(r->failure, sizeof r->failure, "no measured run of the cell in B (%zu used in A): B did not run it",
+                 a->used);
+        v = "missing";
+    } else if (!b->failed) {
         return NULL;
-    const char *why = first_failure(c->b, b);
-    if (!a->failed) {
-        note(r, "%zu of %zu measured runs failed in B (first: %s), none in A", b->failed, b->nruns, why);
-        return "failed";
+    } else if (!a->failed) {
+        snprintf(r->failure, sizeof r->failure, "%zu of %zu measured runs failed in B (first: %s), none in A",
+                 b->failed, b->nruns, first_failure(c->b, b));
+        v = "failed";
+    } else if (!b->used) {
+        snprintf(r->failure, sizeof r->failure, "every measured run failed in B (%zu; first: %s), %zu of %zu in A",
+                 b->failed, first_failure(c->b, b), a->failed, a->nruns);
+        v = "failed";
+    } else {
+        note(r, "%zu of %zu measured runs failed in B (first: %s), %zu of %zu in A: not new, not gated", b->failed,
+             b->nruns, first_failure(c->b, b), a->failed, a->nruns);
+        return NULL;
     }
-    if (!b->used) {
-        note(r, "every measured run failed in B (%zu; first: %s), %zu of %zu in A", b->failed, why, a->failed,
-             a->nruns);
-        return "failed";
-    }
-    note(r, "%zu of %zu measured runs failed in B (first: %s), %zu of %zu in A: not new, not gated", b->failed,
-         b->nruns, why, a->failed, a->nruns);
-    return NULL;
+    note(r, "%s", r->failure);
+    return v;
 }
 
 static void verdict(const st_comparison *c, st_cmp_cell *r) {

@@ -134,6 +134,7 @@ typedef struct st_cmp_cell {
     const char *verdict;            /* slower, faster, same, inconclusive; ungated (a baseline, overhead gate);
                                        failed, missing (runs that did not succeed or run in B) */
     char note[384];
+    char failure[192]; /* verdict failed or missing: why (also in the note), else "" */
 } st_cmp_cell;
 
 /* One simulated quantity of a cell in A and B. */
