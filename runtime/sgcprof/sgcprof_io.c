@@ -165,9 +165,8 @@ int sgcprof_check_output(const char *path, const char *const *inputs, size_t nin
         same |= ci && !strcmp(ci, c);
         free(ci);
         if (same) {
-            snprintf(err, errlen,
-                     "%s is the profile being read (%s): the output would replace it (give another -o)", path,
-                     inputs[i]);
+            snprintf(err, errlen, "%s is the profile being read (%s): the output would replace it (give another -o)",
+                     path, inputs[i]);
             rc = 2;
         }
     }
