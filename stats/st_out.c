@@ -11,9 +11,9 @@
 
 /* The files claimed so far by this process. */
 typedef struct claim {
-    char *canon;   /* realpath of the directory + "/" + the name */
-    int exists;    /* the file existed when claimed */
-    dev_t dev;     /* its device and inode then */
+    char *canon; /* realpath of the directory + "/" + the name */
+    int exists;  /* the file existed when claimed */
+    dev_t dev;   /* its device and inode then */
     ino_t ino;
 } claim;
 static claim *claims;

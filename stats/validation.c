@@ -24,6 +24,7 @@
 #include "st_util.h"
 #include "st_out.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -53,6 +54,7 @@ typedef struct vinproc {
     char workload[64];
     char time_mode[16];   /* a name of sgc_modes.h's time-mode table */
     long long hz;         /* SGC_TIME_HZ */
+    long long size;       /* the workload's --size (0: not given) */
     double spin_ns;       /* injected D (ns of CPU: the cpu spin clock) */
     char sampler_cpu[64]; /* the sampler thread's CPUs over the runs (time_sampler_cpu; -1: it shared the program's) */
     size_t files;
@@ -88,95 +90,174 @@ static int bad(const char *fmt, const char *arg) {
     return 2;
 }
 
-/* D from meta.env ("NAME=VALUE NAME=VALUE" or "none"); 0 when not set,
- * -1 when set to something that is not a number. */
-static double spin_of(const st_sweep *sw) {
+/* The value of variable name in meta.env ("NAME=VALUE NAME=VALUE ..." or
+ * "none"), copied into buf: 1, 0 when it is not set, -1 when it is set more
+ * than once or its value does not fit buf. */
+static int env_value(const st_sweep *sw, const char *name, char *buf, size_t len) {
     const char *env = st_sweep_meta(sw, "env");
-    if (!env)
-        return 0;
-    const char *p = strstr(env, "SGC_SAMPLE_SPIN_NS=");
-    if (!p)
-        return 0;
-    p += strlen("SGC_SAMPLE_SPIN_NS=");
-    char *end;
+    size_t nl = strlen(name);
+    int found = 0;
+    for (const char *p = env; p && *p;) {
+        size_t n = strcspn(p, " ");
+        if (n > nl && p[nl] == '=' && !strncmp(p, name, nl)) {
+            if (found++ || n - nl - 1 >= len)
+                return -1;
+            memcpy(buf, p + nl + 1, n - nl - 1);
+            buf[n - nl - 1] = '\0';
+        }
+        p += n;
+        p += *p == ' ';
+    }
+    return found;
+}
+
+/* D from meta.env; 0 when not set, -1 when set to something that is not a
+ * number (or set twice). */
+static double spin_of(const st_sweep *sw) {
+    char v[64], *end;
+    int r = env_value(sw, "SGC_SAMPLE_SPIN_NS", v, sizeof v);
+    if (r <= 0)
+        return r;
     errno = 0;
-    double v = strtod(p, &end);
-    if (end == p || errno || (*end && *end != ' ') || v < 0)
+    double d = strtod(v, &end);
+    if (!*v || *end || errno || !(d >= 0) || !isdigit((unsigned char)v[0]))
         return -1;
-    return v;
+    return d;
 }
 
 /* SGC_SAMPLE_SPIN_CLOCK from meta.env, by the clock table of sgc_modes.h:
  * the runtime's default (the table's first row) when not set, -1 when set
- * to a name the table does not have. */
+ * to a name the table does not have (or set twice). */
 static int spin_clock_of(const st_sweep *sw) {
-    const char *env = st_sweep_meta(sw, "env");
-    const char *p = env ? strstr(env, "SGC_SAMPLE_SPIN_CLOCK=") : NULL;
-    if (!p)
-        return 0;
-    p += strlen("SGC_SAMPLE_SPIN_CLOCK=");
     char word[32];
-    size_t n = strcspn(p, " ");
-    if (n >= sizeof word)
-        return -1;
-    memcpy(word, p, n);
-    word[n] = '\0';
-    return sgc_clock_parse(word);
+    int r = env_value(sw, "SGC_SAMPLE_SPIN_CLOCK", word, sizeof word);
+    return r < 0 ? -1 : r == 0 ? 0 : sgc_clock_parse(word);
 }
 
 /* The metric a spin clock's D is measured in: the fit that must recover it. */
 static st_fit_metric metric_of_clock(sgc_clock c) { return c == SGC_CLOCK_CPU ? ST_FIT_CPU : ST_FIT_WALL; }
 
-/* Reads DIR/params ("key value" lines) into v.  Returns 0, or 2 with the
+/* Reads DIR/params into v: "key value" lines (scripts/validate.sh writes
+ * them), '#' comments and empty lines allowed.  Nothing is skipped: a key
+ * it does not know, a key given twice, a value that does not parse, a line
+ * not ending in LF or longer than 511 characters, a file that is not a
+ * regular file of at most 64 KiB are refused.  Returns 0, or 2 with the
  * reason on stderr. */
 static int read_params(vinproc *v) {
-    char path[4096], line[512];
+    static const char *const keys[] = {"workload",   "time_mode",   "time_hz", "spin_ns",
+                                       "spin_clock", "sampler_cpu", "size"};
+    enum { NKEYS = sizeof keys / sizeof keys[0] };
+    char path[4096];
     snprintf(path, sizeof path, "%s/params", v->dir);
-    FILE *f = fopen(path, "r");
+    const char *why;
+    FILE *f = st_open_regular(path, 65536, &why);
     if (!f) {
-        fprintf(stderr, "validation: %s: cannot read the in-process parameters: %s\n", path, strerror(errno));
+        fprintf(stderr, "validation: %s: cannot read the in-process parameters: %s\n", path,
+                !strcmp(why, "larger than the limit") ? "larger than 64 KiB" : why);
         return 2;
     }
-    int have = 0, clock = -1;
+    int seen[NKEYS] = {0}, clock = -1, lineno = 0, bad = 0;
     v->hz = -1;
     v->spin_ns = -1;
-    while (fgets(line, sizeof line, f)) {
-        char key[64], val[256];
-        if (line[0] == '#' || line[0] == '\n')
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    while (!bad && (got = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        size_t len = (size_t)got;
+        const char *why = NULL;
+        if (strlen(line) != len)
+            why = "a NUL byte";
+        else if (len > 512)
+            why = "longer than 511 characters";
+        else if (line[len - 1] != '\n')
+            why = "the file ends inside this line";
+        else if ((line[--len] = '\0', strpbrk(line, "\r\t")))
+            why = "a carriage return or a tab (the file has LF line ends and one space after the key)";
+        if (why) {
+            fprintf(stderr, "validation: %s line %d: %s\n", path, lineno, why);
+            bad = 1;
+            break;
+        }
+        if (line[0] == '#' || line[0] == '\0')
             continue;
-        if (sscanf(line, "%63s %255[^\n]", key, val) != 2) {
-            fprintf(stderr, "validation: %s: line '%.*s' is not 'key value'\n", path, (int)strcspn(line, "\n"), line);
-            fclose(f);
-            return 2;
+        char *val = strchr(line, ' ');
+        if (val)
+            *val++ = '\0';
+        int k = -1;
+        for (int j = 0; j < NKEYS; j++)
+            if (!strcmp(line, keys[j]))
+                k = j;
+        if (k < 0 || !val || !*val || val[0] == ' ' || val[strlen(val) - 1] == ' ' || (k != 5 && strchr(val, ' '))) {
+            fprintf(stderr, "validation: %s line %d: %s\n", path, lineno,
+                    k < 0 ? "not one of the keys workload, time_mode, time_hz, spin_ns, spin_clock, sampler_cpu, size"
+                          : "expected 'key value' with one value (sampler_cpu: CPUs separated by one space)");
+            bad = 1;
+            break;
+        }
+        if (seen[k]++) {
+            fprintf(stderr, "validation: %s line %d: %s is given twice\n", path, lineno, keys[k]);
+            bad = 1;
+            break;
         }
         char *end;
         errno = 0;
-        if (strlen(val) >= sizeof v->workload) {
-            fprintf(stderr, "validation: %s: %s: value longer than %zu characters\n", path, key,
-                    sizeof v->workload - 1);
-            fclose(f);
-            return 2;
-        }
-        if (!strcmp(key, "workload")) {
-            snprintf(v->workload, sizeof v->workload, "%.63s", val);
-            have |= 1;
-        } else if (!strcmp(key, "time_mode")) {
-            snprintf(v->time_mode, sizeof v->time_mode, "%.15s", val);
-            have |= sgc_time_mode_parse(val) >= 0 ? 2 : 0;
-        } else if (!strcmp(key, "time_hz")) {
+        int ok = 1;
+        switch (k) {
+        case 0:
+            ok = strlen(val) < sizeof v->workload &&
+                 strspn(val, "abcdefghijklmnopqrstuvwxyz"
+                             "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == strlen(val);
+            if (ok)
+                snprintf(v->workload, sizeof v->workload, "%s", val);
+            break;
+        case 1:
+            ok = sgc_time_mode_parse(val) >= 0;
+            if (ok)
+                snprintf(v->time_mode, sizeof v->time_mode, "%s", val);
+            break;
+        case 2:
             v->hz = strtoll(val, &end, 10);
-            have |= (!*end && !errno && v->hz > 0) ? 4 : 0;
-        } else if (!strcmp(key, "spin_ns")) {
+            ok = !*end && !errno && v->hz > 0 && isdigit((unsigned char)val[0]);
+            break;
+        case 3: /* decimal digits with at most one point: no sign, exponent, hex or inf */
             v->spin_ns = strtod(val, &end);
-            have |= (!*end && !errno && v->spin_ns >= 0) ? 8 : 0;
-        } else if (!strcmp(key, "spin_clock")) {
-            clock = sgc_clock_parse(val);
-        } else if (!strcmp(key, "sampler_cpu")) {
-            snprintf(v->sampler_cpu, sizeof v->sampler_cpu, "%.63s", val);
+            ok = !*end && !errno && isdigit((unsigned char)val[0]) && strspn(val, "0123456789.") == strlen(val) &&
+                 strchr(val, '.') == strrchr(val, '.');
+            break;
+        case 4: ok = (clock = sgc_clock_parse(val)) >= 0; break;
+        case 5:
+            ok = strlen(val) < sizeof v->sampler_cpu && strspn(val, "-0123456789 ") == strlen(val);
+            if (ok)
+                snprintf(v->sampler_cpu, sizeof v->sampler_cpu, "%s", val);
+            break;
+        case 6:
+            v->size = strtoll(val, &end, 10);
+            ok = !*end && !errno && v->size > 0 && isdigit((unsigned char)val[0]);
+            break;
+        }
+        if (!ok) {
+            char modes[64], clocks[64];
+            fprintf(stderr, "validation: %s line %d: %s '%s' is not %s\n", path, lineno, keys[k], val,
+                    k == 0   ? "a workload name (letters, digits, _ . -; at most 63)"
+                    : k == 1 ? sgc_names_join(modes, sizeof modes, sgc_time_mode_name, ", ", " or ")
+                    : k == 2 ? "a rate in Hz (a positive decimal integer)"
+                    : k == 3 ? "a time in ns (a non-negative decimal number)"
+                    : k == 4 ? sgc_names_join(clocks, sizeof clocks, sgc_clock_name, ", ", " or ")
+                    : k == 5 ? "a list of CPU numbers (the time_sampler_cpu values of the runs)"
+                             : "a workload size (a positive decimal integer)");
+            bad = 1;
         }
     }
+    free(line);
+    if (!bad && ferror(f)) {
+        fprintf(stderr, "validation: %s: read error: %s\n", path, strerror(errno));
+        bad = 1;
+    }
     fclose(f);
-    if (have != 15 || (v->spin_ns > 0 && clock != SGC_CLOCK_CPU)) {
+    if (bad)
+        return 2;
+    if (!seen[0] || !seen[1] || !seen[2] || !seen[3] || (v->spin_ns > 0 && clock != SGC_CLOCK_CPU)) {
         char modes[64];
         fprintf(stderr,
                 "validation: %s: expected workload, time_mode (%s), time_hz (> 0), spin_ns (>= 0) and, with "
@@ -405,7 +486,9 @@ int main(int argc, char **argv) {
             snprintf(v->id, sizeof v->id, "%.*s", (int)(len - start), v->dir + start);
         }
         if (v->spin_ns < 0) {
-            fprintf(stderr, "validation: %s: meta.env sets SGC_SAMPLE_SPIN_NS to something that is not a number\n",
+            fprintf(stderr,
+                    "validation: %s: meta.env sets SGC_SAMPLE_SPIN_NS to something that is not a number (or sets it "
+                    "twice)\n",
                     v->dir);
             return 2;
         }
@@ -413,8 +496,8 @@ int main(int argc, char **argv) {
         int clock = spin_clock_of(&v->sw);
         if (clock < 0) {
             char names[128];
-            fprintf(stderr, "validation: %s: meta.env sets SGC_SAMPLE_SPIN_CLOCK to a clock other than %s\n", v->dir,
-                    sgc_names_join(names, sizeof names, sgc_clock_name, ", ", " or "));
+            fprintf(stderr, "validation: %s: meta.env sets SGC_SAMPLE_SPIN_CLOCK to a clock other than %s (or twice)\n",
+                    v->dir, sgc_names_join(names, sizeof names, sgc_clock_name, ", ", " or "));
             return 2;
         }
         v->clock = (sgc_clock)clock;
@@ -721,8 +804,11 @@ int main(int argc, char **argv) {
                         isfinite(rec.est) ? num(rec.est / 1000, 6) : "NaN",
                         isfinite(rec.lo) ? num(rec.lo / 1000, 6) : "NaN",
                         isfinite(rec.hi) ? num(rec.hi / 1000, 6) : "NaN", within);
-            fprintf(md, "| %s | %s | %lld | %s | %s [%s, %s] | ", v->workload, v->time_mode, v->hz, num(D / 1000, 4),
-                    num(c->est / 1000, 4), num(c->lo / 1000, 4), num(c->hi / 1000, 4));
+            char sz[40] = "";
+            if (v->size > 0)
+                snprintf(sz, sizeof sz, " (--size %lld)", v->size);
+            fprintf(md, "| %s%s | %s | %lld | %s | %s [%s, %s] | ", v->workload, sz, v->time_mode, v->hz,
+                    num(D / 1000, 4), num(c->est / 1000, 4), num(c->lo / 1000, 4), num(c->hi / 1000, 4));
             if (D > 0)
                 fprintf(md, "%s [%s, %s] | %s |", num(rec.est / 1000, 4), num(rec.lo / 1000, 4), num(rec.hi / 1000, 4),
                         within ? "**met**" : "**missed**");

@@ -36,3 +36,13 @@ test-stats-doc: $(BIN)/analyze
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh stats-doc sh tests/stats/doc_plotdata.sh $(BIN)/analyze docs/STATISTICS.md
 
 TESTS += test-stats-doc
+
+# The statistics programs' files (tests/stats/files.sh): outputs whose path is taken by a FIFO, a
+# directory, a device, a link or another output refused (exit 2, earlier outputs kept); validation's
+# params and meta.env read whole or refused; inproc-estimate on a FIFO refused at once.
+.PHONY: test-stats-files
+test-stats-files: $(BIN)/analyze $(BIN)/validation $(BIN)/peers-report $(BIN)/inproc-estimate
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh stats-files sh tests/stats/files.sh $(BIN) harness/schema.sql \
+	  tests/stats/fixtures $(BUILD)/stats-files-test
+
+TESTS += test-stats-files
