@@ -167,10 +167,16 @@ int main(int argc, char **argv) {
     if (rc) {
         fprintf(stderr, "analyze: %s\n", err);
     } else if (an.used_runs == 0 && sim.ok_runs == 0) {
-        fprintf(stderr,
-                "analyze: %s: no measured run succeeded (%zu failed): nothing to analyse; "
-                "summary.md lists the cells\n",
-                dir, an.failed_runs);
+        if (an.failed_runs)
+            fprintf(stderr,
+                    "analyze: %s: no measured run succeeded (%zu failed): nothing to analyse; "
+                    "summary.md lists the cells\n",
+                    dir, an.failed_runs);
+        else
+            fprintf(stderr,
+                    "analyze: %s: the sweep has no measured run (round 1 or later) yet: nothing to analyse; "
+                    "summary.md lists the cells\n",
+                    dir);
         rc = 1;
     } else if (!quiet) {
         fprintf(stderr,

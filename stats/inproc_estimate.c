@@ -64,6 +64,7 @@ int main(int argc, char **argv) {
             char err[512];
             if (st_inproc_read_series(argv[i], files, &segs, &n, err, sizeof err) != 0) {
                 fprintf(stderr, "inproc-estimate: %s\n", err);
+                free(segs);
                 return 2;
             }
             files++;

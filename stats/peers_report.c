@@ -78,7 +78,11 @@ int main(int argc, char **argv) {
     st_peers p;
     st_peers_compute(&an, &p);
     rc = 0;
-    if (!p.n) {
+    if (an.used_runs == 0) {
+        fprintf(stderr, "peers-report: %s: no measured run succeeded (%zu failed): nothing to report\n", dir,
+                an.failed_runs);
+        rc = 1;
+    } else if (!p.n) {
         fprintf(stderr, "peers-report: %s: no workload has a baseline and allocation sampling cells\n", dir);
         rc = 1;
     }

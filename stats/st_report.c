@@ -1204,10 +1204,12 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
                     checked);
     }
     st_write_floor_warning_md(f, an);
-    if (an->used_runs == 0)
+    if (an->used_runs == 0 && an->failed_runs)
         fputs("**No measured run succeeded: there is nothing to analyse.** See the notes below and the "
               "failure column of results.db's runs table.\n\n",
               f);
+    else if (an->used_runs == 0)
+        fputs("**The sweep has no measured run (round 1 or later) yet: there is nothing to analyse.**\n\n", f);
     fputs("## Headlines\n\n", f);
     st_costfit_write_md(f, an);
     write_headline_worst(f, an, o->confidence);

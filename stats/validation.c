@@ -404,6 +404,22 @@ static size_t baseline_walls(const vsweep *v, const char *workload, double **out
     return 0;
 }
 
+/* Frees what main holds and returns rc: every exit of main goes through it,
+ * so none leaks (the sanitizer test runs the error exits too). */
+static int finish(int rc, vsweep *vs, size_t nv, vinproc *ip, size_t ni) {
+    for (size_t i = 0; i < nv; i++) {
+        st_analysis_free(&vs[i].an);
+        st_sweep_free(&vs[i].sw);
+    }
+    free(vs);
+    for (size_t i = 0; i < ni; i++) {
+        st_inproc_free(&ip[i].est);
+        free(ip[i].segs);
+    }
+    free(ip);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     unsigned long long seed = 20250616ULL, resamples = 2000, splits = 20;
     double confidence = 0.95;
@@ -418,53 +434,54 @@ int main(int argc, char **argv) {
         char *end;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
-            return 0;
+            return finish(0, vs, nv, ip, ni);
         } else if (!strcmp(a, "--quiet")) {
             quiet = 1;
         } else if (!strcmp(a, "--seed") || !strcmp(a, "--resamples") || !strcmp(a, "--aa-splits") ||
                    !strcmp(a, "--confidence")) {
             if (i + 1 >= argc)
-                return bad("%s needs a value", a);
+                return finish(bad("%s needs a value", a), vs, nv, ip, ni);
             const char *v = argv[++i];
             errno = 0;
             if (!strcmp(a, "--confidence")) {
                 confidence = strtod(v, &end);
                 if (!*v || *end || errno || !(confidence > 0.5 && confidence < 1))
-                    return bad("--confidence: '%s' is not a number between 0.5 and 1 (exclusive)", v);
+                    return finish(bad("--confidence: '%s' is not a number between 0.5 and 1 (exclusive)", v), vs, nv,
+                                  ip, ni);
                 continue;
             }
             unsigned long long x = strtoull(v, &end, 10);
             if (!*v || *end || errno || *v == '-')
-                return bad("'%s' is not a decimal unsigned integer", v);
+                return finish(bad("'%s' is not a decimal unsigned integer", v), vs, nv, ip, ni);
             if (!strcmp(a, "--seed"))
                 seed = x;
             else if (!strcmp(a, "--resamples")) {
                 if (x < 200 || x > 100000)
-                    return bad("--resamples: '%s' is not an integer from 200 to 100000", v);
+                    return finish(bad("--resamples: '%s' is not an integer from 200 to 100000", v), vs, nv, ip, ni);
                 resamples = x;
             } else {
                 if (x > 1000)
-                    return bad("--aa-splits: '%s' is not an integer from 0 to 1000", v);
+                    return finish(bad("--aa-splits: '%s' is not an integer from 0 to 1000", v), vs, nv, ip, ni);
                 splits = x;
             }
         } else if (!strcmp(a, "--inproc")) {
             if (i + 1 >= argc || !argv[i + 1][0])
-                return bad("%s needs a directory", a);
+                return finish(bad("%s needs a directory", a), vs, nv, ip, ni);
             if (ni == MAX_INPROC)
-                return bad("more than 64 in-process directories (at '%s')", argv[i + 1]);
+                return finish(bad("more than 64 in-process directories (at '%s')", argv[i + 1]), vs, nv, ip, ni);
             ip[ni++].dir = argv[++i];
         } else if (a[0] == '-' && a[1]) {
-            return bad("unknown option '%s'", a);
+            return finish(bad("unknown option '%s'", a), vs, nv, ip, ni);
         } else if (!out) {
             out = a;
         } else if (nv == MAX_SWEEPS) {
-            return bad("more than 64 sweeps (at '%s')", a);
+            return finish(bad("more than 64 sweeps (at '%s')", a), vs, nv, ip, ni);
         } else {
             vs[nv++].dir = a;
         }
     }
     if (!out || !nv)
-        return bad("%sexpected an output directory and at least one sweep directory", "");
+        return finish(bad("%sexpected an output directory and at least one sweep directory", ""), vs, nv, ip, ni);
 
     char err[1024];
     int have_zero = 0;
@@ -473,7 +490,7 @@ int main(int argc, char **argv) {
         int rc = st_sweep_load(v->dir, &v->sw, err, sizeof err);
         if (rc) {
             fprintf(stderr, "validation: %s\n", err);
-            return rc;
+            return finish(rc, vs, nv, ip, ni);
         }
         v->spin_ns = spin_of(&v->sw);
         {
@@ -490,7 +507,7 @@ int main(int argc, char **argv) {
                     "validation: %s: meta.env sets SGC_SAMPLE_SPIN_NS to something that is not a number (or sets it "
                     "twice)\n",
                     v->dir);
-            return 2;
+            return finish(2, vs, nv, ip, ni);
         }
         have_zero |= v->spin_ns == 0;
         int clock = spin_clock_of(&v->sw);
@@ -498,7 +515,7 @@ int main(int argc, char **argv) {
             char names[128];
             fprintf(stderr, "validation: %s: meta.env sets SGC_SAMPLE_SPIN_CLOCK to a clock other than %s (or twice)\n",
                     v->dir, sgc_names_join(names, sizeof names, sgc_clock_name, ", ", " or "));
-            return 2;
+            return finish(2, vs, nv, ip, ni);
         }
         v->clock = (sgc_clock)clock;
         if (!quiet)
@@ -509,7 +526,7 @@ int main(int argc, char **argv) {
     }
     if (!have_zero) {
         fprintf(stderr, "validation: no sweep ran with SGC_SAMPLE_SPIN_NS=0 (or unset): nothing to subtract\n");
-        return 2;
+        return finish(2, vs, nv, ip, ni);
     }
     for (size_t i = 0; i < ni; i++) {
         vinproc *v = &ip[i];
@@ -517,7 +534,7 @@ int main(int argc, char **argv) {
         if (!rc)
             rc = read_series(v);
         if (rc)
-            return rc;
+            return finish(rc, vs, nv, ip, ni);
         size_t len = strlen(v->dir);
         while (len > 1 && v->dir[len - 1] == '/')
             len--;
@@ -542,17 +559,17 @@ int main(int argc, char **argv) {
                     "validation: %s: no in-process directory has D = 0 for %s, %s time sampling at %lld Hz: nothing to "
                     "subtract\n",
                     ip[i].dir, ip[i].workload, ip[i].time_mode, ip[i].hz);
-            return 2;
+            return finish(2, vs, nv, ip, ni);
         }
     }
     struct stat os;
     if (mkdir(out, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "validation: cannot create %s: %s\n", out, strerror(errno));
-        return 1;
+        return finish(1, vs, nv, ip, ni);
     }
     if (stat(out, &os) != 0 || !S_ISDIR(os.st_mode)) {
         fprintf(stderr, "validation: %s: not a directory (it names a file); give a directory for the outputs\n", out);
-        return 2;
+        return finish(2, vs, nv, ip, ni);
     }
 
     /* Every output into a temporary, all renamed at the end or none (st_out.h). */
@@ -567,7 +584,7 @@ int main(int argc, char **argv) {
         if (!(fo[k] = st_outs_open(&set, path, &status, err, sizeof err))) {
             st_outs_abort(&set);
             fprintf(stderr, "validation: %s; nothing was written\n", err);
-            return status;
+            return finish(status, vs, nv, ip, ni);
         }
     }
     FILE *csv = fo[0], *dat = fo[1], *md = fo[2], *aa = fo[3];
@@ -913,15 +930,5 @@ int main(int argc, char **argv) {
             fprintf(stderr, " %s spin %zu of %zu,", sgc_clock_name(k), met[k], checked[k]);
         fprintf(stderr, " A/A coverage %zu of %zu; wrote %s/validation.md\n", aa_in + oe_in, aa_n + oe_n, out);
     }
-    for (size_t i = 0; i < nv; i++) {
-        st_analysis_free(&vs[i].an);
-        st_sweep_free(&vs[i].sw);
-    }
-    free(vs);
-    for (size_t i = 0; i < ni; i++) {
-        st_inproc_free(&ip[i].est);
-        free(ip[i].segs);
-    }
-    free(ip);
-    return rc;
+    return finish(rc, vs, nv, ip, ni);
 }

@@ -46,3 +46,17 @@ test-stats-files: $(BIN)/analyze $(BIN)/validation $(BIN)/peers-report $(BIN)/in
 	  tests/stats/fixtures $(BUILD)/stats-files-test
 
 TESTS += test-stats-files
+
+# The statistics programs and sgcprof under SANITIZE=address,undefined (tests/stats/san.sh): the
+# fixtures and edge-case sweeps (no measured run, one run a cell, every run failed, a baseline alone,
+# no cell, blocked, in-process, two nodes, simulated only) through analyze, compare, inproc-estimate,
+# validation and peers-report, error exits included; sgcprof's commands on whole and cut profiles.
+# The sanitizer build shares $(BUILD)/san with the other modules' sanitizer tests.
+ST_SAN_BINS := analyze compare inproc-estimate validation peers-report sgcprof
+.PHONY: test-stats-san
+test-stats-san: $(BIN)/gcbench
+	@sh tests/check.sh stats-san sh -c '$(MAKE) --no-print-directory BUILD=$(BUILD)/san SANITIZE=address,undefined \
+	    $(ST_SAN_BINS:%=$(BUILD)/san/bin/%) >/dev/null && \
+	    sh tests/stats/san.sh $(BUILD)/san/bin $(BIN) $(BUILD)/stats-san-test'
+
+TESTS += test-stats-san
