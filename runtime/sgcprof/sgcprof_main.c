@@ -84,8 +84,14 @@ int main(int argc, char **argv) {
         fputs(usage, stdout);
         return 0;
     }
-    if (!strcmp(cmd, "accuracy"))
-        return sgcprof_accuracy_main(argc - 2, argv + 2);
+    if (!strcmp(cmd, "accuracy")) {
+        int rc = sgcprof_accuracy_main(argc - 2, argv + 2);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            fprintf(stderr, "sgcprof: accuracy: writing the output failed: %s\n", strerror(errno));
+            return 1;
+        }
+        return rc;
+    }
     unsigned top = 20;
     int time = 1, strict = 0, exact = 0;
     const char *path = NULL, *out = NULL;

@@ -87,5 +87,14 @@ wait
 [ $rc -eq 0 ] && cmp -s "$tmp/report.file" "$tmp/report.pipe" && ok "a profile through a FIFO: the same report" ||
     fail "a profile through a FIFO: exit $rc"
 
+# Output that cannot be written is an error, for every command.
+SGC_ALLOC_PERIOD=8 SGC_PROFILE="$tmp/t.prof" "$bin/gcbench" --size 5 > /dev/null || fail "gcbench (exact) exited $?"
+for c in "report $tmp/p.prof" "accuracy $tmp/t.prof $tmp/p.prof"; do
+    # shellcheck disable=SC2086
+    "$bin/sgcprof" $c > /dev/full 2> "$tmp/err"; rc=$?
+    [ $rc -eq 1 ] && grep -q "writing the output failed: No space left on device$" "$tmp/err" &&
+        ok "$c to a full device: exit 1, said" || fail "$c to a full device: exit $rc: $(cat "$tmp/err")"
+done
+
 echo "$fails failed"
 [ $fails -eq 0 ]

@@ -132,5 +132,9 @@ timeout 60 "$bin/inproc-estimate" "$w" > /dev/null 2> "$w/err"; rc=$?
 [ $rc -eq 2 ] && grep -qxF "inproc-estimate: $w: not a regular file (a segment series is one)" "$w/err" &&
     ok "inproc-estimate on a directory: exit 2" || fail "inproc-estimate on a directory: exit $rc: $(cat "$w/err")"
 
+"$bin/inproc-estimate" "$fixtures/../../inproc/fixtures/run1.seg" > /dev/full 2> "$w/err"; rc=$?
+[ $rc -eq 1 ] && grep -qxF "inproc-estimate: writing the estimate failed: No space left on device" "$w/err" &&
+    ok "inproc-estimate to a full device: exit 1, said" || fail "inproc-estimate to a full device: exit $rc: $(cat "$w/err")"
+
 echo "$fails failed"
 [ $fails -eq 0 ]
