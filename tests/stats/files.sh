@@ -7,7 +7,8 @@
 #     link between two outputs: exit 2 (one would replace the other); plotdata a file: exit 2;
 #  2. validation's inputs: params lines it would have skipped or read in part, meta.env setting
 #     the spin twice: exit 2 with the line named; a valid params file: exit 0, its size shown;
-#  3. inproc-estimate on a FIFO or a directory: exit 2 at once.
+#  3. inproc-estimate on a FIFO or a directory: exit 2 at once; to a full device: exit 1;
+#  4. analyze on measured and simulated cells names what it wrote, and nothing when it wrote nothing.
 set -u
 bin=$1 schema=$2 fixtures=$3 w=$4
 rm -rf "$w" && mkdir -p "$w" || exit 1
@@ -91,6 +92,23 @@ rm -rf "$w/an/plotdata" && : > "$w/an/plotdata"
 "$bin/analyze" --quiet --resamples 1000 "$w/an" 2> "$w/err"; rc=$?
 [ $rc -eq 2 ] && grep -qxF "analyze: $w/an/plotdata is not a directory: the plot data files go there (remove it, or move it away)" "$w/err" &&
     cmp -s "$w/an/summary.md" "$w/an.before/summary.md" && ok "analyze: plotdata a file: exit 2" || fail "analyze: plotdata a file: exit $rc: $(cat "$w/err")"
+# A sweep with measured and simulated cells whose outputs cannot be written: nothing may be said
+# to be written (analyze once closed such a run with "wrote sim.csv and plotdata/sim_*.dat").
+mksweep "$w/mixed" && mkdir -p "$w/simpart" && cat "$schema" "$fixtures/sim.sql" | sqlite3 "$w/simpart/results.db" &&
+    sqlite3 "$w/simpart/results.db" "UPDATE cells SET cell_id = cell_id + 100; UPDATE runs SET cell_id = cell_id + 100,
+      run_id = run_id + 1000, seq = seq + 100000; UPDATE run_stats SET run_id = run_id + 1000;
+      UPDATE run_counters SET run_id = run_id + 1000;" &&
+    sqlite3 "$w/mixed/results.db" "ATTACH '$w/simpart/results.db' AS s; INSERT INTO cells SELECT * FROM s.cells;
+      INSERT INTO runs SELECT * FROM s.runs; INSERT INTO run_stats SELECT * FROM s.run_stats;
+      INSERT OR IGNORE INTO events SELECT * FROM s.events; INSERT INTO run_counters SELECT * FROM s.run_counters;
+      INSERT INTO sim_native SELECT * FROM s.sim_native;" || { echo "cannot build the mixed sweep"; exit 1; }
+"$bin/analyze" --resamples 1000 "$w/mixed" > /dev/null 2> "$w/err" && grep -q "simulated cells, 10 runs ok of 10" "$w/err" &&
+    grep -q "wrote $w/mixed/summary.md, summary.csv, summary.json, metrics.csv, regress.csv, sim.csv, plotdata/" "$w/err" &&
+    ok "analyze, measured and simulated cells: the files written named" || fail "analyze on the mixed sweep: $(cat "$w/err")"
+rm -rf "$w/mixed/plotdata" && : > "$w/mixed/plotdata"
+"$bin/analyze" --resamples 1000 "$w/mixed" > /dev/null 2> "$w/err"; rc=$?
+[ $rc -eq 2 ] && ! grep -q "wrote" "$w/err" && grep -qxF "analyze: $w/mixed/plotdata is not a directory: the plot data files go there (remove it, or move it away)" "$w/err" &&
+    ok "analyze, outputs not written: exit 2, nothing said to be written" || fail "analyze, outputs not written: exit $rc: $(cat "$w/err")"
 : > "$w/vfile"
 "$bin/validation" --quiet --resamples 200 "$w/vfile" "$w/vs" 2> "$w/err"; rc=$?
 [ $rc -eq 2 ] && grep -qxF "validation: $w/vfile: not a directory (it names a file); give a directory for the outputs" "$w/err" &&
