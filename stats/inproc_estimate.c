@@ -83,9 +83,14 @@ int main(int argc, char **argv) {
     if (e.ratio.method != ST_CI_NONE)
         printf("half-width   %.2f%%\n", (e.ratio.hi - e.ratio.lo) / 2 * 100);
     printf("sd_log       %.4f\n", e.sd_log);
-    printf("samples/s    %.1f (per CPU second of the B halves)\n", e.sps);
-    print_iv("cost_ns", &e.cost_ns, "%.1f");
-    print_iv("normalized", &e.norm, "%.4f");
+    if (e.blocks.uncounted) {
+        printf("samples/s    not counted (the series lists its samples as unmeasured)\n");
+        printf("cost_ns      not counted\nnormalized   not counted\n");
+    } else {
+        printf("samples/s    %.1f (per CPU second of the B halves)\n", e.sps);
+        print_iv("cost_ns", &e.cost_ns, "%.1f");
+        print_iv("normalized", &e.norm, "%.4f");
+    }
     int rc = e.blocks.n >= ST_BOOT_MIN_RUNS ? 0 : 1;
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "inproc-estimate: writing the estimate failed: %s\n", strerror(errno));

@@ -72,6 +72,8 @@ void st_inproc_blocks(const st_seg *segs, size_t n, st_blocks *out) {
             work[isb] += out->work_iterations ? g->iterations : g->bytes;
             if (isb)
                 samples_b += g->samples;
+            if (isb && g->uncounted)
+                out->uncounted = 1;
         }
         if (!(work[0] > 0 && work[1] > 0 && cpu[0] > 0 && cpu[1] > 0)) {
             out->skipped++;
@@ -117,11 +119,20 @@ void st_inproc_estimate(const st_seg *segs, size_t n, const st_boot_opts *opts, 
     st_sample s1 = {b->n, {b->log_ratio, b->sps}};
     const st_stat stats[3] = {{stat_ratio, 0}, {stat_cost, 0}, {stat_norm, 0}};
     st_interval iv[3];
-    st_bootstrap(&s1, NULL, stats, 3, opts, iv);
+    /* Samples the writer did not count give the ratio alone. */
+    st_bootstrap(&s1, NULL, stats, b->uncounted ? 1 : 3, opts, iv);
+    if (b->uncounted)
+        iv[1] = iv[2] = (st_interval){.est = NAN,
+                                      .lo = NAN,
+                                      .hi = NAN,
+                                      .method = ST_CI_NONE,
+                                      .why = "samples not counted",
+                                      .z0 = NAN,
+                                      .accel = NAN};
     out->ratio = iv[0];
     out->cost_ns = iv[1];
     out->norm = iv[2];
-    out->sps = b->n ? st_median(b->sps, b->n) : NAN;
+    out->sps = b->n && !b->uncounted ? st_median(b->sps, b->n) : NAN;
     out->sd_log = NAN;
     if (b->n >= 2) {
         double mean = 0, ss = 0;
@@ -152,13 +163,16 @@ static int end_parse(const char *s) {
 #define END_WORD(id, name, what) " " name
 
 /* The settings lines a series has (docs/FORMATS.md), and how each value is
- * checked: 'n' an unsigned decimal integer, 'w' a word checked by name. */
+ * checked: 'n' an unsigned decimal integer, 'w' a word checked by name,
+ * 'l' a list of column names.  system, cpu_clock and unmeasured are the
+ * optional keys of writers other than freecheck's runtime. */
 static const struct {
     const char *key;
     char type;
 } series_keys[] = {{"alternate", 'w'},    {"pattern", 'w'},      {"segment_fills", 'n'}, {"segment_cpu_ns", 'n'},
                    {"alloc_period", 'n'}, {"alloc_mode", 'w'},   {"time_hz", 'n'},       {"time_clock", 'w'},
-                   {"seed", 'n'},         {"nursery_size", 'n'}, {"carry_ns", 'n'},      {"cost_ns", 'n'}};
+                   {"seed", 'n'},         {"nursery_size", 'n'}, {"carry_ns", 'n'},      {"cost_ns", 'n'},
+                   {"system", 'w'},       {"cpu_clock", 'w'},    {"unmeasured", 'l'}};
 #define NSERIES_KEYS ((int)(sizeof series_keys / sizeof series_keys[0]))
 
 /* The fields of a seg line (docs/FORMATS.md); those marked required are the
@@ -166,11 +180,26 @@ static const struct {
 static const struct {
     const char *name;
     int required;
-} series_cols[] = {
-    {"index", 0},         {"block", 1},        {"pos", 1},           {"kind", 1},         {"on", 0},
-    {"end", 1},           {"cpu_ns", 1},       {"wall_ns", 0},       {"bytes", 1},        {"iterations", 1},
-    {"alloc_samples", 1}, {"alloc_points", 0}, {"sampled_bytes", 0}, {"time_samples", 1}, {"minor", 0},
-    {"major", 0},         {"gc_ns", 0},        {"major_cpu_ns", 0}};
+    int may_be_unmeasured; /* a writer may list it in 'unmeasured' */
+} series_cols[] = {{"index", 0, 0},
+                   {"block", 1, 0},
+                   {"pos", 1, 0},
+                   {"kind", 1, 0},
+                   {"on", 0, 0},
+                   {"end", 1, 0},
+                   {"cpu_ns", 1, 0},
+                   {"wall_ns", 0, 1},
+                   {"bytes", 1, 0},
+                   {"iterations", 1, 1},
+                   {"alloc_samples", 1, 1},
+                   {"alloc_points", 0, 1},
+                   {"sampled_bytes", 0, 1},
+                   {"time_samples", 1, 1},
+                   {"minor", 0, 1},
+                   {"major", 0, 1},
+                   {"gc_ns", 0, 1},
+                   {"major_cpu_ns", 0, 1},
+                   {"switch_ns", 0, 0}};
 #define NSERIES_COLS ((int)(sizeof series_cols / sizeof series_cols[0]))
 enum {
     C_INDEX,
@@ -217,6 +246,9 @@ int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *
     int ncols = 0, lineno = 0, use_alloc = 1, use_time = 1, have_trailer = 0, alt_mode = -1;
     int col[NSERIES_COLS]; /* col[k]: which series_cols entry field k is */
     int seen_key[NSERIES_KEYS] = {0};
+    int unmeasured[NSERIES_COLS] = {0}; /* fields the writer says it cannot measure */
+    int time_clock_none = 0;
+    uint64_t time_hz = 0;
     uint64_t declared = 0;
     size_t start = *n, cap = *n;
     int rc = -1;
@@ -366,6 +398,8 @@ int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *
                 goto out;
             }
             g.samples = (use_alloc ? alloc_samples : 0) + (use_time ? time_samples : 0);
+            /* Not counted by the writer: the blocks give a ratio, no per-sample cost. */
+            g.uncounted = (use_alloc && unmeasured[C_ASAMPLES]) || (use_time && unmeasured[C_TSAMPLES]);
             if (*n == cap) {
                 cap = cap ? cap * 2 : 256;
                 *segs = st_xrealloc(*segs, cap * sizeof **segs);
@@ -436,15 +470,37 @@ int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *
             uint64_t v;
             const char *val = nf == 2 ? field[1] : "";
             int ok = nf == 2;
-            if (ok && series_keys[k].type == 'n')
+            if (ok && series_keys[k].type == 'n') {
                 ok = parse_count(val, &v) == 0;
-            else if (ok && !strcmp(word, "pattern"))
+                if (ok && !strcmp(word, "time_hz"))
+                    time_hz = v;
+            } else if (ok && !strcmp(word, "pattern"))
                 ok = !strcmp(val, "ABBA") || !strcmp(val, "BAAB");
             else if (ok && !strcmp(word, "alloc_mode"))
                 ok = sgc_alloc_mode_parse(val) >= 0;
-            else if (ok && !strcmp(word, "time_clock"))
-                ok = sgc_clock_parse(val) >= 0;
-            else if (ok && !strcmp(word, "alternate")) {
+            else if (ok && !strcmp(word, "time_clock")) {
+                time_clock_none = !strcmp(val, "none"); /* a program without a time sampler */
+                ok = sgc_clock_parse(val) >= 0 || time_clock_none;
+            } else if (ok && !strcmp(word, "system"))
+                ok = strspn(val, "abcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(val);
+            else if (ok && !strcmp(word, "cpu_clock"))
+                ok = !strcmp(val, "thread") || !strcmp(val, "process");
+            else if (series_keys[k].type == 'l') {
+                ok = nf >= 2;
+                for (int j = 1; ok && j < nf && j < NSERIES_COLS + 2; j++) {
+                    int c = -1;
+                    for (int q = 0; q < (int)NSERIES_COLS; q++)
+                        if (!strcmp(field[j], series_cols[q].name))
+                            c = q;
+                    if (c < 0 || !series_cols[c].may_be_unmeasured) {
+                        snprintf(err, errlen,
+                                 "%s line %d: unmeasured '%s' is not a field that may be unmeasured (docs/FORMATS.md)",
+                                 path, lineno, field[j]);
+                        goto out;
+                    }
+                    unmeasured[c] = 1;
+                }
+            } else if (ok && !strcmp(word, "alternate")) {
                 /* The samples of the samplers the mode switches; of both when it switches none (A/A). */
                 int m = sgc_alt_mode_parse(val);
                 if (m < 0) {
@@ -458,8 +514,10 @@ int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *
                 use_time = !some || sgc_alt_switches_time(m);
             }
             if (!ok) {
-                snprintf(err, errlen, "%s line %d: %s needs one value, %s", path, lineno, word,
-                         series_keys[k].type == 'n' ? "a decimal integer" : "one of the runtime's names for it");
+                snprintf(err, errlen, "%s line %d: %s needs %s", path, lineno, word,
+                         series_keys[k].type == 'n'   ? "one value, a decimal integer"
+                         : series_keys[k].type == 'l' ? "one or more field names"
+                                                      : "one value, one of the names docs/FORMATS.md gives for it");
                 goto out;
             }
         }
@@ -470,6 +528,12 @@ int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *
     }
     if (lineno == 0) {
         snprintf(err, errlen, "%s: not a segment series (the file is empty)", path);
+        goto out;
+    }
+    if (time_clock_none && time_hz != 0) {
+        snprintf(err, errlen,
+                 "%s: time_clock none with time_hz %llu (none is the clock of a program without a time sampler)", path,
+                 (unsigned long long)time_hz);
         goto out;
     }
     if (!have_trailer || declared != (uint64_t)(*n - start)) {

@@ -39,6 +39,7 @@ typedef struct st_seg {
     double bytes;      /* bytes allocated */
     double iterations; /* hook iterations */
     double samples;    /* allocation samples + time samples */
+    int uncounted;     /* 1: the writer does not count those samples ('unmeasured') */
 } st_seg;
 
 /* The blocks of a series. */
@@ -49,6 +50,7 @@ typedef struct st_blocks {
     size_t runs;         /* processes contributing at least one block */
     size_t skipped;      /* incomplete blocks left out (lead-ins not counted) */
     int work_iterations; /* 1: work = iterations, 0: bytes */
+    int uncounted;       /* 1: some B segment's samples are not counted: no per-sample cost */
 } st_blocks;
 
 /* The estimate for one cell. */

@@ -244,3 +244,64 @@ Test(inproc, reader_refuses_what_it_would_ignore) {
     cr_assert_eq(n, 0);
     free(segs);
 }
+
+/* The optional keys of writers other than freecheck's runtime
+ * (docs/FORMATS.md, the segment series): system, cpu_clock, unmeasured,
+ * time_clock none, the switch_ns column. */
+Test(inproc, reader_takes_the_keys_of_other_writers) {
+    char err[512];
+    const char *ok =
+        "sgc-segments 1\nalternate alloc\ntime_hz 0\ntime_clock none\nsystem jemalloc\ncpu_clock process\n"
+        "unmeasured alloc_points wall_ns\ncolumns index block pos kind on end cpu_ns bytes iterations alloc_samples "
+        "time_samples switch_ns\nseg 0 0 3 A 0 gc 10 10 0 0 0 0\nsegments 1\n";
+    cr_assert_eq(read_text(ok, err, sizeof err), 0, "%s", err);
+    struct {
+        const char *text, *says;
+    } bad[] = {
+        {"sgc-segments 1\nalternate alloc\ntime_hz 1000\ntime_clock none\ncolumns index block pos kind on end cpu_ns "
+         "bytes iterations alloc_samples time_samples\nseg 0 0 3 A 0 gc 10 10 0 0 0\nsegments 1\n",
+         "time_clock none with time_hz 1000"},
+        {"sgc-segments 1\nalternate alloc\nunmeasured cpu_ns\n", "unmeasured 'cpu_ns' is not a field that may be"},
+        {"sgc-segments 1\nalternate alloc\nunmeasured\n", "unmeasured needs one or more field names"},
+        {"sgc-segments 1\nalternate alloc\ncpu_clock wall\n", "cpu_clock needs one value"},
+        {"sgc-segments 1\nalternate alloc\nsystem Go!\n", "system needs one value"},
+        {"sgc-segments 1\nalternate alloc\nsystem go\nsystem v8\n", "the setting 'system' is given twice"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_assert_eq(read_text(bad[i].text, err, sizeof err), -1, "case %zu accepted", i);
+        cr_assert_not_null(strstr(err, bad[i].says), "case %zu: '%s'", i, err);
+    }
+}
+
+/* Samples a writer lists as unmeasured give the ratio and no per-sample
+ * cost: never a cost computed from zeros. */
+Test(inproc, unmeasured_samples_give_no_cost) {
+    char path[] = "/tmp/test-inproc-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "sgc-segments 1\nalternate alloc\nunmeasured alloc_samples\ncolumns block pos kind end cpu_ns bytes "
+               "iterations alloc_samples time_samples\n");
+    int nseg = 0;
+    for (int b = 1; b <= 12; b++)
+        for (int p = 0; p < 4; p++, nseg++) {
+            int isb = p == 1 || p == 2;
+            fprintf(f, "seg %d %d %c gc %d 1000 0 0 0\n", b, p, isb ? 'B' : 'A', isb ? 1100 + b : 1000 + (b % 3));
+        }
+    fprintf(f, "segments %d\n", nseg);
+    fclose(f);
+    st_seg *segs = NULL;
+    size_t n = 0;
+    char err[512];
+    cr_assert_eq(st_inproc_read_series(path, 1, &segs, &n, err, sizeof err), 0, "%s", err);
+    unlink(path);
+    st_inproc e;
+    st_inproc_estimate(segs, n, &opts, &e);
+    cr_assert_eq(e.blocks.n, 12);
+    cr_assert_eq(e.blocks.uncounted, 1);
+    cr_assert(e.ratio.est > 1.09 && e.ratio.est < 1.12, "ratio %g", e.ratio.est);
+    cr_assert_eq(e.cost_ns.method, ST_CI_NONE);
+    cr_assert(isnan(e.cost_ns.est) && isnan(e.norm.est) && isnan(e.sps));
+    st_inproc_free(&e);
+    free(segs);
+}
