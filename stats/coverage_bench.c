@@ -23,11 +23,14 @@
 
 static void usage(FILE *f) {
     fputs("usage: coverage-bench [--experiments K] [--rounds N,N,...] [--procs P] [--blocks N,N,...]\n"
-          "                      [--resamples B] [--fit-resamples B] [--seed N] [--no-compare] [--csv FILE] DIR...\n"
+          "                      [--resamples B] [--fit-resamples B] [--seed N] [--no-compare] [--csv FILE]\n"
+          "                      [--adaptive H [--max-blocks N]] DIR...\n"
           "  DIR: a sweep directory with results.db: blocked sweeps give the process-level kinds,\n"
           "  in-process sweeps (segment series) the in-process ratio.  Defaults: 1000 experiments per\n"
           "  sweep and size, rounds 10,30,60, 4 processes of 25,100 blocks, analyze's 10000 and 1000\n"
-          "  resamples, seed 20261202, compare on.\n",
+          "  resamples, seed 20261202, compare on.  --adaptive H: the rounds are the planned ones (the\n"
+          "  pilot) and every cell gets the two-stage rule's blocks for +-H (a fraction), at most\n"
+          "  --max-blocks (200); analyze gives the extended cells the two-stage intervals.\n",
           f);
 }
 
@@ -139,6 +142,20 @@ int main(int argc, char **argv) {
                 return 2;
             }
             o.seed = u;
+        } else if ((v = st_opt_value(argc, argv, &i, "--adaptive"))) {
+            if (st_opt_real(v, 0, 1, &o.adaptive)) {
+                fprintf(stderr,
+                        "coverage-bench: --adaptive '%s': give the target half-width as a fraction, e.g. "
+                        "0.02\n",
+                        v);
+                return 2;
+            }
+        } else if ((v = st_opt_value(argc, argv, &i, "--max-blocks"))) {
+            if (st_opt_u64(v, 3, 100000, &u)) {
+                fprintf(stderr, "coverage-bench: --max-blocks '%s': give 3 to 100000 blocks\n", v);
+                return 2;
+            }
+            o.max_blocks = (size_t)u;
         } else if ((v = st_opt_value(argc, argv, &i, "--csv"))) {
             if (!*v) {
                 fprintf(stderr, "coverage-bench: --csv needs a file name\n");
@@ -194,26 +211,44 @@ int main(int argc, char **argv) {
                     ns[i].acf1_level, ns[i].acf1_diff, ns[i].kurt_runs, ns[i].kurt_diff, ns[i].sd_diff);
             st_cov_tally *tal = st_xcalloc(nrounds * ST_COV_NKINDS, sizeof *tal);
             st_cov_tally *per = st_xcalloc(nrounds * nns * ST_COV_NKINDS, sizeof *per);
+            double *blocks_run = st_xcalloc(nrounds, sizeof *blocks_run);
             for (size_t r = 0; r < nrounds; r++) {
                 double ts = now_s();
-                st_cov_blocked(ns, nns, rounds[r], &o, tal + r * ST_COV_NKINDS, per + r * nns * ST_COV_NKINDS);
-                fprintf(stderr, "coverage-bench: %s, %zu rounds: %.0f s\n", dirs[d], rounds[r], now_s() - ts);
+                st_cov_blocked(ns, nns, rounds[r], &o, tal + r * ST_COV_NKINDS, per + r * nns * ST_COV_NKINDS,
+                               &blocks_run[r]);
+                fprintf(stderr, "coverage-bench: %s, %zu rounds: %.0f s;", dirs[d], rounds[r], now_s() - ts);
+                /* Each size's counts as soon as they exist (a long run can be stopped). */
+                for (int k = 0; k < ST_COV_NKINDS; k++)
+                    if (tal[r * ST_COV_NKINDS + (size_t)k].judged)
+                        fprintf(stderr, " %s %zu/%zu;", st_cov_kind_name((st_cov_kind)k),
+                                tal[r * ST_COV_NKINDS + (size_t)k].covered, tal[r * ST_COV_NKINDS + (size_t)k].judged);
+                fputc('\n', stderr);
             }
+            if (o.adaptive > 0)
+                printf("\nAdaptive rounds: the two-stage rule for +-%g%%, at most %zu blocks; columns: planned "
+                       "rounds (the pilot).\n",
+                       o.adaptive * 100, o.max_blocks);
             printf("\n| kind |");
             for (size_t r = 0; r < nrounds; r++)
-                printf(" %zu blocks |", rounds[r]);
+                printf(o.adaptive > 0 ? " pilot %zu |" : " %zu blocks |", rounds[r]);
             printf("\n|---|");
             for (size_t r = 0; r < nrounds; r++)
                 printf("---|");
             printf("\n");
+            int compare = o.compare && !(o.adaptive > 0);
             for (int k = 0; k < ST_COV_NKINDS; k++) {
-                if (k == ST_COV_INPROC || ((k >= ST_COV_CMP_PAIRED && k <= ST_COV_CMP_RATIO) && !o.compare))
+                if (k == ST_COV_INPROC || ((k >= ST_COV_CMP_PAIRED && k <= ST_COV_CMP_RATIO) && !compare))
                     continue;
                 printf("| %s", st_cov_kind_name((st_cov_kind)k));
                 for (size_t r = 0; r < nrounds; r++)
                     cell(stdout, &tal[r * ST_COV_NKINDS + (size_t)k], 0.95);
                 printf(" |\n");
             }
+            printf("| blocks per cell (mean)");
+            for (size_t r = 0; r < nrounds; r++)
+                printf(" | %.1f", blocks_run[r] / (double)o.experiments / ST_SYN_NCELLS);
+            printf(" |\n");
+            free(blocks_run);
             if (csv)
                 for (size_t r = 0; r < nrounds; r++) {
                     char size[32];

@@ -56,7 +56,8 @@ typedef enum st_ci_method {
     ST_CI_NONE = 0,   /* no interval; why says why */
     ST_CI_BCA,        /* bias-corrected and accelerated */
     ST_CI_PERCENTILE, /* BCa undefined; why says why */
-    ST_CI_DEGENERATE  /* every resample gave the estimate: [t, t] */
+    ST_CI_DEGENERATE, /* every resample gave the estimate: [t, t] */
+    ST_CI_EXACT       /* an exact interval, not a bootstrap one (st_walsh.h) */
 } st_ci_method;
 
 typedef struct st_interval {
@@ -113,7 +114,7 @@ void st_boot_interval(double *t, size_t B, double confidence, double (*accel)(vo
 double st_quantile_select(double *t, size_t n, double p);
 
 /* Name of a method as written in outputs: "none", "bca", "percentile",
- * "degenerate". */
+ * "degenerate", "exact". */
 const char *st_ci_name(st_ci_method m);
 
 #endif

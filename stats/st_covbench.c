@@ -3,6 +3,7 @@
 #include "st_analysis.h"
 #include "st_compare.h"
 #include "st_costfit.h"
+#include "st_stop.h"
 #include "st_util.h"
 
 #include <gsl/gsl_cdf.h>
@@ -32,9 +33,11 @@ void st_cov_defaults(st_cov_opts *o) {
     o->fit_resamples = 1000;
     o->confidence = 0.95;
     o->seed = 20261202;
-    o->plan = (st_synth_plan){30, 1.05, 1000.0, 1000.0, {0.01, 0.04, 0.16}};
+    o->plan = (st_synth_plan){30, 1.05, 1000.0, 1000.0, {0.01, 0.04, 0.16}, {0}, 0};
     o->ratio_b = 1.08;
     o->compare = 1;
+    o->adaptive = 0;
+    o->max_blocks = 200;
 }
 
 void st_cov_judge(st_cov_tally *t, double lo, double hi, int has_interval, double truth) {
@@ -118,11 +121,42 @@ static st_cov_iv from_fit(const st_costfit *f, int fixed, double truth) {
     return (st_cov_iv){isfinite(e->lo) && isfinite(e->hi), e->est, e->lo, e->hi, truth};
 }
 
-void st_cov_experiment(const st_nsource *s, size_t rounds, const st_cov_opts *o, size_t k,
-                       st_cov_iv out[ST_COV_NKINDS]) {
+/* The two-stage rule's extra blocks of every cell of a planned sweep, as
+ * sw_adapt.c decides them: its pilot is the cell's blocks (for a baseline
+ * its A/A blocks), log(role-1 wall / role-0 wall) in block order. */
+static void two_stage_extra(const st_sweep *sw, const st_cov_opts *o, uint64_t seed, size_t rounds,
+                            size_t extra[ST_SYN_NCELLS]) {
+    double *d = st_xmalloc((sw->nruns + 1) * sizeof *d);
+    const st_run **partner = st_xcalloc(sw->nruns + 2, sizeof *partner);
+    for (size_t i = 0; i < sw->nruns; i++)
+        if (sw->runs[i].role == 0 && sw->runs[i].block > 0 && (size_t)sw->runs[i].block <= sw->nruns + 1)
+            partner[sw->runs[i].block] = &sw->runs[i];
+    st_stop rule = {ST_STOP_TWO_STAGE, o->adaptive, rounds, o->max_blocks, 0.95};
+    for (int c = 0; c < ST_SYN_NCELLS; c++) {
+        const st_cell *x = &sw->cells[c];
+        size_t n = 0;
+        for (size_t j = 0; j < x->nruns; j++) {
+            const st_run *t = &sw->runs[x->first_run + j];
+            if (t->role == 1 && t->block > 0 && partner[t->block])
+                d[n++] = log(t->wall_ns / partner[t->block]->wall_ns);
+        }
+        st_boot_opts bo = {2000, 0.95, seed ^ (uint64_t)(c + 1)};
+        st_interval pilot;
+        st_paired_interval(d, n, &bo, &pilot);
+        extra[c] = st_stop_target(&pilot, &rule) - rounds;
+    }
+    free(d);
+    free(partner);
+}
+
+size_t st_cov_experiment(const st_nsource *s, size_t rounds, const st_cov_opts *o, size_t k,
+                         st_cov_iv out[ST_COV_NKINDS]) {
     st_synth_plan pa = o->plan, pb = o->plan;
     pa.rounds = pb.rounds = rounds;
     pb.ratio = o->ratio_b;
+    memset(pa.extra, 0, sizeof pa.extra);
+    memset(pb.extra, 0, sizeof pb.extra);
+    pa.halfwidth = pb.halfwidth = 0;
     double R = pa.ratio, c = pa.cost_ns;
     for (int q = 0; q < ST_COV_NKINDS; q++)
         out[q] = (st_cov_iv){0, NAN, NAN, NAN, NAN};
@@ -131,6 +165,20 @@ void st_cov_experiment(const st_nsource *s, size_t rounds, const st_cov_opts *o,
     st_sweep a, b;
     double samples[ST_SYN_NCELLS];
     st_synth_sweep(s, &pa, rng, &a, samples);
+    int compare = o->compare;
+    if (o->adaptive > 0) {
+        /* The planned rounds decide; the same draws again, then the adaptive rounds. */
+        two_stage_extra(&a, o, seed, rounds, pa.extra);
+        pa.halfwidth = o->adaptive;
+        st_sweep_free(&a);
+        gsl_rng_free(rng);
+        rng = rng_for(seed);
+        st_synth_sweep(s, &pa, rng, &a, samples);
+        compare = 0;
+    }
+    size_t blocks = 0;
+    for (size_t i = 0; i < a.nruns; i++)
+        blocks += a.runs[i].role == 1;
     st_analysis_opts ao;
     memset(&ao, 0, sizeof ao);
     ao.boot = (st_boot_opts){o->resamples, o->confidence, seed ^ 1};
@@ -157,7 +205,7 @@ void st_cov_experiment(const st_nsource *s, size_t rounds, const st_cov_opts *o,
     out[ST_COV_REG_COST] = from_fit(st_costfit_find(an.fits, "syn", "alloc", ST_FIT_WALL), 0, c);
     out[ST_COV_REG_COST_CPU] = from_fit(st_costfit_find(an.fits, "syn", "alloc", ST_FIT_CPU), 0, c);
     out[ST_COV_REG_FIXED] = from_fit(st_costfit_find(an.fits, "syn", "alloc", ST_FIT_WALL), 1, 0.0);
-    if (o->compare) {
+    if (compare) {
         st_synth_sweep(s, &pb, rng, &b, samples);
         st_compare_opts co;
         memset(&co, 0, sizeof co);
@@ -182,6 +230,7 @@ void st_cov_experiment(const st_nsource *s, size_t rounds, const st_cov_opts *o,
     st_analysis_free(&an);
     st_sweep_free(&a);
     gsl_rng_free(rng);
+    return blocks;
 }
 
 static void add_tally(st_cov_tally *dst, const st_cov_tally *t) {
@@ -194,13 +243,16 @@ static void add_tally(st_cov_tally *dst, const st_cov_tally *t) {
 }
 
 void st_cov_blocked(const st_nsource *src, size_t nsrc, size_t rounds, const st_cov_opts *o, st_cov_tally *tally,
-                    st_cov_tally *per_source) {
+                    st_cov_tally *per_source, double *blocks) {
+    int compare = o->compare && !(o->adaptive > 0);
     for (size_t k = 0; k < o->experiments; k++) {
         size_t si = k % nsrc;
         st_cov_iv iv[ST_COV_NKINDS];
-        st_cov_experiment(&src[si], rounds, o, k, iv);
+        size_t b = st_cov_experiment(&src[si], rounds, o, k, iv);
+        if (blocks)
+            *blocks += (double)b;
         for (int q = 0; q < ST_COV_NKINDS; q++) {
-            if (q == ST_COV_INPROC || (!o->compare && q >= ST_COV_CMP_PAIRED && q <= ST_COV_CMP_RATIO))
+            if (q == ST_COV_INPROC || (!compare && q >= ST_COV_CMP_PAIRED && q <= ST_COV_CMP_RATIO))
                 continue;
             st_cov_tally t;
             memset(&t, 0, sizeof t);

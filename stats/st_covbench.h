@@ -93,6 +93,13 @@ typedef struct st_cov_opts {
     st_synth_plan plan; /* rounds is set per run */
     double ratio_b;     /* compare's B: the time cell's ratio */
     int compare;        /* also compare each sweep with a second one */
+    /* Adaptive rounds (0: none): sweep --halfwidth's target; each cell's
+     * blocks beyond the planned rounds are then the two-stage rule's
+     * (st_stop.h), decided from the planned rounds as sw_adapt.c decides
+     * them (2000 resamples at 95%, seed XOR the cell id), at most
+     * max_blocks; compare's kinds are not judged. */
+    double adaptive;
+    size_t max_blocks;
 } st_cov_opts;
 
 /* The defaults: analyze's (10000 resamples, 1000 for the fits, 95%),
@@ -109,9 +116,10 @@ typedef struct st_cov_iv {
 
 /* Experiment k of a blocked run: the synthetic sweep of source src with
  * `rounds` rounds (and compare's second sweep), analysed; out receives
- * every kind but the in-process one (has 0 there). */
-void st_cov_experiment(const st_nsource *src, size_t rounds, const st_cov_opts *opts, size_t k,
-                       st_cov_iv out[ST_COV_NKINDS]);
+ * every kind but the in-process one (has 0 there).  Returns the blocks the
+ * sweep ran (every cell's, the A/A ones included). */
+size_t st_cov_experiment(const st_nsource *src, size_t rounds, const st_cov_opts *opts, size_t k,
+                         st_cov_iv out[ST_COV_NKINDS]);
 
 /* One interval judged against its truth into t. */
 void st_cov_judge(st_cov_tally *t, double lo, double hi, int has_interval, double truth);
@@ -119,9 +127,10 @@ void st_cov_judge(st_cov_tally *t, double lo, double hi, int has_interval, doubl
 /* Runs opts->experiments synthetic blocked sweeps of `rounds` rounds over
  * the sources src[0..nsrc-1] in turn and adds their judgements to
  * tally[ST_COV_NKINDS] (the in-process kind stays empty); per_source (NULL,
- * or nsrc x ST_COV_NKINDS tallies) receives them by source too. */
+ * or nsrc x ST_COV_NKINDS tallies) receives them by source too; *blocks
+ * (NULL: not wanted) the blocks the sweeps ran, summed. */
 void st_cov_blocked(const st_nsource *src, size_t nsrc, size_t rounds, const st_cov_opts *opts, st_cov_tally *tally,
-                    st_cov_tally *per_source);
+                    st_cov_tally *per_source, double *blocks);
 
 /* The in-process kind: opts->experiments synthetic cells of procs
  * processes x blocks blocks, ratio opts->plan.ratio, over src[0..nsrc-1]

@@ -600,24 +600,81 @@ static int cmp_synrun(const void *a, const void *b) {
     return (x->r.seq > y->r.seq) - (x->r.seq < y->r.seq);
 }
 
+/* The adaptive rounds' order of a cell's next block: role 1 first when it
+ * has gone first in fewer than half of the cell's blocks so far. */
+static int adaptive_first(gsl_rng *rng, size_t firsts, size_t blocks) {
+    if (2 * firsts < blocks)
+        return 1;
+    if (2 * firsts > blocks)
+        return 0;
+    return (int)gsl_rng_uniform_int(rng, 2);
+}
+
+typedef struct synbuild {
+    const st_nsource *src;
+    const st_synth_plan *plan;
+    const double *samples;
+    synrun *runs;
+    size_t nr;
+    int64_t seq, block;
+} synbuild;
+
+/* The two runs of one block of cell c in round `round`, role 1 first when f. */
+static void emit_block(synbuild *sb, int c, int f, const st_nblock *nb, size_t round) {
+    const st_synth_plan *plan = sb->plan;
+    sb->block++;
+    for (int pos = 0; pos < 2; pos++) {
+        int role = (pos == 0) == (f == 1);
+        int cell = role ? c : ST_SYN_BASE;
+        st_run r = blank_run();
+        r.run_id = r.seq = ++sb->seq;
+        r.round = (int64_t)round;
+        r.block = sb->block;
+        r.role = role;
+        double wall = sb->src->wall0 * exp(nb->wall[pos]), cpu = sb->src->cpu0 * exp(nb->cpu[pos]);
+        r.key[ST_K_bytes_allocated] = 1e9;
+        if (role && c == ST_SYN_TIME) {
+            wall *= plan->ratio;
+            cpu *= plan->ratio;
+            r.key[ST_K_time_samples] = plan->rate * wall / 1e9;
+            r.key[ST_K_time_hz_achieved] = plan->rate;
+        } else if (role && c >= ST_SYN_ALLOC1) {
+            double S = sb->samples[c];
+            wall += plan->cost_ns * S;
+            cpu += plan->cost_ns * S;
+            r.key[ST_K_alloc_samples] = S;
+            r.key[ST_K_alloc_sample_points] = S;
+            r.key[ST_K_sampled_bytes] = S * (double)syn_period[c];
+            r.key[ST_K_alloc_period] = (double)syn_period[c];
+        }
+        r.wall_ns = wall;
+        r.user_ns = cpu;
+        r.sys_ns = 0;
+        sb->runs[sb->nr++] = (synrun){cell, r};
+    }
+}
+
 void st_synth_sweep(const st_nsource *src, const st_synth_plan *plan, gsl_rng *rng, st_sweep *out,
                     double samples[ST_SYN_NCELLS]) {
     memset(out, 0, sizeof *out);
-    size_t n = plan->rounds, nblocks = n * ST_SYN_NCELLS;
+    size_t n = plan->rounds, nblocks = n * ST_SYN_NCELLS, nextra = 0;
+    for (int c = 0; c < ST_SYN_NCELLS; c++)
+        nextra += plan->extra[c];
     samples[ST_SYN_BASE] = 0;
     samples[ST_SYN_TIME] = NAN;
     for (int k = 0; k < 3; k++)
         samples[ST_SYN_ALLOC1 + k] = fmax(1.0, round(plan->frac[k] * src->wall0 / plan->cost_ns));
-    /* Each cell's balanced order, and the noise of every block in execution order. */
-    int *first = st_xmalloc(nblocks * sizeof *first);
+    /* The planned rounds first, so that their draws do not depend on the
+     * adaptive rounds: each cell's balanced order, the noise of every block
+     * in execution order, each round's order. */
+    int *first = st_xmalloc((nblocks ? nblocks : 1) * sizeof *first);
     for (int c = 0; c < ST_SYN_NCELLS; c++)
         balanced(rng, n, first + (size_t)c * n);
-    size_t *noise = st_xmalloc(nblocks * sizeof *noise);
+    size_t *noise = st_xmalloc((nblocks + nextra + 1) * sizeof *noise);
     st_cbb_indices(rng, src->n, src->L, noise, nblocks);
-    synrun *runs = st_xmalloc(2 * nblocks * sizeof *runs);
-    size_t nr = 0, used[ST_SYN_NCELLS] = {0};
+    synbuild sb = {src, plan, samples, st_xmalloc((2 * (nblocks + nextra) + 1) * sizeof(synrun)), 0, 0, 0};
+    size_t used[ST_SYN_NCELLS] = {0}, firsts[ST_SYN_NCELLS] = {0};
     int order[ST_SYN_NCELLS];
-    int64_t seq = 0, block = 0;
     for (size_t round = 1; round <= n; round++) {
         for (int c = 0; c < ST_SYN_NCELLS; c++)
             order[c] = c;
@@ -625,39 +682,35 @@ void st_synth_sweep(const st_nsource *src, const st_synth_plan *plan, gsl_rng *r
         for (int o = 0; o < ST_SYN_NCELLS; o++) {
             int c = order[o];
             int f = first[(size_t)c * n + used[c]++];
-            const st_nblock *nb = &src->blocks[noise[block]];
-            block++;
-            for (int pos = 0; pos < 2; pos++) {
-                int role = (pos == 0) == (f == 1);
-                int cell = role ? c : ST_SYN_BASE;
-                st_run r = blank_run();
-                r.run_id = r.seq = ++seq;
-                r.round = (int64_t)round;
-                r.block = block;
-                r.role = role;
-                double wall = src->wall0 * exp(nb->wall[pos]), cpu = src->cpu0 * exp(nb->cpu[pos]);
-                r.key[ST_K_bytes_allocated] = 1e9;
-                if (role && c == ST_SYN_TIME) {
-                    wall *= plan->ratio;
-                    cpu *= plan->ratio;
-                    r.key[ST_K_time_samples] = plan->rate * wall / 1e9;
-                    r.key[ST_K_time_hz_achieved] = plan->rate;
-                } else if (role && c >= ST_SYN_ALLOC1) {
-                    double S = samples[c];
-                    wall += plan->cost_ns * S;
-                    cpu += plan->cost_ns * S;
-                    r.key[ST_K_alloc_samples] = S;
-                    r.key[ST_K_alloc_sample_points] = S;
-                    r.key[ST_K_sampled_bytes] = S * (double)syn_period[c];
-                    r.key[ST_K_alloc_period] = (double)syn_period[c];
-                }
-                r.wall_ns = wall;
-                r.user_ns = cpu;
-                r.sys_ns = 0;
-                runs[nr++] = (synrun){cell, r};
-            }
+            firsts[c] += (size_t)f;
+            emit_block(&sb, c, f, &src->blocks[noise[sb.block]], round);
         }
     }
+    /* Adaptive rounds: one block of every cell still short of its extra
+     * blocks, in a random order, the noise series drawn afresh. */
+    if (nextra)
+        st_cbb_indices(rng, src->n, src->L, noise + nblocks, nextra);
+    size_t left[ST_SYN_NCELLS];
+    for (int c = 0; c < ST_SYN_NCELLS; c++)
+        left[c] = plan->extra[c];
+    for (size_t round = n + 1; sb.block < (int64_t)(nblocks + nextra); round++) {
+        int k = 0;
+        for (int c = 0; c < ST_SYN_NCELLS; c++)
+            if (left[c])
+                order[k++] = c;
+        if (k > 1)
+            gsl_ran_shuffle(rng, order, (size_t)k, sizeof *order);
+        for (int o = 0; o < k; o++) {
+            int c = order[o];
+            int f = adaptive_first(rng, firsts[c], used[c]);
+            firsts[c] += (size_t)f;
+            used[c]++;
+            left[c]--;
+            emit_block(&sb, c, f, &src->blocks[noise[sb.block]], round);
+        }
+    }
+    synrun *runs = sb.runs;
+    size_t nr = sb.nr;
     qsort(runs, nr, sizeof *runs, cmp_synrun);
     out->dir = st_xstrdup("synthetic");
     out->ncells = ST_SYN_NCELLS;
@@ -688,11 +741,21 @@ void st_synth_sweep(const st_nsource *src, const st_synth_plan *plan, gsl_rng *r
         x->nruns = x->used = j - i;
         i = j;
     }
-    out->nmeta = 1;
-    out->meta_key = st_xmalloc(sizeof *out->meta_key);
-    out->meta_value = st_xmalloc(sizeof *out->meta_value);
+    /* The meta table: the design, and with adaptive rounds the config's
+     * planned rounds and target and the rule (as the sweep stores them). */
+    out->nmeta = plan->halfwidth > 0 ? 3 : 1;
+    out->meta_key = st_xmalloc(3 * sizeof *out->meta_key);
+    out->meta_value = st_xmalloc(3 * sizeof *out->meta_value);
     out->meta_key[0] = st_xstrdup("design");
     out->meta_value[0] = st_xstrdup("blocked");
+    if (plan->halfwidth > 0) {
+        char cfg[128];
+        snprintf(cfg, sizeof cfg, "runs = %zu\ndesign = blocked\nhalfwidth = %.17g%%\n", n, plan->halfwidth * 100);
+        out->meta_key[1] = st_xstrdup("config");
+        out->meta_value[1] = st_xstrdup(cfg);
+        out->meta_key[2] = st_xstrdup("adaptive_rule");
+        out->meta_value[2] = st_xstrdup("two-stage");
+    }
     out->planned = -1;
     out->warning[0] = '\0';
     free(runs), free(first), free(noise);

@@ -43,6 +43,14 @@
  * them.  The noise of the sweep's blocks in execution order is a circular
  * block bootstrap of the source's blocks; a block's first run gets the
  * observed first run's residuals.  Run = level x exp(residual) (+ effect).
+ * With adaptive rounds (plan extra), rounds after the planned ones hold
+ * one block of each cell that still has extra blocks to run, in a random
+ * order, the role-1 run first when it went first in fewer than half of the
+ * cell's blocks so far (a tie: a coin), as sw_adapt.c orders them; their
+ * noise continues with a fresh circular block bootstrap; every draw of the
+ * planned rounds comes first, so the planned part is the same whatever the
+ * extra blocks; the meta table records config (runs, halfwidth) and
+ * adaptive_rule two-stage, as the sweep does.
  * Every quantity the truth needs follows from the design exactly: the
  * cell's and the baseline's runs have the same noise distribution (each
  * pooled residual is equally likely for either), a block's log-ratio is
@@ -120,17 +128,21 @@ void st_nsource_finish(st_nsource *s);
 /* The same for an in-process source whose processes' b and r are filled. */
 void st_ipsource_finish(st_ipsource *s);
 
+/* Cell indices in the synthetic sweep (cells[] order = cell_id - 1). */
+enum { ST_SYN_BASE = 0, ST_SYN_TIME, ST_SYN_ALLOC1, ST_SYN_ALLOC2, ST_SYN_ALLOC3, ST_SYN_NCELLS };
+
 /* The design of a synthetic blocked sweep. */
 typedef struct st_synth_plan {
-    size_t rounds;  /* blocks per cell */
+    size_t rounds;  /* planned rounds: blocks per cell */
     double ratio;   /* R of the time cell */
     double rate;    /* its samples per second */
     double cost_ns; /* c of the allocation cells, per sample */
     double frac[3]; /* their overhead c S_k / wall0 */
+    /* Adaptive rounds (all 0: none): each cell's blocks after the planned
+     * rounds, and the target of sweep --halfwidth the meta table records. */
+    size_t extra[ST_SYN_NCELLS];
+    double halfwidth;
 } st_synth_plan;
-
-/* Cell indices in the synthetic sweep (cells[] order = cell_id - 1). */
-enum { ST_SYN_BASE = 0, ST_SYN_TIME, ST_SYN_ALLOC1, ST_SYN_ALLOC2, ST_SYN_ALLOC3, ST_SYN_NCELLS };
 
 /* Builds the synthetic sweep into *out (free with st_sweep_free): the
  * layout above, noise drawn with rng.  samples[k] receives each cell's

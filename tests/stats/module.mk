@@ -65,12 +65,13 @@ TESTS += test-stats-san
 # the benchmark itself is make bench-coverage, figures not pass/fail).
 ST_COV_TEST_BIN := $(BIN)/test-coverage
 
-$(ST_COV_TEST_BIN): $(OBJ)/tests/stats/test_coverage.o $(LIBDIR)/libststats.a
+$(ST_COV_TEST_BIN): $(OBJ)/tests/stats/test_coverage.o $(OBJ)/tests/stats/test_walsh.o $(OBJ)/tests/stats/test_stop.o \
+		$(LIBDIR)/libststats.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(ST_TEST_LIBS) $(LDLIBS)
 
 .PHONY: test-stats-coverage
-test-stats-coverage: $(ST_COV_TEST_BIN)
-	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh stats-coverage $(ST_COV_TEST_BIN) --jobs 2
+test-stats-coverage: $(ST_COV_TEST_BIN) $(BIN)/analyze
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh stats-coverage env ST_ANALYZE=$(BIN)/analyze $(ST_COV_TEST_BIN) --jobs 2
 
 TESTS += test-stats-coverage

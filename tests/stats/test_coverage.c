@@ -16,6 +16,8 @@
 #include "st_synth.h"
 #include "st_util.h"
 
+#include "covtest.h"
+
 #include <criterion/criterion.h>
 #include <gsl/gsl_randist.h>
 #include <math.h>
@@ -34,10 +36,6 @@ static void lcg_series(double *x, size_t n, double phi, unsigned long long seed)
         v = phi * v + ((double)s / 2147483648.0 - 0.5);
         x[i] = v;
     }
-}
-
-static void near(double got, double want, double rel, const char *what) {
-    cr_assert(fabs(got - want) <= rel * fabs(want), "%s: %.15g, want %.15g", what, got, want);
 }
 
 Test(blocklen, politis_white_matches_the_reference) {
@@ -152,7 +150,7 @@ Test(synth, sweep_layout_is_the_harness_design) {
     cr_assert_eq(s.len_diff.length, 1, "constant differences: length %zu", s.len_diff.length);
     cr_assert_gt(s.len_level.length, 1, "a trend: long blocks");
     cr_assert_eq(s.L, s.len_level.length, "the longer of the two lengths");
-    st_synth_plan plan = {7, 1.05, 1000.0, 1000.0, {0.01, 0.04, 0.16}};
+    st_synth_plan plan = {7, 1.05, 1000.0, 1000.0, {0.01, 0.04, 0.16}, {0}, 0};
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 3);
     st_sweep sw;
@@ -250,7 +248,7 @@ Test(covbench, normal_noise_covers_near_the_level, .timeout = 600) {
     st_cov_tally t[ST_COV_NKINDS], per[2 * ST_COV_NKINDS];
     memset(t, 0, sizeof t);
     memset(per, 0, sizeof per);
-    st_cov_blocked(s, 2, 12, &o, t, per);
+    st_cov_blocked(s, 2, 12, &o, t, per, NULL);
     for (int k = 0; k < ST_COV_NKINDS; k++) {
         if (k == ST_COV_INPROC) {
             cr_assert_eq(t[k].judged + t[k].none, 0);
@@ -272,8 +270,8 @@ Test(covbench, normal_noise_covers_near_the_level, .timeout = 600) {
     o.experiments = 20;
     st_cov_tally first[ST_COV_NKINDS];
     memset(first, 0, sizeof first);
-    st_cov_blocked(s, 2, 12, &o, first, NULL);
-    st_cov_blocked(s, 2, 12, &o, again, NULL);
+    st_cov_blocked(s, 2, 12, &o, first, NULL, NULL);
+    st_cov_blocked(s, 2, 12, &o, again, NULL, NULL);
     for (int k = 0; k < ST_COV_NKINDS; k++)
         cr_assert_eq(first[k].covered, again[k].covered);
     for (int i = 0; i < 2; i++)
@@ -297,31 +295,6 @@ Test(covbench, binomial_interval_is_clopper_pearson) {
 }
 
 /* ---- the sources' loader, on fixture databases ---- */
-
-static char *fixture_dir(void) {
-    char *d = strdup("/tmp/freecheck-coverage-XXXXXX");
-    cr_assert(mkdtemp(d));
-    return d;
-}
-
-static void fixture_db(const char *dir, const char *sql) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/results.db", dir);
-    sqlite3 *db;
-    cr_assert_eq(sqlite3_open(path, &db), SQLITE_OK);
-    char *err = NULL;
-    cr_assert_eq(sqlite3_exec(db, st_schema_sql(), NULL, NULL, &err), SQLITE_OK, "schema: %s", err);
-    cr_assert_eq(sqlite3_exec(db, sql, NULL, NULL, &err), SQLITE_OK, "fixture: %s", err);
-    sqlite3_close(db);
-}
-
-static void remove_fixture(char *dir) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/results.db", dir);
-    unlink(path);
-    rmdir(dir);
-    free(dir);
-}
 
 /* Workload w: baseline (cell 1) and one allocation cell (cell 2); workload v:
  * a baseline (cell 3).  Blocks 1-4: cell 2 with its baseline; 5-6: w's A/A;
