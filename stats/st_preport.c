@@ -166,7 +166,8 @@ void st_write_paired_md(FILE *f, const st_analysis *an, double confidence) {
             "## Paired comparisons (blocked design)\n\n"
             "Each run of a cell is compared with the run of its baseline in the same block, seconds apart "
             "(docs/STATISTICS.md): the ratio is exp of the Hodges-Lehmann estimate of the per-block log-ratios "
-            "log(cell / baseline), with a one-sample %g%% BCa interval over the blocks (* = percentile fallback). "
+            "log(cell / baseline), with an exact %g%% interval from its Walsh averages (fewer blocks than that "
+            "needs, 6 at 95%%: a one-sample BCa interval over the blocks, * = percentile fallback). "
             "This is the whole run, start-up and fixed costs included. Verdicts: (+) slower and (-) faster when "
             "the interval excludes 1; (=) no effect above %s when the whole interval lies within +-%s; (?) not "
             "resolved otherwise. %zu blocks were used.\n\n",
