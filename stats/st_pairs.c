@@ -1,114 +1,141 @@
 /* st_pairs.c - the paired comparisons of a blocked sweep: every cell's runs
  * against the adjacent runs of its baseline, block by block. */
 #include "st_analysis.h"
-#include "st_util.h"
+#include "st_stop.h"
 #include "st_walsh.h"
+#include "st_util.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
-static void none(st_interval *iv, const char *why) {
-  *iv = (st_interval){NAN, NAN, NAN, ST_CI_NONE, why, NAN, NAN};
+static void none(st_interval *iv, const char *why) { *iv = (st_interval){NAN, NAN, NAN, ST_CI_NONE, why, NAN, NAN}; }
+
+static void add_note(st_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_note(st_result *r, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    st_note_add(r->note, sizeof r->note, fmt, ap);
+    va_end(ap);
 }
 
 /* The interval of one per-block series (log scale when logs), as a ratio or
  * value: exact from its Walsh averages when there are enough blocks for
- * the level, else the one-sample BCa (st_walsh.h, st_paired_interval). */
-static void boot_series(const double *v, size_t n, int logs,
-                        const st_boot_opts *bo, st_interval *out) {
-  st_paired_interval(v, n, bo, out);
-  if (logs)
-    st_interval_exp(out);
+ * the level, else the one-sample BCa (st_walsh.h, st_paired_interval); with
+ * pilot > 0 (a sweep with adaptive rounds by the two-stage rule, the cell's
+ * first `pilot` blocks planned) the two-stage interval (st_stop.h). */
+static void boot_series(const double *v, size_t n, size_t pilot, int logs, const st_boot_opts *bo, st_interval *out) {
+    if (pilot)
+        st_stop_interval(v, n, pilot, bo, out);
+    else
+        st_paired_interval(v, n, bo, out);
+    if (logs)
+        st_interval_exp(out);
 }
 
 void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
-  const st_sweep *sw = an->sweep;
-  an->margin = opts->margin;
-  an->blocks = 0;
-  /* partner[block]: index of the used role-0 run of each block. */
-  int64_t maxb = 0;
-  for (size_t i = 0; i < sw->nruns; i++)
-    if (sw->runs[i].block > maxb)
-      maxb = sw->runs[i].block;
-  long *partner = st_xmalloc((size_t)(maxb + 1) * sizeof *partner);
-  for (int64_t b = 0; b <= maxb; b++)
-    partner[b] = -1;
-  for (size_t i = 0; i < sw->nruns; i++) {
-    const st_run *r = &sw->runs[i];
-    if (r->block > 0 && r->role == 0 && r->used)
-      partner[r->block] = (long)i;
-  }
-  for (size_t k = 0; k < an->nresults; k++) {
-    st_result *res = &an->results[k];
-    const st_cell *c = res->cell;
-    res->pairs = 0;
-    res->pverdict = ST_V_NA;
-    res->paired_floor = NAN;
-    none(&res->paired,
-         maxb ? "no blocks with both runs used" : "not a blocked sweep");
-    none(&res->paired_cpu, res->paired.why);
-    none(&res->paired_norm, res->paired.why);
-    none(&res->paired_cost, res->paired.why);
-    if (!maxb)
-      continue;
-    size_t n = 0;
-    double *lw = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *lw);
-    double *lc = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *lc);
-    double *nz = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *nz);
-    double *cs = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *cs);
-    int cpu_ok = 1, rate_ok = res->samples_alloc || res->samples_time;
-    for (size_t i = 0; i < c->nruns; i++) {
-      const st_run *t = &sw->runs[c->first_run + i];
-      if (!t->used || t->block <= 0 || t->role != 1 || partner[t->block] < 0)
-        continue;
-      const st_run *b = &sw->runs[partner[t->block]];
-      lw[n] = log(t->wall_ns / b->wall_ns);
-      double ct = st_run_cpu(an, res, t), cb = st_run_cpu(an, res, b);
-      lc[n] = log(ct / cb);
-      cpu_ok &= isfinite(lc[n]);
-      if (rate_ok) {
-        double sps = st_run_sps(res, t, 2);
-        double samples = (res->samples_alloc ? t->key[ST_K_alloc_samples] : 0) +
-                         (res->samples_time ? t->key[ST_K_time_samples] : 0);
-        nz[n] = (t->wall_ns / b->wall_ns - 1.0) * 1000.0 / sps;
-        cs[n] = (t->wall_ns - b->wall_ns) / samples / 1000.0;
-        rate_ok &= isfinite(nz[n]) && isfinite(cs[n]);
-      }
-      n++;
+    const st_sweep *sw = an->sweep;
+    an->margin = opts->margin;
+    an->blocks = 0;
+    /* partner[block]: index of the used role-0 run of each block. */
+    int64_t maxb = 0;
+    for (size_t i = 0; i < sw->nruns; i++)
+        if (sw->runs[i].block > maxb)
+            maxb = sw->runs[i].block;
+    long *partner = st_xmalloc((size_t)(maxb + 1) * sizeof *partner);
+    for (int64_t b = 0; b <= maxb; b++)
+        partner[b] = -1;
+    for (size_t i = 0; i < sw->nruns; i++) {
+        const st_run *r = &sw->runs[i];
+        if (r->block > 0 && r->role == 0 && r->used)
+            partner[r->block] = (long)i;
     }
-    res->pairs = n;
-    an->blocks += n;
-    st_boot_opts bo = opts->boot;
-    bo.seed = opts->boot.seed ^
-              st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, c->label), "#paired");
-    if (n) {
-      boot_series(lw, n, 1, &bo, &res->paired);
-      if (cpu_ok)
-        boot_series(lc, n, 1, &bo, &res->paired_cpu);
-      else
-        none(&res->paired_cpu, "CPU time missing for some runs");
-      if (rate_ok && !res->is_baseline) {
-        boot_series(nz, n, 0, &bo, &res->paired_norm);
-        res->paired_norm.est += 1.0;
-        res->paired_norm.lo += 1.0;
-        res->paired_norm.hi += 1.0;
-        boot_series(cs, n, 0, &bo, &res->paired_cost);
-      } else {
-        const char *why = res->is_baseline ? "a baseline takes no samples"
-                          : (res->samples_alloc || res->samples_time)
-                              ? "no samples in some runs"
-                              : "the cell takes no samples";
-        none(&res->paired_norm, why);
-        none(&res->paired_cost, why);
-      }
-      res->pverdict = st_paired_verdict(&res->paired, opts->margin);
-      if (res->is_baseline && res->paired.method != ST_CI_NONE) {
-        double up = res->paired.hi - 1.0, down = 1.0 - res->paired.lo;
-        res->paired_floor = up > down ? up : down;
-      }
+    for (size_t k = 0; k < an->nresults; k++) {
+        st_result *res = &an->results[k];
+        const st_cell *c = res->cell;
+        res->pairs = 0;
+        res->pverdict = ST_V_NA;
+        res->paired_floor = NAN;
+        none(&res->paired, maxb ? "no blocks with both runs used" : "not a blocked sweep");
+        none(&res->paired_cpu, res->paired.why);
+        none(&res->paired_norm, res->paired.why);
+        none(&res->paired_cost, res->paired.why);
+        if (!maxb)
+            continue;
+        size_t n = 0, pilot = 0;
+        res->adaptive_rounds = res->pilot_pairs = 0;
+        double *lw = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *lw);
+        double *lc = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *lc);
+        double *nz = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *nz);
+        double *cs = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *cs);
+        int cpu_ok = 1, rate_ok = res->samples_alloc || res->samples_time;
+        for (size_t i = 0; i < c->nruns; i++) {
+            const st_run *t = &sw->runs[c->first_run + i];
+            int planned = !an->planned_rounds || t->round <= (int64_t)an->planned_rounds;
+            if (t->block > 0 && t->role == 1 && !planned)
+                res->adaptive_rounds++; /* a cell runs one block a round */
+            if (!t->used || t->block <= 0 || t->role != 1 || partner[t->block] < 0)
+                continue;
+            pilot += planned;
+            const st_run *b = &sw->runs[partner[t->block]];
+            lw[n] = log(t->wall_ns / b->wall_ns);
+            double ct = st_run_cpu(an, res, t), cb = st_run_cpu(an, res, b);
+            lc[n] = log(ct / cb);
+            cpu_ok &= isfinite(lc[n]);
+            if (rate_ok) {
+                double sps = st_run_sps(res, t, 2);
+                double samples = (res->samples_alloc ? t->key[ST_K_alloc_samples] : 0) +
+                                 (res->samples_time ? t->key[ST_K_time_samples] : 0);
+                nz[n] = (t->wall_ns / b->wall_ns - 1.0) * 1000.0 / sps;
+                cs[n] = (t->wall_ns - b->wall_ns) / samples / 1000.0;
+                rate_ok &= isfinite(nz[n]) && isfinite(cs[n]);
+            }
+            n++;
+        }
+        res->pairs = n;
+        res->pilot_pairs = an->planned_rounds ? pilot : 0;
+        an->blocks += n;
+        /* Runs are in round order, so the pilot's pairs come first. */
+        size_t two = an->rule == ST_RULE_TWO_STAGE ? pilot : 0;
+        if (res->adaptive_rounds && an->rule == ST_RULE_TWO_STAGE)
+            add_note(res,
+                     "extended by %zu adaptive rounds: paired intervals by the two-stage rule (the %zu planned "
+                     "blocks' intervals expanded and scaled to the %zu blocks)",
+                     res->adaptive_rounds, pilot, n);
+        else if (res->adaptive_rounds)
+            add_note(res,
+                     "extended by %zu adaptive rounds of the sequential rule: its paired intervals cover less than "
+                     "their level (docs/STATISTICS.md, \"Adaptive rounds\")",
+                     res->adaptive_rounds);
+        st_boot_opts bo = opts->boot;
+        bo.seed = opts->boot.seed ^ st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, c->label), "#paired");
+        if (n) {
+            boot_series(lw, n, two, 1, &bo, &res->paired);
+            if (cpu_ok)
+                boot_series(lc, n, two, 1, &bo, &res->paired_cpu);
+            else
+                none(&res->paired_cpu, "CPU time missing for some runs");
+            if (rate_ok && !res->is_baseline) {
+                boot_series(nz, n, two, 0, &bo, &res->paired_norm);
+                res->paired_norm.est += 1.0;
+                res->paired_norm.lo += 1.0;
+                res->paired_norm.hi += 1.0;
+                boot_series(cs, n, two, 0, &bo, &res->paired_cost);
+            } else {
+                const char *why = res->is_baseline                            ? "a baseline takes no samples"
+                                  : (res->samples_alloc || res->samples_time) ? "no samples in some runs"
+                                                                              : "the cell takes no samples";
+                none(&res->paired_norm, why);
+                none(&res->paired_cost, why);
+            }
+            res->pverdict = st_paired_verdict(&res->paired, opts->margin);
+            if (res->is_baseline && res->paired.method != ST_CI_NONE) {
+                double up = res->paired.hi - 1.0, down = 1.0 - res->paired.lo;
+                res->paired_floor = up > down ? up : down;
+            }
+        }
+        free(lw), free(lc), free(nz), free(cs);
     }
-    free(lw), free(lc), free(nz), free(cs);
-  }
-  free(partner);
+    free(partner);
 }

@@ -336,7 +336,9 @@ static void out_hum(row_out *o, double v, int digits) {
     COL(paired_cost_us, G6, r->paired_cost.est)                                                            \
     COL(paired_cost_us_lo, G6, lo_of(&r->paired_cost))                                                     \
     COL(paired_cost_us_hi, G6, hi_of(&r->paired_cost))                                                     \
-    COL(paired_floor, G4, r->paired_floor)
+    COL(paired_floor, G4, r->paired_floor)                                                                 \
+    COL(adaptive_rounds, INT, r->adaptive_rounds)                                                          \
+    COL(paired_rule, TEXT, an->blocks ? st_paired_rule_name(an->rule) : "")
 
 /* summary.csv's field types (the row writer is shared with the plot data). */
 #define out_TEXT(o, v) out_text(o, v)
