@@ -444,6 +444,7 @@ uint32_t sgc__profile_stack_current(void) {
         }
     }
     uint32_t node = f ? f->cct : 0;
+    sgc__stats.stack_frames_interned += n;
     while (n) {
         sgc_frame *g = walk_buf[--n];
         node = intern_node(node, sgc__profile_func_string(g->func));

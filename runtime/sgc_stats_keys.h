@@ -40,6 +40,7 @@
     X(alloc_samples, U64, s.alloc_samples, "sampled objects recorded")                                        \
     X(alloc_sample_points, U64, s.alloc_sample_points, "sample points hit (an object can hit several)")       \
     X(sampled_bytes, U64, s.sampled_bytes, "bytes allocated while allocation sampling was on")                \
+    X(stack_frames_interned, U64, s.stack_frames_interned, "frames interned by the incremental stack walk")   \
     X(time_samples, U64, s.time_samples, "time samples taken in the signal handler")                          \
     X(time_samples_dropped, U64, s.time_samples_dropped, "time samples lost to a full buffer")                \
     X(time_samples_written, U64, s.time_samples_written, "time samples written to the profile")               \

@@ -4,6 +4,8 @@
 #   test-sampler-replay    sgc-replay on traces with known output, and bad input
 #   test-sampler-fastpath  the allocation fast path is the same machine code and
 #                          the same instruction count with sampling off and on
+#   test-sampler-cost      the sample cost benchmark's parts add up to its measured
+#                          total, on small inputs (callgrind)
 # The fuzzer's short run (test-sampler-fuzz) is in runtime/fuzz/module.mk.
 # Programs link libsgc.a, which needs the collector (runtime/sgc_gc.c).
 ifneq ($(wildcard runtime/sgc_gc.c),)
@@ -39,7 +41,7 @@ $(SAMPLER_TEST_DIR)/fastpath-loop-nosampler: $(OBJ)/tests/sampler/fastpath_loop.
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 -include $(wildcard $(SAMPLER_NOS_DIR)/obj/runtime/*.d)
 
-.PHONY: test-sampler-unit test-sampler-poisson test-sampler-replay test-sampler-fastpath
+.PHONY: test-sampler-unit test-sampler-poisson test-sampler-replay test-sampler-fastpath test-sampler-cost
 test-sampler-unit: $(SAMPLER_TEST_DIR)/test-sampler-unit
 	@sh tests/check.sh sampler-unit $< --jobs=2
 test-sampler-poisson: $(SAMPLER_TEST_DIR)/test-sampler-poisson
@@ -50,5 +52,9 @@ test-sampler-fastpath: $(SAMPLER_TEST_DIR)/fastpath-loop $(SAMPLER_TEST_DIR)/fas
 	@sh tests/check.sh sampler-fastpath sh tests/sampler/fastpath_check.sh "$(CC)" "$(SANITIZE)" \
 	    $(SAMPLER_TEST_DIR)/fastpath-loop $(SAMPLER_TEST_DIR) $(SAMPLER_TEST_DIR)/fastpath-loop-nosampler
 
-TESTS += test-sampler-unit test-sampler-poisson test-sampler-replay test-sampler-fastpath
+test-sampler-cost: $(BIN)/sample-bench $(BIN)/gcbench $(BIN)/binarytrees
+	@sh tests/check.sh sampler-cost sh tests/sampler/sample_cost_check.sh runtime/bench/sample_cost.py $(BIN) \
+	    $(SAMPLER_TEST_DIR)/cost
+
+TESTS += test-sampler-unit test-sampler-poisson test-sampler-replay test-sampler-fastpath test-sampler-cost
 endif
