@@ -41,17 +41,17 @@ import sys
 # part -> (what it is, the functions whose instructions it takes)
 PARTS = collections.OrderedDict([
     ("stack", ("calling-context lookup: the walk over new frames and their nodes",
-               ["sgc__profile_stack_current", "sgc__profile_stack_full", "sgc__profile_stack_extend",
-                "sgc__profile_func_string", "intern_node", "intern_string", "walk_reserve", "stack_intern"])),
+               ["sgc__profile_stack_now", "sgc__profile_stack_current", "sgc__profile_stack_full", "sgc__profile_stack_extend",
+                "sgc__profile_func_string", "intern_node", "child_miss", "intern_string", "walk_reserve", "stack_intern"])),
     ("entry", ("slow-path entry and exit: checks, byte accounting, sample points, the limit, the timer drain",
                ["sgc_alloc_slow", "alloc_slow", "sgc__sample_sync", "sgc__sample_consume",
                 "sgc__alloc_reset_limit", "sgc__timer_drain", "zero_ahead"])),
     ("record", ("the sample's record: its type's name, its encoding into the profile buffer",
                 ["sgc__profile_alloc_sample", "sgc__profile_alloc_samples", "intern_type", "encode_alloc"])),
     ("flush", ("a full buffer's block: its checksums (CRC-32) and its write",
-               ["pw_flush", "pw_write_block", "block_header"])),
+               ["pw_flush", "pw_write_block", "block_header", "crc"])),
     ("pending", ("the pending sample: its entry, its timestamp",
-                 ["sgc__sample_record", "sgc__now_ns"])),
+                 ["sgc__sample_record", "sample_and_leave", "sgc__sample_grow", "sgc__now_ns"])),
     ("survival", ("survival at the next minor collection, the hand-over to the profile",
                   ["sgc__sample_minor_end", "sgc__young_survived", "hand_over", "flush_unknown"])),
     ("collector", ("the rest of the collections (what sampling changes in them)",
@@ -142,7 +142,12 @@ class Inliner:
 def attribute(costs, exe, inliner):
     """-> {part: instructions} over every cost of a run."""
     parts = collections.OrderedDict((p, 0) for p in PART_NAMES)
-    inliner.resolve(a for (ob, _, a) in costs if ob == exe)
+    mine = [a for (ob, _, a) in costs if ob == exe]
+    if not mine:
+        die("callgrind counted no instruction of %s" % exe)
+    inliner.resolve(mine)
+    if not any(len(inliner.chain(a)) > 1 for a in mine):
+        die("addr2line found no inlined function in %s (no debug information?): the parts would be wrong" % exe)
     memo = {}
     for (ob, fn, a), ir in costs.items():
         key = (ob == exe and a, fn)
@@ -304,6 +309,7 @@ def main():
     results = collections.OrderedDict()
     for c in chosen:
         exe, argv, period = all_cases[c]
+        exe = os.path.realpath(exe)  # as callgrind names it
         if not os.access(exe, os.X_OK):
             die("%s is not built (run make)" % exe, 2)
         inl = inliners.setdefault(exe, Inliner(exe))
