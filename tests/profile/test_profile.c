@@ -216,6 +216,68 @@ Test(profile, cct_deep_recursion) {
     unlink(path);
 }
 
+/* The first walk of a process meets more new frames than the walk
+ * buffer's first size (64): it grows the buffer and walks again, and names
+ * the same node as the full walk; every frame is cached afterwards. */
+static uint32_t fresh_deep(int depth, uint32_t *full) {
+    static sgc_func fns[2] = {{"d0", 0}, {"d1", 0}};
+    SGC_FRAME_FN(&fns[depth % 2]);
+    if (depth < 199)
+        return fresh_deep(depth + 1, full);
+    *full = sgc__profile_stack_full();
+    uint32_t n = sgc__profile_stack_current();
+    for (sgc_frame *f = sgc_top; f; f = f->parent)
+        cr_assert_neq(f->cct, 0);
+    return n;
+}
+
+Test(profile, cct_first_walk_deeper_than_the_buffer) {
+    start("freshdeep");
+    uint64_t frames = sgc__stats.stack_frames_interned;
+    uint32_t full = 0, n = fresh_deep(0, &full);
+    cr_assert_eq(n, full);
+    cr_assert_eq(n, 200, "200 nodes, one per depth");
+    cr_assert_eq(sgc__stats.stack_frames_interned - frames, 200, "each new frame counted once");
+    sgc_shutdown();
+    unlink(path);
+}
+
+/* A parent whose callees alternate (its last child is another function's
+ * every time, then the same again): every node is the table's, the same as
+ * the full walk's, and one NODE record per distinct stack. */
+__attribute__((noinline)) static uint32_t callee(sgc_func *fn) {
+    SGC_FRAME_FN(fn);
+    uint32_t n = sgc__profile_stack_current();
+    cr_assert_eq(n, sgc__profile_stack_full());
+    return n;
+}
+
+Test(profile, cct_alternating_callees) {
+    start("alt");
+    static sgc_func f_p = {"parent", 0}, f_x = {"x", 0}, f_y = {"y", 0}, f_x2 = {"x", 0};
+    SGC_FRAME_FN(&f_p);
+    uint32_t np = sgc__profile_stack_current();
+    uint32_t nx = callee(&f_x), ny = callee(&f_y);
+    cr_assert_neq(nx, ny);
+    uint64_t before = sgc__profile_bytes();
+    for (int i = 0; i < 10; i++) {
+        cr_assert_eq(callee(&f_x), nx);
+        cr_assert_eq(callee(&f_y), ny);
+        cr_assert_eq(callee(&f_x2), nx, "another sgc_func of the same name: the same node");
+        cr_assert_eq(callee(&f_x), nx);
+    }
+    cr_assert_eq(sgc__profile_bytes(), before, "no record for stacks seen before");
+    sgc_func *snap[] = {&f_y, &f_p};
+    cr_assert_eq(sgc__profile_stack_of(snap, 2), ny);
+    cr_assert_eq(sgc__profile_stack_extend(np, snap, 1), ny);
+    sgc_shutdown();
+    sgc_pr_reader r;
+    load(&r);
+    cr_assert_eq(r.nnodes, 3);
+    sgc_pr_close(&r);
+    unlink(path);
+}
+
 Test(profile, exit_deep_inside_completes_the_file) {
     /* A workload that calls exit() ten frames deep: its profile must end
      * with the END record all the same (sgc_shutdown runs at exit). */
