@@ -124,17 +124,26 @@ sgc_obj sgc_alloc_slow(uint32_t tid, size_t payload) {
          * a sample point, or because of stress mode, or because the nursery
          * was full (collected just now).  The rule decides, not the reason. */
         char *p = sgc_nursery.free, *free = p + size;
+        /* The limit as set_limit computes it, here before the header is
+         * stored (a store the compiler must take to change any counter). */
+        char *limit = sgc__nursery_zeroed;
         uint64_t points = 0;
         if (sgc__sampler.period) {
             points = sgc__sample_account(p, size);
             sgc__sampler.synced_free = free; /* this object is accounted */
+            uint64_t r = sgc__sampler.remaining;
+            if (r - 1 < (uint64_t)(limit - free))
+                limit = free + (r - 1);
         }
+        /* (Not after shutdown: refuse() ended that above.) */
+        if (__builtin_expect(sgc__settings.stress_every != 0, 0))
+            limit = free;
         sgc_nursery.free = free;
+        sgc_nursery.limit = limit;
         *(uint64_t *)p = SGC_HDR_MAKE(tid, size);
         obj = p + SGC_HEADER_BYTES;
         if (points)
             sgc__sample_record(obj, tid, size, points, 0);
-        set_limit(free);
     }
     sgc__mutator_sp = NULL;
     return obj;

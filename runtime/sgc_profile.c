@@ -520,14 +520,22 @@ __attribute__((noinline)) static uint32_t stack_current_deep(void) {
  * unless the frame lies below the runtime's entry). */
 uint32_t sgc__profile_stack_current(void) {
     sgc_frame *f = sgc_top;
-    const char *sp = sgc__mutator_sp;
+    /* One compare per frame finds both the end of the stack and a frame that
+     * needs the live check: NULL and every frame below the runtime's entry
+     * lie below sp (outside an entry, sp 1 catches only NULL). */
+    uintptr_t sp = (uintptr_t)sgc__mutator_sp;
+    if (sp == 0)
+        sp = 1;
     /* Locals: the stores into the buffer and into the frames could otherwise
      * be taken to change the globals, which would then be read again for
      * every frame. */
     sgc_frame **const buf = walk_buf, **q = buf, **const end = buf + walk_cap;
-    while (f) {
-        if (__builtin_expect((const char *)f < sp, 0))
+    for (;;) {
+        if (__builtin_expect((uintptr_t)f < sp, 0)) {
+            if (f == NULL)
+                break;
             sgc__frame_check_live(f);
+        }
         if (f->cct)
             break;
         if (__builtin_expect(q == end, 0))
