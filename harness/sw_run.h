@@ -48,6 +48,7 @@
 #include "sw_plan.h"
 #include "sw_pfm.h"
 #include "sw_sim.h"
+#include "sgc_statsrec.h"
 
 typedef struct sw_runner {
     char **base_env; /* the harness's environment without SGC_* */
@@ -116,8 +117,20 @@ void sw_run_to_row(const sw_run_result *res, const sw_cell *cell, int seq, int r
 void sw_run_result_free(sw_run_result *res);
 /* The value of the last "checksum <value>" line of text, fresh, or NULL. */
 char *sw_run_find_checksum(const char *text);
-/* Parses a stats record; returns the number of keys or -1 if it is not one
- * (with the reason in *why, static). */
-int sw_run_parse_stats(const char *text, char ***keys, char ***values, const char **why);
+/* Parses and judges a stats record by the rules every reader uses
+ * (runtime/sgc_statsrec.h; flags: which keys it must have); returns the
+ * number of keys, or -1 if it breaks a rule (*why: the line and the rule,
+ * fresh; no keys). */
+int sw_run_parse_stats(const char *text, unsigned flags, char ***keys, char ***values, char **why);
+/* Bounds of the files a run leaves, read before judging them (a bigger one
+ * is not what the program was asked to write). */
+#define SW_RUN_STATS_MAX SGC_STATSREC_MAX_BYTES
+#define SW_RUN_SERIES_MAX (64 * 1024 * 1024)
+#define SW_RUN_CACHEGRIND_MAX (16 * 1024 * 1024)
+/* SGC_SEED's width: 2^63 - 1 has 19 digits. */
+#define SW_RUN_SEED_DIGITS "19"
+/* The SGC_* variables of the harness's own environment (never passed to a
+ * run), their names comma separated, fresh; NULL if none. */
+char *sw_run_dropped_settings(void);
 
 #endif /* SW_RUN_H */

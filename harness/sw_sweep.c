@@ -1020,6 +1020,19 @@ static void store_plan_meta(sweep *s, int n_slots) {
     sw_buf_free(&b);
 }
 
+/* The SGC_* variables of the shell that started the sweep never reach a
+ * run (sw_run.h): said once, so that a setting meant for the runs is not
+ * silently without effect. */
+static void warn_dropped_settings(void) {
+    char *names = sw_run_dropped_settings();
+    if (names)
+        fprintf(stderr,
+                "sweep: warning: the environment's %s %s not passed to the runs (the sweep sets each run's runtime "
+                "settings itself); give a runtime setting for every run with --env NAME=VALUE (docs/HARNESS.md)\n",
+                names, strchr(names, ',') ? "are" : "is");
+    free(names);
+}
+
 /* ---- The phases of main ------------------------------------------------- */
 
 /* Options, and on --resume the sweep directory with its stored settings
@@ -1070,12 +1083,28 @@ static void parse_settings(sweep *s, int argc, char **argv) {
         sw_usage_error("estimate: give --from DIR or --estimate, not both");
     if (s->o.backend_sim && (!s->o.plan_only || s->o.estimate)) {
         s->valgrind = sw_sim_find_program(s->o.valgrind);
+        /* By its absolute path: a simulated run starts in the private
+         * temporary directory. */
+        if (s->valgrind && s->valgrind[0] != '/') {
+            char *a = absolute(s->valgrind);
+            free(s->valgrind);
+            s->valgrind = a;
+        }
         if (!s->valgrind)
             sw_usage_error("valgrind: '%s' is not an executable program (the simulated backend runs every sim cell "
                            "under valgrind: install it with make deps, or run --backends native)",
                            s->o.valgrind);
     }
 }
+
+/* The width of the private temporary directory's path (its last component
+ * stays below NAME_MAX, 255), and what pads it (at least SW_TMP_WIDTH -
+ * strlen("/sweep--XXXXXX") characters). */
+#define SW_TMP_WIDTH 240
+#define SW_TMP_PAD                                                                                                     \
+    "________________________________________________________________________________________________________________" \
+    "________________________________________________________________________________________________________________" \
+    "________________"
 
 /* Takes the CPU's lock (waiting for another sweep) and makes the private
  * temporary directory; from here an exit removes it.  Bad input exits 2
@@ -1086,9 +1115,25 @@ static void take_machine(sweep *s) {
      * made (/proc, say, which passes access(W_OK) as root) is bad input
      * before the sweep directory exists and latest moves. */
     struct stat st;
-    if (stat(s->o.tmp_dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(s->o.tmp_dir, W_OK) != 0)
+    char root[PATH_MAX];
+    if (stat(s->o.tmp_dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(s->o.tmp_dir, W_OK) != 0 ||
+        !realpath(s->o.tmp_dir, root))
         sw_usage_error("tmp: %s is not a writable directory", s->o.tmp_dir);
-    char *tmpl = sw_xasprintf("%s/sweep-XXXXXX", s->o.tmp_dir);
+    /* Its path has SW_TMP_WIDTH characters whatever --tmp is (padded with
+     * '_'; as the kernel names it, symbolic links resolved), so the paths
+     * the runs get, and a simulated run's directory, have the same width
+     * from any --tmp: their length moves the stack. */
+    if (!strcmp(root, "/"))
+        root[0] = '\0'; /* "/sweep-...", not "//sweep-..." */
+    size_t len = strlen(root), fixed = strlen("/sweep--XXXXXX");
+    if (len + fixed > SW_TMP_WIDTH && s->o.backend_sim)
+        sw_usage_error("tmp: %s is %zu characters long; the simulated runs' directory is made there with a path of "
+                       "%d characters (so that their counts do not depend on where it is): choose a --tmp of at most "
+                       "%zu characters",
+                       root, len, SW_TMP_WIDTH, SW_TMP_WIDTH - fixed);
+    char *tmpl = len + fixed > SW_TMP_WIDTH
+                     ? sw_xasprintf("%s/sweep-XXXXXX", root)
+                     : sw_xasprintf("%s/sweep-%.*s-XXXXXX", root, (int)(SW_TMP_WIDTH - len - fixed), SW_TMP_PAD);
     if (!mkdtemp(tmpl))
         sw_usage_error("tmp: cannot create a directory in %s: %s", s->o.tmp_dir, strerror(errno));
     s->tmp = tmpl;
@@ -1825,6 +1870,7 @@ int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "--merge")) /* sweep --merge OUT DIR...: sw_shard.h */
         return sw_shard_merge(argc - 2, argv + 2);
     parse_settings(s, argc, argv);
+    warn_dropped_settings();
     if (s->o.plan_only)
         return show_plan(s);
     take_machine(s);

@@ -220,23 +220,36 @@ uint64_t sw_mix64(uint64_t a, uint64_t b) {
     return sw_rng_next(&r);
 }
 
-char *sw_read_file(const char *path) {
-    FILE *f = fopen(path, "r");
+char *sw_read_file_max(const char *path, size_t max) {
+    FILE *f = fopen(path, "re");
     if (!f)
         return NULL;
     sw_buf b = {0};
     char chunk[8192];
     size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        sw_buf_append(&b, chunk, n);
+    int big = 0;
+    while (!big && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (b.len + n > max)
+            big = 1;
+        else
+            sw_buf_append(&b, chunk, n);
+    }
     int err = ferror(f);
     fclose(f);
-    if (err) {
+    if (err || big) {
         sw_buf_free(&b);
-        errno = EIO;
+        errno = big ? EFBIG : EIO;
+        return NULL;
+    }
+    /* A NUL byte would end the text early: a text file has none. */
+    if (b.data && memchr(b.data, '\0', b.len)) {
+        sw_buf_free(&b);
+        errno = EILSEQ;
         return NULL;
     }
     if (!b.data)
         sw_buf_puts(&b, "");
     return b.data;
 }
+
+char *sw_read_file(const char *path) { return sw_read_file_max(path, SW_READ_MAX); }

@@ -53,8 +53,15 @@ void sw_buf_puts(sw_buf *b, const char *s);
 void sw_buf_printf(sw_buf *b, const char *fmt, ...) SW_PRINTF(2, 3);
 void sw_buf_free(sw_buf *b);
 
-/* Reads a whole (small) file into a NUL-terminated malloc'd string ("" for
- * an empty file).  NULL with errno set if it cannot be opened or read. */
+/* Reads a whole text file of at most max bytes into a NUL-terminated
+ * malloc'd string ("" for an empty file).  NULL with errno set if it cannot
+ * be opened or read, EFBIG if it is longer than max (nothing past max is
+ * read: /dev/zero is refused, not read forever), EILSEQ if it holds a NUL
+ * byte (a text file has none, and the text would end there). */
+char *sw_read_file_max(const char *path, size_t max);
+/* sw_read_file_max with SW_READ_MAX: every text file the harness reads
+ * whole (config files, workload lists) is far smaller. */
+#define SW_READ_MAX (16 * 1024 * 1024)
 char *sw_read_file(const char *path);
 
 /* Parses a byte count "N", "NK", "NM" or "NG" (powers of 1024, k/m/g too).
