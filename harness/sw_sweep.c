@@ -15,6 +15,7 @@
 #include "sw_shard.h"
 #include "sw_sim.h"
 #include "sw_util.h"
+#include "sw_verify.h"
 #include "sw_watch.h"
 
 #include <dirent.h>
@@ -202,14 +203,21 @@ static int read_list(const char *path, char ***out) {
     return n;
 }
 
-/* The directory this program lives in (the default bin dir). */
-static char *own_dir(void) {
+/* This program's own file (/proc/self/exe), fresh. */
+static char *own_exe(void) {
     char buf[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
     if (n <= 0)
-        return sw_xstrdup(".");
+        return sw_xstrdup("/proc/self/exe");
     buf[n] = '\0';
-    return sw_xstrdup(dirname(buf));
+    return sw_xstrdup(buf);
+}
+
+/* The directory this program lives in (the default bin dir). */
+static char *own_dir(void) {
+    char *exe = own_exe(), *dir = sw_xstrdup(exe[0] == '/' ? dirname(exe) : ".");
+    free(exe);
+    return dir;
 }
 
 static char *absolute(const char *path) {
@@ -956,9 +964,20 @@ static void program_hashes(sweep *s, int resuming) {
         if (w) {
             n = sw_watch_files_of(w, s->o.bin_dir, &keys, &paths);
         } else {
-            keys = sw_xcalloc(1, sizeof *keys), paths = sw_xcalloc(1, sizeof *paths);
+            /* Every run's: the runtime library, the harness itself (a
+             * resumed sweep is measured by the program that started it, so
+             * meta.compiler and meta.cflags stay true) and the valgrind the
+             * simulated runs run under.  ('/' is in no workload's name.) */
+            n = 2 + (s->valgrind != NULL);
+            keys = sw_xcalloc(3, sizeof *keys), paths = sw_xcalloc(3, sizeof *paths);
             keys[0] = sw_xstrdup("libsgc.a");
             paths[0] = sw_xasprintf("%s/../lib/libsgc.a", s->o.bin_dir);
+            keys[1] = sw_xstrdup("harness/sweep");
+            paths[1] = own_exe();
+            if (s->valgrind) {
+                keys[2] = sw_xstrdup("harness/valgrind");
+                paths[2] = sw_xstrdup(s->valgrind);
+            }
         }
         for (int k = 0; k < n; k++) {
             struct stat id;
@@ -1033,7 +1052,72 @@ static void warn_dropped_settings(void) {
     free(names);
 }
 
+/* --resume: the database holds the plan of its stored settings (cells,
+ * schedule, the runs in it, every block whole, each cell's size its
+ * calibration's) and the start metadata agree with them (sw_verify.h), or
+ * the sweep is refused before anything is added to it: an edited config or
+ * database would otherwise be completed into a sweep of two plans. */
+static void verify_stored_plan(sweep *s) {
+    char *where = sw_xasprintf("--resume %s", s->dir);
+    char *merged = sw_db_meta_get(&s->db, "merged_from");
+    if (!merged) /* a merged sweep's machine-local facts are listed per shard */
+        sw_verify_meta(&s->db, where, &s->o);
+    free(merged);
+    if (sw_db_count(&s->db, "cells") > 0) {
+        sw_cell *cells;
+        int n_cells = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &cells);
+        int *owned = sw_shard_owned(&s->o, cells, n_cells);
+        sw_slot *slots;
+        int n_slots = sw_plan_schedule_all(&s->o, cells, n_cells, &slots);
+        int blocked = s->o.design == SW_DESIGN_BLOCKED;
+        sw_verify_cells(&s->db, where, cells, n_cells, owned);
+        sw_verify_schedule(&s->db, where, &s->o, cells, n_cells, slots, n_slots, owned, blocked && s->o.halfwidth > 0,
+                           "the plan of its settings",
+                           "the schedule was edited, or is another plan's; start a new sweep");
+        sw_verify_runs(&s->db, where, blocked);
+        /* Each stored size is its calibration unit's, as stored. */
+        sw_cell *stored;
+        int n_stored = sw_db_load_cells(&s->db, &stored);
+        for (int i = 0; i < n_stored && i < n_cells; i++) {
+            uint64_t size = 0;
+            char *key = sw_plan_unit_key(&stored[i]), *sum = NULL, *status = NULL, *failure = NULL;
+            double secs;
+            if ((!owned || owned[i]) &&
+                sw_db_get_calibration(&s->db, key, &size, &sum, &status, &failure, &secs) == 1 &&
+                size != stored[i].size)
+                sw_usage_error("%s: cell %s has size %llu, but its calibration (%s) found %llu: the database was "
+                               "edited; start a new sweep",
+                               where, stored[i].label, (unsigned long long)stored[i].size, key,
+                               (unsigned long long)size);
+            free(key), free(sum), free(status), free(failure);
+        }
+        sw_plan_free_cells(stored, n_stored);
+        sw_plan_free_cells(cells, n_cells);
+        free(owned);
+        free(slots);
+    }
+    free(where);
+}
+
 /* ---- The phases of main ------------------------------------------------- */
+
+/* The valgrind program of the simulated backend (when it runs), by its
+ * absolute path (a simulated run starts in the private temporary
+ * directory), into s->valgrind; a missing one is bad input. */
+static void find_valgrind(sweep *s) {
+    if (s->valgrind || !s->o.backend_sim || (s->o.plan_only && !s->o.estimate))
+        return;
+    s->valgrind = sw_sim_find_program(s->o.valgrind);
+    if (s->valgrind && s->valgrind[0] != '/') {
+        char *a = absolute(s->valgrind);
+        free(s->valgrind);
+        s->valgrind = a;
+    }
+    if (!s->valgrind)
+        sw_usage_error("valgrind: '%s' is not an executable program (the simulated backend runs every sim cell "
+                       "under valgrind: install it with make deps, or run --backends native)",
+                       s->o.valgrind);
+}
 
 /* Options, and on --resume the sweep directory with its stored settings
  * (locked, its database open, the programs checked against their hashes);
@@ -1049,6 +1133,15 @@ static void parse_settings(sweep *s, int argc, char **argv) {
         struct stat st;
         if (stat(s->dir, &st) != 0 || !S_ISDIR(st.st_mode))
             sw_usage_error("--resume %s: not a directory", s->dir);
+        /* Before the lock file is made: a directory that is not a sweep's
+         * is left as it was. */
+        char *db_path = sw_xasprintf("%s/results.db", s->dir);
+        int found = stat(db_path, &st) == 0;
+        if (!found || !S_ISREG(st.st_mode))
+            sw_usage_error("--resume %s: not a sweep directory (%s: %s); give the directory a sweep was started in, "
+                           "e.g. results/latest",
+                           s->dir, db_path, found ? "not a regular file" : strerror(errno));
+        free(db_path);
         lock_dir(s->dir);
         sw_db_open_existing(&s->db, s->dir);
         char *config = sw_db_meta_get(&s->db, "config");
@@ -1063,7 +1156,9 @@ static void parse_settings(sweep *s, int argc, char **argv) {
         free(config);
         resolve_workloads(s);
         sw_cmd_check_stored(&s->db, s->dir);
+        find_valgrind(s);
         program_hashes(s, 1);
+        verify_stored_plan(s);
     } else {
         resolve_workloads(s);
         if (s->o.cpu < 0)
@@ -1081,20 +1176,7 @@ static void parse_settings(sweep *s, int argc, char **argv) {
         sw_usage_error("%s: only with --plan (it estimates the plan's duration)", s->o.from_dir ? "from" : "estimate");
     if (s->o.from_dir && s->o.estimate)
         sw_usage_error("estimate: give --from DIR or --estimate, not both");
-    if (s->o.backend_sim && (!s->o.plan_only || s->o.estimate)) {
-        s->valgrind = sw_sim_find_program(s->o.valgrind);
-        /* By its absolute path: a simulated run starts in the private
-         * temporary directory. */
-        if (s->valgrind && s->valgrind[0] != '/') {
-            char *a = absolute(s->valgrind);
-            free(s->valgrind);
-            s->valgrind = a;
-        }
-        if (!s->valgrind)
-            sw_usage_error("valgrind: '%s' is not an executable program (the simulated backend runs every sim cell "
-                           "under valgrind: install it with make deps, or run --backends native)",
-                           s->o.valgrind);
-    }
+    find_valgrind(s);
 }
 
 /* The width of the private temporary directory's path (its last component
@@ -1314,7 +1396,7 @@ static void make_units(sweep *s) {
             cal[u].sim = c->sim;
             cal[u].runner = c->sim ? &s->sim_runner : &s->runner;
             cal[u].target = c->sim ? s->o.sim_target : s->o.target;
-            cal[u].key = sw_xasprintf("%s%s%s%s", c->sim ? "sim:" : "", c->workload, c->args[0] ? " " : "", c->args);
+            cal[u].key = sw_plan_unit_key(c);
             n_cal++;
         }
         unit_of[i] = u;
@@ -1435,8 +1517,7 @@ static void estimate_from_sweep(sweep *s, const sw_cell *cells, int n, int64_t *
         if (b >= 0)
             v = stored_time(t, nt, cells[b].label, cells[b].sim);
         if (v < 0) {
-            char *key = sw_xasprintf("%s%s%s%s", cells[i].sim ? "sim:" : "", cells[i].workload,
-                                     cells[i].args[0] ? " " : "", cells[i].args);
+            char *key = sw_plan_unit_key(&cells[i]);
             uint64_t size;
             char *sum = NULL, *status = NULL, *failure = NULL;
             double secs;

@@ -45,8 +45,8 @@ static int key_index(const char *key) {
     return -1;
 }
 
-static void set_error(sgc_statsrec_error *err, sgc_statsrec_kind kind, int line, const char *why, const char *fmt,
-                      ...) __attribute__((format(printf, 5, 6)));
+static void set_error(sgc_statsrec_error *err, sgc_statsrec_kind kind, int line, const char *why, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 static void set_error(sgc_statsrec_error *err, sgc_statsrec_kind kind, int line, const char *why, const char *fmt,
                       ...) {
     err->kind = kind;
@@ -83,8 +83,8 @@ int sgc_statsrec_split(const char *text, size_t len, sgc_statsrec_line *lines, i
     char buf[96];
     memset(err, 0, sizeof *err);
     if (len > SGC_STATSREC_MAX_BYTES) {
-        set_error(err, SGC_STATSREC_FORM, 0, "a stats record is a few kilobytes; this is not one", "%zu bytes (more than %d)",
-                  len, SGC_STATSREC_MAX_BYTES);
+        set_error(err, SGC_STATSREC_FORM, 0, "a stats record is a few kilobytes; this is not one",
+                  "%zu bytes (more than %d)", len, SGC_STATSREC_MAX_BYTES);
         return -1;
     }
     const char *end = text + len, *nl = memchr(text, '\n', len);
@@ -160,8 +160,8 @@ int sgc_statsrec_split(const char *text, size_t len, sgc_statsrec_line *lines, i
                       n < SGC_STATSREC_MAX_KEYS ? n : SGC_STATSREC_MAX_KEYS);
             return -1;
         }
-        lines[n++] = (sgc_statsrec_line){.key = p, .key_len = klen, .value = sp + 1, .value_len = l - klen - 1,
-                                         .line = lineno};
+        lines[n++] =
+            (sgc_statsrec_line){.key = p, .key_len = klen, .value = sp + 1, .value_len = l - klen - 1, .line = lineno};
         p = e + 1;
     }
     return n;
@@ -267,12 +267,12 @@ int sgc_statsrec_judge(const char *const *keys, const char *const *values, const
                 return -1;
             }
     } else if (flags & SGC_STATSREC_REQUIRE_CORE) {
-#define SGC__REC_CORE(key)                                                                                        \
-    if (!val[SGC__REC_##key]) {                                                                                   \
-        set_error(err, SGC_STATSREC_MISSING, 0,                                                                   \
+#define SGC__REC_CORE(key)                                                                                         \
+    if (!val[SGC__REC_##key]) {                                                                                    \
+        set_error(err, SGC_STATSREC_MISSING, 0,                                                                    \
                   "every stats record has run_ns, bytes_allocated, alloc_period and alloc_mode (docs/FORMATS.md)", \
-                  "no key %s", #key);                                                                             \
-        return -1;                                                                                                \
+                  "no key %s", #key);                                                                              \
+        return -1;                                                                                                 \
     }
         SGC_STATSREC_CORE(SGC__REC_CORE)
 #undef SGC__REC_CORE
@@ -305,8 +305,8 @@ int sgc_statsrec_judge(const char *const *keys, const char *const *values, const
     uint64_t s, p, by;
     if (samples && points && (u64_value(samples, &s), u64_value(points, &p), s > p)) {
         set_error(err, SGC_STATSREC_CONSISTENCY, line_of[SGC__REC_alloc_samples],
-                  "an object is sampled only when it hits a sample point", "%s allocation samples from %s sample points",
-                  samples, points);
+                  "an object is sampled only when it hits a sample point",
+                  "%s allocation samples from %s sample points", samples, points);
         return -1;
     }
     if (points && bytes && (u64_value(points, &p), u64_value(bytes, &by), p > by)) {

@@ -101,3 +101,9 @@ TESTS += test-harness-records
 test-harness-determinism: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-determinism sh tests/harness/determinism.sh
 TESTS += test-harness-determinism
+
+# --resume refuses an edited or damaged sweep, another build, a directory that is not a sweep's.
+.PHONY: test-harness-resumecheck
+test-harness-resumecheck: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-resumecheck sh tests/harness/resumecheck.sh
+TESTS += test-harness-resumecheck
