@@ -160,22 +160,26 @@ static void progress_end(sweep *s) {
 
 /* ---- Setup ----------------------------------------------------------------- */
 
-/* Reads workload names from the list file. */
+/* Reads workload names from the list file: the whole file (bounded, no NUL
+ * byte), every line whole, so a long line is one line and nothing after a
+ * name is dropped unsaid. */
 static int read_list(const char *path, char ***out) {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    char *text = sw_read_file(path);
+    if (!text)
         sw_usage_error("no workloads to run: cannot read the workload list %s (%s); build the workloads or "
                        "name them with --workloads",
-                       path, strerror(errno));
-    char line[1024];
+                       path, sw_read_error(errno));
     int n = 0, lineno = 0;
     char **names = NULL;
-    while (fgets(line, sizeof line, f)) {
+    for (char *line = text, *next; line && *line; line = next) {
         lineno++;
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
         char *hash = strchr(line, '#');
         if (hash)
             *hash = '\0';
-        char *p = line + strspn(line, " \t\r\n");
+        char *p = line + strspn(line, " \t\r");
         /* Command workload declarations (sw_cmd.h): a command is a workload. */
         char *decl_name;
         int decl = sw_cmd_list_line(p, &decl_name);
@@ -186,9 +190,15 @@ static int read_list(const char *path, char ***out) {
             }
             continue;
         }
-        p[strcspn(p, " \t\r\n")] = '\0';
+        char *end = p + strlen(p);
+        while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+            *--end = '\0';
         if (!*p)
             continue;
+        if (p[strcspn(p, " \t")])
+            sw_usage_error("%s line %d: '%s' is more than a workload name (one name per line, or a system or command "
+                           "declaration, docs/WORKLOADS.md)",
+                           path, lineno, p);
         for (char *q = p; *q; q++)
             if (!(*q == '-' || *q == '_' || *q == '.' || (*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'z') ||
                   (*q >= 'A' && *q <= 'Z')))
@@ -196,7 +206,7 @@ static int read_list(const char *path, char ***out) {
         names = sw_xrealloc(names, (size_t)(n + 1) * sizeof *names);
         names[n++] = sw_xstrdup(p);
     }
-    fclose(f);
+    free(text);
     if (!n)
         sw_usage_error("no workloads to run: %s names none", path);
     *out = names;
@@ -1101,6 +1111,88 @@ static void verify_stored_plan(sweep *s) {
 
 /* ---- The phases of main ------------------------------------------------- */
 
+/* The range of --size a freecheck workload accepts, from its --help (every
+ * one prints "  --size N  <what>; MIN..MAX, default D", workloads/wl_common.c):
+ * 0 with *lo and *hi, or -1 if it does not say (a command workload, a
+ * stand-in). */
+static int size_range(const sweep *s, const char *workload, uint64_t *lo, uint64_t *hi) {
+    if (sw_cmd_find(workload))
+        return -1;
+    char *path = sw_xasprintf("%s/%s", s->o.bin_dir, workload);
+    char *argv[] = {path, "--help", NULL}, *env[] = {NULL};
+    sw_exec_req req = {.path = path, .argv = argv, .envp = env, .cpu = -1, .timeout = 30};
+    sw_exec_res res;
+    int found = -1;
+    if (sw_exec_run(&req, &res) == 0 && WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0 && res.out.data) {
+        for (const char *line = res.out.data; line && *line;
+             line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+            unsigned long long a, b;
+            const char *semi = strncmp(line, "  --size N ", 11) ? NULL : strchr(line, ';');
+            if (semi && semi < line + strcspn(line, "\n") && sscanf(semi, "; %llu..%llu, default", &a, &b) == 2) {
+                *lo = a, *hi = b;
+                found = 0;
+                break;
+            }
+        }
+    }
+    sw_exec_res_free(&res);
+    free(path);
+    return found;
+}
+
+/* Settings with which every run of a cell would fail, refused before
+ * anything is created (the runtime, or the workload, would refuse each run
+ * with exit 2): a fixed size beyond the workload's own range, a spin that
+ * with a time cell's rate needs all of the program's time, a timeout the
+ * calibrated runs cannot meet. */
+static void check_feasible(sweep *s) {
+    const sw_opts *o = &s->o;
+    for (int i = 0; i < s->n_workloads; i++) {
+        const char *w = s->workloads[i];
+        uint64_t lo = 0, hi = 0, fixed = sw_opts_fixed_size(o, w), fixed_sim = sw_opts_fixed_sim_size(o, w);
+        if ((!fixed || !o->backend_native) && (!fixed_sim || !o->backend_sim))
+            continue;
+        if (size_range(s, w, &lo, &hi) != 0)
+            continue;
+        for (int sim = 0; sim < 2; sim++) {
+            uint64_t v = sim ? fixed_sim : fixed;
+            if (v && (sim ? o->backend_sim : o->backend_native) && (v < lo || v > hi))
+                sw_usage_error("%s: %s=%llu is outside %s's own range of --size, %llu..%llu (%s/%s --help); choose a "
+                               "size in it",
+                               sim ? "sim-size" : "size", w, (unsigned long long)v, w, (unsigned long long)lo,
+                               (unsigned long long)hi, o->bin_dir, w);
+        }
+    }
+    const char *spin = sw_opts_env(o, "SGC_SAMPLE_SPIN_NS");
+    uint64_t spin_ns = 0;
+    if (spin && sw_parse_uint(spin, UINT64_MAX, &spin_ns) == 0 && spin_ns) {
+        sw_cell *cells;
+        int n = sw_plan_cells(o, s->workloads, s->n_workloads, &cells);
+        for (int i = 0; i < n; i++)
+            if (cells[i].time_hz && (uint64_t)cells[i].time_hz * spin_ns >= 1000000000u)
+                sw_usage_error("env: SGC_SAMPLE_SPIN_NS=%s with the %u Hz of cell %s: the time samples alone would "
+                               "spin for all of the program's time (rate x spin must be under 1 s per s, the "
+                               "runtime's rule, docs/RUNTIME.md), so every run of it would be refused; lower the "
+                               "spin or the rate",
+                               spin, cells[i].time_hz, cells[i].label);
+        sw_plan_free_cells(cells, n);
+    }
+    /* Every calibrated native run takes about --target of CPU time (more
+     * wall time): a timeout at or below it kills every one of them; a
+     * simulated one takes --sim-target. */
+    for (int i = 0; i < s->n_workloads && o->timeout > 0; i++) {
+        const char *w = s->workloads[i];
+        if (o->backend_native && !sw_opts_fixed_size(o, w) && o->timeout <= o->target)
+            sw_usage_error("timeout: %g s is at most --target %g s, the CPU time every calibrated run takes: every run "
+                           "of %s would time out; give a longer --timeout (or auto)",
+                           o->timeout, o->target, w);
+        if (o->backend_sim && !sw_opts_fixed_sim_size(o, w) && o->timeout <= o->sim_target)
+            sw_usage_error("timeout: %g s is at most --sim-target %g s, the CPU time every calibrated simulated run "
+                           "takes: every simulated run of %s would time out; give a longer --timeout (or auto)",
+                           o->timeout, o->sim_target, w);
+    }
+}
+
 /* The valgrind program of the simulated backend (when it runs), by its
  * absolute path (a simulated run starts in the private temporary
  * directory), into s->valgrind; a missing one is bad input. */
@@ -1177,6 +1269,8 @@ static void parse_settings(sweep *s, int argc, char **argv) {
     if (s->o.from_dir && s->o.estimate)
         sw_usage_error("estimate: give --from DIR or --estimate, not both");
     find_valgrind(s);
+    if (!s->resuming)
+        check_feasible(s);
 }
 
 /* The width of the private temporary directory's path (its last component

@@ -148,6 +148,11 @@ int sw_parse_bytes(const char *s, uint64_t *out) {
         shift = 30;
         end++;
         break;
+    case 't':
+    case 'T':
+        shift = 40;
+        end++;
+        break;
     default: break;
     }
     if (*end)
@@ -171,9 +176,9 @@ int sw_parse_seconds(const char *s, double *out) {
 }
 
 char *sw_format_bytes(uint64_t bytes, char *buf, size_t size) {
-    static const char units[] = "GMK";
-    for (int i = 0; i < 3; i++) {
-        unsigned shift = (unsigned)(30 - 10 * i);
+    static const char units[] = "TGMK";
+    for (int i = 0; i < 4; i++) {
+        unsigned shift = (unsigned)(40 - 10 * i);
         uint64_t unit = (uint64_t)1 << shift;
         if (bytes >= unit && bytes % unit == 0) {
             snprintf(buf, size, "%llu%c", (unsigned long long)(bytes >> shift), units[i]);
@@ -253,3 +258,9 @@ char *sw_read_file_max(const char *path, size_t max) {
 }
 
 char *sw_read_file(const char *path) { return sw_read_file_max(path, SW_READ_MAX); }
+
+const char *sw_read_error(int err) {
+    return err == EFBIG    ? "longer than a text file the sweep reads (16 MiB)"
+           : err == EILSEQ ? "it holds a NUL byte: not a text file"
+                           : strerror(err);
+}

@@ -107,3 +107,9 @@ TESTS += test-harness-determinism
 test-harness-resumecheck: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-resumecheck sh tests/harness/resumecheck.sh
 TESTS += test-harness-resumecheck
+
+# Settings that would make every run fail, and inputs partly dropped, refused up front.
+.PHONY: test-harness-refusals
+test-harness-refusals: $(BIN)/sweep $(BIN)/gcbench $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-refusals sh tests/harness/refusals.sh
+TESTS += test-harness-refusals

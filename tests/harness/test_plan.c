@@ -775,4 +775,40 @@ Test(alt, mode_per_cell_and_series_ends) {
     cr_assert_eq(sw_alt_parse(text, &segs, &why), -1);
     cr_assert_str_eq(why, "a segment's end is not one of: gc iter exit");
     free(segs);
+    /* No line, nor part of one, is skipped unsaid. */
+    static const struct {
+        const char *middle, *tail, *why;
+    } bad[] = {
+        {"", "segments 1", "its last line has no line end (cut off?)"},
+        {"\n", "segments 1\n", "a line is not '<name> <values>' (blank, CRLF line ends, or other text)"},
+        {"pattern ABBA\r\n", "segments 1\n", "a line is not '<name> <values>' (blank, CRLF line ends, or other text)"},
+        {"!junk\n", "segments 1\n", "a line is not '<name> <values>' (blank, CRLF line ends, or other text)"},
+        {"pattern  ABBA\n", "segments 1\n", "a line is not '<name> <values>' (blank, CRLF line ends, or other text)"},
+        {"columns index\n", "segments 1\n", "it has two columns lines"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(text, sizeof text, "%s%sseg 0 0 3 A 0 gc 1 2 3 4 5 6 7 8 9 10 11 12\n%s", hdr, bad[i].middle,
+                 bad[i].tail);
+        why = NULL;
+        cr_assert_eq(sw_alt_parse(text, &segs, &why), -1, "%s", bad[i].middle);
+        cr_assert_str_eq(why, bad[i].why);
+    }
+    char dup[512], text2[1024];
+    snprintf(dup, sizeof dup, "%s", hdr);
+    *strstr(dup, " major_cpu_ns") = '\0';
+    snprintf(text2, sizeof text2, "%s bytes major_cpu_ns\nseg 0\nsegments 0\n", dup);
+    cr_assert_eq(sw_alt_parse(text2, &segs, &why), -1);
+    cr_assert_str_eq(why, "its columns line names a field twice");
+}
+
+Test(util, byte_counts_up_to_256T) {
+    uint64_t v;
+    cr_assert_eq(sw_parse_bytes("256T", &v), 0);
+    cr_assert_eq(v, (uint64_t)1 << 48);
+    cr_assert_eq(sw_parse_bytes("3t", &v), 0);
+    cr_assert_eq(v, (uint64_t)3 << 40);
+    cr_assert_eq(sw_parse_bytes("16777216T", &v), -1); /* 2^64: overflows */
+    char buf[32];
+    cr_assert_str_eq(sw_format_bytes((uint64_t)1 << 48, buf, sizeof buf), "256T");
+    cr_assert_str_eq(sw_format_bytes((uint64_t)3 << 30, buf, sizeof buf), "3G");
 }
