@@ -2,13 +2,25 @@
  * and the judgement of its result (checksum, stats record, settings).
  *
  * Invariants:
- *  - The child's environment is the harness's own without any SGC_* variable,
- *    plus exactly the cell's settings: SGC_ALLOC_PERIOD and SGC_TIME_HZ always
- *    (0 when off), SGC_ALLOC_MODE / SGC_TIME_CLOCK when on, SGC_SEED (derived
- *    from the sweep seed and the run's seq), SGC_STATS, and SGC_PROFILE for
- *    cells that sample; then the sweep's --env settings (runtime settings
- *    the cells do not control, e.g. SGC_NURSERY), the same for every run,
- *    calibration and --check runs included.
+ *  - A timed run's environment is the harness's own without any SGC_*
+ *    variable, plus exactly the cell's settings: SGC_ALLOC_PERIOD and
+ *    SGC_TIME_HZ always (0 when off), SGC_ALLOC_MODE / SGC_TIME_CLOCK when
+ *    on, SGC_SEED (derived from the sweep seed and the run's seq, in
+ *    SW_RUN_SEED_DIGITS digits), SGC_STATS, and SGC_PROFILE for cells that
+ *    sample; then the sweep's --env settings (runtime settings the cells do
+ *    not control, e.g. SGC_NURSERY), the same for every run, calibration and
+ *    --check runs included.  Every value whose width could vary from run to
+ *    run has a fixed one (the environment's size moves the stack).
+ *  - A simulated run's environment is built from the plan alone: SW_SIM_PATH,
+ *    SW_SIM_TUNABLES, SW_SIM_CLOCK, the cell's settings and --env's, nothing
+ *    of the harness's; it starts in the private temporary directory (whose
+ *    path has a fixed width, harness/sw_sweep.c) with its files named
+ *    relative to it, so that its counts depend on nothing outside the plan.
+ *  - The stats record is judged by the rules every reader uses
+ *    (runtime/sgc_statsrec.h): every key of the table from freecheck's
+ *    runtime, the core keys from another system's; a record that breaks a
+ *    rule fails the run with the line and the rule, and none of its keys is
+ *    kept.
  *  - A run is "ok" only if it exited with status 0, printed a checksum line
  *    equal to the workload's reference checksum, and left a stats record
  *    ("sgc-stats N" first line) whose settings match the cell's, and whose
@@ -26,9 +38,10 @@
  *    SGC_ALTERNATE (sw_alt_mode of its cell), SGC_ALT_OUT and, when set,
  *    SGC_ALT_SEGMENT; it is "ok" only if it also left a whole segment
  *    series, which goes into the result (and the segments table).
- *  - Temporary files (stats record, profile, series) are removed after each run
- *    unless profiles are kept.  Their names have a fixed width
- *    (stats-00000042), so the environment's size does not vary from run to run.
+ *  - Temporary files (stats record, profile, series) are removed after each
+ *    run; a kept profile is moved to the profiles directory.  Their names
+ *    have a fixed width (stats-00000042), so the environment's size does not
+ *    vary from run to run; each is read with a bound (SW_RUN_*_MAX).
  *  - A simulated runner (sim = 1) runs the same command under valgrind
  *    (sw_sim_argv), unpinned, with address space randomization off, the same
  *    SGC_SEED for every run (sim_seed), the runtime's virtual clock

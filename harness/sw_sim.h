@@ -8,7 +8,9 @@
  *    --cachegrind-out-file, followed by the workload's own argv; the
  *    harness starts it with address space randomization off
  *    (personality(ADDR_NO_RANDOMIZE), inherited through valgrind's exec),
- *    SW_SIM_TUNABLES and SW_SIM_CLOCK in its environment.
+ *    in the private temporary directory, with an environment of the plan
+ *    alone (SW_SIM_PATH, SW_SIM_TUNABLES, SW_SIM_CLOCK and the settings,
+ *    harness/sw_run.h).
  *  - The counts are read from the output file's "events:" and "summary:"
  *    lines (the totals over the whole program), never from valgrind's
  *    messages; every one of the nine cachegrind events must be there, as a
