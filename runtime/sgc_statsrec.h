@@ -23,7 +23,7 @@
  *    value of the line's form: readers ignore keys they do not know.
  *  - Keys: SGC_STATSREC_CORE (run_ns, bytes_allocated, alloc_period,
  *    alloc_mode) are in every record any writer makes (freecheck's runtime,
- *    the peers' workloads/peers/pr_common.c); with SGC_STATSREC_ALL_KEYS every
+ *    the peers' writers in workloads/peers/); with SGC_STATSREC_ALL_KEYS every
  *    key of the table is (a record of this build's runtime).
  *  - Consistency, where the keys are there: bytes_allocated = nursery_bytes +
  *    large_bytes, objects_allocated = nursery_objects + large_objects, gc_ns =

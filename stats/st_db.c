@@ -549,13 +549,13 @@ static int check_values(loader *L, const st_sweep *sw) {
              * what it must agree on with its cell.  A failed run's record
              * is neither judged nor analysed: the harness may have failed
              * it for exactly this. */
-            if ((long)j == L->bad_run) {
-                char rule[512];
-                snprintf(rule, sizeof rule, "%s%s: impossible (%s;",
-                         L->bad_rule.kind == SGC_STATSREC_VALUE ? "stats record " : "", L->bad_rule.what,
-                         L->bad_rule.why);
+            char rule[512];
+            snprintf(rule, sizeof rule, "%s%s: impossible (%s;",
+                     L->bad_rule.kind == SGC_STATSREC_VALUE ? "stats record " : "", L->bad_rule.what, L->bad_rule.why);
+            /* A value that is not one first; values that cannot go together
+             * after what the cell says (samples with sampling off). */
+            if ((long)j == L->bad_run && L->bad_rule.kind != SGC_STATSREC_CONSISTENCY)
                 IMPOSSIBLE_RULE(rule);
-            }
             if (!r->status_ok)
                 continue;
             double samples = r->key[ST_K_alloc_samples], period = r->key[ST_K_alloc_period];
@@ -571,6 +571,8 @@ static int check_values(loader *L, const st_sweep *sw) {
             if (!isnan(period) && period != (double)c->alloc_period)
                 IMPOSSIBLE("the stats record's alloc_period %.0f is not the cell's %lld", period,
                            (long long)c->alloc_period);
+            if ((long)j == L->bad_run)
+                IMPOSSIBLE_RULE(rule);
 #undef IMPOSSIBLE
 #undef IMPOSSIBLE_RULE
         }
