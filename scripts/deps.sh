@@ -28,6 +28,7 @@ golang-go
 libjemalloc-dev
 libgoogle-perftools-dev
 openjdk-17-jdk-headless
+nodejs
 slurm-wlm
 munge
 "

@@ -38,8 +38,10 @@ static void usage(FILE *f) {
         "  --quiet          no progress or warnings on stderr\n"
         "  --print-plotdata-columns   print the plot data files and their columns, one\n"
         "                   line per file: \"<file> <column>:<word|int|num> ...\" (stats/st_plotdata.h)\n"
-        "  Exit status: 0 done, 1 nothing to analyse or an output cannot be written,\n"
-        "  2 bad arguments or DIR is not a readable sweep.  Method: docs/STATISTICS.md.\n",
+        "  Exit status: 0 done, 1 nothing to analyse or an output cannot be written (then no output\n"
+        "  changes), 2 bad arguments, DIR is not a readable sweep, or an output's path is taken by\n"
+        "  something other than a regular file (a directory, a device, a FIFO, a link).\n"
+        "  Method: docs/STATISTICS.md.\n",
         DEFAULT_SEED, DEFAULT_RESAMPLES, DEFAULT_FIT_RESAMPLES, DEFAULT_CONFIDENCE, DEFAULT_MARGIN * 100);
 }
 
@@ -153,23 +155,35 @@ int main(int argc, char **argv) {
                 m->run->key[ST_K_sampled_bytes], m->period, m->expected);
     }
 
-    st_report_opts ro = {seed, (size_t)resamples, confidence};
+    for (size_t i = 0; i < ip.n; i++)
+        if (ip.cells[i].exact_mismatches)
+            fprintf(stderr,
+                    "analyze: EXACTNESS MISMATCH %s: %zu of %zu segments did not take floor(bytes / period) "
+                    "sample points (0 when off)\n",
+                    ip.cells[i].label, ip.cells[i].exact_mismatches, ip.cells[i].exact_checked);
+
+    st_report_opts ro = {seed, (size_t)resamples, confidence, nodes.report};
     rc = st_write_outputs(&an, &ro, err, sizeof err);
-    if (!rc && st_nodes_report(dir, &nodes, err, sizeof err))
-        rc = 1;
     if (rc) {
         fprintf(stderr, "analyze: %s\n", err);
     } else if (an.used_runs == 0 && sim.ok_runs == 0) {
-        fprintf(stderr,
-                "analyze: %s: no measured run succeeded (%zu failed): nothing to analyse; "
-                "summary.md lists the cells\n",
-                dir, an.failed_runs);
+        if (an.failed_runs)
+            fprintf(stderr,
+                    "analyze: %s: no measured run succeeded (%zu failed): nothing to analyse; "
+                    "summary.md lists the cells\n",
+                    dir, an.failed_runs);
+        else
+            fprintf(stderr,
+                    "analyze: %s: the sweep has no measured run (round 1 or later) yet: nothing to analyse; "
+                    "summary.md lists the cells\n",
+                    dir);
         rc = 1;
     } else if (!quiet) {
         fprintf(stderr,
-                "analyze: %zu cells, %zu runs used, %zu failed; wrote %s/summary.md, summary.csv, "
-                "metrics.csv, plotdata/\n",
-                an.nresults, an.used_runs, an.failed_runs, dir);
+                "analyze: %zu cells, %zu runs used, %zu failed; wrote %s/summary.md, summary.csv, summary.json, "
+                "metrics.csv%s%s%s, plotdata/\n",
+                an.nresults, an.used_runs, an.failed_runs, dir, an.fits ? ", regress.csv" : "",
+                sim.ncells ? ", sim.csv" : "", ip.n ? ", inprocess.csv" : "");
         if (an.nmismatches)
             fprintf(stderr, "analyze: EXACTNESS MISMATCH in %zu runs: the sampling rule is broken (see summary.md)\n",
                     an.nmismatches);
@@ -183,17 +197,15 @@ int main(int argc, char **argv) {
                         r->cell->label, r->paired_floor * 100, r->paired.est, r->paired.lo, r->paired.hi, r->pairs,
                         margin * 100);
         }
+        if (sim.ncells)
+            fprintf(stderr, "analyze: %zu simulated cells, %zu runs ok of %zu%s\n", sim.ncells, sim.ok_runs, sim.runs,
+                    sim.flagged ? ", SOME NOT DETERMINISTIC" : ", deterministic");
+        if (ip.n)
+            fprintf(stderr,
+                    "analyze: in-process design: %zu cells estimated (inprocess.csv, the last section of "
+                    "summary.md, plotdata/inprocess.dat)\n",
+                    ip.n);
     }
-    if (rc == 0 || an.used_runs == 0) {
-        /* A sweep in the in-process design: its segment series too. */
-        int n = st_inproc_report(dir, &ip, margin, !quiet, err, sizeof err);
-        if (n < 0) {
-            fprintf(stderr, "analyze: %s\n", err);
-            rc = 1;
-        }
-    } else if (!quiet && sim.ncells)
-        fprintf(stderr, "analyze: %zu simulated cells, %zu runs ok of %zu%s; wrote sim.csv and plotdata/sim_*.dat\n",
-                sim.ncells, sim.ok_runs, sim.runs, sim.flagged ? ", SOME NOT DETERMINISTIC" : ", deterministic");
     st_analysis_free(&an);
     st_nodes_free(&nodes);
     st_inprocs_free(&ip);

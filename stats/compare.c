@@ -3,6 +3,7 @@
 #include "st_util.h"
 #include "st_db.h"
 #include "st_sim.h"
+#include "st_out.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -55,8 +56,11 @@ static void usage(FILE *f) {
             "                   discovery rate of the verdicts\n"
             "  --quiet          no summary or warnings on stderr\n"
             "  Exit status (for CI gating): 0 no cell slower beyond the threshold in the gated quantity,\n"
-            "  1 at least one cell slower (a regression) or an output cannot be written, 2 bad arguments,\n"
-            "  A or B not a readable sweep, or no cell in common.  Method: docs/STATISTICS.md.\n",
+            "  and every cell of A ran and succeeded in B; 1 at least one cell slower (a regression) or\n"
+            "  an output cannot be written; 2 bad arguments, A or B not a readable sweep, no cell in\n"
+            "  common, or an --out path taken by something other than a regular file; 3 a cell FAILED\n"
+            "  in B (runs that succeeded in A failed in B, or every run failed) or is MISSING from B\n"
+            "  (not in B's plan, or never run), whatever else.  Method: docs/STATISTICS.md.\n",
             DEFAULT_THRESHOLD * 100, DEFAULT_SIM_THRESHOLD * 100, DEFAULT_SEED, DEFAULT_RESAMPLES, DEFAULT_CONFIDENCE);
 }
 
@@ -67,29 +71,36 @@ static int bad(const char *fmt, const char *arg) {
     return 2;
 }
 
-/* Writes one report file through a temporary name; 0 or 1 with a message. */
-static int write_file(const char *dir, const char *name, int (*fn)(FILE *, const st_comparison *),
-                      const st_comparison *c) {
-    char path[4096], tmp[4200];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    FILE *f = fopen(tmp, "w");
-    if (!f) {
-        fprintf(stderr, "compare: cannot write %s: %s\n", tmp, strerror(errno));
-        return 1;
+/* The report files of --out, each through a temporary name, all renamed at
+ * the end or none (st_out.h).  Returns the exit status: 0, 1 (cannot write)
+ * or 2 (a path taken by something other than a regular file). */
+static int write_report(const char *dir, const st_comparison *c) {
+    static const struct {
+        const char *name;
+        int (*fn)(FILE *, const st_comparison *);
+    } files[] = {{"compare.md", st_compare_md},
+                 {"compare.csv", st_compare_csv},
+                 {"compare_sim.csv", st_compare_sim_csv},
+                 {"compare.json", st_compare_json},
+                 {"compare.dat", st_compare_plotdata}};
+    st_outs set = {0};
+    char path[4200], err[4400];
+    int rc = 0;
+    for (size_t i = 0; i < sizeof files / sizeof files[0] && !rc; i++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[i].name);
+        FILE *f = st_outs_open(&set, path, &rc, err, sizeof err);
+        if (f && files[i].fn(f, c) != 0) {
+            snprintf(err, sizeof err, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+            rc = 1;
+        }
     }
-    int err = fn(f, c);
-    if (fclose(f) || err) {
-        fprintf(stderr, "compare: cannot write %s: %s\n", tmp, strerror(errno ? errno : EIO));
-        remove(tmp);
-        return 1;
-    }
-    if (rename(tmp, path)) {
-        fprintf(stderr, "compare: cannot rename %s to %s: %s\n", tmp, path, strerror(errno));
-        remove(tmp);
-        return 1;
-    }
-    return 0;
+    if (rc)
+        st_outs_abort(&set);
+    else
+        rc = st_outs_commit(&set, err, sizeof err);
+    if (rc)
+        fprintf(stderr, "compare: --out %s: %s; the report was not written\n", dir, err);
+    return rc;
 }
 
 static int load(const char *which, const char *dir, st_sweep *sw, int quiet) {
@@ -207,16 +218,17 @@ int main(int argc, char **argv) {
                 st_sweep_meta(&a, "cpu_model") ? st_sweep_meta(&a, "cpu_model") : "unknown",
                 st_sweep_meta(&b, "cpu_model") ? st_sweep_meta(&b, "cpu_model") : "unknown");
 
+    struct stat os;
     if (out) {
         if (mkdir(out, 0777) && errno != EEXIST) {
-            fprintf(stderr, "compare: --out: cannot create %s: %s\n", out, strerror(errno));
+            fprintf(stderr, "compare: --out: cannot create %s: %s; the report was not written\n", out, strerror(errno));
             rc = 1;
+        } else if (stat(out, &os) != 0 || !S_ISDIR(os.st_mode)) {
+            fprintf(stderr, "compare: --out %s: not a directory (it names a file); give a directory for the report\n",
+                    out);
+            rc = 2;
         } else {
-            rc = write_file(out, "compare.md", st_compare_md, &c) ||
-                 write_file(out, "compare.csv", st_compare_csv, &c) ||
-                 write_file(out, "compare_sim.csv", st_compare_sim_csv, &c) ||
-                 write_file(out, "compare.json", st_compare_json, &c) ||
-                 write_file(out, "compare.dat", st_compare_plotdata, &c);
+            rc = write_report(out, &c);
         }
     } else {
         rc = st_compare_md(stdout, &c) || fflush(stdout) ? 1 : 0;
@@ -234,15 +246,34 @@ int main(int argc, char **argv) {
             fprintf(stderr, ", %zu ungated (baselines); overhead paired in %zu cells, unpaired in %zu%s", c.ungated,
                     c.paired, c.unpaired, c.unpaired && !c.paired ? " (no pairs: not both sweeps blocked)" : "");
         fprintf(stderr, "; %zu only in A, %zu only in B", c.nonly_a, c.nonly_b);
+        if (c.failed || c.missing)
+            fprintf(stderr, "; %zu FAILED in B, %zu MISSING from B", c.failed, c.missing);
         if (c.nsim || c.nsim_only_a || c.nsim_only_b)
             fprintf(stderr, "; simulated: %zu cells matched, %zu differ, %zu only in A, %zu only in B", c.nsim,
                     c.sim_differ, c.nsim_only_a, c.nsim_only_b);
-        fprintf(stderr, "%s%s\n", out ? "; wrote " : "", out ? out : "");
+        if (out && !rc)
+            fprintf(stderr, "; wrote %s/compare.md, compare.csv, compare_sim.csv, compare.json, compare.dat", out);
+        fputc('\n', stderr);
     }
     if (c.ncells == 0 && c.nsim == 0) {
         fprintf(stderr, "compare: A (%s) and B (%s) have no cell in common: nothing to compare\n", dirs[0], dirs[1]);
         rc = 2;
-    } else if (!rc && c.slower) {
+    } else if (rc != 2 && (c.failed || c.missing)) {
+        /* Runs that succeeded in A and failed, or never ran, in B: the change may crash the program. */
+        if (!quiet) {
+            for (size_t i = 0; i < c.ncells; i++)
+                if (!strcmp(c.cells[i].verdict, "failed") || !strcmp(c.cells[i].verdict, "missing"))
+                    fprintf(stderr, "compare: %s IN B %s: %s\n",
+                            !strcmp(c.cells[i].verdict, "failed") ? "FAILED" : "MISSING", c.cells[i].label,
+                            c.cells[i].failure);
+            for (size_t i = 0; i < c.nonly_a; i++)
+                fprintf(stderr, "compare: MISSING IN B %s: the cell is in A, B has no such cell\n", c.only_a[i]->label);
+            fprintf(stderr, "compare: %zu cells failed in B, %zu missing from B: the gate fails (exit 3)\n", c.failed,
+                    c.missing);
+        }
+        rc = 3;
+    }
+    if (rc != 2 && c.slower) {
         if (!quiet)
             for (size_t i = 0; i < c.ncells; i++)
                 if (!strcmp(c.cells[i].verdict, "slower")) {
@@ -260,7 +291,8 @@ int main(int argc, char **argv) {
                                                : "unpaired",
                                 r->a_overhead, r->b_overhead, r->p_adjusted);
                 }
-        rc = 1;
+        if (!rc)
+            rc = 1;
     }
     st_comparison_free(&c);
 done:

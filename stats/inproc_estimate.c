@@ -15,7 +15,8 @@ static void usage(FILE *f) {
                "  with SGC_ALTERNATE and SGC_ALT_OUT) and prints the ratio of CPU time per unit\n"
                "  of work, B segments over A segments, with its 95%% one-sample BCa interval over\n"
                "  blocks, the per-sample cost and the normalized overhead.\n"
-               "  Exit status: 0 done, 1 fewer than 3 complete blocks, 2 bad arguments or files.\n");
+               "  Exit status: 0 done, 1 fewer than 3 complete blocks or the estimate cannot be written,\n"
+               "  2 bad arguments or files.\n");
 }
 
 static void print_iv(const char *name, const st_interval *iv, const char *fmt) {
@@ -64,6 +65,7 @@ int main(int argc, char **argv) {
             char err[512];
             if (st_inproc_read_series(argv[i], files, &segs, &n, err, sizeof err) != 0) {
                 fprintf(stderr, "inproc-estimate: %s\n", err);
+                free(segs);
                 return 2;
             }
             files++;
@@ -81,10 +83,19 @@ int main(int argc, char **argv) {
     if (e.ratio.method != ST_CI_NONE)
         printf("half-width   %.2f%%\n", (e.ratio.hi - e.ratio.lo) / 2 * 100);
     printf("sd_log       %.4f\n", e.sd_log);
-    printf("samples/s    %.1f (per CPU second of the B halves)\n", e.sps);
-    print_iv("cost_ns", &e.cost_ns, "%.1f");
-    print_iv("normalized", &e.norm, "%.4f");
+    if (e.blocks.uncounted) {
+        printf("samples/s    not counted (the series lists its samples as unmeasured)\n");
+        printf("cost_ns      not counted\nnormalized   not counted\n");
+    } else {
+        printf("samples/s    %.1f (per CPU second of the B halves)\n", e.sps);
+        print_iv("cost_ns", &e.cost_ns, "%.1f");
+        print_iv("normalized", &e.norm, "%.4f");
+    }
     int rc = e.blocks.n >= ST_BOOT_MIN_RUNS ? 0 : 1;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "inproc-estimate: writing the estimate failed: %s\n", strerror(errno));
+        rc = 1;
+    }
     st_inproc_free(&e);
     free(segs);
     return rc;

@@ -7,6 +7,7 @@
 #include "st_peers.h"
 #include "st_report.h"
 #include "st_util.h"
+#include "st_out.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -30,8 +31,9 @@ static int usage(FILE *f, int rc) {
                "  with a system other than freecheck).  The estimates are analyze's, with its default\n"
                "  seed, resamples and 95%% confidence; a system that keeps no count of its samples\n"
                "  (gperftools) gets no per-sample cost, and the table says so.\n"
-               "  Exit status: 0 done, 1 an output cannot be written or nothing to report, 2 bad\n"
-               "  arguments or DIR is not a readable sweep.\n");
+               "  Exit status: 0 done, 1 an output cannot be written (then none changes) or nothing to\n"
+               "  report, 2 bad arguments, DIR is not a readable sweep, or an output's path is taken by\n"
+               "  something other than a regular file.\n");
     return rc;
 }
 
@@ -39,14 +41,6 @@ static char *join(const char *dir, const char *name) {
     char *p = st_xmalloc(strlen(dir) + strlen(name) + 2);
     sprintf(p, "%s/%s", dir, name);
     return p;
-}
-
-static FILE *open_out(const char *dir, const char *name, char **path) {
-    *path = join(dir, name);
-    FILE *f = fopen(*path, "w");
-    if (!f)
-        fprintf(stderr, "peers-report: cannot write %s: %s\n", *path, strerror(errno));
-    return f;
 }
 
 int main(int argc, char **argv) {
@@ -84,35 +78,49 @@ int main(int argc, char **argv) {
     st_peers p;
     st_peers_compute(&an, &p);
     rc = 0;
-    if (!p.n) {
+    if (an.used_runs == 0) {
+        fprintf(stderr, "peers-report: %s: no measured run succeeded (%zu failed): nothing to report\n", dir,
+                an.failed_runs);
+        rc = 1;
+    } else if (!p.n) {
         fprintf(stderr, "peers-report: %s: no workload has a baseline and allocation sampling cells\n", dir);
         rc = 1;
     }
-    char *pd = join(dir, "plotdata"), *path = NULL;
+    char *pd = join(dir, "plotdata");
+    struct stat ps;
     if (!rc && mkdir(pd, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "peers-report: cannot create %s: %s\n", pd, strerror(errno));
         rc = 1;
+    } else if (!rc && (lstat(pd, &ps) != 0 || !S_ISDIR(ps.st_mode))) {
+        fprintf(stderr, "peers-report: %s is not a directory: the figure data goes there (remove it or move it away)\n",
+                pd);
+        rc = 2;
     }
-    FILE *f;
-    if (!rc && (f = open_out(dir, "peers.md", &path))) {
-        st_peers_write_md(f, &an, &p, PEERS_CONFIDENCE);
-        rc |= fclose(f) != 0;
-    } else
-        rc = 1;
-    free(path), path = NULL;
-    if (!rc && (f = open_out(dir, "peers.csv", &path))) {
-        st_peers_write_csv(f, &p);
-        rc |= fclose(f) != 0;
-    } else
-        rc = 1;
-    free(path), path = NULL;
+    /* Every file into a temporary, all renamed at the end or none (st_out.h). */
     int several = st_peers_several(&p);
-    if (!rc && several && (f = open_out(dir, "plotdata/peers.dat", &path))) {
-        st_write_peers_dat(f, &an, &p);
-        rc |= fclose(f) != 0;
-    } else if (several)
-        rc = 1;
-    free(path);
+    if (!rc) {
+        st_outs set = {0};
+        const char *names[3] = {"peers.md", "peers.csv", "plotdata/peers.dat"};
+        for (int k = 0; k < (several ? 3 : 2) && !rc; k++) {
+            char *path = join(dir, names[k]);
+            FILE *f = st_outs_open(&set, path, &rc, err, sizeof err);
+            free(path);
+            if (!f)
+                break;
+            if (k == 0)
+                st_peers_write_md(f, &an, &p, PEERS_CONFIDENCE);
+            else if (k == 1)
+                st_peers_write_csv(f, &p);
+            else
+                st_write_peers_dat(f, &an, &p);
+        }
+        if (rc) {
+            st_outs_abort(&set);
+            fprintf(stderr, "peers-report: %s; nothing was written\n", err);
+        } else if ((rc = st_outs_commit(&set, err, sizeof err)) != 0) {
+            fprintf(stderr, "peers-report: %s\n", err);
+        }
+    }
     free(pd);
     if (!rc && !several)
         fprintf(stderr,

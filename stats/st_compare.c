@@ -373,9 +373,52 @@ static const st_interval *gated(const st_comparison *c, const st_cmp_cell *r, do
     return c->opts.gate == ST_GATE_RATIO ? &r->ratio : &r->doverhead;
 }
 
+/* The reason recorded for the first failed measured run of cell x, or "no reason recorded". */
+static const char *first_failure(const st_sweep *sw, const st_cell *x) {
+    for (size_t i = 0; i < x->nruns; i++) {
+        const st_run *run = &sw->runs[x->first_run + i];
+        if (!run->used)
+            return run->failure && *run->failure ? run->failure : "no reason recorded";
+    }
+    return "no reason recorded";
+}
+
+/* The verdicts on runs that did not run or did not succeed in B
+ * (st_compare.h): "missing", "failed", or NULL (the timing verdict stands);
+ * the reason goes into r->failure and the note. */
+static const char *failure_verdict(const st_comparison *c, st_cmp_cell *r) {
+    const st_cell *a = r->a, *b = r->b;
+    const char *v = NULL;
+    if (!a->used)
+        return NULL; /* nothing in A to lose */
+    if (b->nruns == 0) {
+        snprintf(r->failure, sizeof r->failure, "no measured run of the cell in B (%zu used in A): B did not run it",
+                 a->used);
+        v = "missing";
+    } else if (!b->failed) {
+        return NULL;
+    } else if (!a->failed) {
+        snprintf(r->failure, sizeof r->failure, "%zu of %zu measured runs failed in B (first: %s), none in A",
+                 b->failed, b->nruns, first_failure(c->b, b));
+        v = "failed";
+    } else if (!b->used) {
+        snprintf(r->failure, sizeof r->failure, "every measured run failed in B (%zu; first: %s), %zu of %zu in A",
+                 b->failed, first_failure(c->b, b), a->failed, a->nruns);
+        v = "failed";
+    } else {
+        note(r, "%zu of %zu measured runs failed in B (first: %s), %zu of %zu in A: not new, not gated", b->failed,
+             b->nruns, first_failure(c->b, b), a->failed, a->nruns);
+        return NULL;
+    }
+    note(r, "%s", r->failure);
+    return v;
+}
+
 static void verdict(const st_comparison *c, st_cmp_cell *r) {
     double t = c->opts.threshold, alpha = 1.0 - c->opts.boot.confidence, c0;
     const st_interval *iv = gated(c, r, &c0);
+    if ((r->verdict = failure_verdict(c, r)) != NULL)
+        return;
     if (c->opts.gate == ST_GATE_OVERHEAD && r->is_baseline) {
         r->verdict = "ungated";
         return;
@@ -564,11 +607,16 @@ void st_compare(const st_sweep *a, const st_sweep *b, const st_sim *sa, const st
             c->same++;
         else if (!strcmp(r->verdict, "ungated"))
             c->ungated++;
+        else if (!strcmp(r->verdict, "failed"))
+            c->failed++;
+        else if (!strcmp(r->verdict, "missing"))
+            c->missing++;
         else
             c->inconclusive++;
     }
     free(p);
     free(q);
+    c->missing += c->nonly_a; /* a cell B's plan lacks is missing as much as one it never ran */
     compare_sim(c, sa, sb);
 }
 
@@ -756,6 +804,11 @@ int st_compare_md(FILE *f, const st_comparison *c) {
             c->ncells, c->compared, c->slower, c->faster, c->same, c->inconclusive);
     if (o->gate == ST_GATE_OVERHEAD)
         fprintf(f, ", %zu ungated (baselines)", c->ungated);
+    if (c->failed || c->missing)
+        fprintf(f,
+                "; **%zu FAILED in B** (runs that succeeded in A failed in B), **%zu MISSING from B** (cells of A "
+                "that B lacks or never ran): the gate fails",
+                c->failed, c->missing);
     fprintf(f, ".  Threshold %g%%%s, %g%% BCa intervals, %zu resamples, seed %llu.\n\n", o->threshold * 100,
             o->gate == ST_GATE_OVERHEAD ? " of the baseline's time" : "", o->boot.confidence * 100, o->boot.resamples,
             (unsigned long long)o->boot.seed);
@@ -808,8 +861,8 @@ int st_compare_md(FILE *f, const st_comparison *c) {
             md_num(f, "%.3g", r->mw.p);
             fputs(" | ", f);
             md_num(f, "%.3g", r->p_adjusted);
-            fprintf(f, " | %s%s%s | ", !strcmp(r->verdict, "slower") ? "**" : "", r->verdict,
-                    !strcmp(r->verdict, "slower") ? "**" : "");
+            int loud = !strcmp(r->verdict, "slower") || !strcmp(r->verdict, "failed") || !strcmp(r->verdict, "missing");
+            fprintf(f, " | %s%s%s | ", loud ? "**" : "", r->verdict, loud ? "**" : "");
             md_str(f, r->note);
             fputs(" |\n", f);
         }
@@ -819,7 +872,7 @@ int st_compare_md(FILE *f, const st_comparison *c) {
     if (!c->nonly_a && !c->nonly_b)
         fprintf(f, "None: both sweeps have the same cells.\n");
     for (size_t i = 0; i < c->nonly_a; i++)
-        fprintf(f, "- only in A: %s\n", c->only_a[i]->label);
+        fprintf(f, "- only in A: %s (**missing from B**: the gate fails)\n", c->only_a[i]->label);
     for (size_t i = 0; i < c->nonly_b; i++)
         fprintf(f, "- only in B: %s\n", c->only_b[i]->label);
     fprintf(f,
@@ -1006,9 +1059,9 @@ int st_compare_json(FILE *f, const st_comparison *c) {
     fprintf(f,
             "  \"counts\": {\"cells\": %zu, \"compared\": %zu, \"slower\": %zu, \"faster\": %zu, \"same\": %zu, "
             "\"inconclusive\": %zu, \"ungated\": %zu, \"paired\": %zu, \"unpaired\": %zu, \"only_in_a\": %zu, "
-            "\"only_in_b\": %zu},\n",
+            "\"only_in_b\": %zu, \"failed\": %zu, \"missing\": %zu},\n",
             c->ncells, c->compared, c->slower, c->faster, c->same, c->inconclusive, c->ungated, c->paired, c->unpaired,
-            c->nonly_a, c->nonly_b);
+            c->nonly_a, c->nonly_b, c->failed, c->missing);
     fputs(
         "  \"units\": {\"a_median_ns\": \"ns\", \"b_median_ns\": \"ns\", \"ratio\": \"B/A\", "
         "\"a_overhead\": \"ratio to baseline\", \"b_overhead\": \"ratio to baseline\", "

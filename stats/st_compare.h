@@ -53,8 +53,16 @@
  *    "same" (s = 0: the two sides' repeated values overlap, the difference
  *    is within the repeat spread); NULL (no verdict) when a side has no
  *    value.  Simulated cells never set the exit status.
- *  - Cells only in A or only in B are listed, never compared.  Metadata
- *    keys whose values differ are listed, the important ones first.
+ *  - Runs that did not succeed: a matched cell with used runs in A gets the
+ *    verdict "failed" when B has failed measured runs of it and A none, or
+ *    when every measured run of it failed in B; "missing" when B has no
+ *    measured run of it at all.  Either replaces any timing verdict (also
+ *    "ungated"), the note saying how many runs failed and the first one's
+ *    reason.  A cell failing in both is noted, not gated.  Cells only in A
+ *    are missing too (counted in `missing`, listed in only_a); cells only
+ *    in B are listed.  Neither is compared.  A failed or missing cell fails
+ *    the gate (compare's exit status 3).  Metadata keys whose values differ
+ *    are listed, the important ones first.
  *  - The comparison points into both sweeps, which must outlive it.
  *  - Outputs (Markdown, CSV, JSON, plot data) depend only on the comparison
  *    and the options: same inputs, same bytes.  Missing values are empty in
@@ -123,8 +131,10 @@ typedef struct st_cmp_cell {
                                       values against A's, or each run over its sweep's baseline median
                                       (overhead gate, paired or not) */
     double p_adjusted;              /* Benjamini-Hochberg; NaN when mw.p is */
-    const char *verdict;            /* slower, faster, same, inconclusive; ungated (a baseline, overhead gate) */
+    const char *verdict;            /* slower, faster, same, inconclusive; ungated (a baseline, overhead gate);
+                                       failed, missing (runs that did not succeed or run in B) */
     char note[384];
+    char failure[192]; /* verdict failed or missing: why (also in the note), else "" */
 } st_cmp_cell;
 
 /* One simulated quantity of a cell in A and B. */
@@ -182,6 +192,8 @@ typedef struct st_comparison {
     const st_inprocs *ia, *ib; /* the in-process estimates (NULL: none) */
     size_t compared;           /* cells with a p-value: the family Benjamini-Hochberg adjusts over */
     size_t slower, faster, same, inconclusive, ungated;
+    size_t failed;           /* cells whose verdict is failed */
+    size_t missing;          /* cells whose verdict is missing, and cells only in A */
     size_t paired, unpaired; /* cells with an overhead: paired, and those that fell back to unpaired */
     /* The simulated cells (none when a sweep has none). */
     st_cmp_simcell *sim; /* matched simulated cells, by workload, kind, label */

@@ -111,13 +111,10 @@ static void fit_data(st_costfit *out, const double *x, const double *y, const si
     st_reg_fit_runs(&d, &o, &out->fit);
     if (out->fit.why)
         fnote(out, "%s", out->fit.why);
+    if (out->fit.no_ci)
+        fnote(out, "%s", out->fit.no_ci);
     if (out->skipped)
         fnote(out, "%zu runs without a sample count or %s left out", out->skipped, st_fit_metric_name(m));
-    size_t base_runs = 0;
-    for (size_t i = 0; i < n; i++)
-        base_runs += g[i] == 0;
-    if (base_runs < 3 && m < ST_FIT_NATIVE)
-        fnote(out, "the baseline has %zu used runs: no fixed cost", base_runs);
     /* Time metrics in ns: 1000 samples/s for one second cost 1000 * cost ns. */
     if (m == ST_FIT_WALL || m == ST_FIT_CPU) {
         out->norm.est = 1 + out->fit.cost.est * 1e-6;

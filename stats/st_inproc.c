@@ -72,6 +72,8 @@ void st_inproc_blocks(const st_seg *segs, size_t n, st_blocks *out) {
             work[isb] += out->work_iterations ? g->iterations : g->bytes;
             if (isb)
                 samples_b += g->samples;
+            if (isb && g->uncounted)
+                out->uncounted = 1;
         }
         if (!(work[0] > 0 && work[1] > 0 && cpu[0] > 0 && cpu[1] > 0)) {
             out->skipped++;
@@ -117,11 +119,20 @@ void st_inproc_estimate(const st_seg *segs, size_t n, const st_boot_opts *opts, 
     st_sample s1 = {b->n, {b->log_ratio, b->sps}};
     const st_stat stats[3] = {{stat_ratio, 0}, {stat_cost, 0}, {stat_norm, 0}};
     st_interval iv[3];
-    st_bootstrap(&s1, NULL, stats, 3, opts, iv);
+    /* Samples the writer did not count give the ratio alone. */
+    st_bootstrap(&s1, NULL, stats, b->uncounted ? 1 : 3, opts, iv);
+    if (b->uncounted)
+        iv[1] = iv[2] = (st_interval){.est = NAN,
+                                      .lo = NAN,
+                                      .hi = NAN,
+                                      .method = ST_CI_NONE,
+                                      .why = "samples not counted",
+                                      .z0 = NAN,
+                                      .accel = NAN};
     out->ratio = iv[0];
     out->cost_ns = iv[1];
     out->norm = iv[2];
-    out->sps = b->n ? st_median(b->sps, b->n) : NAN;
+    out->sps = b->n && !b->uncounted ? st_median(b->sps, b->n) : NAN;
     out->sd_log = NAN;
     if (b->n >= 2) {
         double mean = 0, ss = 0;
@@ -140,8 +151,7 @@ void st_inproc_free(st_inproc *e) { st_blocks_free(&e->blocks); }
 
 #include <errno.h>
 #include <stdio.h>
-
-#define MAX_COLS 32
+#include <sys/stat.h>
 
 /* The segment end called s (a name of SGC_ALT_ENDS), or -1. */
 static int end_parse(const char *s) {
@@ -152,75 +162,188 @@ static int end_parse(const char *s) {
 }
 #define END_WORD(id, name, what) " " name
 
+/* The settings lines a series has (docs/FORMATS.md), and how each value is
+ * checked: 'n' an unsigned decimal integer, 'w' a word checked by name,
+ * 'l' a list of column names.  system, cpu_clock and unmeasured are the
+ * optional keys of writers other than freecheck's runtime. */
+static const struct {
+    const char *key;
+    char type;
+} series_keys[] = {{"alternate", 'w'},    {"pattern", 'w'},      {"segment_fills", 'n'}, {"segment_cpu_ns", 'n'},
+                   {"alloc_period", 'n'}, {"alloc_mode", 'w'},   {"time_hz", 'n'},       {"time_clock", 'w'},
+                   {"seed", 'n'},         {"nursery_size", 'n'}, {"carry_ns", 'n'},      {"cost_ns", 'n'},
+                   {"system", 'w'},       {"cpu_clock", 'w'},    {"unmeasured", 'l'}};
+#define NSERIES_KEYS ((int)(sizeof series_keys / sizeof series_keys[0]))
+
+/* The fields of a seg line (docs/FORMATS.md); those marked required are the
+ * estimator's. */
+static const struct {
+    const char *name;
+    int required;
+    int may_be_unmeasured; /* a writer may list it in 'unmeasured' */
+} series_cols[] = {{"index", 0, 0},
+                   {"block", 1, 0},
+                   {"pos", 1, 0},
+                   {"kind", 1, 0},
+                   {"on", 0, 0},
+                   {"end", 1, 0},
+                   {"cpu_ns", 1, 0},
+                   {"wall_ns", 0, 1},
+                   {"bytes", 1, 0},
+                   {"iterations", 1, 1},
+                   {"alloc_samples", 1, 1},
+                   {"alloc_points", 0, 1},
+                   {"sampled_bytes", 0, 1},
+                   {"time_samples", 1, 1},
+                   {"minor", 0, 1},
+                   {"major", 0, 1},
+                   {"gc_ns", 0, 1},
+                   {"major_cpu_ns", 0, 1},
+                   {"switch_ns", 0, 0}};
+#define NSERIES_COLS ((int)(sizeof series_cols / sizeof series_cols[0]))
+enum {
+    C_INDEX,
+    C_BLOCK,
+    C_POS,
+    C_KIND,
+    C_ON,
+    C_END,
+    C_CPU,
+    C_WALL,
+    C_BYTES,
+    C_ITER,
+    C_ASAMPLES,
+    C_APOINTS,
+    C_SBYTES,
+    C_TSAMPLES
+};
+
+/* s as an unsigned decimal integer (digits only, below 2^63) into *v; 0 or -1. */
+static int parse_count(const char *s, uint64_t *v) {
+    if (!*s || strspn(s, "0123456789") != strlen(s) || strlen(s) > 18)
+        return -1;
+    *v = strtoull(s, NULL, 10);
+    return 0;
+}
+
 int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *n, char *err, size_t errlen) {
-    FILE *f = fopen(path, "r");
+    /* Bounded before reading: a regular file of at most ST_SERIES_MAX_BYTES
+     * (a device or a FIFO could be read forever). */
+    const char *why;
+    FILE *f = st_open_regular(path, ST_SERIES_MAX_BYTES, &why);
     if (!f) {
-        snprintf(err, errlen, "%s: cannot read the segment series: %s", path, strerror(errno));
+        if (!strcmp(why, "not a regular file"))
+            snprintf(err, errlen, "%s: not a regular file (a segment series is one)", path);
+        else if (!strcmp(why, "larger than the limit"))
+            snprintf(err, errlen, "%s: larger than the " ST_SERIES_MAX_TEXT " a segment series can be", path);
+        else
+            snprintf(err, errlen, "%s: cannot read the segment series: %s", path, why);
         return -1;
     }
-    char line[1024];
-    char cols[MAX_COLS][24];
-    int ncols = 0, lineno = 0, use_alloc = 1, use_time = 1, have_trailer = 0;
-    long long declared = -1;
+    char *line = NULL;
+    size_t linecap = 0;
+    ssize_t got;
+    int ncols = 0, lineno = 0, use_alloc = 1, use_time = 1, have_trailer = 0, alt_mode = -1;
+    int col[NSERIES_COLS]; /* col[k]: which series_cols entry field k is */
+    int seen_key[NSERIES_KEYS] = {0};
+    int unmeasured[NSERIES_COLS] = {0}; /* fields the writer says it cannot measure */
+    int time_clock_none = 0;
+    uint64_t time_hz = 0;
+    uint64_t declared = 0;
     size_t start = *n, cap = *n;
     int rc = -1;
-    if (!fgets(line, sizeof line, f) || strcmp(line, "sgc-segments 1\n") != 0) {
-        snprintf(err, errlen, "%s: not a segment series (first line is not 'sgc-segments 1')", path);
-        goto out;
-    }
-    lineno = 1;
-    while (fgets(line, sizeof line, f)) {
+    while ((got = getline(&line, &linecap, f)) > 0) {
         lineno++;
+        size_t len = (size_t)got;
+        if (strlen(line) != len) {
+            snprintf(err, errlen, "%s line %d: a NUL byte (not a text line)", path, lineno);
+            goto out;
+        }
+        if (len > ST_SERIES_MAX_LINE) {
+            snprintf(err, errlen, "%s line %d: %zu characters, longer than any line of a segment series (%d)", path,
+                     lineno, len, ST_SERIES_MAX_LINE);
+            goto out;
+        }
+        if (line[len - 1] != '\n') {
+            snprintf(err, errlen, "%s line %d: the file ends inside this line (cut short)", path, lineno);
+            goto out;
+        }
+        line[--len] = '\0';
+        if (len && line[len - 1] == '\r') {
+            snprintf(err, errlen,
+                     "%s line %d: ends with a carriage return (CRLF line ends); a segment series has LF line ends only",
+                     path, lineno);
+            goto out;
+        }
+        if (strpbrk(line, "\t\v\f\r")) {
+            snprintf(err, errlen, "%s line %d: a tab or control character (fields are separated by one space)", path,
+                     lineno);
+            goto out;
+        }
+        if (len == 0) {
+            snprintf(err, errlen, "%s line %d: an empty line", path, lineno);
+            goto out;
+        }
+        if (lineno == 1) {
+            if (strcmp(line, "sgc-segments 1") != 0) {
+                snprintf(err, errlen, "%s: not a segment series (first line is not 'sgc-segments 1')", path);
+                goto out;
+            }
+            continue;
+        }
         if (have_trailer) {
             snprintf(err, errlen, "%s line %d: text after the 'segments' line", path, lineno);
             goto out;
         }
-        if (strncmp(line, "alternate ", 10) == 0) {
-            /* The samples of the samplers the mode switches; of both when it switches none (A/A). */
-            line[strcspn(line, "\n")] = 0;
-            int m = sgc_alt_mode_parse(line + 10);
-            if (m < 0) {
-                snprintf(err, errlen, "%s line %d: alternate '%s' is not an alternation mode of SGC_ALTERNATE", path,
-                         lineno, line + 10);
+        /* The fields, split at single spaces: an empty field (two spaces, a
+         * space at either end) is an error, not skipped. */
+        char *field[NSERIES_COLS + 2];
+        int nf = 0, nfields = 1;
+        for (const char *q = line; *q; q++)
+            nfields += *q == ' ';
+        for (char *p = line;;) {
+            char *sp = strchr(p, ' ');
+            if (nf == NSERIES_COLS + 2) {
+                nf++;
+                break;
+            }
+            field[nf++] = p;
+            if (!sp)
+                break;
+            *sp = '\0';
+            p = sp + 1;
+        }
+        for (int k = 0; k < nf && k < NSERIES_COLS + 2; k++)
+            if (!*field[k]) {
+                snprintf(err, errlen, "%s line %d: an empty field (fields are separated by one space)", path, lineno);
                 goto out;
             }
-            int some = sgc_alt_switches_alloc(m) || sgc_alt_switches_time(m);
-            use_alloc = !some || sgc_alt_switches_alloc(m);
-            use_time = !some || sgc_alt_switches_time(m);
-        } else if (strncmp(line, "columns ", 8) == 0) {
-            ncols = 0;
-            for (char *save, *tok = strtok_r(line + 8, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
-                if (ncols == MAX_COLS || strlen(tok) >= sizeof cols[0]) {
-                    snprintf(err, errlen, "%s line %d: too many or too long column names", path, lineno);
-                    goto out;
-                }
-                strcpy(cols[ncols++], tok);
-            }
-        } else if (strncmp(line, "seg ", 4) == 0) {
+        const char *word = field[0];
+        if (!strcmp(word, "seg")) {
             if (!ncols) {
                 snprintf(err, errlen, "%s line %d: a segment before the 'columns' line", path, lineno);
                 goto out;
             }
+            if (nf - 1 != ncols) {
+                snprintf(err, errlen, "%s line %d: %d fields, the columns line names %d%s", path, lineno, nfields - 1,
+                         ncols, nfields - 1 > ncols ? " (more fields than the columns line names)" : "");
+                goto out;
+            }
             st_seg g = {.run = run, .block = -1, .pos = -1};
-            double alloc_samples = NAN, time_samples = NAN;
-            int got = 0;
-            char *save, *tok = strtok_r(line + 4, " \n", &save);
-            for (int c = 0; c < ncols; c++, tok = strtok_r(NULL, " \n", &save)) {
-                if (!tok) {
-                    snprintf(err, errlen, "%s line %d: %d fields, the columns line names %d", path, lineno, c, ncols);
-                    goto out;
-                }
-                const char *name = cols[c];
-                if (!strcmp(name, "kind")) {
+            double alloc_samples = 0, time_samples = 0;
+            int on = -1;
+            for (int c = 0; c < ncols; c++) {
+                const char *tok = field[c + 1], *name = series_cols[col[c]].name;
+                uint64_t v = 0;
+                if (col[c] == C_KIND) {
                     if (strcmp(tok, "A") && strcmp(tok, "B")) {
                         snprintf(err, errlen, "%s line %d: kind '%s' is not A or B", path, lineno, tok);
                         goto out;
                     }
                     g.kind = tok[0];
-                    got++;
                     continue;
                 }
-                if (!strcmp(name, "end")) {
+                if (col[c] == C_END) {
                     int e = end_parse(tok);
                     if (e < 0) {
                         snprintf(err, errlen, "%s line %d: end '%s' is not one of:" SGC_ALT_ENDS(END_WORD), path,
@@ -228,57 +351,192 @@ int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *
                         goto out;
                     }
                     g.complete = e != SGC_ALT_END_EXIT;
-                    got++;
                     continue;
                 }
-                char *endp;
-                errno = 0;
-                double v = strtod(tok, &endp);
-                if (*endp || errno || !(v >= 0)) {
-                    snprintf(err, errlen, "%s line %d: %s '%s' is not a non-negative number", path, lineno, name, tok);
+                if (parse_count(tok, &v) != 0) {
+                    snprintf(err, errlen, "%s line %d: %s '%s' is not a non-negative decimal integer", path, lineno,
+                             name, tok);
                     goto out;
                 }
-                if (!strcmp(name, "block"))
-                    g.block = (int64_t)v, got++;
-                else if (!strcmp(name, "pos"))
-                    g.pos = (int)v, got++;
-                else if (!strcmp(name, "cpu_ns"))
-                    g.cpu_ns = v, got++;
-                else if (!strcmp(name, "bytes"))
-                    g.bytes = v, got++;
-                else if (!strcmp(name, "iterations"))
-                    g.iterations = v, got++;
-                else if (!strcmp(name, "alloc_samples"))
-                    alloc_samples = v, got++;
-                else if (!strcmp(name, "time_samples"))
-                    time_samples = v, got++;
+                switch (col[c]) {
+                case C_INDEX:
+                    if (v != *n - start) {
+                        snprintf(err, errlen, "%s line %d: index %s, but this is segment %zu of the file", path, lineno,
+                                 tok, *n - start);
+                        goto out;
+                    }
+                    break;
+                case C_BLOCK: g.block = (int64_t)v; break;
+                case C_POS:
+                    if (v > 3) {
+                        snprintf(err, errlen, "%s line %d: pos %s is not a position in a block (0 to 3)", path, lineno,
+                                 tok);
+                        goto out;
+                    }
+                    g.pos = (int)v;
+                    break;
+                case C_ON:
+                    if (v > 1) {
+                        snprintf(err, errlen, "%s line %d: on %s is not 0 or 1", path, lineno, tok);
+                        goto out;
+                    }
+                    on = (int)v;
+                    break;
+                case C_CPU: g.cpu_ns = (double)v; break;
+                case C_BYTES: g.bytes = (double)v; break;
+                case C_ITER: g.iterations = (double)v; break;
+                case C_ASAMPLES: alloc_samples = (double)v; break;
+                case C_TSAMPLES: time_samples = (double)v; break;
+                default: break; /* checked as a number; the estimator does not use it */
+                }
             }
-            if (tok) {
-                snprintf(err, errlen, "%s line %d: more fields than the columns line names", path, lineno);
-                goto out;
-            }
-            if (got != 9) {
+            if (on >= 0 && on != (g.kind == 'B' && alt_mode != SGC_ALT_NONE)) {
                 snprintf(err, errlen,
-                         "%s: the columns line lacks one of block pos kind end cpu_ns bytes "
-                         "iterations alloc_samples time_samples",
-                         path);
+                         "%s line %d: on %d with kind %c under alternate %s (on is 1 exactly for B segments, and "
+                         "never under none)",
+                         path, lineno, on, g.kind, sgc_alt_mode_name(alt_mode));
                 goto out;
             }
             g.samples = (use_alloc ? alloc_samples : 0) + (use_time ? time_samples : 0);
+            /* Not counted by the writer: the blocks give a ratio, no per-sample cost. */
+            g.uncounted = (use_alloc && unmeasured[C_ASAMPLES]) || (use_time && unmeasured[C_TSAMPLES]);
             if (*n == cap) {
                 cap = cap ? cap * 2 : 256;
                 *segs = st_xrealloc(*segs, cap * sizeof **segs);
             }
             (*segs)[(*n)++] = g;
-        } else if (sscanf(line, "segments %lld", &declared) == 1) {
+        } else if (!strcmp(word, "columns")) {
+            if (ncols) {
+                snprintf(err, errlen, "%s line %d: a second 'columns' line", path, lineno);
+                goto out;
+            }
+            if (alt_mode < 0) {
+                snprintf(err, errlen, "%s line %d: the 'columns' line comes before the 'alternate' line", path, lineno);
+                goto out;
+            }
+            if (nf - 1 > (int)NSERIES_COLS || nf < 2) {
+                snprintf(err, errlen, "%s line %d: %s column names", path, lineno, nf < 2 ? "no" : "too many");
+                goto out;
+            }
+            int have[NSERIES_COLS] = {0};
+            for (int k = 1; k < nf; k++) {
+                int c = -1;
+                for (int j = 0; j < (int)NSERIES_COLS; j++)
+                    if (!strcmp(field[k], series_cols[j].name))
+                        c = j;
+                if (c < 0 || have[c]) {
+                    snprintf(err, errlen, "%s line %d: column '%s' %s", path, lineno, field[k],
+                             c < 0 ? "is not a field of a segment line (docs/FORMATS.md)" : "is named twice");
+                    goto out;
+                }
+                have[c] = 1;
+                col[ncols++] = c;
+            }
+            for (int j = 0; j < (int)NSERIES_COLS; j++)
+                if (series_cols[j].required && !have[j]) {
+                    snprintf(err, errlen,
+                             "%s: the columns line lacks %s (it needs block pos kind end cpu_ns bytes iterations "
+                             "alloc_samples time_samples)",
+                             path, series_cols[j].name);
+                    goto out;
+                }
+        } else if (!strcmp(word, "segments")) {
+            if (nf != 2 || parse_count(field[1], &declared) != 0) {
+                snprintf(err, errlen, "%s line %d: 'segments' needs one count (a decimal integer)", path, lineno);
+                goto out;
+            }
             have_trailer = 1;
+        } else {
+            int k = -1;
+            for (int j = 0; j < (int)NSERIES_KEYS; j++)
+                if (!strcmp(word, series_keys[j].key))
+                    k = j;
+            if (k < 0) {
+                snprintf(err, errlen,
+                         "%s line %d: '%.40s' is not a line of a segment series (a setting of docs/FORMATS.md, "
+                         "columns, seg or segments)",
+                         path, lineno, word);
+                goto out;
+            }
+            if (ncols) {
+                snprintf(err, errlen, "%s line %d: the setting '%s' comes after the 'columns' line", path, lineno,
+                         word);
+                goto out;
+            }
+            if (seen_key[k]++) {
+                snprintf(err, errlen, "%s line %d: the setting '%s' is given twice", path, lineno, word);
+                goto out;
+            }
+            uint64_t v;
+            const char *val = nf == 2 ? field[1] : "";
+            int ok = nf == 2;
+            if (ok && series_keys[k].type == 'n') {
+                ok = parse_count(val, &v) == 0;
+                if (ok && !strcmp(word, "time_hz"))
+                    time_hz = v;
+            } else if (ok && !strcmp(word, "pattern"))
+                ok = !strcmp(val, "ABBA") || !strcmp(val, "BAAB");
+            else if (ok && !strcmp(word, "alloc_mode"))
+                ok = sgc_alloc_mode_parse(val) >= 0;
+            else if (ok && !strcmp(word, "time_clock")) {
+                time_clock_none = !strcmp(val, "none"); /* a program without a time sampler */
+                ok = sgc_clock_parse(val) >= 0 || time_clock_none;
+            } else if (ok && !strcmp(word, "system"))
+                ok = strspn(val, "abcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(val);
+            else if (ok && !strcmp(word, "cpu_clock"))
+                ok = !strcmp(val, "thread") || !strcmp(val, "process");
+            else if (series_keys[k].type == 'l') {
+                ok = nf >= 2;
+                for (int j = 1; ok && j < nf && j < NSERIES_COLS + 2; j++) {
+                    int c = -1;
+                    for (int q = 0; q < (int)NSERIES_COLS; q++)
+                        if (!strcmp(field[j], series_cols[q].name))
+                            c = q;
+                    if (c < 0 || !series_cols[c].may_be_unmeasured) {
+                        snprintf(err, errlen,
+                                 "%s line %d: unmeasured '%s' is not a field that may be unmeasured (docs/FORMATS.md)",
+                                 path, lineno, field[j]);
+                        goto out;
+                    }
+                    unmeasured[c] = 1;
+                }
+            } else if (ok && !strcmp(word, "alternate")) {
+                /* The samples of the samplers the mode switches; of both when it switches none (A/A). */
+                int m = sgc_alt_mode_parse(val);
+                if (m < 0) {
+                    snprintf(err, errlen, "%s line %d: alternate '%s' is not an alternation mode of SGC_ALTERNATE",
+                             path, lineno, val);
+                    goto out;
+                }
+                alt_mode = m;
+                int some = sgc_alt_switches_alloc(m) || sgc_alt_switches_time(m);
+                use_alloc = !some || sgc_alt_switches_alloc(m);
+                use_time = !some || sgc_alt_switches_time(m);
+            }
+            if (!ok) {
+                snprintf(err, errlen, "%s line %d: %s needs %s", path, lineno, word,
+                         series_keys[k].type == 'n'   ? "one value, a decimal integer"
+                         : series_keys[k].type == 'l' ? "one or more field names"
+                                                      : "one value, one of the names docs/FORMATS.md gives for it");
+                goto out;
+            }
         }
     }
     if (ferror(f)) {
         snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
         goto out;
     }
-    if (!have_trailer || declared != (long long)(*n - start)) {
+    if (lineno == 0) {
+        snprintf(err, errlen, "%s: not a segment series (the file is empty)", path);
+        goto out;
+    }
+    if (time_clock_none && time_hz != 0) {
+        snprintf(err, errlen,
+                 "%s: time_clock none with time_hz %llu (none is the clock of a program without a time sampler)", path,
+                 (unsigned long long)time_hz);
+        goto out;
+    }
+    if (!have_trailer || declared != (uint64_t)(*n - start)) {
         snprintf(err, errlen, "%s: incomplete segment series: %s", path,
                  have_trailer ? "the 'segments' count differs from the segment lines"
                               : "no 'segments N' line at the end");
@@ -288,6 +546,7 @@ int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *
 out:
     if (rc)
         *n = start;
+    free(line);
     fclose(f);
     return rc;
 }
@@ -341,43 +600,6 @@ static int design_inprocess(sqlite3 *db) {
         sqlite3_finalize(st);
     }
     return yes;
-}
-
-/* Puts a note under summary.md's title: in this design the process-level
- * tables compare runs that sampled half of the time.  Returns 0 or -1. */
-static int flag_process_level(const char *md_path) {
-    FILE *f = fopen(md_path, "r");
-    if (!f)
-        return -1;
-    size_t cap = 1 << 16, n = 0;
-    char *text = st_xmalloc(cap);
-    size_t k;
-    while ((k = fread(text + n, 1, cap - n, f)) > 0)
-        if ((n += k) == cap)
-            text = st_xrealloc(text, cap *= 2);
-    int bad = ferror(f);
-    fclose(f);
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp", md_path);
-    FILE *o = bad ? NULL : fopen(tmp, "w");
-    if (!o) {
-        free(text);
-        return -1;
-    }
-    const char *nl = memchr(text, '\n', n);
-    size_t head = nl ? (size_t)(nl - text) + 1 : n;
-    fwrite(text, 1, head, o);
-    fputs("\n> **Design inprocess.** Every run switched its cell's sampling on and off inside the process,\n"
-          "> so the process-level (whole run) tables below compare runs that sampled about half of the\n"
-          "> time: read the section \"In-process alternation (steady-state marginal cost)\" at the end.\n",
-          o);
-    fwrite(text + head, 1, n - head, o);
-    free(text);
-    if (fclose(o) != 0 || rename(tmp, md_path) != 0) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
 }
 
 int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, char *err, size_t errlen) {
@@ -479,33 +701,27 @@ void st_inprocs_free(st_inprocs *p) {
     memset(p, 0, sizeof *p);
 }
 
-int st_inproc_report(const char *dir, const st_inprocs *ip, double margin, int verbose, char *err, size_t errlen) {
-    if (!ip->n)
-        return 0;
-    const st_inproc_cell *c = ip->cells;
-    size_t nc = ip->n;
-    int inprocess = ip->design_inprocess;
-    char path[4096];
-    int rc = (int)nc;
-    FILE *csv = NULL, *md = NULL;
-    snprintf(path, sizeof path, "%s/inprocess.csv", dir);
-    csv = fopen(path, "w");
-    char mdp[4096];
-    snprintf(mdp, sizeof mdp, "%s/summary.md", dir);
-    if (inprocess && flag_process_level(mdp) != 0) {
-        snprintf(err, errlen, "cannot rewrite %s: %s", mdp, strerror(errno));
-        rc = -1;
-        goto done;
-    }
-    md = fopen(mdp, "a");
-    if (!csv || !md) {
-        snprintf(err, errlen, "cannot write %s: %s", !csv ? path : mdp, strerror(errno));
-        rc = -1;
-        goto done;
-    }
+void st_inproc_write_csv(FILE *csv, const st_inprocs *ip, double margin) {
     fputs("workload,label,kind,alloc_period,time_hz,blocks,runs,work,ratio,ratio_lo,ratio_hi,half_width_pct,"
           "sd_log,sps,cost_ns,cost_lo,cost_hi,norm,norm_lo,norm_hi,exact_checked,exact_mismatches,verdict\n",
           csv);
+    for (size_t i = 0; i < ip->n; i++) {
+        const st_inproc_cell *x = &ip->cells[i];
+        const st_inproc *e = &x->e;
+        fprintf(csv, "%s,%s,%s,%lld,%lld,%zu,%zu,%s", x->workload, x->label, x->kind, x->alloc_period, x->time_hz,
+                e->blocks.n, e->blocks.runs, e->blocks.n ? (e->blocks.work_iterations ? "iterations" : "bytes") : "");
+        csv_num(csv, e->ratio.est), csv_num(csv, e->ratio.lo), csv_num(csv, e->ratio.hi);
+        csv_num(csv, half_width_pct(&e->ratio));
+        csv_num(csv, e->sd_log), csv_num(csv, e->sps);
+        csv_num(csv, e->cost_ns.est), csv_num(csv, e->cost_ns.lo), csv_num(csv, e->cost_ns.hi);
+        csv_num(csv, e->norm.est), csv_num(csv, e->norm.lo), csv_num(csv, e->norm.hi);
+        char vbuf[64];
+        const char *verdict = st_verdict_text(st_paired_verdict(&e->ratio, margin), margin, vbuf, sizeof vbuf);
+        fprintf(csv, ",%zu,%zu,%s\n", x->exact_checked, x->exact_mismatches, verdict);
+    }
+}
+
+void st_inproc_write_md(FILE *md, const st_inprocs *ip, double margin) {
     fputs(
         "\n## In-process alternation (steady-state marginal cost)\n\n"
         "Design inprocess: every run switched its cell's sampling on (B) and off (A) in ABBA blocks of\n"
@@ -519,29 +735,17 @@ int st_inproc_report(const char *dir, const st_inprocs *ip, double margin, int v
         md);
     double worst_aa = NAN;
     size_t checked = 0, mismatched = 0;
-    for (size_t i = 0; i < nc; i++) {
-        const st_inproc_cell *x = &c[i];
+    for (size_t i = 0; i < ip->n; i++) {
+        const st_inproc_cell *x = &ip->cells[i];
         const st_inproc *e = &x->e;
         int base = x->alloc_period == 0 && x->time_hz == 0;
         checked += x->exact_checked;
         mismatched += x->exact_mismatches;
-        if (x->exact_mismatches)
-            fprintf(stderr,
-                    "analyze: EXACTNESS MISMATCH %s: %zu of %zu segments did not take floor(bytes / period) "
-                    "sample points (0 when off)\n",
-                    x->label, x->exact_mismatches, x->exact_checked);
         double hw = half_width_pct(&e->ratio);
         if (base && isfinite(hw) && !(hw <= worst_aa))
             worst_aa = hw;
-        fprintf(csv, "%s,%s,%s,%lld,%lld,%zu,%zu,%s", x->workload, x->label, x->kind, x->alloc_period, x->time_hz,
-                e->blocks.n, e->blocks.runs, e->blocks.n ? (e->blocks.work_iterations ? "iterations" : "bytes") : "");
-        csv_num(csv, e->ratio.est), csv_num(csv, e->ratio.lo), csv_num(csv, e->ratio.hi), csv_num(csv, hw);
-        csv_num(csv, e->sd_log), csv_num(csv, e->sps);
-        csv_num(csv, e->cost_ns.est), csv_num(csv, e->cost_ns.lo), csv_num(csv, e->cost_ns.hi);
-        csv_num(csv, e->norm.est), csv_num(csv, e->norm.lo), csv_num(csv, e->norm.hi);
         char vbuf[64];
         const char *verdict = st_verdict_text(st_paired_verdict(&e->ratio, margin), margin, vbuf, sizeof vbuf);
-        fprintf(csv, ",%zu,%zu,%s\n", x->exact_checked, x->exact_mismatches, verdict);
         fprintf(md, "| %s | %s%s | %zu | %zu | ", x->workload, x->label, base ? " (A/A)" : "", e->blocks.n,
                 e->blocks.runs);
         if (e->blocks.n)
@@ -569,19 +773,4 @@ int st_inproc_report(const char *dir, const st_inprocs *ip, double margin, int v
                 checked, mismatched, mismatched ? ": THE SAMPLING RULE IS BROKEN" : "");
     if (isfinite(worst_aa))
         fprintf(md, "\nWidest A/A half-width: %.2f%% (target: at most 1%% on every workload).\n", worst_aa);
-    if (verbose)
-        fprintf(stderr,
-                "analyze: in-process design: %zu cells estimated; wrote %s/inprocess.csv, "
-                "a section of summary.md (and plotdata/inprocess.dat)\n",
-                nc, dir);
-done:
-    if (csv && fclose(csv) != 0 && rc >= 0) {
-        snprintf(err, errlen, "cannot write %s/inprocess.csv", dir);
-        rc = -1;
-    }
-    if (md && fclose(md) != 0 && rc >= 0) {
-        snprintf(err, errlen, "cannot write %s", mdp);
-        rc = -1;
-    }
-    return rc;
 }

@@ -39,6 +39,7 @@ typedef struct st_seg {
     double bytes;      /* bytes allocated */
     double iterations; /* hook iterations */
     double samples;    /* allocation samples + time samples */
+    int uncounted;     /* 1: the writer does not count those samples ('unmeasured') */
 } st_seg;
 
 /* The blocks of a series. */
@@ -49,6 +50,7 @@ typedef struct st_blocks {
     size_t runs;         /* processes contributing at least one block */
     size_t skipped;      /* incomplete blocks left out (lead-ins not counted) */
     int work_iterations; /* 1: work = iterations, 0: bytes */
+    int uncounted;       /* 1: some B segment's samples are not counted: no per-sample cost */
 } st_blocks;
 
 /* The estimate for one cell. */
@@ -72,6 +74,12 @@ void st_blocks_free(st_blocks *b);
 void st_inproc_estimate(const st_seg *segs, size_t n, const st_boot_opts *opts, st_inproc *out);
 void st_inproc_free(st_inproc *e);
 
+/* The largest segment series read (64 MiB: a million segments of the longest
+ * lines the runtime writes), and the longest line. */
+#define ST_SERIES_MAX_BYTES (64ull << 20)
+#define ST_SERIES_MAX_TEXT "64 MiB"
+#define ST_SERIES_MAX_LINE 1024
+
 /* Reads a segment series file (docs/FORMATS.md) and appends its segments
  * to *segs (grown with realloc; *n counts them), tagged with run.  Which
  * samples count: the sampler(s) the series alternates ("alternate" line, a
@@ -79,10 +87,17 @@ void st_inproc_free(st_inproc *e);
  * the mode switches, alloc -> allocation samples, time -> time samples,
  * both -> both; a mode that switches none, none (A/A) -> both).  Segment
  * ends are names of SGC_ALT_ENDS; a segment that ended at exit is
- * incomplete.  Returns 0, or -1 with the reason in err (the file is
- * unreadable, not a series, a line is malformed (an alternation mode or an
- * end the runtime does not have included), or the "segments N" count is
- * missing or wrong); *segs is then unchanged in content up to the old *n. */
+ * incomplete.  Nothing of the file is skipped: it must be a regular file of
+ * at most ST_SERIES_MAX_BYTES (checked before reading), every line at most
+ * ST_SERIES_MAX_LINE characters ending in LF, fields separated by one
+ * space; the header line, then each setting of docs/FORMATS.md at most once
+ * (alternate required; numbers are unsigned decimal integers, words the
+ * runtime's names), one columns line of known, distinct fields (the
+ * estimator's nine required), seg lines of exactly those fields (index, if
+ * given, counting from 0; pos 0..3; on, if given, 1 exactly for B segments
+ * but under none), and the "segments N" line last with N the seg lines.
+ * Returns 0, or -1 with the reason (file and line) in err; *segs is then
+ * unchanged in content up to the old *n. */
 int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *n, char *err, size_t errlen);
 
 /* The in-process estimates of a sweep: one per cell (cell_id order). */
@@ -106,11 +121,13 @@ typedef struct st_inprocs {
 int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, char *err, size_t errlen);
 void st_inprocs_free(st_inprocs *p);
 
-/* Writes DIR/inprocess.csv and appends the section "In-process alternation"
- * to DIR/summary.md (after st_write_outputs, which writes
- * plotdata/inprocess.dat from the same estimates), each ratio with its
- * verdict at the equivalence margin (st_paired_verdict).  Returns the number
- * of cells (0: nothing written), or -1 with the reason in err. */
-int st_inproc_report(const char *dir, const st_inprocs *ip, double margin, int verbose, char *err, size_t errlen);
+/* The in-process part of analyze's outputs, which st_write_outputs
+ * (st_report.h) writes with the others (plotdata/inprocess.dat from the same
+ * estimates): inprocess.csv (header, one row per cell), and the section "In-
+ * process alternation" at the end of summary.md; each ratio with its verdict
+ * at the equivalence margin (st_paired_verdict). */
+#include <stdio.h>
+void st_inproc_write_csv(FILE *f, const st_inprocs *ip, double margin);
+void st_inproc_write_md(FILE *f, const st_inprocs *ip, double margin);
 
 #endif /* ST_INPROC_H */

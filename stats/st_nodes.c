@@ -112,22 +112,25 @@ int st_nodes_apply(const char *dir, st_sweep *sw, st_nodes *out, char *err, size
     sqlite3_close(db);
     /* Sorted names, and each loaded run's node index in that order. */
     char **sorted = st_xmalloc((nnames ? nnames : 1) * sizeof *sorted);
-    memcpy(sorted, names, nnames * sizeof *names);
-    qsort(sorted, nnames, sizeof *sorted, cmp_str);
+    if (nnames) { /* none without measured runs: names is NULL, which memcpy and qsort must not get */
+        memcpy(sorted, names, nnames * sizeof *names);
+        qsort(sorted, nnames, sizeof *sorted, cmp_str);
+    }
     int *rank = st_xmalloc((nnames ? nnames : 1) * sizeof *rank);
     for (size_t i = 0; i < nnames; i++)
         for (size_t j = 0; j < nnames; j++)
             if (sorted[j] == names[i])
                 rank[i] = (int)j;
     free(names);
-    qsort(rn, nrn, sizeof *rn, cmp_run);
+    if (nrn)
+        qsort(rn, nrn, sizeof *rn, cmp_run);
     int *node_of = st_xcalloc(sw->nruns ? sw->nruns : 1, sizeof *node_of);
     out->nnodes = nnames;
     out->node = sorted;
     out->runs = st_xcalloc(nnames ? nnames : 1, sizeof *out->runs);
     for (size_t r = 0; r < sw->nruns; r++) {
         run_node key = {sw->runs[r].run_id, 0};
-        const run_node *f = has_node ? bsearch(&key, rn, nrn, sizeof *rn, cmp_run) : NULL;
+        const run_node *f = has_node && nrn ? bsearch(&key, rn, nrn, sizeof *rn, cmp_run) : NULL;
         node_of[r] = f ? rank[f->node] : 0;
         out->runs[node_of[r]]++;
     }
@@ -259,20 +262,6 @@ int st_nodes_apply(const char *dir, st_sweep *sw, st_nodes *out, char *err, size
     fclose(f);
     free(text);
     out->report = rep;
-    return 0;
-}
-
-int st_nodes_report(const char *dir, const st_nodes *n, char *err, size_t errlen) {
-    if (!n->report)
-        return 0;
-    char path[4096];
-    snprintf(path, sizeof path, "%s/summary.md", dir);
-    FILE *f = fopen(path, "a");
-    int bad = !f || fputs(n->report, f) < 0;
-    if ((f && fclose(f) != 0) || bad) {
-        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
-        return -1;
-    }
     return 0;
 }
 

@@ -41,16 +41,14 @@ typedef struct st_nodes {
     size_t ngroups; /* groups with a baseline */
     size_t nmixed;  /* groups whose used runs span several nodes (rescaled) */
     int merged;     /* meta.shards is present: a sweep merged from shards */
-    char *report;   /* the Markdown section for summary.md, or NULL when there is nothing to say */
+    char *report;   /* the Markdown section for summary.md (st_report_opts.nodes_md), or NULL when there is nothing
+                     * to say */
 } st_nodes;
 
 /* Reads every measured run's node from DIR/results.db and rescales the
  * groups that span nodes (above), in sw.  Returns 0, or 2 with a message in
  * err when the database cannot be read. */
 int st_nodes_apply(const char *dir, st_sweep *sw, st_nodes *out, char *err, size_t errlen);
-
-/* Appends the section (if any) to DIR/summary.md.  0, or -1 with err. */
-int st_nodes_report(const char *dir, const st_nodes *n, char *err, size_t errlen);
 
 void st_nodes_free(st_nodes *n);
 

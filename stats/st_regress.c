@@ -4,6 +4,7 @@
 #include "st_util.h"
 
 #include <gsl/gsl_rng.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,6 +156,18 @@ static void percentile(double *t, size_t n, double confidence, st_reg_est *e) {
     e->hi = st_quantile_select(t, n, (1 + confidence) / 2);
 }
 
+/* Clears the intervals the groups' sizes do not allow: cost and intercept
+ * (the sampling groups, and the baseline when the slope uses it), base (the
+ * baseline), fixed (all of them). */
+static void no_interval(st_reg_fit *fit, int cost_ci, int base_ci) {
+    if (!cost_ci)
+        fit->cost.lo = fit->cost.hi = fit->intercept.lo = fit->intercept.hi = NAN;
+    if (!base_ci)
+        fit->base.lo = fit->base.hi = NAN;
+    if (!cost_ci || !base_ci)
+        fit->fixed.lo = fit->fixed.hi = NAN;
+}
+
 /* Do the runs of every group repeat exactly (the same x and the same y)?
  * member[start[g] .. start[g + 1]) are group g's runs. */
 static int exact_repeats(const st_reg_data *d, const size_t *start, const size_t *member) {
@@ -181,6 +194,24 @@ void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *
     fit->baseline_in_slope = fit->sampling_groups < 2;
     if (fit->baseline_in_slope)
         fit->why = "fewer than two sampling cells: the slope uses the baseline and the fixed cost is not separable";
+    /* Which estimates get an interval: the rule of every interval of the
+     * summary (st_boot.h), each group the estimate reads needs
+     * ST_BOOT_MIN_RUNS runs.  A group of one run is always drawn whole, so an
+     * interval over it would only show the other groups' spread. */
+    size_t fewest_sampling = SIZE_MAX, nbase = d->baseline >= 0 && (size_t)d->baseline < G ? count[d->baseline] : 0;
+    for (size_t g = 0; g < G; g++)
+        if (count[g] && (long)g != d->baseline && count[g] < fewest_sampling)
+            fewest_sampling = count[g];
+    int slope_reads_base = fit->baseline_in_slope && nbase > 0;
+    int cost_ci = fewest_sampling != SIZE_MAX && fewest_sampling >= ST_BOOT_MIN_RUNS &&
+                  (!slope_reads_base || nbase >= ST_BOOT_MIN_RUNS);
+    int base_ci = nbase >= ST_BOOT_MIN_RUNS;
+    if (fewest_sampling != SIZE_MAX && fewest_sampling < ST_BOOT_MIN_RUNS)
+        fit->no_ci = "a sampling cell has fewer than 3 used runs: no interval";
+    else if (nbase && nbase < ST_BOOT_MIN_RUNS)
+        fit->no_ci = slope_reads_base ? "the baseline has fewer than 3 used runs: no interval"
+                                      : "the baseline has fewer than 3 used runs: no interval for the baseline "
+                                        "and the fixed cost";
 
     pairs pp = {0};
     double *tmp = st_xmalloc((n ? n : 1) * sizeof(double));
@@ -222,6 +253,7 @@ void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *
         st_reg_est *e[4] = {&fit->cost, &fit->intercept, &fit->base, &fit->fixed};
         for (int i = 0; i < 4; i++)
             e[i]->lo = e[i]->hi = e[i]->est;
+        no_interval(fit, cost_ci, base_ci);
         free(start), free(member), free(fill), free(count), free(draw), free(tmp);
         free(pp.s), free(pp.w);
         return;
@@ -251,6 +283,7 @@ void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *
     percentile(bi, B, opts->confidence, &fit->intercept);
     percentile(bb, B, opts->confidence, &fit->base);
     percentile(bf, B, opts->confidence, &fit->fixed);
+    no_interval(fit, cost_ci, base_ci);
     gsl_rng_free(rng);
     free(t), free(bi), free(bb), free(bf), free(rx), free(ry), free(rg);
     free(start), free(member), free(fill), free(count), free(draw), free(tmp);
@@ -266,8 +299,8 @@ void st_reg_fit_free(st_reg_fit *fit) {
 st_reg_est st_reg_cost_difference(const st_reg_fit *a, const st_reg_fit *b, double confidence) {
     st_reg_est e = {a->cost.est - b->cost.est, NAN, NAN};
     size_t B = a->resamples < b->resamples ? a->resamples : b->resamples;
-    if (!B)
-        return e;
+    if (!B || isnan(a->cost.lo) || isnan(b->cost.lo))
+        return e; /* a fit without an interval gives its difference none */
     double *t = st_xmalloc(B * sizeof(double));
     for (size_t i = 0; i < B; i++)
         t[i] = a->boot_cost[i] - b->boot_cost[i];

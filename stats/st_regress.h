@@ -30,6 +30,13 @@
  *    is not understated with few runs a cell), with gsl_rng_mt19937 seeded
  *    with opts.seed.
  *    Same inputs and seed, same outputs, bit for bit.
+ *  - When an interval exists: as for every interval of the summary
+ *    (st_boot.h), only when each group an estimate reads has at least
+ *    ST_BOOT_MIN_RUNS (3) runs: cost and intercept read the sampling groups
+ *    (and the baseline when the slope uses it), base the baseline, fixed all
+ *    of them.  Otherwise its lo and hi are NaN and no_ci says why.  (A group
+ *    of one run is drawn whole in every resample, so an interval over it
+ *    would only show the spread of the other groups.)
  *  - Exact repeats: when every group's runs repeat exactly (the same x and
  *    y: the simulated part's counts), nothing is resampled and every
  *    interval is the estimate itself, as is every replicate of the cost.
@@ -76,7 +83,8 @@ typedef struct st_reg_fit {
     double *residual;       /* [ngroups]: median residual of each group, NaN if empty */
     double *boot_cost;      /* [resamples]: cost on each resample (NaN where undefined) */
     size_t resamples;
-    const char *why; /* static text when cost or fixed is undefined, else NULL */
+    const char *why;   /* static text when cost or fixed is undefined, else NULL */
+    const char *no_ci; /* static text when an estimate has no interval (a group of fewer than 3 runs), else NULL */
 } st_reg_fit;
 
 /* Fits d and fills fit (free it with st_reg_fit_free).  Never fails
@@ -94,7 +102,8 @@ double st_reg_slope(size_t n, const double *x, const double *y, const size_t *gr
 
 /* Percentile interval of the difference of two fits' costs, a - b, from
  * their bootstrap replicates paired by index (independent resamples of
- * independent data): the interval of the validation's recovered cost. */
+ * independent data): the interval of the validation's recovered cost.  None
+ * (NaN bounds) when either cost has no interval. */
 st_reg_est st_reg_cost_difference(const st_reg_fit *a, const st_reg_fit *b, double confidence);
 
 #endif

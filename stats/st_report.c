@@ -8,6 +8,7 @@
 #include "st_plotdata.h"
 #include "st_sim.h"
 #include "st_util.h"
+#include "st_out.h"
 
 #include <errno.h>
 #include <math.h>
@@ -17,48 +18,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* ---- Output files: written under a temporary name, renamed when complete. */
-
-typedef struct sink {
-    FILE *f;
-    char *path, *tmp;
-} sink;
-
-static int sink_open(sink *s, const char *dir, const char *name, char *err, size_t errlen) {
-    size_t n = strlen(dir) + strlen(name) + 2;
-    s->path = st_xmalloc(n);
-    snprintf(s->path, n, "%s/%s", dir, name);
-    s->tmp = st_xmalloc(n + 32);
-    snprintf(s->tmp, n + 32, "%s.tmp.%ld", s->path, (long)getpid());
-    s->f = fopen(s->tmp, "w");
-    if (!s->f) {
-        snprintf(err, errlen, "cannot write %s: %s", s->tmp, strerror(errno));
-        free(s->path);
-        free(s->tmp);
-        return 1;
-    }
-    return 0;
-}
-
-static int sink_close(sink *s, char *err, size_t errlen) {
-    int bad = ferror(s->f);
-    if (fclose(s->f) != 0)
-        bad = 1;
-    int rc = 0;
-    if (bad) {
-        snprintf(err, errlen, "cannot write %s: %s", s->tmp, strerror(errno ? errno : EIO));
-        unlink(s->tmp);
-        rc = 1;
-    } else if (rename(s->tmp, s->path) != 0) {
-        snprintf(err, errlen, "cannot rename %s to %s: %s", s->tmp, s->path, strerror(errno));
-        unlink(s->tmp);
-        rc = 1;
-    }
-    free(s->path);
-    free(s->tmp);
-    return rc;
-}
 
 /* ---- Number formatting ------------------------------------------------- */
 
@@ -1194,6 +1153,12 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
     const char **w;
     size_t nw = workloads(an, &w);
     fprintf(f, "# freecheck sweep %s: statistics\n\n", sweep_name(sw->dir));
+    const st_inprocs *ip = an->inproc && an->inproc->n ? an->inproc : NULL;
+    if (ip && ip->design_inprocess)
+        fputs("> **Design inprocess.** Every run switched its cell's sampling on and off inside the process,\n"
+              "> so the process-level (whole run) tables below compare runs that sampled about half of the\n"
+              "> time: read the section \"In-process alternation (steady-state marginal cost)\" at the end.\n\n",
+              f);
     fprintf(f,
             "Analysed by `build/bin/analyze` with seed %llu, %zu bootstrap resamples, %g%% confidence "
             "(method: docs/STATISTICS.md). %zu measured runs used, %zu failed (excluded, counted); "
@@ -1239,10 +1204,12 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
                     checked);
     }
     st_write_floor_warning_md(f, an);
-    if (an->used_runs == 0)
+    if (an->used_runs == 0 && an->failed_runs)
         fputs("**No measured run succeeded: there is nothing to analyse.** See the notes below and the "
               "failure column of results.db's runs table.\n\n",
               f);
+    else if (an->used_runs == 0)
+        fputs("**The sweep has no measured run (round 1 or later) yet: there is nothing to analyse.**\n\n", f);
     fputs("## Headlines\n\n", f);
     st_costfit_write_md(f, an);
     write_headline_worst(f, an, o->confidence);
@@ -1283,6 +1250,10 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
         }
         fputc('\n', f);
     }
+    if (o->nodes_md)
+        fputs(o->nodes_md, f);
+    if (ip)
+        st_inproc_write_md(f, ip, an->margin);
     free(w);
 }
 
@@ -1293,27 +1264,38 @@ int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *er
     size_t n = strlen(dir) + sizeof "/plotdata";
     char *pdir = st_xmalloc(n);
     snprintf(pdir, n, "%s/plotdata", dir);
+    int status = 0;
+    struct stat ps;
     if (mkdir(pdir, 0777) != 0 && errno != EEXIST) {
         snprintf(err, errlen, "cannot create %s: %s", pdir, strerror(errno));
         free(pdir);
         return 1;
     }
+    if (lstat(pdir, &ps) != 0 || !S_ISDIR(ps.st_mode)) {
+        snprintf(err, errlen, "%s is not a directory: the plot data files go there (remove it, or move it away)", pdir);
+        free(pdir);
+        return 2;
+    }
     const char **w;
     size_t nw = workloads(an, &w);
-    sink s;
+    /* Every file into a temporary first; all renamed at the end, or none. */
+    st_outs set = {0};
+    FILE *f;
     int rc = 0;
-#define OUT(d, name, call)                                        \
-    do {                                                          \
-        if (!rc && !(rc = sink_open(&s, d, name, err, errlen))) { \
-            call;                                                 \
-            rc = sink_close(&s, err, errlen);                     \
-        }                                                         \
+    char path[4200];
+#define OUT(d, name, call)                                                \
+    do {                                                                  \
+        snprintf(path, sizeof path, "%s/%s", d, name);                    \
+        if (!rc && !(f = st_outs_open(&set, path, &status, err, errlen))) \
+            rc = 1;                                                       \
+        if (!rc)                                                          \
+            call;                                                         \
     } while (0)
-    OUT(dir, "summary.csv", write_summary_csv(s.f, an, opts));
-    OUT(dir, "summary.json", write_summary_json(s.f, an, opts));
-    OUT(dir, "metrics.csv", write_metrics_csv(s.f, an));
+    OUT(dir, "summary.csv", write_summary_csv(f, an, opts));
+    OUT(dir, "summary.json", write_summary_json(f, an, opts));
+    OUT(dir, "metrics.csv", write_metrics_csv(f, an));
     if (an->fits)
-        OUT(dir, "regress.csv", st_costfit_write_csv(s.f, an->fits, an->margin));
+        OUT(dir, "regress.csv", st_costfit_write_csv(f, an->fits, an->margin));
     st_peers peers;
     st_peers_compute(an, &peers);
     for (int pf = 0; pf < ST_PD_NFILES && !rc; pf++) {
@@ -1321,14 +1303,21 @@ int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *er
             continue;
         char name[64];
         snprintf(name, sizeof name, "%s.dat", st_plotdata_name((st_plotfile)pf));
-        OUT(pdir, name, write_plotdata(s.f, (st_plotfile)pf, an, w, nw, &peers));
+        OUT(pdir, name, write_plotdata(f, (st_plotfile)pf, an, w, nw, &peers));
     }
     st_peers_free(&peers);
     if (an->sim && an->sim->ncells)
-        OUT(dir, "sim.csv", st_sim_write_csv(s.f, an->sim));
-    OUT(dir, "summary.md", write_summary_md(s.f, an, opts));
+        OUT(dir, "sim.csv", st_sim_write_csv(f, an->sim));
+    const st_inprocs *ip = an->inproc && an->inproc->n ? an->inproc : NULL;
+    if (ip)
+        OUT(dir, "inprocess.csv", st_inproc_write_csv(f, ip, an->margin));
+    OUT(dir, "summary.md", write_summary_md(f, an, opts));
 #undef OUT
+    if (rc)
+        st_outs_abort(&set);
+    else
+        status = st_outs_commit(&set, err, errlen);
     free(w);
     free(pdir);
-    return rc;
+    return status;
 }

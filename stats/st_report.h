@@ -3,9 +3,11 @@
  * Invariants:
  *  - The files and their columns are exactly those of docs/STATISTICS.md;
  *    a column is only ever added at the end of a row.
- *  - Each file is written to a temporary name in the same directory and
- *    renamed into place, so a failure never leaves a half-written file and
- *    never destroys the previous one.
+ *  - Every file is written to a temporary name in its directory and all are
+ *    renamed into place together at the end (st_out.h), so a failure never
+ *    leaves a half-written file and never destroys the previous ones; a
+ *    target that is not a regular file is refused before anything is
+ *    written.
  *  - Output depends only on the analysis and the options: no time stamps,
  *    no addresses, no locale (numbers use '.' as decimal point).
  *  - Missing values are an empty field in CSV, NaN in plot data and "n/a"
@@ -19,13 +21,18 @@
 #include <stdio.h>
 
 typedef struct st_report_opts {
-    uint64_t seed;     /* recorded in the outputs */
-    size_t resamples;  /* recorded */
-    double confidence; /* recorded, and the level of every interval */
+    uint64_t seed;        /* recorded in the outputs */
+    size_t resamples;     /* recorded */
+    double confidence;    /* recorded, and the level of every interval */
+    const char *nodes_md; /* the section "Nodes" of summary.md (st_nodes.h), or NULL */
 } st_report_opts;
 
-/* Writes every output file into an->sweep->dir.  Returns 0, or 1 with a
- * message in err if a file cannot be written. */
+/* Writes every output file into an->sweep->dir: summary.csv, summary.json,
+ * metrics.csv, regress.csv, plotdata/, sim.csv, inprocess.csv (a sweep with
+ * segment series, an->inproc) and summary.md, which ends with opts->nodes_md
+ * and the in-process section (st_inproc_write_md).  Returns 0, or the exit
+ * status with a message in err: 1 a file cannot be written, 2 a target is
+ * not a regular file (st_out.h). */
 int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *err, size_t errlen);
 
 /* plotdata/peers.dat (figure 8) of the peers report p of an (st_peers.h):

@@ -2,10 +2,13 @@
 #include "st_util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void st_out_of_memory(void) {
     fputs("analyze: out of memory\n", stderr);
@@ -132,4 +135,26 @@ int st_opt_boot(int argc, char **argv, int *i, unsigned long long *seed, unsigne
     }
     *value = v;
     return bad ? -1 : 1;
+}
+
+FILE *st_open_regular(const char *path, unsigned long long max, const char **why) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        *why = strerror(errno);
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode) || (unsigned long long)st.st_size > max) {
+        *why = S_ISREG(st.st_mode) ? "larger than the limit" : "not a regular file";
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) == 0 ? fdopen(fd, "r") : NULL;
+    if (!f) {
+        *why = strerror(errno);
+        close(fd);
+    }
+    return f;
 }

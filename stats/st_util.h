@@ -52,6 +52,12 @@ int st_opt_percent(const char *v, double lo, double hi, double *out);
 int st_opt_boot(int argc, char **argv, int *i, unsigned long long *seed, unsigned long long *resamples,
                 double *confidence, const char **why, const char **value);
 
+/* Opens path for reading only if it is a regular file of at most max bytes,
+ * without waiting on a FIFO or reading a device: the bound on an input is
+ * checked before any of it is read.  Returns the stream, or NULL with
+ * *why "not a regular file", "larger than the limit" or strerror's text. */
+FILE *st_open_regular(const char *path, unsigned long long max, const char **why);
+
 /* Appends a "; "-separated reason to the note buffer (size bytes), cut short
  * rather than overflowing. */
 void st_note_add(char *note, size_t size, const char *fmt, va_list ap);

@@ -22,7 +22,9 @@
 #include "st_db.h"
 #include "st_inproc.h"
 #include "st_util.h"
+#include "st_out.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -52,6 +54,7 @@ typedef struct vinproc {
     char workload[64];
     char time_mode[16];   /* a name of sgc_modes.h's time-mode table */
     long long hz;         /* SGC_TIME_HZ */
+    long long size;       /* the workload's --size (0: not given) */
     double spin_ns;       /* injected D (ns of CPU: the cpu spin clock) */
     char sampler_cpu[64]; /* the sampler thread's CPUs over the runs (time_sampler_cpu; -1: it shared the program's) */
     size_t files;
@@ -73,8 +76,10 @@ static void usage(FILE *f) {
           "  --inproc DIR     time samples in-process: DIR has the segment series (*.series) of runs with\n"
           "                   SGC_ALTERNATE=time and a file params (workload, time_mode, time_hz, spin_ns,\n"
           "                   spin_clock cpu, sampler_cpu); repeatable, one D = 0 DIR per workload, mode and rate\n"
-          "  Exit status: 0 written (whether or not the targets are met), 1 an output cannot be written,\n"
-          "  2 bad arguments or a SWEEP that is not a readable sweep.  Method: docs/STATISTICS.md.\n",
+          "  Exit status: 0 written (whether or not the targets are met), 1 an output cannot be written\n"
+          "  (then none changes), 2 bad arguments, a SWEEP that is not a readable sweep, an in-process\n"
+          "  directory with bad files, or an output's path taken by something other than a regular\n"
+          "  file.  Method: docs/STATISTICS.md.\n",
           f);
 }
 
@@ -85,95 +90,174 @@ static int bad(const char *fmt, const char *arg) {
     return 2;
 }
 
-/* D from meta.env ("NAME=VALUE NAME=VALUE" or "none"); 0 when not set,
- * -1 when set to something that is not a number. */
-static double spin_of(const st_sweep *sw) {
+/* The value of variable name in meta.env ("NAME=VALUE NAME=VALUE ..." or
+ * "none"), copied into buf: 1, 0 when it is not set, -1 when it is set more
+ * than once or its value does not fit buf. */
+static int env_value(const st_sweep *sw, const char *name, char *buf, size_t len) {
     const char *env = st_sweep_meta(sw, "env");
-    if (!env)
-        return 0;
-    const char *p = strstr(env, "SGC_SAMPLE_SPIN_NS=");
-    if (!p)
-        return 0;
-    p += strlen("SGC_SAMPLE_SPIN_NS=");
-    char *end;
+    size_t nl = strlen(name);
+    int found = 0;
+    for (const char *p = env; p && *p;) {
+        size_t n = strcspn(p, " ");
+        if (n > nl && p[nl] == '=' && !strncmp(p, name, nl)) {
+            if (found++ || n - nl - 1 >= len)
+                return -1;
+            memcpy(buf, p + nl + 1, n - nl - 1);
+            buf[n - nl - 1] = '\0';
+        }
+        p += n;
+        p += *p == ' ';
+    }
+    return found;
+}
+
+/* D from meta.env; 0 when not set, -1 when set to something that is not a
+ * number (or set twice). */
+static double spin_of(const st_sweep *sw) {
+    char v[64], *end;
+    int r = env_value(sw, "SGC_SAMPLE_SPIN_NS", v, sizeof v);
+    if (r <= 0)
+        return r;
     errno = 0;
-    double v = strtod(p, &end);
-    if (end == p || errno || (*end && *end != ' ') || v < 0)
+    double d = strtod(v, &end);
+    if (!*v || *end || errno || !(d >= 0) || !isdigit((unsigned char)v[0]))
         return -1;
-    return v;
+    return d;
 }
 
 /* SGC_SAMPLE_SPIN_CLOCK from meta.env, by the clock table of sgc_modes.h:
  * the runtime's default (the table's first row) when not set, -1 when set
- * to a name the table does not have. */
+ * to a name the table does not have (or set twice). */
 static int spin_clock_of(const st_sweep *sw) {
-    const char *env = st_sweep_meta(sw, "env");
-    const char *p = env ? strstr(env, "SGC_SAMPLE_SPIN_CLOCK=") : NULL;
-    if (!p)
-        return 0;
-    p += strlen("SGC_SAMPLE_SPIN_CLOCK=");
     char word[32];
-    size_t n = strcspn(p, " ");
-    if (n >= sizeof word)
-        return -1;
-    memcpy(word, p, n);
-    word[n] = '\0';
-    return sgc_clock_parse(word);
+    int r = env_value(sw, "SGC_SAMPLE_SPIN_CLOCK", word, sizeof word);
+    return r < 0 ? -1 : r == 0 ? 0 : sgc_clock_parse(word);
 }
 
 /* The metric a spin clock's D is measured in: the fit that must recover it. */
 static st_fit_metric metric_of_clock(sgc_clock c) { return c == SGC_CLOCK_CPU ? ST_FIT_CPU : ST_FIT_WALL; }
 
-/* Reads DIR/params ("key value" lines) into v.  Returns 0, or 2 with the
+/* Reads DIR/params into v: "key value" lines (scripts/validate.sh writes
+ * them), '#' comments and empty lines allowed.  Nothing is skipped: a key
+ * it does not know, a key given twice, a value that does not parse, a line
+ * not ending in LF or longer than 511 characters, a file that is not a
+ * regular file of at most 64 KiB are refused.  Returns 0, or 2 with the
  * reason on stderr. */
 static int read_params(vinproc *v) {
-    char path[4096], line[512];
+    static const char *const keys[] = {"workload",   "time_mode",   "time_hz", "spin_ns",
+                                       "spin_clock", "sampler_cpu", "size"};
+    enum { NKEYS = sizeof keys / sizeof keys[0] };
+    char path[4096];
     snprintf(path, sizeof path, "%s/params", v->dir);
-    FILE *f = fopen(path, "r");
+    const char *why;
+    FILE *f = st_open_regular(path, 65536, &why);
     if (!f) {
-        fprintf(stderr, "validation: %s: cannot read the in-process parameters: %s\n", path, strerror(errno));
+        fprintf(stderr, "validation: %s: cannot read the in-process parameters: %s\n", path,
+                !strcmp(why, "larger than the limit") ? "larger than 64 KiB" : why);
         return 2;
     }
-    int have = 0, clock = -1;
+    int seen[NKEYS] = {0}, clock = -1, lineno = 0, bad = 0;
     v->hz = -1;
     v->spin_ns = -1;
-    while (fgets(line, sizeof line, f)) {
-        char key[64], val[256];
-        if (line[0] == '#' || line[0] == '\n')
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t got;
+    while (!bad && (got = getline(&line, &cap, f)) > 0) {
+        lineno++;
+        size_t len = (size_t)got;
+        const char *why = NULL;
+        if (strlen(line) != len)
+            why = "a NUL byte";
+        else if (len > 512)
+            why = "longer than 511 characters";
+        else if (line[len - 1] != '\n')
+            why = "the file ends inside this line";
+        else if ((line[--len] = '\0', strpbrk(line, "\r\t")))
+            why = "a carriage return or a tab (the file has LF line ends and one space after the key)";
+        if (why) {
+            fprintf(stderr, "validation: %s line %d: %s\n", path, lineno, why);
+            bad = 1;
+            break;
+        }
+        if (line[0] == '#' || line[0] == '\0')
             continue;
-        if (sscanf(line, "%63s %255[^\n]", key, val) != 2) {
-            fprintf(stderr, "validation: %s: line '%.*s' is not 'key value'\n", path, (int)strcspn(line, "\n"), line);
-            fclose(f);
-            return 2;
+        char *val = strchr(line, ' ');
+        if (val)
+            *val++ = '\0';
+        int k = -1;
+        for (int j = 0; j < NKEYS; j++)
+            if (!strcmp(line, keys[j]))
+                k = j;
+        if (k < 0 || !val || !*val || val[0] == ' ' || val[strlen(val) - 1] == ' ' || (k != 5 && strchr(val, ' '))) {
+            fprintf(stderr, "validation: %s line %d: %s\n", path, lineno,
+                    k < 0 ? "not one of the keys workload, time_mode, time_hz, spin_ns, spin_clock, sampler_cpu, size"
+                          : "expected 'key value' with one value (sampler_cpu: CPUs separated by one space)");
+            bad = 1;
+            break;
+        }
+        if (seen[k]++) {
+            fprintf(stderr, "validation: %s line %d: %s is given twice\n", path, lineno, keys[k]);
+            bad = 1;
+            break;
         }
         char *end;
         errno = 0;
-        if (strlen(val) >= sizeof v->workload) {
-            fprintf(stderr, "validation: %s: %s: value longer than %zu characters\n", path, key,
-                    sizeof v->workload - 1);
-            fclose(f);
-            return 2;
-        }
-        if (!strcmp(key, "workload")) {
-            snprintf(v->workload, sizeof v->workload, "%.63s", val);
-            have |= 1;
-        } else if (!strcmp(key, "time_mode")) {
-            snprintf(v->time_mode, sizeof v->time_mode, "%.15s", val);
-            have |= sgc_time_mode_parse(val) >= 0 ? 2 : 0;
-        } else if (!strcmp(key, "time_hz")) {
+        int ok = 1;
+        switch (k) {
+        case 0:
+            ok = strlen(val) < sizeof v->workload &&
+                 strspn(val, "abcdefghijklmnopqrstuvwxyz"
+                             "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == strlen(val);
+            if (ok)
+                snprintf(v->workload, sizeof v->workload, "%s", val);
+            break;
+        case 1:
+            ok = sgc_time_mode_parse(val) >= 0;
+            if (ok)
+                snprintf(v->time_mode, sizeof v->time_mode, "%s", val);
+            break;
+        case 2:
             v->hz = strtoll(val, &end, 10);
-            have |= (!*end && !errno && v->hz > 0) ? 4 : 0;
-        } else if (!strcmp(key, "spin_ns")) {
+            ok = !*end && !errno && v->hz > 0 && isdigit((unsigned char)val[0]);
+            break;
+        case 3: /* decimal digits with at most one point: no sign, exponent, hex or inf */
             v->spin_ns = strtod(val, &end);
-            have |= (!*end && !errno && v->spin_ns >= 0) ? 8 : 0;
-        } else if (!strcmp(key, "spin_clock")) {
-            clock = sgc_clock_parse(val);
-        } else if (!strcmp(key, "sampler_cpu")) {
-            snprintf(v->sampler_cpu, sizeof v->sampler_cpu, "%.63s", val);
+            ok = !*end && !errno && isdigit((unsigned char)val[0]) && strspn(val, "0123456789.") == strlen(val) &&
+                 strchr(val, '.') == strrchr(val, '.');
+            break;
+        case 4: ok = (clock = sgc_clock_parse(val)) >= 0; break;
+        case 5:
+            ok = strlen(val) < sizeof v->sampler_cpu && strspn(val, "-0123456789 ") == strlen(val);
+            if (ok)
+                snprintf(v->sampler_cpu, sizeof v->sampler_cpu, "%s", val);
+            break;
+        case 6:
+            v->size = strtoll(val, &end, 10);
+            ok = !*end && !errno && v->size > 0 && isdigit((unsigned char)val[0]);
+            break;
+        }
+        if (!ok) {
+            char modes[64], clocks[64];
+            fprintf(stderr, "validation: %s line %d: %s '%s' is not %s\n", path, lineno, keys[k], val,
+                    k == 0   ? "a workload name (letters, digits, _ . -; at most 63)"
+                    : k == 1 ? sgc_names_join(modes, sizeof modes, sgc_time_mode_name, ", ", " or ")
+                    : k == 2 ? "a rate in Hz (a positive decimal integer)"
+                    : k == 3 ? "a time in ns (a non-negative decimal number)"
+                    : k == 4 ? sgc_names_join(clocks, sizeof clocks, sgc_clock_name, ", ", " or ")
+                    : k == 5 ? "a list of CPU numbers (the time_sampler_cpu values of the runs)"
+                             : "a workload size (a positive decimal integer)");
+            bad = 1;
         }
     }
+    free(line);
+    if (!bad && ferror(f)) {
+        fprintf(stderr, "validation: %s: read error: %s\n", path, strerror(errno));
+        bad = 1;
+    }
     fclose(f);
-    if (have != 15 || (v->spin_ns > 0 && clock != SGC_CLOCK_CPU)) {
+    if (bad)
+        return 2;
+    if (!seen[0] || !seen[1] || !seen[2] || !seen[3] || (v->spin_ns > 0 && clock != SGC_CLOCK_CPU)) {
         char modes[64];
         fprintf(stderr,
                 "validation: %s: expected workload, time_mode (%s), time_hz (> 0), spin_ns (>= 0) and, with "
@@ -320,6 +404,22 @@ static size_t baseline_walls(const vsweep *v, const char *workload, double **out
     return 0;
 }
 
+/* Frees what main holds and returns rc: every exit of main goes through it,
+ * so none leaks (the sanitizer test runs the error exits too). */
+static int finish(int rc, vsweep *vs, size_t nv, vinproc *ip, size_t ni) {
+    for (size_t i = 0; i < nv; i++) {
+        st_analysis_free(&vs[i].an);
+        st_sweep_free(&vs[i].sw);
+    }
+    free(vs);
+    for (size_t i = 0; i < ni; i++) {
+        st_inproc_free(&ip[i].est);
+        free(ip[i].segs);
+    }
+    free(ip);
+    return rc;
+}
+
 int main(int argc, char **argv) {
     unsigned long long seed = 20250616ULL, resamples = 2000, splits = 20;
     double confidence = 0.95;
@@ -334,53 +434,54 @@ int main(int argc, char **argv) {
         char *end;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
-            return 0;
+            return finish(0, vs, nv, ip, ni);
         } else if (!strcmp(a, "--quiet")) {
             quiet = 1;
         } else if (!strcmp(a, "--seed") || !strcmp(a, "--resamples") || !strcmp(a, "--aa-splits") ||
                    !strcmp(a, "--confidence")) {
             if (i + 1 >= argc)
-                return bad("%s needs a value", a);
+                return finish(bad("%s needs a value", a), vs, nv, ip, ni);
             const char *v = argv[++i];
             errno = 0;
             if (!strcmp(a, "--confidence")) {
                 confidence = strtod(v, &end);
                 if (!*v || *end || errno || !(confidence > 0.5 && confidence < 1))
-                    return bad("--confidence: '%s' is not a number between 0.5 and 1 (exclusive)", v);
+                    return finish(bad("--confidence: '%s' is not a number between 0.5 and 1 (exclusive)", v), vs, nv,
+                                  ip, ni);
                 continue;
             }
             unsigned long long x = strtoull(v, &end, 10);
             if (!*v || *end || errno || *v == '-')
-                return bad("'%s' is not a decimal unsigned integer", v);
+                return finish(bad("'%s' is not a decimal unsigned integer", v), vs, nv, ip, ni);
             if (!strcmp(a, "--seed"))
                 seed = x;
             else if (!strcmp(a, "--resamples")) {
                 if (x < 200 || x > 100000)
-                    return bad("--resamples: '%s' is not an integer from 200 to 100000", v);
+                    return finish(bad("--resamples: '%s' is not an integer from 200 to 100000", v), vs, nv, ip, ni);
                 resamples = x;
             } else {
                 if (x > 1000)
-                    return bad("--aa-splits: '%s' is not an integer from 0 to 1000", v);
+                    return finish(bad("--aa-splits: '%s' is not an integer from 0 to 1000", v), vs, nv, ip, ni);
                 splits = x;
             }
         } else if (!strcmp(a, "--inproc")) {
             if (i + 1 >= argc || !argv[i + 1][0])
-                return bad("%s needs a directory", a);
+                return finish(bad("%s needs a directory", a), vs, nv, ip, ni);
             if (ni == MAX_INPROC)
-                return bad("more than 64 in-process directories (at '%s')", argv[i + 1]);
+                return finish(bad("more than 64 in-process directories (at '%s')", argv[i + 1]), vs, nv, ip, ni);
             ip[ni++].dir = argv[++i];
         } else if (a[0] == '-' && a[1]) {
-            return bad("unknown option '%s'", a);
+            return finish(bad("unknown option '%s'", a), vs, nv, ip, ni);
         } else if (!out) {
             out = a;
         } else if (nv == MAX_SWEEPS) {
-            return bad("more than 64 sweeps (at '%s')", a);
+            return finish(bad("more than 64 sweeps (at '%s')", a), vs, nv, ip, ni);
         } else {
             vs[nv++].dir = a;
         }
     }
     if (!out || !nv)
-        return bad("%sexpected an output directory and at least one sweep directory", "");
+        return finish(bad("%sexpected an output directory and at least one sweep directory", ""), vs, nv, ip, ni);
 
     char err[1024];
     int have_zero = 0;
@@ -389,7 +490,7 @@ int main(int argc, char **argv) {
         int rc = st_sweep_load(v->dir, &v->sw, err, sizeof err);
         if (rc) {
             fprintf(stderr, "validation: %s\n", err);
-            return rc;
+            return finish(rc, vs, nv, ip, ni);
         }
         v->spin_ns = spin_of(&v->sw);
         {
@@ -402,17 +503,19 @@ int main(int argc, char **argv) {
             snprintf(v->id, sizeof v->id, "%.*s", (int)(len - start), v->dir + start);
         }
         if (v->spin_ns < 0) {
-            fprintf(stderr, "validation: %s: meta.env sets SGC_SAMPLE_SPIN_NS to something that is not a number\n",
+            fprintf(stderr,
+                    "validation: %s: meta.env sets SGC_SAMPLE_SPIN_NS to something that is not a number (or sets it "
+                    "twice)\n",
                     v->dir);
-            return 2;
+            return finish(2, vs, nv, ip, ni);
         }
         have_zero |= v->spin_ns == 0;
         int clock = spin_clock_of(&v->sw);
         if (clock < 0) {
             char names[128];
-            fprintf(stderr, "validation: %s: meta.env sets SGC_SAMPLE_SPIN_CLOCK to a clock other than %s\n", v->dir,
-                    sgc_names_join(names, sizeof names, sgc_clock_name, ", ", " or "));
-            return 2;
+            fprintf(stderr, "validation: %s: meta.env sets SGC_SAMPLE_SPIN_CLOCK to a clock other than %s (or twice)\n",
+                    v->dir, sgc_names_join(names, sizeof names, sgc_clock_name, ", ", " or "));
+            return finish(2, vs, nv, ip, ni);
         }
         v->clock = (sgc_clock)clock;
         if (!quiet)
@@ -423,7 +526,7 @@ int main(int argc, char **argv) {
     }
     if (!have_zero) {
         fprintf(stderr, "validation: no sweep ran with SGC_SAMPLE_SPIN_NS=0 (or unset): nothing to subtract\n");
-        return 2;
+        return finish(2, vs, nv, ip, ni);
     }
     for (size_t i = 0; i < ni; i++) {
         vinproc *v = &ip[i];
@@ -431,7 +534,7 @@ int main(int argc, char **argv) {
         if (!rc)
             rc = read_series(v);
         if (rc)
-            return rc;
+            return finish(rc, vs, nv, ip, ni);
         size_t len = strlen(v->dir);
         while (len > 1 && v->dir[len - 1] == '/')
             len--;
@@ -456,27 +559,35 @@ int main(int argc, char **argv) {
                     "validation: %s: no in-process directory has D = 0 for %s, %s time sampling at %lld Hz: nothing to "
                     "subtract\n",
                     ip[i].dir, ip[i].workload, ip[i].time_mode, ip[i].hz);
-            return 2;
+            return finish(2, vs, nv, ip, ni);
         }
     }
+    struct stat os;
     if (mkdir(out, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "validation: cannot create %s: %s\n", out, strerror(errno));
-        return 1;
+        return finish(1, vs, nv, ip, ni);
+    }
+    if (stat(out, &os) != 0 || !S_ISDIR(os.st_mode)) {
+        fprintf(stderr, "validation: %s: not a directory (it names a file); give a directory for the outputs\n", out);
+        return finish(2, vs, nv, ip, ni);
     }
 
+    /* Every output into a temporary, all renamed at the end or none (st_out.h). */
+    static const char *const names[6] = {"validation.csv", "validation.dat", "validation.md",
+                                         "aa.csv",         "inproc.csv",     "inproc.dat"};
+    FILE *fo[6] = {NULL};
+    st_outs set = {0};
     char path[4096];
-    snprintf(path, sizeof path, "%s/validation.csv", out);
-    FILE *csv = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/validation.dat", out);
-    FILE *dat = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/validation.md", out);
-    FILE *md = fopen(path, "w");
-    snprintf(path, sizeof path, "%s/aa.csv", out);
-    FILE *aa = fopen(path, "w");
-    if (!csv || !dat || !md || !aa) {
-        fprintf(stderr, "validation: cannot write into %s: %s\n", out, strerror(errno));
-        return 1;
+    for (int k = 0; k < (ni ? 6 : 4); k++) {
+        int status;
+        snprintf(path, sizeof path, "%s/%s", out, names[k]);
+        if (!(fo[k] = st_outs_open(&set, path, &status, err, sizeof err))) {
+            st_outs_abort(&set);
+            fprintf(stderr, "validation: %s; nothing was written\n", err);
+            return finish(status, vs, nv, ip, ni);
+        }
     }
+    FILE *csv = fo[0], *dat = fo[1], *md = fo[2], *aa = fo[3];
     fputs("workload,kind,spin_clock,metric,injected_ns,cost_ns,cost_lo,cost_hi,cost_at_0_ns,recovered_ns,recovered_lo,"
           "recovered_hi,recovered_over_injected,tolerance_ns,within_target,interval_contains_injected,cells,runs,"
           "sweep\n",
@@ -634,14 +745,7 @@ int main(int argc, char **argv) {
 
     /* Time samples in-process. */
     if (ni) {
-        snprintf(path, sizeof path, "%s/inproc.csv", out);
-        FILE *icsv = fopen(path, "w");
-        snprintf(path, sizeof path, "%s/inproc.dat", out);
-        FILE *idat = fopen(path, "w");
-        if (!icsv || !idat) {
-            fprintf(stderr, "validation: cannot write into %s: %s\n", out, strerror(errno));
-            return 1;
-        }
+        FILE *icsv = fo[4], *idat = fo[5];
         fputs("workload,time_mode,time_hz,injected_ns,cost_ns,cost_lo,cost_hi,cost_at_0_ns,recovered_ns,recovered_lo,"
               "recovered_hi,recovered_over_injected,tolerance_ns,within_target,interval_contains_injected,ratio,"
               "ratio_lo,ratio_hi,samples_per_cpu_s,blocks,runs,sampler_cpu,dir\n",
@@ -717,8 +821,11 @@ int main(int argc, char **argv) {
                         isfinite(rec.est) ? num(rec.est / 1000, 6) : "NaN",
                         isfinite(rec.lo) ? num(rec.lo / 1000, 6) : "NaN",
                         isfinite(rec.hi) ? num(rec.hi / 1000, 6) : "NaN", within);
-            fprintf(md, "| %s | %s | %lld | %s | %s [%s, %s] | ", v->workload, v->time_mode, v->hz, num(D / 1000, 4),
-                    num(c->est / 1000, 4), num(c->lo / 1000, 4), num(c->hi / 1000, 4));
+            char sz[40] = "";
+            if (v->size > 0)
+                snprintf(sz, sizeof sz, " (--size %lld)", v->size);
+            fprintf(md, "| %s%s | %s | %lld | %s | %s [%s, %s] | ", v->workload, sz, v->time_mode, v->hz,
+                    num(D / 1000, 4), num(c->est / 1000, 4), num(c->lo / 1000, 4), num(c->hi / 1000, 4));
             if (D > 0)
                 fprintf(md, "%s [%s, %s] | %s |", num(rec.est / 1000, 4), num(rec.lo / 1000, 4), num(rec.hi / 1000, 4),
                         within ? "**met**" : "**missed**");
@@ -739,13 +846,6 @@ int main(int argc, char **argv) {
                 if (mchecked[k])
                     fprintf(stderr, "validation: in-process, %s time sampling: targets met %zu of %zu\n",
                             sgc_time_mode_name(k), mmet[k], mchecked[k]);
-        int bad_write = ferror(icsv) | ferror(idat);
-        bad_write |= fclose(icsv) != 0;
-        bad_write |= fclose(idat) != 0;
-        if (bad_write) {
-            fprintf(stderr, "validation: writing inproc.csv or inproc.dat into %s failed\n", out);
-            return 1;
-        }
     }
 
     /* A/A coverage. */
@@ -821,28 +921,14 @@ int main(int argc, char **argv) {
             "rounds %zu of %zu (nominal %g%%).\n",
             aa_in + oe_in, aa_n + oe_n, num(100.0 * (double)(aa_in + oe_in) / (double)(aa_n + oe_n), 3), aa_in, aa_n,
             oe_in, oe_n, confidence * 100);
-    int rc = 0;
-    FILE *fs[4] = {csv, dat, md, aa};
-    for (int k = 0; k < 4; k++)
-        if (ferror(fs[k]) | (fclose(fs[k]) != 0))
-            rc = 1;
+    int rc = st_outs_commit(&set, err, sizeof err);
     if (rc)
-        fprintf(stderr, "validation: writing into %s failed\n", out);
+        fprintf(stderr, "validation: %s\n", err);
     else if (!quiet) {
         fputs("validation: targets met:", stderr);
         for (int k = 0; k < SGC_NCLOCKS; k++)
             fprintf(stderr, " %s spin %zu of %zu,", sgc_clock_name(k), met[k], checked[k]);
         fprintf(stderr, " A/A coverage %zu of %zu; wrote %s/validation.md\n", aa_in + oe_in, aa_n + oe_n, out);
     }
-    for (size_t i = 0; i < nv; i++) {
-        st_analysis_free(&vs[i].an);
-        st_sweep_free(&vs[i].sw);
-    }
-    free(vs);
-    for (size_t i = 0; i < ni; i++) {
-        st_inproc_free(&ip[i].est);
-        free(ip[i].segs);
-    }
-    free(ip);
-    return rc;
+    return finish(rc, vs, nv, ip, ni);
 }

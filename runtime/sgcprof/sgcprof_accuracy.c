@@ -9,6 +9,7 @@
 
 #include "sgc_profread.h"
 #include "sgcprof_accuracy.h"
+#include "sgcprof_io.h"
 #include "sgc_modes.h"
 
 #define TRUTH_PERIOD 8 /* the period of an exact profile */
@@ -146,6 +147,65 @@ typedef struct dim_table {
     uint32_t cap;    /* entries allocated */
 } dim_table;
 
+/* Sampled objects by what a run allocates: (calling context, type name,
+ * footprint, large), the names shared by every profile read, so that a
+ * sampled profile's objects can be checked against the truth's. */
+typedef struct obj_key {
+    uint32_t ctx, type;
+    uint64_t size;
+    uint32_t large;
+} obj_key;
+
+typedef struct obj_table {
+    obj_key *key;
+    uint64_t *count;
+    uint32_t n, cap; /* cap: slots, a power of two (0 = empty table) */
+} obj_table;
+
+static uint64_t hash_obj(const obj_key *k) {
+    uint64_t h = hash_pair(k->ctx, k->type) ^ (k->size * 0x9e3779b97f4a7c15ull) ^ k->large;
+    return h ^ (h >> 31);
+}
+
+static int obj_eq(const obj_key *a, const obj_key *b) {
+    return a->ctx == b->ctx && a->type == b->type && a->size == b->size && a->large == b->large;
+}
+
+/* The slot of k in t (its count 0 if absent); t must have room. */
+static uint32_t obj_slot(const obj_table *t, const obj_key *k) {
+    uint32_t i = (uint32_t)hash_obj(k) & (t->cap - 1);
+    while (t->count[i] && !obj_eq(&t->key[i], k))
+        i = (i + 1) & (t->cap - 1);
+    return i;
+}
+
+static void obj_add(obj_table *t, const obj_key *k) {
+    if (2 * ((uint64_t)t->n + 1) > t->cap) {
+        obj_table g = {NULL, NULL, 0, t->cap ? 2 * t->cap : 1024};
+        g.key = xrealloc(NULL, g.cap * sizeof *g.key);
+        g.count = xrealloc(NULL, g.cap * sizeof *g.count);
+        memset(g.count, 0, g.cap * sizeof *g.count);
+        for (uint32_t i = 0; i < t->cap; i++)
+            if (t->count[i]) {
+                uint32_t j = obj_slot(&g, &t->key[i]);
+                g.key[j] = t->key[i];
+                g.count[j] = t->count[i];
+                g.n++;
+            }
+        free(t->key);
+        free(t->count);
+        *t = g;
+    }
+    uint32_t i = obj_slot(t, k);
+    if (!t->count[i]) {
+        t->key[i] = *k;
+        t->n++;
+    }
+    t->count[i]++;
+}
+
+static uint64_t obj_get(const obj_table *t, const obj_key *k) { return t->cap ? t->count[obj_slot(t, k)] : 0; }
+
 typedef struct profile {
     const char *path;
     int truth; /* read as the exact profile */
@@ -156,6 +216,7 @@ typedef struct profile {
     uint64_t period;  /* the one period in force, or 0 if it changed */
     int mode;         /* 0 fixed, 1 poisson, -1 both */
     int configs;      /* ALLOC_CONFIG records with a period */
+    obj_table objs;   /* its objects (truth) or samples (sampled) by site, type, size */
 } profile;
 
 static void dim_add(dim_table *t, uint32_t key, double bytes) {
@@ -180,6 +241,8 @@ static void profile_free(profile *p) {
         free(p->dim[d].bytes);
         free(p->dim[d].count);
     }
+    free(p->objs.key);
+    free(p->objs.count);
 }
 
 static uint32_t no_frame, surv_name[3];
@@ -191,7 +254,7 @@ static int profile_read(profile *p, const char *path, int truth) {
     p->truth = truth;
     p->mode = -2; /* none yet */
     sgc_pr_reader r;
-    if (sgc_pr_open(&r, path) != 0) {
+    if (sgcprof_open_input(&r, path) != 0) {
         fprintf(stderr, "sgcprof: %s: %s\n", path, r.err);
         sgc_pr_close(&r);
         return 2;
@@ -294,6 +357,8 @@ static int profile_read(profile *p, const char *path, int truth) {
             p->bytes += bytes;
             p->records++;
             p->points += c.points;
+            obj_key ok = {ctx, c.tid < type_cap ? type_map[c.tid] : 0, c.size, c.large};
+            obj_add(&p->objs, &ok);
             break;
         }
         default: break;
@@ -313,6 +378,69 @@ out:
     free(type_map);
     sgc_pr_close(&r);
     return rc;
+}
+
+/* ---- Is the sampled profile one of the truth's run? ----------------------- */
+
+/* A profile carries no run identity (no program name, arguments, input or
+ * seed: docs/PROFILE.md), so what it holds decides.  A deterministic run
+ * allocates the same objects whatever the period: every object a sampled
+ * profile recorded (its site, type, footprint, large or not) the truth
+ * recorded at least as often; and in fixed mode, sampling on throughout at
+ * one period P, the points are floor((B + offset) / P) of the truth's B
+ * bytes, so the estimate lies within P of B; in poisson mode the points are
+ * a binomial count of mean B / P, within 6 standard deviations of it (a
+ * chance of about 2e-9 to refuse a profile of the same run).  Returns 0, or
+ * 1 with the first difference in why. */
+static int same_run(const profile *t, const profile *s, char *why, size_t len) {
+    char site[4096];
+    for (uint32_t i = 0; i < s->objs.cap; i++) {
+        uint64_t n = s->objs.count[i];
+        if (!n)
+            continue;
+        const obj_key *k = &s->objs.key[i];
+        uint64_t m = obj_get(&t->objs, k);
+        if (m < n) {
+            ctx_path(k->ctx, site, sizeof site);
+            snprintf(why, len,
+                     "it sampled %" PRIu64 " %sobjects of type %s, %" PRIu64 " bytes, at %s, where the exact "
+                     "profile allocated %" PRIu64,
+                     n, k->large ? "large " : "", k->type ? names[k->type] : "?", k->size, site, m);
+            return 1;
+        }
+    }
+    if (s->configs == 1 && s->period && s->mode == 0) {
+        double d = s->bytes - t->bytes;
+        if (fabs(d) >= (double)s->period) {
+            snprintf(why, len,
+                     "it estimates %.0f bytes allocated, the exact profile holds %.0f: in fixed mode at period %" PRIu64
+                     " the same run gives at most a period less or more",
+                     s->bytes, t->bytes, s->period);
+            return 1;
+        }
+    } else if (s->configs == 1 && s->period && s->mode == 1) {
+        double mean = t->bytes / (double)s->period, sd = sqrt(mean);
+        if (fabs((double)s->points - mean) > 6 * sd + 1) {
+            snprintf(why, len,
+                     "it has %" PRIu64 " sample points, the exact profile's %.0f bytes give %.1f +- %.1f at period "
+                     "%" PRIu64 " in poisson mode: more than 6 standard deviations apart",
+                     s->points, t->bytes, mean, sd, s->period);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* What same_run could check of s, in words. */
+static const char *checked_text(const profile *s) {
+    if (s->configs == 1 && s->period && s->mode == 0)
+        return "every sampled object allocated as often in the truth; the estimated total within one period of the "
+               "truth's bytes";
+    if (s->configs == 1 && s->period && s->mode == 1)
+        return "every sampled object allocated as often in the truth; the sample points within 6 standard "
+               "deviations of the truth's bytes / period";
+    return "every sampled object allocated as often in the truth (the total not: sampling restarted or changed "
+           "its period or mode)";
 }
 
 /* ---- Ranking and comparison ----------------------------------------------- */
@@ -524,6 +652,8 @@ static void table(FILE *out, const profile *t, const profile *s, unsigned top_n)
             " points), estimated %.0f bytes (%+.2f%%)\n",
             s->path, mode_text(s->mode), s->period, s->period ? "" : " (changed)", s->records, s->points, s->bytes,
             100.0 * (s->bytes - t->bytes) / t->bytes);
+    fprintf(out, "  same run as the truth, as far as the profiles tell (they name no program, input or seed): %s\n",
+            checked_text(s));
     fprintf(out, "  %-9s %6s %6s %8s %11s %12s %7s %7s\n", "dimension", "keys", "found", "TVD", "indep.TVD",
             "top max|err|", "top set", "order");
     comparison c[NDIM];
@@ -553,7 +683,7 @@ static void table(FILE *out, const profile *t, const profile *s, unsigned top_n)
     }
 }
 
-static const char usage[] = "usage: sgcprof accuracy [--top N] [--csv] TRUTH [SAMPLED...]\n"
+static const char usage[] = "usage: sgcprof accuracy [--top N] [--csv] [--unmatched] TRUTH [SAMPLED...]\n"
                             "Compares sampled allocation profiles with an exact one.  TRUTH is a profile\n"
                             "of the same deterministic run taken with SGC_ALLOC_PERIOD=8 SGC_ALLOC_MODE=fixed\n"
                             "(every allocation recorded).  For each SAMPLED profile, by allocation site\n"
@@ -562,11 +692,17 @@ static const char usage[] = "usage: sgcprof accuracy [--top N] [--csv] TRUTH [SA
                             "expected from independent sampling at that period, the relative error of the\n"
                             "estimated bytes of the truth's top N keys (default 10), and whether the top N\n"
                             "set and order are recovered.  Without SAMPLED: the truth's bytes and objects\n"
-                            "by key.  --csv: one row per profile and dimension (all keys for TRUTH alone).\n";
+                            "by key.  --csv: one row per profile and dimension (all keys for TRUTH alone).\n"
+                            "A SAMPLED profile that cannot be of TRUTH's run is refused (exit 2): one that\n"
+                            "sampled an object (site, type, size) TRUTH allocated fewer times, or whose total\n"
+                            "is off by more than the sampling allows (a profile names no program, input or\n"
+                            "seed, so this is what can be checked; docs/PROFILE.md).  --unmatched compares\n"
+                            "such a profile anyway, with a warning: the distances then mix the sampling error\n"
+                            "with the difference between the runs.\n";
 
 int sgcprof_accuracy_main(int argc, char **argv) {
     unsigned top_n = 10;
-    int csv = 0;
+    int csv = 0, unmatched = 0;
     const char **files = xrealloc(NULL, (size_t)(argc + 1) * sizeof *files);
     int nfiles = 0;
     for (int i = 0; i < argc; i++) {
@@ -577,6 +713,8 @@ int sgcprof_accuracy_main(int argc, char **argv) {
             return 0;
         } else if (!strcmp(a, "--csv")) {
             csv = 1;
+        } else if (!strcmp(a, "--unmatched")) {
+            unmatched = 1;
         } else if (!strcmp(a, "--top")) {
             char *end;
             if (i + 1 >= argc) {
@@ -631,6 +769,22 @@ int sgcprof_accuracy_main(int argc, char **argv) {
         for (int i = 1; i < nfiles && rc == 0; i++) {
             profile s;
             rc = profile_read(&s, files[i], 0);
+            char why[4600];
+            if (rc == 0 && same_run(&truth, &s, why, sizeof why)) {
+                if (unmatched) {
+                    fprintf(stderr,
+                            "sgcprof: accuracy: warning: %s is not a profile of the run of %s: %s (compared "
+                            "anyway: --unmatched)\n",
+                            files[i], files[0], why);
+                } else {
+                    fprintf(stderr,
+                            "sgcprof: accuracy: %s is not a profile of the run of %s: %s; give a sampled profile "
+                            "of the same deterministic program, input and settings (--unmatched compares it "
+                            "anyway)\n",
+                            files[i], files[0], why);
+                    rc = 2;
+                }
+            }
             if (rc == 0) {
                 if (csv)
                     csv_rows(stdout, &truth, &s, top_n);

@@ -9,6 +9,7 @@
 #include "sgcprof_pprof.h"
 #include "sgcprof_accuracy.h"
 #include "sgcprof_report.h"
+#include "sgcprof_io.h"
 
 static const char usage[] = "usage: sgcprof COMMAND [OPTIONS] FILE\n"
                             "Reads a profile written by a freecheck program run with SGC_PROFILE=FILE.\n"
@@ -83,8 +84,14 @@ int main(int argc, char **argv) {
         fputs(usage, stdout);
         return 0;
     }
-    if (!strcmp(cmd, "accuracy"))
-        return sgcprof_accuracy_main(argc - 2, argv + 2);
+    if (!strcmp(cmd, "accuracy")) {
+        int rc = sgcprof_accuracy_main(argc - 2, argv + 2);
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            fprintf(stderr, "sgcprof: accuracy: writing the output failed: %s\n", strerror(errno));
+            return 1;
+        }
+        return rc;
+    }
     unsigned top = 20;
     int time = 1, strict = 0, exact = 0;
     const char *path = NULL, *out = NULL;
@@ -127,9 +134,17 @@ int main(int argc, char **argv) {
     if (!strcmp(cmd, "pprof") && !out)
         return bad_usage("%s: missing -o OUT.pb.gz", cmd);
 
+    if (out) {
+        char err[4200];
+        const char *inputs[1] = {path};
+        if (sgcprof_check_output(out, inputs, 1, err, sizeof err) != 0) {
+            fprintf(stderr, "sgcprof: pprof -o: %s\n", err);
+            return 2;
+        }
+    }
     sgc_pr_reader r;
     int rc = 0;
-    if (sgc_pr_open(&r, path) != 0) {
+    if (sgcprof_open_input(&r, path) != 0) {
         rc = corrupt(path, &r);
         sgc_pr_close(&r);
         return rc;

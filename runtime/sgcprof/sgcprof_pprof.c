@@ -12,6 +12,7 @@
 #include "profile.pb-c.h"
 #include "sgcprof_names.h"
 #include "sgcprof_pprof.h"
+#include "sgcprof_io.h"
 #include "sgcprof_report.h"
 #include "sgc_modes.h"
 
@@ -167,16 +168,19 @@ static agg_sample *agg_get(aggtab *t, const agg_key *k) {
 static const char *const phase_label[3] = {"mutator", "minor GC", "major GC"};
 static const char *const survival_label[3] = {"died", "survived", "unknown"};
 
-/* Gzips data into path (through path.tmp, renamed at the end). */
+/* Gzips data into path: through a temporary renamed over it at the end
+ * (sgcprof_io.h), so a failure leaves path as it was. */
 static int write_gzip(const char *path, const uint8_t *data, size_t n) {
-    size_t pl = strlen(path);
-    char *tmp = xcalloc(pl + 8, 1);
-    snprintf(tmp, pl + 8, "%s.tmp", path);
-    gzFile g = gzopen(tmp, "wb");
+    sgcprof_out o;
+    char err[4200];
+    if (sgcprof_out_begin(&o, path, err, sizeof err) != 0) {
+        fprintf(stderr, "sgcprof: %s\n", err);
+        return -1;
+    }
+    gzFile g = gzdopen(o.fd, "wb");
     if (!g) {
-        fprintf(stderr, "sgcprof: cannot write %s (through %s): %s\n", path, tmp,
-                errno ? strerror(errno) : "out of memory");
-        free(tmp);
+        fprintf(stderr, "sgcprof: cannot write %s: %s\n", path, errno ? strerror(errno) : "out of memory");
+        sgcprof_out_abort(&o);
         return -1;
     }
     int ok = 1;
@@ -188,18 +192,22 @@ static int write_gzip(const char *path, const uint8_t *data, size_t n) {
         off += chunk;
     }
     int e = errno;
-    if (gzclose(g) != Z_OK)
+    if (gzclose(g) != Z_OK) { /* closes o.fd */
         ok = 0;
-    if (ok && rename(tmp, path) != 0) {
         e = errno;
-        ok = 0;
     }
+    o.fd = -1;
     if (!ok) {
-        fprintf(stderr, "sgcprof: writing %s failed: %s\n", path, e ? strerror(e) : "compression error");
-        unlink(tmp);
+        fprintf(stderr, "sgcprof: writing %s failed: %s; it was left as it was\n", path,
+                e ? strerror(e) : "compression error");
+        sgcprof_out_abort(&o);
+        return -1;
     }
-    free(tmp);
-    return ok ? 0 : -1;
+    if (sgcprof_out_commit(&o, err, sizeof err) != 0) {
+        fprintf(stderr, "sgcprof: %s\n", err);
+        return -1;
+    }
+    return 0;
 }
 
 int sgcprof_pprof(const sgc_pr_reader *r, const char *path, const char *source) {

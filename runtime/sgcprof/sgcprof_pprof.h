@@ -31,8 +31,10 @@
 
 #include "sgc_profread.h"
 
-/* Writes the pprof profile of r (loaded) to path.  0, or -1 with a message
- * on stderr (the file could not be written; nothing is left at path). */
+/* Writes the pprof profile of r (loaded) to path, through a temporary
+ * renamed over it (sgcprof_io.h; the caller checked path with
+ * sgcprof_check_output).  0, or -1 with a message on stderr (the file could
+ * not be written; path is as it was). */
 int sgcprof_pprof(const sgc_pr_reader *r, const char *path, const char *source);
 
 #endif /* SGCPROF_PPROF_H */

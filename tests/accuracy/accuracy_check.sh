@@ -65,8 +65,12 @@ for m in two one other; do
     SGC_ALLOC_PERIOD=8 SGC_PROFILE="$tmp/$m.prof" "$prog" $m || fail "acc_sites $m exited $?"
 done
 SGC_ALLOC_PERIOD=8 SGC_PROFILE="$tmp/two2.prof" "$prog" two || fail "acc_sites two exited $?"
-"$bin/sgcprof" accuracy --csv --top 2 "$tmp/two.prof" "$tmp/two2.prof" "$tmp/other.prof" "$tmp/one.prof" > "$tmp/cmp.csv" ||
-    fail "sgcprof accuracy exited $?"
+# other and one are other runs (another program, another input): --unmatched compares them anyway.
+"$bin/sgcprof" accuracy --csv --top 2 --unmatched "$tmp/two.prof" "$tmp/two2.prof" "$tmp/other.prof" "$tmp/one.prof" \
+    > "$tmp/cmp.csv" 2> "$tmp/cmp.err" || fail "sgcprof accuracy --unmatched exited $?"
+[ "$(grep -c "warning: .* is not a profile of the run of $tmp/two.prof" "$tmp/cmp.err")" = 2 ] &&
+    grep -q "warning: $tmp/other.prof is not a profile of the run of $tmp/two.prof: it sampled 100 objects of type A, 32 bytes, at main;epsilon, where the exact profile allocated 0 (compared anyway: --unmatched)" "$tmp/cmp.err" &&
+    ok "--unmatched: both other runs compared, each with a warning" || fail "--unmatched warnings: $(cat "$tmp/cmp.err")"
 # file,...,dimension(9),...,tvd(12),tvd_indep,top_n,top_max_err(15),top_set,top_order,top_min_expected,err_1(19),err_2
 row() { awk -F, -v f="$tmp/$1.prof" -v d="$2" '$1 == f && $9 == d { print $12, $15, $16, $17, $19, $20 }' "$tmp/cmp.csv"; }
 check_row() {
@@ -102,6 +106,19 @@ for args in "" "--top 0 $tmp/two.prof" "--bogus $tmp/two.prof" "$tmp/missing.pro
     [ $rc -eq 2 ] || fail "sgcprof accuracy $args: exit $rc, want 2"
 done
 
+# Profiles of another run are refused (exit 2), naming what differs: a profile carries no program
+# name, input or seed, so the check is on what it holds (sampled objects the truth allocated fewer
+# times; the total against the truth's bytes).
+refused() { # refused WHAT WANT TRUTH SAMPLED
+    what=$1 want=$2; shift 2
+    "$bin/sgcprof" accuracy "$@" > "$tmp/out" 2> "$tmp/err"; rc=$?
+    if [ $rc -eq 2 ] && grep -qF -- "$want" "$tmp/err" && ! grep -q '^sampled:' "$tmp/out"; then
+        ok "$what refused: exit 2"
+    else fail "$what: exit $rc, want 2 and '$want': $(cat "$tmp/err")"; fi
+}
+refused "another program" "$tmp/other.prof is not a profile of the run of $tmp/two.prof: it sampled 100 objects of type A, 32 bytes, at main;epsilon, where the exact profile allocated 0; give a sampled profile of the same deterministic program, input and settings" "$tmp/two.prof" "$tmp/other.prof"
+refused "another input" "$tmp/one.prof is not a profile of the run of $tmp/two.prof: it sampled 200 objects of type A, 32 bytes, at main;alpha, where the exact profile allocated 100" "$tmp/two.prof" "$tmp/one.prof"
+
 # ---- 3. Aliasing ------------------------------------------------------------------
 # 20000 rounds x 128 bytes = 2,560,000 bytes = 625 points of 4096 (offset 0).
 SGC_ALLOC_PERIOD=8 SGC_PROFILE="$tmp/per8.prof" "$prog" periodic 20000 || fail "periodic truth exited $?"
@@ -119,6 +136,21 @@ got=$(prow perf100); [ "$got" = "625 1 0.625 -1 1.66667 -1" ] && ok "fixed, offs
 got=$(prow perp)
 echo "$got" | awk '{ exit !($2 == 3 && $3 < 0.05) }' && ok "poisson spreads the samples over the 3 sites, TVD < 0.05 ($got)" ||
     fail "poisson on the periodic program: '$got' (want 3 sites, TVD < 0.05)"
+# The same program on another input (30000 or 10000 rounds against the truth's 20000): every sampled
+# object is one the truth allocated more often, so the totals decide: fixed mode 937 x 4096 =
+# 3837952 and 312 x 4096 = 1277952 bytes against 2560000 (a same run is within one period); poisson
+# mode about 937 points where the truth gives 625 +- 25 (more than 6 standard deviations).
+SGC_ALLOC_PERIOD=4096 SGC_PROFILE="$tmp/per30k.prof" "$prog" periodic 30000 || fail "periodic 30000 exited $?"
+SGC_ALLOC_PERIOD=4096 SGC_PROFILE="$tmp/per10k.prof" "$prog" periodic 10000 || fail "periodic 10000 exited $?"
+SGC_ALLOC_PERIOD=4096 SGC_ALLOC_MODE=poisson SGC_SEED=7 SGC_PROFILE="$tmp/perp30k.prof" "$prog" periodic 30000 || fail "periodic poisson 30000 exited $?"
+refused "a longer run, fixed mode" "$tmp/per30k.prof is not a profile of the run of $tmp/per8.prof: it estimates 3837952 bytes allocated, the exact profile holds 2560000: in fixed mode at period 4096 the same run gives at most a period less or more" "$tmp/per8.prof" "$tmp/per30k.prof"
+refused "a shorter run, fixed mode" "it estimates 1277952 bytes allocated, the exact profile holds 2560000" "$tmp/per8.prof" "$tmp/per10k.prof"
+refused "a longer run, poisson mode" "the exact profile's 2560000 bytes give 625.0 +- 25.0 at period 4096 in poisson mode: more than 6 standard deviations apart" "$tmp/per8.prof" "$tmp/perp30k.prof"
+# The table says what was checked, and that the profiles carry no run identity.
+"$bin/sgcprof" accuracy "$tmp/per8.prof" "$tmp/perf100.prof" "$tmp/perp.prof" > "$tmp/table.txt" || fail "sgcprof accuracy (table) exited $?"
+[ "$(grep -c "^  same run as the truth, as far as the profiles tell (they name no program, input or seed): every sampled object allocated as often in the truth; the estimated total within one period of the truth's bytes$" "$tmp/table.txt")" = 1 ] &&
+    [ "$(grep -c "^  same run as the truth, as far as the profiles tell (they name no program, input or seed): every sampled object allocated as often in the truth; the sample points within 6 standard deviations of the truth's bytes / period$" "$tmp/table.txt")" = 1 ] &&
+    ok "the table says what identifies the run and what was checked" || fail "table: $(grep 'same run' "$tmp/table.txt")"
 # The same on a trace: 3000 rounds of 16, 48, 64 bytes at P = 4096 (fixed):
 # 3000 x 128 / 4096 = 93 points, all on the third allocation of a round.
 awk 'BEGIN { print "nursery 64K"; print "period 4096"; for (i = 0; i < 3000; i++) { print "alloc 8"; print "alloc 40"; print "alloc 56" } }' > "$tmp/per.trace"

@@ -220,16 +220,18 @@ run fast "$W/A" "$W/FAST"
 [ "$(rc fast)" = 0 ] && ok "speed-up: exit 0" || fail "speed-up: exit $(rc fast), expected 0"
 check fast "" microbench/time-wall-1000 7 && ok "speed-up: exactly that cell faster" || fail "speed-up: verdicts"
 
-# 4. Mismatched plans: listed, the rest compared.
+# 4. Mismatched plans: listed, the rest compared; the cell B lacks is missing, which fails the gate (exit 3).
 run mis "$W/A" "$W/MIS"
-[ "$(rc mis)" = 0 ] && ok "mismatched cells: exit 0" || fail "mismatched cells: exit $(rc mis)"
+[ "$(rc mis)" = 3 ] && ok "mismatched cells: exit 3 (a cell of A missing from B)" || fail "mismatched cells: exit $(rc mis), expected 3"
+grep -qx "compare: MISSING IN B microbench/alloc-fixed-1M: the cell is in A, B has no such cell" "$W/mis.err" \
+    && ok "mismatched cells: the missing cell named on stderr" || fail "mismatched cells: stderr $(cat "$W/mis.err")"
 check mis "" "" 7 && ok "mismatched cells: 7 compared, all same" || fail "mismatched cells: verdicts"
 python3 -c '
 import json, sys
 j = json.load(open(sys.argv[1]))
-sys.exit(0 if j["only_in_a"] == ["microbench/alloc-fixed-1M"] and j["only_in_b"] == ["microbench/alloc-fixed-256K"] else 1)
+sys.exit(0 if j["only_in_a"] == ["microbench/alloc-fixed-1M"] and j["only_in_b"] == ["microbench/alloc-fixed-256K"] and (j["counts"]["missing"], j["counts"]["failed"]) == (1, 0) else 1)
 ' "$W/mis/compare.json" && ok "mismatched cells: only_in_a and only_in_b exact" || fail "mismatched cells: lists"
-grep -q "only in A: microbench/alloc-fixed-1M" "$W/mis/compare.md" && grep -q "only in B: microbench/alloc-fixed-256K" "$W/mis/compare.md" \
+grep -q "only in A: microbench/alloc-fixed-1M (\*\*missing from B\*\*: the gate fails)" "$W/mis/compare.md" && grep -q "only in B: microbench/alloc-fixed-256K" "$W/mis/compare.md" \
     && ok "mismatched cells: listed in compare.md" || fail "mismatched cells: not in compare.md"
 
 # 5. Different machines: said loudly (stderr, report, JSON), host listed first.
@@ -569,6 +571,111 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 ok = j["counts"]["unpaired"] == 6 and all(c["overhead_pairing"] == "unpaired" and "in-process blocks in A only" in c["note"] for c in j["cells"] if c["kind"] != "baseline")
 sys.exit(0 if ok else 1)' "$W/ipmix/compare.json" && ok "in-process against blocked: unpaired, said in the note" || fail "in-process against blocked"
+
+# 14. Runs that failed in B.  CRASH: every measured run of gcbench/alloc-fixed-64K failed in B (the
+# change makes the program crash): FAILED, exit 3 (it was "inconclusive", exit 0).  SOME: 3 of its 12
+# failed, none in A: FAILED too.  BOTH: 2 failed in A and 3 in B (some used): not new, not gated, exit 0.
+# GONE: B has the cell but no measured run of it (never ran): MISSING, exit 3.
+crash() { # crash DIR LABEL N: the first N measured rounds of LABEL failed
+    sqlite3 "$1/results.db" "UPDATE runs SET status = 'failed', failure = 'exit status 139 (SIGSEGV)', wall_ns = NULL
+      WHERE round BETWEEN 1 AND $3 AND cell_id = (SELECT cell_id FROM cells WHERE label = '$2');"
+}
+mk "$W/CRASH" 7 fixture-host rev-b && crash "$W/CRASH" gcbench/alloc-fixed-64K 12
+mk "$W/SOME" 7 fixture-host rev-b && crash "$W/SOME" gcbench/alloc-fixed-64K 3
+mk "$W/BOTH-A" 5 fixture-host rev-a && crash "$W/BOTH-A" gcbench/alloc-fixed-64K 2
+mk "$W/BOTH-B" 7 fixture-host rev-b && crash "$W/BOTH-B" gcbench/alloc-fixed-64K 3
+mk "$W/GONE" 7 fixture-host rev-b && sqlite3 "$W/GONE/results.db" "DELETE FROM runs WHERE cell_id = 2 AND round > 0"
+run crash "$W/A" "$W/CRASH"
+run crash-ovh "$W/A" "$W/CRASH" --gate overhead
+run some "$W/A" "$W/SOME"
+run both "$W/BOTH-A" "$W/BOTH-B"
+run gone "$W/A" "$W/GONE"
+"$COMPARE" --quiet "$W/A" "$W/CRASH" > /dev/null 2> "$W/crashq.err"; echo $? > "$W/crashq.rc"
+[ "$(rc crash)" = 3 ] && [ "$(rc crash-ovh)" = 3 ] && [ "$(rc some)" = 3 ] && [ "$(rc gone)" = 3 ] && [ "$(rc both)" = 0 ] \
+    && [ "$(rc crashq)" = 3 ] && [ ! -s "$W/crashq.err" ] \
+    && ok "failed runs in B: exit 3 (every run, 3 of 12, overhead gate, --quiet, never ran); failing in both: exit 0" \
+    || fail "failed runs in B: exit $(rc crash) (all), $(rc crash-ovh) (overhead gate), $(rc some) (3 of 12), $(rc gone) (never ran), $(rc both) (both), $(rc crashq) (--quiet)"
+python3 - "$W" <<'PY' && ok "failed runs in B: verdicts failed / missing with their notes, counts, the rest same" || fail "failed runs in B: verdicts, notes or counts"
+import csv, json, sys
+w = sys.argv[1]
+bad = []
+def cells(name):
+    j = json.load(open("%s/%s/compare.json" % (w, name)))
+    rows = {r["label"]: r for r in csv.DictReader(open("%s/%s/compare.csv" % (w, name)))}
+    return j, {c["label"]: c for c in j["cells"]}, rows
+want = {
+    "crash": ("failed", "12 of 12 measured runs failed in B (first: exit status 139 (SIGSEGV)), none in A", (1, 0), 7),
+    "crash-ovh": ("failed", "12 of 12 measured runs failed in B (first: exit status 139 (SIGSEGV)), none in A", (1, 0), 5),
+    "some": ("failed", "3 of 12 measured runs failed in B (first: exit status 139 (SIGSEGV)), none in A", (1, 0), 7),
+    "gone": ("missing", "no measured run of the cell in B (12 used in A): B did not run it", (0, 1), 7),
+}
+for name, (verdict, note, counts, same) in want.items():
+    j, c, rows = cells(name)
+    x = c["gcbench/alloc-fixed-64K"]
+    if x["verdict"] != verdict or rows["gcbench/alloc-fixed-64K"]["verdict"] != verdict: bad.append("%s: verdict %r" % (name, x["verdict"]))
+    if note not in x["note"]: bad.append("%s: note %r" % (name, x["note"]))
+    if (j["counts"]["failed"], j["counts"]["missing"]) != counts: bad.append("%s: counts %r" % (name, j["counts"]))
+    if j["counts"]["same"] != same or j["counts"]["slower"] != 0: bad.append("%s: counts %r" % (name, j["counts"]))
+j, c, rows = cells("both")
+x = c["gcbench/alloc-fixed-64K"]
+if x["verdict"] in ("failed", "missing") or "3 of 12 measured runs failed in B (first: exit status 139 (SIGSEGV)), 2 of 12 in A: not new, not gated" not in x["note"]:
+    bad.append("both: %r" % x)
+if (j["counts"]["failed"], j["counts"]["missing"]) != (0, 0): bad.append("both: counts %r" % j["counts"])
+print("\n".join(bad)); sys.exit(1 if bad else 0)
+PY
+grep -qx "compare: FAILED IN B gcbench/alloc-fixed-64K: 12 of 12 measured runs failed in B (first: exit status 139 (SIGSEGV)), none in A" "$W/crash.err" \
+    && grep -qx "compare: 1 cells failed in B, 0 missing from B: the gate fails (exit 3)" "$W/crash.err" \
+    && grep -q "\*\*1 FAILED in B\*\*" "$W/crash/compare.md" && grep -q "| \*\*failed\*\* |" "$W/crash/compare.md" \
+    && ok "failed runs in B: said on stderr and in compare.md" || fail "failed runs in B: stderr $(cat "$W/crash.err")"
+# A baseline whose runs crash in B fails the gate too, even under the overhead gate (where it is not gated).
+mk "$W/CRASHBASE" 7 fixture-host rev-b && crash "$W/CRASHBASE" gcbench/baseline 12
+run crashbase "$W/A" "$W/CRASHBASE" --gate overhead
+python3 -c '
+import json, sys
+c = {c["label"]: c for c in json.load(open(sys.argv[1]))["cells"]}
+sys.exit(0 if c["gcbench/baseline"]["verdict"] == "failed" and sys.argv[2] == "3" else 1)' "$W/crashbase/compare.json" "$(rc crashbase)" \
+    && ok "a baseline failing in B: failed, exit 3, under the overhead gate" || fail "a baseline failing in B: exit $(rc crashbase)"
+
+# 15. Outputs that cannot be written are not reported as written; targets that are not regular files
+# are refused (exit 2) before anything is written, and what --out held before is kept.
+: > "$W/afile"
+"$COMPARE" --out "$W/afile/sub" "$W/A" "$W/A2" > /dev/null 2> "$W/unw.err"; r=$?
+[ $r = 1 ] && ! grep -q "wrote" "$W/unw.err" && grep -q "compare: --out: cannot create $W/afile/sub: Not a directory; the report was not written" "$W/unw.err" \
+    && ok "--out that cannot be created: exit 1, no 'wrote'" || fail "--out that cannot be created: exit $r, $(cat "$W/unw.err")"
+"$COMPARE" --out "$W/afile" "$W/A" "$W/A2" > /dev/null 2> "$W/unw.err"; r=$?
+[ $r = 2 ] && ! grep -q "wrote" "$W/unw.err" && grep -q "compare: --out $W/afile: not a directory" "$W/unw.err" \
+    && ok "--out naming a file: exit 2, no 'wrote'" || fail "--out naming a file: exit $r, $(cat "$W/unw.err")"
+grep -q "; wrote $W/aa/compare.md, compare.csv, compare_sim.csv, compare.json, compare.dat$" "$W/aa.err" \
+    && ok "a written report names its files" || fail "written report: $(cat "$W/aa.err")"
+for kind in fifo dir dev link; do
+    d="$W/tgt-$kind"
+    rm -rf "$d"
+    run "tgt-$kind" "$W/A" "$W/SLOW"   # a report there first: it must survive
+    cp -r "$W/tgt-$kind" "$W/tgt-$kind.before"
+    case $kind in
+    fifo) rm "$d/compare.csv"; mkfifo "$d/compare.csv" ;;
+    dir) rm "$d/compare.json"; mkdir "$d/compare.json" ;;
+    dev) rm "$d/compare.dat"; mknod "$d/compare.dat" c 1 3 2>/dev/null || { ok "(no character device test: mknod needs root)"; continue; } ;;
+    link) rm "$d/compare.md"; ln -s "$W/afile" "$d/compare.md" ;;
+    esac
+    "$COMPARE" --out "$d" "$W/A" "$W/A2" > /dev/null 2> "$W/tgt.err"; r=$?
+    intact=1
+    case $kind in
+    fifo) [ -p "$d/compare.csv" ] || intact=0 ;;
+    dir) [ -d "$d/compare.json" ] || intact=0 ;;
+    dev) [ -c "$d/compare.dat" ] || intact=0 ;;
+    link) [ -L "$d/compare.md" ] && [ ! -s "$W/afile" ] || intact=0 ;;
+    esac
+    for f in compare.md compare.csv compare_sim.csv compare.json compare.dat; do
+        [ -f "$d/$f" ] && [ ! -L "$d/$f" ] && ! cmp -s "$d/$f" "$W/tgt-$kind.before/$f" && intact=0
+    done
+    left=$(ls "$d" | grep -c '\.tmp\.')
+    if [ $r = 2 ] && [ $intact = 1 ] && [ "$left" = 0 ] && grep -q "not a regular file: refusing to replace it" "$W/tgt.err" && ! grep -q "wrote" "$W/tgt.err"; then
+        ok "--out with a $kind in place of a report file: exit 2, it and the earlier report kept, no temporary left"
+    else
+        fail "--out with a $kind in place of a report file: exit $r, intact $intact, $left temporaries: $(cat "$W/tgt.err")"
+    fi
+done
 
 echo "$fails failed"
 [ $fails -eq 0 ]

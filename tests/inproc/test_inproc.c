@@ -161,3 +161,147 @@ Test(inproc, reader_refuses_bad_files) {
     cr_assert_eq(st_inproc_read_series("/nonexistent/series", 1, &segs, &n, err, sizeof err), -1);
     cr_assert_not_null(strstr(err, "cannot read"));
 }
+
+/* What the reader used to skip or read in part without a word (issue: no
+ * part of a line silently ignored, input bounded before it is read). */
+Test(inproc, reader_refuses_what_it_would_ignore) {
+    char err[512], longline[1200];
+    memset(longline, 'A', sizeof longline);
+    memcpy(longline, "pattern ", 8);
+    longline[sizeof longline - 1] = '\0';
+    char longtext[1600];
+    snprintf(longtext, sizeof longtext, "sgc-segments 1\nalternate alloc\n%s\n", longline);
+    struct {
+        const char *text, *says;
+    } bad[] = {
+        {HDR "hello\nseg 0 0 3 A 0 gc 10 10 0 0 0\nsegments 1\n", "line 4: 'hello' is not a line of a segment series"},
+        {HDR "seg 0 0 3 A 0 gc 10 10 0 0 0\nsegments 1junk\n", "line 5: 'segments' needs one count"},
+        {HDR "seg 0 0 3 A 0 gc 10 10 0 0 0\nsegments 1 2\n", "line 5: 'segments' needs one count"},
+        {HDR "seg 0 1.5 3 A 0 gc 10 10 0 0 0\nsegments 1\n", "block '1.5' is not a non-negative decimal integer"},
+        {HDR "seg 0 0 3 A 0 gc 10 0x10 0 0 0\nsegments 1\n", "bytes '0x10' is not a non-negative decimal integer"},
+        {HDR "seg 0 0 3 A 0 gc inf 10 0 0 0\nsegments 1\n", "cpu_ns 'inf' is not a non-negative decimal integer"},
+        {HDR "seg 0 0 3 A 0 gc 1e3 10 0 0 0\nsegments 1\n", "cpu_ns '1e3' is not a non-negative decimal integer"},
+        {HDR "seg 0 0 3 A 0 gc 10  10 0 0 0\nsegments 1\n", "line 4: an empty field"},
+        {HDR "seg 0 0 3 A 0 gc 10 10 0 0 0 \nsegments 1\n", "line 4: an empty field"},
+        {HDR "seg 0 0 3 A 0 gc\t10 10 0 0 0\nsegments 1\n", "line 4: a tab or control character"},
+        {HDR "seg 0 0 3 A 0 gc 10 10 0 0 0\r\nsegments 1\n", "line 4: ends with a carriage return (CRLF"},
+        {HDR "seg 0 0 4 A 0 gc 10 10 0 0 0\nsegments 1\n", "pos 4 is not a position in a block (0 to 3)"},
+        {HDR "seg 1 0 3 A 0 gc 10 10 0 0 0\nsegments 1\n", "index 1, but this is segment 0 of the file"},
+        {HDR "seg 0 0 3 B 0 gc 10 10 0 0 0\nsegments 1\n", "on 0 with kind B under alternate alloc"},
+        {HDR "seg 0 0 3 A 2 gc 10 10 0 0 0\nsegments 1\n", "on 2 is not 0 or 1"},
+        {HDR "seg 0 0 3 A 0 gc 10 10 0 0 0\nsegments 1", "line 5: the file ends inside this line (cut short)"},
+        {HDR "\nseg 0 0 3 A 0 gc 10 10 0 0 0\nsegments 1\n", "line 4: an empty line"},
+        {"sgc-segments 1\nalternate alloc\ncolumns block block kind end cpu_ns bytes iterations alloc_samples "
+         "time_samples\n",
+         "column 'block' is named twice"},
+        {"sgc-segments 1\nalternate alloc\ncolumns block pos kind end cpu_ns bytes iterations alloc_samples "
+         "time_samples colour\n",
+         "column 'colour' is not a field of a segment line"},
+        {"sgc-segments 1\nalternate alloc\ncolumns block pos kind end cpu_ns bytes iterations alloc_samples\n",
+         "the columns line lacks time_samples"},
+        {"sgc-segments 1\nalternate alloc\nalternate time\n", "line 3: the setting 'alternate' is given twice"},
+        {HDR "alternate time\n", "line 4: the setting 'alternate' comes after the 'columns' line"},
+        {"sgc-segments 1\ncolumns block pos kind end cpu_ns bytes iterations alloc_samples time_samples\n",
+         "the 'columns' line comes before the 'alternate' line"},
+        {"sgc-segments 1\nalternate alloc\nfrobnicate 1\n", "'frobnicate' is not a line of a segment series"},
+        {"sgc-segments 1\nalternate alloc\nseed x\n", "line 3: seed needs one value, a decimal integer"},
+        {"sgc-segments 1\nalternate alloc\npattern ABAB\n", "line 3: pattern needs one value"},
+        {"sgc-segments 1\nalternate alloc\nalloc_mode fixed extra\n", "line 3: alloc_mode needs one value"},
+        {"sgc-segments 1\nalternate alloc\ntime_clock sundial\n", "line 3: time_clock needs one value"},
+        {"sgc-segments 1\nalternate alloc extra\n", "line 2: alternate needs one value"},
+        {longtext, "line 3: 1200 characters, longer than any line of a segment series (1024)"},
+        {"", "not a segment series (the file is empty)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_assert_eq(read_text(bad[i].text, err, sizeof err), -1, "case %zu accepted", i);
+        cr_assert_not_null(strstr(err, bad[i].says), "case %zu: '%s'", i, err);
+    }
+    /* Every field and setting the runtime writes is read and accepted. */
+    cr_assert_eq(read_text("sgc-segments 1\nalternate none\npattern BAAB\nsegment_fills 2\nsegment_cpu_ns 0\n"
+                           "alloc_period 0\nalloc_mode fixed\ntime_hz 0\ntime_clock wall\nseed 18446744073\n"
+                           "nursery_size 1048576\ncarry_ns 0\ncost_ns 0\ncolumns index block pos kind on end cpu_ns "
+                           "wall_ns bytes iterations alloc_samples alloc_points sampled_bytes time_samples minor major "
+                           "gc_ns major_cpu_ns\nseg 0 0 3 A 0 gc 1 2 3 4 5 6 7 8 9 10 11 12\n"
+                           "seg 1 1 0 B 0 exit 1 2 3 4 5 6 7 8 9 10 11 12\nsegments 2\n",
+                           err, sizeof err),
+                 0, "%s", err);
+    /* Not a regular file, or larger than the bound: refused before reading. */
+    st_seg *segs = NULL;
+    size_t n = 0;
+    cr_assert_eq(st_inproc_read_series("/tmp", 1, &segs, &n, err, sizeof err), -1);
+    cr_assert_not_null(strstr(err, "/tmp: not a regular file"), "%s", err);
+    cr_assert_eq(st_inproc_read_series("/dev/null", 1, &segs, &n, err, sizeof err), -1);
+    cr_assert_not_null(strstr(err, "/dev/null: not a regular file"), "%s", err);
+    char path[] = "/tmp/test-inproc-big-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    cr_assert_eq(write(fd, HDR, strlen(HDR)), (ssize_t)strlen(HDR));
+    cr_assert_eq(ftruncate(fd, (off_t)(64 << 20) + 1), 0);
+    close(fd);
+    cr_assert_eq(st_inproc_read_series(path, 1, &segs, &n, err, sizeof err), -1);
+    unlink(path);
+    cr_assert_not_null(strstr(err, "larger than the 64 MiB a segment series can be"), "%s", err);
+    cr_assert_eq(n, 0);
+    free(segs);
+}
+
+/* The optional keys of writers other than freecheck's runtime
+ * (docs/FORMATS.md, the segment series): system, cpu_clock, unmeasured,
+ * time_clock none, the switch_ns column. */
+Test(inproc, reader_takes_the_keys_of_other_writers) {
+    char err[512];
+    const char *ok =
+        "sgc-segments 1\nalternate alloc\ntime_hz 0\ntime_clock none\nsystem jemalloc\ncpu_clock process\n"
+        "unmeasured alloc_points wall_ns\ncolumns index block pos kind on end cpu_ns bytes iterations alloc_samples "
+        "time_samples switch_ns\nseg 0 0 3 A 0 gc 10 10 0 0 0 0\nsegments 1\n";
+    cr_assert_eq(read_text(ok, err, sizeof err), 0, "%s", err);
+    struct {
+        const char *text, *says;
+    } bad[] = {
+        {"sgc-segments 1\nalternate alloc\ntime_hz 1000\ntime_clock none\ncolumns index block pos kind on end cpu_ns "
+         "bytes iterations alloc_samples time_samples\nseg 0 0 3 A 0 gc 10 10 0 0 0\nsegments 1\n",
+         "time_clock none with time_hz 1000"},
+        {"sgc-segments 1\nalternate alloc\nunmeasured cpu_ns\n", "unmeasured 'cpu_ns' is not a field that may be"},
+        {"sgc-segments 1\nalternate alloc\nunmeasured\n", "unmeasured needs one or more field names"},
+        {"sgc-segments 1\nalternate alloc\ncpu_clock wall\n", "cpu_clock needs one value"},
+        {"sgc-segments 1\nalternate alloc\nsystem Go!\n", "system needs one value"},
+        {"sgc-segments 1\nalternate alloc\nsystem go\nsystem v8\n", "the setting 'system' is given twice"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_assert_eq(read_text(bad[i].text, err, sizeof err), -1, "case %zu accepted", i);
+        cr_assert_not_null(strstr(err, bad[i].says), "case %zu: '%s'", i, err);
+    }
+}
+
+/* Samples a writer lists as unmeasured give the ratio and no per-sample
+ * cost: never a cost computed from zeros. */
+Test(inproc, unmeasured_samples_give_no_cost) {
+    char path[] = "/tmp/test-inproc-XXXXXX";
+    int fd = mkstemp(path);
+    cr_assert_geq(fd, 0);
+    FILE *f = fdopen(fd, "w");
+    fprintf(f, "sgc-segments 1\nalternate alloc\nunmeasured alloc_samples\ncolumns block pos kind end cpu_ns bytes "
+               "iterations alloc_samples time_samples\n");
+    int nseg = 0;
+    for (int b = 1; b <= 12; b++)
+        for (int p = 0; p < 4; p++, nseg++) {
+            int isb = p == 1 || p == 2;
+            fprintf(f, "seg %d %d %c gc %d 1000 0 0 0\n", b, p, isb ? 'B' : 'A', isb ? 1100 + b : 1000 + (b % 3));
+        }
+    fprintf(f, "segments %d\n", nseg);
+    fclose(f);
+    st_seg *segs = NULL;
+    size_t n = 0;
+    char err[512];
+    cr_assert_eq(st_inproc_read_series(path, 1, &segs, &n, err, sizeof err), 0, "%s", err);
+    unlink(path);
+    st_inproc e;
+    st_inproc_estimate(segs, n, &opts, &e);
+    cr_assert_eq(e.blocks.n, 12);
+    cr_assert_eq(e.blocks.uncounted, 1);
+    cr_assert(e.ratio.est > 1.09 && e.ratio.est < 1.12, "ratio %g", e.ratio.est);
+    cr_assert_eq(e.cost_ns.method, ST_CI_NONE);
+    cr_assert(isnan(e.cost_ns.est) && isnan(e.norm.est) && isnan(e.sps));
+    st_inproc_free(&e);
+    free(segs);
+}

@@ -45,3 +45,10 @@ same_checksum() {
 within() {
     awk -v n="$1" -v m="$2" -v k="$3" 'BEGIN { d = n - m; if (d < 0) d = -d; exit !(d <= k * sqrt(m) + 1) }'
 }
+
+# between N LO HI K: is N within K standard deviations of a Poisson count
+# whose mean lies in LO..HI?
+between() {
+    awk -v n="$1" -v lo="$2" -v hi="$3" -v k="$4" 'BEGIN { if (lo < 0) lo = 0
+        exit !(n >= lo - k * sqrt(lo) - 1 && n <= hi + k * sqrt(hi) + 1) }'
+}

@@ -9,11 +9,34 @@ test-peers-c: peers-build-jemalloc peers-build-gperftools $(BIN)/binarytrees $(B
 
 TESTS += test-peers-c
 
-# test-peers-go, test-peers-hotspot: the Go and Java peers (tests/peers/vm_peers.sh): freecheck's
+# test-peers-go, test-peers-hotspot, test-peers-v8: the Go, Java and JavaScript peers (tests/peers/vm_peers.sh): freecheck's
 # checksums and object counts, baseline without samples, sample counts consistent with the
 # runtime's own records and within the bounds of random gaps.
-.PHONY: test-peers-go test-peers-hotspot
-test-peers-go test-peers-hotspot: test-peers-%: peers-build-% $(BIN)/binarytrees $(BIN)/gcbench
+.PHONY: test-peers-go test-peers-hotspot test-peers-v8
+test-peers-go test-peers-hotspot test-peers-v8: test-peers-%: peers-build-% $(BIN)/binarytrees $(BIN)/gcbench
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh $@ sh tests/peers/vm_peers.sh $(BIN) $*
 
-TESTS += test-peers-go test-peers-hotspot
+TESTS += test-peers-go test-peers-hotspot test-peers-v8
+
+# test-peers-alt-<system>: each peer's in-process alternation driver on short runs
+# (tests/peers/alt_peers.sh): the series conforms to docs/FORMATS.md (checked by
+# tests/peers/segcheck.py: ABBA order of the seed's phase, no samples in off
+# segments, the segments adding up to the stats record), the on segments' samples
+# agree with the system's own records and with their bytes over the period, and
+# build/bin/inproc-estimate reads the series.
+PEER_ALT_SYSTEMS := jemalloc gperftools go hotspot v8
+.PHONY: $(PEER_ALT_SYSTEMS:%=test-peers-alt-%)
+$(PEER_ALT_SYSTEMS:%=test-peers-alt-%): test-peers-alt-%: peers-build-% $(BIN)/binarytrees $(BIN)/gcbench $(BIN)/inproc-estimate
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh $@ sh tests/peers/alt_peers.sh $(BIN) $*
+
+TESTS += $(PEER_ALT_SYSTEMS:%=test-peers-alt-%)
+
+# test-peers-segcheck: the segment series checker (tests/peers/segcheck.py, the
+# contract of docs/FORMATS.md) accepts the series freecheck's runtime and the
+# jemalloc peer write and refuses every kind of broken series
+# (tests/peers/segcheck_test.sh).
+.PHONY: test-peers-segcheck
+test-peers-segcheck: peers-build-jemalloc $(BIN)/binarytrees $(BIN)/gcbench
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh $@ sh tests/peers/segcheck_test.sh $(BIN)
+
+TESTS += test-peers-segcheck

@@ -1,12 +1,14 @@
 #!/bin/sh
-# vm_peers.sh BIN SYSTEM - the Go (go) or Java (hotspot) peers: same checksum as freecheck's
+# vm_peers.sh BIN SYSTEM - the Go (go), Java (hotspot) or JavaScript (v8) peers: same checksum as freecheck's
 # workloads, the stats record's form, objects_allocated equal to freecheck's,
 # bytes_allocated the workload's own bytes, baseline without samples; at
 # periods of 4096 and 65536 bytes, alloc_samples positive and consistent with
 # the system's own records (Java: the agent's recorded stack traces and the
 # counts of its stack table equal the SampledObjectAlloc events, none failed;
 # Go: the count over the memory profile's records) and within the bounds of
-# random gaps with that mean over the bytes allocated.  Bad settings exit 2.
+# random gaps with that mean over the bytes allocated (V8: over the program's
+# objects' bytes, whose sizes a heap snapshot confirms, and up to 3% more for
+# V8's own allocations).  Bad settings exit 2.
 BIN=$1 SYS=$2
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
@@ -41,6 +43,14 @@ run_peer() {
                 env SGC_STATS="$stats" FREECHECK_JVM_OPTS="-agentpath:$(cd "$BIN/peers" && pwd)/libfcagent.so=interval=$period" \
                     "$BIN/peers/$w-hotspot" "$@"
             fi ;;
+        v8)
+            if [ "$period" = 0 ]; then
+                env SGC_STATS="$stats" "$BIN/peers/$w-v8" "$@"
+            elif [ "$period" = off ]; then
+                env SGC_STATS="$stats" FREECHECK_V8_SAMPLE_INTERVAL=0 "$BIN/peers/$w-v8" "$@"
+            else
+                env SGC_STATS="$stats" FREECHECK_V8_SAMPLE_INTERVAL=$period "$BIN/peers/$w-v8" "$@"
+            fi ;;
     esac
 }
 
@@ -73,7 +83,19 @@ for spec in "binarytrees|$bt_args" "gcbench|--size 64"; do
         go-gcbench) bytes=$(((objects - 1) * 32 + n * 8)) slack=0 big=$((n * 8)) ;;
         hotspot-binarytrees) bytes=$((objects * 32)) slack=65536 big=0 ;;
         hotspot-gcbench) bytes=$(((objects - 1) * 40 + 16 + n * 8)) slack=65536 big=$((16 + n * 8)) ;;
+        # V8 (64-bit, no pointer compression): 48-byte binarytrees nodes, 56-byte
+        # gcbench nodes; gcbench's Float64Array keeps its elements outside the heap.
+        v8-binarytrees) bytes=$((objects * 48)) slack=0 big=0 cls=TreeNode nbytes=48 ;;
+        v8-gcbench) bytes=$(((objects - 1) * 56)) slack=0 big=0 cls=Node nbytes=56 ;;
     esac
+    if [ $SYS = v8 ]; then
+        # The sizes the peer counts are V8's: a heap snapshot with the long-lived tree built.
+        FREECHECK_V8_HEAPSNAPSHOT=$tmp/$w.heapsnapshot "$BIN/peers/$w-v8" $args >/dev/null ||
+            fail "$w-v8: the heap snapshot run failed"
+        python3 "$(dirname "$0")/v8_sizes.py" "$tmp/$w.heapsnapshot" $cls $nbytes 1023 >"$tmp/sizes" ||
+            fail "$w-v8: $(cat "$tmp/sizes")"
+        rm -f "$tmp/$w.heapsnapshot"
+    fi
 
     s=$tmp/$w-base.stats
     same_checksum "$w-$SYS $args" "$want" run_peer $w 0 "$s" $args || continue
@@ -126,6 +148,14 @@ for spec in "binarytrees|$bt_args" "gcbench|--size 64"; do
                     'BEGIN { sd = sqrt(m); exit !(n >= lo - 6 * sd && n <= hi + 6 * sd) }' ||
                     fail "$w-$SYS at $P: $n samples, outside ($b - $big bytes - 3 MiB .. + 2 MiB) / $P +- 6 sd"
                 ;;
+            v8)
+                # Every sample V8 took (the profile keeps those of collected
+                # objects too); V8's count runs up to 3% off the program's
+                # bytes over the period (docs/WORKLOADS.md: its own allocations,
+                # its step accounting).
+                between "$n" $((mean * 97 / 100)) $((mean * 103 / 100)) 6 ||
+                    fail "$w-$SYS at $P: $n samples, outside 0.97 * $mean - 6 sd .. 1.03 * $mean + 6 sd"
+                ;;
         esac
         ok "$w-$SYS at $P: checksum; $n samples for $b bytes (mean $mean)"
     done
@@ -136,6 +166,7 @@ case $SYS in
     go) env FREECHECK_MEMPROFILERATE=abc "$BIN/peers/gcbench-go" --size 1 >/dev/null 2>"$tmp/err" ;;
     hotspot) env FREECHECK_JVM_OPTS="-agentpath:$(cd "$BIN/peers" && pwd)/libfcagent.so=interval=-1" \
               "$BIN/peers/gcbench-hotspot" --size 1 >/dev/null 2>"$tmp/err" ;;
+    v8) env FREECHECK_V8_SAMPLE_INTERVAL=abc "$BIN/peers/gcbench-v8" --size 1 >/dev/null 2>"$tmp/err" ;;
 esac
 rc=$?
 [ $rc = 2 ] && [ -s "$tmp/err" ] || fail "$SYS: a bad sampling setting exits $rc (expected 2 and a message)"

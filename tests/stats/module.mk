@@ -36,3 +36,27 @@ test-stats-doc: $(BIN)/analyze
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh stats-doc sh tests/stats/doc_plotdata.sh $(BIN)/analyze docs/STATISTICS.md
 
 TESTS += test-stats-doc
+
+# The statistics programs' files (tests/stats/files.sh): outputs whose path is taken by a FIFO, a
+# directory, a device, a link or another output refused (exit 2, earlier outputs kept); validation's
+# params and meta.env read whole or refused; inproc-estimate on a FIFO refused at once.
+.PHONY: test-stats-files
+test-stats-files: $(BIN)/analyze $(BIN)/validation $(BIN)/peers-report $(BIN)/inproc-estimate
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh stats-files sh tests/stats/files.sh $(BIN) harness/schema.sql \
+	  tests/stats/fixtures $(BUILD)/stats-files-test
+
+TESTS += test-stats-files
+
+# The statistics programs and sgcprof under SANITIZE=address,undefined (tests/stats/san.sh): the
+# fixtures and edge-case sweeps (no measured run, one run a cell, every run failed, a baseline alone,
+# no cell, blocked, in-process, two nodes, simulated only) through analyze, compare, inproc-estimate,
+# validation and peers-report, error exits included; sgcprof's commands on whole and cut profiles.
+# The sanitizer build shares $(BUILD)/san with the other modules' sanitizer tests.
+ST_SAN_BINS := analyze compare inproc-estimate validation peers-report sgcprof
+.PHONY: test-stats-san
+test-stats-san: $(BIN)/gcbench
+	@sh tests/check.sh stats-san sh -c '$(MAKE) --no-print-directory BUILD=$(BUILD)/san SANITIZE=address,undefined \
+	    $(ST_SAN_BINS:%=$(BUILD)/san/bin/%) >/dev/null && \
+	    sh tests/stats/san.sh $(BUILD)/san/bin $(BIN) $(BUILD)/stats-san-test'
+
+TESTS += test-stats-san

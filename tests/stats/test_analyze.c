@@ -759,6 +759,72 @@ Test(analyze, regression_recovers_an_exact_line) {
     rm_dir(dir);
 }
 
+/* One run per sampling cell (and a baseline of four): every per-cell table
+ * says "no CI" (fewer than 3 runs), and so must the regression, by the same
+ * rule (st_regress.h).  Before, its resamples drew each cell's one run whole,
+ * so the intervals were a point (allocation: 9.08 [9.08, 9.08]) or only the
+ * baseline's spread (time, whose one cell puts the baseline into the slope:
+ * 65 [50, 80]). */
+Test(analyze, regression_has_no_interval_with_one_run_per_cell) {
+    char *dir = new_dir(), *err;
+    const char *sql =
+        "INSERT INTO cells(cell_id,workload,kind,alloc_period,alloc_mode,time_hz,time_clock,size,label) VALUES"
+        " (1,'w','baseline',0,'',0,'',10,'w/base'),(2,'w','alloc',65536,'fixed',0,'',10,'w/alloc-64K'),"
+        " (3,'w','alloc',1048576,'fixed',0,'',10,'w/alloc-1M'),(4,'w','time',0,'',1000,'wall',10,'w/time-1000');"
+        "INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,maxrss_kb) VALUES"
+        " (11,1,1,1,'ok',100000000,90000000,1000,1),(12,1,2,2,'ok',101000000,90000000,1000,1),"
+        " (13,1,3,3,'ok',99000000,90000000,1000,1),(14,1,4,4,'ok',102000000,90000000,1000,1),"
+        " (21,2,1,5,'ok',110000000,99000000,1000,1),(31,3,1,6,'ok',101500000,91000000,1000,1),"
+        " (41,4,1,7,'ok',107000000,95000000,1000,1);"
+        "INSERT INTO run_stats SELECT run_id,'alloc_samples',CASE cell_id WHEN 2 THEN 1000 WHEN 3 THEN 64 ELSE 0 END"
+        " FROM runs;"
+        "INSERT INTO run_stats SELECT run_id,'alloc_sample_points',CASE cell_id WHEN 2 THEN 1000 WHEN 3 THEN 64 ELSE"
+        " 0 END FROM runs;"
+        "INSERT INTO run_stats SELECT run_id,'sampled_bytes',CASE cell_id WHEN 2 THEN 65536000 WHEN 3 THEN 67108864"
+        " ELSE 0 END FROM runs;"
+        "INSERT INTO run_stats SELECT run_id,'time_samples',CASE cell_id WHEN 4 THEN 100 ELSE 0 END FROM runs;"
+        "INSERT INTO run_stats SELECT run_id,'bytes_allocated',67108864 FROM runs;";
+    make_db(dir, 1, sql);
+    cr_assert_eq(run_analyze(&err, "--resamples", "1000", dir, NULL, NULL), 0, "%s", err);
+    free(err);
+    table t;
+    load_csv(&t, dir, "summary.csv");
+    cr_assert_str_eq(get(&t, "w/alloc-64K", "overhead_ci"), "none");
+    cr_assert_str_eq(get(&t, "w/time-1000", "overhead_ci"), "none");
+    free_csv(&t);
+    load_csv(&t, dir, "regress.csv");
+    cr_assert_eq(t.rows, 5, "%d rows", t.rows);
+    int cost = -1, cost_lo = -1, cost_hi = -1, fixed_lo = -1, norm_lo = -1, note = -1;
+    for (int j = 0; j < t.nf[0]; j++) {
+        const char *h = t.field[0][j];
+        cost = !strcmp(h, "cost") ? j : cost;
+        cost_lo = !strcmp(h, "cost_lo") ? j : cost_lo;
+        cost_hi = !strcmp(h, "cost_hi") ? j : cost_hi;
+        fixed_lo = !strcmp(h, "fixed_lo") ? j : fixed_lo;
+        norm_lo = !strcmp(h, "norm_lo") ? j : norm_lo;
+        note = !strcmp(h, "note") ? j : note;
+    }
+    cr_assert(cost >= 0 && cost_lo >= 0 && cost_hi >= 0 && fixed_lo >= 0 && norm_lo >= 0 && note >= 0);
+    for (int r = 1; r < t.rows; r++) {
+        cr_assert(strlen(t.field[r][cost]) > 0, "row %d has an estimate", r);
+        cr_assert_str_empty(t.field[r][cost_lo], "row %d: cost_lo '%s'", r, t.field[r][cost_lo]);
+        cr_assert_str_empty(t.field[r][cost_hi], "row %d", r);
+        cr_assert_str_empty(t.field[r][fixed_lo], "row %d", r);
+        cr_assert_str_empty(t.field[r][norm_lo], "row %d", r);
+        cr_assert(strstr(t.field[r][note], "a sampling cell has fewer than 3 used runs: no interval"), "row %d: %s", r,
+                  t.field[r][note]);
+    }
+    cr_assert_float_eq(strtod(t.field[1][cost], NULL), 9081.2, 0.05);
+    free_csv(&t);
+    char path[512];
+    snprintf(path, sizeof path, "%s/summary.md", dir);
+    char *md = slurp(path);
+    cr_assert(strstr(md, "| w | alloc | 2 | 9.08 (no CI) | 1.009 (no CI) | 0.419 (no CI) | 0.417 (no CI) |"), "%s", md);
+    cr_assert(strstr(md, "| w | time | 1 | 65 (no CI) | 1.065 (no CI) | n/a | n/a |"), "%s", md);
+    free(md);
+    rm_dir(dir);
+}
+
 /* The allocation-vs-time verdict from the regressions where the cells nearest
  * 1000 samples/s cannot give one.  The exact line above (allocation 101 ms +
  * 5 us per sample, time 100 ms + 50 us per sample) plus an allocation cell of
@@ -1120,26 +1186,27 @@ Test(sim, exact_counts_overheads_fit_determinism_and_model) {
     char *md = slurp(path);
     cr_assert(md);
     /* The simulated line comes from the per-sample cost regression (the
-     * timed cells' fit): exact counts give exact values and point intervals. */
-    cr_assert(strstr(md, "| gcbench | alloc | 2 | 900 [900, 900] | 5000 [5000, 5000] | 1500 [1500, 1500] | "
-                         "10000 [10000, 10000] | 0 0 |"),
+     * timed cells' fit): exact counts give exact values; two runs a cell
+     * give no interval, by the rule of every interval (3 runs a group). */
+    cr_assert(strstr(md, "| gcbench | alloc | 2 | 900 (no CI) | 5000 (no CI) | 1500 (no CI) | 10000 (no CI) | 0 0 | "
+                         "a sampling cell has fewer than 3 used runs: no interval |"),
               "summary.md:\n%s", md);
-    cr_assert(strstr(md, "| gcbench | time | 1 | 1000 [1000, 1000] | n/a | 2000 [2000, 2000] | n/a | 0 |"),
-              "summary.md:\n%s", md);
+    cr_assert(strstr(md, "| gcbench | time | 1 | 1000 (no CI) | n/a | 2000 (no CI) | n/a | 0 |"), "summary.md:\n%s",
+              md);
     cr_assert(strstr(md, "NOT DETERMINISTIC: 1 simulated cells"));
     cr_assert(strstr(md, "- gcbench/sim/alloc-poisson-1M: NOT DETERMINISTIC"));
     free(md);
     snprintf(path, sizeof path, "%s/regress.csv", dir);
     char *rcsv = slurp(path);
     cr_assert(rcsv);
-    cr_assert(strstr(rcsv, "\ngcbench,alloc,sim_instructions,instructions,2,6,900,900,900,1000005000,1000005000,"
-                           "1000005000,1000000000,5000,5000,5000,5e-06,5e-06,5e-06,,,,0,0,,na\n"),
+    cr_assert(strstr(rcsv, "\ngcbench,alloc,sim_instructions,instructions,2,6,900,,,1000005000,,,1000000000,5000,,,"
+                           "5e-06,,,,,,0,0,a sampling cell has fewer than 3 used runs: no interval,na\n"),
               "%s", rcsv);
-    cr_assert(strstr(rcsv, "\ngcbench,alloc,sim_est_cycles,est_cycles,2,6,1500,1500,1500,2000010000,2000010000,"
-                           "2000010000,2000000000,10000,10000,10000,5e-06,5e-06,5e-06,,,,0,0,,na\n"),
+    cr_assert(strstr(rcsv, "\ngcbench,alloc,sim_est_cycles,est_cycles,2,6,1500,,,2000010000,,,2000000000,10000,,,"
+                           "5e-06,,,,,,0,0,a sampling cell has fewer than 3 used runs: no interval,na\n"),
               "%s", rcsv);
-    cr_assert(strstr(rcsv, "\ngcbench,time,sim_instructions,instructions,1,4,1000,1000,1000,"), "%s", rcsv);
-    cr_assert(strstr(rcsv, "\ngcbench,time,sim_est_cycles,est_cycles,1,4,2000,2000,2000,"), "%s", rcsv);
+    cr_assert(strstr(rcsv, "\ngcbench,time,sim_instructions,instructions,1,4,1000,,,"), "%s", rcsv);
+    cr_assert(strstr(rcsv, "\ngcbench,time,sim_est_cycles,est_cycles,1,4,2000,,,"), "%s", rcsv);
     /* The poisson cell (not deterministic) is not in the line: 2 cells, 6 runs with the baseline's. */
     free(rcsv);
     /* Plot data for the figures, and the counts in metrics.csv. */

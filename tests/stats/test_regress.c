@@ -9,6 +9,10 @@
 #include <math.h>
 #include <stdlib.h>
 
+/* The weighted Theil-Sen slope of the exact-repeats data below (its pairs
+ * weighted by the groups' run counts 4, 3, 3, 5, 3). */
+#define EXACT_REPEATS_COST 900.43876958792805
+
 Test(regress, weighted_median_ignores_one_wild_point) {
     /* y = 2x for x = 1..9 and one point far off: the pairs among the nine
      * weigh sum (j - i) = 120, the pairs with the tenth 45 < 82.5. */
@@ -71,14 +75,14 @@ Test(regress, exact_line_with_a_fixed_cost) {
 
 Test(regress, exact_repeats_give_point_intervals_at_the_estimate) {
     /* Counts that repeat exactly (the simulated part), off a line, in
-     * groups of unequal size (runs failed): baseline 4 runs, cells of 2, 2,
-     * 3 and 2.  Resampling them only reweighted the values: the cost's
+     * groups of unequal size (runs failed): baseline 4 runs, cells of 3, 3,
+     * 5 and 3.  Resampling them only reweighted the values: the cost's
      * replicates were all 900.18..., its estimate 900.44..., outside. */
     static const double xs[5] = {0, 641, 1540, 1839, 2364};
     static const double ys[5] = {1000000, 1581475, 2391655, 2659891, 3132931};
-    static const int runs[5] = {4, 2, 2, 3, 2};
-    double x[13], y[13];
-    size_t g[13], n = 0;
+    static const int runs[5] = {4, 3, 3, 5, 3};
+    double x[18], y[18];
+    size_t g[18], n = 0;
     for (size_t k = 0; k < 5; k++)
         for (int r = 0; r < runs[k]; r++)
             x[n] = xs[k], y[n] = ys[k], g[n++] = k;
@@ -87,7 +91,8 @@ Test(regress, exact_repeats_give_point_intervals_at_the_estimate) {
     st_reg_fit f;
     st_reg_fit_runs(&d, &o, &f);
     cr_assert_eq(f.cost.est, st_reg_slope(n, x, y, g, 0), "the estimate is the data's weighted Theil-Sen slope");
-    cr_assert_float_eq(f.cost.est, 900.43876958792805, 1e-9);
+    cr_assert_float_eq(f.cost.est, EXACT_REPEATS_COST, 1e-9);
+    cr_assert_null(f.no_ci);
     const st_reg_est *e[4] = {&f.cost, &f.intercept, &f.base, &f.fixed};
     for (int i = 0; i < 4; i++) {
         cr_assert(isfinite(e[i]->est));
@@ -104,9 +109,47 @@ Test(regress, exact_repeats_give_point_intervals_at_the_estimate) {
     cr_assert_eq(diff.hi, 0.0);
     st_reg_fit_free(&f);
     /* One run 5000 counts apart: resampled as before, the replicates vary. */
-    y[12] += 5000;
+    y[17] += 5000;
     st_reg_fit_runs(&d, &o, &f);
     cr_assert_lt(f.cost.lo, f.cost.hi);
+    st_reg_fit_free(&f);
+}
+
+Test(regress, no_interval_over_a_group_of_fewer_than_three_runs) {
+    /* The rule of every interval of the summary (st_boot.h): each group an
+     * estimate reads needs 3 runs.  Baseline 4 runs (varying), cells of 1
+     * run each on y = 1050 + 3x: the cost and intercept read only the cells,
+     * so they get no interval (before, the resamples drew each cell's one
+     * run whole and the baseline's spread gave a point or a made-up one);
+     * the base reads the baseline (4 runs): it keeps its interval. */
+    double x[7] = {0, 0, 0, 0, 100, 1000, 10000}, y[7] = {998, 1000, 1002, 1004, 1350, 4050, 31050};
+    size_t g[7] = {0, 0, 0, 0, 1, 2, 3};
+    st_reg_data d = {7, x, y, g, 4, 0};
+    st_reg_opts o = {200, 0.95, 3};
+    st_reg_fit f;
+    st_reg_fit_runs(&d, &o, &f);
+    cr_assert_eq(f.cost.est, 3.0);
+    cr_assert_eq(f.intercept.est, 1050.0);
+    cr_assert_eq(f.base.est, 1001.0);
+    cr_assert_eq(f.fixed.est, 49.0);
+    cr_assert(isnan(f.cost.lo) && isnan(f.cost.hi), "cost [%g, %g]", f.cost.lo, f.cost.hi);
+    cr_assert(isnan(f.intercept.lo) && isnan(f.intercept.hi));
+    cr_assert(isnan(f.fixed.lo) && isnan(f.fixed.hi));
+    cr_assert(isfinite(f.base.lo) && isfinite(f.base.hi) && f.base.lo <= 1001.0 && 1001.0 <= f.base.hi);
+    cr_assert_str_eq(f.no_ci, "a sampling cell has fewer than 3 used runs: no interval");
+    st_reg_est diff = st_reg_cost_difference(&f, &f, 0.95);
+    cr_assert(diff.est == 0 && isnan(diff.lo) && isnan(diff.hi), "a fit without an interval gives its difference none");
+    st_reg_fit_free(&f);
+    /* Cells of 3 runs, baseline of 2: cost and intercept have intervals, base and fixed none. */
+    double x2[11] = {0, 0, 100, 100, 100, 1000, 1000, 1000, 10000, 10000, 10000};
+    double y2[11] = {1000, 1002, 1349, 1350, 1351, 4049, 4050, 4051, 31049, 31050, 31051};
+    size_t g2[11] = {0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3};
+    st_reg_data d2 = {11, x2, y2, g2, 4, 0};
+    st_reg_fit_runs(&d2, &o, &f);
+    cr_assert(isfinite(f.cost.lo) && f.cost.lo <= f.cost.est && f.cost.est <= f.cost.hi);
+    cr_assert(isnan(f.base.lo) && isnan(f.fixed.lo) && isnan(f.fixed.hi));
+    cr_assert_str_eq(f.no_ci,
+                     "the baseline has fewer than 3 used runs: no interval for the baseline and the fixed cost");
     st_reg_fit_free(&f);
 }
 

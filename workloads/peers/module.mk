@@ -9,10 +9,11 @@
 #   $(BIN)/peers/<workload>-go           Go (runtime.MemProfileRate)
 #   $(BIN)/peers/java/, $(BIN)/peers/libfcagent.so   Java classes and the JVMTI agent for HotSpot
 #   $(BIN)/peers/<workload>-hotspot      a launcher: the JDK's java, options from FREECHECK_JVM_OPTS
+#   $(BIN)/peers/node/, $(BIN)/peers/<workload>-v8   JavaScript on V8: the programs and a launcher running node
 PEERS_DIR := $(BIN)/peers
 PEER_WORKLOADS := binarytrees gcbench
 PEER_SYSTEMS := jemalloc gperftools
-PEER_C_COMMON := $(OBJ)/workloads/peers/pr_common.o
+PEER_C_COMMON := $(OBJ)/workloads/peers/pr_common.o $(OBJ)/workloads/peers/pr_alt.o
 
 PEER_JEMALLOC_BINS := $(PEER_WORKLOADS:%=$(PEERS_DIR)/%-jemalloc)
 PEER_GPERFTOOLS_BINS := $(PEER_WORKLOADS:%=$(PEERS_DIR)/%-gperftools)
@@ -27,7 +28,7 @@ $(PEER_GPERFTOOLS_BINS): $(PEERS_DIR)/%-gperftools: $(OBJ)/workloads/peers/%.o $
 	@mkdir -p $(dir $@)
 	$(CXX) $(LDFLAGS) $^ -o $@ -ltcmalloc
 
-$(OBJ)/workloads/peers/pr_gperftools.o: workloads/peers/pr_gperftools.cc workloads/peers/pr_common.h
+$(OBJ)/workloads/peers/pr_gperftools.o: workloads/peers/pr_gperftools.cc workloads/peers/pr_common.h workloads/peers/pr_alt.h
 	@mkdir -p $(dir $@)
 	$(CXX) -std=gnu++17 $(WARN) -g $(OPT) -c $< -o $@
 
@@ -64,7 +65,7 @@ PEER_GO_ENV := GOCACHE=$(abspath $(BUILD))/go/cache GOPATH=$(abspath $(BUILD))/g
     GO111MODULE=on GOTOOLCHAIN=local CGO_ENABLED=0
 PEER_CHECK_go ?= go version
 
-$(PEER_GO_BINS): $(PEERS_DIR)/%-go: workloads/peers/go/common.go workloads/peers/go/%.go
+$(PEER_GO_BINS): $(PEERS_DIR)/%-go: workloads/peers/go/common.go workloads/peers/go/alt.go workloads/peers/go/%.go
 	@mkdir -p $(dir $@)
 	$(PEER_GO_ENV) go build -trimpath -o $@ $^
 
@@ -110,3 +111,28 @@ PEER_SYSTEMS += hotspot
 
 .PHONY: peers-build
 peers-build: $(PEER_SYSTEMS:%=peers-build-%)
+
+
+# JavaScript on V8 (system v8): the programs of workloads/peers/node copied into
+# $(PEERS_DIR)/node/, and a launcher per workload that runs them with the node on
+# PATH (Node.js 20 or later, node.sh) and node options from FREECHECK_NODE_OPTS.
+PEER_NODE_SRCS := $(wildcard workloads/peers/node/*.js)
+PEER_NODE_FILES := $(PEER_NODE_SRCS:workloads/peers/node/%=$(PEERS_DIR)/node/%)
+PEER_NODE_BINS := $(PEER_NODE_FILES) $(PEER_WORKLOADS:%=$(PEERS_DIR)/%-v8)
+PEER_CHECK_v8 ?= sh workloads/peers/node/node.sh
+
+$(PEER_NODE_FILES): $(PEERS_DIR)/node/%: workloads/peers/node/%
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+$(PEER_WORKLOADS:%=$(PEERS_DIR)/%-v8): $(PEERS_DIR)/%-v8: workloads/peers/node/node.sh workloads/peers/module.mk
+	@mkdir -p $(dir $@)
+	@{ echo '#!/bin/sh'; \
+	  echo '# $(notdir $@) - freecheck'"'"'s $* in JavaScript (workloads/peers/node/$*.js) on V8.'; \
+	  echo '# Node options come from FREECHECK_NODE_OPTS; V8'"'"'s sampler from FREECHECK_V8_SAMPLE_INTERVAL.'; \
+	  echo 'dir=$$(dirname "$$0")'; \
+	  echo 'exec node $$FREECHECK_NODE_OPTS "$$dir/node/$*.js" "$$@"'; } > $@.tmp && \
+	chmod +x $@.tmp && mv $@.tmp $@
+
+$(eval $(call peer_system,v8,$(PEER_CHECK_v8),no Node.js 20 or later on PATH (Debian package nodejs),$(PEER_NODE_BINS),$(PEERS_DIR)/node))
+PEER_SYSTEMS += v8

@@ -62,10 +62,16 @@ static void pr_usage(const pr_spec *spec) {
            "With SGC_STATS=FILE, writes a stats record (docs/FORMATS.md) to FILE at exit.\n"
            "The allocator's sampler is set by its own environment variable\n"
            "(jemalloc: MALLOC_CONF=prof:true,lg_prof_sample:K; gperftools:\n"
-           "TCMALLOC_SAMPLE_PARAMETER=BYTES).  Exit status: 0 ok, 1 failure, 2 bad arguments.\n");
+           "TCMALLOC_SAMPLE_PARAMETER=BYTES).  SGC_ALTERNATE=none|alloc with SGC_ALT_OUT=FILE\n"
+           "switches it on and off in segments of CPU time and writes the segment series\n"
+           "(docs/FORMATS.md).  Exit status: 0 ok, 1 failure, 2 bad arguments or settings.\n");
 }
 
 pr_run pr_start(const pr_spec *spec, int argc, char **argv) {
+    /* stdout's buffer is not malloc'ed: nothing may allocate (and be
+     * sampled) after the sampler's count has been read. */
+    static char stdout_buf[BUFSIZ];
+    setvbuf(stdout, stdout_buf, _IOFBF, sizeof stdout_buf);
     pr_run run = {spec, spec->default_size, spec->default_depth, pr_now_ns()};
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -93,6 +99,7 @@ pr_run pr_start(const pr_spec *spec, int argc, char **argv) {
             pr_usage_error(spec, "unexpected argument '%s'", arg);
         }
     }
+    pr_alt_start(spec->name);
     return run;
 }
 
@@ -153,6 +160,8 @@ static int pr_write_file(const char *path, const char *text, size_t len) {
 }
 
 int pr_finish(const pr_run *run, const pr_checksum *sum) {
+    pr_alt_totals alt;
+    pr_alt_finish(run->spec->name, &alt); /* the series ends before anything else */
     printf("checksum %016" PRIx64 "\n", pr_checksum_value(sum));
     if (fflush(stdout) != 0 || ferror(stdout)) {
         fprintf(stderr, "%s: cannot write the checksum to standard output\n", run->spec->name);
@@ -171,8 +180,15 @@ int pr_finish(const pr_run *run, const pr_checksum *sum) {
     n = pr_line(buf, n, cap, "run_ns %" PRIu64 "\n", run_ns);
     n = pr_line(buf, n, cap, "bytes_allocated %" PRIu64 "\n", pr_bytes_allocated);
     n = pr_line(buf, n, cap, "objects_allocated %" PRIu64 "\n", pr_objects_allocated);
+    if (alt.active) { /* the record covers the series' span */
+        s.period = alt.period;
+        s.samples_known = alt.counts;
+        s.samples = alt.samples;
+    }
     if (s.samples_known)
         n = pr_line(buf, n, cap, "alloc_samples %" PRIu64 "\n", s.samples);
+    if (alt.active && alt.counts)
+        n = pr_line(buf, n, cap, "alloc_samples_startup %" PRIu64 "\n", alt.samples_before);
     if (s.live_known)
         n = pr_line(buf, n, cap, "alloc_samples_live %" PRIu64 "\n", s.live);
     n = pr_line(buf, n, cap, "alloc_period %" PRIu64 "\n", s.period);

@@ -18,6 +18,11 @@
  *    been read (an allocation there could itself be sampled, uncounted).
  *  - alloc_samples is written only when the allocator itself counted its
  *    samples (pr_sampler.samples_known); it is never computed from bytes.
+ *  - With SGC_ALTERNATE (pr_alt.h) the record covers the segment series'
+ *    span: alloc_samples counts the samples from the lead-in's start on
+ *    (alloc_samples_startup the ones before), alloc_period is the on
+ *    segments' period; stdout's buffer is static, so nothing mallocs after
+ *    the series ends.
  */
 #ifndef PR_COMMON_H
 #define PR_COMMON_H
@@ -26,6 +31,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "pr_alt.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -52,7 +59,8 @@ typedef struct pr_run {
 } pr_run;
 
 /* Parses --size N (also --size=N), --depth D where the spec has it, --help.
- * A bad argument: "<name>: <what> (see <name> --help)" on stderr, exit 2. */
+ * A bad argument: "<name>: <what> (see <name> --help)" on stderr, exit 2.
+ * Then starts in-process alternation when SGC_ALTERNATE asks for it. */
 pr_run pr_start(const pr_spec *spec, int argc, char **argv);
 
 /* ---- Checksum (the same as workloads/wl_common.h) -------------------------- */
@@ -84,6 +92,7 @@ extern uint64_t pr_objects_allocated; /* number of requests */
 __attribute__((noreturn)) void pr_out_of_memory(size_t size);
 
 static inline void *pr_alloc(size_t size) {
+    pr_alt_tick();
     pr_bytes_allocated += size;
     pr_objects_allocated++;
     void *p = malloc(size);
@@ -93,6 +102,7 @@ static inline void *pr_alloc(size_t size) {
 }
 
 static inline void *pr_calloc(size_t size) {
+    pr_alt_tick();
     pr_bytes_allocated += size;
     pr_objects_allocated++;
     void *p = calloc(1, size);

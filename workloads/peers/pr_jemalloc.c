@@ -13,12 +13,21 @@
  * size classes.  tests/peers/ checks it against the cumulative counts of
  * jemalloc's own heap profile dump (prof_accum, unbiased off).
  *
+ * In-process alternation (pr_alt.h): jemalloc runs with prof:true and the
+ * driver switches mallctl prof.active, which jemalloc reads on every
+ * sample event: inactive, the event draws its next gap but takes no sample
+ * (jemalloc's byte counter keeps running, so the gap pending at a switch
+ * on is the rest of a geometric gap of the same mean: memoryless, exact).
+ * The samples of each segment are differences of the same prof_stats sums,
+ * read through MIBs (mallctlnametomib once, mallctlbymib per size class).
+ *
  * Invariant: nothing here calls malloc, so reading the counts cannot take
  * a sample itself.
  */
 #include <jemalloc/jemalloc.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "pr_common.h"
 
@@ -84,4 +93,90 @@ void pr_sampler_read(pr_sampler *s) {
     }
     s->samples_known = 1;
     s->samples = total;
+}
+
+/* ---- In-process alternation ------------------------------------------------ */
+
+static size_t je_bins_mib[8], je_lext_mib[8], je_active_mib[4];
+static size_t je_bins_len, je_lext_len, je_active_len;
+static unsigned je_nbins, je_nlext;
+
+/* The sum of the prof_stats counts of one kind of size class through its
+ * MIB (index 3 is the size class). */
+static uint64_t je_sum_mib(size_t *mib, size_t len, unsigned n) {
+    uint64_t total = 0;
+    for (unsigned i = 0; i < n; i++) {
+        mib[3] = i;
+        pr_je_prof_stats st;
+        size_t sz = sizeof st;
+        if (mallctlbymib(mib, len, &st, &sz, NULL, 0) == 0 && sz == sizeof st)
+            total += st.count;
+    }
+    return total;
+}
+
+uint64_t pr_alt_sampler_count(void) {
+    return je_sum_mib(je_bins_mib, je_bins_len, je_nbins) + je_sum_mib(je_lext_mib, je_lext_len, je_nlext);
+}
+
+void pr_alt_sampler_set(int on) {
+    bool b = on != 0;
+    mallctlbymib(je_active_mib, je_active_len, NULL, NULL, &b, sizeof b);
+}
+
+int pr_alt_sampler_prepare(const char *mode, pr_alt_sampler *s, char *why, size_t whylen) {
+    memset(s, 0, sizeof *s);
+    s->system = "jemalloc";
+    bool prof = false, active = false, stats = false;
+    size_t len = sizeof prof;
+    if (mallctl("opt.prof", &prof, &len, NULL, 0) != 0) {
+        snprintf(why, whylen, "this jemalloc was built without profiling (mallctl opt.prof failed)");
+        return -1;
+    }
+    if (!prof) {
+        if (!strcmp(mode, "alloc")) {
+            snprintf(why, whylen,
+                     "alternating jemalloc's sampler needs its profiling on: "
+                     "MALLOC_CONF=prof:true,prof_active:false,lg_prof_sample:K (period 2^K)");
+            return -1;
+        }
+        s->counts = 1; /* no profiling: jemalloc takes no samples, 0 is its count */
+        return 0;
+    }
+    size_t lg = 0;
+    len = sizeof lg;
+    if (mallctl("prof.lg_sample", &lg, &len, NULL, 0) != 0) {
+        snprintf(why, whylen, "jemalloc refused mallctl prof.lg_sample");
+        return -1;
+    }
+    s->period = (uint64_t)1 << lg;
+    len = sizeof active;
+    if (mallctl("prof.active", &active, &len, NULL, 0) != 0) {
+        snprintf(why, whylen, "jemalloc refused mallctl prof.active");
+        return -1;
+    }
+    s->on_at_start = active;
+    len = sizeof stats;
+    if (mallctl("opt.prof_stats", &stats, &len, NULL, 0) != 0 || !stats) {
+        s->nocount = "jemalloc's prof_stats is off (MALLOC_CONF prof_stats:false), so it keeps no count of samples";
+        if (!strcmp(mode, "alloc")) {
+            snprintf(why, whylen, "%s to measure segments with", s->nocount);
+            return -1;
+        }
+        return 0; /* A/A without counts */
+    }
+    je_bins_len = sizeof je_bins_mib / sizeof je_bins_mib[0];
+    je_lext_len = sizeof je_lext_mib / sizeof je_lext_mib[0];
+    je_active_len = sizeof je_active_mib / sizeof je_active_mib[0];
+    len = sizeof je_nbins;
+    if (mallctl("arenas.nbins", &je_nbins, &len, NULL, 0) != 0 ||
+        mallctl("arenas.nlextents", &je_nlext, &len, NULL, 0) != 0 ||
+        mallctlnametomib("prof.stats.bins.0.accum", je_bins_mib, &je_bins_len) != 0 ||
+        mallctlnametomib("prof.stats.lextents.0.accum", je_lext_mib, &je_lext_len) != 0 ||
+        mallctlnametomib("prof.active", je_active_mib, &je_active_len) != 0) {
+        snprintf(why, whylen, "jemalloc refused a prof.stats or prof.active MIB");
+        return -1;
+    }
+    s->counts = 1;
+    return 0;
 }

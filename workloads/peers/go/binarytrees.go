@@ -23,6 +23,7 @@ func bottomUpTree(item int64, depth int) *treeNode {
 		left = bottomUpTree(2*item-1, depth-1)
 		right = bottomUpTree(2*item, depth-1)
 	}
+	altTick()
 	bytesAllocated += nodeSize
 	objectsAllocated++
 	return &treeNode{left: left, right: right, item: item}

@@ -164,6 +164,8 @@ func start(s *spec) run {
 				"Prints one line \"checksum <16 hex digits>\", the same as freecheck's workload.\n" +
 				"With SGC_STATS=FILE, writes a stats record (docs/FORMATS.md) to FILE at exit.\n" +
 				"FREECHECK_MEMPROFILERATE=BYTES sets runtime.MemProfileRate (unset: 0, no sampling).\n" +
+				"SGC_ALTERNATE=none|alloc with SGC_ALT_OUT=FILE switches it on and off in segments of CPU\n" +
+				"time and writes the segment series (docs/FORMATS.md).\n" +
 				"Exit status: 0 ok, 1 failure, 2 bad arguments or settings.\n")
 			os.Exit(0)
 		case name == "--size" || (name == "--depth" && s.depthMax > 0):
@@ -184,6 +186,9 @@ func start(s *spec) run {
 		default:
 			usageError(s, "unexpected argument '%s'", arg)
 		}
+	}
+	if published := altStart(); published >= 0 {
+		startupSamples = published // the record covers the series' span (alt.go)
 	}
 	return r
 }
@@ -211,6 +216,7 @@ func (c *checksum) value() uint64 {
 // finish prints the checksum line and, when SGC_STATS names a file, writes
 // the stats record there (docs/FORMATS.md) with the runtime's sample count.
 func finish(s *spec, sum *checksum) {
+	altTotal := altFinish() // the series ends first: nothing after it is sampled
 	if _, err := fmt.Printf("checksum %016x\n", sum.value()); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: cannot write the checksum to standard output\n", s.name)
 		os.Exit(1)
@@ -220,7 +226,10 @@ func finish(s *spec, sum *checksum) {
 		return
 	}
 	runNs := time.Since(startTime).Nanoseconds()
-	total := countSamples()
+	total := altTotal
+	if total < 0 {
+		total = countSamples()
+	}
 	samples := total - startupSamples
 	if heap := os.Getenv("FREECHECK_GO_HEAPPROFILE"); heap != "" {
 		f, err := os.Create(heap)

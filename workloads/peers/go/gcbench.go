@@ -60,6 +60,7 @@ func walkStep(h uint64, index, depth int64) uint64 {
 }
 
 func newNode(index, depth int64) *node {
+	altTick()
 	bytesAllocated += gcNodeSize
 	objectsAllocated++
 	return &node{index: index, depth: depth}
@@ -122,6 +123,7 @@ func runGCBench(p *plan, sum *checksum) {
 	longLived := newNode(1, int64(p.maxDepth))
 	populate(p.maxDepth, longLived)
 
+	altTick()
 	bytesAllocated += uint64(p.arraySize) * 8
 	objectsAllocated++
 	array := make([]float64, p.arraySize)

@@ -25,6 +25,7 @@ final class BinaryTrees {
             left = bottomUpTree(2 * item - 1, depth - 1);
             right = bottomUpTree(2 * item, depth - 1);
         }
+        Alt.tick();
         Peer.objects++;
         return new TreeNode(left, right, item);
     }

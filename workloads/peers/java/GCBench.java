@@ -41,6 +41,7 @@ final class GCBench {
     }
 
     static Node newNode(long index, long depth) {
+        Alt.tick();
         Peer.objects++;
         return new Node(index, depth);
     }
@@ -105,6 +106,7 @@ final class GCBench {
         Node longLived = newNode(1, maxDepth);
         populate(maxDepth, longLived);
 
+        Alt.tick();
         Peer.objects++;
         double[] array = new double[(int) arraySize];
         for (int i = 0; i < arraySize / 2; i++) {

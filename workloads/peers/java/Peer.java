@@ -71,6 +71,8 @@ final class Peer {
                         + "Prints one line \"checksum <16 hex digits>\", the same as freecheck's workload.\n"
                         + "With SGC_STATS=FILE, writes a stats record (docs/FORMATS.md) to FILE at exit.\n"
                         + "Heap sampling: java -agentpath:build/bin/peers/libfcagent.so=interval=BYTES.\n"
+                        + "SGC_ALTERNATE=none|alloc with SGC_ALT_OUT=FILE switches it on and off in segments of\n"
+                        + "CPU time and writes the segment series (docs/FORMATS.md).\n"
                         + "Exit status: 0 ok, 1 failure, 2 bad arguments.");
                 System.exit(0);
             } else if (option.equals("--size") || (option.equals("--depth") && depthMax > 0)) {
@@ -94,6 +96,7 @@ final class Peer {
                 usageError(name, "unexpected argument '" + arg + "'");
             }
         }
+        Alt.start(name); // in-process alternation, when SGC_ALTERNATE asks for it (and Alt's class initialized)
         p.bytesAtStart = p.threads.getCurrentThreadAllocatedBytes();
         return p;
     }
@@ -122,6 +125,7 @@ final class Peer {
 
     /** Prints the checksum line; with SGC_STATS, writes the stats record (docs/FORMATS.md). */
     void finish() {
+        Alt.finish(name); // the series ends first
         long bytes = threads.getCurrentThreadAllocatedBytes() - bytesAtStart;
         long runNs = System.nanoTime() - startNs;
         long[] c;
@@ -143,16 +147,24 @@ final class Peer {
         StringBuilder b = new StringBuilder();
         b.append("sgc-stats 1\n");
         b.append("run_ns ").append(runNs).append('\n');
-        b.append("bytes_allocated ").append(bytes).append('\n');
-        b.append("objects_allocated ").append(objects).append('\n');
-        b.append("alloc_samples ").append(c == null ? 0 : c[0]).append('\n');
+        if (Alt.active()) { // the record covers the series' span
+            bytes = Alt.lastBytes - Alt.firstBytes;
+            b.append("bytes_allocated ").append(bytes).append('\n');
+            b.append("objects_allocated ").append(objects).append('\n');
+            b.append("alloc_samples ").append(Alt.lastSamples - Alt.firstSamples).append('\n');
+            b.append("alloc_samples_startup ").append(Alt.firstSamples).append('\n');
+        } else {
+            b.append("bytes_allocated ").append(bytes).append('\n');
+            b.append("objects_allocated ").append(objects).append('\n');
+            b.append("alloc_samples ").append(c == null ? 0 : c[0]).append('\n');
+        }
         if (c != null) {
             b.append("alloc_traces ").append(c[1]).append('\n');
             b.append("alloc_traces_failed ").append(c[2]).append('\n');
             b.append("alloc_stacks ").append(c[4]).append('\n');
             b.append("alloc_stack_counts ").append(c[5]).append('\n');
         }
-        b.append("alloc_period ").append(c == null ? 0 : c[3]).append('\n');
+        b.append("alloc_period ").append(Alt.active() ? Alt.period() : c == null ? 0 : c[3]).append('\n');
         b.append("alloc_mode poisson\n");
         b.append("time_samples 0\n");
         b.append("peer_system hotspot\n");

@@ -20,6 +20,12 @@
  * peers read all three through the native method Peer.heapSamplerCounts(),
  * which HotSpot finds in this library because it is an agent library.
  *
+ * In-process alternation (Alt.java): the Java driver calls the native
+ * methods Alt.setSampling (SetEventNotificationMode for SampledObjectAlloc,
+ * enable or disable; the capability and the interval stay as set at load),
+ * Alt.samples (the event count), Alt.cpuNanos (the process's CPU time,
+ * clock_gettime(CLOCK_PROCESS_CPUTIME_ID)) and Alt.interval.
+ *
  * Invariants: samples == traces + failed (a failed GetStackTrace is counted,
  * not hidden); the sum of the table's counts == traces.  A bad option prints
  * a message naming it and exits with status 2.
@@ -31,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum { HS_MAX_FRAMES = 64 };
 
@@ -48,6 +55,7 @@ static uint64_t hs_traces;  /* events whose stack was recorded */
 static uint64_t hs_failed;  /* events whose stack could not be taken or stored */
 static jint hs_interval;    /* the interval set */
 static hs_stack *hs_table;  /* open addressing, hs_cap slots, a power of two */
+static jvmtiEnv *hs_jvmti;  /* the agent's environment (alternation switches events with it) */
 static size_t hs_cap, hs_used;
 
 static uint64_t hs_hash(const jvmtiFrameInfo *frames, jint depth) {
@@ -146,6 +154,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *options, void *reserved) {
         fprintf(stderr, "fcagent: this JVM offers no JVMTI 11 (heap sampling needs Java 11 or later)\n");
         exit(1);
     }
+    hs_jvmti = jvmti;
     if (hs_interval == 0)
         return JNI_OK; /* the baseline: no sampling */
     jvmtiCapabilities caps;
@@ -182,4 +191,26 @@ JNIEXPORT jlongArray JNICALL Java_Peer_heapSamplerCounts(JNIEnv *env, jclass cls
     if (a)
         (*env)->SetLongArrayRegion(env, a, 0, 6, v);
     return a;
+}
+
+/* ---- In-process alternation (Alt.java) -------------------------------------- */
+
+JNIEXPORT jlong JNICALL Java_Alt_cpuNanos(JNIEnv *env, jclass cls) {
+    struct timespec ts;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return (jlong)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+JNIEXPORT jlong JNICALL Java_Alt_samples(JNIEnv *env, jclass cls) {
+    return (jlong)__atomic_load_n(&hs_samples, __ATOMIC_ACQUIRE);
+}
+
+JNIEXPORT jlong JNICALL Java_Alt_interval(JNIEnv *env, jclass cls) { return hs_interval; }
+
+JNIEXPORT jboolean JNICALL Java_Alt_setSampling(JNIEnv *env, jclass cls, jboolean on) {
+    if (hs_interval == 0 || !hs_jvmti)
+        return JNI_FALSE;
+    jvmtiError err = (*hs_jvmti)->SetEventNotificationMode(hs_jvmti, on ? JVMTI_ENABLE : JVMTI_DISABLE,
+                                                           JVMTI_EVENT_SAMPLED_OBJECT_ALLOC, NULL);
+    return err == JVMTI_ERROR_NONE ? JNI_TRUE : JNI_FALSE;
 }

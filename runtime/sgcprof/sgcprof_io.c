@@ -1,0 +1,229 @@
+/* sgcprof_io.c - bounded inputs, outputs that never replace what they must
+ * not (invariants: sgcprof_io.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sgcprof_io.h"
+
+static char *xstrdup(const char *s) {
+    char *d = strdup(s);
+    if (!d) {
+        fprintf(stderr, "sgcprof: out of memory\n");
+        exit(1);
+    }
+    return d;
+}
+
+/* Reads up to n bytes (fewer only at the end of the file).  Bytes read, or -1. */
+static ssize_t read_full(int fd, void *buf, size_t n) {
+    size_t got = 0;
+    while (got < n) {
+        ssize_t k = read(fd, (char *)buf + got, n - got);
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (k == 0)
+            break;
+        got += (size_t)k;
+    }
+    return (ssize_t)got;
+}
+
+static const char *kind_of(mode_t m) {
+    return S_ISDIR(m)    ? "a directory"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISFIFO(m) ? "a FIFO"
+           : S_ISSOCK(m) ? "a socket"
+           : S_ISLNK(m)  ? "a symbolic link"
+                         : "not a regular file";
+}
+
+int sgcprof_open_input(sgc_pr_reader *r, const char *path) {
+    memset(r, 0, sizeof *r);
+    int fd = open(path, O_RDONLY);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(r->err, sizeof r->err, "cannot open %s: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(r->err, sizeof r->err, "%s is a directory, not a profile", path);
+        close(fd);
+        return -1;
+    }
+    if (S_ISREG(st.st_mode) && (unsigned long long)st.st_size > SGCPROF_MAX_INPUT) {
+        snprintf(r->err, sizeof r->err,
+                 "%s is %llu bytes, more than the %llu GiB sgcprof reads (it holds a profile in memory whole)", path,
+                 (unsigned long long)st.st_size, SGCPROF_MAX_INPUT >> 30);
+        close(fd);
+        return -1;
+    }
+    uint8_t magic[8];
+    ssize_t n = read_full(fd, magic, sizeof magic);
+    if (n < 0) {
+        snprintf(r->err, sizeof r->err, "cannot read %s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (n == (ssize_t)sizeof magic && memcmp(magic, SGC_PROF_MAGIC, sizeof magic) != 0) {
+        /* The reader's own words for this (sgc_profread.c). */
+        snprintf(r->err, sizeof r->err, "at byte offset 0: not a freecheck profile (bad magic)%s%s",
+                 S_ISREG(st.st_mode) ? "" : ": ", S_ISREG(st.st_mode) ? "" : kind_of(st.st_mode));
+        close(fd);
+        return -1;
+    }
+    if (S_ISREG(st.st_mode)) {
+        close(fd);
+        return sgc_pr_open(r, path);
+    }
+    /* A pipe (or a device that starts like a profile): read to its end, bounded. */
+    size_t cap = 1 << 20, len = (size_t)n;
+    uint8_t *buf = malloc(cap);
+    if (!buf) {
+        fprintf(stderr, "sgcprof: out of memory\n");
+        exit(1);
+    }
+    memcpy(buf, magic, len);
+    for (;;) {
+        if (len == cap) {
+            if (cap >= SGCPROF_MAX_INPUT) {
+                snprintf(r->err, sizeof r->err, "%s: more than the %llu GiB sgcprof reads", path,
+                         SGCPROF_MAX_INPUT >> 30);
+                free(buf);
+                close(fd);
+                return -1;
+            }
+            cap = cap * 2 > SGCPROF_MAX_INPUT ? (size_t)SGCPROF_MAX_INPUT : cap * 2;
+            uint8_t *b = realloc(buf, cap + 1);
+            if (!b) {
+                fprintf(stderr, "sgcprof: out of memory\n");
+                exit(1);
+            }
+            buf = b;
+        }
+        ssize_t k = read_full(fd, buf + len, cap - len);
+        if (k < 0) {
+            snprintf(r->err, sizeof r->err, "cannot read %s: %s", path, strerror(errno));
+            free(buf);
+            close(fd);
+            return -1;
+        }
+        if (k == 0)
+            break;
+        len += (size_t)k;
+    }
+    close(fd);
+    int rc = sgc_pr_open_mem(r, buf, len);
+    free(buf);
+    return rc;
+}
+
+/* realpath of path's directory + "/" + its last component, malloc'd, or NULL. */
+static char *canon(const char *path) {
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+    const char *name = slash ? slash + 1 : path;
+    char real[PATH_MAX];
+    char *out = NULL;
+    if (dir && realpath(dir, real)) {
+        size_t n = strlen(real) + strlen(name) + 2;
+        out = malloc(n);
+        if (out)
+            snprintf(out, n, "%s/%s", strcmp(real, "/") ? real : "", name);
+    }
+    free(dir);
+    return out;
+}
+
+int sgcprof_check_output(const char *path, const char *const *inputs, size_t ninputs, char *err, size_t errlen) {
+    struct stat st;
+    int exists = lstat(path, &st) == 0;
+    if (exists && !S_ISREG(st.st_mode)) {
+        snprintf(err, errlen,
+                 "%s is %s, not a regular file: refusing to replace it with the output (remove it, or give "
+                 "another -o)",
+                 path, kind_of(st.st_mode));
+        return 2;
+    }
+    char *c = canon(path);
+    int rc = 0;
+    for (size_t i = 0; i < ninputs && !rc; i++) {
+        struct stat in;
+        int same = exists && stat(inputs[i], &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino;
+        char *ci = c ? canon(inputs[i]) : NULL;
+        same |= ci && !strcmp(ci, c);
+        free(ci);
+        if (same) {
+            snprintf(err, errlen, "%s is the profile being read (%s): the output would replace it (give another -o)",
+                     path, inputs[i]);
+            rc = 2;
+        }
+    }
+    free(c);
+    return rc;
+}
+
+int sgcprof_out_begin(sgcprof_out *o, const char *path, char *err, size_t errlen) {
+    o->path = xstrdup(path);
+    size_t n = strlen(path) + sizeof ".tmp.XXXXXX";
+    o->tmp = malloc(n);
+    if (!o->tmp) {
+        fprintf(stderr, "sgcprof: out of memory\n");
+        exit(1);
+    }
+    snprintf(o->tmp, n, "%s.tmp.XXXXXX", path);
+    o->fd = mkstemp(o->tmp);
+    mode_t um = umask(0);
+    umask(um);
+    if (o->fd < 0 || fchmod(o->fd, 0666 & ~um) != 0) {
+        snprintf(err, errlen, "cannot write %s (through a temporary file next to it): %s", path, strerror(errno));
+        if (o->fd >= 0) {
+            close(o->fd);
+            unlink(o->tmp);
+        }
+        free(o->path);
+        free(o->tmp);
+        o->path = o->tmp = NULL;
+        o->fd = -1;
+        return -1;
+    }
+    return 0;
+}
+
+int sgcprof_out_commit(sgcprof_out *o, char *err, size_t errlen) {
+    int rc = 0;
+    if (sgcprof_check_output(o->path, NULL, 0, err, errlen) != 0)
+        rc = -1;
+    else if (rename(o->tmp, o->path) != 0) {
+        snprintf(err, errlen, "cannot write %s (renaming %s over it): %s", o->path, o->tmp, strerror(errno));
+        rc = -1;
+    }
+    if (rc)
+        unlink(o->tmp);
+    free(o->path);
+    free(o->tmp);
+    o->path = o->tmp = NULL;
+    return rc;
+}
+
+void sgcprof_out_abort(sgcprof_out *o) {
+    if (o->fd >= 0)
+        close(o->fd);
+    if (o->tmp)
+        unlink(o->tmp);
+    free(o->path);
+    free(o->tmp);
+    o->path = o->tmp = NULL;
+    o->fd = -1;
+}
