@@ -661,12 +661,28 @@ void sgc__profile_alloc_samples(const sgc_alloc_sample *s, size_t n, size_t stri
     pw.records += records;
 }
 
+/* As an allocation sample's (sgc__profile_alloc_samples): the node and the
+ * phase most often a byte each, the length and counters in one place. */
 void sgc__profile_time_sample(uint64_t ts_ns, uint32_t stack, int phase) {
-    uint8_t *p = rec_begin(SGC_REC_TIME_SAMPLE);
-    p = put_ts(p, ts_ns);
-    p = put_varint(p, stack);
-    p = put_varint(p, (uint64_t)phase);
-    rec_end(p);
+    if (__builtin_expect(!pw.started, 0))
+        pw_start();
+    if (__builtin_expect(pw.len + PW_MAX_FIXED_RECORD > PW_BUF_BYTES, 0))
+        pw_flush();
+    uint8_t *p = pw.buf + pw.len, *q = put_ts(p + 2, ts_ns);
+    if (__builtin_expect((stack | (uint32_t)phase) < 0x80, 1)) {
+        q[0] = (uint8_t)stack;
+        q[1] = (uint8_t)phase;
+        q += 2;
+    } else {
+        q = put_varint(q, stack);
+        q = put_varint(q, (uint64_t)(uint32_t)phase);
+    }
+    p[0] = SGC_REC_TIME_SAMPLE;
+    p[1] = (uint8_t)(q - p - 2);
+    size_t len = (size_t)(q - p);
+    pw.bytes += len;
+    pw.records++;
+    set_len(pw.len + len);
 }
 
 void sgc__profile_time_config(uint64_t ts_ns, unsigned hz, int clock) {

@@ -64,6 +64,9 @@
 /* Highest accepted rate: beyond this the handler alone would saturate a
  * core on this kind of machine. */
 #define SGC_TIMER_MAX_HZ 100000u
+/* A drain that met a snapshot of at least this many uncached frames
+ * interns the live stack (so later snapshots stop at its frames). */
+#define SGC_TIMER_INTERN_FRAMES 16u
 /* Ring size in 64-bit words (8 MiB, touched only as it is used): at 10 kHz
  * with a shallow stack, more than 20 s between drains. */
 #define SGC_TIMER_RING_WORDS ((uint64_t)1 << 20)

@@ -18,7 +18,12 @@ The cases (docs/SAMPLING.md, "What a sample costs, part by part"):
                allocation: exactly 10 new frames interned per sample
   gcbench      build/bin/gcbench at --period (default 32768)
   binarytrees  build/bin/binarytrees at --period
---quick runs small inputs (for the test that the parts add up).
+  time-signal  gcbench --size 300 with time sampling at 1000 Hz (wall clock) in
+               signal mode, per time sample written, against no sampling at all
+  time-thread  the same with the sampler thread (SGC_TIME_MODE=thread)
+--quick runs small inputs (for the test that the parts add up).  A time
+case's counts do not repeat (its samples come when the timer fires, in real
+time, which valgrind slows), but each run's parts add up to its total.
 
 How an instruction is given a part: callgrind records each instruction's
 count with the chain of callers of its function (--separate-callers) and its
@@ -43,9 +48,9 @@ PARTS = collections.OrderedDict([
     ("stack", ("calling-context lookup: the walk over new frames and their nodes",
                ["sgc__profile_stack_now", "sgc__profile_stack_current", "sgc__profile_stack_full", "sgc__profile_stack_extend",
                 "sgc__profile_func_string", "intern_node", "child_miss", "intern_string", "walk_reserve", "stack_intern"])),
-    ("entry", ("slow-path entry and exit: checks, byte accounting, sample points, the limit, the timer drain",
-               ["sgc_alloc_slow", "alloc_slow", "sgc__sample_sync", "sgc__sample_consume",
-                "sgc__alloc_reset_limit", "sgc__timer_drain", "zero_ahead"])),
+    ("entry", ("slow-path entry and exit: checks, byte accounting, sample points, the limit",
+               ["sgc_alloc_slow", "alloc_slow", "alloc_large", "sgc__sample_sync", "sgc__sample_consume",
+                "sgc__sample_account", "sgc__sample_points", "sgc__alloc_reset_limit", "set_limit", "zero_ahead"])),
     ("record", ("the sample's record: its type's name, its encoding into the profile buffer",
                 ["sgc__profile_alloc_sample", "sgc__profile_alloc_samples", "intern_type", "encode_alloc"])),
     ("flush", ("a full buffer's block: its checksums (CRC-32) and its write",
@@ -57,6 +62,14 @@ PARTS = collections.OrderedDict([
     ("collector", ("the rest of the collections (what sampling changes in them)",
                    ["sgc__minor_collect", "sgc_collect_minor", "sgc_collect_major", "collect",
                     "major_mark_and_sweep"])),
+    ("handler", ("time sampling, signal mode: the handler's snapshot and pacing",
+                 ["sgc__timer_handler", "record", "pace"])),
+    ("thread", ("time sampling, thread mode: the sampler thread's wait, copy and counts",
+                ["thread_main", "wait_until", "thread_sample", "thread_copy", "th_count", "thread_owe_spin"])),
+    ("drain", ("the time sampler's drain: its check on every slow-path entry and collection, the snapshots "
+               "turned into TIME_SAMPLE records (their stacks are the stack part)",
+               ["sgc__timer_drain", "drain", "pay_spins", "sgc__profile_time_sample", "sgc__profile_time_missed",
+                "sgc__profile_time_dropped"])),
 ])
 OTHER = "other"
 PART_NAMES = list(PARTS) + [OTHER]
@@ -177,8 +190,9 @@ def read_stats(path):
     return st
 
 
-def alloc_record_bytes(path):
-    """(allocation sample records, their bytes) in a version-2 profile."""
+def alloc_record_bytes(path, kind_wanted=5):
+    """(records of one kind, their bytes) in a version-2 profile: allocation
+    samples (5) or time samples (7)."""
     with open(path, "rb") as f:
         data = f.read()
     if data[:8] != b"SGCPROF\0" or struct.unpack_from("<I", data, 8)[0] != 2:
@@ -200,7 +214,7 @@ def alloc_record_bytes(path):
                 if not b & 0x80:
                     break
             p += length
-            if kind == 5:
+            if kind == kind_wanted:
                 n += 1
                 nbytes += p - start
         pos = end
@@ -227,6 +241,8 @@ def cases(args):
         ("fresh10", (b + "/sample-bench", ["stack", "--depth", "10", "--shape", "fresh", "--n", n], 64)),
         ("gcbench", (b + "/gcbench", ["--size", "6"] if q else [], args.period)),
         ("binarytrees", (b + "/binarytrees", ["--size", "1", "--depth", "12"] if q else [], args.period)),
+        ("time-signal", (b + "/gcbench", ["--size", "10" if q else "300"], "signal")),
+        ("time-thread", (b + "/gcbench", ["--size", "10" if q else "300"], "thread")),
     ])
 
 
@@ -241,6 +257,9 @@ def measure(name, exe, argv, period, args, inliner):
         argv2 = list(argv)
         if os.path.basename(exe) == "sample-bench":
             argv2 += ["--period", str(period if mode == "on" else 0), "--profile", stem + ".prof"]
+        elif mode == "on" and period in ("signal", "thread"):
+            env["SGC_TIME_HZ"] = "1000"
+            env["SGC_TIME_MODE"] = period
         elif mode == "on":
             env["SGC_ALLOC_PERIOD"] = str(period)
             env["SGC_ALLOC_MODE"] = "fixed"
@@ -253,17 +272,22 @@ def measure(name, exe, argv, period, args, inliner):
         st = read_stats(stem + ".stats")
         res[mode] = dict(totals=totals, parts=parts, stats=st, prof=stem + ".prof")
     on, off = res["on"], res["off"]
-    samples = int(on["stats"].get("alloc_samples", "0"))
+    timed = period in ("signal", "thread")
+    key = "time_samples_written" if timed else "alloc_samples"
+    samples = int(on["stats"].get(key, "0"))
     if samples <= 0:
         die("%s: no sample taken with sampling on" % name)
-    if int(off["stats"].get("alloc_samples", "0")) != 0:
+    if int(off["stats"].get(key, "0")) != 0:
         die("%s: samples taken with sampling off" % name)
+    if timed and (on["stats"].get("time_samples") != str(samples) or on["stats"].get("time_samples_dropped") != "0"):
+        die("%s: %s time samples taken, %s dropped, %d written" % (
+            name, on["stats"].get("time_samples"), on["stats"].get("time_samples_dropped"), samples))
     for k in ("bytes_allocated", "objects_allocated"):
         if on["stats"].get(k) != off["stats"].get(k):
             die("%s: %s differs between the runs (%s off, %s on)" % (name, k, off["stats"].get(k), on["stats"].get(k)))
-    nrec, rbytes = alloc_record_bytes(on["prof"])
+    nrec, rbytes = alloc_record_bytes(on["prof"], 7 if timed else 5)
     if nrec != samples:
-        die("%s: %d allocation sample records in the profile for %d samples" % (name, nrec, samples))
+        die("%s: %d sample records in the profile for %d samples" % (name, nrec, samples))
     frames = int(on["stats"].get("stack_frames_interned", "0")) - int(off["stats"].get("stack_frames_interned", "0"))
     return dict(
         samples=samples,
@@ -284,7 +308,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="small inputs (the test)")
     ap.add_argument("--period", type=int, default=32768, help="the workloads' sampling period (bytes, fixed mode)")
     ap.add_argument("--csv", help="also write every figure, as integers, to this CSV file")
-    ap.add_argument("--cases", help="a comma-separated subset of: cached, fresh10, gcbench, binarytrees")
+    ap.add_argument("--cases", help="a comma-separated subset of: cached, fresh10, gcbench, binarytrees, "
+                    "time-signal, time-thread")
     ap.add_argument("--parts", action="store_true", help="print the parts and their functions, and exit")
     args = ap.parse_args()
     if args.parts:
@@ -315,8 +340,9 @@ def main():
         inl = inliners.setdefault(exe, Inliner(exe))
         results[c] = measure(c, exe, argv, period, args, inl)
 
-    print("# instructions per allocation sample by part (callgrind, sampling on minus off, SGC_VIRTUAL_CLOCK=1000,"
-          " fixed mode; cached/fresh10 at period 64, workloads at %d%s)" % (args.period, ", --quick" if args.quick else ""))
+    print("# instructions per sample by part (callgrind, sampling on minus off, SGC_VIRTUAL_CLOCK=1000; allocation"
+          " samples in fixed mode, cached/fresh10 at period 64, workloads at %d; time samples at 1000 Hz%s)" % (
+              args.period, ", --quick" if args.quick else ""))
     hdr = ["case", "samples", "total"] + PART_NAMES + ["frames/s", "instr/frame", "rec_bytes", "prof_bytes/s"]
     print(" ".join("%-11s" % h if i == 0 else "%9s" % h for i, h in enumerate(hdr)))
     for c, r in results.items():
@@ -326,8 +352,8 @@ def main():
         row += ["%.2f" % fps, "%.1f" % (r["parts"]["stack"] / r["frames"]) if fps >= 1 else "-",
                 "%.2f" % (r["record_bytes"] / s), "%.2f" % (r["profile_bytes"] / s)]
         print(" ".join("%-11s" % v if i == 0 else "%9s" % v for i, v in enumerate(row)))
-    print("# rec_bytes: bytes of one allocation sample record; prof_bytes/s: the profile's growth per sample"
-          " (records, stack nodes, names, block headers)")
+    print("# rec_bytes: bytes of one sample record (ALLOC_SAMPLE, or TIME_SAMPLE in the time cases); prof_bytes/s:"
+          " the profile's growth per sample (records, stack nodes, names, block headers)")
     if args.csv:
         with open(args.csv, "w") as f:
             f.write("case,samples,on_total,off_total,total," + ",".join(PART_NAMES) +

@@ -12,6 +12,7 @@
 #include "sgc_internal.h"
 #include "sgc_profile.h"
 #include "sgc_profread.h"
+#include "sgc_timer.h"
 
 #ifndef SGCPROF_BIN
 #error "SGCPROF_BIN must name the sgcprof binary"
@@ -275,6 +276,43 @@ Test(profile, cct_alternating_callees) {
     load(&r);
     cr_assert_eq(r.nnodes, 3);
     sgc_pr_close(&r);
+    unlink(path);
+}
+
+/* The time sampler's drain interns the live stack after a snapshot of
+ * SGC_TIMER_INTERN_FRAMES or more uncached frames (later snapshots then stop
+ * at them), and leaves a shorter one's frames uncached. */
+static uint32_t snapped_cct;
+static void nest_and_snap(int depth, int stop) {
+    static sgc_func fn = {"nested", 0};
+    SGC_FRAME_FN(&fn);
+    if (depth < stop) {
+        nest_and_snap(depth + 1, stop);
+        return;
+    }
+    sgc__timer_handler(SGC_TIMER_SIGNAL, NULL, NULL); /* a snapshot, as a signal takes it */
+    sgc__timer_drain();
+    snapped_cct = sgc_top->cct;
+}
+
+Test(profile, time_drain_interns_only_long_snapshots) {
+    start("drainintern");
+    cr_assert_eq(sgc_time_sampling_start(1, SGC_CLOCK_WALL), 0);
+    SGC_FRAME_FN(&f_a);
+    cr_assert_neq(sgc__profile_stack_current(), 0);
+    uint64_t frames = sgc__stats.stack_frames_interned;
+    nest_and_snap(1, SGC_TIMER_INTERN_FRAMES - 1); /* 15 new frames above alpha's */
+    cr_assert_eq(snapped_cct, 0, "a short snapshot leaves the live stack uncached");
+    cr_assert_eq(sgc__stats.stack_frames_interned, frames);
+    nest_and_snap(1, SGC_TIMER_INTERN_FRAMES); /* 16 */
+    cr_assert_neq(snapped_cct, 0, "a long snapshot's drain interns the live stack");
+    cr_assert_eq(sgc__stats.stack_frames_interned - frames, SGC_TIMER_INTERN_FRAMES);
+    sgc_time_sampling_stop();
+    sgc_stats st;
+    sgc_get_stats(&st);
+    cr_assert_eq(st.time_samples_written, st.time_samples);
+    cr_assert_eq(st.time_samples_dropped, 0);
+    sgc_shutdown();
     unlink(path);
 }
 
