@@ -3,6 +3,7 @@
 
 #include "sgc_gc.h"
 #include "sgc_sample.h"
+#include "sgc_timer.h"
 
 /* Stress mode: allocations left until the next forced minor collection. */
 static uint64_t stress_countdown;
@@ -103,8 +104,12 @@ sgc_obj sgc_alloc_slow(uint32_t tid, size_t payload) {
                          0))
         refuse(tid);
     /* Time samples buffered by the signal handler reach the profile even in
-     * programs that seldom collect. */
-    sgc__timer_drain();
+     * programs that seldom collect; the validation spin's debts (thread mode)
+     * are paid here too. */
+    if (__builtin_expect(sgc__settings.sample_spin_ns != 0, 0))
+        sgc__timer_drain();
+    else
+        sgc__timer_drain_check();
     size_t size = SGC_FOOTPRINT(payload);
     sgc_obj obj;
     /* Routed by payload, like the fast path: a payload near SIZE_MAX wraps

@@ -28,6 +28,8 @@
 #define THREAD_ATTEMPTS 8
 
 uint64_t sgc__frame_pops;
+uint64_t sgc__timer_events;
+uint64_t sgc__timer_events_seen;
 
 static struct {
     uint64_t *ring;            /* SGC_TIMER_RING_WORDS words, mapped once */
@@ -164,6 +166,10 @@ void sgc__timer_handler(int sig, siginfo_t *info, void *uctx) {
     record();
     if (tm.clock == SGC_CLOCK_WALL && info && info->si_code == SI_TIMER)
         pace();
+    /* Work for the drain (a snapshot, a drop or merged expirations): this
+     * thread's own counter, so a plain increment between two signal fences. */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&sgc__timer_events, __atomic_load_n(&sgc__timer_events, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
     errno = saved_errno;
 }
 
@@ -263,6 +269,8 @@ static void pay_spins(void) {
 uint64_t sgc__timer_spins_paid(void) { return tm.spins_paid; }
 
 void sgc__timer_drain(void) {
+    /* What arrives from now on is the next drain's (sgc__timer_drain_check). */
+    __atomic_store_n(&sgc__timer_events_seen, __atomic_load_n(&sgc__timer_events, __ATOMIC_ACQUIRE), __ATOMIC_RELAXED);
     if (__builtin_expect(sgc__settings.sample_spin_ns != 0, 0))
         pay_spins();
     if (__builtin_expect(__atomic_load_n(&tm.head, __ATOMIC_RELAXED) == tm.tail &&
@@ -355,6 +363,8 @@ SGC_NO_TSAN static int thread_copy(uint64_t ts) {
  * mutator's reads are well defined. */
 static void th_count(uint64_t *counter, uint64_t by) {
     __atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + by, __ATOMIC_RELAXED);
+    /* Work for the drain, after what it will find (sgc__timer_drain_check). */
+    __atomic_fetch_add(&sgc__timer_events, 1, __ATOMIC_RELEASE);
 }
 
 /* Validation only (docs/RUNTIME.md): the spin of a counted sample, dropped
