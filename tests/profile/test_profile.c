@@ -316,6 +316,28 @@ Test(profile, time_drain_interns_only_long_snapshots) {
     unlink(path);
 }
 
+/* The allocation slow path drains what the handler buffered (its inline
+ * check sees the handler's count of work), without a collection. */
+Test(profile, slow_path_drains_the_handlers_snapshot) {
+    start("slowdrain");
+    uint32_t t = sgc_type_register(&(sgc_type){"bytes", 0, 0, SGC_VAR_BYTES});
+    cr_assert_eq(sgc_time_sampling_start(1, SGC_CLOCK_WALL), 0);
+    SGC_FRAME_FN(&f_a);
+    uint64_t minors = sgc__stats.minor_collections, written = sgc__stats.time_samples_written;
+    sgc__timer_handler(SGC_TIMER_SIGNAL, NULL, NULL);
+    cr_assert_eq(sgc__timer_buffered(), 1);
+    sgc_alloc(t, 16384); /* a large object: the slow path */
+    cr_assert_eq(sgc__timer_buffered(), 0, "the slow path drained the snapshot");
+    cr_assert_eq(sgc__stats.time_samples_written - written, 1);
+    cr_assert_eq(sgc__stats.minor_collections, minors, "without a collection");
+    /* Nothing new: the next entries find nothing to drain. */
+    sgc_alloc(t, 16384);
+    cr_assert_eq(sgc__stats.time_samples_written - written, 1);
+    sgc_time_sampling_stop();
+    sgc_shutdown();
+    unlink(path);
+}
+
 Test(profile, exit_deep_inside_completes_the_file) {
     /* A workload that calls exit() ten frames deep: its profile must end
      * with the END record all the same (sgc_shutdown runs at exit). */
