@@ -40,7 +40,6 @@
     X(alloc_samples, U64, s.alloc_samples, "sampled objects recorded")                                        \
     X(alloc_sample_points, U64, s.alloc_sample_points, "sample points hit (an object can hit several)")       \
     X(sampled_bytes, U64, s.sampled_bytes, "bytes allocated while allocation sampling was on")                \
-    X(stack_frames_interned, U64, s.stack_frames_interned, "frames interned by the incremental stack walk")   \
     X(time_samples, U64, s.time_samples, "time samples taken in the signal handler")                          \
     X(time_samples_dropped, U64, s.time_samples_dropped, "time samples lost to a full buffer")                \
     X(time_samples_written, U64, s.time_samples_written, "time samples written to the profile")               \
@@ -68,6 +67,7 @@
     X(sample_spin_iters_per_us, DEC3, st->spin_iters_per_ns * 1000, "calibrated spin loop speed")             \
     X(virtual_clock_ns, U64, st->virtual_clock_ns, "setting: SGC_VIRTUAL_CLOCK (0: the real clock)")          \
     X(hugepages, U64, st->hugepages, "setting: SGC_HUGEPAGES")                                                \
-    X(hugepages_in_effect, U64, sgc__hugepages_in_effect, "1: every heap mapping was advised MADV_HUGEPAGE")
+    X(hugepages_in_effect, U64, sgc__hugepages_in_effect, "1: every heap mapping was advised MADV_HUGEPAGE")  \
+    X(stack_frames_interned, U64, s.stack_frames_interned, "frames interned by the incremental stack walk")
 
 #endif /* SGC_STATS_KEYS_H */
