@@ -343,6 +343,7 @@ typedef struct sgc_stats {
     uint64_t time_samples_throttled; /* wall-clock periods skipped so the program makes progress (sgc_timer.h) */
     uint64_t time_snapshot_retries;  /* thread mode: stack copies voided by a concurrent pop and retried */
     uint64_t time_snapshots_torn;    /* thread mode: periods with no consistent copy after every retry (not samples) */
+    uint64_t stack_frames_interned;  /* frames the incremental stack walk interned: pushed since the previous walk */
 } sgc_stats;
 
 /* Fills *out (NULL: message and abort). */

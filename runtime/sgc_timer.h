@@ -64,6 +64,24 @@
 /* Highest accepted rate: beyond this the handler alone would saturate a
  * core on this kind of machine. */
 #define SGC_TIMER_MAX_HZ 100000u
+/* Work for the drain: the signal handler and the sampler thread count
+ * every snapshot, drop, merged expiration or thread count they leave
+ * (events), and the drain notes how many it has seen when it starts.  So
+ * the allocation slow path, which drains on every entry, finds out that
+ * there is nothing to do with two loads and a compare, inline
+ * (sgc__timer_drain_check), instead of a call that reads the ring and
+ * every counter (17 instructions a slow-path entry). */
+extern uint64_t sgc__timer_events;      /* the handler's (plain) and the thread's (atomic) increments */
+extern uint64_t sgc__timer_events_seen; /* sgc__timer_events when the last drain started */
+void sgc__timer_drain(void);
+static inline void sgc__timer_drain_check(void) {
+    if (__builtin_expect(__atomic_load_n(&sgc__timer_events, __ATOMIC_RELAXED) != sgc__timer_events_seen, 0))
+        sgc__timer_drain();
+}
+
+/* A drain that met a snapshot of at least this many uncached frames
+ * interns the live stack (so later snapshots stop at its frames). */
+#define SGC_TIMER_INTERN_FRAMES 16u
 /* Ring size in 64-bit words (8 MiB, touched only as it is used): at 10 kHz
  * with a shallow stack, more than 20 s between drains. */
 #define SGC_TIMER_RING_WORDS ((uint64_t)1 << 20)
