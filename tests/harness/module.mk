@@ -7,7 +7,7 @@ HARNESS_CRITERION := $(shell pkg-config --cflags --libs criterion 2>/dev/null ||
 
 # Built without sanitizers even in sanitizer builds: the stand-ins must crash
 # and hang natively, the way the tests expect.
-$(HARNESS_TEST_BIN)/fakework: tests/harness/fakework.c
+$(HARNESS_TEST_BIN)/fakework: tests/harness/fakework.c runtime/sgc_stats_keys.h
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -fsanitize% -fno-sanitize%,$(CFLAGS)) $< -o $@
 	cd $(dir $@) && for n in $(HARNESS_FAKES); do ln -sf fakework fake-$$n; done
