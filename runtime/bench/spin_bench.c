@@ -51,8 +51,8 @@ static void report(const char *what, uint64_t d, uint64_t *cost, uint64_t n) {
         sum += (double)cost[i];
     double dd = (double)d;
 #define Q(p) ((double)cost[(uint64_t)((double)(n - 1) * (p))] / dd)
-    printf("  %-26s mean %.3f  p1 %.3f  p10 %.3f  median %.3f  p90 %.3f  p99 %.3f  max %.3f\n", what, sum / (double)n / dd,
-           Q(0.01), Q(0.10), Q(0.50), Q(0.90), Q(0.99), (double)cost[n - 1] / dd);
+    printf("  %-26s mean %.3f  p1 %.3f  p10 %.3f  median %.3f  p90 %.3f  p99 %.3f  max %.3f\n", what,
+           sum / (double)n / dd, Q(0.01), Q(0.10), Q(0.50), Q(0.90), Q(0.99), (double)cost[n - 1] / dd);
 #undef Q
 }
 
