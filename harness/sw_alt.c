@@ -47,21 +47,42 @@ int sw_alt_parse(const char *text, sw_segment **out, const char **why) {
     }
     int col_of[N_FIELDS]; /* column index of each field */
     int ncols = 0, n = 0, cap = 0, trailer = -1;
-    char *copy = sw_xstrdup(text), *save = NULL;
+    char *copy = sw_xstrdup(text);
     for (int f = 0; f < N_FIELDS; f++)
         col_of[f] = -1;
-    for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    for (char *line = copy + 15, *next; *line; line = next) {
+        next = strchr(line, '\n');
+        if (!next) {
+            *why = "its last line has no line end (cut off?)";
+            goto bad;
+        }
+        *next++ = '\0';
         if (trailer >= 0) {
             *why = "text after its 'segments' line";
             goto bad;
         }
+        /* Every line is "<name> <values>" as written: no blank line, no
+         * carriage return (a CRLF copy), no other kind of line. */
+        size_t name = strspn(line, "abcdefghijklmnopqrstuvwxyz_0123456789");
+        if (!name || line[name] != ' ' || !line[name + 1] || strchr(line, '\r') || strstr(line, "  ")) {
+            *why = "a line is not '<name> <values>' (blank, CRLF line ends, or other text)";
+            goto bad;
+        }
         if (!strncmp(line, "columns ", 8)) {
             char *s2 = NULL;
-            ncols = 0;
+            if (ncols) {
+                *why = "it has two columns lines";
+                goto bad;
+            }
             for (char *tok = strtok_r(line + 8, " ", &s2); tok; tok = strtok_r(NULL, " ", &s2), ncols++)
                 for (int f = 0; f < N_FIELDS; f++)
-                    if (!strcmp(tok, field_names[f]))
+                    if (!strcmp(tok, field_names[f])) {
+                        if (col_of[f] >= 0) {
+                            *why = "its columns line names a field twice";
+                            goto bad;
+                        }
                         col_of[f] = ncols;
+                    }
             for (int f = 0; f < N_FIELDS; f++)
                 if (col_of[f] < 0) {
                     *why = "its columns line lacks a field the segments table stores";

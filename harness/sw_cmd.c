@@ -681,7 +681,7 @@ int sw_cmd_resolve(char **workloads, int n, const char *bin) {
         /* The build's own word on why the program is not there. */
         const char *e;
         char *wm = c->why_missing ? sw_cmd_expand(c->why_missing, bin, 1, 0, NULL, &e) : NULL;
-        char *said = wm ? sw_read_file(wm) : NULL;
+        char *said = wm ? sw_read_file_max(wm, 65536) : NULL; /* its first line is wanted */
         if (said) {
             said[strcspn(said, "\n")] = '\0';
             char *both = sw_xasprintf("%s: %s", why, said);

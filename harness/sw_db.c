@@ -208,6 +208,37 @@ void sw_db_open_existing(sw_db *d, const char *dir) {
         sw_usage_error("--resume %s: cannot open %s: %s", dir, d->path,
                        d->conn->db ? sqlite3_errmsg(d->conn->db) : "?");
     sqlite3_stmt *st;
+    /* SQLite's own check of every page, b-tree and record, before anything
+     * is read or added: runs resumed into a damaged file are time spent on
+     * numbers analyze then refuses (stats/st_db.c runs the same check). */
+    sqlite3_busy_timeout(d->conn->db, 10000);
+    char *damage = NULL;
+    if (sqlite3_prepare_v2(d->conn->db, "PRAGMA integrity_check(5)", -1, &st, NULL) != SQLITE_OK) {
+        if (sqlite3_errcode(d->conn->db) == SQLITE_NOTADB)
+            sw_usage_error("--resume %s: %s is not an SQLite database (%s): not a sweep's results", dir, d->path,
+                           sqlite3_errmsg(d->conn->db));
+        damage = sw_xstrdup(sqlite3_errmsg(d->conn->db));
+    } else {
+        sw_buf b = {0};
+        int rc;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            const char *line = (const char *)sqlite3_column_text(st, 0);
+            if (!line || strcmp(line, "ok"))
+                sw_buf_printf(&b, "%s%s", b.len ? "; " : "", line ? line : "no answer");
+        }
+        if (rc != SQLITE_DONE)
+            sw_buf_printf(&b, "%s%s", b.len ? "; " : "", sqlite3_errmsg(d->conn->db));
+        sqlite3_finalize(st);
+        damage = b.data;
+        for (char *p = damage; p && *p; p++) /* its answer is lines: one line of the message */
+            if (*p == '\n')
+                *p = ' ';
+    }
+    if (damage)
+        sw_usage_error(
+            "--resume %s: %s is damaged (SQLite's integrity check: %.300s); its runs cannot be trusted and "
+            "resuming would add runs to a file analyze refuses: restore it from a copy, or start a new sweep",
+            dir, d->path, damage);
     if (sqlite3_prepare_v2(d->conn->db, "SELECT count(*) FROM schedule, calibration, meta LIMIT 1", -1, &st, NULL) !=
         SQLITE_OK)
         sw_usage_error("--resume %s: %s is not a results database written by sweep (%s)", dir, d->path,

@@ -270,3 +270,7 @@ void sw_plan_estimate(const sw_cell *cells, const sw_slot *slots, int n_slots, c
     e->timed_ns = e->timed_run_ns + e->timed_runs * overhead_ns;
     e->sim_ns = (e->sim_run_ns + e->sim_runs * sim_overhead_ns) / (jobs > 0 ? jobs : 1);
 }
+
+char *sw_plan_unit_key(const sw_cell *c) {
+    return sw_xasprintf("%s%s%s%s", c->sim ? "sim:" : "", c->workload, c->args[0] ? " " : "", c->args);
+}

@@ -88,6 +88,10 @@ int sw_plan_schedule(int n_cells, int warmup, int runs, uint64_t seed, sw_slot *
 /* The index of cell i's baseline: the baseline cell of the same workload
  * and depth (itself for a baseline); -1 if the plan has none. */
 int sw_plan_baseline_of(const sw_cell *cells, int n_cells, int i);
+/* The key of a cell's calibration unit in the calibration tables: its
+ * workload, then its arguments if it has any ("deepstack --depth 16"),
+ * "sim:" first for a simulated cell.  Fresh. */
+char *sw_plan_unit_key(const sw_cell *c);
 /* Builds the blocked schedule (see the invariants) of warmup + runs rounds.
  * Returns the number of slots: (warmup + runs) * 2 * (blocks per round),
  * with one block per cell that is not a baseline and one A/A block per

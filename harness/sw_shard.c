@@ -3,6 +3,7 @@
 #include "sw_shard.h"
 #include "sw_db.h"
 #include "sw_util.h"
+#include "sw_verify.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -356,61 +357,18 @@ static void check_shards(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out, i
     int n_slots = sw_plan_schedule_all(o, cells, n_cells, &slots);
     for (int i = 0; i < n; i++) {
         shard_in *s = &sh[i];
-        /* The same cells in every shard. */
-        sw_db_rows rows = q_rows(s, "SELECT cell_id, label, workload, kind, alloc_period, alloc_mode, time_hz,"
-                                    " time_clock, args, ifnull(depth, 0), backend, size FROM cells ORDER BY cell_id");
-        int c = 0;
+        char *where = sw_xasprintf("merge: %s (shard %d)", s->dir, s->k);
+        char *plan = sw_xasprintf("the plan of its settings, shard %d of %d", s->k, s->n);
         int *owned = owned_cells(o, cells, n_cells, s->k, s->n);
-        for (int r = 0; r < rows.n; r++) {
-            const sw_cell *p = c < n_cells ? &cells[c] : NULL;
-#define COL(i) (sw_db_at(&rows, r, i) ? sw_db_at(&rows, r, i) : "")
-            if (!p || (int)num(&rows, r, 0) != p->id || strcmp(COL(1), p->label) || strcmp(COL(2), p->workload) ||
-                strcmp(COL(3), p->kind) || (uint64_t)num(&rows, r, 4) != p->alloc_period ||
-                strcmp(COL(5), p->alloc_mode) || (unsigned)num(&rows, r, 6) != p->time_hz ||
-                strcmp(COL(7), p->time_clock) || strcmp(COL(8), p->args) || (unsigned)num(&rows, r, 9) != p->depth ||
-                strcmp(COL(10), p->sim ? "sim" : "native"))
-                sw_usage_error("merge: %s (shard %d): cell %d is %s, but the plan of its settings has %s there: the "
-                               "database does not hold the plan it claims",
-                               s->dir, s->k, (int)num(&rows, r, 0), COL(1), p ? p->label : "no cell");
-            if (owned[c] && num(&rows, r, 11) <= 0)
-                sw_usage_error("merge: %s (shard %d): cell %s has no calibrated size", s->dir, s->k, p->label);
-#undef COL
-            c++;
-        }
-        sw_db_rows_free(&rows);
-        if (c != n_cells)
-            sw_usage_error("merge: %s (shard %d) has %d cells, the plan of its settings %d", s->dir, s->k, c, n_cells);
-        /* Its schedule: exactly the plan's rows of its groups. */
-        rows = q_rows(s, "SELECT seq, cell_id, round, ifnull(block, 0), ifnull(block_pos, 0),"
-                         " ifnull(block_role, 0) FROM schedule ORDER BY seq");
-        int j = 0;
-        for (int r = 0; r < rows.n; r++) {
-            while (j < n_slots && !owned[slots[j].cell])
-                j++;
-            int seq = (int)num(&rows, r, 0);
-            if (j >= n_slots || seq != slots[j].seq || (int)num(&rows, r, 1) != cells[slots[j].cell].id ||
-                (int)num(&rows, r, 2) != slots[j].round || (int)num(&rows, r, 3) != slots[j].block ||
-                (int)num(&rows, r, 4) != slots[j].pos || (int)num(&rows, r, 5) != slots[j].role)
-                sw_usage_error("merge: %s (shard %d): its schedule's run %d is not the plan's (the plan of its "
-                               "settings, shard %d of %d, %s): not a shard of this sweep",
-                               s->dir, s->k, seq, s->k, s->n,
-                               j < n_slots ? "differs there" : "has no more runs for this shard");
-            j++;
-        }
-        sw_db_rows_free(&rows);
-        while (j < n_slots && !owned[slots[j].cell])
-            j++;
-        if (j < n_slots)
-            sw_usage_error("merge: %s (shard %d): its schedule lacks the plan's run %d and later ones", s->dir, s->k,
-                           slots[j].seq);
-        free(owned);
+        /* The same cells in every shard, its schedule exactly the plan's rows
+         * of its groups, every run one of them (sw_verify.h). */
+        sw_verify_cells(&s->db, where, cells, n_cells, owned);
+        sw_verify_schedule(&s->db, where, o, cells, n_cells, slots, n_slots, owned, 0, plan,
+                           "not a shard of this sweep");
+        sw_verify_runs(&s->db, where, o->design == SW_DESIGN_BLOCKED);
+        free(owned), free(where), free(plan);
         /* Every planned run exactly once: runs are UNIQUE(seq), so each
-         * schedule row has at most one; none may be missing or foreign. */
-        long foreign = q_long(s, "SELECT count(*) FROM runs r LEFT JOIN schedule s ON s.seq = r.seq"
-                                 " WHERE s.seq IS NULL OR s.cell_id != r.cell_id OR s.round != r.round");
-        if (foreign)
-            sw_usage_error("merge: %s (shard %d) holds %ld runs that its schedule does not plan", s->dir, s->k,
-                           foreign);
+         * schedule row has at most one; none may be missing. */
         long missing =
             q_long(s, "SELECT count(*) FROM schedule s WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.seq = s.seq)");
         if (missing)

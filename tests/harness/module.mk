@@ -2,7 +2,7 @@
 # options, counters, exec), failure handling, kill -9 and --resume, and the
 # quick sweep end to end.  Their stand-in workloads go to $(BUILD)/test-bin/harness.
 HARNESS_TEST_BIN := $(BUILD)/test-bin/harness
-HARNESS_FAKES := ok alt crash hang badsum badcheck nostats min max
+HARNESS_FAKES := ok alt crash hang badsum badcheck nostats badstats min max
 HARNESS_CRITERION := $(shell pkg-config --cflags --libs criterion 2>/dev/null || echo -lcriterion)
 
 # Built without sanitizers even in sanitizer builds: the stand-ins must crash
@@ -89,3 +89,27 @@ TESTS += test-harness-cmd
 test-harness-watch: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-watch sh tests/harness/watch.sh
 TESTS += test-harness-watch
+
+# Every run's stats record judged by the rules analyze uses (runtime/sgc_statsrec.h).
+.PHONY: test-harness-records
+test-harness-records: $(BIN)/sweep $(BIN)/analyze $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) ANALYZE=$(BIN)/analyze sh tests/check.sh harness-records sh tests/harness/records.sh
+TESTS += test-harness-records
+
+# A simulated run's counts from any environment, and across a kill and --resume.
+.PHONY: test-harness-determinism
+test-harness-determinism: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-determinism sh tests/harness/determinism.sh
+TESTS += test-harness-determinism
+
+# --resume refuses an edited or damaged sweep, another build, a directory that is not a sweep's.
+.PHONY: test-harness-resumecheck
+test-harness-resumecheck: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-resumecheck sh tests/harness/resumecheck.sh
+TESTS += test-harness-resumecheck
+
+# Settings that would make every run fail, and inputs partly dropped, refused up front.
+.PHONY: test-harness-refusals
+test-harness-refusals: $(BIN)/sweep $(BIN)/gcbench $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-refusals sh tests/harness/refusals.sh
+TESTS += test-harness-refusals

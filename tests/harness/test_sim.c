@@ -95,6 +95,10 @@ Test(sim, malformed_outputs_are_refused_with_a_reason) {
     expect_malformed("events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\nsummary: 10 1 2 10 1 1 10 1 1\n", "inconsistent");
     expect_malformed("events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw\nsummary: 10 11 1 10 1 1 10 1 1\n",
                      "inconsistent");
+    /* Two outputs in one file: which summary is the run's is not known. */
+    char *twice = sw_xasprintf("%s%s", text, text);
+    expect_malformed(twice, "more than one 'events:' or 'summary:' line (two outputs in one file?)");
+    free(twice);
     free(text);
 }
 
