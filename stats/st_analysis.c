@@ -507,6 +507,8 @@ void st_analyze(const st_sweep *sw, const st_analysis_opts *opts, st_analysis *a
         r->paired_level = ST_LEVEL_BLOCKS;
         r->rep_overhead_tau = r->rep_overhead_tau_family = r->rep_overhead_within = NAN;
         r->rep_paired_tau = r->rep_paired_tau_family = r->rep_paired_within = NAN;
+        r->rep_overhead_tau_used = r->rep_overhead_tau_lo = r->rep_overhead_tau_hi = NAN;
+        r->rep_paired_tau_used = r->rep_paired_tau_lo = r->rep_paired_tau_hi = NAN;
     }
     if (opts->no_fits)
         return;

@@ -80,7 +80,10 @@ typedef struct st_result {
     double rep_overhead_tau; /* between-replicate SD of log(overhead): the cell's own estimate (NaN unless >= 2) */
     double rep_overhead_tau_family; /* its family's pooled estimate */
     double rep_overhead_within;     /* RMS of the replicates' standard errors of log(overhead) */
-    double rep_paired_tau, rep_paired_tau_family, rep_paired_within; /* the same for log(paired) */
+    double rep_paired_tau, rep_paired_tau_family, rep_paired_within;        /* the same for log(paired) */
+    double rep_overhead_tau_used, rep_overhead_tau_lo, rep_overhead_tau_hi; /* the SD the interval used (its own or
+                                                                             * its family's), Q-profile interval */
+    double rep_paired_tau_used, rep_paired_tau_lo, rep_paired_tau_hi;
     st_re paired_re;  /* replicated sweeps: the combination the paired interval came from (log scale) */
     double *pair_log; /* the per-block log-ratios of the paired ratio (pairs of them; NULL if none) */
     /* The family claim (docs/STATISTICS.md, "Families"): the fixed-mode

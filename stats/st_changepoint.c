@@ -93,12 +93,22 @@ void st_cp_find(const double *x, size_t n, st_cp *out) {
         free(d);
         return; /* neighbours equal: no level to tell apart */
     }
-    double mx = st_median(x, n);
-    double *z = st_xmalloc(n * sizeof *z);
+    /* Hampel filter: a block further than ST_CP_OUTLIER scales from the
+     * median of its window (ST_CP_HALF blocks each side) is an outlier (a
+     * collection falling into one half of the block) and stands in at that
+     * median; a change of level is no outlier of its own window. */
+    double *y = st_xmalloc(n * sizeof *y), win[2 * ST_CP_HALF + 1];
     for (size_t i = 0; i < n; i++) {
-        double v = (x[i] - mx) / s;
-        z[i] = v > ST_CP_CLIP ? ST_CP_CLIP : v < -ST_CP_CLIP ? -ST_CP_CLIP : v;
+        size_t a = i >= ST_CP_HALF ? i - ST_CP_HALF : 0, b = i + ST_CP_HALF + 1 < n ? i + ST_CP_HALF + 1 : n;
+        memcpy(win, x + a, (b - a) * sizeof *x);
+        double m = st_median(win, b - a);
+        y[i] = fabs(x[i] - m) > ST_CP_OUTLIER * s ? m : x[i];
     }
+    double my = st_median(y, n);
+    double *z = st_xmalloc(n * sizeof *z);
+    for (size_t i = 0; i < n; i++)
+        z[i] = (y[i] - my) / s;
+    free(y);
     size_t *cp = st_xmalloc(n * sizeof *cp);
     out->ncp = st_cp_pelt(z, n, ST_CP_PENALTY * log((double)n), cp);
     for (size_t i = 0; i < out->ncp && i < ST_CP_MAX; i++)

@@ -3,11 +3,13 @@
  * starts (docs/STATISTICS.md, "Steady state per process").
  *
  * Invariants:
- *  - The series is standardized robustly before the search: z_i = (x_i -
- *    median x) / s, s = 1.4826 * MAD of the first differences / sqrt(2) (a
- *    level shift moves one difference, not the scale), then clipped to
- *    [-ST_CP_CLIP, ST_CP_CLIP] so that a single wild block cannot make a
- *    segment of its own.
+ *  - The series is standardized robustly before the search: s = 1.4826 *
+ *    MAD of the first differences / sqrt(2) (a level shift moves one
+ *    difference, not the scale); a block further than ST_CP_OUTLIER * s from
+ *    the median of its window of ST_CP_HALF blocks each side stands in at
+ *    that median (a Hampel filter: one wild block cannot make a segment of
+ *    its own, a change of level is no outlier of its own window); z_i =
+ *    (y_i - median y) / s.
  *  - The segmentation minimises sum over segments of sum (z_i - mean)^2 plus
  *    ST_CP_PENALTY * ln(n) per changepoint, exactly (PELT, Killick et al.
  *    2012: optimal partitioning with pruning, which drops no candidate that
@@ -33,8 +35,9 @@
 #include <stddef.h>
 
 #define ST_CP_MIN 8       /* shortest series tested */
-#define ST_CP_CLIP 3.0    /* |z| cap, in robust standard deviations */
-#define ST_CP_PENALTY 5.0 /* beta = ST_CP_PENALTY * ln(n) per changepoint */
+#define ST_CP_HALF 2      /* the Hampel filter's window: blocks each side */
+#define ST_CP_OUTLIER 3.0 /* its threshold, in robust standard deviations */
+#define ST_CP_PENALTY 8.0 /* beta = ST_CP_PENALTY * ln(n) per changepoint (docs/STATISTICS.md: why 8) */
 #define ST_CP_MAX 64      /* changepoints reported (the search has no limit) */
 
 typedef enum st_steady {

@@ -174,12 +174,15 @@ void st_rep_combine_cells(const double *est, const double *se, const size_t *cel
     double *fdf = st_xmalloc((nfamilies ? nfamilies : 1) * sizeof *fdf);
     size_t *fcell = st_xmalloc((n ? n : 1) * sizeof *fcell);
     double *fe = st_xmalloc((n ? n : 1) * sizeof *fe), *fs = st_xmalloc((n ? n : 1) * sizeof *fs);
+    double *flo = st_xmalloc((nfamilies ? nfamilies : 1) * sizeof *flo);
+    double *fhi = st_xmalloc((nfamilies ? nfamilies : 1) * sizeof *fhi);
     for (size_t f = 0; f < nfamilies; f++) {
         size_t m = 0;
         for (size_t i = 0; i < n; i++)
             if (family[cell[i]] == f)
                 fe[m] = est[i], fs[m] = se[i], fcell[m++] = cell[i];
         ftau[f] = st_re_family_tau2(fe, fs, fcell, m, ncells, &fdf[f]);
+        st_re_family_tau2_ci(fe, fs, fcell, m, ncells, confidence, &flo[f], &fhi[f]);
     }
     double *ce = st_xmalloc((n ? n : 1) * sizeof *ce), *cs = st_xmalloc((n ? n : 1) * sizeof *cs);
     for (size_t c = 0; c < ncells; c++) {
@@ -205,12 +208,14 @@ void st_rep_combine_cells(const double *est, const double *se, const size_t *cel
         if (k >= ST_REP_OWN || !isfinite(o->tau2_family) || !own.weighted) {
             o->re = own;
             o->own = 1;
+            o->tau2_lo = own.tau2_lo, o->tau2_hi = own.tau2_hi;
         } else {
+            o->tau2_lo = flo[family[c]], o->tau2_hi = fhi[family[c]];
             st_re_combine(ce, cs, k, o->tau2_family, o->df_family, confidence, &o->re);
             o->re.q = own.q, o->re.q_p = own.q_p, o->re.i2 = own.i2;
         }
     }
-    free(ftau), free(fdf), free(fcell), free(fe), free(fs), free(ce), free(cs);
+    free(ftau), free(fdf), free(flo), free(fhi), free(fcell), free(fe), free(fs), free(ce), free(cs);
 }
 
 /* ---- The analysis of each replicate ------------------------------------------ */
@@ -368,10 +373,14 @@ void st_reps_apply(st_analysis *an, const int *rep, size_t k, const st_analysis_
                     r->rep_paired_tau = sqrt(o->tau2_cell);
                     r->rep_paired_tau_family = sqrt(o->tau2_family);
                     r->rep_paired_within = o->within;
+                    r->rep_paired_tau_used = sqrt(o->re.tau2);
+                    r->rep_paired_tau_lo = sqrt(o->tau2_lo), r->rep_paired_tau_hi = sqrt(o->tau2_hi);
                 } else {
                     r->rep_overhead_tau = sqrt(o->tau2_cell);
                     r->rep_overhead_tau_family = sqrt(o->tau2_family);
                     r->rep_overhead_within = o->within;
+                    r->rep_overhead_tau_used = sqrt(o->re.tau2);
+                    r->rep_overhead_tau_lo = sqrt(o->tau2_lo), r->rep_overhead_tau_hi = sqrt(o->tau2_hi);
                 }
                 char fb[256];
                 st_rep_family(r->cell, fb, sizeof fb);

@@ -61,13 +61,14 @@ void st_rep_family(const st_cell *c, char *buf, size_t size);
  * (0..nfamilies-1).  Fills out[c] for every cell: the combination, its own
  * and its family's between-replicate variance. */
 typedef struct st_rep_comb {
-    st_re re;           /* the interval over replicates (est, lo, hi on the units' scale) */
-    size_t k;           /* replicates of the cell */
-    double tau2_cell;   /* the cell's own DerSimonian-Laird estimate (NaN below 2 replicates) */
-    double tau2_family; /* its family's pooled estimate (NaN when nothing to pool) */
-    double df_family;   /* the family's degrees of freedom */
-    double within;      /* root mean square of the replicates' standard errors */
-    int own;            /* 1: the cell's own variance was used (>= ST_REP_OWN replicates) */
+    st_re re;                /* the interval over replicates (est, lo, hi on the units' scale) */
+    size_t k;                /* replicates of the cell */
+    double tau2_cell;        /* the cell's own DerSimonian-Laird estimate (NaN below 2 replicates) */
+    double tau2_family;      /* its family's pooled estimate (NaN when nothing to pool) */
+    double df_family;        /* the family's degrees of freedom */
+    double within;           /* root mean square of the replicates' standard errors */
+    int own;                 /* 1: the cell's own variance was used (>= ST_REP_OWN replicates) */
+    double tau2_lo, tau2_hi; /* the Q-profile interval of the variance used (own or family) */
 } st_rep_comb;
 
 void st_rep_combine_cells(const double *est, const double *se, const size_t *cell, size_t n, size_t ncells,

@@ -254,104 +254,110 @@ static void out_hum(row_out *o, double v, int digits) {
  * breaks replaced), INT (an integer) or Gn (a number with n significant
  * digits, empty when missing); value is computed for the result r of cell
  * c, with the analysis an.  A new column goes at the end. */
-#define ST_SUMMARY_COLUMNS(COL)                                                                            \
-    COL(workload, TEXT, c->workload)                                                                       \
-    COL(label, TEXT, c->label)                                                                             \
-    COL(kind, TEXT, c->kind)                                                                               \
-    COL(alloc_mode, TEXT, c->alloc_mode)                                                                   \
-    COL(alloc_period, INT, c->alloc_period)                                                                \
-    COL(time_hz, INT, c->time_hz)                                                                          \
-    COL(time_clock, TEXT, c->time_clock)                                                                   \
-    COL(size, INT, c->size)                                                                                \
-    COL(baseline, TEXT, r->baseline ? r->baseline->label : "")                                             \
-    COL(runs, INT, r->runs)                                                                                \
-    COL(runs_failed, INT, r->failed)                                                                       \
-    COL(baseline_runs, INT, r->baseline_runs)                                                              \
-    COL(wall_median_ns, G12, r->wall.median)                                                               \
-    COL(wall_q1_ns, G12, r->wall.q1)                                                                       \
-    COL(wall_q3_ns, G12, r->wall.q3)                                                                       \
-    COL(wall_mad_ns, G12, r->wall.mad)                                                                     \
-    COL(wall_outliers, INT, r->wall.outliers)                                                              \
-    COL(cpu_source, TEXT, r->cpu_task_clock ? "task-clock" : "user+sys")                                   \
-    COL(cpu_median_ns, G12, r->cpu.median)                                                                 \
-    COL(cpu_q1_ns, G12, r->cpu.q1)                                                                         \
-    COL(cpu_q3_ns, G12, r->cpu.q3)                                                                         \
-    COL(cpu_mad_ns, G12, r->cpu.mad)                                                                       \
-    COL(cpu_outliers, INT, r->cpu.outliers)                                                                \
-    COL(overhead, G6, r->overhead.est)                                                                     \
-    COL(overhead_lo, G6, lo_of(&r->overhead))                                                              \
-    COL(overhead_hi, G6, hi_of(&r->overhead))                                                              \
-    COL(overhead_ci, TEXT, st_ci_name(r->overhead.method))                                                 \
-    COL(cpu_overhead, G6, r->cpu_overhead.est)                                                             \
-    COL(cpu_overhead_lo, G6, lo_of(&r->cpu_overhead))                                                      \
-    COL(cpu_overhead_hi, G6, hi_of(&r->cpu_overhead))                                                      \
-    COL(cpu_overhead_ci, TEXT, st_ci_name(r->cpu_overhead.method))                                         \
-    COL(alloc_samples, G12, r->alloc_samples)                                                              \
-    COL(alloc_sample_points, G12, r->alloc_points)                                                         \
-    COL(time_samples, G12, r->time_samples)                                                                \
-    COL(alloc_sps, G6, r->alloc_sps.est)                                                                   \
-    COL(alloc_sps_lo, G6, lo_of(&r->alloc_sps))                                                            \
-    COL(alloc_sps_hi, G6, hi_of(&r->alloc_sps))                                                            \
-    COL(alloc_sps_ci, TEXT, st_ci_name(r->alloc_sps.method))                                               \
-    COL(time_sps, G6, r->time_sps.est)                                                                     \
-    COL(time_sps_lo, G6, lo_of(&r->time_sps))                                                              \
-    COL(time_sps_hi, G6, hi_of(&r->time_sps))                                                              \
-    COL(time_sps_ci, TEXT, st_ci_name(r->time_sps.method))                                                 \
-    COL(time_hz_achieved, G6, r->hz_achieved)                                                              \
-    COL(sps, G6, r->sps.est)                                                                               \
-    COL(norm_overhead, G6, r->norm.est)                                                                    \
-    COL(norm_overhead_lo, G6, lo_of(&r->norm))                                                             \
-    COL(norm_overhead_hi, G6, hi_of(&r->norm))                                                             \
-    COL(norm_overhead_ci, TEXT, st_ci_name(r->norm.method))                                                \
-    COL(sample_cost_us, G6, r->cost.est)                                                                   \
-    COL(sample_cost_us_lo, G6, lo_of(&r->cost))                                                            \
-    COL(sample_cost_us_hi, G6, hi_of(&r->cost))                                                            \
-    COL(sample_cost_ci, TEXT, st_ci_name(r->cost.method))                                                  \
-    COL(mw_u, G10, r->mw.u)                                                                                \
-    COL(mw_p, G4, r->mw.p)                                                                                 \
-    COL(mw_method, TEXT, isnan(r->mw.p) ? "" : r->mw.exact ? "exact" : "normal")                           \
-    COL(verdict, TEXT, r->verdict)                                                                         \
-    COL(exact_checked, INT, r->exact_checked)                                                              \
-    COL(exact_mismatches, INT, r->exact_mismatches)                                                        \
-    COL(samples_ratio, G8, r->samples_ratio)                                                               \
-    COL(bytes_allocated, G12, r->bytes_allocated)                                                          \
-    COL(gc_ns, G12, r->gc_ns)                                                                              \
-    COL(aa_ratio, G6, r->is_baseline ? r->aa.est : NAN)                                                    \
-    COL(aa_lo, G6, r->is_baseline ? lo_of(&r->aa) : NAN)                                                   \
-    COL(aa_hi, G6, r->is_baseline ? hi_of(&r->aa) : NAN)                                                   \
-    COL(aa_ci, TEXT, r->is_baseline ? st_ci_name(r->aa.method) : "")                                       \
-    COL(aa_floor, G4, r->is_baseline ? r->aa_floor : NAN)                                                  \
-    COL(depth, G10, c->depth)                                                                              \
-    COL(note, TEXT, r->note)                                                                               \
-    COL(pairs, INT, r->pairs)                                                                              \
-    COL(paired, G6, r->paired.est)                                                                         \
-    COL(paired_lo, G6, lo_of(&r->paired))                                                                  \
-    COL(paired_hi, G6, hi_of(&r->paired))                                                                  \
-    COL(paired_ci, TEXT, st_ci_name(r->paired.method))                                                     \
-    COL(paired_verdict, TEXT, r->is_baseline ? "" : st_verdict_text(r->pverdict, an->margin, v, sizeof v)) \
-    COL(paired_cpu, G6, r->paired_cpu.est)                                                                 \
-    COL(paired_cpu_lo, G6, lo_of(&r->paired_cpu))                                                          \
-    COL(paired_cpu_hi, G6, hi_of(&r->paired_cpu))                                                          \
-    COL(paired_norm, G6, r->paired_norm.est)                                                               \
-    COL(paired_norm_lo, G6, lo_of(&r->paired_norm))                                                        \
-    COL(paired_norm_hi, G6, hi_of(&r->paired_norm))                                                        \
-    COL(paired_cost_us, G6, r->paired_cost.est)                                                            \
-    COL(paired_cost_us_lo, G6, lo_of(&r->paired_cost))                                                     \
-    COL(paired_cost_us_hi, G6, hi_of(&r->paired_cost))                                                     \
-    COL(paired_floor, G4, r->paired_floor)                                                                 \
-    COL(replicates, INT, r->replicates)                                                                    \
-    COL(overhead_level, TEXT, st_level_name(r->overhead_level))                                            \
-    COL(paired_level, TEXT, r->pairs ? st_level_name(r->paired_level) : "")                                \
-    COL(rep_overhead_tau, G4, r->rep_overhead_tau)                                                         \
-    COL(rep_overhead_tau_family, G4, r->rep_overhead_tau_family)                                           \
-    COL(rep_overhead_within, G4, r->rep_overhead_within)                                                   \
-    COL(rep_paired_tau, G4, r->rep_paired_tau)                                                             \
-    COL(rep_paired_tau_family, G4, r->rep_paired_tau_family)                                               \
-    COL(rep_paired_within, G4, r->rep_paired_within)                                                       \
-    COL(family_size, INT, r->family_size)                                                                  \
-    COL(paired_sim_lo, G6, r->sim_lo)                                                                      \
-    COL(paired_sim_hi, G6, r->sim_hi)                                                                      \
-    COL(family_verdict, TEXT, r->family_size ? st_verdict_text(r->family_verdict, an->margin, v, sizeof v) : "")
+#define ST_SUMMARY_COLUMNS(COL)                                                                                  \
+    COL(workload, TEXT, c->workload)                                                                             \
+    COL(label, TEXT, c->label)                                                                                   \
+    COL(kind, TEXT, c->kind)                                                                                     \
+    COL(alloc_mode, TEXT, c->alloc_mode)                                                                         \
+    COL(alloc_period, INT, c->alloc_period)                                                                      \
+    COL(time_hz, INT, c->time_hz)                                                                                \
+    COL(time_clock, TEXT, c->time_clock)                                                                         \
+    COL(size, INT, c->size)                                                                                      \
+    COL(baseline, TEXT, r->baseline ? r->baseline->label : "")                                                   \
+    COL(runs, INT, r->runs)                                                                                      \
+    COL(runs_failed, INT, r->failed)                                                                             \
+    COL(baseline_runs, INT, r->baseline_runs)                                                                    \
+    COL(wall_median_ns, G12, r->wall.median)                                                                     \
+    COL(wall_q1_ns, G12, r->wall.q1)                                                                             \
+    COL(wall_q3_ns, G12, r->wall.q3)                                                                             \
+    COL(wall_mad_ns, G12, r->wall.mad)                                                                           \
+    COL(wall_outliers, INT, r->wall.outliers)                                                                    \
+    COL(cpu_source, TEXT, r->cpu_task_clock ? "task-clock" : "user+sys")                                         \
+    COL(cpu_median_ns, G12, r->cpu.median)                                                                       \
+    COL(cpu_q1_ns, G12, r->cpu.q1)                                                                               \
+    COL(cpu_q3_ns, G12, r->cpu.q3)                                                                               \
+    COL(cpu_mad_ns, G12, r->cpu.mad)                                                                             \
+    COL(cpu_outliers, INT, r->cpu.outliers)                                                                      \
+    COL(overhead, G6, r->overhead.est)                                                                           \
+    COL(overhead_lo, G6, lo_of(&r->overhead))                                                                    \
+    COL(overhead_hi, G6, hi_of(&r->overhead))                                                                    \
+    COL(overhead_ci, TEXT, st_ci_name(r->overhead.method))                                                       \
+    COL(cpu_overhead, G6, r->cpu_overhead.est)                                                                   \
+    COL(cpu_overhead_lo, G6, lo_of(&r->cpu_overhead))                                                            \
+    COL(cpu_overhead_hi, G6, hi_of(&r->cpu_overhead))                                                            \
+    COL(cpu_overhead_ci, TEXT, st_ci_name(r->cpu_overhead.method))                                               \
+    COL(alloc_samples, G12, r->alloc_samples)                                                                    \
+    COL(alloc_sample_points, G12, r->alloc_points)                                                               \
+    COL(time_samples, G12, r->time_samples)                                                                      \
+    COL(alloc_sps, G6, r->alloc_sps.est)                                                                         \
+    COL(alloc_sps_lo, G6, lo_of(&r->alloc_sps))                                                                  \
+    COL(alloc_sps_hi, G6, hi_of(&r->alloc_sps))                                                                  \
+    COL(alloc_sps_ci, TEXT, st_ci_name(r->alloc_sps.method))                                                     \
+    COL(time_sps, G6, r->time_sps.est)                                                                           \
+    COL(time_sps_lo, G6, lo_of(&r->time_sps))                                                                    \
+    COL(time_sps_hi, G6, hi_of(&r->time_sps))                                                                    \
+    COL(time_sps_ci, TEXT, st_ci_name(r->time_sps.method))                                                       \
+    COL(time_hz_achieved, G6, r->hz_achieved)                                                                    \
+    COL(sps, G6, r->sps.est)                                                                                     \
+    COL(norm_overhead, G6, r->norm.est)                                                                          \
+    COL(norm_overhead_lo, G6, lo_of(&r->norm))                                                                   \
+    COL(norm_overhead_hi, G6, hi_of(&r->norm))                                                                   \
+    COL(norm_overhead_ci, TEXT, st_ci_name(r->norm.method))                                                      \
+    COL(sample_cost_us, G6, r->cost.est)                                                                         \
+    COL(sample_cost_us_lo, G6, lo_of(&r->cost))                                                                  \
+    COL(sample_cost_us_hi, G6, hi_of(&r->cost))                                                                  \
+    COL(sample_cost_ci, TEXT, st_ci_name(r->cost.method))                                                        \
+    COL(mw_u, G10, r->mw.u)                                                                                      \
+    COL(mw_p, G4, r->mw.p)                                                                                       \
+    COL(mw_method, TEXT, isnan(r->mw.p) ? "" : r->mw.exact ? "exact" : "normal")                                 \
+    COL(verdict, TEXT, r->verdict)                                                                               \
+    COL(exact_checked, INT, r->exact_checked)                                                                    \
+    COL(exact_mismatches, INT, r->exact_mismatches)                                                              \
+    COL(samples_ratio, G8, r->samples_ratio)                                                                     \
+    COL(bytes_allocated, G12, r->bytes_allocated)                                                                \
+    COL(gc_ns, G12, r->gc_ns)                                                                                    \
+    COL(aa_ratio, G6, r->is_baseline ? r->aa.est : NAN)                                                          \
+    COL(aa_lo, G6, r->is_baseline ? lo_of(&r->aa) : NAN)                                                         \
+    COL(aa_hi, G6, r->is_baseline ? hi_of(&r->aa) : NAN)                                                         \
+    COL(aa_ci, TEXT, r->is_baseline ? st_ci_name(r->aa.method) : "")                                             \
+    COL(aa_floor, G4, r->is_baseline ? r->aa_floor : NAN)                                                        \
+    COL(depth, G10, c->depth)                                                                                    \
+    COL(note, TEXT, r->note)                                                                                     \
+    COL(pairs, INT, r->pairs)                                                                                    \
+    COL(paired, G6, r->paired.est)                                                                               \
+    COL(paired_lo, G6, lo_of(&r->paired))                                                                        \
+    COL(paired_hi, G6, hi_of(&r->paired))                                                                        \
+    COL(paired_ci, TEXT, st_ci_name(r->paired.method))                                                           \
+    COL(paired_verdict, TEXT, r->is_baseline ? "" : st_verdict_text(r->pverdict, an->margin, v, sizeof v))       \
+    COL(paired_cpu, G6, r->paired_cpu.est)                                                                       \
+    COL(paired_cpu_lo, G6, lo_of(&r->paired_cpu))                                                                \
+    COL(paired_cpu_hi, G6, hi_of(&r->paired_cpu))                                                                \
+    COL(paired_norm, G6, r->paired_norm.est)                                                                     \
+    COL(paired_norm_lo, G6, lo_of(&r->paired_norm))                                                              \
+    COL(paired_norm_hi, G6, hi_of(&r->paired_norm))                                                              \
+    COL(paired_cost_us, G6, r->paired_cost.est)                                                                  \
+    COL(paired_cost_us_lo, G6, lo_of(&r->paired_cost))                                                           \
+    COL(paired_cost_us_hi, G6, hi_of(&r->paired_cost))                                                           \
+    COL(paired_floor, G4, r->paired_floor)                                                                       \
+    COL(replicates, INT, r->replicates)                                                                          \
+    COL(overhead_level, TEXT, r->is_baseline ? "" : st_level_name(r->overhead_level))                            \
+    COL(paired_level, TEXT, r->pairs ? st_level_name(r->paired_level) : "")                                      \
+    COL(rep_overhead_tau, G4, r->rep_overhead_tau)                                                               \
+    COL(rep_overhead_tau_family, G4, r->rep_overhead_tau_family)                                                 \
+    COL(rep_overhead_within, G4, r->rep_overhead_within)                                                         \
+    COL(rep_paired_tau, G4, r->rep_paired_tau)                                                                   \
+    COL(rep_paired_tau_family, G4, r->rep_paired_tau_family)                                                     \
+    COL(rep_paired_within, G4, r->rep_paired_within)                                                             \
+    COL(family_size, INT, r->family_size)                                                                        \
+    COL(paired_sim_lo, G6, r->sim_lo)                                                                            \
+    COL(paired_sim_hi, G6, r->sim_hi)                                                                            \
+    COL(family_verdict, TEXT, r->family_size ? st_verdict_text(r->family_verdict, an->margin, v, sizeof v) : "") \
+    COL(rep_overhead_tau_used, G4, r->rep_overhead_tau_used)                                                     \
+    COL(rep_overhead_tau_lo, G4, r->rep_overhead_tau_lo)                                                         \
+    COL(rep_overhead_tau_hi, G4, r->rep_overhead_tau_hi)                                                         \
+    COL(rep_paired_tau_used, G4, r->rep_paired_tau_used)                                                         \
+    COL(rep_paired_tau_lo, G4, r->rep_paired_tau_lo)                                                             \
+    COL(rep_paired_tau_hi, G4, r->rep_paired_tau_hi)
 
 /* summary.csv's field types (the row writer is shared with the plot data). */
 #define out_TEXT(o, v) out_text(o, v)
