@@ -2,7 +2,8 @@
 #
 # make              build everything into build/ (library, tools, workloads, harness)
 # make test         every test; prints "tests: N passed, M failed" last
-# make sweep        the full default sweep, timed and simulated parts (QUICK=1: a small smoke sweep)
+# make sweep        the full default sweep, timed and simulated parts (QUICK=1: a small smoke sweep;
+#                   REPLICATES=K: K replicates of it, interleaved round by round)
 # make figures      statistics and figures again from stored results [RESULTS=dir]
 # make peers        freecheck's sampler beside jemalloc's, gperftools', HotSpot's and Go's (docs/WORKLOADS.md)
 # make validate     does the analysis recover a known injected per-sample cost? (about 10 min on a CPU of its own)
@@ -68,7 +69,7 @@ all: $(BINS)
 RESULTS ?= results/latest
 sweep: deps
 	@$(MAKE) --no-print-directory all
-	@rc=0; $(BIN)/sweep $(if $(QUICK),--quick) $(SWEEP_ARGS) || rc=$$?; \
+	@rc=0; $(BIN)/sweep $(if $(QUICK),--quick) $(if $(REPLICATES),--replicates $(REPLICATES)) $(SWEEP_ARGS) || rc=$$?; \
 	if [ $$rc -ne 0 ] && [ $$rc -ne 3 ]; then exit $$rc; fi; \
 	$(MAKE) --no-print-directory figures RESULTS=results/latest || exit $$?; \
 	if [ $$rc -eq 3 ]; then echo "make sweep: some runs failed (reasons above); the statistics use the others"; exit 3; fi

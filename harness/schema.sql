@@ -45,6 +45,9 @@ CREATE TABLE cells(
 -- the baseline run); NULL outside blocks.  Then the noise covariates over
 -- the run (docs/HARNESS.md).  node: the host name of the machine the run ran
 -- on (a sharded sweep's runs come from several, docs/HARNESS.md "Sharding").
+-- replicate: the replicate the run belongs to (sweep --replicates K: 0 ..
+-- K-1, each with its own seeds, schedule and block order); NULL in a sweep
+-- of one replicate (docs/STATISTICS.md, "Levels").
 CREATE TABLE runs(
   run_id INTEGER PRIMARY KEY,
   cell_id INTEGER NOT NULL REFERENCES cells,
@@ -66,6 +69,7 @@ CREATE TABLE runs(
   block INTEGER, block_pos INTEGER, block_role INTEGER,
   steal_ns INTEGER, other_busy_ns INTEGER, nivcsw INTEGER, minflt INTEGER, loadavg1 REAL,
   node TEXT,
+  replicate INTEGER,
   UNIQUE(seq));
 
 -- run_stats: every key of the run's stats record (runtime/sgc_stats_keys.h).
@@ -91,7 +95,8 @@ CREATE TABLE schedule(
   seq INTEGER PRIMARY KEY,
   cell_id INTEGER NOT NULL REFERENCES cells,
   round INTEGER NOT NULL,
-  block INTEGER, block_pos INTEGER, block_role INTEGER);
+  block INTEGER, block_pos INTEGER, block_role INTEGER,
+  replicate INTEGER);
 
 -- calibration: each workload's --size and how it was found; one row per
 -- probe run in calibration_probes.

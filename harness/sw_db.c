@@ -114,7 +114,8 @@ static char run_node[256];
     X(nivcsw, INT64, r->has_noise && r->has_times, r->noise.nivcsw)                              \
     X(minflt, INT64, r->has_noise && r->has_times, r->noise.minflt)                              \
     X(loadavg1, REAL, r->has_noise && r->noise.loadavg1 >= 0, r->noise.loadavg1)                 \
-    X(node, TEXT, 1, run_node)
+    X(node, TEXT, 1, run_node)                                                                   \
+    X(replicate, INT, r->replicate >= 0, r->replicate)
 
 /* "INSERT INTO runs(c1, c2, ...) VALUES(?, ?, ...)" from the list. */
 static char *insert_run_sql(void) {
@@ -253,6 +254,13 @@ void sw_db_open_existing(sw_db *d, const char *dir) {
      * runs' node stays NULL: unknown). */
     if (sqlite3_prepare_v2(d->conn->db, "SELECT node FROM runs LIMIT 0", -1, &st, NULL) != SQLITE_OK)
         exec_sql(d, "ALTER TABLE runs ADD COLUMN node TEXT");
+    sqlite3_finalize(st);
+    /* Likewise the replicate columns (a sweep of one replicate: NULL). */
+    if (sqlite3_prepare_v2(d->conn->db, "SELECT replicate FROM runs LIMIT 0", -1, &st, NULL) != SQLITE_OK)
+        exec_sql(d, "ALTER TABLE runs ADD COLUMN replicate INTEGER");
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(d->conn->db, "SELECT replicate FROM schedule LIMIT 0", -1, &st, NULL) != SQLITE_OK)
+        exec_sql(d, "ALTER TABLE schedule ADD COLUMN replicate INTEGER");
     sqlite3_finalize(st);
     reserve_space(d, dir);
     tune(d);
@@ -474,7 +482,8 @@ void sw_db_store_plan(sw_db *d, const sw_cell *cells, int n_cells, const sw_slot
         step_done(d, st, "storing the cells");
     }
     sqlite3_finalize(st);
-    st = prepare(d, "INSERT INTO schedule(seq, cell_id, round, block, block_pos, block_role) VALUES(?,?,?,?,?,?)");
+    st = prepare(d, "INSERT INTO schedule(seq, cell_id, round, block, block_pos, block_role, replicate)"
+                    " VALUES(?,?,?,?,?,?,?)");
     for (int i = 0; i < n_slots; i++) {
         sqlite3_bind_int(st, 1, slots[i].seq);
         sqlite3_bind_int(st, 2, cells[slots[i].cell].id);
@@ -484,6 +493,8 @@ void sw_db_store_plan(sw_db *d, const sw_cell *cells, int n_cells, const sw_slot
             sqlite3_bind_int(st, 5, slots[i].pos);
             sqlite3_bind_int(st, 6, slots[i].role);
         }
+        if (slots[i].replicate >= 0)
+            sqlite3_bind_int(st, 7, slots[i].replicate);
         step_done(d, st, "storing the schedule");
     }
     sqlite3_finalize(st);
@@ -550,7 +561,7 @@ int sw_db_load_cells(sw_db *d, sw_cell **out) {
 
 int sw_db_missing_slots(sw_db *d, sw_slot **out) {
     sqlite3_stmt *st = prepare(d, "SELECT s.seq, s.cell_id, s.round, ifnull(s.block, 0), ifnull(s.block_pos, 0),"
-                                  " ifnull(s.block_role, 0) FROM schedule s WHERE NOT EXISTS"
+                                  " ifnull(s.block_role, 0), ifnull(s.replicate, -1) FROM schedule s WHERE NOT EXISTS"
                                   " (SELECT 1 FROM runs r WHERE r.seq = s.seq) ORDER BY s.seq");
     int n = 0, cap = 256;
     sw_slot *slots = sw_xmalloc((size_t)cap * sizeof *slots);
@@ -563,7 +574,8 @@ int sw_db_missing_slots(sw_db *d, sw_slot **out) {
                                .pass = -1,
                                .block = sqlite3_column_int(st, 3),
                                .pos = sqlite3_column_int(st, 4),
-                               .role = sqlite3_column_int(st, 5)};
+                               .role = sqlite3_column_int(st, 5),
+                               .replicate = sqlite3_column_int(st, 6)};
     }
     sqlite3_finalize(st);
     *out = slots;
@@ -720,6 +732,7 @@ static const struct {
     {"nivcsw", "r.nivcsw"},
     {"minflt", "r.minflt"},
     {"loadavg1", "r.loadavg1"},
+    {"replicate", "r.replicate"},
 };
 
 int sw_db_export_csv(sw_db *d, const char *csv_path) {

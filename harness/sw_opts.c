@@ -47,6 +47,7 @@ static void plan_defaults(sw_opts *o, int quick) {
     }
     o->warmup = 1;
     o->max_runs = 200;
+    o->replicates = 1;
 }
 
 const char *sw_design_name(sw_design d) {
@@ -120,6 +121,7 @@ void sw_opts_free(sw_opts *o) {
     free(o->resume_dir);
     free(o->config_text);
     free(o->from_dir);
+    free(o->sizes_from);
     memset(o, 0, sizeof *o);
 }
 
@@ -617,6 +619,11 @@ static const opt options[] = {
      HELP_PLAIN, "at most N measured rounds, adaptive ones included (200)"},
     {"max-time", OPT_FN, 0, 0, 0, NULL, set_max_time, 0, SEC_PLAN, "--max-time SEC", HELP_PLAIN,
      "at most SEC seconds of adaptive rounds per invocation (none)"},
+    {"replicates", OPT_INT, FIELD(replicates), 1, 1000, "a number of replicates", NULL, 0, SEC_PLAN, "--replicates K",
+     HELP_PLAIN,
+     "K replicates of the plan, each with its own seed, schedule and\n"
+     "block order, interleaved round by round over the sweep's time;\n"
+     "sizes calibrated once for all (default 1; docs/HARNESS.md)"},
     {"runs", OPT_INT, FIELD(runs), 1, 100000, "a number of runs", NULL, 0, SEC_PLAN, "--runs N", HELP_PLAIN,
      "measured rounds, each runs every block (blocked) or every\n"
      "cell (independent) once (default 30)"},
@@ -626,6 +633,11 @@ static const opt options[] = {
      "seed of the shuffles and of SGC_SEED (default: random, recorded)"},
     {"target", OPT_SECS, FIELD(target), 0, 600, NULL, NULL, 0, SEC_PLAN, "--target SEC", HELP_PLAIN,
      "calibrate each workload's --size to this baseline CPU time (0.28)"},
+    {"sizes-from", OPT_STR, FIELD(sizes_from), 0, 0, NULL, NULL, 0, SEC_PLAN, "--sizes-from DIR", HELP_PLAIN,
+     "every workload's --size (the depth cells' and the simulated\n"
+     "part's too) from the calibration of the sweep in DIR, instead\n"
+     "of calibrating: a rerun, or the other side of a compare, does\n"
+     "the same work (--size still wins for its workloads)"},
     {"size", OPT_FN, 0, 0, 0, NULL, set_size, OPT_REPEAT, SEC_PLAN, "--size [WORKLOAD=]N", HELP_PLAIN,
      "use this --size instead of calibrating (repeatable)"},
     {"env", OPT_FN, 0, 0, 0, NULL, set_env, OPT_REPEAT, SEC_PLAN, "--env NAME=VALUE", HELP_PLAIN,
@@ -959,6 +971,8 @@ char *sw_opts_to_config(const sw_opts *o) {
     sw_buf_printf(&b, "runs = %d\nwarmup = %d\nseed = %llu\n", o->runs, o->warmup, (unsigned long long)o->seed);
     sw_buf_printf(&b, "design = %s\n", sw_design_name(o->design));
     sw_buf_printf(&b, "halfwidth = %.17g%%\nmax-runs = %d\n", o->halfwidth * 100, o->max_runs);
+    if (o->replicates > 1) /* absent: one replicate (the configs stored before the setting) */
+        sw_buf_printf(&b, "replicates = %d\n", o->replicates);
     if (o->max_time > 0)
         sw_buf_printf(&b, "max-time = %.17g\n", o->max_time);
     else
@@ -973,6 +987,8 @@ char *sw_opts_to_config(const sw_opts *o) {
     else
         sw_buf_puts(&b, "timeout = auto\n");
     sw_buf_printf(&b, "target = %.17g\n", o->target);
+    if (o->sizes_from) /* absent: calibrated (the configs stored before the setting) */
+        sw_buf_printf(&b, "sizes-from = %s\n", o->sizes_from);
     sw_buf_puts(&b, "size = none\n");
     for (int i = 0; i < o->n_sizes; i++)
         sw_buf_printf(&b, "size = %s=%llu\n", o->sizes[i].workload, (unsigned long long)o->sizes[i].size);

@@ -547,6 +547,7 @@ void sw_run_to_row(const sw_run_result *res, const sw_cell *cell, int seq, int r
                    const sw_counters *counters, sw_run_row *row) {
     const sw_exec_res *e = &res->exec;
     memset(row, 0, sizeof *row);
+    row->replicate = -1; /* the caller sets a replicated sweep's */
     row->cell_id = cell->id;
     row->round = round;
     row->seq = seq;

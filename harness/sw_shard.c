@@ -575,8 +575,8 @@ int sw_shard_merge(int argc, char **argv) {
                 sql = sw_xasprintf(
                     "UPDATE main.cells SET size = (SELECT c.size FROM s.cells c WHERE c.cell_id = main.cells.cell_id)"
                     " WHERE cell_id IN (SELECT cell_id FROM s.schedule);"
-                    " INSERT INTO main.schedule(seq, cell_id, round, block, block_pos, block_role)"
-                    "  SELECT seq, cell_id, round, block, block_pos, block_role FROM s.schedule;"
+                    " INSERT INTO main.schedule(seq, cell_id, round, block, block_pos, block_role, replicate)"
+                    "  SELECT seq, cell_id, round, block, block_pos, block_role, replicate FROM s.schedule;"
                     " INSERT INTO main.runs(run_id, %s) SELECT m.new, %s FROM s.runs r JOIN temp.idmap m"
                     "  ON m.shard = %d AND m.old = r.run_id;"
                     " INSERT INTO main.run_stats(run_id, key, value) SELECT m.new, x.key, x.value FROM s.run_stats x"

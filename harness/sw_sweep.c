@@ -55,6 +55,9 @@ typedef struct sweep {
     int n_workloads;
     sw_cell *cells; /* the plan's cells */
     int n_cells;
+    char **from_key; /* --sizes-from: the calibration units' keys and their sizes there */
+    uint64_t *from_size;
+    int n_from;
     sw_runner runner;     /* how runs are started */
     sw_runner sim_runner; /* how simulated runs are started (under valgrind) */
     char *tmp;            /* private temporary directory */
@@ -610,16 +613,62 @@ static void calibrate_size(sweep *s, calib *c, int *probes) {
     c->ok = 1;
 }
 
+/* --sizes-from: the size unit key had in the sweep it names, 0 if none. */
+static uint64_t size_from(const sweep *s, const char *key) {
+    for (int i = 0; i < s->n_from; i++)
+        if (!strcmp(s->from_key[i], key))
+            return s->from_size[i];
+    return 0;
+}
+
+/* --sizes-from DIR: every calibration unit of the plan must have an ok
+ * calibration in DIR, read now (before anything is created) into
+ * s->from_key and s->from_size; a unit without one is refused. */
+static void load_sizes_from(sweep *s) {
+    if (!s->o.sizes_from)
+        return;
+    sw_db d;
+    sw_db_open_readonly(&d, s->o.sizes_from);
+    sw_cell *cells;
+    int n = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &cells);
+    s->from_key = sw_xcalloc((size_t)(n ? n : 1), sizeof *s->from_key);
+    s->from_size = sw_xcalloc((size_t)(n ? n : 1), sizeof *s->from_size);
+    for (int i = 0; i < n; i++) {
+        if ((cells[i].sim && !s->o.backend_sim) || (!cells[i].sim && !s->o.backend_native))
+            continue;
+        char *key = sw_plan_unit_key(&cells[i]);
+        if (size_from(s, key)) {
+            free(key);
+            continue;
+        }
+        uint64_t size = 0;
+        char *sum = NULL, *status = NULL, *failure = NULL;
+        double secs;
+        int found = sw_db_get_calibration(&d, key, &size, &sum, &status, &failure, &secs) == 1;
+        if (!found || !status || strcmp(status, "ok") || !size)
+            sw_usage_error("sizes-from: %s has %s for %s%s%s: give a sweep that calibrated every workload of this plan "
+                           "(or --size %s=N)",
+                           d.path, found ? "no usable calibration" : "no calibration", key, failure ? ": " : "",
+                           failure ? failure : "", cells[i].workload);
+        s->from_key[s->n_from] = key;
+        s->from_size[s->n_from++] = size;
+        free(sum), free(status), free(failure);
+    }
+    sw_plan_free_cells(cells, n);
+    sw_db_close_readonly(&d);
+}
+
 /* Calibrates one workload (or times its fixed size), then runs --check
  * once at that size for the reference checksum.  Stores the outcome. */
 static void calibrate(sweep *s, calib *c) {
     const char *w = c->workload;
     uint64_t fixed = c->sim ? sw_opts_fixed_sim_size(&s->o, w) : sw_opts_fixed_size(&s->o, w);
+    int from = !fixed && s->o.sizes_from && (fixed = size_from(s, c->key)) != 0;
     const sw_command *cmd = sw_cmd_find(w);
     if (cmd && !cmd->sized)
         fixed = 1; /* a command without {size}: its work is fixed */
     int probes = 0;
-    const char *method = fixed ? "fixed" : c->sim ? "calibrated under valgrind" : "calibrated";
+    const char *method = from ? "sizes-from" : fixed ? "fixed" : c->sim ? "calibrated under valgrind" : "calibrated";
     if (fixed) {
         char *why = NULL;
         int bad_size;
@@ -810,6 +859,7 @@ static void record_slot(void *ctx, int i) {
     }
     sw_run_row row;
     sw_run_to_row(res, j->cell, j->slot.seq, j->slot.round, j->cell->sim ? -1 : s->o.cpu, &s->counters, &row);
+    row.replicate = j->slot.replicate;
     uint64_t t1 = sw_now_ns();
     uint64_t child = res->exec.wall_ns;
     row.overhead_ns = t1 - j->t0 > child ? t1 - j->t0 - child : 0;
@@ -877,12 +927,16 @@ static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells, const char
         printf("not planned %s: %s\n", names[i], whys[i]);
     for (int i = 0; i < n_cells; i++)
         printf("cell %d %s%s%s\n", cells[i].id, cells[i].label, cells[i].args[0] ? " args " : "", cells[i].args);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         if (slots[i].block)
-            printf("run %d round %d cell %d block %d pos %d role %d\n", slots[i].seq, slots[i].round,
+            printf("run %d round %d cell %d block %d pos %d role %d", slots[i].seq, slots[i].round,
                    cells[slots[i].cell].id, slots[i].block, slots[i].pos, slots[i].role);
         else
-            printf("run %d round %d cell %d\n", slots[i].seq, slots[i].round, cells[slots[i].cell].id);
+            printf("run %d round %d cell %d", slots[i].seq, slots[i].round, cells[slots[i].cell].id);
+        if (slots[i].replicate >= 0)
+            printf(" replicate %d", slots[i].replicate);
+        printf("\n");
+    }
     free(slots);
 }
 
@@ -1041,8 +1095,11 @@ static int files_unchanged(sweep *s, const char *workload, const char *what, int
 /* Stores the plan summary in meta (human-readable). */
 static void store_plan_meta(sweep *s, int n_slots) {
     sw_buf b = {0};
-    sw_buf_printf(&b, "%d workloads, %d cells, %d warm-up + %d measured rounds, %d runs, design %s; workloads:",
-                  s->n_workloads, s->n_cells, s->o.warmup, s->o.runs, n_slots, sw_design_name(s->o.design));
+    sw_buf_printf(&b, "%d workloads, %d cells, %d warm-up + %d measured rounds, %d runs, design %s", s->n_workloads,
+                  s->n_cells, s->o.warmup, s->o.runs, n_slots, sw_design_name(s->o.design));
+    if (s->o.replicates > 1)
+        sw_buf_printf(&b, ", %d replicates", s->o.replicates);
+    sw_buf_puts(&b, "; workloads:");
     for (int i = 0; i < s->n_workloads; i++)
         sw_buf_printf(&b, " %s", s->workloads[i]);
     sw_db_meta_set(&s->db, "plan", b.data);
@@ -1260,6 +1317,9 @@ static void parse_settings(sweep *s, int argc, char **argv) {
     if (s->o.halfwidth > 0 && s->o.design != SW_DESIGN_BLOCKED)
         sw_usage_error("halfwidth: adaptive rounds need the blocked design (design is %s)",
                        sw_design_name(s->o.design));
+    if (s->o.halfwidth > 0 && s->o.replicates > 1)
+        sw_usage_error("replicates: adaptive rounds (--halfwidth) of several replicates are not supported: give one "
+                       "of them");
     if (s->o.halfwidth > 0 && s->o.max_runs < s->o.runs)
         sw_usage_error("max-runs: %d is below --runs %d", s->o.max_runs, s->o.runs);
     if (!sw_meta_cpu_allowed(s->o.cpu))
@@ -1269,6 +1329,7 @@ static void parse_settings(sweep *s, int argc, char **argv) {
     if (s->o.from_dir && s->o.estimate)
         sw_usage_error("estimate: give --from DIR or --estimate, not both");
     find_valgrind(s);
+    load_sizes_from(s); /* on --resume too: a unit whose calibration was interrupted takes DIR's */
     if (!s->resuming)
         check_feasible(s);
 }
@@ -1337,6 +1398,15 @@ static void store_start_meta(sweep *s) {
         char *k = sw_xasprintf("%d/%d", s->o.shard_k, s->o.shard_n);
         sw_db_meta_set(&s->db, "shard", k);
         free(k);
+    }
+    if (s->o.replicates > 1) {
+        char *r = sw_xasprintf("%d (replicate r's shuffles and block orders from seed r: 'seed' for r = 0, "
+                               "splitmix64-mix(seed, 0x7265706c00000000 + r) for the others; interleaved round by "
+                               "round, round p running the replicates p, p + 1, ... mod %d; runs.replicate and "
+                               "schedule.replicate say which)",
+                               s->o.replicates, s->o.replicates);
+        sw_db_meta_set(&s->db, "replicates", r);
+        free(r);
     }
     if (s->o.design == SW_DESIGN_INPROCESS)
         sw_db_meta_set(&s->db, "alternation",
@@ -1819,6 +1889,7 @@ static void run_timed(sweep *s, const sw_slot *missing, int n_missing) {
         row->block = slot->block;
         row->block_pos = slot->pos;
         row->block_role = slot->role;
+        row->replicate = slot->replicate;
         row->has_noise = c->ok;
         row->noise = noise;
         uint64_t t1 = sw_now_ns();

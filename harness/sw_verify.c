@@ -52,7 +52,7 @@ void sw_verify_schedule(sw_db *db, const char *where, const sw_opts *o, const sw
                         const char *tail) {
     sw_db_rows rows = rows_of(db, where,
                               "SELECT seq, cell_id, round, ifnull(block, 0), ifnull(block_pos, 0),"
-                              " ifnull(block_role, 0) FROM schedule ORDER BY seq");
+                              " ifnull(block_role, 0), ifnull(replicate, -1) FROM schedule ORDER BY seq");
     int j = 0, r = 0, last_seq = 0, last_round = 0, last_block = 0;
     for (; r < rows.n; r++) {
         while (j < n_slots && owned && !owned[slots[j].cell])
@@ -62,7 +62,8 @@ void sw_verify_schedule(sw_db *db, const char *where, const sw_opts *o, const sw
         int seq = (int)num(&rows, r, 0);
         if (seq != slots[j].seq || (int)num(&rows, r, 1) != cells[slots[j].cell].id ||
             (int)num(&rows, r, 2) != slots[j].round || (int)num(&rows, r, 3) != slots[j].block ||
-            (int)num(&rows, r, 4) != slots[j].pos || (int)num(&rows, r, 5) != slots[j].role)
+            (int)num(&rows, r, 4) != slots[j].pos || (int)num(&rows, r, 5) != slots[j].role ||
+            (int)num(&rows, r, 6) != slots[j].replicate)
             sw_usage_error("%s: its schedule's run %d is not the plan's (%s, differs there): %s", where, seq, plan,
                            tail);
         j++;
@@ -128,7 +129,8 @@ void sw_verify_runs(sw_db *db, const char *where, int blocks) {
                 "SELECT count(*), min(r.seq) FROM runs r LEFT JOIN schedule s ON s.seq = r.seq WHERE s.seq IS NULL"
                 " OR s.cell_id != r.cell_id OR s.round != r.round OR ifnull(s.block, 0) != ifnull(r.block, 0)"
                 " OR ifnull(s.block_pos, 0) != ifnull(r.block_pos, 0)"
-                " OR ifnull(s.block_role, 0) != ifnull(r.block_role, 0)");
+                " OR ifnull(s.block_role, 0) != ifnull(r.block_role, 0)"
+                " OR ifnull(s.replicate, -1) != ifnull(r.replicate, -1)");
     long foreign = rows.n ? (long)num(&rows, 0, 0) : 0;
     sw_db_rows_free(&rows);
     if (foreign)

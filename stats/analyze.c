@@ -5,6 +5,8 @@
 #include "st_inproc.h"
 #include "st_nodes.h"
 #include "st_plotdata.h"
+#include "st_normdiff.h"
+#include "st_replicates.h"
 #include "st_report.h"
 #include "st_sim.h"
 
@@ -142,8 +144,23 @@ int main(int argc, char **argv) {
         st_sweep_free(&sw);
         return 1;
     }
+    /* Replicates (st_replicates.h): read before anything is computed. */
+    int *rep = NULL;
+    size_t nrep = 1;
+    if ((rc = st_reps_load(dir, &sw, &rep, &nrep, err, sizeof err))) {
+        fprintf(stderr, "analyze: %s\n", err);
+        st_inprocs_free(&ip);
+        st_sim_free(&sim);
+        st_nodes_free(&nodes);
+        st_sweep_free(&sw);
+        return rc;
+    }
     st_analysis an;
     st_analyze(&sw, &ao, &an);
+    st_analyze_normdiff(&an, &ao);
+    st_reps_apply(&an, rep, nrep, &ao);
+    st_analyze_families(&an, &ao);
+    free(rep);
     an.sim = &sim;
     an.inproc = &ip;
 

@@ -5,6 +5,7 @@
 #include "st_inproc.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +15,11 @@ static void usage(FILE *f) {
                "  Pools the complete ABBA blocks of the segment series FILEs (written by a run\n"
                "  with SGC_ALTERNATE and SGC_ALT_OUT) and prints the ratio of CPU time per unit\n"
                "  of work, B segments over A segments, with its 95%% one-sample BCa interval over\n"
-               "  blocks, the per-sample cost and the normalized overhead.\n"
+               "  blocks, the per-sample cost and the normalized overhead.  Then the same\n"
+               "  at the level of the processes (one file each): each file's steady state\n"
+               "  (changepoints: blocks before a warm-up left out), each file estimated on its\n"
+               "  own, the files combined by a random-effects model with Cochran's Q, I^2 and\n"
+               "  tau (docs/STATISTICS.md, \"Levels\"); with one file, its blocks only.\n"
                "  Exit status: 0 done, 1 fewer than 3 complete blocks or the estimate cannot be written,\n"
                "  2 bad arguments or files.\n");
 }
@@ -90,6 +95,21 @@ int main(int argc, char **argv) {
         printf("samples/s    %.1f (per CPU second of the B halves)\n", e.sps);
         print_iv("cost_ns", &e.cost_ns, "%.1f");
         print_iv("normalized", &e.norm, "%.4f");
+    }
+    /* The level of the processes: the files. */
+    st_inproc_levels(&e, &opts, NULL, NULL);
+    printf("level        %s (%zu processes; %zu of %zu blocks in their steady states, %zu after a warm-up, %zu "
+           "without a steady state)\n",
+           st_level_name(e.level), e.nprocs, e.kept, e.blocks.n, e.steady_after, e.steady_none);
+    print_iv("ratio@level", &e.lv_ratio, "%.4f");
+    if (e.lv_ratio.method != ST_CI_NONE)
+        printf("half-width   %.2f%% (at that level)\n", (e.lv_ratio.hi - e.lv_ratio.lo) / 2 * 100);
+    if (isfinite(e.re.q_p))
+        printf("processes    Q %.4g, p %.3g, I^2 %.3f, tau %.4g%s\n", e.re.q, e.re.q_p, e.re.i2, sqrt(e.re.tau2),
+               e.heterogeneous ? ": HETEROGENEOUS (the processes differ beyond their blocks' noise)" : "");
+    if (!e.blocks.uncounted) {
+        print_iv("cost@level", &e.lv_cost_ns, "%.1f");
+        print_iv("norm@level", &e.lv_norm, "%.4f");
     }
     int rc = e.blocks.n >= ST_BOOT_MIN_RUNS ? 0 : 1;
     if (fflush(stdout) != 0 || ferror(stdout)) {

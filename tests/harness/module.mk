@@ -53,6 +53,12 @@ TESTS += test-harness-adaptive
 test-harness-env: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-env sh tests/harness/env.sh
 
+# sweep --replicates K and --sizes-from DIR (tests/harness/replicates.sh).
+.PHONY: test-harness-replicates
+test-harness-replicates: $(BIN)/sweep $(BIN)/analyze $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-replicates sh tests/harness/replicates.sh
+TESTS += test-harness-replicates
+
 .PHONY: test-harness-estimate
 test-harness-estimate: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-estimate sh tests/harness/estimate.sh
