@@ -109,9 +109,6 @@ $(PEER_WORKLOADS:%=$(PEERS_DIR)/%-hotspot): workloads/peers/java/jdk.sh workload
 $(eval $(call peer_system,hotspot,$(PEER_CHECK_hotspot),no JDK 17 or later with its headers (Debian package openjdk-17-jdk-headless),$(PEER_JAVA_BINS),$(PEERS_DIR)/java))
 PEER_SYSTEMS += hotspot
 
-.PHONY: peers-build
-peers-build: $(PEER_SYSTEMS:%=peers-build-%)
-
 
 # JavaScript on V8 (system v8): the programs of workloads/peers/node copied into
 # $(PEERS_DIR)/node/, and a launcher per workload that runs them with the node on
@@ -136,3 +133,8 @@ $(PEER_WORKLOADS:%=$(PEERS_DIR)/%-v8): $(PEERS_DIR)/%-v8: workloads/peers/node/n
 
 $(eval $(call peer_system,v8,$(PEER_CHECK_v8),no Node.js 20 or later on PATH (Debian package nodejs),$(PEER_NODE_BINS),$(PEERS_DIR)/node))
 PEER_SYSTEMS += v8
+
+# Every system above (a prerequisite list is expanded where it is read, so this
+# comes after the last PEER_SYSTEMS += ...).
+.PHONY: peers-build
+peers-build: $(PEER_SYSTEMS:%=peers-build-%)
