@@ -12,9 +12,9 @@
 #    agent's stack table) and lie within 6 standard deviations of a Poisson
 #    count of their bytes over the period (jemalloc: size-class bytes;
 #    HotSpot: the on segments that follow an on segment, since HotSpot starts
-#    sampling at the next TLAB refill; gperftools, which counts no samples:
-#    the sampled objects live at exit are exactly the lead-in's, none when it
-#    is off);
+#    sampling at the next TLAB refill; gperftools, whose count is its stack
+#    captures: size-class bytes too, and the sampled objects live at exit are
+#    exactly the lead-in's, none when it is off);
 #  - build/bin/inproc-estimate reads the series;
 #  - SGC_ALTERNATE=none switches nothing; bad settings exit 2, an unwritable
 #    SGC_ALT_OUT exits 1.
@@ -114,7 +114,9 @@ for spec in "binarytrees|$bt_args" "gcbench|$gc_args"; do
             esac
         fi
         lo=$(((onb - abytes) / P)) hi=$((onb / P + 1))
-        [ $SYS-$w = jemalloc-binarytrees ] && lo=$((onb * 32 / 24 / P)) hi=$((lo + 1)) # 24-byte nodes take 32-byte size classes
+        case $SYS-$w in # 24-byte nodes take 32-byte size classes
+            jemalloc-binarytrees | gperftools-binarytrees) lo=$((onb * 32 / 24 / P)) hi=$((lo + 1)) ;;
+        esac
         mean="$lo..$hi"
         case $SYS in
             jemalloc)
@@ -154,7 +156,8 @@ for spec in "binarytrees|$bt_args" "gcbench|$gc_args"; do
                     fail "$w-$SYS seed $seed: $n samples in the on segments, outside 0.97 * $lo - 6 sd .. 1.03 * $hi + 6 sd"
                 ;;
             gperftools)
-                # tcmalloc counts no samples, but keeps the sampled objects that
+                between "$n" $lo $hi 6 || fail "$w-$SYS seed $seed: $n samples in the on segments, not within 6 sd of $mean"
+                # tcmalloc keeps the sampled objects that
                 # are still allocated.  With segments long enough for the lead-in
                 # to hold the long-lived tree (and gcbench's array), those are
                 # the lead-in's at exit, every other tree being freed: none when
@@ -176,8 +179,9 @@ for spec in "binarytrees|$bt_args" "gcbench|$gc_args"; do
                     within "$live" $lsamples 6 ||
                         fail "$w-$SYS seed $seed: $live sampled objects live at exit, not within 6 sd of $lsamples"
                 fi
-                n=$live mean="$lsamples live at exit"
-                [ $pattern = ABBA ] && mean="0 live at exit"
+                livemean="$lsamples live at exit"
+                [ $pattern = ABBA ] && livemean="0 live at exit"
+                mean="$mean, $livemean"
                 ;;
         esac
         ok "$w-$SYS alloc seed $seed ($pattern): conforms, $blocks blocks, $n samples (expected $mean)"

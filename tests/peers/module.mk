@@ -3,8 +3,16 @@
 #                    allocation counts, the stats record, baseline without samples,
 #                    jemalloc's sample count equal to its own heap profile dump's
 # A system whose package is missing is skipped with the reason peers-build recorded.
+# tc_count: gperftools' sample count against tcmalloc's own list (c_peers.sh), built
+# when gperftools is installed (its peers are then built too).
+PEER_TC_COUNT := $(BUILD)/test-bin/peers/tc_count
+$(PEER_TC_COUNT): tests/peers/tc_count.c $(OBJ)/workloads/peers/pr_gperftools.o
+	@mkdir -p $(dir $@)
+	$(CXX) $(LDFLAGS) -x c $< -x none $(OBJ)/workloads/peers/pr_gperftools.o -o $@ -ltcmalloc -ldl
+
 .PHONY: test-peers-c
 test-peers-c: peers-build-jemalloc peers-build-gperftools $(BIN)/binarytrees $(BIN)/gcbench
+	@if $(PEER_CHECK_gperftools) >/dev/null 2>&1; then $(MAKE) --no-print-directory $(PEER_TC_COUNT); fi
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh $@ sh tests/peers/c_peers.sh $(BIN)
 
 TESTS += test-peers-c

@@ -26,7 +26,7 @@ $(PEER_JEMALLOC_BINS): $(PEERS_DIR)/%-jemalloc: $(OBJ)/workloads/peers/%.o $(PEE
 $(PEER_GPERFTOOLS_BINS): $(PEERS_DIR)/%-gperftools: $(OBJ)/workloads/peers/%.o $(PEER_C_COMMON) \
 		$(OBJ)/workloads/peers/pr_gperftools.o
 	@mkdir -p $(dir $@)
-	$(CXX) $(LDFLAGS) $^ -o $@ -ltcmalloc
+	$(CXX) $(LDFLAGS) $^ -o $@ -ltcmalloc -ldl
 
 $(OBJ)/workloads/peers/pr_gperftools.o: workloads/peers/pr_gperftools.cc workloads/peers/pr_common.h workloads/peers/pr_alt.h
 	@mkdir -p $(dir $@)
