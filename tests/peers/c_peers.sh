@@ -101,8 +101,11 @@ for spec in "binarytrees|--size 2 --depth 10" "gcbench|--size 64"; do
                 # none over the first 16 MiB (docs/WORKLOADS.md).
                 usize=$bytes; [ $w = binarytrees ] && usize=$((objects * 32))
                 skip=$((16 << 20)); [ $usize -lt $skip ] && skip=$usize
-                [ "${n:-0}" -gt 0 ] 2>/dev/null && between "$n" $(((usize - skip) / P)) $((usize / P)) 6 ||
-                    fail "$w-$sys at $P: alloc_samples '$n', not within 6 sd of ($usize - $skip .. $usize) / $P"
+                case "$n" in '' | *[!0-9]*) fail "$w-$sys at $P: alloc_samples '$n'"; continue ;; esac
+                between "$n" $(((usize - skip) / P)) $((usize / P)) 6 ||
+                    fail "$w-$sys at $P: alloc_samples $n, not within 6 sd of ($usize - $skip .. $usize) / $P"
+                # Past the first 16 MiB, samples are taken.
+                [ $usize -le $((skip + 64 * P)) ] || [ "$n" -gt 0 ] || fail "$w-$sys at $P: no samples past 16 MiB"
                 [ "$live" -le "$n" ] || fail "$w-$sys at $P: $live sampled objects live at exit, more than its $n samples"
                 ok "$w-$sys: checksum, counts; $n samples at $P, $live sampled objects live at exit"
                 ;;

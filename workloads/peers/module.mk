@@ -76,7 +76,7 @@ PEER_SYSTEMS += go
 # Java on HotSpot (system hotspot): the classes of workloads/peers/java into $(PEERS_DIR)/java/, the JVMTI
 # agent $(PEERS_DIR)/libfcagent.so, and a launcher per workload that runs
 # the JDK's java with JVM options from FREECHECK_JVM_OPTS (for example the
-# agent: -agentpath:$(PEERS_DIR)/libfcagent.so=interval=P).
+# agent: -agentpath:$(PEERS_DIR)/libfcagent.so=interval=P) and FREECHECK_JVM_EXTRA_OPTS.
 PEER_JAVA_SRCS := $(wildcard workloads/peers/java/*.java)
 PEER_JAVA_STAMP := $(PEERS_DIR)/java/.classes
 PEER_JAVA_AGENT := $(PEERS_DIR)/libfcagent.so
@@ -101,9 +101,10 @@ $(PEER_WORKLOADS:%=$(PEERS_DIR)/%-hotspot): workloads/peers/java/jdk.sh workload
 	@jdk=$$(sh workloads/peers/java/jdk.sh) && \
 	{ echo '#!/bin/sh'; \
 	  echo '# $(notdir $@) - freecheck'"'"'s $(patsubst %-hotspot,%,$(notdir $@)) in Java (workloads/peers/java/$(PEER_JAVA_CLASS).java).'; \
-	  echo '# JVM options (e.g. -agentpath:.../libfcagent.so=interval=BYTES) come from FREECHECK_JVM_OPTS.'; \
+	  echo '# JVM options (e.g. -agentpath:.../libfcagent.so=interval=BYTES) come from FREECHECK_JVM_OPTS,'; \
+	  echo '# more from FREECHECK_JVM_EXTRA_OPTS (the simulated part'"'"'s determinism settings).'; \
 	  echo 'dir=$$(dirname "$$0")'; \
-	  echo "exec $$jdk/bin/java \$$FREECHECK_JVM_OPTS -cp \"\$$dir/java\" $(PEER_JAVA_CLASS) \"\$$@\""; } > $@.tmp && \
+	  echo "exec $$jdk/bin/java \$$FREECHECK_JVM_OPTS \$$FREECHECK_JVM_EXTRA_OPTS -cp \"\$$dir/java\" $(PEER_JAVA_CLASS) \"\$$@\""; } > $@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 
 $(eval $(call peer_system,hotspot,$(PEER_CHECK_hotspot),no JDK 17 or later with its headers (Debian package openjdk-17-jdk-headless),$(PEER_JAVA_BINS),$(PEERS_DIR)/java))

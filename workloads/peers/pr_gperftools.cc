@@ -44,8 +44,9 @@
 // bytes), happens between two segments, and a sample it takes is not
 // counted (the samples of the series and of the record are the program's).
 //
-// Invariant: after ReadStackTraces returns, nothing here allocates with
-// malloc (its result is freed before the counts are used).
+// Invariant: the count is read before ReadStackTraces, whose result is an
+// allocation (possibly sampled) of its own; after it returns, nothing here
+// allocates with malloc (its result is freed before the counts are used).
 #include <dlfcn.h>
 #include <gperftools/malloc_extension.h>
 #include <gperftools/tcmalloc.h>
@@ -98,6 +99,9 @@ static uint64_t tc_count(void) {
 void pr_sampler_read(pr_sampler *s) {
     s->system = "gperftools";
     s->mode = "poisson";
+    // The count first: ReadStackTraces allocates its result, and that
+    // allocation may be sampled (it is not the program's).
+    s->samples = tc_count();
     int period = 0;
     void **traces = MallocExtension::instance()->ReadStackTraces(&period);
     uint64_t live = 0;
@@ -110,7 +114,6 @@ void pr_sampler_read(pr_sampler *s) {
     s->live = live;
     s->problem = tc_count_problem();
     s->samples_known = !s->problem;
-    s->samples = tc_count();
 }
 
 // ---- In-process alternation --------------------------------------------------
