@@ -617,16 +617,33 @@ int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, c
         return 0;
     }
     out->design_inprocess = design_inprocess(db);
+    /* Databases written before the segments table had cpu_clock (freecheck's
+     * own runtime alone, thread CPU time) lack the column. */
+    sqlite3_stmt *probe;
+    int has_clock = sqlite3_prepare_v2(db, "SELECT cpu_clock FROM segments LIMIT 0", -1, &probe, NULL) == SQLITE_OK;
+    sqlite3_finalize(probe);
+    /* The simulated part's cells (backend 'sim') never alternate. */
+    int has_backend = sqlite3_prepare_v2(db, "SELECT backend FROM cells LIMIT 0", -1, &probe, NULL) == SQLITE_OK;
+    sqlite3_finalize(probe);
     sqlite3_stmt *cells, *segs;
-    if (sqlite3_prepare_v2(
-            db, "SELECT cell_id, workload, label, kind, alloc_period, time_hz, alloc_mode FROM cells ORDER BY cell_id",
-            -1, &cells, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(
-            db,
-            "SELECT s.run_id, s.block, s.pos, s.kind, s.end_, s.cpu_ns, s.bytes, s.iterations, "
-            "s.alloc_samples, s.time_samples, s.alloc_points, s.sampled_bytes, s.on_ FROM segments s JOIN runs r ON r.run_id = s.run_id "
-            "WHERE r.cell_id = ? AND r.status = 'ok' AND r.round > 0 ORDER BY s.run_id, s.idx",
-            -1, &segs, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db,
+                           has_backend
+                               ? "SELECT cell_id, workload, label, kind, alloc_period, time_hz, alloc_mode FROM "
+                                 "cells WHERE backend != 'sim' ORDER BY cell_id"
+                               : "SELECT cell_id, workload, label, kind, alloc_period, time_hz, alloc_mode FROM "
+                                 "cells ORDER BY cell_id",
+                           -1, &cells, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db,
+                           has_clock
+                               ? "SELECT s.run_id, s.block, s.pos, s.kind, s.end_, s.cpu_ns, s.bytes, s.iterations, "
+                                 "s.alloc_samples, s.time_samples, s.alloc_points, s.sampled_bytes, s.on_, s.cpu_clock "
+                                 "FROM segments s JOIN runs r ON r.run_id = s.run_id "
+                                 "WHERE r.cell_id = ? AND r.status = 'ok' AND r.round > 0 ORDER BY s.run_id, s.idx"
+                               : "SELECT s.run_id, s.block, s.pos, s.kind, s.end_, s.cpu_ns, s.bytes, s.iterations, "
+                                 "s.alloc_samples, s.time_samples, s.alloc_points, s.sampled_bytes, s.on_, NULL "
+                                 "FROM segments s JOIN runs r ON r.run_id = s.run_id "
+                                 "WHERE r.cell_id = ? AND r.status = 'ok' AND r.round > 0 ORDER BY s.run_id, s.idx",
+                           -1, &segs, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
         sqlite3_close(db);
         return -1;
@@ -667,9 +684,19 @@ int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, c
             g->iterations = sqlite3_column_double(segs, 7);
             g->samples = (alloc || none ? sqlite3_column_double(segs, 8) : 0) +
                          (time || none ? sqlite3_column_double(segs, 9) : 0);
+            /* NULL: the writer listed the field as unmeasured (docs/FORMATS.md). */
+            g->uncounted = ((alloc || none) && sqlite3_column_type(segs, 8) == SQLITE_NULL) ||
+                           ((time || none) && sqlite3_column_type(segs, 9) == SQLITE_NULL);
+            const char *clk = (const char *)sqlite3_column_text(segs, 13);
+            if (!clk)
+                clk = "thread"; /* freecheck's runtime before the column: its thread's CPU time */
+            if (!x->cpu_clock[0])
+                snprintf(x->cpu_clock, sizeof x->cpu_clock, "%s", clk);
+            else if (strcmp(x->cpu_clock, clk))
+                snprintf(x->cpu_clock, sizeof x->cpu_clock, "mixed");
             /* The sampling rule per segment: a B segment is a fresh session,
              * so it takes floor(bytes / period) points; an A segment none. */
-            if (fixed) {
+            if (fixed && sqlite3_column_type(segs, 10) != SQLITE_NULL && sqlite3_column_type(segs, 11) != SQLITE_NULL) {
                 sqlite3_int64 pts = sqlite3_column_int64(segs, 10), sb = sqlite3_column_int64(segs, 11);
                 int on = sqlite3_column_int(segs, 12);
                 sqlite3_int64 want = on ? (sqlite3_int64)g->bytes / x->alloc_period : 0;
@@ -703,7 +730,8 @@ void st_inprocs_free(st_inprocs *p) {
 
 void st_inproc_write_csv(FILE *csv, const st_inprocs *ip, double margin) {
     fputs("workload,label,kind,alloc_period,time_hz,blocks,runs,work,ratio,ratio_lo,ratio_hi,half_width_pct,"
-          "sd_log,sps,cost_ns,cost_lo,cost_hi,norm,norm_lo,norm_hi,exact_checked,exact_mismatches,verdict\n",
+          "sd_log,sps,cost_ns,cost_lo,cost_hi,norm,norm_lo,norm_hi,exact_checked,exact_mismatches,verdict,cpu_clock,"
+          "samples\n",
           csv);
     for (size_t i = 0; i < ip->n; i++) {
         const st_inproc_cell *x = &ip->cells[i];
@@ -717,7 +745,8 @@ void st_inproc_write_csv(FILE *csv, const st_inprocs *ip, double margin) {
         csv_num(csv, e->norm.est), csv_num(csv, e->norm.lo), csv_num(csv, e->norm.hi);
         char vbuf[64];
         const char *verdict = st_verdict_text(st_paired_verdict(&e->ratio, margin), margin, vbuf, sizeof vbuf);
-        fprintf(csv, ",%zu,%zu,%s\n", x->exact_checked, x->exact_mismatches, verdict);
+        fprintf(csv, ",%zu,%zu,%s,%s,%s\n", x->exact_checked, x->exact_mismatches, verdict,
+                x->cpu_clock[0] ? x->cpu_clock : "", e->blocks.uncounted ? "not counted" : "counted");
     }
 }
 
@@ -729,9 +758,13 @@ void st_inproc_write_md(FILE *md, const st_inprocs *ip, double margin) {
         "Ratio: CPU time per unit of work (bytes allocated, or iterations), B over A, the median of\n"
         "per-block log-ratios with a one-sample BCa interval over blocks.  This is the steady-state\n"
         "marginal cost; the process-level figures above measure whole runs (start-up and fixed costs\n"
-        "included).  Baseline rows are the A/A floor (nothing switched).  Method: docs/STATISTICS.md.\n\n"
-        "| workload | cell | blocks | runs | ratio [95% CI] | half-width | verdict | samples/s (B, CPU) | per-sample cost, ns | normalized per 1000 samples/s |\n"
-        "|---|---|---|---|---|---|---|---|---|---|\n",
+        "included).  Baseline rows are the A/A floor (nothing switched).  CPU clock: the CPU time the\n"
+        "segments were cut and measured by, the workload thread's (thread) or the whole process's\n"
+        "(process: a runtime whose own threads do part of the work).  A writer that keeps no count\n"
+        "of its samples gives the ratio alone (samples/s and cost \"not counted\").  Interval level:\n"
+        "blocks (pooled over the cell's runs).  Method: docs/STATISTICS.md.\n\n"
+        "| workload | cell | CPU clock | blocks | runs | ratio [95% CI] | half-width | verdict | samples/s (B, CPU) | per-sample cost, ns | normalized per 1000 samples/s |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|\n",
         md);
     double worst_aa = NAN;
     size_t checked = 0, mismatched = 0;
@@ -746,8 +779,8 @@ void st_inproc_write_md(FILE *md, const st_inprocs *ip, double margin) {
             worst_aa = hw;
         char vbuf[64];
         const char *verdict = st_verdict_text(st_paired_verdict(&e->ratio, margin), margin, vbuf, sizeof vbuf);
-        fprintf(md, "| %s | %s%s | %zu | %zu | ", x->workload, x->label, base ? " (A/A)" : "", e->blocks.n,
-                e->blocks.runs);
+        fprintf(md, "| %s | %s%s | %s | %zu | %zu | ", x->workload, x->label, base ? " (A/A)" : "",
+                x->cpu_clock[0] ? x->cpu_clock : "-", e->blocks.n, e->blocks.runs);
         if (e->blocks.n)
             fmt_iv(md, &e->ratio, "%.4f");
         else
@@ -758,6 +791,10 @@ void st_inproc_write_md(FILE *md, const st_inprocs *ip, double margin) {
             fputs(" | - | n/a | ", md);
         if (base) {
             fputs("- | - | - |\n", md);
+            continue;
+        }
+        if (e->blocks.uncounted) {
+            fputs("not counted | not counted | not counted |\n", md);
             continue;
         }
         fprintf(md, "%.0f | ", e->sps);

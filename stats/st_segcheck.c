@@ -9,10 +9,13 @@
 
 /* The fields every series names (docs/FORMATS.md), in this order; switch_ns
  * is the one optional field the checker knows. */
-#define SC_FIELDS(X)                                                                                                   \
-    X(index, 0) X(block, 0) X(pos, 0) X(kind, 0) X(on, 0) X(end, 0) X(cpu_ns, 0) X(wall_ns, 1) X(bytes, 0)            \
-        X(iterations, 1) X(alloc_samples, 1) X(alloc_points, 1) X(sampled_bytes, 1) X(time_samples, 1) X(minor, 1)   \
-            X(major, 1) X(gc_ns, 1) X(major_cpu_ns, 1)
+#define SC_FIELDS(X)                                                                                          \
+    X(index, 0)                                                                                               \
+    X(block, 0)                                                                                               \
+    X(pos, 0)                                                                                                 \
+    X(kind, 0) X(on, 0) X(end, 0) X(cpu_ns, 0) X(wall_ns, 1) X(bytes, 0) X(iterations, 1) X(alloc_samples, 1) \
+        X(alloc_points, 1) X(sampled_bytes, 1) X(time_samples, 1) X(minor, 1) X(major, 1) X(gc_ns, 1)         \
+            X(major_cpu_ns, 1)
 enum {
 #define X(name, m) F_##name,
     SC_FIELDS(X)
@@ -35,12 +38,27 @@ static const int may_unmeasure[NF] = {
 
 /* The header keys: every writer writes the first twelve; the last three
  * are optional. */
-static const char *const header_keys[] = {"alternate", "pattern",      "segment_fills", "segment_cpu_ns", "alloc_period",
-                                          "alloc_mode", "time_hz",     "time_clock",    "seed",           "nursery_size",
-                                          "carry_ns",   "cost_ns",     "system",        "cpu_clock",      "unmeasured"};
+static const char *const header_keys[] = {"alternate",  "pattern", "segment_fills", "segment_cpu_ns", "alloc_period",
+                                          "alloc_mode", "time_hz", "time_clock",    "seed",           "nursery_size",
+                                          "carry_ns",   "cost_ns", "system",        "cpu_clock",      "unmeasured"};
 enum { NKEYS_REQ = 12, NKEYS = 15 };
-enum { K_ALTERNATE, K_PATTERN, K_FILLS, K_CPU, K_PERIOD, K_MODE, K_HZ, K_CLOCK, K_SEED, K_NURSERY, K_CARRY, K_COST,
-       K_SYSTEM, K_CPU_CLOCK, K_UNMEASURED };
+enum {
+    K_ALTERNATE,
+    K_PATTERN,
+    K_FILLS,
+    K_CPU,
+    K_PERIOD,
+    K_MODE,
+    K_HZ,
+    K_CLOCK,
+    K_SEED,
+    K_NURSERY,
+    K_CARRY,
+    K_COST,
+    K_SYSTEM,
+    K_CPU_CLOCK,
+    K_UNMEASURED
+};
 
 typedef struct seg {
     uint64_t v[NF];
@@ -148,8 +166,8 @@ static void check_segments(checker *c, char *hdr[NKEYS], const int *col_of, size
     if (o->mode && strcmp(mode, o->mode))
         err(c, "alternate %s, expected %s", mode, o->mode);
     const char *system = hdr[K_SYSTEM] ? hdr[K_SYSTEM] : "freecheck";
-    if (hdr[K_SYSTEM] && (!*hdr[K_SYSTEM] || strspn(hdr[K_SYSTEM], "abcdefghijklmnopqrstuvwxyz0123456789_-") !=
-                                                 strlen(hdr[K_SYSTEM])))
+    if (hdr[K_SYSTEM] &&
+        (!*hdr[K_SYSTEM] || strspn(hdr[K_SYSTEM], "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(hdr[K_SYSTEM])))
         err(c, "system '%s' is not a system name (lower-case letters, digits, '_', '-')", hdr[K_SYSTEM]);
     if (hdr[K_SYSTEM] && !strcmp(hdr[K_SYSTEM], "freecheck"))
         err(c, "system freecheck: freecheck's runtime writes no system line (absent means freecheck)");

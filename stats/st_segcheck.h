@@ -28,23 +28,23 @@
 #include <stdint.h>
 
 typedef struct st_segcheck_opts {
-    const char *stats;      /* the run's stats record (text), or NULL: totals not checked */
-    int objects;            /* the check point is once per allocated object: iterations = objects_allocated */
-    const char *mode;       /* the alternation mode it must have (none, alloc, time, both), or NULL */
-    const char *system;     /* the system it must name ("freecheck": no system line), or NULL */
-    int64_t alloc_period;   /* the alloc_period it must have, or -1 */
-    int require_complete;   /* 1: at least one complete block (four segments ended at boundaries) */
+    const char *stats;    /* the run's stats record (text), or NULL: totals not checked */
+    int objects;          /* the check point is once per allocated object: iterations = objects_allocated */
+    const char *mode;     /* the alternation mode it must have (none, alloc, time, both), or NULL */
+    const char *system;   /* the system it must name ("freecheck": no system line), or NULL */
+    int64_t alloc_period; /* the alloc_period it must have, or -1 */
+    int require_complete; /* 1: at least one complete block (four segments ended at boundaries) */
 } st_segcheck_opts;
 
 /* What the series holds (valid when the check got that far: segments > 0). */
 typedef struct st_segcheck_summary {
-    size_t segments, blocks;  /* segments; blocks with a segment that ended at a boundary */
-    char pattern[8];          /* ABBA or BAAB */
-    char system[40];          /* its system line, "freecheck" when absent */
-    char cpu_clock[16];       /* thread (also when absent) or process */
-    char unmeasured[256];     /* the unmeasured fields, space separated ("" for none) */
+    size_t segments, blocks; /* segments; blocks with a segment that ended at a boundary */
+    char pattern[8];         /* ABBA or BAAB */
+    char system[40];         /* its system line, "freecheck" when absent */
+    char cpu_clock[16];      /* thread (also when absent) or process */
+    char unmeasured[256];    /* the unmeasured fields, space separated ("" for none) */
     uint64_t on_samples, on_bytes, off_samples, off_bytes, on_cpu_ns, off_cpu_ns;
-    int has_switch;           /* a switch_ns column: the medians below are set */
+    int has_switch; /* a switch_ns column: the medians below are set */
     uint64_t switch_on_ns, switch_off_ns, switch_same_ns;
 } st_segcheck_summary;
 
