@@ -213,7 +213,7 @@ static void parse_system(char **w, int n, const char *origin, int lineno) {
         char *eq = strchr(w[i], '=');
         if (!eq)
             bad(origin, lineno,
-                "'%s' is not key=value (keys: site, modes, alloc-env, alloc-arg, off-env, off-arg, inprocess, inprocess-alloc-env, inprocess-alloc-arg, segment, sim-env, calibrate)",
+                "'%s' is not key=value (keys: site, modes, alloc-env, alloc-arg, off-env, off-arg, inprocess, inprocess-env, inprocess-alloc-env, inprocess-alloc-arg, segment, sim-env, calibrate)",
                 w[i]);
         *eq = '\0';
         const char *key = w[i], *v = eq + 1;
@@ -240,11 +240,16 @@ static void parse_system(char **w, int n, const char *origin, int lineno) {
             else
                 bad(origin, lineno, "inprocess: '%s' is not yes or no", v);
         } else if (!strcmp(key, "segment")) {
-            /* SGC_ALT_SEGMENT's CPU-time form (docs/FORMATS.md): Nms, 1..60000. */
+            /* SGC_ALT_SEGMENT's forms (docs/FORMATS.md): a CPU time Nms,
+             * 1..60000, or a count K of collections, 1..1000000. */
             size_t d = strspn(v, "0123456789");
-            long ms = d && d <= 5 ? strtol(v, NULL, 10) : 0;
-            if (!d || strcmp(v + d, "ms") || v[0] == '0' || ms < 1 || ms > 60000)
-                bad(origin, lineno, "segment: '%s' is not a segment length Nms with N from 1 to 60000", v);
+            long k = d && d <= 7 ? strtol(v, NULL, 10) : 0;
+            int ms = !strcmp(v + d, "ms");
+            if (!d || (v[d] && !ms) || v[0] == '0' || k < 1 || k > (ms ? 60000 : 1000000))
+                bad(origin, lineno,
+                    "segment: '%s' is not a segment length: Nms with N from 1 to 60000 (CPU time), or K from 1 to "
+                    "1000000 (collections)",
+                    v);
             free(s->segment);
             s->segment = sw_xstrdup(v);
         } else if (!strcmp(key, "calibrate")) {
@@ -259,8 +264,9 @@ static void parse_system(char **w, int n, const char *origin, int lineno) {
                     v);
         } else if (!strcmp(key, "alloc-env") || !strcmp(key, "off-env") || !strcmp(key, "alloc-arg") ||
                    !strcmp(key, "off-arg") || !strcmp(key, "inprocess-alloc-env") ||
-                   !strcmp(key, "inprocess-alloc-arg") || !strcmp(key, "sim-env")) {
+                   !strcmp(key, "inprocess-alloc-arg") || !strcmp(key, "sim-env") || !strcmp(key, "inprocess-env")) {
             int inproc = !strncmp(key, "inprocess-", 10), sim = !strcmp(key, "sim-env");
+            int inproc_all = !strcmp(key, "inprocess-env");
             int alloc = key[inproc ? 10 : 0] == 'a', env = !strcmp(key + strlen(key) - 3, "env");
             if (env) {
                 const char *e2 = strchr(v, '=');
@@ -278,10 +284,15 @@ static void parse_system(char **w, int n, const char *origin, int lineno) {
             check_tmpl(v, alloc ? PH_P | PH_LOG2P | PH_MODE | PH_BIN : PH_BIN, key, origin, lineno);
             if (alloc && strstr(v, "{log2P}"))
                 s->log2 = 1;
-            tmpl_add(sim ? &s->sim : inproc ? &s->inproc_alloc : alloc ? &s->alloc : &s->off, env, v);
+            tmpl_add(sim          ? &s->sim
+                     : inproc_all ? &s->inproc
+                     : inproc     ? &s->inproc_alloc
+                     : alloc      ? &s->alloc
+                                  : &s->off,
+                     env, v);
         } else {
             bad(origin, lineno,
-                "unknown key '%s' (keys: site, modes, alloc-env, alloc-arg, off-env, off-arg, inprocess, inprocess-alloc-env, inprocess-alloc-arg, segment, sim-env, calibrate)",
+                "unknown key '%s' (keys: site, modes, alloc-env, alloc-arg, off-env, off-arg, inprocess, inprocess-env, inprocess-alloc-env, inprocess-alloc-arg, segment, sim-env, calibrate)",
                 key);
         }
     }
@@ -303,11 +314,26 @@ static void parse_system(char **w, int n, const char *origin, int lineno) {
     }
     if (s->inproc_alloc.n_env + s->inproc_alloc.n_args && !inproc_p)
         bad(origin, lineno, "system %s: no inprocess-alloc template uses the period ({P} or {log2P})", s->name);
-    if (!s->inprocess && (s->inproc_alloc.n_env + s->inproc_alloc.n_args || s->segment))
+    if (!s->inprocess && (s->inproc_alloc.n_env + s->inproc_alloc.n_args || s->inproc.n_env || s->segment))
         bad(origin, lineno,
-            "system %s: inprocess-alloc-* and segment= are settings of the in-process design, which the system "
-            "does not declare (inprocess=yes)",
+            "system %s: inprocess-env, inprocess-alloc-* and segment= are settings of the in-process design, which "
+            "the system does not declare (inprocess=yes)",
             s->name);
+    /* A variable of inprocess-env or sim-env added to a run whose template
+     * sets it too would be given twice. */
+    const sw_tmpl *extra[2] = {&s->inproc, &s->sim};
+    const sw_tmpl *base[4] = {&s->off, &s->alloc, &s->inproc_alloc, &s->inproc};
+    for (int e = 0; e < 2; e++)
+        for (int i = 0; i < extra[e]->n_env; i++) {
+            size_t nl = strcspn(extra[e]->env[i], "=");
+            for (int b = 0; b < (e ? 4 : 3); b++)
+                for (int j = 0; j < base[b]->n_env; j++)
+                    if (base[b] != extra[e] && !strncmp(base[b]->env[j], extra[e]->env[i], nl + 1))
+                        bad(origin, lineno,
+                            "system %s: %s sets %.*s, which another of its templates sets too (a run would get "
+                            "it twice): give the variable one template",
+                            s->name, e ? "sim-env" : "inprocess-env", (int)nl, extra[e]->env[i]);
+        }
     if (s->inproc_alloc.n_args && !s->alloc.n_args)
         bad(origin, lineno,
             "system %s: inprocess-alloc-arg words replace the alloc-arg words at {sampling}, which it has none of",
@@ -698,6 +724,8 @@ char **sw_cmd_env_ctx(const sw_system *s, const char *bin, uint64_t period, cons
         push(&v, &n, expand_or_die(t->env[i], bin, 1, period, mode, s->origin));
     for (int i = 0; ctx == SW_CTX_SIM && i < s->sim.n_env; i++)
         push(&v, &n, expand_or_die(s->sim.env[i], bin, 1, 0, NULL, s->origin));
+    for (int i = 0; ctx == SW_CTX_INPROCESS && i < s->inproc.n_env; i++)
+        push(&v, &n, expand_or_die(s->inproc.env[i], bin, 1, 0, NULL, s->origin));
     return v;
 }
 
@@ -744,6 +772,7 @@ char *sw_cmd_describe(void) {
          * before them resumes with the same declarations. */
         if (s->inprocess)
             sw_buf_puts(&b, " inprocess=yes");
+        describe_tmpl(&b, "inprocess", &s->inproc);
         describe_tmpl(&b, "inprocess-alloc", &s->inproc_alloc);
         if (s->segment)
             sw_buf_printf(&b, " segment=%s", s->segment);

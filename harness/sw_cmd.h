@@ -7,8 +7,8 @@
  *
  *   system NAME site=TEXT modes=LIST alloc-env=NAME=VALUE alloc-arg=WORD
  *          off-env=NAME=VALUE off-arg=WORD           (keys repeatable: -env, -arg)
- *          [inprocess=yes [inprocess-alloc-env=NAME=VALUE] [inprocess-alloc-arg=WORD]
- *           [segment=Nms]] [sim-env=NAME=VALUE] [calibrate=work]
+ *          [inprocess=yes [inprocess-env=NAME=VALUE] [inprocess-alloc-env=NAME=VALUE]
+ *           [inprocess-alloc-arg=WORD] [segment=Nms|K]] [sim-env=NAME=VALUE] [calibrate=work]
  *   command NAME system=SYS check=CHECK [optional=yes] [needs=PATH]
  *           [why-missing=FILE] -- WORD...
  *
@@ -48,8 +48,11 @@
  *    there take the inprocess-alloc-* templates when it declares any (the
  *    sampler configured but switched off until the series switches it:
  *    jemalloc's prof_active:false), else the alloc-* ones; its baselines
- *    the off-* ones (and SGC_ALTERNATE=none).  segment= is its
- *    SGC_ALT_SEGMENT (default: the sweep's, i.e. the writer's default).
+ *    the off-* ones (and SGC_ALTERNATE=none); every in-process run of it
+ *    also gets inprocess-env (V8's --single-threaded, say).  segment= is its
+ *    SGC_ALT_SEGMENT: a CPU time Nms or a count K of collections (default:
+ *    the sweep's, i.e. the writer's default).  No variable is set by two of
+ *    a system's templates that a run could get together (exit 2).
  *  - sim-env= (repeatable) are the system's determinism settings: added to
  *    every run under valgrind (simulated cells and their calibration
  *    probes), after the cell's own templates, so that repeated runs count
@@ -94,6 +97,7 @@ typedef struct sw_system {
     sw_tmpl alloc;        /* alloc cells: {P}, {log2P} */
     int inprocess;        /* its programs speak the in-process protocol (inprocess=yes) */
     sw_tmpl inproc_alloc; /* alloc cells in the in-process design (none given: alloc) */
+    sw_tmpl inproc;       /* env added to every run of the in-process design (inprocess-env=) */
     char *segment;        /* SGC_ALT_SEGMENT of its in-process runs (segment=), or NULL */
     sw_tmpl sim;          /* env added to its runs under valgrind (sim-env=) */
     int calibrate_work;   /* calibrate=work: the target excludes the fixed cost */
@@ -190,7 +194,8 @@ char **sw_cmd_argv_ctx(const sw_command *c, const char *bin, uint64_t size, uint
  * period > 0, else off-env), expanded; NULL-terminated, fresh. */
 char **sw_cmd_env(const sw_system *s, const char *bin, uint64_t period, const char *mode);
 /* The same in a context: SW_CTX_INPROCESS takes inprocess-alloc-env for an
- * alloc cell when the system has any; SW_CTX_SIM appends sim-env. */
+ * alloc cell when the system has any and appends inprocess-env; SW_CTX_SIM
+ * appends sim-env. */
 char **sw_cmd_env_ctx(const sw_system *s, const char *bin, uint64_t period, const char *mode, sw_cmd_ctx ctx);
 void sw_cmd_free_strv(char **v);
 

@@ -187,14 +187,18 @@ bad_decl() { # NAME LINE EXPECTED-MESSAGE-PART
     expect "bad declaration, $1: message" "$(cat "$WORK/err")" "sweep: $WORK/bad.list line 2: $3 (docs/WORKLOADS.md, \"Measuring your own runtime\")"
 }
 bad_decl "unknown key" "system s sitex=1 alloc-env=A={P}" \
-    "unknown key 'sitex' (keys: site, modes, alloc-env, alloc-arg, off-env, off-arg, inprocess, inprocess-alloc-env, inprocess-alloc-arg, segment, sim-env, calibrate)"
+    "unknown key 'sitex' (keys: site, modes, alloc-env, alloc-arg, off-env, off-arg, inprocess, inprocess-env, inprocess-alloc-env, inprocess-alloc-arg, segment, sim-env, calibrate)"
 bad_decl "bad inprocess" "system s alloc-env=A={P} inprocess=maybe" "inprocess: 'maybe' is not yes or no"
 bad_decl "in-process settings without inprocess=yes" "system s alloc-env=A={P} segment=2ms" \
-    "system s: inprocess-alloc-* and segment= are settings of the in-process design, which the system does not declare (inprocess=yes)"
-bad_decl "bad segment" "system s alloc-env=A={P} inprocess=yes segment=5" \
-    "segment: '5' is not a segment length Nms with N from 1 to 60000"
+    "system s: inprocess-env, inprocess-alloc-* and segment= are settings of the in-process design, which the system does not declare (inprocess=yes)"
+bad_decl "in-process env without inprocess=yes" "system s alloc-env=A={P} inprocess-env=B=1" \
+    "system s: inprocess-env, inprocess-alloc-* and segment= are settings of the in-process design, which the system does not declare (inprocess=yes)"
+bad_decl "bad segment" "system s alloc-env=A={P} inprocess=yes segment=5s" \
+    "segment: '5s' is not a segment length: Nms with N from 1 to 60000 (CPU time), or K from 1 to 1000000 (collections)"
 bad_decl "segment out of range" "system s alloc-env=A={P} inprocess=yes segment=60001ms" \
-    "segment: '60001ms' is not a segment length Nms with N from 1 to 60000"
+    "segment: '60001ms' is not a segment length: Nms with N from 1 to 60000 (CPU time), or K from 1 to 1000000 (collections)"
+bad_decl "a variable set twice" "system s alloc-env=A={P} off-env=A=0 sim-env=A=1" \
+    "system s: sim-env sets A, which another of its templates sets too (a run would get it twice): give the variable one template"
 bad_decl "in-process template without the period" "system s alloc-env=A={P} inprocess=yes inprocess-alloc-env=A=1" \
     "system s: no inprocess-alloc template uses the period ({P} or {log2P})"
 bad_decl "period in sim-env" "system s alloc-env=A={P} sim-env=B={P}" \

@@ -198,8 +198,53 @@ for spec in "binarytrees|$bt_args" "gcbench|$gc_args"; do
     ok "$w-$SYS none: conforms, no samples"
 done
 
+# Segments of K collections (Go: its cycles, counted as major; V8: its
+# scavenges, minor): every segment but the last holds exactly K, ended at
+# gc, and the series conforms (the checker holds segment_fills to them).
+if [ $SYS = go ] || [ $SYS = v8 ]; then
+    for k in 1 2; do
+        o=$tmp/fills-$k
+        got=$(run_alt gcbench $P "$o" "SGC_ALTERNATE=alloc SGC_ALT_SEGMENT=$k SGC_SEED=2" --size 384) ||
+            { fail "gcbench-$SYS with SGC_ALT_SEGMENT=$k: exit status $?"; continue; }
+        check "$o.seg" --stats "$o.stats" --objects --mode alloc --system $SYS >"$tmp/out" ||
+            { fail "gcbench-$SYS with SGC_ALT_SEGMENT=$k: the series does not conform:"; cat "$tmp/out"; continue; }
+        col=major; [ $SYS = v8 ] && col=minor
+        counts=$(awk -v f=$col '$1 == "columns" { for (i = 2; i <= NF; i++) c[$i] = i }
+            $1 == "seg" && $(c["end"]) != "exit" { print $(c["end"]) ":" $(c[f]) }' "$o.seg" | sort -u | tr '\n' ' ')
+        [ "$(sed -n 's/^segment_fills //p' "$o.seg")" = $k ] && [ "$counts" = "gc:$k " ] ||
+            fail "gcbench-$SYS with SGC_ALT_SEGMENT=$k: segment_fills $(sed -n 's/^segment_fills //p' "$o.seg"), segments' ends and $col collections: $counts"
+        n=$(awk '$1 == "seg" && $3 > 0 && $7 != "exit" { b[$3] = 1 } END { print length(b) }' "$o.seg")
+        [ "$n" -ge 3 ] || fail "gcbench-$SYS with SGC_ALT_SEGMENT=$k: only $n blocks"
+        ok "gcbench-$SYS segments of $k collections: conforms, every segment $counts($n blocks)"
+    done
+fi
+# V8 measured by its main thread under --single-threaded (fcthread.node):
+# the series says so, and without --single-threaded the setting is refused.
+if [ $SYS = v8 ]; then
+    o=$tmp/thread
+    got=$(run_alt binarytrees $P "$o" \
+        "SGC_ALTERNATE=alloc SGC_ALT_SEGMENT=1ms SGC_SEED=1 FREECHECK_V8_CPU_CLOCK=thread FREECHECK_NODE_OPTS=--single-threaded" \
+        $bt_args) ||
+        fail "binarytrees-v8 with its thread's CPU time: exit status $?"
+    check "$o.seg" --stats "$o.stats" --objects --mode alloc --system v8 --summary >"$tmp/out" &&
+        grep -q " cpu_clock=thread " "$tmp/out" ||
+        { fail "binarytrees-v8 with its thread's CPU time: the series does not conform or is not of the thread:"; cat "$tmp/out"; }
+    [ "$got" = "$("$BIN/binarytrees" $bt_args)" ] || fail "binarytrees-v8 with its thread's CPU time printed '$got'"
+    run_alt gcbench $P "$tmp/bad" "SGC_ALTERNATE=alloc FREECHECK_V8_CPU_CLOCK=thread" --size 1 >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc = 2 ] && grep -q "single-threaded" "$tmp/err" ||
+        fail "v8: FREECHECK_V8_CPU_CLOCK=thread without --single-threaded exits $rc (expected 2 and why): $(cat "$tmp/err")"
+    run_alt gcbench $P "$tmp/bad" "SGC_ALTERNATE=alloc FREECHECK_V8_CPU_CLOCK=wall" --size 1 >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc = 2 ] && grep -q "FREECHECK_V8_CPU_CLOCK" "$tmp/err" || fail "v8: FREECHECK_V8_CPU_CLOCK=wall exits $rc (expected 2)"
+    ok "binarytrees-v8 by its thread's CPU time under --single-threaded; refused otherwise"
+fi
+
 # Bad settings exit 2 with a message; an unwritable series exits 1.
-for bad in "SGC_ALTERNATE=time" "SGC_ALTERNATE=bogus" "SGC_ALT_SEGMENT=16" "SGC_ALT_SEGMENT=0ms" \
+# A count of collections is a segment length only for a system that counts
+# them (Go's cycles, V8's scavenges).
+count_bad=; case $SYS in go | v8) count_bad="SGC_ALT_SEGMENT=0 SGC_ALT_SEGMENT=1000001" ;; *) count_bad=SGC_ALT_SEGMENT=16 ;; esac
+for bad in "SGC_ALTERNATE=time" "SGC_ALTERNATE=bogus" $count_bad "SGC_ALT_SEGMENT=0ms" \
     "SGC_ALT_SEGMENT=60001ms" "SGC_SEED=-1"; do
     run_alt gcbench $P "$tmp/bad" "SGC_ALTERNATE=alloc $bad" --size 1 >/dev/null 2>"$tmp/err"
     rc=$?

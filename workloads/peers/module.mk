@@ -112,11 +112,19 @@ PEER_SYSTEMS += hotspot
 
 
 # JavaScript on V8 (system v8): the programs of workloads/peers/node copied into
-# $(PEERS_DIR)/node/, and a launcher per workload that runs them with the node on
-# PATH (Node.js 20 or later, node.sh) and node options from FREECHECK_NODE_OPTS.
+# $(PEERS_DIR)/node/ with the native addon fcthread.node, and a launcher per workload
+# that runs them with the node on PATH (Node.js 20 or later with its headers, node.sh)
+# and node options from FREECHECK_NODE_OPTS.
 PEER_NODE_SRCS := $(wildcard workloads/peers/node/*.js)
 PEER_NODE_FILES := $(PEER_NODE_SRCS:workloads/peers/node/%=$(PEERS_DIR)/node/%)
-PEER_NODE_BINS := $(PEER_NODE_FILES) $(PEER_WORKLOADS:%=$(PEERS_DIR)/%-v8)
+PEER_NODE_ADDON := $(PEERS_DIR)/node/fcthread.node
+PEER_NODE_BINS := $(PEER_NODE_FILES) $(PEER_NODE_ADDON) $(PEER_WORKLOADS:%=$(PEERS_DIR)/%-v8)
+
+# fcthread.node: the thread's CPU time and V8's collection counts for the in-process driver
+# (N-API and V8's API, the headers of the node on PATH).
+$(PEER_NODE_ADDON): workloads/peers/node/fcthread.cc workloads/peers/node/node.sh
+	@mkdir -p $(dir $@)
+	$(CXX) -std=gnu++17 $(WARN) -O2 -shared -fPIC -I"$$(sh workloads/peers/node/node.sh --include)" $< -o $@
 PEER_CHECK_v8 ?= sh workloads/peers/node/node.sh
 
 $(PEER_NODE_FILES): $(PEERS_DIR)/node/%: workloads/peers/node/%
@@ -132,7 +140,7 @@ $(PEER_WORKLOADS:%=$(PEERS_DIR)/%-v8): $(PEERS_DIR)/%-v8: workloads/peers/node/n
 	  echo 'exec node $$FREECHECK_NODE_OPTS "$$dir/node/$*.js" "$$@"'; } > $@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 
-$(eval $(call peer_system,v8,$(PEER_CHECK_v8),no Node.js 20 or later on PATH (Debian package nodejs),$(PEER_NODE_BINS),$(PEERS_DIR)/node))
+$(eval $(call peer_system,v8,$(PEER_CHECK_v8),no Node.js 20 or later with its headers on PATH (Debian package nodejs),$(PEER_NODE_BINS),$(PEERS_DIR)/node))
 PEER_SYSTEMS += v8
 
 # Every system above (a prerequisite list is expanded where it is read, so this
