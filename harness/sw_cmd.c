@@ -320,13 +320,14 @@ static void parse_system(char **w, int n, const char *origin, int lineno) {
             "the system does not declare (inprocess=yes)",
             s->name);
     /* A variable of inprocess-env or sim-env added to a run whose template
-     * sets it too would be given twice. */
+     * sets it too would be given twice (an in-process run takes off or
+     * inprocess-alloc/alloc; a simulated one off or alloc; never both). */
     const sw_tmpl *extra[2] = {&s->inproc, &s->sim};
-    const sw_tmpl *base[4] = {&s->off, &s->alloc, &s->inproc_alloc, &s->inproc};
+    const sw_tmpl *base[3] = {&s->off, &s->alloc, &s->inproc_alloc};
     for (int e = 0; e < 2; e++)
         for (int i = 0; i < extra[e]->n_env; i++) {
             size_t nl = strcspn(extra[e]->env[i], "=");
-            for (int b = 0; b < (e ? 4 : 3); b++)
+            for (int b = 0; b < (e ? 2 : 3); b++)
                 for (int j = 0; j < base[b]->n_env; j++)
                     if (base[b] != extra[e] && !strncmp(base[b]->env[j], extra[e]->env[i], nl + 1))
                         bad(origin, lineno,

@@ -111,6 +111,26 @@ Test(cmd, peer_templates_map_the_period) {
     sw_cmd_free_strv(v);
     for (const char *const *n = (const char *const[]){"jemalloc", "gperftools", "hotspot", "go", "v8", NULL}; *n; n++)
         cr_assert(sw_cmd_system(*n)->inprocess, "%s declares inprocess=yes", *n);
+    /* V8 in-process: on its main thread, measured by it; under valgrind predictable. */
+    v = sw_cmd_env_ctx(sw_cmd_system("v8"), "/b", 32768, "poisson", SW_CTX_INPROCESS);
+    cr_assert_str_eq(v[0], "FREECHECK_V8_SAMPLE_INTERVAL=32768");
+    cr_assert_str_eq(v[1], "FREECHECK_NODE_OPTS=--single-threaded");
+    cr_assert_str_eq(v[2], "FREECHECK_V8_CPU_CLOCK=thread");
+    cr_assert_null(v[3]);
+    sw_cmd_free_strv(v);
+    v = sw_cmd_env_ctx(sw_cmd_system("v8"), "/b", 0, NULL, SW_CTX_INPROCESS); /* its A/A runs the same way */
+    cr_assert_str_eq(v[0], "FREECHECK_V8_SAMPLE_INTERVAL=0");
+    cr_assert_str_eq(v[1], "FREECHECK_NODE_OPTS=--single-threaded");
+    cr_assert_str_eq(v[2], "FREECHECK_V8_CPU_CLOCK=thread");
+    cr_assert_null(v[3]);
+    sw_cmd_free_strv(v);
+    v = sw_cmd_env_ctx(sw_cmd_system("v8"), "/b", 0, NULL, SW_CTX_SIM);
+    cr_assert_str_eq(v[0], "FREECHECK_V8_SAMPLE_INTERVAL=0");
+    cr_assert_str_eq(v[1], "FREECHECK_NODE_OPTS=--predictable --single-threaded");
+    cr_assert_null(v[2]);
+    sw_cmd_free_strv(v);
+    cr_assert_str_eq(sw_cmd_system("go")->segment, "1"); /* one collection cycle per segment */
+    cr_assert_null(sw_cmd_system("jemalloc")->segment);
     cr_assert(sw_cmd_system("v8")->calibrate_work);
     cr_assert(!sw_cmd_system("go")->calibrate_work);
 

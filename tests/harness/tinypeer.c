@@ -37,11 +37,11 @@
 void *__real_malloc(size_t size);
 void *__real_calloc(size_t n, size_t size);
 
-static uint64_t tp_period;   /* 0: the sampler is off */
-static int tp_on;            /* switched on (TINYPEER_ACTIVE, or the series) */
-static int64_t tp_until;     /* bytes before the next sample */
+static uint64_t tp_period; /* 0: the sampler is off */
+static int tp_on;          /* switched on (TINYPEER_ACTIVE, or the series) */
+static int64_t tp_until;   /* bytes before the next sample */
 static uint64_t tp_rng = 88172645463325252ull;
-static uint64_t tp_samples;  /* samples taken */
+static uint64_t tp_samples;   /* samples taken */
 static uint64_t tp_table[64]; /* what a sample records */
 
 static double tp_uniform(void) {
