@@ -530,9 +530,12 @@ static int better_size(uint64_t s, double t, uint64_t bs, double bt, double targ
  * the two sizes around it (so both linear and steeper workloads converge in
  * a few probes).  Every probe is recorded. */
 static void calibrate_size(sweep *s, calib *c, int *probes) {
-    /* A probe under valgrind starts slowly (about 0.25 s of CPU) and shares
-     * the machine with the other simulated work: give it room. */
-    double target = c->target, timeout = c->sim ? 20 * target + 60 : 10 * target + 2;
+    /* A probe under valgrind starts slowly (about 0.25 s of CPU for
+     * freecheck's workloads, 30-60 s for a JVM's or Node's start-up) and
+     * shares the machine with the other simulated work: give it room, as
+     * the simulated runs get (their counts do not depend on how long they
+     * take). */
+    double target = c->target, timeout = c->sim ? 20 * target + 600 : 10 * target + 2;
     uint64_t lo_s = 0, hi_s = 0, size = 1;
     double lo_t = 0, hi_t = 0;
     uint64_t best_s = 0;
@@ -579,7 +582,7 @@ static void calibrate_size(sweep *s, calib *c, int *probes) {
             }
             c->fixed_cost = fmax(0, 2 * first_t - t);
             target = c->target + c->fixed_cost;
-            timeout = c->sim ? 20 * target + 60 : 10 * target + 2;
+            timeout = c->sim ? 20 * target + 600 : 10 * target + 2;
             best_s = first_s, best_t = first_t;
             if (first_t < target)
                 lo_s = first_s, lo_t = first_t;
