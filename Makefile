@@ -6,6 +6,8 @@
 # make figures      statistics and figures again from stored results [RESULTS=dir]
 # make peers        freecheck's sampler beside jemalloc's, gperftools', HotSpot's, Go's and V8's (docs/WORKLOADS.md)
 # make validate     does the analysis recover a known injected per-sample cost? (about 10 min on a CPU of its own)
+# make soak         every workload many times with the sampler thread at 2-10 kHz, with and without
+#                   SGC_ALTERNATE=time: crashes, retries, torn periods [SOAK_RUNS=10 SOAK_RATES=2000,5000,10000] (docs/RUNTIME.md)
 # make bench        the runtime's micro-benchmarks (figures, not pass/fail)
 # make fuzz         a longer libFuzzer run of the sampler model fuzzer
 # make format       lays out every C file as .clang-format says (format-check: only check)
@@ -52,7 +54,7 @@ BENCHES :=
 FUZZERS :=
 CLEAN_EXTRA :=
 
-.PHONY: all deps test clean bench fuzz sweep figures validate compare peers
+.PHONY: all deps test clean bench fuzz sweep figures validate compare peers soak
 all:
 
 include $(sort $(wildcard */module.mk */*/module.mk))
@@ -133,6 +135,25 @@ compare: deps
 validate: deps
 	@$(MAKE) --no-print-directory all
 	BIN=$(BIN) sh scripts/validate.sh $(VALIDATE_OUT)
+
+# The sampler thread's soak (scripts/soak.sh, docs/RUNTIME.md "Soak"): SOAK_RUNS runs of every
+# workload (SOAK_WORKLOADS) per rate (SOAK_RATES, Hz) and alternation (SOAK_ALTERNATE: off, time),
+# each about SOAK_SECONDS long (or SOAK_SIZES=w=N,...), pinned to CPU SOAK_CPU; the table goes to
+# SOAK_OUT/soak.txt.  Fails (exit 1) if any run crashed or failed.
+SOAK_RUNS ?= 10
+SOAK_RATES ?= 2000,5000,10000
+SOAK_ALTERNATE ?= off,time
+SOAK_WORKLOADS ?= $(shell sed 's/\#.*//' workloads/workloads.list | tr -s ' \n' ',' | sed 's/^,//; s/,$$//')
+SOAK_SECONDS ?= 1
+SOAK_SIZES ?=
+SOAK_CPU ?= 1
+SOAK_TIMEOUT ?= 300
+SOAK_OUT ?= $(BUILD)/soak
+soak:
+	@$(MAKE) --no-print-directory all
+	BIN=$(BIN) SOAK_RUNS=$(SOAK_RUNS) SOAK_RATES=$(SOAK_RATES) SOAK_ALTERNATE=$(SOAK_ALTERNATE) \
+	    SOAK_WORKLOADS=$(SOAK_WORKLOADS) SOAK_SECONDS=$(SOAK_SECONDS) SOAK_SIZES=$(SOAK_SIZES) SOAK_CPU=$(SOAK_CPU) \
+	    SOAK_TIMEOUT=$(SOAK_TIMEOUT) SOAK_OUT=$(SOAK_OUT) sh scripts/soak.sh
 
 bench: all $(BENCHES)
 fuzz: $(FUZZERS)

@@ -280,15 +280,25 @@ void sgc__timer_drain(void) {
 
 /* One attempt to copy the mutator's stack into the ring, from another
  * thread, without stopping it.  The copy is optimistic (a seqlock read with
- * the pop count as the sequence): pushes never change the frames below the
- * top that was read, and a pop is counted (sgc__frame_pops) before the
- * popped frame's memory can be reused.  So after reading each frame's fields
- * the count is checked again: unchanged means the frame was still live while
- * its fields were read, so its parent pointer is one the program really had,
- * and only such pointers are followed.  Any change voids the copy before a
- * field read from a dead frame is used.  Frames live in the thread's stack
- * or static storage, which stays mapped, so reading a frame that has just
- * died returns stale bytes, never a fault.
+ * the pop count as the sequence), and only pointers read from frames that
+ * were live are followed: docs/PROFILE.md, "Why no frame that is not live is
+ * followed", has the argument; the writer's half is sgc_frame_push and
+ * sgc_frame_pop (sgc.h).  The reader's three orderings:
+ *  1. the count, then sgc_top, both acquire loads: the count's load pairs
+ *     with the pop's release store of the count, so the top read is never
+ *     older than the unpublish of the pop counted (a frame that pop killed
+ *     cannot be read as the top);
+ *  2. sgc_top's acquire load pairs with the release store that published
+ *     that value (a push, or a pop exposing the parent), so the fields of
+ *     the top frame and of every frame below it are seen as pushed;
+ *  3. each frame's fields, then an acquire fence, then the count again: the
+ *     fence pairs with the fence that ends every pop, so a field value
+ *     stored when the frame's memory was reused (after its pop) comes with
+ *     that pop's count, and the unchanged count proves the values are the
+ *     frame's own.  Any change voids the copy before a field read from a
+ *     dead frame is used.
+ * Frames live in the thread's stack or static storage, which stays mapped,
+ * so reading a frame that has just died returns stale bytes, never a fault.
  *
  * This races with the mutator on purpose (the stack memory it reads is
  * written by the mutator without synchronisation); the count check is what
@@ -298,8 +308,8 @@ void sgc__timer_drain(void) {
  * Returns 1 if a snapshot was published, 0 if the copy was voided, -1 if it
  * did not fit in the ring (dropped). */
 SGC_NO_TSAN static int thread_copy(uint64_t ts) {
-    uint64_t pops = __atomic_load_n(&sgc__frame_pops, __ATOMIC_ACQUIRE);
-    sgc_frame *f = __atomic_load_n(&sgc_top, __ATOMIC_ACQUIRE);
+    uint64_t pops = __atomic_load_n(&sgc__frame_pops, __ATOMIC_ACQUIRE); /* 1 */
+    sgc_frame *f = __atomic_load_n(&sgc_top, __ATOMIC_ACQUIRE);          /* 1, 2 */
     int phase = (int)__atomic_load_n(&sgc__phase, __ATOMIC_RELAXED);
     uint64_t *ring = tm.ring;
     uint64_t head = tm.head;
@@ -310,7 +320,7 @@ SGC_NO_TSAN static int thread_copy(uint64_t ts) {
         sgc_frame *parent = __atomic_load_n(&f->parent, __ATOMIC_RELAXED);
         sgc_func *func = __atomic_load_n(&f->func, __ATOMIC_RELAXED);
         uint32_t cct = __atomic_load_n(&f->cct, __ATOMIC_RELAXED);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the fields before the count */
+        __atomic_thread_fence(__ATOMIC_ACQUIRE); /* 3: the fields before the count */
         if (__atomic_load_n(&sgc__frame_pops, __ATOMIC_RELAXED) != pops)
             return 0;
         if (cct) {

@@ -41,6 +41,14 @@
  *    (time_sampling_ns) are real time (CLOCK_MONOTONIC) even with
  *    SGC_VIRTUAL_CLOCK; the times recorded (snapshot timestamps, the
  *    profile's TIME_CONFIG, dropped and missed records) are sgc__now_ns's.
+ *  - The sampler thread (SGC_TIME_MODE=thread) copies the stack from
+ *    another CPU while the program runs: a seqlock read with the pop count
+ *    (sgc__frame_pops) as the sequence (thread_copy).  sgc_frame_pop (sgc.h)
+ *    unpublishes the frame, then counts the pop, then fences before the
+ *    frame's memory can be reused, each ordered for the compiler and the
+ *    processor, and the copy loads in the matching order, so it never
+ *    follows a pointer read from a frame that is not live (docs/PROFILE.md;
+ *    tests/sampler/frame_order_check.sh checks the pop's machine code).
  *  - Accounting: time_samples (signals handled while on) ==
  *    time_samples_written + time_samples_dropped + entries still in the
  *    ring, and the ring is empty after sgc_time_sampling_stop and

@@ -4,6 +4,9 @@
 #   test-sampler-replay    sgc-replay on traces with known output, and bad input
 #   test-sampler-fastpath  the allocation fast path is the same machine code and
 #                          the same instruction count with sampling off and on
+#   test-sampler-frame-order  every compiled sgc_frame_pop (each workload, the
+#                          thread-reuse stress, and frame_order.c at -O2/-O3
+#                          with gcc and clang) stores the unpublish before the count
 # The fuzzer's short run (test-sampler-fuzz) is in runtime/fuzz/module.mk.
 # Programs link libsgc.a, which needs the collector (runtime/sgc_gc.c).
 ifneq ($(wildcard runtime/sgc_gc.c),)
@@ -50,5 +53,13 @@ test-sampler-fastpath: $(SAMPLER_TEST_DIR)/fastpath-loop $(SAMPLER_TEST_DIR)/fas
 	@sh tests/check.sh sampler-fastpath sh tests/sampler/fastpath_check.sh "$(CC)" "$(SANITIZE)" \
 	    $(SAMPLER_TEST_DIR)/fastpath-loop $(SAMPLER_TEST_DIR) $(SAMPLER_TEST_DIR)/fastpath-loop-nosampler
 
-TESTS += test-sampler-unit test-sampler-poisson test-sampler-replay test-sampler-fastpath
+# Every workload of workloads/workloads.list and the sampler thread's reuse
+# stress (named literally: their module.mk files are read after this one).
+FRAME_ORDER_PROGS := $(addprefix $(BIN)/,$(shell sed 's/\#.*//' workloads/workloads.list) tests/thread_reuse)
+.PHONY: test-sampler-frame-order
+test-sampler-frame-order: $(FRAME_ORDER_PROGS)
+	@sh tests/check.sh sampler-frame-order sh tests/sampler/frame_order_check.sh "$(CC)" $(SAMPLER_TEST_DIR)/frame-order \
+	    $(FRAME_ORDER_PROGS)
+
+TESTS += test-sampler-unit test-sampler-poisson test-sampler-replay test-sampler-fastpath test-sampler-frame-order
 endif
