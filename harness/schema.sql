@@ -115,14 +115,20 @@ CREATE TABLE calibration_probes(
   PRIMARY KEY(workload, probe));
 
 -- segments: the in-process design's segment series of each run
--- (docs/FORMATS.md).
+-- (docs/FORMATS.md).  A field the series lists as unmeasured (another
+-- runtime's writer that cannot measure it) is NULL, never 0; the fields
+-- every writer measures are NOT NULL.  switch_ns: the series' optional
+-- field (NULL when it has none); system: its system line ('freecheck' when
+-- it has none); cpu_clock: 'thread' or 'process', the clock of cpu_ns (both
+-- NULL in databases written before they were added).
 CREATE TABLE segments(
   run_id INTEGER NOT NULL REFERENCES runs, idx INTEGER NOT NULL,
   block INTEGER NOT NULL, pos INTEGER NOT NULL, kind TEXT NOT NULL, on_ INTEGER NOT NULL,
-  end_ TEXT NOT NULL, cpu_ns INTEGER NOT NULL, wall_ns INTEGER NOT NULL, bytes INTEGER NOT NULL,
-  iterations INTEGER NOT NULL, alloc_samples INTEGER NOT NULL, alloc_points INTEGER NOT NULL,
-  sampled_bytes INTEGER NOT NULL, time_samples INTEGER NOT NULL, minor INTEGER NOT NULL,
-  major INTEGER NOT NULL, gc_ns INTEGER NOT NULL, major_cpu_ns INTEGER NOT NULL,
+  end_ TEXT NOT NULL, cpu_ns INTEGER NOT NULL, wall_ns INTEGER, bytes INTEGER NOT NULL,
+  iterations INTEGER, alloc_samples INTEGER, alloc_points INTEGER,
+  sampled_bytes INTEGER, time_samples INTEGER, minor INTEGER,
+  major INTEGER, gc_ns INTEGER, major_cpu_ns INTEGER,
+  switch_ns INTEGER, system TEXT, cpu_clock TEXT,
   PRIMARY KEY(run_id, idx));
 
 CREATE INDEX runs_seq ON runs(seq);

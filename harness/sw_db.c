@@ -200,6 +200,34 @@ void sw_db_create(sw_db *d, const char *dir) {
     prepare_run_statements(d);
 }
 
+/* A sweep started before the segments table had switch_ns, system and
+ * cpu_clock, and NULL for unmeasured fields, gets today's table: its rows
+ * copied into one made from the schema (their new columns NULL: not
+ * recorded), in one transaction. */
+static void upgrade_segments(sw_db *d) {
+    sqlite3_stmt *st;
+    int current = sqlite3_prepare_v2(d->conn->db, "SELECT system FROM segments LIMIT 0", -1, &st, NULL) == SQLITE_OK;
+    sqlite3_finalize(st);
+    if (current)
+        return;
+    const char *def = strstr(fc_schema_sql, "CREATE TABLE segments(");
+    const char *end = def ? strstr(def, ");") : NULL;
+    if (!end)
+        sw_fatal("harness/schema.sql has no CREATE TABLE segments(...); statement");
+    char *create = sw_xasprintf("CREATE TABLE segments_upgrade(%.*s);", (int)(end - def - 22), def + 22);
+    exec_sql(d, "BEGIN");
+    exec_sql(d, create);
+    exec_sql(d, "INSERT INTO segments_upgrade(run_id, idx, block, pos, kind, on_, end_, cpu_ns, wall_ns, bytes, "
+                "iterations, alloc_samples, alloc_points, sampled_bytes, time_samples, minor, major, gc_ns, "
+                "major_cpu_ns) SELECT run_id, idx, block, pos, kind, on_, end_, cpu_ns, wall_ns, bytes, iterations, "
+                "alloc_samples, alloc_points, sampled_bytes, time_samples, minor, major, gc_ns, major_cpu_ns FROM "
+                "segments");
+    exec_sql(d, "DROP TABLE segments");
+    exec_sql(d, "ALTER TABLE segments_upgrade RENAME TO segments");
+    exec_sql(d, "COMMIT");
+    free(create);
+}
+
 void sw_db_open_existing(sw_db *d, const char *dir) {
     start(d);
     d->path = sw_xasprintf("%s/results.db", dir);
@@ -262,6 +290,7 @@ void sw_db_open_existing(sw_db *d, const char *dir) {
     if (sqlite3_prepare_v2(d->conn->db, "SELECT replicate FROM schedule LIMIT 0", -1, &st, NULL) != SQLITE_OK)
         exec_sql(d, "ALTER TABLE schedule ADD COLUMN replicate INTEGER");
     sqlite3_finalize(st);
+    upgrade_segments(d);
     reserve_space(d, dir);
     tune(d);
     prepare_run_statements(d);
@@ -584,12 +613,12 @@ int sw_db_missing_slots(sw_db *d, sw_slot **out) {
 
 /* The run's segment series, inside its transaction.  The statement is
  * prepared on first use, so databases of other designs need no table. */
-static void store_segments(sw_db *d, sqlite3_int64 run_id, const sw_segment *segs, int n) {
+static void store_segments(sw_db *d, sqlite3_int64 run_id, const sw_segment *segs, int n, const sw_series *info) {
     if (!d->conn->ins_seg)
-        d->conn->ins_seg =
-            prepare(d, "INSERT INTO segments(run_id, idx, block, pos, kind, on_, end_, cpu_ns, wall_ns, bytes, "
-                       "iterations, alloc_samples, alloc_points, sampled_bytes, time_samples, minor, major, gc_ns, "
-                       "major_cpu_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        d->conn->ins_seg = prepare(
+            d, "INSERT INTO segments(run_id, idx, block, pos, kind, on_, end_, cpu_ns, wall_ns, bytes, "
+               "iterations, alloc_samples, alloc_points, sampled_bytes, time_samples, minor, major, gc_ns, "
+               "major_cpu_ns, switch_ns, system, cpu_clock) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     sqlite3_stmt *st = d->conn->ins_seg;
     for (int i = 0; i < n; i++) {
         const sw_segment *g = &segs[i];
@@ -602,9 +631,20 @@ static void store_segments(sw_db *d, sqlite3_int64 run_id, const sw_segment *seg
         bind_text(st, k++, kind);
         sqlite3_bind_int(st, k++, g->on);
         bind_text(st, k++, g->end);
-#define X(name) sqlite3_bind_int64(st, k++, (sqlite3_int64)g->name);
+        /* An unmeasured field is NULL: its 0 in the file means nothing. */
+#define X(name)                                               \
+    if (info && (info->unmeasured & (1u << SW_ALT_F_##name))) \
+        sqlite3_bind_null(st, k++);                           \
+    else                                                      \
+        sqlite3_bind_int64(st, k++, (sqlite3_int64)g->name);
         SW_ALT_NUM
 #undef X
+        if (info && info->has_switch)
+            sqlite3_bind_int64(st, k++, (sqlite3_int64)g->switch_ns);
+        else
+            sqlite3_bind_null(st, k++);
+        bind_text(st, k++, info ? info->system : "freecheck");
+        bind_text(st, k++, info ? info->cpu_clock : "thread");
         step_done(d, st, "storing a run's segment series");
     }
 }
@@ -650,7 +690,7 @@ static void insert_run(sw_db *d, const sw_run_row *r) {
             step_done(d, d->conn->ins_ctr, "storing a run's counters");
         }
     if (r->n_segs)
-        store_segments(d, run_id, r->segs, r->n_segs);
+        store_segments(d, run_id, r->segs, r->n_segs, r->series);
 }
 
 void sw_db_store_run(sw_db *d, const sw_run_row *r) { sw_db_store_runs(d, r, 1); }

@@ -63,6 +63,7 @@ typedef struct sw_run_row {
     const sw_reading *readings;    /* NULL or counters->n readings */
     const struct sw_segment *segs; /* the segment series (in-process design), or NULL */
     int n_segs;
+    const struct sw_series *series; /* what the series' header says (with segs) */
 } sw_run_row;
 
 #define SW_DB_RESERVE (1 << 20)

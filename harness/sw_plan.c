@@ -45,7 +45,7 @@ static void add_cell(sw_cell **cells, int *n, const char *workload, const char *
     (*n)++;
     /* A command workload's system may not do this cell (sw_cmd.h): it is
      * not planned, and the plan says why. */
-    const char *why = sw_cmd_cannot(workload, period, mode, hz, depth);
+    const char *why = sw_cmd_cannot_cell(workload, period, mode, hz, depth, sim);
     if (why) {
         sw_cmd_note(c->label, why);
         free(c->workload), free(c->kind), free(c->label), free(c->args);
@@ -56,6 +56,7 @@ static void add_cell(sw_cell **cells, int *n, const char *workload, const char *
 int sw_plan_cells(const sw_opts *o, char *const *workloads, int n_workloads, sw_cell **out) {
     sw_cell *cells = NULL;
     int n = 0;
+    sw_cmd_plan_design(o->design == SW_DESIGN_INPROCESS);
     for (int sim = 0; sim < 2; sim++) {
         if (!(sim ? o->backend_sim : o->backend_native))
             continue;

@@ -3,6 +3,7 @@
 #include "sw_run.h"
 #include "sgc_statsrec.h"
 #include "sw_cmd.h"
+#include "st_segcheck.h"
 #include "sw_util.h"
 
 #include <errno.h>
@@ -259,6 +260,33 @@ static char *settings_mismatch(const sw_runner *r, const sw_run_result *res, con
     return NULL;
 }
 
+/* The first rule of the segment series contract (docs/FORMATS.md) the
+ * series breaks, with its stats record and its cell's mode, system and
+ * period (stats/st_segcheck.h), in words (fresh), or NULL. */
+typedef struct first_violation {
+    char first[512];
+    size_t n;
+} first_violation;
+static void keep_first(void *ctx, const char *msg) {
+    first_violation *v = ctx;
+    if (!v->n++)
+        snprintf(v->first, sizeof v->first, "%s", msg);
+}
+static char *series_violation(const char *series, const char *stats, const sw_cell *cell, const sw_command *cmd) {
+    st_segcheck_opts o = {.stats = stats,
+                          .mode = sw_alt_mode(cell),
+                          .system = cmd ? cmd->system->name : "freecheck",
+                          .alloc_period = (int64_t)cell->alloc_period};
+    first_violation v = {.n = 0};
+    st_segcheck(series, strlen(series), &o, keep_first, &v, NULL);
+    if (!v.n)
+        return NULL;
+    char more[96] = "";
+    if (v.n > 1)
+        snprintf(more, sizeof more, " (and %zu more; inproc-estimate --check shows them all)", v.n - 1);
+    return sw_xasprintf("the segment series (SGC_ALT_OUT) breaks the contract of docs/FORMATS.md: %s%s", v.first, more);
+}
+
 /* A command's program by an absolute path (a simulated run starts in the
  * private temporary directory); fresh. */
 static char *absolute_path(char *path) {
@@ -278,7 +306,9 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
     /* A command workload of another system: its own settings (sw_cmd.h). */
     const sw_command *cmd = sw_cmd_find(cell->workload);
     int foreign = cmd && !cmd->system->native;
-    char **cmd_env = foreign ? sw_cmd_env(cmd->system, r->bin_dir, cell->alloc_period, cell->alloc_mode) : NULL;
+    sw_cmd_ctx ctx = r->sim ? SW_CTX_SIM : r->alternate ? SW_CTX_INPROCESS : SW_CTX_TIMED;
+    char **cmd_env =
+        foreign ? sw_cmd_env_ctx(cmd->system, r->bin_dir, cell->alloc_period, cell->alloc_mode, ctx) : NULL;
     int n_cmd_env = 0;
     while (cmd_env && cmd_env[n_cmd_env])
         n_cmd_env++;
@@ -330,14 +360,17 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
         series_file = harness_path(r, series_path);
         extra[n_extra++] = sw_xasprintf("SGC_ALTERNATE=%s", sw_alt_mode(cell));
         extra[n_extra++] = sw_xasprintf("SGC_ALT_OUT=%s", series_path);
-        if (r->alt_segment)
-            extra[n_extra++] = sw_xasprintf("SGC_ALT_SEGMENT=%s", r->alt_segment);
+        /* A system's own segment length (segment=, sw_cmd.h) before the sweep's. */
+        const char *segment = foreign && cmd->system->segment ? cmd->system->segment : r->alt_segment;
+        if (segment)
+            extra[n_extra++] = sw_xasprintf("SGC_ALT_SEGMENT=%s", segment);
         unlink(series_file);
     }
     char **env = make_env(r, extra, n_extra);
     char *words = NULL;
-    char **argv = cmd ? sw_cmd_argv(cmd, r->bin_dir, cell->size, cell->alloc_period, cell->alloc_mode, NULL, &path)
-                      : make_argv(path, size, cell->args, NULL, &words);
+    char **argv =
+        cmd ? sw_cmd_argv_ctx(cmd, r->bin_dir, cell->size, cell->alloc_period, cell->alloc_mode, NULL, ctx, &path)
+            : make_argv(path, size, cell->args, NULL, &words);
     unlink(stats_file);
     if (profile_file)
         unlink(profile_file);
@@ -425,9 +458,11 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
         int series_errno = errno;
         unlink(series_file);
         const char *why = NULL;
-        int n = series ? sw_alt_parse(series, &out->segs, &why) : -1;
+        int n = series ? sw_alt_parse_series(series, &out->segs, &out->series, &why) : -1;
         if (n >= 0)
             out->n_segs = n;
+        if (n >= 0 && !out->failure)
+            out->failure = series_violation(series, stats_text, cell, cmd);
         else if (!out->failure)
             out->failure =
                 series ? sw_xasprintf("the segment series (SGC_ALT_OUT) is malformed: %s", why)
@@ -498,7 +533,9 @@ int sw_run_plain(const sw_runner *r, const char *workload, const char *args, uin
         cmd ? sw_cmd_argv(cmd, r->bin_dir, size, 0, NULL, extra, &path) : make_argv(path, sz, args, extra, &words);
     char *settings[] = {"SGC_ALLOC_PERIOD=0", "SGC_TIME_HZ=0"};
     /* Another system's runs without sampling get its off-* settings. */
-    char **cmd_env = cmd && !cmd->system->native ? sw_cmd_env(cmd->system, r->bin_dir, 0, NULL) : NULL;
+    char **cmd_env = cmd && !cmd->system->native
+                         ? sw_cmd_env_ctx(cmd->system, r->bin_dir, 0, NULL, r->sim ? SW_CTX_SIM : SW_CTX_TIMED)
+                         : NULL;
     int n_cmd_env = 0;
     while (cmd_env && cmd_env[n_cmd_env])
         n_cmd_env++;
@@ -574,6 +611,7 @@ void sw_run_to_row(const sw_run_result *res, const sw_cell *cell, int seq, int r
     row->readings = e->readings;
     row->segs = res->segs;
     row->n_segs = res->n_segs;
+    row->series = &res->series;
     if (cell->sim) {
         row->counters = sw_run_sim_counters();
         row->readings = res->ran ? res->sim : NULL;

@@ -36,8 +36,13 @@
  *    "--size N" (calibration and --check runs too, through sw_run_plain).
  *  - In the in-process design (runner.alternate) a run also gets
  *    SGC_ALTERNATE (sw_alt_mode of its cell), SGC_ALT_OUT and, when set,
- *    SGC_ALT_SEGMENT; it is "ok" only if it also left a whole segment
- *    series, which goes into the result (and the segments table).
+ *    SGC_ALT_SEGMENT (a command's system's segment= first); a command
+ *    workload of another system gets them too, with its in-process
+ *    templates (sw_cmd.h).  It is "ok" only if it also left a whole
+ *    segment series that keeps the contract of docs/FORMATS.md with its
+ *    stats record (stats/st_segcheck.h: the cell's mode, its system,
+ *    freecheck when it has none, and its period), which goes into the
+ *    result (and the segments table, unmeasured fields NULL).
  *  - Temporary files (stats record, profile, series) are removed after each
  *    run; a kept profile is moved to the profiles directory.  Their names
  *    have a fixed width (stats-00000042), so the environment's size does not
@@ -102,6 +107,7 @@ typedef struct sw_run_result {
     int ran;               /* a process was started (times and counters are real) */
     sw_segment *segs;      /* the segment series (in-process design), or NULL */
     int n_segs;
+    sw_series series;         /* what its header says (with segs) */
     sw_reading sim[SW_SIM_N]; /* simulated runs: the counts (ok = read from valgrind's output) */
 } sw_run_result;
 

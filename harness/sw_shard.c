@@ -550,6 +550,7 @@ int sw_shard_merge(int argc, char **argv) {
     sw_db *db = &d;
     char *run_cols = columns(db, "runs", "", "run_id");
     char *run_cols_r = columns(db, "runs", "r.", "run_id");
+    char *seg_cols = columns(db, "segments", "", "run_id"), *seg_cols_x = columns(db, "segments", "x.", "run_id");
     exec_or_die(db,
                 "CREATE TEMP TABLE ids(shard INTEGER, old INTEGER, started INTEGER, seq INTEGER);"
                 " CREATE TEMP TABLE allevents(host TEXT, event TEXT, supported INTEGER, reason TEXT, encoding TEXT)",
@@ -584,16 +585,14 @@ int sw_shard_merge(int argc, char **argv) {
                     " INSERT INTO main.run_counters(run_id, event, raw, time_enabled, time_running, scaled)"
                     "  SELECT m.new, x.event, x.raw, x.time_enabled, x.time_running, x.scaled FROM s.run_counters x"
                     "  JOIN temp.idmap m ON m.shard = %d AND m.old = x.run_id;"
-                    " INSERT INTO main.segments SELECT m.new, x.idx, x.block, x.pos, x.kind, x.on_, x.end_, x.cpu_ns,"
-                    "  x.wall_ns, x.bytes, x.iterations, x.alloc_samples, x.alloc_points, x.sampled_bytes,"
-                    "  x.time_samples, x.minor, x.major, x.gc_ns, x.major_cpu_ns FROM s.segments x"
+                    " INSERT INTO main.segments(run_id, %s) SELECT m.new, %s FROM s.segments x"
                     "  JOIN temp.idmap m ON m.shard = %d AND m.old = x.run_id;"
                     " INSERT INTO main.calibration SELECT * FROM s.calibration;"
                     " INSERT INTO main.calibration_probes SELECT * FROM s.calibration_probes;"
                     " INSERT INTO main.sim_native SELECT * FROM s.sim_native;"
                     " INSERT INTO main.shard_meta(shard, key, value) SELECT %d, key, value FROM s.meta;"
                     " INSERT INTO temp.allevents SELECT '%d', event, supported, reason, encoding FROM s.events",
-                    run_cols, run_cols_r, sh[i].k, sh[i].k, sh[i].k, sh[i].k, sh[i].k, sh[i].k);
+                    run_cols, run_cols_r, sh[i].k, sh[i].k, sh[i].k, seg_cols, seg_cols_x, sh[i].k, sh[i].k, sh[i].k);
                 char *what = sw_xasprintf("copying shard %d (%s)", sh[i].k, sh[i].dir);
                 exec_or_die(db, sql, what);
                 free(what);
@@ -638,7 +637,7 @@ int sw_shard_merge(int argc, char **argv) {
             n_cells, total);
     printf("results: %s/results.db and %s\n", out, csv);
     sw_buf_free(&nodes);
-    free(csv), free(run_cols), free(run_cols_r);
+    free(csv), free(run_cols), free(run_cols_r), free(seg_cols), free(seg_cols_x);
     for (int i = 0; i < n; i++) {
         sw_db_close_readonly(&sh[i].db);
         free(sh[i].dir), free(sh[i].config), free(sh[i].host);

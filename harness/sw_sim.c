@@ -120,7 +120,11 @@ int sw_sim_parse(const char *text, uint64_t v[SW_SIM_N], const char **why) {
 }
 
 char **sw_sim_argv(const char *valgrind, const char *outfile, char *const *argv, char **outopt) {
-    static const char *const opts[] = {"-q", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=no", SW_SIM_CACHES};
+    /* --trace-children=yes: a command that execs its runtime (a launcher
+     * script: exec java ...) is counted in the program it becomes; without
+     * it valgrind would let the exec'd program run uncounted. */
+    static const char *const opts[] = {"-q",          "--tool=cachegrind",   "--cache-sim=yes", "--branch-sim=no",
+                                       SW_SIM_CACHES, "--trace-children=yes"};
     size_t nopts = sizeof opts / sizeof *opts, nargv = 0;
     while (argv[nargv])
         nargv++;

@@ -4,8 +4,10 @@
  *
  * Invariants:
  *  - A simulated run is `valgrind -q --tool=cachegrind --cache-sim=yes
- *    --branch-sim=no` with the fixed caches of SW_SIM_CACHES and its own
- *    --cachegrind-out-file, followed by the workload's own argv; the
+ *    --branch-sim=no` with the fixed caches of SW_SIM_CACHES,
+ *    --trace-children=yes (a launcher that execs its runtime is counted in
+ *    the program it execs) and its own --cachegrind-out-file, followed by
+ *    the workload's own argv; the
  *    harness starts it with address space randomization off
  *    (personality(ADDR_NO_RANDOMIZE), inherited through valgrind's exec),
  *    in the private temporary directory, with an environment of the plan

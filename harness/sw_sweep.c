@@ -452,6 +452,7 @@ typedef struct calib {
     int sim;                 /* the simulated cells' unit: probes run under valgrind */
     const sw_runner *runner; /* how its probes run */
     double target;           /* its calibration target, CPU seconds */
+    double fixed_cost;       /* calibrate=work (sw_cmd.h): the command's fixed cost, s; -1 if not estimated */
     uint64_t size;           /* chosen --size */
     double seconds;          /* baseline wall time at that size */
     char *checksum;          /* reference checksum from the --check run */
@@ -532,14 +533,24 @@ static int better_size(uint64_t s, double t, uint64_t bs, double bt, double targ
  * the two sizes around it (so both linear and steeper workloads converge in
  * a few probes).  Every probe is recorded. */
 static void calibrate_size(sweep *s, calib *c, int *probes) {
-    /* A probe under valgrind starts slowly (about 0.25 s of CPU) and shares
-     * the machine with the other simulated work: give it room. */
-    double target = c->target, timeout = c->sim ? 20 * target + 60 : 10 * target + 2;
+    /* A probe under valgrind starts slowly (about 0.25 s of CPU for
+     * freecheck's workloads, 30-60 s for a JVM's or Node's start-up) and
+     * shares the machine with the other simulated work: give it room, as
+     * the simulated runs get (their counts do not depend on how long they
+     * take). */
+    double target = c->target, timeout = c->sim ? 20 * target + 600 : 10 * target + 2;
     uint64_t lo_s = 0, hi_s = 0, size = 1;
     double lo_t = 0, hi_t = 0;
     uint64_t best_s = 0;
     double best_t = -1;
     int bad_sizes = 0;
+    /* calibrate=work (sw_cmd.h): the first two sizes that run, N and 2N, give
+     * the fixed cost 2 t(N) - t(2N); the target is the work beyond it. */
+    const sw_command *cmd = sw_cmd_find(c->workload);
+    int work = cmd && cmd->system->calibrate_work;
+    uint64_t first_s = 0;
+    double first_t = -1;
+    c->fixed_cost = -1;
     for (*probes = 0; *probes < 40;) {
         char *why = NULL;
         int bad_size;
@@ -566,6 +577,21 @@ static void calibrate_size(sweep *s, calib *c, int *probes) {
             return;
         }
         free(why);
+        if (work && c->fixed_cost < 0 && !isinf(t)) {
+            if (first_t < 0) {
+                first_s = size, first_t = t;
+                size *= 2;
+                continue;
+            }
+            c->fixed_cost = fmax(0, 2 * first_t - t);
+            target = c->target + c->fixed_cost;
+            timeout = c->sim ? 20 * target + 600 : 10 * target + 2;
+            best_s = first_s, best_t = first_t;
+            if (first_t < target)
+                lo_s = first_s, lo_t = first_t;
+            else
+                hi_s = first_s, hi_t = first_t;
+        }
         if (!isinf(t) && better_size(size, t, best_s, best_t, target)) {
             best_s = size;
             best_t = t;
@@ -669,6 +695,7 @@ static void calibrate(sweep *s, calib *c) {
         fixed = 1; /* a command without {size}: its work is fixed */
     int probes = 0;
     const char *method = from ? "sizes-from" : fixed ? "fixed" : c->sim ? "calibrated under valgrind" : "calibrated";
+    char *method_work = NULL;
     if (fixed) {
         char *why = NULL;
         int bad_size;
@@ -682,17 +709,24 @@ static void calibrate(sweep *s, calib *c) {
         }
     } else {
         calibrate_size(s, c, &probes);
+        if (c->fixed_cost >= 0)
+            method = method_work =
+                sw_xasprintf("%s, the target beyond a fixed cost of %.3f s (calibrate=work)", method, c->fixed_cost);
     }
-    if (stop_signal)
+    if (stop_signal) {
+        free(method_work);
         return;
+    }
     if (c->ok && !(cmd && cmd->check == SW_CHECK_NONE)) {
         sw_exec_res res;
         char *sum = NULL;
         /* The reference checksum: a command's from its check= (sw_cmd.h). */
         const char *ref = cmd && cmd->check == SW_CHECK_LIKE ? cmd->like : w;
         const char *flag = cmd && cmd->check == SW_CHECK_SELF ? NULL : "--check";
-        if (!files_unchanged(s, ref, "the reference (--check) run", -1, 0))
+        if (!files_unchanged(s, ref, "the reference (--check) run", -1, 0)) {
+            free(method_work);
             return;
+        }
         int rc = sw_run_plain(&s->runner, ref, c->args, c->size, flag, 60 * c->seconds + 30, &res, &sum);
         if (rc != 0 || !sum) {
             sw_exec_req req = {.path = w, .timeout = 60 * c->seconds + 30};
@@ -707,8 +741,10 @@ static void calibrate(sweep *s, calib *c) {
         }
         sw_exec_res_free(&res);
     }
-    if (stop_signal)
+    if (stop_signal) {
+        free(method_work);
         return;
+    }
     sw_db_store_calibration(&s->db, c->key, c->size, c->seconds, c->checksum, method, probes, c->ok ? "ok" : "failed",
                             c->failure);
     if (c->ok)
@@ -717,6 +753,7 @@ static void calibrate(sweep *s, calib *c) {
                 probes == 1 ? "" : "s", c->checksum);
     else
         fprintf(stderr, "sweep: %s: unusable, its runs will be recorded as failed: %s\n", c->key, c->failure);
+    free(method_work);
 }
 
 /* The simulated part's native rate: the median native CPU time of three

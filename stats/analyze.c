@@ -7,6 +7,7 @@
 #include "st_plotdata.h"
 #include "st_normdiff.h"
 #include "st_replicates.h"
+#include "st_peers.h"
 #include "st_report.h"
 #include "st_sim.h"
 
@@ -214,6 +215,7 @@ int main(int argc, char **argv) {
                         r->cell->label, r->paired_floor * 100, r->paired.est, r->paired.lo, r->paired.hi, r->pairs,
                         margin * 100);
         }
+        st_peers_print_implausible(stderr, &an);
         if (sim.ncells)
             fprintf(stderr, "analyze: %zu simulated cells, %zu runs ok of %zu%s\n", sim.ncells, sim.ok_runs, sim.runs,
                     sim.flagged ? ", SOME NOT DETERMINISTIC" : ", deterministic");

@@ -897,24 +897,31 @@ int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, c
         sqlite3_close(db);
         return -1;
     }
+    /* Databases written before the segments table had cpu_clock (freecheck's
+     * own runtime alone, thread CPU time) lack the column; depth (the depth
+     * cells are no family's) and backend (the simulated part's cells, 'sim',
+     * never alternate) are optional columns of cells too. */
+    sqlite3_stmt *probe;
+    int has_clock = sqlite3_prepare_v2(db, "SELECT cpu_clock FROM segments LIMIT 0", -1, &probe, NULL) == SQLITE_OK;
+    sqlite3_finalize(probe);
+    int has_backend = sqlite3_prepare_v2(db, "SELECT backend FROM cells LIMIT 0", -1, &probe, NULL) == SQLITE_OK;
+    sqlite3_finalize(probe);
+    int has_depth = sqlite3_prepare_v2(db, "SELECT depth FROM cells LIMIT 0", -1, &probe, NULL) == SQLITE_OK;
+    sqlite3_finalize(probe);
+    char cq[512], sq[768];
+    snprintf(cq, sizeof cq,
+             "SELECT cell_id, workload, label, kind, alloc_period, time_hz, alloc_mode, time_clock, %s "
+             "FROM cells %s ORDER BY cell_id",
+             has_depth ? "depth" : "NULL", has_backend ? "WHERE backend != 'sim'" : "");
+    snprintf(sq, sizeof sq,
+             "SELECT s.run_id, s.block, s.pos, s.kind, s.end_, s.cpu_ns, s.bytes, s.iterations, "
+             "s.alloc_samples, s.time_samples, s.alloc_points, s.sampled_bytes, s.on_, %s "
+             "FROM segments s JOIN runs r ON r.run_id = s.run_id "
+             "WHERE r.cell_id = ? AND r.status = 'ok' AND r.round > 0 ORDER BY s.run_id, s.idx",
+             has_clock ? "s.cpu_clock" : "NULL");
     sqlite3_stmt *cells, *segs;
-    /* depth (the depth cells are no family's) is an optional column. */
-    if ((sqlite3_prepare_v2(
-             db,
-             "SELECT cell_id, workload, label, kind, alloc_period, time_hz, alloc_mode, time_clock, depth "
-             "FROM cells ORDER BY cell_id",
-             -1, &cells, NULL) != SQLITE_OK &&
-         sqlite3_prepare_v2(
-             db,
-             "SELECT cell_id, workload, label, kind, alloc_period, time_hz, alloc_mode, time_clock, NULL "
-             "FROM cells ORDER BY cell_id",
-             -1, &cells, NULL) != SQLITE_OK) ||
-        sqlite3_prepare_v2(
-            db,
-            "SELECT s.run_id, s.block, s.pos, s.kind, s.end_, s.cpu_ns, s.bytes, s.iterations, "
-            "s.alloc_samples, s.time_samples, s.alloc_points, s.sampled_bytes, s.on_ FROM segments s JOIN runs r ON r.run_id = s.run_id "
-            "WHERE r.cell_id = ? AND r.status = 'ok' AND r.round > 0 ORDER BY s.run_id, s.idx",
-            -1, &segs, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db, cq, -1, &cells, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, sq, -1, &segs, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
         sqlite3_close(db);
         st_repmap_free(&reps);
@@ -960,9 +967,19 @@ int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, c
             g->uncounted = 0; /* the runtime counts every sample (buf is reused: set every field) */
             g->samples = (alloc || none ? sqlite3_column_double(segs, 8) : 0) +
                          (time || none ? sqlite3_column_double(segs, 9) : 0);
+            /* NULL: the writer listed the field as unmeasured (docs/FORMATS.md). */
+            g->uncounted = ((alloc || none) && sqlite3_column_type(segs, 8) == SQLITE_NULL) ||
+                           ((time || none) && sqlite3_column_type(segs, 9) == SQLITE_NULL);
+            const char *clk = (const char *)sqlite3_column_text(segs, 13);
+            if (!clk)
+                clk = "thread"; /* freecheck's runtime before the column: its thread's CPU time */
+            if (!x->cpu_clock[0])
+                snprintf(x->cpu_clock, sizeof x->cpu_clock, "%s", clk);
+            else if (strcmp(x->cpu_clock, clk))
+                snprintf(x->cpu_clock, sizeof x->cpu_clock, "mixed");
             /* The sampling rule per segment: a B segment is a fresh session,
              * so it takes floor(bytes / period) points; an A segment none. */
-            if (fixed) {
+            if (fixed && sqlite3_column_type(segs, 10) != SQLITE_NULL && sqlite3_column_type(segs, 11) != SQLITE_NULL) {
                 sqlite3_int64 pts = sqlite3_column_int64(segs, 10), sb = sqlite3_column_int64(segs, 11);
                 int on = sqlite3_column_int(segs, 12);
                 sqlite3_int64 want = on ? (sqlite3_int64)g->bytes / x->alloc_period : 0;
@@ -1023,7 +1040,7 @@ void st_inproc_write_csv(FILE *csv, const st_inprocs *ip, double margin) {
           "sd_log,sps,cost_ns,cost_lo,cost_hi,norm,norm_lo,norm_hi,exact_checked,exact_mismatches,verdict,"
           "level,processes,replicates,kept_blocks,dropped_blocks,steady_after,no_steady,untested,q,q_p,i2,tau,"
           "heterogeneous,pooled_ratio,pooled_lo,pooled_hi,pooled_half_width_pct,pooled_verdict,family_size,sim_lo,"
-          "sim_hi,family_verdict,rep_tau,rep_tau_family,rep_within\n",
+          "sim_hi,family_verdict,rep_tau,rep_tau_family,rep_within,cpu_clock,samples\n",
           csv);
     for (size_t i = 0; i < ip->n; i++) {
         const st_inproc_cell *x = &ip->cells[i];
@@ -1052,7 +1069,7 @@ void st_inproc_write_csv(FILE *csv, const st_inprocs *ip, double margin) {
                 x->family_size ? st_verdict_text(verdict_of(x->sim_lo, x->sim_hi, margin), margin, vbuf, sizeof vbuf)
                                : "");
         csv_num(csv, e->rep_tau), csv_num(csv, e->rep_tau_family), csv_num(csv, e->rep_within);
-        fputc('\n', csv);
+        fprintf(csv, ",%s,%s\n", x->cpu_clock[0] ? x->cpu_clock : "", e->blocks.uncounted ? "not counted" : "counted");
     }
 }
 
@@ -1122,11 +1139,14 @@ void st_inproc_write_md(FILE *md, const st_inprocs *ip, double margin) {
           "of the processes' log-ratios beyond their blocks' noise); **HET** when p < 0.05. The pooled column is\n"
           "the blocks of every process pooled as if independent (level blocks), for comparison. This is the\n"
           "steady-state marginal cost; the process-level figures above measure whole runs (start-up and fixed\n"
-          "costs included). Baseline rows are the A/A floor (nothing switched). Method: docs/STATISTICS.md.\n\n"
-          "| workload | cell | blocks (kept) | processes | level | ratio [95% CI] | half-width | verdict | "
+          "costs included). Baseline rows are the A/A floor (nothing switched). CPU clock: the CPU time the\n"
+          "segments were cut and measured by, the workload thread's (thread) or the whole process's (process: a\n"
+          "runtime whose own threads do part of the work). A writer that keeps no count of its samples gives the\n"
+          "ratio alone (samples/s and cost \"not counted\"). Method: docs/STATISTICS.md.\n\n"
+          "| workload | cell | CPU clock | blocks (kept) | processes | level | ratio [95% CI] | half-width | verdict | "
           "heterogeneity: Q p, I^2, tau | steady state | pooled blocks [95% CI] | samples/s (B, CPU) | "
           "per-sample cost, ns | normalized per 1000 samples/s |\n"
-          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
           md);
     double worst_aa = NAN;
     size_t checked = 0, mismatched = 0, het = 0, tested = 0, het_aa = 0, tested_aa = 0;
@@ -1148,8 +1168,8 @@ void st_inproc_write_md(FILE *md, const st_inprocs *ip, double margin) {
             worst_aa = hw;
         char vbuf[64], sb[160];
         const char *verdict = st_verdict_text(st_paired_verdict(&e->lv_ratio, margin), margin, vbuf, sizeof vbuf);
-        fprintf(md, "| %s | %s%s | %zu (%zu) | %zu | %s | ", x->workload, x->label, base ? " (A/A)" : "", e->blocks.n,
-                e->kept, e->nprocs, st_level_name(e->level));
+        fprintf(md, "| %s | %s%s | %s | %zu (%zu) | %zu | %s | ", x->workload, x->label, base ? " (A/A)" : "",
+                x->cpu_clock[0] ? x->cpu_clock : "-", e->blocks.n, e->kept, e->nprocs, st_level_name(e->level));
         if (e->blocks.n)
             fmt_iv(md, &e->lv_ratio, "%.4f");
         else
@@ -1170,6 +1190,10 @@ void st_inproc_write_md(FILE *md, const st_inprocs *ip, double margin) {
             fputs("-", md);
         if (base) {
             fputs(" | - | - | - |\n", md);
+            continue;
+        }
+        if (e->blocks.uncounted) {
+            fputs(" | not counted | not counted | not counted |\n", md);
             continue;
         }
         fprintf(md, " | %.0f | ", e->sps);

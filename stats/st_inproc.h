@@ -165,6 +165,7 @@ typedef struct st_inproc_cell {
     size_t family_size;                     /* 0: not in a family (no interval, or a depth cell) */
     double sim_lo, sim_hi;                  /* the simultaneous interval of lv_ratio */
     size_t exact_checked, exact_mismatches; /* fixed-mode segments checked, and wrong */
+    char cpu_clock[16];                     /* its segments' CPU clock: thread, process, mixed ("" without segments) */
     st_inproc e;
 } st_inproc_cell;
 
@@ -179,6 +180,10 @@ typedef struct st_inprocs {
 /* The in-process part of analyze: when DIR/results.db has segment series
  * (a sweep in the in-process design), estimates every cell from its used
  * runs' series (bootstrap seed: opts->seed XOR fnv1a64(label + "#inproc")).
+ * A segment whose samples are NULL in the table (the writer listed them as
+ * unmeasured) is uncounted: the cell gets the ratio and no per-sample cost.
+ * The cell's CPU clock is its segments' cpu_clock (thread when the table
+ * has no such column: freecheck's runtime before it was added).
  * Returns 0 (out->n = 0: no series), or -1 with the reason in err. */
 int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, char *err, size_t errlen);
 void st_inprocs_free(st_inprocs *p);

@@ -160,7 +160,13 @@
              COL(overhead_pct, NUM6, pct_of(x->r->paired.est)) COL(lo_pct, NUM6, pct_of(lo_of(&x->r->paired)))         \
                  COL(hi_pct, NUM6, pct_of(hi_of(&x->r->paired))) COL(samples_per_run, NUM6, x->r->alloc_samples)       \
                      COL(samples, WORD, x->peer->samples) COL(cost_ns, NUM6, x->peer->cost_wall.est)                   \
-                         COL(cost_lo, NUM6, x->peer->cost_wall.lo) COL(cost_hi, NUM6, x->peer->cost_wall.hi))
+                         COL(cost_lo, NUM6, x->peer->cost_wall.lo) COL(cost_hi, NUM6, x->peer->cost_wall.hi)           \
+                             COL(inproc_cost_ns, NUM6, st_peer_inproc_cost(x->peer, 0))                                \
+                                 COL(inproc_cost_lo, NUM6, st_peer_inproc_cost(x->peer, 1))                            \
+                                     COL(inproc_cost_hi, NUM6, st_peer_inproc_cost(x->peer, 2))                        \
+                                         COL(sim_ir_per_sample, NUM6, x->peer->sim_ir)                                 \
+                                             COL(sim_repeat, WORD, st_peer_sim_repeat(x->peer))                        \
+                                                 COL(sim_spread_pct, NUM6, 100 * x->peer->sim_spread))
 
 /* The files as numbers: ST_PD_<name>. */
 #define ST__PD_ENUM(name, what, cols) ST_PD_##name,

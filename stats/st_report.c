@@ -1231,6 +1231,7 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
                     checked);
     }
     st_write_floor_warning_md(f, an);
+    st_peers_write_implausible_md(f, an);
     if (an->used_runs == 0 && an->failed_runs)
         fputs("**No measured run succeeded: there is nothing to analyse.** See the notes below and the "
               "failure column of results.db's runs table.\n\n",

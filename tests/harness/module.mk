@@ -119,3 +119,21 @@ TESTS += test-harness-resumecheck
 test-harness-refusals: $(BIN)/sweep $(BIN)/gcbench $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-refusals sh tests/harness/refusals.sh
 TESTS += test-harness-refusals
+
+# tinypeer: a real runtime that is not freecheck's for the command workload
+# tests (tests/harness/tinypeer.c: the C peers' binarytrees on glibc's malloc
+# with a small sampler of its own), timed, in-process and simulated.
+HARNESS_TINYPEER_OBJS := $(OBJ)/workloads/peers/binarytrees.o $(OBJ)/workloads/peers/pr_common.o \
+	$(OBJ)/workloads/peers/pr_alt.o
+$(HARNESS_TEST_BIN)/tinypeer: tests/harness/tinypeer.c $(HARNESS_TINYPEER_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ -Wl,--wrap=malloc,--wrap=calloc $(LDLIBS)
+
+# Command workloads in the in-process design and the simulated part, end to
+# end on the tiny peer; the implausible-count warning (tests/harness/cmdparts.sh).
+.PHONY: test-harness-cmdparts
+test-harness-cmdparts: $(BIN)/sweep $(BIN)/analyze $(BIN)/peers-report $(BIN)/binarytrees $(HARNESS_TEST_BIN)/fakework \
+		$(HARNESS_TEST_BIN)/tinypeer
+	@$(HARNESS_TEST_ENV) ANALYZE=$(BIN)/analyze PEERS_REPORT=$(BIN)/peers-report sh tests/check.sh harness-cmdparts \
+	    sh tests/harness/cmdparts.sh
+TESTS += test-harness-cmdparts
