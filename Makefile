@@ -2,10 +2,13 @@
 #
 # make              build everything into build/ (library, tools, workloads, harness)
 # make test         every test; prints "tests: N passed, M failed" last
-# make sweep        the full default sweep, timed and simulated parts (QUICK=1: a small smoke sweep)
+# make sweep        the full default sweep, timed and simulated parts (QUICK=1: a small smoke sweep;
+#                   REPLICATES=K: K replicates of it, interleaved round by round)
 # make figures      statistics and figures again from stored results [RESULTS=dir]
-# make peers        freecheck's sampler beside jemalloc's, gperftools', HotSpot's and Go's (docs/WORKLOADS.md)
+# make peers        freecheck's sampler beside jemalloc's, gperftools', HotSpot's, Go's and V8's (docs/WORKLOADS.md)
 # make validate     does the analysis recover a known injected per-sample cost? (about 10 min on a CPU of its own)
+# make soak         every workload many times with the sampler thread at 2-10 kHz, with and without
+#                   SGC_ALTERNATE=time: crashes, retries, torn periods [SOAK_RUNS=10 SOAK_RATES=2000,5000,10000] (docs/RUNTIME.md)
 # make bench        the runtime's micro-benchmarks (figures, not pass/fail)
 # make fuzz         a longer libFuzzer run of the sampler model fuzzer
 # make format       lays out every C file as .clang-format says (format-check: only check)
@@ -52,7 +55,7 @@ BENCHES :=
 FUZZERS :=
 CLEAN_EXTRA :=
 
-.PHONY: all deps test clean bench fuzz sweep figures validate compare peers
+.PHONY: all deps test clean bench fuzz sweep figures validate compare peers soak
 all:
 
 include $(sort $(wildcard */module.mk */*/module.mk))
@@ -66,7 +69,7 @@ all: $(BINS)
 RESULTS ?= results/latest
 sweep: deps
 	@$(MAKE) --no-print-directory all
-	@rc=0; $(BIN)/sweep $(if $(QUICK),--quick) $(SWEEP_ARGS) || rc=$$?; \
+	@rc=0; $(BIN)/sweep $(if $(QUICK),--quick) $(if $(REPLICATES),--replicates $(REPLICATES)) $(SWEEP_ARGS) || rc=$$?; \
 	if [ $$rc -ne 0 ] && [ $$rc -ne 3 ]; then exit $$rc; fi; \
 	$(MAKE) --no-print-directory figures RESULTS=results/latest || exit $$?; \
 	if [ $$rc -eq 3 ]; then echo "make sweep: some runs failed (reasons above); the statistics use the others"; exit 3; fi
@@ -76,24 +79,37 @@ figures: deps
 	$(BIN)/analyze $(RESULTS)
 	ANALYZE=$(BIN)/analyze sh plots/figures.sh $(RESULTS)
 
-# The peers sweep (docs/WORKLOADS.md, "Measuring your own runtime"): binarytrees and
+# The peers sweep (docs/WORKLOADS.md, "The peers sweep: make peers"): binarytrees and
 # gcbench on freecheck and on every other runtime whose peer programs are built
-# (workloads/peers.list; a peer that is not built is skipped with the reason), in the
-# blocked design, poisson mode (the gap rule of every peer), periods 32K..32M; then the
-# statistics and figures of any sweep, among them figure 8 (plots/figures.list: the
-# systems side by side, from plotdata/peers.dat), and the peers table
-# (build/bin/peers-report: peers.md, peers.csv).  PEERS_ARGS adds sweep options (e.g.
+# (workloads/peers.list; a peer that is not built is skipped with the reason), in three
+# parts: the process level (blocked design, poisson mode, periods PEERS_PERIODS, no time
+# cells) with the simulated part (every cell under cachegrind, PEERS_BACKENDS) in one
+# sweep, then the in-process design (periods PEERS_INPROC_PERIODS, PEERS_INPROC_ARGS) in
+# a second; the statistics and figures of both; the peers table of the first with the
+# second's in-process estimates (build/bin/peers-report --inprocess: peers.md, peers.csv)
+# and figure 8 drawn again with them.  PEERS_ARGS adds options to the first sweep (e.g.
 # --runs 5 --target 0.2); PEERS_OUT is the results root.
 PEERS_PERIODS ?= 32K,128K,512K,2M,4M,8M,32M
+PEERS_BACKENDS ?= native,sim
+PEERS_INPROC_PERIODS ?= 32K,512K
+PEERS_INPROC_ARGS ?= --runs 3 --warmup 0 --target 3
 PEERS_OUT ?= results
 peers: deps
 	@$(MAKE) --no-print-directory all $(if $(PEER_SYSTEMS),peers-build)
-	@rc=0; $(BIN)/sweep --list workloads/peers.list --backends native --design blocked --modes poisson \
+	@rc=0; $(BIN)/sweep --list workloads/peers.list --backends $(PEERS_BACKENDS) --design blocked --modes poisson \
 	    --periods $(PEERS_PERIODS) --time-hz none --out $(PEERS_OUT) $(PEERS_ARGS) || rc=$$?; \
 	if [ $$rc -ne 0 ] && [ $$rc -ne 3 ]; then exit $$rc; fi; \
-	$(MAKE) --no-print-directory figures RESULTS=$(PEERS_OUT)/latest || exit $$?; \
-	$(BIN)/peers-report $(PEERS_OUT)/latest || exit $$?; \
-	echo "make peers: the table is $(PEERS_OUT)/latest/peers.md; the figures are in $(PEERS_OUT)/latest/figures (figure 8, peers.png, sets the systems side by side)"; \
+	main=$$(readlink -f $(PEERS_OUT)/latest); \
+	$(BIN)/sweep --list workloads/peers.list --backends native --design inprocess --modes poisson \
+	    --periods $(PEERS_INPROC_PERIODS) --time-hz none --out $(PEERS_OUT) $(PEERS_INPROC_ARGS) || rc=$$?; \
+	if [ $$rc -ne 0 ] && [ $$rc -ne 3 ]; then exit $$rc; fi; \
+	inproc=$$(readlink -f $(PEERS_OUT)/latest); \
+	$(MAKE) --no-print-directory figures RESULTS=$$inproc || exit $$?; \
+	$(MAKE) --no-print-directory figures RESULTS=$$main || exit $$?; \
+	$(BIN)/peers-report --inprocess $$inproc $$main || exit $$?; \
+	ANALYZE=$(BIN)/analyze sh plots/figures.sh $$main || exit $$?; \
+	ln -sfn $$(basename $$main) $(PEERS_OUT)/latest; \
+	echo "make peers: the table is $$main/peers.md (in-process estimates from $$inproc); the figures are in $$main/figures (figure 8, peers.png, sets the systems side by side)"; \
 	if [ $$rc -eq 3 ]; then echo "make peers: some runs failed (reasons above); the statistics use the others"; exit 3; fi
 
 # Compare two sweeps: make compare A=dir B=dir [COMPARE_ARGS='--threshold 5%'] [COMPARE_OUT=dir:
@@ -120,6 +136,25 @@ compare: deps
 validate: deps
 	@$(MAKE) --no-print-directory all
 	BIN=$(BIN) sh scripts/validate.sh $(VALIDATE_OUT)
+
+# The sampler thread's soak (scripts/soak.sh, docs/RUNTIME.md "Soak"): SOAK_RUNS runs of every
+# workload (SOAK_WORKLOADS) per rate (SOAK_RATES, Hz) and alternation (SOAK_ALTERNATE: off, time),
+# each about SOAK_SECONDS long (or SOAK_SIZES=w=N,...), pinned to CPU SOAK_CPU; the table goes to
+# SOAK_OUT/soak.txt.  Fails (exit 1) if any run crashed or failed.
+SOAK_RUNS ?= 10
+SOAK_RATES ?= 2000,5000,10000
+SOAK_ALTERNATE ?= off,time
+SOAK_WORKLOADS ?= $(shell sed 's/\#.*//' workloads/workloads.list | tr -s ' \n' ',' | sed 's/^,//; s/,$$//')
+SOAK_SECONDS ?= 1
+SOAK_SIZES ?=
+SOAK_CPU ?= 1
+SOAK_TIMEOUT ?= 300
+SOAK_OUT ?= $(BUILD)/soak
+soak:
+	@$(MAKE) --no-print-directory all
+	BIN=$(BIN) SOAK_RUNS=$(SOAK_RUNS) SOAK_RATES=$(SOAK_RATES) SOAK_ALTERNATE=$(SOAK_ALTERNATE) \
+	    SOAK_WORKLOADS=$(SOAK_WORKLOADS) SOAK_SECONDS=$(SOAK_SECONDS) SOAK_SIZES=$(SOAK_SIZES) SOAK_CPU=$(SOAK_CPU) \
+	    SOAK_TIMEOUT=$(SOAK_TIMEOUT) SOAK_OUT=$(SOAK_OUT) sh scripts/soak.sh
 
 bench: all $(BENCHES)
 fuzz: $(FUZZERS)

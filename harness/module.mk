@@ -20,7 +20,7 @@ $(OBJ)/harness/sw_meta.o: CFLAGS += -DSW_BUILD_CC='"$(CC)"' -DSW_BUILD_CFLAGS='"
 	-DSW_GSL_VERSION='"$(HARNESS_GSL_VERSION)"' -DSW_PFM_PACKAGE='"$(HARNESS_PFM_VERSION)"'
 $(HARNESS_OBJS): CFLAGS += $(HARNESS_CFLAGS)
 $(OBJ)/harness/sw_db.o: $(GEN)/schema_sql.h
-$(OBJ)/harness/sw_db.o: CFLAGS += -Istats
+$(OBJ)/harness/sw_db.o $(OBJ)/harness/sw_run.o: CFLAGS += -Istats
 
 $(BIN)/sweep: $(HARNESS_OBJS) $(HARNESS_STATS_LIB)
 	@mkdir -p $(dir $@)

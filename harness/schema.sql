@@ -45,6 +45,9 @@ CREATE TABLE cells(
 -- the baseline run); NULL outside blocks.  Then the noise covariates over
 -- the run (docs/HARNESS.md).  node: the host name of the machine the run ran
 -- on (a sharded sweep's runs come from several, docs/HARNESS.md "Sharding").
+-- replicate: the replicate the run belongs to (sweep --replicates K: 0 ..
+-- K-1, each with its own seeds, schedule and block order); NULL in a sweep
+-- of one replicate (docs/STATISTICS.md, "Levels").
 CREATE TABLE runs(
   run_id INTEGER PRIMARY KEY,
   cell_id INTEGER NOT NULL REFERENCES cells,
@@ -66,6 +69,7 @@ CREATE TABLE runs(
   block INTEGER, block_pos INTEGER, block_role INTEGER,
   steal_ns INTEGER, other_busy_ns INTEGER, nivcsw INTEGER, minflt INTEGER, loadavg1 REAL,
   node TEXT,
+  replicate INTEGER,
   UNIQUE(seq));
 
 -- run_stats: every key of the run's stats record (runtime/sgc_stats_keys.h).
@@ -91,7 +95,8 @@ CREATE TABLE schedule(
   seq INTEGER PRIMARY KEY,
   cell_id INTEGER NOT NULL REFERENCES cells,
   round INTEGER NOT NULL,
-  block INTEGER, block_pos INTEGER, block_role INTEGER);
+  block INTEGER, block_pos INTEGER, block_role INTEGER,
+  replicate INTEGER);
 
 -- calibration: each workload's --size and how it was found; one row per
 -- probe run in calibration_probes.
@@ -110,14 +115,20 @@ CREATE TABLE calibration_probes(
   PRIMARY KEY(workload, probe));
 
 -- segments: the in-process design's segment series of each run
--- (docs/FORMATS.md).
+-- (docs/FORMATS.md).  A field the series lists as unmeasured (another
+-- runtime's writer that cannot measure it) is NULL, never 0; the fields
+-- every writer measures are NOT NULL.  switch_ns: the series' optional
+-- field (NULL when it has none); system: its system line ('freecheck' when
+-- it has none); cpu_clock: 'thread' or 'process', the clock of cpu_ns (both
+-- NULL in databases written before they were added).
 CREATE TABLE segments(
   run_id INTEGER NOT NULL REFERENCES runs, idx INTEGER NOT NULL,
   block INTEGER NOT NULL, pos INTEGER NOT NULL, kind TEXT NOT NULL, on_ INTEGER NOT NULL,
-  end_ TEXT NOT NULL, cpu_ns INTEGER NOT NULL, wall_ns INTEGER NOT NULL, bytes INTEGER NOT NULL,
-  iterations INTEGER NOT NULL, alloc_samples INTEGER NOT NULL, alloc_points INTEGER NOT NULL,
-  sampled_bytes INTEGER NOT NULL, time_samples INTEGER NOT NULL, minor INTEGER NOT NULL,
-  major INTEGER NOT NULL, gc_ns INTEGER NOT NULL, major_cpu_ns INTEGER NOT NULL,
+  end_ TEXT NOT NULL, cpu_ns INTEGER NOT NULL, wall_ns INTEGER, bytes INTEGER NOT NULL,
+  iterations INTEGER, alloc_samples INTEGER, alloc_points INTEGER,
+  sampled_bytes INTEGER, time_samples INTEGER, minor INTEGER,
+  major INTEGER, gc_ns INTEGER, major_cpu_ns INTEGER,
+  switch_ns INTEGER, system TEXT, cpu_clock TEXT,
   PRIMARY KEY(run_id, idx));
 
 CREATE INDEX runs_seq ON runs(seq);

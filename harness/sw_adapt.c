@@ -57,7 +57,8 @@ int sw_adapt_next_round(sw_db *db, const sw_cell *cells, int n_cells, double hal
             block++;
             for (int pos = 1; pos <= 2; pos++) {
                 int role = (pos == 1) == (first == 1);
-                slots[total] = (sw_slot){.seq = (int)++seq,
+                slots[total] = (sw_slot){.replicate = -1,
+                                         .seq = (int)++seq,
                                          .cell = role ? k : base,
                                          .round = last_round + 1,
                                          .pass = -1,

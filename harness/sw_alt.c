@@ -40,28 +40,63 @@ static const char *const field_names[] = {"index",   "block", "pos", "kind", "on
 #define N_FIELDS ((int)(sizeof field_names / sizeof field_names[0]))
 
 int sw_alt_parse(const char *text, sw_segment **out, const char **why) {
+    sw_series info;
+    return sw_alt_parse_series(text, out, &info, why);
+}
+
+int sw_alt_parse_series(const char *text, sw_segment **out, sw_series *info, const char **why) {
     *out = NULL;
+    memset(info, 0, sizeof *info);
+    strcpy(info->system, "freecheck");
+    strcpy(info->cpu_clock, "thread");
+    int switch_col = -1;
     if (!text || strncmp(text, "sgc-segments 1\n", 15) != 0) {
         *why = "it is not a segment series (first line is not 'sgc-segments 1')";
         return -1;
     }
     int col_of[N_FIELDS]; /* column index of each field */
     int ncols = 0, n = 0, cap = 0, trailer = -1;
-    char *copy = sw_xstrdup(text), *save = NULL;
+    char *copy = sw_xstrdup(text);
     for (int f = 0; f < N_FIELDS; f++)
         col_of[f] = -1;
-    for (char *line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    for (char *line = copy + 15, *next; *line; line = next) {
+        next = strchr(line, '\n');
+        if (!next) {
+            *why = "its last line has no line end (cut off?)";
+            goto bad;
+        }
+        *next++ = '\0';
         if (trailer >= 0) {
             *why = "text after its 'segments' line";
             goto bad;
         }
+        /* Every line is "<name> <values>" as written: no blank line, no
+         * carriage return (a CRLF copy), no other kind of line. */
+        size_t name = strspn(line, "abcdefghijklmnopqrstuvwxyz_0123456789");
+        if (!name || line[name] != ' ' || !line[name + 1] || strchr(line, '\r') || strstr(line, "  ")) {
+            *why = "a line is not '<name> <values>' (blank, CRLF line ends, or other text)";
+            goto bad;
+        }
         if (!strncmp(line, "columns ", 8)) {
             char *s2 = NULL;
-            ncols = 0;
-            for (char *tok = strtok_r(line + 8, " ", &s2); tok; tok = strtok_r(NULL, " ", &s2), ncols++)
+            if (ncols) {
+                *why = "it has two columns lines";
+                goto bad;
+            }
+            for (char *tok = strtok_r(line + 8, " ", &s2); tok; tok = strtok_r(NULL, " ", &s2), ncols++) {
+                if (!strcmp(tok, "switch_ns")) {
+                    switch_col = ncols;
+                    info->has_switch = 1;
+                }
                 for (int f = 0; f < N_FIELDS; f++)
-                    if (!strcmp(tok, field_names[f]))
+                    if (!strcmp(tok, field_names[f])) {
+                        if (col_of[f] >= 0) {
+                            *why = "its columns line names a field twice";
+                            goto bad;
+                        }
                         col_of[f] = ncols;
+                    }
+            }
             for (int f = 0; f < N_FIELDS; f++)
                 if (col_of[f] < 0) {
                     *why = "its columns line lacks a field the segments table stores";
@@ -117,11 +152,37 @@ int sw_alt_parse(const char *text, sw_segment **out, const char **why) {
 #define X(name) g->name = num[f++];
             SW_ALT_NUM
 #undef X
+            if (switch_col >= 0 && sw_parse_uint(vals[switch_col], UINT64_MAX >> 1, &g->switch_ns)) {
+                *why = "a segment's switch_ns is not a whole number";
+                goto bad;
+            }
             if (g->idx != n) {
                 *why = "its segments are not numbered 0, 1, 2, ... in order";
                 goto bad;
             }
             n++;
+        } else if (!strncmp(line, "system ", 7) || !strncmp(line, "cpu_clock ", 10)) {
+            int sys = line[0] == 's';
+            const char *v = line + (sys ? 7 : 10);
+            if (strlen(v) >= (sys ? sizeof info->system : sizeof info->cpu_clock) || strchr(v, ' ')) {
+                *why = sys ? "its system line is not one name" : "its cpu_clock line is not thread or process";
+                goto bad;
+            }
+            strcpy(sys ? info->system : info->cpu_clock, v);
+        } else if (!strncmp(line, "unmeasured ", 11)) {
+            char *s2 = NULL;
+            for (char *tok = strtok_r(line + 11, " ", &s2); tok; tok = strtok_r(NULL, " ", &s2)) {
+                int f = -1;
+                for (int k = F_NUM0; k < N_FIELDS; k++)
+                    if (!strcmp(tok, field_names[k]))
+                        f = k - F_NUM0;
+                /* cpu_ns and bytes are what every segment is measured by. */
+                if (f < 0 || f == SW_ALT_F_cpu_ns || f == SW_ALT_F_bytes) {
+                    *why = "its unmeasured line names a field that must be measured, or no field";
+                    goto bad;
+                }
+                info->unmeasured |= 1u << f;
+            }
         } else if (!strncmp(line, "segments ", 9)) {
             uint64_t v;
             if (sw_parse_uint(line + 9, 1u << 30, &v)) {

@@ -212,7 +212,8 @@ static void parse_system(char **w, int n, const char *origin, int lineno) {
     for (int i = 2; i < n; i++) {
         char *eq = strchr(w[i], '=');
         if (!eq)
-            bad(origin, lineno, "'%s' is not key=value (keys: site, modes, alloc-env, alloc-arg, off-env, off-arg)",
+            bad(origin, lineno,
+                "'%s' is not key=value (keys: site, modes, alloc-env, alloc-arg, off-env, off-arg, inprocess, inprocess-env, inprocess-alloc-env, inprocess-alloc-arg, segment, sim-env, calibrate)",
                 w[i]);
         *eq = '\0';
         const char *key = w[i], *v = eq + 1;
@@ -231,9 +232,42 @@ static void parse_system(char **w, int n, const char *origin, int lineno) {
             free(copy);
             if (!s->modes)
                 bad(origin, lineno, "modes: empty");
+        } else if (!strcmp(key, "inprocess")) {
+            if (!strcmp(v, "yes"))
+                s->inprocess = 1;
+            else if (!strcmp(v, "no"))
+                s->inprocess = 0;
+            else
+                bad(origin, lineno, "inprocess: '%s' is not yes or no", v);
+        } else if (!strcmp(key, "segment")) {
+            /* SGC_ALT_SEGMENT's forms (docs/FORMATS.md): a CPU time Nms,
+             * 1..60000, or a count K of collections, 1..1000000. */
+            size_t d = strspn(v, "0123456789");
+            long k = d && d <= 7 ? strtol(v, NULL, 10) : 0;
+            int ms = !strcmp(v + d, "ms");
+            if (!d || (v[d] && !ms) || v[0] == '0' || k < 1 || k > (ms ? 60000 : 1000000))
+                bad(origin, lineno,
+                    "segment: '%s' is not a segment length: Nms with N from 1 to 60000 (CPU time), or K from 1 to "
+                    "1000000 (collections)",
+                    v);
+            free(s->segment);
+            s->segment = sw_xstrdup(v);
+        } else if (!strcmp(key, "calibrate")) {
+            if (!strcmp(v, "work"))
+                s->calibrate_work = 1;
+            else if (!strcmp(v, "run"))
+                s->calibrate_work = 0;
+            else
+                bad(origin, lineno,
+                    "calibrate: '%s' is not work (the target excludes the command's fixed cost) or run (the whole "
+                    "run's CPU time, the default)",
+                    v);
         } else if (!strcmp(key, "alloc-env") || !strcmp(key, "off-env") || !strcmp(key, "alloc-arg") ||
-                   !strcmp(key, "off-arg")) {
-            int alloc = key[0] == 'a', env = !strcmp(key + strlen(key) - 3, "env");
+                   !strcmp(key, "off-arg") || !strcmp(key, "inprocess-alloc-env") ||
+                   !strcmp(key, "inprocess-alloc-arg") || !strcmp(key, "sim-env") || !strcmp(key, "inprocess-env")) {
+            int inproc = !strncmp(key, "inprocess-", 10), sim = !strcmp(key, "sim-env");
+            int inproc_all = !strcmp(key, "inprocess-env");
+            int alloc = key[inproc ? 10 : 0] == 'a', env = !strcmp(key + strlen(key) - 3, "env");
             if (env) {
                 const char *e2 = strchr(v, '=');
                 char *name = e2 ? strndup(v, (size_t)(e2 - v)) : NULL;
@@ -250,9 +284,16 @@ static void parse_system(char **w, int n, const char *origin, int lineno) {
             check_tmpl(v, alloc ? PH_P | PH_LOG2P | PH_MODE | PH_BIN : PH_BIN, key, origin, lineno);
             if (alloc && strstr(v, "{log2P}"))
                 s->log2 = 1;
-            tmpl_add(alloc ? &s->alloc : &s->off, env, v);
+            tmpl_add(sim          ? &s->sim
+                     : inproc_all ? &s->inproc
+                     : inproc     ? &s->inproc_alloc
+                     : alloc      ? &s->alloc
+                                  : &s->off,
+                     env, v);
         } else {
-            bad(origin, lineno, "unknown key '%s' (keys: site, modes, alloc-env, alloc-arg, off-env, off-arg)", key);
+            bad(origin, lineno,
+                "unknown key '%s' (keys: site, modes, alloc-env, alloc-arg, off-env, off-arg, inprocess, inprocess-env, inprocess-alloc-env, inprocess-alloc-arg, segment, sim-env, calibrate)",
+                key);
         }
     }
     if (!s->alloc.n_env && !s->alloc.n_args)
@@ -265,6 +306,39 @@ static void parse_system(char **w, int n, const char *origin, int lineno) {
     }
     if (!uses_p)
         bad(origin, lineno, "system %s: no alloc template uses the period ({P} or {log2P})", s->name);
+    int inproc_p = 0;
+    for (int i = 0; i < s->inproc_alloc.n_env + s->inproc_alloc.n_args; i++) {
+        const char *t =
+            i < s->inproc_alloc.n_env ? s->inproc_alloc.env[i] : s->inproc_alloc.args[i - s->inproc_alloc.n_env];
+        inproc_p |= strstr(t, "{P}") || strstr(t, "{log2P}");
+    }
+    if (s->inproc_alloc.n_env + s->inproc_alloc.n_args && !inproc_p)
+        bad(origin, lineno, "system %s: no inprocess-alloc template uses the period ({P} or {log2P})", s->name);
+    if (!s->inprocess && (s->inproc_alloc.n_env + s->inproc_alloc.n_args || s->inproc.n_env || s->segment))
+        bad(origin, lineno,
+            "system %s: inprocess-env, inprocess-alloc-* and segment= are settings of the in-process design, which "
+            "the system does not declare (inprocess=yes)",
+            s->name);
+    /* A variable of inprocess-env or sim-env added to a run whose template
+     * sets it too would be given twice (an in-process run takes off or
+     * inprocess-alloc/alloc; a simulated one off or alloc; never both). */
+    const sw_tmpl *extra[2] = {&s->inproc, &s->sim};
+    const sw_tmpl *base[3] = {&s->off, &s->alloc, &s->inproc_alloc};
+    for (int e = 0; e < 2; e++)
+        for (int i = 0; i < extra[e]->n_env; i++) {
+            size_t nl = strcspn(extra[e]->env[i], "=");
+            for (int b = 0; b < (e ? 2 : 3); b++)
+                for (int j = 0; j < base[b]->n_env; j++)
+                    if (base[b] != extra[e] && !strncmp(base[b]->env[j], extra[e]->env[i], nl + 1))
+                        bad(origin, lineno,
+                            "system %s: %s sets %.*s, which another of its templates sets too (a run would get "
+                            "it twice): give the variable one template",
+                            s->name, e ? "sim-env" : "inprocess-env", (int)nl, extra[e]->env[i]);
+        }
+    if (s->inproc_alloc.n_args && !s->alloc.n_args)
+        bad(origin, lineno,
+            "system %s: inprocess-alloc-arg words replace the alloc-arg words at {sampling}, which it has none of",
+            s->name);
     if (!s->modes)
         s->modes = 1u << sgc_alloc_mode_parse("poisson");
     if ((s->modes & (s->modes - 1)) && !uses_mode)
@@ -440,7 +514,16 @@ const sw_system *sw_cmd_system_of(const char *workload) {
     return c ? c->system : &freecheck_system;
 }
 
+static int plan_inprocess;
+
+void sw_cmd_plan_design(int inprocess) { plan_inprocess = inprocess; }
+
 const char *sw_cmd_cannot(const char *workload, uint64_t period, const char *mode, unsigned hz, unsigned depth) {
+    return sw_cmd_cannot_cell(workload, period, mode, hz, depth, 0);
+}
+
+const char *sw_cmd_cannot_cell(const char *workload, uint64_t period, const char *mode, unsigned hz, unsigned depth,
+                               int sim) {
     const sw_command *c = sw_cmd_find(workload);
     if (!c)
         return NULL;
@@ -449,6 +532,9 @@ const char *sw_cmd_cannot(const char *workload, uint64_t period, const char *mod
     const sw_system *s = c->system;
     if (s->native)
         return NULL;
+    if (plan_inprocess && !sim && !s->inprocess)
+        return "its system does not declare that its programs speak the in-process protocol (inprocess=yes on its "
+               "system line, docs/WORKLOADS.md): in the in-process design they would write no segment series";
     if (hz)
         return "its system has no time sampling template (only freecheck's runtime has a time sampler here)";
     if (period) {
@@ -550,7 +636,7 @@ static char *expand_or_die(const char *t, const char *bin, uint64_t size, uint64
 }
 
 int sw_cmd_files(const sw_command *c, const char *bin, char ***paths) {
-    char **v = sw_xcalloc((size_t)c->n_needs + 1, sizeof *v), *why;
+    char **v = sw_xcalloc((size_t)c->n_needs + 2, sizeof *v), *why; /* NULL-terminated */
     const char *e;
     v[0] = find_program(c, bin, &why);
     if (!v[0])
@@ -558,20 +644,55 @@ int sw_cmd_files(const sw_command *c, const char *bin, char ***paths) {
     if (!v[0])
         v[0] = sw_xstrdup(c->words[0]);
     free(why);
+    int n = 1;
     for (int i = 0; i < c->n_needs; i++) {
-        v[i + 1] = sw_cmd_expand(c->needs[i], bin, 1, 0, NULL, &e);
-        if (!v[i + 1])
-            v[i + 1] = sw_xstrdup(c->needs[i]);
+        v[n] = sw_cmd_expand(c->needs[i], bin, 1, 0, NULL, &e);
+        if (!v[n])
+            v[n] = sw_xstrdup(c->needs[i]);
+        n++;
+    }
+    /* The other words that name a file: an interpreter's script (node
+     * bench.js) is as much the program as the interpreter. */
+    for (int i = 1; i < c->n_words; i++) {
+        if (!strcmp(c->words[i], "{sampling}") || strstr(c->words[i], "{size}"))
+            continue;
+        char *w = sw_cmd_expand(c->words[i], bin, 1, 0, NULL, &e);
+        struct stat st;
+        int dup = 0;
+        for (int k = 0; w && k < n; k++)
+            dup |= !strcmp(v[k], w);
+        if (w && !dup && stat(w, &st) == 0 && S_ISREG(st.st_mode)) {
+            v = sw_xrealloc(v, (size_t)(n + 2) * sizeof *v);
+            v[n++] = w;
+            v[n] = NULL;
+        } else {
+            free(w);
+        }
     }
     *paths = v;
-    return c->n_needs + 1;
+    return n;
+}
+
+/* The template of a run: off without a period, else the in-process one
+ * when the context and the system have it, else alloc. */
+static const sw_tmpl *run_tmpl(const sw_system *s, uint64_t period, sw_cmd_ctx ctx, int env) {
+    if (!period)
+        return &s->off;
+    if (ctx == SW_CTX_INPROCESS && (env ? s->inproc_alloc.n_env : s->inproc_alloc.n_args))
+        return &s->inproc_alloc;
+    return &s->alloc;
 }
 
 char **sw_cmd_argv(const sw_command *c, const char *bin, uint64_t size, uint64_t period, const char *mode,
                    const char *extra, char **path) {
+    return sw_cmd_argv_ctx(c, bin, size, period, mode, extra, SW_CTX_TIMED, path);
+}
+
+char **sw_cmd_argv_ctx(const sw_command *c, const char *bin, uint64_t size, uint64_t period, const char *mode,
+                       const char *extra, sw_cmd_ctx ctx, char **path) {
     char **v = NULL;
     int n = 0;
-    const sw_tmpl *t = period ? &c->system->alloc : &c->system->off;
+    const sw_tmpl *t = run_tmpl(c->system, period, ctx, 0);
     for (int i = 0; i < c->n_words; i++) {
         if (!strcmp(c->words[i], "{sampling}")) {
             for (int k = 0; k < t->n_args; k++)
@@ -593,11 +714,19 @@ char **sw_cmd_argv(const sw_command *c, const char *bin, uint64_t size, uint64_t
 }
 
 char **sw_cmd_env(const sw_system *s, const char *bin, uint64_t period, const char *mode) {
+    return sw_cmd_env_ctx(s, bin, period, mode, SW_CTX_TIMED);
+}
+
+char **sw_cmd_env_ctx(const sw_system *s, const char *bin, uint64_t period, const char *mode, sw_cmd_ctx ctx) {
     char **v = sw_xcalloc(1, sizeof *v);
     int n = 0;
-    const sw_tmpl *t = period ? &s->alloc : &s->off;
+    const sw_tmpl *t = run_tmpl(s, period, ctx, 1);
     for (int i = 0; i < t->n_env; i++)
         push(&v, &n, expand_or_die(t->env[i], bin, 1, period, mode, s->origin));
+    for (int i = 0; ctx == SW_CTX_SIM && i < s->sim.n_env; i++)
+        push(&v, &n, expand_or_die(s->sim.env[i], bin, 1, 0, NULL, s->origin));
+    for (int i = 0; ctx == SW_CTX_INPROCESS && i < s->inproc.n_env; i++)
+        push(&v, &n, expand_or_die(s->inproc.env[i], bin, 1, 0, NULL, s->origin));
     return v;
 }
 
@@ -640,6 +769,17 @@ char *sw_cmd_describe(void) {
             }
         describe_tmpl(&b, "alloc", &s->alloc);
         describe_tmpl(&b, "off", &s->off);
+        /* The keys of later versions only when used, so that a sweep stored
+         * before them resumes with the same declarations. */
+        if (s->inprocess)
+            sw_buf_puts(&b, " inprocess=yes");
+        describe_tmpl(&b, "inprocess", &s->inproc);
+        describe_tmpl(&b, "inprocess-alloc", &s->inproc_alloc);
+        if (s->segment)
+            sw_buf_printf(&b, " segment=%s", s->segment);
+        describe_tmpl(&b, "sim", &s->sim);
+        if (s->calibrate_work)
+            sw_buf_puts(&b, " calibrate=work");
         sw_buf_puts(&b, "\n");
     }
     for (int i = 0; i < n_commands; i++) {
@@ -681,7 +821,7 @@ int sw_cmd_resolve(char **workloads, int n, const char *bin) {
         /* The build's own word on why the program is not there. */
         const char *e;
         char *wm = c->why_missing ? sw_cmd_expand(c->why_missing, bin, 1, 0, NULL, &e) : NULL;
-        char *said = wm ? sw_read_file(wm) : NULL;
+        char *said = wm ? sw_read_file_max(wm, 65536) : NULL; /* its first line is wanted */
         if (said) {
             said[strcspn(said, "\n")] = '\0';
             char *both = sw_xasprintf("%s: %s", why, said);

@@ -7,6 +7,8 @@
  *
  *   system NAME site=TEXT modes=LIST alloc-env=NAME=VALUE alloc-arg=WORD
  *          off-env=NAME=VALUE off-arg=WORD           (keys repeatable: -env, -arg)
+ *          [inprocess=yes [inprocess-env=NAME=VALUE] [inprocess-alloc-env=NAME=VALUE]
+ *           [inprocess-alloc-arg=WORD] [segment=Nms|K]] [sim-env=NAME=VALUE] [calibrate=work]
  *   command NAME system=SYS check=CHECK [optional=yes] [needs=PATH]
  *           [why-missing=FILE] -- WORD...
  *
@@ -38,6 +40,31 @@
  *    --size N --check), self (the reference is a plain run of the command
  *    itself), flag (the command takes --check, like freecheck's), none (no
  *    checksum: the exit status and the stats record judge the run).
+ *  - The in-process design (docs/FORMATS.md, "The segment series"): a
+ *    system that declares inprocess=yes has programs that speak the
+ *    protocol (SGC_ALTERNATE, SGC_ALT_SEGMENT, SGC_ALT_OUT, SGC_SEED) and
+ *    write the series; only its commands are planned in that design (the
+ *    others' cells are not planned, with the reason).  Its alloc cells
+ *    there take the inprocess-alloc-* templates when it declares any (the
+ *    sampler configured but switched off until the series switches it:
+ *    jemalloc's prof_active:false), else the alloc-* ones; its baselines
+ *    the off-* ones (and SGC_ALTERNATE=none); every in-process run of it
+ *    also gets inprocess-env (V8's --single-threaded, say).  segment= is its
+ *    SGC_ALT_SEGMENT: a CPU time Nms or a count K of collections (default:
+ *    the sweep's, i.e. the writer's default).  No variable is set by two of
+ *    a system's templates that a run could get together (exit 2).
+ *  - sim-env= (repeatable) are the system's determinism settings: added to
+ *    every run under valgrind (simulated cells and their calibration
+ *    probes), after the cell's own templates, so that repeated runs count
+ *    the same (GOGC=off for Go, say); never to timed runs.
+ *  - calibrate=work: the calibration target is the CPU time of the work
+ *    beyond the command's fixed cost (start-up), the cost estimated from
+ *    the first two probes (sizes N and 2N: 2 t(N) - t(2N)); without it the
+ *    whole run's CPU time is the target, as for freecheck's workloads.
+ *  - The files a command depends on (sw_cmd_files, hashed by the sweep)
+ *    are its program, its needs= paths and every other word of its command
+ *    line that names an existing regular file (an interpreted program's
+ *    script: node bench.js).
  *  - A command whose program (or a needs= path) is missing exits 2, unless
  *    it is optional=yes: then it is left out of the plan with the reason
  *    (printed, and stored in meta "skipped"; with the first line of its
@@ -62,14 +89,25 @@ typedef struct sw_tmpl {
 
 typedef struct sw_system {
     char *name;
-    char *site;     /* where its sample check lives, in words (tables) */
-    unsigned modes; /* bit m: it samples with sgc_sample_mode m */
-    int native;     /* freecheck's runtime: the SGC_* settings are its own */
-    int log2;       /* its alloc template takes {log2P}: powers of two only */
-    sw_tmpl off;    /* runs without sampling */
-    sw_tmpl alloc;  /* alloc cells: {P}, {log2P} */
-    char *origin;   /* "<file> line <n>" */
+    char *site;           /* where its sample check lives, in words (tables) */
+    unsigned modes;       /* bit m: it samples with sgc_sample_mode m */
+    int native;           /* freecheck's runtime: the SGC_* settings are its own */
+    int log2;             /* its alloc template takes {log2P}: powers of two only */
+    sw_tmpl off;          /* runs without sampling */
+    sw_tmpl alloc;        /* alloc cells: {P}, {log2P} */
+    int inprocess;        /* its programs speak the in-process protocol (inprocess=yes) */
+    sw_tmpl inproc_alloc; /* alloc cells in the in-process design (none given: alloc) */
+    sw_tmpl inproc;       /* env added to every run of the in-process design (inprocess-env=) */
+    char *segment;        /* SGC_ALT_SEGMENT of its in-process runs (segment=), or NULL */
+    sw_tmpl sim;          /* env added to its runs under valgrind (sim-env=) */
+    int calibrate_work;   /* calibrate=work: the target excludes the fixed cost */
+    char *origin;         /* "<file> line <n>" */
 } sw_system;
+
+/* Where a run's settings are used: a timed run of the blocked or
+ * independent design, a run of the in-process design, a run under
+ * valgrind (simulated cells and their probes). */
+typedef enum sw_cmd_ctx { SW_CTX_TIMED = 0, SW_CTX_INPROCESS, SW_CTX_SIM } sw_cmd_ctx;
 
 typedef struct sw_command {
     char *name;
@@ -105,8 +143,16 @@ const sw_system *sw_cmd_system(const char *name);
 const sw_system *sw_cmd_system_of(const char *workload);
 
 /* Why the system of workload cannot run a cell of this kind (kind, period,
- * mode, rate, depth), or NULL if it can.  Static or registry-owned text. */
+ * mode, rate, depth), or NULL if it can.  Static or registry-owned text.
+ * In the in-process design (sw_cmd_plan_design) a native cell of a system
+ * without inprocess=yes cannot run either. */
 const char *sw_cmd_cannot(const char *workload, uint64_t period, const char *mode, unsigned hz, unsigned depth);
+/* The design the cells are planned for (an sw_design of sw_opts.h): 1 for
+ * the in-process design, 0 otherwise; set by sw_plan_cells. */
+void sw_cmd_plan_design(int inprocess);
+/* Same as sw_cmd_cannot for a cell that is simulated (sim 1) or not. */
+const char *sw_cmd_cannot_cell(const char *workload, uint64_t period, const char *mode, unsigned hz, unsigned depth,
+                               int sim);
 /* Records that a cell was not planned and why (deduplicated by label);
  * sw_cmd_notes lists them in order. */
 void sw_cmd_note(const char *label, const char *why);
@@ -127,8 +173,11 @@ char *sw_cmd_program(const sw_command *c, const char *bin, char **why);
 
 /* The files a run of command c depends on, as the sweep hashes them: the
  * program (as sw_cmd_program finds it; the expanded word when it is not
- * found), then every needs= path expanded, in declaration order.  Returns
- * their number; *paths (fresh strings in a fresh array) holds them. */
+ * found), then every needs= path expanded, in declaration order, then
+ * every other word of the command that names an existing regular file
+ * (expanded; {size} and {sampling} words are not files).  Returns their
+ * number; *paths (fresh strings in a fresh NULL-terminated array) holds
+ * them. */
 int sw_cmd_files(const sw_command *c, const char *bin, char ***paths);
 
 /* The argv of one run of command c: the words expanded for size, with
@@ -137,9 +186,17 @@ int sw_cmd_files(const sw_command *c, const char *bin, char ***paths);
  * free with sw_cmd_free_strv.  The program's path is *path (fresh). */
 char **sw_cmd_argv(const sw_command *c, const char *bin, uint64_t size, uint64_t period, const char *mode,
                    const char *extra, char **path);
-/* The environment items the system sets for a run (alloc-env with period >
- * 0, else off-env), expanded; NULL-terminated, fresh. */
+/* The same in a context: SW_CTX_INPROCESS takes the inprocess-alloc-arg
+ * words for an alloc cell when the system has them. */
+char **sw_cmd_argv_ctx(const sw_command *c, const char *bin, uint64_t size, uint64_t period, const char *mode,
+                       const char *extra, sw_cmd_ctx ctx, char **path);
+/* The environment items the system sets for a timed run (alloc-env with
+ * period > 0, else off-env), expanded; NULL-terminated, fresh. */
 char **sw_cmd_env(const sw_system *s, const char *bin, uint64_t period, const char *mode);
+/* The same in a context: SW_CTX_INPROCESS takes inprocess-alloc-env for an
+ * alloc cell when the system has any and appends inprocess-env; SW_CTX_SIM
+ * appends sim-env. */
+char **sw_cmd_env_ctx(const sw_system *s, const char *bin, uint64_t period, const char *mode, sw_cmd_ctx ctx);
 void sw_cmd_free_strv(char **v);
 
 /* "like:gcbench", "self", "flag", "none". */

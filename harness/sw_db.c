@@ -114,7 +114,8 @@ static char run_node[256];
     X(nivcsw, INT64, r->has_noise && r->has_times, r->noise.nivcsw)                              \
     X(minflt, INT64, r->has_noise && r->has_times, r->noise.minflt)                              \
     X(loadavg1, REAL, r->has_noise && r->noise.loadavg1 >= 0, r->noise.loadavg1)                 \
-    X(node, TEXT, 1, run_node)
+    X(node, TEXT, 1, run_node)                                                                   \
+    X(replicate, INT, r->replicate >= 0, r->replicate)
 
 /* "INSERT INTO runs(c1, c2, ...) VALUES(?, ?, ...)" from the list. */
 static char *insert_run_sql(void) {
@@ -199,6 +200,34 @@ void sw_db_create(sw_db *d, const char *dir) {
     prepare_run_statements(d);
 }
 
+/* A sweep started before the segments table had switch_ns, system and
+ * cpu_clock, and NULL for unmeasured fields, gets today's table: its rows
+ * copied into one made from the schema (their new columns NULL: not
+ * recorded), in one transaction. */
+static void upgrade_segments(sw_db *d) {
+    sqlite3_stmt *st;
+    int current = sqlite3_prepare_v2(d->conn->db, "SELECT system FROM segments LIMIT 0", -1, &st, NULL) == SQLITE_OK;
+    sqlite3_finalize(st);
+    if (current)
+        return;
+    const char *def = strstr(fc_schema_sql, "CREATE TABLE segments(");
+    const char *end = def ? strstr(def, ");") : NULL;
+    if (!end)
+        sw_fatal("harness/schema.sql has no CREATE TABLE segments(...); statement");
+    char *create = sw_xasprintf("CREATE TABLE segments_upgrade(%.*s);", (int)(end - def - 22), def + 22);
+    exec_sql(d, "BEGIN");
+    exec_sql(d, create);
+    exec_sql(d, "INSERT INTO segments_upgrade(run_id, idx, block, pos, kind, on_, end_, cpu_ns, wall_ns, bytes, "
+                "iterations, alloc_samples, alloc_points, sampled_bytes, time_samples, minor, major, gc_ns, "
+                "major_cpu_ns) SELECT run_id, idx, block, pos, kind, on_, end_, cpu_ns, wall_ns, bytes, iterations, "
+                "alloc_samples, alloc_points, sampled_bytes, time_samples, minor, major, gc_ns, major_cpu_ns FROM "
+                "segments");
+    exec_sql(d, "DROP TABLE segments");
+    exec_sql(d, "ALTER TABLE segments_upgrade RENAME TO segments");
+    exec_sql(d, "COMMIT");
+    free(create);
+}
+
 void sw_db_open_existing(sw_db *d, const char *dir) {
     start(d);
     d->path = sw_xasprintf("%s/results.db", dir);
@@ -208,6 +237,37 @@ void sw_db_open_existing(sw_db *d, const char *dir) {
         sw_usage_error("--resume %s: cannot open %s: %s", dir, d->path,
                        d->conn->db ? sqlite3_errmsg(d->conn->db) : "?");
     sqlite3_stmt *st;
+    /* SQLite's own check of every page, b-tree and record, before anything
+     * is read or added: runs resumed into a damaged file are time spent on
+     * numbers analyze then refuses (stats/st_db.c runs the same check). */
+    sqlite3_busy_timeout(d->conn->db, 10000);
+    char *damage = NULL;
+    if (sqlite3_prepare_v2(d->conn->db, "PRAGMA integrity_check(5)", -1, &st, NULL) != SQLITE_OK) {
+        if (sqlite3_errcode(d->conn->db) == SQLITE_NOTADB)
+            sw_usage_error("--resume %s: %s is not an SQLite database (%s): not a sweep's results", dir, d->path,
+                           sqlite3_errmsg(d->conn->db));
+        damage = sw_xstrdup(sqlite3_errmsg(d->conn->db));
+    } else {
+        sw_buf b = {0};
+        int rc;
+        while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+            const char *line = (const char *)sqlite3_column_text(st, 0);
+            if (!line || strcmp(line, "ok"))
+                sw_buf_printf(&b, "%s%s", b.len ? "; " : "", line ? line : "no answer");
+        }
+        if (rc != SQLITE_DONE)
+            sw_buf_printf(&b, "%s%s", b.len ? "; " : "", sqlite3_errmsg(d->conn->db));
+        sqlite3_finalize(st);
+        damage = b.data;
+        for (char *p = damage; p && *p; p++) /* its answer is lines: one line of the message */
+            if (*p == '\n')
+                *p = ' ';
+    }
+    if (damage)
+        sw_usage_error(
+            "--resume %s: %s is damaged (SQLite's integrity check: %.300s); its runs cannot be trusted and "
+            "resuming would add runs to a file analyze refuses: restore it from a copy, or start a new sweep",
+            dir, d->path, damage);
     if (sqlite3_prepare_v2(d->conn->db, "SELECT count(*) FROM schedule, calibration, meta LIMIT 1", -1, &st, NULL) !=
         SQLITE_OK)
         sw_usage_error("--resume %s: %s is not a results database written by sweep (%s)", dir, d->path,
@@ -223,6 +283,14 @@ void sw_db_open_existing(sw_db *d, const char *dir) {
     if (sqlite3_prepare_v2(d->conn->db, "SELECT node FROM runs LIMIT 0", -1, &st, NULL) != SQLITE_OK)
         exec_sql(d, "ALTER TABLE runs ADD COLUMN node TEXT");
     sqlite3_finalize(st);
+    /* Likewise the replicate columns (a sweep of one replicate: NULL). */
+    if (sqlite3_prepare_v2(d->conn->db, "SELECT replicate FROM runs LIMIT 0", -1, &st, NULL) != SQLITE_OK)
+        exec_sql(d, "ALTER TABLE runs ADD COLUMN replicate INTEGER");
+    sqlite3_finalize(st);
+    if (sqlite3_prepare_v2(d->conn->db, "SELECT replicate FROM schedule LIMIT 0", -1, &st, NULL) != SQLITE_OK)
+        exec_sql(d, "ALTER TABLE schedule ADD COLUMN replicate INTEGER");
+    sqlite3_finalize(st);
+    upgrade_segments(d);
     reserve_space(d, dir);
     tune(d);
     prepare_run_statements(d);
@@ -443,7 +511,8 @@ void sw_db_store_plan(sw_db *d, const sw_cell *cells, int n_cells, const sw_slot
         step_done(d, st, "storing the cells");
     }
     sqlite3_finalize(st);
-    st = prepare(d, "INSERT INTO schedule(seq, cell_id, round, block, block_pos, block_role) VALUES(?,?,?,?,?,?)");
+    st = prepare(d, "INSERT INTO schedule(seq, cell_id, round, block, block_pos, block_role, replicate)"
+                    " VALUES(?,?,?,?,?,?,?)");
     for (int i = 0; i < n_slots; i++) {
         sqlite3_bind_int(st, 1, slots[i].seq);
         sqlite3_bind_int(st, 2, cells[slots[i].cell].id);
@@ -453,6 +522,8 @@ void sw_db_store_plan(sw_db *d, const sw_cell *cells, int n_cells, const sw_slot
             sqlite3_bind_int(st, 5, slots[i].pos);
             sqlite3_bind_int(st, 6, slots[i].role);
         }
+        if (slots[i].replicate >= 0)
+            sqlite3_bind_int(st, 7, slots[i].replicate);
         step_done(d, st, "storing the schedule");
     }
     sqlite3_finalize(st);
@@ -519,7 +590,7 @@ int sw_db_load_cells(sw_db *d, sw_cell **out) {
 
 int sw_db_missing_slots(sw_db *d, sw_slot **out) {
     sqlite3_stmt *st = prepare(d, "SELECT s.seq, s.cell_id, s.round, ifnull(s.block, 0), ifnull(s.block_pos, 0),"
-                                  " ifnull(s.block_role, 0) FROM schedule s WHERE NOT EXISTS"
+                                  " ifnull(s.block_role, 0), ifnull(s.replicate, -1) FROM schedule s WHERE NOT EXISTS"
                                   " (SELECT 1 FROM runs r WHERE r.seq = s.seq) ORDER BY s.seq");
     int n = 0, cap = 256;
     sw_slot *slots = sw_xmalloc((size_t)cap * sizeof *slots);
@@ -532,7 +603,8 @@ int sw_db_missing_slots(sw_db *d, sw_slot **out) {
                                .pass = -1,
                                .block = sqlite3_column_int(st, 3),
                                .pos = sqlite3_column_int(st, 4),
-                               .role = sqlite3_column_int(st, 5)};
+                               .role = sqlite3_column_int(st, 5),
+                               .replicate = sqlite3_column_int(st, 6)};
     }
     sqlite3_finalize(st);
     *out = slots;
@@ -541,12 +613,12 @@ int sw_db_missing_slots(sw_db *d, sw_slot **out) {
 
 /* The run's segment series, inside its transaction.  The statement is
  * prepared on first use, so databases of other designs need no table. */
-static void store_segments(sw_db *d, sqlite3_int64 run_id, const sw_segment *segs, int n) {
+static void store_segments(sw_db *d, sqlite3_int64 run_id, const sw_segment *segs, int n, const sw_series *info) {
     if (!d->conn->ins_seg)
-        d->conn->ins_seg =
-            prepare(d, "INSERT INTO segments(run_id, idx, block, pos, kind, on_, end_, cpu_ns, wall_ns, bytes, "
-                       "iterations, alloc_samples, alloc_points, sampled_bytes, time_samples, minor, major, gc_ns, "
-                       "major_cpu_ns) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+        d->conn->ins_seg = prepare(
+            d, "INSERT INTO segments(run_id, idx, block, pos, kind, on_, end_, cpu_ns, wall_ns, bytes, "
+               "iterations, alloc_samples, alloc_points, sampled_bytes, time_samples, minor, major, gc_ns, "
+               "major_cpu_ns, switch_ns, system, cpu_clock) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
     sqlite3_stmt *st = d->conn->ins_seg;
     for (int i = 0; i < n; i++) {
         const sw_segment *g = &segs[i];
@@ -559,9 +631,20 @@ static void store_segments(sw_db *d, sqlite3_int64 run_id, const sw_segment *seg
         bind_text(st, k++, kind);
         sqlite3_bind_int(st, k++, g->on);
         bind_text(st, k++, g->end);
-#define X(name) sqlite3_bind_int64(st, k++, (sqlite3_int64)g->name);
+        /* An unmeasured field is NULL: its 0 in the file means nothing. */
+#define X(name)                                               \
+    if (info && (info->unmeasured & (1u << SW_ALT_F_##name))) \
+        sqlite3_bind_null(st, k++);                           \
+    else                                                      \
+        sqlite3_bind_int64(st, k++, (sqlite3_int64)g->name);
         SW_ALT_NUM
 #undef X
+        if (info && info->has_switch)
+            sqlite3_bind_int64(st, k++, (sqlite3_int64)g->switch_ns);
+        else
+            sqlite3_bind_null(st, k++);
+        bind_text(st, k++, info ? info->system : "freecheck");
+        bind_text(st, k++, info ? info->cpu_clock : "thread");
         step_done(d, st, "storing a run's segment series");
     }
 }
@@ -607,7 +690,7 @@ static void insert_run(sw_db *d, const sw_run_row *r) {
             step_done(d, d->conn->ins_ctr, "storing a run's counters");
         }
     if (r->n_segs)
-        store_segments(d, run_id, r->segs, r->n_segs);
+        store_segments(d, run_id, r->segs, r->n_segs, r->series);
 }
 
 void sw_db_store_run(sw_db *d, const sw_run_row *r) { sw_db_store_runs(d, r, 1); }
@@ -689,6 +772,7 @@ static const struct {
     {"nivcsw", "r.nivcsw"},
     {"minflt", "r.minflt"},
     {"loadavg1", "r.loadavg1"},
+    {"replicate", "r.replicate"},
 };
 
 int sw_db_export_csv(sw_db *d, const char *csv_path) {

@@ -54,6 +54,7 @@ typedef struct sw_run_row {
     const char *counter_errors;       /* NULL or problems with counters */
     uint64_t started_ns;              /* CLOCK_REALTIME at the start */
     int block, block_pos, block_role; /* the run's block (0 = none), position 1/2, role 1/0 */
+    int replicate;                    /* its replicate (--replicates), -1 = none (stored as NULL) */
     int has_noise;                    /* noise holds the covariates over the run */
     sw_noise noise;
     char **stat_keys, **stat_values; /* the stats record */
@@ -62,6 +63,7 @@ typedef struct sw_run_row {
     const sw_reading *readings;    /* NULL or counters->n readings */
     const struct sw_segment *segs; /* the segment series (in-process design), or NULL */
     int n_segs;
+    const struct sw_series *series; /* what the series' header says (with segs) */
 } sw_run_row;
 
 #define SW_DB_RESERVE (1 << 20)

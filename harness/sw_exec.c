@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/close_range.h>
 #include <poll.h>
 #include <sched.h>
 #include <stdio.h>
@@ -58,6 +59,24 @@ static void child(const sw_exec_req *req, pid_t parent, int go_rd, int err_wr, i
         step = 4;
         goto fail;
     }
+    if (req->cwd && chdir(req->cwd) != 0) {
+        step = 5;
+        goto fail;
+    }
+    /* Nothing of the harness's signal state: default actions, an empty mask
+     * (sigaction and sigprocmask are async-signal-safe). */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            sigaction(sig, &dfl, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    /* Every descriptor above 2 closes at the exec: a file another thread
+     * opened without O_CLOEXEC is not the workload's. */
+    syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC);
     /* Wait until the parent has armed the counters (or gave up: EOF). */
     if (read(go_rd, &byte, 1) != 1)
         _exit(127);
@@ -70,8 +89,8 @@ fail:;
     _exit(127);
 }
 
-static const char *step_names[] = {"fork", "sched_setaffinity", "redirecting stdio", "execve",
-                                   "personality(ADDR_NO_RANDOMIZE)"};
+static const char *step_names[] = {
+    "fork", "sched_setaffinity", "redirecting stdio", "execve", "personality(ADDR_NO_RANDOMIZE)", "chdir"};
 
 int sw_exec_run(const sw_exec_req *req, sw_exec_res *res) {
     memset(res, 0, sizeof *res);
@@ -154,7 +173,7 @@ int sw_exec_run(const sw_exec_req *req, sw_exec_res *res) {
     int msg[2];
     if (read(errp[0], msg, sizeof msg) == (ssize_t)sizeof msg) {
         res->exec_errno = msg[1] ? msg[1] : EINVAL;
-        res->failed_step = step_names[msg[0] >= 0 && msg[0] <= 4 ? msg[0] : 0];
+        res->failed_step = step_names[msg[0] >= 0 && msg[0] <= 5 ? msg[0] : 0];
     }
     if (fds) {
         res->readings = sw_xcalloc((size_t)req->counters->n, sizeof *res->readings);

@@ -14,6 +14,11 @@
  *    reported as timed out; an exec failure is reported with its errno.
  *  - With no_aslr the child sets personality(ADDR_NO_RANDOMIZE) before its
  *    exec (inherited by whatever it execs), so addresses repeat run to run.
+ *  - The child inherits nothing of the harness's own state but what the
+ *    request says: every signal has its default action and none is blocked
+ *    (the harness ignores SIGPIPE, a shell may ignore SIGHUP, a pool thread
+ *    may block signals), no descriptor but 0-2 survives the exec (another
+ *    thread's open file included), and with cwd it starts in that directory.
  *  - sw_exec_run may be called from several threads at once (the simulated
  *    backend's parallel runs): it keeps no state between calls, and every
  *    descriptor it creates is close-on-exec.
@@ -41,6 +46,7 @@ typedef struct sw_exec_req {
     const sw_counters *counters; /* events to count, or NULL */
     volatile sig_atomic_t *stop; /* non-zero = kill the run and return (may be NULL) */
     int no_aslr;                 /* start it with address space randomization off */
+    const char *cwd;             /* the directory it starts in; NULL = the harness's */
 } sw_exec_req;
 
 typedef struct sw_exec_res {

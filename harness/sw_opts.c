@@ -47,6 +47,7 @@ static void plan_defaults(sw_opts *o, int quick) {
     }
     o->warmup = 1;
     o->max_runs = 200;
+    o->replicates = 1;
 }
 
 const char *sw_design_name(sw_design d) {
@@ -120,6 +121,7 @@ void sw_opts_free(sw_opts *o) {
     free(o->resume_dir);
     free(o->config_text);
     free(o->from_dir);
+    free(o->sizes_from);
     memset(o, 0, sizeof *o);
 }
 
@@ -136,6 +138,12 @@ static int split_list(const char *name, const char *value, const char *origin, c
     free(copy);
     if (n == 0)
         sw_usage_error("%s: %s: empty list (write 'none' for no items)", origin, name);
+    /* An item twice is refused in every list, never merged: a list that
+     * means less than it says is a mistake to point out. */
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (!strcmp(out[i], out[j]))
+                sw_usage_error("%s: %s: '%s' is listed twice (name each item once)", origin, name, out[i]);
     if (n == 1 && strcmp(out[0], "none") == 0) {
         free(out[0]);
         n = 0;
@@ -251,7 +259,8 @@ enum {
     OPT_RESUMABLE = 1 << 2,   /* may be added to --resume */
     OPT_FIRST = 1 << 3,       /* read in the command line's first pass (before --config files) */
     OPT_CONFIG_PASS = 1 << 4, /* read in its second pass (--config), before the other options */
-    OPT_INVOCATION = 1 << 5   /* how this invocation behaves: not in the stored config */
+    OPT_INVOCATION = 1 << 5,  /* how this invocation behaves: not in the stored config */
+    OPT_REPEAT = 1 << 6       /* accumulates: may be given more than once in one config file */
 };
 
 /* --help substitutes the names of the modes (clocks) and the first one for
@@ -536,8 +545,14 @@ static void set_env(sw_opts *o, const opt *d, const char *value, const char *ori
         o->n_env = 0;
         return;
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         check_env_item(items[i], origin);
+        size_t len = (size_t)(strchr(items[i], '=') - items[i]) + 1;
+        for (int j = 0; j < i; j++)
+            if (!strncmp(items[i], items[j], len))
+                sw_usage_error("%s: env: %.*s is set twice in one list ('%s', '%s'); give each setting once", origin,
+                               (int)len - 1, items[i], items[j], items[i]);
+    }
     for (int i = 0; i < n; i++) {
         size_t len = (size_t)(strchr(items[i], '=') - items[i]) + 1;
         int j = 0;
@@ -604,6 +619,11 @@ static const opt options[] = {
      HELP_PLAIN, "at most N measured rounds, adaptive ones included (200)"},
     {"max-time", OPT_FN, 0, 0, 0, NULL, set_max_time, 0, SEC_PLAN, "--max-time SEC", HELP_PLAIN,
      "at most SEC seconds of adaptive rounds per invocation (none)"},
+    {"replicates", OPT_INT, FIELD(replicates), 1, 1000, "a number of replicates", NULL, 0, SEC_PLAN, "--replicates K",
+     HELP_PLAIN,
+     "K replicates of the plan, each with its own seed, schedule and\n"
+     "block order, interleaved round by round over the sweep's time;\n"
+     "sizes calibrated once for all (default 1; docs/HARNESS.md)"},
     {"runs", OPT_INT, FIELD(runs), 1, 100000, "a number of runs", NULL, 0, SEC_PLAN, "--runs N", HELP_PLAIN,
      "measured rounds, each runs every block (blocked) or every\n"
      "cell (independent) once (default 30)"},
@@ -613,9 +633,14 @@ static const opt options[] = {
      "seed of the shuffles and of SGC_SEED (default: random, recorded)"},
     {"target", OPT_SECS, FIELD(target), 0, 600, NULL, NULL, 0, SEC_PLAN, "--target SEC", HELP_PLAIN,
      "calibrate each workload's --size to this baseline CPU time (0.28)"},
-    {"size", OPT_FN, 0, 0, 0, NULL, set_size, 0, SEC_PLAN, "--size [WORKLOAD=]N", HELP_PLAIN,
+    {"sizes-from", OPT_STR, FIELD(sizes_from), 0, 0, NULL, NULL, 0, SEC_PLAN, "--sizes-from DIR", HELP_PLAIN,
+     "every workload's --size (the depth cells' and the simulated\n"
+     "part's too) from the calibration of the sweep in DIR, instead\n"
+     "of calibrating: a rerun, or the other side of a compare, does\n"
+     "the same work (--size still wins for its workloads)"},
+    {"size", OPT_FN, 0, 0, 0, NULL, set_size, OPT_REPEAT, SEC_PLAN, "--size [WORKLOAD=]N", HELP_PLAIN,
      "use this --size instead of calibrating (repeatable)"},
-    {"env", OPT_FN, 0, 0, 0, NULL, set_env, 0, SEC_PLAN, "--env NAME=VALUE", HELP_PLAIN,
+    {"env", OPT_FN, 0, 0, 0, NULL, set_env, OPT_REPEAT, SEC_PLAN, "--env NAME=VALUE", HELP_PLAIN,
      "runtime setting for every run (repeatable, or a list):\n"
      "SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY,\n"
      "SGC_POISON, SGC_SAMPLE_SPIN_NS, SGC_SAMPLE_SPIN_CLOCK,\n"
@@ -643,7 +668,7 @@ static const opt options[] = {
      "runs per simulated cell, 2 or more (default 2)"},
     {"sim-jobs", OPT_FN, 0, 0, 0, NULL, set_sim_jobs, 0, SEC_MEASURE, "--sim-jobs N", HELP_PLAIN,
      "simulated runs at once (default auto: one per CPU allowed)"},
-    {"sim-size", OPT_FN, 0, 0, 0, NULL, set_sim_size, 0, SEC_MEASURE, "--sim-size [WORKLOAD=]N", HELP_PLAIN,
+    {"sim-size", OPT_FN, 0, 0, 0, NULL, set_sim_size, OPT_REPEAT, SEC_MEASURE, "--sim-size [WORKLOAD=]N", HELP_PLAIN,
      "the simulated cells' --size instead of calibrating"},
     {"valgrind", OPT_FN, 0, 0, 0, NULL, set_valgrind, 0, SEC_MEASURE, "--valgrind PATH", HELP_PLAIN,
      "the valgrind program (default valgrind, from PATH)"},
@@ -725,6 +750,9 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
 void sw_opts_parse_config(sw_opts *o, const char *text, const char *origin) {
     char *copy = sw_xstrdup(text);
     int lineno = 0;
+    /* The line each setting was given on: a second line of one that does not
+     * accumulate would silently undo the first. */
+    int seen[sizeof options / sizeof *options] = {0};
     for (char *line = copy, *next; line; line = next) {
         lineno++;
         next = strchr(line, '\n');
@@ -748,6 +776,10 @@ void sw_opts_parse_config(sw_opts *o, const char *text, const char *origin) {
             const opt *d = find_opt(p);
             if (!d || !(d->where & OPT_FLAG))
                 sw_usage_error("%s: expected 'name = value', got '%s'", where, p);
+            if (seen[d - options])
+                sw_usage_error("%s: '%s' is set again (first on line %d); a config file sets each setting once", where,
+                               p, seen[d - options]);
+            seen[d - options] = lineno;
             apply(o, p, NULL, where);
             continue;
         }
@@ -761,6 +793,13 @@ void sw_opts_parse_config(sw_opts *o, const char *text, const char *origin) {
         const opt *d = find_opt(p);
         if (d && (d->where & OPT_CMDLINE))
             sw_usage_error("%s: '%s' is not allowed in a config file", where, p);
+        if (d && !(d->where & OPT_REPEAT)) {
+            int *line_of = &seen[d - options];
+            if (*line_of)
+                sw_usage_error("%s: '%s' is set again (first on line %d); a config file sets each setting once", where,
+                               p, *line_of);
+            *line_of = lineno;
+        }
         apply(o, p, value, where);
     }
     free(copy);
@@ -857,7 +896,7 @@ void sw_opts_parse_args(sw_opts *o, int argc, char **argv) {
                     sw_usage_error("--resume replays the stored plan; --config cannot change it");
                 char *text = sw_read_file(value);
                 if (!text)
-                    sw_usage_error("cannot read config file '%s': %s", value, strerror(errno));
+                    sw_usage_error("cannot read config file '%s': %s", value, sw_read_error(errno));
                 sw_opts_parse_config(o, text, value);
                 free(text);
             } else {
@@ -932,6 +971,8 @@ char *sw_opts_to_config(const sw_opts *o) {
     sw_buf_printf(&b, "runs = %d\nwarmup = %d\nseed = %llu\n", o->runs, o->warmup, (unsigned long long)o->seed);
     sw_buf_printf(&b, "design = %s\n", sw_design_name(o->design));
     sw_buf_printf(&b, "halfwidth = %.17g%%\nmax-runs = %d\n", o->halfwidth * 100, o->max_runs);
+    if (o->replicates > 1) /* absent: one replicate (the configs stored before the setting) */
+        sw_buf_printf(&b, "replicates = %d\n", o->replicates);
     if (o->max_time > 0)
         sw_buf_printf(&b, "max-time = %.17g\n", o->max_time);
     else
@@ -946,6 +987,8 @@ char *sw_opts_to_config(const sw_opts *o) {
     else
         sw_buf_puts(&b, "timeout = auto\n");
     sw_buf_printf(&b, "target = %.17g\n", o->target);
+    if (o->sizes_from) /* absent: calibrated (the configs stored before the setting) */
+        sw_buf_printf(&b, "sizes-from = %s\n", o->sizes_from);
     sw_buf_puts(&b, "size = none\n");
     for (int i = 0; i < o->n_sizes; i++)
         sw_buf_printf(&b, "size = %s=%llu\n", o->sizes[i].workload, (unsigned long long)o->sizes[i].size);
@@ -972,14 +1015,17 @@ char *sw_opts_to_config(const sw_opts *o) {
 }
 
 void sw_opts_check_sizes(const sw_opts *o, char *const *workloads, int n_workloads) {
-    for (int i = 0; i < o->n_sizes; i++) {
-        const char *w = o->sizes[i].workload;
-        int found = !strcmp(w, "*");
-        for (int k = 0; k < n_workloads && !found; k++)
-            found = !strcmp(w, workloads[k]);
-        if (!found)
-            sw_usage_error("size: %s=%llu names no workload of the plan (the plan's workloads: see --plan)", w,
-                           (unsigned long long)o->sizes[i].size);
+    for (int sim = 0; sim < 2; sim++) {
+        const sw_size_override *sizes = sim ? o->sim_sizes : o->sizes;
+        for (int i = 0; i < (sim ? o->n_sim_sizes : o->n_sizes); i++) {
+            const char *w = sizes[i].workload;
+            int found = !strcmp(w, "*");
+            for (int k = 0; k < n_workloads && !found; k++)
+                found = !strcmp(w, workloads[k]);
+            if (!found)
+                sw_usage_error("%s: %s=%llu names no workload of the plan (the plan's workloads: see --plan)",
+                               sim ? "sim-size" : "size", w, (unsigned long long)sizes[i].size);
+        }
     }
 }
 

@@ -86,6 +86,8 @@ typedef struct sw_opts {
     double halfwidth;      /* --halfwidth: adaptive rounds' target (0.02 = 2%); 0 = off */
     int max_runs;          /* --max-runs: measured rounds at most, adaptive ones included */
     double max_time;       /* --max-time: seconds of adaptive rounds at most per invocation; 0 = no limit */
+    int replicates;        /* --replicates K: K replicates of the plan (own seeds, schedules, block orders) */
+    char *sizes_from;      /* --sizes-from DIR: every calibration unit's size from the sweep in DIR, or NULL */
     uint64_t seed;         /* the sweep's seed (shuffles and SGC_SEED) */
     int seed_given;        /* seed was set explicitly */
     int cpu;               /* CPU the runs are pinned to; -1 = choose */

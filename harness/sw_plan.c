@@ -45,7 +45,7 @@ static void add_cell(sw_cell **cells, int *n, const char *workload, const char *
     (*n)++;
     /* A command workload's system may not do this cell (sw_cmd.h): it is
      * not planned, and the plan says why. */
-    const char *why = sw_cmd_cannot(workload, period, mode, hz, depth);
+    const char *why = sw_cmd_cannot_cell(workload, period, mode, hz, depth, sim);
     if (why) {
         sw_cmd_note(c->label, why);
         free(c->workload), free(c->kind), free(c->label), free(c->args);
@@ -56,6 +56,7 @@ static void add_cell(sw_cell **cells, int *n, const char *workload, const char *
 int sw_plan_cells(const sw_opts *o, char *const *workloads, int n_workloads, sw_cell **out) {
     sw_cell *cells = NULL;
     int n = 0;
+    sw_cmd_plan_design(o->design == SW_DESIGN_INPROCESS);
     for (int sim = 0; sim < 2; sim++) {
         if (!(sim ? o->backend_sim : o->backend_native))
             continue;
@@ -130,17 +131,72 @@ int sw_plan_schedule(int n_cells, int warmup, int runs, uint64_t seed, sw_slot *
     return total;
 }
 
+uint64_t sw_plan_replicate_seed(uint64_t seed, int r) {
+    return r ? sw_mix64(seed, 0x7265706c00000000ULL + (uint64_t)r) : seed;
+}
+
+/* K replicates' native schedules interleaved round by round (sw_plan.h). */
+static int replicated(const sw_opts *o, const sw_cell *cells, int n_native, sw_slot **out) {
+    int K = o->replicates, passes = o->warmup + o->runs, n = 0;
+    sw_slot **rs = sw_xcalloc((size_t)K, sizeof *rs);
+    int *nr = sw_xcalloc((size_t)K, sizeof *nr), *at = sw_xcalloc((size_t)K, sizeof *at), total = 0;
+    for (int r = 0; r < K; r++) {
+        nr[r] =
+            sw_plan_build(o->design, cells, n_native, o->warmup, o->runs, sw_plan_replicate_seed(o->seed, r), &rs[r]);
+        total += nr[r];
+    }
+    sw_slot *slots = sw_xmalloc((size_t)(total + 1) * sizeof *slots);
+    /* Blocks renumbered in execution order: (replicate, old block) -> new. */
+    int maxb = 0;
+    for (int r = 0; r < K; r++)
+        for (int i = 0; i < nr[r]; i++)
+            if (rs[r][i].block > maxb)
+                maxb = rs[r][i].block;
+    int *map = sw_xcalloc((size_t)K * (size_t)(maxb + 1), sizeof *map), blocks = 0;
+    for (int p = 0; p < passes; p++)
+        for (int j = 0; j < K; j++) {
+            int r = (j + p) % K;
+            for (; at[r] < nr[r] && rs[r][at[r]].pass == p; at[r]++) {
+                sw_slot x = rs[r][at[r]];
+                x.seq = n + 1;
+                x.replicate = r;
+                if (x.block) {
+                    int *m = &map[(size_t)r * (size_t)(maxb + 1) + (size_t)x.block];
+                    if (!*m)
+                        *m = ++blocks;
+                    x.block = *m;
+                }
+                slots[n++] = x;
+            }
+        }
+    for (int r = 0; r < K; r++)
+        if (at[r] != nr[r])
+            abort(); /* every slot of every replicate is placed: a programming error otherwise */
+    for (int r = 0; r < K; r++)
+        free(rs[r]);
+    free(rs), free(nr), free(at), free(map);
+    *out = slots;
+    return n;
+}
+
 int sw_plan_schedule_all(const sw_opts *o, const sw_cell *cells, int n_cells, sw_slot **out) {
     int n_native = 0;
     while (n_native < n_cells && !cells[n_native].sim)
         n_native++;
     sw_slot *slots = NULL;
-    int n = n_native ? sw_plan_build(o->design, cells, n_native, o->warmup, o->runs, o->seed, &slots) : 0;
+    int n = 0;
+    if (n_native && o->replicates > 1) {
+        n = replicated(o, cells, n_native, &slots);
+    } else if (n_native) {
+        n = sw_plan_build(o->design, cells, n_native, o->warmup, o->runs, o->seed, &slots);
+        for (int i = 0; i < n; i++)
+            slots[i].replicate = -1;
+    }
     int n_sim = n_cells - n_native;
     slots = sw_xrealloc(slots, (size_t)(n + n_sim * o->sim_runs + 1) * sizeof *slots);
     for (int i = n_native; i < n_cells; i++)
         for (int r = 1; r <= o->sim_runs; r++) {
-            slots[n] = (sw_slot){.seq = n + 1, .cell = i, .round = r, .pass = -1};
+            slots[n] = (sw_slot){.seq = n + 1, .cell = i, .round = r, .pass = -1, .replicate = -1};
             n++;
         }
     *out = slots;
@@ -269,4 +325,8 @@ void sw_plan_estimate(const sw_cell *cells, const sw_slot *slots, int n_slots, c
     }
     e->timed_ns = e->timed_run_ns + e->timed_runs * overhead_ns;
     e->sim_ns = (e->sim_run_ns + e->sim_runs * sim_overhead_ns) / (jobs > 0 ? jobs : 1);
+}
+
+char *sw_plan_unit_key(const sw_cell *c) {
+    return sw_xasprintf("%s%s%s%s", c->sim ? "sim:" : "", c->workload, c->args[0] ? " " : "", c->args);
 }

@@ -65,13 +65,14 @@ typedef struct sw_cell {
 } sw_cell;
 
 typedef struct sw_slot {
-    int seq;   /* 1-based position in the execution order */
-    int cell;  /* index into the cell array (cell id - 1) */
-    int round; /* database round: <= 0 warm-up, 1..runs measured */
-    int pass;  /* 0-based schedule round (warm-up rounds count too) */
-    int block; /* blocked design: block id (>= 1); 0 = not in a block */
-    int pos;   /* position in the block: 1 or 2; 0 = not in a block */
-    int role;  /* 1 = the compared run of its block, 0 = its baseline run */
+    int seq;       /* 1-based position in the execution order */
+    int cell;      /* index into the cell array (cell id - 1) */
+    int round;     /* database round: <= 0 warm-up, 1..runs measured */
+    int pass;      /* 0-based schedule round (warm-up rounds count too) */
+    int block;     /* blocked design: block id (>= 1); 0 = not in a block */
+    int pos;       /* position in the block: 1 or 2; 0 = not in a block */
+    int role;      /* 1 = the compared run of its block, 0 = its baseline run */
+    int replicate; /* --replicates K > 1: 0 .. K-1; -1 = a sweep of one replicate (stored as NULL) */
 } sw_slot;
 
 /* Builds the cells for the given workloads from the options.  Returns the
@@ -80,14 +81,29 @@ int sw_plan_cells(const sw_opts *o, char *const *workloads, int n_workloads, sw_
 /* The whole schedule of a plan whose native cells come first: the native
  * cells' schedule in the sweep's design (sw_plan_build), then, for each simulated
  * cell in plan order, its runs 1..sim_runs (no warm-up, no shuffle: counts
- * do not drift).  Returns the number of slots. */
+ * do not drift).  Returns the number of slots.
+ * With --replicates K > 1 the native part is K schedules, replicate r's
+ * built with seed sw_plan_replicate_seed(seed, r) (its own shuffles and
+ * block orders), interleaved round by round: every schedule round (warm-up
+ * rounds first) runs round p of every replicate, the replicates in the
+ * order r = p, p + 1, ... (mod K), so that each replicate is spread over the
+ * whole sweep and none always goes first.  seq counts from 1 again, blocks
+ * are renumbered 1, 2, ... in execution order, database rounds stay each
+ * replicate's own; the simulated part runs once (replicate -1). */
 int sw_plan_schedule_all(const sw_opts *o, const sw_cell *cells, int n_cells, sw_slot **out);
+/* The seed of replicate r: the sweep's seed for r = 0 (a sweep of one
+ * replicate is replicate 0's schedule), a splitmix64 mix of it for the others. */
+uint64_t sw_plan_replicate_seed(uint64_t seed, int r);
 /* Builds the schedule of warmup + runs rounds over n_cells cells.  Returns
  * the number of slots ((warmup + runs) * n_cells); *out receives them. */
 int sw_plan_schedule(int n_cells, int warmup, int runs, uint64_t seed, sw_slot **out);
 /* The index of cell i's baseline: the baseline cell of the same workload
  * and depth (itself for a baseline); -1 if the plan has none. */
 int sw_plan_baseline_of(const sw_cell *cells, int n_cells, int i);
+/* The key of a cell's calibration unit in the calibration tables: its
+ * workload, then its arguments if it has any ("deepstack --depth 16"),
+ * "sim:" first for a simulated cell.  Fresh. */
+char *sw_plan_unit_key(const sw_cell *c);
 /* Builds the blocked schedule (see the invariants) of warmup + runs rounds.
  * Returns the number of slots: (warmup + runs) * 2 * (blocks per round),
  * with one block per cell that is not a baseline and one A/A block per

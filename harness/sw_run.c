@@ -1,7 +1,9 @@
 /* sw_run.c - environment, execution and judgement of one run. */
 #define _GNU_SOURCE
 #include "sw_run.h"
+#include "sgc_statsrec.h"
 #include "sw_cmd.h"
+#include "st_segcheck.h"
 #include "sw_util.h"
 
 #include <errno.h>
@@ -25,6 +27,27 @@ void sw_runner_init(sw_runner *r) {
             r->base_env[r->n_base_env++] = *e;
 }
 
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+char *sw_run_dropped_settings(void) {
+    int n = 0;
+    for (char **e = environ; *e; e++)
+        n += !strncmp(*e, "SGC_", 4);
+    char **names = sw_xcalloc((size_t)(n ? n : 1), sizeof *names);
+    n = 0;
+    for (char **e = environ; *e; e++)
+        if (!strncmp(*e, "SGC_", 4))
+            names[n++] = strndup(*e, strcspn(*e, "="));
+    qsort(names, (size_t)n, sizeof *names, cmp_str);
+    sw_buf b = {0};
+    for (int i = 0; i < n; i++) {
+        sw_buf_printf(&b, "%s%s", i ? ", " : "", names[i]);
+        free(names[i]);
+    }
+    free(names);
+    return b.data;
+}
+
 /* Does extra set the variable of the NAME=VALUE item e? */
 static int overridden(const char *e, char **extra, int n_extra) {
     size_t len = strcspn(e, "=");
@@ -34,24 +57,78 @@ static int overridden(const char *e, char **extra, int n_extra) {
     return 0;
 }
 
-/* A fresh environment: the base (without the variables extra sets) plus the
- * settings, then --env's; a simulated run's has SW_SIM_TUNABLES in place of
- * any GLIBC_TUNABLES, and SW_SIM_CLOCK. */
+/* A fresh environment.  A timed run's: the base (without the variables
+ * extra sets) plus the settings, then --env's.  A simulated run's is built
+ * from the plan alone (sw_run.h): SW_SIM_PATH, SW_SIM_TUNABLES, SW_SIM_CLOCK,
+ * the settings, then --env's, nothing of the harness's own. */
 static char **make_env(const sw_runner *r, char **extra, int n_extra) {
-    char **env = sw_xcalloc((size_t)(r->n_base_env + n_extra + r->n_env + 3), sizeof *env);
+    char **env = sw_xcalloc((size_t)(r->n_base_env + n_extra + r->n_env + 4), sizeof *env);
     int n = 0;
-    for (int i = 0; i < r->n_base_env; i++)
-        if ((!r->sim || strncmp(r->base_env[i], "GLIBC_TUNABLES=", 15)) && !overridden(r->base_env[i], extra, n_extra))
-            env[n++] = r->base_env[i];
     if (r->sim) {
+        env[n++] = SW_SIM_PATH;
         env[n++] = SW_SIM_TUNABLES;
         env[n++] = SW_SIM_CLOCK;
+    } else {
+        for (int i = 0; i < r->n_base_env; i++)
+            if (!overridden(r->base_env[i], extra, n_extra))
+                env[n++] = r->base_env[i];
     }
     memcpy(env + n, extra, (size_t)n_extra * sizeof *env);
     n += n_extra;
     if (r->n_env)
         memcpy(env + n, r->env, (size_t)r->n_env * sizeof *env);
     return env;
+}
+
+/* A file of the run in the private temporary directory, "<name>-<seq>" with
+ * seq in 8 digits: for a simulated run relative to that directory (where it
+ * starts), so that nothing of where the sweep runs reaches it; else the
+ * whole path, of a fixed width (the directory's is, sw_run.h). */
+static char *run_file(const sw_runner *r, const char *name, int seq) {
+    return r->sim ? sw_xasprintf("%s-%08d", name, seq) : sw_xasprintf("%s/%s-%08d", r->tmp_dir, name, seq);
+}
+
+/* The path of a run's file as the harness opens it (its cwd is not the
+ * run's); fresh. */
+static char *harness_path(const sw_runner *r, const char *run_path) {
+    return run_path[0] == '/' ? sw_xstrdup(run_path) : sw_xasprintf("%s/%s", r->tmp_dir, run_path);
+}
+
+/* Moves a file to another path, across file systems too (copy, then
+ * remove); 0, or -1 with errno. */
+static int move_file(const char *from, const char *to) {
+    if (rename(from, to) == 0)
+        return 0;
+    if (errno != EXDEV)
+        return -1;
+    FILE *in = fopen(from, "rbe");
+    if (!in)
+        return -1;
+    FILE *out = fopen(to, "wbe");
+    if (!out) {
+        int e = errno;
+        fclose(in);
+        errno = e;
+        return -1;
+    }
+    char buf[65536];
+    size_t n;
+    int bad = 0;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
+        if (fwrite(buf, 1, n, out) != n)
+            bad = 1;
+    if (ferror(in))
+        bad = 1;
+    int e = errno;
+    fclose(in);
+    if (fclose(out) != 0)
+        bad = 1, e = errno;
+    if (bad) {
+        unlink(to);
+        errno = e ? e : EIO;
+        return -1;
+    }
+    return unlink(from);
 }
 
 uint64_t sw_run_nursery_bytes(const char *value) {
@@ -89,46 +166,36 @@ char *sw_run_find_checksum(const char *text) {
     return strndup(found, len);
 }
 
-int sw_run_parse_stats(const char *text, char ***keys, char ***values, const char **why) {
+int sw_run_parse_stats(const char *text, unsigned flags, char ***keys, char ***values, char **why) {
     *keys = *values = NULL;
-    if (strncmp(text, "sgc-stats ", 10) != 0) {
-        *why = "its first line is not 'sgc-stats <version>'";
-        return -1;
-    }
-    int n = 0, cap = 0;
-    const char *line = strchr(text, '\n');
-    while (line && *++line) {
-        const char *end = strchr(line, '\n');
-        size_t len = end ? (size_t)(end - line) : strlen(line);
-        const char *sp = memchr(line, ' ', len);
-        if (len && sp && sp != line) {
-            if (n == cap) {
-                cap = cap ? cap * 2 : 32;
-                *keys = sw_xrealloc(*keys, (size_t)cap * sizeof **keys);
-                *values = sw_xrealloc(*values, (size_t)cap * sizeof **values);
-            }
-            (*keys)[n] = strndup(line, (size_t)(sp - line));
-            (*values)[n] = strndup(sp + 1, len - (size_t)(sp - line) - 1);
-            /* Duplicate keys would break run_stats' primary key: keep the last. */
-            for (int i = 0; i < n; i++)
-                if (!strcmp((*keys)[i], (*keys)[n])) {
-                    free((*keys)[i]);
-                    free((*values)[i]);
-                    (*keys)[i] = (*keys)[n];
-                    (*values)[i] = (*values)[n];
-                    n--;
-                    break;
-                }
-            n++;
-        } else if (len) {
-            *why = "a line is not 'key value'";
+    *why = NULL;
+    sgc_statsrec_line *lines = sw_xmalloc(SGC_STATSREC_MAX_KEYS * sizeof *lines);
+    sgc_statsrec_error err;
+    char msg[512];
+    int n = sgc_statsrec_split(text, strlen(text), lines, SGC_STATSREC_MAX_KEYS, &err);
+    if (n >= 0) {
+        *keys = sw_xcalloc((size_t)(n ? n : 1), sizeof **keys);
+        *values = sw_xcalloc((size_t)(n ? n : 1), sizeof **values);
+        int *line_of = sw_xcalloc((size_t)(n ? n : 1), sizeof *line_of);
+        for (int i = 0; i < n; i++) {
+            (*keys)[i] = strndup(lines[i].key, lines[i].key_len);
+            (*values)[i] = strndup(lines[i].value, lines[i].value_len);
+            line_of[i] = lines[i].line;
+        }
+        if (sgc_statsrec_judge((const char *const *)*keys, (const char *const *)*values, line_of, n, flags, &err) !=
+            0) {
             for (int i = 0; i < n; i++)
                 free((*keys)[i]), free((*values)[i]);
             free(*keys), free(*values);
             *keys = *values = NULL;
-            return -1;
+            n = -1;
         }
-        line = end;
+        free(line_of);
+    }
+    free(lines);
+    if (n < 0) {
+        sgc_statsrec_describe(&err, msg, sizeof msg);
+        *why = sw_xstrdup(msg);
     }
     return n;
 }
@@ -193,6 +260,44 @@ static char *settings_mismatch(const sw_runner *r, const sw_run_result *res, con
     return NULL;
 }
 
+/* The first rule of the segment series contract (docs/FORMATS.md) the
+ * series breaks, with its stats record and its cell's mode, system and
+ * period (stats/st_segcheck.h), in words (fresh), or NULL. */
+typedef struct first_violation {
+    char first[512];
+    size_t n;
+} first_violation;
+static void keep_first(void *ctx, const char *msg) {
+    first_violation *v = ctx;
+    if (!v->n++)
+        snprintf(v->first, sizeof v->first, "%s", msg);
+}
+static char *series_violation(const char *series, const char *stats, const sw_cell *cell, const sw_command *cmd) {
+    st_segcheck_opts o = {.stats = stats,
+                          .mode = sw_alt_mode(cell),
+                          .system = cmd ? cmd->system->name : "freecheck",
+                          .alloc_period = (int64_t)cell->alloc_period};
+    first_violation v = {.n = 0};
+    st_segcheck(series, strlen(series), &o, keep_first, &v, NULL);
+    if (!v.n)
+        return NULL;
+    char more[96] = "";
+    if (v.n > 1)
+        snprintf(more, sizeof more, " (and %zu more; inproc-estimate --check shows them all)", v.n - 1);
+    return sw_xasprintf("the segment series (SGC_ALT_OUT) breaks the contract of docs/FORMATS.md: %s%s", v.first, more);
+}
+
+/* A command's program by an absolute path (a simulated run starts in the
+ * private temporary directory); fresh. */
+static char *absolute_path(char *path) {
+    if (path[0] == '/')
+        return path;
+    char cwd[4096];
+    char *abs = getcwd(cwd, sizeof cwd) ? sw_xasprintf("%s/%s", cwd, path) : sw_xstrdup(path);
+    free(path);
+    return abs;
+}
+
 void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, const char *reference, double timeout,
                  sw_run_result *out) {
     memset(out, 0, sizeof *out);
@@ -201,7 +306,9 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
     /* A command workload of another system: its own settings (sw_cmd.h). */
     const sw_command *cmd = sw_cmd_find(cell->workload);
     int foreign = cmd && !cmd->system->native;
-    char **cmd_env = foreign ? sw_cmd_env(cmd->system, r->bin_dir, cell->alloc_period, cell->alloc_mode) : NULL;
+    sw_cmd_ctx ctx = r->sim ? SW_CTX_SIM : r->alternate ? SW_CTX_INPROCESS : SW_CTX_TIMED;
+    char **cmd_env =
+        foreign ? sw_cmd_env_ctx(cmd->system, r->bin_dir, cell->alloc_period, cell->alloc_mode, ctx) : NULL;
     int n_cmd_env = 0;
     while (cmd_env && cmd_env[n_cmd_env])
         n_cmd_env++;
@@ -209,19 +316,25 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
     int n_extra = 0;
     snprintf(size, sizeof size, "%llu", (unsigned long long)cell->size);
     char *path = cmd ? NULL : sw_xasprintf("%s/%s", r->bin_dir, cell->workload);
-    char *stats_path = sw_xasprintf("%s/stats-%08d", r->tmp_dir, seq);
-    char *cg_path = r->sim ? sw_xasprintf("%s/cachegrind-%08d", r->tmp_dir, seq) : NULL;
-    char *profile_path = NULL;
+    /* The run's files as it gets them (run_file), and where the harness
+     * finds them. */
+    char *stats_path = run_file(r, "stats", seq), *stats_file = harness_path(r, stats_path);
+    char *cg_path = r->sim ? run_file(r, "cachegrind", seq) : NULL;
+    char *cg_file = cg_path ? harness_path(r, cg_path) : NULL;
+    char *profile_path = NULL, *profile_file = NULL, *kept_path = NULL;
     if ((cell->alloc_period || cell->time_hz) && !foreign) {
+        profile_path = run_file(r, "profile", seq);
+        profile_file = harness_path(r, profile_path);
+        /* A kept profile is written where every other is and moved to the
+         * profiles directory after the run: its name's width varies (the
+         * round), the run's environment must not. */
         if (r->profile_dir) {
             char *flat = sw_xstrdup(cell->label);
             for (char *p = flat; *p; p++)
                 if (*p == '/' || *p == '+')
                     *p = '_';
-            profile_path = sw_xasprintf("%s/%06d-%s-r%d.prof", r->profile_dir, seq, flat, round);
+            kept_path = sw_xasprintf("%s/%06d-%s-r%d.prof", r->profile_dir, seq, flat, round);
             free(flat);
-        } else {
-            profile_path = sw_xasprintf("%s/profile-%08d", r->tmp_dir, seq);
         }
     }
     if (!foreign) {
@@ -235,26 +348,32 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
     for (int i = 0; i < n_cmd_env; i++)
         extra[n_extra++] = sw_xstrdup(cmd_env[i]);
     sw_cmd_free_strv(cmd_env);
-    extra[n_extra++] = sw_xasprintf("SGC_SEED=%llu", (unsigned long long)out->sgc_seed);
+    /* 19 digits whatever the seed (2^63 has 19): the environment's size,
+     * and with it where the stack starts, is the same for every run. */
+    extra[n_extra++] = sw_xasprintf("SGC_SEED=%0" SW_RUN_SEED_DIGITS "llu", (unsigned long long)out->sgc_seed);
     extra[n_extra++] = sw_xasprintf("SGC_STATS=%s", stats_path);
     if (profile_path)
         extra[n_extra++] = sw_xasprintf("SGC_PROFILE=%s", profile_path);
-    char *series_path = NULL;
+    char *series_path = NULL, *series_file = NULL;
     if (r->alternate) {
-        series_path = sw_xasprintf("%s/segments-%d", r->tmp_dir, seq);
+        series_path = run_file(r, "segments", seq);
+        series_file = harness_path(r, series_path);
         extra[n_extra++] = sw_xasprintf("SGC_ALTERNATE=%s", sw_alt_mode(cell));
         extra[n_extra++] = sw_xasprintf("SGC_ALT_OUT=%s", series_path);
-        if (r->alt_segment)
-            extra[n_extra++] = sw_xasprintf("SGC_ALT_SEGMENT=%s", r->alt_segment);
-        unlink(series_path);
+        /* A system's own segment length (segment=, sw_cmd.h) before the sweep's. */
+        const char *segment = foreign && cmd->system->segment ? cmd->system->segment : r->alt_segment;
+        if (segment)
+            extra[n_extra++] = sw_xasprintf("SGC_ALT_SEGMENT=%s", segment);
+        unlink(series_file);
     }
     char **env = make_env(r, extra, n_extra);
     char *words = NULL;
-    char **argv = cmd ? sw_cmd_argv(cmd, r->bin_dir, cell->size, cell->alloc_period, cell->alloc_mode, NULL, &path)
-                      : make_argv(path, size, cell->args, NULL, &words);
-    unlink(stats_path);
-    if (profile_path)
-        unlink(profile_path);
+    char **argv =
+        cmd ? sw_cmd_argv_ctx(cmd, r->bin_dir, cell->size, cell->alloc_period, cell->alloc_mode, NULL, ctx, &path)
+            : make_argv(path, size, cell->args, NULL, &words);
+    unlink(stats_file);
+    if (profile_file)
+        unlink(profile_file);
 
     sw_exec_req req = {.path = path,
                        .argv = argv,
@@ -263,28 +382,44 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
                        .timeout = timeout,
                        .counters = r->counters,
                        .stop = r->stop};
-    char **sim_argv = NULL, *sim_opt = NULL;
+    char **sim_argv = NULL, *sim_opt = NULL, *argv0 = NULL;
     if (r->sim) {
-        unlink(cg_path);
+        unlink(cg_file);
+        /* valgrind runs the program the harness found, from the private
+         * directory: by its absolute path. */
+        if (cmd) {
+            path = absolute_path(path);
+            req.path = path;
+            argv0 = argv[0];
+            argv[0] = path;
+        }
         sim_argv = sw_sim_argv(r->valgrind, cg_path, argv, &sim_opt);
         req.path = r->valgrind;
         req.argv = sim_argv;
         req.cpu = -1;
         req.counters = NULL;
         req.no_aslr = 1;
+        req.cwd = r->tmp_dir;
     }
     out->started_ns = sw_wallclock_ns();
     out->ran = sw_exec_run(&req, &out->exec) == 0;
     out->interrupted = out->exec.interrupted;
+    if (argv0)
+        argv[0] = argv0;
 
-    char *stats_text = sw_read_file(stats_path);
-    unlink(stats_path);
-    if (profile_path) {
+    char *stats_text = sw_read_file_max(stats_file, SW_RUN_STATS_MAX);
+    int stats_errno = errno;
+    unlink(stats_file);
+    char *kept_failure = NULL;
+    if (profile_file) {
         struct stat st;
-        if (stat(profile_path, &st) == 0)
+        if (stat(profile_file, &st) == 0) {
             out->profile_bytes = (int64_t)st.st_size;
-        if (!r->profile_dir)
-            unlink(profile_path);
+            if (kept_path && move_file(profile_file, kept_path) != 0)
+                kept_failure = sw_xasprintf("the profile could not be kept: moving %s to %s: %s", profile_file,
+                                            kept_path, strerror(errno));
+        }
+        unlink(profile_file);
     }
     out->checksum = sw_run_find_checksum(out->exec.out.data);
     out->failure = sw_exec_failure(&req, &out->exec);
@@ -293,37 +428,60 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
     if (!out->failure && reference && out->checksum && strcmp(out->checksum, reference))
         out->failure = sw_xasprintf("wrong checksum: printed %s, --check run printed %s", out->checksum, reference);
     if (stats_text) {
-        const char *why = NULL;
-        int n = sw_run_parse_stats(stats_text, &out->stat_keys, &out->stat_values, &why);
+        /* The rules every reader judges a record by (sgc_statsrec.h): every
+         * key of the table from freecheck's runtime, the core ones from
+         * another system's. */
+        char *why = NULL;
+        int n = sw_run_parse_stats(stats_text,
+                                   cmd && !cmd->system->native ? SGC_STATSREC_REQUIRE_CORE : SGC_STATSREC_ALL_KEYS,
+                                   &out->stat_keys, &out->stat_values, &why);
         if (n < 0 && !out->failure)
             out->failure = sw_xasprintf("the stats record (SGC_STATS) is malformed: %s", why);
         out->n_stats = n > 0 ? n : 0;
+        free(why);
     } else if (!out->failure) {
-        out->failure = sw_xstrdup("no stats record was written (SGC_STATS)");
+        out->failure = stats_errno == ENOENT ? sw_xstrdup("no stats record was written (SGC_STATS)")
+                       : stats_errno == EFBIG
+                           ? sw_xasprintf("the stats record (SGC_STATS) is longer than %d bytes: not a stats record",
+                                          SW_RUN_STATS_MAX)
+                       : stats_errno == EILSEQ
+                           ? sw_xstrdup("the stats record (SGC_STATS) holds a NUL byte: not a stats record")
+                           : sw_xasprintf("the stats record (SGC_STATS) cannot be read: %s", strerror(stats_errno));
     }
     if (!out->failure)
         out->failure = settings_mismatch(r, out, cell);
-    if (series_path) {
-        char *series = sw_read_file(series_path);
-        unlink(series_path);
+    if (!out->failure && kept_failure)
+        out->failure = kept_failure, kept_failure = NULL;
+    free(kept_failure);
+    if (series_file) {
+        char *series = sw_read_file_max(series_file, SW_RUN_SERIES_MAX);
+        int series_errno = errno;
+        unlink(series_file);
         const char *why = NULL;
-        int n = series ? sw_alt_parse(series, &out->segs, &why) : -1;
+        int n = series ? sw_alt_parse_series(series, &out->segs, &out->series, &why) : -1;
         if (n >= 0)
             out->n_segs = n;
+        if (n >= 0 && !out->failure)
+            out->failure = series_violation(series, stats_text, cell, cmd);
         else if (!out->failure)
-            out->failure = series ? sw_xasprintf("the segment series (SGC_ALT_OUT) is malformed: %s", why)
-                                  : sw_xstrdup("no segment series was written (SGC_ALT_OUT)");
+            out->failure =
+                series ? sw_xasprintf("the segment series (SGC_ALT_OUT) is malformed: %s", why)
+                : series_errno == EFBIG
+                    ? sw_xasprintf("the segment series (SGC_ALT_OUT) is longer than %d bytes", SW_RUN_SERIES_MAX)
+                    : sw_xstrdup("no segment series was written (SGC_ALT_OUT)");
         free(series);
-        free(series_path);
     }
     if (r->sim) {
-        char *cg = sw_read_file(cg_path);
-        unlink(cg_path);
+        char *cg = sw_read_file_max(cg_file, SW_RUN_CACHEGRIND_MAX);
+        int cg_errno = errno;
+        unlink(cg_file);
         uint64_t v[SW_SIM_N];
         const char *why = NULL;
         if (!cg) {
             if (!out->failure)
-                out->failure = sw_xasprintf("valgrind wrote no cachegrind output (%s)", cg_path);
+                out->failure = cg_errno == EFBIG ? sw_xasprintf("the cachegrind output %s is longer than %d bytes",
+                                                                cg_file, SW_RUN_CACHEGRIND_MAX)
+                                                 : sw_xasprintf("valgrind wrote no cachegrind output (%s)", cg_file);
         } else if (sw_sim_parse(cg, v, &why) != 0) {
             if (!out->failure)
                 out->failure = sw_xasprintf("the cachegrind output is malformed: %s", why);
@@ -343,6 +501,7 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
     free(sim_argv);
     free(sim_opt);
     free(cg_path);
+    free(cg_file);
     free(stats_text);
     if (cmd)
         sw_cmd_free_strv(argv);
@@ -355,7 +514,12 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
     free(extra);
     free(path);
     free(stats_path);
+    free(stats_file);
     free(profile_path);
+    free(profile_file);
+    free(kept_path);
+    free(series_path);
+    free(series_file);
 }
 
 int sw_run_plain(const sw_runner *r, const char *workload, const char *args, uint64_t size, const char *extra,
@@ -369,23 +533,35 @@ int sw_run_plain(const sw_runner *r, const char *workload, const char *args, uin
         cmd ? sw_cmd_argv(cmd, r->bin_dir, size, 0, NULL, extra, &path) : make_argv(path, sz, args, extra, &words);
     char *settings[] = {"SGC_ALLOC_PERIOD=0", "SGC_TIME_HZ=0"};
     /* Another system's runs without sampling get its off-* settings. */
-    char **cmd_env = cmd && !cmd->system->native ? sw_cmd_env(cmd->system, r->bin_dir, 0, NULL) : NULL;
+    char **cmd_env = cmd && !cmd->system->native
+                         ? sw_cmd_env_ctx(cmd->system, r->bin_dir, 0, NULL, r->sim ? SW_CTX_SIM : SW_CTX_TIMED)
+                         : NULL;
     int n_cmd_env = 0;
     while (cmd_env && cmd_env[n_cmd_env])
         n_cmd_env++;
     char **env = cmd_env ? make_env(r, cmd_env, n_cmd_env) : make_env(r, settings, 2);
     sw_exec_req req = {
         .path = path, .argv = argv, .envp = env, .cpu = r->cpu, .timeout = timeout, .counters = NULL, .stop = r->stop};
-    char **sim_argv = NULL, *sim_opt = NULL;
+    char **sim_argv = NULL, *sim_opt = NULL, *argv0 = NULL;
     if (r->sim) {
-        /* A probe: the counts are not wanted, so they go nowhere. */
+        /* A probe: the counts are not wanted, so they go nowhere.  Started
+         * as every simulated run is (sw_run_cell). */
+        if (cmd) {
+            path = absolute_path(path);
+            req.path = path;
+            argv0 = argv[0];
+            argv[0] = path;
+        }
         sim_argv = sw_sim_argv(r->valgrind, "/dev/null", argv, &sim_opt);
         req.path = r->valgrind;
         req.argv = sim_argv;
         req.cpu = -1;
         req.no_aslr = 1;
+        req.cwd = r->tmp_dir;
     }
     int rc = sw_exec_run(&req, res);
+    if (argv0)
+        argv[0] = argv0;
     *checksum = sw_run_find_checksum(res->out.data);
     free(sim_argv);
     free(sim_opt);
@@ -408,6 +584,7 @@ void sw_run_to_row(const sw_run_result *res, const sw_cell *cell, int seq, int r
                    const sw_counters *counters, sw_run_row *row) {
     const sw_exec_res *e = &res->exec;
     memset(row, 0, sizeof *row);
+    row->replicate = -1; /* the caller sets a replicated sweep's */
     row->cell_id = cell->id;
     row->round = round;
     row->seq = seq;
@@ -434,6 +611,7 @@ void sw_run_to_row(const sw_run_result *res, const sw_cell *cell, int seq, int r
     row->readings = e->readings;
     row->segs = res->segs;
     row->n_segs = res->n_segs;
+    row->series = &res->series;
     if (cell->sim) {
         row->counters = sw_run_sim_counters();
         row->readings = res->ran ? res->sim : NULL;

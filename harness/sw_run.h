@@ -2,13 +2,25 @@
  * and the judgement of its result (checksum, stats record, settings).
  *
  * Invariants:
- *  - The child's environment is the harness's own without any SGC_* variable,
- *    plus exactly the cell's settings: SGC_ALLOC_PERIOD and SGC_TIME_HZ always
- *    (0 when off), SGC_ALLOC_MODE / SGC_TIME_CLOCK when on, SGC_SEED (derived
- *    from the sweep seed and the run's seq), SGC_STATS, and SGC_PROFILE for
- *    cells that sample; then the sweep's --env settings (runtime settings
- *    the cells do not control, e.g. SGC_NURSERY), the same for every run,
- *    calibration and --check runs included.
+ *  - A timed run's environment is the harness's own without any SGC_*
+ *    variable, plus exactly the cell's settings: SGC_ALLOC_PERIOD and
+ *    SGC_TIME_HZ always (0 when off), SGC_ALLOC_MODE / SGC_TIME_CLOCK when
+ *    on, SGC_SEED (derived from the sweep seed and the run's seq, in
+ *    SW_RUN_SEED_DIGITS digits), SGC_STATS, and SGC_PROFILE for cells that
+ *    sample; then the sweep's --env settings (runtime settings the cells do
+ *    not control, e.g. SGC_NURSERY), the same for every run, calibration and
+ *    --check runs included.  Every value whose width could vary from run to
+ *    run has a fixed one (the environment's size moves the stack).
+ *  - A simulated run's environment is built from the plan alone: SW_SIM_PATH,
+ *    SW_SIM_TUNABLES, SW_SIM_CLOCK, the cell's settings and --env's, nothing
+ *    of the harness's; it starts in the private temporary directory (whose
+ *    path has a fixed width, harness/sw_sweep.c) with its files named
+ *    relative to it, so that its counts depend on nothing outside the plan.
+ *  - The stats record is judged by the rules every reader uses
+ *    (runtime/sgc_statsrec.h): every key of the table from freecheck's
+ *    runtime, the core keys from another system's; a record that breaks a
+ *    rule fails the run with the line and the rule, and none of its keys is
+ *    kept.
  *  - A run is "ok" only if it exited with status 0, printed a checksum line
  *    equal to the workload's reference checksum, and left a stats record
  *    ("sgc-stats N" first line) whose settings match the cell's, and whose
@@ -24,11 +36,17 @@
  *    "--size N" (calibration and --check runs too, through sw_run_plain).
  *  - In the in-process design (runner.alternate) a run also gets
  *    SGC_ALTERNATE (sw_alt_mode of its cell), SGC_ALT_OUT and, when set,
- *    SGC_ALT_SEGMENT; it is "ok" only if it also left a whole segment
- *    series, which goes into the result (and the segments table).
- *  - Temporary files (stats record, profile, series) are removed after each run
- *    unless profiles are kept.  Their names have a fixed width
- *    (stats-00000042), so the environment's size does not vary from run to run.
+ *    SGC_ALT_SEGMENT (a command's system's segment= first); a command
+ *    workload of another system gets them too, with its in-process
+ *    templates (sw_cmd.h).  It is "ok" only if it also left a whole
+ *    segment series that keeps the contract of docs/FORMATS.md with its
+ *    stats record (stats/st_segcheck.h: the cell's mode, its system,
+ *    freecheck when it has none, and its period), which goes into the
+ *    result (and the segments table, unmeasured fields NULL).
+ *  - Temporary files (stats record, profile, series) are removed after each
+ *    run; a kept profile is moved to the profiles directory.  Their names
+ *    have a fixed width (stats-00000042), so the environment's size does not
+ *    vary from run to run; each is read with a bound (SW_RUN_*_MAX).
  *  - A simulated runner (sim = 1) runs the same command under valgrind
  *    (sw_sim_argv), unpinned, with address space randomization off, the same
  *    SGC_SEED for every run (sim_seed), the runtime's virtual clock
@@ -48,6 +66,7 @@
 #include "sw_plan.h"
 #include "sw_pfm.h"
 #include "sw_sim.h"
+#include "sgc_statsrec.h"
 
 typedef struct sw_runner {
     char **base_env; /* the harness's environment without SGC_* */
@@ -88,6 +107,7 @@ typedef struct sw_run_result {
     int ran;               /* a process was started (times and counters are real) */
     sw_segment *segs;      /* the segment series (in-process design), or NULL */
     int n_segs;
+    sw_series series;         /* what its header says (with segs) */
     sw_reading sim[SW_SIM_N]; /* simulated runs: the counts (ok = read from valgrind's output) */
 } sw_run_result;
 
@@ -116,8 +136,20 @@ void sw_run_to_row(const sw_run_result *res, const sw_cell *cell, int seq, int r
 void sw_run_result_free(sw_run_result *res);
 /* The value of the last "checksum <value>" line of text, fresh, or NULL. */
 char *sw_run_find_checksum(const char *text);
-/* Parses a stats record; returns the number of keys or -1 if it is not one
- * (with the reason in *why, static). */
-int sw_run_parse_stats(const char *text, char ***keys, char ***values, const char **why);
+/* Parses and judges a stats record by the rules every reader uses
+ * (runtime/sgc_statsrec.h; flags: which keys it must have); returns the
+ * number of keys, or -1 if it breaks a rule (*why: the line and the rule,
+ * fresh; no keys). */
+int sw_run_parse_stats(const char *text, unsigned flags, char ***keys, char ***values, char **why);
+/* Bounds of the files a run leaves, read before judging them (a bigger one
+ * is not what the program was asked to write). */
+#define SW_RUN_STATS_MAX SGC_STATSREC_MAX_BYTES
+#define SW_RUN_SERIES_MAX (64 * 1024 * 1024)
+#define SW_RUN_CACHEGRIND_MAX (16 * 1024 * 1024)
+/* SGC_SEED's width: 2^63 - 1 has 19 digits. */
+#define SW_RUN_SEED_DIGITS "19"
+/* The SGC_* variables of the harness's own environment (never passed to a
+ * run), their names comma separated, fresh; NULL if none. */
+char *sw_run_dropped_settings(void);
 
 #endif /* SW_RUN_H */

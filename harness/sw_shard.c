@@ -3,6 +3,7 @@
 #include "sw_shard.h"
 #include "sw_db.h"
 #include "sw_util.h"
+#include "sw_verify.h"
 
 #include <errno.h>
 #include <libgen.h>
@@ -356,61 +357,18 @@ static void check_shards(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out, i
     int n_slots = sw_plan_schedule_all(o, cells, n_cells, &slots);
     for (int i = 0; i < n; i++) {
         shard_in *s = &sh[i];
-        /* The same cells in every shard. */
-        sw_db_rows rows = q_rows(s, "SELECT cell_id, label, workload, kind, alloc_period, alloc_mode, time_hz,"
-                                    " time_clock, args, ifnull(depth, 0), backend, size FROM cells ORDER BY cell_id");
-        int c = 0;
+        char *where = sw_xasprintf("merge: %s (shard %d)", s->dir, s->k);
+        char *plan = sw_xasprintf("the plan of its settings, shard %d of %d", s->k, s->n);
         int *owned = owned_cells(o, cells, n_cells, s->k, s->n);
-        for (int r = 0; r < rows.n; r++) {
-            const sw_cell *p = c < n_cells ? &cells[c] : NULL;
-#define COL(i) (sw_db_at(&rows, r, i) ? sw_db_at(&rows, r, i) : "")
-            if (!p || (int)num(&rows, r, 0) != p->id || strcmp(COL(1), p->label) || strcmp(COL(2), p->workload) ||
-                strcmp(COL(3), p->kind) || (uint64_t)num(&rows, r, 4) != p->alloc_period ||
-                strcmp(COL(5), p->alloc_mode) || (unsigned)num(&rows, r, 6) != p->time_hz ||
-                strcmp(COL(7), p->time_clock) || strcmp(COL(8), p->args) || (unsigned)num(&rows, r, 9) != p->depth ||
-                strcmp(COL(10), p->sim ? "sim" : "native"))
-                sw_usage_error("merge: %s (shard %d): cell %d is %s, but the plan of its settings has %s there: the "
-                               "database does not hold the plan it claims",
-                               s->dir, s->k, (int)num(&rows, r, 0), COL(1), p ? p->label : "no cell");
-            if (owned[c] && num(&rows, r, 11) <= 0)
-                sw_usage_error("merge: %s (shard %d): cell %s has no calibrated size", s->dir, s->k, p->label);
-#undef COL
-            c++;
-        }
-        sw_db_rows_free(&rows);
-        if (c != n_cells)
-            sw_usage_error("merge: %s (shard %d) has %d cells, the plan of its settings %d", s->dir, s->k, c, n_cells);
-        /* Its schedule: exactly the plan's rows of its groups. */
-        rows = q_rows(s, "SELECT seq, cell_id, round, ifnull(block, 0), ifnull(block_pos, 0),"
-                         " ifnull(block_role, 0) FROM schedule ORDER BY seq");
-        int j = 0;
-        for (int r = 0; r < rows.n; r++) {
-            while (j < n_slots && !owned[slots[j].cell])
-                j++;
-            int seq = (int)num(&rows, r, 0);
-            if (j >= n_slots || seq != slots[j].seq || (int)num(&rows, r, 1) != cells[slots[j].cell].id ||
-                (int)num(&rows, r, 2) != slots[j].round || (int)num(&rows, r, 3) != slots[j].block ||
-                (int)num(&rows, r, 4) != slots[j].pos || (int)num(&rows, r, 5) != slots[j].role)
-                sw_usage_error("merge: %s (shard %d): its schedule's run %d is not the plan's (the plan of its "
-                               "settings, shard %d of %d, %s): not a shard of this sweep",
-                               s->dir, s->k, seq, s->k, s->n,
-                               j < n_slots ? "differs there" : "has no more runs for this shard");
-            j++;
-        }
-        sw_db_rows_free(&rows);
-        while (j < n_slots && !owned[slots[j].cell])
-            j++;
-        if (j < n_slots)
-            sw_usage_error("merge: %s (shard %d): its schedule lacks the plan's run %d and later ones", s->dir, s->k,
-                           slots[j].seq);
-        free(owned);
+        /* The same cells in every shard, its schedule exactly the plan's rows
+         * of its groups, every run one of them (sw_verify.h). */
+        sw_verify_cells(&s->db, where, cells, n_cells, owned);
+        sw_verify_schedule(&s->db, where, o, cells, n_cells, slots, n_slots, owned, 0, plan,
+                           "not a shard of this sweep");
+        sw_verify_runs(&s->db, where, o->design == SW_DESIGN_BLOCKED);
+        free(owned), free(where), free(plan);
         /* Every planned run exactly once: runs are UNIQUE(seq), so each
-         * schedule row has at most one; none may be missing or foreign. */
-        long foreign = q_long(s, "SELECT count(*) FROM runs r LEFT JOIN schedule s ON s.seq = r.seq"
-                                 " WHERE s.seq IS NULL OR s.cell_id != r.cell_id OR s.round != r.round");
-        if (foreign)
-            sw_usage_error("merge: %s (shard %d) holds %ld runs that its schedule does not plan", s->dir, s->k,
-                           foreign);
+         * schedule row has at most one; none may be missing. */
         long missing =
             q_long(s, "SELECT count(*) FROM schedule s WHERE NOT EXISTS (SELECT 1 FROM runs r WHERE r.seq = s.seq)");
         if (missing)
@@ -592,6 +550,7 @@ int sw_shard_merge(int argc, char **argv) {
     sw_db *db = &d;
     char *run_cols = columns(db, "runs", "", "run_id");
     char *run_cols_r = columns(db, "runs", "r.", "run_id");
+    char *seg_cols = columns(db, "segments", "", "run_id"), *seg_cols_x = columns(db, "segments", "x.", "run_id");
     exec_or_die(db,
                 "CREATE TEMP TABLE ids(shard INTEGER, old INTEGER, started INTEGER, seq INTEGER);"
                 " CREATE TEMP TABLE allevents(host TEXT, event TEXT, supported INTEGER, reason TEXT, encoding TEXT)",
@@ -617,8 +576,8 @@ int sw_shard_merge(int argc, char **argv) {
                 sql = sw_xasprintf(
                     "UPDATE main.cells SET size = (SELECT c.size FROM s.cells c WHERE c.cell_id = main.cells.cell_id)"
                     " WHERE cell_id IN (SELECT cell_id FROM s.schedule);"
-                    " INSERT INTO main.schedule(seq, cell_id, round, block, block_pos, block_role)"
-                    "  SELECT seq, cell_id, round, block, block_pos, block_role FROM s.schedule;"
+                    " INSERT INTO main.schedule(seq, cell_id, round, block, block_pos, block_role, replicate)"
+                    "  SELECT seq, cell_id, round, block, block_pos, block_role, replicate FROM s.schedule;"
                     " INSERT INTO main.runs(run_id, %s) SELECT m.new, %s FROM s.runs r JOIN temp.idmap m"
                     "  ON m.shard = %d AND m.old = r.run_id;"
                     " INSERT INTO main.run_stats(run_id, key, value) SELECT m.new, x.key, x.value FROM s.run_stats x"
@@ -626,16 +585,14 @@ int sw_shard_merge(int argc, char **argv) {
                     " INSERT INTO main.run_counters(run_id, event, raw, time_enabled, time_running, scaled)"
                     "  SELECT m.new, x.event, x.raw, x.time_enabled, x.time_running, x.scaled FROM s.run_counters x"
                     "  JOIN temp.idmap m ON m.shard = %d AND m.old = x.run_id;"
-                    " INSERT INTO main.segments SELECT m.new, x.idx, x.block, x.pos, x.kind, x.on_, x.end_, x.cpu_ns,"
-                    "  x.wall_ns, x.bytes, x.iterations, x.alloc_samples, x.alloc_points, x.sampled_bytes,"
-                    "  x.time_samples, x.minor, x.major, x.gc_ns, x.major_cpu_ns FROM s.segments x"
+                    " INSERT INTO main.segments(run_id, %s) SELECT m.new, %s FROM s.segments x"
                     "  JOIN temp.idmap m ON m.shard = %d AND m.old = x.run_id;"
                     " INSERT INTO main.calibration SELECT * FROM s.calibration;"
                     " INSERT INTO main.calibration_probes SELECT * FROM s.calibration_probes;"
                     " INSERT INTO main.sim_native SELECT * FROM s.sim_native;"
                     " INSERT INTO main.shard_meta(shard, key, value) SELECT %d, key, value FROM s.meta;"
                     " INSERT INTO temp.allevents SELECT '%d', event, supported, reason, encoding FROM s.events",
-                    run_cols, run_cols_r, sh[i].k, sh[i].k, sh[i].k, sh[i].k, sh[i].k, sh[i].k);
+                    run_cols, run_cols_r, sh[i].k, sh[i].k, sh[i].k, seg_cols, seg_cols_x, sh[i].k, sh[i].k, sh[i].k);
                 char *what = sw_xasprintf("copying shard %d (%s)", sh[i].k, sh[i].dir);
                 exec_or_die(db, sql, what);
                 free(what);
@@ -680,7 +637,7 @@ int sw_shard_merge(int argc, char **argv) {
             n_cells, total);
     printf("results: %s/results.db and %s\n", out, csv);
     sw_buf_free(&nodes);
-    free(csv), free(run_cols), free(run_cols_r);
+    free(csv), free(run_cols), free(run_cols_r), free(seg_cols), free(seg_cols_x);
     for (int i = 0; i < n; i++) {
         sw_db_close_readonly(&sh[i].db);
         free(sh[i].dir), free(sh[i].config), free(sh[i].host);

@@ -24,17 +24,23 @@ uint64_t sw_sim_est_cycles(const uint64_t v[SW_SIM_N]) {
     return (access - l1_miss) + SW_SIM_LL_HIT_CYCLES * (l1_miss - ll_miss) + SW_SIM_RAM_CYCLES * ll_miss;
 }
 
-/* The line that starts with key (at the start of a line), or NULL. */
-static const char *find_line(const char *text, const char *key) {
+/* The rest of the line that starts with key, or NULL; *count: how many
+ * lines do (the output has one of each). */
+static const char *find_line(const char *text, const char *key, int *count) {
     size_t k = strlen(key);
+    const char *found = NULL;
+    *count = 0;
     for (const char *line = text; line && *line;) {
-        if (strncmp(line, key, k) == 0)
-            return line + k;
+        if (strncmp(line, key, k) == 0) {
+            if (!found)
+                found = line + k;
+            ++*count;
+        }
         line = strchr(line, '\n');
         if (line)
             line++;
     }
-    return NULL;
+    return found;
 }
 
 /* Splits the rest of a line into at most max blank-separated words. */
@@ -63,14 +69,19 @@ int sw_sim_parse(const char *text, uint64_t v[SW_SIM_N], const char **why) {
     enum { MAXW = 32 };
     char ev[MAXW][32], sum[MAXW][32];
     int too_long;
-    const char *e = find_line(text, "events:");
-    const char *s = find_line(text, "summary:");
+    int ne_lines, ns_lines;
+    const char *e = find_line(text, "events:", &ne_lines);
+    const char *s = find_line(text, "summary:", &ns_lines);
     if (!e) {
         *why = "no 'events:' line";
         return -1;
     }
     if (!s) {
         *why = "no 'summary:' line (did valgrind finish?)";
+        return -1;
+    }
+    if (ne_lines > 1 || ns_lines > 1) {
+        *why = "more than one 'events:' or 'summary:' line (two outputs in one file?)";
         return -1;
     }
     int ne = words(e, ev, MAXW, &too_long);
@@ -109,7 +120,11 @@ int sw_sim_parse(const char *text, uint64_t v[SW_SIM_N], const char **why) {
 }
 
 char **sw_sim_argv(const char *valgrind, const char *outfile, char *const *argv, char **outopt) {
-    static const char *const opts[] = {"-q", "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=no", SW_SIM_CACHES};
+    /* --trace-children=yes: a command that execs its runtime (a launcher
+     * script: exec java ...) is counted in the program it becomes; without
+     * it valgrind would let the exec'd program run uncounted. */
+    static const char *const opts[] = {"-q",          "--tool=cachegrind",   "--cache-sim=yes", "--branch-sim=no",
+                                       SW_SIM_CACHES, "--trace-children=yes"};
     size_t nopts = sizeof opts / sizeof *opts, nargv = 0;
     while (argv[nargv])
         nargv++;

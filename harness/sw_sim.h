@@ -4,11 +4,15 @@
  *
  * Invariants:
  *  - A simulated run is `valgrind -q --tool=cachegrind --cache-sim=yes
- *    --branch-sim=no` with the fixed caches of SW_SIM_CACHES and its own
- *    --cachegrind-out-file, followed by the workload's own argv; the
+ *    --branch-sim=no` with the fixed caches of SW_SIM_CACHES,
+ *    --trace-children=yes (a launcher that execs its runtime is counted in
+ *    the program it execs) and its own --cachegrind-out-file, followed by
+ *    the workload's own argv; the
  *    harness starts it with address space randomization off
  *    (personality(ADDR_NO_RANDOMIZE), inherited through valgrind's exec),
- *    SW_SIM_TUNABLES and SW_SIM_CLOCK in its environment.
+ *    in the private temporary directory, with an environment of the plan
+ *    alone (SW_SIM_PATH, SW_SIM_TUNABLES, SW_SIM_CLOCK and the settings,
+ *    harness/sw_run.h).
  *  - The counts are read from the output file's "events:" and "summary:"
  *    lines (the totals over the whole program), never from valgrind's
  *    messages; every one of the nine cachegrind events must be there, as a
@@ -28,14 +32,17 @@
  * repeated by hand without setting it. */
 #define SW_SIM_SEED 1592652782u
 
-/* Set in every simulated run's environment (replacing any GLIBC_TUNABLES of
- * the harness's): cachegrind counts each iteration of a rep-prefixed string
+/* Set in every simulated run's environment: cachegrind counts each iteration of a rep-prefixed string
  * instruction as one instruction, so glibc's "rep stosb" memset of a large
  * block counts one instruction per byte; with these thresholds glibc uses
  * its vector loops instead, whose counts reflect the work done. */
 #define SW_SIM_TUNABLES                                                    \
     "GLIBC_TUNABLES=glibc.cpu.x86_rep_stosb_threshold=0xffffffffffffffff:" \
     "glibc.cpu.x86_rep_movsb_threshold=0xffffffffffffffff"
+
+/* PATH of every simulated run: a fixed value, not the harness's own (a
+ * simulated run's environment is built from the plan alone, sw_run.h). */
+#define SW_SIM_PATH "PATH=/usr/local/bin:/usr/bin:/bin"
 
 /* Set in every simulated run's environment: the runtime records the times
  * of a virtual clock that advances 1000 ns per reading (docs/RUNTIME.md,

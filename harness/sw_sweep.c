@@ -15,6 +15,7 @@
 #include "sw_shard.h"
 #include "sw_sim.h"
 #include "sw_util.h"
+#include "sw_verify.h"
 #include "sw_watch.h"
 
 #include <dirent.h>
@@ -54,6 +55,9 @@ typedef struct sweep {
     int n_workloads;
     sw_cell *cells; /* the plan's cells */
     int n_cells;
+    char **from_key; /* --sizes-from: the calibration units' keys and their sizes there */
+    uint64_t *from_size;
+    int n_from;
     sw_runner runner;     /* how runs are started */
     sw_runner sim_runner; /* how simulated runs are started (under valgrind) */
     char *tmp;            /* private temporary directory */
@@ -159,22 +163,26 @@ static void progress_end(sweep *s) {
 
 /* ---- Setup ----------------------------------------------------------------- */
 
-/* Reads workload names from the list file. */
+/* Reads workload names from the list file: the whole file (bounded, no NUL
+ * byte), every line whole, so a long line is one line and nothing after a
+ * name is dropped unsaid. */
 static int read_list(const char *path, char ***out) {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    char *text = sw_read_file(path);
+    if (!text)
         sw_usage_error("no workloads to run: cannot read the workload list %s (%s); build the workloads or "
                        "name them with --workloads",
-                       path, strerror(errno));
-    char line[1024];
+                       path, sw_read_error(errno));
     int n = 0, lineno = 0;
     char **names = NULL;
-    while (fgets(line, sizeof line, f)) {
+    for (char *line = text, *next; line && *line; line = next) {
         lineno++;
+        next = strchr(line, '\n');
+        if (next)
+            *next++ = '\0';
         char *hash = strchr(line, '#');
         if (hash)
             *hash = '\0';
-        char *p = line + strspn(line, " \t\r\n");
+        char *p = line + strspn(line, " \t\r");
         /* Command workload declarations (sw_cmd.h): a command is a workload. */
         char *decl_name;
         int decl = sw_cmd_list_line(p, &decl_name);
@@ -185,9 +193,15 @@ static int read_list(const char *path, char ***out) {
             }
             continue;
         }
-        p[strcspn(p, " \t\r\n")] = '\0';
+        char *end = p + strlen(p);
+        while (end > p && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+            *--end = '\0';
         if (!*p)
             continue;
+        if (p[strcspn(p, " \t")])
+            sw_usage_error("%s line %d: '%s' is more than a workload name (one name per line, or a system or command "
+                           "declaration, docs/WORKLOADS.md)",
+                           path, lineno, p);
         for (char *q = p; *q; q++)
             if (!(*q == '-' || *q == '_' || *q == '.' || (*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'z') ||
                   (*q >= 'A' && *q <= 'Z')))
@@ -195,21 +209,28 @@ static int read_list(const char *path, char ***out) {
         names = sw_xrealloc(names, (size_t)(n + 1) * sizeof *names);
         names[n++] = sw_xstrdup(p);
     }
-    fclose(f);
+    free(text);
     if (!n)
         sw_usage_error("no workloads to run: %s names none", path);
     *out = names;
     return n;
 }
 
-/* The directory this program lives in (the default bin dir). */
-static char *own_dir(void) {
+/* This program's own file (/proc/self/exe), fresh. */
+static char *own_exe(void) {
     char buf[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
     if (n <= 0)
-        return sw_xstrdup(".");
+        return sw_xstrdup("/proc/self/exe");
     buf[n] = '\0';
-    return sw_xstrdup(dirname(buf));
+    return sw_xstrdup(buf);
+}
+
+/* The directory this program lives in (the default bin dir). */
+static char *own_dir(void) {
+    char *exe = own_exe(), *dir = sw_xstrdup(exe[0] == '/' ? dirname(exe) : ".");
+    free(exe);
+    return dir;
 }
 
 static char *absolute(const char *path) {
@@ -431,6 +452,7 @@ typedef struct calib {
     int sim;                 /* the simulated cells' unit: probes run under valgrind */
     const sw_runner *runner; /* how its probes run */
     double target;           /* its calibration target, CPU seconds */
+    double fixed_cost;       /* calibrate=work (sw_cmd.h): the command's fixed cost, s; -1 if not estimated */
     uint64_t size;           /* chosen --size */
     double seconds;          /* baseline wall time at that size */
     char *checksum;          /* reference checksum from the --check run */
@@ -511,14 +533,24 @@ static int better_size(uint64_t s, double t, uint64_t bs, double bt, double targ
  * the two sizes around it (so both linear and steeper workloads converge in
  * a few probes).  Every probe is recorded. */
 static void calibrate_size(sweep *s, calib *c, int *probes) {
-    /* A probe under valgrind starts slowly (about 0.25 s of CPU) and shares
-     * the machine with the other simulated work: give it room. */
-    double target = c->target, timeout = c->sim ? 20 * target + 60 : 10 * target + 2;
+    /* A probe under valgrind starts slowly (about 0.25 s of CPU for
+     * freecheck's workloads, 30-60 s for a JVM's or Node's start-up) and
+     * shares the machine with the other simulated work: give it room, as
+     * the simulated runs get (their counts do not depend on how long they
+     * take). */
+    double target = c->target, timeout = c->sim ? 20 * target + 600 : 10 * target + 2;
     uint64_t lo_s = 0, hi_s = 0, size = 1;
     double lo_t = 0, hi_t = 0;
     uint64_t best_s = 0;
     double best_t = -1;
     int bad_sizes = 0;
+    /* calibrate=work (sw_cmd.h): the first two sizes that run, N and 2N, give
+     * the fixed cost 2 t(N) - t(2N); the target is the work beyond it. */
+    const sw_command *cmd = sw_cmd_find(c->workload);
+    int work = cmd && cmd->system->calibrate_work;
+    uint64_t first_s = 0;
+    double first_t = -1;
+    c->fixed_cost = -1;
     for (*probes = 0; *probes < 40;) {
         char *why = NULL;
         int bad_size;
@@ -545,6 +577,21 @@ static void calibrate_size(sweep *s, calib *c, int *probes) {
             return;
         }
         free(why);
+        if (work && c->fixed_cost < 0 && !isinf(t)) {
+            if (first_t < 0) {
+                first_s = size, first_t = t;
+                size *= 2;
+                continue;
+            }
+            c->fixed_cost = fmax(0, 2 * first_t - t);
+            target = c->target + c->fixed_cost;
+            timeout = c->sim ? 20 * target + 600 : 10 * target + 2;
+            best_s = first_s, best_t = first_t;
+            if (first_t < target)
+                lo_s = first_s, lo_t = first_t;
+            else
+                hi_s = first_s, hi_t = first_t;
+        }
         if (!isinf(t) && better_size(size, t, best_s, best_t, target)) {
             best_s = size;
             best_t = t;
@@ -592,16 +639,63 @@ static void calibrate_size(sweep *s, calib *c, int *probes) {
     c->ok = 1;
 }
 
+/* --sizes-from: the size unit key had in the sweep it names, 0 if none. */
+static uint64_t size_from(const sweep *s, const char *key) {
+    for (int i = 0; i < s->n_from; i++)
+        if (!strcmp(s->from_key[i], key))
+            return s->from_size[i];
+    return 0;
+}
+
+/* --sizes-from DIR: every calibration unit of the plan must have an ok
+ * calibration in DIR, read now (before anything is created) into
+ * s->from_key and s->from_size; a unit without one is refused. */
+static void load_sizes_from(sweep *s) {
+    if (!s->o.sizes_from)
+        return;
+    sw_db d;
+    sw_db_open_readonly(&d, s->o.sizes_from);
+    sw_cell *cells;
+    int n = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &cells);
+    s->from_key = sw_xcalloc((size_t)(n ? n : 1), sizeof *s->from_key);
+    s->from_size = sw_xcalloc((size_t)(n ? n : 1), sizeof *s->from_size);
+    for (int i = 0; i < n; i++) {
+        if ((cells[i].sim && !s->o.backend_sim) || (!cells[i].sim && !s->o.backend_native))
+            continue;
+        char *key = sw_plan_unit_key(&cells[i]);
+        if (size_from(s, key)) {
+            free(key);
+            continue;
+        }
+        uint64_t size = 0;
+        char *sum = NULL, *status = NULL, *failure = NULL;
+        double secs;
+        int found = sw_db_get_calibration(&d, key, &size, &sum, &status, &failure, &secs) == 1;
+        if (!found || !status || strcmp(status, "ok") || !size)
+            sw_usage_error("sizes-from: %s has %s for %s%s%s: give a sweep that calibrated every workload of this plan "
+                           "(or --size %s=N)",
+                           d.path, found ? "no usable calibration" : "no calibration", key, failure ? ": " : "",
+                           failure ? failure : "", cells[i].workload);
+        s->from_key[s->n_from] = key;
+        s->from_size[s->n_from++] = size;
+        free(sum), free(status), free(failure);
+    }
+    sw_plan_free_cells(cells, n);
+    sw_db_close_readonly(&d);
+}
+
 /* Calibrates one workload (or times its fixed size), then runs --check
  * once at that size for the reference checksum.  Stores the outcome. */
 static void calibrate(sweep *s, calib *c) {
     const char *w = c->workload;
     uint64_t fixed = c->sim ? sw_opts_fixed_sim_size(&s->o, w) : sw_opts_fixed_size(&s->o, w);
+    int from = !fixed && s->o.sizes_from && (fixed = size_from(s, c->key)) != 0;
     const sw_command *cmd = sw_cmd_find(w);
     if (cmd && !cmd->sized)
         fixed = 1; /* a command without {size}: its work is fixed */
     int probes = 0;
-    const char *method = fixed ? "fixed" : c->sim ? "calibrated under valgrind" : "calibrated";
+    const char *method = from ? "sizes-from" : fixed ? "fixed" : c->sim ? "calibrated under valgrind" : "calibrated";
+    char *method_work = NULL;
     if (fixed) {
         char *why = NULL;
         int bad_size;
@@ -615,17 +709,24 @@ static void calibrate(sweep *s, calib *c) {
         }
     } else {
         calibrate_size(s, c, &probes);
+        if (c->fixed_cost >= 0)
+            method = method_work =
+                sw_xasprintf("%s, the target beyond a fixed cost of %.3f s (calibrate=work)", method, c->fixed_cost);
     }
-    if (stop_signal)
+    if (stop_signal) {
+        free(method_work);
         return;
+    }
     if (c->ok && !(cmd && cmd->check == SW_CHECK_NONE)) {
         sw_exec_res res;
         char *sum = NULL;
         /* The reference checksum: a command's from its check= (sw_cmd.h). */
         const char *ref = cmd && cmd->check == SW_CHECK_LIKE ? cmd->like : w;
         const char *flag = cmd && cmd->check == SW_CHECK_SELF ? NULL : "--check";
-        if (!files_unchanged(s, ref, "the reference (--check) run", -1, 0))
+        if (!files_unchanged(s, ref, "the reference (--check) run", -1, 0)) {
+            free(method_work);
             return;
+        }
         int rc = sw_run_plain(&s->runner, ref, c->args, c->size, flag, 60 * c->seconds + 30, &res, &sum);
         if (rc != 0 || !sum) {
             sw_exec_req req = {.path = w, .timeout = 60 * c->seconds + 30};
@@ -640,8 +741,10 @@ static void calibrate(sweep *s, calib *c) {
         }
         sw_exec_res_free(&res);
     }
-    if (stop_signal)
+    if (stop_signal) {
+        free(method_work);
         return;
+    }
     sw_db_store_calibration(&s->db, c->key, c->size, c->seconds, c->checksum, method, probes, c->ok ? "ok" : "failed",
                             c->failure);
     if (c->ok)
@@ -650,6 +753,7 @@ static void calibrate(sweep *s, calib *c) {
                 probes == 1 ? "" : "s", c->checksum);
     else
         fprintf(stderr, "sweep: %s: unusable, its runs will be recorded as failed: %s\n", c->key, c->failure);
+    free(method_work);
 }
 
 /* The simulated part's native rate: the median native CPU time of three
@@ -792,6 +896,7 @@ static void record_slot(void *ctx, int i) {
     }
     sw_run_row row;
     sw_run_to_row(res, j->cell, j->slot.seq, j->slot.round, j->cell->sim ? -1 : s->o.cpu, &s->counters, &row);
+    row.replicate = j->slot.replicate;
     uint64_t t1 = sw_now_ns();
     uint64_t child = res->exec.wall_ns;
     row.overhead_ns = t1 - j->t0 > child ? t1 - j->t0 - child : 0;
@@ -859,12 +964,16 @@ static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells, const char
         printf("not planned %s: %s\n", names[i], whys[i]);
     for (int i = 0; i < n_cells; i++)
         printf("cell %d %s%s%s\n", cells[i].id, cells[i].label, cells[i].args[0] ? " args " : "", cells[i].args);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         if (slots[i].block)
-            printf("run %d round %d cell %d block %d pos %d role %d\n", slots[i].seq, slots[i].round,
+            printf("run %d round %d cell %d block %d pos %d role %d", slots[i].seq, slots[i].round,
                    cells[slots[i].cell].id, slots[i].block, slots[i].pos, slots[i].role);
         else
-            printf("run %d round %d cell %d\n", slots[i].seq, slots[i].round, cells[slots[i].cell].id);
+            printf("run %d round %d cell %d", slots[i].seq, slots[i].round, cells[slots[i].cell].id);
+        if (slots[i].replicate >= 0)
+            printf(" replicate %d", slots[i].replicate);
+        printf("\n");
+    }
     free(slots);
 }
 
@@ -956,9 +1065,20 @@ static void program_hashes(sweep *s, int resuming) {
         if (w) {
             n = sw_watch_files_of(w, s->o.bin_dir, &keys, &paths);
         } else {
-            keys = sw_xcalloc(1, sizeof *keys), paths = sw_xcalloc(1, sizeof *paths);
+            /* Every run's: the runtime library, the harness itself (a
+             * resumed sweep is measured by the program that started it, so
+             * meta.compiler and meta.cflags stay true) and the valgrind the
+             * simulated runs run under.  ('/' is in no workload's name.) */
+            n = 2 + (s->valgrind != NULL);
+            keys = sw_xcalloc(3, sizeof *keys), paths = sw_xcalloc(3, sizeof *paths);
             keys[0] = sw_xstrdup("libsgc.a");
             paths[0] = sw_xasprintf("%s/../lib/libsgc.a", s->o.bin_dir);
+            keys[1] = sw_xstrdup("harness/sweep");
+            paths[1] = own_exe();
+            if (s->valgrind) {
+                keys[2] = sw_xstrdup("harness/valgrind");
+                paths[2] = sw_xstrdup(s->valgrind);
+            }
         }
         for (int k = 0; k < n; k++) {
             struct stat id;
@@ -1012,15 +1132,178 @@ static int files_unchanged(sweep *s, const char *workload, const char *what, int
 /* Stores the plan summary in meta (human-readable). */
 static void store_plan_meta(sweep *s, int n_slots) {
     sw_buf b = {0};
-    sw_buf_printf(&b, "%d workloads, %d cells, %d warm-up + %d measured rounds, %d runs, design %s; workloads:",
-                  s->n_workloads, s->n_cells, s->o.warmup, s->o.runs, n_slots, sw_design_name(s->o.design));
+    sw_buf_printf(&b, "%d workloads, %d cells, %d warm-up + %d measured rounds, %d runs, design %s", s->n_workloads,
+                  s->n_cells, s->o.warmup, s->o.runs, n_slots, sw_design_name(s->o.design));
+    if (s->o.replicates > 1)
+        sw_buf_printf(&b, ", %d replicates", s->o.replicates);
+    sw_buf_puts(&b, "; workloads:");
     for (int i = 0; i < s->n_workloads; i++)
         sw_buf_printf(&b, " %s", s->workloads[i]);
     sw_db_meta_set(&s->db, "plan", b.data);
     sw_buf_free(&b);
 }
 
+/* The SGC_* variables of the shell that started the sweep never reach a
+ * run (sw_run.h): said once, so that a setting meant for the runs is not
+ * silently without effect. */
+static void warn_dropped_settings(void) {
+    char *names = sw_run_dropped_settings();
+    if (names)
+        fprintf(stderr,
+                "sweep: warning: the environment's %s %s not passed to the runs (the sweep sets each run's runtime "
+                "settings itself); give a runtime setting for every run with --env NAME=VALUE (docs/HARNESS.md)\n",
+                names, strchr(names, ',') ? "are" : "is");
+    free(names);
+}
+
+/* --resume: the database holds the plan of its stored settings (cells,
+ * schedule, the runs in it, every block whole, each cell's size its
+ * calibration's) and the start metadata agree with them (sw_verify.h), or
+ * the sweep is refused before anything is added to it: an edited config or
+ * database would otherwise be completed into a sweep of two plans. */
+static void verify_stored_plan(sweep *s) {
+    char *where = sw_xasprintf("--resume %s", s->dir);
+    char *merged = sw_db_meta_get(&s->db, "merged_from");
+    if (!merged) /* a merged sweep's machine-local facts are listed per shard */
+        sw_verify_meta(&s->db, where, &s->o);
+    free(merged);
+    if (sw_db_count(&s->db, "cells") > 0) {
+        sw_cell *cells;
+        int n_cells = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &cells);
+        int *owned = sw_shard_owned(&s->o, cells, n_cells);
+        sw_slot *slots;
+        int n_slots = sw_plan_schedule_all(&s->o, cells, n_cells, &slots);
+        int blocked = s->o.design == SW_DESIGN_BLOCKED;
+        sw_verify_cells(&s->db, where, cells, n_cells, owned);
+        sw_verify_schedule(&s->db, where, &s->o, cells, n_cells, slots, n_slots, owned, blocked && s->o.halfwidth > 0,
+                           "the plan of its settings",
+                           "the schedule was edited, or is another plan's; start a new sweep");
+        sw_verify_runs(&s->db, where, blocked);
+        /* Each stored size is its calibration unit's, as stored. */
+        sw_cell *stored;
+        int n_stored = sw_db_load_cells(&s->db, &stored);
+        for (int i = 0; i < n_stored && i < n_cells; i++) {
+            uint64_t size = 0;
+            char *key = sw_plan_unit_key(&stored[i]), *sum = NULL, *status = NULL, *failure = NULL;
+            double secs;
+            if ((!owned || owned[i]) &&
+                sw_db_get_calibration(&s->db, key, &size, &sum, &status, &failure, &secs) == 1 &&
+                size != stored[i].size)
+                sw_usage_error("%s: cell %s has size %llu, but its calibration (%s) found %llu: the database was "
+                               "edited; start a new sweep",
+                               where, stored[i].label, (unsigned long long)stored[i].size, key,
+                               (unsigned long long)size);
+            free(key), free(sum), free(status), free(failure);
+        }
+        sw_plan_free_cells(stored, n_stored);
+        sw_plan_free_cells(cells, n_cells);
+        free(owned);
+        free(slots);
+    }
+    free(where);
+}
+
 /* ---- The phases of main ------------------------------------------------- */
+
+/* The range of --size a freecheck workload accepts, from its --help (every
+ * one prints "  --size N  <what>; MIN..MAX, default D", workloads/wl_common.c):
+ * 0 with *lo and *hi, or -1 if it does not say (a command workload, a
+ * stand-in). */
+static int size_range(const sweep *s, const char *workload, uint64_t *lo, uint64_t *hi) {
+    if (sw_cmd_find(workload))
+        return -1;
+    char *path = sw_xasprintf("%s/%s", s->o.bin_dir, workload);
+    char *argv[] = {path, "--help", NULL}, *env[] = {NULL};
+    sw_exec_req req = {.path = path, .argv = argv, .envp = env, .cpu = -1, .timeout = 30};
+    sw_exec_res res;
+    int found = -1;
+    if (sw_exec_run(&req, &res) == 0 && WIFEXITED(res.status) && WEXITSTATUS(res.status) == 0 && res.out.data) {
+        for (const char *line = res.out.data; line && *line;
+             line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+            unsigned long long a, b;
+            const char *semi = strncmp(line, "  --size N ", 11) ? NULL : strchr(line, ';');
+            if (semi && semi < line + strcspn(line, "\n") && sscanf(semi, "; %llu..%llu, default", &a, &b) == 2) {
+                *lo = a, *hi = b;
+                found = 0;
+                break;
+            }
+        }
+    }
+    sw_exec_res_free(&res);
+    free(path);
+    return found;
+}
+
+/* Settings with which every run of a cell would fail, refused before
+ * anything is created (the runtime, or the workload, would refuse each run
+ * with exit 2): a fixed size beyond the workload's own range, a spin that
+ * with a time cell's rate needs all of the program's time, a timeout the
+ * calibrated runs cannot meet. */
+static void check_feasible(sweep *s) {
+    const sw_opts *o = &s->o;
+    for (int i = 0; i < s->n_workloads; i++) {
+        const char *w = s->workloads[i];
+        uint64_t lo = 0, hi = 0, fixed = sw_opts_fixed_size(o, w), fixed_sim = sw_opts_fixed_sim_size(o, w);
+        if ((!fixed || !o->backend_native) && (!fixed_sim || !o->backend_sim))
+            continue;
+        if (size_range(s, w, &lo, &hi) != 0)
+            continue;
+        for (int sim = 0; sim < 2; sim++) {
+            uint64_t v = sim ? fixed_sim : fixed;
+            if (v && (sim ? o->backend_sim : o->backend_native) && (v < lo || v > hi))
+                sw_usage_error("%s: %s=%llu is outside %s's own range of --size, %llu..%llu (%s/%s --help); choose a "
+                               "size in it",
+                               sim ? "sim-size" : "size", w, (unsigned long long)v, w, (unsigned long long)lo,
+                               (unsigned long long)hi, o->bin_dir, w);
+        }
+    }
+    const char *spin = sw_opts_env(o, "SGC_SAMPLE_SPIN_NS");
+    uint64_t spin_ns = 0;
+    if (spin && sw_parse_uint(spin, UINT64_MAX, &spin_ns) == 0 && spin_ns) {
+        sw_cell *cells;
+        int n = sw_plan_cells(o, s->workloads, s->n_workloads, &cells);
+        for (int i = 0; i < n; i++)
+            if (cells[i].time_hz && (uint64_t)cells[i].time_hz * spin_ns >= 1000000000u)
+                sw_usage_error("env: SGC_SAMPLE_SPIN_NS=%s with the %u Hz of cell %s: the time samples alone would "
+                               "spin for all of the program's time (rate x spin must be under 1 s per s, the "
+                               "runtime's rule, docs/RUNTIME.md), so every run of it would be refused; lower the "
+                               "spin or the rate",
+                               spin, cells[i].time_hz, cells[i].label);
+        sw_plan_free_cells(cells, n);
+    }
+    /* Every calibrated native run takes about --target of CPU time (more
+     * wall time): a timeout at or below it kills every one of them; a
+     * simulated one takes --sim-target. */
+    for (int i = 0; i < s->n_workloads && o->timeout > 0; i++) {
+        const char *w = s->workloads[i];
+        if (o->backend_native && !sw_opts_fixed_size(o, w) && o->timeout <= o->target)
+            sw_usage_error("timeout: %g s is at most --target %g s, the CPU time every calibrated run takes: every run "
+                           "of %s would time out; give a longer --timeout (or auto)",
+                           o->timeout, o->target, w);
+        if (o->backend_sim && !sw_opts_fixed_sim_size(o, w) && o->timeout <= o->sim_target)
+            sw_usage_error("timeout: %g s is at most --sim-target %g s, the CPU time every calibrated simulated run "
+                           "takes: every simulated run of %s would time out; give a longer --timeout (or auto)",
+                           o->timeout, o->sim_target, w);
+    }
+}
+
+/* The valgrind program of the simulated backend (when it runs), by its
+ * absolute path (a simulated run starts in the private temporary
+ * directory), into s->valgrind; a missing one is bad input. */
+static void find_valgrind(sweep *s) {
+    if (s->valgrind || !s->o.backend_sim || (s->o.plan_only && !s->o.estimate))
+        return;
+    s->valgrind = sw_sim_find_program(s->o.valgrind);
+    if (s->valgrind && s->valgrind[0] != '/') {
+        char *a = absolute(s->valgrind);
+        free(s->valgrind);
+        s->valgrind = a;
+    }
+    if (!s->valgrind)
+        sw_usage_error("valgrind: '%s' is not an executable program (the simulated backend runs every sim cell "
+                       "under valgrind: install it with make deps, or run --backends native)",
+                       s->o.valgrind);
+}
 
 /* Options, and on --resume the sweep directory with its stored settings
  * (locked, its database open, the programs checked against their hashes);
@@ -1036,6 +1319,15 @@ static void parse_settings(sweep *s, int argc, char **argv) {
         struct stat st;
         if (stat(s->dir, &st) != 0 || !S_ISDIR(st.st_mode))
             sw_usage_error("--resume %s: not a directory", s->dir);
+        /* Before the lock file is made: a directory that is not a sweep's
+         * is left as it was. */
+        char *db_path = sw_xasprintf("%s/results.db", s->dir);
+        int found = stat(db_path, &st) == 0;
+        if (!found || !S_ISREG(st.st_mode))
+            sw_usage_error("--resume %s: not a sweep directory (%s: %s); give the directory a sweep was started in, "
+                           "e.g. results/latest",
+                           s->dir, db_path, found ? "not a regular file" : strerror(errno));
+        free(db_path);
         lock_dir(s->dir);
         sw_db_open_existing(&s->db, s->dir);
         char *config = sw_db_meta_get(&s->db, "config");
@@ -1050,7 +1342,9 @@ static void parse_settings(sweep *s, int argc, char **argv) {
         free(config);
         resolve_workloads(s);
         sw_cmd_check_stored(&s->db, s->dir);
+        find_valgrind(s);
         program_hashes(s, 1);
+        verify_stored_plan(s);
     } else {
         resolve_workloads(s);
         if (s->o.cpu < 0)
@@ -1060,6 +1354,9 @@ static void parse_settings(sweep *s, int argc, char **argv) {
     if (s->o.halfwidth > 0 && s->o.design != SW_DESIGN_BLOCKED)
         sw_usage_error("halfwidth: adaptive rounds need the blocked design (design is %s)",
                        sw_design_name(s->o.design));
+    if (s->o.halfwidth > 0 && s->o.replicates > 1)
+        sw_usage_error("replicates: adaptive rounds (--halfwidth) of several replicates are not supported: give one "
+                       "of them");
     if (s->o.halfwidth > 0 && s->o.max_runs < s->o.runs)
         sw_usage_error("max-runs: %d is below --runs %d", s->o.max_runs, s->o.runs);
     if (!sw_meta_cpu_allowed(s->o.cpu))
@@ -1068,14 +1365,20 @@ static void parse_settings(sweep *s, int argc, char **argv) {
         sw_usage_error("%s: only with --plan (it estimates the plan's duration)", s->o.from_dir ? "from" : "estimate");
     if (s->o.from_dir && s->o.estimate)
         sw_usage_error("estimate: give --from DIR or --estimate, not both");
-    if (s->o.backend_sim && (!s->o.plan_only || s->o.estimate)) {
-        s->valgrind = sw_sim_find_program(s->o.valgrind);
-        if (!s->valgrind)
-            sw_usage_error("valgrind: '%s' is not an executable program (the simulated backend runs every sim cell "
-                           "under valgrind: install it with make deps, or run --backends native)",
-                           s->o.valgrind);
-    }
+    find_valgrind(s);
+    load_sizes_from(s); /* on --resume too: a unit whose calibration was interrupted takes DIR's */
+    if (!s->resuming)
+        check_feasible(s);
 }
+
+/* The width of the private temporary directory's path (its last component
+ * stays below NAME_MAX, 255), and what pads it (at least SW_TMP_WIDTH -
+ * strlen("/sweep--XXXXXX") characters). */
+#define SW_TMP_WIDTH 240
+#define SW_TMP_PAD                                                                                                     \
+    "________________________________________________________________________________________________________________" \
+    "________________________________________________________________________________________________________________" \
+    "________________"
 
 /* Takes the CPU's lock (waiting for another sweep) and makes the private
  * temporary directory; from here an exit removes it.  Bad input exits 2
@@ -1086,9 +1389,25 @@ static void take_machine(sweep *s) {
      * made (/proc, say, which passes access(W_OK) as root) is bad input
      * before the sweep directory exists and latest moves. */
     struct stat st;
-    if (stat(s->o.tmp_dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(s->o.tmp_dir, W_OK) != 0)
+    char root[PATH_MAX];
+    if (stat(s->o.tmp_dir, &st) != 0 || !S_ISDIR(st.st_mode) || access(s->o.tmp_dir, W_OK) != 0 ||
+        !realpath(s->o.tmp_dir, root))
         sw_usage_error("tmp: %s is not a writable directory", s->o.tmp_dir);
-    char *tmpl = sw_xasprintf("%s/sweep-XXXXXX", s->o.tmp_dir);
+    /* Its path has SW_TMP_WIDTH characters whatever --tmp is (padded with
+     * '_'; as the kernel names it, symbolic links resolved), so the paths
+     * the runs get, and a simulated run's directory, have the same width
+     * from any --tmp: their length moves the stack. */
+    if (!strcmp(root, "/"))
+        root[0] = '\0'; /* "/sweep-...", not "//sweep-..." */
+    size_t len = strlen(root), fixed = strlen("/sweep--XXXXXX");
+    if (len + fixed > SW_TMP_WIDTH && s->o.backend_sim)
+        sw_usage_error("tmp: %s is %zu characters long; the simulated runs' directory is made there with a path of "
+                       "%d characters (so that their counts do not depend on where it is): choose a --tmp of at most "
+                       "%zu characters",
+                       root, len, SW_TMP_WIDTH, SW_TMP_WIDTH - fixed);
+    char *tmpl = len + fixed > SW_TMP_WIDTH
+                     ? sw_xasprintf("%s/sweep-XXXXXX", root)
+                     : sw_xasprintf("%s/sweep-%.*s-XXXXXX", root, (int)(SW_TMP_WIDTH - len - fixed), SW_TMP_PAD);
     if (!mkdtemp(tmpl))
         sw_usage_error("tmp: cannot create a directory in %s: %s", s->o.tmp_dir, strerror(errno));
     s->tmp = tmpl;
@@ -1116,6 +1435,15 @@ static void store_start_meta(sweep *s) {
         char *k = sw_xasprintf("%d/%d", s->o.shard_k, s->o.shard_n);
         sw_db_meta_set(&s->db, "shard", k);
         free(k);
+    }
+    if (s->o.replicates > 1) {
+        char *r = sw_xasprintf("%d (replicate r's shuffles and block orders from seed r: 'seed' for r = 0, "
+                               "splitmix64-mix(seed, 0x7265706c00000000 + r) for the others; interleaved round by "
+                               "round, round p running the replicates p, p + 1, ... mod %d; runs.replicate and "
+                               "schedule.replicate say which)",
+                               s->o.replicates, s->o.replicates);
+        sw_db_meta_set(&s->db, "replicates", r);
+        free(r);
     }
     if (s->o.design == SW_DESIGN_INPROCESS)
         sw_db_meta_set(&s->db, "alternation",
@@ -1269,7 +1597,7 @@ static void make_units(sweep *s) {
             cal[u].sim = c->sim;
             cal[u].runner = c->sim ? &s->sim_runner : &s->runner;
             cal[u].target = c->sim ? s->o.sim_target : s->o.target;
-            cal[u].key = sw_xasprintf("%s%s%s%s", c->sim ? "sim:" : "", c->workload, c->args[0] ? " " : "", c->args);
+            cal[u].key = sw_plan_unit_key(c);
             n_cal++;
         }
         unit_of[i] = u;
@@ -1390,8 +1718,7 @@ static void estimate_from_sweep(sweep *s, const sw_cell *cells, int n, int64_t *
         if (b >= 0)
             v = stored_time(t, nt, cells[b].label, cells[b].sim);
         if (v < 0) {
-            char *key = sw_xasprintf("%s%s%s%s", cells[i].sim ? "sim:" : "", cells[i].workload,
-                                     cells[i].args[0] ? " " : "", cells[i].args);
+            char *key = sw_plan_unit_key(&cells[i]);
             uint64_t size;
             char *sum = NULL, *status = NULL, *failure = NULL;
             double secs;
@@ -1599,6 +1926,7 @@ static void run_timed(sweep *s, const sw_slot *missing, int n_missing) {
         row->block = slot->block;
         row->block_pos = slot->pos;
         row->block_role = slot->role;
+        row->replicate = slot->replicate;
         row->has_noise = c->ok;
         row->noise = noise;
         uint64_t t1 = sw_now_ns();
@@ -1825,6 +2153,7 @@ int main(int argc, char **argv) {
     if (argc > 1 && !strcmp(argv[1], "--merge")) /* sweep --merge OUT DIR...: sw_shard.h */
         return sw_shard_merge(argc - 2, argv + 2);
     parse_settings(s, argc, argv);
+    warn_dropped_settings();
     if (s->o.plan_only)
         return show_plan(s);
     take_machine(s);

@@ -148,6 +148,11 @@ int sw_parse_bytes(const char *s, uint64_t *out) {
         shift = 30;
         end++;
         break;
+    case 't':
+    case 'T':
+        shift = 40;
+        end++;
+        break;
     default: break;
     }
     if (*end)
@@ -171,9 +176,9 @@ int sw_parse_seconds(const char *s, double *out) {
 }
 
 char *sw_format_bytes(uint64_t bytes, char *buf, size_t size) {
-    static const char units[] = "GMK";
-    for (int i = 0; i < 3; i++) {
-        unsigned shift = (unsigned)(30 - 10 * i);
+    static const char units[] = "TGMK";
+    for (int i = 0; i < 4; i++) {
+        unsigned shift = (unsigned)(40 - 10 * i);
         uint64_t unit = (uint64_t)1 << shift;
         if (bytes >= unit && bytes % unit == 0) {
             snprintf(buf, size, "%llu%c", (unsigned long long)(bytes >> shift), units[i]);
@@ -220,23 +225,42 @@ uint64_t sw_mix64(uint64_t a, uint64_t b) {
     return sw_rng_next(&r);
 }
 
-char *sw_read_file(const char *path) {
-    FILE *f = fopen(path, "r");
+char *sw_read_file_max(const char *path, size_t max) {
+    FILE *f = fopen(path, "re");
     if (!f)
         return NULL;
     sw_buf b = {0};
     char chunk[8192];
     size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        sw_buf_append(&b, chunk, n);
+    int big = 0;
+    while (!big && (n = fread(chunk, 1, sizeof chunk, f)) > 0) {
+        if (b.len + n > max)
+            big = 1;
+        else
+            sw_buf_append(&b, chunk, n);
+    }
     int err = ferror(f);
     fclose(f);
-    if (err) {
+    if (err || big) {
         sw_buf_free(&b);
-        errno = EIO;
+        errno = big ? EFBIG : EIO;
+        return NULL;
+    }
+    /* A NUL byte would end the text early: a text file has none. */
+    if (b.data && memchr(b.data, '\0', b.len)) {
+        sw_buf_free(&b);
+        errno = EILSEQ;
         return NULL;
     }
     if (!b.data)
         sw_buf_puts(&b, "");
     return b.data;
+}
+
+char *sw_read_file(const char *path) { return sw_read_file_max(path, SW_READ_MAX); }
+
+const char *sw_read_error(int err) {
+    return err == EFBIG    ? "longer than a text file the sweep reads (16 MiB)"
+           : err == EILSEQ ? "it holds a NUL byte: not a text file"
+                           : strerror(err);
 }

@@ -53,11 +53,20 @@ void sw_buf_puts(sw_buf *b, const char *s);
 void sw_buf_printf(sw_buf *b, const char *fmt, ...) SW_PRINTF(2, 3);
 void sw_buf_free(sw_buf *b);
 
-/* Reads a whole (small) file into a NUL-terminated malloc'd string ("" for
- * an empty file).  NULL with errno set if it cannot be opened or read. */
+/* Reads a whole text file of at most max bytes into a NUL-terminated
+ * malloc'd string ("" for an empty file).  NULL with errno set if it cannot
+ * be opened or read, EFBIG if it is longer than max (nothing past max is
+ * read: /dev/zero is refused, not read forever), EILSEQ if it holds a NUL
+ * byte (a text file has none, and the text would end there). */
+char *sw_read_file_max(const char *path, size_t max);
+/* sw_read_file_max with SW_READ_MAX: every text file the harness reads
+ * whole (config files, workload lists) is far smaller. */
+#define SW_READ_MAX (16 * 1024 * 1024)
 char *sw_read_file(const char *path);
+/* Why sw_read_file failed, in words, from its errno. */
+const char *sw_read_error(int err);
 
-/* Parses a byte count "N", "NK", "NM" or "NG" (powers of 1024, k/m/g too).
+/* Parses a byte count "N", "NK", "NM", "NG" or "NT" (powers of 1024, k/m/g/t too).
  * Returns 0 and stores it, or -1 if s is not exactly such a number or
  * overflows 64 bits. */
 int sw_parse_bytes(const char *s, uint64_t *out);
@@ -65,8 +74,8 @@ int sw_parse_bytes(const char *s, uint64_t *out);
 int sw_parse_uint(const char *s, uint64_t max, uint64_t *out);
 /* Parses a positive finite decimal number of seconds; 0 or -1. */
 int sw_parse_seconds(const char *s, double *out);
-/* Formats a byte count the way labels use it: "32K", "4M", "1G" when it is a
- * whole multiple, else the plain number.  Returns buf. */
+/* Formats a byte count the way labels use it: "32K", "4M", "1G", "256T"
+ * when it is a whole multiple, else the plain number.  Returns buf. */
 char *sw_format_bytes(uint64_t bytes, char *buf, size_t size);
 
 /* CLOCK_MONOTONIC / CLOCK_REALTIME in nanoseconds. */

@@ -529,11 +529,16 @@ fig_peers() {
     peers_awk() {
         awk "
         function num(v) { return v !~ /^[nN][aA][nN]\$/ }
-        function lab(w, s,   r, a) { split(row[w, s], a, \" \")
+        function lab(w, s,   r, a, k) { split(row[w, s], a, \" \")
             if (a[c[\"samples\"]] != \"counted\") return s \": no sample count, no per-sample cost\"
-            if (!num(a[c[\"cost_ns\"]])) return s \": per-sample cost n/a\"
-            r = sprintf(\"%s: %.0f ns per sample\", s, a[c[\"cost_ns\"]])
-            if (num(a[c[\"cost_lo\"]]) && num(a[c[\"cost_hi\"]])) r = r sprintf(\" [%.0f, %.0f]\", a[c[\"cost_lo\"]], a[c[\"cost_hi\"]])
+            k = num(a[c[\"inproc_cost_ns\"]]) ? \"inproc_cost\" : \"cost\"
+            if (!num(a[c[k \"_ns\"]])) r = s \": per-sample cost n/a\"
+            else {
+                r = sprintf(\"%s: %.0f ns per sample\", s, a[c[k \"_ns\"]])
+                if (num(a[c[k \"_lo\"]]) && num(a[c[k \"_hi\"]])) r = r sprintf(\" [%.0f, %.0f]\", a[c[k \"_lo\"]], a[c[k \"_hi\"]])
+                r = r (k == \"cost\" ? \" (process level, wall)\" : \" (in-process, CPU)\") }
+            if (num(a[c[\"sim_ir_per_sample\"]]))
+                r = r sprintf(\", %.0f instructions%s\", a[c[\"sim_ir_per_sample\"]], a[c[\"sim_repeat\"]] == \"exact\" ? \"\" : \" (not exact)\")
             return r }
         function cap(w, s,   l) { l = lab(w, s); sub(/: no sample count, no per-sample cost\$/, \" none (no sample count)\", l); sub(/: /, \" \", l); return l }
         NR == 1 { for (i = 2; i <= NF; i++) c[\$i] = i - 1; next }
@@ -568,9 +573,9 @@ fig_peers() {
     draw "$F_NAME" "$F_SCRIPT" "$vars" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
-What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the overhead of allocation sampling on each system measured in this sweep, in % of wall time, against the sampling period (log2 axis): each point is a cell's paired overhead, the median over blocks of its runs against their adjacent baseline runs (Hodges-Lehmann), with a one-sample $cilabel interval. Per-sample cost (in the key): the regression of each run's wall time on the samples the system itself counted, over the periods, with its $cilabel interval (docs/STATISTICS.md). $costs.$([ -n "$nocount" ] && echo " No per-sample cost for $nocount: the system keeps no count of its samples, and bytes allocated / period is not the number it took (docs/WORKLOADS.md, \"How each system's samples are counted\"); only the overhead is drawn.")
+What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the overhead of allocation sampling on each system measured in this sweep, in % of wall time, against the sampling period (log2 axis): each point is a cell's paired overhead, the median over blocks of its runs against their adjacent baseline runs (Hodges-Lehmann), with a one-sample $cilabel interval. Per-sample cost (in the key): from the in-process design when the sweep's peers report has it (the extra CPU time per sample of the system's sampling segments, with its $cilabel interval over blocks), else the regression of each run's wall time on the samples the system itself counted, over the periods, with its $cilabel interval (docs/STATISTICS.md); and the instructions per sample the simulated part counted (the fixed cost apart; \"not exact\" when repeated runs did not agree; peers.md has the spread). $costs.$([ -n "$nocount" ] && echo " No per-sample cost for $nocount: the system keeps no count of its samples, and bytes allocated / period is not the number it took (docs/WORKLOADS.md, \"How each system's samples are counted\"); only the overhead is drawn.")
 
-How to read: a line falls with the period as samples get rarer; at the same period a lower line costs less per byte allocated. The systems run the same work on their own allocators (freecheck's runtime, C malloc with jemalloc or gperftools, Go, HotSpot), so compare the costs of sampling, not the run times. Where each system's sample check lives (folded into the allocation limit, or a counter on the malloc path) is in peers.md.
+How to read: a line falls with the period as samples get rarer; at the same period a lower line costs less per byte allocated. The systems run the same work on their own allocators (freecheck's runtime, C malloc with jemalloc or gperftools, Go, HotSpot, V8), so compare the costs of sampling, not the run times. Where each system's sample check lives (folded into the allocation limit, or a counter on the malloc path) is in peers.md.
 
 Data: $shown/plotdata/peers.dat (written by build/bin/analyze and build/bin/peers-report from $shown/results.db); the table is $shown/peers.md.${sweep_info:+ $sweep_info}"
 }

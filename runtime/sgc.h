@@ -32,8 +32,10 @@
  *    address) and holds the addresses of the local variables that are its GC
  *    roots.  sgc_top always points at a fully initialised frame (or is NULL):
  *    push initialises the frame before publishing it, pop unpublishes it
- *    before it dies, so a signal handler may walk the stack at any
- *    instruction.  The same frames are the call stack that both profilers
+ *    and then counts the pop (sgc__frame_pops) before its memory can be
+ *    reused, so a signal handler may walk the stack at any instruction and
+ *    a sampler thread may copy it from another CPU (both orders hold for
+ *    the compiler and the processor).  The same frames are the call stack that both profilers
  *    record.
  *
  *  - Write barrier.  After storing a pointer into an object, call
@@ -132,26 +134,39 @@ extern sgc_frame *sgc_top; /* innermost frame, NULL when none */
  * voids the copy (sgc_timer.h).  Only this thread writes it. */
 extern uint64_t sgc__frame_pops;
 
+/* Push and pop are the writer's half of the sampler's consistent read
+ * (docs/PROFILE.md, "Why no frame that is not live is followed"; the
+ * reader is thread_copy in sgc_timer.c).  Each ordering below is a C11
+ * atomic or fence, so it binds the compiler (the signal handler reads the
+ * stack at any instruction of this thread) and the processor (the sampler
+ * thread reads it from another CPU) on any architecture.  On x86-64 every
+ * one of them is a plain mov: no fence instruction, no locked operation.
+ * tests/sampler/frame_order_check.sh checks the emitted order of the pop. */
 static inline void sgc_frame_push(sgc_frame *f) {
-    f->parent = sgc_top;
+    f->parent = sgc_top; /* a plain read: only this thread writes sgc_top */
     f->cct = 0;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* frame complete before it is visible */
-    sgc_top = f;
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    /* Published with a release store: the frame's fields (these two and
+     * those SGC_FRAME_FN set) are stored before a reader can see it. */
+    __atomic_store_n(&sgc_top, f, __ATOMIC_RELEASE);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the body runs in the published frame */
 }
 
 static inline void sgc_frame_pop(sgc_frame *f) {
-    __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    sgc_top = f->parent;
-    /* Counted before the frame's memory can be reused, so that a sampler
-     * thread that read it sees the count change (sgc_timer.h). */
-    /* Only this thread writes the count, so a plain increment (one
-     * instruction) is enough; the sampler thread's atomic reads race with
-     * it on purpose (sgc_timer.h). */
-    sgc__frame_pops++;
-    /* Unpublished and counted before the frame dies (a compiler barrier on
-     * x86-64, whose stores are seen in order).  ThreadSanitizer does not
-     * model fences; the sampler's copy is outside its view anyway. */
+    /* 1. Unpublish.  A release store: the body's accesses stay before it,
+     * and a reader that loads this value of sgc_top also sees the fields
+     * the parent's push stored. */
+    __atomic_store_n(&sgc_top, f->parent, __ATOMIC_RELEASE);
+    /* 2. Count, after the unpublish: a release store, so neither the
+     * compiler nor the processor lets a reader see the new count with the
+     * old sgc_top.  Only this thread writes the count, so a plain read and
+     * an atomic store do (no locked read-modify-write; GCC emits a load, an
+     * add and a store, Clang one add to memory). */
+    __atomic_store_n(&sgc__frame_pops, sgc__frame_pops + 1, __ATOMIC_RELEASE);
+    /* 3. Counted before the frame's memory can be reused: every later store
+     * of this thread (a new frame at this address or over part of it, a
+     * local, a free) comes after the count for any reader that sees it.
+     * ThreadSanitizer does not model fences (and the sampler's copy is
+     * outside its view), so there only the compiler is held. */
 #if defined(__SANITIZE_THREAD__)
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
 #else
@@ -328,6 +343,7 @@ typedef struct sgc_stats {
     uint64_t time_samples_throttled; /* wall-clock periods skipped so the program makes progress (sgc_timer.h) */
     uint64_t time_snapshot_retries;  /* thread mode: stack copies voided by a concurrent pop and retried */
     uint64_t time_snapshots_torn;    /* thread mode: periods with no consistent copy after every retry (not samples) */
+    uint64_t stack_frames_interned;  /* frames the incremental stack walk interned: pushed since the previous walk */
 } sgc_stats;
 
 /* Fills *out (NULL: message and abort). */

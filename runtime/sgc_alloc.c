@@ -3,6 +3,7 @@
 
 #include "sgc_gc.h"
 #include "sgc_sample.h"
+#include "sgc_timer.h"
 
 /* Stress mode: allocations left until the next forced minor collection. */
 static uint64_t stress_countdown;
@@ -30,27 +31,27 @@ static void zero_ahead(size_t size) {
 }
 
 /* The limit is the nearest of: the end of the zeroed part of the nursery
- * (sgc_internal.h); the byte just before the next
- * sample point (an allocation reaching the point must fail the fast path's
- * "size <= limit - free", so limit = free + remaining - 1); free itself in
- * stress mode (every allocation comes here).  Accounts the fast path's bytes
- * first, so that the distance it is computed from is current. */
-void sgc__alloc_reset_limit(void) {
-    sgc__sample_sync();
-    char *free = sgc_nursery.free;
+ * (sgc_internal.h); the byte just before the next sample point (an
+ * allocation reaching the point must fail the fast path's "size <= limit -
+ * free", so limit = free + remaining - 1); free itself in stress mode and
+ * after shutdown (every allocation comes here).  The caller has accounted
+ * the nursery's bytes up to free. */
+static inline void set_limit(char *free) {
     char *limit = sgc__nursery_zeroed;
-    if (sgc__settings.stress_every || sgc__shut_down)
+    if (__builtin_expect(sgc__settings.stress_every != 0 || sgc__shut_down, 0))
         limit = free;
     else if (sgc__sampler.period && sgc__sampler.remaining - 1 < (uint64_t)(limit - free))
         limit = free + (sgc__sampler.remaining - 1);
     sgc_nursery.limit = limit;
 }
 
-/* Contract (sgc.h): allocates what the fast path would not - a large object,
- * an object that does not fit in what is left of the nursery, an object that
- * reaches a sample point, any object in stress mode - and never returns NULL.
- * Order matters: any collection happens before the object exists, so the
- * object's sample (if any) is pending until the *next* minor collection. */
+/* Accounts the fast path's bytes first, so that the distance the limit is
+ * computed from is current. */
+void sgc__alloc_reset_limit(void) {
+    sgc__sample_sync();
+    set_limit(sgc_nursery.free);
+}
+
 /* What is wrong with an allocation the checks below refused. */
 __attribute__((noinline, noreturn, cold)) static void refuse(uint32_t tid) {
     if (sgc__shut_down)
@@ -66,65 +67,89 @@ __attribute__((noinline, noreturn, cold)) static void refuse(uint32_t tid) {
                 sgc__gc_ntypes);
 }
 
-static inline sgc_obj alloc_slow(uint32_t tid, size_t payload);
-
-sgc_obj sgc_alloc_slow(uint32_t tid, size_t payload) {
-    /* Frames below this are not the program's live ones (sgc_internal.h). */
-    sgc__mutator_sp = __builtin_frame_address(0);
-    sgc_obj obj = alloc_slow(tid, payload);
-    sgc__mutator_sp = NULL;
+/* A large object (or one that cannot fit in an empty nursery). */
+__attribute__((noinline)) static sgc_obj alloc_large(uint32_t tid, size_t payload, size_t size) {
+    sgc_obj obj = sgc__large_alloc(tid, payload, size);
+    /* Large objects consume the distance by their size, like any other. */
+    sgc__sample_sync();
+    uint64_t points = sgc__sample_consume(size);
+    if (points)
+        sgc__sample_record(obj, tid, size, points, 1);
+    /* The distance moved: the limit must follow it, or it would stay at a
+     * stale, lower sample point (docs/DESIGN.md, pitfall 5). */
+    set_limit(sgc_nursery.free);
     return obj;
 }
 
-static inline sgc_obj alloc_slow(uint32_t tid, size_t payload) {
-    if (!sgc__initialized)
+/* Contract (sgc.h): allocates what the fast path would not - a large object,
+ * an object that does not fit in what is left of the nursery, an object that
+ * reaches a sample point, any object in stress mode - and never returns NULL.
+ * Order matters: any collection happens before the object exists, so the
+ * object's sample (if any) is pending until the *next* minor collection.
+ * One pass: the fast path's bytes, this object's bytes and its sample
+ * points are accounted together (sgc__sample_account), and the limit is
+ * computed once at the end. */
+sgc_obj sgc_alloc_slow(uint32_t tid, size_t payload) {
+    /* Frames below this are not the program's live ones (sgc_internal.h). */
+    sgc__mutator_sp = __builtin_frame_address(0);
+    if (__builtin_expect(!sgc__initialized, 0))
         sgc_init();
     /* Misuse that would corrupt the heap, refused where every allocation
      * made after it must come (the limit sends them here: after shutdown,
      * during a collection) or where a thread's allocations come sooner or
      * later.  An unregistered type id on the fast path is refused by the
      * collector when it meets the object. */
-    if (__builtin_expect(
-            sgc__shut_down || !sgc__mutator || sgc__phase != SGC_PHASE_MUTATOR || tid - 1u >= sgc__gc_ntypes, 0))
+    if (__builtin_expect(((unsigned)sgc__shut_down | (unsigned)(sgc__mutator ^ 1) | (unsigned)sgc__phase |
+                          (unsigned)(tid - 1u >= sgc__gc_ntypes)) != 0,
+                         0))
         refuse(tid);
     /* Time samples buffered by the signal handler reach the profile even in
-     * programs that seldom collect. */
-    sgc__timer_drain();
+     * programs that seldom collect; the validation spin's debts (thread mode)
+     * are paid here too. */
+    if (__builtin_expect(sgc__settings.sample_spin_ns != 0, 0))
+        sgc__timer_drain();
+    else
+        sgc__timer_drain_check();
     size_t size = SGC_FOOTPRINT(payload);
+    sgc_obj obj;
     /* Routed by payload, like the fast path: a payload near SIZE_MAX wraps
      * SGC_FOOTPRINT to a small size, and sgc__large_alloc refuses it. */
-    if (payload > SGC_LARGE_MIN - 16 || size > (size_t)(sgc_nursery.end - sgc_nursery.start)) {
-        sgc_obj obj = sgc__large_alloc(tid, payload, size);
-        /* Large objects consume the distance by their size, like any other. */
-        sgc__sample_sync();
-        uint64_t points = sgc__sample_consume(size);
+    if (__builtin_expect(payload > SGC_LARGE_MIN - 16 || size > (size_t)(sgc_nursery.end - sgc_nursery.start), 0)) {
+        obj = alloc_large(tid, payload, size);
+    } else {
+        if (__builtin_expect(sgc__settings.stress_every != 0, 0) && ++stress_countdown >= sgc__settings.stress_every) {
+            stress_countdown = 0;
+            sgc__minor_collect();
+        }
+        if ((size_t)(sgc_nursery.end - sgc_nursery.free) < size)
+            sgc__minor_collect();
+        if ((size_t)(sgc__nursery_zeroed - sgc_nursery.free) < size)
+            zero_ahead(size);
+        /* Here the object fits; we came either because it fits but reaches
+         * a sample point, or because of stress mode, or because the nursery
+         * was full (collected just now).  The rule decides, not the reason. */
+        char *p = sgc_nursery.free, *free = p + size;
+        /* The limit as set_limit computes it, here before the header is
+         * stored (a store the compiler must take to change any counter). */
+        char *limit = sgc__nursery_zeroed;
+        uint64_t points = 0;
+        if (sgc__sampler.period) {
+            points = sgc__sample_account(p, size);
+            sgc__sampler.synced_free = free; /* this object is accounted */
+            uint64_t r = sgc__sampler.remaining;
+            if (r - 1 < (uint64_t)(limit - free))
+                limit = free + (r - 1);
+        }
+        /* (Not after shutdown: refuse() ended that above.) */
+        if (__builtin_expect(sgc__settings.stress_every != 0, 0))
+            limit = free;
+        sgc_nursery.free = free;
+        sgc_nursery.limit = limit;
+        *(uint64_t *)p = SGC_HDR_MAKE(tid, size);
+        obj = p + SGC_HEADER_BYTES;
         if (points)
-            sgc__sample_record(obj, tid, size, points, 1);
-        /* The distance moved: the limit must follow it, or it would stay at a
-         * stale, lower sample point (docs/DESIGN.md, pitfall 5). */
-        sgc__alloc_reset_limit();
-        return obj;
+            sgc__sample_record(obj, tid, size, points, 0);
     }
-    if (sgc__settings.stress_every && ++stress_countdown >= sgc__settings.stress_every) {
-        stress_countdown = 0;
-        sgc__minor_collect();
-    }
-    if ((size_t)(sgc_nursery.end - sgc_nursery.free) < size)
-        sgc__minor_collect();
-    if ((size_t)(sgc__nursery_zeroed - sgc_nursery.free) < size)
-        zero_ahead(size);
-    /* Here the object fits; we came either because it fits but reaches a
-     * sample point, or because of stress mode, or because the nursery was
-     * full (collected just now).  The rule decides, not the reason. */
-    sgc__sample_sync();
-    uint64_t points = sgc__sample_consume(size);
-    char *p = sgc_nursery.free;
-    sgc_nursery.free = p + size;
-    sgc__sampler.synced_free = sgc_nursery.free; /* this object is accounted */
-    *(uint64_t *)p = SGC_HDR_MAKE(tid, size);
-    sgc_obj obj = p + SGC_HEADER_BYTES;
-    if (points)
-        sgc__sample_record(obj, tid, size, points, 0);
-    sgc__alloc_reset_limit();
+    sgc__mutator_sp = NULL;
     return obj;
 }

@@ -51,7 +51,7 @@ typedef struct sgc_settings {
     const char *alt_out;         /* SGC_ALT_OUT: segment series path, or NULL */
     uint64_t alt_carry_ns;       /* SGC_ALT_CARRY (debug): CPU spun at the start of the segment after each B */
     uint64_t alt_cost_ns;        /* SGC_ALT_COST (debug): CPU spun at the start of each B segment */
-    sgc_clock sample_spin_clock; /* SGC_SAMPLE_SPIN_CLOCK: wall (monotonic) or cpu (calibrated loop) */
+    sgc_clock sample_spin_clock; /* SGC_SAMPLE_SPIN_CLOCK: wall (monotonic) or cpu (thread CPU clock) */
     double spin_iters_per_ns;    /* cpu spin: loop iterations per ns of CPU time, calibrated at load */
     uint64_t virtual_clock_ns;   /* SGC_VIRTUAL_CLOCK: ns per reading of sgc__now_ns; 0 = the real clock */
     int hugepages;               /* SGC_HUGEPAGES: heap mappings 2 MiB-aligned with MADV_HUGEPAGE (requested) */
@@ -144,13 +144,15 @@ char *sgc__tmp_path(const char *path);
  * every allocation sample and every time sample pays, so that the analysis
  * can be checked against it.  With SGC_SAMPLE_SPIN_CLOCK=wall, busy-waits
  * until ns nanoseconds of CLOCK_MONOTONIC have passed (never returns
- * early); with cpu, runs a register-only loop for the number of iterations
- * that took ns of the thread's CPU time when calibrated at start-up (a
- * fixed amount of work: preemption does not shorten or lengthen it).
+ * early); with cpu, busy-works until ns of the thread's CPU time have
+ * passed by its own clock, within half a clock reading (a calibrated loop
+ * between readings; preemption does not shorten or lengthen it, and a
+ * machine whose speed per instruction moves does not change it).
  * Async-signal-safe (clock_gettime, which POSIX lists as such, and local
  * variables): the time sampler's handler calls it.  Nothing for 0. */
 void sgc__spin_ns(uint64_t ns);
-/* Runs the cpu spin's loop n times (the unit sgc__spin_ns calibrates). */
+/* Runs the cpu spin's loop n times (the unit whose rate sgc__spin_ns times
+ * at start-up and then follows). */
 uint64_t sgc__spin_loop(uint64_t n);
 
 /* ---- The collector's services (sgc_gc.c) --------------------------------- */

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "sgc_internal.h"
 #include "sgc_output.h"
@@ -79,17 +79,33 @@ static uint32_t type_str[SGC_MAX_TYPES + 1];
 
 /* Node n (>= 1) is (node_parent[n], node_func[n]); node 0 is the empty
  * stack.  Children are found through an open-addressing table keyed by
- * (parent, func string), power-of-two capacity, at most half full. */
+ * (parent, func string), power-of-two capacity, at most half full; each
+ * slot holds its key, so a probe reads one slot and nothing else. */
 static uint32_t *node_parent;
 static uint32_t *node_func;
 static uint32_t node_count; /* nodes handed out = last id */
 static uint32_t node_cap;   /* entries allocated in node_parent/node_func */
-static uint32_t *child_tab; /* node ids, 0 = empty slot */
+typedef struct child_slot {
+    uint64_t key;  /* parent << 32 | func string */
+    uint32_t node; /* 0 = empty slot */
+} child_slot;
+static child_slot *child_tab;
 static uint32_t child_cap;
 
+/* The last child looked up under each node (by node id, node 0 too): a
+ * function mostly calls one callee at a time, and a recursive one has one
+ * child of its own at each depth, so a new frame's node is usually its
+ * parent's last child, found with one load and one compare instead of a
+ * probe.  Word n is (child << 32) | the child's func string (string ids are
+ * >= 1, so 0 matches none).  Entries: node_cap, or the one static word for
+ * node 0 until the first node exists. */
+static uint64_t node_last_root;
+static uint64_t *node_last = &node_last_root;
+
 /* Frames collected by a stack walk, reused across calls. */
-static sgc_frame **walk_buf;
-static uint32_t walk_cap;
+static sgc_frame *walk_first[64]; /* the buffer until a walk needs more */
+static sgc_frame **walk_buf = walk_first;
+static uint32_t walk_cap = 64;
 
 static void *xrealloc(void *p, size_t bytes) {
     void *q = realloc(p, bytes);
@@ -121,7 +137,11 @@ static void put_le32(uint8_t *p, uint32_t v) {
         p[i] = (uint8_t)(v >> (8 * i));
 }
 
-static uint32_t crc(const void *p, size_t n) { return (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, (uInt)n); }
+/* CRC-32 as zlib's crc32 computes it (the format's checksum), by
+ * libdeflate, whose carry-less-multiply implementation costs about 0.3
+ * instructions a byte where zlib's tables cost about 4: with a few bytes a
+ * sample, that was a tenth of an allocation sample's cost. */
+static uint32_t crc(const void *p, size_t n) { return libdeflate_crc32(0, p, n); }
 
 /* Fills the 12-byte block header at h for data of n bytes at d. */
 static void block_header(uint8_t *h, const uint8_t *d, size_t n) {
@@ -265,7 +285,7 @@ static void emit_string(uint32_t id, const char *s) {
     uint8_t *h = pw.buf + pw.blk; /* the empty block's header slot (after
                                    * the file header if it is still here) */
     put_le32(h, (uint32_t)total);
-    put_le32(h + 4, (uint32_t)crc32(crc32(crc32(0L, Z_NULL, 0), head, (uInt)hn), (const Bytef *)s, (uInt)n));
+    put_le32(h + 4, libdeflate_crc32(libdeflate_crc32(0, head, hn), s, n));
     put_le32(h + 8, crc(h, 8));
     memcpy(h + BLK_HDR, head, hn);
     pw.records++;
@@ -296,7 +316,7 @@ static void emit_string(uint32_t id, const char *s) {
 /* ---- Interning ---------------------------------------------------------- */
 
 static void str_grow(void) {
-    uint32_t ncap = str_cap ? str_cap * 2 : 1024;
+    uint32_t ncap = str_cap ? str_cap * 2 : 256;
     str_entry *nt = calloc(ncap, sizeof *nt);
     if (!nt)
         xrealloc(NULL, (size_t)ncap * sizeof *nt); /* reports and aborts */
@@ -354,16 +374,21 @@ static uint32_t intern_type(uint32_t tid) {
     return sid;
 }
 
+static inline uint64_t child_key(uint32_t parent, uint32_t fs) { return (uint64_t)parent << 32 | fs; }
+
+static inline uint32_t hash_key(uint64_t key) { return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32); }
+
 static void child_grow(void) {
-    uint32_t ncap = child_cap ? child_cap * 2 : 4096;
-    uint32_t *nt = calloc(ncap, sizeof *nt);
+    uint32_t ncap = child_cap ? child_cap * 2 : 256;
+    child_slot *nt = calloc(ncap, sizeof *nt);
     if (!nt)
         xrealloc(NULL, (size_t)ncap * sizeof *nt);
     for (uint32_t n = 1; n <= node_count; n++) {
-        uint32_t j = hash_pair(node_parent[n], node_func[n]) & (ncap - 1);
-        while (nt[j])
+        uint64_t key = child_key(node_parent[n], node_func[n]);
+        uint32_t j = hash_key(key) & (ncap - 1);
+        while (nt[j].node)
             j = (j + 1) & (ncap - 1);
-        nt[j] = n;
+        nt[j] = (child_slot){key, n};
     }
     free(child_tab);
     child_tab = nt;
@@ -375,22 +400,29 @@ static void child_grow(void) {
 static uint32_t intern_node(uint32_t parent, uint32_t fs) {
     if ((node_count + 1) * 2 > child_cap)
         child_grow();
-    uint32_t j = hash_pair(parent, fs) & (child_cap - 1);
+    uint64_t key = child_key(parent, fs);
+    uint32_t j = hash_key(key) & (child_cap - 1);
     uint32_t n;
-    while ((n = child_tab[j]) != 0) {
-        if (node_parent[n] == parent && node_func[n] == fs)
+    while ((n = child_tab[j].node) != 0) {
+        if (child_tab[j].key == key)
             return n;
         j = (j + 1) & (child_cap - 1);
     }
     n = ++node_count;
     if (n >= node_cap) {
-        node_cap = node_cap ? node_cap * 2 : 4096;
-        node_parent = xrealloc(node_parent, (size_t)node_cap * sizeof *node_parent);
-        node_func = xrealloc(node_func, (size_t)node_cap * sizeof *node_func);
+        uint32_t ncap = node_cap ? node_cap * 2 : 256;
+        node_parent = xrealloc(node_parent, (size_t)ncap * sizeof *node_parent);
+        node_func = xrealloc(node_func, (size_t)ncap * sizeof *node_func);
+        uint64_t *nl = xrealloc(node_cap ? node_last : NULL, (size_t)ncap * sizeof *nl);
+        if (!node_cap)
+            nl[0] = node_last_root;
+        memset(nl + (node_cap ? node_cap : 1), 0, (size_t)(ncap - (node_cap ? node_cap : 1)) * sizeof *nl);
+        node_last = nl;
+        node_cap = ncap;
     }
     node_parent[n] = parent;
     node_func[n] = fs;
-    child_tab[j] = n;
+    child_tab[j] = (child_slot){key, n};
     uint8_t *p = rec_begin(SGC_REC_NODE);
     p = put_varint(p, n);
     p = put_varint(p, parent);
@@ -399,23 +431,27 @@ static uint32_t intern_node(uint32_t parent, uint32_t fs) {
     return n;
 }
 
-static void walk_reserve(uint32_t n) {
-    if (n <= walk_cap)
-        return;
-    walk_cap = n < 256 ? 256 : n * 2;
-    walk_buf = xrealloc(walk_buf, (size_t)walk_cap * sizeof *walk_buf);
+/* The node of function f called from the stack of node parent: the
+ * parent's last child if it is f's, else from the table (and remembered as
+ * the parent's last). */
+/* The parent's last child was another function's: the table's, which
+ * becomes the parent's last. */
+static uint32_t child_miss(uint32_t parent, uint32_t fs) {
+    uint32_t n = intern_node(parent, fs);
+    node_last[parent] = (uint64_t)n << 32 | fs;
+    return n;
 }
 
-/* The incremental walk.  Stack discipline makes it exact: a frame's parent
- * never changes while the frame is pushed, push clears cct, so a frame with
- * cct != 0 names its whole stack and so do all frames below it.  Only the
- * frames above the first cached one need interning; they are interned
- * bottom-up and cached as they go, each store a single aligned word that the
- * time sampler's handler may read at any moment (any cached frame is right,
- * whatever the order in which the others became cached). */
-/* The walks below follow parents until the stack's end: a frame pushed
- * twice makes the stack a loop, which they would follow forever (growing
- * walk_buf).  Brent's cycle detection costs a compare per frame. */
+static inline uint32_t child_of(uint32_t parent, sgc_func *f) {
+    uint32_t fs = f->id;
+    if (__builtin_expect(fs == 0, 0))
+        fs = sgc__profile_func_string(f);
+    uint64_t last = node_last[parent];
+    if (__builtin_expect((uint32_t)last == fs, 1))
+        return (uint32_t)(last >> 32);
+    return child_miss(parent, fs);
+}
+
 __attribute__((noinline, noreturn, cold)) static void stack_loops(const sgc_frame *f) {
     sgc__misuse("the frame stack loops back to %s's frame (a frame pushed twice without a pop in between)",
                 f->func && f->func->name ? f->func->name : "?");
@@ -425,51 +461,120 @@ __attribute__((noinline, noreturn, cold)) static void no_function(const sgc_fram
     sgc__misuse("the frame at %p has no function (func is NULL); set it before the push", (const void *)f);
 }
 
-uint32_t sgc__profile_stack_current(void) {
-    sgc_frame *f = sgc_top, *t = f;
-    uint32_t n = 0, power = 1, lam = 0;
-    while (f && (sgc__frame_check_live(f), f->cct == 0)) {
-        if (n == walk_cap)
-            walk_reserve(n + 1);
-        if (__builtin_expect(f->func == NULL, 0))
-            no_function(f);
-        walk_buf[n++] = f;
-        f = f->parent;
-        if (__builtin_expect(f == t, 0))
-            stack_loops(f);
-        if (++lam == power) {
-            t = f;
+/* The walks below follow parents until the stack's end (or, incrementally,
+ * the first cached frame): a frame pushed twice makes the stack a loop,
+ * which they would follow forever.  Such a walk fills walk_buf and comes
+ * here: so whenever the buffer must grow, the frames it holds are checked
+ * for a loop first (Brent's cycle detection over the first n + 1 frames from
+ * the top), which costs the walk nothing per frame and, the buffer doubling
+ * each time, O(1) amortized per frame of a deep stack. */
+static void walk_reserve(uint32_t n) {
+    if (n <= walk_cap)
+        return;
+    sgc_frame *t = sgc_top, *h = t ? t->parent : NULL;
+    uint32_t power = 1, lam = 1;
+    for (uint32_t i = 0; h && i < n; i++, lam++) {
+        if (h == t)
+            stack_loops(h);
+        if (power == lam) {
+            t = h;
             power *= 2;
             lam = 0;
         }
+        h = h->parent;
+    }
+    uint32_t old = walk_cap;
+    walk_cap = n < 256 ? 256 : n * 2;
+    if (walk_buf == walk_first) {
+        walk_buf = xrealloc(NULL, (size_t)walk_cap * sizeof *walk_buf);
+        memcpy(walk_buf, walk_first, old * sizeof *walk_buf);
+    } else {
+        walk_buf = xrealloc(walk_buf, (size_t)walk_cap * sizeof *walk_buf);
+    }
+}
+
+uint32_t sgc__profile_stack_current(void);
+
+/* More new frames than the walk buffer holds: the buffer grows (checking
+ * the frames for a loop first, walk_reserve) until they fit, and the walk
+ * starts again. */
+__attribute__((noinline)) static uint32_t stack_current_deep(void) {
+    uint32_t n = 0;
+    for (sgc_frame *f = sgc_top; f && f->cct == 0; f = f->parent) {
+        if (n == walk_cap)
+            walk_reserve(n + 1);
+        n++;
+    }
+    walk_reserve(n + 1);
+    return sgc__profile_stack_current();
+}
+
+/* The incremental walk.  Stack discipline makes it exact: a frame's parent
+ * never changes while the frame is pushed, push clears cct, so a frame with
+ * cct != 0 names its whole stack and so do all frames below it.  Only the
+ * frames above the first cached one need interning; they are interned
+ * bottom-up and cached as they go, each store a single aligned word that the
+ * time sampler's handler may read at any moment (any cached frame is right,
+ * whatever the order in which the others became cached).  Every frame it
+ * reads is checked to be live first (sgc__frame_check_live: one compare
+ * unless the frame lies below the runtime's entry). */
+uint32_t sgc__profile_stack_current(void) {
+    sgc_frame *f = sgc_top;
+    /* One compare per frame finds both the end of the stack and a frame that
+     * needs the live check: NULL and every frame below the runtime's entry
+     * lie below sp (outside an entry, sp 1 catches only NULL). */
+    uintptr_t sp = (uintptr_t)sgc__mutator_sp;
+    if (sp == 0)
+        sp = 1;
+    /* Locals: the stores into the buffer and into the frames could otherwise
+     * be taken to change the globals, which would then be read again for
+     * every frame. */
+    sgc_frame **const buf = walk_buf, **q = buf, **const end = buf + walk_cap;
+    for (;;) {
+        if (__builtin_expect((uintptr_t)f < sp, 0)) {
+            if (f == NULL)
+                break;
+            sgc__frame_check_live(f);
+        }
+        if (f->cct)
+            break;
+        if (__builtin_expect(q == end, 0))
+            return stack_current_deep();
+        *q++ = f;
+        f = f->parent;
     }
     uint32_t node = f ? f->cct : 0;
-    while (n) {
-        sgc_frame *g = walk_buf[--n];
-        node = intern_node(node, sgc__profile_func_string(g->func));
+    sgc__stats.stack_frames_interned += (uint64_t)(q - buf);
+    const uint64_t *last = node_last;
+    while (q != buf) {
+        sgc_frame *g = *--q;
+        sgc_func *fn = g->func;
+        if (__builtin_expect(fn == NULL, 0))
+            no_function(g);
+        uint32_t fs = fn->id;
+        if (__builtin_expect(fs == 0, 0))
+            fs = sgc__profile_func_string(fn);
+        uint64_t l = last[node];
+        if (__builtin_expect((uint32_t)l == fs, 1)) {
+            node = (uint32_t)(l >> 32);
+        } else {
+            node = child_miss(node, fs);
+            last = node_last; /* interning may have moved it */
+        }
         __atomic_store_n(&g->cct, node, __ATOMIC_RELAXED);
     }
     return node;
 }
 
 uint32_t sgc__profile_stack_full(void) {
-    uint32_t n = 0, power = 1, lam = 0;
-    sgc_frame *t = sgc_top;
-    for (sgc_frame *f = sgc_top; f;) {
+    uint32_t n = 0;
+    for (sgc_frame *f = sgc_top; f; f = f->parent) {
         if (n == walk_cap)
             walk_reserve(n + 1);
         sgc__frame_check_live(f);
         if (__builtin_expect(f->func == NULL, 0))
             no_function(f);
         walk_buf[n++] = f;
-        f = f->parent;
-        if (__builtin_expect(f != NULL && f == t, 0))
-            stack_loops(f);
-        if (++lam == power) {
-            t = f;
-            power *= 2;
-            lam = 0;
-        }
     }
     uint32_t node = 0;
     while (n)
@@ -480,7 +585,7 @@ uint32_t sgc__profile_stack_full(void) {
 uint32_t sgc__profile_stack_extend(uint32_t base, sgc_func *const *leaf_first, uint32_t depth) {
     uint32_t node = base <= node_count ? base : 0;
     while (depth)
-        node = intern_node(node, sgc__profile_func_string(leaf_first[--depth]));
+        node = child_of(node, leaf_first[--depth]);
     return node;
 }
 
@@ -498,24 +603,86 @@ void sgc__profile_sampling_config(uint64_t ts_ns, uint64_t period, int mode) {
     rec_end(p);
 }
 
-void sgc__profile_alloc_sample(const sgc_alloc_sample *s) {
-    intern_type(s->tid);
-    uint8_t *p = rec_begin(SGC_REC_ALLOC_SAMPLE);
-    p = put_ts(p, s->ts_ns);
-    p = put_varint(p, s->stack);
-    p = put_varint(p, s->tid);
-    p = put_varint(p, s->size);
-    p = put_varint(p, s->points);
-    p = put_varint(p, (uint64_t)(s->survival & 3u) | (s->large ? 4u : 0u));
-    rec_end(p);
+void sgc__profile_alloc_sample(const sgc_alloc_sample *s) { sgc__profile_alloc_samples(s, 1, sizeof *s); }
+
+/* One loop for the whole batch: the write position and the last timestamp
+ * stay in registers, and only the buffer's length is stored per record (so
+ * that each record is committed, for the signal handler that may end the
+ * file, as soon as it is whole).  The records, bytes and last timestamp are
+ * stored back before anything else writes records: a type's first TYPE
+ * record, a flush, and the end of the batch. */
+void sgc__profile_alloc_samples(const sgc_alloc_sample *s, size_t n, size_t stride) {
+    if (__builtin_expect(!pw.started, 0))
+        pw_start();
+    uint8_t *const buf = pw.buf;
+    uint8_t *p = buf + pw.len, *const room_end = buf + PW_BUF_BYTES - PW_MAX_FIXED_RECORD;
+    uint64_t last = pw.last_ts, bytes = 0, records = 0;
+    for (size_t i = 0; i < n; i++, s = (const sgc_alloc_sample *)(const void *)((const char *)s + stride)) {
+        uint32_t tid = s->tid;
+        if (__builtin_expect(tid > SGC_MAX_TYPES || type_str[tid] == 0 || p > room_end, 0)) {
+            pw.last_ts = last;
+            pw.bytes += bytes;
+            pw.records += records;
+            bytes = records = 0;
+            intern_type(tid);
+            if (pw.len + PW_MAX_FIXED_RECORD > PW_BUF_BYTES)
+                pw_flush();
+            p = buf + pw.len;
+        }
+        /* Kind, length (patched below: < 128), then the six fields: the
+         * timestamp's zigzag delta, then node, type, size and points, most
+         * often one byte each (then stored as one word), then the flags. */
+        uint8_t *q = p + 2;
+        int64_t d = (int64_t)(s->ts_ns - last);
+        last = s->ts_ns;
+        q = put_varint(q, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+        uint64_t size = s->size;
+        uint32_t stack = s->stack, points = s->points;
+        if (__builtin_expect((stack | tid | points | size) < 0x80, 1)) {
+            uint32_t w = stack | tid << 8 | (uint32_t)size << 16 | points << 24;
+            memcpy(q, &w, 4); /* little-endian: the four bytes in field order */
+            q += 4;
+        } else {
+            q = put_varint(q, stack);
+            q = put_varint(q, tid);
+            q = put_varint(q, size);
+            q = put_varint(q, points);
+        }
+        *q++ = (uint8_t)((s->survival & 3u) | (s->large ? 4u : 0u)); /* < 8: one byte */
+        p[0] = SGC_REC_ALLOC_SAMPLE;
+        p[1] = (uint8_t)(q - p - 2);
+        bytes += (uint64_t)(q - p);
+        records++;
+        p = q;
+        set_len((size_t)(p - buf));
+    }
+    pw.last_ts = last;
+    pw.bytes += bytes;
+    pw.records += records;
 }
 
+/* As an allocation sample's (sgc__profile_alloc_samples): the node and the
+ * phase most often a byte each, the length and counters in one place. */
 void sgc__profile_time_sample(uint64_t ts_ns, uint32_t stack, int phase) {
-    uint8_t *p = rec_begin(SGC_REC_TIME_SAMPLE);
-    p = put_ts(p, ts_ns);
-    p = put_varint(p, stack);
-    p = put_varint(p, (uint64_t)phase);
-    rec_end(p);
+    if (__builtin_expect(!pw.started, 0))
+        pw_start();
+    if (__builtin_expect(pw.len + PW_MAX_FIXED_RECORD > PW_BUF_BYTES, 0))
+        pw_flush();
+    uint8_t *p = pw.buf + pw.len, *q = put_ts(p + 2, ts_ns);
+    if (__builtin_expect((stack | (uint32_t)phase) < 0x80, 1)) {
+        q[0] = (uint8_t)stack;
+        q[1] = (uint8_t)phase;
+        q += 2;
+    } else {
+        q = put_varint(q, stack);
+        q = put_varint(q, (uint64_t)(uint32_t)phase);
+    }
+    p[0] = SGC_REC_TIME_SAMPLE;
+    p[1] = (uint8_t)(q - p - 2);
+    size_t len = (size_t)(q - p);
+    pw.bytes += len;
+    pw.records++;
+    set_len(pw.len + len);
 }
 
 void sgc__profile_time_config(uint64_t ts_ns, unsigned hz, int clock) {
@@ -627,7 +794,8 @@ static uint64_t scan_records(const uint8_t *p, size_t n, uint64_t *ts) {
 
 /* From a SIGTERM/SIGINT handler: ends the file with the records committed
  * so far, an EXIT_SIGNAL record and the END record.  Async-signal-safe:
- * clock_gettime, pwrite, close and zlib's crc32 (table-driven, no state);
+ * clock_gettime, pwrite, close and libdeflate's crc32 (no locks, no
+ * allocation; its first call picks an implementation for the CPU);
  * the records the interrupted code was encoding are not committed and are
  * dropped.  If a block was being written, it is written again whole at its
  * offset first, so an interrupted write() leaves no gap. */

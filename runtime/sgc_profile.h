@@ -15,8 +15,10 @@
 #ifndef SGC_PROFILE_H
 #define SGC_PROFILE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "sgc.h"
+#include "sgc_internal.h"
 
 enum sgc_survival { SGC_DIED = 0, SGC_SURVIVED = 1, SGC_SURVIVAL_UNKNOWN = 2 };
 
@@ -33,6 +35,16 @@ typedef struct sgc_alloc_sample {
 /* CCT node of the current shadow stack (sgc_top).  Costs O(frames pushed
  * since the previous call), using and filling sgc_frame.cct. */
 uint32_t sgc__profile_stack_current(void);
+/* The same, inline where the top frame's node is cached (the allocation
+ * sampler's slow path): one compare for the live check of
+ * sgc__frame_check_live (a frame above the runtime's entry is live), one
+ * load for the node. */
+static inline uint32_t sgc__profile_stack_now(void) {
+    sgc_frame *f = sgc_top;
+    if (__builtin_expect(f != NULL && (const char *)f >= sgc__mutator_sp && f->cct != 0, 1))
+        return f->cct;
+    return sgc__profile_stack_current();
+}
 /* CCT node of a snapshot of function pointers, leaf first. */
 uint32_t sgc__profile_stack_of(sgc_func *const *leaf_first, uint32_t depth);
 
@@ -40,6 +52,10 @@ uint32_t sgc__profile_stack_of(sgc_func *const *leaf_first, uint32_t depth);
  * (period 0): readers need the period to turn samples into bytes. */
 void sgc__profile_sampling_config(uint64_t ts_ns, uint64_t period, int mode);
 void sgc__profile_alloc_sample(const sgc_alloc_sample *sample);
+/* The same for n samples in order, stride bytes apart (an array of structs
+ * that begin with an sgc_alloc_sample): what the sampler hands over at a
+ * minor collection, encoded in one loop. */
+void sgc__profile_alloc_samples(const sgc_alloc_sample *first, size_t n, size_t stride);
 /* phase: enum sgc_phase, what the interrupted thread was doing. */
 void sgc__profile_time_sample(uint64_t ts_ns, uint32_t stack, int phase);
 /* Time sampling (re)started at hz with clock, or stopped (hz 0). */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zlib.h>
+#include <libdeflate.h>
 
 #include "sgc_profread.h"
 #include "sgc_modes.h"
@@ -47,7 +47,7 @@ static uint64_t get_le(const uint8_t *p, int n) {
     return v;
 }
 
-static uint32_t crc(const uint8_t *p, size_t n) { return (uint32_t)crc32(crc32(0L, Z_NULL, 0), p, (uInt)n); }
+static uint32_t crc(const uint8_t *p, size_t n) { return libdeflate_crc32(0, p, n); }
 
 static int check_header(sgc_pr_reader *r) {
     if (r->size < SGC_PROF_HEADER_BYTES)

@@ -65,6 +65,14 @@ static inline uint64_t next_gap(void) {
 
 /* ---- Byte accounting -------------------------------------------------------- */
 
+void sgc__sample_passed(uint64_t bytes, uint64_t remaining) {
+    fprintf(stderr,
+            "freecheck: internal error: the fast path passed a sample point "
+            "(%llu bytes, %llu to the point)\n",
+            (unsigned long long)bytes, (unsigned long long)remaining);
+    abort();
+}
+
 void sgc__sample_sync(void) {
     char *free = sgc_nursery.free;
     char *synced = sgc__sampler.synced_free;
@@ -74,28 +82,15 @@ void sgc__sample_sync(void) {
         uint64_t bytes = (uint64_t)(free - synced);
         /* The limit kept the fast path short of the next sample point, so
          * bytes < remaining; keep the invariant remaining >= 1 loudly. */
-        if (bytes >= sgc__sampler.remaining) {
-            fprintf(stderr,
-                    "freecheck: internal error: the fast path passed a sample point "
-                    "(%llu bytes, %llu to the point)\n",
-                    (unsigned long long)bytes, (unsigned long long)sgc__sampler.remaining);
-            abort();
-        }
+        if (bytes >= sgc__sampler.remaining)
+            sgc__sample_passed(bytes, sgc__sampler.remaining);
         sgc__sampler.remaining -= bytes;
         sgc__stats.sampled_bytes += bytes;
     }
     sgc__sampler.synced_free = free;
 }
 
-uint64_t sgc__sample_consume(uint64_t size) {
-    if (!sgc__sampler.period)
-        return 0;
-    sgc__stats.sampled_bytes += size;
-    uint64_t r = sgc__sampler.remaining;
-    if (size < r) {
-        sgc__sampler.remaining = r - size;
-        return 0;
-    }
+uint64_t sgc__sample_points(uint64_t r, uint64_t size) {
     uint64_t points;
     if (sgc__sampler.mode == SGC_SAMPLE_FIXED || sgc__sampler.period == 1) {
         /* Points at B+r, B+r+P, ... up to B+size.  (A poisson mean of 1 has
@@ -115,65 +110,70 @@ uint64_t sgc__sample_consume(uint64_t size) {
     return points;
 }
 
-/* ---- Pending samples ------------------------------------------------------- */
-
-static void hand_over(sgc_pending_sample *ps) {
-    sgc__profile_alloc_sample(&ps->rec);
-    if (sgc__sampler.observer)
-        sgc__sampler.observer(sgc__sampler.observer_ctx, &ps->rec, ps->serial);
+uint64_t sgc__sample_consume(uint64_t size) {
+    if (!sgc__sampler.period)
+        return 0;
+    sgc__stats.sampled_bytes += size;
+    uint64_t r = sgc__sampler.remaining;
+    if (size < r) {
+        sgc__sampler.remaining = r - size;
+        return 0;
+    }
+    return sgc__sample_points(r, size);
 }
 
-/* Hands every pending sample over with survival unknown, in order. */
-static void flush_unknown(void) {
-    /* Neither the profile writer nor an observer allocates on the sgc heap,
-     * so the list cannot change while it is handed over. */
-    size_t n = sgc__sampler.npending;
+/* ---- Pending samples ------------------------------------------------------- */
+
+/* Hands the n pending samples over in order, their survival set, and
+ * empties the list.  Neither the profile writer nor an observer allocates
+ * on the sgc heap, so the list cannot change meanwhile. */
+static void hand_over(size_t n) {
+    if (n == 0)
+        return;
     sgc_pending_sample *list = sgc__sampler.pending;
-    for (size_t i = 0; i < n; i++) {
-        list[i].rec.survival = SGC_SURVIVAL_UNKNOWN;
-        hand_over(&list[i]);
+    sgc__profile_alloc_samples(&list[0].rec, n, sizeof *list);
+    if (sgc__sampler.observer) {
+        uint64_t serial = sgc__sampler.serial - n;
+        for (size_t i = 0; i < n; i++)
+            sgc__sampler.observer(sgc__sampler.observer_ctx, &list[i].rec, ++serial);
     }
     sgc__sampler.npending = 0;
 }
 
-void sgc__sample_record(sgc_obj obj, uint32_t tid, uint64_t size, uint64_t points, int large) {
-    if (sgc__sampler.npending == sgc__sampler.cap) {
-        size_t cap = sgc__sampler.cap ? sgc__sampler.cap * 2 : 64;
-        sgc_pending_sample *p = realloc(sgc__sampler.pending, cap * sizeof *p);
-        if (!p) {
-            fprintf(stderr, "freecheck: out of memory growing the pending sample list to %zu entries\n", cap);
-            abort();
-        }
-        sgc__sampler.pending = p;
-        sgc__sampler.cap = cap;
+/* Hands every pending sample over with survival unknown, in order. */
+static void flush_unknown(void) {
+    size_t n = sgc__sampler.npending;
+    for (size_t i = 0; i < n; i++)
+        sgc__sampler.pending[i].rec.survival = SGC_SURVIVAL_UNKNOWN;
+    hand_over(n);
+}
+
+void sgc__sample_grow(void) {
+    size_t cap = sgc__sampler.cap ? sgc__sampler.cap * 2 : 64;
+    sgc_pending_sample *p = realloc(sgc__sampler.pending, cap * sizeof *p);
+    if (!p) {
+        fprintf(stderr, "freecheck: out of memory growing the pending sample list to %zu entries\n", cap);
+        abort();
     }
-    sgc_pending_sample *ps = &sgc__sampler.pending[sgc__sampler.npending++];
-    ps->rec.ts_ns = sgc__now_ns();
-    ps->rec.size = size;
-    ps->rec.stack = sgc__profile_stack_current();
-    ps->rec.tid = tid;
-    /* Only an object of more than 2^32 periods could exceed this. */
-    ps->rec.points = points > UINT32_MAX ? UINT32_MAX : (uint32_t)points;
-    ps->rec.survival = SGC_SURVIVAL_UNKNOWN;
-    ps->rec.large = (uint8_t)(large != 0);
-    ps->obj = obj;
-    ps->serial = ++sgc__sampler.serial;
-    sgc__stats.alloc_samples++;
-    /* Validation only (docs/RUNTIME.md): a known cost on top of the real one. */
-    if (__builtin_expect(sgc__settings.sample_spin_ns != 0, 0))
-        sgc__spin_ns(sgc__settings.sample_spin_ns);
+    sgc__sampler.pending = p;
+    sgc__sampler.cap = cap;
 }
 
 void sgc__sample_minor_end(void) {
     /* The fast path's bytes since the last slow path: still visible in free. */
     sgc__sample_sync();
     size_t n = sgc__sampler.npending;
+    sgc_pending_sample *list = sgc__sampler.pending;
     for (size_t i = 0; i < n; i++) {
-        sgc_pending_sample *ps = &sgc__sampler.pending[i];
-        ps->rec.survival = sgc__young_survived(ps->obj, NULL) ? SGC_SURVIVED : SGC_DIED;
-        hand_over(ps);
+        /* A nursery object survived if the collection forwarded it (its
+         * header is still in the nursery: nothing is reset yet); a large one
+         * if it was reached (sgc__young_survived). */
+        if (__builtin_expect(!list[i].rec.large, 1))
+            list[i].rec.survival = (SGC_HDR(list[i].obj) & SGC_F_FORWARDED) ? SGC_SURVIVED : SGC_DIED;
+        else
+            list[i].rec.survival = sgc__young_survived(list[i].obj, NULL) ? SGC_SURVIVED : SGC_DIED;
     }
-    sgc__sampler.npending = 0;
+    hand_over(n);
     /* The collector now resets the nursery, possibly to another buffer (the
      * poisoning mode alternates two): the next sync only rebases. */
     sgc__sampler.synced_free = NULL;

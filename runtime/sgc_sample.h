@@ -40,17 +40,19 @@
 
 #include <stdint.h>
 #include "sgc.h"
+#include "sgc_internal.h"
 #include "sgc_profile.h"
 
 /* Largest accepted period (and mean period): keeps every distance sum inside
  * 64 bits with room for the largest object. */
 #define SGC_SAMPLE_MAX_PERIOD ((uint64_t)1 << 48)
 
-/* A sampled object waiting for the next minor collection. */
+/* A sampled object waiting for the next minor collection.  Its serial
+ * number (for the observer) is not stored: the pending list holds the
+ * samples numbered sgc__sampler.serial - npending + 1 .. serial in order. */
 typedef struct sgc_pending_sample {
     sgc_alloc_sample rec; /* the record, complete but for survival */
     sgc_obj obj;          /* the object as allocated (young) */
-    uint64_t serial;      /* 1-based number of this sampled object since start-up */
 } sgc_pending_sample;
 
 /* xoshiro256** state for poisson gaps. */
@@ -92,7 +94,66 @@ uint64_t sgc__sample_poisson_gap(sgc_sample_rng *rng, uint64_t period);
 uint64_t sgc__sample_consume(uint64_t size);
 /* Records a sampled object (points >= 1) as pending: takes the timestamp and
  * the stack now.  Never fails (out of memory: message and abort). */
-void sgc__sample_record(sgc_obj obj, uint32_t tid, uint64_t size, uint64_t points, int large);
+static inline void sgc__sample_record(sgc_obj obj, uint32_t tid, uint64_t size, uint64_t points, int large);
+
+/* ---- The slow path's inline parts (sgc_alloc.c) ---------------------------
+ * What sgc__sample_sync, sgc__sample_consume and sgc__sample_record do, in
+ * one pass and without calls, for the allocation slow path. */
+
+/* Out of line: the fast path passed a sample point (an internal error:
+ * message and abort); the sample points of an allocation that reaches one
+ * (fixed mode's division, poisson mode's draws); a full pending list. */
+__attribute__((noreturn, cold)) void sgc__sample_passed(uint64_t bytes, uint64_t remaining);
+uint64_t sgc__sample_points(uint64_t r, uint64_t size);
+void sgc__sample_grow(void);
+
+/* Sampling is on: accounts the fast path's bytes up to free (where the
+ * nursery's bytes were last accounted is synced_free, never NULL outside a
+ * collection) and then an allocation of size bytes, and returns the sample
+ * points it covers.  The caller sets synced_free past the allocation. */
+static inline uint64_t sgc__sample_account(const char *free, uint64_t size) {
+    uint64_t bytes = (uint64_t)(free - sgc__sampler.synced_free);
+    uint64_t r = sgc__sampler.remaining;
+    /* The limit kept the fast path short of the next sample point, so
+     * bytes < remaining: the invariant remaining >= 1, kept loudly. */
+    if (__builtin_expect(bytes >= r, 0))
+        sgc__sample_passed(bytes, r);
+    r -= bytes;
+    sgc__stats.sampled_bytes += bytes + size;
+    if (size < r) {
+        sgc__sampler.remaining = r - size;
+        return 0;
+    }
+    /* The first point is at B + r: one point unless the object also covers
+     * the next (fixed mode: a period later).  Most objects are far smaller
+     * than the period, so the division is left to the rare case. */
+    if (sgc__sampler.mode == SGC_SAMPLE_FIXED && size - r < sgc__sampler.period) {
+        sgc__sampler.remaining = r + sgc__sampler.period - size;
+        sgc__stats.alloc_sample_points++;
+        return 1;
+    }
+    return sgc__sample_points(r, size);
+}
+
+static inline void sgc__sample_record(sgc_obj obj, uint32_t tid, uint64_t size, uint64_t points, int large) {
+    if (__builtin_expect(sgc__sampler.npending == sgc__sampler.cap, 0))
+        sgc__sample_grow();
+    sgc_pending_sample *ps = &sgc__sampler.pending[sgc__sampler.npending++];
+    ps->rec.ts_ns = sgc__now_ns();
+    ps->rec.size = size;
+    ps->rec.stack = sgc__profile_stack_now();
+    ps->rec.tid = tid;
+    /* Only an object of more than 2^32 periods could exceed this. */
+    ps->rec.points = points > UINT32_MAX ? UINT32_MAX : (uint32_t)points;
+    ps->rec.survival = SGC_SURVIVAL_UNKNOWN;
+    ps->rec.large = (uint8_t)(large != 0);
+    ps->obj = obj;
+    sgc__sampler.serial++;
+    sgc__stats.alloc_samples++;
+    /* Validation only (docs/RUNTIME.md): a known cost on top of the real one. */
+    if (__builtin_expect(sgc__settings.sample_spin_ns != 0, 0))
+        sgc__spin_ns(sgc__settings.sample_spin_ns);
+}
 
 /* Installs (or with NULL removes) the observer. */
 void sgc__sample_set_observer(sgc_sample_observer fn, void *ctx);

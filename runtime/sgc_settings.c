@@ -550,11 +550,63 @@ void sgc__settings_exit_warnings(void) {
              "had no effect: no sampler ran in this process (SGC_ALLOC_PERIOD and SGC_TIME_HZ are 0 or unset)");
 }
 
+/* The cpu spin: ns of this thread's CPU time by its own clock.  A fixed
+ * number of loop iterations is not a fixed CPU time on a shared machine:
+ * the CPU time of one iteration moves by up to two times from one
+ * millisecond to the next (docs/RUNTIME.md has figures; make bench-spin
+ * shows it), so a count timed at start-up cost one process 0.65 x D and
+ * another 1.33 x D.  The clock is what the measurements read, so the spin
+ * ends by it: the loop runs a sixteenth of ns at the rate timed at
+ * start-up, then a third of what remains at the rate the last run showed,
+ * each run followed by a reading; within eight readings of the end the
+ * clock is polled, and the spin stops at the reading that puts its total
+ * nearest ns.  The total is the CPU time between its first and last
+ * readings plus one reading's own cost (the part of the first before its
+ * snapshot and of the last after it), a reading's cost measured here back
+ * to back at the speed of the moment: so a spin costs ns within half a
+ * reading (about 0.2 us), whatever the calibration and however the
+ * machine's speed moves.  Async-signal-safe: clock_gettime and locals. */
+static void spin_cpu(uint64_t ns) {
+    /* One reading's CPU, now: the lesser of two back-to-back gaps, so that
+     * an interrupt in one of them does not end the spin early. */
+    uint64_t t0 = thread_cpu_ns();
+    uint64_t t1 = thread_cpu_ns();
+    uint64_t last = thread_cpu_ns();
+    uint64_t read = t1 - t0 < last - t1 ? t1 - t0 : last - t1;
+    if (read == 0)
+        read = 1;
+    double rate = sgc__settings.spin_iters_per_ns;
+    uint64_t share = 16; /* the first run of the loop trusts the calibration least */
+    for (;;) {
+        uint64_t total = last - t0 + read; /* what the spin costs if it stops now */
+        if (total + read / 2 >= ns)        /* one reading more would end further from ns */
+            return;
+        uint64_t rest = ns - total;
+        if (rest > 8 * read && rate > 0) {
+            uint64_t iters = (uint64_t)((double)(rest / share) * rate);
+            share = 3;
+            sgc__spin_loop(iters);
+            uint64_t now = thread_cpu_ns();
+            if (now - last > read)
+                rate = (double)iters / (double)(now - last - read);
+            last = now;
+        } else {
+            /* The least gap seen: an interrupt charged to this thread
+             * during one reading is in last - t0 already and must not be
+             * counted a second time as the cost of a reading. */
+            uint64_t now = thread_cpu_ns();
+            if (now - last < read)
+                read = now - last ? now - last : 1;
+            last = now;
+        }
+    }
+}
+
 void sgc__spin_ns(uint64_t ns) {
     if (ns == 0)
         return;
     if (sgc__settings.sample_spin_clock == SGC_CLOCK_CPU) {
-        sgc__spin_loop((uint64_t)((double)ns * sgc__settings.spin_iters_per_ns + 0.5));
+        spin_cpu(ns);
         return;
     }
     /* Spinning on the clock calibrates itself: no loop count to tune per

@@ -67,6 +67,7 @@
     X(sample_spin_iters_per_us, DEC3, st->spin_iters_per_ns * 1000, "calibrated spin loop speed")             \
     X(virtual_clock_ns, U64, st->virtual_clock_ns, "setting: SGC_VIRTUAL_CLOCK (0: the real clock)")          \
     X(hugepages, U64, st->hugepages, "setting: SGC_HUGEPAGES")                                                \
-    X(hugepages_in_effect, U64, sgc__hugepages_in_effect, "1: every heap mapping was advised MADV_HUGEPAGE")
+    X(hugepages_in_effect, U64, sgc__hugepages_in_effect, "1: every heap mapping was advised MADV_HUGEPAGE")  \
+    X(stack_frames_interned, U64, s.stack_frames_interned, "frames interned by the incremental stack walk")
 
 #endif /* SGC_STATS_KEYS_H */

@@ -2,6 +2,8 @@
  * snapshots into a ring, drain into the profile (invariants: sgc_timer.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -26,6 +28,8 @@
 #define THREAD_ATTEMPTS 8
 
 uint64_t sgc__frame_pops;
+uint64_t sgc__timer_events;
+uint64_t sgc__timer_events_seen;
 
 static struct {
     uint64_t *ring;            /* SGC_TIMER_RING_WORDS words, mapped once */
@@ -52,9 +56,7 @@ static struct {
      * it alone and read by the mutator with atomic loads. */
     pthread_t thread; /* the sampler thread, while have_thread */
     int have_thread;
-    pthread_mutex_t mu;       /* guards stop, for the condition variable */
-    pthread_cond_t cv;        /* signalled by stop (CLOCK_MONOTONIC waits) */
-    int stop;                 /* set by sgc_time_sampling_stop */
+    int stop;                 /* set (atomically) by sgc_time_sampling_stop; the thread waits on it (a futex) */
     int thread_cpu;           /* CPU the thread was moved to, -1 if it shares the mutator's */
     uint64_t th_taken;        /* samples published by the thread */
     uint64_t th_dropped;      /* snapshots that did not fit in the ring */
@@ -164,6 +166,10 @@ void sgc__timer_handler(int sig, siginfo_t *info, void *uctx) {
     record();
     if (tm.clock == SGC_CLOCK_WALL && info && info->si_code == SI_TIMER)
         pace();
+    /* Work for the drain (a snapshot, a drop or merged expirations): this
+     * thread's own counter, so a plain increment between two signal fences. */
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    __atomic_store_n(&sgc__timer_events, __atomic_load_n(&sgc__timer_events, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
     errno = saved_errno;
 }
 
@@ -188,6 +194,7 @@ uint64_t sgc__timer_buffered(void) {
 static void drain(void) {
     uint64_t t = tm.tail;
     uint64_t handed = 0;
+    uint32_t longest = 0; /* frames of the longest snapshot drained */
     for (;;) {
         uint64_t h = __atomic_load_n(&tm.head, __ATOMIC_ACQUIRE); /* head before the entries */
         if (t == h)
@@ -217,6 +224,8 @@ static void drain(void) {
             }
             uint32_t node = sgc__profile_stack_extend(base, funcs, n);
             sgc__profile_time_sample(ts, node, phase);
+            if (n > longest)
+                longest = n;
             sgc__stats.time_samples_written++;
             handed++;
             t += 3 + n;
@@ -233,9 +242,15 @@ static void drain(void) {
         sgc__profile_time_missed(sgc__now_ns(), missed - tm.missed_reported);
         tm.missed_reported = missed;
     }
-    /* Intern the live stack now, outside the handler, so the handler's next
-     * snapshots stop at these frames instead of copying them again. */
-    if (handed && sgc_top)
+    /* A snapshot of many uncached frames: intern the live stack now,
+     * outside the handler, so that the next snapshots stop at its frames
+     * instead of copying them again (a deep stack that stays would
+     * otherwise be copied whole at every sample).  Short snapshots are left
+     * alone: the walk costs a new frame about 33 instructions, which a
+     * stack that changes between samples (most do) never earns back, while
+     * copying a frame again costs the handler about 6 and its drain about
+     * 16 (docs/PROFILE.md, "The time sampler"). */
+    if (handed && sgc_top && longest >= SGC_TIMER_INTERN_FRAMES)
         sgc__profile_stack_current();
 }
 
@@ -254,6 +269,8 @@ static void pay_spins(void) {
 uint64_t sgc__timer_spins_paid(void) { return tm.spins_paid; }
 
 void sgc__timer_drain(void) {
+    /* What arrives from now on is the next drain's (sgc__timer_drain_check). */
+    __atomic_store_n(&sgc__timer_events_seen, __atomic_load_n(&sgc__timer_events, __ATOMIC_ACQUIRE), __ATOMIC_RELAXED);
     if (__builtin_expect(sgc__settings.sample_spin_ns != 0, 0))
         pay_spins();
     if (__builtin_expect(__atomic_load_n(&tm.head, __ATOMIC_RELAXED) == tm.tail &&
@@ -280,15 +297,25 @@ void sgc__timer_drain(void) {
 
 /* One attempt to copy the mutator's stack into the ring, from another
  * thread, without stopping it.  The copy is optimistic (a seqlock read with
- * the pop count as the sequence): pushes never change the frames below the
- * top that was read, and a pop is counted (sgc__frame_pops) before the
- * popped frame's memory can be reused.  So after reading each frame's fields
- * the count is checked again: unchanged means the frame was still live while
- * its fields were read, so its parent pointer is one the program really had,
- * and only such pointers are followed.  Any change voids the copy before a
- * field read from a dead frame is used.  Frames live in the thread's stack
- * or static storage, which stays mapped, so reading a frame that has just
- * died returns stale bytes, never a fault.
+ * the pop count as the sequence), and only pointers read from frames that
+ * were live are followed: docs/PROFILE.md, "Why no frame that is not live is
+ * followed", has the argument; the writer's half is sgc_frame_push and
+ * sgc_frame_pop (sgc.h).  The reader's three orderings:
+ *  1. the count, then sgc_top, both acquire loads: the count's load pairs
+ *     with the pop's release store of the count, so the top read is never
+ *     older than the unpublish of the pop counted (a frame that pop killed
+ *     cannot be read as the top);
+ *  2. sgc_top's acquire load pairs with the release store that published
+ *     that value (a push, or a pop exposing the parent), so the fields of
+ *     the top frame and of every frame below it are seen as pushed;
+ *  3. each frame's fields, then an acquire fence, then the count again: the
+ *     fence pairs with the fence that ends every pop, so a field value
+ *     stored when the frame's memory was reused (after its pop) comes with
+ *     that pop's count, and the unchanged count proves the values are the
+ *     frame's own.  Any change voids the copy before a field read from a
+ *     dead frame is used.
+ * Frames live in the thread's stack or static storage, which stays mapped,
+ * so reading a frame that has just died returns stale bytes, never a fault.
  *
  * This races with the mutator on purpose (the stack memory it reads is
  * written by the mutator without synchronisation); the count check is what
@@ -298,8 +325,8 @@ void sgc__timer_drain(void) {
  * Returns 1 if a snapshot was published, 0 if the copy was voided, -1 if it
  * did not fit in the ring (dropped). */
 SGC_NO_TSAN static int thread_copy(uint64_t ts) {
-    uint64_t pops = __atomic_load_n(&sgc__frame_pops, __ATOMIC_ACQUIRE);
-    sgc_frame *f = __atomic_load_n(&sgc_top, __ATOMIC_ACQUIRE);
+    uint64_t pops = __atomic_load_n(&sgc__frame_pops, __ATOMIC_ACQUIRE); /* 1 */
+    sgc_frame *f = __atomic_load_n(&sgc_top, __ATOMIC_ACQUIRE);          /* 1, 2 */
     int phase = (int)__atomic_load_n(&sgc__phase, __ATOMIC_RELAXED);
     uint64_t *ring = tm.ring;
     uint64_t head = tm.head;
@@ -310,7 +337,7 @@ SGC_NO_TSAN static int thread_copy(uint64_t ts) {
         sgc_frame *parent = __atomic_load_n(&f->parent, __ATOMIC_RELAXED);
         sgc_func *func = __atomic_load_n(&f->func, __ATOMIC_RELAXED);
         uint32_t cct = __atomic_load_n(&f->cct, __ATOMIC_RELAXED);
-        __atomic_thread_fence(__ATOMIC_ACQUIRE); /* the fields before the count */
+        __atomic_thread_fence(__ATOMIC_ACQUIRE); /* 3: the fields before the count */
         if (__atomic_load_n(&sgc__frame_pops, __ATOMIC_RELAXED) != pops)
             return 0;
         if (cct) {
@@ -336,6 +363,8 @@ SGC_NO_TSAN static int thread_copy(uint64_t ts) {
  * mutator's reads are well defined. */
 static void th_count(uint64_t *counter, uint64_t by) {
     __atomic_store_n(counter, __atomic_load_n(counter, __ATOMIC_RELAXED) + by, __ATOMIC_RELAXED);
+    /* Work for the drain, after what it will find (sgc__timer_drain_check). */
+    __atomic_fetch_add(&sgc__timer_events, 1, __ATOMIC_RELEASE);
 }
 
 /* Validation only (docs/RUNTIME.md): the spin of a counted sample, dropped
@@ -393,20 +422,33 @@ typedef struct thread_args {
     int mutator_cpu;
 } thread_args;
 
+/* Sleeps until CLOCK_MONOTONIC reaches dl or stop is set: a futex wait on
+ * the stop word with an absolute deadline (FUTEX_WAIT_BITSET measures it on
+ * CLOCK_MONOTONIC), a system call and nothing else in user space, where a
+ * condition variable's timed wait with its mutex cost about 400
+ * instructions a period.  Returns 1 if stop is set. */
+static int wait_until(const struct timespec *dl) {
+    while (!__atomic_load_n(&tm.stop, __ATOMIC_ACQUIRE)) {
+        long rc =
+            syscall(SYS_futex, &tm.stop, FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, 0, dl, NULL, FUTEX_BITSET_MATCH_ANY);
+        if (rc != 0 && errno == ETIMEDOUT)
+            return 0;
+        /* Woken (by stop), the word no longer 0 (EAGAIN), or a signal
+         * (EINTR; the thread blocks them all): look at stop again. */
+    }
+    return 1;
+}
+
 static void *thread_main(void *arg) {
     thread_args *a = arg;
     __atomic_store_n(&tm.thread_cpu, leave_cpu(a->mutator_cpu), __ATOMIC_RELAXED);
     free(a);
     uint64_t p = tm.period_ns;
     uint64_t k = 1; /* the next grid point */
-    pthread_mutex_lock(&tm.mu);
     for (;;) {
         uint64_t at = tm.grid0 + k * p;
         struct timespec dl = {(time_t)(at / 1000000000u), (long)(at % 1000000000u)};
-        int rc = 0;
-        while (!tm.stop && rc != ETIMEDOUT)
-            rc = pthread_cond_timedwait(&tm.cv, &tm.mu, &dl);
-        if (tm.stop) {
+        if (wait_until(&dl)) {
             /* Grid points that fell due while this thread waited for a CPU
              * and the stop came first: missed, like any other. */
             uint64_t end = mono_ns();
@@ -416,7 +458,6 @@ static void *thread_main(void *arg) {
             tm.th_end = end; /* read by the stopper after the join */
             break;
         }
-        pthread_mutex_unlock(&tm.mu);
         /* Grid points that passed while this thread was not running are
          * missed, as the kernel's merged expirations are in signal mode. */
         uint64_t now = mono_ns();
@@ -427,28 +468,16 @@ static void *thread_main(void *arg) {
         }
         thread_sample();
         k++;
-        pthread_mutex_lock(&tm.mu);
     }
-    pthread_mutex_unlock(&tm.mu);
     return NULL;
 }
 
 static int start_thread(void) {
-    static int cv_ready;
-    if (!cv_ready) {
-        pthread_condattr_t ca;
-        pthread_condattr_init(&ca);
-        pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-        pthread_cond_init(&tm.cv, &ca);
-        pthread_condattr_destroy(&ca);
-        pthread_mutex_init(&tm.mu, NULL);
-        cv_ready = 1;
-    }
     thread_args *a = malloc(sizeof *a);
     if (!a)
         return -1;
     a->mutator_cpu = sched_getcpu();
-    tm.stop = 0;
+    __atomic_store_n(&tm.stop, 0, __ATOMIC_RELAXED); /* before the thread exists */
     __atomic_store_n(&tm.thread_cpu, -1, __ATOMIC_RELAXED);
     tm.grid0 = mono_ns();
     /* The thread takes no signals: they stay the program's. */
@@ -467,10 +496,8 @@ static int start_thread(void) {
 }
 
 static void stop_thread(void) {
-    pthread_mutex_lock(&tm.mu);
-    tm.stop = 1;
-    pthread_cond_signal(&tm.cv);
-    pthread_mutex_unlock(&tm.mu);
+    __atomic_store_n(&tm.stop, 1, __ATOMIC_RELEASE);
+    syscall(SYS_futex, &tm.stop, FUTEX_WAKE | FUTEX_PRIVATE_FLAG, INT_MAX, NULL, NULL, 0);
     pthread_join(tm.thread, NULL);
     tm.have_thread = 0;
 }

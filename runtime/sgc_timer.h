@@ -41,6 +41,14 @@
  *    (time_sampling_ns) are real time (CLOCK_MONOTONIC) even with
  *    SGC_VIRTUAL_CLOCK; the times recorded (snapshot timestamps, the
  *    profile's TIME_CONFIG, dropped and missed records) are sgc__now_ns's.
+ *  - The sampler thread (SGC_TIME_MODE=thread) copies the stack from
+ *    another CPU while the program runs: a seqlock read with the pop count
+ *    (sgc__frame_pops) as the sequence (thread_copy).  sgc_frame_pop (sgc.h)
+ *    unpublishes the frame, then counts the pop, then fences before the
+ *    frame's memory can be reused, each ordered for the compiler and the
+ *    processor, and the copy loads in the matching order, so it never
+ *    follows a pointer read from a frame that is not live (docs/PROFILE.md;
+ *    tests/sampler/frame_order_check.sh checks the pop's machine code).
  *  - Accounting: time_samples (signals handled while on) ==
  *    time_samples_written + time_samples_dropped + entries still in the
  *    ring, and the ring is empty after sgc_time_sampling_stop and
@@ -56,6 +64,24 @@
 /* Highest accepted rate: beyond this the handler alone would saturate a
  * core on this kind of machine. */
 #define SGC_TIMER_MAX_HZ 100000u
+/* Work for the drain: the signal handler and the sampler thread count
+ * every snapshot, drop, merged expiration or thread count they leave
+ * (events), and the drain notes how many it has seen when it starts.  So
+ * the allocation slow path, which drains on every entry, finds out that
+ * there is nothing to do with two loads and a compare, inline
+ * (sgc__timer_drain_check), instead of a call that reads the ring and
+ * every counter (17 instructions a slow-path entry). */
+extern uint64_t sgc__timer_events;      /* the handler's (plain) and the thread's (atomic) increments */
+extern uint64_t sgc__timer_events_seen; /* sgc__timer_events when the last drain started */
+void sgc__timer_drain(void);
+static inline void sgc__timer_drain_check(void) {
+    if (__builtin_expect(__atomic_load_n(&sgc__timer_events, __ATOMIC_RELAXED) != sgc__timer_events_seen, 0))
+        sgc__timer_drain();
+}
+
+/* A drain that met a snapshot of at least this many uncached frames
+ * interns the live stack (so later snapshots stop at its frames). */
+#define SGC_TIMER_INTERN_FRAMES 16u
 /* Ring size in 64-bit words (8 MiB, touched only as it is used): at 10 kHz
  * with a shallow stack, more than 20 s between drains. */
 #define SGC_TIMER_RING_WORDS ((uint64_t)1 << 20)

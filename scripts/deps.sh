@@ -20,6 +20,7 @@ valgrind
 git
 clang-format
 zlib1g-dev
+libdeflate-dev
 libprotobuf-c-dev
 protobuf-c-compiler
 golang-github-google-pprof-dev

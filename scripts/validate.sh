@@ -12,13 +12,18 @@
 # sweep options, e.g. "--runs 4"), VALIDATE_RESAMPLES (bootstrap resamples, default 2000),
 # VALIDATE_COMMIT (the commit to record when not run from a git checkout), VALIDATE_INPROC
 # (in-process plan; empty: none), VALIDATE_INPROC_RUNS (processes per D, default 4),
-# VALIDATE_INPROC_TIMEOUT (seconds an in-process run may take, default 600).
+# VALIDATE_INPROC_HALFWIDTH and VALIDATE_INPROC_MAX_RUNS (more rounds, up to MAX_RUNS processes
+# per D, while a recovered cost's interval is wider than +-HALFWIDTH percent of its D; default
+# none: exactly VALIDATE_INPROC_RUNS), VALIDATE_INPROC_TIMEOUT (seconds an in-process run may
+# take, default 600).
 # Exit status: 0 done (targets met or not: validation.md says), 1 a step failed, 2 bad plan.
 set -u
 plan=${VALIDATE_PLAN:-scripts/validate/plan}
 conf=${VALIDATE_CONF:-scripts/validate/sweep.conf}
 inproc=${VALIDATE_INPROC-scripts/validate/inproc}
 inruns=${VALIDATE_INPROC_RUNS:-4}
+inmax=${VALIDATE_INPROC_MAX_RUNS:-$inruns}
+inhw=${VALIDATE_INPROC_HALFWIDTH:-}
 intimeout=${VALIDATE_INPROC_TIMEOUT:-600}
 bin=${BIN:-build/bin}
 out=${1:-results/validation-$(date -u +%Y%m%d-%H%M%S)}
@@ -48,6 +53,16 @@ while read -r w d periods hz clock rest; do
 done < "$plan"
 [ $n -gt 0 ] || { echo "$me: $plan: no sweeps" >&2; exit 2; }
 case "$inruns" in ''|*[!0-9]*|0) echo "$me: VALIDATE_INPROC_RUNS '$inruns' is not a whole number above 0" >&2; exit 2 ;; esac
+case "$inmax" in ''|*[!0-9]*|0) echo "$me: VALIDATE_INPROC_MAX_RUNS '$inmax' is not a whole number above 0" >&2; exit 2 ;; esac
+[ "$inmax" -ge "$inruns" ] || { echo "$me: VALIDATE_INPROC_MAX_RUNS $inmax is below VALIDATE_INPROC_RUNS $inruns" >&2; exit 2; }
+if [ -n "$inhw" ]; then
+    echo "$inhw" | grep -Eq '^[0-9]+(\.[0-9]+)?$' && awk -v h="$inhw" 'BEGIN { exit !(h > 0) }' ||
+        { echo "$me: VALIDATE_INPROC_HALFWIDTH '$inhw' is not a percentage above 0 (such as 12.5)" >&2; exit 2; }
+    [ "$inmax" -gt "$inruns" ] ||
+        { echo "$me: VALIDATE_INPROC_HALFWIDTH needs VALIDATE_INPROC_MAX_RUNS above VALIDATE_INPROC_RUNS ($inruns): with no room for more rounds it has no effect" >&2; exit 2; }
+elif [ "$inmax" -ne "$inruns" ]; then
+    echo "$me: VALIDATE_INPROC_MAX_RUNS has no effect without VALIDATE_INPROC_HALFWIDTH (the interval to reach)" >&2; exit 2
+fi
 ni=0
 if [ -n "$inproc" ]; then
     [ -r "$inproc" ] || { echo "$me: $inproc: cannot read the in-process plan" >&2; exit 2; }
@@ -102,6 +117,22 @@ rm -f "$out/sweeps/latest" "$out"/sweeps/.size-*
 # The in-process runs, pinned to the last CPU this shell may use (where the
 # sweeps pin theirs); the sampler thread moves to another CPU if there is one.
 groups=""
+# wide W MODE HZ GROUPS: is the recovered cost's interval of a D > 0 group
+# of that line wider than +-inhw percent of its D, or missing?  (The
+# estimate of the groups so far, by validation itself; the sweeps give it
+# its D = 0 sweep.)  How many rounds a line gets then depends on the noise
+# the machine shows, never on where the estimate lies.
+wide() {
+    # shellcheck disable=SC2086
+    "$bin/validation" --quiet --resamples "${VALIDATE_RESAMPLES:-2000}" $4 "$out/.inproc-check" $sweeps \
+        > "$out/.inproc-check.log" 2>&1 ||
+        { echo "$me: validation failed on the in-process runs so far:" >&2; cat "$out/.inproc-check.log" >&2; exit 1; }
+    awk -F, -v w="$1" -v m="$2" -v hz="$3" -v hw="$inhw" '
+        NR > 1 && $1 == w && $2 == m && $3 == hz && $4 > 0 {
+            if ($10 == "" || $11 == "" || ($11 - $10) / 2 > hw / 100 * $4) wide = 1
+        }
+        END { exit !wide }' "$out/.inproc-check/inproc.csv"
+}
 if [ $ni -gt 0 ]; then
     cpu=$(grep Cpus_allowed_list /proc/self/status | sed 's/.*[[:space:],-]//')
     li=0
@@ -109,14 +140,18 @@ if [ $ni -gt 0 ]; then
         case "$w" in ''|'#'*) continue ;; esac
         li=$((li + 1))
         echo "$me: in-process $li of $ni: $w --size $size, $mode time sampling at $hz Hz, D = $ds ns, $inruns runs each (CPU $cpu)"
+        lgroups=""
         for d in $(echo "$ds" | tr ',' ' '); do
             g="$out/inproc/$w-$mode-$hz-$d"
             mkdir -p "$g" || exit 1
             printf 'workload %s\ntime_mode %s\ntime_hz %s\nspin_ns %s\nspin_clock cpu\nsize %s\n' "$w" "$mode" "$hz" "$d" "$size" > "$g/params"
-            groups="$groups --inproc $g"
+            lgroups="$lgroups --inproc $g"
         done
+        groups="$groups$lgroups"
         r=1
-        while [ $r -le "$inruns" ]; do
+        while [ $r -le "$inruns" ] ||
+            { [ -n "$inhw" ] && [ $r -le "$inmax" ] && wide "$w" "$mode" "$hz" "$lgroups" &&
+                echo "$me: $w $mode: a recovered cost's interval after $((r - 1)) runs of each D is wider than +-$inhw% of D: round $r"; }; do
             # Every D once a round, starting one further each round.
             set -- $(echo "$ds" | tr ',' ' ')
             k=1
@@ -132,6 +167,9 @@ if [ $ni -gt 0 ]; then
             done
             r=$((r + 1))
         done
+        [ -n "$inhw" ] && [ $r -gt "$inmax" ] && wide "$w" "$mode" "$hz" "$lgroups" &&
+            echo "$me: $w $mode: a recovered cost's interval is still wider than +-$inhw% of D after $inmax runs of each D (VALIDATE_INPROC_MAX_RUNS)"
+        rm -rf "$out/.inproc-check" "$out/.inproc-check.log"
         for d in $(echo "$ds" | tr ',' ' '); do
             g="$out/inproc/$w-$mode-$hz-$d"
             [ "$mode" = thread ] &&
@@ -166,7 +204,7 @@ load1=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "- machine: $(nproc) CPUs, $(uname -sr), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
     echo "- commit: ${VALIDATE_COMMIT:-$(git rev-parse --short HEAD 2>/dev/null || echo unknown)}"
     echo "- plan: $plan; sweep config: $conf; extra sweep options: ${VALIDATE_ARGS:-none}"
-    echo "- in-process plan: ${inproc:-none}; runs per D: $inruns"
+    echo "- in-process plan: ${inproc:-none}; runs per D: $inruns${inhw:+ or more, up to $inmax, until every recovered interval is within +-$inhw% of D}"
     echo
     echo "Results: [validation.md](validation.md) (figures: validation.png, and inproc.png for the"
     echo "in-process time samples); each sweep with its own summary.md under sweeps/, each in-process"

@@ -5,6 +5,9 @@
 #include "st_inproc.h"
 #include "st_nodes.h"
 #include "st_plotdata.h"
+#include "st_normdiff.h"
+#include "st_replicates.h"
+#include "st_peers.h"
 #include "st_report.h"
 #include "st_sim.h"
 
@@ -142,8 +145,23 @@ int main(int argc, char **argv) {
         st_sweep_free(&sw);
         return 1;
     }
+    /* Replicates (st_replicates.h): read before anything is computed. */
+    int *rep = NULL;
+    size_t nrep = 1;
+    if ((rc = st_reps_load(dir, &sw, &rep, &nrep, err, sizeof err))) {
+        fprintf(stderr, "analyze: %s\n", err);
+        st_inprocs_free(&ip);
+        st_sim_free(&sim);
+        st_nodes_free(&nodes);
+        st_sweep_free(&sw);
+        return rc;
+    }
     st_analysis an;
     st_analyze(&sw, &ao, &an);
+    st_analyze_normdiff(&an, &ao);
+    st_reps_apply(&an, rep, nrep, &ao);
+    st_analyze_families(&an, &ao);
+    free(rep);
     an.sim = &sim;
     an.inproc = &ip;
 
@@ -197,6 +215,7 @@ int main(int argc, char **argv) {
                         r->cell->label, r->paired_floor * 100, r->paired.est, r->paired.lo, r->paired.hi, r->pairs,
                         margin * 100);
         }
+        st_peers_print_implausible(stderr, &an);
         if (sim.ncells)
             fprintf(stderr, "analyze: %zu simulated cells, %zu runs ok of %zu%s\n", sim.ncells, sim.ok_runs, sim.runs,
                     sim.flagged ? ", SOME NOT DETERMINISTIC" : ", deterministic");

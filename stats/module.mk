@@ -8,7 +8,9 @@ ST_PKG_LIBS := $(shell pkg-config --libs gsl sqlite3 2>/dev/null || echo -lgsl -
 $(ST_OBJS) $(OBJ)/stats/analyze.o: CFLAGS += $(ST_PKG_CFLAGS)
 $(OBJ)/stats/st_db.o: $(GEN)/schema_sql.h
 
-$(ST_LIB): $(ST_OBJS)
+# The stats record's rules (runtime/sgc_statsrec.h) are the harness's and
+# analyze's alike: one object, in this library, which both link.
+$(ST_LIB): $(ST_OBJS) $(OBJ)/runtime/sgc_statsrec.o
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $^

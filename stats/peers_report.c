@@ -4,7 +4,9 @@
 #include "st_analysis.h"
 #include "st_costfit.h"
 #include "st_db.h"
+#include "st_inproc.h"
 #include "st_peers.h"
+#include "st_sim.h"
 #include "st_report.h"
 #include "st_util.h"
 #include "st_out.h"
@@ -14,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 /* The defaults of analyze, so both report the same estimates. */
 #define PEERS_SEED 20250616ULL
@@ -23,17 +26,21 @@
 #define PEERS_MARGIN 0.02
 
 static int usage(FILE *f, int rc) {
-    fprintf(f, "usage: peers-report [--quiet] DIR\n"
+    fprintf(f, "usage: peers-report [--quiet] [--inprocess DIR2] DIR\n"
                "  Reads DIR/results.db (a sweep of command workloads on several systems, e.g. make peers)\n"
-               "  and writes DIR/peers.md (the table: per-sample cost per system with intervals, where\n"
-               "  each system's sample check lives, overhead at 512 KiB and 4 MiB), DIR/peers.csv and\n"
+               "  and writes DIR/peers.md (the table: per system, the per-sample cost from the in-process\n"
+               "  design with its interval, the instructions per sample from the simulated part with their\n"
+               "  repeat spread, the process-level per-sample cost, the overhead at 32 KiB, 512 KiB and\n"
+               "  4 MiB, and where each system's sample check lives), DIR/peers.csv and\n"
                "  DIR/plotdata/peers.dat (figure 8: sh plots/figures.sh DIR draws it; only for a sweep\n"
-               "  with a system other than freecheck).  The estimates are analyze's, with its default\n"
-               "  seed, resamples and 95%% confidence; a system that keeps no count of its samples\n"
-               "  (gperftools) gets no per-sample cost, and the table says so.\n"
+               "  with a system other than freecheck).  The in-process estimates come from DIR's own\n"
+               "  segment series, or with --inprocess DIR2 from the sweep DIR2 (the in-process design, of\n"
+               "  the same workloads); the simulated part from DIR's simulated cells.  The estimates are\n"
+               "  analyze's, with its default seed, resamples and 95%% confidence; a system that keeps no\n"
+               "  count of its samples gets no per-sample cost, and the table says so.\n"
                "  Exit status: 0 done, 1 an output cannot be written (then none changes) or nothing to\n"
-               "  report, 2 bad arguments, DIR is not a readable sweep, or an output's path is taken by\n"
-               "  something other than a regular file.\n");
+               "  report, 2 bad arguments, DIR (or DIR2) is not a readable sweep, or an output's path is\n"
+               "  taken by something other than a regular file.\n");
     return rc;
 }
 
@@ -44,13 +51,15 @@ static char *join(const char *dir, const char *name) {
 }
 
 int main(int argc, char **argv) {
-    const char *dir = NULL;
+    const char *dir = NULL, *inproc_dir = NULL;
     int quiet = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
             return usage(stdout, 0);
         else if (!strcmp(argv[i], "--quiet"))
             quiet = 1;
+        else if (!strcmp(argv[i], "--inprocess") && i + 1 < argc && !inproc_dir)
+            inproc_dir = argv[++i];
         else if (argv[i][0] == '-' || dir) {
             fprintf(stderr, "peers-report: unexpected argument '%s' (see peers-report --help)\n", argv[i]);
             return 2;
@@ -69,12 +78,49 @@ int main(int argc, char **argv) {
         st_sweep_free(&sw);
         return rc;
     }
+    st_sim sim;
+    if ((rc = st_sim_load(dir, &sim, err, sizeof err)) != 0) {
+        fprintf(stderr, "peers-report: %s\n", err);
+        st_sweep_free(&sw);
+        return rc;
+    }
+    /* The in-process estimates: DIR2's (a sweep of its own) or DIR's. */
+    st_inprocs ip;
+    st_boot_opts ipo = {PEERS_RESAMPLES, PEERS_CONFIDENCE, PEERS_SEED};
+    if (inproc_dir) {
+        char probe[4096];
+        snprintf(probe, sizeof probe, "%s/results.db", inproc_dir);
+        if (access(probe, R_OK) != 0) {
+            fprintf(stderr, "peers-report: --inprocess %s: no readable results.db there (%s)\n", inproc_dir,
+                    strerror(errno));
+            st_sim_free(&sim);
+            st_sweep_free(&sw);
+            return 2;
+        }
+    }
+    if (st_inproc_load(inproc_dir ? inproc_dir : dir, &ipo, &ip, err, sizeof err) != 0) {
+        fprintf(stderr, "peers-report: %s\n", err);
+        st_sim_free(&sim);
+        st_sweep_free(&sw);
+        return 2;
+    }
+    if (inproc_dir && !ip.n) {
+        fprintf(stderr, "peers-report: --inprocess %s: that sweep has no segment series (not the in-process design)\n",
+                inproc_dir);
+        st_inprocs_free(&ip);
+        st_sim_free(&sim);
+        st_sweep_free(&sw);
+        return 2;
+    }
     st_analysis_opts ao = {.boot = {PEERS_RESAMPLES, PEERS_CONFIDENCE, PEERS_SEED},
                            .fit_resamples = PEERS_FIT_RESAMPLES,
                            .progress = !quiet,
-                           .margin = PEERS_MARGIN};
+                           .margin = PEERS_MARGIN,
+                           .sim = &sim};
     st_analysis an;
     st_analyze(&sw, &ao, &an);
+    an.sim = &sim;
+    an.inproc = &ip;
     st_peers p;
     st_peers_compute(&an, &p);
     rc = 0;
@@ -108,7 +154,7 @@ int main(int argc, char **argv) {
             if (!f)
                 break;
             if (k == 0)
-                st_peers_write_md(f, &an, &p, PEERS_CONFIDENCE);
+                st_peers_write_md(f, &an, &p, PEERS_CONFIDENCE, inproc_dir);
             else if (k == 1)
                 st_peers_write_csv(f, &p);
             else
@@ -132,6 +178,8 @@ int main(int argc, char **argv) {
                 several ? " and plotdata/peers.dat" : "", p.n);
     st_peers_free(&p);
     st_analysis_free(&an);
+    st_inprocs_free(&ip);
+    st_sim_free(&sim);
     st_sweep_free(&sw);
     return rc;
 }

@@ -1,6 +1,7 @@
 /* st_analysis.c - per-cell statistics: descriptive, bootstrap intervals, rank test, exactness, A/A. */
 #include "st_analysis.h"
 #include "st_costfit.h"
+#include "st_normdiff.h"
 #include "st_util.h"
 
 #include <math.h>
@@ -249,7 +250,7 @@ static void exactness(st_analysis *an, st_result *r, const st_run **runs, size_t
     free(ratio);
 }
 
-static const char *verdict(const st_result *r, double alpha) {
+const char *st_cell_verdict(const st_result *r, double alpha) {
     const st_interval *o = &r->overhead;
     if (o->method == ST_CI_NONE || isnan(r->mw.p))
         return "n/a";
@@ -459,7 +460,7 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
         cell_intervals(r, &s1, &s0, m1, n, opts);
         if (r->baseline && nb) {
             r->mw = st_mann_whitney(m1[ST_M_WALL], n, m0[ST_M_WALL], nb);
-            r->verdict = verdict(r, 1.0 - opts->boot.confidence);
+            r->verdict = st_cell_verdict(r, 1.0 - opts->boot.confidence);
         }
     }
 
@@ -521,6 +522,8 @@ void st_analyze(const st_sweep *sw, const st_analysis_opts *opts, st_analysis *a
     an->sweep = sw;
     adaptive_setup(an);
     an->task_clock_event = -1;
+    an->confidence = opts->boot.confidence;
+    an->replicates = 1;
     for (size_t e = 0; e < sw->nevents; e++)
         if (strcmp(sw->events[e], "perf::task-clock") == 0)
             an->task_clock_event = (int)e;
@@ -543,6 +546,18 @@ void st_analyze(const st_sweep *sw, const st_analysis_opts *opts, st_analysis *a
     free(order);
     st_analyze_paired(an, opts);
     an->sim = opts->sim;
+    for (size_t i = 0; i < an->nresults; i++) {
+        st_result *r = &an->results[i];
+        r->replicates = r->runs ? 1 : 0;
+        r->overhead_level = ST_LEVEL_PROCESSES;
+        r->paired_level = ST_LEVEL_BLOCKS;
+        r->rep_overhead_tau = r->rep_overhead_tau_family = r->rep_overhead_within = NAN;
+        r->rep_paired_tau = r->rep_paired_tau_family = r->rep_paired_within = NAN;
+        r->rep_overhead_tau_used = r->rep_overhead_tau_lo = r->rep_overhead_tau_hi = NAN;
+        r->rep_paired_tau_used = r->rep_paired_tau_lo = r->rep_paired_tau_hi = NAN;
+    }
+    if (opts->no_fits)
+        return;
     an->fits = st_xcalloc(1, sizeof *an->fits);
     st_reg_opts ro = {opts->fit_resamples ? opts->fit_resamples : 1000, opts->boot.confidence, opts->boot.seed};
     if (opts->progress)
@@ -554,6 +569,15 @@ void st_analysis_free(st_analysis *an) {
     if (an->fits) {
         st_costfits_free(an->fits);
         free(an->fits);
+    }
+    for (size_t i = 0; i < an->nresults; i++) {
+        free(an->results[i].pair_norm);
+        free(an->results[i].pair_round);
+        free(an->results[i].pair_log);
+    }
+    if (an->normdiffs) {
+        st_normdiffs_free(an->normdiffs);
+        free(an->normdiffs);
     }
     free(an->results);
     free(an->mismatches);

@@ -18,6 +18,7 @@
 
 #include "st_boot.h"
 #include "st_db.h"
+#include "st_levels.h"
 #include "st_paired.h"
 #include "st_desc.h"
 #include "st_rank.h"
@@ -65,7 +66,35 @@ typedef struct st_result {
     st_interval paired_cost; /* HL over blocks of (wall - baseline wall) / samples, us */
     st_verdict pverdict;     /* verdict of paired with the margin */
     double paired_floor;     /* baselines: max(hi - 1, 1 - lo) of the A/A blocks, else NaN */
-    char note[768];          /* reasons, '; '-separated */
+    /* Per-block values of the paired normalized overhead (1 + z) and the
+     * round of each block, for the allocation-vs-time difference (npz of
+     * them; NULL outside the blocked design). */
+    double *pair_norm;
+    int64_t *pair_round;
+    size_t npz;
+    /* Levels (st_levels.h, st_replicates.h): what the intervals cover, and
+     * the variance components of a replicated sweep. */
+    size_t replicates;       /* replicates with used runs of the cell (1: not replicated) */
+    st_level overhead_level; /* overhead, cpu_overhead, norm, cost */
+    st_level paired_level;   /* paired, paired_cpu, paired_norm, paired_cost */
+    double rep_overhead_tau; /* between-replicate SD of log(overhead): the cell's own estimate (NaN unless >= 2) */
+    double rep_overhead_tau_family; /* its family's pooled estimate */
+    double rep_overhead_within;     /* RMS of the replicates' standard errors of log(overhead) */
+    double rep_paired_tau, rep_paired_tau_family, rep_paired_within;        /* the same for log(paired) */
+    double rep_overhead_tau_used, rep_overhead_tau_lo, rep_overhead_tau_hi; /* the SD the interval used (its own or
+                                                                             * its family's), Q-profile interval */
+    double rep_paired_tau_used, rep_paired_tau_lo, rep_paired_tau_hi;
+    st_re paired_re;  /* replicated sweeps: the combination the paired interval came from (log scale) */
+    double *pair_log; /* the per-block log-ratios of the paired ratio (pairs of them; NULL if none) */
+    /* The family claim (docs/STATISTICS.md, "Families"): the fixed-mode
+     * allocation cells of one period, or the wall-clock time cells of one
+     * rate, over the workloads (depth cells excluded); each paired interval
+     * at 1 - alpha / family_size (Bonferroni), all holding together at the
+     * confidence level. */
+    size_t family_size;        /* 0: in no family (no paired interval) */
+    double sim_lo, sim_hi;     /* the simultaneous paired interval */
+    st_verdict family_verdict; /* the verdict of the simultaneous interval at the margin */
+    char note[768];            /* reasons, '; '-separated */
     /* Adaptive rounds (sweep --halfwidth; st_stop.h): the rounds after the
      * planned ones in which the cell ran a block (for a baseline, an A/A
      * block), and its pairs in the planned rounds (the pilot). */
@@ -96,8 +125,11 @@ typedef struct st_analysis {
     int task_clock_event;            /* index of perf::task-clock in sweep->events, or -1 */
     size_t blocks;                   /* measured blocks with both runs used (0: not a blocked sweep) */
     double margin;                   /* the verdicts' equivalence margin */
+    double confidence;               /* of every interval */
+    size_t replicates;               /* replicates of the sweep (st_replicates.h); 1 when not replicated */
     const struct st_sim *sim;        /* the simulated cells' analysis (st_sim.h), or NULL; set by the caller */
     const struct st_inprocs *inproc; /* the in-process estimates (st_inproc.h), or NULL; set by the caller */
+    struct st_normdiffs *normdiffs;  /* allocation against time per workload (st_normdiff.h), or NULL */
     /* Adaptive rounds, from the meta table's config (runs, halfwidth) and
      * adaptive_rule: planned_rounds 0 and rule fixed without them. */
     size_t planned_rounds;
@@ -111,6 +143,7 @@ typedef struct st_analysis_opts {
     int progress;             /* print one line per workload on stderr */
     double margin;            /* equivalence margin of the verdicts (0.02 = 2%) */
     const struct st_sim *sim; /* the simulated part (st_sim.h), or NULL: its cost fits join an->fits */
+    int no_fits;              /* 1: no cost fits (the analysis of one replicate, st_replicates.h) */
 } st_analysis_opts;
 
 /* Analyses every cell of sw.  Never fails (allocation failure exits). */
@@ -127,6 +160,16 @@ void st_analysis_free(st_analysis *an);
  * the pilot) for all four paired statistics; adaptive_rounds and pilot_pairs are filled for every
  * sweep with adaptive rounds. */
 void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts);
+
+/* The process-level verdict of r (slower, faster, same, mixed, n/a) from its
+ * overhead interval and its Mann-Whitney p-value at level alpha; recomputed
+ * when the interval is replaced by one over replicates. */
+const char *st_cell_verdict(const st_result *r, double alpha);
+
+/* The families of the paired comparisons (st_pairs.c): family_size, sim_lo,
+ * sim_hi and family_verdict of every result; the last step of an analysis
+ * (after st_reps_apply, whose intervals over replicates it uses). */
+void st_analyze_families(st_analysis *an, const st_analysis_opts *opts);
 
 /* The run's CPU time in the cell's chosen source, NaN if unavailable. */
 double st_run_cpu(const st_analysis *an, const st_result *r, const st_run *run);

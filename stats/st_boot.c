@@ -15,6 +15,7 @@ const char *st_ci_name(st_ci_method m) {
     case ST_CI_PERCENTILE: return "percentile";
     case ST_CI_DEGENERATE: return "degenerate";
     case ST_CI_EXACT: return "exact";
+    case ST_CI_RANDOM: return "random-effects";
     default: return "none";
     }
 }
@@ -284,6 +285,29 @@ void st_boot_interval(double *t, size_t B, double confidence, double (*accel)(vo
     out->hi = st_quantile_select(t, B, ahi);
 }
 
+double st_boot_p_greater(const double *t, size_t B, const st_interval *iv, double null) {
+    if (iv->method == ST_CI_NONE || !B || !isfinite(null))
+        return NAN;
+    if (iv->method == ST_CI_DEGENERATE)
+        return iv->est > null ? 0.0 : 1.0;
+    size_t less = 0, equal = 0;
+    for (size_t b = 0; b < B; b++) {
+        less += t[b] < null;
+        equal += t[b] == null;
+    }
+    double g = ((double)less + 0.5 * (double)equal) / (double)B, lo = 0.5 / (double)B;
+    if (g < lo)
+        g = lo;
+    if (g > 1.0 - lo)
+        g = 1.0 - lo;
+    if (iv->method != ST_CI_BCA)
+        return g;
+    double z0 = iv->z0, a = iv->accel, v = gsl_cdf_ugaussian_Pinv(g) - z0;
+    if (1.0 + a * v <= 0.0) /* beyond where the BCa map is monotone: the far end */
+        return v < 0 ? 0.0 : 1.0;
+    return gsl_cdf_ugaussian_P(v / (1.0 + a * v) - z0);
+}
+
 /* The two-sample statistic's acceleration, for st_boot_interval. */
 typedef struct accel_ctx {
     const st_stat *st;
@@ -420,6 +444,11 @@ static double accel_groups(void *ctx) {
 
 void st_bootstrap_groups(const st_sample *groups, size_t k, const st_kstat *stats, size_t nstats,
                          const st_boot_opts *opts, st_interval *out) {
+    st_bootstrap_groups_keep(groups, k, stats, nstats, opts, out, NULL);
+}
+
+void st_bootstrap_groups_keep(const st_sample *groups, size_t k, const st_kstat *stats, size_t nstats,
+                              const st_boot_opts *opts, st_interval *out, double *keep) {
     if (k < 1 || k > ST_BOOT_MAX_GROUPS)
         abort(); /* a programming error, not input */
     prepared p[ST_BOOT_MAX_GROUPS];
@@ -490,6 +519,8 @@ void st_bootstrap_groups(const st_sample *groups, size_t k, const st_kstat *stat
                 out[s].why = "undefined on some resamples (a zero median): no interval";
                 continue;
             }
+            if (keep)
+                memcpy(keep + s * B, ts, B * sizeof *ts);
             kaccel_ctx a = {&stats[s], p, k};
             st_boot_interval(ts, B, opts->confidence, accel_groups, &a, &out[s]);
         }

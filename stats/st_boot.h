@@ -57,7 +57,8 @@ typedef enum st_ci_method {
     ST_CI_BCA,        /* bias-corrected and accelerated */
     ST_CI_PERCENTILE, /* BCa undefined; why says why */
     ST_CI_DEGENERATE, /* every resample gave the estimate: [t, t] */
-    ST_CI_EXACT       /* an exact interval, not a bootstrap one (st_walsh.h) */
+    ST_CI_EXACT,      /* an exact interval, not a bootstrap one (st_walsh.h) */
+    ST_CI_RANDOM      /* a random-effects combination of processes or replicates (st_levels.h) */
 } st_ci_method;
 
 typedef struct st_interval {
@@ -100,6 +101,12 @@ typedef struct st_kstat {
 void st_bootstrap_groups(const st_sample *groups, size_t k, const st_kstat *stats, size_t nstats,
                          const st_boot_opts *opts, st_interval *out);
 
+/* The same, also copying each statistic's B resampled values into keep
+ * (statistic s at keep + s * B; room for nstats * B values) for
+ * st_boot_p_greater; a statistic without an interval leaves its part as is. */
+void st_bootstrap_groups_keep(const st_sample *groups, size_t k, const st_kstat *stats, size_t nstats,
+                              const st_boot_opts *opts, st_interval *out, double *keep);
+
 /* The interval of a statistic from its B resampled values t (reordered
  * here) and its estimate out->est, by the rules above: degenerate when every
  * resample is equal, else BCa with z0 from t and the acceleration accel(ctx)
@@ -113,8 +120,18 @@ void st_boot_interval(double *t, size_t B, double confidence, double (*accel)(vo
  * (quickselect); reorders t. */
 double st_quantile_select(double *t, size_t n, double p);
 
+/* The p-value of H0: theta <= null against theta > null that inverts the
+ * interval iv (BCa with iv's z0 and acceleration; percentile: z0 = a = 0)
+ * made from the B resampled values t: the one-sided level at which the
+ * interval's lower end reaches null, so that the two-sided interval at
+ * confidence C lies above null exactly when this p is below (1 - C) / 2.
+ * The proportion of t below null (ties count half) is kept within [1/(2B),
+ * 1 - 1/(2B)].  A degenerate interval gives 0 or 1; none gives NaN.
+ * H0: theta >= null has p = 1 - st_boot_p_greater(...). */
+double st_boot_p_greater(const double *t, size_t B, const st_interval *iv, double null);
+
 /* Name of a method as written in outputs: "none", "bca", "percentile",
- * "degenerate", "exact". */
+ * "degenerate", "exact", "random-effects". */
 const char *st_ci_name(st_ci_method m);
 
 #endif

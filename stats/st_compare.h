@@ -37,12 +37,19 @@
  *    of B's wall times over B's baseline median against A's over A's; a
  *    baseline cell is then "ungated" (no overhead), never a verdict of the
  *    four below and outside the Benjamini-Hochberg family.
+ *  - The threshold test: p_beyond = min(1, 2 min(p_up, p_down)), p_up the
+ *    p-value of H0: change <= c + t and p_down of H0: change >= c - t, each
+ *    inverting the gated interval (st_boot_p_greater), so that p_beyond <
+ *    alpha exactly when the interval lies wholly beyond a threshold.  The
+ *    p_beyond of the compared cells are adjusted by Benjamini-Hochberg too
+ *    (beyond_adjusted): the expected share of cells called slower or
+ *    faster whose change is within the threshold is then at most alpha.
  *  - Verdicts (threshold t, alpha = 1 - confidence, c the gate's centre):
- *    "slower" when the gated interval lies wholly above c + t and the
- *    adjusted p <= alpha, "faster" when wholly below c - t and adjusted
- *    p <= alpha, "same" when wholly within [c - t, c + t], else
- *    "inconclusive" (with the reason in the note).  A regression is a
- *    "slower" cell.
+ *    "slower" when the gated interval lies wholly above c + t, its
+ *    adjusted p_beyond <= alpha and the adjusted Mann-Whitney p <= alpha,
+ *    "faster" the same below c - t, "same" when wholly within [c - t, c +
+ *    t], else "inconclusive" (with the reason in the note).  A regression
+ *    is a "slower" cell.
  *  - Simulated cells (st_sim.h) are matched by label among the simulated
  *    cells of both sweeps and compared exactly: for instructions, estimated
  *    cycles and the overhead in each, the difference B - A of the medians
@@ -131,6 +138,8 @@ typedef struct st_cmp_cell {
                                       values against A's, or each run over its sweep's baseline median
                                       (overhead gate, paired or not) */
     double p_adjusted;              /* Benjamini-Hochberg; NaN when mw.p is */
+    double p_beyond;                /* the threshold test's p-value (above), NaN without a gated interval */
+    double beyond_adjusted;         /* Benjamini-Hochberg over the compared cells' p_beyond */
     const char *verdict;            /* slower, faster, same, inconclusive; ungated (a baseline, overhead gate);
                                        failed, missing (runs that did not succeed or run in B) */
     char note[384];
@@ -191,6 +200,7 @@ typedef struct st_comparison {
     int different_machines;    /* host or cpu_model differ */
     const st_inprocs *ia, *ib; /* the in-process estimates (NULL: none) */
     size_t compared;           /* cells with a p-value: the family Benjamini-Hochberg adjusts over */
+    size_t tested;             /* cells with a threshold test (p_beyond), the family of its adjustment */
     size_t slower, faster, same, inconclusive, ungated;
     size_t failed;           /* cells whose verdict is failed */
     size_t missing;          /* cells whose verdict is missing, and cells only in A */

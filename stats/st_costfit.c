@@ -86,6 +86,7 @@ static int setting_wanted(const st_cell *c, const int64_t *only, size_t nonly) {
 static void fit_data(st_costfit *out, const double *x, const double *y, const size_t *g, size_t n,
                      const st_reg_opts *opts) {
     st_fit_metric m = out->metric;
+    out->confidence = opts->confidence;
     out->cell_x = st_xmalloc((out->ncells ? out->ncells : 1) * sizeof(double));
     out->cell_y = st_xmalloc((out->ncells ? out->ncells : 1) * sizeof(double));
     double *tmp = st_xmalloc((n ? n : 1) * sizeof(double));
@@ -178,6 +179,54 @@ static int fit_one(const st_analysis *an, const st_result *base, const char *kin
         }
     }
     fit_data(out, x, y, g, n, opts);
+    /* The blocked design: the same fit on the pairs, each run minus the
+     * adjacent baseline run of its block (A/A blocks for the baseline). */
+    if (an->blocks) {
+        int64_t maxb = 0;
+        for (size_t i = 0; i < sw->nruns; i++)
+            if (sw->runs[i].block > maxb)
+                maxb = sw->runs[i].block;
+        long *partner = st_xmalloc((size_t)(maxb + 1) * sizeof *partner);
+        for (int64_t b = 0; b <= maxb; b++)
+            partner[b] = -1;
+        for (size_t i = 0; i < sw->nruns; i++)
+            if (sw->runs[i].block > 0 && sw->runs[i].role == 0 && sw->runs[i].used)
+                partner[sw->runs[i].block] = (long)i;
+        n = 0;
+        for (size_t k = 0; k <= out->ncells; k++) {
+            const st_cell *c = k == 0 ? base->cell : out->cells[k - 1]->cell;
+            for (size_t i = 0; i < c->nruns; i++) {
+                const st_run *run = &sw->runs[c->first_run + i];
+                if (!run->used || run->block <= 0 || run->role != 1 || partner[run->block] < 0)
+                    continue;
+                const st_run *p = &sw->runs[partner[run->block]];
+                double xv = k == 0 ? 0.0 : run->key[xkey];
+                double yv = run_y(sw, run, m, instr_event) - run_y(sw, p, m, instr_event);
+                if (!isfinite(xv) || !isfinite(yv))
+                    continue;
+                x[n] = xv, y[n] = yv, g[n] = k;
+                n++;
+            }
+        }
+        free(partner);
+        if (n) {
+            st_reg_data d = {n, x, y, g, out->ncells + 1, 0};
+            st_reg_opts o = *opts;
+            char key[256];
+            snprintf(key, sizeof key, "fit:%s/%s/%s#paired", out->workload, out->kind, st_fit_metric_name(m));
+            o.seed = opts->seed ^ st_fnv1a64(ST_FNV_OFFSET, key);
+            st_reg_fit_runs(&d, &o, &out->pfit);
+            out->paired = 1;
+            out->pairs = n;
+            if (m == ST_FIT_WALL || m == ST_FIT_CPU) {
+                out->pnorm.est = 1 + out->pfit.cost.est * 1e-6;
+                out->pnorm.lo = 1 + out->pfit.cost.lo * 1e-6;
+                out->pnorm.hi = 1 + out->pfit.cost.hi * 1e-6;
+            } else {
+                out->pnorm.est = out->pnorm.lo = out->pnorm.hi = NAN;
+            }
+        }
+    }
     free(x), free(y), free(g);
     return 1;
 }
@@ -315,6 +364,8 @@ int st_costfit_subset(const st_analysis *an, const char *workload, const char *k
 
 void st_costfit_free(st_costfit *c) {
     st_reg_fit_free(&c->fit);
+    if (c->paired)
+        st_reg_fit_free(&c->pfit);
     free(c->cells);
     free(c->cell_x);
     free(c->cell_y);
@@ -324,6 +375,8 @@ void st_costfit_free(st_costfit *c) {
 void st_costfits_free(st_costfits *f) {
     for (size_t i = 0; i < f->n; i++) {
         st_reg_fit_free(&f->fits[i].fit);
+        if (f->fits[i].paired)
+            st_reg_fit_free(&f->fits[i].pfit);
         free(f->fits[i].cells);
         free(f->fits[i].cell_x);
         free(f->fits[i].cell_y);
@@ -395,13 +448,27 @@ st_normres st_costfit_verdict(const st_costfits *fits, const char *workload, dou
     const st_costfit *t = st_costfit_find(fits, workload, "time", ST_FIT_WALL);
     if (!a || !t)
         return ST_NR_NA;
-    return st_norm_verdict(a->norm.lo, a->norm.hi, t->norm.lo, t->norm.hi, margin);
+    st_reg_est d = st_costfit_norm_difference(a, t);
+    return st_norm_verdict(d.lo, d.hi, margin);
+}
+
+st_reg_est st_costfit_norm_difference(const st_costfit *a, const st_costfit *t) {
+    /* The fits' resamples are independent (their own seeds) and neither
+     * slope reads the shared baseline, so the difference of replicates
+     * paired by index is a bootstrap of the difference.  In the blocked
+     * design, the fits on the pairs. */
+    int paired = a->paired && t->paired && isfinite(a->pfit.cost.lo) && isfinite(t->pfit.cost.lo);
+    st_reg_est d = st_reg_cost_difference(paired ? &a->pfit : &a->fit, paired ? &t->pfit : &t->fit, a->confidence);
+    d.est *= 1e-6, d.lo *= 1e-6, d.hi *= 1e-6;
+    return d;
 }
 
 void st_costfit_write_csv(FILE *f, const st_costfits *fits, double margin) {
     fputs("workload,kind,metric,unit,cells,runs,cost,cost_lo,cost_hi,intercept,intercept_lo,intercept_hi,"
           "base,fixed,fixed_lo,fixed_hi,fixed_frac,fixed_frac_lo,fixed_frac_hi,norm_overhead,norm_lo,norm_hi,"
-          "max_abs_residual_frac,baseline_in_slope,note,verdict\n",
+          "max_abs_residual_frac,baseline_in_slope,note,verdict,norm_diff,norm_diff_lo,norm_diff_hi,"
+          "paired_pairs,paired_cost,paired_cost_lo,paired_cost_hi,paired_fixed,paired_fixed_lo,paired_fixed_hi,"
+          "paired_norm_overhead,paired_norm_lo,paired_norm_hi\n",
           f);
     for (size_t i = 0; i < fits->n; i++) {
         const st_costfit *c = &fits->fits[i];
@@ -420,8 +487,22 @@ void st_costfit_write_csv(FILE *f, const st_costfits *fits, double margin) {
         fprintf(f, "%s,%s,%s,%s,%d,", fcsv(c->norm.est), fcsv(c->norm.lo), fcsv(c->norm.hi), fcsv(maxres),
                 r->baseline_in_slope);
         text(f, c->note, 1);
-        fprintf(f, ",%s\n",
+        fprintf(f, ",%s",
                 st_normres_word(c->metric == ST_FIT_WALL ? st_costfit_verdict(fits, c->workload, margin) : ST_NR_NA));
+        const st_costfit *ta =
+            c->metric == ST_FIT_WALL ? st_costfit_find(fits, c->workload, "alloc", ST_FIT_WALL) : NULL;
+        const st_costfit *tt =
+            c->metric == ST_FIT_WALL ? st_costfit_find(fits, c->workload, "time", ST_FIT_WALL) : NULL;
+        st_reg_est d = {NAN, NAN, NAN};
+        if (ta && tt)
+            d = st_costfit_norm_difference(ta, tt);
+        fprintf(f, ",%s,%s,%s", fcsv(d.est), fcsv(d.lo), fcsv(d.hi));
+        if (c->paired)
+            fprintf(f, ",%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", c->pairs, fcsv(c->pfit.cost.est), fcsv(c->pfit.cost.lo),
+                    fcsv(c->pfit.cost.hi), fcsv(c->pfit.fixed.est), fcsv(c->pfit.fixed.lo), fcsv(c->pfit.fixed.hi),
+                    fcsv(c->pnorm.est), fcsv(c->pnorm.lo), fcsv(c->pnorm.hi));
+        else
+            fputs(",0,,,,,,,,,\n", f);
     }
 }
 
@@ -456,10 +537,10 @@ static void write_verdict_line(FILE *f, const st_costfits *fits, double margin) 
     char m[32];
     snprintf(m, sizeof m, "%g%%", margin * 100);
     fprintf(f,
-            "By the regressions (the alloc and time **per 1000/s** intervals above, judged like the "
-            "allocation-vs-time table: cheaper when one interval lies wholly below the other, equivalent within "
-            "%s when the larger upper end minus the smaller lower end is at most %s): resolved on %zu of %zu "
-            "workloads: allocation cheaper: ",
+            "By the regressions (the difference of the alloc and time **per 1000/s** values above, alloc minus "
+            "time, with the interval of the difference of the two fits' bootstrap replicates, judged like the "
+            "allocation-vs-time table: cheaper when the interval excludes 0 on that side, equivalent within %s "
+            "when it lies within +-%s): resolved on %zu of %zu workloads: allocation cheaper: ",
             m, m, resolved, judged);
     verdict_list(f, fits, margin, ST_NR_ALLOC);
     fputs("; time cheaper: ", f);
@@ -511,8 +592,12 @@ void st_costfit_write_md(FILE *f, const st_analysis *an) {
           "median distance from the line, in % of the baseline, from fewest to most samples (a cost that is "
           "not linear in the samples shows here); **per-cell**: the range of the per-cell ratio costs the fit "
           "replaces.\n\n"
+          "In a blocked sweep the same fit is also made on the **pairs** (each run minus the adjacent run of its "
+          "baseline in the same block, the baseline's A/A blocks at 0 samples), where the noise a block's two runs "
+          "share cancels: **pairs cost** and **pairs per 1000/s**; the verdict line below then uses them.\n\n"
           "| workload | kind | cells | cost (us) | per 1000/s | fixed (ms) | fixed (%) | residuals (%) | per-cell "
-          "costs (us) | CPU cost (us) | note |\n|---|---|---|---|---|---|---|---|---|---|---|\n",
+          "costs (us) | CPU cost (us) | pairs cost (us) | pairs per 1000/s | note |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
           f);
     int rows = 0;
     for (size_t i = 0; fits && i < fits->n; i++) {
@@ -541,11 +626,13 @@ void st_costfit_write_md(FILE *f, const st_analysis *an) {
         else
             fputs(" | n/a", f);
         fprintf(f, " | %s | ", cpu ? est_md(cpu->fit.cost, 1e-3, 3) : "n/a");
+        fprintf(f, "%s | %s | ", c->paired ? est_md(c->pfit.cost, 1e-3, 3) : "n/a",
+                c->paired ? est_md(c->pnorm, 1, 4) : "n/a");
         text(f, c->note, 0);
         fputs(" |\n", f);
     }
     if (!rows)
-        fputs("| n/a | no workload with a baseline and sampling cells | | | | | | | | | |\n", f);
+        fputs("| n/a | no workload with a baseline and sampling cells | | | | | | | | | | | |\n", f);
     fputc('\n', f);
     if (fits)
         write_verdict_line(f, fits, an->margin);

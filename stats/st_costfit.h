@@ -57,6 +57,14 @@ typedef struct st_costfit {
     size_t skipped;        /* used runs left out (x or y not a number) */
     st_reg_est norm;       /* 1 + cost * 1000 samples/s (time metrics; NaN for counts) */
     st_reg_est fixed_frac; /* fixed / base */
+    double confidence;     /* of its intervals */
+    /* The blocked design: the same fit on the pairs (each run minus the
+     * adjacent baseline run of its block; the baseline's A/A blocks at x = 0):
+     * the block's shared noise cancels in each pair. */
+    int paired;       /* 1: pfit, pairs and pnorm are set */
+    size_t pairs;     /* pairs in it */
+    st_reg_fit pfit;  /* its cost is per sample; its fixed cost is the intercept minus the A/A pairs' median */
+    st_reg_est pnorm; /* 1 + pfit cost * 1000 samples/s */
     char note[256];
 } st_costfit;
 
@@ -84,10 +92,17 @@ const st_costfit *st_costfit_find(const st_costfits *f, const char *workload, co
 /* Outputs (docs/STATISTICS.md): regress.csv and the summary.md section
  * (plotdata/regress.dat is a row of stats/st_plotdata.h, written by st_report.c). */
 #include <stdio.h>
-/* regress.csv's last column, verdict: on a wall-time row, the allocation-vs-time
- * verdict of the workload's two wall-time fits' normalized intervals
- * (st_norm_verdict with margin); "na" on the other rows. */
+/* regress.csv's column verdict: on a wall-time row, the allocation-vs-time
+ * verdict of the interval of the difference of the workload's two wall-time
+ * fits' normalized overheads (st_costfit_norm_difference, st_norm_verdict
+ * with margin); "na" on the other rows.  norm_diff, norm_diff_lo,
+ * norm_diff_hi after it: that difference and its interval. */
 void st_costfit_write_csv(FILE *f, const st_costfits *fits, double margin);
+/* alloc minus time normalized overhead per 1000 samples/s of two wall-time
+ * fits, with the percentile interval of the difference of their bootstrap
+ * replicates paired by index (independent resamples; neither slope reads
+ * the shared baseline). */
+st_reg_est st_costfit_norm_difference(const st_costfit *a, const st_costfit *t);
 /* That verdict for one workload (ST_NR_NA without both fits or intervals). */
 st_normres st_costfit_verdict(const st_costfits *fits, const char *workload, double margin);
 void st_costfit_write_md(FILE *f, const st_analysis *an);

@@ -1,6 +1,7 @@
 /* st_db.c - reads results.db (cells, measured runs, stats keys, supported counters, meta). */
 #include "st_db.h"
 #include "st_util.h"
+#include "sgc_statsrec.h"
 
 #include <errno.h>
 #include <math.h>
@@ -19,14 +20,6 @@ const char *st_schema_sql(void) { return fc_schema_sql; }
 #define KEY_NAME(key, type, value, what) #key,
 static const char *const key_names[ST_NKEYS] = {SGC_STATS_KEYS(KEY_NAME)};
 #undef KEY_NAME
-/* Keys whose values cannot be negative (types U64 and DEC3). */
-#define UNSIGNED_U64 1
-#define UNSIGNED_DEC3 1
-#define UNSIGNED_INT 0
-#define UNSIGNED_WORD 0
-#define KEY_UNSIGNED(key, type, value, what) UNSIGNED_##type,
-static const char key_unsigned[ST_NKEYS] = {SGC_STATS_KEYS(KEY_UNSIGNED)};
-#undef KEY_UNSIGNED
 
 const char *st_key_name(st_key k) { return key_names[k]; }
 
@@ -36,6 +29,8 @@ typedef struct loader {
     const char *path; /* DIR/results.db, for messages */
     char *err;
     size_t errlen;
+    long bad_run;                /* the first ok run whose record breaks the rules (sgc_statsrec.h), or -1 */
+    sgc_statsrec_error bad_rule; /* the rule it breaks */
 } loader;
 
 static int fail(loader *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -313,6 +308,20 @@ static int cmp_key_index(const void *a, const void *b) {
     return strcmp(key_names[*(const int *)a], key_names[*(const int *)b]);
 }
 
+/* Judges the record of run i (its n keys and values) by the stats record's
+ * rules (runtime/sgc_statsrec.h), the harness's own: an ok run's record
+ * that breaks one is kept in L->bad_run for check_values, which names its
+ * cell.  No key is required: sweeps of older versions, and the tests'
+ * databases, hold fewer keys (a missing key is a missing value).  A failed
+ * run's record is not judged: the harness may have failed it for exactly
+ * that, and it is not analysed. */
+static void judge_record(loader *L, const st_sweep *sw, long i, char **keys, char **values, int n) {
+    if (i < 0 || L->bad_run >= 0 || !sw->runs[i].status_ok)
+        return;
+    if (sgc_statsrec_judge((const char *const *)keys, (const char *const *)values, NULL, n, 0, &L->bad_rule) != 0)
+        L->bad_run = i;
+}
+
 static int load_stats(loader *L, st_sweep *sw, const run_ref *refs) {
     int order[ST_NKEYS];
     for (int k = 0; k < ST_NKEYS; k++)
@@ -321,19 +330,46 @@ static int load_stats(loader *L, st_sweep *sw, const run_ref *refs) {
     sqlite3_stmt *st;
     if (prepare(L,
                 "SELECT s.run_id, s.key, s.value FROM run_stats s JOIN runs r ON r.run_id = s.run_id "
-                "WHERE r.round > 0",
+                "WHERE r.round > 0 ORDER BY s.run_id",
                 &st, "the stats records (run_stats)"))
         return 2;
+    /* One run's record at a time (the rows come by run), for judge_record. */
+    int n = 0, cap = 64;
+    char **keys = st_xmalloc((size_t)cap * sizeof *keys), **values = st_xmalloc((size_t)cap * sizeof *values);
+    long cur = -1;
+    int64_t cur_id = 0;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        long i = find_run(refs, sw->nruns, sqlite3_column_int64(st, 0));
+        int64_t id = sqlite3_column_int64(st, 0);
+        if (n && id != cur_id) {
+            judge_record(L, sw, cur, keys, values, n);
+            for (int j = 0; j < n; j++)
+                free(keys[j]), free(values[j]);
+            n = 0;
+        }
+        cur_id = id;
+        long i = cur = find_run(refs, sw->nruns, id);
         const char *key = (const char *)sqlite3_column_text(st, 1);
         if (i < 0 || !key)
             continue;
+        const char *value = (const char *)sqlite3_column_text(st, 2);
+        if (n == cap) {
+            cap *= 2;
+            keys = st_xrealloc(keys, (size_t)cap * sizeof *keys);
+            values = st_xrealloc(values, (size_t)cap * sizeof *values);
+        }
+        keys[n] = st_xstrdup(key);
+        values[n++] = st_xstrdup(value ? value : "");
         const int *hit = bsearch(key, order, ST_NKEYS, sizeof *order, cmp_key_name);
         if (hit)
             sw->runs[i].key[*hit] = real_or_nan(st, 2);
     }
+    if (n)
+        judge_record(L, sw, cur, keys, values, n);
+    for (int j = 0; j < n; j++)
+        free(keys[j]), free(values[j]);
+    free(keys);
+    free(values);
     if (rc != SQLITE_DONE) {
         sqlite3_finalize(st);
         return fail_sql(L, "the stats records (run_stats)");
@@ -501,35 +537,44 @@ static int check_values(loader *L, const st_sweep *sw) {
 #define IMPOSSIBLE(fmt, ...)                                                                                      \
     return fail(L, "run %lld (cell %s, round %lld): " fmt ": impossible (the database is damaged or was edited)", \
                 (long long)r->run_id, c->label, (long long)r->round, __VA_ARGS__)
+#define IMPOSSIBLE_RULE(rule)                                                                                         \
+    return fail(L, "run %lld (cell %s, round %lld): %s the database is damaged or was edited)", (long long)r->run_id, \
+                c->label, (long long)r->round, rule)
             if (r->status_ok && !isnan(r->wall_ns) && (r->wall_ns <= 0 || r->wall_ns > ST_MAX_WALL_NS))
                 IMPOSSIBLE("wall time %.0f ns", r->wall_ns);
             if (r->user_ns < 0 || r->sys_ns < 0 || r->maxrss_kb < 0)
                 IMPOSSIBLE("negative CPU time or memory (user %.0f ns, sys %.0f ns, maxrss %.0f KiB)", r->user_ns,
                            r->sys_ns, r->maxrss_kb);
-            for (int k = 0; k < ST_NKEYS; k++)
-                if (key_unsigned[k] && r->key[k] < 0)
-                    IMPOSSIBLE("stats record %s = %g", key_names[k], r->key[k]);
-            double samples = r->key[ST_K_alloc_samples], points = r->key[ST_K_alloc_sample_points];
-            double bytes = r->key[ST_K_bytes_allocated], period = r->key[ST_K_alloc_period];
+            /* The record's own rules, the harness's (judge_record); then
+             * what it must agree on with its cell.  A failed run's record
+             * is neither judged nor analysed: the harness may have failed
+             * it for exactly this. */
+            char rule[512];
+            snprintf(rule, sizeof rule, "%s%s: impossible (%s;",
+                     L->bad_rule.kind == SGC_STATSREC_VALUE ? "stats record " : "", L->bad_rule.what, L->bad_rule.why);
+            /* A value that is not one first; values that cannot go together
+             * after what the cell says (samples with sampling off). */
+            if ((long)j == L->bad_run && L->bad_rule.kind != SGC_STATSREC_CONSISTENCY)
+                IMPOSSIBLE_RULE(rule);
+            if (!r->status_ok)
+                continue;
+            double samples = r->key[ST_K_alloc_samples], period = r->key[ST_K_alloc_period];
             double tsamples = r->key[ST_K_time_samples];
             if (!alloc && samples > 0)
                 IMPOSSIBLE("%.0f allocation samples with allocation sampling off", samples);
             if (!time && tsamples > 0)
                 IMPOSSIBLE("%.0f time samples with time sampling off", tsamples);
-            if (samples > points)
-                IMPOSSIBLE("%.0f allocation samples from %.0f sample points", samples, points);
-            if (points > bytes)
-                IMPOSSIBLE("%.0f sample points in %.0f bytes allocated", points, bytes);
             /* The timer cannot fire faster than its rate; twice the rate
              * over the whole run, plus 100, is far beyond any jitter. */
             if (time && !isnan(r->wall_ns) && tsamples > 2.0 * (double)c->time_hz * r->wall_ns / 1e9 + 100)
                 IMPOSSIBLE("%.0f time samples in %.3f s at %lld Hz", tsamples, r->wall_ns / 1e9, (long long)c->time_hz);
-            /* A failed run may be failed for exactly this (the harness
-             * judges it so and keeps its record): only ok runs must agree. */
-            if (r->status_ok && !isnan(period) && period != (double)c->alloc_period)
+            if (!isnan(period) && period != (double)c->alloc_period)
                 IMPOSSIBLE("the stats record's alloc_period %.0f is not the cell's %lld", period,
                            (long long)c->alloc_period);
+            if ((long)j == L->bad_run)
+                IMPOSSIBLE_RULE(rule);
 #undef IMPOSSIBLE
+#undef IMPOSSIBLE_RULE
         }
     }
     return 0;
@@ -551,7 +596,7 @@ int st_sweep_load(const char *dir, st_sweep *sw, char *err, size_t errlen) {
     size_t plen = strlen(dir) + sizeof "/results.db";
     char *path = st_xmalloc(plen);
     snprintf(path, plen, "%s/results.db", dir);
-    loader L = {NULL, path, err, errlen};
+    loader L = {NULL, path, err, errlen, -1, {0}};
     int rc = 0;
     if (stat(path, &sb) != 0) {
         rc =

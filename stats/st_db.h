@@ -21,6 +21,10 @@
  *    "used" when status = 'ok' and wall_ns > 0; the rest are "failed".
  *  - Missing values (NULL columns, absent stats keys or counters, values
  *    that are not numbers) are NaN, never 0.
+ *  - The stored stats record of every ok run follows the record's rules
+ *    (runtime/sgc_statsrec.h, the harness's own), no key required; one that
+ *    does not is a damaged or edited database (exit 2, naming the run and
+ *    the rule).  A failed run's record is neither judged nor analysed.
  *  - All strings are owned by the st_sweep and freed by st_sweep_free.
  */
 #ifndef ST_DB_H

@@ -62,6 +62,8 @@ void st_inproc_blocks(const st_seg *segs, size_t n, st_blocks *out) {
     out->work_iterations = nb > 0 && all_iter;
     out->log_ratio = st_xmalloc((nb ? nb : 1) * sizeof(double));
     out->sps = st_xmalloc((nb ? nb : 1) * sizeof(double));
+    out->run_of = st_xmalloc((nb ? nb : 1) * sizeof(int64_t));
+    out->block_of = st_xmalloc((nb ? nb : 1) * sizeof(int64_t));
     int64_t last_run = 0;
     for (size_t b = 0; b < nb; b++) {
         double cpu[2] = {0, 0}, work[2] = {0, 0}, samples_b = 0;
@@ -82,6 +84,8 @@ void st_inproc_blocks(const st_seg *segs, size_t n, st_blocks *out) {
         if (out->n == 0 || blocks[b][0]->run != last_run)
             out->runs++;
         last_run = blocks[b][0]->run;
+        out->run_of[out->n] = blocks[b][0]->run;
+        out->block_of[out->n] = blocks[b][0]->block;
         out->log_ratio[out->n] = log((cpu[1] / work[1]) / (cpu[0] / work[0]));
         out->sps[out->n] = samples_b / (cpu[1] / 1e9);
         out->n++;
@@ -93,6 +97,8 @@ void st_inproc_blocks(const st_seg *segs, size_t n, st_blocks *out) {
 void st_blocks_free(st_blocks *b) {
     free(b->log_ratio);
     free(b->sps);
+    free(b->run_of);
+    free(b->block_of);
     memset(b, 0, sizeof *b);
 }
 
@@ -112,16 +118,14 @@ static double stat_norm(const double *m, const double *m0) {
     return 1.0 + (exp(m[0]) - 1.0) * 1000.0 / m[1];
 }
 
-void st_inproc_estimate(const st_seg *segs, size_t n, const st_boot_opts *opts, st_inproc *out) {
-    memset(out, 0, sizeof *out);
-    st_inproc_blocks(segs, n, &out->blocks);
-    const st_blocks *b = &out->blocks;
-    st_sample s1 = {b->n, {b->log_ratio, b->sps}};
+/* The three estimates over blocks lr[0..n-1], sps[]: one-sample BCa;
+ * samples the writer did not count give the ratio alone. */
+static void estimate_blocks(const double *lr, const double *sps, size_t n, int uncounted, const st_boot_opts *opts,
+                            st_interval *iv) {
+    st_sample s1 = {n, {lr, sps}};
     const st_stat stats[3] = {{stat_ratio, 0}, {stat_cost, 0}, {stat_norm, 0}};
-    st_interval iv[3];
-    /* Samples the writer did not count give the ratio alone. */
-    st_bootstrap(&s1, NULL, stats, b->uncounted ? 1 : 3, opts, iv);
-    if (b->uncounted)
+    st_bootstrap(&s1, NULL, stats, uncounted ? 1 : 3, opts, iv);
+    if (uncounted)
         iv[1] = iv[2] = (st_interval){.est = NAN,
                                       .lo = NAN,
                                       .hi = NAN,
@@ -129,6 +133,14 @@ void st_inproc_estimate(const st_seg *segs, size_t n, const st_boot_opts *opts, 
                                       .why = "samples not counted",
                                       .z0 = NAN,
                                       .accel = NAN};
+}
+
+void st_inproc_estimate(const st_seg *segs, size_t n, const st_boot_opts *opts, st_inproc *out) {
+    memset(out, 0, sizeof *out);
+    st_inproc_blocks(segs, n, &out->blocks);
+    const st_blocks *b = &out->blocks;
+    st_interval iv[3];
+    estimate_blocks(b->log_ratio, b->sps, b->n, b->uncounted, opts, iv);
     out->ratio = iv[0];
     out->cost_ns = iv[1];
     out->norm = iv[2];
@@ -145,7 +157,145 @@ void st_inproc_estimate(const st_seg *segs, size_t n, const st_boot_opts *opts, 
     }
 }
 
-void st_inproc_free(st_inproc *e) { st_blocks_free(&e->blocks); }
+void st_inproc_free(st_inproc *e) {
+    st_blocks_free(&e->blocks);
+    free(e->procs);
+    free(e->reps);
+    e->procs = NULL, e->reps = NULL, e->nprocs = e->nreps = 0;
+}
+
+static void no_iv(st_interval *iv, const char *why) {
+    *iv = (st_interval){.est = NAN, .lo = NAN, .hi = NAN, .method = ST_CI_NONE, .why = why, .z0 = NAN, .accel = NAN};
+}
+
+/* Units' estimates and standard errors of statistic s (0 ratio on the log
+ * scale, 1 cost, 2 normalized) of the processes p[0..n-1] combined. */
+static void combine_procs(st_inproc_proc *const *p, size_t n, int s, double confidence, st_interval *out, st_re *re) {
+    double *est = st_xmalloc((n ? n : 1) * sizeof *est), *se = st_xmalloc((n ? n : 1) * sizeof *se);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const st_interval *iv = s == 0 ? &p[i]->ratio : s == 1 ? &p[i]->cost_ns : &p[i]->norm;
+        double e = s == 0 ? (iv->est > 0 ? log(iv->est) : NAN) : iv->est;
+        if (!isfinite(e))
+            continue;
+        est[k] = e;
+        se[k++] = st_interval_se(iv, s == 0, confidence);
+    }
+    st_re r;
+    st_re_combine(est, se, k, -1, 0, confidence, &r);
+    if (k < n || !isfinite(r.lo)) {
+        no_iv(out, k < n ? "undefined in some process" : r.why);
+        out->est = k == n && isfinite(r.est) ? (s == 0 ? exp(r.est) : r.est) : NAN;
+    } else {
+        out->est = s == 0 ? exp(r.est) : r.est;
+        out->lo = s == 0 ? exp(r.lo) : r.lo;
+        out->hi = s == 0 ? exp(r.hi) : r.hi;
+        out->method = ST_CI_RANDOM;
+        out->why = r.weighted ? NULL : r.why;
+        out->z0 = out->accel = NAN;
+    }
+    if (re)
+        *re = r;
+    free(est);
+    free(se);
+}
+
+void st_inproc_levels(st_inproc *e, const st_boot_opts *opts, int (*replicate_of)(int64_t run, void *ctx), void *ctx) {
+    const st_blocks *b = &e->blocks;
+    free(e->procs);
+    free(e->reps);
+    e->procs = st_xcalloc(b->n ? b->n : 1, sizeof *e->procs);
+    e->nprocs = e->nreps = 0;
+    e->steady_after = e->steady_none = e->untested = e->dropped = e->kept = 0;
+    e->rep_tau = e->rep_tau_family = e->rep_within = NAN;
+    /* Processes: runs of consecutive blocks (st_inproc_blocks orders them by run). */
+    for (size_t i = 0; i < b->n;) {
+        size_t j = i;
+        while (j < b->n && b->run_of[j] == b->run_of[i])
+            j++;
+        st_inproc_proc *p = &e->procs[e->nprocs];
+        p->run = b->run_of[i];
+        p->replicate = replicate_of ? replicate_of(p->run, ctx) : 0;
+        p->first = i;
+        p->blocks = j - i;
+        st_cp_find(b->log_ratio + i, j - i, &p->cp);
+        size_t start = p->cp.steady == ST_STEADY_AFTER ? p->cp.start : 0;
+        p->kept = p->blocks - start;
+        e->steady_after += p->cp.steady == ST_STEADY_AFTER;
+        e->steady_none += p->cp.steady == ST_STEADY_NONE;
+        e->untested += p->cp.steady == ST_STEADY_UNTESTED;
+        e->dropped += start;
+        e->kept += p->kept;
+        st_boot_opts po = *opts;
+        char tag[48];
+        snprintf(tag, sizeof tag, "#proc%zu", e->nprocs);
+        po.seed = opts->seed ^ st_fnv1a64(ST_FNV_OFFSET, tag);
+        st_interval iv[3];
+        estimate_blocks(b->log_ratio + i + start, b->sps + i + start, p->kept, b->uncounted, &po, iv);
+        p->ratio = iv[0], p->cost_ns = iv[1], p->norm = iv[2];
+        e->nprocs++;
+        i = j;
+    }
+    /* Replicates, in index order, each its processes combined. */
+    e->reps = st_xcalloc(e->nprocs ? e->nprocs : 1, sizeof *e->reps);
+    st_inproc_proc **in = st_xmalloc((e->nprocs ? e->nprocs : 1) * sizeof *in);
+    int *ids = st_xmalloc((e->nprocs ? e->nprocs : 1) * sizeof *ids);
+    size_t nids = 0;
+    for (size_t c = 0; c < e->nprocs; c++) {
+        size_t k = 0;
+        while (k < nids && ids[k] != e->procs[c].replicate)
+            k++;
+        if (k == nids)
+            ids[nids++] = e->procs[c].replicate;
+    }
+    for (size_t x = 1; x < nids; x++) /* ascending */
+        for (size_t y = x; y > 0 && ids[y - 1] > ids[y]; y--) {
+            int t = ids[y];
+            ids[y] = ids[y - 1];
+            ids[y - 1] = t;
+        }
+    for (size_t x = 0; x < nids; x++) {
+        size_t n = 0;
+        for (size_t c = 0; c < e->nprocs; c++)
+            if (e->procs[c].replicate == ids[x])
+                in[n++] = &e->procs[c];
+        st_inproc_rep *r = &e->reps[e->nreps++];
+        r->replicate = ids[x];
+        r->processes = n;
+        if (n == 1) {
+            r->level = ST_LEVEL_BLOCKS;
+            r->ratio = in[0]->ratio, r->cost_ns = in[0]->cost_ns, r->norm = in[0]->norm;
+            st_re_combine(NULL, NULL, 0, -1, 0, opts->confidence, &r->re);
+            r->re.why = "one process: the interval covers its blocks only";
+        } else {
+            r->level = ST_LEVEL_PROCESSES;
+            combine_procs(in, n, 0, opts->confidence, &r->ratio, &r->re);
+            if (b->uncounted) {
+                no_iv(&r->cost_ns, "samples not counted");
+                no_iv(&r->norm, "samples not counted");
+            } else {
+                combine_procs(in, n, 1, opts->confidence, &r->cost_ns, NULL);
+                combine_procs(in, n, 2, opts->confidence, &r->norm, NULL);
+            }
+        }
+    }
+    free(ids);
+    free(in);
+    if (e->nreps) {
+        e->level = e->reps[0].level;
+        e->lv_ratio = e->reps[0].ratio, e->lv_cost_ns = e->reps[0].cost_ns, e->lv_norm = e->reps[0].norm;
+        e->re = e->reps[0].re;
+        e->lv_re = e->reps[0].re;
+    } else {
+        e->level = ST_LEVEL_BLOCKS;
+        no_iv(&e->lv_ratio, "no complete block");
+        no_iv(&e->lv_cost_ns, "no complete block");
+        no_iv(&e->lv_norm, "no complete block");
+        st_re_combine(NULL, NULL, 0, -1, 0, opts->confidence, &e->re);
+        e->lv_re = e->re;
+    }
+    e->heterogeneous = isfinite(e->re.q_p) && e->re.q_p < 1.0 - opts->confidence;
+}
 
 /* ---- Reading a series file ------------------------------------------------ */
 
@@ -555,6 +705,7 @@ out:
 
 #include <sqlite3.h>
 #include "st_paired.h"
+#include "st_replicates.h"
 #include <unistd.h>
 
 static int has_series(sqlite3 *db) {
@@ -602,6 +753,128 @@ static int design_inprocess(sqlite3 *db) {
     return yes;
 }
 
+static int rep_of(int64_t run, void *ctx) { return st_repmap_of(ctx, run); }
+
+/* Cells with processes in several replicates: the replicates' estimates
+ * combined (st_replicates.h), each cell's between-replicate variance its own
+ * or its family's. */
+static void combine_replicates(st_inprocs *ip, double confidence) {
+    size_t nc = ip->n, n = 0, nf = 0, multi = 0;
+    for (size_t i = 0; i < nc; i++) {
+        n += ip->cells[i].e.nreps;
+        multi += ip->cells[i].e.nreps > 1;
+    }
+    if (!multi)
+        return;
+    size_t *family = st_xmalloc((nc ? nc : 1) * sizeof *family);
+    char(*fname)[256] = st_xmalloc((nc ? nc : 1) * sizeof *fname);
+    for (size_t i = 0; i < nc; i++) {
+        char b[256];
+        snprintf(b, sizeof b, "%s/%s", ip->cells[i].workload, ip->cells[i].time_hz > 0 ? "time" : "other");
+        size_t f = 0;
+        while (f < nf && strcmp(fname[f], b))
+            f++;
+        if (f == nf)
+            snprintf(fname[nf++], sizeof fname[0], "%s", b);
+        family[i] = f;
+    }
+    double *est = st_xmalloc((n ? n : 1) * sizeof *est), *se = st_xmalloc((n ? n : 1) * sizeof *se);
+    size_t *cell = st_xmalloc((n ? n : 1) * sizeof *cell);
+    st_rep_comb *comb = st_xmalloc(nc * sizeof *comb);
+    for (int s = 0; s < 3; s++) {
+        size_t m = 0;
+        for (size_t i = 0; i < nc; i++)
+            for (size_t j = 0; j < ip->cells[i].e.nreps; j++) {
+                const st_inproc_rep *r = &ip->cells[i].e.reps[j];
+                const st_interval *iv = s == 0 ? &r->ratio : s == 1 ? &r->cost_ns : &r->norm;
+                double e = s == 0 ? (iv->est > 0 ? log(iv->est) : NAN) : iv->est;
+                if (!isfinite(e))
+                    continue;
+                est[m] = e, se[m] = st_interval_se(iv, s == 0, confidence), cell[m++] = i;
+            }
+        st_rep_combine_cells(est, se, cell, m, nc, family, nf, confidence, comb);
+        for (size_t i = 0; i < nc; i++) {
+            st_inproc *e = &ip->cells[i].e;
+            const st_rep_comb *o = &comb[i];
+            if (e->nreps < 2 || o->k < 2)
+                continue;
+            st_interval *iv = s == 0 ? &e->lv_ratio : s == 1 ? &e->lv_cost_ns : &e->lv_norm;
+            if (isfinite(o->re.lo)) {
+                iv->est = s == 0 ? exp(o->re.est) : o->re.est;
+                iv->lo = s == 0 ? exp(o->re.lo) : o->re.lo;
+                iv->hi = s == 0 ? exp(o->re.hi) : o->re.hi;
+                iv->method = ST_CI_RANDOM, iv->why = NULL, iv->z0 = iv->accel = NAN;
+            } else {
+                no_iv(iv, "no interval over replicates");
+            }
+            e->level = ST_LEVEL_REPLICATES;
+            if (s == 0)
+                e->lv_re = o->re;
+            if (s == 0) {
+                e->rep_tau = sqrt(o->tau2_cell);
+                e->rep_tau_family = sqrt(o->tau2_family);
+                e->rep_within = o->within;
+            }
+        }
+    }
+    free(family), free(fname), free(est), free(se), free(cell), free(comb);
+}
+
+/* The family of cell x (its kind and setting), "" when it has none (a depth cell). */
+static void family_key(const st_inproc_cell *x, char *b, size_t size) {
+    if (isfinite(x->depth))
+        b[0] = 0;
+    else if (!strcmp(x->kind, "baseline"))
+        snprintf(b, size, "A/A");
+    else
+        snprintf(b, size, "%s %s %lld %s %lld", x->kind, x->alloc_mode, x->alloc_period, x->time_clock, x->time_hz);
+}
+
+/* Simultaneous intervals of every family (st_inproc_cell): each cell's
+ * ratio at 1 - alpha / m, from its random-effects combination, or, for a
+ * cell of one process, from its blocks' bootstrap at that level. */
+static void families(st_inprocs *ip, const st_boot_opts *opts) {
+    double alpha = 1.0 - opts->confidence;
+    for (size_t i = 0; i < ip->n; i++) {
+        st_inproc_cell *x = &ip->cells[i];
+        x->family_size = 0;
+        x->sim_lo = x->sim_hi = NAN;
+        char k[256], k2[256];
+        family_key(x, k, sizeof k);
+        if (!k[0] || x->e.lv_ratio.method == ST_CI_NONE)
+            continue;
+        for (size_t j = 0; j < ip->n; j++) {
+            family_key(&ip->cells[j], k2, sizeof k2);
+            x->family_size += !strcmp(k, k2) && ip->cells[j].e.lv_ratio.method != ST_CI_NONE;
+        }
+    }
+    for (size_t i = 0; i < ip->n; i++) {
+        st_inproc_cell *x = &ip->cells[i];
+        st_inproc *e = &x->e;
+        if (!x->family_size)
+            continue;
+        double conf = 1.0 - alpha / (double)x->family_size;
+        if (x->family_size == 1) {
+            x->sim_lo = e->lv_ratio.lo, x->sim_hi = e->lv_ratio.hi;
+        } else if (e->lv_ratio.method == ST_CI_RANDOM) {
+            double lo, hi;
+            st_re_at(&e->lv_re, conf, &lo, &hi);
+            x->sim_lo = exp(lo), x->sim_hi = exp(hi);
+        } else if (e->nprocs == 1) {
+            const st_inproc_proc *p = &e->procs[0];
+            size_t start = p->blocks - p->kept;
+            st_boot_opts po = *opts;
+            po.confidence = conf;
+            po.seed = (opts->seed ^ st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, x->label), "#inproc")) ^
+                      st_fnv1a64(ST_FNV_OFFSET, "#proc0");
+            st_interval iv[3];
+            estimate_blocks(e->blocks.log_ratio + p->first + start, e->blocks.sps + p->first + start, p->kept, 1, &po,
+                            iv);
+            x->sim_lo = iv[0].lo, x->sim_hi = iv[0].hi;
+        }
+    }
+}
+
 int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, char *err, size_t errlen) {
     memset(out, 0, sizeof *out);
     char path[4096];
@@ -617,18 +890,41 @@ int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, c
         return 0;
     }
     out->design_inprocess = design_inprocess(db);
+    st_repmap reps;
+    char why[512];
+    if (st_repmap_read(db, &reps, why, sizeof why)) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        sqlite3_close(db);
+        return -1;
+    }
+    /* Databases written before the segments table had cpu_clock (freecheck's
+     * own runtime alone, thread CPU time) lack the column; depth (the depth
+     * cells are no family's) and backend (the simulated part's cells, 'sim',
+     * never alternate) are optional columns of cells too. */
+    sqlite3_stmt *probe;
+    int has_clock = sqlite3_prepare_v2(db, "SELECT cpu_clock FROM segments LIMIT 0", -1, &probe, NULL) == SQLITE_OK;
+    sqlite3_finalize(probe);
+    int has_backend = sqlite3_prepare_v2(db, "SELECT backend FROM cells LIMIT 0", -1, &probe, NULL) == SQLITE_OK;
+    sqlite3_finalize(probe);
+    int has_depth = sqlite3_prepare_v2(db, "SELECT depth FROM cells LIMIT 0", -1, &probe, NULL) == SQLITE_OK;
+    sqlite3_finalize(probe);
+    char cq[512], sq[768];
+    snprintf(cq, sizeof cq,
+             "SELECT cell_id, workload, label, kind, alloc_period, time_hz, alloc_mode, time_clock, %s "
+             "FROM cells %s ORDER BY cell_id",
+             has_depth ? "depth" : "NULL", has_backend ? "WHERE backend != 'sim'" : "");
+    snprintf(sq, sizeof sq,
+             "SELECT s.run_id, s.block, s.pos, s.kind, s.end_, s.cpu_ns, s.bytes, s.iterations, "
+             "s.alloc_samples, s.time_samples, s.alloc_points, s.sampled_bytes, s.on_, %s "
+             "FROM segments s JOIN runs r ON r.run_id = s.run_id "
+             "WHERE r.cell_id = ? AND r.status = 'ok' AND r.round > 0 ORDER BY s.run_id, s.idx",
+             has_clock ? "s.cpu_clock" : "NULL");
     sqlite3_stmt *cells, *segs;
-    if (sqlite3_prepare_v2(
-            db, "SELECT cell_id, workload, label, kind, alloc_period, time_hz, alloc_mode FROM cells ORDER BY cell_id",
-            -1, &cells, NULL) != SQLITE_OK ||
-        sqlite3_prepare_v2(
-            db,
-            "SELECT s.run_id, s.block, s.pos, s.kind, s.end_, s.cpu_ns, s.bytes, s.iterations, "
-            "s.alloc_samples, s.time_samples, s.alloc_points, s.sampled_bytes, s.on_ FROM segments s JOIN runs r ON r.run_id = s.run_id "
-            "WHERE r.cell_id = ? AND r.status = 'ok' AND r.round > 0 ORDER BY s.run_id, s.idx",
-            -1, &segs, NULL) != SQLITE_OK) {
+    if (sqlite3_prepare_v2(db, cq, -1, &cells, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, sq, -1, &segs, NULL) != SQLITE_OK) {
         snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
         sqlite3_close(db);
+        st_repmap_free(&reps);
         return -1;
     }
     st_inproc_cell *c = NULL;
@@ -643,6 +939,9 @@ int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, c
         x->workload = strdup((const char *)sqlite3_column_text(cells, 1));
         x->label = strdup((const char *)sqlite3_column_text(cells, 2));
         x->kind = strdup((const char *)sqlite3_column_text(cells, 3));
+        x->alloc_mode = st_xstrdup((const char *)sqlite3_column_text(cells, 6));
+        x->time_clock = st_xstrdup((const char *)sqlite3_column_text(cells, 7));
+        x->depth = sqlite3_column_type(cells, 8) == SQLITE_NULL ? NAN : sqlite3_column_double(cells, 8);
         if (!x->workload || !x->label || !x->kind)
             st_out_of_memory();
         x->alloc_period = sqlite3_column_int64(cells, 4);
@@ -665,11 +964,22 @@ int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, c
             g->cpu_ns = sqlite3_column_double(segs, 5);
             g->bytes = sqlite3_column_double(segs, 6);
             g->iterations = sqlite3_column_double(segs, 7);
+            g->uncounted = 0; /* the runtime counts every sample (buf is reused: set every field) */
             g->samples = (alloc || none ? sqlite3_column_double(segs, 8) : 0) +
                          (time || none ? sqlite3_column_double(segs, 9) : 0);
+            /* NULL: the writer listed the field as unmeasured (docs/FORMATS.md). */
+            g->uncounted = ((alloc || none) && sqlite3_column_type(segs, 8) == SQLITE_NULL) ||
+                           ((time || none) && sqlite3_column_type(segs, 9) == SQLITE_NULL);
+            const char *clk = (const char *)sqlite3_column_text(segs, 13);
+            if (!clk)
+                clk = "thread"; /* freecheck's runtime before the column: its thread's CPU time */
+            if (!x->cpu_clock[0])
+                snprintf(x->cpu_clock, sizeof x->cpu_clock, "%s", clk);
+            else if (strcmp(x->cpu_clock, clk))
+                snprintf(x->cpu_clock, sizeof x->cpu_clock, "mixed");
             /* The sampling rule per segment: a B segment is a fresh session,
              * so it takes floor(bytes / period) points; an A segment none. */
-            if (fixed) {
+            if (fixed && sqlite3_column_type(segs, 10) != SQLITE_NULL && sqlite3_column_type(segs, 11) != SQLITE_NULL) {
                 sqlite3_int64 pts = sqlite3_column_int64(segs, 10), sb = sqlite3_column_int64(segs, 11);
                 int on = sqlite3_column_int(segs, 12);
                 sqlite3_int64 want = on ? (sqlite3_int64)g->bytes / x->alloc_period : 0;
@@ -681,6 +991,7 @@ int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, c
         st_boot_opts bo = *opts;
         bo.seed = opts->seed ^ st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, x->label), "#inproc");
         st_inproc_estimate(buf, n, &bo, &x->e);
+        st_inproc_levels(&x->e, &bo, rep_of, &reps);
         nc++;
     }
     sqlite3_finalize(cells);
@@ -689,81 +1000,206 @@ int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, c
     free(buf);
     out->cells = c;
     out->n = nc;
+    out->replicates = reps.k;
+    out->confidence = opts->confidence;
+    combine_replicates(out, opts->confidence);
+    families(out, opts);
+    st_repmap_free(&reps);
     return 0;
 }
 
 void st_inprocs_free(st_inprocs *p) {
     for (size_t i = 0; i < p->n; i++) {
         free(p->cells[i].workload), free(p->cells[i].label), free(p->cells[i].kind);
+        free(p->cells[i].alloc_mode), free(p->cells[i].time_clock);
         st_inproc_free(&p->cells[i].e);
     }
     free(p->cells);
     memset(p, 0, sizeof *p);
 }
 
+static double lo_or_nan(const st_interval *iv) { return iv->method == ST_CI_NONE ? NAN : iv->lo; }
+static double hi_or_nan(const st_interval *iv) { return iv->method == ST_CI_NONE ? NAN : iv->hi; }
+
+/* The verdict of [lo, hi] at the margin (st_paired_verdict's rules). */
+static st_verdict verdict_of(double lo, double hi, double margin) {
+    st_interval iv = {.est = 1, .lo = lo, .hi = hi, .method = isfinite(lo) && isfinite(hi) ? ST_CI_BCA : ST_CI_NONE};
+    return st_paired_verdict(&iv, margin);
+}
+
+/* "steady" column text of a cell: its processes' steady states. */
+static const char *steady_text(const st_inproc *e, char *b, size_t size) {
+    size_t flat = e->nprocs - e->steady_after - e->steady_none - e->untested;
+    snprintf(b, size, "%zu flat, %zu after a warm-up (%zu blocks left out), %zu without, %zu untested", flat,
+             e->steady_after, e->dropped, e->steady_none, e->untested);
+    return b;
+}
+
 void st_inproc_write_csv(FILE *csv, const st_inprocs *ip, double margin) {
     fputs("workload,label,kind,alloc_period,time_hz,blocks,runs,work,ratio,ratio_lo,ratio_hi,half_width_pct,"
-          "sd_log,sps,cost_ns,cost_lo,cost_hi,norm,norm_lo,norm_hi,exact_checked,exact_mismatches,verdict\n",
+          "sd_log,sps,cost_ns,cost_lo,cost_hi,norm,norm_lo,norm_hi,exact_checked,exact_mismatches,verdict,"
+          "level,processes,replicates,kept_blocks,dropped_blocks,steady_after,no_steady,untested,q,q_p,i2,tau,"
+          "heterogeneous,pooled_ratio,pooled_lo,pooled_hi,pooled_half_width_pct,pooled_verdict,family_size,sim_lo,"
+          "sim_hi,family_verdict,rep_tau,rep_tau_family,rep_within,cpu_clock,samples\n",
           csv);
     for (size_t i = 0; i < ip->n; i++) {
         const st_inproc_cell *x = &ip->cells[i];
         const st_inproc *e = &x->e;
         fprintf(csv, "%s,%s,%s,%lld,%lld,%zu,%zu,%s", x->workload, x->label, x->kind, x->alloc_period, x->time_hz,
                 e->blocks.n, e->blocks.runs, e->blocks.n ? (e->blocks.work_iterations ? "iterations" : "bytes") : "");
-        csv_num(csv, e->ratio.est), csv_num(csv, e->ratio.lo), csv_num(csv, e->ratio.hi);
-        csv_num(csv, half_width_pct(&e->ratio));
+        csv_num(csv, e->lv_ratio.est), csv_num(csv, e->lv_ratio.lo), csv_num(csv, e->lv_ratio.hi);
+        csv_num(csv, half_width_pct(&e->lv_ratio));
         csv_num(csv, e->sd_log), csv_num(csv, e->sps);
-        csv_num(csv, e->cost_ns.est), csv_num(csv, e->cost_ns.lo), csv_num(csv, e->cost_ns.hi);
-        csv_num(csv, e->norm.est), csv_num(csv, e->norm.lo), csv_num(csv, e->norm.hi);
+        csv_num(csv, e->lv_cost_ns.est), csv_num(csv, e->lv_cost_ns.lo), csv_num(csv, e->lv_cost_ns.hi);
+        csv_num(csv, e->lv_norm.est), csv_num(csv, e->lv_norm.lo), csv_num(csv, e->lv_norm.hi);
         char vbuf[64];
-        const char *verdict = st_verdict_text(st_paired_verdict(&e->ratio, margin), margin, vbuf, sizeof vbuf);
-        fprintf(csv, ",%zu,%zu,%s\n", x->exact_checked, x->exact_mismatches, verdict);
+        const char *verdict = st_verdict_text(st_paired_verdict(&e->lv_ratio, margin), margin, vbuf, sizeof vbuf);
+        fprintf(csv, ",%zu,%zu,%s", x->exact_checked, x->exact_mismatches, verdict);
+        fprintf(csv, ",%s,%zu,%zu,%zu,%zu,%zu,%zu,%zu", st_level_name(e->level), e->nprocs, e->nreps, e->kept,
+                e->dropped, e->steady_after, e->steady_none, e->untested);
+        csv_num(csv, e->re.q), csv_num(csv, e->re.q_p), csv_num(csv, e->re.i2);
+        csv_num(csv, e->re.weighted ? sqrt(e->re.tau2) : NAN);
+        fprintf(csv, ",%s", isfinite(e->re.q_p) ? (e->heterogeneous ? "1" : "0") : "");
+        csv_num(csv, e->ratio.est), csv_num(csv, lo_or_nan(&e->ratio)), csv_num(csv, hi_or_nan(&e->ratio));
+        csv_num(csv, half_width_pct(&e->ratio));
+        fprintf(csv, ",%s", st_verdict_text(st_paired_verdict(&e->ratio, margin), margin, vbuf, sizeof vbuf));
+        fprintf(csv, ",%zu", x->family_size);
+        csv_num(csv, x->sim_lo), csv_num(csv, x->sim_hi);
+        fprintf(csv, ",%s",
+                x->family_size ? st_verdict_text(verdict_of(x->sim_lo, x->sim_hi, margin), margin, vbuf, sizeof vbuf)
+                               : "");
+        csv_num(csv, e->rep_tau), csv_num(csv, e->rep_tau_family), csv_num(csv, e->rep_within);
+        fprintf(csv, ",%s,%s\n", x->cpu_clock[0] ? x->cpu_clock : "", e->blocks.uncounted ? "not counted" : "counted");
+    }
+}
+
+/* The families' verdicts, one line per family: "slower on ...; no effect
+ * above M on ...; faster on ...; not resolved: ...". */
+static void write_families_md(FILE *md, const st_inprocs *ip, double margin) {
+    int any = 0;
+    char k[256], k2[256];
+    for (size_t i = 0; i < ip->n; i++) {
+        const st_inproc_cell *x = &ip->cells[i];
+        if (x->family_size < 2)
+            continue;
+        family_key(x, k, sizeof k);
+        int first = 1;
+        for (size_t j = 0; j < i; j++) {
+            family_key(&ip->cells[j], k2, sizeof k2);
+            if (ip->cells[j].family_size && !strcmp(k, k2))
+                first = 0;
+        }
+        if (!first)
+            continue;
+        if (!any++)
+            fprintf(md,
+                    "\n### Families: every workload at one setting, simultaneous intervals\n\n"
+                    "A claim about all the workloads of a setting at once (\"no effect above %g%% on every "
+                    "workload\") needs every interval to hold together: each interval below is at 1 - alpha/m "
+                    "(Bonferroni over the m workloads of the family), so that all of a family's hold together at "
+                    "the %g%% level, and the family's verdicts (read from these intervals) are all right together "
+                    "with that probability. The per-cell table above holds each interval at its own level.\n\n"
+                    "| family | workloads | slower | faster | no effect above %g%% | not resolved |\n"
+                    "|---|---|---|---|---|---|\n",
+                    margin * 100, 100 * ip->confidence, margin * 100);
+        const char *slash = strchr(x->label, '/');
+        fprintf(md, "| %s | %zu |",
+                !strcmp(x->kind, "baseline") ? "A/A"
+                : slash                      ? slash + 1
+                                             : x->label,
+                x->family_size);
+        for (int v = 0; v < 4; v++) {
+            st_verdict want = v == 0 ? ST_V_SLOWER : v == 1 ? ST_V_FASTER : v == 2 ? ST_V_EQUIVALENT : ST_V_UNRESOLVED;
+            int n = 0;
+            fputc(' ', md);
+            for (size_t j = 0; j < ip->n; j++) {
+                const st_inproc_cell *y = &ip->cells[j];
+                family_key(y, k2, sizeof k2);
+                if (!y->family_size || strcmp(k, k2) || verdict_of(y->sim_lo, y->sim_hi, margin) != want)
+                    continue;
+                fprintf(md, "%s%s [%.4f, %.4f]", n++ ? ", " : "", y->workload, y->sim_lo, y->sim_hi);
+            }
+            fputs(n ? " |" : " none |", md);
+        }
+        fputc('\n', md);
     }
 }
 
 void st_inproc_write_md(FILE *md, const st_inprocs *ip, double margin) {
-    fputs(
-        "\n## In-process alternation (steady-state marginal cost)\n\n"
-        "Design inprocess: every run switched its cell's sampling on (B) and off (A) in ABBA blocks of\n"
-        "segments inside the process; each row pools the complete blocks of the cell's used runs.\n"
-        "Ratio: CPU time per unit of work (bytes allocated, or iterations), B over A, the median of\n"
-        "per-block log-ratios with a one-sample BCa interval over blocks.  This is the steady-state\n"
-        "marginal cost; the process-level figures above measure whole runs (start-up and fixed costs\n"
-        "included).  Baseline rows are the A/A floor (nothing switched).  Method: docs/STATISTICS.md.\n\n"
-        "| workload | cell | blocks | runs | ratio [95% CI] | half-width | verdict | samples/s (B, CPU) | per-sample cost, ns | normalized per 1000 samples/s |\n"
-        "|---|---|---|---|---|---|---|---|---|---|\n",
-        md);
+    fputs("\n## In-process alternation (steady-state marginal cost)\n\n"
+          "Design inprocess: every run switched its cell's sampling on (B) and off (A) in ABBA blocks of\n"
+          "segments inside the process. Ratio: CPU time per unit of work (bytes allocated, or iterations), B over\n"
+          "A. Each process's per-block log-ratios are searched for changepoints (PELT); blocks before a steady\n"
+          "state are left out. Each process is estimated on its own (median of its per-block log-ratios, BCa over\n"
+          "its blocks), and the processes are combined by a random-effects model (Hartung-Knapp with a t\n"
+          "reference on the processes, never narrower than DerSimonian-Laird): **the interval covers the\n"
+          "variation between processes** (level `processes`), or, with one process, only its blocks (level\n"
+          "`blocks`); with several replicates, between replicates (level `replicates`). Heterogeneity: Cochran's\n"
+          "Q of the processes' estimates against their within-process errors, its p-value, I^2 and tau (the SD\n"
+          "of the processes' log-ratios beyond their blocks' noise); **HET** when p < 0.05. The pooled column is\n"
+          "the blocks of every process pooled as if independent (level blocks), for comparison. This is the\n"
+          "steady-state marginal cost; the process-level figures above measure whole runs (start-up and fixed\n"
+          "costs included). Baseline rows are the A/A floor (nothing switched). CPU clock: the CPU time the\n"
+          "segments were cut and measured by, the workload thread's (thread) or the whole process's (process: a\n"
+          "runtime whose own threads do part of the work). A writer that keeps no count of its samples gives the\n"
+          "ratio alone (samples/s and cost \"not counted\"). Method: docs/STATISTICS.md.\n\n"
+          "| workload | cell | CPU clock | blocks (kept) | processes | level | ratio [95% CI] | half-width | verdict | "
+          "heterogeneity: Q p, I^2, tau | steady state | pooled blocks [95% CI] | samples/s (B, CPU) | "
+          "per-sample cost, ns | normalized per 1000 samples/s |\n"
+          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
+          md);
     double worst_aa = NAN;
-    size_t checked = 0, mismatched = 0;
+    size_t checked = 0, mismatched = 0, het = 0, tested = 0, het_aa = 0, tested_aa = 0;
+    size_t procs = 0, after = 0, none = 0, untested = 0, dropped = 0, blocks = 0;
     for (size_t i = 0; i < ip->n; i++) {
         const st_inproc_cell *x = &ip->cells[i];
         const st_inproc *e = &x->e;
         int base = x->alloc_period == 0 && x->time_hz == 0;
         checked += x->exact_checked;
         mismatched += x->exact_mismatches;
-        double hw = half_width_pct(&e->ratio);
+        procs += e->nprocs, after += e->steady_after, none += e->steady_none, untested += e->untested;
+        dropped += e->dropped, blocks += e->blocks.n;
+        if (isfinite(e->re.q_p)) {
+            tested++, het += e->heterogeneous;
+            tested_aa += base, het_aa += base && e->heterogeneous;
+        }
+        double hw = half_width_pct(&e->lv_ratio);
         if (base && isfinite(hw) && !(hw <= worst_aa))
             worst_aa = hw;
-        char vbuf[64];
-        const char *verdict = st_verdict_text(st_paired_verdict(&e->ratio, margin), margin, vbuf, sizeof vbuf);
-        fprintf(md, "| %s | %s%s | %zu | %zu | ", x->workload, x->label, base ? " (A/A)" : "", e->blocks.n,
-                e->blocks.runs);
+        char vbuf[64], sb[160];
+        const char *verdict = st_verdict_text(st_paired_verdict(&e->lv_ratio, margin), margin, vbuf, sizeof vbuf);
+        fprintf(md, "| %s | %s%s | %s | %zu (%zu) | %zu | %s | ", x->workload, x->label, base ? " (A/A)" : "",
+                x->cpu_clock[0] ? x->cpu_clock : "-", e->blocks.n, e->kept, e->nprocs, st_level_name(e->level));
         if (e->blocks.n)
-            fmt_iv(md, &e->ratio, "%.4f");
+            fmt_iv(md, &e->lv_ratio, "%.4f");
         else
             fputs("no complete block", md);
         if (isfinite(hw))
             fprintf(md, " | %.2f%% | %s | ", hw, verdict);
         else
             fputs(" | - | n/a | ", md);
+        if (isfinite(e->re.q_p))
+            fprintf(md, "%s%.2g, %.2f, %.3g%s | ", e->heterogeneous ? "**HET** " : "", e->re.q_p, e->re.i2,
+                    sqrt(e->re.tau2), e->re.tau2 > 0 ? "" : "");
+        else
+            fprintf(md, "%s | ", e->nprocs == 1 ? "one process: blocks only" : "n/a");
+        fprintf(md, "%s | ", steady_text(e, sb, sizeof sb));
+        if (e->blocks.n)
+            fmt_iv(md, &e->ratio, "%.4f");
+        else
+            fputs("-", md);
         if (base) {
-            fputs("- | - | - |\n", md);
+            fputs(" | - | - | - |\n", md);
             continue;
         }
-        fprintf(md, "%.0f | ", e->sps);
-        fmt_iv(md, &e->cost_ns, "%.0f");
+        if (e->blocks.uncounted) {
+            fputs(" | not counted | not counted | not counted |\n", md);
+            continue;
+        }
+        fprintf(md, " | %.0f | ", e->sps);
+        fmt_iv(md, &e->lv_cost_ns, "%.0f");
         fputs(" | ", md);
-        fmt_iv(md, &e->norm, "%.4f");
+        fmt_iv(md, &e->lv_norm, "%.4f");
         fputs(" |\n", md);
     }
     if (checked)
@@ -771,6 +1207,18 @@ void st_inproc_write_md(FILE *md, const st_inprocs *ip, double margin) {
                 "\nExactness per segment (fixed mode): %zu segments checked, %zu did not take floor(bytes / period) "
                 "points when on and 0 when off%s.\n",
                 checked, mismatched, mismatched ? ": THE SAMPLING RULE IS BROKEN" : "");
+    fprintf(md,
+            "\nSteady state (changepoints of each process's per-block log-ratios, PELT with penalty %g ln n): %zu "
+            "processes, %zu flat, %zu steady after a warm-up (changepoints in their first quarter only; %zu of %zu "
+            "blocks left out before it), %zu with **no steady state** (a changepoint later in the run: kept whole, "
+            "flagged), %zu too short to test (fewer than %d blocks).\n",
+            ST_CP_PENALTY, procs, procs - after - none - untested, after, dropped, blocks, none, untested, ST_CP_MIN);
+    if (tested)
+        fprintf(md,
+                "\nHeterogeneity between processes (Cochran's Q, p < 0.05): %zu of %zu cells with a test (%.1f "
+                "expected by chance if processes never differed); on the A/A rows %zu of %zu.\n",
+                het, tested, 0.05 * (double)tested, het_aa, tested_aa);
     if (isfinite(worst_aa))
         fprintf(md, "\nWidest A/A half-width: %.2f%% (target: at most 1%% on every workload).\n", worst_aa);
+    write_families_md(md, ip, margin);
 }

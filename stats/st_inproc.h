@@ -27,6 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "st_boot.h"
+#include "st_changepoint.h"
+#include "st_levels.h"
 
 /* One segment as the estimator needs it. */
 typedef struct st_seg {
@@ -47,20 +49,61 @@ typedef struct st_blocks {
     size_t n;            /* complete blocks */
     double *log_ratio;   /* r per block */
     double *sps;         /* s per block */
+    int64_t *run_of;     /* the run (process) of each block; blocks are in (run, block) order */
+    int64_t *block_of;   /* its block number within the run */
     size_t runs;         /* processes contributing at least one block */
     size_t skipped;      /* incomplete blocks left out (lead-ins not counted) */
     int work_iterations; /* 1: work = iterations, 0: bytes */
     int uncounted;       /* 1: some B segment's samples are not counted: no per-sample cost */
 } st_blocks;
 
+/* One process of a cell: its steady state and its own estimates. */
+typedef struct st_inproc_proc {
+    int64_t run;       /* the run (process) */
+    int replicate;     /* its replicate (st_replicates.h), 0 without one */
+    size_t first;      /* its blocks are blocks[first .. first + blocks) of the cell */
+    size_t blocks;     /* complete blocks */
+    size_t kept;       /* of them, in its steady state (the last kept ones) */
+    st_cp cp;          /* the changepoint analysis of its per-block log-ratios */
+    st_interval ratio; /* over its kept blocks: one-sample BCa, as the pooled estimate */
+    st_interval cost_ns, norm;
+} st_inproc_proc;
+
+/* One replicate of a cell: its processes combined. */
+typedef struct st_inproc_rep {
+    int replicate;     /* st_replicates.h's index */
+    size_t processes;  /* processes combined */
+    st_level level;    /* blocks (one process) or processes */
+    st_interval ratio; /* its ratio, per-sample cost and normalized overhead at that level */
+    st_interval cost_ns, norm;
+    st_re re; /* the ratio's combination (log scale) */
+} st_inproc_rep;
+
 /* The estimate for one cell. */
 typedef struct st_inproc {
     st_blocks blocks;    /* what it was computed from */
-    st_interval ratio;   /* CPU per unit of work, B over A */
-    st_interval cost_ns; /* per-sample cost, ns of CPU */
-    st_interval norm;    /* normalized overhead per 1000 samples/s */
+    st_interval ratio;   /* CPU per unit of work, B over A: every complete block pooled (blocks level) */
+    st_interval cost_ns; /* per-sample cost, ns of CPU (pooled, blocks level) */
+    st_interval norm;    /* normalized overhead per 1000 samples/s (pooled, blocks level) */
     double sps;          /* median samples per CPU second in B halves */
     double sd_log;       /* standard deviation of r over blocks */
+    /* The levels (docs/STATISTICS.md, "Levels"; st_inproc_levels): the
+     * steady-state blocks of each process, each process estimated on its
+     * own, and the processes combined by a random-effects model. */
+    st_level level;       /* what lv_* cover: blocks (one process), processes, replicates */
+    st_interval lv_ratio; /* the cell's ratio at that level */
+    st_interval lv_cost_ns, lv_norm;
+    st_re re;              /* the ratio's combination over processes (log scale; the first replicate) */
+    st_re lv_re;           /* the combination lv_ratio came from (log scale; k < 2: none) */
+    int heterogeneous;     /* re.q_p below alpha: the processes differ beyond their blocks' noise */
+    st_inproc_proc *procs; /* nprocs processes with at least one complete block */
+    size_t nprocs;
+    st_inproc_rep *reps; /* one per replicate with processes, by replicate index */
+    size_t nreps;
+    size_t steady_after, steady_none, untested; /* processes by st_cp steady state (flat ones: the rest) */
+    size_t dropped;                             /* blocks left out before a steady state */
+    size_t kept;                                /* blocks used by the levels */
+    double rep_tau, rep_tau_family, rep_within; /* replicated sweeps: the ratio's components (log scale) */
 } st_inproc;
 
 /* Groups segs (any order) into complete blocks.  Fills out (arrays owned by
@@ -73,6 +116,16 @@ void st_blocks_free(st_blocks *b);
  * (method ST_CI_NONE with the reason). */
 void st_inproc_estimate(const st_seg *segs, size_t n, const st_boot_opts *opts, st_inproc *out);
 void st_inproc_free(st_inproc *e);
+
+/* The levels of an estimate made by st_inproc_estimate: each process's
+ * series through st_cp_find (blocks before a steady state left out), each
+ * process's kept blocks bootstrapped alone (seed opts->seed XOR
+ * fnv1a64("#proc" + its index)), and per replicate (replicate_of(run, ctx),
+ * NULL: all one replicate) the processes combined by st_re_combine: the
+ * ratio on the log scale, the per-sample cost and the normalized overhead on
+ * theirs.  One process: its blocks-level interval.  Several replicates:
+ * lv_* is the first replicate's until st_inproc_load combines them. */
+void st_inproc_levels(st_inproc *e, const st_boot_opts *opts, int (*replicate_of)(int64_t run, void *ctx), void *ctx);
 
 /* The largest segment series read (64 MiB: a million segments of the longest
  * lines the runtime writes), and the longest line. */
@@ -102,9 +155,17 @@ int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *
 
 /* The in-process estimates of a sweep: one per cell (cell_id order). */
 typedef struct st_inproc_cell {
-    char *workload, *label, *kind;
+    char *workload, *label, *kind, *alloc_mode, *time_clock;
     long long alloc_period, time_hz;
+    double depth; /* cells.depth, NaN when none */
+    /* The family claim (docs/STATISTICS.md, "Families"): the cells of one
+     * kind and setting over the workloads (depth cells excluded), each
+     * interval at 1 - alpha / family_size (Bonferroni), so that all of them
+     * hold together at the confidence level. */
+    size_t family_size;                     /* 0: not in a family (no interval, or a depth cell) */
+    double sim_lo, sim_hi;                  /* the simultaneous interval of lv_ratio */
     size_t exact_checked, exact_mismatches; /* fixed-mode segments checked, and wrong */
+    char cpu_clock[16];                     /* its segments' CPU clock: thread, process, mixed ("" without segments) */
     st_inproc e;
 } st_inproc_cell;
 
@@ -112,11 +173,17 @@ typedef struct st_inprocs {
     st_inproc_cell *cells;
     size_t n;             /* 0: the sweep has no segment series */
     int design_inprocess; /* meta design is inprocess */
+    size_t replicates;    /* replicates of the sweep's measured runs (st_replicates.h) */
+    double confidence;    /* of every interval */
 } st_inprocs;
 
 /* The in-process part of analyze: when DIR/results.db has segment series
  * (a sweep in the in-process design), estimates every cell from its used
  * runs' series (bootstrap seed: opts->seed XOR fnv1a64(label + "#inproc")).
+ * A segment whose samples are NULL in the table (the writer listed them as
+ * unmeasured) is uncounted: the cell gets the ratio and no per-sample cost.
+ * The cell's CPU clock is its segments' cpu_clock (thread when the table
+ * has no such column: freecheck's runtime before it was added).
  * Returns 0 (out->n = 0: no series), or -1 with the reason in err. */
 int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, char *err, size_t errlen);
 void st_inprocs_free(st_inprocs *p);

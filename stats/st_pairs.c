@@ -55,6 +55,9 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
         st_result *res = &an->results[k];
         const st_cell *c = res->cell;
         res->pairs = 0;
+        free(res->pair_norm), free(res->pair_round), free(res->pair_log);
+        res->pair_norm = NULL, res->pair_round = NULL, res->pair_log = NULL, res->npz = 0;
+        res->family_size = 0, res->sim_lo = res->sim_hi = NAN, res->family_verdict = ST_V_NA;
         res->pverdict = ST_V_NA;
         res->paired_floor = NAN;
         none(&res->paired, maxb ? "no blocks with both runs used" : "not a blocked sweep");
@@ -69,6 +72,7 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
         double *lc = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *lc);
         double *nz = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *nz);
         double *cs = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *cs);
+        int64_t *rounds = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *rounds);
         int cpu_ok = 1, rate_ok = res->samples_alloc || res->samples_time;
         for (size_t i = 0; i < c->nruns; i++) {
             const st_run *t = &sw->runs[c->first_run + i];
@@ -91,6 +95,7 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
                 cs[n] = (t->wall_ns - b->wall_ns) / samples / 1000.0;
                 rate_ok &= isfinite(nz[n]) && isfinite(cs[n]);
             }
+            rounds[n] = t->round;
             n++;
         }
         res->pairs = n;
@@ -111,6 +116,8 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
         st_boot_opts bo = opts->boot;
         bo.seed = opts->boot.seed ^ st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, c->label), "#paired");
         if (n) {
+            res->pair_log = st_xmalloc(n * sizeof *res->pair_log);
+            memcpy(res->pair_log, lw, n * sizeof *lw);
             boot_series(lw, n, two, 1, &bo, &res->paired);
             if (cpu_ok)
                 boot_series(lc, n, two, 1, &bo, &res->paired_cpu);
@@ -122,6 +129,12 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
                 res->paired_norm.lo += 1.0;
                 res->paired_norm.hi += 1.0;
                 boot_series(cs, n, two, 0, &bo, &res->paired_cost);
+                /* Kept for the allocation-vs-time difference (st_normdiff.h). */
+                res->pair_norm = st_xmalloc(n * sizeof *res->pair_norm);
+                res->pair_round = st_xmalloc(n * sizeof *res->pair_round);
+                for (size_t i = 0; i < n; i++)
+                    res->pair_norm[i] = 1.0 + nz[i], res->pair_round[i] = rounds[i];
+                res->npz = n;
             } else {
                 const char *why = res->is_baseline                            ? "a baseline takes no samples"
                                   : (res->samples_alloc || res->samples_time) ? "no samples in some runs"
@@ -135,7 +148,62 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
                 res->paired_floor = up > down ? up : down;
             }
         }
-        free(lw), free(lc), free(nz), free(cs);
+        free(lw), free(lc), free(nz), free(cs), free(rounds);
     }
     free(partner);
+}
+
+/* The family of a paired result: "alloc <period>" or "time <rate>", "" for none. */
+static void family_key(const st_result *r, char *b, size_t size) {
+    const st_cell *c = r->cell;
+    b[0] = 0;
+    if (isfinite(c->depth) || r->paired.method == ST_CI_NONE)
+        return;
+    if (!strcmp(c->kind, "alloc") && st_cell_fixed(c))
+        snprintf(b, size, "alloc %lld", (long long)c->alloc_period);
+    else if (!strcmp(c->kind, "time") && !strcmp(c->time_clock, sgc_clock_name(SGC_CLOCK_WALL)))
+        snprintf(b, size, "time %lld", (long long)c->time_hz);
+}
+
+void st_analyze_families(st_analysis *an, const st_analysis_opts *opts) {
+    double alpha = 1.0 - opts->boot.confidence;
+    char k[64], k2[64];
+    for (size_t i = 0; i < an->nresults; i++) {
+        st_result *r = &an->results[i];
+        r->family_size = 0;
+        r->sim_lo = r->sim_hi = NAN;
+        r->family_verdict = ST_V_NA;
+        family_key(r, k, sizeof k);
+        if (!k[0])
+            continue;
+        for (size_t j = 0; j < an->nresults; j++) {
+            family_key(&an->results[j], k2, sizeof k2);
+            r->family_size += !strcmp(k, k2);
+        }
+    }
+    for (size_t i = 0; i < an->nresults; i++) {
+        st_result *r = &an->results[i];
+        if (!r->family_size)
+            continue;
+        double conf = 1.0 - alpha / (double)r->family_size;
+        if (r->paired.method == ST_CI_RANDOM) {
+            double lo, hi;
+            st_re_at(&r->paired_re, conf, &lo, &hi);
+            r->sim_lo = exp(lo), r->sim_hi = exp(hi);
+        } else if (r->family_size == 1 || !r->pair_log) {
+            r->sim_lo = r->paired.lo, r->sim_hi = r->paired.hi;
+        } else {
+            /* The same resamples as the paired interval (its seed), read at the family's level. */
+            st_boot_opts bo = opts->boot;
+            bo.confidence = conf;
+            bo.seed = opts->boot.seed ^ st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, r->cell->label), "#paired");
+            st_interval iv;
+            boot_series(r->pair_log, r->pairs, an->rule == ST_RULE_TWO_STAGE ? r->pilot_pairs : 0, 1, &bo, &iv);
+            r->sim_lo = iv.lo, r->sim_hi = iv.hi;
+        }
+        st_interval s = {.est = r->paired.est, .lo = r->sim_lo, .hi = r->sim_hi, .method = ST_CI_BCA};
+        if (!isfinite(s.lo) || !isfinite(s.hi))
+            s.method = ST_CI_NONE;
+        r->family_verdict = st_paired_verdict(&s, opts->margin);
+    }
 }

@@ -80,23 +80,28 @@
     FILE(normalized, "one workload: its allocation and time cells nearest 1000 samples/s",                             \
          COL(index, INT, x->index) COL(workload, WORD, x->workload) COL(alloc_period, NUM12,                           \
                                                                         x->a ? (double)x->a->cell->alloc_period : NAN) \
-             COL(alloc_sps, NUM8, x->a ? x->a->sps.est : NAN) COL(alloc_norm, NUM8, x->a ? x->a->norm.est : NAN)       \
-                 COL(alloc_norm_lo, NUM8, x->a ? lo_of(&x->a->norm) : NAN) COL(alloc_norm_hi, NUM8,                    \
-                                                                               x->a ? hi_of(&x->a->norm) : NAN)        \
-                     COL(time_hz, NUM12, x->t ? (double)x->t->cell->time_hz : NAN) COL(                                \
-                         time_sps, NUM8, x->t ? x->t->sps.est : NAN) COL(time_norm, NUM8, x->t ? x->t->norm.est : NAN) \
-                         COL(time_norm_lo, NUM8, x->t ? lo_of(&x->t->norm) : NAN) COL(time_norm_hi, NUM8,              \
-                                                                                      x->t ? hi_of(&x->t->norm) : NAN) \
-                             COL(alloc_pairs, INT, x->a ? x->a->pairs : 0) COL(alloc_paired, NUM8,                     \
-                                                                               x->a ? x->a->paired_norm.est : NAN)     \
-                                 COL(alloc_paired_lo, NUM8, x->a ? lo_of(&x->a->paired_norm) : NAN)                    \
-                                     COL(alloc_paired_hi, NUM8, x->a ? hi_of(&x->a->paired_norm) : NAN)                \
-                                         COL(time_pairs, INT, x->t ? x->t->pairs : 0)                                  \
-                                             COL(time_paired, NUM8, x->t ? x->t->paired_norm.est : NAN)                \
-                                                 COL(time_paired_lo, NUM8, x->t ? lo_of(&x->t->paired_norm) : NAN)     \
-                                                     COL(time_paired_hi, NUM8, x->t ? hi_of(&x->t->paired_norm) : NAN) \
-                                                         COL(basis, WORD, st_normcmp_basis(x->cmp))                    \
-                                                             COL(resolved, WORD, st_normcmp_word(x->cmp)))             \
+             COL(alloc_sps, NUM8, x->a ? x->a->sps.est : NAN) COL(alloc_norm, NUM8, x->a ? x->a->norm.est : NAN) COL(  \
+                 alloc_norm_lo, NUM8, x->a ? lo_of(&x->a->norm) : NAN) COL(alloc_norm_hi, NUM8,                        \
+                                                                           x->a ? hi_of(&x->a->norm) : NAN)            \
+                 COL(time_hz, NUM12, x->t ? (double)x->t->cell->time_hz : NAN) COL(                                    \
+                     time_sps, NUM8, x->t ? x->t->sps.est : NAN) COL(time_norm, NUM8, x->t ? x->t->norm.est : NAN)     \
+                     COL(time_norm_lo, NUM8,                                                                           \
+                         x->t ? lo_of(&x->t->norm) : NAN) COL(time_norm_hi, NUM8, x->t ? hi_of(&x->t->norm) : NAN)     \
+                         COL(alloc_pairs, INT, x->a ? x->a->pairs : 0) COL(alloc_paired, NUM8,                         \
+                                                                           x->a ? x->a->paired_norm.est : NAN)         \
+                             COL(alloc_paired_lo, NUM8, x->a ? lo_of(&x->a->paired_norm) : NAN)                        \
+                                 COL(alloc_paired_hi, NUM8, x->a ? hi_of(&x->a->paired_norm) : NAN)                    \
+                                     COL(time_pairs, INT, x->t ? x->t->pairs : 0) COL(                                 \
+                                         time_paired, NUM8, x->t ? x->t->paired_norm.est : NAN)                        \
+                                         COL(time_paired_lo, NUM8, x->t ? lo_of(&x->t->paired_norm) : NAN)             \
+                                             COL(time_paired_hi, NUM8, x->t ? hi_of(&x->t->paired_norm) : NAN) COL(    \
+                                                 basis, WORD, st_normcmp_basis(x->cmp)) COL(resolved, WORD,            \
+                                                                                            st_normcmp_word(x->cmp))   \
+                                                 COL(diff, NUM8, x->cmp->diff ? x->cmp->diff->est : NAN)               \
+                                                     COL(diff_lo, NUM8, x->cmp->diff ? lo_of(x->cmp->diff) : NAN)      \
+                                                         COL(diff_hi, NUM8, x->cmp->diff ? hi_of(x->cmp->diff) : NAN)  \
+                                                             COL(diff_level, WORD,                                     \
+                                                                 x->cmp->diff ? st_level_name(x->cmp->level) : "-"))   \
     FILE(exactness, "one measured run of a cell that samples allocations",                                             \
          COL(workload, WORD, x->c->workload) COL(alloc_mode, WORD, x->c->alloc_mode)                                   \
              COL(alloc_period, INT, x->c->alloc_period) COL(round, INT, x->run->round)                                 \
@@ -111,11 +116,11 @@
     FILE(inprocess, "one cell of a sweep in the in-process design (steady-state marginal cost)",                       \
          COL(index, INT, x->index) COL(workload, WORD, x->ip->workload) COL(label, WORD, x->ip->label)                 \
              COL(alloc_period, INT, x->ip->alloc_period) COL(time_hz, INT, x->ip->time_hz)                             \
-                 COL(ratio, NUM6, x->ip->e.ratio.est) COL(lo, NUM6, lo_of(&x->ip->e.ratio))                            \
-                     COL(hi, NUM6, hi_of(&x->ip->e.ratio)) COL(half_width_pct, NUM4, ip_half_width(x->ip))             \
+                 COL(ratio, NUM6, x->ip->e.lv_ratio.est) COL(lo, NUM6, lo_of(&x->ip->e.lv_ratio))                      \
+                     COL(hi, NUM6, hi_of(&x->ip->e.lv_ratio)) COL(half_width_pct, NUM4, ip_half_width(x->ip))          \
                          COL(blocks, INT, x->ip->e.blocks.n) COL(kind, WORD, x->ip->kind)                              \
                              COL(runs, INT, x->ip->e.blocks.runs) COL(verdict, WORD, ip_verdict(x))                    \
-                                 COL(margin, NUM6, x->an->margin))                                                     \
+                                 COL(margin, NUM6, x->an->margin) COL(level, WORD, st_level_name(x->ip->e.level)))     \
     FILE(regress, "one cell of a per-sample cost regression (row 0 of a fit: its baseline)",                           \
          COL(workload, WORD, x->fit->workload) COL(kind, WORD, x->fit->kind)                                           \
              COL(metric, WORD, st_fit_metric_name(x->fit->metric)) COL(samples, HUM6, fit_x(x))                        \
@@ -155,7 +160,13 @@
              COL(overhead_pct, NUM6, pct_of(x->r->paired.est)) COL(lo_pct, NUM6, pct_of(lo_of(&x->r->paired)))         \
                  COL(hi_pct, NUM6, pct_of(hi_of(&x->r->paired))) COL(samples_per_run, NUM6, x->r->alloc_samples)       \
                      COL(samples, WORD, x->peer->samples) COL(cost_ns, NUM6, x->peer->cost_wall.est)                   \
-                         COL(cost_lo, NUM6, x->peer->cost_wall.lo) COL(cost_hi, NUM6, x->peer->cost_wall.hi))
+                         COL(cost_lo, NUM6, x->peer->cost_wall.lo) COL(cost_hi, NUM6, x->peer->cost_wall.hi)           \
+                             COL(inproc_cost_ns, NUM6, st_peer_inproc_cost(x->peer, 0))                                \
+                                 COL(inproc_cost_lo, NUM6, st_peer_inproc_cost(x->peer, 1))                            \
+                                     COL(inproc_cost_hi, NUM6, st_peer_inproc_cost(x->peer, 2))                        \
+                                         COL(sim_ir_per_sample, NUM6, x->peer->sim_ir)                                 \
+                                             COL(sim_repeat, WORD, st_peer_sim_repeat(x->peer))                        \
+                                                 COL(sim_spread_pct, NUM6, 100 * x->peer->sim_spread))
 
 /* The files as numbers: ST_PD_<name>. */
 #define ST__PD_ENUM(name, what, cols) ST_PD_##name,

@@ -2,6 +2,8 @@
 #include "st_preport.h"
 #include "st_noise.h"
 #include "st_stop.h"
+#include "st_desc.h"
+#include "st_replicates.h"
 #include "st_util.h"
 
 #include <math.h>
@@ -156,6 +158,47 @@ static void write_matrix(FILE *f, const st_analysis *an, int time) {
         fputc('\n', f);
     }
     fputc('\n', f);
+    /* The family claims: every workload at one setting, from the simultaneous intervals. */
+    char m[32];
+    snprintf(m, sizeof m, "%g%%", an->margin * 100);
+    for (size_t k = 0; k < nv; k++) {
+        size_t size = 0;
+        for (size_t i = 0; i < an->nresults; i++) {
+            const st_result *r = &an->results[i];
+            const st_cell *c = r->cell;
+            if (r->family_size && !strcmp(c->kind, time ? "time" : "alloc") &&
+                (time ? c->time_hz : c->alloc_period) == vals[k])
+                size = r->family_size;
+        }
+        if (size < 2)
+            continue;
+        char p[32];
+        if (time)
+            fprintf(f, "- Family %lld Hz (%zu workloads, simultaneous intervals each at %.4g%%): ", (long long)vals[k],
+                    size, 100 * (1 - (1 - an->confidence) / (double)size));
+        else
+            fprintf(f, "- Family %s (%zu workloads, simultaneous intervals each at %.4g%%): ",
+                    period_name(p, sizeof p, vals[k]), size, 100 * (1 - (1 - an->confidence) / (double)size));
+        static const st_verdict order[4] = {ST_V_SLOWER, ST_V_FASTER, ST_V_EQUIVALENT, ST_V_UNRESOLVED};
+        for (int o = 0; o < 4; o++) {
+            char v[64];
+            fprintf(f, "%s%s%s ", o ? "; " : "", st_verdict_text(order[o], an->margin, v, sizeof v),
+                    order[o] == ST_V_UNRESOLVED ? ":" : " on");
+            int n = 0;
+            for (size_t i = 0; i < an->nresults; i++) {
+                const st_result *r = &an->results[i];
+                const st_cell *c = r->cell;
+                if (!r->family_size || strcmp(c->kind, time ? "time" : "alloc") ||
+                    (time ? c->time_hz : c->alloc_period) != vals[k] || r->family_verdict != order[o])
+                    continue;
+                fprintf(f, "%s%s [%.4f, %.4f]", n++ ? ", " : "", c->workload, r->sim_lo, r->sim_hi);
+            }
+            if (!n)
+                fputs("none", f);
+        }
+        fputs(".\n", f);
+    }
+    fputc('\n', f);
 }
 
 void st_write_paired_md(FILE *f, const st_analysis *an, double confidence) {
@@ -211,10 +254,14 @@ void st_write_paired_md(FILE *f, const st_analysis *an, double confidence) {
                 num_text(fl, sizeof fl, r->paired_floor * 100, "%.2f"));
     }
     fputc('\n', f);
-    fputs("The worst workload at a setting is the largest of several noisy estimates and so biased upward; the "
-          "tables below show every workload's interval instead, each at its own level (not simultaneous: for a "
-          "claim about all k workloads at once, rerun analyze with --confidence 1-0.05/k).\n\n",
-          f);
+    fprintf(f,
+            "The worst workload at a setting is the largest of several noisy estimates and so biased upward; the "
+            "tables below show every workload's interval instead, each at its own level. A claim about all the "
+            "workloads of a setting at once (\"no effect above %s on every workload\") needs intervals that hold "
+            "together: the family lines under each table read every workload's interval at 1 - %g/m (Bonferroni "
+            "over the m workloads with an interval), so that all of a family's intervals, and so all its "
+            "verdicts, hold together at the %g%% level. Paired intervals cover the %s.\n\n",
+            m, 1 - confidence, confidence * 100, an->replicates > 1 ? "replicates" : "blocks of this sweep");
     write_matrix(f, an, 0);
     write_matrix(f, an, 1);
     /* A sweep with adaptive rounds gets a last column: the rounds each cell added and its rule. */
@@ -285,4 +332,66 @@ void st_write_noise_md(FILE *f, const st_analysis *an) {
     }
     fputc('\n', f);
     st_noise_free(&nz);
+}
+
+void st_write_levels_md(FILE *f, const st_analysis *an) {
+    if (an->replicates < 2) {
+        fputs("**Levels.** Every interval says what varies in it. The process-level tables (overhead, CPU overhead, "
+              "normalized overhead, us/sample) resample this sweep's runs: level `processes`. The paired tables "
+              "resample its blocks (a run and its adjacent baseline run): level `blocks`. The in-process section "
+              "combines the processes of each cell (level `processes`, or `blocks` for a cell of one process). "
+              "None of them covers what changes between sweeps (another hour, another calibration, other seeds): "
+              "only replicates do (`sweep --replicates K`; docs/STATISTICS.md, \"Levels\"), so a claim finer "
+              "than the between-sweep variation measured there needs them.\n\n",
+              f);
+        return;
+    }
+    fprintf(f,
+            "**Levels.** This sweep holds %zu replicates (independent seeds, schedules, or nodes). Every interval "
+            "of the process-level and paired tables below covers the replicates (level `replicates`): each "
+            "replicate is analysed alone and the replicates' estimates are combined by a random-effects model, "
+            "with the between-replicate variance of the cell itself (%d or more replicates) or pooled over its "
+            "family (the workload's time-sampling cells, or its other cells) with a t reference on the family's "
+            "degrees of freedom (docs/STATISTICS.md, \"Levels\"). Components, as standard deviations of the log of "
+            "the ratio (0.01 = 1%%):\n\n"
+            "| family | cells | replicates | between replicates, paired | within a replicate, paired (median) | "
+            "between replicates, overhead | within a replicate, overhead (median) |\n|---|---|---|---|---|---|---|\n",
+            an->replicates, ST_REP_OWN);
+    char fam[256], f2[256];
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_result *r = &an->results[i];
+        if (r->replicates < 2)
+            continue;
+        snprintf(fam, sizeof fam, "%s/%s", r->cell->workload, strcmp(r->cell->kind, "time") ? "other" : "time");
+        int first = 1;
+        for (size_t j = 0; j < i && first; j++) {
+            const st_result *q = &an->results[j];
+            snprintf(f2, sizeof f2, "%s/%s", q->cell->workload, strcmp(q->cell->kind, "time") ? "other" : "time");
+            first = !(q->replicates >= 2 && !strcmp(fam, f2));
+        }
+        if (!first)
+            continue;
+        size_t cells = 0, reps = 0, np = 0, no = 0;
+        double wp[512], wo[512];
+        for (size_t j = i; j < an->nresults; j++) {
+            const st_result *q = &an->results[j];
+            snprintf(f2, sizeof f2, "%s/%s", q->cell->workload, strcmp(q->cell->kind, "time") ? "other" : "time");
+            if (q->replicates < 2 || strcmp(fam, f2))
+                continue;
+            cells++;
+            if (q->replicates > reps)
+                reps = q->replicates;
+            if (isfinite(q->rep_paired_within) && np < 512)
+                wp[np++] = q->rep_paired_within;
+            if (isfinite(q->rep_overhead_within) && no < 512)
+                wo[no++] = q->rep_overhead_within;
+        }
+        char a[32], b[32], c[32], d[32];
+        fprintf(f, "| %s | %zu | %zu | %s | %s | %s | %s |\n", fam, cells, reps,
+                num_text(a, sizeof a, r->rep_paired_tau_family, "%.4f"),
+                num_text(b, sizeof b, np ? st_median(wp, np) : NAN, "%.4f"),
+                num_text(c, sizeof c, r->rep_overhead_tau_family, "%.4f"),
+                num_text(d, sizeof d, no ? st_median(wo, no) : NAN, "%.4f"));
+    }
+    fputc('\n', f);
 }

@@ -25,4 +25,9 @@ void st_write_floor_warning_md(FILE *f, const st_analysis *an);
 /* (The paired columns of summary.csv are rows of ST_SUMMARY_COLUMNS in st_report.c.) */
 /* (The paired columns of the cells plot data are rows of stats/st_plotdata.h.) */
 
+/* The paragraph "Levels" of summary.md: what variation every kind of interval
+ * covers, and, for a replicated sweep, the between-replicate components per
+ * family with the within-replicate errors. */
+void st_write_levels_md(FILE *f, const st_analysis *an);
+
 #endif

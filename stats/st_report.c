@@ -2,6 +2,7 @@
 #include "st_report.h"
 #include "st_json.h"
 #include "st_inproc.h"
+#include "st_normdiff.h"
 #include "st_peers.h"
 #include "st_costfit.h"
 #include "st_preport.h"
@@ -147,20 +148,23 @@ void st_normcmp_make(const st_analysis *an, const char *workload, st_normcmp *ou
     out->paired = has_iv(&out->a->paired_norm) && has_iv(&out->t->paired_norm);
     out->ai = out->paired ? &out->a->paired_norm : &out->a->norm;
     out->ti = out->paired ? &out->t->paired_norm : &out->t->norm;
-    if (!has_iv(out->ai) || !has_iv(out->ti))
-        out->res = ST_NR_NA;
-    else
-        out->res = st_norm_verdict(out->ai->lo, out->ai->hi, out->ti->lo, out->ti->hi, an->margin);
+    const st_normdiff *d = st_normdiff_find(an, workload);
+    out->res = ST_NR_NA;
+    if (d && d->a == out->a && d->t == out->t) {
+        out->diff = &d->diff;
+        out->level = d->level;
+        out->res = d->res;
+    }
 }
 
-st_normres st_norm_verdict(double alo, double ahi, double tlo, double thi, double margin) {
-    if (!isfinite(alo) || !isfinite(ahi) || !isfinite(tlo) || !isfinite(thi))
+st_normres st_norm_verdict(double lo, double hi, double margin) {
+    if (!isfinite(lo) || !isfinite(hi))
         return ST_NR_NA;
-    if (ahi < tlo)
+    if (hi < 0)
         return ST_NR_ALLOC;
-    if (thi < alo)
+    if (lo > 0)
         return ST_NR_TIME;
-    if (fmax(ahi, thi) - fmin(alo, tlo) <= margin)
+    if (lo >= -margin && hi <= margin)
         return ST_NR_EQUIVALENT;
     return ST_NR_UNRESOLVED;
 }
@@ -170,9 +174,7 @@ const char *st_normres_word(st_normres r) {
     return words[r];
 }
 
-const char *st_normcmp_basis(const st_normcmp *c) {
-    return c->res == ST_NR_NA ? "-" : c->paired ? "paired" : "unpaired";
-}
+const char *st_normcmp_basis(const st_normcmp *c) { return !c->diff ? "-" : c->paired ? "paired" : "unpaired"; }
 
 const char *st_normcmp_word(const st_normcmp *c) { return st_normres_word(c->res); }
 
@@ -252,92 +254,111 @@ static void out_hum(row_out *o, double v, int digits) {
  * breaks replaced), INT (an integer) or Gn (a number with n significant
  * digits, empty when missing); value is computed for the result r of cell
  * c, with the analysis an.  A new column goes at the end. */
-#define ST_SUMMARY_COLUMNS(COL)                                                                            \
-    COL(workload, TEXT, c->workload)                                                                       \
-    COL(label, TEXT, c->label)                                                                             \
-    COL(kind, TEXT, c->kind)                                                                               \
-    COL(alloc_mode, TEXT, c->alloc_mode)                                                                   \
-    COL(alloc_period, INT, c->alloc_period)                                                                \
-    COL(time_hz, INT, c->time_hz)                                                                          \
-    COL(time_clock, TEXT, c->time_clock)                                                                   \
-    COL(size, INT, c->size)                                                                                \
-    COL(baseline, TEXT, r->baseline ? r->baseline->label : "")                                             \
-    COL(runs, INT, r->runs)                                                                                \
-    COL(runs_failed, INT, r->failed)                                                                       \
-    COL(baseline_runs, INT, r->baseline_runs)                                                              \
-    COL(wall_median_ns, G12, r->wall.median)                                                               \
-    COL(wall_q1_ns, G12, r->wall.q1)                                                                       \
-    COL(wall_q3_ns, G12, r->wall.q3)                                                                       \
-    COL(wall_mad_ns, G12, r->wall.mad)                                                                     \
-    COL(wall_outliers, INT, r->wall.outliers)                                                              \
-    COL(cpu_source, TEXT, r->cpu_task_clock ? "task-clock" : "user+sys")                                   \
-    COL(cpu_median_ns, G12, r->cpu.median)                                                                 \
-    COL(cpu_q1_ns, G12, r->cpu.q1)                                                                         \
-    COL(cpu_q3_ns, G12, r->cpu.q3)                                                                         \
-    COL(cpu_mad_ns, G12, r->cpu.mad)                                                                       \
-    COL(cpu_outliers, INT, r->cpu.outliers)                                                                \
-    COL(overhead, G6, r->overhead.est)                                                                     \
-    COL(overhead_lo, G6, lo_of(&r->overhead))                                                              \
-    COL(overhead_hi, G6, hi_of(&r->overhead))                                                              \
-    COL(overhead_ci, TEXT, st_ci_name(r->overhead.method))                                                 \
-    COL(cpu_overhead, G6, r->cpu_overhead.est)                                                             \
-    COL(cpu_overhead_lo, G6, lo_of(&r->cpu_overhead))                                                      \
-    COL(cpu_overhead_hi, G6, hi_of(&r->cpu_overhead))                                                      \
-    COL(cpu_overhead_ci, TEXT, st_ci_name(r->cpu_overhead.method))                                         \
-    COL(alloc_samples, G12, r->alloc_samples)                                                              \
-    COL(alloc_sample_points, G12, r->alloc_points)                                                         \
-    COL(time_samples, G12, r->time_samples)                                                                \
-    COL(alloc_sps, G6, r->alloc_sps.est)                                                                   \
-    COL(alloc_sps_lo, G6, lo_of(&r->alloc_sps))                                                            \
-    COL(alloc_sps_hi, G6, hi_of(&r->alloc_sps))                                                            \
-    COL(alloc_sps_ci, TEXT, st_ci_name(r->alloc_sps.method))                                               \
-    COL(time_sps, G6, r->time_sps.est)                                                                     \
-    COL(time_sps_lo, G6, lo_of(&r->time_sps))                                                              \
-    COL(time_sps_hi, G6, hi_of(&r->time_sps))                                                              \
-    COL(time_sps_ci, TEXT, st_ci_name(r->time_sps.method))                                                 \
-    COL(time_hz_achieved, G6, r->hz_achieved)                                                              \
-    COL(sps, G6, r->sps.est)                                                                               \
-    COL(norm_overhead, G6, r->norm.est)                                                                    \
-    COL(norm_overhead_lo, G6, lo_of(&r->norm))                                                             \
-    COL(norm_overhead_hi, G6, hi_of(&r->norm))                                                             \
-    COL(norm_overhead_ci, TEXT, st_ci_name(r->norm.method))                                                \
-    COL(sample_cost_us, G6, r->cost.est)                                                                   \
-    COL(sample_cost_us_lo, G6, lo_of(&r->cost))                                                            \
-    COL(sample_cost_us_hi, G6, hi_of(&r->cost))                                                            \
-    COL(sample_cost_ci, TEXT, st_ci_name(r->cost.method))                                                  \
-    COL(mw_u, G10, r->mw.u)                                                                                \
-    COL(mw_p, G4, r->mw.p)                                                                                 \
-    COL(mw_method, TEXT, isnan(r->mw.p) ? "" : r->mw.exact ? "exact" : "normal")                           \
-    COL(verdict, TEXT, r->verdict)                                                                         \
-    COL(exact_checked, INT, r->exact_checked)                                                              \
-    COL(exact_mismatches, INT, r->exact_mismatches)                                                        \
-    COL(samples_ratio, G8, r->samples_ratio)                                                               \
-    COL(bytes_allocated, G12, r->bytes_allocated)                                                          \
-    COL(gc_ns, G12, r->gc_ns)                                                                              \
-    COL(aa_ratio, G6, r->is_baseline ? r->aa.est : NAN)                                                    \
-    COL(aa_lo, G6, r->is_baseline ? lo_of(&r->aa) : NAN)                                                   \
-    COL(aa_hi, G6, r->is_baseline ? hi_of(&r->aa) : NAN)                                                   \
-    COL(aa_ci, TEXT, r->is_baseline ? st_ci_name(r->aa.method) : "")                                       \
-    COL(aa_floor, G4, r->is_baseline ? r->aa_floor : NAN)                                                  \
-    COL(depth, G10, c->depth)                                                                              \
-    COL(note, TEXT, r->note)                                                                               \
-    COL(pairs, INT, r->pairs)                                                                              \
-    COL(paired, G6, r->paired.est)                                                                         \
-    COL(paired_lo, G6, lo_of(&r->paired))                                                                  \
-    COL(paired_hi, G6, hi_of(&r->paired))                                                                  \
-    COL(paired_ci, TEXT, st_ci_name(r->paired.method))                                                     \
-    COL(paired_verdict, TEXT, r->is_baseline ? "" : st_verdict_text(r->pverdict, an->margin, v, sizeof v)) \
-    COL(paired_cpu, G6, r->paired_cpu.est)                                                                 \
-    COL(paired_cpu_lo, G6, lo_of(&r->paired_cpu))                                                          \
-    COL(paired_cpu_hi, G6, hi_of(&r->paired_cpu))                                                          \
-    COL(paired_norm, G6, r->paired_norm.est)                                                               \
-    COL(paired_norm_lo, G6, lo_of(&r->paired_norm))                                                        \
-    COL(paired_norm_hi, G6, hi_of(&r->paired_norm))                                                        \
-    COL(paired_cost_us, G6, r->paired_cost.est)                                                            \
-    COL(paired_cost_us_lo, G6, lo_of(&r->paired_cost))                                                     \
-    COL(paired_cost_us_hi, G6, hi_of(&r->paired_cost))                                                     \
-    COL(paired_floor, G4, r->paired_floor)                                                                 \
-    COL(adaptive_rounds, INT, r->adaptive_rounds)                                                          \
+#define ST_SUMMARY_COLUMNS(COL)                                                                                  \
+    COL(workload, TEXT, c->workload)                                                                             \
+    COL(label, TEXT, c->label)                                                                                   \
+    COL(kind, TEXT, c->kind)                                                                                     \
+    COL(alloc_mode, TEXT, c->alloc_mode)                                                                         \
+    COL(alloc_period, INT, c->alloc_period)                                                                      \
+    COL(time_hz, INT, c->time_hz)                                                                                \
+    COL(time_clock, TEXT, c->time_clock)                                                                         \
+    COL(size, INT, c->size)                                                                                      \
+    COL(baseline, TEXT, r->baseline ? r->baseline->label : "")                                                   \
+    COL(runs, INT, r->runs)                                                                                      \
+    COL(runs_failed, INT, r->failed)                                                                             \
+    COL(baseline_runs, INT, r->baseline_runs)                                                                    \
+    COL(wall_median_ns, G12, r->wall.median)                                                                     \
+    COL(wall_q1_ns, G12, r->wall.q1)                                                                             \
+    COL(wall_q3_ns, G12, r->wall.q3)                                                                             \
+    COL(wall_mad_ns, G12, r->wall.mad)                                                                           \
+    COL(wall_outliers, INT, r->wall.outliers)                                                                    \
+    COL(cpu_source, TEXT, r->cpu_task_clock ? "task-clock" : "user+sys")                                         \
+    COL(cpu_median_ns, G12, r->cpu.median)                                                                       \
+    COL(cpu_q1_ns, G12, r->cpu.q1)                                                                               \
+    COL(cpu_q3_ns, G12, r->cpu.q3)                                                                               \
+    COL(cpu_mad_ns, G12, r->cpu.mad)                                                                             \
+    COL(cpu_outliers, INT, r->cpu.outliers)                                                                      \
+    COL(overhead, G6, r->overhead.est)                                                                           \
+    COL(overhead_lo, G6, lo_of(&r->overhead))                                                                    \
+    COL(overhead_hi, G6, hi_of(&r->overhead))                                                                    \
+    COL(overhead_ci, TEXT, st_ci_name(r->overhead.method))                                                       \
+    COL(cpu_overhead, G6, r->cpu_overhead.est)                                                                   \
+    COL(cpu_overhead_lo, G6, lo_of(&r->cpu_overhead))                                                            \
+    COL(cpu_overhead_hi, G6, hi_of(&r->cpu_overhead))                                                            \
+    COL(cpu_overhead_ci, TEXT, st_ci_name(r->cpu_overhead.method))                                               \
+    COL(alloc_samples, G12, r->alloc_samples)                                                                    \
+    COL(alloc_sample_points, G12, r->alloc_points)                                                               \
+    COL(time_samples, G12, r->time_samples)                                                                      \
+    COL(alloc_sps, G6, r->alloc_sps.est)                                                                         \
+    COL(alloc_sps_lo, G6, lo_of(&r->alloc_sps))                                                                  \
+    COL(alloc_sps_hi, G6, hi_of(&r->alloc_sps))                                                                  \
+    COL(alloc_sps_ci, TEXT, st_ci_name(r->alloc_sps.method))                                                     \
+    COL(time_sps, G6, r->time_sps.est)                                                                           \
+    COL(time_sps_lo, G6, lo_of(&r->time_sps))                                                                    \
+    COL(time_sps_hi, G6, hi_of(&r->time_sps))                                                                    \
+    COL(time_sps_ci, TEXT, st_ci_name(r->time_sps.method))                                                       \
+    COL(time_hz_achieved, G6, r->hz_achieved)                                                                    \
+    COL(sps, G6, r->sps.est)                                                                                     \
+    COL(norm_overhead, G6, r->norm.est)                                                                          \
+    COL(norm_overhead_lo, G6, lo_of(&r->norm))                                                                   \
+    COL(norm_overhead_hi, G6, hi_of(&r->norm))                                                                   \
+    COL(norm_overhead_ci, TEXT, st_ci_name(r->norm.method))                                                      \
+    COL(sample_cost_us, G6, r->cost.est)                                                                         \
+    COL(sample_cost_us_lo, G6, lo_of(&r->cost))                                                                  \
+    COL(sample_cost_us_hi, G6, hi_of(&r->cost))                                                                  \
+    COL(sample_cost_ci, TEXT, st_ci_name(r->cost.method))                                                        \
+    COL(mw_u, G10, r->mw.u)                                                                                      \
+    COL(mw_p, G4, r->mw.p)                                                                                       \
+    COL(mw_method, TEXT, isnan(r->mw.p) ? "" : r->mw.exact ? "exact" : "normal")                                 \
+    COL(verdict, TEXT, r->verdict)                                                                               \
+    COL(exact_checked, INT, r->exact_checked)                                                                    \
+    COL(exact_mismatches, INT, r->exact_mismatches)                                                              \
+    COL(samples_ratio, G8, r->samples_ratio)                                                                     \
+    COL(bytes_allocated, G12, r->bytes_allocated)                                                                \
+    COL(gc_ns, G12, r->gc_ns)                                                                                    \
+    COL(aa_ratio, G6, r->is_baseline ? r->aa.est : NAN)                                                          \
+    COL(aa_lo, G6, r->is_baseline ? lo_of(&r->aa) : NAN)                                                         \
+    COL(aa_hi, G6, r->is_baseline ? hi_of(&r->aa) : NAN)                                                         \
+    COL(aa_ci, TEXT, r->is_baseline ? st_ci_name(r->aa.method) : "")                                             \
+    COL(aa_floor, G4, r->is_baseline ? r->aa_floor : NAN)                                                        \
+    COL(depth, G10, c->depth)                                                                                    \
+    COL(note, TEXT, r->note)                                                                                     \
+    COL(pairs, INT, r->pairs)                                                                                    \
+    COL(paired, G6, r->paired.est)                                                                               \
+    COL(paired_lo, G6, lo_of(&r->paired))                                                                        \
+    COL(paired_hi, G6, hi_of(&r->paired))                                                                        \
+    COL(paired_ci, TEXT, st_ci_name(r->paired.method))                                                           \
+    COL(paired_verdict, TEXT, r->is_baseline ? "" : st_verdict_text(r->pverdict, an->margin, v, sizeof v))       \
+    COL(paired_cpu, G6, r->paired_cpu.est)                                                                       \
+    COL(paired_cpu_lo, G6, lo_of(&r->paired_cpu))                                                                \
+    COL(paired_cpu_hi, G6, hi_of(&r->paired_cpu))                                                                \
+    COL(paired_norm, G6, r->paired_norm.est)                                                                     \
+    COL(paired_norm_lo, G6, lo_of(&r->paired_norm))                                                              \
+    COL(paired_norm_hi, G6, hi_of(&r->paired_norm))                                                              \
+    COL(paired_cost_us, G6, r->paired_cost.est)                                                                  \
+    COL(paired_cost_us_lo, G6, lo_of(&r->paired_cost))                                                           \
+    COL(paired_cost_us_hi, G6, hi_of(&r->paired_cost))                                                           \
+    COL(paired_floor, G4, r->paired_floor)                                                                       \
+    COL(replicates, INT, r->replicates)                                                                          \
+    COL(overhead_level, TEXT, r->is_baseline ? "" : st_level_name(r->overhead_level))                            \
+    COL(paired_level, TEXT, r->pairs ? st_level_name(r->paired_level) : "")                                      \
+    COL(rep_overhead_tau, G4, r->rep_overhead_tau)                                                               \
+    COL(rep_overhead_tau_family, G4, r->rep_overhead_tau_family)                                                 \
+    COL(rep_overhead_within, G4, r->rep_overhead_within)                                                         \
+    COL(rep_paired_tau, G4, r->rep_paired_tau)                                                                   \
+    COL(rep_paired_tau_family, G4, r->rep_paired_tau_family)                                                     \
+    COL(rep_paired_within, G4, r->rep_paired_within)                                                             \
+    COL(family_size, INT, r->family_size)                                                                        \
+    COL(paired_sim_lo, G6, r->sim_lo)                                                                            \
+    COL(paired_sim_hi, G6, r->sim_hi)                                                                            \
+    COL(family_verdict, TEXT, r->family_size ? st_verdict_text(r->family_verdict, an->margin, v, sizeof v) : "") \
+    COL(rep_overhead_tau_used, G4, r->rep_overhead_tau_used)                                                     \
+    COL(rep_overhead_tau_lo, G4, r->rep_overhead_tau_lo)                                                         \
+    COL(rep_overhead_tau_hi, G4, r->rep_overhead_tau_hi)                                                         \
+    COL(rep_paired_tau_used, G4, r->rep_paired_tau_used)                                                         \
+    COL(rep_paired_tau_lo, G4, r->rep_paired_tau_lo)                                                             \
+    COL(rep_paired_tau_hi, G4, r->rep_paired_tau_hi)                                                             \
+    COL(adaptive_rounds, INT, r->adaptive_rounds)                                                                \
     COL(paired_rule, TEXT, an->blocks ? st_paired_rule_name(an->rule) : "")
 
 /* summary.csv's field types (the row writer is shared with the plot data). */
@@ -538,13 +559,13 @@ static double fit_cell_cost(const st_pd_row *x, int which) {
 
 /* inprocess.dat: the interval's half-width in % of the ratio (NaN without one). */
 static double ip_half_width(const st_inproc_cell *c) {
-    return c->e.ratio.method == ST_CI_NONE ? NAN : (c->e.ratio.hi - c->e.ratio.lo) / 2 * 100;
+    return c->e.lv_ratio.method == ST_CI_NONE ? NAN : (c->e.lv_ratio.hi - c->e.lv_ratio.lo) / 2 * 100;
 }
 
 /* inprocess.dat: the verdict at the margin ("no effect above 2%" becomes one word in the file). */
 static const char *ip_verdict(const st_pd_row *x) {
     static char b[64];
-    return st_verdict_text(st_paired_verdict(&x->ip->e.ratio, x->an->margin), x->an->margin, b, sizeof b);
+    return st_verdict_text(st_paired_verdict(&x->ip->e.lv_ratio, x->an->margin), x->an->margin, b, sizeof b);
 }
 
 /* exactness.dat: bytes / period, with the period the run itself reported. */
@@ -994,15 +1015,17 @@ static void write_headline_norm(FILE *f, const st_analysis *an, const char **w, 
             "`1 + (overhead - 1) * 1000 / samples_per_second`; for each sampler the cell whose rate is nearest "
             "1000 samples/s. Paired: each run against the adjacent run of its baseline, Hodges-Lehmann over the "
             "blocks with a one-sample BCa interval (blocked sweeps); unpaired: from the medians, two-sample "
-            "bootstrap, beside it for comparison. Verdict, on the paired intervals when both cells have one "
-            "(else the unpaired; the basis says which): a sampler is cheaper when its interval lies wholly below "
-            "the other's; \"equivalent within %s\" when the two differ by at most %s whatever values in their "
-            "intervals are true (the larger upper end minus the smaller lower end is at most %s); otherwise "
-            "\"not resolved\".\n\n"
+            "bootstrap, beside it for comparison. The verdict is read from the interval of the **difference** "
+            "(allocation minus time), estimated directly: in a blocked sweep from the two cells' blocks matched "
+            "by round and resampled together by rounds (whatever a round's hour did to both stays in the "
+            "difference), else from the runs of both cells and their shared baseline resampled together; over "
+            "replicates in a replicated sweep. A sampler is cheaper when the difference's interval excludes 0 "
+            "on its side; \"equivalent within %s\" when the interval lies within +-%s; otherwise \"not "
+            "resolved\". Each verdict holds at its own level.\n\n"
             "| workload | allocation cell | samples/s | normalized, paired | unpaired | time cell | samples/s | "
-            "normalized, paired | unpaired | verdict (basis) |\n"
-            "|---|---|---|---|---|---|---|---|---|---|\n",
-            m, m, m);
+            "normalized, paired | unpaired | difference, alloc - time [CI] (basis, level) | verdict |\n"
+            "|---|---|---|---|---|---|---|---|---|---|---|\n",
+            m, m);
     st_normcmp *cmp = st_xcalloc(nw ? nw : 1, sizeof *cmp);
     int rows = 0;
     for (size_t i = 0; i < nw; i++) {
@@ -1017,13 +1040,15 @@ static void write_headline_norm(FILE *f, const st_analysis *an, const char **w, 
         fprintf(f, "%s | %s | %s | %s | ", t ? cell_title(t->cell) : "n/a", t ? md(t->sps.est, 4) : "n/a",
                 t ? with_ci(&t->paired_norm, 4) : "n/a", t ? with_ci(&t->norm, 4) : "n/a");
         char v[64];
+        if (c->diff)
+            fprintf(f, "%s (%s, %s) | ", with_ci(c->diff, 4), st_normcmp_basis(c), st_level_name(c->level));
+        else
+            fputs("n/a | ", f);
         fprintf(f, "%s", normcmp_text(c, an->margin, v, sizeof v));
-        if (c->res != ST_NR_NA)
-            fprintf(f, " (%s)", st_normcmp_basis(c));
         fputs(" |\n", f);
     }
     if (!rows) {
-        fputs("| n/a | no sampling cell with samples and a baseline | | | | | | | | |\n\n", f);
+        fputs("| n/a | no sampling cell with samples and a baseline | | | | | | | | | |\n\n", f);
         free(cmp);
         return;
     }
@@ -1032,7 +1057,8 @@ static void write_headline_norm(FILE *f, const st_analysis *an, const char **w, 
         resolved += cmp[i].res == ST_NR_ALLOC || cmp[i].res == ST_NR_TIME || cmp[i].res == ST_NR_EQUIVALENT;
         judged += cmp[i].res != ST_NR_NA;
     }
-    fprintf(f, "\nResolved on %zu of %zu workloads with both intervals: allocation cheaper: ", resolved, judged);
+    fprintf(f, "\nResolved on %zu of %zu workloads with an interval of the difference: allocation cheaper: ", resolved,
+            judged);
     norm_list(f, cmp, w, nw, 1u << ST_NR_ALLOC);
     fputs("; time cheaper: ", f);
     norm_list(f, cmp, w, nw, 1u << ST_NR_TIME);
@@ -1176,6 +1202,7 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
     if (an->failed_runs)
         fprintf(f, "%zu measured runs failed: they are excluded and listed under \"Failed runs\" below.\n\n",
                 an->failed_runs);
+    st_write_levels_md(f, an);
     const char *status = st_sweep_meta(sw, "status");
     if (status && strcmp(status, "complete"))
         fprintf(f,
@@ -1206,6 +1233,7 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
                     checked);
     }
     st_write_floor_warning_md(f, an);
+    st_peers_write_implausible_md(f, an);
     if (an->used_runs == 0 && an->failed_runs)
         fputs("**No measured run succeeded: there is nothing to analyse.** See the notes below and the "
               "failure column of results.db's runs table.\n\n",

@@ -49,27 +49,30 @@ void st_pick_normalized(const st_analysis *an, const char *workload, const st_re
 
 /* Allocation against time sampling for one workload (headline 2 and
  * normalized.dat): the cells st_pick_normalized chooses and which is cheaper
- * per 1000 samples/s.  The intervals judged are the paired ones (paired_norm:
- * Hodges-Lehmann over blocks, one-sample BCa) when both cells have one, else
- * the unpaired ones (norm).  ALLOC / TIME: that sampler's interval lies wholly
- * below the other's; EQUIVALENT: the two differ by at most the margin
- * whatever values in their intervals are true (max(hi) - min(lo) <= margin);
- * UNRESOLVED: none of these; NA: a cell or an interval is missing. */
+ * per 1000 samples/s, judged from the interval of their difference
+ * (st_normdiff.h: alloc minus time, resampled jointly; st_diff_verdict):
+ * ALLOC / TIME: the difference's interval lies below / above 0;
+ * EQUIVALENT: it lies within [-margin, margin]; UNRESOLVED: none of these;
+ * NA: a cell or the interval is missing.  The intervals shown beside it are
+ * the paired ones (paired_norm: Hodges-Lehmann over blocks, one-sample BCa)
+ * when both cells have one, else the unpaired ones (norm). */
 typedef enum st_normres { ST_NR_NA = 0, ST_NR_ALLOC, ST_NR_TIME, ST_NR_EQUIVALENT, ST_NR_UNRESOLVED } st_normres;
 
 typedef struct st_normcmp {
     const st_result *a, *t;     /* the cells compared (NULL if none) */
-    int paired;                 /* 1: the paired intervals were judged, 0: the unpaired */
-    const st_interval *ai, *ti; /* the intervals judged (NULL with a missing cell) */
+    int paired;                 /* 1: the paired intervals are shown (and the difference is of matched blocks) */
+    const st_interval *ai, *ti; /* the intervals shown (NULL with a missing cell) */
+    const st_interval *diff;    /* the difference alloc - time the verdict judged (NULL without one) */
+    st_level level;             /* what diff covers */
     st_normres res;
 } st_normcmp;
 
 void st_normcmp_make(const st_analysis *an, const char *workload, st_normcmp *out);
-/* The verdict on an allocation interval [alo, ahi] and a time interval
- * [tlo, thi] of normalized overheads, by the rules above (NA if an end is
- * not a number).  The cell-based table and the regression-based line under
+/* The verdict of an interval [lo, hi] of the difference alloc - time of
+ * normalized overheads, by the rules above (NA if an end is not a number).
+ * The cell-based table (st_normdiff.h) and the regression-based line under
  * the per-sample cost table (st_costfit.c) both judge with it. */
-st_normres st_norm_verdict(double alo, double ahi, double tlo, double thi, double margin);
+st_normres st_norm_verdict(double lo, double hi, double margin);
 /* One word: alloc_cheaper, time_cheaper, equivalent, not_resolved, na. */
 const char *st_normres_word(st_normres r);
 /* "paired", "unpaired" (the intervals judged), "-" without a verdict. */

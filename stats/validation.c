@@ -40,7 +40,7 @@ typedef struct vsweep {
     const char *dir;
     char id[256];    /* the directory's last component: the sweep id, for the outputs */
     double spin_ns;  /* injected D */
-    sgc_clock clock; /* SGC_SAMPLE_SPIN_CLOCK (sgc_modes.h): what D is, wall time or CPU time (a calibrated loop) */
+    sgc_clock clock; /* SGC_SAMPLE_SPIN_CLOCK (sgc_modes.h): what D is, wall time or CPU time (the thread's clock) */
     st_sweep sw;
     st_analysis an;
 } vsweep;
@@ -598,8 +598,8 @@ int main(int argc, char **argv) {
         md,
         "# freecheck validation: injected vs recovered per-sample cost\n\n"
         "Every allocation sample and every time sample busy-waited D more (`SGC_SAMPLE_SPIN_NS`, "
-        "docs/RUNTIME.md): D of wall time (spin clock `wall`, CLOCK_MONOTONIC) or D of CPU time (`cpu`, a "
-        "calibrated loop). Recovered = the per-sample cost fitted by regression at D minus the one fitted "
+        "docs/RUNTIME.md): D of wall time (spin clock `wall`, CLOCK_MONOTONIC) or D of CPU time (`cpu`, by the "
+        "thread's CPU clock). Recovered = the per-sample cost fitted by regression at D minus the one fitted "
         "at D = 0 on the cells of the same periods (rates) (docs/STATISTICS.md), on wall time and on CPU time (user + sys), each with its %g%% "
         "bootstrap interval (%llu resamples). Target: within 10%% of D for D >= 10 us; within 10%% or "
         "0.5 us, whichever is larger, below. The metric of the spin's own clock is the one that must "

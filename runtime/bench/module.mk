@@ -4,6 +4,7 @@
 #   bench-gc-alloc       ns per 16-byte allocation: sgc_alloc, malloc+free, Boehm GC_malloc
 #   bench-gc-minor       minor-collection throughput; empty and all-garbage collections
 #   bench-gc-callgrind   instructions per allocation (callgrind, exact)
+#   bench-spin           the cpu validation spin's CPU time per D, next to a fixed count of its loop
 # GC_BENCH_ARGS adds arguments to bench-gc-alloc (e.g. --n 50000000 --rounds 9).
 GC_BENCH_BIN := $(BIN)/gc-bench
 
@@ -19,5 +20,15 @@ bench-gc-minor: $(GC_BENCH_BIN)
 bench-gc-callgrind: $(GC_BENCH_BIN)
 	sh runtime/bench/gc_callgrind.sh $(GC_BENCH_BIN) $(BUILD)/bench-gc
 
-BINS += $(GC_BENCH_BIN)
-BENCHES += bench-gc-alloc bench-gc-minor bench-gc-callgrind
+SPIN_BENCH_BIN := $(BIN)/spin-bench
+$(SPIN_BENCH_BIN): $(OBJ)/runtime/bench/spin_bench.o $(LIBDIR)/libsgc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+# SPIN_BENCH_ARGS adds arguments (e.g. --spins 10000 --d 50000); pinned to CPU 1 like every timing.
+.PHONY: bench-spin
+bench-spin: $(SPIN_BENCH_BIN)
+	taskset -c 1 $(SPIN_BENCH_BIN) $(SPIN_BENCH_ARGS)
+
+BINS += $(GC_BENCH_BIN) $(SPIN_BENCH_BIN)
+BENCHES += bench-gc-alloc bench-gc-minor bench-gc-callgrind bench-spin

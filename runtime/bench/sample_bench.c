@@ -5,6 +5,7 @@
  * usage: sample-bench cost [--profile FILE] [--rounds N]
  *        sample-bench overhead [--profile FILE] [--rounds N] [--mib M]
  *        sample-bench loop [--profile FILE] [--period P] [--mib M]
+ *        sample-bench stack [--profile FILE] [--period P] [--depth D] [--shape S] [--n N]
  *
  * cost: at depth d (1, 10, 100 frames) the innermost function allocates
  *   64-byte objects with sampling off and with a period of 64 bytes (every
@@ -25,6 +26,12 @@
  * loop: one churn run at --period P (0 = off), for counting instructions
  *   under callgrind (runtime/bench/sample_instructions.sh): the exact,
  *   noise-free form of the overhead.
+ * stack: one run of the cost benchmark's loop (N allocations of 64 bytes at
+ *   depth D, default 1, with the stack shape S, default same) at --period P
+ *   (0 = off; 64 makes every allocation one sample), then a minor collection
+ *   that settles the last survivals, for counting instructions under
+ *   callgrind (runtime/bench/sample_cost.py): "same" is a cached stack,
+ *   "fresh" interns exactly D new frames per sample.
  * Every timing is checked for the work it claims: the sample count must be
  * exactly floor(bytes / P) (fixed mode), or the run is reported as failed.
  * The profile goes to FILE (default /tmp/sample-bench.<pid>.prof, removed at
@@ -242,6 +249,28 @@ static int run_loop(uint64_t period, uint64_t mib) {
 }
 
 /* Per-sample cost at depth 10, same stack, for the overhead prediction. */
+/* One run of alloc_at_depth at period (0 = off), for instruction counting
+ * under callgrind (bench-sample-cost).  At a period of 64 the count must be
+ * exactly n. */
+static int run_stack(uint64_t period, int depth, enum shape shape, long n) {
+    if (period)
+        sgc_sampling_start(period, SGC_SAMPLE_FIXED, 0);
+    sgc_collect_minor();
+    uint64_t p0 = points();
+    alloc_at_depth(depth, shape, n);
+    sgc_collect_minor(); /* the last survivals settled */
+    uint64_t got = points() - p0;
+    uint64_t want = period ? (uint64_t)n * 64 / period : 0;
+    sgc_sampling_stop();
+    printf("%llu samples\n", (unsigned long long)got);
+    if (got != want) {
+        fprintf(stderr, "sample-bench: stack: %llu sample points, expected %llu\n", (unsigned long long)got,
+                (unsigned long long)want);
+        return 1;
+    }
+    return 0;
+}
+
 static double quick_sample_ns(void) {
     uint64_t off[5], on[5];
     const long n = 100000;
@@ -260,7 +289,8 @@ static double quick_sample_ns(void) {
 }
 
 static void usage(FILE *to) {
-    fprintf(to, "usage: sample-bench cost|overhead|loop [--profile FILE] [--rounds N] [--mib M] [--period P]\n");
+    fprintf(to, "usage: sample-bench cost|overhead|loop|stack [--profile FILE] [--rounds N] [--mib M] [--period P]\n"
+                "                    [--depth D] [--shape same|leaf|fresh] [--n N]\n");
 }
 
 int main(int argc, char **argv) {
@@ -273,13 +303,16 @@ int main(int argc, char **argv) {
         usage(stdout);
         return 0;
     }
-    if (strcmp(what, "cost") && strcmp(what, "overhead") && strcmp(what, "loop")) {
-        fprintf(stderr, "sample-bench: unknown benchmark \"%s\" (expected cost, overhead or loop)\n", what);
+    if (strcmp(what, "cost") && strcmp(what, "overhead") && strcmp(what, "loop") && strcmp(what, "stack")) {
+        fprintf(stderr, "sample-bench: unknown benchmark \"%s\" (expected cost, overhead, loop or stack)\n", what);
         return 2;
     }
     const char *profile = NULL;
     int rounds = 7;
     uint64_t mib = 256, period = 0;
+    int depth = 1;
+    enum shape shape = SHAPE_SAME;
+    long nallocs = 200000;
     for (int i = 2; i < argc; i++) {
         char *end;
         if (!strcmp(argv[i], "--profile") && i + 1 < argc) {
@@ -294,6 +327,28 @@ int main(int argc, char **argv) {
             period = strtoull(argv[++i], &end, 10);
             if (*end || period > ((uint64_t)1 << 40)) {
                 fprintf(stderr, "sample-bench: --period %s: expected bytes, 0 to 2^40\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--depth") && i + 1 < argc) {
+            depth = (int)strtol(argv[++i], &end, 10);
+            if (*end || depth < 1 || depth > 100) {
+                fprintf(stderr, "sample-bench: --depth %s: expected 1 to 100\n", argv[i]);
+                return 2;
+            }
+        } else if (!strcmp(argv[i], "--shape") && i + 1 < argc) {
+            i++;
+            int k = 0;
+            while (k < 3 && strcmp(argv[i], shape_name[k]))
+                k++;
+            if (k == 3) {
+                fprintf(stderr, "sample-bench: --shape %s: expected same, leaf or fresh\n", argv[i]);
+                return 2;
+            }
+            shape = (enum shape)k;
+        } else if (!strcmp(argv[i], "--n") && i + 1 < argc) {
+            nallocs = strtol(argv[++i], &end, 10);
+            if (*end || nallocs < 1 || nallocs > 100000000) {
+                fprintf(stderr, "sample-bench: --n %s: expected 1 to 100000000\n", argv[i]);
                 return 2;
             }
         } else if (!strcmp(argv[i], "--mib") && i + 1 < argc) {
@@ -333,6 +388,8 @@ int main(int argc, char **argv) {
         failed = run_cost(rounds);
     } else if (!strcmp(what, "loop")) {
         failed = run_loop(period, mib);
+    } else if (!strcmp(what, "stack")) {
+        failed = run_stack(period, depth, shape, nallocs);
     } else {
         double ns = quick_sample_ns();
         printf("# per-sample cost used for the prediction (depth 10, same stack): %.1f ns\n", ns);

@@ -137,7 +137,9 @@ def inprocess_runs(con, cells, k, rounds, episodes, noise, nb):
                 on = int(sk == "B" and kind != "baseline")
                 p = period[cid]
                 samples = (1 << 20) // p if on and p else 0
-                con.execute("INSERT INTO segments VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, 0, 0, 0, 0, 0)",
+                con.execute("INSERT INTO segments(run_id, idx, block, pos, kind, on_, end_, cpu_ns, wall_ns, bytes, "
+                            "iterations, alloc_samples, alloc_points, sampled_bytes, time_samples, minor, major, gc_ns, "
+                            "major_cpu_ns) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, 0, 0, 0, 0, 0)",
                             (run_id, idx, blk, pos, sk, on, end, cpu, cpu, 1 << 20, samples, samples,
                              (1 << 20) if on and p else 0))
 

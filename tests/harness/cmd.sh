@@ -164,8 +164,8 @@ nocountpeer nocountsys 65536 NaN"
             "$(awk '$1 == "nocountpeer" { print $8, $9, $10, $11 }' "$WORK/res/latest/plotdata/peers.dat")" \
             "not_counted NaN NaN NaN"
         expect "peers-report: the table says a system without a sample count has no per-sample cost" \
-            "$(grep '^| nocountpeer ' "$WORK/res/latest/peers.md" | cut -d'|' -f5-7)" \
-            " not counted | none: no sample count | none: no sample count "
+            "$(grep '^| nocountpeer ' "$WORK/res/latest/peers.md" | cut -d'|' -f5-9)" \
+            " not counted | n/a | n/a | n/a | none: no sample count "
         expect "peers-report: the note says why" \
             "$(grep -c '^- nocountpeer on nocountsys: nocountsys keeps no count of its samples (its runs report no alloc_samples), so there is no per-sample cost' "$WORK/res/latest/peers.md")" 1
         expect "peers-report: the skipped peer in the table" \
@@ -187,7 +187,26 @@ bad_decl() { # NAME LINE EXPECTED-MESSAGE-PART
     expect "bad declaration, $1: message" "$(cat "$WORK/err")" "sweep: $WORK/bad.list line 2: $3 (docs/WORKLOADS.md, \"Measuring your own runtime\")"
 }
 bad_decl "unknown key" "system s sitex=1 alloc-env=A={P}" \
-    "unknown key 'sitex' (keys: site, modes, alloc-env, alloc-arg, off-env, off-arg)"
+    "unknown key 'sitex' (keys: site, modes, alloc-env, alloc-arg, off-env, off-arg, inprocess, inprocess-env, inprocess-alloc-env, inprocess-alloc-arg, segment, sim-env, calibrate)"
+bad_decl "bad inprocess" "system s alloc-env=A={P} inprocess=maybe" "inprocess: 'maybe' is not yes or no"
+bad_decl "in-process settings without inprocess=yes" "system s alloc-env=A={P} segment=2ms" \
+    "system s: inprocess-env, inprocess-alloc-* and segment= are settings of the in-process design, which the system does not declare (inprocess=yes)"
+bad_decl "in-process env without inprocess=yes" "system s alloc-env=A={P} inprocess-env=B=1" \
+    "system s: inprocess-env, inprocess-alloc-* and segment= are settings of the in-process design, which the system does not declare (inprocess=yes)"
+bad_decl "bad segment" "system s alloc-env=A={P} inprocess=yes segment=5s" \
+    "segment: '5s' is not a segment length: Nms with N from 1 to 60000 (CPU time), or K from 1 to 1000000 (collections)"
+bad_decl "segment out of range" "system s alloc-env=A={P} inprocess=yes segment=60001ms" \
+    "segment: '60001ms' is not a segment length: Nms with N from 1 to 60000 (CPU time), or K from 1 to 1000000 (collections)"
+bad_decl "a variable set twice" "system s alloc-env=A={P} off-env=A=0 sim-env=A=1" \
+    "system s: sim-env sets A, which another of its templates sets too (a run would get it twice): give the variable one template"
+bad_decl "in-process template without the period" "system s alloc-env=A={P} inprocess=yes inprocess-alloc-env=A=1" \
+    "system s: no inprocess-alloc template uses the period ({P} or {log2P})"
+bad_decl "period in sim-env" "system s alloc-env=A={P} sim-env=B={P}" \
+    "sim-env 'B={P}': {P} has no value there ({P}, {log2P} and {mode} belong in alloc templates)"
+bad_decl "SGC_ variable in sim-env" "system s alloc-env=A={P} sim-env=SGC_SEED=1" \
+    "sim-env: SGC_SEED: the SGC_* variables are freecheck's runtime's, set by the harness"
+bad_decl "bad calibrate" "system s alloc-env=A={P} calibrate=fast" \
+    "calibrate: 'fast' is not work (the target excludes the command's fixed cost) or run (the whole run's CPU time, the default)"
 bad_decl "unknown placeholder" "system s alloc-env=A={Q}" \
     "alloc-env 'A={Q}': unknown placeholder {Q} (known: {P}, {log2P}, {mode}, {bin}, {size}, {sampling})"
 bad_decl "period in the off template" "system s alloc-env=A={P} off-env=A={P}" \

@@ -7,7 +7,9 @@
 # file, writes a stats record (docs/FORMATS.md) with the settings it saw:
 # conf (FAKE_CONF), interval, and sgc_alloc_period (SGC_ALLOC_PERIOD, which
 # a foreign system must not get).  With FAKE_NOCOUNT=1 it writes no
-# alloc_samples, like a sampler that keeps no count.
+# alloc_samples, like a sampler that keeps no count; with FAKE_SAMPLES_DIV=K
+# it reports 1/K of its samples, like a count that misses most of them
+# (node --heap-prof's).
 size=1
 interval=
 mode=poisson
@@ -30,6 +32,7 @@ esac
 bytes=$((size * 1048576))
 samples=0
 [ "$period" -gt 0 ] && samples=$((bytes / period))
+[ -n "${FAKE_SAMPLES_DIV:-}" ] && samples=$((samples / FAKE_SAMPLES_DIV))
 echo "fakepeer size $size"
 echo "checksum $((size * 7919))"
 if [ -n "${SGC_STATS:-}" ]; then

@@ -9,6 +9,9 @@
  *   fake-badsum    prints a wrong checksum when allocation sampling is on
  *   fake-badcheck  --check fails (exit 1)
  *   fake-nostats   writes no stats record
+ *   fake-badstats  writes a record that breaks the rules (runtime/sgc_statsrec.h)
+ *                  when allocation sampling is on: how, FAKE_BADSTATS says
+ *                  (junk, crlf, missing, version, duplicate, negative)
  *   fake-min       refuses --size below 8 (exit 2, like a workload's minimum)
  *   fake-max       refuses --size above 100 (exit 2, like a workload's maximum);
  *                  sizes 90..99 take 1.4 times the work of size 100, as a
@@ -25,9 +28,112 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sgc_stats_keys.h"
+
 static const char *env_or(const char *name, const char *dflt) {
     const char *v = getenv(name);
     return v && *v ? v : dflt;
+}
+
+/* One line of the stats record: the keys a stand-in has a value for, else 0
+ * of the key's type.  SGC_NURSERY as given, digits only and not rounded like
+ * the runtime's, so that a value that is not a multiple of 8 shows a
+ * mismatch; no heap, so never huge pages (as the runtime on a machine
+ * without THP); time_mode always signal (a stand-in that ignores
+ * SGC_TIME_MODE). */
+static void fake_key(FILE *f, const char *key, const char *type, long long ns, unsigned long long bytes,
+                     unsigned long long points, unsigned long long period, unsigned hz, long long vclock) {
+    if (!strcmp(key, "run_ns"))
+        fprintf(f, "%s %lld\n", key, ns);
+    else if (!strcmp(key, "nursery_bytes") || !strcmp(key, "bytes_allocated") || !strcmp(key, "sampled_bytes"))
+        fprintf(f, "%s %llu\n", key, !strcmp(key, "sampled_bytes") && !period ? 0 : bytes);
+    else if (!strcmp(key, "alloc_samples") || !strcmp(key, "alloc_sample_points"))
+        fprintf(f, "%s %llu\n", key, points);
+    else if (!strcmp(key, "alloc_period"))
+        fprintf(f, "%s %llu\n", key, period);
+    else if (!strcmp(key, "alloc_mode"))
+        fprintf(f, "%s %s\n", key, env_or("SGC_ALLOC_MODE", "fixed"));
+    else if (!strcmp(key, "time_hz"))
+        fprintf(f, "%s %u\n", key, hz);
+    else if (!strcmp(key, "time_clock"))
+        fprintf(f, "%s %s\n", key, env_or("SGC_TIME_CLOCK", "wall"));
+    else if (!strcmp(key, "sample_spin_clock"))
+        fprintf(f, "%s %s\n", key, env_or("SGC_SAMPLE_SPIN_CLOCK", "wall"));
+    else if (!strcmp(key, "time_mode"))
+        fprintf(f, "%s signal\n", key);
+    else if (!strcmp(key, "seed"))
+        fprintf(f, "%s %llu\n", key, strtoull(env_or("SGC_SEED", "0"), NULL, 10));
+    else if (!strcmp(key, "nursery_size"))
+        fprintf(f, "%s %llu\n", key, strtoull(env_or("SGC_NURSERY", "65536"), NULL, 10));
+    else if (!strcmp(key, "sample_spin_ns"))
+        fprintf(f, "%s %llu\n", key, strtoull(env_or("SGC_SAMPLE_SPIN_NS", "0"), NULL, 10));
+    else if (!strcmp(key, "hugepages"))
+        fprintf(f, "%s %s\n", key, env_or("SGC_HUGEPAGES", "0"));
+    else if (!strcmp(key, "virtual_clock_ns"))
+        fprintf(f, "%s %lld\n", key, vclock);
+    else if (!strcmp(key, "major_growth"))
+        fprintf(f, "%s 2.000\n", key);
+    else if (!strcmp(key, "time_sampler_cpu"))
+        fprintf(f, "%s -1\n", key);
+    else
+        fprintf(f, "%s %s\n", key, !strcmp(type, "DEC3") ? "0.000" : "0");
+}
+
+/* Replaces the first occurrence of from in *text with to. */
+static void replace(char **text, const char *from, const char *to) {
+    char *at = strstr(*text, from);
+    if (!at)
+        return;
+    size_t head = (size_t)(at - *text), n = strlen(*text) - strlen(from) + strlen(to);
+    char *out = malloc(n + 1);
+    memcpy(out, *text, head);
+    strcpy(out + head, to);
+    strcat(out, at + strlen(from));
+    free(*text);
+    *text = out;
+}
+
+/* Gives key the value v (the line "\nkey <old>\n" becomes "\nkey v\n"). */
+static void set_value(char **text, const char *key, const char *v) {
+    char from[256], to[256];
+    snprintf(from, sizeof from, "\n%s ", key);
+    char *at = strstr(*text, from);
+    if (!at)
+        return;
+    size_t len = strcspn(at + 1, "\n") + 1;
+    snprintf(from, sizeof from, "%.*s", (int)len, at);
+    snprintf(to, sizeof to, "\n%s %s", key, v);
+    replace(text, from, to);
+}
+
+/* fake-badstats: the record of a run at period K KiB broken in way K. */
+static void spoil(char **text, unsigned long long k, unsigned long long points) {
+    char v[32];
+    switch (k) {
+    case 1: set_value(text, "alloc_period", "1024junk"); break; /* a junk suffix */
+    case 2: {                                                   /* CRLF line ends */
+        char *out = malloc(2 * strlen(*text) + 1), *o = out;
+        for (const char *p = *text; *p; p++) {
+            if (*p == '\n')
+                *o++ = '\r';
+            *o++ = *p;
+        }
+        *o = '\0';
+        free(*text);
+        *text = out;
+        break;
+    }
+    case 3: replace(text, "\nrun_ns ", "\nrun_nanoseconds "); break;     /* a required key missing */
+    case 4: replace(text, "sgc-stats 1\n", "sgc-stats 2\n"); break;      /* an unknown version */
+    case 5: replace(text, "\nseed ", "\nalloc_samples 0\nseed "); break; /* a key twice */
+    case 6: set_value(text, "alloc_samples", "-5"); break;
+    case 7: set_value(text, "run_ns", "-1"); break;
+    case 8: /* more samples than sample points */
+        snprintf(v, sizeof v, "%llu", points + 1);
+        set_value(text, "alloc_samples", v);
+        break;
+    default: break;
+    }
 }
 
 int main(int argc, char **argv) {
@@ -83,7 +189,9 @@ int main(int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &t1);
     const char *stats = getenv("SGC_STATS");
     if (stats && *stats && strcmp(name, "fake-nostats")) {
-        FILE *f = fopen(stats, "w");
+        char *text = NULL;
+        size_t text_len = 0;
+        FILE *f = open_memstream(&text, &text_len);
         if (!f)
             return 1;
         long long ns = (t1.tv_sec - t0.tv_sec) * 1000000000ll + (t1.tv_nsec - t0.tv_nsec);
@@ -92,21 +200,22 @@ int main(int argc, char **argv) {
         long long vclock = strtoll(env_or("SGC_VIRTUAL_CLOCK", "0"), NULL, 10);
         if (vclock > 0)
             ns = vclock;
-        fprintf(f,
-                "sgc-stats 1\nrun_ns %lld\nbytes_allocated %llu\nalloc_samples %llu\nalloc_period %llu\n"
-                "alloc_mode %s\ntime_hz %u\ntime_clock %s\nseed %s\n",
-                ns, size * 4096, period ? size * 4096 / period : 0, period, env_or("SGC_ALLOC_MODE", "fixed"), hz,
-                env_or("SGC_TIME_CLOCK", "wall"), env_or("SGC_SEED", "0"));
-        /* SGC_NURSERY as given, digits only and not rounded like the runtime's,
-         * so that a value that is not a multiple of 8 shows a mismatch. */
-        if (getenv("SGC_NURSERY"))
-            fprintf(f, "nursery_size %llu\n", strtoull(getenv("SGC_NURSERY"), NULL, 10));
-        fprintf(f, "virtual_clock_ns %lld\n", vclock);
-        /* The stand-in has no heap, so never huge pages: as the runtime on
-         * a machine without THP. */
-        if (getenv("SGC_HUGEPAGES"))
-            fprintf(f, "hugepages %s\nhugepages_in_effect 0\n", getenv("SGC_HUGEPAGES"));
+        /* Every key of the runtime's table, as the runtime writes them
+         * (runtime/sgc_stats_keys.h; the harness requires each of a
+         * freecheck workload's record): the settings from the environment,
+         * the counts of a program with no heap. */
+        unsigned long long bytes = size * 4096, points = period ? bytes / period : 0;
+        fprintf(f, "sgc-stats 1\n");
+#define FAKE_KEY(key, type, value, what) fake_key(f, #key, #type, ns, bytes, points, period, hz, vclock);
+        SGC_STATS_KEYS(FAKE_KEY)
+#undef FAKE_KEY
         fclose(f);
+        if (!strcmp(name, "fake-badstats") && period)
+            spoil(&text, period / 1024, points);
+        f = fopen(stats, "w");
+        if (!f || fputs(text, f) == EOF || fclose(f) != 0)
+            return 1;
+        free(text);
     }
     const char *profile = getenv("SGC_PROFILE");
     if (profile && *profile) {

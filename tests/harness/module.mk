@@ -2,12 +2,12 @@
 # options, counters, exec), failure handling, kill -9 and --resume, and the
 # quick sweep end to end.  Their stand-in workloads go to $(BUILD)/test-bin/harness.
 HARNESS_TEST_BIN := $(BUILD)/test-bin/harness
-HARNESS_FAKES := ok alt crash hang badsum badcheck nostats min max
+HARNESS_FAKES := ok alt crash hang badsum badcheck nostats badstats min max
 HARNESS_CRITERION := $(shell pkg-config --cflags --libs criterion 2>/dev/null || echo -lcriterion)
 
 # Built without sanitizers even in sanitizer builds: the stand-ins must crash
 # and hang natively, the way the tests expect.
-$(HARNESS_TEST_BIN)/fakework: tests/harness/fakework.c
+$(HARNESS_TEST_BIN)/fakework: tests/harness/fakework.c runtime/sgc_stats_keys.h
 	@mkdir -p $(dir $@)
 	$(CC) $(filter-out -fsanitize% -fno-sanitize%,$(CFLAGS)) $< -o $@
 	cd $(dir $@) && for n in $(HARNESS_FAKES); do ln -sf fakework fake-$$n; done
@@ -53,6 +53,12 @@ TESTS += test-harness-adaptive
 test-harness-env: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-env sh tests/harness/env.sh
 
+# sweep --replicates K and --sizes-from DIR (tests/harness/replicates.sh).
+.PHONY: test-harness-replicates
+test-harness-replicates: $(BIN)/sweep $(BIN)/analyze $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-replicates sh tests/harness/replicates.sh
+TESTS += test-harness-replicates
+
 .PHONY: test-harness-estimate
 test-harness-estimate: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-estimate sh tests/harness/estimate.sh
@@ -89,3 +95,45 @@ TESTS += test-harness-cmd
 test-harness-watch: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-watch sh tests/harness/watch.sh
 TESTS += test-harness-watch
+
+# Every run's stats record judged by the rules analyze uses (runtime/sgc_statsrec.h).
+.PHONY: test-harness-records
+test-harness-records: $(BIN)/sweep $(BIN)/analyze $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) ANALYZE=$(BIN)/analyze sh tests/check.sh harness-records sh tests/harness/records.sh
+TESTS += test-harness-records
+
+# A simulated run's counts from any environment, and across a kill and --resume.
+.PHONY: test-harness-determinism
+test-harness-determinism: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-determinism sh tests/harness/determinism.sh
+TESTS += test-harness-determinism
+
+# --resume refuses an edited or damaged sweep, another build, a directory that is not a sweep's.
+.PHONY: test-harness-resumecheck
+test-harness-resumecheck: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-resumecheck sh tests/harness/resumecheck.sh
+TESTS += test-harness-resumecheck
+
+# Settings that would make every run fail, and inputs partly dropped, refused up front.
+.PHONY: test-harness-refusals
+test-harness-refusals: $(BIN)/sweep $(BIN)/gcbench $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-refusals sh tests/harness/refusals.sh
+TESTS += test-harness-refusals
+
+# tinypeer: a real runtime that is not freecheck's for the command workload
+# tests (tests/harness/tinypeer.c: the C peers' binarytrees on glibc's malloc
+# with a small sampler of its own), timed, in-process and simulated.
+HARNESS_TINYPEER_OBJS := $(OBJ)/workloads/peers/binarytrees.o $(OBJ)/workloads/peers/pr_common.o \
+	$(OBJ)/workloads/peers/pr_alt.o
+$(HARNESS_TEST_BIN)/tinypeer: tests/harness/tinypeer.c $(HARNESS_TINYPEER_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ -Wl,--wrap=malloc,--wrap=calloc $(LDLIBS)
+
+# Command workloads in the in-process design and the simulated part, end to
+# end on the tiny peer; the implausible-count warning (tests/harness/cmdparts.sh).
+.PHONY: test-harness-cmdparts
+test-harness-cmdparts: $(BIN)/sweep $(BIN)/analyze $(BIN)/peers-report $(BIN)/binarytrees $(HARNESS_TEST_BIN)/fakework \
+		$(HARNESS_TEST_BIN)/tinypeer
+	@$(HARNESS_TEST_ENV) ANALYZE=$(BIN)/analyze PEERS_REPORT=$(BIN)/peers-report sh tests/check.sh harness-cmdparts \
+	    sh tests/harness/cmdparts.sh
+TESTS += test-harness-cmdparts

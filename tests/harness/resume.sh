@@ -89,7 +89,11 @@ expect "interrupted sweep: exit 1" "$?" 1
 expect "the programs' hashes are recorded" "$(q "$DB5" "SELECT key, value = '$(sha256sum < "$WORK/bin/fakework" |
     cut -d' ' -f1)' FROM meta WHERE key LIKE 'sha256:%' ORDER BY key")" "sha256:fake-alt|1
 sha256:fake-ok|1
+sha256:harness/sweep|0
+sha256:harness/valgrind|0
 sha256:libsgc.a|0"
+expect "the harness's own hash is the sweep's" "$(q "$DB5" "SELECT value FROM meta WHERE key = 'sha256:harness/sweep'")" \
+    "$(sha256sum < "$SWEEP" | cut -d' ' -f1)"
 n5=$(q "$DB5" 'SELECT count(*) FROM runs')
 cp "$WORK/bin/fakework" "$WORK/fakework.orig"
 printf 'x' >> "$WORK/bin/fakework" # a different build of the same program

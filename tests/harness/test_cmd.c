@@ -13,7 +13,7 @@ static void load_peers(void) {
     sw_cmd_reset();
     char *text = sw_read_file("workloads/peers.list");
     cr_assert(text, "workloads/peers.list is readable (tests run from the repository root)");
-    cr_assert_eq(sw_cmd_load_text(text, "workloads/peers.list"), 8);
+    cr_assert_eq(sw_cmd_load_text(text, "workloads/peers.list"), 10);
     free(text);
 }
 
@@ -72,6 +72,68 @@ Test(cmd, peer_templates_map_the_period) {
     cr_assert_str_eq(e, "FREECHECK_JVM_OPTS=-agentpath:/b/peers/libfcagent.so=interval=0");
     free(e);
 
+    e = env1("v8", 32768);
+    cr_assert_str_eq(e, "FREECHECK_V8_SAMPLE_INTERVAL=32768");
+    free(e);
+    e = env1("v8", 0);
+    cr_assert_str_eq(e, "FREECHECK_V8_SAMPLE_INTERVAL=0");
+    free(e);
+
+    /* The in-process design: jemalloc's profiling configured but inactive;
+     * the others take their alloc template. */
+    char **v = sw_cmd_env_ctx(sw_cmd_system("jemalloc"), "/b", 65536, "poisson", SW_CTX_INPROCESS);
+    cr_assert_str_eq(v[0], "MALLOC_CONF=prof:true,prof_active:false,lg_prof_sample:16");
+    cr_assert_null(v[1]);
+    sw_cmd_free_strv(v);
+    v = sw_cmd_env_ctx(sw_cmd_system("jemalloc"), "/b", 0, NULL, SW_CTX_INPROCESS); /* the A/A baseline: off */
+    cr_assert_str_eq(v[0], "MALLOC_CONF=prof:false");
+    cr_assert_null(v[1]);
+    sw_cmd_free_strv(v);
+    v = sw_cmd_env_ctx(sw_cmd_system("go"), "/b", 65536, "poisson", SW_CTX_INPROCESS);
+    cr_assert_str_eq(v[0], "FREECHECK_MEMPROFILERATE=65536");
+    cr_assert_null(v[1]);
+    sw_cmd_free_strv(v);
+    /* Under valgrind the determinism settings follow the cell's own. */
+    v = sw_cmd_env_ctx(sw_cmd_system("go"), "/b", 65536, "poisson", SW_CTX_SIM);
+    cr_assert_str_eq(v[0], "FREECHECK_MEMPROFILERATE=65536");
+    cr_assert_str_eq(v[1], "GOGC=off");
+    cr_assert_str_eq(v[2], "GOMAXPROCS=1");
+    cr_assert_null(v[3]);
+    sw_cmd_free_strv(v);
+    v = sw_cmd_env_ctx(sw_cmd_system("hotspot"), "/b", 0, NULL, SW_CTX_SIM);
+    cr_assert_str_eq(v[0], "FREECHECK_JVM_OPTS=-agentpath:/b/peers/libfcagent.so=interval=0");
+    cr_assert_str_eq(v[1], "FREECHECK_JVM_EXTRA_OPTS=-Xbatch -XX:+UseSerialGC");
+    cr_assert_null(v[2]);
+    sw_cmd_free_strv(v);
+    v = sw_cmd_env_ctx(sw_cmd_system("jemalloc"), "/b", 65536, "poisson", SW_CTX_TIMED); /* never in timed runs */
+    cr_assert_str_eq(v[0], "MALLOC_CONF=prof:true,prof_active:true,lg_prof_sample:16");
+    cr_assert_null(v[1]);
+    sw_cmd_free_strv(v);
+    for (const char *const *n = (const char *const[]){"jemalloc", "gperftools", "hotspot", "go", "v8", NULL}; *n; n++)
+        cr_assert(sw_cmd_system(*n)->inprocess, "%s declares inprocess=yes", *n);
+    /* V8 in-process: on its main thread, measured by it; under valgrind predictable. */
+    v = sw_cmd_env_ctx(sw_cmd_system("v8"), "/b", 32768, "poisson", SW_CTX_INPROCESS);
+    cr_assert_str_eq(v[0], "FREECHECK_V8_SAMPLE_INTERVAL=32768");
+    cr_assert_str_eq(v[1], "FREECHECK_NODE_OPTS=--single-threaded");
+    cr_assert_str_eq(v[2], "FREECHECK_V8_CPU_CLOCK=thread");
+    cr_assert_null(v[3]);
+    sw_cmd_free_strv(v);
+    v = sw_cmd_env_ctx(sw_cmd_system("v8"), "/b", 0, NULL, SW_CTX_INPROCESS); /* its A/A runs the same way */
+    cr_assert_str_eq(v[0], "FREECHECK_V8_SAMPLE_INTERVAL=0");
+    cr_assert_str_eq(v[1], "FREECHECK_NODE_OPTS=--single-threaded");
+    cr_assert_str_eq(v[2], "FREECHECK_V8_CPU_CLOCK=thread");
+    cr_assert_null(v[3]);
+    sw_cmd_free_strv(v);
+    v = sw_cmd_env_ctx(sw_cmd_system("v8"), "/b", 0, NULL, SW_CTX_SIM);
+    cr_assert_str_eq(v[0], "FREECHECK_V8_SAMPLE_INTERVAL=0");
+    cr_assert_str_eq(v[1], "FREECHECK_NODE_OPTS=--predictable --single-threaded");
+    cr_assert_null(v[2]);
+    sw_cmd_free_strv(v);
+    cr_assert_str_eq(sw_cmd_system("go")->segment, "1"); /* one collection cycle per segment */
+    cr_assert_null(sw_cmd_system("jemalloc")->segment);
+    cr_assert(sw_cmd_system("v8")->calibrate_work);
+    cr_assert(!sw_cmd_system("go")->calibrate_work);
+
     /* The command line: the launcher, the size; --check after it. */
     const sw_command *c = sw_cmd_find("binarytrees-hotspot");
     cr_assert(c);
@@ -105,6 +167,46 @@ Test(cmd, cells_a_system_cannot_do) {
                      "its system's setting is log2 of the period ({log2P}): the period is not a power of two");
     cr_assert_null(sw_cmd_cannot("gcbench-gperftools", 3 << 20, "poisson", 0, 0));
     cr_assert_null(sw_cmd_cannot("gcbench", 3 << 20, "fixed", 1000, 0)); /* freecheck's own: everything */
+}
+
+Test(cmd, inprocess_design_needs_the_protocol) {
+    sw_cmd_reset();
+    sw_cmd_load_text("system talks modes=poisson alloc-env=A={P} inprocess=yes segment=20ms\n"
+                     "system mute modes=poisson alloc-env=A={P}\n"
+                     "command t system=talks -- /bin/true\n"
+                     "command m system=mute -- /bin/true\n",
+                     "t");
+    sw_cmd_plan_design(1);
+    cr_assert_null(sw_cmd_cannot_cell("t", 65536, "poisson", 0, 0, 0));
+    cr_assert_str_eq(sw_cmd_cannot_cell("m", 0, "", 0, 0, 0),
+                     "its system does not declare that its programs speak the in-process protocol (inprocess=yes on "
+                     "its system line, docs/WORKLOADS.md): in the in-process design they would write no segment "
+                     "series");
+    cr_assert_null(sw_cmd_cannot_cell("m", 65536, "poisson", 0, 0, 1)); /* its simulated cells: planned */
+    cr_assert_null(sw_cmd_cannot_cell("gcbench", 0, "", 0, 0, 0));      /* freecheck's own workloads */
+    cr_assert_str_eq(sw_cmd_system("talks")->segment, "20ms");
+    sw_cmd_plan_design(0);
+    cr_assert_null(sw_cmd_cannot_cell("m", 65536, "poisson", 0, 0, 0));
+    /* Their declarations, as the sweep stores them: the new keys only when used. */
+    char *d = sw_cmd_describe();
+    cr_assert(strstr(d, "system talks site=\"unknown\" modes=poisson alloc-env=\"A={P}\" inprocess=yes segment=20ms\n"),
+              "%s", d);
+    cr_assert(strstr(d, "system mute site=\"unknown\" modes=poisson alloc-env=\"A={P}\"\n"), "%s", d);
+    free(d);
+}
+
+Test(cmd, files_include_a_script_word) {
+    sw_cmd_reset();
+    sw_cmd_load_text("system s modes=poisson alloc-env=A={P}\n"
+                     "command n system=s -- /bin/sh tests/harness/fakepeer.sh --size {size} /nonexistent\n",
+                     "t");
+    char **paths;
+    int n = sw_cmd_files(sw_cmd_find("n"), "/b", &paths);
+    cr_assert_eq(n, 2, "the interpreter and its script, not the size or a missing path");
+    cr_assert_str_eq(paths[0], "/bin/sh");
+    cr_assert_str_eq(paths[1], "tests/harness/fakepeer.sh");
+    cr_assert_null(paths[2]);
+    sw_cmd_free_strv(paths);
 }
 
 Test(cmd, list_lines) {

@@ -10,6 +10,8 @@
 #include "../../harness/sw_util.h"
 #include "../../harness/sw_noise.h"
 #include "../../harness/sw_hash.h"
+#include "sgc_stats_keys.h"
+#include "sgc_statsrec.h"
 
 #include <unistd.h>
 
@@ -296,19 +298,163 @@ Test(opts, bytes_parse_and_format) {
     cr_assert_str_eq(sw_format_bytes(1536, buf, sizeof buf), "1536");
 }
 
-Test(run, stats_record_and_checksum_lines) {
+/* A record of every key of the table with a valid value of its type (as
+ * the runtime writes one), into buf; returns buf. */
+static char *full_record(char *buf, size_t size) {
+    size_t n = (size_t)snprintf(buf, size, "sgc-stats 1\n");
+#define FULL_U64 "0"
+#define FULL_INT "-1"
+#define FULL_DEC3 "2.000"
+#define FULL_WORD NULL
+#define FULL_KEY(key, type, value, what)                              \
+    n += (size_t)snprintf(buf + n, size - n, "%s %s\n", #key,         \
+                          FULL_##type                   ? FULL_##type \
+                          : !strcmp(#key, "alloc_mode") ? "fixed"     \
+                          : !strcmp(#key, "time_mode")  ? "signal"    \
+                                                        : "wall");
+    SGC_STATS_KEYS(FULL_KEY)
+#undef FULL_KEY
+    return buf;
+}
+
+/* Parses text with flags: -1 and the reason, or the number of keys. */
+static int parse(const char *text, unsigned flags, char **why) {
     char **k, **v;
-    const char *why;
-    int n = sw_run_parse_stats("sgc-stats 1\nalloc_samples 12\nmode fixed\nalloc_samples 13\n", &k, &v, &why);
-    cr_assert_eq(n, 2);
-    cr_assert_str_eq(k[0], "alloc_samples");
-    cr_assert_str_eq(v[0], "13"); /* the last of duplicate keys wins */
-    cr_assert_str_eq(k[1], "mode");
+    int n = sw_run_parse_stats(text, flags, &k, &v, why);
     for (int i = 0; i < n; i++)
         free(k[i]), free(v[i]);
     free(k), free(v);
-    cr_assert_eq(sw_run_parse_stats("stats 1\n", &k, &v, &why), -1);
-    cr_assert_eq(sw_run_parse_stats("sgc-stats 1\nnovalue\n", &k, &v, &why), -1);
+    return n;
+}
+
+/* Expects text to be refused with exactly the reason want. */
+static void refused(const char *text, unsigned flags, const char *want) {
+    char *why = NULL;
+    cr_assert_eq(parse(text, flags, &why), -1, "accepted: %s", text);
+    cr_assert_str_eq(why, want);
+    free(why);
+}
+
+Test(statsrec, a_record_of_every_key_passes_and_keeps_its_lines) {
+    char buf[8192], *why = NULL, **k, **v;
+    int n = sw_run_parse_stats(full_record(buf, sizeof buf), SGC_STATSREC_ALL_KEYS, &k, &v, &why);
+    cr_assert_null(why, "%s", why);
+    int keys = 0;
+#define COUNT(key, type, value, what) keys++;
+    SGC_STATS_KEYS(COUNT)
+#undef COUNT
+    cr_assert_eq(n, keys);
+    cr_assert_str_eq(k[0], "run_ns");
+    cr_assert_str_eq(v[0], "0");
+    for (int i = 0; i < n; i++)
+        free(k[i]), free(v[i]);
+    free(k), free(v);
+    /* Keys the table does not have (another system's, a newer runtime's)
+     * are kept with any value of the line's form. */
+    cr_assert_eq(parse("sgc-stats 1\nrun_ns 5\nbytes_allocated 9\nalloc_period 0\nalloc_mode fixed\n"
+                       "peer_system go\nalloc_samples_live 3\n",
+                       SGC_STATSREC_REQUIRE_CORE, &why),
+                 6);
+}
+
+Test(statsrec, each_broken_rule_is_named_with_its_line) {
+    const char *core = "sgc-stats 1\nrun_ns 5\nbytes_allocated 4096\nalloc_period 1024\nalloc_mode fixed\n";
+    char text[512];
+    /* A junk suffix, a negative count, an impossible word, a decimal
+     * without its three places, an INT beyond an int. */
+    refused("sgc-stats 1\nrun_ns 5\nalloc_period 65536junk\n", 0,
+            "line 3: alloc_period = 65536junk: a whole number from 0 to 18446744073709551615, decimal digits only "
+            "(type U64)");
+    refused(
+        "sgc-stats 1\nalloc_samples -5\n", 0,
+        "line 2: alloc_samples = -5: a whole number from 0 to 18446744073709551615, decimal digits only (type U64)");
+    refused("sgc-stats 1\nrun_ns -1\n", 0,
+            "line 2: run_ns = -1: a whole number from 0 to 18446744073709551615, decimal digits only (type U64)");
+    refused("sgc-stats 1\nrun_ns 18446744073709551616\n", 0,
+            "line 2: run_ns = 18446744073709551616: a whole number from 0 to 18446744073709551615, decimal digits "
+            "only (type U64)");
+    refused("sgc-stats 1\nalloc_mode Fixed\n", 0,
+            "line 2: alloc_mode = Fixed: an allocation sampling mode of runtime/sgc_modes.h");
+    refused("sgc-stats 1\ntime_clock monotonic\n", 0, "line 2: time_clock = monotonic: a clock of runtime/sgc_modes.h");
+    refused("sgc-stats 1\ntime_mode timer\n", 0,
+            "line 2: time_mode = timer: a time sampling mode of runtime/sgc_modes.h");
+    refused("sgc-stats 1\nmajor_growth 2\n", 0,
+            "line 2: major_growth = 2: a decimal of 0 or more with three places, such as 2.000 (type DEC3)");
+    refused("sgc-stats 1\ntime_sampler_cpu 2147483648\n", 0,
+            "line 2: time_sampler_cpu = 2147483648: a whole number within an int, decimal digits with an optional "
+            "'-' (type INT)");
+    /* The form: header, version, CRLF, blank lines, spaces, a cut-off
+     * last line, a key twice. */
+    refused("stats 1\n", 0, "line 1: 'stats 1': its first line is not 'sgc-stats <version>'");
+    refused("sgc-stats 2\nrun_ns 5\n", 0, "line 1: version '2': this build reads version 1 only (docs/FORMATS.md)");
+    refused("sgc-stats 1\r\nrun_ns 5\r\n", 0,
+            "line 1: 'sgc-stats 1': it ends with a carriage return (CRLF line ends): a record's lines end with \\n "
+            "alone");
+    refused("sgc-stats 1\nrun_ns 5\r\n", 0,
+            "line 2: 'run_ns 5': it ends with a carriage return (CRLF line ends): a record's lines end with \\n alone");
+    refused("sgc-stats 1\nrun_ns 5\n\nseed 1\n", 0, "line 3: a blank line: a record has no blank lines");
+    refused("sgc-stats 1\nrun_ns 5 6\n", 0,
+            "line 2: 'run_ns 5 6': a line is 'key value': a key of a-z, 0-9 and _, one space, a value without spaces");
+    refused("sgc-stats 1\nnovalue\n", 0,
+            "line 2: 'novalue': a line is 'key value': a key of a-z, 0-9 and _, one space, a value without spaces");
+    refused("sgc-stats 1\nRun_ns 5\n", 0,
+            "line 2: 'Run_ns 5': a line is 'key value': a key of a-z, 0-9 and _, one space, a value without spaces");
+    refused("sgc-stats 1\nrun_ns 5\nseed 1", 0,
+            "line 3: 'seed 1': the file ends in the middle of a line: a record is written whole (truncated?)");
+    refused("sgc-stats 1", 0, "line 1: the first line: the file ends without a line end: a record is written whole");
+    refused("sgc-stats 1\nalloc_samples 12\nseed 1\nalloc_samples 13\n", 0,
+            "line 4: key alloc_samples again: every key appears once (first on line 2)");
+    /* The keys a record must have. */
+    refused("sgc-stats 1\nrun_ns 5\nbytes_allocated 9\nalloc_period 0\n", SGC_STATSREC_REQUIRE_CORE,
+            "no key alloc_mode: every stats record has run_ns, bytes_allocated, alloc_period and alloc_mode "
+            "(docs/FORMATS.md)");
+    refused(core, SGC_STATSREC_ALL_KEYS,
+            "no key nursery_bytes: a record of this runtime has every key of runtime/sgc_stats_keys.h "
+            "(docs/FORMATS.md)");
+    char *why = NULL;
+    cr_assert_eq(parse(core, SGC_STATSREC_REQUIRE_CORE, &why), 4);
+    /* Values that cannot go together. */
+    snprintf(text, sizeof text, "%salloc_samples 3\nalloc_sample_points 2\n", core);
+    refused(text, 0,
+            "line 6: 3 allocation samples from 2 sample points: an object is sampled only when it hits a sample point");
+    snprintf(text, sizeof text, "%salloc_sample_points 4097\n", core);
+    refused(text, 0,
+            "line 6: 4097 sample points in 4096 bytes allocated: a sample point is at least one byte apart from the "
+            "last");
+    snprintf(text, sizeof text, "%snursery_bytes 4000\nlarge_bytes 95\n", core);
+    refused(text, 0,
+            "line 3: bytes_allocated 4096 with nursery_bytes 4000 and large_bytes 95: bytes_allocated is "
+            "nursery_bytes + large_bytes (runtime/sgc_stats_keys.h)");
+    refused("sgc-stats 1\ngc_ns 10\nminor_ns 3\nmajor_ns 8\n", 0,
+            "line 2: gc_ns 10 with minor_ns 3 and major_ns 8: gc_ns is minor_ns + major_ns (runtime/sgc_stats_keys.h)");
+    refused("sgc-stats 1\nobjects_allocated 1\nnursery_objects 18446744073709551615\nlarge_objects 2\n", 0,
+            "line 2: objects_allocated 1 with nursery_objects 18446744073709551615 and large_objects 2: "
+            "objects_allocated is nursery_objects + large_objects (runtime/sgc_stats_keys.h)");
+}
+
+Test(statsrec, a_record_is_bounded) {
+    /* Longer than a record can be: refused before it is split. */
+    size_t big = SGC_STATSREC_MAX_BYTES + 1;
+    char *text = malloc(big + 1);
+    memcpy(text, "sgc-stats 1\n", 12);
+    for (size_t i = 12; i < big; i++)
+        text[i] = (i % 10 == 9) ? '\n' : 'a';
+    text[big] = '\0';
+    char *why = NULL;
+    cr_assert_eq(parse(text, 0, &why), -1);
+    cr_assert_str_eq(why, "65537 bytes (more than 65536): a stats record is a few kilobytes; this is not one");
+    free(why);
+    free(text);
+    /* More keys than a record has. */
+    sw_buf b = {0};
+    sw_buf_puts(&b, "sgc-stats 1\n");
+    for (int i = 0; i <= SGC_STATSREC_MAX_KEYS; i++)
+        sw_buf_printf(&b, "k%d 1\n", i);
+    refused(b.data, 0, "line 1026: more than 1024 keys: a stats record has fewer keys");
+    sw_buf_free(&b);
+}
+
+Test(run, checksum_lines) {
     char *c = sw_run_find_checksum("hello\nchecksum 12 34 \nchecksum 0xff\r\nbye\n");
     cr_assert_str_eq(c, "0xff");
     free(c);
@@ -629,4 +775,40 @@ Test(alt, mode_per_cell_and_series_ends) {
     cr_assert_eq(sw_alt_parse(text, &segs, &why), -1);
     cr_assert_str_eq(why, "a segment's end is not one of: gc iter exit");
     free(segs);
+    /* No line, nor part of one, is skipped unsaid. */
+    static const struct {
+        const char *middle, *tail, *why;
+    } bad[] = {
+        {"", "segments 1", "its last line has no line end (cut off?)"},
+        {"\n", "segments 1\n", "a line is not '<name> <values>' (blank, CRLF line ends, or other text)"},
+        {"pattern ABBA\r\n", "segments 1\n", "a line is not '<name> <values>' (blank, CRLF line ends, or other text)"},
+        {"!junk\n", "segments 1\n", "a line is not '<name> <values>' (blank, CRLF line ends, or other text)"},
+        {"pattern  ABBA\n", "segments 1\n", "a line is not '<name> <values>' (blank, CRLF line ends, or other text)"},
+        {"columns index\n", "segments 1\n", "it has two columns lines"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        snprintf(text, sizeof text, "%s%sseg 0 0 3 A 0 gc 1 2 3 4 5 6 7 8 9 10 11 12\n%s", hdr, bad[i].middle,
+                 bad[i].tail);
+        why = NULL;
+        cr_assert_eq(sw_alt_parse(text, &segs, &why), -1, "%s", bad[i].middle);
+        cr_assert_str_eq(why, bad[i].why);
+    }
+    char dup[512], text2[1024];
+    snprintf(dup, sizeof dup, "%s", hdr);
+    *strstr(dup, " major_cpu_ns") = '\0';
+    snprintf(text2, sizeof text2, "%s bytes major_cpu_ns\nseg 0\nsegments 0\n", dup);
+    cr_assert_eq(sw_alt_parse(text2, &segs, &why), -1);
+    cr_assert_str_eq(why, "its columns line names a field twice");
+}
+
+Test(util, byte_counts_up_to_256T) {
+    uint64_t v;
+    cr_assert_eq(sw_parse_bytes("256T", &v), 0);
+    cr_assert_eq(v, (uint64_t)1 << 48);
+    cr_assert_eq(sw_parse_bytes("3t", &v), 0);
+    cr_assert_eq(v, (uint64_t)3 << 40);
+    cr_assert_eq(sw_parse_bytes("16777216T", &v), -1); /* 2^64: overflows */
+    char buf[32];
+    cr_assert_str_eq(sw_format_bytes((uint64_t)1 << 48, buf, sizeof buf), "256T");
+    cr_assert_str_eq(sw_format_bytes((uint64_t)3 << 30, buf, sizeof buf), "3G");
 }

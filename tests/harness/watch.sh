@@ -8,9 +8,10 @@
 # (rename over it, as a linker does), and a command workload's needs= file
 # written in place.  Each stand-in counts its runs in a file and makes the
 # change after a given run, so the point of the change is exact: with
-# --size, calibration is one probe and one --check run, then the 8 runs of
-# the schedule (one workload, a baseline and an alloc cell, blocked design,
-# 2 rounds, no warm-up: 4 blocks of 2 runs).
+# --size, the sweep first asks a workload that is not a command its range
+# of --size (one run with --help), then calibration is one probe and one
+# --check run, then the 8 runs of the schedule (one workload, a baseline and
+# an alloc cell, blocked design, 2 rounds, no warm-up: 4 blocks of 2 runs).
 . tests/harness/lib.sh
 
 mkdir -p "$WORK/bin" "$WORK/tmp" "$WORK/data"
@@ -18,16 +19,16 @@ sha() { sha256sum < "$1" | cut -d' ' -f1; }
 COMMON="--backends native --bin-dir $WORK/bin --periods 64K --time-hz none --runs 2 --warmup 0 --size 2 --seed 5
     --counters none --no-progress --tmp $WORK/tmp"
 
-# ---- A program replaced after its 5th run (the 3rd of the schedule) ------
+# ---- A program replaced after its 6th run (the 3rd of the schedule) ------
 echo 0 > "$WORK/count-a"
 cat > "$WORK/bin/fake-ok" <<SH
 #!/bin/sh
-# a stand-in for fake-ok that "rebuilds" itself after its 5th run
+# a stand-in for fake-ok that "rebuilds" itself after its 6th run
 "$FAKE_BIN/fake-ok" "\$@"
 rc=\$?
 n=\$((\$(cat "$WORK/count-a") + 1))
 echo \$n > "$WORK/count-a"
-if [ \$n -eq 5 ]; then
+if [ \$n -eq 6 ]; then
     cp "$WORK/bin/fake-ok" "$WORK/new"
     echo '# rebuilt' >> "$WORK/new"
     mv "$WORK/new" "$WORK/bin/fake-ok"
@@ -42,7 +43,7 @@ expect "program replaced mid-sweep: exit 1" "$?" 1
 NEW=$(sha "$WORK/bin/fake-ok")
 DB="$WORK/resA/latest/results.db"
 [ -f "$DB" ] || { fail "no results.db"; cat "$WORK/errA"; finish; }
-expect "it ran 5 times: calibration (2) and the schedule's runs 1..3" "$(cat "$WORK/count-a")" 5
+expect "it ran 6 times: --help, calibration (2) and the schedule's runs 1..3" "$(cat "$WORK/count-a")" 6
 expect "runs kept: the two whole blocks before the change (run 3's block is cut in two)" \
     "$(q "$DB" 'SELECT count(*), min(seq), max(seq) FROM runs')" "2|1|2"
 RUN4=$(q "$DB" "SELECT c.label || ' round ' || s.round FROM schedule s JOIN cells c USING(cell_id) WHERE s.seq = 4")
@@ -62,7 +63,7 @@ expect "nothing printed on stdout" "$(cat "$WORK/outA")" ""
 expect "resume with the new build: exit 2" "$?" 2
 expect "resume names the file and both hashes" "$(sed -n 2p "$WORK/errA2")" \
     "  $WORK/bin/fake-ok (fake-ok): sha256 $OLD when the sweep started, $NEW now"
-expect "resume ran nothing" "$(q "$DB" 'SELECT count(*) FROM runs')|$(cat "$WORK/count-a")" "2|5"
+expect "resume ran nothing" "$(q "$DB" 'SELECT count(*) FROM runs')|$(cat "$WORK/count-a")" "2|6"
 
 cp "$WORK/fake-ok.orig" "$WORK/bin/fake-ok" # the build it started with (another inode, another mtime)
 "$SWEEP" --resume "$WORK/resA/latest" --no-progress >/dev/null 2>"$WORK/errA3"

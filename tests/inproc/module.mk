@@ -5,6 +5,9 @@
 #                       refusals
 #   test-inproc-e2e     a workload run with SGC_ALTERNATE, its series read
 #                       back by build/bin/inproc-estimate (tests/inproc/e2e.sh)
+#   test-inproc-levels  the levels of the design through analyze: a synthetic
+#                       sweep with a deviant process, a warm-up and a cell of
+#                       one process (tests/inproc/levels.sh, mklevels.py)
 INPROC_TEST_DIR := $(BUILD)/tests/inproc
 INPROC_CRITERION_LIBS := $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
 
@@ -32,3 +35,10 @@ test-inproc-sweep: $(BIN)/sweep $(BIN)/analyze $(BIN)/binarytrees $(BIN)/compute
 	@SWEEP=$(BIN)/sweep FAKE_BIN=$(HARNESS_TEST_BIN) BIN=$(BIN) sh tests/check.sh inproc-sweep sh tests/inproc/sweep.sh
 
 TESTS += test-inproc-sweep
+
+# The levels of the in-process design (processes, steady state) on a synthetic sweep.
+.PHONY: test-inproc-levels
+test-inproc-levels: $(BIN)/analyze
+	@BIN=$(BIN) sh tests/check.sh inproc-levels sh tests/inproc/levels.sh
+
+TESTS += test-inproc-levels

@@ -4,7 +4,7 @@
 # jemalloc, gperftools, go, hotspot, v8:
 #  - with SGC_ALTERNATE=alloc, for a seed of each phase (ABBA and BAAB), both
 #    workloads print freecheck's checksum and write a series that conforms to
-#    docs/FORMATS.md (tests/peers/segcheck.py: the order of the seed's phase,
+#    docs/FORMATS.md (build/bin/inproc-estimate --check: the order of the seed's phase,
 #    every off segment without samples, the segments' bytes, objects and
 #    samples adding up to the stats record's);
 #  - the on segments' samples agree with the system's own records (jemalloc:
@@ -12,16 +12,16 @@
 #    agent's stack table) and lie within 6 standard deviations of a Poisson
 #    count of their bytes over the period (jemalloc: size-class bytes;
 #    HotSpot: the on segments that follow an on segment, since HotSpot starts
-#    sampling at the next TLAB refill; gperftools, which counts no samples:
-#    the sampled objects live at exit are exactly the lead-in's, none when it
-#    is off);
+#    sampling at the next TLAB refill; gperftools, whose count is its stack
+#    captures: size-class bytes too, and the sampled objects live at exit are
+#    exactly the lead-in's, none when it is off);
 #  - build/bin/inproc-estimate reads the series;
 #  - SGC_ALTERNATE=none switches nothing; bad settings exit 2, an unwritable
 #    SGC_ALT_OUT exits 1.
 # A system that is not built is skipped with the reason peers-build recorded.
 BIN=$1 SYS=$2
 . "$(dirname "$0")/lib.sh"
-check=$(dirname "$0")/segcheck.py
+check() { f=$1; shift; "$BIN/inproc-estimate" --check "$f" "$@"; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 P=4096
@@ -59,9 +59,8 @@ run_alt() {
     esac
 }
 
-# The seeds' phases (docs/FORMATS.md): 2 gives ABBA, 1 gives BAAB.
-[ "$(python3 -c "import sys; sys.path.insert(0, '$(dirname "$0")'); import segcheck; print(segcheck.phase(2), segcheck.phase(1))")" = "0 1" ] ||
-    fail "segcheck.phase: seeds 2 and 1 do not give ABBA and BAAB"
+# The seeds' phases (docs/FORMATS.md): 2 gives ABBA, 1 gives BAAB (each run's
+# pattern line is compared below, and the checker holds it to its seed).
 
 # The sum of FIELD over the series' segments with on = ON (and, with a third
 # argument, only those after a segment with on = AFTER).
@@ -88,7 +87,7 @@ for spec in "binarytrees|$bt_args" "gcbench|$gc_args"; do
             { fail "$w-$SYS alloc seed $seed: exit status $?"; continue; }
         [ "$got" = "$want" ] || { fail "$w-$SYS alloc seed $seed: printed '$got', freecheck's workload '$want'"; continue; }
         stats_parse "$o.stats" || continue
-        if ! python3 "$check" "$o.seg" --stats "$o.stats" --objects --mode alloc --system $SYS >"$tmp/out"; then
+        if ! check "$o.seg" --stats "$o.stats" --objects --mode alloc --system $SYS >"$tmp/out"; then
             fail "$w-$SYS alloc seed $seed: the series does not conform:"
             cat "$tmp/out"
             continue
@@ -115,7 +114,9 @@ for spec in "binarytrees|$bt_args" "gcbench|$gc_args"; do
             esac
         fi
         lo=$(((onb - abytes) / P)) hi=$((onb / P + 1))
-        [ $SYS-$w = jemalloc-binarytrees ] && lo=$((onb * 32 / 24 / P)) hi=$((lo + 1)) # 24-byte nodes take 32-byte size classes
+        case $SYS-$w in # 24-byte nodes take 32-byte size classes
+            jemalloc-binarytrees | gperftools-binarytrees) lo=$((onb * 32 / 24 / P)) hi=$((lo + 1)) ;;
+        esac
         mean="$lo..$hi"
         case $SYS in
             jemalloc)
@@ -155,7 +156,8 @@ for spec in "binarytrees|$bt_args" "gcbench|$gc_args"; do
                     fail "$w-$SYS seed $seed: $n samples in the on segments, outside 0.97 * $lo - 6 sd .. 1.03 * $hi + 6 sd"
                 ;;
             gperftools)
-                # tcmalloc counts no samples, but keeps the sampled objects that
+                between "$n" $lo $hi 6 || fail "$w-$SYS seed $seed: $n samples in the on segments, not within 6 sd of $mean"
+                # tcmalloc keeps the sampled objects that
                 # are still allocated.  With segments long enough for the lead-in
                 # to hold the long-lived tree (and gcbench's array), those are
                 # the lead-in's at exit, every other tree being freed: none when
@@ -177,8 +179,9 @@ for spec in "binarytrees|$bt_args" "gcbench|$gc_args"; do
                     within "$live" $lsamples 6 ||
                         fail "$w-$SYS seed $seed: $live sampled objects live at exit, not within 6 sd of $lsamples"
                 fi
-                n=$live mean="$lsamples live at exit"
-                [ $pattern = ABBA ] && mean="0 live at exit"
+                livemean="$lsamples live at exit"
+                [ $pattern = ABBA ] && livemean="0 live at exit"
+                mean="$mean, $livemean"
                 ;;
         esac
         ok "$w-$SYS alloc seed $seed ($pattern): conforms, $blocks blocks, $n samples (expected $mean)"
@@ -188,15 +191,60 @@ for spec in "binarytrees|$bt_args" "gcbench|$gc_args"; do
     o=$tmp/$w-none
     got=$(run_alt $w 0 "$o" "SGC_ALTERNATE=none SGC_ALT_SEGMENT=1ms" $args) || { fail "$w-$SYS none: exit $?"; continue; }
     [ "$got" = "$want" ] || fail "$w-$SYS none: printed '$got'"
-    python3 "$check" "$o.seg" --stats "$o.stats" --objects --mode none --system $SYS >"$tmp/out" ||
+    check "$o.seg" --stats "$o.stats" --objects --mode none --system $SYS >"$tmp/out" ||
         { fail "$w-$SYS none: the series does not conform:"; cat "$tmp/out"; }
     [ "$(seg_sum "$o.seg" alloc_samples 0)" = 0 ] && [ "$(seg_sum "$o.seg" sampled_bytes 0)" = 0 ] ||
         fail "$w-$SYS none without a period: samples were taken"
     ok "$w-$SYS none: conforms, no samples"
 done
 
+# Segments of K collections (Go: its cycles, counted as major; V8: its
+# scavenges, minor): every segment but the last holds exactly K, ended at
+# gc, and the series conforms (the checker holds segment_fills to them).
+if [ $SYS = go ] || [ $SYS = v8 ]; then
+    for k in 1 2; do
+        o=$tmp/fills-$k
+        got=$(run_alt gcbench $P "$o" "SGC_ALTERNATE=alloc SGC_ALT_SEGMENT=$k SGC_SEED=2" --size 384) ||
+            { fail "gcbench-$SYS with SGC_ALT_SEGMENT=$k: exit status $?"; continue; }
+        check "$o.seg" --stats "$o.stats" --objects --mode alloc --system $SYS >"$tmp/out" ||
+            { fail "gcbench-$SYS with SGC_ALT_SEGMENT=$k: the series does not conform:"; cat "$tmp/out"; continue; }
+        col=major; [ $SYS = v8 ] && col=minor
+        counts=$(awk -v f=$col '$1 == "columns" { for (i = 2; i <= NF; i++) c[$i] = i }
+            $1 == "seg" && $(c["end"]) != "exit" { print $(c["end"]) ":" $(c[f]) }' "$o.seg" | sort -u | tr '\n' ' ')
+        [ "$(sed -n 's/^segment_fills //p' "$o.seg")" = $k ] && [ "$counts" = "gc:$k " ] ||
+            fail "gcbench-$SYS with SGC_ALT_SEGMENT=$k: segment_fills $(sed -n 's/^segment_fills //p' "$o.seg"), segments' ends and $col collections: $counts"
+        n=$(awk '$1 == "seg" && $3 > 0 && $7 != "exit" { b[$3] = 1 } END { print length(b) }' "$o.seg")
+        [ "$n" -ge 3 ] || fail "gcbench-$SYS with SGC_ALT_SEGMENT=$k: only $n blocks"
+        ok "gcbench-$SYS segments of $k collections: conforms, every segment $counts($n blocks)"
+    done
+fi
+# V8 measured by its main thread under --single-threaded (fcthread.node):
+# the series says so, and without --single-threaded the setting is refused.
+if [ $SYS = v8 ]; then
+    o=$tmp/thread
+    got=$(run_alt binarytrees $P "$o" \
+        "SGC_ALTERNATE=alloc SGC_ALT_SEGMENT=1ms SGC_SEED=1 FREECHECK_V8_CPU_CLOCK=thread FREECHECK_NODE_OPTS=--single-threaded" \
+        $bt_args) ||
+        fail "binarytrees-v8 with its thread's CPU time: exit status $?"
+    check "$o.seg" --stats "$o.stats" --objects --mode alloc --system v8 --summary >"$tmp/out" &&
+        grep -q " cpu_clock=thread " "$tmp/out" ||
+        { fail "binarytrees-v8 with its thread's CPU time: the series does not conform or is not of the thread:"; cat "$tmp/out"; }
+    [ "$got" = "$("$BIN/binarytrees" $bt_args)" ] || fail "binarytrees-v8 with its thread's CPU time printed '$got'"
+    run_alt gcbench $P "$tmp/bad" "SGC_ALTERNATE=alloc FREECHECK_V8_CPU_CLOCK=thread" --size 1 >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc = 2 ] && grep -q "single-threaded" "$tmp/err" ||
+        fail "v8: FREECHECK_V8_CPU_CLOCK=thread without --single-threaded exits $rc (expected 2 and why): $(cat "$tmp/err")"
+    run_alt gcbench $P "$tmp/bad" "SGC_ALTERNATE=alloc FREECHECK_V8_CPU_CLOCK=wall" --size 1 >/dev/null 2>"$tmp/err"
+    rc=$?
+    [ $rc = 2 ] && grep -q "FREECHECK_V8_CPU_CLOCK" "$tmp/err" || fail "v8: FREECHECK_V8_CPU_CLOCK=wall exits $rc (expected 2)"
+    ok "binarytrees-v8 by its thread's CPU time under --single-threaded; refused otherwise"
+fi
+
 # Bad settings exit 2 with a message; an unwritable series exits 1.
-for bad in "SGC_ALTERNATE=time" "SGC_ALTERNATE=bogus" "SGC_ALT_SEGMENT=16" "SGC_ALT_SEGMENT=0ms" \
+# A count of collections is a segment length only for a system that counts
+# them (Go's cycles, V8's scavenges).
+count_bad=; case $SYS in go | v8) count_bad="SGC_ALT_SEGMENT=0 SGC_ALT_SEGMENT=1000001" ;; *) count_bad=SGC_ALT_SEGMENT=16 ;; esac
+for bad in "SGC_ALTERNATE=time" "SGC_ALTERNATE=bogus" $count_bad "SGC_ALT_SEGMENT=0ms" \
     "SGC_ALT_SEGMENT=60001ms" "SGC_SEED=-1"; do
     run_alt gcbench $P "$tmp/bad" "SGC_ALTERNATE=alloc $bad" --size 1 >/dev/null 2>"$tmp/err"
     rc=$?

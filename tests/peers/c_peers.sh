@@ -2,9 +2,11 @@
 # c_peers.sh BIN - the C peers (jemalloc, gperftools): same checksum as freecheck's
 # workloads, the stats record's form and exact allocation counts, baseline
 # without samples, and, at a period of 4096 bytes, jemalloc's sample count
-# equal to the cumulative count of its own heap profile dump; gperftools
-# (which keeps no count of samples taken) writes no alloc_samples and says
-# so, and reports the period in force and its live sampled objects.
+# equal to the cumulative count of its own heap profile dump; gperftools'
+# count (its sampled allocations' stack captures, pr_gperftools.cc) equal to
+# tcmalloc's own list of sampled objects when none is freed (tc_count), and
+# within the bounds of its rule (no sample over the first 16 MiB, then
+# exponential gaps of size-class bytes); the period in force reported.
 BIN=$1
 . "$(dirname "$0")/lib.sh"
 tmp=$(mktemp -d)
@@ -47,10 +49,10 @@ for spec in "binarytrees|--size 2 --depth 10" "gcbench|--size 64"; do
         [ "$(stat "$s" alloc_period)" = 0 ] || fail "$w-$sys baseline: alloc_period $(stat "$s" alloc_period)"
         [ "$(stat "$s" peer_system)" = "$sys" ] || fail "$w-$sys: peer_system '$(stat "$s" peer_system)'"
         # The setting that turns sampling off (the peers sweep's baseline).
-        # jemalloc reports 0 samples; gperftools, which counts none, no alloc_samples.
+        # Both report 0 samples.
         case $sys in
             jemalloc) off=MALLOC_CONF=prof:false want_n=0 ;;
-            gperftools) off=TCMALLOC_SAMPLE_PARAMETER=0 want_n= ;;
+            gperftools) off=TCMALLOC_SAMPLE_PARAMETER=0 want_n=0 ;;
         esac
         s=$tmp/$w-$sys-off.stats
         same_checksum "$w-$sys $args, $off" "$want" env SGC_STATS="$s" $off "$peer" $args || continue
@@ -82,25 +84,55 @@ for spec in "binarytrees|--size 2 --depth 10" "gcbench|--size 64"; do
                 ok "$w-$sys: checksum, counts; $n samples at $P = jemalloc's dump"
                 ;;
             gperftools)
-                [ -z "$(stat "$tmp/$w-$sys-base.stats" alloc_samples)" ] ||
-                    fail "$w-$sys: writes alloc_samples, which tcmalloc does not count"
+                [ "$(stat "$tmp/$w-$sys-base.stats" alloc_samples)" = 0 ] ||
+                    fail "$w-$sys baseline: alloc_samples '$(stat "$tmp/$w-$sys-base.stats" alloc_samples)', not 0"
                 [ "$(stat "$tmp/$w-$sys-base.stats" alloc_samples_live)" = 0 ] ||
                     fail "$w-$sys baseline: alloc_samples_live is not 0"
                 same_checksum "$w-$sys sampled" "$want" env SGC_STATS="$s" TCMALLOC_SAMPLE_PARAMETER=$P \
                     "$peer" $args 2>"$tmp/err" || continue
                 stats_parse "$s" || continue
                 [ "$(stat "$s" alloc_period)" = $P ] || fail "$w-$sys: alloc_period $(stat "$s" alloc_period), not $P"
-                [ -z "$(stat "$s" alloc_samples)" ] || fail "$w-$sys: writes alloc_samples, which tcmalloc does not count"
-                grep -q "no alloc_samples" "$tmp/err" || fail "$w-$sys: does not say why alloc_samples is missing"
+                n=$(stat "$s" alloc_samples)
                 live=$(stat "$s" alloc_samples_live)
                 case "$live" in
                     '' | *[!0-9]*) fail "$w-$sys at $P: alloc_samples_live '$live'" ;;
                 esac
-                ok "$w-$sys: checksum, counts; period $P in force, $live sampled objects live at exit"
+                # tcmalloc samples size-class bytes (24-byte nodes take 32) and
+                # none over the first 16 MiB (docs/WORKLOADS.md).
+                usize=$bytes; [ $w = binarytrees ] && usize=$((objects * 32))
+                skip=$((16 << 20)); [ $usize -lt $skip ] && skip=$usize
+                case "$n" in '' | *[!0-9]*) fail "$w-$sys at $P: alloc_samples '$n'"; continue ;; esac
+                between "$n" $(((usize - skip) / P)) $((usize / P)) 6 ||
+                    fail "$w-$sys at $P: alloc_samples $n, not within 6 sd of ($usize - $skip .. $usize) / $P"
+                # Past the first 16 MiB, samples are taken.
+                [ $usize -le $((skip + 64 * P)) ] || [ "$n" -gt 0 ] || fail "$w-$sys at $P: no samples past 16 MiB"
+                [ "$live" -le "$n" ] || fail "$w-$sys at $P: $live sampled objects live at exit, more than its $n samples"
+                ok "$w-$sys: checksum, counts; $n samples at $P, $live sampled objects live at exit"
                 ;;
         esac
     done
 done
+
+# gperftools' count against tcmalloc's own list: with nothing freed, every
+# sampled object is still allocated, so the samples counted equal the
+# sampled objects ReadStackTraces lists (tc_count: 64 MiB of 32-byte
+# objects, kept, at two periods).
+if [ -x "$BIN/peers/gcbench-gperftools" ]; then
+    tc=$(dirname "$BIN")/test-bin/peers/tc_count
+    if [ ! -x "$tc" ]; then
+        fail "$tc was not built, though the gperftools peers were"
+    else
+        for period in 65536 262144; do
+            out=$(TCMALLOC_SAMPLE_PARAMETER=$period "$tc" 67108864) || { fail "tc_count at $period: exit $?: $out"; continue; }
+            n=${out#samples } n=${n%% *} live=${out##* live }
+            [ "$n" -gt 0 ] && [ "$n" = "$live" ] ||
+                fail "tc_count at $period: $out (the count must equal tcmalloc's live sampled objects, and be positive)"
+            between "$n" $((48 * 1048576 / period)) $((64 * 1048576 / period)) 6 ||
+                fail "tc_count at $period: $n samples, not within 6 sd of (48..64 MiB) / $period"
+            ok "gperftools' count at $period: $n samples = $live sampled objects in tcmalloc's list"
+        done
+    fi
+fi
 
 # Bad arguments exit 2 with a message; --help exits 0.
 for peer in "$BIN"/peers/binarytrees-jemalloc "$BIN"/peers/gcbench-gperftools; do

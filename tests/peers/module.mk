@@ -3,8 +3,16 @@
 #                    allocation counts, the stats record, baseline without samples,
 #                    jemalloc's sample count equal to its own heap profile dump's
 # A system whose package is missing is skipped with the reason peers-build recorded.
+# tc_count: gperftools' sample count against tcmalloc's own list (c_peers.sh), built
+# when gperftools is installed (its peers are then built too).
+PEER_TC_COUNT := $(BUILD)/test-bin/peers/tc_count
+$(PEER_TC_COUNT): tests/peers/tc_count.c $(OBJ)/workloads/peers/pr_gperftools.o
+	@mkdir -p $(dir $@)
+	$(CXX) $(LDFLAGS) -x c $< -x none $(OBJ)/workloads/peers/pr_gperftools.o -o $@ -ltcmalloc -ldl
+
 .PHONY: test-peers-c
 test-peers-c: peers-build-jemalloc peers-build-gperftools $(BIN)/binarytrees $(BIN)/gcbench
+	@if $(PEER_CHECK_gperftools) >/dev/null 2>&1; then $(MAKE) --no-print-directory $(PEER_TC_COUNT); fi
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh $@ sh tests/peers/c_peers.sh $(BIN)
 
 TESTS += test-peers-c
@@ -20,7 +28,7 @@ TESTS += test-peers-go test-peers-hotspot test-peers-v8
 
 # test-peers-alt-<system>: each peer's in-process alternation driver on short runs
 # (tests/peers/alt_peers.sh): the series conforms to docs/FORMATS.md (checked by
-# tests/peers/segcheck.py: ABBA order of the seed's phase, no samples in off
+# build/bin/inproc-estimate --check: ABBA order of the seed's phase, no samples in off
 # segments, the segments adding up to the stats record), the on segments' samples
 # agree with the system's own records and with their bytes over the period, and
 # build/bin/inproc-estimate reads the series.
@@ -31,12 +39,12 @@ $(PEER_ALT_SYSTEMS:%=test-peers-alt-%): test-peers-alt-%: peers-build-% $(BIN)/b
 
 TESTS += $(PEER_ALT_SYSTEMS:%=test-peers-alt-%)
 
-# test-peers-segcheck: the segment series checker (tests/peers/segcheck.py, the
+# test-peers-segcheck: the segment series checker (inproc-estimate --check, the
 # contract of docs/FORMATS.md) accepts the series freecheck's runtime and the
 # jemalloc peer write and refuses every kind of broken series
 # (tests/peers/segcheck_test.sh).
 .PHONY: test-peers-segcheck
-test-peers-segcheck: peers-build-jemalloc $(BIN)/binarytrees $(BIN)/gcbench
+test-peers-segcheck: peers-build-jemalloc $(BIN)/binarytrees $(BIN)/gcbench $(BIN)/inproc-estimate
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh $@ sh tests/peers/segcheck_test.sh $(BIN)
 
 TESTS += test-peers-segcheck

@@ -1,13 +1,14 @@
 #!/bin/sh
-# segcheck_test.sh BIN - the segment series checker (tests/peers/segcheck.py)
-# on good and broken series: the series freecheck's runtime writes (and, when
-# it is built, the jemalloc peer's) conform, each with its stats record; every
-# kind of violation of docs/FORMATS.md's contract, made by changing one thing
-# in a good series, is refused with exit 1 and a message naming it; bad
-# arguments exit 2.
+# segcheck_test.sh BIN - the segment series conformance checker
+# (build/bin/inproc-estimate --check, stats/st_segcheck.c) on good and broken
+# series: the series freecheck's runtime writes (and, when it is built, the
+# jemalloc peer's) conform, each with its stats record; every kind of
+# violation of docs/FORMATS.md's contract, made by changing one thing in a
+# good series, is refused with exit 1 and a message naming it; bad arguments
+# and unreadable files exit 2.
 BIN=$1
 . "$(dirname "$0")/lib.sh"
-check=$(dirname "$0")/segcheck.py
+check() { f=$1; shift; "$BIN/inproc-estimate" --check "$f" "$@"; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
@@ -15,16 +16,16 @@ trap 'rm -rf "$tmp"' EXIT
 SGC_ALTERNATE=alloc SGC_ALLOC_PERIOD=32K SGC_ALT_SEGMENT=1ms SGC_SEED=2 SGC_ALT_OUT="$tmp/good.seg" \
     SGC_STATS="$tmp/good.stats" "$BIN/binarytrees" --size 32 --depth 12 >/dev/null ||
     { fail "binarytrees with SGC_ALTERNATE failed"; exit 1; }
-python3 "$check" "$tmp/good.seg" --stats "$tmp/good.stats" --mode alloc >"$tmp/out" ||
+check "$tmp/good.seg" --stats "$tmp/good.stats" --mode alloc >"$tmp/out" ||
     { fail "freecheck's own series does not conform: $(cat "$tmp/out")"; exit 1; }
 ok "freecheck's own series conforms, with its stats record"
 SGC_ALTERNATE=none SGC_ALT_SEGMENT=1ms SGC_ALT_OUT="$tmp/aa.seg" SGC_STATS="$tmp/aa.stats" \
-    "$BIN/gcbench" --size 64 >/dev/null && python3 "$check" "$tmp/aa.seg" --stats "$tmp/aa.stats" --mode none >"$tmp/out" ||
+    "$BIN/gcbench" --size 64 >/dev/null && check "$tmp/aa.seg" --stats "$tmp/aa.stats" --mode none >"$tmp/out" ||
     fail "freecheck's A/A series does not conform: $(cat "$tmp/out")"
 if [ -x "$BIN/peers/gcbench-jemalloc" ]; then
     env MALLOC_CONF=prof:true,prof_active:false,lg_prof_sample:15 SGC_ALTERNATE=alloc SGC_ALT_SEGMENT=1ms \
         SGC_ALT_OUT="$tmp/je.seg" SGC_STATS="$tmp/je.stats" "$BIN/peers/gcbench-jemalloc" --size 64 >/dev/null &&
-        python3 "$check" "$tmp/je.seg" --stats "$tmp/je.stats" --objects --system jemalloc >"$tmp/out" ||
+        check "$tmp/je.seg" --stats "$tmp/je.stats" --objects --system jemalloc >"$tmp/out" ||
         fail "the jemalloc peer's series does not conform: $(cat "$tmp/out")"
 fi
 
@@ -47,7 +48,7 @@ bseg=$(awk -v k="$(col kind)" '$1 == "seg" && $2 > 0 && $k == "B" { print $2; ex
 
 # expect_bad WHAT WORDS: the series in $tmp/bad.seg is refused, with a message containing WORDS.
 expect_bad() {
-    python3 "$check" "$tmp/bad.seg" $extra >"$tmp/out" 2>&1
+    check "$tmp/bad.seg" $extra >"$tmp/out" 2>&1
     rc=$?
     if [ $rc = 1 ] && grep -q -- "$2" "$tmp/out"; then
         ok "refused: $1"
@@ -110,6 +111,21 @@ sed "s/^columns /cpu_clock wall\ncolumns /" "$tmp/good.seg" >"$tmp/bad.seg"
 expect_bad "a cpu_clock that is not thread or process" "cpu_clock 'wall'"
 sed 's/^segment_cpu_ns .*/segment_cpu_ns 0/' "$tmp/good.seg" >"$tmp/bad.seg"
 expect_bad "no segment length" "exactly one of segment_fills and segment_cpu_ns"
+sed "s/^columns /threads 4\ncolumns /" "$tmp/good.seg" >"$tmp/bad.seg"
+expect_bad "a header key the contract does not have" "'threads' is not a header key"
+setfield "$(segline 2)" bytes "0$(awk -v l="$(segline 2)" -v c="$(col bytes)" 'NR == l { print $c }' "$tmp/good.seg")" >"$tmp/bad.seg"
+expect_bad "a number with a leading zero" "not an unsigned decimal integer"
+sed "s/^columns /system freecheck\ncolumns /" "$tmp/good.seg" >"$tmp/bad.seg"
+expect_bad "freecheck named on a system line" "freecheck's runtime writes no system line"
+cp "$tmp/good.seg" "$tmp/bad.seg"
+extra="--system go"
+expect_bad "a series of another system than expected" "expected go"
+sed 's/\(.\)$/\1/; $s/$/ /' "$tmp/good.seg" >"$tmp/bad.seg"
+expect_bad "a space at the end of a line" "exactly one space"
+printf 'sgc-segments 1\r\n' >"$tmp/bad.seg"; sed 1d "$tmp/good.seg" >>"$tmp/bad.seg"
+expect_bad "a carriage return" "first line"
+head -c -1 "$tmp/good.seg" >"$tmp/bad.seg"
+expect_bad "a file cut inside its last line" "does not end with a line end"
 
 # The stats record must match the series' totals.
 cp "$tmp/good.seg" "$tmp/bad.seg"
@@ -125,11 +141,23 @@ expect_bad "a record with another period" "alloc_period"
 extra="--mode none"
 expect_bad "a series of another mode than expected" "expected none"
 
-# Bad arguments.
-python3 "$check" >/dev/null 2>&1
-[ $? = 2 ] || fail "segcheck without a file: not exit 2"
-python3 "$check" "$tmp/good.seg" --bogus >/dev/null 2>&1
-[ $? = 2 ] || fail "segcheck with an unknown option: not exit 2"
+# Bad arguments and files that cannot be read.
+"$BIN/inproc-estimate" --check >/dev/null 2>&1
+[ $? = 2 ] || fail "--check without a file: not exit 2"
+check "$tmp/good.seg" --bogus >/dev/null 2>&1
+[ $? = 2 ] || fail "--check with an unknown option: not exit 2"
+check "$tmp/good.seg" --mode sometimes >/dev/null 2>&1
+[ $? = 2 ] || fail "--check with a bad --mode: not exit 2"
+check "$tmp/absent.seg" >"$tmp/out" 2>&1
+[ $? = 2 ] && grep -q "cannot read the segment series" "$tmp/out" || fail "--check of a missing file: not exit 2 with the reason"
+check "$tmp" >"$tmp/out" 2>&1
+[ $? = 2 ] && grep -q "not a regular file" "$tmp/out" || fail "--check of a directory: not exit 2 with the reason: $(cat "$tmp/out")"
+check "$tmp/good.seg" --stats "$tmp/absent.stats" >/dev/null 2>&1
+[ $? = 2 ] || fail "--check with a missing stats record: not exit 2"
+# The summary line of a good series: its totals.
+check "$tmp/good.seg" --stats "$tmp/good.stats" --summary >"$tmp/out" || fail "--summary of the good series failed"
+grep -q "^segments=$nsegs .*pattern=$pattern system=freecheck cpu_clock=thread" "$tmp/out" ||
+    fail "--summary of the good series: $(cat "$tmp/out")"
 
-[ $failures = 0 ] && echo "segcheck: all checks passed"
+[ $failures = 0 ] && echo "inproc-estimate --check: all checks passed"
 exit $((failures > 0))

@@ -79,18 +79,20 @@ grep -q "90% CI" "$sweep/figures/overhead-alloc.svg" || bad "overhead-alloc.svg 
 grep -q "time samples, 1000 Hz" "$sweep/figures/cost-depth.svg" || bad "cost-depth.svg lacks the time-sample series"
 grep -q "allocation samples, period 64K" "$sweep/figures/cost-depth.svg" || bad "cost-depth.svg lacks the allocation-sample series"
 # Figure 8 (peers): a panel per workload with an estimate, each system's
-# per-sample cost in the key, and for the system that keeps no count of its
-# samples (gperftools) no cost at all, said in the key and the caption.
+# per-sample cost in the key (in-process when there is one, else the
+# process level's) with its simulated instructions, and for the system that
+# keeps no count of its samples no cost at all, said in the key and the caption.
 for w in alpha beta; do grep -q ">$w<" "$sweep/figures/peers.svg" || bad "peers.svg has no panel for $w"; done
 grep -q ">gamma<" "$sweep/figures/peers.svg" && bad "peers.svg has a panel for gamma, which has no overhead estimate"
-for k in "freecheck: 412 ns per sample [398, 430]" "jemalloc: 1510 ns per sample [1402, 1633]" \
+for k in "freecheck: 412 ns per sample [398, 430] (process level, wall), 1084 instructions" \
+         "jemalloc: 9625 ns per sample [9100, 10200] (in-process, CPU), 35512 instructions (not exact)" \
          "gperftools: no sample count, no per-sample cost" "jemalloc: per-sample cost n/a"; do
     grep -qF ">$k<" "$sweep/figures/peers.svg" || bad "peers.svg key lacks \"$k\""
 done
 peers_cap=$(tr '\n' ' ' < "$sweep/figures/peers.txt")
 for k in "Figure 8. Allocation samplers side by side: overhead vs sampling period, per system (sweep fixture-sweep)." \
          "(one panel each: alpha beta; no overhead estimate, so no panel: gamma)" \
-         "alpha: freecheck 412 ns per sample [398, 430], gperftools none (no sample count), jemalloc 1510 ns per sample [1402, 1633]; beta: freecheck 388 ns per sample [371, 405], gperftools none (no sample count), jemalloc per-sample cost n/a." \
+         "alpha: freecheck 412 ns per sample [398, 430] (process level, wall), 1084 instructions, gperftools none (no sample count), jemalloc 9625 ns per sample [9100, 10200] (in-process, CPU), 35512 instructions (not exact); beta: freecheck 388 ns per sample [371, 405] (process level, wall), gperftools none (no sample count), jemalloc per-sample cost n/a." \
          "No per-sample cost for gperftools: the system keeps no count of its samples, and bytes allocated / period is not the number it took" \
          "with a one-sample 90% interval"; do
     case "$peers_cap" in *"$k"*) ;; *) bad "peers.txt lacks \"$k\"" ;; esac

@@ -29,7 +29,7 @@ BEGIN {
     f["ex"] = pd "/exactness.dat";      print "# workload alloc_mode alloc_period round sampled_bytes expected sample_points match" > f["ex"]
     f["de"] = pd "/depth.dat";          print "# workload depth kind alloc_period time_hz runs samples cost_us cost_lo cost_hi" > f["de"]
     f["ip"] = pd "/inprocess.dat";      print "# index workload label alloc_period time_hz ratio lo hi half_width_pct blocks kind runs verdict margin" > f["ip"]
-    f["pe"] = pd "/peers.dat";          print "# workload system period_bytes overhead_pct lo_pct hi_pct samples_per_run samples cost_ns cost_lo cost_hi" > f["pe"]
+    f["pe"] = pd "/peers.dat";          print "# workload system period_bytes overhead_pct lo_pct hi_pct samples_per_run samples cost_ns cost_lo cost_hi inproc_cost_ns inproc_cost_lo inproc_cost_hi sim_ir_per_sample sim_repeat sim_spread_pct" > f["pe"]
     base = 300000000
     for (i = 1; i <= n; i++) {
         print i - 1, w[i] > f["wl"]
@@ -71,19 +71,21 @@ BEGIN {
         sps = rate / 65536
         print i - 1, w[i], 65536, sps, 1 + 1e-2, 1.005, 1.02, 1000, 1000, 1.005, 0.99, 1.02 > f["no"]
     }
-    # peers (figure 8): alpha on freecheck, gperftools (no sample count) and
-    # jemalloc; beta on the same three, jemalloc without a cost estimate;
-    # gamma on freecheck without any overhead estimate (no panel)
-    split("freecheck counted 412 398 430|gperftools not_counted NaN NaN NaN|jemalloc counted 1510 1402 1633", sa, "|")
-    split("freecheck counted 388 371 405|gperftools not_counted NaN NaN NaN|jemalloc counted NaN NaN NaN", sb, "|")
+    # peers (figure 8): alpha on freecheck (process-level cost, exact
+    # instructions), gperftools (no sample count) and jemalloc (in-process
+    # cost, instructions not exact); beta on the same three, jemalloc
+    # without a cost estimate; gamma on freecheck without any overhead
+    # estimate (no panel)
+    split("freecheck counted 412 398 430 NaN NaN NaN 1084 exact 0|gperftools not_counted NaN NaN NaN NaN NaN NaN NaN - NaN|jemalloc counted 1510 1402 1633 9625 9100 10200 35512 not_exact 0.02", sa, "|")
+    split("freecheck counted 388 371 405 NaN NaN NaN NaN - NaN|gperftools not_counted NaN NaN NaN NaN NaN NaN NaN - NaN|jemalloc counted NaN NaN NaN NaN NaN NaN NaN - NaN", sb, "|")
     for (i = 1; i <= 3; i++)
         for (k = 1; k <= 3; k++) {
             split(i == 1 ? sa[k] : sb[k], v, " ")
             for (p = 32768; p <= 131072; p *= 2) {
                 o = (i == 3) ? "NaN" : 40 * k * i * 32768 / p
                 spr = (v[2] == "counted") ? 3e8 * i / p : "NaN"
-                if (i == 3 && k == 1) print "gamma", "freecheck", p, "NaN", "NaN", "NaN", 1e8 / p, "counted", "NaN", "NaN", "NaN" > f["pe"]
-                else if (i < 3) print w[i], v[1], p, o, (o == "NaN" ? o : o * 0.8), (o == "NaN" ? o : o * 1.25), spr, v[2], v[3], v[4], v[5] > f["pe"]
+                if (i == 3 && k == 1) print "gamma", "freecheck", p, "NaN", "NaN", "NaN", 1e8 / p, "counted", "NaN", "NaN", "NaN", "NaN", "NaN", "NaN", "NaN", "-", "NaN" > f["pe"]
+                else if (i < 3) print w[i], v[1], p, o, (o == "NaN" ? o : o * 0.8), (o == "NaN" ? o : o * 1.25), spr, v[2], v[3], v[4], v[5], v[6], v[7], v[8], v[9], v[10], v[11] > f["pe"]
             }
         }
     for (k = 1; k <= 2; k++) {

@@ -12,6 +12,7 @@
 #include "sgc_internal.h"
 #include "sgc_profile.h"
 #include "sgc_profread.h"
+#include "sgc_timer.h"
 
 #ifndef SGCPROF_BIN
 #error "SGCPROF_BIN must name the sgcprof binary"
@@ -213,6 +214,127 @@ Test(profile, cct_deep_recursion) {
     load(&r);
     cr_assert_eq(r.nnodes, 301);
     sgc_pr_close(&r);
+    unlink(path);
+}
+
+/* The first walk of a process meets more new frames than the walk
+ * buffer's first size (64): it grows the buffer and walks again, and names
+ * the same node as the full walk; every frame is cached afterwards. */
+static uint32_t fresh_deep(int depth, uint32_t *full) {
+    static sgc_func fns[2] = {{"d0", 0}, {"d1", 0}};
+    SGC_FRAME_FN(&fns[depth % 2]);
+    if (depth < 199)
+        return fresh_deep(depth + 1, full);
+    *full = sgc__profile_stack_full();
+    uint32_t n = sgc__profile_stack_current();
+    for (sgc_frame *f = sgc_top; f; f = f->parent)
+        cr_assert_neq(f->cct, 0);
+    return n;
+}
+
+Test(profile, cct_first_walk_deeper_than_the_buffer) {
+    start("freshdeep");
+    uint64_t frames = sgc__stats.stack_frames_interned;
+    uint32_t full = 0, n = fresh_deep(0, &full);
+    cr_assert_eq(n, full);
+    cr_assert_eq(n, 200, "200 nodes, one per depth");
+    cr_assert_eq(sgc__stats.stack_frames_interned - frames, 200, "each new frame counted once");
+    sgc_shutdown();
+    unlink(path);
+}
+
+/* A parent whose callees alternate (its last child is another function's
+ * every time, then the same again): every node is the table's, the same as
+ * the full walk's, and one NODE record per distinct stack. */
+__attribute__((noinline)) static uint32_t callee(sgc_func *fn) {
+    SGC_FRAME_FN(fn);
+    uint32_t n = sgc__profile_stack_current();
+    cr_assert_eq(n, sgc__profile_stack_full());
+    return n;
+}
+
+Test(profile, cct_alternating_callees) {
+    start("alt");
+    static sgc_func f_p = {"parent", 0}, f_x = {"x", 0}, f_y = {"y", 0}, f_x2 = {"x", 0};
+    SGC_FRAME_FN(&f_p);
+    uint32_t np = sgc__profile_stack_current();
+    uint32_t nx = callee(&f_x), ny = callee(&f_y);
+    cr_assert_neq(nx, ny);
+    uint64_t before = sgc__profile_bytes();
+    for (int i = 0; i < 10; i++) {
+        cr_assert_eq(callee(&f_x), nx);
+        cr_assert_eq(callee(&f_y), ny);
+        cr_assert_eq(callee(&f_x2), nx, "another sgc_func of the same name: the same node");
+        cr_assert_eq(callee(&f_x), nx);
+    }
+    cr_assert_eq(sgc__profile_bytes(), before, "no record for stacks seen before");
+    sgc_func *snap[] = {&f_y, &f_p};
+    cr_assert_eq(sgc__profile_stack_of(snap, 2), ny);
+    cr_assert_eq(sgc__profile_stack_extend(np, snap, 1), ny);
+    sgc_shutdown();
+    sgc_pr_reader r;
+    load(&r);
+    cr_assert_eq(r.nnodes, 3);
+    sgc_pr_close(&r);
+    unlink(path);
+}
+
+/* The time sampler's drain interns the live stack after a snapshot of
+ * SGC_TIMER_INTERN_FRAMES or more uncached frames (later snapshots then stop
+ * at them), and leaves a shorter one's frames uncached. */
+static uint32_t snapped_cct;
+static void nest_and_snap(int depth, int stop) {
+    static sgc_func fn = {"nested", 0};
+    SGC_FRAME_FN(&fn);
+    if (depth < stop) {
+        nest_and_snap(depth + 1, stop);
+        return;
+    }
+    sgc__timer_handler(SGC_TIMER_SIGNAL, NULL, NULL); /* a snapshot, as a signal takes it */
+    sgc__timer_drain();
+    snapped_cct = sgc_top->cct;
+}
+
+Test(profile, time_drain_interns_only_long_snapshots) {
+    start("drainintern");
+    cr_assert_eq(sgc_time_sampling_start(1, SGC_CLOCK_WALL), 0);
+    SGC_FRAME_FN(&f_a);
+    cr_assert_neq(sgc__profile_stack_current(), 0);
+    uint64_t frames = sgc__stats.stack_frames_interned;
+    nest_and_snap(1, SGC_TIMER_INTERN_FRAMES - 1); /* 15 new frames above alpha's */
+    cr_assert_eq(snapped_cct, 0, "a short snapshot leaves the live stack uncached");
+    cr_assert_eq(sgc__stats.stack_frames_interned, frames);
+    nest_and_snap(1, SGC_TIMER_INTERN_FRAMES); /* 16 */
+    cr_assert_neq(snapped_cct, 0, "a long snapshot's drain interns the live stack");
+    cr_assert_eq(sgc__stats.stack_frames_interned - frames, SGC_TIMER_INTERN_FRAMES);
+    sgc_time_sampling_stop();
+    sgc_stats st;
+    sgc_get_stats(&st);
+    cr_assert_eq(st.time_samples_written, st.time_samples);
+    cr_assert_eq(st.time_samples_dropped, 0);
+    sgc_shutdown();
+    unlink(path);
+}
+
+/* The allocation slow path drains what the handler buffered (its inline
+ * check sees the handler's count of work), without a collection. */
+Test(profile, slow_path_drains_the_handlers_snapshot) {
+    start("slowdrain");
+    uint32_t t = sgc_type_register(&(sgc_type){"bytes", 0, 0, SGC_VAR_BYTES});
+    cr_assert_eq(sgc_time_sampling_start(1, SGC_CLOCK_WALL), 0);
+    SGC_FRAME_FN(&f_a);
+    uint64_t minors = sgc__stats.minor_collections, written = sgc__stats.time_samples_written;
+    sgc__timer_handler(SGC_TIMER_SIGNAL, NULL, NULL);
+    cr_assert_eq(sgc__timer_buffered(), 1);
+    sgc_alloc(t, 16384); /* a large object: the slow path */
+    cr_assert_eq(sgc__timer_buffered(), 0, "the slow path drained the snapshot");
+    cr_assert_eq(sgc__stats.time_samples_written - written, 1);
+    cr_assert_eq(sgc__stats.minor_collections, minors, "without a collection");
+    /* Nothing new: the next entries find nothing to drain. */
+    sgc_alloc(t, 16384);
+    cr_assert_eq(sgc__stats.time_samples_written - written, 1);
+    sgc_time_sampling_stop();
+    sgc_shutdown();
     unlink(path);
 }
 

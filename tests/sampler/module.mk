@@ -4,6 +4,11 @@
 #   test-sampler-replay    sgc-replay on traces with known output, and bad input
 #   test-sampler-fastpath  the allocation fast path is the same machine code and
 #                          the same instruction count with sampling off and on
+#   test-sampler-cost      the sample cost benchmark's parts add up to its measured
+#                          total, on small inputs (callgrind)
+#   test-sampler-frame-order  every compiled sgc_frame_pop (each workload, the
+#                          thread-reuse stress, and frame_order.c at -O2/-O3
+#                          with gcc and clang) stores the unpublish before the count
 # The fuzzer's short run (test-sampler-fuzz) is in runtime/fuzz/module.mk.
 # Programs link libsgc.a, which needs the collector (runtime/sgc_gc.c).
 ifneq ($(wildcard runtime/sgc_gc.c),)
@@ -39,7 +44,7 @@ $(SAMPLER_TEST_DIR)/fastpath-loop-nosampler: $(OBJ)/tests/sampler/fastpath_loop.
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 -include $(wildcard $(SAMPLER_NOS_DIR)/obj/runtime/*.d)
 
-.PHONY: test-sampler-unit test-sampler-poisson test-sampler-replay test-sampler-fastpath
+.PHONY: test-sampler-unit test-sampler-poisson test-sampler-replay test-sampler-fastpath test-sampler-cost
 test-sampler-unit: $(SAMPLER_TEST_DIR)/test-sampler-unit
 	@sh tests/check.sh sampler-unit $< --jobs=2
 test-sampler-poisson: $(SAMPLER_TEST_DIR)/test-sampler-poisson
@@ -50,5 +55,18 @@ test-sampler-fastpath: $(SAMPLER_TEST_DIR)/fastpath-loop $(SAMPLER_TEST_DIR)/fas
 	@sh tests/check.sh sampler-fastpath sh tests/sampler/fastpath_check.sh "$(CC)" "$(SANITIZE)" \
 	    $(SAMPLER_TEST_DIR)/fastpath-loop $(SAMPLER_TEST_DIR) $(SAMPLER_TEST_DIR)/fastpath-loop-nosampler
 
-TESTS += test-sampler-unit test-sampler-poisson test-sampler-replay test-sampler-fastpath
+test-sampler-cost: $(BIN)/sample-bench $(BIN)/gcbench $(BIN)/binarytrees
+	@sh tests/check.sh sampler-cost sh tests/sampler/sample_cost_check.sh runtime/bench/sample_cost.py $(BIN) \
+	    $(SAMPLER_TEST_DIR)/cost
+
+# Every workload of workloads/workloads.list and the sampler thread's reuse
+# stress (named literally: their module.mk files are read after this one).
+FRAME_ORDER_PROGS := $(addprefix $(BIN)/,$(shell sed 's/\#.*//' workloads/workloads.list) tests/thread_reuse)
+.PHONY: test-sampler-frame-order
+test-sampler-frame-order: $(FRAME_ORDER_PROGS)
+	@sh tests/check.sh sampler-frame-order sh tests/sampler/frame_order_check.sh "$(CC)" $(SAMPLER_TEST_DIR)/frame-order \
+	    $(FRAME_ORDER_PROGS)
+
+TESTS += test-sampler-unit test-sampler-poisson test-sampler-replay test-sampler-fastpath test-sampler-frame-order \
+    test-sampler-cost
 endif

@@ -19,7 +19,9 @@ answer exact).  Four databases, the same runs:
            which shows that the comparison can fail
 
 Every interval of summary.csv (unpaired overhead, CPU overhead, paired ratio,
-paired CPU, A/A) of sharded and mixed must equal single's to 1e-9 relative.
+paired CPU, A/A) of sharded must equal single's to 1e-9 relative; mixed's
+groups span the nodes, whose runs are then replicates (stats/st_replicates.h):
+its intervals cover the nodes, its overheads are single's.
 """
 import csv
 import math
@@ -157,7 +159,22 @@ for name, (node_of, with_node, shards) in variants.items():
     res[name] = analyze(d)
 
 single = res["single"]
-for name in ("sharded", "mixed"):
+# A group that spans nodes has each node's runs as a replicate (stats/st_replicates.h): its intervals
+# cover the nodes, not the single node's rounds.  The two halves hold the same values, so the estimates
+# are the single node's and the between-node component is 0.
+mixed = res["mixed"]
+ests = ["overhead", "cpu_overhead", "paired", "paired_cpu"]
+check("mixed: the intervals cover the nodes (2 replicates, level replicates) in every cell",
+      all(mixed[l]["replicates"] == "2" and mixed[l]["paired_level"] == "replicates" for l in single),
+      "; ".join("%s %s %s" % (l, mixed[l]["replicates"], mixed[l]["paired_level"]) for l in single))
+check("mixed: the estimates are the single node's",
+      all(close(single[l][c], mixed[l][c]) for l in single for c in ests
+          if single[l][c] != "" and c in ("overhead", "cpu_overhead")),
+      "; ".join("%s %s: %s %s" % (l, c, single[l][c], mixed[l][c]) for l in single for c in ests
+                if single[l][c] != "" and not close(single[l][c], mixed[l][c])))
+check("mixed: the between-node component of the paired ratio is 0 (the halves are the same)",
+      all(float(mixed[l]["rep_paired_tau"]) == 0 for l in single))
+for name in ("sharded",):
     diffs = []
     for label, row in single.items():
         for c in COLS:

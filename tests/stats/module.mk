@@ -8,7 +8,8 @@ ST_TEST_LIBS := $(shell pkg-config --libs criterion gsl sqlite3 2>/dev/null || e
 $(OBJ)/tests/stats/%.o: CFLAGS += -Istats $(ST_TEST_CFLAGS)
 
 $(ST_TEST_BIN): $(OBJ)/tests/stats/test_stats.o $(OBJ)/tests/stats/test_analyze.o $(OBJ)/tests/stats/test_regress.o \
-		$(OBJ)/tests/stats/regress_sim.o $(OBJ)/tests/stats/test_paired.o $(LIBDIR)/libststats.a
+		$(OBJ)/tests/stats/regress_sim.o $(OBJ)/tests/stats/test_paired.o $(OBJ)/tests/stats/test_levels.o \
+		$(LIBDIR)/libststats.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(ST_TEST_LIBS) $(LDLIBS)
 
@@ -17,6 +18,14 @@ test-stats: $(ST_TEST_BIN) $(BIN)/analyze
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh stats env ST_ANALYZE=$(BIN)/analyze ST_FIXTURES=tests/stats/fixtures $(ST_TEST_BIN) --jobs 2
 
 TESTS += test-stats
+
+# Replication as a level (tests/stats/replicates.sh): a synthetic replicated sweep with a known
+# between-replicate component (mkreplicated.py) through analyze.
+.PHONY: test-stats-replicates
+test-stats-replicates: $(BIN)/analyze
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh stats-replicates env ANALYZE=$(BIN)/analyze sh tests/stats/replicates.sh
+
+TESTS += test-stats-replicates
 
 # Coverage of the per-sample cost regression's intervals, by simulation (a figure, not pass/fail;
 # make test checks a smaller simulation).
@@ -29,6 +38,19 @@ bench-stats-regress: $(BIN)/regress-coverage
 	$(BIN)/regress-coverage 1000 1000
 
 BENCHES += bench-stats-regress
+
+# Which interval covers the processes of the in-process design, by simulation (a figure to read:
+# docs/STATISTICS.md, "Levels", quotes it).
+$(BIN)/levels-coverage: $(OBJ)/tests/stats/levels_coverage.o $(LIBDIR)/libststats.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(ST_TEST_LIBS) $(LDLIBS)
+
+.PHONY: bench-stats-levels
+bench-stats-levels: $(BIN)/levels-coverage
+	$(BIN)/levels-coverage 400 1000 4 100
+	$(BIN)/levels-coverage 400 1000 8 50
+
+BENCHES += bench-stats-levels
 
 # The plot-data tables of docs/STATISTICS.md against analyze's own table.
 .PHONY: test-stats-doc

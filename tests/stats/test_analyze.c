@@ -860,12 +860,12 @@ Test(analyze, regression_verdict_resolves_where_cells_do_not) {
     char *md = slurp(path);
     cr_assert(strstr(md, "| w | alloc | 4 | 5 [5, 5] | 1.005 [1.005, 1.005] |"), "%s", md);
     cr_assert(strstr(md, "| w | time | 2 | 50 [50, 50] | 1.05 [1.05, 1.05] |"), "%s", md);
-    cr_assert(strstr(md, "at most 2%): resolved on 1 of 1 workloads: allocation cheaper: w; time cheaper: none; "
+    cr_assert(strstr(md, "within +-2%): resolved on 1 of 1 workloads: allocation cheaper: w; time cheaper: none; "
                          "equivalent within 2%: none; not resolved: none."),
               "%s", md);
-    cr_assert(strstr(md, "| not resolved (unpaired) |"), "%s", md);
-    cr_assert(strstr(md, "Resolved on 0 of 1 workloads with both intervals: allocation cheaper: none; time cheaper: "
-                         "none; equivalent within 2%: none. Not resolved: w."),
+    cr_assert(strstr(md, "(unpaired, processes) | not resolved |"), "%s", md);
+    cr_assert(strstr(md, "Resolved on 0 of 1 workloads with an interval of the difference: allocation cheaper: none; "
+                         "time cheaper: none; equivalent within 2%: none. Not resolved: w."),
               "%s", md);
     free(md);
     table t;
@@ -874,7 +874,15 @@ Test(analyze, regression_verdict_resolves_where_cells_do_not) {
     for (int j = 0; j < t.nf[0]; j++)
         if (!strcmp(t.field[0][j], "verdict"))
             verdict = j;
-    cr_assert_eq(verdict, t.nf[0] - 1, "verdict is the last column");
+    cr_assert_eq(verdict, 25, "verdict is column 26, where it was; columns after it are added ones");
+    cr_assert_str_eq(t.field[0][verdict + 1], "norm_diff");
+    /* The difference of the exact lines' normalized overheads: (5000 - 50000) ns per sample x 1000/s. */
+    for (int i = 1; i < t.rows; i++)
+        if (!strcmp(t.field[i][metric], "wall")) {
+            cr_assert_float_eq(strtod(t.field[i][verdict + 1], NULL), -0.045, 1e-12, "row %d", i);
+            cr_assert_float_eq(strtod(t.field[i][verdict + 2], NULL), -0.045, 1e-12, "row %d", i);
+            cr_assert_float_eq(strtod(t.field[i][verdict + 3], NULL), -0.045, 1e-12, "row %d", i);
+        }
     cr_assert_eq(t.rows, 5, "%d rows", t.rows);
     for (int i = 1; i < t.rows; i++)
         cr_assert_str_eq(t.field[i][verdict], strcmp(t.field[i][metric], "wall") ? "na" : "alloc_cheaper", "row %d", i);
@@ -1105,19 +1113,33 @@ Test(analyze, normalized_alloc_vs_time_paired) {
     cr_assert_float_eq(strtod(dat_field(path, "workload", "wd", "alloc_norm"), NULL), 1.202, 1e-9);
     cr_assert_float_eq(strtod(dat_field(path, "workload", "wd", "time_norm"), NULL), 1.0525, 1e-9);
     cr_assert_float_eq(strtod(dat_field(path, "workload", "wa", "alloc_norm"), NULL), 1.202, 1e-9);
+    /* The difference: exact for constant blocks; wb's blocks are the same five values in both cells. */
+    cr_assert_float_eq(strtod(dat_field(path, "workload", "wa", "diff"), NULL), 1.202 - 1.0525, 1e-9);
+    cr_assert_float_eq(strtod(dat_field(path, "workload", "wa", "diff_lo"), NULL), 1.202 - 1.0525, 1e-9);
+    cr_assert_float_eq(strtod(dat_field(path, "workload", "wa", "diff_hi"), NULL), 1.202 - 1.0525, 1e-9);
+    cr_assert_str_eq(dat_field(path, "workload", "wa", "diff_level"), "blocks");
+    cr_assert_str_eq(dat_field(path, "workload", "wd", "diff_level"), "processes");
+    cr_assert_float_eq(strtod(dat_field(path, "workload", "wb", "diff"), NULL), 0.0, 1e-12);
+    double dlo = strtod(dat_field(path, "workload", "wb", "diff_lo"), NULL);
+    double dhi = strtod(dat_field(path, "workload", "wb", "diff_hi"), NULL);
+    cr_assert(dlo < 0 && dhi > 0 && dlo >= -0.02 && dhi <= 0.02, "[%g, %g]", dlo, dhi);
     snprintf(path, sizeof path, "%s/summary.md", dir);
     char *md = slurp(path);
+    /* The verdict from the interval of the difference alloc - time: constant blocks give it exactly
+     * (1.202 - 1.0525); the cells' blocks are in no common round, so each cell's blocks are resampled on
+     * their own. */
     cr_assert(strstr(md, "| wa | alloc fixed 4M | 49.5 | 1.202 [1.202, 1.202] | 1.202 [1.202, 1.202] | time wall "
-                         "1000 Hz | 952.4 | 1.052 [1.052, 1.052] | 1.052 [1.052, 1.052] | time cheaper (paired) |"),
+                         "1000 Hz | 952.4 | 1.052 [1.052, 1.052] | 1.052 [1.052, 1.052] | 0.1495 [0.1495, 0.1495] "
+                         "(paired, blocks) | time cheaper |"),
               "%s", md);
-    cr_assert(strstr(md, "| equivalent within 2% (paired) |"), "%s", md);
+    cr_assert(strstr(md, "(paired, blocks) | equivalent within 2% |"), "%s", md);
     cr_assert(strstr(md, "| wc | alloc fixed 4M | 98.04 | 1.205 ["), "%s", md);
-    cr_assert(strstr(md, "| not resolved (paired) |"), "%s", md);
+    cr_assert(strstr(md, "(paired, blocks) | not resolved |"), "%s", md);
     cr_assert(strstr(md, "| n/a | 1.202 [1.202, 1.202] | time wall 1000 Hz | 952.4 | n/a | 1.052 [1.052, 1.052] | "
-                         "time cheaper (unpaired) |"),
+                         "0.1495 [0.1495, 0.1495] (unpaired, processes) | time cheaper |"),
               "%s", md);
-    cr_assert(strstr(md, "Resolved on 3 of 4 workloads with both intervals: allocation cheaper: none; time cheaper: "
-                         "wa, wd; equivalent within 2%: wb. Not resolved: wc."),
+    cr_assert(strstr(md, "Resolved on 3 of 4 workloads with an interval of the difference: allocation cheaper: none; "
+                         "time cheaper: wa, wd; equivalent within 2%: wb. Not resolved: wc."),
               "%s", md);
     free(md);
     rm_dir(dir);
@@ -1200,10 +1222,10 @@ Test(sim, exact_counts_overheads_fit_determinism_and_model) {
     char *rcsv = slurp(path);
     cr_assert(rcsv);
     cr_assert(strstr(rcsv, "\ngcbench,alloc,sim_instructions,instructions,2,6,900,,,1000005000,,,1000000000,5000,,,"
-                           "5e-06,,,,,,0,0,a sampling cell has fewer than 3 used runs: no interval,na\n"),
+                           "5e-06,,,,,,0,0,a sampling cell has fewer than 3 used runs: no interval,na,,,,0,,,,,,,,,\n"),
               "%s", rcsv);
     cr_assert(strstr(rcsv, "\ngcbench,alloc,sim_est_cycles,est_cycles,2,6,1500,,,2000010000,,,2000000000,10000,,,"
-                           "5e-06,,,,,,0,0,a sampling cell has fewer than 3 used runs: no interval,na\n"),
+                           "5e-06,,,,,,0,0,a sampling cell has fewer than 3 used runs: no interval,na,,,,0,,,,,,,,,\n"),
               "%s", rcsv);
     cr_assert(strstr(rcsv, "\ngcbench,time,sim_instructions,instructions,1,4,1000,,,"), "%s", rcsv);
     cr_assert(strstr(rcsv, "\ngcbench,time,sim_est_cycles,est_cycles,1,4,2000,,,"), "%s", rcsv);

@@ -374,7 +374,7 @@ Test(sources, inprocess_sweep_processes_centred_by_their_cell) {
                 n += (size_t)snprintf(
                     sql + n, sizeof sql - n,
                     "INSERT INTO segments VALUES(%d,%d,%d,%d,'%c',%d,'%s',%.0f,%.0f,4096,100,%d,0,0,0,0,"
-                    "0,0,0);",
+                    "0,0,0,NULL,'freecheck','thread');",
                     run, idx++, b, pos, isb ? 'B' : 'A', isb && run >= 3, end, cpu, cpu, isb && run >= 3 ? 3 : 0);
             }
             if (b >= 1 && b <= 9)

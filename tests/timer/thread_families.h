@@ -25,7 +25,7 @@ static sgc_func f_root = {"root", 0};
 static uint32_t T_CELL;
 static volatile uint64_t fam_sink;
 
-static void walk(int d, int fam) {
+__attribute__((unused)) static void walk(int d, int fam) {
     sgc_obj cell = NULL;
     SGC_FRAME_FN(&fam_fn[fam][d], &cell);
     if (d % 4 == 0)
@@ -38,7 +38,7 @@ static void walk(int d, int fam) {
     fam_sink += (uint64_t)(uintptr_t)cell;
 }
 
-static void setup_families(void) {
+__attribute__((unused)) static void setup_families(void) {
     for (int fam = 0; fam < 2; fam++)
         for (int d = 1; d <= FAMILY_DEPTH; d++) {
             snprintf(fam_names[fam][d], sizeof fam_names[fam][d], "%c%d", fam ? 'b' : 'a', d);

@@ -26,7 +26,7 @@ $(PEER_JEMALLOC_BINS): $(PEERS_DIR)/%-jemalloc: $(OBJ)/workloads/peers/%.o $(PEE
 $(PEER_GPERFTOOLS_BINS): $(PEERS_DIR)/%-gperftools: $(OBJ)/workloads/peers/%.o $(PEER_C_COMMON) \
 		$(OBJ)/workloads/peers/pr_gperftools.o
 	@mkdir -p $(dir $@)
-	$(CXX) $(LDFLAGS) $^ -o $@ -ltcmalloc
+	$(CXX) $(LDFLAGS) $^ -o $@ -ltcmalloc -ldl
 
 $(OBJ)/workloads/peers/pr_gperftools.o: workloads/peers/pr_gperftools.cc workloads/peers/pr_common.h workloads/peers/pr_alt.h
 	@mkdir -p $(dir $@)
@@ -76,7 +76,7 @@ PEER_SYSTEMS += go
 # Java on HotSpot (system hotspot): the classes of workloads/peers/java into $(PEERS_DIR)/java/, the JVMTI
 # agent $(PEERS_DIR)/libfcagent.so, and a launcher per workload that runs
 # the JDK's java with JVM options from FREECHECK_JVM_OPTS (for example the
-# agent: -agentpath:$(PEERS_DIR)/libfcagent.so=interval=P).
+# agent: -agentpath:$(PEERS_DIR)/libfcagent.so=interval=P) and FREECHECK_JVM_EXTRA_OPTS.
 PEER_JAVA_SRCS := $(wildcard workloads/peers/java/*.java)
 PEER_JAVA_STAMP := $(PEERS_DIR)/java/.classes
 PEER_JAVA_AGENT := $(PEERS_DIR)/libfcagent.so
@@ -101,24 +101,30 @@ $(PEER_WORKLOADS:%=$(PEERS_DIR)/%-hotspot): workloads/peers/java/jdk.sh workload
 	@jdk=$$(sh workloads/peers/java/jdk.sh) && \
 	{ echo '#!/bin/sh'; \
 	  echo '# $(notdir $@) - freecheck'"'"'s $(patsubst %-hotspot,%,$(notdir $@)) in Java (workloads/peers/java/$(PEER_JAVA_CLASS).java).'; \
-	  echo '# JVM options (e.g. -agentpath:.../libfcagent.so=interval=BYTES) come from FREECHECK_JVM_OPTS.'; \
+	  echo '# JVM options (e.g. -agentpath:.../libfcagent.so=interval=BYTES) come from FREECHECK_JVM_OPTS,'; \
+	  echo '# more from FREECHECK_JVM_EXTRA_OPTS (the simulated part'"'"'s determinism settings).'; \
 	  echo 'dir=$$(dirname "$$0")'; \
-	  echo "exec $$jdk/bin/java \$$FREECHECK_JVM_OPTS -cp \"\$$dir/java\" $(PEER_JAVA_CLASS) \"\$$@\""; } > $@.tmp && \
+	  echo "exec $$jdk/bin/java \$$FREECHECK_JVM_OPTS \$$FREECHECK_JVM_EXTRA_OPTS -cp \"\$$dir/java\" $(PEER_JAVA_CLASS) \"\$$@\""; } > $@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 
 $(eval $(call peer_system,hotspot,$(PEER_CHECK_hotspot),no JDK 17 or later with its headers (Debian package openjdk-17-jdk-headless),$(PEER_JAVA_BINS),$(PEERS_DIR)/java))
 PEER_SYSTEMS += hotspot
 
-.PHONY: peers-build
-peers-build: $(PEER_SYSTEMS:%=peers-build-%)
-
 
 # JavaScript on V8 (system v8): the programs of workloads/peers/node copied into
-# $(PEERS_DIR)/node/, and a launcher per workload that runs them with the node on
-# PATH (Node.js 20 or later, node.sh) and node options from FREECHECK_NODE_OPTS.
+# $(PEERS_DIR)/node/ with the native addon fcthread.node, and a launcher per workload
+# that runs them with the node on PATH (Node.js 20 or later with its headers, node.sh)
+# and node options from FREECHECK_NODE_OPTS.
 PEER_NODE_SRCS := $(wildcard workloads/peers/node/*.js)
 PEER_NODE_FILES := $(PEER_NODE_SRCS:workloads/peers/node/%=$(PEERS_DIR)/node/%)
-PEER_NODE_BINS := $(PEER_NODE_FILES) $(PEER_WORKLOADS:%=$(PEERS_DIR)/%-v8)
+PEER_NODE_ADDON := $(PEERS_DIR)/node/fcthread.node
+PEER_NODE_BINS := $(PEER_NODE_FILES) $(PEER_NODE_ADDON) $(PEER_WORKLOADS:%=$(PEERS_DIR)/%-v8)
+
+# fcthread.node: the thread's CPU time and V8's collection counts for the in-process driver
+# (N-API and V8's API, the headers of the node on PATH).
+$(PEER_NODE_ADDON): workloads/peers/node/fcthread.cc workloads/peers/node/node.sh
+	@mkdir -p $(dir $@)
+	$(CXX) -std=gnu++17 $(WARN) -O2 -shared -fPIC -I"$$(sh workloads/peers/node/node.sh --include)" $< -o $@
 PEER_CHECK_v8 ?= sh workloads/peers/node/node.sh
 
 $(PEER_NODE_FILES): $(PEERS_DIR)/node/%: workloads/peers/node/%
@@ -134,5 +140,10 @@ $(PEER_WORKLOADS:%=$(PEERS_DIR)/%-v8): $(PEERS_DIR)/%-v8: workloads/peers/node/n
 	  echo 'exec node $$FREECHECK_NODE_OPTS "$$dir/node/$*.js" "$$@"'; } > $@.tmp && \
 	chmod +x $@.tmp && mv $@.tmp $@
 
-$(eval $(call peer_system,v8,$(PEER_CHECK_v8),no Node.js 20 or later on PATH (Debian package nodejs),$(PEER_NODE_BINS),$(PEERS_DIR)/node))
+$(eval $(call peer_system,v8,$(PEER_CHECK_v8),no Node.js 20 or later with its headers on PATH (Debian package nodejs),$(PEER_NODE_BINS),$(PEERS_DIR)/node))
 PEER_SYSTEMS += v8
+
+# Every system above (a prerequisite list is expanded where it is read, so this
+# comes after the last PEER_SYSTEMS += ...).
+.PHONY: peers-build
+peers-build: $(PEER_SYSTEMS:%=peers-build-%)

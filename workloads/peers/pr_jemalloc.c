@@ -21,19 +21,62 @@
  * The samples of each segment are differences of the same prof_stats sums,
  * read through MIBs (mallctlnametomib once, mallctlbymib per size class).
  *
+ * Determinism (the simulated part, docs/WORKLOADS.md): jemalloc purges
+ * unused pages on a schedule of elapsed time (dirty_decay_ms,
+ * muzzy_decay_ms), so the instructions a run executes depend on how fast it
+ * runs.  With FREECHECK_JEMALLOC_DECAY=off the program turns time-based
+ * purging off as it starts (mallctl arenas.{dirty,muzzy}_decay_ms and every
+ * existing arena's, -1: pages are kept), so that repeated runs under
+ * valgrind count the same; MALLOC_CONF stays the sampling setting's.
+ *
  * Invariant: nothing here calls malloc, so reading the counts cannot take
  * a sample itself.
  */
+#include <errno.h>
 #include <jemalloc/jemalloc.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 
 #include "pr_common.h"
 
 /* jemalloc merges this with MALLOC_CONF (which is read after it, so a user's
  * prof_stats:false there wins and alloc_samples is then left out). */
 const char *malloc_conf = "prof_stats:true";
+
+/* FREECHECK_JEMALLOC_DECAY=off: no purging by elapsed time (above). */
+__attribute__((constructor)) static void pr_je_decay(void) {
+    const char *v = getenv("FREECHECK_JEMALLOC_DECAY");
+    if (!v || !*v)
+        return;
+    if (strcmp(v, "off")) {
+        fprintf(stderr, "jemalloc peer: FREECHECK_JEMALLOC_DECAY=%s: expected off (or unset)\n", v);
+        exit(2);
+    }
+    /* The default of arenas made from now on, then arena 0, the one that
+     * exists (the others take the default when they are made: an arena not
+     * yet made answers EFAULT). */
+    ssize_t never = -1;
+    unsigned narenas = 0;
+    size_t len = sizeof narenas;
+    int bad = mallctl("arenas.dirty_decay_ms", NULL, NULL, &never, sizeof never) != 0 ||
+              mallctl("arenas.muzzy_decay_ms", NULL, NULL, &never, sizeof never) != 0 ||
+              mallctl("arenas.narenas", &narenas, &len, NULL, 0) != 0;
+    for (unsigned i = 0; !bad && i < (narenas ? narenas : 1); i++) {
+        char name[64];
+        snprintf(name, sizeof name, "arena.%u.dirty_decay_ms", i);
+        int r = mallctl(name, NULL, NULL, &never, sizeof never);
+        snprintf(name, sizeof name, "arena.%u.muzzy_decay_ms", i);
+        int r2 = mallctl(name, NULL, NULL, &never, sizeof never);
+        bad |= (r && (i == 0 || r != EFAULT)) || (r2 && (i == 0 || r2 != EFAULT));
+    }
+    if (bad) {
+        fprintf(stderr, "jemalloc peer: FREECHECK_JEMALLOC_DECAY=off: jemalloc refused a decay setting (mallctl)\n");
+        exit(1);
+    }
+}
 
 /* prof.stats.<kind>.<i>.accum, as jemalloc 5.3 returns it. */
 typedef struct pr_je_prof_stats {

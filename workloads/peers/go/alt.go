@@ -5,8 +5,19 @@
 // alternation in the peers").
 //
 // Settings: freecheck's protocol (SGC_ALTERNATE off, none or alloc;
-// SGC_ALT_SEGMENT a CPU time, 1ms..60000ms, default 5ms; SGC_ALT_OUT;
-// SGC_SEED); the period of the on segments is FREECHECK_MEMPROFILERATE.
+// SGC_ALT_SEGMENT a CPU time, 1ms..60000ms, default 5ms, or a count K of
+// collection cycles, 1..1000000; SGC_ALT_OUT; SGC_SEED); the period of the
+// on segments is FREECHECK_MEMPROFILERATE.
+//
+// Segments of K collection cycles (SGC_ALT_SEGMENT=K, end gc): a segment
+// runs from just after the end of one of Go's collection cycles to just
+// after the end of the K-th next one, so every segment holds whole cycles
+// (the sweeping of one, the concurrent marking and assists of the next),
+// where CPU-time segments (0.7 to 3 MB of allocation each, against a cycle
+// every 5 to 11 MB) each see another part of a cycle.  The check point reads
+// the cycle count (runtime/metrics /gc/cycles/total:gc-cycles, about 170 ns)
+// every altGCPoll objects, so a boundary falls within that many allocations
+// of the cycle's end.
 //
 // The switch.  mallocgc reads MemProfileRate on every allocation: at 0 it
 // neither samples nor counts down the per-P byte count to the next sample
@@ -133,6 +144,7 @@ const (
 
 const altDefaultSeed = 1592652782 // the runtime's SGC_SEED default (docs/RUNTIME.md)
 const altFirstCheck = 16
+const altGCPoll = 256 // objects between readings of the cycle count (SGC_ALT_SEGMENT=K)
 
 type altSeg struct {
 	index, block, pos      int
@@ -155,6 +167,7 @@ var (
 		closed      bool
 		seed        uint64
 		targetNs    uint64
+		fills       uint64 // K: segments of K collection cycles (0: of targetNs CPU time)
 		out         string
 		rate        int // the on segments' MemProfileRate
 		cur         altSeg
@@ -281,16 +294,21 @@ func altSlow() {
 		return
 	}
 	altCount()
+	if alt.fills > 0 {
+		// Segments of K cycles: end just after the K-th cycle ends.
+		if altGCs()-alt.start.gcs >= alt.fills {
+			altEnd("gc", cpuNow())
+			altNext()
+			return
+		}
+		altArm(altGCPoll)
+		return
+	}
 	now := cpuNow()
 	elapsed := now - alt.start.cpu
 	if elapsed >= alt.targetNs {
 		altEnd("iter", now)
-		alt.cur.index++
-		alt.cur.pos = (alt.cur.pos + 1) % 4
-		if alt.cur.pos == 0 {
-			alt.cur.block++
-		}
-		altBegin()
+		altNext()
 		return
 	}
 	// Look again when about half of the remaining time should have passed
@@ -307,6 +325,16 @@ func altSlow() {
 		next = 1e15
 	}
 	altArm(int64(next))
+}
+
+// altNext begins the segment after the one just ended.
+func altNext() {
+	alt.cur.index++
+	alt.cur.pos = (alt.cur.pos + 1) % 4
+	if alt.cur.pos == 0 {
+		alt.cur.block++
+	}
+	altBegin()
 }
 
 // altStart reads the settings (bad ones exit 2) and, when SGC_ALTERNATE is
@@ -347,13 +375,21 @@ func altStart() int64 {
 	alt.targetNs = 5000000
 	if s, ok := os.LookupEnv("SGC_ALT_SEGMENT"); ok {
 		ms, err := strconv.ParseUint(strings.TrimSuffix(s, "ms"), 10, 64)
+		bad := err != nil || strings.HasPrefix(s, "+") || strings.HasPrefix(s, "0")
 		if !strings.HasSuffix(s, "ms") {
-			altBad("SGC_ALT_SEGMENT=%s: this program has no minor collections to count; give a CPU time such as 5ms", s)
+			// K collection cycles.
+			if bad || ms < 1 || ms > 1000000 {
+				altBad("SGC_ALT_SEGMENT=%s: expected a CPU time from 1ms to 60000ms, or a number of collection "+
+					"cycles from 1 to 1000000", s)
+			}
+			alt.fills, alt.targetNs = ms, 0
+		} else {
+			if bad || ms < 1 || ms > 60000 {
+				altBad("SGC_ALT_SEGMENT=%s: expected a CPU time from 1ms to 60000ms, or a number of collection "+
+					"cycles from 1 to 1000000", s)
+			}
+			alt.targetNs = ms * 1000000
 		}
-		if err != nil || ms < 1 || ms > 60000 || strings.HasPrefix(s, "+") {
-			altBad("SGC_ALT_SEGMENT=%s: expected a CPU time from 1ms to 60000ms", s)
-		}
-		alt.targetNs = ms * 1000000
 	}
 	alt.seed = altDefaultSeed
 	if s, ok := os.LookupEnv("SGC_SEED"); ok {
@@ -430,7 +466,8 @@ func altWrite(path string) error {
 	if alt.phase == 1 {
 		pattern = "BAAB"
 	}
-	fmt.Fprintf(w, "sgc-segments 1\nalternate %s\npattern %s\nsegment_fills 0\nsegment_cpu_ns %d\n", mode, pattern, alt.targetNs)
+	fmt.Fprintf(w, "sgc-segments 1\nalternate %s\npattern %s\nsegment_fills %d\nsegment_cpu_ns %d\n", mode, pattern,
+		alt.fills, alt.targetNs)
 	fmt.Fprintf(w, "alloc_period %d\nalloc_mode poisson\ntime_hz 0\ntime_clock none\nseed %d\n", period, alt.seed)
 	fmt.Fprintf(w, "nursery_size 0\ncarry_ns 0\ncost_ns 0\nsystem go\ncpu_clock process\n")
 	fmt.Fprintf(w, "unmeasured alloc_points gc_ns major_cpu_ns\n")

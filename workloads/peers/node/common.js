@@ -30,7 +30,14 @@
 // the same collection at every other boundary too (an empty start and stop),
 // so that every segment of every cell starts from a fully collected heap.
 // The CPU time is the process's (process.cpuUsage(): V8 collects and
-// compiles on threads of its own).
+// compiles on threads of its own), or with FREECHECK_V8_CPU_CLOCK=thread
+// the main thread's (CLOCK_THREAD_CPUTIME_ID through fcthread.node, a
+// native addon next to this file), which is only the whole work when V8
+// runs on that one thread: thread needs node's --single-threaded (V8's
+// collector and compilers on the main thread), else it exits 2.  The
+// process's time also counts the inspector's and libuv's threads and the
+// concurrent sweeping after every boundary's full collection, which vary
+// from segment to segment.
 //
 // Counts.  bytes_allocated is the V8 heap bytes of the objects the program
 // allocated, as V8 lays them out on 64-bit without pointer compression (a
@@ -45,6 +52,7 @@
 "use strict";
 
 const fs = require("node:fs");
+const path = require("node:path");
 const inspector = require("node:inspector");
 const { performance } = require("node:perf_hooks");
 
@@ -193,14 +201,30 @@ function phaseFor(seed) {
 }
 
 const alt = {
-    mode: OFF, phase: 0, closed: false, seed: DEFAULT_SEED, targetNs: 5e6, out: "",
+    mode: OFF, phase: 0, closed: false, seed: DEFAULT_SEED, targetNs: 5e6, fills: 0, out: "",
     index: 0, block: 0, pos: 3, kind: "A", on: 0, sampling: false,
-    sCpu: 0, sWall: 0, sBytes: 0, sIter: 0, lastEnd: 0,
+    sCpu: 0, sWall: 0, sBytes: 0, sIter: 0, sMinor: 0, sMajor: 0, lastEnd: 0,
     iterations: 0, armed: FAR, samples: 0, segs: [],
 };
 let countdown = FAR;
 
+let threadClock = null; // fcthread.node's threadCpuNs with FREECHECK_V8_CPU_CLOCK=thread
+let gcCounts = null; // fcthread.node's counts of V8's collections: [0] scavenges, [1] mark-compacts
+const GC_POLL = 64; // objects between readings of the scavenge count (SGC_ALT_SEGMENT=K)
+
+// fcthread.node (next to this file), loaded when the settings need it.
+function addon(what) {
+    try {
+        return require(path.join(__dirname, "fcthread.node"));
+    } catch (e) {
+        process.stderr.write(`${programName}: ${what}: cannot load ${path.join(__dirname, "fcthread.node")} ` +
+            `(make peers-build-v8 builds it): ${e.message}\n`);
+        process.exit(1);
+    }
+}
+
 function cpuNs() {
+    if (threadClock) return threadClock();
     const u = process.cpuUsage();
     return (u.user + u.system) * 1000;
 }
@@ -236,6 +260,10 @@ function begin() {
     countIterations();
     alt.sBytes = bytesNow();
     alt.sIter = alt.iterations;
+    if (gcCounts) {
+        alt.sMinor = gcCounts[0];
+        alt.sMajor = gcCounts[1];
+    }
     alt.sWall = wallNs();
     alt.sCpu = cpuNs();
     arm(FIRST_CHECK);
@@ -247,6 +275,7 @@ function end(exit, cpu) {
     const wall = wallNs();
     countIterations();
     const bytes = bytesNow(), iter = alt.iterations;
+    const minor = gcCounts ? gcCounts[0] - alt.sMinor : 0, major = gcCounts ? gcCounts[1] - alt.sMajor : 0;
     let samples = 0;
     if (alt.sampling) {
         samples = samplerStop();
@@ -260,9 +289,17 @@ function end(exit, cpu) {
         samplerStop();
     }
     alt.samples += samples;
-    alt.segs.push([alt.index, alt.block, alt.pos, alt.kind, alt.on, exit ? "exit" : "iter", cpu - alt.sCpu,
-        wall - alt.sWall, bytes - alt.sBytes, iter - alt.sIter, samples, alt.index > 0 ? alt.sCpu - alt.lastEnd : 0]);
+    alt.segs.push([alt.index, alt.block, alt.pos, alt.kind, alt.on, exit ? "exit" : alt.fills ? "gc" : "iter",
+        cpu - alt.sCpu, wall - alt.sWall, bytes - alt.sBytes, iter - alt.sIter, samples,
+        alt.index > 0 ? alt.sCpu - alt.lastEnd : 0, minor, major]);
     alt.lastEnd = cpu;
+}
+
+function nextSegment() {
+    alt.index++;
+    alt.pos = (alt.pos + 1) % 4;
+    if (alt.pos === 0) alt.block++;
+    begin();
 }
 
 function altSlow() {
@@ -271,14 +308,21 @@ function altSlow() {
         return;
     }
     countIterations();
+    if (alt.fills) {
+        // Segments of K scavenges: end just after the K-th one ends.
+        if (gcCounts[0] - alt.sMinor >= alt.fills) {
+            end(false, cpuNs());
+            nextSegment();
+        } else {
+            arm(GC_POLL);
+        }
+        return;
+    }
     const now = cpuNs();
     const elapsed = now - alt.sCpu;
     if (elapsed >= alt.targetNs) {
         end(false, now);
-        alt.index++;
-        alt.pos = (alt.pos + 1) % 4;
-        if (alt.pos === 0) alt.block++;
-        begin();
+        nextSegment();
         return;
     }
     // Look again when about half of the remaining time should have passed
@@ -325,17 +369,34 @@ function altStart() {
     } else settingError(`SGC_ALTERNATE=${v}: expected off, none or alloc`);
     const s = process.env.SGC_ALT_SEGMENT;
     if (s !== undefined) {
-        if (!s.endsWith("ms")) {
-            settingError(`SGC_ALT_SEGMENT=${s}: this program has no minor collections to count; give a CPU time such as 5ms`);
+        const ms = s.endsWith("ms"), n = ms ? s.slice(0, -2) : s;
+        if (!/^[1-9][0-9]*$/.test(n) || Number(n) > (ms ? 60000 : 1000000)) {
+            settingError(`SGC_ALT_SEGMENT=${s}: expected a CPU time from 1ms to 60000ms, or a number of scavenges ` +
+                "(V8's minor collections) from 1 to 1000000");
         }
-        const ms = s.slice(0, -2);
-        if (!/^[0-9]+$/.test(ms) || Number(ms) < 1 || Number(ms) > 60000) {
-            settingError(`SGC_ALT_SEGMENT=${s}: expected a CPU time from 1ms to 60000ms`);
+        if (ms) {
+            alt.targetNs = Number(n) * 1e6;
+        } else {
+            alt.fills = Number(n);
+            alt.targetNs = 0;
         }
-        alt.targetNs = Number(ms) * 1e6;
     }
     const seed = unsignedEnv("SGC_SEED", M64, "expected an unsigned decimal integer below 2^64");
     if (seed !== null) alt.seed = seed;
+    const clock = process.env.FREECHECK_V8_CPU_CLOCK;
+    if (clock !== undefined && clock !== "process" && clock !== "thread") {
+        settingError(`FREECHECK_V8_CPU_CLOCK=${clock}: expected process or thread`);
+    }
+    if (clock === "thread") {
+        if (!process.execArgv.includes("--single-threaded")) {
+            settingError("FREECHECK_V8_CPU_CLOCK=thread: the main thread's CPU time is the whole work only with " +
+                "node --single-threaded (FREECHECK_NODE_OPTS=--single-threaded): V8 collects and compiles on " +
+                "threads of its own otherwise");
+        }
+        threadClock = addon("FREECHECK_V8_CPU_CLOCK=thread").threadCpuNs;
+    }
+    // The collections of each segment, counted as they end (fcthread.node).
+    gcCounts = addon("SGC_ALTERNATE").gcCounts;
     alt.out = process.env.SGC_ALT_OUT || "";
     if (alt.mode === ALLOC && interval === 0) {
         settingError("SGC_ALTERNATE=alloc: alternating V8's sampler needs its interval: FREECHECK_V8_SAMPLE_INTERVAL=BYTES");
@@ -356,18 +417,31 @@ function altFinish() {
     const mode = alt.mode === ALLOC ? "alloc" : "none";
     const period = alt.mode === ALLOC || interval > 0 ? interval : 0;
     const lines = ["sgc-segments 1", `alternate ${mode}`, `pattern ${alt.phase === 0 ? "ABBA" : "BAAB"}`,
-        "segment_fills 0", `segment_cpu_ns ${alt.targetNs}`, `alloc_period ${period}`, "alloc_mode poisson",
+        `segment_fills ${alt.fills}`, `segment_cpu_ns ${alt.targetNs}`, `alloc_period ${period}`, "alloc_mode poisson",
         "time_hz 0", "time_clock none", `seed ${alt.seed}`, "nursery_size 0", "carry_ns 0", "cost_ns 0",
-        "system v8", "cpu_clock process", "unmeasured alloc_points minor major gc_ns major_cpu_ns",
+        "system v8", `cpu_clock ${threadClock ? "thread" : "process"}`,
+        "unmeasured alloc_points gc_ns major_cpu_ns",
         "columns index block pos kind on end cpu_ns wall_ns bytes iterations alloc_samples alloc_points " +
         "sampled_bytes time_samples minor major gc_ns major_cpu_ns switch_ns"];
     for (const g of alt.segs) {
         const sampled = (alt.mode === ALLOC ? g[4] === 1 : interval > 0) ? g[8] : 0;
         lines.push(`seg ${g[0]} ${g[1]} ${g[2]} ${g[3]} ${g[4]} ${g[5]} ${Math.round(g[6])} ${Math.round(g[7])} ` +
-            `${g[8]} ${g[9]} ${g[10]} 0 ${sampled} 0 0 0 0 0 ${Math.round(g[11])}`);
+            `${g[8]} ${g[9]} ${g[10]} 0 ${sampled} 0 ${g[12]} ${g[13]} 0 0 ${Math.round(g[11])}`);
     }
     lines.push(`segments ${alt.segs.length}`);
     writeAtomic(alt.out, lines.join("\n") + "\n", "the segment series", "SGC_ALT_OUT");
+}
+
+// n (below 2^53) in 19 decimal digits, by a loop of 19 steps whatever its
+// value: formatting the run's time costs the same in every run, so repeated
+// runs under valgrind (the simulated part) count the same.
+function digits19(n) {
+    const d = new Array(19);
+    for (let i = 18; i >= 0; i--) {
+        d[i] = n % 10;
+        n = Math.floor(n / 10);
+    }
+    return d.join("");
 }
 
 function writeAtomic(path, text, what, setting) {
@@ -450,7 +524,7 @@ function finish(sum) {
     const path = process.env.SGC_STATS;
     if (!path) return;
     const period = alt.mode === ALLOC || interval > 0 ? interval : 0;
-    const rec = ["sgc-stats 1", `run_ns ${Math.round(runNs)}`, `bytes_allocated ${bytesNow()}`,
+    const rec = ["sgc-stats 1", `run_ns ${digits19(Math.round(runNs))}`, `bytes_allocated ${bytesNow()}`,
         `objects_allocated ${objectsNow()}`, `alloc_samples ${samples}`, `alloc_period ${period}`, "alloc_mode poisson",
         "time_samples 0", "peer_system v8"];
     writeAtomic(path, rec.join("\n") + "\n", "the stats record", "SGC_STATS");

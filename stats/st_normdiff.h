@@ -1,0 +1,60 @@
+/* st_normdiff.h - allocation against time sampling, estimated directly: the
+ * interval of the difference of their normalized overheads per 1000
+ * samples/s (docs/STATISTICS.md, headline 2).
+ *
+ * Invariants:
+ *  - The cells compared are st_pick_normalized's (the fixed-mode allocation
+ *    cell and the time cell nearest 1000 samples/s).
+ *  - Paired (both cells with per-block values, the blocked design): the
+ *    blocks of the two cells are matched by round (a round holds one block of
+ *    each), and rounds are resampled: each resample draws the matched rounds
+ *    with replacement and takes HL(alloc blocks) - HL(time blocks) of the
+ *    same rounds, so whatever a round's hour did to both cells stays in the
+ *    difference.  BCa with the jackknife over rounds.  The estimate is that
+ *    of the matched rounds (the cells' own paired values use all their
+ *    blocks).  Fewer than 3 rounds in common (blocks not laid out in
+ *    rounds): each cell's blocks resampled on their own (rounds = 0).
+ *  - Unpaired: the two cells' runs and their shared baseline's runs are
+ *    resampled together (st_bootstrap_groups over the three groups), the
+ *    difference computed from each resample's medians as each cell's
+ *    normalized overhead is.
+ *  - A replicated sweep: the replicates' differences combined as every
+ *    other statistic (st_replicates.h), pooled over the workloads.
+ *  - The verdict (st_diff_verdict): allocation cheaper when the interval
+ *    lies below 0, time cheaper above 0, equivalent within M when it lies in
+ *    [-M, M] and contains 0, not resolved otherwise.
+ *  - Seed: opts.seed XOR fnv1a64(workload + "#normdiff").
+ */
+#ifndef ST_NORMDIFF_H
+#define ST_NORMDIFF_H
+
+#include "st_analysis.h"
+#include "st_report.h"
+
+typedef struct st_normdiff {
+    const char *workload;   /* owned by the sweep */
+    const st_result *a, *t; /* the cells (NULL when the workload lacks one) */
+    st_interval diff;       /* alloc minus time, normalized overhead per 1000 samples/s */
+    int paired;             /* 1: matched rounds of blocks; 0: runs */
+    size_t rounds;          /* matched rounds (paired; 0: the cells' blocks resampled on their own) */
+    st_level level;         /* blocks, processes, or replicates */
+    st_normres res;
+} st_normdiff;
+
+typedef struct st_normdiffs {
+    st_normdiff *d;
+    size_t n;
+} st_normdiffs;
+
+/* The verdict of a difference interval (alloc - time) with margin M. */
+st_normres st_diff_verdict(const st_interval *d, double margin);
+
+/* Every workload's difference (report order), into an->normdiffs. */
+void st_analyze_normdiff(st_analysis *an, const st_analysis_opts *opts);
+
+/* The difference of one workload, or NULL. */
+const st_normdiff *st_normdiff_find(const st_analysis *an, const char *workload);
+
+void st_normdiffs_free(st_normdiffs *d);
+
+#endif

@@ -1,0 +1,446 @@
+/* st_replicates.c - replicates of a sweep and the intervals over them (invariants: st_replicates.h). */
+#include "st_replicates.h"
+#include "st_normdiff.h"
+#include "st_util.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- Which replicate a run belongs to ------------------------------------- */
+
+typedef struct rkey {
+    int64_t run_id;
+    int64_t rep;
+    char *node;
+} rkey;
+
+static int cmp_pair(const void *a, const void *b) {
+    const rkey *x = a, *y = b;
+    if (x->rep != y->rep)
+        return x->rep < y->rep ? -1 : 1;
+    return strcmp(x->node, y->node);
+}
+
+static int has_column(sqlite3 *db, const char *sql) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return 0;
+    sqlite3_finalize(st);
+    return 1;
+}
+
+int st_repmap_read(void *dbv, st_repmap *out, char *err, size_t errlen) {
+    sqlite3 *db = dbv;
+    memset(out, 0, sizeof *out);
+    out->has_column = has_column(db, "SELECT replicate FROM runs LIMIT 0");
+    int node = has_column(db, "SELECT node FROM runs LIMIT 0");
+    char sql[256];
+    snprintf(sql, sizeof sql, "SELECT run_id, %s, %s FROM runs WHERE round > 0 ORDER BY run_id",
+             out->has_column ? "ifnull(replicate, 0)" : "0", node ? "ifnull(node, 'unknown')" : "'unknown'");
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "reading the runs' replicates: %s", sqlite3_errmsg(db));
+        return -1;
+    }
+    rkey *keys = NULL;
+    size_t n = 0, cap = 0;
+    int rc;
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (n == cap)
+            keys = st_xrealloc(keys, (cap = cap ? 2 * cap : 256) * sizeof *keys);
+        const char *nd = (const char *)sqlite3_column_text(st, 2);
+        keys[n++] = (rkey){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), st_xstrdup(nd ? nd : "unknown")};
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        snprintf(err, errlen, "reading the runs' replicates: %s", sqlite3_errmsg(db));
+        for (size_t i = 0; i < n; i++)
+            free(keys[i].node);
+        free(keys);
+        return -1;
+    }
+    /* The distinct (replicate, node) pairs in order, and each run's index. */
+    rkey *pairs = st_xmalloc((n ? n : 1) * sizeof *pairs);
+    if (n)
+        memcpy(pairs, keys, n * sizeof *keys);
+    qsort(pairs, n, sizeof *pairs, cmp_pair);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || cmp_pair(&pairs[k - 1], &pairs[i]))
+            pairs[k++] = pairs[i];
+    int reps = 0, nodes = 0;
+    for (size_t i = 1; i < k; i++) {
+        reps |= pairs[i].rep != pairs[0].rep;
+        nodes |= strcmp(pairs[i].node, pairs[0].node) != 0;
+    }
+    out->k = k ? k : 1;
+    out->name = st_xcalloc(out->k, sizeof *out->name);
+    for (size_t j = 0; j < k; j++) {
+        char b[256];
+        if (reps && nodes)
+            snprintf(b, sizeof b, "replicate %lld, node %.200s", (long long)pairs[j].rep, pairs[j].node);
+        else if (nodes)
+            snprintf(b, sizeof b, "node %.200s", pairs[j].node);
+        else
+            snprintf(b, sizeof b, "replicate %lld", (long long)pairs[j].rep);
+        out->name[j] = st_xstrdup(b);
+    }
+    if (!k)
+        out->name[0] = st_xstrdup("replicate 0");
+    out->n = n;
+    out->run_id = st_xmalloc((n ? n : 1) * sizeof *out->run_id);
+    out->rep = st_xmalloc((n ? n : 1) * sizeof *out->rep);
+    for (size_t i = 0; i < n; i++) {
+        size_t lo = 0, hi = k;
+        while (lo + 1 < hi) { /* the pairs are sorted: binary search */
+            size_t mid = (lo + hi) / 2;
+            if (cmp_pair(&pairs[mid], &keys[i]) <= 0)
+                lo = mid;
+            else
+                hi = mid;
+        }
+        out->run_id[i] = keys[i].run_id;
+        out->rep[i] = (int)lo;
+    }
+    for (size_t i = 0; i < n; i++)
+        free(keys[i].node);
+    free(keys);
+    free(pairs);
+    return 0;
+}
+
+int st_repmap_of(const st_repmap *m, int64_t run_id) {
+    size_t lo = 0, hi = m->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (m->run_id[mid] < run_id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->n && m->run_id[lo] == run_id ? m->rep[lo] : 0;
+}
+
+void st_repmap_free(st_repmap *m) {
+    for (size_t j = 0; m->name && j < m->k; j++)
+        free(m->name[j]);
+    free(m->name);
+    free(m->run_id);
+    free(m->rep);
+    memset(m, 0, sizeof *m);
+}
+
+int st_reps_load(const char *dir, const st_sweep *sw, int **rep, size_t *k, char *err, size_t errlen) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/results.db", dir);
+    sqlite3 *db = NULL;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+        snprintf(err, errlen, "%s: %s", path, db ? sqlite3_errmsg(db) : "cannot open");
+        sqlite3_close(db);
+        return 2;
+    }
+    sqlite3_busy_timeout(db, 10000);
+    st_repmap m;
+    char why[512];
+    if (st_repmap_read(db, &m, why, sizeof why)) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        sqlite3_close(db);
+        return 2;
+    }
+    sqlite3_close(db);
+    *rep = st_xmalloc((sw->nruns ? sw->nruns : 1) * sizeof **rep);
+    for (size_t r = 0; r < sw->nruns; r++)
+        (*rep)[r] = st_repmap_of(&m, sw->runs[r].run_id);
+    *k = m.k;
+    st_repmap_free(&m);
+    return 0;
+}
+
+/* ---- Combining replicates ---------------------------------------------------- */
+
+void st_rep_family(const st_cell *c, char *buf, size_t size) {
+    snprintf(buf, size, "%s/%s", c->workload, strcmp(c->kind, "time") == 0 ? "time" : "other");
+}
+
+void st_rep_combine_cells(const double *est, const double *se, const size_t *cell, size_t n, size_t ncells,
+                          const size_t *family, size_t nfamilies, double confidence, st_rep_comb *out) {
+    /* Each family's pooled variance from its cells' units. */
+    double *ftau = st_xmalloc((nfamilies ? nfamilies : 1) * sizeof *ftau);
+    double *fdf = st_xmalloc((nfamilies ? nfamilies : 1) * sizeof *fdf);
+    size_t *fcell = st_xmalloc((n ? n : 1) * sizeof *fcell);
+    double *fe = st_xmalloc((n ? n : 1) * sizeof *fe), *fs = st_xmalloc((n ? n : 1) * sizeof *fs);
+    double *flo = st_xmalloc((nfamilies ? nfamilies : 1) * sizeof *flo);
+    double *fhi = st_xmalloc((nfamilies ? nfamilies : 1) * sizeof *fhi);
+    for (size_t f = 0; f < nfamilies; f++) {
+        size_t m = 0;
+        for (size_t i = 0; i < n; i++)
+            if (family[cell[i]] == f)
+                fe[m] = est[i], fs[m] = se[i], fcell[m++] = cell[i];
+        ftau[f] = st_re_family_tau2(fe, fs, fcell, m, ncells, &fdf[f]);
+        st_re_family_tau2_ci(fe, fs, fcell, m, ncells, confidence, &flo[f], &fhi[f]);
+    }
+    double *ce = st_xmalloc((n ? n : 1) * sizeof *ce), *cs = st_xmalloc((n ? n : 1) * sizeof *cs);
+    for (size_t c = 0; c < ncells; c++) {
+        st_rep_comb *o = &out[c];
+        memset(o, 0, sizeof *o);
+        size_t k = 0;
+        double ss = 0;
+        size_t nse = 0;
+        for (size_t i = 0; i < n; i++)
+            if (cell[i] == c) {
+                ce[k] = est[i], cs[k] = se[i];
+                if (isfinite(se[i]))
+                    ss += se[i] * se[i], nse++;
+                k++;
+            }
+        o->k = k;
+        o->within = nse ? sqrt(ss / (double)nse) : NAN;
+        o->tau2_family = ftau[family[c]];
+        o->df_family = fdf[family[c]];
+        st_re own;
+        st_re_combine(ce, cs, k, -1, 0, confidence, &own);
+        o->tau2_cell = k >= 2 && own.weighted ? own.tau2 : NAN;
+        if (k >= ST_REP_OWN || !isfinite(o->tau2_family) || !own.weighted) {
+            o->re = own;
+            o->own = 1;
+            o->tau2_lo = own.tau2_lo, o->tau2_hi = own.tau2_hi;
+        } else {
+            o->tau2_lo = flo[family[c]], o->tau2_hi = fhi[family[c]];
+            st_re_combine(ce, cs, k, o->tau2_family, o->df_family, confidence, &o->re);
+            o->re.q = own.q, o->re.q_p = own.q_p, o->re.i2 = own.i2;
+        }
+    }
+    free(ftau), free(fdf), free(flo), free(fhi), free(fcell), free(fe), free(fs), free(ce), free(cs);
+}
+
+/* ---- The analysis of each replicate ------------------------------------------ */
+
+/* The sweep restricted to replicate j's runs: the same cells (copied, with
+ * their run ranges), the runs copied (strings shared with sw). */
+static void subsweep(const st_sweep *sw, const int *rep, int j, st_sweep *out) {
+    *out = *sw;
+    out->planned = -1;
+    out->cells = st_xmalloc((sw->ncells ? sw->ncells : 1) * sizeof *out->cells);
+    out->runs = st_xmalloc((sw->nruns ? sw->nruns : 1) * sizeof *out->runs);
+    out->counter = sw->nevents ? st_xmalloc((sw->nruns ? sw->nruns : 1) * sw->nevents * sizeof(double)) : NULL;
+    out->nruns = 0;
+    for (size_t c = 0; c < sw->ncells; c++) {
+        st_cell *x = &out->cells[c];
+        *x = sw->cells[c];
+        x->first_run = out->nruns;
+        x->nruns = x->used = x->failed = 0;
+        for (size_t r = sw->cells[c].first_run; r < sw->cells[c].first_run + sw->cells[c].nruns; r++) {
+            if (rep[r] != j)
+                continue;
+            out->runs[out->nruns] = sw->runs[r];
+            if (sw->nevents)
+                memcpy(&out->counter[out->nruns * sw->nevents], &sw->counter[r * sw->nevents],
+                       sw->nevents * sizeof(double));
+            out->nruns++;
+            x->nruns++;
+            if (sw->runs[r].used)
+                x->used++;
+            else
+                x->failed++;
+        }
+    }
+}
+
+static void subsweep_free(st_sweep *s) {
+    free(s->cells);
+    free(s->runs);
+    free(s->counter);
+}
+
+/* The statistics combined over replicates: the result's interval, and
+ * whether it is a ratio (combined on the log scale) and a paired one. */
+static const struct {
+    size_t off;
+    int logscale, paired;
+} quantities[] = {{offsetof(st_result, overhead), 1, 0},    {offsetof(st_result, cpu_overhead), 1, 0},
+                  {offsetof(st_result, norm), 0, 0},        {offsetof(st_result, cost), 0, 0},
+                  {offsetof(st_result, paired), 1, 1},      {offsetof(st_result, paired_cpu), 1, 1},
+                  {offsetof(st_result, paired_norm), 0, 1}, {offsetof(st_result, paired_cost), 0, 1}};
+#define NQUANT (sizeof quantities / sizeof quantities[0])
+
+static st_interval *quantity(st_result *r, size_t q) { return (st_interval *)((char *)r + quantities[q].off); }
+
+static void rnote(st_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void rnote(st_result *r, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    st_note_add(r->note, sizeof r->note, fmt, ap);
+    va_end(ap);
+}
+
+void st_reps_apply(st_analysis *an, const int *rep, size_t k, const st_analysis_opts *opts) {
+    size_t nc = an->nresults;
+    /* Replicates per cell (with used runs); only a cell in two or more has
+     * anything to combine (a sweep merged from shards runs each group on one
+     * node). */
+    size_t most = 0;
+    int *seen = st_xmalloc((k ? k : 1) * sizeof *seen);
+    for (size_t i = 0; i < nc; i++) {
+        st_result *r = &an->results[i];
+        const st_cell *c = r->cell;
+        memset(seen, 0, (k ? k : 1) * sizeof *seen);
+        size_t reps = 0;
+        for (size_t x = c->first_run; x < c->first_run + c->nruns; x++)
+            if (an->sweep->runs[x].used && !seen[rep[x]]++)
+                reps++;
+        r->replicates = reps;
+        if (reps > most)
+            most = reps;
+    }
+    free(seen);
+    an->replicates = most > 1 ? most : 1;
+    if (most < 2)
+        return; /* st_analyze set the levels of one replicate */
+    st_sweep *subs = st_xcalloc(k, sizeof *subs);
+    st_analysis *sub = st_xcalloc(k, sizeof *sub);
+    st_analysis_opts so = *opts;
+    so.progress = 0;
+    so.no_fits = 1;
+    so.sim = NULL;
+    for (size_t j = 0; j < k; j++) {
+        if (opts->progress)
+            fprintf(stderr, "analyze: replicate %zu of %zu\n", j + 1, k);
+        subsweep(an->sweep, rep, (int)j, &subs[j]);
+        st_analyze(&subs[j], &so, &sub[j]);
+        for (size_t i = 0; i < nc; i++) /* the same cells, sorted the same way */
+            if (strcmp(sub[j].results[i].cell->label, an->results[i].cell->label))
+                abort();
+    }
+    /* Families of the cells. */
+    size_t *family = st_xmalloc((nc ? nc : 1) * sizeof *family);
+    char(*fname)[256] = st_xmalloc((nc ? nc : 1) * sizeof *fname);
+    size_t nf = 0;
+    for (size_t i = 0; i < nc; i++) {
+        char b[256];
+        st_rep_family(an->results[i].cell, b, sizeof b);
+        size_t f = 0;
+        while (f < nf && strcmp(fname[f], b))
+            f++;
+        if (f == nf)
+            snprintf(fname[nf++], sizeof fname[0], "%s", b);
+        family[i] = f;
+    }
+    double *est = st_xmalloc(nc * k * sizeof *est), *se = st_xmalloc(nc * k * sizeof *se);
+    size_t *cell = st_xmalloc(nc * k * sizeof *cell);
+    st_rep_comb *comb = st_xmalloc((nc ? nc : 1) * sizeof *comb);
+    double conf = opts->boot.confidence;
+    for (size_t q = 0; q < NQUANT; q++) {
+        size_t n = 0;
+        for (size_t i = 0; i < nc; i++)
+            for (size_t j = 0; j < k; j++) {
+                const st_interval *iv = quantity(&sub[j].results[i], q);
+                double e = iv->est;
+                if (quantities[q].logscale)
+                    e = e > 0 ? log(e) : NAN;
+                if (!isfinite(e))
+                    continue;
+                est[n] = e;
+                se[n] = st_interval_se(iv, quantities[q].logscale, conf);
+                cell[n++] = i;
+            }
+        st_rep_combine_cells(est, se, cell, n, nc, family, nf, conf, comb);
+        for (size_t i = 0; i < nc; i++) {
+            st_result *r = &an->results[i];
+            st_rep_comb *o = &comb[i];
+            if (o->k < 2)
+                continue; /* the cell ran in one replicate: its pooled interval is that replicate's */
+            st_interval *iv = quantity(r, q);
+            int lg = quantities[q].logscale;
+            iv->est = lg ? exp(o->re.est) : o->re.est;
+            iv->lo = lg ? exp(o->re.lo) : o->re.lo;
+            iv->hi = lg ? exp(o->re.hi) : o->re.hi;
+            iv->z0 = iv->accel = NAN;
+            iv->method = isfinite(o->re.lo) ? ST_CI_RANDOM : ST_CI_NONE;
+            iv->why = isfinite(o->re.lo) ? NULL : "no interval over replicates";
+            if (q == 4)
+                r->paired_re = o->re;
+            if (quantities[q].paired)
+                r->paired_level = ST_LEVEL_REPLICATES;
+            else
+                r->overhead_level = ST_LEVEL_REPLICATES;
+            if (q == 0 || q == 4) {
+                if (q) {
+                    r->rep_paired_tau = sqrt(o->tau2_cell);
+                    r->rep_paired_tau_family = sqrt(o->tau2_family);
+                    r->rep_paired_within = o->within;
+                    r->rep_paired_tau_used = sqrt(o->re.tau2);
+                    r->rep_paired_tau_lo = sqrt(o->tau2_lo), r->rep_paired_tau_hi = sqrt(o->tau2_hi);
+                } else {
+                    r->rep_overhead_tau = sqrt(o->tau2_cell);
+                    r->rep_overhead_tau_family = sqrt(o->tau2_family);
+                    r->rep_overhead_within = o->within;
+                    r->rep_overhead_tau_used = sqrt(o->re.tau2);
+                    r->rep_overhead_tau_lo = sqrt(o->tau2_lo), r->rep_overhead_tau_hi = sqrt(o->tau2_hi);
+                }
+                char fb[256];
+                st_rep_family(r->cell, fb, sizeof fb);
+                rnote(r, "%s over %zu replicates: between-replicate SD %.3g%% (%s), within %.3g%%",
+                      q ? "paired ratio" : "overhead", o->k, 100 * sqrt(o->re.tau2), o->own ? "its own" : fb,
+                      100 * o->within);
+            }
+        }
+    }
+    /* Verdicts and floors from the intervals over replicates. */
+    double alpha = 1.0 - conf;
+    for (size_t i = 0; i < nc; i++) {
+        st_result *r = &an->results[i];
+        if (r->replicates < 2)
+            continue;
+        if (!r->is_baseline && r->verdict && strcmp(r->verdict, "n/a"))
+            r->verdict = st_cell_verdict(r, alpha);
+        if (r->pairs) {
+            r->pverdict = st_paired_verdict(&r->paired, opts->margin);
+            if (r->is_baseline && r->paired.method != ST_CI_NONE) {
+                double up = r->paired.hi - 1.0, down = 1.0 - r->paired.lo;
+                r->paired_floor = up > down ? up : down;
+            }
+        }
+    }
+    /* The allocation-vs-time differences over replicates, pooled over the workloads. */
+    if (an->normdiffs && an->normdiffs->n) {
+        st_normdiffs *ds = an->normdiffs;
+        size_t nw = ds->n, n = 0;
+        double *de = st_xmalloc(nw * k * sizeof *de), *dse = st_xmalloc(nw * k * sizeof *dse);
+        size_t *dc = st_xmalloc(nw * k * sizeof *dc), *df = st_xcalloc(nw, sizeof *df);
+        st_rep_comb *dcomb = st_xmalloc(nw * sizeof *dcomb);
+        for (size_t j = 0; j < k; j++) {
+            st_analyze_normdiff(&sub[j], &so);
+            for (size_t w = 0; w < nw; w++) {
+                const st_normdiff *d = st_normdiff_find(&sub[j], ds->d[w].workload);
+                if (!d || !isfinite(d->diff.est))
+                    continue;
+                de[n] = d->diff.est, dse[n] = st_interval_se(&d->diff, 0, conf), dc[n++] = w;
+            }
+        }
+        st_rep_combine_cells(de, dse, dc, n, nw, df, 1, conf, dcomb);
+        for (size_t w = 0; w < nw; w++) {
+            st_normdiff *d = &ds->d[w];
+            if (dcomb[w].k < 2 || !d->a || !d->t)
+                continue;
+            d->diff.est = dcomb[w].re.est;
+            d->diff.lo = dcomb[w].re.lo;
+            d->diff.hi = dcomb[w].re.hi;
+            d->diff.method = isfinite(dcomb[w].re.lo) ? ST_CI_RANDOM : ST_CI_NONE;
+            d->diff.why = isfinite(dcomb[w].re.lo) ? NULL : "no interval over replicates";
+            d->diff.z0 = d->diff.accel = NAN;
+            d->level = ST_LEVEL_REPLICATES;
+            d->res = st_diff_verdict(&d->diff, opts->margin);
+        }
+        free(de), free(dse), free(dc), free(df), free(dcomb);
+    }
+    for (size_t j = 0; j < k; j++) {
+        st_analysis_free(&sub[j]);
+        subsweep_free(&subs[j]);
+    }
+    free(subs), free(sub), free(family), free(fname), free(est), free(se), free(cell), free(comb);
+}
