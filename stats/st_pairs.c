@@ -111,7 +111,7 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
         else if (res->adaptive_rounds)
             add_note(res,
                      "extended by %zu adaptive rounds of the sequential rule: its paired intervals cover less than "
-                     "their level (docs/STATISTICS.md, \"Adaptive rounds\")",
+                     "their level (docs/STATISTICS.md, \"Adaptive rounds: the two-stage rule\")",
                      res->adaptive_rounds);
         st_boot_opts bo = opts->boot;
         bo.seed = opts->boot.seed ^ st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, c->label), "#paired");

@@ -235,8 +235,8 @@ void st_write_paired_md(FILE *f, const st_analysis *an, double confidence) {
                 "Adaptive rounds (sweep --halfwidth %g%%) by the sequential rule of sweeps before the two-stage "
                 "rule: one more block while a cell's interval was wider than +-%g%%, after %zu planned rounds. "
                 "%zu cells were extended (column adaptive); stopping when an interval happens to be narrow makes "
-                "it too narrow (coverage about 0.90 for 95%% in simulation, docs/STATISTICS.md \"Adaptive "
-                "rounds\"), so their intervals cover less than their level.\n\n",
+                "it too narrow, so their intervals cover less than their level (docs/STATISTICS.md, \"Adaptive "
+                "rounds: the two-stage rule\", measures how much).\n\n",
                 an->halfwidth * 100, an->halfwidth * 100, an->planned_rounds, extended);
     fputs("### A/A noise floor (paired)\n\n"
           "A/A blocks (two adjacent runs of the same baseline, one of them chosen at random to stand for the cell) "
