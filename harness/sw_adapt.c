@@ -2,6 +2,7 @@
 #include "sw_adapt.h"
 #include "sw_util.h"
 #include "st_paired.h"
+#include "st_stop.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -15,6 +16,7 @@ int sw_adapt_next_round(sw_db *db, const sw_cell *cells, int n_cells, double hal
     int last_round = (int)sw_db_schedule_max(db, "round");
     /* Per cell: its paired log-ratios and how often its role-1 run went first. */
     double **d = sw_xcalloc((size_t)n_cells, sizeof *d);
+    int **pairs_round = sw_xcalloc((size_t)n_cells, sizeof *pairs_round);
     int *nd = sw_xcalloc((size_t)n_cells, sizeof *nd), *firsts = sw_xcalloc((size_t)n_cells, sizeof *firsts);
     int *blocks = sw_xcalloc((size_t)n_cells, sizeof *blocks);
     sw_db_pair *pairs;
@@ -24,18 +26,39 @@ int sw_adapt_next_round(sw_db *db, const sw_cell *cells, int n_cells, double hal
         if (c < 0 || c >= n_cells)
             continue;
         d[c] = sw_xrealloc(d[c], (size_t)(nd[c] + 1) * sizeof **d);
+        pairs_round[c] = sw_xrealloc(pairs_round[c], (size_t)(nd[c] + 1) * sizeof **pairs_round);
+        pairs_round[c][nd[c]] = pairs[i].round;
         d[c][nd[c]++] = log((double)pairs[i].wall_ns / (double)pairs[i].base_ns);
     }
     free(pairs);
     sw_db_block_balance(db, n_cells, blocks, firsts);
     int *want = sw_xcalloc((size_t)n_cells, sizeof *want), nwant = 0;
-    /* The width is judged without the maximum; the maximum counts a cell's
-     * planned blocks, run or failed, so failures buy no rounds beyond it. */
-    st_adaptive rule = {halfwidth, (size_t)min_rounds, SIZE_MAX};
+    char *rule_name = sw_db_meta_get(db, "adaptive_rule");
+    int two_stage = rule_name && !strcmp(rule_name, SW_ADAPT_RULE);
+    free(rule_name);
     for (int c = 0; c < n_cells; c++) {
         st_boot_opts bo = {2000, 0.95, seed ^ (uint64_t)(c + 1)};
-        if (!st_adaptive_more(d[c], (size_t)nd[c], &rule, &bo, NULL))
-            continue;
+        if (two_stage) {
+            /* The blocks the pilot asks for, decided from the planned rounds' pairs alone (they come
+             * first: pairs are in block order, the adaptive rounds' blocks after the planned ones). */
+            size_t n0 = 0;
+            while (n0 < (size_t)nd[c] && pairs_round[c][n0] <= min_rounds)
+                n0++;
+            st_interval pilot;
+            st_paired_interval(d[c], n0, &bo, &pilot);
+            /* N judged without the maximum, as the width is below: a cell short of it at max-runs is
+             * still counted (active); the maximum stops it through its scheduled blocks. */
+            st_stop s = {ST_STOP_TWO_STAGE, halfwidth, n0, SIZE_MAX, 0.95};
+            if ((size_t)nd[c] >= st_stop_target(&pilot, &s))
+                continue;
+        } else {
+            /* The sequential rule of the sweeps started before the two-stage one (no adaptive_rule in
+             * meta): resumed as they began.  The width is judged without the maximum; the maximum
+             * counts a cell's planned blocks, run or failed, so failures buy no rounds beyond it. */
+            st_adaptive rule = {halfwidth, (size_t)min_rounds, SIZE_MAX};
+            if (!st_adaptive_more(d[c], (size_t)nd[c], &rule, &bo, NULL))
+                continue;
+        }
         (*active)++;
         if (blocks[c] < max_rounds)
             want[nwant++] = c;
@@ -72,7 +95,7 @@ int sw_adapt_next_round(sw_db *db, const sw_cell *cells, int n_cells, double hal
         *out = slots;
     }
     for (int c = 0; c < n_cells; c++)
-        free(d[c]);
-    free(d), free(nd), free(firsts), free(blocks), free(want);
+        free(d[c]), free(pairs_round[c]);
+    free(d), free(pairs_round), free(nd), free(firsts), free(blocks), free(want);
     return total;
 }

@@ -892,7 +892,7 @@ int64_t sw_db_schedule_max(sw_db *d, const char *column) {
 
 int sw_db_block_pairs(sw_db *d, sw_db_pair **out) {
     sqlite3_stmt *st =
-        prepare_adaptive(d, "SELECT a.cell_id, a.wall_ns, b.wall_ns, a.block_pos FROM runs a JOIN runs b"
+        prepare_adaptive(d, "SELECT a.cell_id, a.wall_ns, b.wall_ns, a.round FROM runs a JOIN runs b"
                             " ON a.block = b.block AND a.block_role = 1 AND b.block_role = 0"
                             " WHERE a.round >= 1 AND a.status = 'ok' AND b.status = 'ok' AND a.wall_ns > 0"
                             " AND b.wall_ns > 0 ORDER BY a.block");
@@ -903,6 +903,7 @@ int sw_db_block_pairs(sw_db *d, sw_db_pair **out) {
         p[n].cell = sqlite3_column_int(st, 0) - 1;
         p[n].wall_ns = sqlite3_column_int64(st, 1);
         p[n].base_ns = sqlite3_column_int64(st, 2);
+        p[n].round = sqlite3_column_int(st, 3);
         n++;
     }
     sqlite3_finalize(st);

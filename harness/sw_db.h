@@ -121,6 +121,7 @@ int64_t sw_db_schedule_max(sw_db *d, const char *column);
 typedef struct sw_db_pair {
     int cell;                 /* cell_id - 1 of the compared (role 1) run */
     int64_t wall_ns, base_ns; /* the compared run's and its baseline's */
+    int round;                /* the block's round (the planned ones first; sw_adapt.h's pilot) */
 } sw_db_pair;
 /* Fills *out (free it) and returns how many. */
 int sw_db_block_pairs(sw_db *d, sw_db_pair **out);

@@ -1431,6 +1431,8 @@ static void store_start_meta(sweep *s) {
     sw_db_meta_set(&s->db, "seed", seed);
     sw_db_meta_set(&s->db, "seed_source", s->o.seed_given ? "given" : "random (/dev/urandom)");
     sw_db_meta_set(&s->db, "design", sw_design_name(s->o.design));
+    if (s->o.halfwidth > 0)
+        sw_db_meta_set(&s->db, "adaptive_rule", SW_ADAPT_RULE); /* analyze reads the intervals by it */
     if (s->o.shard_n) {
         char *k = sw_xasprintf("%d/%d", s->o.shard_k, s->o.shard_n);
         sw_db_meta_set(&s->db, "shard", k);
@@ -1993,14 +1995,14 @@ static int next_adaptive_round(sweep *s, uint64_t *t_adapt, sw_slot **missing) {
         progress_end(s);
     if (!n) {
         if (active)
-            fprintf(stderr, "sweep: adaptive rounds: --max-runs %d reached, %d cells still wider than +-%g%%\n",
+            fprintf(stderr,
+                    "sweep: adaptive rounds: --max-runs %d reached, %d cells still short of the blocks for +-%g%%\n",
                     s->o.max_runs, active, s->o.halfwidth * 100);
         else
-            fprintf(stderr, "sweep: adaptive rounds: every cell's paired interval within +-%g%%\n",
-                    s->o.halfwidth * 100);
+            fprintf(stderr, "sweep: adaptive rounds: every cell has the blocks for +-%g%%\n", s->o.halfwidth * 100);
         return 0;
     }
-    fprintf(stderr, "sweep: adaptive round %d: %d cells wider than +-%g%%\n", (*missing)[0].round, active,
+    fprintf(stderr, "sweep: adaptive round %d: %d cells short of the blocks for +-%g%%\n", (*missing)[0].round, active,
             s->o.halfwidth * 100);
     s->total += n;
     s->overheads = sw_xrealloc(s->overheads, (size_t)(s->n_overheads + n) * sizeof *s->overheads);

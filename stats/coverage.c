@@ -9,15 +9,20 @@
  * collect interference); in both the cell is the baseline scaled by the
  * true overhead, so the ratio of medians is exactly that factor.
  *
- * --adaptive H instead checks the adaptive rule of sweep --halfwidth H
- * (st_adaptive_simulate): per-block log-ratios log(overhead) + noise * e
- * (e normal, or Student t3 with --dist t3), at least --runs blocks, more
- * one at a time while the paired interval is wider than +-H, at most
- * --max-blocks; the coverage of the final interval, since stopping on the
- * data could bias it.
+ * --adaptive H instead checks a stopping rule of the adaptive rounds of
+ * sweep --halfwidth H (st_stop.h): per-block log-ratios log(overhead) +
+ * noise * e (e normal, or Student t3 with --dist t3), or log(overhead) plus
+ * the block differences of a committed sweep's workloads (--noise-from
+ * DIR: every workload in turn, st_synth.h); --runs pilot blocks, at most
+ * --max-blocks; the coverage of the interval the rule reports (stopping on
+ * the data can bias it) and the blocks it took, for the rule given by
+ * --rule (two-stage: the sweep's; sequential: the one before it) or every
+ * rule (--rule all).
  */
 #include "st_boot.h"
+#include "st_covbench.h"
 #include "st_paired.h"
+#include "st_stop.h"
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
@@ -30,12 +35,90 @@ static double ratio(const double *m1, const double *m0) { return m1[0] / m0[0]; 
 
 static void usage(FILE *f) {
     fputs("usage: stats-coverage [--runs N] [--experiments K] [--resamples B] [--noise S] "
-          "[--dist lognormal|gamma|t3] [--overhead F] [--adaptive H [--max-blocks N]]\n"
+          "[--dist lognormal|gamma|t3] [--overhead F]\n"
+          "                      [--adaptive H [--max-blocks N] [--rule R|all] [--noise-from DIR]]\n"
           "  defaults: 30 runs per group, 1000 experiments, 2000 resamples, noise 0.03,\n"
           "  lognormal, overhead 1.1; prints the coverage of the 95% BCa interval.\n"
           "  --adaptive H: the coverage of the paired interval under sweep --halfwidth H\n"
-          "  (a fraction, 0.02 = 2%), from --runs blocks up to --max-blocks (default 200).\n",
+          "  (a fraction, 0.02 = 2%), --runs pilot blocks, at most --max-blocks (default 200);\n"
+          "  --rule two-stage (the sweep's, default), sequential (the rule before it),\n"
+          "  two-stage-plain, confirm, or all; normal or t3 noise, or --noise-from DIR: the\n"
+          "  block differences of the blocked sweep in DIR, each workload in turn.\n",
           f);
+}
+
+static void print_rule(const char *what, const st_stop *st, const st_stop_sim *s) {
+    size_t judged = s->experiments - s->none;
+    double lo, hi;
+    st_cov_binomial(s->covered, judged, 0.95, &lo, &hi);
+    printf("  %-15s %s: coverage %.3f [%.3f, %.3f] (%zu of %zu; above the truth %zu, below %zu%s), mean blocks "
+           "%.1f, extended %zu, at the maximum %zu, mean half-width %.4f\n",
+           st_stop_rule_name(st->rule), what, judged ? (double)s->covered / (double)judged : NAN, lo, hi, s->covered,
+           judged, s->above, s->below, s->none ? ", some without an interval" : "", s->mean_blocks, s->extended,
+           s->at_max, s->mean_halfwidth);
+}
+
+/* --adaptive: the coverage and cost of the stopping rules (st_stop.h). */
+static int adaptive_coverage(double H, size_t pilot, size_t max, st_stop_rule rule, int all_rules, double true_log,
+                             double noise, int t3, const char *noise_from, size_t experiments, size_t resamples) {
+    st_nsource *ns = NULL;
+    st_ipsource *ips = NULL;
+    size_t nns = 0, nips = 0;
+    if (noise_from) {
+        char err[1024];
+        if (st_sources_load(noise_from, &ns, &nns, &ips, &nips, err, sizeof err)) {
+            fprintf(stderr, "stats-coverage: %s\n", err);
+            return 2;
+        }
+        st_ipsources_free(ips, nips);
+        if (!nns) {
+            fprintf(stderr,
+                    "stats-coverage: %s: no blocks of two used runs (not a blocked sweep): no block "
+                    "differences to draw\n",
+                    noise_from);
+            return 2;
+        }
+    }
+    printf("adaptive: target +-%g, pilot %zu blocks, at most %zu, ratio %g, %zu experiments, %zu resamples\n", H, pilot,
+           max, exp(true_log), experiments, resamples);
+    for (int r = 0; r < ST_STOP_NRULES; r++) {
+        if (!all_rules && r != (int)rule)
+            continue;
+        st_stop st = {(st_stop_rule)r, H, pilot, max, 0.95};
+        if (!noise_from) {
+            st_stop_source src = {t3, noise, NULL};
+            st_stop_sim s;
+            st_stop_simulate(&st, true_log, &src, experiments, resamples, 99, &s);
+            char what[64];
+            snprintf(what, sizeof what, "%s noise %g per block", t3 ? "t3" : "normal", noise);
+            print_rule(what, &st, &s);
+            continue;
+        }
+        /* Every workload's blocks in turn, the experiments shared out. */
+        st_stop_sim all;
+        memset(&all, 0, sizeof all);
+        double blocks = 0, hw = 0;
+        for (size_t i = 0; i < nns; i++) {
+            size_t k = experiments / nns + (i < experiments % nns);
+            if (!k)
+                continue;
+            st_stop_source src = {2, 0, &ns[i]};
+            st_stop_sim s;
+            st_stop_simulate(&st, true_log, &src, k, resamples, 99 + i, &s);
+            char what[256];
+            snprintf(what, sizeof what, "%s %s (block SD %.3f)", ns[i].sweep, ns[i].workload, ns[i].sd_diff);
+            print_rule(what, &st, &s);
+            all.experiments += s.experiments, all.covered += s.covered, all.above += s.above, all.below += s.below;
+            all.none += s.none, all.extended += s.extended, all.at_max += s.at_max;
+            blocks += s.mean_blocks * (double)s.experiments;
+            hw += s.mean_halfwidth * (double)(s.experiments - s.none);
+        }
+        all.mean_blocks = blocks / (double)all.experiments;
+        all.mean_halfwidth = hw / (double)(all.experiments - all.none);
+        print_rule("every workload", &st, &all);
+    }
+    st_nsources_free(ns, nns);
+    return 0;
 }
 
 int main(int argc, char **argv) {
@@ -44,6 +127,9 @@ int main(int argc, char **argv) {
     int gamma = 0, t3 = 0;
     double adaptive = 0;
     long max_blocks = 200;
+    int all_rules = 0;
+    st_stop_rule rule = ST_STOP_TWO_STAGE;
+    const char *noise_from = NULL;
     for (int i = 1; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(o, "--help") == 0) {
@@ -78,6 +164,15 @@ int main(int argc, char **argv) {
             adaptive = strtod(v, &end);
             if (!(adaptive > 0 && adaptive < 1))
                 end = (char *)v;
+        } else if (strcmp(o, "--rule") == 0) {
+            end = (char *)v + strlen(v);
+            if (strcmp(v, "all") == 0)
+                all_rules = 1;
+            else if (st_stop_rule_parse(v, &rule))
+                end = (char *)v;
+        } else if (strcmp(o, "--noise-from") == 0) {
+            noise_from = v;
+            end = (char *)v + strlen(v);
         } else if (strcmp(o, "--max-blocks") == 0) {
             max_blocks = strtol(v, &end, 10);
             if (max_blocks < 3)
@@ -92,17 +187,13 @@ int main(int argc, char **argv) {
             return 2;
         }
     }
-    if (adaptive > 0) {
-        st_adaptive rule = {adaptive, (size_t)runs, (size_t)(max_blocks > runs ? max_blocks : runs)};
-        st_adaptive_sim s;
-        st_adaptive_simulate(&rule, log(overhead), noise, t3, (size_t)experiments, (size_t)resamples, 99, &s);
-        printf("adaptive: target +-%g, blocks %ld..%ld, %s noise %g per block, ratio %g: coverage %.3f (%zu of %zu; "
-               "interval above the truth %zu, below %zu), mean blocks %.1f, stopped at the maximum %zu, "
-               "mean half-width %.4f\n",
-               adaptive, runs, max_blocks, t3 ? "t3" : "normal", noise, overhead,
-               (double)s.covered / (double)s.experiments, s.covered, s.experiments, s.above, s.below, s.mean_blocks,
-               s.at_max, s.mean_halfwidth);
-        return 0;
+    if (adaptive > 0)
+        return adaptive_coverage(adaptive, (size_t)runs, (size_t)(max_blocks > runs ? max_blocks : runs), rule,
+                                 all_rules, log(overhead), noise, t3, noise_from, (size_t)experiments,
+                                 (size_t)resamples);
+    if (noise_from || all_rules || rule != ST_STOP_TWO_STAGE) {
+        fprintf(stderr, "stats-coverage: --rule and --noise-from are for --adaptive\n");
+        return 2;
     }
     if (t3) {
         fprintf(stderr, "stats-coverage: --dist t3 is for --adaptive\n");

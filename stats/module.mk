@@ -84,3 +84,26 @@ $(BIN)/peers-report: $(OBJ)/stats/peers_report.o $(ST_LIB)
 $(OBJ)/stats/peers_report.o: CFLAGS += $(ST_PKG_CFLAGS)
 
 BINS += $(BIN)/peers-report
+
+# The coverage benchmark under this machine's noise (docs/STATISTICS.md, "Coverage under this
+# machine's noise"): synthetic sweeps resampled from the committed sweeps, every interval kind the
+# suite prints against a known truth.  Figures, not pass/fail; make test checks the machinery
+# (tests/stats/test_coverage.c).
+$(BIN)/coverage-bench: $(OBJ)/stats/coverage_bench.o $(ST_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(ST_PKG_LIBS) $(LDLIBS)
+
+$(OBJ)/stats/coverage_bench.o: CFLAGS += $(ST_PKG_CFLAGS)
+
+BINS += $(BIN)/coverage-bench
+
+# make bench-coverage: the coverage table of every interval kind against the committed sweeps' noise
+# (COVERAGE_ARGS: e.g. --experiments 200 for a quicker, rougher table; the CSV goes to COVERAGE_CSV).
+COVERAGE_SWEEPS ?= results/reference results/reference-rerun results/reference-peers results/reference-inprocess
+COVERAGE_ARGS ?= --experiments 1000 --resamples 2000
+COVERAGE_CSV ?= $(BUILD)/coverage-bench.csv
+.PHONY: bench-coverage
+bench-coverage: $(BIN)/coverage-bench
+	$(BIN)/coverage-bench --csv $(COVERAGE_CSV) $(COVERAGE_ARGS) $(COVERAGE_SWEEPS)
+
+BENCHES += bench-coverage

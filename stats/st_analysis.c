@@ -472,9 +472,55 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
     free(bruns);
 }
 
+const char *st_paired_rule_name(st_paired_rule r) {
+    return r == ST_RULE_TWO_STAGE ? "two-stage" : r == ST_RULE_SEQUENTIAL ? "sequential" : "fixed";
+}
+
+/* The value of "key = value" in the sweep's config (meta config), as a
+ * number, or NaN.  A percentage's % is dropped. */
+static double config_number(const st_sweep *sw, const char *key) {
+    const char *cfg = st_sweep_meta(sw, "config");
+    size_t k = strlen(key);
+    for (const char *p = cfg; p && *p;) {
+        const char *eol = strchr(p, '\n');
+        size_t len = eol ? (size_t)(eol - p) : strlen(p);
+        if (len > k + 3 && !strncmp(p, key, k) && !strncmp(p + k, " = ", 3)) {
+            char v[64];
+            size_t m = len - k - 3 < sizeof v - 1 ? len - k - 3 : sizeof v - 1;
+            memcpy(v, p + k + 3, m);
+            v[m] = '\0';
+            char *end;
+            double x = strtod(v, &end);
+            if (end != v && (!*end || !strcmp(end, "%")))
+                return x;
+            return NAN;
+        }
+        p = eol ? eol + 1 : p + len;
+    }
+    return NAN;
+}
+
+/* The adaptive rounds of the sweep (st_analysis.h): planned rounds and the
+ * target from the config, the rule from meta adaptive_rule (absent: the
+ * sequential rule of the sweeps before it). */
+static void adaptive_setup(st_analysis *an) {
+    const st_sweep *sw = an->sweep;
+    double runs = config_number(sw, "runs"), hw = config_number(sw, "halfwidth");
+    an->planned_rounds = 0;
+    an->halfwidth = 0;
+    an->rule = ST_RULE_FIXED;
+    if (!(hw > 0) || !(runs >= 1))
+        return;
+    an->planned_rounds = (size_t)runs;
+    an->halfwidth = hw / 100;
+    const char *rule = st_sweep_meta(sw, "adaptive_rule");
+    an->rule = rule && !strcmp(rule, "two-stage") ? ST_RULE_TWO_STAGE : ST_RULE_SEQUENTIAL;
+}
+
 void st_analyze(const st_sweep *sw, const st_analysis_opts *opts, st_analysis *an) {
     memset(an, 0, sizeof *an);
     an->sweep = sw;
+    adaptive_setup(an);
     an->task_clock_event = -1;
     an->confidence = opts->boot.confidence;
     an->replicates = 1;

@@ -95,7 +95,22 @@ typedef struct st_result {
     double sim_lo, sim_hi;     /* the simultaneous paired interval */
     st_verdict family_verdict; /* the verdict of the simultaneous interval at the margin */
     char note[768];            /* reasons, '; '-separated */
+    /* Adaptive rounds (sweep --halfwidth; st_stop.h): the rounds after the
+     * planned ones in which the cell ran a block (for a baseline, an A/A
+     * block), and its pairs in the planned rounds (the pilot). */
+    size_t adaptive_rounds;
+    size_t pilot_pairs;
 } st_result;
+
+/* The rule the paired intervals of a blocked sweep come from. */
+typedef enum st_paired_rule {
+    ST_RULE_FIXED = 0,  /* no adaptive rounds (--halfwidth off): every block planned */
+    ST_RULE_SEQUENTIAL, /* adaptive rounds by the sequential rule of sweeps before the two-stage one */
+    ST_RULE_TWO_STAGE,  /* adaptive rounds by the two-stage rule: extended cells get its interval */
+} st_paired_rule;
+
+/* "fixed", "sequential", "two-stage". */
+const char *st_paired_rule_name(st_paired_rule r);
 
 struct st_costfits;
 
@@ -115,6 +130,11 @@ typedef struct st_analysis {
     const struct st_sim *sim;        /* the simulated cells' analysis (st_sim.h), or NULL; set by the caller */
     const struct st_inprocs *inproc; /* the in-process estimates (st_inproc.h), or NULL; set by the caller */
     struct st_normdiffs *normdiffs;  /* allocation against time per workload (st_normdiff.h), or NULL */
+    /* Adaptive rounds, from the meta table's config (runs, halfwidth) and
+     * adaptive_rule: planned_rounds 0 and rule fixed without them. */
+    size_t planned_rounds;
+    double halfwidth;
+    st_paired_rule rule;
 } st_analysis;
 
 typedef struct st_analysis_opts {
@@ -134,7 +154,11 @@ void st_analysis_free(st_analysis *an);
 /* The paired comparisons of every result (st_analyze calls it last): pairs
  * each used role-1 run with the used role-0 run of its block, and fills
  * pairs, paired*, pverdict and paired_floor (st_pairs.c).  The seed of a
- * cell is opts.seed XOR fnv1a64(label + "#paired"). */
+ * cell is opts.seed XOR fnv1a64(label + "#paired").  In a sweep with
+ * adaptive rounds by the two-stage rule (an->rule), every cell gets the
+ * two-stage intervals (st_stop_interval, its pairs of the planned rounds
+ * the pilot) for all four paired statistics; adaptive_rounds and pilot_pairs are filled for every
+ * sweep with adaptive rounds. */
 void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts);
 
 /* The process-level verdict of r (slower, faster, same, mixed, n/a) from its

@@ -14,6 +14,7 @@ const char *st_ci_name(st_ci_method m) {
     case ST_CI_BCA: return "bca";
     case ST_CI_PERCENTILE: return "percentile";
     case ST_CI_DEGENERATE: return "degenerate";
+    case ST_CI_EXACT: return "exact";
     case ST_CI_RANDOM: return "random-effects";
     default: return "none";
     }

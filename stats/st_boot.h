@@ -57,6 +57,7 @@ typedef enum st_ci_method {
     ST_CI_BCA,        /* bias-corrected and accelerated */
     ST_CI_PERCENTILE, /* BCa undefined; why says why */
     ST_CI_DEGENERATE, /* every resample gave the estimate: [t, t] */
+    ST_CI_EXACT,      /* an exact interval, not a bootstrap one (st_walsh.h) */
     ST_CI_RANDOM      /* a random-effects combination of processes or replicates (st_levels.h) */
 } st_ci_method;
 
@@ -130,7 +131,7 @@ double st_quantile_select(double *t, size_t n, double p);
 double st_boot_p_greater(const double *t, size_t B, const st_interval *iv, double null);
 
 /* Name of a method as written in outputs: "none", "bca", "percentile",
- * "degenerate", "random-effects". */
+ * "degenerate", "exact", "random-effects". */
 const char *st_ci_name(st_ci_method m);
 
 #endif

@@ -20,6 +20,7 @@ static const unit_rule rules[] = {
     {0, "runs_failed", "runs"},
     {0, "baseline_runs", "runs"},
     {0, "pairs", "blocks"},
+    {0, "adaptive_rounds", "rounds"},
     {0, "wall_outliers", "runs"},
     {0, "cpu_outliers", "runs"},
     {0, "exact_checked", "runs"},

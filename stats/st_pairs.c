@@ -1,17 +1,35 @@
 /* st_pairs.c - the paired comparisons of a blocked sweep: every cell's runs
  * against the adjacent runs of its baseline, block by block. */
 #include "st_analysis.h"
+#include "st_stop.h"
+#include "st_walsh.h"
 #include "st_util.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 static void none(st_interval *iv, const char *why) { *iv = (st_interval){NAN, NAN, NAN, ST_CI_NONE, why, NAN, NAN}; }
 
-/* Bootstrap of one per-block series (log scale when logs), as a ratio or value. */
-static void boot_series(const double *v, size_t n, int logs, const st_boot_opts *bo, st_interval *out) {
-    st_paired_bootstrap(v, n, ST_LOC_HL, bo, out);
+static void add_note(st_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_note(st_result *r, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    st_note_add(r->note, sizeof r->note, fmt, ap);
+    va_end(ap);
+}
+
+/* The interval of one per-block series (log scale when logs), as a ratio or
+ * value: exact from its Walsh averages when there are enough blocks for
+ * the level, else the one-sample BCa (st_walsh.h, st_paired_interval); with
+ * pilot > 0 (a sweep with adaptive rounds by the two-stage rule, the cell's
+ * first `pilot` blocks planned) the two-stage interval (st_stop.h). */
+static void boot_series(const double *v, size_t n, size_t pilot, int logs, const st_boot_opts *bo, st_interval *out) {
+    if (pilot)
+        st_stop_interval(v, n, pilot, bo, out);
+    else
+        st_paired_interval(v, n, bo, out);
     if (logs)
         st_interval_exp(out);
 }
@@ -48,7 +66,8 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
         none(&res->paired_cost, res->paired.why);
         if (!maxb)
             continue;
-        size_t n = 0;
+        size_t n = 0, pilot = 0;
+        res->adaptive_rounds = res->pilot_pairs = 0;
         double *lw = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *lw);
         double *lc = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *lc);
         double *nz = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *nz);
@@ -57,8 +76,12 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
         int cpu_ok = 1, rate_ok = res->samples_alloc || res->samples_time;
         for (size_t i = 0; i < c->nruns; i++) {
             const st_run *t = &sw->runs[c->first_run + i];
+            int planned = !an->planned_rounds || t->round <= (int64_t)an->planned_rounds;
+            if (t->block > 0 && t->role == 1 && !planned)
+                res->adaptive_rounds++; /* a cell runs one block a round */
             if (!t->used || t->block <= 0 || t->role != 1 || partner[t->block] < 0)
                 continue;
+            pilot += planned;
             const st_run *b = &sw->runs[partner[t->block]];
             lw[n] = log(t->wall_ns / b->wall_ns);
             double ct = st_run_cpu(an, res, t), cb = st_run_cpu(an, res, b);
@@ -76,23 +99,36 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
             n++;
         }
         res->pairs = n;
+        res->pilot_pairs = an->planned_rounds ? pilot : 0;
         an->blocks += n;
+        /* Runs are in round order, so the pilot's pairs come first. */
+        size_t two = an->rule == ST_RULE_TWO_STAGE ? pilot : 0;
+        if (res->adaptive_rounds && an->rule == ST_RULE_TWO_STAGE)
+            add_note(res,
+                     "extended by %zu adaptive rounds: paired intervals by the two-stage rule (the %zu planned "
+                     "blocks' intervals expanded and scaled to the %zu blocks)",
+                     res->adaptive_rounds, pilot, n);
+        else if (res->adaptive_rounds)
+            add_note(res,
+                     "extended by %zu adaptive rounds of the sequential rule: its paired intervals cover less than "
+                     "their level (docs/STATISTICS.md, \"Adaptive rounds: the two-stage rule\")",
+                     res->adaptive_rounds);
         st_boot_opts bo = opts->boot;
         bo.seed = opts->boot.seed ^ st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, c->label), "#paired");
         if (n) {
             res->pair_log = st_xmalloc(n * sizeof *res->pair_log);
             memcpy(res->pair_log, lw, n * sizeof *lw);
-            boot_series(lw, n, 1, &bo, &res->paired);
+            boot_series(lw, n, two, 1, &bo, &res->paired);
             if (cpu_ok)
-                boot_series(lc, n, 1, &bo, &res->paired_cpu);
+                boot_series(lc, n, two, 1, &bo, &res->paired_cpu);
             else
                 none(&res->paired_cpu, "CPU time missing for some runs");
             if (rate_ok && !res->is_baseline) {
-                boot_series(nz, n, 0, &bo, &res->paired_norm);
+                boot_series(nz, n, two, 0, &bo, &res->paired_norm);
                 res->paired_norm.est += 1.0;
                 res->paired_norm.lo += 1.0;
                 res->paired_norm.hi += 1.0;
-                boot_series(cs, n, 0, &bo, &res->paired_cost);
+                boot_series(cs, n, two, 0, &bo, &res->paired_cost);
                 /* Kept for the allocation-vs-time difference (st_normdiff.h). */
                 res->pair_norm = st_xmalloc(n * sizeof *res->pair_norm);
                 res->pair_round = st_xmalloc(n * sizeof *res->pair_round);
@@ -162,7 +198,7 @@ void st_analyze_families(st_analysis *an, const st_analysis_opts *opts) {
             bo.confidence = conf;
             bo.seed = opts->boot.seed ^ st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, r->cell->label), "#paired");
             st_interval iv;
-            boot_series(r->pair_log, r->pairs, 1, &bo, &iv);
+            boot_series(r->pair_log, r->pairs, an->rule == ST_RULE_TWO_STAGE ? r->pilot_pairs : 0, 1, &bo, &iv);
             r->sim_lo = iv.lo, r->sim_hi = iv.hi;
         }
         st_interval s = {.est = r->paired.est, .lo = r->sim_lo, .hi = r->sim_hi, .method = ST_CI_BCA};

@@ -1,6 +1,7 @@
 /* st_preport.c - summary.md sections, summary.csv and plot-data columns of the paired comparisons and the noise. */
 #include "st_preport.h"
 #include "st_noise.h"
+#include "st_stop.h"
 #include "st_desc.h"
 #include "st_replicates.h"
 #include "st_util.h"
@@ -209,11 +210,34 @@ void st_write_paired_md(FILE *f, const st_analysis *an, double confidence) {
             "## Paired comparisons (blocked design)\n\n"
             "Each run of a cell is compared with the run of its baseline in the same block, seconds apart "
             "(docs/STATISTICS.md): the ratio is exp of the Hodges-Lehmann estimate of the per-block log-ratios "
-            "log(cell / baseline), with a one-sample %g%% BCa interval over the blocks (* = percentile fallback). "
+            "log(cell / baseline), with an exact %g%% interval from its Walsh averages (fewer blocks than that "
+            "needs, 6 at 95%%: a one-sample BCa interval over the blocks, * = percentile fallback). "
             "This is the whole run, start-up and fixed costs included. Verdicts: (+) slower and (-) faster when "
             "the interval excludes 1; (=) no effect above %s when the whole interval lies within +-%s; (?) not "
             "resolved otherwise. %zu blocks were used.\n\n",
             confidence * 100, m, m, an->blocks);
+    size_t extended = 0;
+    for (size_t i = 0; i < an->nresults; i++)
+        extended += an->results[i].adaptive_rounds > 0;
+    if (an->planned_rounds && an->rule == ST_RULE_TWO_STAGE)
+        fprintf(f,
+                "Adaptive rounds (sweep --halfwidth %g%%), the two-stage rule: each cell's blocks were decided once, "
+                "from the interval of its %zu planned rounds (the pilot): enough for +-%g%% at the pilot's "
+                "precision. Every paired interval is the pilot's (exact, from its Walsh averages; with fewer "
+                "planned blocks than that needs, the bootstrap's widened by t / z as Stein's two-stage procedure "
+                "asks: %.4f here) scaled by sqrt(pilot blocks / blocks) around the estimate of all the cell's blocks "
+                "(docs/STATISTICS.md, \"Adaptive rounds: the two-stage rule\"). %zu cells were extended (column "
+                "adaptive).\n\n",
+                an->halfwidth * 100, an->planned_rounds, an->halfwidth * 100,
+                st_stop_expansion(an->planned_rounds, confidence), extended);
+    else if (an->planned_rounds)
+        fprintf(f,
+                "Adaptive rounds (sweep --halfwidth %g%%) by the sequential rule of sweeps before the two-stage "
+                "rule: one more block while a cell's interval was wider than +-%g%%, after %zu planned rounds. "
+                "%zu cells were extended (column adaptive); stopping when an interval happens to be narrow makes "
+                "it too narrow, so their intervals cover less than their level (docs/STATISTICS.md, \"Adaptive "
+                "rounds: the two-stage rule\", measures how much).\n\n",
+                an->halfwidth * 100, an->halfwidth * 100, an->planned_rounds, extended);
     fputs("### A/A noise floor (paired)\n\n"
           "A/A blocks (two adjacent runs of the same baseline, one of them chosen at random to stand for the cell) "
           "analysed exactly like a cell, with as many blocks as each cell has.\n\n"
@@ -240,19 +264,25 @@ void st_write_paired_md(FILE *f, const st_analysis *an, double confidence) {
             m, 1 - confidence, confidence * 100, an->replicates > 1 ? "replicates" : "blocks of this sweep");
     write_matrix(f, an, 0);
     write_matrix(f, an, 1);
-    fputs("### Per cell\n\n| cell | blocks | paired ratio | paired CPU ratio | normalized per 1000 samples/s | "
-          "us/sample | verdict | unpaired ratio of medians |\n|---|---|---|---|---|---|---|---|\n",
-          f);
+    /* A sweep with adaptive rounds gets a last column: the rounds each cell added and its rule. */
+    int adaptive = an->planned_rounds > 0;
+    fprintf(f,
+            "### Per cell\n\n| cell | blocks | paired ratio | paired CPU ratio | normalized per 1000 samples/s | "
+            "us/sample | verdict | unpaired ratio of medians |%s\n|---|---|---|---|---|---|---|---|%s\n",
+            adaptive ? " adaptive |" : "", adaptive ? "---|" : "");
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
         char a[160], b[160], c[160], d[160], e[160], n[128], w[96], v[64];
-        fprintf(f, "| %s/%s | %zu | %s | %s | %s | %s | %s | %s |\n", r->cell->workload,
-                cell_name(n, sizeof n, r->cell), r->pairs, ci_text(a, sizeof a, &r->paired, 4),
-                ci_text(b, sizeof b, &r->paired_cpu, 4), ci_text(c, sizeof c, &r->paired_norm, 4),
-                ci_text(d, sizeof d, &r->paired_cost, 3),
+        fprintf(f, "| %s/%s | %zu | %s | %s | %s | %s | %s | %s |", r->cell->workload, cell_name(n, sizeof n, r->cell),
+                r->pairs, ci_text(a, sizeof a, &r->paired, 4), ci_text(b, sizeof b, &r->paired_cpu, 4),
+                ci_text(c, sizeof c, &r->paired_norm, 4), ci_text(d, sizeof d, &r->paired_cost, 3),
                 r->is_baseline ? "A/A" : st_verdict_text(r->pverdict, an->margin, v, sizeof v),
                 r->is_baseline ? ci_text(e, sizeof e, &r->aa, 4) : ci_text(e, sizeof e, &r->overhead, 4));
-        (void)w;
+        if (adaptive && r->adaptive_rounds)
+            snprintf(w, sizeof w, " +%zu rounds, %s |", r->adaptive_rounds, st_paired_rule_name(an->rule));
+        else
+            snprintf(w, sizeof w, "%s", adaptive ? " planned rounds only |" : "");
+        fprintf(f, "%s\n", w);
     }
     fputc('\n', f);
 }

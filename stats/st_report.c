@@ -357,7 +357,9 @@ static void out_hum(row_out *o, double v, int digits) {
     COL(rep_overhead_tau_hi, G4, r->rep_overhead_tau_hi)                                                         \
     COL(rep_paired_tau_used, G4, r->rep_paired_tau_used)                                                         \
     COL(rep_paired_tau_lo, G4, r->rep_paired_tau_lo)                                                             \
-    COL(rep_paired_tau_hi, G4, r->rep_paired_tau_hi)
+    COL(rep_paired_tau_hi, G4, r->rep_paired_tau_hi)                                                             \
+    COL(adaptive_rounds, INT, r->adaptive_rounds)                                                                \
+    COL(paired_rule, TEXT, an->blocks ? st_paired_rule_name(an->rule) : "")
 
 /* summary.csv's field types (the row writer is shared with the plot data). */
 #define out_TEXT(o, v) out_text(o, v)

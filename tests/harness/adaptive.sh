@@ -1,6 +1,8 @@
 #!/bin/sh
 # adaptive.sh - sweep --halfwidth on stand-ins: adaptive rounds are added for
-# the cells whose paired interval is wider than the target, up to --max-runs,
+# the cells whose planned rounds ask for more blocks (the two-stage rule,
+# meta adaptive_rule; tests/harness/test_adapt.c checks its decision on fixed
+# data), up to --max-runs,
 # within --max-time per invocation, appended to the stored schedule (so
 # --resume continues them); the block order stays balanced; bad settings exit 2.
 . tests/harness/lib.sh
@@ -18,12 +20,13 @@ expect "rounds 1..6, two blocks of two runs each" "$(q "$DB" "SELECT group_conca
     "1:4:2 2:4:2 3:4:2 4:4:2 5:4:2 6:4:2"
 expect "every scheduled run ran, ok" "$(q "$DB" "SELECT count(*), sum(status = 'ok') FROM runs")" "24|24"
 expect "adaptive rounds announced, max-runs reached" \
-    "$(grep -c -e '^sweep: adaptive round [456]: 2 cells wider than' -e '^sweep: adaptive rounds: --max-runs 6 reached, 2 cells' "$WORK/err")" 4
+    "$(grep -c -e '^sweep: adaptive round [456]: 2 cells short of the blocks for' -e '^sweep: adaptive rounds: --max-runs 6 reached, 2 cells' "$WORK/err")" 4
 expect "order balanced: each cell first in 3 of its 6 blocks" "$(q "$DB" "SELECT group_concat(f, ' ') FROM
     (SELECT sum(block_pos = 1) f FROM runs WHERE block_role = 1 GROUP BY cell_id ORDER BY cell_id)")" "3 3"
 expect "blocks adjacent" "$(q "$DB" "SELECT count(*) FROM runs a JOIN runs b ON a.block = b.block AND a.block_pos = 1
     AND b.block_pos = 2 AND b.seq = a.seq + 1")" 12
 expect "meta: complete" "$(q "$DB" "SELECT value FROM meta WHERE key = 'status'")" complete
+expect "meta: the two-stage rule" "$(q "$DB" "SELECT value FROM meta WHERE key = 'adaptive_rule'")" two-stage
 
 # --max-runs equal to --runs: no adaptive round, whatever the widths.
 # (Whether a cell within the target stops depends on the stand-ins' timing

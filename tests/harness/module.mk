@@ -12,9 +12,9 @@ $(HARNESS_TEST_BIN)/fakework: tests/harness/fakework.c runtime/sgc_stats_keys.h
 	$(CC) $(filter-out -fsanitize% -fno-sanitize%,$(CFLAGS)) $< -o $@
 	cd $(dir $@) && for n in $(HARNESS_FAKES); do ln -sf fakework fake-$$n; done
 
-$(HARNESS_TEST_BIN)/test_plan: tests/harness/test_plan.c $(HARNESS_LIB_OBJS)
+$(HARNESS_TEST_BIN)/test_plan: tests/harness/test_plan.c tests/harness/test_adapt.c $(HARNESS_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(HARNESS_CFLAGS) $^ -o $@ $(LDFLAGS) $(HARNESS_CRITERION) $(HARNESS_LIBS) $(LDLIBS)
+	$(CC) $(CFLAGS) $(HARNESS_CFLAGS) -Istats $^ -o $@ $(LDFLAGS) $(HARNESS_CRITERION) $(HARNESS_LIBS) $(LDLIBS)
 
 $(HARNESS_TEST_BIN)/test_pfm: tests/harness/test_pfm.c $(HARNESS_LIB_OBJS)
 	@mkdir -p $(dir $@)

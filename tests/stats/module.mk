@@ -82,3 +82,18 @@ test-stats-san: $(BIN)/gcbench
 	    sh tests/stats/san.sh $(BUILD)/san/bin $(BIN) $(BUILD)/stats-san-test'
 
 TESTS += test-stats-san
+
+# The coverage benchmark's machinery and the adaptive rounds' two-stage rule (tests/stats/test_coverage.c;
+# the benchmark itself is make bench-coverage, figures not pass/fail).
+ST_COV_TEST_BIN := $(BIN)/test-coverage
+
+$(ST_COV_TEST_BIN): $(OBJ)/tests/stats/test_coverage.o $(OBJ)/tests/stats/test_walsh.o $(OBJ)/tests/stats/test_stop.o \
+		$(LIBDIR)/libststats.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(ST_TEST_LIBS) $(LDLIBS)
+
+.PHONY: test-stats-coverage
+test-stats-coverage: $(ST_COV_TEST_BIN) $(BIN)/analyze
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh stats-coverage env ST_ANALYZE=$(BIN)/analyze $(ST_COV_TEST_BIN) --jobs 2
+
+TESTS += test-stats-coverage
