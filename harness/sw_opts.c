@@ -604,9 +604,9 @@ static const opt options[] = {
     {"time-clock", OPT_FN, 0, 0, 0, NULL, set_time_clock, 0, SEC_PLAN, "--time-clock LIST", HELP_CLOCKS,
      "time sampling clocks: %s (default %s)"},
     {"time-modes", OPT_FN, 0, 0, 0, NULL, set_time_modes, 0, SEC_PLAN, "--time-modes LIST", HELP_PLAIN,
-     "the time sampler's modes, each time cell once per mode:\n"
-     "signal, thread (default: thread when the sweep may use two or\n"
-     "more CPUs and every time cell is on the wall clock, else\n"
+     "time sampler's modes, each time cell once per mode:\n"
+     "signal, thread (default: thread when the sweep may use 2+\n"
+     "CPUs and every time cell is on the wall clock, else\n"
      "signal; the choice and why go into meta)"},
     {"combined", OPT_FN, 0, 0, 0, NULL, set_combined, 0, SEC_PLAN, "--combined LIST", HELP_PLAIN,
      "alloc+time cells as PERIOD@HZ, e.g. 4M@1000 (default none)"},
