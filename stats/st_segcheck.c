@@ -9,13 +9,26 @@
 
 /* The fields every series names (docs/FORMATS.md), in this order; switch_ns
  * is the one optional field the checker knows. */
-#define SC_FIELDS(X)                                                                                                  \
-    X(index, 0)                                                                                                       \
-    X(block, 0)                                                                                                       \
-    X(pos, 0)                                                                                                         \
-    X(kind, 0)                                                                                                        \
-    X(on, 0) X(end, 0) X(cpu_ns, 0) X(wall_ns, 1) X(bytes, 0) X(iterations, 1) X(alloc_samples, 1) X(alloc_points, 1) \
-        X(sampled_bytes, 1) X(time_samples, 1) X(minor, 1) X(major, 1) X(gc_ns, 1) X(major_cpu_ns, 1)
+/* One field a line: packed lines were laid out differently by each pass of make format. */
+#define SC_FIELDS(X)    \
+    X(index, 0)         \
+    X(block, 0)         \
+    X(pos, 0)           \
+    X(kind, 0)          \
+    X(on, 0)            \
+    X(end, 0)           \
+    X(cpu_ns, 0)        \
+    X(wall_ns, 1)       \
+    X(bytes, 0)         \
+    X(iterations, 1)    \
+    X(alloc_samples, 1) \
+    X(alloc_points, 1)  \
+    X(sampled_bytes, 1) \
+    X(time_samples, 1)  \
+    X(minor, 1)         \
+    X(major, 1)         \
+    X(gc_ns, 1)         \
+    X(major_cpu_ns, 1)
 enum {
 #define X(name, m) F_##name,
     SC_FIELDS(X)

@@ -44,7 +44,7 @@ refused "a cell edited" "UPDATE cells SET alloc_period = 131072 WHERE cell_id = 
     "cell 2 is fake-ok/alloc-fixed-64K, but the plan of its settings has fake-ok/alloc-fixed-64K there: the database does not hold the plan it claims"
 refused "a schedule row edited" "UPDATE schedule SET block_role = 1 - block_role WHERE seq = 8" \
     "its schedule's run 8 is not the plan's (the plan of its settings, differs there): the schedule was edited, or is another plan's; start a new sweep"
-refused "a schedule row added" "INSERT INTO schedule VALUES (9, 1, 3, 5, 1, 1, NULL)" \
+refused "a schedule row added" "INSERT INTO schedule(seq, cell_id, round, block, block_pos, block_role) VALUES (9, 1, 3, 5, 1, 1)" \
     "its schedule's run 9 is not the plan's (the plan of its settings, has no more runs): the schedule was edited, or is another plan's; start a new sweep"
 refused "a size edited" "UPDATE cells SET size = 3" \
     "cell fake-ok/baseline has size 3, but its calibration (fake-ok) found 2: the database was edited; start a new sweep"

@@ -45,8 +45,8 @@ expect "one process: blocks only" "$(col level w/time-wall-1000):$(col processes
 expect "every sampling cell has its per-sample cost with an interval" \
     "$(awk -F, 'NR > 1 && $3 != "baseline" && $15 != "" && $16 != "" && $17 != ""' "$CSV" | wc -l)" 3
 MD="$D/summary.md"
-expect "summary.md: the flag on the deviant cell's row" "$(grep -c '^| w | w/alloc-fixed-32K | 240 (240) | 4 | processes | .* | \*\*HET\*\* ' "$MD")" 1
-expect "summary.md: the cell of one process" "$(grep -c '^| w | w/time-wall-1000 | 60 (60) | 1 | blocks | .* | one process: blocks only |' "$MD")" 1
+expect "summary.md: the flag on the deviant cell's row" "$(grep -c '^| w | w/alloc-fixed-32K | thread | 240 (240) | 4 | processes | .* | \*\*HET\*\* ' "$MD")" 1
+expect "summary.md: the cell of one process" "$(grep -c '^| w | w/time-wall-1000 | thread | 60 (60) | 1 | blocks | .* | one process: blocks only |' "$MD")" 1
 expect "summary.md: the steady-state counts" \
     "$(grep -c '^Steady state .*: 13 processes, 12 flat, 1 steady after a warm-up (changepoints in their first quarter only; 10 of 780 blocks left out before it), 0 with \*\*no steady state\*\*' "$MD")" 1
 expect "summary.md: the heterogeneity counts" \

@@ -75,7 +75,9 @@ for cid, kind, period, hz, label in CELLS:
             asamp = nbytes // period if on and period else 0
             tsamp = 5 if on and hz else 0
             out.append(
-                "INSERT INTO segments VALUES(%d,%d,%d,%d,'%s',%d,'%s',%d,%d,%d,0,%d,%d,%d,%d,0,0,0,0);"
+                "INSERT INTO segments(run_id, idx, block, pos, kind, on_, end_, cpu_ns, wall_ns, bytes, iterations, "
+                "alloc_samples, alloc_points, sampled_bytes, time_samples, minor, major, gc_ns, major_cpu_ns) "
+                "VALUES(%d,%d,%d,%d,'%s',%d,'%s',%d,%d,%d,0,%d,%d,%d,%d,0,0,0,0);"
                 % (run, idx, b, pos, k, on, end, cpu, cpu, nbytes, asamp, asamp, nbytes if on and period else 0, tsamp)
             )
             idx += 1
