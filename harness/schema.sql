@@ -23,7 +23,12 @@ CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT);
 -- 0 and time_hz 0 when off.  args: the workload's extra arguments; depth: the
 -- --depth of deepstack's depth cells (NULL otherwise).  backend: how the
 -- cell is measured, 'native' (timed) or 'sim' (counted under valgrind's
--- cachegrind, docs/HARNESS.md "The simulated part").
+-- cachegrind, docs/HARNESS.md "The simulated part").  time_mode: the time
+-- sampler's mode of a time-sampling cell, 'signal' or 'thread' (a word of
+-- runtime/sgc_modes.h), '' without time sampling or for another system's
+-- command workload; NULL (a sweep from before the column): signal, or the
+-- --env SGC_TIME_MODE its runs were given (docs/HARNESS.md "The time
+-- sampler's mode").
 CREATE TABLE cells(
   cell_id INTEGER PRIMARY KEY,
   workload TEXT NOT NULL,
@@ -36,7 +41,8 @@ CREATE TABLE cells(
   label TEXT NOT NULL UNIQUE,
   args TEXT NOT NULL DEFAULT '',
   depth INTEGER,
-  backend TEXT NOT NULL DEFAULT 'native');
+  backend TEXT NOT NULL DEFAULT 'native',
+  time_mode TEXT);
 
 -- runs: one per finished run.  round <= 0 is a warm-up (never analysed);
 -- status 'ok' or 'failed' (failure says why).  The columns from sgc_seed on

@@ -290,6 +290,11 @@ void sw_db_open_existing(sw_db *d, const char *dir) {
     if (sqlite3_prepare_v2(d->conn->db, "SELECT replicate FROM schedule LIMIT 0", -1, &st, NULL) != SQLITE_OK)
         exec_sql(d, "ALTER TABLE schedule ADD COLUMN replicate INTEGER");
     sqlite3_finalize(st);
+    /* And the time_mode column of the cells (NULL: the older form's cells,
+     * sw_db_fill_time_modes). */
+    if (sqlite3_prepare_v2(d->conn->db, "SELECT time_mode FROM cells LIMIT 0", -1, &st, NULL) != SQLITE_OK)
+        exec_sql(d, "ALTER TABLE cells ADD COLUMN time_mode TEXT");
+    sqlite3_finalize(st);
     upgrade_segments(d);
     reserve_space(d, dir);
     tune(d);
@@ -491,8 +496,9 @@ int sw_db_get_calibration(sw_db *d, const char *workload, uint64_t *size, char *
 
 void sw_db_store_plan(sw_db *d, const sw_cell *cells, int n_cells, const sw_slot *slots, int n_slots) {
     exec_sql(d, "BEGIN");
-    sqlite3_stmt *st = prepare(d, "INSERT INTO cells(cell_id, workload, kind, alloc_period, alloc_mode, time_hz,"
-                                  " time_clock, size, label, args, depth, backend) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
+    sqlite3_stmt *st =
+        prepare(d, "INSERT INTO cells(cell_id, workload, kind, alloc_period, alloc_mode, time_hz,"
+                   " time_clock, size, label, args, depth, backend, time_mode) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)");
     for (int i = 0; i < n_cells; i++) {
         const sw_cell *c = &cells[i];
         sqlite3_bind_int(st, 1, c->id);
@@ -508,6 +514,7 @@ void sw_db_store_plan(sw_db *d, const sw_cell *cells, int n_cells, const sw_slot
         if (c->depth)
             sqlite3_bind_int(st, 11, (int)c->depth);
         bind_text(st, 12, c->sim ? "sim" : "native");
+        bind_text(st, 13, c->time_mode ? c->time_mode : "");
         step_done(d, st, "storing the cells");
     }
     sqlite3_finalize(st);
@@ -525,6 +532,18 @@ void sw_db_store_plan(sw_db *d, const sw_cell *cells, int n_cells, const sw_slot
         if (slots[i].replicate >= 0)
             sqlite3_bind_int(st, 7, slots[i].replicate);
         step_done(d, st, "storing the schedule");
+    }
+    sqlite3_finalize(st);
+    exec_sql(d, "COMMIT");
+}
+
+void sw_db_fill_time_modes(sw_db *d, const sw_cell *cells, int n_cells) {
+    exec_sql(d, "BEGIN");
+    sqlite3_stmt *st = prepare(d, "UPDATE cells SET time_mode = ? WHERE cell_id = ? AND time_mode IS NULL");
+    for (int i = 0; i < n_cells; i++) {
+        bind_text(st, 1, cells[i].time_mode ? cells[i].time_mode : "");
+        sqlite3_bind_int(st, 2, cells[i].id);
+        step_done(d, st, "storing the cells' time modes");
     }
     sqlite3_finalize(st);
     exec_sql(d, "COMMIT");
@@ -550,18 +569,26 @@ static const char *intern_clock(const unsigned char *w) {
     return s ? s : "";
 }
 
-int sw_db_load_cells(sw_db *d, sw_cell **out) {
+static const char *intern_time_mode(const unsigned char *w) {
+    const char *s = sgc_time_mode_name(sgc_time_mode_parse((const char *)w));
+    return s ? s : "";
+}
+
+int sw_db_load_cells(sw_db *d, sw_cell **out, const char *legacy_mode) {
     int n = sw_db_count(d, "cells");
     sw_cell *cells = sw_xcalloc((size_t)(n ? n : 1), sizeof *cells);
-    /* Sweeps from before the simulated backend have no backend column. */
+    /* Sweeps from before the simulated backend have no backend column, and
+     * those from before the time modes no time_mode column. */
     sqlite3_stmt *probe;
     int has_backend = sqlite3_prepare_v2(d->conn->db, "SELECT backend FROM cells", -1, &probe, NULL) == SQLITE_OK;
     sqlite3_finalize(probe);
-    sqlite3_stmt *st =
-        prepare(d, has_backend ? "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz,"
-                                 " time_clock, size, label, args, depth, backend FROM cells ORDER BY cell_id"
-                               : "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz,"
-                                 " time_clock, size, label, args, depth, 'native' FROM cells ORDER BY cell_id");
+    int has_mode = sqlite3_prepare_v2(d->conn->db, "SELECT time_mode FROM cells", -1, &probe, NULL) == SQLITE_OK;
+    sqlite3_finalize(probe);
+    char *sql = sw_xasprintf("SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, time_clock, size,"
+                             " label, args, depth, %s, %s FROM cells ORDER BY cell_id",
+                             has_backend ? "backend" : "'native'", has_mode ? "time_mode" : "NULL");
+    sqlite3_stmt *st = prepare(d, sql);
+    free(sql);
     int i = 0;
     while (i < n && sqlite3_step(st) == SQLITE_ROW) {
         sw_cell *c = &cells[i];
@@ -581,6 +608,11 @@ int sw_db_load_cells(sw_db *d, sw_cell **out) {
             c->args = sw_xstrdup("");
         c->depth = (unsigned)sqlite3_column_int(st, 10);
         c->sim = sqlite3_column_text(st, 11) && !strcmp((const char *)sqlite3_column_text(st, 11), "sim");
+        /* NULL: a cell stored before the column, of the sweep's one mode. */
+        const unsigned char *tm = sqlite3_column_text(st, 12);
+        c->time_mode = !c->time_hz ? ""
+                       : tm        ? intern_time_mode(tm)
+                                   : intern_time_mode((const unsigned char *)legacy_mode);
         i++;
     }
     sqlite3_finalize(st);

@@ -104,8 +104,13 @@ void sw_db_store_plan(sw_db *d, const sw_cell *cells, int n_cells, const sw_slot
 void sw_db_append_schedule(sw_db *d, const sw_cell *cells, const sw_slot *slots, int n_slots);
 /* Number of stored cells (0 = the plan is not stored yet). */
 int sw_db_count(sw_db *d, const char *table);
-/* Loads the stored cells (ids 1..n in order). */
-int sw_db_load_cells(sw_db *d, sw_cell **out);
+/* Loads the stored cells (ids 1..n in order).  A time-sampling cell whose
+ * time_mode is NULL or absent (stored before the column) gets legacy_mode
+ * (sw_opts_time_modes' one mode of the older form). */
+int sw_db_load_cells(sw_db *d, sw_cell **out, const char *legacy_mode);
+/* Stores the plan's time_mode of every stored cell whose time_mode is NULL
+ * (a sweep from before the column, verified against the plan: --resume). */
+void sw_db_fill_time_modes(sw_db *d, const sw_cell *cells, int n_cells);
 /* The schedule slots that have no run yet, in seq order. */
 int sw_db_missing_slots(sw_db *d, sw_slot **out);
 

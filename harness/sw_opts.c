@@ -383,6 +383,14 @@ static void set_time_clock(sw_opts *o, const opt *d, const char *value, const ch
                        sgc_names_join(tmp, sizeof tmp, sgc_clock_name, ", ", ", "));
 }
 
+static void set_time_modes(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    char tmp[256];
+    o->time_modes = name_set(d->name, value, origin, sgc_time_mode_parse, sgc_time_mode_name);
+    if (!o->time_modes)
+        sw_usage_error("%s: time-modes: name at least one mode of the time sampler (%s)", origin,
+                       sgc_names_join(tmp, sizeof tmp, sgc_time_mode_name, ", ", ", "));
+}
+
 static void set_combined(sw_opts *o, const opt *d, const char *value, const char *origin) {
     char *items[SW_MAX_LIST];
     uint64_t v;
@@ -595,6 +603,11 @@ static const opt options[] = {
      "time sampling rates (default 100,1000,2000)"},
     {"time-clock", OPT_FN, 0, 0, 0, NULL, set_time_clock, 0, SEC_PLAN, "--time-clock LIST", HELP_CLOCKS,
      "time sampling clocks: %s (default %s)"},
+    {"time-modes", OPT_FN, 0, 0, 0, NULL, set_time_modes, 0, SEC_PLAN, "--time-modes LIST", HELP_PLAIN,
+     "time sampler's modes, each time cell once per mode:\n"
+     "signal, thread (default: thread when the sweep may use 2+\n"
+     "CPUs and every time cell is on the wall clock, else\n"
+     "signal; the choice and why go into meta)"},
     {"combined", OPT_FN, 0, 0, 0, NULL, set_combined, 0, SEC_PLAN, "--combined LIST", HELP_PLAIN,
      "alloc+time cells as PERIOD@HZ, e.g. 4M@1000 (default none)"},
     {"depths", OPT_FN, 0, 0, 0, NULL, set_depths, 0, SEC_PLAN, "--depths LIST", HELP_PLAIN,
@@ -913,9 +926,57 @@ void sw_opts_parse_args(sw_opts *o, int argc, char **argv) {
     /* The sampler thread takes wall-clock samples only (docs/RUNTIME.md):
      * CPU-clock cells in thread mode would all fail. */
     const char *tm = sw_opts_env(o, "SGC_TIME_MODE");
+    if (tm && o->time_modes)
+        sw_usage_error("--time-modes and --env SGC_TIME_MODE both set the time sampler's mode: give --time-modes "
+                       "alone (it makes every time cell once per mode)");
     if (tm && !strcmp(tm, sgc_time_mode_name(SGC_TIME_THREAD)) && o->n_time_hz && (o->clocks & (1u << SGC_CLOCK_CPU)))
         sw_usage_error("--env SGC_TIME_MODE=thread: the sampler thread samples the wall clock only; "
                        "drop cpu from --time-clock");
+    if ((o->time_modes & (1u << SGC_TIME_THREAD)) && o->n_time_hz && (o->clocks & (1u << SGC_CLOCK_CPU)))
+        sw_usage_error("--time-modes thread: the sampler thread samples the wall clock only, so the cpu clock's "
+                       "time cells cannot be made in thread mode; drop cpu from --time-clock, or thread from "
+                       "--time-modes");
+}
+
+unsigned sw_opts_time_modes(const sw_opts *o) {
+    if (o->time_modes)
+        return o->time_modes;
+    int m = sgc_time_mode_parse(sw_opts_env(o, "SGC_TIME_MODE"));
+    return 1u << (m >= 0 ? m : SGC_TIME_SIGNAL);
+}
+
+int sw_opts_time_modes_legacy(const sw_opts *o) { return o->time_modes == 0; }
+
+char *sw_opts_time_mode_list(unsigned bits) {
+    sw_buf b = {0};
+    sw_buf_puts(&b, "");
+    for (int m = 0, n = 0; m < SGC_NTIME_MODES; m++)
+        if (bits & (1u << m))
+            sw_buf_printf(&b, "%s%s", n++ ? "," : "", sgc_time_mode_name(m));
+    return b.data;
+}
+
+void sw_opts_default_time_modes(sw_opts *o, int cpus, char **why) {
+    const char *tm = sw_opts_env(o, "SGC_TIME_MODE");
+    if (o->time_modes) {
+        *why = sw_xstrdup("given (--time-modes)");
+    } else if (tm) {
+        *why = sw_xasprintf("given (--env SGC_TIME_MODE=%s: the older form, one mode for the whole sweep)", tm);
+    } else if (o->n_time_hz && (o->clocks & (1u << SGC_CLOCK_CPU))) {
+        o->time_modes = 1u << SGC_TIME_SIGNAL;
+        *why = sw_xstrdup("default: signal, since --time-clock has cpu and the sampler thread samples the wall "
+                          "clock only");
+    } else if (cpus >= 2) {
+        o->time_modes = 1u << SGC_TIME_THREAD;
+        *why = sw_xasprintf("default: thread, since the sweep may use %d CPUs (its CPU affinity, "
+                            "sched_getaffinity): the sampler thread runs on another CPU than the run's",
+                            cpus);
+    } else {
+        o->time_modes = 1u << SGC_TIME_SIGNAL;
+        *why = sw_xasprintf("default: signal, since the sweep may use %d CPU (its CPU affinity, "
+                            "sched_getaffinity): a sampler thread would share the run's CPU",
+                            cpus);
+    }
 }
 
 static void put_list(sw_buf *b, const char *name, char *const *items, int n) {
@@ -957,6 +1018,8 @@ char *sw_opts_to_config(const sw_opts *o) {
         sw_buf_printf(&b, "%s%u", i ? "," : "", o->time_hz[i]);
     sw_buf_puts(&b, o->n_time_hz ? "\n" : "none\n");
     put_words(&b, "time-clock", o->clocks, sgc_clock_name);
+    if (o->time_modes) /* absent: the older form (a config stored before the setting, or --env SGC_TIME_MODE) */
+        put_words(&b, "time-modes", o->time_modes, sgc_time_mode_name);
     sw_buf_puts(&b, "combined = ");
     for (int i = 0; i < o->n_combined; i++)
         sw_buf_printf(&b, "%s%s@%u", i ? "," : "", sw_format_bytes(o->combined[i].period, tmp, sizeof tmp),

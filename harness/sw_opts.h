@@ -15,6 +15,13 @@
  *    setting of the same workload or variable replaces it), "none" clears.
  *  - --env only ever holds NAME=VALUE items whose NAME is one of the runtime
  *    settings the cells do not control (SW_ENV_ALLOWED).
+ *  - The time sampler's modes (time_modes): set by --time-modes, or by the
+ *    default rule of a fresh sweep (sw_opts_default_time_modes), and then
+ *    stored; 0 in a config stored before the setting and with --env
+ *    SGC_TIME_MODE (the older form: one mode for the whole sweep, today's
+ *    labels), which sw_opts_time_modes reads as that mode or signal.
+ *    --time-modes with --env SGC_TIME_MODE, and thread with the cpu clock
+ *    (the sampler thread samples the wall clock only), are refused.
  *  - Validation errors are bad input: a message naming the setting, exit 2.
  */
 #ifndef SW_OPTS_H
@@ -74,6 +81,7 @@ typedef struct sw_opts {
     unsigned time_hz[SW_MAX_LIST]; /* time sampling rates */
     int n_time_hz;
     unsigned clocks;                   /* time sampling clocks to run: bit c = sgc_clock c */
+    unsigned time_modes;               /* time sampler's modes: bit m = sgc_time_mode m; 0 = the older form (above) */
     sw_combined combined[SW_MAX_LIST]; /* alloc+time cells (fixed mode, wall clock) */
     int n_combined;
     unsigned depths[SW_MAX_LIST]; /* deepstack --depth values for the depth cells */
@@ -139,6 +147,20 @@ uint64_t sw_opts_fixed_size(const sw_opts *o, const char *workload);
 void sw_opts_check_sizes(const sw_opts *o, char *const *workloads, int n_workloads);
 /* The size fixed for a workload's simulated cells by --sim-size, or 0. */
 uint64_t sw_opts_fixed_sim_size(const sw_opts *o, const char *workload);
+/* The time sampler's modes the plan makes its time cells in (bit m =
+ * sgc_time_mode m): time_modes, else --env SGC_TIME_MODE's mode, else
+ * signal.  Never 0. */
+unsigned sw_opts_time_modes(const sw_opts *o);
+/* 1 if the plan's modes come from the older form (time_modes 0): time
+ * cells keep today's labels and --env passes SGC_TIME_MODE. */
+int sw_opts_time_modes_legacy(const sw_opts *o);
+/* The default rule of a fresh sweep without --time-modes or --env
+ * SGC_TIME_MODE (docs/HARNESS.md, "The time sampler's mode"): thread when
+ * the sweep may use cpus >= 2 CPUs (its affinity) and its time cells are all
+ * on the wall clock, else signal.  Sets time_modes; *why (fresh) says why. */
+void sw_opts_default_time_modes(sw_opts *o, int cpus, char **why);
+/* "signal,thread": the names of the modes in bits (fresh). */
+char *sw_opts_time_mode_list(unsigned bits);
 /* The value --env sets for name (e.g. "SGC_NURSERY"), or NULL. */
 const char *sw_opts_env(const sw_opts *o, const char *name);
 /* The name of the sweep's setting i (0, 1, ... in --help order; NULL past

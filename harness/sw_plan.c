@@ -6,9 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Appends one cell; the label is made from the configuration. */
+/* Appends one cell; the label is made from the configuration.  tmode is
+ * the time sampler's mode of a time-sampling cell ("" for none); suffixed
+ * says its label names it (a mode other than the first, signal, outside
+ * the older form). */
 static void add_cell(sw_cell **cells, int *n, const char *workload, const char *kind, uint64_t period, const char *mode,
-                     unsigned hz, const char *clock, unsigned depth, int sim) {
+                     unsigned hz, const char *clock, const char *tmode, int suffixed, unsigned depth, int sim) {
     *cells = sw_xrealloc(*cells, (size_t)(*n + 1) * sizeof **cells);
     sw_cell *c = &(*cells)[*n];
     char p[32];
@@ -28,6 +31,9 @@ static void add_cell(sw_cell **cells, int *n, const char *workload, const char *
         /* the default clock is implied: "time-1000Hz", "time-cpu-1000Hz" */
         sw_buf_printf(&label, "time-%s%s%uHz", strcmp(clock, sgc_clock_name(0)) ? clock : "",
                       strcmp(clock, sgc_clock_name(0)) ? "-" : "", hz);
+    /* ... and so is the first mode: "time-1000Hz", "time-1000Hz-thread" */
+    if (hz && suffixed && tmode[0] && strcmp(tmode, sgc_time_mode_name(0)))
+        sw_buf_printf(&label, "-%s", tmode);
     *c = (sw_cell){
         .id = *n + 1,
         .workload = sw_xstrdup(workload),
@@ -36,6 +42,7 @@ static void add_cell(sw_cell **cells, int *n, const char *workload, const char *
         .alloc_mode = period ? mode : "",
         .time_hz = hz,
         .time_clock = hz ? clock : "",
+        .time_mode = hz ? tmode : "",
         .size = 0,
         .label = label.data,
         .args = depth ? sw_xasprintf("--depth %u", depth) : sw_xstrdup(""),
@@ -53,40 +60,75 @@ static void add_cell(sw_cell **cells, int *n, const char *workload, const char *
     }
 }
 
+/* The time sampler's modes of a workload's time cells (bits): the plan's;
+ * signal alone for the simulated part (its time model is the signal's,
+ * stats/st_sim.h); one pass with no mode (bit 31) for another system's
+ * command workload, which has its own time sampler. */
+#define NO_TIME_MODE (1u << 31)
+static unsigned cell_modes(const sw_opts *o, const char *workload, int sim) {
+    const sw_command *cmd = sw_cmd_find(workload);
+    if (cmd && !cmd->system->native)
+        return NO_TIME_MODE;
+    return sim ? 1u << SGC_TIME_SIGNAL : sw_opts_time_modes(o);
+}
+
+static const char *mode_word(unsigned bit) {
+    if (bit == NO_TIME_MODE)
+        return "";
+    for (int m = 0; m < SGC_NTIME_MODES; m++)
+        if (bit == 1u << m)
+            return sgc_time_mode_name(m);
+    return "";
+}
+
 int sw_plan_cells(const sw_opts *o, char *const *workloads, int n_workloads, sw_cell **out) {
     sw_cell *cells = NULL;
     int n = 0;
+    int suffixed = !sw_opts_time_modes_legacy(o);
     sw_cmd_plan_design(o->design == SW_DESIGN_INPROCESS);
     for (int sim = 0; sim < 2; sim++) {
         if (!(sim ? o->backend_sim : o->backend_native))
             continue;
         for (int w = 0; w < n_workloads; w++) {
             const char *name = workloads[w];
-            add_cell(&cells, &n, name, "baseline", 0, "", 0, "", 0, sim);
+            unsigned tms = cell_modes(o, name, sim);
+            add_cell(&cells, &n, name, "baseline", 0, "", 0, "", "", 0, 0, sim);
             for (int m = 0; m < SGC_SAMPLE_NMODES; m++) {
                 if (!(o->modes & (1u << m)))
                     continue;
                 for (int i = 0; i < o->n_periods; i++)
-                    add_cell(&cells, &n, name, "alloc", o->periods[i], sgc_alloc_mode_name(m), 0, "", 0, sim);
+                    add_cell(&cells, &n, name, "alloc", o->periods[i], sgc_alloc_mode_name(m), 0, "", "", 0, 0, sim);
             }
-            for (int k = 0; k < SGC_NCLOCKS; k++) {
-                if (!(o->clocks & (1u << k)))
+            /* Every time-sampling cell once per mode, the modes outermost
+             * (a plan of one mode has the cells of the plans before them). */
+            for (unsigned bit = 1; bit; bit <<= 1) {
+                if (!(tms & bit))
                     continue;
-                for (int i = 0; i < o->n_time_hz; i++)
-                    add_cell(&cells, &n, name, "time", 0, "", o->time_hz[i], sgc_clock_name(k), 0, sim);
+                const char *tm = mode_word(bit);
+                for (int k = 0; k < SGC_NCLOCKS; k++) {
+                    if (!(o->clocks & (1u << k)))
+                        continue;
+                    for (int i = 0; i < o->n_time_hz; i++)
+                        add_cell(&cells, &n, name, "time", 0, "", o->time_hz[i], sgc_clock_name(k), tm, suffixed, 0,
+                                 sim);
+                }
             }
             /* Combined and depth cells use the default mode and clock. */
             const char *mode0 = sgc_alloc_mode_name(0), *clock0 = sgc_clock_name(0);
-            for (int i = 0; i < o->n_combined; i++)
-                add_cell(&cells, &n, name, "alloc+time", o->combined[i].period, mode0, o->combined[i].hz, clock0, 0,
-                         sim);
+            for (unsigned bit = 1; bit; bit <<= 1)
+                for (int i = 0; (tms & bit) && i < o->n_combined; i++)
+                    add_cell(&cells, &n, name, "alloc+time", o->combined[i].period, mode0, o->combined[i].hz, clock0,
+                             mode_word(bit), suffixed, 0, sim);
             /* The depth cells are native only (docs/HARNESS.md). */
             if (!sim && !strcmp(name, SW_DEPTH_WORKLOAD))
                 for (int i = 0; i < o->n_depths; i++) {
                     unsigned d = o->depths[i];
-                    add_cell(&cells, &n, name, "baseline", 0, "", 0, "", d, 0);
-                    add_cell(&cells, &n, name, "alloc", o->depth_period, mode0, 0, "", d, 0);
-                    add_cell(&cells, &n, name, "time", 0, "", o->depth_hz, clock0, d, 0);
+                    add_cell(&cells, &n, name, "baseline", 0, "", 0, "", "", 0, d, 0);
+                    add_cell(&cells, &n, name, "alloc", o->depth_period, mode0, 0, "", "", 0, d, 0);
+                    for (unsigned bit = 1; bit; bit <<= 1)
+                        if (tms & bit)
+                            add_cell(&cells, &n, name, "time", 0, "", o->depth_hz, clock0, mode_word(bit), suffixed, d,
+                                     0);
                 }
         }
     }

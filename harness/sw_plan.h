@@ -7,6 +7,16 @@
  *    combined entry.  Cell labels are unique: "<workload>/<config>" with
  *    config "baseline", "alloc-fixed-4M", "alloc-poisson-4M", "time-1000Hz"
  *    (wall clock) or "time-cpu-1000Hz", "alloc-fixed-4M+time-1000Hz".
+ *  - The time sampler's modes (sw_opts_time_modes): every time-sampling
+ *    cell (time, alloc+time, the depth cells' time cells) is made once per
+ *    mode, the modes in table order outermost, so a plan of one mode has
+ *    the cells and ids of the plans before the axis.  The label names a
+ *    mode other than the first ("time-1000Hz-thread",
+ *    "alloc-fixed-4M+time-1000Hz-thread"); signal's keeps today's label, and
+ *    so does every cell of the older form (sw_opts_time_modes_legacy).  The
+ *    simulated part's time cells are signal's alone (its time model is the
+ *    signal's); another system's command workload has its time cells once,
+ *    with no mode ("": its own sampler).
  *  - When deepstack is among the workloads, it also gets, for each --depths
  *    value D in order, a baseline, an alloc cell (fixed, --depth-period) and
  *    a time cell (wall, --depth-hz), labelled "deepstack/d<D>/<config>",
@@ -57,6 +67,8 @@ typedef struct sw_cell {
     const char *alloc_mode; /* "fixed", "poisson" or "" */
     unsigned time_hz;       /* 0 = no time sampling */
     const char *time_clock; /* "wall", "cpu" or "" */
+    const char *time_mode;  /* the time sampler's mode, "signal" or "thread"; "" without time sampling or for
+                               another system's command workload */
     uint64_t size;          /* the workload's --size (0 until calibrated) */
     char *label;            /* unique, "<workload>/<config>" or "<workload>/d<D>/<config>" */
     char *args;             /* extra workload arguments ("--depth 16"), "" for none */

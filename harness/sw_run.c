@@ -245,9 +245,14 @@ static char *settings_mismatch(const sw_runner *r, const sw_run_result *res, con
         return sw_xasprintf("the stats record says hugepages_in_effect %s but --env SGC_HUGEPAGES=1 asked for "
                             "huge pages (docs/RUNTIME.md, \"Huge pages\")",
                             v);
-    if (r->time_mode && c->time_hz && (!(v = stat_value(res, "time_mode")) || strcmp(v, r->time_mode)))
-        return sw_xasprintf("the stats record says time_mode %s but --env SGC_TIME_MODE set %s", v ? v : "nothing",
-                            r->time_mode);
+    /* The cell's mode, however it reached the run (its own SGC_TIME_MODE, or
+     * --env's in the older form): a run of the other sampler cannot pass. */
+    if (c->time_hz && c->time_mode[0] && (!(v = stat_value(res, "time_mode")) || strcmp(v, c->time_mode))) {
+        if (r->time_mode)
+            return sw_xasprintf("the stats record says time_mode %s but --env SGC_TIME_MODE set %s", v ? v : "nothing",
+                                r->time_mode);
+        return sw_xasprintf("the stats record says time_mode %s but the cell set %s", v ? v : "nothing", c->time_mode);
+    }
     if ((v = stat_value(res, "alloc_period")) && strtoull(v, NULL, 10) != c->alloc_period)
         return sw_xasprintf("the stats record says alloc_period %s but the cell set %llu", v,
                             (unsigned long long)c->alloc_period);
@@ -344,6 +349,9 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
         extra[n_extra++] = sw_xasprintf("SGC_TIME_HZ=%u", cell->time_hz);
         if (cell->time_hz)
             extra[n_extra++] = sw_xasprintf("SGC_TIME_CLOCK=%s", cell->time_clock);
+        /* The older form passes the mode through --env (r->time_mode). */
+        if (cell->time_hz && cell->time_mode[0] && !r->time_mode)
+            extra[n_extra++] = sw_xasprintf("SGC_TIME_MODE=%s", cell->time_mode);
     }
     for (int i = 0; i < n_cmd_env; i++)
         extra[n_extra++] = sw_xstrdup(cmd_env[i]);

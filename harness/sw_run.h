@@ -29,7 +29,8 @@
  *    sample_spin_clock are the --env SGC_SAMPLE_SPIN_NS and
  *    SGC_SAMPLE_SPIN_CLOCK (when given), and whose hugepages_in_effect
  *    (when it has one) is 1 with --env SGC_HUGEPAGES=1, and whose time_mode
- *    is the --env SGC_TIME_MODE in a time-sampling cell, so a setting that did not
+ *    is the cell's in a time-sampling cell of freecheck's runtime (the run
+ *    gets SGC_TIME_MODE of its cell, or in the older form --env's), so a setting that did not
  *    reach the runtime cannot pass as a measurement.  Anything
  *    else is "failed" with a reason in words and the tail of its output.
  *  - Every run of a cell gets the cell's extra workload arguments after
@@ -84,7 +85,7 @@ typedef struct sw_runner {
     const char *spin;        /* sample_spin_ns every stats record must show (--env SGC_SAMPLE_SPIN_NS), or NULL */
     const char *spin_clock;  /* sample_spin_clock every stats record must show (--env SGC_SAMPLE_SPIN_CLOCK), or NULL */
     int hugepages;           /* --env SGC_HUGEPAGES=1: a record's hugepages_in_effect must be 1 */
-    const char *time_mode;   /* time_mode every time-sampling run's record must show (--env SGC_TIME_MODE), or NULL */
+    const char *time_mode;   /* --env SGC_TIME_MODE (the older form: it carries every cell's mode), or NULL */
     int alternate;           /* in-process design: runs alternate (SGC_ALTERNATE, sw_alt.h), their series is kept */
     const char *alt_segment; /* SGC_ALT_SEGMENT for those runs, or NULL for the runtime's default */
     int sim;                 /* simulated runs: under valgrind (sw_sim.h), counted, not timed */

@@ -362,7 +362,7 @@ static void check_shards(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out, i
         int *owned = owned_cells(o, cells, n_cells, s->k, s->n);
         /* The same cells in every shard, its schedule exactly the plan's rows
          * of its groups, every run one of them (sw_verify.h). */
-        sw_verify_cells(&s->db, where, cells, n_cells, owned);
+        sw_verify_cells(&s->db, where, cells, n_cells, owned, sw_opts_time_modes_legacy(o));
         sw_verify_schedule(&s->db, where, o, cells, n_cells, slots, n_slots, owned, 0, plan,
                            "not a shard of this sweep");
         sw_verify_runs(&s->db, where, o->design == SW_DESIGN_BLOCKED);

@@ -65,11 +65,13 @@ typedef struct sweep {
     uint64_t t_start;     /* monotonic start of this invocation */
     uint64_t *overheads;  /* harness time per run incl. commit */
     int n_overheads;
-    int resuming;      /* --resume: the directory and its settings exist */
-    int progress_opt;  /* --progress (1), --no-progress (0), neither (-1) */
-    char *valgrind;    /* the valgrind program (simulated part), or NULL */
-    double cpu_wait;   /* seconds waited for the CPU lock */
-    struct calib *cal; /* calibration units of the cells */
+    int resuming;         /* --resume: the directory and its settings exist */
+    int cpus;             /* the CPUs the sweep may use (its affinity), for the time modes' default */
+    char *time_modes_why; /* how the time modes were chosen (meta time_modes_reason) */
+    int progress_opt;     /* --progress (1), --no-progress (0), neither (-1) */
+    char *valgrind;       /* the valgrind program (simulated part), or NULL */
+    double cpu_wait;      /* seconds waited for the CPU lock */
+    struct calib *cal;    /* calibration units of the cells */
     int n_cal;
     int *unit_of;               /* cell index -> its unit in cal */
     int total;                  /* runs in the schedule (0 until the plan is stored) */
@@ -929,7 +931,7 @@ static int cmp_u64(const void *a, const void *b) {
  * the estimate lines (estimate, already formatted), the skipped command
  * workloads and the cells not planned (sw_cmd.h), a line per cell and a
  * line per run of the schedule. */
-static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells, const char *estimate) {
+static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells, const char *estimate, const char *why) {
     sw_slot *slots;
     int n = sw_plan_schedule_all(o, cells, n_cells, &slots);
     int *owned = sw_shard_owned(o, cells, n_cells); /* --shard: only its part of the schedule */
@@ -950,6 +952,11 @@ static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells, const char
     if (n_sim)
         printf("sim %d cells x %d runs under valgrind (cachegrind), %d at once\n", n_sim, o->sim_runs,
                o->sim_jobs ? o->sim_jobs : sw_pool_cpus());
+    if (why) {
+        char *tms = sw_opts_time_mode_list(sw_opts_time_modes(o));
+        printf("time modes %s: %s\n", tms, why);
+        free(tms);
+    }
     if (o->n_env) {
         printf("env");
         for (int i = 0; i < o->n_env; i++)
@@ -1161,6 +1168,20 @@ static void warn_dropped_settings(void) {
  * calibration's) and the start metadata agree with them (sw_verify.h), or
  * the sweep is refused before anything is added to it: an edited config or
  * database would otherwise be completed into a sweep of two plans. */
+/* The one mode of the older form's time cells (sw_db_load_cells). */
+static const char *legacy_time_mode(const sw_opts *o) {
+    const char *tm = sw_opts_env(o, "SGC_TIME_MODE");
+    return tm ? tm : sgc_time_mode_name(SGC_TIME_SIGNAL);
+}
+
+/* The CPUs the sweep may use: its own affinity (sched_getaffinity), which
+ * its runs inherit before each is pinned to --cpu; the runtime's sampler
+ * thread leaves the run's CPU for another of them (docs/RUNTIME.md). */
+static int cpus_allowed(void) {
+    cpu_set_t set;
+    return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
 static void verify_stored_plan(sweep *s) {
     char *where = sw_xasprintf("--resume %s", s->dir);
     char *merged = sw_db_meta_get(&s->db, "merged_from");
@@ -1174,14 +1195,16 @@ static void verify_stored_plan(sweep *s) {
         sw_slot *slots;
         int n_slots = sw_plan_schedule_all(&s->o, cells, n_cells, &slots);
         int blocked = s->o.design == SW_DESIGN_BLOCKED;
-        sw_verify_cells(&s->db, where, cells, n_cells, owned);
+        sw_verify_cells(&s->db, where, cells, n_cells, owned, sw_opts_time_modes_legacy(&s->o));
+        /* A sweep from before the time_mode column gets its cells' modes. */
+        sw_db_fill_time_modes(&s->db, cells, n_cells);
         sw_verify_schedule(&s->db, where, &s->o, cells, n_cells, slots, n_slots, owned, blocked && s->o.halfwidth > 0,
                            "the plan of its settings",
                            "the schedule was edited, or is another plan's; start a new sweep");
         sw_verify_runs(&s->db, where, blocked);
         /* Each stored size is its calibration unit's, as stored. */
         sw_cell *stored;
-        int n_stored = sw_db_load_cells(&s->db, &stored);
+        int n_stored = sw_db_load_cells(&s->db, &stored, legacy_time_mode(&s->o));
         for (int i = 0; i < n_stored && i < n_cells; i++) {
             uint64_t size = 0;
             char *key = sw_plan_unit_key(&stored[i]), *sum = NULL, *status = NULL, *failure = NULL;
@@ -1349,6 +1372,10 @@ static void parse_settings(sweep *s, int argc, char **argv) {
         resolve_workloads(s);
         if (s->o.cpu < 0)
             s->o.cpu = sw_meta_default_cpu();
+        /* The time sampler's modes, by the default rule unless given; stored
+         * with the config, so a resume replays them whatever its machine. */
+        s->cpus = cpus_allowed();
+        sw_opts_default_time_modes(&s->o, s->cpus, &s->time_modes_why);
     }
     sw_shard_check_opts(&s->o);
     if (s->o.halfwidth > 0 && s->o.design != SW_DESIGN_BLOCKED)
@@ -1433,6 +1460,11 @@ static void store_start_meta(sweep *s) {
     sw_db_meta_set(&s->db, "design", sw_design_name(s->o.design));
     if (s->o.halfwidth > 0)
         sw_db_meta_set(&s->db, "adaptive_rule", SW_ADAPT_RULE); /* analyze reads the intervals by it */
+    char *tms = sw_opts_time_mode_list(sw_opts_time_modes(&s->o)), *ncpu = sw_xasprintf("%d", s->cpus);
+    sw_db_meta_set(&s->db, "time_modes", tms);
+    sw_db_meta_set(&s->db, "time_modes_reason", s->time_modes_why);
+    sw_db_meta_set(&s->db, "time_modes_cpus", ncpu);
+    free(tms), free(ncpu);
     if (s->o.shard_n) {
         char *k = sw_xasprintf("%d/%d", s->o.shard_k, s->o.shard_n);
         sw_db_meta_set(&s->db, "shard", k);
@@ -1650,7 +1682,7 @@ static void free_units(sweep *s) {
 static void calibrate_plan(sweep *s) {
     int plan_stored = sw_db_count(&s->db, "cells") > 0;
     if (plan_stored)
-        s->n_cells = sw_db_load_cells(&s->db, &s->cells);
+        s->n_cells = sw_db_load_cells(&s->db, &s->cells, legacy_time_mode(&s->o));
     else
         s->n_cells = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &s->cells);
     make_units(s);
@@ -1869,7 +1901,7 @@ static int show_plan(sweep *s) {
     sw_cell *cells;
     int n = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &cells);
     char *estimate = plan_estimate(s, cells, n);
-    print_plan(&s->o, cells, n, estimate);
+    print_plan(&s->o, cells, n, estimate, s->time_modes_why);
     free(estimate);
     sw_plan_free_cells(cells, n);
     return 0;

@@ -23,13 +23,33 @@ static long long num(const sw_db_rows *r, int row, int col) {
 
 #define COL(rows, r, i) (sw_db_at(&(rows), r, i) ? sw_db_at(&(rows), r, i) : "")
 
-void sw_verify_cells(sw_db *db, const char *where, const sw_cell *cells, int n_cells, const int *owned) {
+void sw_verify_cells(sw_db *db, const char *where, const sw_cell *cells, int n_cells, const int *owned, int legacy) {
+    /* A sweep from before the time_mode column (a shard to merge) reads it as NULL. */
+    sw_db_rows probe;
+    char *why = NULL;
+    int has_mode = sw_db_query(db, "SELECT time_mode FROM cells LIMIT 0", NULL, &probe, &why) == 0;
+    if (has_mode)
+        sw_db_rows_free(&probe);
+    free(why);
     sw_db_rows rows = rows_of(db, where,
-                              "SELECT cell_id, label, workload, kind, alloc_period, alloc_mode, time_hz, time_clock,"
-                              " args, ifnull(depth, 0), backend, size FROM cells ORDER BY cell_id");
+                              has_mode ? "SELECT cell_id, label, workload, kind, alloc_period, alloc_mode, time_hz,"
+                                         " time_clock, args, ifnull(depth, 0), backend, size, time_mode FROM cells"
+                                         " ORDER BY cell_id"
+                                       : "SELECT cell_id, label, workload, kind, alloc_period, alloc_mode, time_hz,"
+                                         " time_clock, args, ifnull(depth, 0), backend, size, NULL FROM cells"
+                                         " ORDER BY cell_id");
     int c = 0;
     for (int r = 0; r < rows.n; r++, c++) {
         const sw_cell *p = c < n_cells ? &cells[c] : NULL;
+        /* The time sampler's mode: NULL only in a sweep from before the
+         * column, whose stored config has no time-modes (the older form:
+         * one mode, its labels today's); else the plan's. */
+        const char *tm = sw_db_at(&rows, r, 12);
+        if (p && (tm ? strcmp(tm, p->time_mode) : !legacy))
+            sw_usage_error("%s: cell %d (%s) has time_mode %s, but the plan of its settings makes it in %s: the "
+                           "database does not hold the plan it claims",
+                           where, (int)num(&rows, r, 0), COL(rows, r, 1), tm ? (tm[0] ? tm : "none") : "NULL",
+                           p->time_mode[0] ? p->time_mode : "no mode");
         if (!p || (int)num(&rows, r, 0) != p->id || strcmp(COL(rows, r, 1), p->label) ||
             strcmp(COL(rows, r, 2), p->workload) || strcmp(COL(rows, r, 3), p->kind) ||
             (uint64_t)num(&rows, r, 4) != p->alloc_period || strcmp(COL(rows, r, 5), p->alloc_mode) ||

@@ -34,9 +34,11 @@
 #include "sw_plan.h"
 
 /* Exits 2 unless db's cells are cells[0..n_cells), with a size for every
- * owned one (owned NULL: all).  where starts every message ("merge: DIR
+ * owned one (owned NULL: all), each in the plan's time sampler's mode (a
+ * NULL time_mode, of a sweep from before the column, only when legacy:
+ * the settings are the older form's).   where starts every message ("merge: DIR
  * (shard 2)", "--resume DIR"). */
-void sw_verify_cells(sw_db *db, const char *where, const sw_cell *cells, int n_cells, const int *owned);
+void sw_verify_cells(sw_db *db, const char *where, const sw_cell *cells, int n_cells, const int *owned, int legacy);
 
 /* Exits 2 unless db's schedule is the owned slots of slots[0..n_slots) (the
  * plan of o), then with adaptive set any adaptive rounds (o's --runs,

@@ -95,9 +95,12 @@ check_file() {
         /^[ \t]*#/ { bad("a comment line after the header") }
         {
             if (NF != n) bad(sprintf("%d fields, the header names %d", NF, n))
-            # workload names end up inside gnuplot strings and titles
-            if ("workload" in col && $(col["workload"]) !~ /^[A-Za-z0-9_.+-]+$/)
-                bad(sprintf("workload name \"%s\" has characters other than letters, digits and _.+-", $(col["workload"])))
+            # workload names end up inside gnuplot strings and titles;
+            # normalized.dat has a row per mode of the time sampler, keyed
+            # "<workload>/<mode>" for the modes after signal
+            if ("workload" in col && $(col["workload"]) !~ (name == "normalized" ? "^[A-Za-z0-9_.+-]+(/[a-z]+)?$" : "^[A-Za-z0-9_.+-]+$"))
+                bad(sprintf("workload name \"%s\" has characters other than letters, digits and _.+-%s", $(col["workload"]),
+                    name == "normalized" ? " (and one /mode)" : ""))
             for (i = 1; i <= n; i++)
                 if (index(textcols, " " colname[i] " ") == 0 &&
                     $i !~ /^[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?$/ && $i != "NaN" && $i != "nan")
@@ -348,21 +351,25 @@ $source_line"
 fig_overhead_time() {
     panels=$(present time_cells)
     base=$([ "$ok_baseline_runs" = yes ] && echo 1 || echo 0)
-    modes=$(modes_in time_cells time_clock clock_no)
+    # Each clock and time sampler's mode is a series (time_series); plot data
+    # from before that column: the clocks.
+    ser=$(head -n 1 "$pd/time_cells.dat" | tr ' ' '\n' | grep -c -x time_series)
+    if [ "$ser" = 1 ]; then scol=time_series; modes=$(modes_in time_cells time_series series_no)
+    else scol=time_clock; modes=$(modes_in time_cells time_clock clock_no); fi
     main=${modes%% *}
     yr=$(merge_ranges "$(colrange "$pd/time_runs.dat" ratio "" "$panels")" \
         "$(colrange "$pd/time_cells.dat" "overhead overhead_lo overhead_hi paired paired_lo paired_hi" "" "$panels")" \
         "$([ "$base" = 1 ] && colrange "$pd/baseline_runs.dat" ratio "" "$panels")")
     xr=$(colrange "$pd/time_cells.dat" time_hz)
     # each panel's achieved rate at each requested rate (median; -1: none)
-    ach=$(for r in $rates; do colrange "$pd/time_cells.dat" hz_achieved "time_clock=$main,time_hz=$r" "$panels"; done |
+    ach=$(for r in $rates; do colrange "$pd/time_cells.dat" hz_achieved "$scol=$main,time_hz=$r" "$panels"; done |
         awk '{ for (i = 1; i <= NF; i += 2) a[NR, (i + 1) / 2] = ($i == "none") ? -1 : $i; n = NF / 2 }
              END { s = ""; for (p = 1; p <= n; p++) for (r = 1; r <= NR; r++) s = s (s == "" ? "" : " ") a[r, p]; print s }')
     pair=$(paired_in time_cells)
-    draw "$F_NAME" "$F_SCRIPT" "which = 'time'; panels = '$panels'; has_base = $base; modes = '$modes'; has_paired = $pair; time_rates = '$rates'; yranges = '$yr'; xrange_ = '$xr'; achieved = '$ach'" &&
+    draw "$F_NAME" "$F_SCRIPT" "which = 'time'; panels = '$panels'; has_base = $base; modes = '$modes'; has_paired = $pair; has_series = $ser; time_rates = '$rates'; yranges = '$yr'; xrange_ = '$xr'; achieved = '$ach'" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
-What: for each workload (one panel each: $panels), the run time with the time sampler on, divided by the median run time of the same workload without sampling (its baseline), against the requested sampling rate in Hz on a log axis (the achieved rate in brackets below it). Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise.")$(set -- $modes; [ $# -gt 1 ] && echo " Filled points: the $1 clock; open points with dashed lines, shifted a little right: the other clocks ($(shift; echo "$*" | sed 's/ /, /g')).")$([ "$pair" = 1 ] && printf '\n\n%s' "Blue squares with bars, a little left of each rate: the paired ratio (each run over the adjacent run of its baseline, Hodges-Lehmann over blocks, one-sample $cilabel interval), the process-level measurement of the whole run.")
+What: for each workload (one panel each: $panels), the run time with the time sampler on, divided by the median run time of the same workload without sampling (its baseline), against the requested sampling rate in Hz on a log axis (the achieved rate in brackets below it). Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise.")$(set -- $modes; [ $# -gt 1 ] && echo " Filled points: the $1 clock$([ "$ser" = 1 ] && echo " with the signal sampler"); open points with dashed lines, shifted a little right: the other series ($(shift; echo "$*" | sed 's/ /, /g'); a clock, and after a dash the time sampler's mode when it is not signal: wall-thread is the sampler thread on the wall clock).")$([ "$pair" = 1 ] && printf '\n\n%s' "Blue squares with bars, a little left of each rate: the paired ratio (each run over the adjacent run of its baseline, Hodges-Lehmann over blocks, one-sample $cilabel interval), the process-level measurement of the whole run.")
 
 How to read: the dashed line at 1 is no overhead. Under each requested rate, in brackets, is the rate the timer actually achieved in that workload (median over its runs; time_hz_achieved in summary.csv): when it falls short, the cost belongs to the achieved rate. The time sampler's cost grows with the rate and is almost independent of the workload's allocation; compare with figure 1 at the period whose sample rate (figure 6) matches.
 
@@ -386,7 +393,7 @@ fig_normalized() {
     draw "$F_NAME" "$F_SCRIPT" "medrange = '$mr'; intrange = '$ir'; xrange_ = '$xr'; $na" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
-What: for each workload, the paper's normalized overhead 1 + (overhead - 1) * 1000 / (samples per second): the overhead extrapolated to a rate of 1000 samples/s, so that samplers running at different rates can be compared. Per workload, the allocation-sampling cell (fixed mode) and the time-sampling cell whose measured sample rate is nearest 1000/s are shown side by side, each labelled with its period or rate, with $cilabel confidence intervals computed inside the bootstrap (not from the endpoints of other intervals).
+What: for each workload, the paper's normalized overhead 1 + (overhead - 1) * 1000 / (samples per second): the overhead extrapolated to a rate of 1000 samples/s, so that samplers running at different rates can be compared. Per workload, the allocation-sampling cell (fixed mode) and the time-sampling cell whose measured sample rate is nearest 1000/s are shown side by side (in a sweep of both time sampler's modes, a workload has a slot per mode: \"gcbench\" compares with the signal sampler, \"gcbench/thread\" the same allocation cell with the sampler thread, its rate labelled \"thread\"), each labelled with its period or rate, with $cilabel confidence intervals computed inside the bootstrap (not from the endpoints of other intervals).
 
 $([ "$has_paired" = 1 ] && echo "Filled points: the paired values (each run over the adjacent run of its baseline in the same block, Hodges-Lehmann over blocks, one-sample $cilabel interval; docs/STATISTICS.md, \"Paired comparisons\"); open, lighter points further out: the unpaired values from the medians, for comparison. ")Over each workload: the verdict of summary.md's headline, from the paired intervals where both cells have one, else the unpaired: a sampler is cheaper when its interval lies wholly below the other's, \"equivalent\" when the two differ by at most the margin whatever values in their intervals are true, else \"not resolved\" (resolved here: $n_resolved of $n_judged workloads).
 

@@ -1,7 +1,9 @@
 # normalized.gp - figure 3: normalized overhead per 1000 samples/s, allocation vs time sampling, one pair of points per workload.
 #
-# normalized.dat has one row per workload: the allocation cell (fixed mode)
-# and the time cell whose sample rate is nearest 1000/s, each with its
+# normalized.dat has one row per workload and time sampler's mode (the
+# workload's slot, "gcbench", for signal; "gcbench/thread" for the sampler
+# thread): the allocation cell (fixed mode) and the mode's time cell whose
+# sample rate is nearest 1000/s, each with its
 # normalized overhead and interval, unpaired (from the medians) and, in a
 # blocked sweep, paired (Hodges-Lehmann over blocks), and the verdict of the
 # comparison (column resolved), written over each workload's slot.  The two samplers of a workload sit side
@@ -57,6 +59,9 @@ du = has_paired ? 2.2 * dx : dx
 vtext(s) = s eq "alloc_cheaper" ? "allocation cheaper" : s eq "time_cheaper" ? "time cheaper" : \
     s eq "equivalent" ? "equivalent" : s eq "not_resolved" ? "not resolved" : ""
 ytop = yhi + 1.6 * ypad
+# The time cell's sampler, when it is not signal (a sweep of both time
+# sampler's modes has a slot per mode, "gcbench/thread"): under its rate.
+tmode(m) = (m eq "" || m eq "-" || m eq "signal") ? "" : "\n" . m
 plot 1 with lines ls 100 notitle, \
      f using (column(c_normalized_index)):(1):xtic(esc(strcol(cw_))) with points pt 7 ps 0.1 lc rgb "#FFFFFFFF" notitle, \
      f using (column(c_normalized_index)):(ytop):(vtext(strcol(c_normalized_resolved))) with labels center font ",9" tc rgb "#404040" notitle, \
@@ -72,7 +77,7 @@ plot 1 with lines ls 100 notitle, \
         title sprintf(has_paired ? "time, unpaired (medians), %s CI" : "time sampling, median and %s CI", cilabel), \
      for [j = 1:has_alloc] f using (column(c_normalized_index) - du):(column(c_normalized_alloc_norm)):(fmtbytes(int(column(c_normalized_alloc_period)))) \
         with labels center offset 0, -1 font ",9" tc rgb "#0072B2" notitle, \
-     for [j = 1:has_time] f using (column(c_normalized_index) + du):(column(c_normalized_time_norm)):(sprintf("%d Hz", int(column(c_normalized_time_hz)))) \
+     for [j = 1:has_time] f using (column(c_normalized_index) + du):(column(c_normalized_time_norm)):(sprintf("%d Hz%s", int(column(c_normalized_time_hz)), tmode(strcol(c_normalized_time_mode)))) \
         with labels center offset 0, -1 font ",9" tc rgb "#D55E00" notitle, \
      for [j = 1:na_alloc] f using (column(c_normalized_index) - dx):(valid(c_normalized_alloc_norm) ? NaN : 1):("n/a") \
         with labels center offset 0, 0.8 font ",9" tc rgb "#0072B2" notitle, \

@@ -4,7 +4,8 @@
 # log2 axis) or 'time' (figure 2: x = requested time-sampling rate in Hz, log
 # axis), "panels" (the workloads that have such cells), has_base (the
 # baseline's runs exist) and modes (the allocation modes, figure 1, or the
-# clocks, figure 2, present in the data, in the runtime's order: the first is
+# clocks and time sampler's modes, figure 2 (time_series: "wall",
+# "wall-thread"), present in the data, in the runtime's order: the first is
 # the main series, each further one an extra series of open points and a
 # dashed line, shifted a little right).
 # Every measured run is a faint dot (its wall time / the median of its
@@ -32,9 +33,14 @@ if (which eq 'alloc') {
     fig_xlabel = "allocation sampling period (bytes, log_2 scale)"
 } else {
     runs = datadir . "/time_runs.dat"; cells = datadir . "/time_cells.dat"
-    rx = c_time_runs_time_hz; rround = c_time_runs_round; rratio = c_time_runs_ratio; rmode = c_time_runs_time_clock
+    # The series of figure 2: clocks, and the time sampler's modes after the
+    # first (time_series: "wall", "wall-thread"); plot data written before
+    # that column (has_series = 0, from figures.sh) have the clocks alone.
+    if (!exists("has_series")) { has_series = 0 }
+    rx = c_time_runs_time_hz; rround = c_time_runs_round; rratio = c_time_runs_ratio
+    rmode = has_series ? c_time_runs_time_series : c_time_runs_time_clock
     cx = c_time_cells_time_hz; cmed = c_time_cells_overhead; clo = c_time_cells_overhead_lo; chi = c_time_cells_overhead_hi
-    cmode = c_time_cells_time_clock
+    cmode = has_series ? c_time_cells_time_series : c_time_cells_time_clock
     cpair = exists("c_time_cells_paired") ? c_time_cells_paired : 0
     cplo = exists("c_time_cells_paired_lo") ? c_time_cells_paired_lo : 0
     cphi = exists("c_time_cells_paired_hi") ? c_time_cells_paired_hi : 0

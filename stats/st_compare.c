@@ -290,6 +290,9 @@ static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, c
              r->a->workload, r->a->kind);
     if (r->a->size != r->b->size)
         note(r, "workload size differs: %lld in A, %lld in B", (long long)r->a->size, (long long)r->b->size);
+    /* Two sweeps of the older form (--env SGC_TIME_MODE) share labels across modes. */
+    if (strcmp(r->a->time_mode, r->b->time_mode))
+        note(r, "the time sampler's mode differs: %s in A, %s in B", r->a->time_mode, r->b->time_mode);
     r->a_base = r->is_baseline ? r->a : st_find_baseline(A, r->a, &several);
     r->b_base = r->is_baseline ? r->b : st_find_baseline(B, r->b, &several);
 

@@ -136,20 +136,46 @@ static int cmp_cell(const void *a, const void *b) {
     return (x > y) - (x < y);
 }
 
+/* The mode of an older sweep's time cells: its --env SGC_TIME_MODE (in the
+ * meta table's env, "NAME=VALUE" items separated by spaces), else signal. */
+static const char *legacy_time_mode(loader *L) {
+    static const char *const names[] = {"signal", "thread"};
+    const char *mode = names[0];
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(L->db, "SELECT value FROM meta WHERE key = 'env'", -1, &q, NULL) != SQLITE_OK)
+        return mode;
+    if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_text(q, 0)) {
+        const char *env = (const char *)sqlite3_column_text(q, 0), *at = strstr(env, "SGC_TIME_MODE=");
+        for (size_t i = 0; at && i < sizeof names / sizeof *names; i++) {
+            size_t n = strlen(names[i]);
+            if (!strncmp(at + 14, names[i], n) && (at[14 + n] == '\0' || at[14 + n] == ' ' || at[14 + n] == ','))
+                mode = names[i];
+        }
+    }
+    sqlite3_finalize(q);
+    return mode;
+}
+
 static int load_cells(loader *L, st_sweep *sw) {
     sqlite3_stmt *st;
     int depth_col = column_exists(L, "cells", "depth");
     int args_col = !depth_col && column_exists(L, "cells", "args");
     /* The simulated cells (backend 'sim') are st_sim's, not this analysis's. */
     int backend_col = column_exists(L, "cells", "backend");
+    /* The time sampler's mode (cells.time_mode); a sweep from before the
+     * column, or a cell stored there as NULL, ran its time cells in the one
+     * mode its --env SGC_TIME_MODE gave, else signal (docs/HARNESS.md). */
+    int mode_col = column_exists(L, "cells", "time_mode");
     const char *sql = depth_col  ? "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, "
-                                   "time_clock, size, label, depth FROM cells %s ORDER BY cell_id"
+                                   "time_clock, size, label, %s, depth FROM cells %s ORDER BY cell_id"
                       : args_col ? "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, "
-                                   "time_clock, size, label, args FROM cells %s ORDER BY cell_id"
+                                   "time_clock, size, label, %s, args FROM cells %s ORDER BY cell_id"
                                  : "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, "
-                                   "time_clock, size, label FROM cells %s ORDER BY cell_id";
+                                   "time_clock, size, label, %s FROM cells %s ORDER BY cell_id";
     char sqlbuf[512];
-    snprintf(sqlbuf, sizeof sqlbuf, sql, backend_col ? "WHERE backend IS NOT 'sim'" : "");
+    snprintf(sqlbuf, sizeof sqlbuf, sql, mode_col ? "time_mode" : "NULL",
+             backend_col ? "WHERE backend IS NOT 'sim'" : "");
+    const char *legacy = legacy_time_mode(L);
     sql = sqlbuf;
     if (prepare(L, sql, &st, "the cells"))
         return 2;
@@ -170,11 +196,14 @@ static int load_cells(loader *L, st_sweep *sw) {
         c->time_clock = text_or_empty(st, 6);
         c->size = sqlite3_column_int64(st, 7);
         c->label = text_or_empty(st, 8);
+        c->time_mode = !c->time_hz                                 ? st_xstrdup("")
+                       : sqlite3_column_type(st, 9) == SQLITE_NULL ? st_xstrdup(legacy)
+                                                                   : text_or_empty(st, 9);
         c->depth = NAN;
         if (depth_col)
-            c->depth = real_or_nan(st, 9);
-        else if (args_col && sqlite3_column_text(st, 9))
-            c->depth = depth_from_args((const char *)sqlite3_column_text(st, 9));
+            c->depth = real_or_nan(st, 10);
+        else if (args_col && sqlite3_column_text(st, 10))
+            c->depth = depth_from_args((const char *)sqlite3_column_text(st, 10));
         if (!isnan(c->depth))
             sw->has_depth = 1;
     }
@@ -671,6 +700,7 @@ void st_sweep_free(st_sweep *sw) {
         free(c->kind);
         free(c->alloc_mode);
         free(c->time_clock);
+        free(c->time_mode);
         free(c->label);
     }
     free(sw->cells);

@@ -63,11 +63,13 @@ typedef struct st_run {
 typedef struct st_cell {
     int64_t cell_id;
     char *workload, *kind, *alloc_mode, *time_clock, *label; /* from cells */
-    int64_t alloc_period, time_hz, size;                     /* from cells */
-    double depth;                                            /* stack depth from the optional columns, else NaN */
-    size_t first_run;                                        /* index of its first measured run in st_sweep.runs */
-    size_t nruns;                                            /* measured runs (round > 0) */
-    size_t used, failed;                                     /* used + failed == nruns */
+    char *time_mode; /* cells.time_mode: "signal" or "thread" for a time-sampling cell ("" for another system's, or
+                        without time sampling); a sweep from before the column: its --env SGC_TIME_MODE, else signal */
+    int64_t alloc_period, time_hz, size; /* from cells */
+    double depth;                        /* stack depth from the optional columns, else NaN */
+    size_t first_run;                    /* index of its first measured run in st_sweep.runs */
+    size_t nruns;                        /* measured runs (round > 0) */
+    size_t used, failed;                 /* used + failed == nruns */
 } st_cell;
 
 typedef struct st_sweep {
@@ -91,6 +93,25 @@ typedef struct st_sweep {
  * counts the sampling rule makes exact. */
 static inline int st_cell_fixed(const st_cell *c) {
     return strcmp(c->alloc_mode, sgc_alloc_mode_name(SGC_SAMPLE_FIXED)) == 0;
+}
+
+/* The comparisons of allocation against time sampling (st_normdiff.h) are
+ * made per key: a workload's time cells of each time sampler's mode are
+ * their own comparison.  The key is the workload for the first mode
+ * (signal) and for cells with no mode, "<workload>/<mode>" for the others
+ * ("gcbench/thread"; workload names have no '/').  A cell belongs to a key
+ * of its workload if it does not sample time (allocation cells and
+ * baselines belong to every key of their workload), else if its mode is the
+ * key's. */
+static inline int st_cell_in_key(const st_cell *c, const char *key) {
+    size_t n = strlen(c->workload);
+    if (strncmp(key, c->workload, n) || (key[n] && key[n] != '/'))
+        return 0;
+    if (!c->time_hz)
+        return 1;
+    if (key[n])
+        return strcmp(c->time_mode, key + n + 1) == 0;
+    return !c->time_mode[0] || strcmp(c->time_mode, sgc_time_mode_name(0)) == 0;
 }
 
 /* The text of harness/schema.sql, the tables build/bin/sweep creates (the

@@ -5,6 +5,7 @@
 
 #include <gsl/gsl_rng.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -227,6 +228,51 @@ static void diff_unpaired(const st_analysis *an, const st_result *a, const st_re
         free(w[k]), free(s[k]);
 }
 
+/* The comparisons' keys (st_db.h, st_cell_in_key) in report order: per
+ * workload, one per time sampler's mode among its time cells of the
+ * period and rate matrix, in the table's order ("" and signal: the
+ * workload itself), or the workload alone if it has none. */
+static void make_keys(const st_analysis *an, st_normdiffs *ds) {
+    ds->keys = st_xcalloc(an->nresults ? 2 * an->nresults : 1, sizeof *ds->keys);
+    ds->owned = st_xcalloc(an->nresults ? 2 * an->nresults : 1, sizeof *ds->owned);
+    for (size_t i = 0; i < an->nresults; i++) {
+        const char *w = an->results[i].cell->workload;
+        if (i && !strcmp(an->results[i - 1].cell->workload, w))
+            continue;
+        int plain = 0, other[SGC_NTIME_MODES] = {0};
+        for (size_t j = i; j < an->nresults && !strcmp(an->results[j].cell->workload, w); j++) {
+            const st_cell *c = an->results[j].cell;
+            if (strcmp(c->kind, "time") || !isnan(c->depth))
+                continue;
+            int m = sgc_time_mode_parse(c->time_mode);
+            if (m > 0)
+                other[m] = 1;
+            else
+                plain = 1;
+        }
+        size_t first = ds->nkeys;
+        if (plain)
+            ds->keys[ds->nkeys++] = w;
+        for (int m = 1; m < SGC_NTIME_MODES; m++)
+            if (other[m]) {
+                const char *mn = sgc_time_mode_name(m);
+                char *k = st_xmalloc(strlen(w) + strlen(mn) + 2);
+                sprintf(k, "%s/%s", w, mn);
+                ds->owned[ds->nowned++] = k;
+                ds->keys[ds->nkeys++] = k;
+            }
+        if (ds->nkeys == first)
+            ds->keys[ds->nkeys++] = w;
+    }
+}
+
+size_t st_normdiff_keys(const st_analysis *an, const char ***w, size_t nw) {
+    if (!an->normdiffs || !an->normdiffs->keys)
+        return nw;
+    *w = an->normdiffs->keys;
+    return an->normdiffs->nkeys;
+}
+
 void st_analyze_normdiff(st_analysis *an, const st_analysis_opts *opts) {
     if (an->normdiffs) {
         st_normdiffs_free(an->normdiffs);
@@ -234,11 +280,10 @@ void st_analyze_normdiff(st_analysis *an, const st_analysis_opts *opts) {
     }
     an->normdiffs = st_xcalloc(1, sizeof *an->normdiffs);
     st_normdiffs *ds = an->normdiffs;
-    ds->d = st_xcalloc(an->nresults ? an->nresults : 1, sizeof *ds->d);
-    for (size_t i = 0; i < an->nresults; i++) {
-        const char *w = an->results[i].cell->workload;
-        if (ds->n && !strcmp(ds->d[ds->n - 1].workload, w))
-            continue;
+    make_keys(an, ds);
+    ds->d = st_xcalloc(ds->nkeys ? ds->nkeys : 1, sizeof *ds->d);
+    for (size_t i = 0; i < ds->nkeys; i++) {
+        const char *w = ds->keys[i];
         st_normdiff *d = &ds->d[ds->n++];
         d->workload = w;
         st_pick_normalized(an, w, &d->a, &d->t);
@@ -264,6 +309,10 @@ const st_normdiff *st_normdiff_find(const st_analysis *an, const char *workload)
 }
 
 void st_normdiffs_free(st_normdiffs *d) {
+    for (size_t i = 0; i < d->nowned; i++)
+        free(d->owned[i]);
+    free(d->owned);
+    free(d->keys);
     free(d->d);
     memset(d, 0, sizeof *d);
 }

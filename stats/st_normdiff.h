@@ -3,8 +3,12 @@
  * samples/s (docs/STATISTICS.md, headline 2).
  *
  * Invariants:
- *  - The cells compared are st_pick_normalized's (the fixed-mode allocation
- *    cell and the time cell nearest 1000 samples/s).
+ *  - One comparison per key (st_db.h, st_cell_in_key): per workload, one
+ *    per time sampler's mode of its time cells (the workload itself for
+ *    signal, "gcbench/thread" for thread), so a sweep of both modes compares
+ *    allocation sampling against each time sampler.  The cells compared
+ *    are st_pick_normalized's for the key (the fixed-mode allocation cell
+ *    and the key's time cell nearest 1000 samples/s).
  *  - Paired (both cells with per-block values, the blocked design): the
  *    blocks of the two cells are matched by round (a round holds one block of
  *    each), and rounds are resampled: each resample draws the matched rounds
@@ -32,7 +36,7 @@
 #include "st_report.h"
 
 typedef struct st_normdiff {
-    const char *workload;   /* owned by the sweep */
+    const char *workload;   /* the key: the workload (owned by the sweep) or "<workload>/<mode>" (by keys) */
     const st_result *a, *t; /* the cells (NULL when the workload lacks one) */
     st_interval diff;       /* alloc minus time, normalized overhead per 1000 samples/s */
     int paired;             /* 1: matched rounds of blocks; 0: runs */
@@ -44,6 +48,10 @@ typedef struct st_normdiff {
 typedef struct st_normdiffs {
     st_normdiff *d;
     size_t n;
+    const char **keys; /* the keys of d, in order (nkeys == n) */
+    size_t nkeys;
+    char **owned; /* the keys made here ("<workload>/<mode>") */
+    size_t nowned;
 } st_normdiffs;
 
 /* The verdict of a difference interval (alloc - time) with margin M. */
@@ -52,7 +60,11 @@ st_normres st_diff_verdict(const st_interval *d, double margin);
 /* Every workload's difference (report order), into an->normdiffs. */
 void st_analyze_normdiff(st_analysis *an, const st_analysis_opts *opts);
 
-/* The difference of one workload, or NULL. */
+/* The report's list of comparisons: the keys (in *w, nkeys returned) once
+ * st_analyze_normdiff made them, else w and nw as given (the workloads). */
+size_t st_normdiff_keys(const st_analysis *an, const char ***w, size_t nw);
+
+/* The difference of one key (a workload, or "<workload>/<mode>"), or NULL. */
 const st_normdiff *st_normdiff_find(const st_analysis *an, const char *workload);
 
 void st_normdiffs_free(st_normdiffs *d);

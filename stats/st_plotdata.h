@@ -30,6 +30,30 @@
 #ifndef ST_PLOTDATA_H
 #define ST_PLOTDATA_H
 
+#include <stdio.h>
+#include <string.h>
+#include "sgc_modes.h"
+
+/* A time cell's line in figure 2 (time_series): its clock, and its time
+ * sampler's mode after a '-' when that is not the first (signal): "wall",
+ * "cpu", "wall-thread".  series_no orders them: the clocks of the first mode,
+ * then those of the next.  c is a st_cell (st_db.h). */
+#define st_pd_series(c) st_pd_series_((c)->time_clock, (c)->time_mode)
+#define st_pd_series_no(c) st_pd_series_no_((c)->time_clock, (c)->time_mode)
+static inline const char *st_pd_series_(const char *clock, const char *mode) {
+    static char buf[4][64];
+    static int k;
+    if (!mode[0] || !strcmp(mode, sgc_time_mode_name(0)))
+        return clock;
+    char *b = buf[k++ % 4];
+    snprintf(b, sizeof buf[0], "%s-%s", clock, mode);
+    return b;
+}
+static inline int st_pd_series_no_(const char *clock, const char *mode) {
+    int m = sgc_time_mode_parse(mode);
+    return sgc_clock_parse(clock) + SGC_NCLOCKS * (m > 0 ? m : 0);
+}
+
 #define ST_PLOTDATA_FILES(FILE, COL)                                                                                   \
     FILE(workloads, "one workload, in report order", COL(index, INT, x->index) COL(workload, WORD, x->workload))       \
     FILE(alloc_runs, "one measured run of an allocation-sampling cell",                                                \
@@ -43,9 +67,10 @@
          COL(workload, WORD, x->c->workload) COL(time_clock, WORD, x->c->time_clock) COL(time_hz, INT, x->c->time_hz)  \
              COL(round, INT, x->run->round) COL(wall_ns, NUM12, x->run->wall_ns)                                       \
                  COL(ratio, NUM8, x->run->wall_ns / x->r->baseline_median)                                             \
-                     COL(time_samples, NUM12, x->run->key[ST_K_time_samples])                                          \
-                         COL(time_sps, NUM8, st_run_sps(x->r, x->run, 1))                                              \
-                             COL(clock_no, INT, sgc_clock_parse(x->c->time_clock)))                                    \
+                     COL(time_samples, NUM12, x->run->key[ST_K_time_samples]) COL(time_sps, NUM8,                      \
+                                                                                  st_run_sps(x->r, x->run, 1))         \
+                         COL(clock_no, INT, sgc_clock_parse(x->c->time_clock)) COL(time_mode, WORD, x->c->time_mode)   \
+                             COL(time_series, WORD, st_pd_series(x->c)) COL(series_no, INT, st_pd_series_no(x->c)))    \
     FILE(baseline_runs, "one measured run of a baseline cell",                                                         \
          COL(workload, WORD, x->c->workload) COL(round, INT, x->run->round) COL(wall_ns, NUM12, x->run->wall_ns)       \
              COL(ratio, NUM8, x->run->wall_ns / x->r->wall.median))                                                    \
@@ -76,7 +101,10 @@
                                              COL(paired, NUM8, x->r->paired.est)                                       \
                                                  COL(paired_lo, NUM8, lo_of(&x->r->paired))                            \
                                                      COL(paired_hi, NUM8, hi_of(&x->r->paired))                        \
-                                                         COL(clock_no, INT, sgc_clock_parse(x->c->time_clock)))        \
+                                                         COL(clock_no, INT, sgc_clock_parse(x->c->time_clock))         \
+                                                             COL(time_mode, WORD, x->c->time_mode)                     \
+                                                                 COL(time_series, WORD, st_pd_series(x->c))            \
+                                                                     COL(series_no, INT, st_pd_series_no(x->c)))       \
     FILE(normalized, "one workload: its allocation and time cells nearest 1000 samples/s",                             \
          COL(index, INT, x->index) COL(workload, WORD, x->workload) COL(alloc_period, NUM12,                           \
                                                                         x->a ? (double)x->a->cell->alloc_period : NAN) \
@@ -98,10 +126,11 @@
                                                  basis, WORD, st_normcmp_basis(x->cmp)) COL(resolved, WORD,            \
                                                                                             st_normcmp_word(x->cmp))   \
                                                  COL(diff, NUM8, x->cmp->diff ? x->cmp->diff->est : NAN)               \
-                                                     COL(diff_lo, NUM8, x->cmp->diff ? lo_of(x->cmp->diff) : NAN)      \
-                                                         COL(diff_hi, NUM8, x->cmp->diff ? hi_of(x->cmp->diff) : NAN)  \
-                                                             COL(diff_level, WORD,                                     \
-                                                                 x->cmp->diff ? st_level_name(x->cmp->level) : "-"))   \
+                                                     COL(diff_lo, NUM8, x->cmp->diff ? lo_of(x->cmp->diff) : NAN) COL( \
+                                                         diff_hi, NUM8, x->cmp->diff ? hi_of(x->cmp->diff) : NAN)      \
+                                                         COL(diff_level, WORD,                                         \
+                                                             x->cmp->diff ? st_level_name(x->cmp->level) : "-")        \
+                                                             COL(time_mode, WORD, x->t ? x->t->cell->time_mode : "-")) \
     FILE(exactness, "one measured run of a cell that samples allocations",                                             \
          COL(workload, WORD, x->c->workload) COL(alloc_mode, WORD, x->c->alloc_mode)                                   \
              COL(alloc_period, INT, x->c->alloc_period) COL(round, INT, x->run->round)                                 \

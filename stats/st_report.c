@@ -125,7 +125,7 @@ void st_pick_normalized(const st_analysis *an, const char *workload, const st_re
     *alloc = *time = NULL;
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
-        if (strcmp(r->cell->workload, workload) || !isfinite(r->norm.est) || !(r->sps.est > 0))
+        if (!st_cell_in_key(r->cell, workload) || !isfinite(r->norm.est) || !(r->sps.est > 0))
             continue;
         double d = fabs(log(r->sps.est / 1000.0));
         if (is_kind(r, "alloc") && st_cell_fixed(r->cell) && d < best_a) {
@@ -667,6 +667,7 @@ static void write_cells_dat(FILE *f, const st_analysis *an, int time) {
 }
 
 static void write_normalized_dat(FILE *f, const st_analysis *an, const char **w, size_t nw) {
+    nw = st_normdiff_keys(an, &w, nw); /* one comparison per time sampler's mode */
     int first = 1;
     for (size_t i = 0; i < nw; i++) {
         st_normcmp cmp;
@@ -1008,6 +1009,7 @@ static void norm_list(FILE *f, const st_normcmp *cmp, const char **w, size_t nw,
 }
 
 static void write_headline_norm(FILE *f, const st_analysis *an, const char **w, size_t nw) {
+    nw = st_normdiff_keys(an, &w, nw); /* one comparison per time sampler's mode */
     char m[32];
     snprintf(m, sizeof m, "%g%%", an->margin * 100);
     fprintf(f,

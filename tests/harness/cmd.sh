@@ -26,7 +26,7 @@ LIST
 FAKE_CONF=prof:true,lg_prof_sample:3
 export FAKE_CONF
 COMMON="--backends native --bin-dir $FAKE_BIN --list $WORK/cmds.list --periods 64K,48K --modes fixed,poisson
-    --time-hz 1000 --runs 2 --warmup 1 --size 2 --seed 11 --no-progress"
+    --time-hz 1000 --time-modes signal --runs 2 --warmup 1 --size 2 --seed 11 --no-progress"
 
 # --plan: the cells, the skipped peer and every cell not planned, with why.
 "$SWEEP" $COMMON --plan >"$WORK/plan" 2>"$WORK/plan.err"

@@ -6,7 +6,7 @@
 . tests/harness/lib.sh
 : "${BIN:?BIN must name the build's bin directory}"
 
-"$SWEEP" --backends native --plan --workloads deepstack --bin-dir "$BIN" --depths 4,16 --periods none --time-hz none \
+"$SWEEP" --backends native --plan --workloads deepstack --bin-dir "$BIN" --depths 4,16 --periods none --time-hz none --time-modes signal \
     --runs 1 --warmup 0 --seed 1 >"$WORK/plan" 2>&1
 expect "plan: cells with their args" "$(grep '^cell ' "$WORK/plan")" \
 "cell 1 deepstack/baseline
@@ -28,7 +28,7 @@ if [ ! -x "$BIN/deepstack" ] || [ ! -x "$BIN/analyze" ]; then
     echo "skip: $BIN/deepstack or $BIN/analyze is not built"; finish
 fi
 # Interrupted after the first few runs (SIGTERM), then resumed.
-"$SWEEP" --backends native --workloads deepstack --bin-dir "$BIN" --depths 4,16 --periods none --time-hz none --runs 2 --design independent \
+"$SWEEP" --backends native --workloads deepstack --bin-dir "$BIN" --depths 4,16 --periods none --time-hz none --time-modes signal --runs 2 --design independent \
     --target 0.05 --counters none --no-progress --out "$WORK/res" >"$WORK/out" 2>"$WORK/err" &
 pid=$!
 while ! grep -q 'runs planned' "$WORK/err" 2>/dev/null && kill -0 "$pid" 2>/dev/null; do sleep 0.05; done

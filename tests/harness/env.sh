@@ -49,11 +49,11 @@ expect "stand-in sweep without huge pages: exit 3 (its runs failed)" "$?" 3
 expect "hugepages_in_effect 0 with SGC_HUGEPAGES=1 fails the run" \
     "$(q "$WORK/hres/latest/results.db" "SELECT DISTINCT status, failure FROM runs")" \
     'failed|the stats record says hugepages_in_effect 0 but --env SGC_HUGEPAGES=1 asked for huge pages (docs/RUNTIME.md, "Huge pages")'
-# fake-ok always writes time_mode signal (it ignores SGC_TIME_MODE): a time
-# cell whose record does not show the --env SGC_TIME_MODE fails; its
-# baseline (no time sampling) does not.
-"$SWEEP" --backends native --bin-dir "$FAKE_BIN" --workloads fake-ok --periods none --time-hz 1000 --runs 1 --size 2 \
-    --counters none --env SGC_TIME_MODE=thread --out "$WORK/tres" --no-progress >/dev/null 2>"$WORK/err"
+# fake-ok with FAKE_TIME_MODE=signal writes time_mode signal (it ignores
+# SGC_TIME_MODE): a time cell whose record does not show the --env
+# SGC_TIME_MODE fails; its baseline (no time sampling) does not.
+FAKE_TIME_MODE=signal "$SWEEP" --backends native --bin-dir "$FAKE_BIN" --workloads fake-ok --periods none --time-hz 1000 \
+    --runs 1 --size 2 --counters none --env SGC_TIME_MODE=thread --out "$WORK/tres" --no-progress >/dev/null 2>"$WORK/err"
 expect "stand-in sweep that ignores SGC_TIME_MODE: exit 3 (its time runs failed)" "$?" 3
 expect "a time cell whose record does not show SGC_TIME_MODE's mode fails; the baseline does not" \
     "$(q "$WORK/tres/latest/results.db" "SELECT c.label, r.status, coalesce(r.failure, ''), count(*) FROM runs r

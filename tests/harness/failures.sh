@@ -9,7 +9,7 @@ mkdir -p "$WORK/tmp"
 # can stretch that much; the hanging run is killed at 2 s of wall time.
 "$SWEEP" --backends native --bin-dir "$FAKE_BIN" --no-progress \
     --workloads fake-ok,fake-crash,fake-hang,fake-badsum,fake-badcheck,fake-nostats \
-    --periods 64K --time-hz 1000 --runs 2 --warmup 1 --size 20 --timeout 2 --design independent \
+    --periods 64K --time-hz 1000 --time-modes signal --runs 2 --warmup 1 --size 20 --timeout 2 --design independent \
     --counters perf::task-clock,cycles --seed 5 --out "$WORK/res" --tmp "$WORK/tmp" \
     >"$WORK/out" 2>"$WORK/err"
 expect "exit status 3: complete, with failed runs" "$?" 3
@@ -81,6 +81,7 @@ periods = 1M
 modes = fixed, poisson
 time-hz = none
 combined = 1M@100
+time-modes = signal
 runs = 1
 warmup = 1
 design = independent

@@ -39,8 +39,8 @@ static const char *env_or(const char *name, const char *dflt) {
  * of the key's type.  SGC_NURSERY as given, digits only and not rounded like
  * the runtime's, so that a value that is not a multiple of 8 shows a
  * mismatch; no heap, so never huge pages (as the runtime on a machine
- * without THP); time_mode always signal (a stand-in that ignores
- * SGC_TIME_MODE). */
+ * without THP); time_mode SGC_TIME_MODE's (signal by default), or
+ * FAKE_TIME_MODE's when that is set (a stand-in that ignores SGC_TIME_MODE). */
 static void fake_key(FILE *f, const char *key, const char *type, long long ns, unsigned long long bytes,
                      unsigned long long points, unsigned long long period, unsigned hz, long long vclock) {
     if (!strcmp(key, "run_ns"))
@@ -60,7 +60,7 @@ static void fake_key(FILE *f, const char *key, const char *type, long long ns, u
     else if (!strcmp(key, "sample_spin_clock"))
         fprintf(f, "%s %s\n", key, env_or("SGC_SAMPLE_SPIN_CLOCK", "wall"));
     else if (!strcmp(key, "time_mode"))
-        fprintf(f, "%s signal\n", key);
+        fprintf(f, "%s %s\n", key, env_or("FAKE_TIME_MODE", env_or("SGC_TIME_MODE", "signal")));
     else if (!strcmp(key, "seed"))
         fprintf(f, "%s %llu\n", key, strtoull(env_or("SGC_SEED", "0"), NULL, 10));
     else if (!strcmp(key, "nursery_size"))

@@ -114,6 +114,13 @@ test-harness-resumecheck: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-resumecheck sh tests/harness/resumecheck.sh
 TESTS += test-harness-resumecheck
 
+# sweep --time-modes signal,thread end to end (a quick gcbench sweep and
+# analyze), its refusals, the default rule by the CPU affinity, older sweeps.
+.PHONY: test-harness-timemodes
+test-harness-timemodes: $(BIN)/sweep $(BIN)/analyze $(BIN)/gcbench $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) ANALYZE=$(BIN)/analyze sh tests/check.sh harness-timemodes sh tests/harness/timemodes.sh
+TESTS += test-harness-timemodes
+
 # Settings that would make every run fail, and inputs partly dropped, refused up front.
 .PHONY: test-harness-refusals
 test-harness-refusals: $(BIN)/sweep $(BIN)/gcbench $(HARNESS_TEST_BIN)/fakework

@@ -36,9 +36,18 @@ expect "plan: 2 workloads x 5 cells, 1 + 5 rounds of 10 blocks of 2 runs; the sa
     (SELECT count(DISTINCT workload) FROM cells), (SELECT count(*) FROM schedule),
     (SELECT count(DISTINCT block) FROM schedule WHERE block > 0), (SELECT value FROM meta WHERE key = 'design')")" \
     "10|10|2|140|60|blocked"
-expect "cells" "$(q "$DB" "SELECT group_concat(substr(label, instr(label, '/') + 1), ' ') FROM
-    (SELECT label FROM cells WHERE cell_id <= 5 ORDER BY cell_id)")" \
-    "baseline alloc-fixed-32K alloc-fixed-1M alloc-fixed-32M time-1000Hz"
+# The time sampler's mode by the default rule (docs/HARNESS.md): thread
+# when the sweep may use two or more CPUs (its affinity, which nproc
+# reports too), else signal; recorded with its reason.
+cpus=$(nproc)
+if [ "$cpus" -ge 2 ]; then mode=thread sfx=-thread why="default: thread, since the sweep may use $cpus CPUs (its CPU affinity, sched_getaffinity): the sampler thread runs on another CPU than the run's"
+else mode=signal sfx= why="default: signal, since the sweep may use 1 CPU (its CPU affinity, sched_getaffinity): a sampler thread would share the run's CPU"; fi
+expect "the time modes' default and its reason in meta" "$(q "$DB" "SELECT group_concat(value, '|') FROM
+    (SELECT value FROM meta WHERE key IN ('time_modes', 'time_modes_reason', 'time_modes_cpus') ORDER BY key)")" \
+    "$mode|$cpus|$why"
+expect "cells" "$(q "$DB" "SELECT group_concat(substr(label, instr(label, '/') + 1) || ':' || time_mode, ' ') FROM
+    (SELECT label, time_mode FROM cells WHERE cell_id <= 5 ORDER BY cell_id)")" \
+    "baseline: alloc-fixed-32K: alloc-fixed-1M: alloc-fixed-32M: time-1000Hz$sfx:$mode"
 expect "simulated cells" "$(q "$DB" "SELECT group_concat(substr(label, instr(label, '/') + 1), ' ') FROM
     (SELECT label FROM cells WHERE cell_id BETWEEN 11 AND 15 ORDER BY cell_id)")" \
     "sim/baseline sim/alloc-fixed-32K sim/alloc-fixed-1M sim/alloc-fixed-32M sim/time-1000Hz"
@@ -63,6 +72,9 @@ expect "calibrated sizes recorded, natively and under valgrind" "$(q "$DB" "SELE
     AND seconds > 0 AND checksum IS NOT NULL"), $(q "$DB" "SELECT count(*) FROM calibration WHERE workload LIKE 'sim:%'")" "4, 2"
 expect "each cell's settings in its stats records" "$(q "$DB" "SELECT count(*) FROM runs r JOIN cells c USING(cell_id)
     JOIN run_stats s ON s.run_id = r.run_id AND s.key = 'alloc_period' WHERE s.value = c.alloc_period")" 140
+expect "every time run's stats record shows its cell's mode (the simulated ones signal)" "$(q "$DB" "SELECT count(*),
+    sum(s.value = c.time_mode), sum(c.backend = 'sim' AND s.value = 'signal') FROM runs r JOIN cells c USING(cell_id)
+    JOIN run_stats s ON s.run_id = r.run_id AND s.key = 'time_mode' WHERE c.time_hz > 0")" "16|16|4"
 expect "ten counts for every simulated run, none for the others" "$(q "$DB" "SELECT c.backend, count(*) FROM run_counters k
     JOIN runs r USING(run_id) JOIN cells c USING(cell_id) WHERE k.event LIKE 'sim::%' GROUP BY c.backend")" "sim|200"
 expect "task-clock counted for every run" "$(q "$DB" "SELECT count(*) FROM run_counters WHERE event = 'perf::task-clock'

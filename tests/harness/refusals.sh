@@ -35,13 +35,13 @@ else
 fi
 refused "a spin with a time rate" \
     "env: SGC_SAMPLE_SPIN_NS=999999999 with the 1000 Hz of cell fake-ok/time-1000Hz: the time samples alone would spin for all of the program's time (rate x spin must be under 1 s per s, the runtime's rule, docs/RUNTIME.md), so every run of it would be refused; lower the spin or the rate" \
-    --workloads fake-ok --env SGC_SAMPLE_SPIN_NS=999999999 --time-hz 1000
+    --workloads fake-ok --env SGC_SAMPLE_SPIN_NS=999999999 --time-hz 1000 --time-modes signal
 refused "a spin with a combined cell's rate" \
     "env: SGC_SAMPLE_SPIN_NS=10000000 with the 100 Hz of cell fake-ok/alloc-fixed-64K+time-100Hz: the time samples alone would spin for all of the program's time (rate x spin must be under 1 s per s, the runtime's rule, docs/RUNTIME.md), so every run of it would be refused; lower the spin or the rate" \
-    --workloads fake-ok --env SGC_SAMPLE_SPIN_NS=10000000 --time-hz none --combined 64K@100
+    --workloads fake-ok --env SGC_SAMPLE_SPIN_NS=10000000 --time-hz none --combined 64K@100 --time-modes signal
 refused "the same in --plan" \
     "env: SGC_SAMPLE_SPIN_NS=999999999 with the 1000 Hz of cell fake-ok/time-1000Hz: the time samples alone would spin for all of the program's time (rate x spin must be under 1 s per s, the runtime's rule, docs/RUNTIME.md), so every run of it would be refused; lower the spin or the rate" \
-    --plan --workloads fake-ok --env SGC_SAMPLE_SPIN_NS=999999999 --time-hz 1000
+    --plan --workloads fake-ok --env SGC_SAMPLE_SPIN_NS=999999999 --time-hz 1000 --time-modes signal
 "$SWEEP" --plan --bin-dir "$FAKE_BIN" --workloads fake-ok --env SGC_SAMPLE_SPIN_NS=999999 --time-hz 1000 >/dev/null 2>"$WORK/err"
 expect "a spin below the rule is accepted" "$?|$(cat "$WORK/err")" "0|"
 refused "a timeout below the target" \

@@ -227,9 +227,11 @@ Test(opts, config_round_trip) {
 Test(opts, stored_config_writes_every_stored_setting) {
     sw_opts o;
     sw_opts_defaults(&o);
-    /* replicates and sizes-from are written only when set (configs stored
-     * before them have neither): set here, so that they must be written. */
-    sw_opts_parse_config(&o, "workloads = x\nbin-dir = /b\nreplicates = 2\nsizes-from = /s\n", "test");
+    /* replicates, sizes-from and time-modes are written only when set
+     * (configs stored before them have none): set here, so that they must
+     * be written. */
+    sw_opts_parse_config(
+        &o, "workloads = x\nbin-dir = /b\nreplicates = 2\nsizes-from = /s\ntime-modes = signal,thread\n", "test");
     char *text = sw_opts_to_config(&o);
     int stored, n = 0;
     const char *name;
@@ -239,7 +241,7 @@ Test(opts, stored_config_writes_every_stored_setting) {
         int written = !strncmp(text, key + 1, strlen(key + 1)) || strstr(text, key);
         cr_expect_eq(written, stored, "setting %s: %s in the stored config", name, written ? "written" : "not written");
     }
-    cr_assert_eq(n, 45); /* the options of --help (docs/HARNESS.md), with --resume and --no-progress */
+    cr_assert_eq(n, 46); /* the options of --help (docs/HARNESS.md), with --resume and --no-progress */
     for (char *line = text; *line; line = strchr(line, '\n') + 1) {
         size_t len = strcspn(line, " ");
         int known = 0;
@@ -813,4 +815,115 @@ Test(util, byte_counts_up_to_256T) {
     char buf[32];
     cr_assert_str_eq(sw_format_bytes((uint64_t)1 << 48, buf, sizeof buf), "256T");
     cr_assert_str_eq(sw_format_bytes((uint64_t)3 << 30, buf, sizeof buf), "3G");
+}
+
+/* --time-modes: every time-sampling cell once per mode, modes outermost,
+ * thread's labels suffixed, signal's today's; the simulated part signal's
+ * alone; the depth cells' time cells per mode too. */
+Test(plan, time_modes_axis) {
+    sw_opts o;
+    sw_opts_defaults(&o);
+    sw_opts_parse_config(&o,
+                         "periods = 1M\ntime-hz = 100, 1000\ncombined = 4M@1000\ntime-modes = thread, signal\n"
+                         "depths = 16\n",
+                         "test");
+    char *w[] = {"deepstack"};
+    sw_cell *cells;
+    int n = sw_plan_cells(&o, w, 1, &cells);
+    static const char *const want[][2] = {
+        {"deepstack/baseline", ""},
+        {"deepstack/alloc-fixed-1M", ""},
+        {"deepstack/time-100Hz", "signal"},
+        {"deepstack/time-1000Hz", "signal"},
+        {"deepstack/time-100Hz-thread", "thread"},
+        {"deepstack/time-1000Hz-thread", "thread"},
+        {"deepstack/alloc-fixed-4M+time-1000Hz", "signal"},
+        {"deepstack/alloc-fixed-4M+time-1000Hz-thread", "thread"},
+        {"deepstack/d16/baseline", ""},
+        {"deepstack/d16/alloc-fixed-64K", ""},
+        {"deepstack/d16/time-2000Hz", "signal"},
+        {"deepstack/d16/time-2000Hz-thread", "thread"},
+        {"deepstack/sim/baseline", ""},
+        {"deepstack/sim/alloc-fixed-1M", ""},
+        {"deepstack/sim/time-100Hz", "signal"},
+        {"deepstack/sim/time-1000Hz", "signal"},
+        {"deepstack/sim/alloc-fixed-4M+time-1000Hz", "signal"},
+    };
+    cr_assert_eq(n, (int)(sizeof want / sizeof *want));
+    for (int i = 0; i < n; i++) {
+        cr_expect_str_eq(cells[i].label, want[i][0], "cell %d", i + 1);
+        cr_expect_str_eq(cells[i].time_mode, want[i][1], "cell %d (%s)", i + 1, cells[i].label);
+    }
+    sw_plan_free_cells(cells, n);
+    /* Stored and read back: the same modes. */
+    char *text = sw_opts_to_config(&o);
+    cr_assert(strstr(text, "\ntime-modes = signal,thread\n"), "%s", text);
+    sw_opts b;
+    sw_opts_defaults(&b);
+    sw_opts_parse_config(&b, text, "stored");
+    cr_assert_eq(b.time_modes, 3u);
+    free(text);
+    sw_opts_free(&b);
+    sw_opts_free(&o);
+}
+
+/* The older form (a config stored before the setting, or --env
+ * SGC_TIME_MODE): one mode, today's labels, nothing written. */
+Test(plan, time_modes_older_form) {
+    sw_opts o;
+    sw_opts_defaults(&o);
+    sw_opts_parse_config(&o, "periods = none\ntime-hz = 1000\nbackends = native\nenv = SGC_TIME_MODE=thread\n", "test");
+    cr_assert_eq(o.time_modes, 0u);
+    cr_assert(sw_opts_time_modes_legacy(&o));
+    cr_assert_eq(sw_opts_time_modes(&o), 1u << SGC_TIME_THREAD);
+    sw_cell *cells;
+    int n = sw_plan_cells(&o, two, 1, &cells);
+    cr_assert_eq(n, 2);
+    cr_assert_str_eq(cells[1].label, "gcbench/time-1000Hz");
+    cr_assert_str_eq(cells[1].time_mode, "thread");
+    sw_plan_free_cells(cells, n);
+    char *text = sw_opts_to_config(&o);
+    cr_assert_null(strstr(text, "time-modes"));
+    free(text);
+    sw_opts_free(&o);
+    sw_opts_defaults(&o);
+    cr_assert_eq(sw_opts_time_modes(&o), 1u << SGC_TIME_SIGNAL); /* no setting, no --env: signal */
+    sw_opts_free(&o);
+}
+
+/* The default rule of a fresh sweep: thread on two or more CPUs, signal on
+ * one and with the cpu clock; given modes and --env's stay. */
+Test(opts, time_modes_default_rule) {
+    static const struct {
+        const char *config;
+        int cpus;
+        unsigned modes;
+        const char *why;
+    } cases[] = {
+        {"", 2, 1u << SGC_TIME_THREAD,
+         "default: thread, since the sweep may use 2 CPUs (its CPU affinity, sched_getaffinity): the sampler thread "
+         "runs on another CPU than the run's"},
+        {"", 1, 1u << SGC_TIME_SIGNAL,
+         "default: signal, since the sweep may use 1 CPU (its CPU affinity, sched_getaffinity): a sampler thread "
+         "would share the run's CPU"},
+        {"time-clock = wall,cpu\n", 8, 1u << SGC_TIME_SIGNAL,
+         "default: signal, since --time-clock has cpu and the sampler thread samples the wall clock only"},
+        {"time-modes = signal\n", 2, 1u << SGC_TIME_SIGNAL, "given (--time-modes)"},
+        {"env = SGC_TIME_MODE=signal\n", 2, 0,
+         "given (--env SGC_TIME_MODE=signal: the older form, one mode for the whole sweep)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        sw_opts o;
+        sw_opts_defaults(&o);
+        sw_opts_parse_config(&o, cases[i].config, "test");
+        char *why = NULL;
+        sw_opts_default_time_modes(&o, cases[i].cpus, &why);
+        cr_expect_eq(o.time_modes, cases[i].modes, "case %zu", i);
+        cr_expect_str_eq(why, cases[i].why, "case %zu", i);
+        free(why);
+        sw_opts_free(&o);
+    }
+    char *list = sw_opts_time_mode_list(3);
+    cr_assert_str_eq(list, "signal,thread");
+    free(list);
 }

@@ -527,7 +527,7 @@ Test(analyze, depth_from_workload_arguments) {
     char *dir = new_dir(), *err;
     make_db(
         dir, 1,
-        "ALTER TABLE cells DROP COLUMN depth; ALTER TABLE cells DROP COLUMN backend;"
+        "ALTER TABLE cells DROP COLUMN depth; ALTER TABLE cells DROP COLUMN backend; ALTER TABLE cells DROP COLUMN time_mode;"
         "INSERT INTO cells VALUES (1,'deepstack','baseline',0,'',0,'',10,'d8/base','--depth 8'),"
         " (2,'deepstack','alloc',65536,'fixed',0,'',10,'d8/alloc','--depth 8'),"
         " (3,'deepstack','baseline',0,'',0,'',10,'d64/base','--depth=64'),"
