@@ -726,6 +726,7 @@ void st_synth_sweep(const st_nsource *src, const st_synth_plan *plan, gsl_rng *r
         x->kind = st_xstrdup(c == ST_SYN_BASE ? "baseline" : c == ST_SYN_TIME ? "time" : "alloc");
         x->alloc_mode = st_xstrdup(c >= ST_SYN_ALLOC1 ? sgc_alloc_mode_name(SGC_SAMPLE_FIXED) : "");
         x->time_clock = st_xstrdup(c == ST_SYN_TIME ? "wall" : "");
+        x->time_mode = st_xstrdup(c == ST_SYN_TIME ? "signal" : ""); /* as st_db reads a signal-mode sweep */
         x->label = st_xstrdup(syn_labels[c]);
         x->alloc_period = syn_period[c];
         x->time_hz = c == ST_SYN_TIME ? (int64_t)plan->rate : 0;
