@@ -530,8 +530,11 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
     free(series_file);
 }
 
-int sw_run_plain(const sw_runner *r, const char *workload, const char *args, uint64_t size, const char *extra,
-                 double timeout, sw_exec_res *res, char **checksum) {
+/* sw_run_plain and sw_run_probe: aa adds the in-process design's A/A
+ * alternation (runner.alternate, not simulated): the run as the design's
+ * baseline cell makes it, its series written and removed. */
+static int run_plain(const sw_runner *r, const char *workload, const char *args, uint64_t size, const char *extra,
+                     double timeout, int aa, sw_exec_res *res, char **checksum) {
     char sz[32];
     snprintf(sz, sizeof sz, "%llu", (unsigned long long)size);
     const sw_command *cmd = sw_cmd_find(workload);
@@ -539,15 +542,37 @@ int sw_run_plain(const sw_runner *r, const char *workload, const char *args, uin
     char *words = NULL;
     char **argv =
         cmd ? sw_cmd_argv(cmd, r->bin_dir, size, 0, NULL, extra, &path) : make_argv(path, sz, args, extra, &words);
-    char *settings[] = {"SGC_ALLOC_PERIOD=0", "SGC_TIME_HZ=0"};
-    /* Another system's runs without sampling get its off-* settings. */
-    char **cmd_env = cmd && !cmd->system->native
-                         ? sw_cmd_env_ctx(cmd->system, r->bin_dir, 0, NULL, r->sim ? SW_CTX_SIM : SW_CTX_TIMED)
-                         : NULL;
+    aa = aa && r->alternate && !r->sim;
+    /* Another system's runs without sampling get its off-* settings (and in
+     * the A/A alternation its in-process ones). */
+    int foreign = cmd && !cmd->system->native;
+    char **cmd_env = foreign ? sw_cmd_env_ctx(cmd->system, r->bin_dir, 0, NULL,
+                                              r->sim ? SW_CTX_SIM
+                                              : aa   ? SW_CTX_INPROCESS
+                                                     : SW_CTX_TIMED)
+                             : NULL;
     int n_cmd_env = 0;
     while (cmd_env && cmd_env[n_cmd_env])
         n_cmd_env++;
-    char **env = cmd_env ? make_env(r, cmd_env, n_cmd_env) : make_env(r, settings, 2);
+    char **extra_env = sw_xcalloc((size_t)n_cmd_env + 8, sizeof *extra_env);
+    int n_env = 0;
+    if (!foreign) {
+        extra_env[n_env++] = sw_xstrdup("SGC_ALLOC_PERIOD=0");
+        extra_env[n_env++] = sw_xstrdup("SGC_TIME_HZ=0");
+    }
+    for (int i = 0; i < n_cmd_env; i++)
+        extra_env[n_env++] = sw_xstrdup(cmd_env[i]);
+    char *series_path = NULL;
+    if (aa) {
+        series_path = sw_xasprintf("%s/probe-segments", r->tmp_dir);
+        extra_env[n_env++] = sw_xstrdup("SGC_ALTERNATE=none");
+        extra_env[n_env++] = sw_xasprintf("SGC_ALT_OUT=%s", series_path);
+        const char *segment = foreign && cmd->system->segment ? cmd->system->segment : r->alt_segment;
+        if (segment)
+            extra_env[n_env++] = sw_xasprintf("SGC_ALT_SEGMENT=%s", segment);
+        unlink(series_path);
+    }
+    char **env = make_env(r, extra_env, n_env); /* points into extra_env: freed after the run */
     sw_exec_req req = {
         .path = path, .argv = argv, .envp = env, .cpu = r->cpu, .timeout = timeout, .counters = NULL, .stop = r->stop};
     char **sim_argv = NULL, *sim_opt = NULL, *argv0 = NULL;
@@ -581,9 +606,26 @@ int sw_run_plain(const sw_runner *r, const char *workload, const char *args, uin
     free(words);
     free(env);
     free(path);
+    for (int i = 0; i < n_env; i++)
+        free(extra_env[i]);
+    free(extra_env);
+    if (series_path) {
+        unlink(series_path);
+        free(series_path);
+    }
     if (rc == 0 && !res->timed_out && !res->interrupted && WIFEXITED(res->status) && WEXITSTATUS(res->status) == 0)
         return 0;
     return -1;
+}
+
+int sw_run_plain(const sw_runner *r, const char *workload, const char *args, uint64_t size, const char *extra,
+                 double timeout, sw_exec_res *res, char **checksum) {
+    return run_plain(r, workload, args, size, extra, timeout, 0, res, checksum);
+}
+
+int sw_run_probe(const sw_runner *r, const char *workload, const char *args, uint64_t size, double timeout,
+                 sw_exec_res *res, char **checksum) {
+    return run_plain(r, workload, args, size, NULL, timeout, 1, res, checksum);
 }
 
 static uint64_t tv_ns(struct timeval tv) { return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u; }

@@ -123,6 +123,15 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
  * NULL for none); extra is one more argument (e.g. "--check") or NULL. */
 int sw_run_plain(const sw_runner *r, const char *workload, const char *args, uint64_t size, const char *extra,
                  double timeout, sw_exec_res *res, char **checksum);
+/* A calibration probe: sw_run_plain's run, and in the in-process design
+ * (runner.alternate, not simulated) the design's A/A run: SGC_ALTERNATE=none
+ * with SGC_ALT_OUT (removed after) and SGC_ALT_SEGMENT as sw_run_cell gives
+ * them, a command of another system with its in-process templates.  So the
+ * size is calibrated on the run the design makes, whose alternation may
+ * cost much more than the plain run (a V8 run collects at every segment's
+ * boundary: 20 times its plain time at a plain-calibrated size). */
+int sw_run_probe(const sw_runner *r, const char *workload, const char *args, uint64_t size, double timeout,
+                 sw_exec_res *res, char **checksum);
 /* The nursery size the runtime makes of an SGC_NURSERY value (a byte count
  * with an optional K/M/G, KB, KiB suffix, rounded down to a multiple of 8),
  * or 0 if value is not one. */

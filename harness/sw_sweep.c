@@ -475,7 +475,7 @@ static double probe(sweep *s, const calib *u, uint64_t size, double timeout, int
     if (!files_unchanged(s, w, "a calibration probe", -1, 0))
         return -1;
     uint64_t t0 = sw_now_ns();
-    int rc = sw_run_plain(u->runner, w, u->args, size, NULL, timeout, &res, &sum);
+    int rc = sw_run_probe(u->runner, w, u->args, size, timeout, &res, &sum);
     uint64_t spent = sw_now_ns() - t0;
     /* The harness's time for the probe outside the child's life (what
      * --plan --estimate counts per run). */

@@ -144,3 +144,10 @@ test-harness-cmdparts: $(BIN)/sweep $(BIN)/analyze $(BIN)/peers-report $(BIN)/bi
 	@$(HARNESS_TEST_ENV) ANALYZE=$(BIN)/analyze PEERS_REPORT=$(BIN)/peers-report sh tests/check.sh harness-cmdparts \
 	    sh tests/harness/cmdparts.sh
 TESTS += test-harness-cmdparts
+
+# Calibration in the in-process design probes the design's A/A run
+# (tests/harness/inprocal.sh).
+.PHONY: test-harness-inprocal
+test-harness-inprocal: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework $(HARNESS_TEST_BIN)/tinypeer
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-inprocal sh tests/harness/inprocal.sh
+TESTS += test-harness-inprocal
