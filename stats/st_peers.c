@@ -264,7 +264,7 @@ void st_peers_compute(const st_analysis *an, st_peers *out) {
 double st_peer_inproc_cost(const st_peer_row *r, int which) {
     if (!r->ip || r->ip->e.blocks.uncounted)
         return NAN;
-    const st_interval *c = &r->ip->e.cost_ns;
+    const st_interval *c = &r->ip->e.lv_cost_ns;
     if (which && c->method == ST_CI_NONE)
         return NAN;
     return which == 0 ? c->est : which == 1 ? c->lo : c->hi;
@@ -436,13 +436,13 @@ void st_peers_write_csv(FILE *f, const st_peers *p) {
             fprintf(f, ",%lld,%zu,%zu", x->alloc_period, x->e.blocks.n, x->e.blocks.runs);
             csv_text(f, x->cpu_clock);
             csv_text(f, x->e.blocks.uncounted ? "not counted" : "counted");
-            csv_iv(f, &x->e.ratio, 0);
-            csv_iv(f, &x->e.cost_ns, 0);
+            csv_iv(f, &x->e.lv_ratio, 0);
+            csv_iv(f, &x->e.lv_cost_ns, 0);
             csv_num(f, x->e.sps, "%.1f");
         } else {
             fputs(",,,,,,,,,,,,,", f);
         }
-        const st_interval *aa = r->ip_aa ? &r->ip_aa->e.ratio : NULL;
+        const st_interval *aa = r->ip_aa ? &r->ip_aa->e.lv_ratio : NULL;
         csv_num(f, aa && aa->method != ST_CI_NONE ? (aa->hi - aa->lo) / 2 * 100 : NAN, "%.3f");
         fprintf(f, ",%zu", r->sim_cells);
         csv_num(f, r->sim_ir, "%.1f");
@@ -534,10 +534,10 @@ static void md_inproc(FILE *f, const st_peer_row *r) {
     fputc(' ', f);
     if (x->e.blocks.uncounted) {
         fputs("not counted (ratio ", f);
-        md_iv(f, &x->e.ratio, "%.3f");
+        md_iv(f, &x->e.lv_ratio, "%.3f");
         fputc(')', f);
     } else {
-        md_iv(f, &x->e.cost_ns, "%.0f");
+        md_iv(f, &x->e.lv_cost_ns, "%.0f");
     }
     fprintf(f, " at %s, %zu blocks, %s CPU |", per, x->e.blocks.n, x->cpu_clock[0] ? x->cpu_clock : "thread");
 }
@@ -577,7 +577,8 @@ void st_peers_write_md(FILE *f, const st_analysis *an, const st_peers *p, double
     fprintf(f,
             "- **In-process** (the in-process design, docs/STATISTICS.md \"In-process alternation\"): the "
             "per-sample cost in ns of CPU time from the segments of the row's allocation cell at its "
-            "smallest period, with its %.0f%% interval over blocks (pooled over the runs), its period, "
+            "smallest period, with its %.0f%% interval at the cell's level (over its processes when it has "
+            "several, docs/STATISTICS.md \"Levels\"), its period, "
             "blocks and CPU clock (the workload thread's, or the whole process's for a runtime with threads "
             "of its own), and the A/A floor (the baseline cell's half-width).\n"
             "- **Simulated** (the simulated part, docs/HARNESS.md): instructions per sample under valgrind's "
@@ -598,7 +599,7 @@ void st_peers_write_md(FILE *f, const st_analysis *an, const st_peers *p, double
         const st_peer_row *r = &p->rows[i];
         fprintf(f, "| %s | %s | %s | %s |", r->base, r->system, r->site, r->samples);
         md_inproc(f, r);
-        const st_interval *aa = r->ip_aa ? &r->ip_aa->e.ratio : NULL;
+        const st_interval *aa = r->ip_aa ? &r->ip_aa->e.lv_ratio : NULL;
         if (aa && aa->method != ST_CI_NONE)
             fprintf(f, " %.2f%% (%zu blocks) |", (aa->hi - aa->lo) / 2 * 100, r->ip_aa->e.blocks.n);
         else
