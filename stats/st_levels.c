@@ -158,9 +158,13 @@ void st_re_combine(const double *est, const double *se, size_t k, double tau2, d
     out->hi = mu + h;
 }
 
-double st_re_family_tau2(const double *est, const double *se, const size_t *cell, size_t n, size_t ncells, double *df) {
+/* The family's cells that take part (use[c]: at least 2 units, every one with
+ * a finite estimate and a positive standard error) and its degrees of
+ * freedom, the sum of k_c - 1 over them; use is fresh (the caller frees it). */
+static double family_cells(const double *est, const double *se, const size_t *cell, size_t n, size_t ncells,
+                           int **use_out) {
     int *use = st_xcalloc(ncells ? ncells : 1, sizeof *use);
-    double sdf = 0;
+    double df = 0;
     for (size_t c = 0; c < ncells; c++) {
         size_t k = 0;
         int ok = 1;
@@ -170,8 +174,15 @@ double st_re_family_tau2(const double *est, const double *se, const size_t *cell
                 ok &= se[i] > 0 && isfinite(se[i]) && isfinite(est[i]);
             }
         use[c] = k >= 2 && ok;
-        sdf += use[c] ? (double)(k - 1) : 0;
+        df += use[c] ? (double)(k - 1) : 0;
     }
+    *use_out = use;
+    return df;
+}
+
+double st_re_family_tau2(const double *est, const double *se, const size_t *cell, size_t n, size_t ncells, double *df) {
+    int *use;
+    double sdf = family_cells(est, se, cell, n, ncells, &use);
     *df = sdf;
     /* Paule-Mandel over the family: the cells' summed generalized Q equals its degrees of freedom. */
     double t = sdf > 0 ? qsolve(est, se, cell, n, use, ncells, sdf) : NAN;
@@ -211,19 +222,8 @@ void st_re_at(const st_re *r, double confidence, double *lo, double *hi) {
 
 void st_re_family_tau2_ci(const double *est, const double *se, const size_t *cell, size_t n, size_t ncells,
                           double confidence, double *lo, double *hi) {
-    int *use = st_xcalloc(ncells ? ncells : 1, sizeof *use);
-    double df = 0;
-    for (size_t c = 0; c < ncells; c++) {
-        size_t k = 0;
-        int ok = 1;
-        for (size_t i = 0; i < n; i++)
-            if (cell[i] == c) {
-                k++;
-                ok &= se[i] > 0 && isfinite(se[i]) && isfinite(est[i]);
-            }
-        use[c] = k >= 2 && ok;
-        df += use[c] ? (double)(k - 1) : 0;
-    }
+    int *use;
+    double df = family_cells(est, se, cell, n, ncells, &use);
     *lo = *hi = NAN;
     if (df > 0) {
         double a = 1.0 - confidence;
