@@ -121,6 +121,20 @@ for name in $files; do
         *) eval "ok_$name=corrupt"; status=2; found=1 ;;
     esac
 done
+# regress.csv (the per-sample cost fits, docs/STATISTICS.md): figure 3 reads
+# its wall-time rows; ok_regress_csv as for the plot data files.
+ok_regress_csv=absent
+if [ -f "$dir/regress.csv" ]; then
+    if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i
+            split("workload kind metric norm_overhead norm_lo norm_hi verdict norm_diff norm_diff_lo norm_diff_hi paired_pairs paired_norm_overhead paired_norm_lo paired_norm_hi", need, " ")
+            for (k in need) if (!(need[k] in c)) { printf "figures: %s:1: no column \"%s\" in the header\n", FILENAME, need[k] > "/dev/stderr"; bad = 1; exit 2 }
+            n = NF; next }
+        NF && NF != n { printf "figures: %s:%d: %d fields, the header names %d\n", FILENAME, NR, NF, n > "/dev/stderr"; bad = 1; exit 2 }
+        NF && $(c["metric"]) == "wall" { rows++ }
+        END { if (bad) exit 2; exit rows > 0 ? 0 : 3 }' "$dir/regress.csv"; then ok_regress_csv=yes
+    elif [ $? -eq 2 ]; then ok_regress_csv=corrupt; status=2; fi
+fi
+
 if [ $found -eq 0 ]; then
     echo "$me: $pd: none of the plot data files (${files}) is there; run build/bin/analyze $dir" >&2
     rm -rf "$tmp"; exit 2
@@ -285,6 +299,13 @@ Source: $shown/plotdata."
 why_missing() {
     for f in "$@"; do
         eval "st=\$ok_$f"
+        if [ "$f" = regress_csv ]; then
+            case $st in
+                corrupt) echo "regress.csv does not have the documented form (see the error printed by figures.sh)."; return ;;
+                absent) echo "regress.csv has no wall-time fit (no sampling cell with a baseline) or is missing: run build/bin/analyze $dir."; return ;;
+            esac
+            continue
+        fi
         case $st in
             corrupt) echo "plotdata/$f.dat does not have the documented form (see the error printed by figures.sh)."; return ;;
             absent) if [ -f "$pd/$f.dat" ]; then echo "plotdata/$f.dat has no rows: this sweep has no such cells."
@@ -376,30 +397,107 @@ How to read: the dashed line at 1 is no overhead. Under each requested rate, in 
 $source_line"
 }
 
-# normalized: normalized overhead, allocation vs time sampling.
+# normalized (figure 3): allocation against time sampling per 1000 samples/s,
+# from the regressions (regress.csv's wall-time rows): per workload the two
+# fits' normalized overheads minus 1, in %, and their difference (alloc minus
+# time) with the verdict summary.md gives it.  fig3_data writes
+# $tmp/fig3.dat, one row per workload with a fit (its slot in the fixed
+# order), every value in % per 1000 samples/s and already cut to the axis
+# ranges it chooses: an interval far wider than the others (a workload that
+# takes almost no samples, whose extrapolation to 1000/s means little) does
+# not set the range; it ends in an arrow at the frame, labelled with its
+# true values.  It prints the gnuplot settings (ranges, counts) on stdout.
+fig3_data() {
+    awk -F, -v order="$workloads" -v out="$tmp/fig3.dat" -v margin="$1" '
+        function num(v) { return v != "" && v !~ /^[nN][aA][nN]$/ }
+        function pct(v) { return num(v) ? (v - 1) * 100 : "NaN" }
+        function pct0(v) { return num(v) ? v * 100 : "NaN" }
+        NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        NF && $(c["metric"]) == "wall" {
+            w = $(c["workload"]); k = $(c["kind"]); seen[w] = 1
+            un[w, k] = pct($(c["norm_overhead"])) " " pct($(c["norm_lo"])) " " pct($(c["norm_hi"]))
+            pa[w, k] = pct($(c["paired_norm_overhead"])) " " pct($(c["paired_norm_lo"])) " " pct($(c["paired_norm_hi"]))
+            pok[w, k] = $(c["paired_pairs"]) + 0 > 0 && num($(c["paired_norm_lo"]))
+            if (num($(c["norm_diff"]))) d[w] = pct0($(c["norm_diff"])) " " pct0($(c["norm_diff_lo"])) " " pct0($(c["norm_diff_hi"]))
+            if ($(c["verdict"]) != "") v[w] = $(c["verdict"])
+        }
+        # the upper quartile of x[1..n] (sorted in place)
+        function quartile3(x, n,   i, j, t) {
+            for (i = 2; i <= n; i++) { t = x[i]; for (j = i - 1; j >= 1 && x[j] > t; j--) x[j + 1] = x[j]; x[j + 1] = t }
+            return x[int(0.75 * (n - 1)) + 1] }
+        # The range of panel p over its entries E[p, 1..ne[p]] ("est lo hi"):
+        # the estimates and interval ends of every entry whose interval is at
+        # most 8 times the upper quartile of the widths in the panel (and 0, and
+        # +-lim).
+        function range(p, lim,   i, n, a, wd, cut, lo, hi, m) {
+            n = 0
+            for (i = 1; i <= ne[p]; i++) { split(E[p, i], a, " "); if (num(a[2]) && num(a[3])) wd[++n] = a[3] - a[2] }
+            cut = n ? 8 * quartile3(wd, n) : 0
+            if (cut < 4 * lim) cut = 4 * lim
+            lo = -lim; hi = lim
+            for (i = 1; i <= ne[p]; i++) { split(E[p, i], a, " ")
+                if (num(a[2]) && num(a[3]) && a[3] - a[2] > cut) { wide[p, i] = 1; continue }
+                for (m = 1; m <= 3; m++) if (num(a[m])) { if (a[m] < lo) lo = a[m]; if (a[m] > hi) hi = a[m] } }
+            pad = 0.06 * (hi - lo); rlo[p] = lo - pad; rhi[p] = hi + pad }
+        # entry i of panel p cut to its range: "y lo hi up down label"
+        function cut(p, i,   a, y, l, h, up, dn, lab) {
+            split(E[p, i], a, " "); y = a[1]; l = a[2]; h = a[3]; up = 0; dn = 0
+            if (!num(y)) return "NaN NaN NaN 0 0 -"
+            if (num(h) && h > rhi[p]) { h = rhi[p]; up = 1 }
+            if (num(l) && l < rlo[p]) { l = rlo[p]; dn = 1 }
+            if (y > rhi[p]) { y = rhi[p]; up = 1 } else if (y < rlo[p]) { y = rlo[p]; dn = 1 }
+            lab = (up || dn) ? sprintf("\"%.3g [%.3g, %.3g]\"", a[1], a[2], a[3]) : "-"
+            return y " " (num(l) ? l : "NaN") " " (num(h) ? h : "NaN") " " up " " dn " " lab }
+        END {
+            nw = split(order, W, " "); nrow = 0
+            for (j = 1; j <= nw; j++) { w = W[j]; if (!(w in seen)) continue
+                R[++nrow] = w; slot[nrow] = j - 1
+                # the basis of the verdict: the fits on the pairs when both have an interval
+                bp[nrow] = pok[w, "alloc"] && pok[w, "time"]
+                npaired += bp[nrow]
+                ka = ((w, "alloc") in un) ? (bp[nrow] ? pa[w, "alloc"] : un[w, "alloc"]) : "NaN NaN NaN"
+                kt = ((w, "time") in un) ? (bp[nrow] ? pa[w, "time"] : un[w, "time"]) : "NaN NaN NaN"
+                E[1, ++ne[1]] = ka; E[1, ++ne[1]] = kt
+                if (bp[nrow]) { E[1, ++ne[1]] = un[w, "alloc"]; E[1, ++ne[1]] = un[w, "time"] }
+                else { E[1, ++ne[1]] = "NaN NaN NaN"; E[1, ++ne[1]] = "NaN NaN NaN" }
+                E[2, ++ne[2]] = (w in d) ? d[w] : "NaN NaN NaN"
+                vv[nrow] = (w in v) ? v[w] : "na"
+                if (!((w, "alloc") in un) || split(un[w, "alloc"], q, " ") && q[1] == "NaN") noa = noa (noa == "" ? "" : ", ") w
+                if (!((w, "time") in un) || split(un[w, "time"], q, " ") && q[1] == "NaN") not = not (not == "" ? "" : ", ") w
+                if (!(w in d)) nod = nod (nod == "" ? "" : ", ") w
+                if (vv[nrow] == "alloc_cheaper") nac++; else if (vv[nrow] == "time_cheaper") ntc++
+                else if (vv[nrow] == "equivalent") neq++; else if (vv[nrow] == "not_resolved") nnr++ }
+            range(1, 0.5); range(2, 1.5 * margin)
+            print "# slot workload paired verdict a a_lo a_hi a_up a_dn a_lab t t_lo t_hi t_up t_dn t_lab au au_lo au_hi au_up au_dn au_lab tu tu_lo tu_hi tu_up tu_dn tu_lab d d_lo d_hi d_up d_dn d_lab" > out
+            for (r = 1; r <= nrow; r++) {
+                s = slot[r] " " R[r] " " bp[r] " " vv[r]
+                for (m = 1; m <= 4; m++) s = s " " cut(1, 4 * (r - 1) + m)
+                print s " " cut(2, r) > out }
+            for (p = 1; p <= 2; p++) for (i = 1; i <= ne[p]; i++) nwide += wide[p, i]
+            printf "nrow=%d;npaired=%d;nac=%d;ntc=%d;neq=%d;nnr=%d;nwide=%d\n", nrow, npaired, nac, ntc, neq, nnr, nwide
+            printf "yr1=\"%g %g\";yr2=\"%g %g\"\n", rlo[1], rhi[1], rlo[2], rhi[2]
+            printf "noa=\"%s\";not=\"%s\";nod=\"%s\"\n", noa, not, nod }' "$dir/regress.csv"
+}
 fig_normalized() {
-    mr=$(COLRANGE_ALL=1 colrange "$pd/normalized.dat" "alloc_norm time_norm alloc_paired time_paired")
-    ir=$(COLRANGE_ALL=1 colrange "$pd/normalized.dat" "alloc_norm_lo alloc_norm_hi time_norm_lo time_norm_hi alloc_paired_lo alloc_paired_hi time_paired_lo time_paired_hi")
-    xr=$(COLRANGE_ALL=1 colrange "$pd/normalized.dat" index)
-    na=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
-        NF { if ($(c["alloc_norm"]) ~ /^[nN][aA][nN]$/) a = 1; else ha = 1
-             if ($(c["time_norm"]) ~ /^[nN][aA][nN]$/) t = 1; else ht = 1
-             if ($(c["alloc_paired"]) !~ /^[nN][aA][nN]$/ || $(c["time_paired"]) !~ /^[nN][aA][nN]$/) hp = 1
-             if ($(c["resolved"]) ~ /^(alloc_cheaper|time_cheaper|equivalent)$/) nres++
-             if ($(c["resolved"]) != "na") njudged++ }
-        END { printf "na_alloc = %d; na_time = %d; has_alloc = %d; has_time = %d; has_paired = %d; n_resolved = %d; n_judged = %d",
-              a, t, ha, ht, hp, nres, njudged }' "$pd/normalized.dat")
-    eval "$(printf '%s' "$na" | tr -d ' ')"
-    draw "$F_NAME" "$F_SCRIPT" "medrange = '$mr'; intrange = '$ir'; xrange_ = '$xr'; $na" &&
+    # The verdicts' margin, as summary.md states it ("equivalent within 2%").
+    mg=$(sed -n 's/.*By the regressions.*equivalent within \([0-9.]*\)% when.*/\1/p' "$dir/summary.md" 2>/dev/null | head -n 1)
+    mg=${mg:-2}
+    eval "$(fig3_data "$mg")"
+    # The time sampler's modes in the sweep's comparison cells (normalized.dat):
+    # the regression fits every time cell of a workload together.
+    tmodes=""
+    [ "$ok_normalized" = yes ] && tmodes=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+        NF && ("time_mode" in c) && $(c["time_mode"]) != "-" && !($(c["time_mode"]) in s) { s[$(c["time_mode"])] = 1; printf "%s%s", n++ ? ", " : "", $(c["time_mode"]) }' "$pd/normalized.dat")
+    draw "$F_NAME" "$F_SCRIPT" "fig3 = '$tmp/fig3.dat'; nrow = $nrow; npaired = $npaired; yr1 = '$yr1'; yr2 = '$yr2'; margin_pct = $mg" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
-What: for each workload, the paper's normalized overhead 1 + (overhead - 1) * 1000 / (samples per second): the overhead extrapolated to a rate of 1000 samples/s, so that samplers running at different rates can be compared. Per workload, the allocation-sampling cell (fixed mode) and the time-sampling cell whose measured sample rate is nearest 1000/s are shown side by side (in a sweep of both time sampler's modes, a workload has a slot per mode: \"gcbench\" compares with the signal sampler, \"gcbench/thread\" the same allocation cell with the sampler thread, its rate labelled \"thread\"), each labelled with its period or rate, with $cilabel confidence intervals computed inside the bootstrap (not from the endpoints of other intervals).
+What: for each workload with a fit, what 1000 samples per second cost with allocation sampling and with time sampling, from the per-sample cost regressions of summary.md (\"Per-sample cost by regression\", regress.csv: every run's wall time fitted against the samples it took, the cost of turning sampling on kept apart): the normalized overhead 1 + cost x 1000/s / baseline, minus 1, in % (upper panel; a 1% difference is a tick apart). $([ "$npaired" -gt 0 ] && echo "Filled points: the fits on the pairs (each run minus the adjacent run of its baseline in the same block), the values the verdict uses; open, lighter points beside them: the fits on the runs, for comparison. ")The lower panel is what the verdict reads: the difference, allocation minus time, with the $cilabel interval of the difference of the two fits' bootstrap replicates (over runs within cells), the shaded band the +-$mg% margin.
 
-$([ "$has_paired" = 1 ] && echo "Filled points: the paired values (each run over the adjacent run of its baseline in the same block, Hodges-Lehmann over blocks, one-sample $cilabel interval; docs/STATISTICS.md, \"Paired comparisons\"); open, lighter points further out: the unpaired values from the medians, for comparison. ")Over each workload: the verdict of summary.md's headline, from the paired intervals where both cells have one, else the unpaired: a sampler is cheaper when its interval lies wholly below the other's, \"equivalent\" when the two differ by at most the margin whatever values in their intervals are true, else \"not resolved\" (resolved here: $n_resolved of $n_judged workloads).
+Verdicts (over each workload, the same as summary.md's line under the regression table): allocation cheaper when the difference's interval lies wholly below 0, time cheaper when wholly above, equivalent within $mg% when it lies inside the band, else not resolved: allocation cheaper $nac, time cheaper $ntc, equivalent $neq, not resolved $nnr, of $nrow workloads.$([ "$nwide" -gt 0 ] && echo " An interval more than 8 times as wide as the upper quartile of the panel's widths does not set the axis: it is cut at the frame with an arrow, and its estimate and interval are written beside it ($nwide such).")$([ -n "$noa$not" ] && echo " No fit, so no point (n/a): ${noa:+allocation: $noa}${noa:+${not:+; }}${not:+time: $not} (regress.csv's note says why).")$([ -n "$nod" ] && echo " No difference, so no verdict: $nod.")$(set -- $(echo "$tmodes" | tr ',' ' '); [ $# -gt 1 ] && echo " This sweep has time cells of several time sampler's modes ($tmodes): the time fit pools them; summary.md's allocation-vs-time table compares each mode's cell nearest 1000 samples/s separately.")
 
-How to read: lower is cheaper per sample. 1 means sampling at 1000 samples/s would cost nothing measurable; 1.01 means 1% per 1000 samples/s. Where the two intervals of a workload overlap, this sweep cannot say which sampler is cheaper for it. Values far from 1000 samples/s are extrapolated linearly, which is why the cells nearest 1000/s are used. "n/a" marks a value analyze could not compute (for instance a workload that took no allocation samples); summary.csv's note column says why. An interval much wider than the spread of the medians is cut at the frame.
+How to read: lower is cheaper per sample; 0 is free. The regression uses every cell of a workload rather than the one nearest 1000 samples/s, so a period that takes few samples contributes little instead of being extrapolated 100-fold.
 
-$source_line"
+$source_line Regressions: weighted Theil-Sen fits, $cilabel percentile intervals from a bootstrap over runs within cells (docs/STATISTICS.md)."
 }
 
 # exactness: exactness, samples taken vs allocated bytes / period.
