@@ -196,6 +196,13 @@ modes_in() {
         END { for (m in no) print no[m], m }' "$pd/$1.dat" | sort -n | awk '{ printf "%s%s", (NR > 1 ? " " : ""), $2 }'
 }
 
+# periods NAME COLUMN: the distinct periods (> 0) of COLUMN in NAME.dat, space
+# separated and sorted: the plan's periods, each of which gets a tick label.
+periods() {
+    awk -v col="$2" 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+        NF && $(c[col]) + 0 > 0 { print $(c[col]) + 0 }' "$pd/$1.dat" | sort -n -u | tr '\n' ' ' | sed 's/ $//'
+}
+
 # paired_in NAME: 1 if NAME.dat has a "pairs" column with a value above 0 (a blocked sweep), else 0.
 paired_in() {
     awk 'NR == 1 { for (i = 2; i <= NF; i++) if ($i == "pairs") p = i - 1; next }
@@ -358,7 +365,7 @@ fig_overhead_alloc() {
         "$([ "$base" = 1 ] && colrange "$pd/baseline_runs.dat" ratio "" "$panels")")
     xr=$(colrange "$pd/alloc_cells.dat" alloc_period)
     pair=$(paired_in alloc_cells)
-    draw "$F_NAME" "$F_SCRIPT" "which = 'alloc'; panels = '$panels'; has_base = $base; modes = '$modes'; has_paired = $pair; yranges = '$yr'; xrange_ = '$xr'" &&
+    draw "$F_NAME" "$F_SCRIPT" "plan_periods = '$(periods alloc_cells alloc_period)'; which = 'alloc'; panels = '$panels'; has_base = $base; modes = '$modes'; has_paired = $pair; yranges = '$yr'; xrange_ = '$xr'" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload (one panel each: $panels), the run time with allocation sampling on, divided by the median run time of the same workload without sampling (its baseline), against the sampling period in bytes on a log2 axis. Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise, the spread a real overhead must stand out from.")$(set -- $modes; [ $# -gt 1 ] && echo " Filled points: $1 mode; open points with dashed lines, shifted a little right: the other modes ($(shift; echo "$*" | sed 's/ /, /g')).")$([ "$pair" = 1 ] && printf '\n\n%s' "Blue squares with bars, a little left of each period: the paired ratio (each run over the adjacent run of its baseline in the same block, the Hodges-Lehmann estimate over blocks, one-sample $cilabel interval; docs/STATISTICS.md, \"Paired comparisons\"). It is the process-level measurement (the whole run, start-up included), and it is narrower than the black bars because adjacent runs share their noise.")
@@ -565,7 +572,7 @@ fig_sample_rate() {
     # their key entries say so)
     empty=$(colrange "$pd/alloc_cells.dat" alloc_sps "alloc_mode=$amode" "$panels" |
         awk -v w="$panels" '{ n = split(w, W, " "); s = ""; for (i = 1; i <= n; i++) if ($(2 * i - 1) == "none") s = s " " W[i]; print s }')
-    draw "$F_NAME" "$F_SCRIPT" "panels = '$panels'; amode = '$amode'; time_rates = '$rates'; xrange_ = '$xr'; yrange_ = '$yr'; empty = '$empty '" &&
+    draw "$F_NAME" "$F_SCRIPT" "plan_periods = '$(periods alloc_cells alloc_period)'; panels = '$panels'; amode = '$amode'; time_rates = '$rates'; xrange_ = '$xr'; yrange_ = '$yr'; empty = '$empty '" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: allocation samples recorded per second of run time (median over the runs of each cell, with $cilabel confidence intervals, usually narrower than the markers) against the allocation sampling period in bytes, log-log, one line per workload ($amode mode; the workloads' points are shifted slightly sideways so their error bars do not hide one another).$([ -n "$rates" ] && echo " Dashed horizontal lines mark the time-sampling rates of this sweep ($rates Hz) for comparison.")
@@ -675,7 +682,7 @@ fig_peers() {
             for (i = 1; i <= ns[w]; i++) printf "%s%s", (i > 1 ? ", " : ""), cap(w, S[w, i]) }')
     nopanel=$(peers_awk 'for (k = 1; k <= naw; k++) if (!(AW[k] in wno)) printf "%s%s", (n++ ? ", " : ""), AW[k]')
     nocount=$(peers_awk 'for (k = 1; k <= nsys; k++) if (sysname[k] in nocount) printf "%s%s", (n++ ? ", " : ""), sysname[k]')
-    draw "$F_NAME" "$F_SCRIPT" "$vars" &&
+    draw "$F_NAME" "$F_SCRIPT" "plan_periods = '$(periods peers period_bytes)'; $vars" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the overhead of allocation sampling on each system measured in this sweep, in % of wall time, against the sampling period (log2 axis): each point is a cell's paired overhead, the median over blocks of its runs against their adjacent baseline runs (Hodges-Lehmann), with a one-sample $cilabel interval. Per-sample cost (in the key): from the in-process design when the sweep's peers report has it (the extra CPU time per sample of the system's sampling segments, with its $cilabel interval over blocks), else the regression of each run's wall time on the samples the system itself counted, over the periods, with its $cilabel interval (docs/STATISTICS.md); and the instructions per sample the simulated part counted (the fixed cost apart; \"not exact\" when repeated runs did not agree; peers.md has the spread). $costs.$([ -n "$nocount" ] && echo " No per-sample cost for $nocount: the system keeps no count of its samples, and bytes allocated / period is not the number it took (docs/WORKLOADS.md, \"How each system's samples are counted\"); only the overhead is drawn.")
@@ -685,19 +692,44 @@ How to read: a line falls with the period as samples get rarer; at the same peri
 Data: $shown/plotdata/peers.dat (written by build/bin/analyze and build/bin/peers-report from $shown/results.db); the table is $shown/peers.md.${sweep_info:+ $sweep_info}"
 }
 
+# offlog FILE "EXPR..." [X-COLUMN]: the values a log axis cannot show (at or
+# below 0), as "workload X (value%)" separated by ", "; EXPR as for pctrange;
+# X is a period (formatted as 32K) or, with a third argument "hz", a rate.
+offlog() {
+    awk -v exprs="$2" -v xc="${3:-alloc_period}" '
+        function fb(x) { return x % 1048576 == 0 ? x / 1048576 "M" : x % 1024 == 0 ? x / 1024 "K" : x }
+        NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; ne = split(exprs, E, " "); next }
+        !NF { next }
+        { for (j = 1; j <= ne; j++) {
+              split(E[j], p, "*"); v = $(c[p[1]])
+              if (v ~ /^[nN][aA][nN]$/) continue
+              v = (2 in p) ? v * p[2] : (v - 1) * 100
+              if (p[1] == "model_user_ns") v *= $(c["time_hz"])
+              if (v > 0) continue
+              x = (xc == "index") ? "" : " " (xc == "time_hz" ? $(c[xc]) " Hz" : fb($(c[xc])))
+              k = $(c["workload"]) x
+              if (k in seen) continue; seen[k] = 1
+              s = s (s == "" ? "" : ", ") sprintf("%s (%.3g%%)", k, v) } }
+        END { print s }' "$1"
+}
+offlog_note() {
+    [ -n "$1" ] && echo " At or below 0, so off the log axis and marked by a red down-triangle at the bottom edge: $1."
+}
+
 sim_source="Data: $shown/plotdata (written by build/bin/analyze from $shown/results.db, the cells with backend sim: every run under valgrind --tool=cachegrind --cache-sim=yes with fixed simulated caches, ASLR off, a fixed SGC_SEED, each cell run at least twice; docs/HARNESS.md, docs/STATISTICS.md).${sweep_info:+ $sweep_info}"
 # S1, S2: extra instructions / estimated cycles vs period (sim_fig_alloc METRIC MEANING).
 sim_fig_alloc() {
     m=$1; mn=$2
     panels=$(present sim_alloc)
     yr=$(pctrange "$pd/sim_alloc.dat" "overhead_$m" "$panels")
+    off=$(offlog "$pd/sim_alloc.dat" "overhead_$m")
     xr=$(colrange "$pd/sim_alloc.dat" alloc_period)
-    draw "$F_NAME" "$F_SCRIPT" "which = 'alloc'; metric = '$m'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'" &&
+    draw "$F_NAME" "$F_SCRIPT" "plan_periods = '$(periods sim_alloc alloc_period)'; which = 'alloc'; metric = '$m'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload (one panel each: $panels), the $mn a run executes with allocation sampling on (fixed mode), minus those of the same workload's simulated baseline at the same size, as a percentage of the baseline, against the sampling period (log2 axis); the y axis is logarithmic. $([ $m = Ir ] && echo "Instructions are valgrind's count of the instructions executed (sim::Ir)." || echo "Estimated cycles are L1 hits + 5 x LL hits + 35 x RAM accesses of the simulated caches (sim::est-cycles), a cost model, not a measurement of any CPU.")
 
-How to read: every point is counted, not sampled: the runs of a cell agree to within 0.01% (checked, summary.md), so there are no intervals. The line falls with the period (the cost is paid once per sample) until the fixed cost of turning sampling on (the profile's setup) dominates at long periods. A point at or below 0 cannot be drawn on the log axis; summary.md lists every value.
+How to read: every point is counted, not sampled: the runs of a cell agree to within 0.01% (checked, summary.md), so there are no intervals. The line falls with the period (the cost is paid once per sample) until the fixed cost of turning sampling on (the profile's setup) dominates at long periods. A point at or below 0 cannot be drawn on the log axis; summary.md lists every value.$(offlog_note "$off")
 
 $sim_source"
 }
@@ -708,6 +740,7 @@ fig_sim_overhead_alloc_cycles() { sim_fig_alloc est_cycles "estimated cycles"; }
 fig_sim_overhead_time() {
     panels=$(present sim_time)
     yr=$(pctrange "$pd/sim_time.dat" "model_overhead model_user_ns*1e-7" "$panels")
+    off=$(offlog "$pd/sim_time.dat" "model_overhead model_user_ns*1e-7" time_hz)
     xr=$(colrange "$pd/sim_time.dat" time_hz)
     trates=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF { r[$(c["time_hz"])] = 1 } END { for (k in r) print k }' "$pd/sim_time.dat" | sort -n | tr '\n' ' ')
     draw "$F_NAME" "$F_SCRIPT" "which = 'time'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'; time_rates = '${trates% }'" &&
@@ -715,7 +748,7 @@ fig_sim_overhead_time() {
 
 What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the overhead time sampling would have at its native rate, in % of the baseline's run time (log axes). Under valgrind a program runs 20-100x slower, so a timer fires 20-100x more often per unit of work, and the kernel's signal delivery is not counted at all: the simulated time cells cannot be read directly. Two parts are combined instead. COUNTED (open points, dashed): the user-space instructions per time sample (the handler and the drain into the profile: (cell - baseline instructions) / samples), converted to time with the baseline's native nanoseconds per instruction (its native CPU time at the same size over its counted instructions), times the rate. MEASURED (filled points, the total): plus the kernel's cost of delivering one signal, measured natively on this machine by time-bench (meta time_delivery_ns), times the rate.
 
-How to read: the difference between the two lines is the kernel's part, which dominates here; the counted part is exact, the measured part carries the noise of one native micro-benchmark. Compare with figure 2, the same cells timed natively.
+How to read: the difference between the two lines is the kernel's part, which dominates here; the counted part is exact, the measured part carries the noise of one native micro-benchmark. Compare with figure 2, the same cells timed natively.$(offlog_note "$off")
 
 $sim_source"
 }
@@ -728,12 +761,13 @@ fig_sim_normalized() {
                 if (lo == "" || v < lo) lo = v; if (hi == "" || v > hi) hi = v } }
         END { print (lo == "" ? "1e-4 1e-3" : lo " " hi) }' "$pd/sim_normalized.dat")
     xr=$(COLRANGE_ALL=1 colrange "$pd/sim_normalized.dat" index)
+    off=$(offlog "$pd/sim_normalized.dat" "normalized_Ir normalized_est_cycles time_normalized_model" index)
     draw "$F_NAME" "$F_SCRIPT" "which = 'normalized'; panels = ''; yranges = '$yr'; xrange_ = '$xr'" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload, 1 + (overhead - 1) x 1000 / (samples per second), shown as a percentage above 1 on a log axis: the cost of 1000 samples per second. Allocation sampling (the fixed-mode period whose native sample rate is nearest 1000/s): COUNTED in instructions and in estimated cycles, the native rate being samples over the baseline's native CPU time at the simulated size. Time sampling: MODELLED as in figure S3 (counted handler instructions at native speed plus the kernel's delivery cost measured natively), which is the same at every rate.
 
-How to read: lower is cheaper per sample. Missing points: a workload that took no allocation samples, or a value at or below 0 (summary.md lists every value).
+How to read: lower is cheaper per sample. A workload that took no allocation samples has no allocation points (summary.md lists every value).$(offlog_note "$off")
 
 $sim_source"
 }
@@ -743,10 +777,14 @@ fig_sim_vs_wall() {
     panels=$(present sim_compare)
     hw=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF && $(c["overhead_wall"]) !~ /^[nN][aA][nN]$/ { f = 1 } END { print f ? 1 : 0 }' "$pd/sim_compare.dat")
     yr=$(PCT_ALL=1 pctrange "$pd/sim_compare.dat" "overhead_Ir overhead_est_cycles overhead_wall overhead_wall_lo overhead_wall_hi" "$panels")
-    draw "$F_NAME" "$F_SCRIPT" "which = 'compare'; panels = '$panels'; yranges = '$yr'; has_wall = $hw" &&
+    set -- $(periods sim_compare alloc_period)
+    ps_=${1:-32768}; pl_=${2:-$ps_}
+    s5p=$(awk -v a="$ps_" -v b="$pl_" 'function f(x) { return x % 1048576 == 0 ? x / 1048576 "M" : x % 1024 == 0 ? x / 1024 "K" : x }
+        BEGIN { print (b > a) ? "a " f(a) " and a " f(b) " period" : "a " f(a) " period" }')
+    draw "$F_NAME" "$F_SCRIPT" "which = 'compare'; panels = '$panels'; yranges = '$yr'; has_wall = $hw; p_short = $ps_; p_long = $pl_" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
-What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the overhead of allocation sampling at a 32K and a 4M period, in % of the baseline, three ways: instructions and estimated cycles COUNTED under valgrind (exact, labelled with their value), and wall time MEASURED natively (the median with its $cilabel confidence interval, from this sweep's timed cells$([ "$hw" = 1 ] || echo "; this sweep has none, so only the counts are shown")).
+What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the overhead of allocation sampling at $s5p (the periods of the plan that sim_compare.dat holds), in % of the baseline, three ways: instructions and estimated cycles COUNTED under valgrind (exact, labelled with their value), and wall time MEASURED natively (the median with its $cilabel confidence interval, from this sweep's timed cells$([ "$hw" = 1 ] || echo "; this sweep has none, so only the counts are shown")).
 
 How to read: the counts give the cost of the sampler's own work without noise; the wall-time interval shows how much of the machine's noise a timed measurement has to see through. Where the interval includes 0 the timed measurement cannot tell the cell from its baseline, while the count still says exactly how much work was added. Counted and timed cells use different --size values (calibrated separately), so compare percentages, not absolute values.
 

@@ -101,7 +101,7 @@ if (which eq 'alloc') {
 if (has_base) { set xtics add ("off" xbase) }
 unset key
 eval "set multiplot layout prows, pcols " . multiplot_margins(cw, ch, xextra) . \
-    " title sprintf('%s (sweep %s)', fig_title, sweep) font ',14'"
+    " title sprintf('%s (sweep %s)', fig_title, sweep) font '" . title_font(sprintf('%s (sweep %s)', fig_title, sweep), cw, 14) . "'"
 do for [i = 1:npan] {
     w = word(panels, i)
     wk = windex(w)       # the workload's colour (k is taken by loops below)
