@@ -93,10 +93,12 @@ period_tic_rec(b, hi, step, k) = (b > hi * 1.0001) ? "" : \
 # The mantissas per decade: any window of the ranges used holds three.
 lt_mant(lo, hi) = (log10(hi / lo) >= 4) ? "1" : (log10(hi / lo) >= 2.5) ? "1 3" : \
     (log10(hi / lo) >= 1) ? "1 2 5" : "1 1.5 2 3 5 7"
-log_tics = "set ytics (); lt_m = lt_mant(lt_lo, lt_hi); " . \
+# log_tics_on(ax): the same for axis ax ("x" or "y"); log_tics is the y axis's.
+log_tics_on(ax) = "set " . ax . "tics (); lt_m = lt_mant(lt_lo, lt_hi); " . \
     "do for [lt_e = floor(log10(lt_lo)) - 1 : ceil(log10(lt_hi)) + 1] { do for [lt_k = 1 : words(lt_m)] { " . \
     "lt_v = real(word(lt_m, lt_k)) * 10.0**lt_e; " . \
-    "if (lt_v >= lt_lo * 0.9999 && lt_v <= lt_hi * 1.0001) { set ytics add (sprintf('%g', lt_v) lt_v) } } }"
+    "if (lt_v >= lt_lo * 0.9999 && lt_v <= lt_hi * 1.0001) { set " . ax . "tics add (sprintf('%g', lt_v) lt_v) } } }"
+log_tics = log_tics_on("y")
 
 # title_font(text, width, size): the font size at which a title fits the
 # canvas (a title's characters average about 0.7 of the font size in pixels

@@ -481,7 +481,20 @@ fig3_data() {
                 for (m = 1; m <= 4; m++) s = s " " cut(1, 4 * (r - 1) + m)
                 print s " " cut(2, r) > out }
             for (p = 1; p <= 2; p++) for (i = 1; i <= ne[p]; i++) nwide += wide[p, i]
+            # which optional series have a point at all (gnuplot 5.4 can crash
+            # on a plot whose every point is undefined): cut ends per panel,
+            # n/a per value
+            for (r = 1; r <= nrow; r++) {
+                for (m = 1; m <= 4; m++) { split(cut(1, 4 * (r - 1) + m), q, " "); cut1 += q[4] + q[5] }
+                split(cut(2, r), q, " "); cut2 += q[4] + q[5]
+                split(E[1, 4 * (r - 1) + 1], q, " "); na_a += !num(q[1])
+                split(E[1, 4 * (r - 1) + 2], q, " "); na_t += !num(q[1])
+                split(E[2, r], q, " "); na_d += !num(q[1])
+                split(E[1, 4 * (r - 1) + 1], q, " "); has_a += num(q[1])
+                split(E[1, 4 * (r - 1) + 2], q, " "); has_t += num(q[1])
+                split(E[2, r], q, " "); has_d += num(q[1]) }
             printf "nrow=%d;npaired=%d;nac=%d;ntc=%d;neq=%d;nnr=%d;nwide=%d\n", nrow, npaired, nac, ntc, neq, nnr, nwide
+            printf "cut1=%d;cut2=%d;na_a=%d;na_t=%d;na_d=%d;has_a=%d;has_t=%d;has_d=%d\n", (cut1 > 0), (cut2 > 0), (na_a > 0), (na_t > 0), (na_d > 0), (has_a > 0), (has_t > 0), (has_d > 0)
             printf "yr1=\"%g %g\";yr2=\"%g %g\"\n", rlo[1], rhi[1], rlo[2], rhi[2]
             printf "noa=\"%s\";not=\"%s\";nod=\"%s\"\n", noa, not, nod }' "$dir/regress.csv"
 }
@@ -495,7 +508,7 @@ fig_normalized() {
     tmodes=""
     [ "$ok_normalized" = yes ] && tmodes=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
         NF && ("time_mode" in c) && $(c["time_mode"]) != "-" && !($(c["time_mode"]) in s) { s[$(c["time_mode"])] = 1; printf "%s%s", n++ ? ", " : "", $(c["time_mode"]) }' "$pd/normalized.dat")
-    draw "$F_NAME" "$F_SCRIPT" "fig3 = '$tmp/fig3.dat'; nrow = $nrow; npaired = $npaired; yr1 = '$yr1'; yr2 = '$yr2'; margin_pct = $mg" &&
+    draw "$F_NAME" "$F_SCRIPT" "fig3 = '$tmp/fig3.dat'; nrow = $nrow; npaired = $npaired; yr1 = '$yr1'; yr2 = '$yr2'; margin_pct = $mg; cut1 = $cut1; cut2 = $cut2; na_a = $na_a; na_t = $na_t; na_d = $na_d; has_a = $has_a; has_t = $has_t; has_d = $has_d" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload with a fit, what 1000 samples per second cost with allocation sampling and with time sampling, from the per-sample cost regressions of summary.md (\"Per-sample cost by regression\", regress.csv: every run's wall time fitted against the samples it took, the cost of turning sampling on kept apart): the normalized overhead 1 + cost x 1000/s / baseline, minus 1, in % (upper panel; a 1% difference is a tick apart). $([ "$npaired" -gt 0 ] && echo "Filled points: the fits on the pairs (each run minus the adjacent run of its baseline in the same block), the values the verdict uses; open, lighter points beside them: the fits on the runs, for comparison. ")The lower panel is what the verdict reads: the difference, allocation minus time, with the $cilabel interval of the difference of the two fits' bootstrap replicates (over runs within cells), the shaded band the +-$mg% margin.
@@ -682,12 +695,16 @@ fig_peers() {
             for (i = 1; i <= ns[w]; i++) printf "%s%s", (i > 1 ? ", " : ""), cap(w, S[w, i]) }')
     nopanel=$(peers_awk 'for (k = 1; k <= naw; k++) if (!(AW[k] in wno)) printf "%s%s", (n++ ? ", " : ""), AW[k]')
     nocount=$(peers_awk 'for (k = 1; k <= nsys; k++) if (sysname[k] in nocount) printf "%s%s", (n++ ? ", " : ""), sysname[k]')
+    # the allocators of the systems in this sweep, as the caption names them
+    sysdesc=$(peers_awk 'for (k = 1; k <= nsys; k++) { s = sysname[k]
+            d = s == "freecheck" ? "freecheck'"'"'s runtime" : s == "jemalloc" ? "C malloc with jemalloc" : s == "gperftools" ? "C malloc with gperftools" : s == "go" ? "Go" : s == "hotspot" ? "HotSpot" : s == "v8" ? "V8" : s
+            printf "%s%s", (k > 1 ? ", " : ""), d }')
     draw "$F_NAME" "$F_SCRIPT" "plan_periods = '$(periods peers period_bytes)'; $vars" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the overhead of allocation sampling on each system measured in this sweep, in % of wall time, against the sampling period (log2 axis): each point is a cell's paired overhead, the median over blocks of its runs against their adjacent baseline runs (Hodges-Lehmann), with a one-sample $cilabel interval. Per-sample cost (in the key): from the in-process design when the sweep's peers report has it (the extra CPU time per sample of the system's sampling segments, with its $cilabel interval over blocks), else the regression of each run's wall time on the samples the system itself counted, over the periods, with its $cilabel interval (docs/STATISTICS.md); and the instructions per sample the simulated part counted (the fixed cost apart; \"not exact\" when repeated runs did not agree; peers.md has the spread). $costs.$([ -n "$nocount" ] && echo " No per-sample cost for $nocount: the system keeps no count of its samples, and bytes allocated / period is not the number it took (docs/WORKLOADS.md, \"How each system's samples are counted\"); only the overhead is drawn.")
 
-How to read: a line falls with the period as samples get rarer; at the same period a lower line costs less per byte allocated. The systems run the same work on their own allocators (freecheck's runtime, C malloc with jemalloc or gperftools, Go, HotSpot, V8), so compare the costs of sampling, not the run times. Where each system's sample check lives (folded into the allocation limit, or a counter on the malloc path) is in peers.md.
+How to read: a line falls with the period as samples get rarer; at the same period a lower line costs less per byte allocated. The systems run the same work on their own allocators ($sysdesc), so compare the costs of sampling, not the run times. Where each system's sample check lives (folded into the allocation limit, or a counter on the malloc path) is in peers.md.
 
 Data: $shown/plotdata/peers.dat (written by build/bin/analyze and build/bin/peers-report from $shown/results.db); the table is $shown/peers.md.${sweep_info:+ $sweep_info}"
 }

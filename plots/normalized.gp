@@ -58,24 +58,24 @@ set key at screen 0.5, screen 1 - 50.0 / ch center center horizontal maxrows (np
 a1 = 0.05 * (hi1 - lo1)
 plot 0 with lines ls 100 notitle, \
      f using 1:(lo1 - 1):xtic(esc(strcol(2))) with points pt 7 ps 0 notitle, \
-     f using (col(1) - dx):(col(cA)):(col(cA + 1)):(col(cA + 2)) with yerrorbars lc rgb "#0072B2" lw 1.6 pt 7 ps 1.0 \
+     for [j = 1:has_a] f using (col(1) - dx):(col(cA)):(col(cA + 1)):(col(cA + 2)) with yerrorbars lc rgb "#0072B2" lw 1.6 pt 7 ps 1.0 \
         title sprintf(npaired > 0 ? "allocation sampling, fit on the pairs, %s CI" : "allocation sampling, %s CI", cilabel), \
-     f using (col(1) + dx):(col(cT)):(col(cT + 1)):(col(cT + 2)) with yerrorbars lc rgb "#D55E00" lw 1.6 pt 9 ps 1.1 \
+     for [j = 1:has_t] f using (col(1) + dx):(col(cT)):(col(cT + 1)):(col(cT + 2)) with yerrorbars lc rgb "#D55E00" lw 1.6 pt 9 ps 1.1 \
         title sprintf(npaired > 0 ? "time sampling, fit on the pairs, %s CI" : "time sampling, %s CI", cilabel), \
      for [j = 1:(npaired > 0)] f using (col(1) - du):(col(cAU)):(col(cAU + 1)):(col(cAU + 2)) with yerrorbars lc rgb "#7FB8D8" lw 1 pt 6 ps 0.9 \
         title sprintf("allocation, fit on the runs (unpaired), %s CI", cilabel), \
      for [j = 1:(npaired > 0)] f using (col(1) + du):(col(cTU)):(col(cTU + 1)):(col(cTU + 2)) with yerrorbars lc rgb "#EAAE80" lw 1 pt 8 ps 1.0 \
         title sprintf("time, fit on the runs (unpaired), %s CI", cilabel), \
-     for [s = 0:3] f using (col(1) + (s == 0 ? -dx : s == 1 ? dx : s == 2 ? -du : du)):(col(cA + 6 * s + 3) > 0 ? hi1 - a1 : NaN):(0):(a1) \
+     for [s = 0:(cut1 ? 3 : -1)] f using (col(1) + (s == 0 ? -dx : s == 1 ? dx : s == 2 ? -du : du)):(col(cA + 6 * s + 3) > 0 ? hi1 - a1 : NaN):(0):(a1) \
         with vectors head filled size screen 0.008, 25 lc rgb (s % 2 ? "#D55E00" : "#0072B2") lw 1.6 notitle, \
-     for [s = 0:3] f using (col(1) + (s == 0 ? -dx : s == 1 ? dx : s == 2 ? -du : du)):(col(cA + 6 * s + 4) > 0 ? lo1 + a1 : NaN):(0):(-a1) \
+     for [s = 0:(cut1 ? 3 : -1)] f using (col(1) + (s == 0 ? -dx : s == 1 ? dx : s == 2 ? -du : du)):(col(cA + 6 * s + 4) > 0 ? lo1 + a1 : NaN):(0):(-a1) \
         with vectors head filled size screen 0.008, 25 lc rgb (s % 2 ? "#D55E00" : "#0072B2") lw 1.6 notitle, \
-     for [s = 0:2:2] f using (col(1) + (s == 0 ? -dx : -du)):(col(cA + 6 * s + 3) > 0 ? hi1 - (s < 2 ? 2.2 : 3.6) * a1 : (col(cA + 6 * s + 4) > 0 ? lo1 + (s < 2 ? 2.2 : 3.6) * a1 : NaN)):(strcol(cA + 6 * s + 5)) \
+     for [s = 0:(cut1 ? 2 : -1):2] f using (col(1) + (s == 0 ? -dx : -du)):(col(cA + 6 * s + 3) > 0 ? hi1 - (s < 2 ? 2.2 : 3.6) * a1 : (col(cA + 6 * s + 4) > 0 ? lo1 + (s < 2 ? 2.2 : 3.6) * a1 : NaN)):(strcol(cA + 6 * s + 5)) \
         with labels right offset -0.6, 0 font ",9" tc rgb "#0072B2" notitle, \
-     for [s = 1:3:2] f using (col(1) + (s == 1 ? dx : du)):(col(cA + 6 * s + 3) > 0 ? hi1 - (s < 2 ? 2.2 : 3.6) * a1 : (col(cA + 6 * s + 4) > 0 ? lo1 + (s < 2 ? 2.2 : 3.6) * a1 : NaN)):(strcol(cA + 6 * s + 5)) \
+     for [s = 1:3 * cut1:2] f using (col(1) + (s == 1 ? dx : du)):(col(cA + 6 * s + 3) > 0 ? hi1 - (s < 2 ? 2.2 : 3.6) * a1 : (col(cA + 6 * s + 4) > 0 ? lo1 + (s < 2 ? 2.2 : 3.6) * a1 : NaN)):(strcol(cA + 6 * s + 5)) \
         with labels left offset 0.6, 0 font ",9" tc rgb "#D55E00" notitle, \
-     f using (col(1) - dx):(valid(cA) ? NaN : 0):("n/a") with labels center offset 0, 0.8 font ",9" tc rgb "#0072B2" notitle, \
-     f using (col(1) + dx):(valid(cT) ? NaN : 0):("n/a") with labels center offset 0, 0.8 font ",9" tc rgb "#D55E00" notitle
+     for [j = 1:na_a] f using (col(1) - dx):(valid(cA) ? NaN : 0):("n/a") with labels center offset 0, 0.8 font ",9" tc rgb "#0072B2" notitle, \
+     for [j = 1:na_t] f using (col(1) + dx):(valid(cT) ? NaN : 0):("n/a") with labels center offset 0, 0.8 font ",9" tc rgb "#D55E00" notitle
 unset label 1
 unset key
 
@@ -92,10 +92,10 @@ set object 1 rect from graph 0, first -margin_pct to graph 1, first margin_pct f
 set label 2 sprintf("allocation cheaper ↓    time cheaper ↑") at graph 0.005, graph 0.04 left font ",9" tc rgb "#606060"
 plot 0 with lines ls 100 notitle, \
      f using 1:(lo2 - 1):xtic(esc(strcol(2))) with points pt 7 ps 0 notitle, \
-     f using 1:(col(cD)):(col(cD + 1)):(col(cD + 2)) with yerrorbars lc rgb "#303030" lw 1.6 pt 7 ps 0.9 notitle, \
-     f using 1:(col(cD + 3) > 0 ? hi2 - a2 : NaN):(0):(a2) with vectors head filled size screen 0.008, 25 lc rgb "#303030" lw 1.6 notitle, \
-     f using 1:(col(cD + 4) > 0 ? lo2 + a2 : NaN):(0):(-a2) with vectors head filled size screen 0.008, 25 lc rgb "#303030" lw 1.6 notitle, \
-     f using 1:(col(cD + 3) > 0 ? hi2 - 2.2 * a2 : (col(cD + 4) > 0 ? lo2 + 2.2 * a2 : NaN)):(strcol(cD + 5)) with labels left offset 0.6, 0 font ",9" tc rgb "#303030" notitle, \
+     for [j = 1:has_d] f using 1:(col(cD)):(col(cD + 1)):(col(cD + 2)) with yerrorbars lc rgb "#303030" lw 1.6 pt 7 ps 0.9 notitle, \
+     for [j = 1:cut2] f using 1:(col(cD + 3) > 0 ? hi2 - a2 : NaN):(0):(a2) with vectors head filled size screen 0.008, 25 lc rgb "#303030" lw 1.6 notitle, \
+     for [j = 1:cut2] f using 1:(col(cD + 4) > 0 ? lo2 + a2 : NaN):(0):(-a2) with vectors head filled size screen 0.008, 25 lc rgb "#303030" lw 1.6 notitle, \
+     for [j = 1:cut2] f using 1:(col(cD + 3) > 0 ? hi2 - 2.2 * a2 : (col(cD + 4) > 0 ? lo2 + 2.2 * a2 : NaN)):(strcol(cD + 5)) with labels left offset 0.6, 0 font ",9" tc rgb "#303030" notitle, \
      f using 1:(hi2 + 1.8 * a2):(vtext(strcol(4))):(vcolor(strcol(4))) with labels center font ",10" tc rgb variable notitle, \
-     f using 1:(valid(cD) ? NaN : 0):("n/a") with labels center offset 0, 0.8 font ",9" tc rgb "#303030" notitle
+     for [j = 1:na_d] f using 1:(valid(cD) ? NaN : 0):("n/a") with labels center offset 0, 0.8 font ",9" tc rgb "#303030" notitle
 unset multiplot

@@ -126,7 +126,7 @@ do for [i = 1:npan] {
         if (has_base) { set xtics add ("off" xbase) }
     }
     set xlabel ((i > npan - pcols) ? fig_xlabel : "") offset 0, (which eq 'time' ? -0.9 : 0)
-    set ylabel ((i - 1) % pcols == 0 ? "overhead (× baseline median wall time)" : "")
+    set ylabel ((i - 1) % pcols == 0 ? "overhead (× baseline median wall time)" : "") offset 1, 0
     plot 1 with lines ls 100 notitle, \
          for [j = 1:has_base] base using (strcol(1) eq w ? xbase * 2**(xjit * jitter(column(c_baseline_runs_round))) : NaN):(column(c_baseline_runs_ratio)) \
               with points pt 7 ps 0.35 lc rgb "#A0808080" notitle, \

@@ -27,7 +27,7 @@ spoint(i) = int(word(ptypes, (i - 1) % 9 + 1))
 sidx(s) = words((" " . systems)[1:strstrt(" " . systems . " ", " " . s . " ")]) + 1
 ncol = npanel < 3 ? npanel : 3
 nrow = (npanel + ncol - 1) / ncol
-W = 600 * ncol
+W = (ncol < 2) ? 820 : 600 * ncol     # one panel: room for the key's long entries
 H = 540 * nrow + 60
 eval set_canvas(W, H)
 set output outfile

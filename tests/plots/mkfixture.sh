@@ -6,7 +6,7 @@
 # docs/STATISTICS.md, "Plot data", exactly: a "# <columns>" header, rows
 # grouped by workload with two blank lines between groups, one blank line
 # between sub-series.  Three workloads, fixed and poisson allocation cells at
-# three periods, two time-sampling rates, five runs per cell, three stack
+# four periods (32K, 64K, 128K, 4M), two time-sampling rates, five runs per cell, three stack
 # depths, three in-process cells per workload, the peers figure's cells of
 # three systems (one that keeps no count of its samples), and exactly one fixed-mode
 # run whose sample count is off by one (match = 0), which the exactness
@@ -16,7 +16,7 @@ d=$1
 [ -n "$d" ] || { echo "usage: mkfixture.sh DIR" >&2; exit 2; }
 mkdir -p "$d/plotdata"
 echo "# analyze seed=1 resamples=1000 confidence=0.9" > "$d/summary.csv"
-awk -v pd="$d/plotdata" 'function word3(s, k,   a) { split(s, a, " "); return a[k] }
+awk -v pd="$d/plotdata" 'function word3(s, k,   a) { split(s, a, " "); return a[k] + 0 == a[k] ? a[k] + 0 : a[k] }
 BEGIN {
     n = split("alpha beta gamma", w, " ")
     f["wl"] = pd "/workloads.dat";      print "# index workload" > f["wl"]
@@ -46,7 +46,10 @@ BEGIN {
         for (m = 1; m <= 2; m++) {
             mode = (m == 1) ? "fixed" : "poisson"
             if (m == 2) { print "" > f["ar"]; print "" > f["ac"]; print "" > f["ex"] }
-            for (p = 32768; p <= 131072; p *= 2) {
+            # 4M is off the every-other-octave grid of the period axis
+            # from 32K: it must still get its tick label (and 64K too)
+            for (pk = 1; pk <= 4; pk++) {
+                p = word3("32768 65536 131072 4194304", pk)
                 sps = rate / p; o = 1 + sps * 1e-5
                 for (r = 1; r <= 5; r++) {
                     ratio = o * (1 + (r - 3) * 0.005)
