@@ -245,6 +245,22 @@ merge_ranges() {
         END { s = ""; for (k = 1; k <= n; k++) s = s (k > 1 ? " " : "") ((k in lo) ? lo[k] " " hi[k] : "1 1"); print s }'
 }
 
+# outside_runs "RANGES" "PANELS" FILE...: how many runs (column ratio) of the
+# FILEs lie outside their panel's range as overhead.gp draws it (the range
+# with 1 in it, padded 4% below and 6% above, or 4% and 6% of its ratio on a
+# log scale, when it spans more than a factor 2).
+outside_runs() {
+    r=$1; p=$2; shift 2
+    for f in "$@"; do cat "$pd/$f.dat"; done | awk -v r="$r" -v p="$p" '
+        BEGIN { n = split(p, P, " "); split(r, R, " ")
+                for (i = 1; i <= n; i++) { lo = R[2 * i - 1] + 0; hi = R[2 * i] + 0; if (lo > 1) lo = 1; if (hi < 1) hi = 1
+                    if (hi / lo > 2) { s = hi / lo; bot[P[i]] = lo / s ^ 0.04; top[P[i]] = hi * s ^ 0.06 }
+                    else { d = (hi - lo > 0) ? hi - lo : 0.01; bot[P[i]] = lo - 0.04 * d; top[P[i]] = hi + 0.06 * d } } }
+        /^#/ { delete c; for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+        NF && ($1 in bot) && ("ratio" in c) { v = $(c["ratio"]); if (v !~ /^[nN]/ && (v + 0 < bot[$1] || v + 0 > top[$1])) k++ }
+        END { print k + 0 }'
+}
+
 # The confidence level analyze used, for keys and captions.
 conf=$(sed -n '1s/.*confidence=\([0-9.]*\).*/\1/p' "$dir/summary.csv" 2>/dev/null)
 case "$conf" in
@@ -360,9 +376,13 @@ fig_overhead_alloc() {
     panels=$(present alloc_cells)
     base=$([ "$ok_baseline_runs" = yes ] && echo 1 || echo 0)
     modes=$(modes_in alloc_cells alloc_mode mode_no)
-    yr=$(merge_ranges "$(colrange "$pd/alloc_runs.dat" ratio "" "$panels")" \
-        "$(colrange "$pd/alloc_cells.dat" "overhead overhead_lo overhead_hi paired paired_lo paired_hi" "" "$panels")" \
-        "$([ "$base" = 1 ] && colrange "$pd/baseline_runs.dat" ratio "" "$panels")")
+    # The vertical range follows the cells' medians and intervals (the
+    # paired ones included), not the runs: a few outlying runs would
+    # otherwise squash the intervals to a few pixels; runs beyond it are
+    # drawn on the frame's edge (the caption counts them).
+    yr=$(colrange "$pd/alloc_cells.dat" "overhead overhead_lo overhead_hi paired paired_lo paired_hi" "" "$panels")
+    yr=$(merge_ranges "$yr" "$yr")
+    nout=$(outside_runs "$yr" "$panels" alloc_runs $([ "$base" = 1 ] && echo baseline_runs))
     xr=$(colrange "$pd/alloc_cells.dat" alloc_period)
     pair=$(paired_in alloc_cells)
     draw "$F_NAME" "$F_SCRIPT" "plan_periods = '$(periods alloc_cells alloc_period)'; which = 'alloc'; panels = '$panels'; has_base = $base; modes = '$modes'; has_paired = $pair; yranges = '$yr'; xrange_ = '$xr'" &&
@@ -370,7 +390,7 @@ fig_overhead_alloc() {
 
 What: for each workload (one panel each: $panels), the run time with allocation sampling on, divided by the median run time of the same workload without sampling (its baseline), against the sampling period in bytes on a log2 axis. Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise, the spread a real overhead must stand out from.")$(set -- $modes; [ $# -gt 1 ] && echo " Filled points: $1 mode; open points with dashed lines, shifted a little right: the other modes ($(shift; echo "$*" | sed 's/ /, /g')).")$([ "$pair" = 1 ] && printf '\n\n%s' "Blue squares with bars, a little left of each period: the paired ratio (each run over the adjacent run of its baseline in the same block, the Hodges-Lehmann estimate over blocks, one-sample $cilabel interval; docs/STATISTICS.md, \"Paired comparisons\"). It is the process-level measurement (the whole run, start-up included), and it is narrower than the black bars because adjacent runs share their noise.")
 
-How to read: the dashed line at 1 is no overhead; 1.25 means 25% slower. Each panel has its own vertical scale (a log scale when it spans more than a factor 2), so compare workloads by their tick labels, not by the height of the curves. Overhead falls roughly in proportion to 1/period because the cost is paid once per sample; where the bars include 1 this sweep cannot tell the overhead from noise.
+How to read: the dashed line at 1 is no overhead; 1.25 means 25% slower.$([ "$nout" -gt 0 ] && echo " The vertical range follows the cells' medians and intervals; $nout runs beyond it are drawn on the frame's edge.") Each panel has its own vertical scale (a log scale when it spans more than a factor 2), so compare workloads by their tick labels, not by the height of the curves. Overhead falls roughly in proportion to 1/period because the cost is paid once per sample; where the bars include 1 this sweep cannot tell the overhead from noise.
 
 $source_line"
 }
@@ -385,9 +405,9 @@ fig_overhead_time() {
     if [ "$ser" = 1 ]; then scol=time_series; modes=$(modes_in time_cells time_series series_no)
     else scol=time_clock; modes=$(modes_in time_cells time_clock clock_no); fi
     main=${modes%% *}
-    yr=$(merge_ranges "$(colrange "$pd/time_runs.dat" ratio "" "$panels")" \
-        "$(colrange "$pd/time_cells.dat" "overhead overhead_lo overhead_hi paired paired_lo paired_hi" "" "$panels")" \
-        "$([ "$base" = 1 ] && colrange "$pd/baseline_runs.dat" ratio "" "$panels")")
+    yr=$(colrange "$pd/time_cells.dat" "overhead overhead_lo overhead_hi paired paired_lo paired_hi" "" "$panels")
+    yr=$(merge_ranges "$yr" "$yr")
+    nout=$(outside_runs "$yr" "$panels" time_runs $([ "$base" = 1 ] && echo baseline_runs))
     xr=$(colrange "$pd/time_cells.dat" time_hz)
     # each panel's achieved rate at each requested rate (median; -1: none)
     ach=$(for r in $rates; do colrange "$pd/time_cells.dat" hz_achieved "$scol=$main,time_hz=$r" "$panels"; done |
@@ -399,7 +419,7 @@ fig_overhead_time() {
 
 What: for each workload (one panel each: $panels), the run time with the time sampler on, divided by the median run time of the same workload without sampling (its baseline), against the requested sampling rate in Hz on a log axis (the achieved rate in brackets below it). Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise.")$(set -- $modes; [ $# -gt 1 ] && echo " Filled points: the $1 clock$([ "$ser" = 1 ] && echo " with the signal sampler"); open points with dashed lines, shifted a little right: the other series ($(shift; echo "$*" | sed 's/ /, /g'); a clock, and after a dash the time sampler's mode when it is not signal: wall-thread is the sampler thread on the wall clock).")$([ "$pair" = 1 ] && printf '\n\n%s' "Blue squares with bars, a little left of each rate: the paired ratio (each run over the adjacent run of its baseline, Hodges-Lehmann over blocks, one-sample $cilabel interval), the process-level measurement of the whole run.")
 
-How to read: the dashed line at 1 is no overhead. Under each requested rate, in brackets, is the rate the timer actually achieved in that workload (median over its runs; time_hz_achieved in summary.csv): when it falls short, the cost belongs to the achieved rate. The time sampler's cost grows with the rate and is almost independent of the workload's allocation; compare with figure 1 at the period whose sample rate (figure 6) matches.
+How to read: the dashed line at 1 is no overhead.$([ "$nout" -gt 0 ] && echo " The vertical range follows the cells' medians and intervals; $nout runs beyond it are drawn on the frame's edge.") Under each requested rate, in brackets, is the rate the timer actually achieved in that workload (median over its runs; time_hz_achieved in summary.csv): when it falls short, the cost belongs to the achieved rate. The time sampler's cost grows with the rate and is almost independent of the workload's allocation; compare with figure 1 at the period whose sample rate (figure 6) matches.
 
 $source_line"
 }
