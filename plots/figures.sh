@@ -21,9 +21,37 @@
 # and line; the other figures are still drawn); 1 failure (gnuplot missing or
 # failing, figures/ not writable).
 
-usage="usage: sh plots/figures.sh DIR   (DIR: a sweep directory that build/bin/analyze has processed)"
+usage="usage: sh plots/figures.sh DIR   (DIR: a sweep directory that build/bin/analyze has processed)
+       sh plots/figures.sh --compare DIR   (DIR: build/bin/compare's --out directory)"
 me="figures"
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
+
+# figures.sh --compare DIR: the figure of build/bin/compare's DIR/compare.dat
+# (the row of plots/figures.list whose data is !compare.dat), DIR/compare.png
+# and .svg; `make compare ... COMPARE_OUT=DIR` runs it.
+if [ "${1:-}" = --compare ]; then
+    [ $# -eq 2 ] || { echo "usage: sh plots/figures.sh --compare DIR   (DIR: build/bin/compare's --out directory)" >&2; exit 2; }
+    cd_=$2; dat="$cd_/compare.dat"
+    [ -f "$dat" ] || { echo "figures: $dat: missing; run build/bin/compare --out $cd_ A B first" >&2; exit 2; }
+    case "$cd_" in *"'"*) echo "figures: $cd_: a path with a quote cannot be passed to gnuplot; rename the directory" >&2; exit 2 ;; esac
+    command -v gnuplot >/dev/null 2>&1 ||
+        { echo "figures: gnuplot not found; install it with: sudo apt-get install gnuplot-nox (make deps does it)" >&2; exit 1; }
+    row=$(awk -F'\t' '$4 == "!compare.dat" { print; exit }' "$here/figures.list")
+    [ -n "$row" ] || { echo "figures: plots/figures.list has no row with data !compare.dat" >&2; exit 1; }
+    script=$(printf '%s' "$row" | cut -f3); name=$(printf '%s' "$row" | cut -f1)
+    # compare.dat's first line: "# ... threshold T% ... gate G ... time V"
+    thr=$(sed -n '1s/.*threshold \([0-9.e+-]*\)%.*/\1/p' "$dat")
+    gate=$(sed -n '1s/.* gate \([a-z]*\) .*/\1/p' "$dat")
+    timev=$(sed -n '1s/.* time \([a-z]*\)$/\1/p' "$dat")
+    rows=$(grep -vc '^#' "$dat")
+    [ -n "$thr" ] || { echo "figures: $dat:1: no \"threshold N%\" in the header line (docs/STATISTICS.md, Comparing two sweeps)" >&2; exit 2; }
+    for t in png svg; do
+        gnuplot -e "dat='$dat'; out='$cd_/$name.$t.tmp'; term='$t'; thr=$thr; nrows=$rows; gate='${gate:-ratio}'; timev='${timev:-wall}'" "$here/$script" ||
+            { rm -f "$cd_/$name.$t.tmp"; echo "figures: gnuplot failed on $cd_/$name.$t" >&2; exit 1; }
+        mv -f "$cd_/$name.$t.tmp" "$cd_/$name.$t" || exit 1
+    done
+    exit 0
+fi
 
 [ $# -eq 1 ] || { echo "$usage" >&2; exit 2; }
 dir=$1
@@ -834,6 +862,7 @@ $sim_source"
 listed=""
 while IFS='	' read -r F_NAME f_num F_SCRIPT f_data f_title <&3; do
     case $F_NAME in ''|'#'*) continue ;; esac
+    case $f_data in '!'*) continue ;; esac      # drawn by --compare, not from a sweep
     F_TITLE="Figure $f_num. $f_title"
     f_need=$(printf '%s' "$f_data" | tr ',' ' ' | tr -d '?')
     f_opt=$(printf '%s' "$f_data" | tr ',' '\n' | sed -n 's/^?//p')

@@ -13,7 +13,7 @@
 # other text, at least three tick labels on every value axis, a label for
 # every period of the plan, no period in a title that the data lacks, every
 # value a log axis cannot show named in the caption, and figure 8's caption
-# naming only the sweep's systems.
+# naming only the sweep's systems; and the comparison figure's key.
 work=$1
 [ -n "$work" ] || { echo "usage: layout-test.sh WORKDIR" >&2; exit 2; }
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,9 +40,29 @@ for s in fixture reference reference-peers $long; do
     sed "s/^/$s: /" "$work/$s.check"
     n=$(ls "$work/$s/figures/"*.svg 2>/dev/null | wc -l); total=$((total + n))
 done
+# The comparison figure (figures.sh --compare, as make compare runs it) from
+# a compare.dat of build/bin/compare's form, one row per verdict: its key
+# says what each colour means.
+mkdir -p "$work/cmp" && {
+    echo "# compare.dat: one row per matched cell (B against A), gate ratio threshold 2% time wall"
+    echo "# row label change_pct lo_pct hi_pct verdict"
+    echo '0 "alpha/alloc-fixed-64K" 5.1 3.2 7.4 slower'
+    echo '1 "beta/alloc-fixed-64K" -4.0 -6.5 -2.6 faster'
+    echo '2 "gamma/alloc-fixed-64K" 0.2 -0.9 1.1 same'
+    echo '3 "gamma/time-wall-1000Hz" 1.5 -1.2 4.4 inconclusive'
+} > "$work/cmp/compare.dat"
+if sh "$root/plots/figures.sh" --compare "$work/cmp" > "$work/cmp.out" 2>&1; then
+    for t in png svg; do [ -s "$work/cmp/compare.$t" ] || { echo "FAIL: figures.sh --compare wrote no compare.$t"; fail=1; }; done
+    for k in "slower: interval above the band" "faster: below the band" "same: within the band" "inconclusive or other (compare.md says why)"; do
+        grep -qF ">$k<" "$work/cmp/compare.svg" || { echo "FAIL: compare.svg has no key entry \"$k\""; fail=1; }
+    done
+    total=$((total + 1))
+else
+    echo "FAIL: figures.sh --compare exited $?:"; cat "$work/cmp.out"; fail=1
+fi
 # every figure of the list was drawn by at least one of the sweeps
-for f in $(awk -F'\t' '$1 != "" && $1 !~ /^#/ { print $1 }' "$root/plots/figures.list"); do
+for f in $(awk -F'\t' '$1 != "" && $1 !~ /^#/ && $4 !~ /^!/ { print $1 }' "$root/plots/figures.list"); do
     ls "$work"/*/figures/"$f.svg" > /dev/null 2>&1 || { echo "FAIL: figure $f was drawn from none of the sweeps"; fail=1; }
 done
-[ $fail -eq 0 ] && echo "layout: $total figures of 4 sweeps checked"
+[ $fail -eq 0 ] && echo "layout: $total figures of 4 sweeps and a comparison checked"
 exit $fail
