@@ -767,18 +767,19 @@ offlog() {
         !NF { next }
         { for (j = 1; j <= ne; j++) {
               split(E[j], p, "*"); v = $(c[p[1]])
-              if (v ~ /^[nN][aA][nN]$/) continue
+              x = (xc == "index") ? "" : " " (xc == "time_hz" ? $(c[xc]) " Hz" : fb($(c[xc])))
+              k = $(c["workload"]) x
+              if (v ~ /^[nN][aA][nN]$/) { if (!(k in seen)) na[k] = 1; continue }
               v = (2 in p) ? v * p[2] : (v - 1) * 100
               if (p[1] == "model_user_ns") v *= $(c["time_hz"])
               if (v > 0) continue
-              x = (xc == "index") ? "" : " " (xc == "time_hz" ? $(c[xc]) " Hz" : fb($(c[xc])))
-              k = $(c["workload"]) x
-              if (k in seen) continue; seen[k] = 1
+              if (k in seen) continue; seen[k] = 1; delete na[k]
               s = s (s == "" ? "" : ", ") sprintf("%s (%.3g%%)", k, v) } }
+        END { for (k in na) if (!(k in seen)) s = s (s == "" ? "" : ", ") k " (n/a)" }
         END { print s }' "$1"
 }
 offlog_note() {
-    [ -n "$1" ] && echo " At or below 0, so off the log axis and marked by a red down-triangle at the bottom edge: $1."
+    [ -n "$1" ] && echo " Not on the log axis: values at or below 0 (a red down-triangle at the bottom edge marks them) and values analyze could not compute (n/a): $1."
 }
 
 sim_source="Data: $shown/plotdata (written by build/bin/analyze from $shown/results.db, the cells with backend sim: every run under valgrind --tool=cachegrind --cache-sim=yes with fixed simulated caches, ASLR off, a fixed SGC_SEED, each cell run at least twice; docs/HARNESS.md, docs/STATISTICS.md).${sweep_info:+ $sweep_info}"
@@ -789,7 +790,7 @@ sim_fig_alloc() {
     yr=$(pctrange "$pd/sim_alloc.dat" "overhead_$m" "$panels")
     off=$(offlog "$pd/sim_alloc.dat" "overhead_$m")
     xr=$(colrange "$pd/sim_alloc.dat" alloc_period)
-    draw "$F_NAME" "$F_SCRIPT" "plan_periods = '$(periods sim_alloc alloc_period)'; which = 'alloc'; metric = '$m'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'" &&
+    draw "$F_NAME" "$F_SCRIPT" "plan_periods = '$(periods sim_alloc alloc_period)'; has_off = $([ -n "$off" ] && echo 1 || echo 0); which = 'alloc'; metric = '$m'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload (one panel each: $panels), the $mn a run executes with allocation sampling on (fixed mode), minus those of the same workload's simulated baseline at the same size, as a percentage of the baseline, against the sampling period (log2 axis); the y axis is logarithmic. $([ $m = Ir ] && echo "Instructions are valgrind's count of the instructions executed (sim::Ir)." || echo "Estimated cycles are L1 hits + 5 x LL hits + 35 x RAM accesses of the simulated caches (sim::est-cycles), a cost model, not a measurement of any CPU.")
@@ -808,7 +809,7 @@ fig_sim_overhead_time() {
     off=$(offlog "$pd/sim_time.dat" "model_overhead model_user_ns*1e-7" time_hz)
     xr=$(colrange "$pd/sim_time.dat" time_hz)
     trates=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF { r[$(c["time_hz"])] = 1 } END { for (k in r) print k }' "$pd/sim_time.dat" | sort -n | tr '\n' ' ')
-    draw "$F_NAME" "$F_SCRIPT" "which = 'time'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'; time_rates = '${trates% }'" &&
+    draw "$F_NAME" "$F_SCRIPT" "has_off = $([ -n "$off" ] && echo 1 || echo 0); which = 'time'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'; time_rates = '${trates% }'" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the overhead time sampling would have at its native rate, in % of the baseline's run time (log axes). Under valgrind a program runs 20-100x slower, so a timer fires 20-100x more often per unit of work, and the kernel's signal delivery is not counted at all: the simulated time cells cannot be read directly. Two parts are combined instead. COUNTED (open points, dashed): the user-space instructions per time sample (the handler and the drain into the profile: (cell - baseline instructions) / samples), converted to time with the baseline's native nanoseconds per instruction (its native CPU time at the same size over its counted instructions), times the rate. MEASURED (filled points, the total): plus the kernel's cost of delivering one signal, measured natively on this machine by time-bench (meta time_delivery_ns), times the rate.
@@ -827,7 +828,7 @@ fig_sim_normalized() {
         END { print (lo == "" ? "1e-4 1e-3" : lo " " hi) }' "$pd/sim_normalized.dat")
     xr=$(COLRANGE_ALL=1 colrange "$pd/sim_normalized.dat" index)
     off=$(offlog "$pd/sim_normalized.dat" "normalized_Ir normalized_est_cycles time_normalized_model" index)
-    draw "$F_NAME" "$F_SCRIPT" "which = 'normalized'; panels = ''; yranges = '$yr'; xrange_ = '$xr'" &&
+    draw "$F_NAME" "$F_SCRIPT" "has_off = $([ -n "$off" ] && echo 1 || echo 0); which = 'normalized'; panels = ''; yranges = '$yr'; xrange_ = '$xr'" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload, 1 + (overhead - 1) x 1000 / (samples per second), shown as a percentage above 1 on a log axis: the cost of 1000 samples per second. Allocation sampling (the fixed-mode period whose native sample rate is nearest 1000/s): COUNTED in instructions and in estimated cycles, the native rate being samples over the baseline's native CPU time at the simulated size. Time sampling: MODELLED as in figure S3 (counted handler instructions at native speed plus the kernel's delivery cost measured natively), which is the same at every rate.

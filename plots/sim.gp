@@ -19,6 +19,8 @@
 # values drawn, in %), xrange_ (the x values' "min max"), has_wall (compare).
 
 pct(r) = (r - 1) * 100
+# has_off (from figures.sh): some value is at or below 0 (the key then explains its marker)
+if (!exists("has_off")) { has_off = 1 }
 pos(v) = (v > 0) ? v : NaN
 npan = words(panels)
 
@@ -80,7 +82,7 @@ if (which eq 'alloc' || which eq 'time') {
                      with linespoints lc rgb wcolor(wk) pt 6 ps 0.8 dt 2 lw 1.5 notitle, \
                  f using (strcol(1) eq w ? column(cx) : NaN):(pos(pct(column(c_sim_time_model_overhead)))) \
                      with linespoints lc rgb wcolor(wk) pt 7 ps 0.8 lw 1.5 notitle, \
-                 f using (strcol(1) eq w && (pct(column(c_sim_time_model_overhead)) <= 0 || column(cx) * column(c_sim_time_model_user_ns) <= 0) ? column(cx) : NaN):(lo / 2 * 1.12) \
+                 f using (strcol(1) eq w && (column(cx) * column(c_sim_time_model_user_ns) <= 0 || pct(column(c_sim_time_model_overhead)) <= 0) ? column(cx) : NaN):(lo / 2 * 1.12) \
                      with points lc rgb "#C00000" pt 11 ps 1.1 notitle
         }
     }
@@ -88,15 +90,15 @@ if (which eq 'alloc' || which eq 'time') {
     if (which eq 'alloc') {
         nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = wcolor(1); leg_pt[nleg] = 7
         leg_text[nleg] = sprintf("counted %s, cell / baseline - 1 (exact; colour = workload)", mname)
-        nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = "#C00000"; leg_pt[nleg] = 11
-        leg_text[nleg] = "at or below 0, off the log axis (value in the caption)"
+        if (has_off) { nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = "#C00000"; leg_pt[nleg] = 11
+            leg_text[nleg] = "at or below 0, off the log axis (value in the caption)" }
     } else {
         nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = wcolor(1); leg_pt[nleg] = 6
         leg_text[nleg] = "counted: user-space instructions per sample at native speed"
         nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = wcolor(1); leg_pt[nleg] = 7
         leg_text[nleg] = "counted + measured kernel delivery (modelled total)"
-        nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = "#C00000"; leg_pt[nleg] = 11
-        leg_text[nleg] = "at or below 0, off the log axis (in the caption)"
+        if (has_off) { nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = "#C00000"; leg_pt[nleg] = 11
+            leg_text[nleg] = "at or below 0, off the log axis (in the caption)" }
     }
     eval legend_row(cw, ch)
     do for [k = 1:nleg] {
@@ -146,7 +148,7 @@ if (which eq 'normalized') {
             with points lc rgb "#009E73" pt 5 ps 1.1 title "allocation, estimated cycles (counted)", \
          f using (column(c_sim_normalized_index) + dx):(pos(pct(column(c_sim_normalized_time_normalized_model)))) \
             with points lc rgb "#D55E00" pt 9 ps 1.3 title "time, modelled (counted handler + measured kernel delivery)", \
-         for [k = 0:2] f using (column(c_sim_normalized_index) + (k - 1) * dx):(pct(column(k == 0 ? c_sim_normalized_normalized_Ir : k == 1 ? c_sim_normalized_normalized_est_cycles : c_sim_normalized_time_normalized_model)) <= 0 ? lo / 2 * 1.15 : NaN) \
+         for [k = 0:(has_off ? 2 : -1)] f using (column(c_sim_normalized_index) + (k - 1) * dx):(pct(column(k == 0 ? c_sim_normalized_normalized_Ir : k == 1 ? c_sim_normalized_normalized_est_cycles : c_sim_normalized_time_normalized_model)) <= 0 ? lo / 2 * 1.15 : NaN) \
             with points lc rgb "#C00000" pt 11 ps 1.2 title (k == 0 ? "at or below 0, off the log axis (value in the caption)" : "")
 }
 
