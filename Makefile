@@ -122,11 +122,7 @@ compare: deps
 	@if [ -z "$(COMPARE_OUT)" ]; then $(BIN)/compare $(COMPARE_ARGS) $(A) $(B); else \
 	  rc=0; $(BIN)/compare $(COMPARE_ARGS) --out $(COMPARE_OUT) $(A) $(B) || rc=$$?; \
 	  if [ $$rc -ne 2 ] && [ -f $(COMPARE_OUT)/compare.dat ]; then \
-	    thr=$$(sed -n '1s/.*threshold \([0-9.e+-]*\)%.*/\1/p' $(COMPARE_OUT)/compare.dat); \
-	    gate=$$(sed -n '1s/.* gate \([a-z]*\) .*/\1/p' $(COMPARE_OUT)/compare.dat); \
-	    timev=$$(sed -n '1s/.* time \([a-z]*\)$$/\1/p' $(COMPARE_OUT)/compare.dat); \
-	    rows=$$(grep -vc '^#' $(COMPARE_OUT)/compare.dat); \
-	    for t in png svg; do gnuplot -e "dat='$(COMPARE_OUT)/compare.dat'; out='$(COMPARE_OUT)/compare.$$t'; term='$$t'; thr=$$thr; nrows=$$rows; gate='$$gate'; timev='$${timev:-wall}'" plots/compare.gp || exit 1; done; \
+	    sh plots/figures.sh --compare $(COMPARE_OUT) || exit $$?; \
 	    echo "make compare: wrote $(COMPARE_OUT)/compare.md, .csv, .json, .png, .svg"; fi; \
 	  exit $$rc; fi
 

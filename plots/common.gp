@@ -74,9 +74,37 @@ fmtbytes(b) = (b >= 2**30 && b % 2**30 == 0) ? sprintf("%dG", b / 2**30) : \
 period_tics(lo, hi) = sprintf("set xtics (%s)", period_tic_list(lo, hi))
 period_step(lo, hi) = (log(hi / lo) / log(2) > 6) ? 2 : 1
 period_tic_list(lo, hi) = period_tic_rec(2**floor(log(lo) / log(2) + 1e-9), hi, period_step(lo, hi), 0)
+# Every period of the plan (plan_periods, from figures.sh: the periods in the
+# data, space separated) gets a label; the every-other labels of the grid are
+# dropped next to (one octave from) a plan period that is off the grid, so
+# labels never crowd.
+if (!exists("plan_periods")) { plan_periods = "" }
+in_plan(b) = in_plan_k(b, 1)
+in_plan_k(b, k) = (k > words(plan_periods)) ? 0 : (abs(real(word(plan_periods, k)) - b) < 0.5 ? 1 : in_plan_k(b, k + 1))
+near_plan(b) = in_plan(b * 2) || in_plan(b / 2)
+period_lab(b, step, k) = in_plan(b) || (k % step == 0 && !near_plan(b))
 period_tic_rec(b, hi, step, k) = (b > hi * 1.0001) ? "" : \
-    sprintf("%s\"%s\" %.0f %d", (k == 0 ? "" : ", "), (k % step == 0 ? fmtbytes(int(b)) : ""), b, (k % step == 0 ? 0 : 1)) . \
+    sprintf("%s\"%s\" %.0f %d", (k == 0 ? "" : ", "), (period_lab(b, step, k) ? fmtbytes(int(b)) : ""), b, (period_lab(b, step, k) ? 0 : 1)) . \
     period_tic_rec(b * 2, hi, step, k + 1)
+
+# log_tics: a command string ("eval log_tics") that labels a logarithmic y
+# axis from lt_lo to lt_hi (set them first) with at least three round values:
+# gnuplot's own ticks give a single label on a range under a decade.
+# The mantissas per decade: any window of the ranges used holds three.
+lt_mant(lo, hi) = (log10(hi / lo) >= 4) ? "1" : (log10(hi / lo) >= 2.5) ? "1 3" : \
+    (log10(hi / lo) >= 1) ? "1 2 5" : "1 1.5 2 3 5 7"
+# log_tics_on(ax): the same for axis ax ("x" or "y"); log_tics is the y axis's.
+log_tics_on(ax) = "set " . ax . "tics (); lt_m = lt_mant(lt_lo, lt_hi); " . \
+    "do for [lt_e = floor(log10(lt_lo)) - 1 : ceil(log10(lt_hi)) + 1] { do for [lt_k = 1 : words(lt_m)] { " . \
+    "lt_v = real(word(lt_m, lt_k)) * 10.0**lt_e; " . \
+    "if (lt_v >= lt_lo * 0.9999 && lt_v <= lt_hi * 1.0001) { set " . ax . "tics add (sprintf('%g', lt_v) lt_v) } } }"
+log_tics = log_tics_on("y")
+
+# title_font(text, width, size): the font size at which a title fits the
+# canvas (a title's characters average about 0.7 of the font size in pixels
+# in the PNG), at most size: a long sweep name on a narrow figure shrinks the
+# title, never clips it.
+title_font(t, w, sz) = sprintf(",%d", (0.7 * strlen(t) * sz < 0.96 * w) ? sz : int(0.96 * w / (0.7 * strlen(t))))
 
 # ratio_tics(lo, hi): tick command for a logarithmic ratio axis (overheads).
 # gnuplot's own log ticks give only 1 and 10 over a narrow range; this picks

@@ -42,7 +42,7 @@ ymax = (ymax > ymin) ? ymax : ymin + 1
 cw = 1000; ch = 680
 eval set_canvas(cw, ch)
 set output outfile
-set title sprintf("Per-sample cost vs stack depth (sweep %s)", sweep) font ",13"
+set title sprintf("Per-sample cost vs stack depth (sweep %s)", sweep) font title_font(sprintf("Per-sample cost vs stack depth (sweep %s)", sweep), cw, 13)
 if (dmax / dmin > 8) {
     set logscale x 2
     set xrange [dmin / 1.4 : dmax * 1.4]

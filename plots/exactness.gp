@@ -19,6 +19,12 @@ npan = words(panels)
 cb = c_exactness_sampled_bytes; cp = c_exactness_alloc_period
 # Runs checked by the exact rule have match 0 or 1 (fixed mode); the others NaN.
 checked(x) = valid(cmatch)
+# Each workload's points sit a little to the side (a 25th of a decade per
+# workload, centred), so a workload whose runs allocate exactly what
+# another's do does not hide under it.
+xoff(i) = 10**(0.04 * (i - (npan + 1) / 2.0))
+pidx(w) = pidx_k(w, 1)
+pidx_k(w, k) = (k > npan) ? 0 : (word(panels, k) eq w ? k : pidx_k(w, k + 1))
 resid(m, e, s) = (checked(0) && e >= 1 && s >= 1) ? int(s) - int(column(cb)) / int(column(cp)) : NaN
 
 # Ranges from figures.sh: logrange over expected and sample_points, resrange
@@ -42,17 +48,18 @@ set bmargin at screen 0.36
 set logscale xy 10
 set xrange [lo / 1.5 : hi * 1.5]
 set yrange [lo / 1.5 : hi * 1.5]
+lt_lo = lo / 1.5; lt_hi = hi * 1.5
+eval log_tics_on("y")
 set format x ""
-set format y "10^{%T}"
 set ylabel "sample points counted (alloc\\_sample\\_points)"
 set key outside right top samplen 1 spacing 1.15 font ",10"
 set size ratio 0
 plot x with lines ls 100 title "identity y = x", \
-     for [i = 1:npan] f using (strcol(1) eq word(panels, i) && checked(0) ? column(ce) : NaN):(column(cs)) \
+     for [i = 1:npan] f using (strcol(1) eq word(panels, i) && checked(0) ? column(ce) * xoff(i) : NaN):(column(cs)) \
          with points pt wpoint(windex(word(panels, i))) ps 0.7 lc rgb wcolor(windex(word(panels, i))) title esc(word(panels, i)), \
-     for [i = 1:npan * (n_other > 0)] f using (strcol(1) eq word(panels, i) && !checked(0) ? column(ce) : NaN):(column(cs)) \
+     for [i = 1:npan * (n_other > 0)] f using (strcol(1) eq word(panels, i) && !checked(0) ? column(ce) * xoff(i) : NaN):(column(cs)) \
          with points pt 6 ps 0.8 lc rgb wcolor(windex(word(panels, i))) title (i == 1 ? other_modes . " mode (open)" : ""), \
-     for [j = 1:(n_bad > 0)] f using (column(cmatch) == 0 ? column(ce) : NaN):(column(cs)) \
+     for [j = 1:(n_bad > 0)] f using (column(cmatch) == 0 ? column(ce) * xoff(pidx(strcol(1))) : NaN):(column(cs)) \
          with points pt 2 ps 2.2 lw 2.5 lc rgb "#E00000" title sprintf("mismatching runs: %d", n_bad)
 unset label 1
 
@@ -63,14 +70,14 @@ set logscale x 10
 unset logscale y
 set yrange [rlo - 0.5 : rhi + 0.5]
 set ytics 1
-set format x "10^{%T}"
+eval log_tics_on("x")
 set format y "%g"
 set xlabel "bytes allocated while sampling / period (sampled\\_bytes / alloc\\_period)"
 set ylabel "points − floor(bytes / period)\n(runs with exact counts; must be 0)"
 unset key
 plot 0 with lines ls 100, \
-     for [i = 1:npan] f using (strcol(1) eq word(panels, i) ? column(ce) : NaN):(resid(strcol(cm), column(ce), column(cs))) \
+     for [i = 1:npan] f using (strcol(1) eq word(panels, i) ? column(ce) * xoff(i) : NaN):(resid(strcol(cm), column(ce), column(cs))) \
          with points pt wpoint(windex(word(panels, i))) ps 0.7 lc rgb wcolor(windex(word(panels, i))), \
-     for [j = 1:(n_bad > 0)] f using (column(cmatch) == 0 ? column(ce) : NaN):(resid(strcol(cm), column(ce), column(cs))) \
+     for [j = 1:(n_bad > 0)] f using (column(cmatch) == 0 ? column(ce) * xoff(pidx(strcol(1))) : NaN):(resid(strcol(cm), column(ce), column(cs))) \
          with points pt 2 ps 2.2 lw 2.5 lc rgb "#E00000"
 unset multiplot

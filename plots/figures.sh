@@ -21,9 +21,37 @@
 # and line; the other figures are still drawn); 1 failure (gnuplot missing or
 # failing, figures/ not writable).
 
-usage="usage: sh plots/figures.sh DIR   (DIR: a sweep directory that build/bin/analyze has processed)"
+usage="usage: sh plots/figures.sh DIR   (DIR: a sweep directory that build/bin/analyze has processed)
+       sh plots/figures.sh --compare DIR   (DIR: build/bin/compare's --out directory)"
 me="figures"
 here=$(cd "$(dirname "$0")" && pwd) || exit 1
+
+# figures.sh --compare DIR: the figure of build/bin/compare's DIR/compare.dat
+# (the row of plots/figures.list whose data is !compare.dat), DIR/compare.png
+# and .svg; `make compare ... COMPARE_OUT=DIR` runs it.
+if [ "${1:-}" = --compare ]; then
+    [ $# -eq 2 ] || { echo "usage: sh plots/figures.sh --compare DIR   (DIR: build/bin/compare's --out directory)" >&2; exit 2; }
+    cd_=$2; dat="$cd_/compare.dat"
+    [ -f "$dat" ] || { echo "figures: $dat: missing; run build/bin/compare --out $cd_ A B first" >&2; exit 2; }
+    case "$cd_" in *"'"*) echo "figures: $cd_: a path with a quote cannot be passed to gnuplot; rename the directory" >&2; exit 2 ;; esac
+    command -v gnuplot >/dev/null 2>&1 ||
+        { echo "figures: gnuplot not found; install it with: sudo apt-get install gnuplot-nox (make deps does it)" >&2; exit 1; }
+    row=$(awk -F'\t' '$4 == "!compare.dat" { print; exit }' "$here/figures.list")
+    [ -n "$row" ] || { echo "figures: plots/figures.list has no row with data !compare.dat" >&2; exit 1; }
+    script=$(printf '%s' "$row" | cut -f3); name=$(printf '%s' "$row" | cut -f1)
+    # compare.dat's first line: "# ... threshold T% ... gate G ... time V"
+    thr=$(sed -n '1s/.*threshold \([0-9.e+-]*\)%.*/\1/p' "$dat")
+    gate=$(sed -n '1s/.* gate \([a-z]*\) .*/\1/p' "$dat")
+    timev=$(sed -n '1s/.* time \([a-z]*\)$/\1/p' "$dat")
+    rows=$(grep -vc '^#' "$dat")
+    [ -n "$thr" ] || { echo "figures: $dat:1: no \"threshold N%\" in the header line (docs/STATISTICS.md, Comparing two sweeps)" >&2; exit 2; }
+    for t in png svg; do
+        gnuplot -e "dat='$dat'; out='$cd_/$name.$t.tmp'; term='$t'; thr=$thr; nrows=$rows; gate='${gate:-ratio}'; timev='${timev:-wall}'" "$here/$script" ||
+            { rm -f "$cd_/$name.$t.tmp"; echo "figures: gnuplot failed on $cd_/$name.$t" >&2; exit 1; }
+        mv -f "$cd_/$name.$t.tmp" "$cd_/$name.$t" || exit 1
+    done
+    exit 0
+fi
 
 [ $# -eq 1 ] || { echo "$usage" >&2; exit 2; }
 dir=$1
@@ -121,6 +149,20 @@ for name in $files; do
         *) eval "ok_$name=corrupt"; status=2; found=1 ;;
     esac
 done
+# regress.csv (the per-sample cost fits, docs/STATISTICS.md): figure 3 reads
+# its wall-time rows; ok_regress_csv as for the plot data files.
+ok_regress_csv=absent
+if [ -f "$dir/regress.csv" ]; then
+    if awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i
+            split("workload kind metric norm_overhead norm_lo norm_hi verdict norm_diff norm_diff_lo norm_diff_hi paired_pairs paired_norm_overhead paired_norm_lo paired_norm_hi", need, " ")
+            for (k in need) if (!(need[k] in c)) { printf "figures: %s:1: no column \"%s\" in the header\n", FILENAME, need[k] > "/dev/stderr"; bad = 1; exit 2 }
+            n = NF; next }
+        NF && NF != n { printf "figures: %s:%d: %d fields, the header names %d\n", FILENAME, NR, NF, n > "/dev/stderr"; bad = 1; exit 2 }
+        NF && $(c["metric"]) == "wall" { rows++ }
+        END { if (bad) exit 2; exit rows > 0 ? 0 : 3 }' "$dir/regress.csv"; then ok_regress_csv=yes
+    elif [ $? -eq 2 ]; then ok_regress_csv=corrupt; status=2; fi
+fi
+
 if [ $found -eq 0 ]; then
     echo "$me: $pd: none of the plot data files (${files}) is there; run build/bin/analyze $dir" >&2
     rm -rf "$tmp"; exit 2
@@ -182,6 +224,13 @@ modes_in() {
         END { for (m in no) print no[m], m }' "$pd/$1.dat" | sort -n | awk '{ printf "%s%s", (NR > 1 ? " " : ""), $2 }'
 }
 
+# periods NAME COLUMN: the distinct periods (> 0) of COLUMN in NAME.dat, space
+# separated and sorted: the plan's periods, each of which gets a tick label.
+periods() {
+    awk -v col="$2" 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+        NF && $(c[col]) + 0 > 0 { print $(c[col]) + 0 }' "$pd/$1.dat" | sort -n -u | tr '\n' ' ' | sed 's/ $//'
+}
+
 # paired_in NAME: 1 if NAME.dat has a "pairs" column with a value above 0 (a blocked sweep), else 0.
 paired_in() {
     awk 'NR == 1 { for (i = 2; i <= NF; i++) if ($i == "pairs") p = i - 1; next }
@@ -222,6 +271,22 @@ merge_ranges() {
               if (!(k in lo) || $i + 0 < lo[k]) lo[k] = $i + 0
               if (!(k in hi) || $(i + 1) + 0 > hi[k]) hi[k] = $(i + 1) + 0 } }
         END { s = ""; for (k = 1; k <= n; k++) s = s (k > 1 ? " " : "") ((k in lo) ? lo[k] " " hi[k] : "1 1"); print s }'
+}
+
+# outside_runs "RANGES" "PANELS" FILE...: how many runs (column ratio) of the
+# FILEs lie outside their panel's range as overhead.gp draws it (the range
+# with 1 in it, padded 4% below and 6% above, or 4% and 6% of its ratio on a
+# log scale, when it spans more than a factor 2).
+outside_runs() {
+    r=$1; p=$2; shift 2
+    for f in "$@"; do cat "$pd/$f.dat"; done | awk -v r="$r" -v p="$p" '
+        BEGIN { n = split(p, P, " "); split(r, R, " ")
+                for (i = 1; i <= n; i++) { lo = R[2 * i - 1] + 0; hi = R[2 * i] + 0; if (lo > 1) lo = 1; if (hi < 1) hi = 1
+                    if (hi / lo > 2) { s = hi / lo; bot[P[i]] = lo / s ^ 0.04; top[P[i]] = hi * s ^ 0.06 }
+                    else { d = (hi - lo > 0) ? hi - lo : 0.01; bot[P[i]] = lo - 0.04 * d; top[P[i]] = hi + 0.06 * d } } }
+        /^#/ { delete c; for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+        NF && ($1 in bot) && ("ratio" in c) { v = $(c["ratio"]); if (v !~ /^[nN]/ && (v + 0 < bot[$1] || v + 0 > top[$1])) k++ }
+        END { print k + 0 }'
 }
 
 # The confidence level analyze used, for keys and captions.
@@ -285,6 +350,13 @@ Source: $shown/plotdata."
 why_missing() {
     for f in "$@"; do
         eval "st=\$ok_$f"
+        if [ "$f" = regress_csv ]; then
+            case $st in
+                corrupt) echo "regress.csv does not have the documented form (see the error printed by figures.sh)."; return ;;
+                absent) echo "regress.csv has no wall-time fit (no sampling cell with a baseline) or is missing: run build/bin/analyze $dir."; return ;;
+            esac
+            continue
+        fi
         case $st in
             corrupt) echo "plotdata/$f.dat does not have the documented form (see the error printed by figures.sh)."; return ;;
             absent) if [ -f "$pd/$f.dat" ]; then echo "plotdata/$f.dat has no rows: this sweep has no such cells."
@@ -332,17 +404,21 @@ fig_overhead_alloc() {
     panels=$(present alloc_cells)
     base=$([ "$ok_baseline_runs" = yes ] && echo 1 || echo 0)
     modes=$(modes_in alloc_cells alloc_mode mode_no)
-    yr=$(merge_ranges "$(colrange "$pd/alloc_runs.dat" ratio "" "$panels")" \
-        "$(colrange "$pd/alloc_cells.dat" "overhead overhead_lo overhead_hi paired paired_lo paired_hi" "" "$panels")" \
-        "$([ "$base" = 1 ] && colrange "$pd/baseline_runs.dat" ratio "" "$panels")")
+    # The vertical range follows the cells' medians and intervals (the
+    # paired ones included), not the runs: a few outlying runs would
+    # otherwise squash the intervals to a few pixels; runs beyond it are
+    # drawn on the frame's edge (the caption counts them).
+    yr=$(colrange "$pd/alloc_cells.dat" "overhead overhead_lo overhead_hi paired paired_lo paired_hi" "" "$panels")
+    yr=$(merge_ranges "$yr" "$yr")
+    nout=$(outside_runs "$yr" "$panels" alloc_runs $([ "$base" = 1 ] && echo baseline_runs))
     xr=$(colrange "$pd/alloc_cells.dat" alloc_period)
     pair=$(paired_in alloc_cells)
-    draw "$F_NAME" "$F_SCRIPT" "which = 'alloc'; panels = '$panels'; has_base = $base; modes = '$modes'; has_paired = $pair; yranges = '$yr'; xrange_ = '$xr'" &&
+    draw "$F_NAME" "$F_SCRIPT" "plan_periods = '$(periods alloc_cells alloc_period)'; which = 'alloc'; panels = '$panels'; has_base = $base; modes = '$modes'; has_paired = $pair; yranges = '$yr'; xrange_ = '$xr'" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload (one panel each: $panels), the run time with allocation sampling on, divided by the median run time of the same workload without sampling (its baseline), against the sampling period in bytes on a log2 axis. Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise, the spread a real overhead must stand out from.")$(set -- $modes; [ $# -gt 1 ] && echo " Filled points: $1 mode; open points with dashed lines, shifted a little right: the other modes ($(shift; echo "$*" | sed 's/ /, /g')).")$([ "$pair" = 1 ] && printf '\n\n%s' "Blue squares with bars, a little left of each period: the paired ratio (each run over the adjacent run of its baseline in the same block, the Hodges-Lehmann estimate over blocks, one-sample $cilabel interval; docs/STATISTICS.md, \"Paired comparisons\"). It is the process-level measurement (the whole run, start-up included), and it is narrower than the black bars because adjacent runs share their noise.")
 
-How to read: the dashed line at 1 is no overhead; 1.25 means 25% slower. Each panel has its own vertical scale (a log scale when it spans more than a factor 2), so compare workloads by their tick labels, not by the height of the curves. Overhead falls roughly in proportion to 1/period because the cost is paid once per sample; where the bars include 1 this sweep cannot tell the overhead from noise.
+How to read: the dashed line at 1 is no overhead; 1.25 means 25% slower.$([ "$nout" -gt 0 ] && echo " The vertical range follows the cells' medians and intervals; $nout runs beyond it are drawn on the frame's edge.") Each panel has its own vertical scale (a log scale when it spans more than a factor 2), so compare workloads by their tick labels, not by the height of the curves. Overhead falls roughly in proportion to 1/period because the cost is paid once per sample; where the bars include 1 this sweep cannot tell the overhead from noise.
 
 $source_line"
 }
@@ -357,9 +433,9 @@ fig_overhead_time() {
     if [ "$ser" = 1 ]; then scol=time_series; modes=$(modes_in time_cells time_series series_no)
     else scol=time_clock; modes=$(modes_in time_cells time_clock clock_no); fi
     main=${modes%% *}
-    yr=$(merge_ranges "$(colrange "$pd/time_runs.dat" ratio "" "$panels")" \
-        "$(colrange "$pd/time_cells.dat" "overhead overhead_lo overhead_hi paired paired_lo paired_hi" "" "$panels")" \
-        "$([ "$base" = 1 ] && colrange "$pd/baseline_runs.dat" ratio "" "$panels")")
+    yr=$(colrange "$pd/time_cells.dat" "overhead overhead_lo overhead_hi paired paired_lo paired_hi" "" "$panels")
+    yr=$(merge_ranges "$yr" "$yr")
+    nout=$(outside_runs "$yr" "$panels" time_runs $([ "$base" = 1 ] && echo baseline_runs))
     xr=$(colrange "$pd/time_cells.dat" time_hz)
     # each panel's achieved rate at each requested rate (median; -1: none)
     ach=$(for r in $rates; do colrange "$pd/time_cells.dat" hz_achieved "$scol=$main,time_hz=$r" "$panels"; done |
@@ -371,35 +447,125 @@ fig_overhead_time() {
 
 What: for each workload (one panel each: $panels), the run time with the time sampler on, divided by the median run time of the same workload without sampling (its baseline), against the requested sampling rate in Hz on a log axis (the achieved rate in brackets below it). Each faint dot is one measured run; the black points joined by a line are the cell medians, with their $cilabel confidence intervals as bars.$([ "$base" = 1 ] && echo " The dots above \"off\" are the baseline's own runs divided by their median: the run-to-run noise.")$(set -- $modes; [ $# -gt 1 ] && echo " Filled points: the $1 clock$([ "$ser" = 1 ] && echo " with the signal sampler"); open points with dashed lines, shifted a little right: the other series ($(shift; echo "$*" | sed 's/ /, /g'); a clock, and after a dash the time sampler's mode when it is not signal: wall-thread is the sampler thread on the wall clock).")$([ "$pair" = 1 ] && printf '\n\n%s' "Blue squares with bars, a little left of each rate: the paired ratio (each run over the adjacent run of its baseline, Hodges-Lehmann over blocks, one-sample $cilabel interval), the process-level measurement of the whole run.")
 
-How to read: the dashed line at 1 is no overhead. Under each requested rate, in brackets, is the rate the timer actually achieved in that workload (median over its runs; time_hz_achieved in summary.csv): when it falls short, the cost belongs to the achieved rate. The time sampler's cost grows with the rate and is almost independent of the workload's allocation; compare with figure 1 at the period whose sample rate (figure 6) matches.
+How to read: the dashed line at 1 is no overhead.$([ "$nout" -gt 0 ] && echo " The vertical range follows the cells' medians and intervals; $nout runs beyond it are drawn on the frame's edge.") Under each requested rate, in brackets, is the rate the timer actually achieved in that workload (median over its runs; time_hz_achieved in summary.csv): when it falls short, the cost belongs to the achieved rate. The time sampler's cost grows with the rate and is almost independent of the workload's allocation; compare with figure 1 at the period whose sample rate (figure 6) matches.
 
 $source_line"
 }
 
-# normalized: normalized overhead, allocation vs time sampling.
+# normalized (figure 3): allocation against time sampling per 1000 samples/s,
+# from the regressions (regress.csv's wall-time rows): per workload the two
+# fits' normalized overheads minus 1, in %, and their difference (alloc minus
+# time) with the verdict summary.md gives it.  fig3_data writes
+# $tmp/fig3.dat, one row per workload with a fit (its slot in the fixed
+# order), every value in % per 1000 samples/s and already cut to the axis
+# ranges it chooses: an interval far wider than the others (a workload that
+# takes almost no samples, whose extrapolation to 1000/s means little) does
+# not set the range; it ends in an arrow at the frame, labelled with its
+# true values.  It prints the gnuplot settings (ranges, counts) on stdout.
+fig3_data() {
+    awk -F, -v order="$workloads" -v out="$tmp/fig3.dat" -v margin="$1" '
+        function num(v) { return v != "" && v !~ /^[nN][aA][nN]$/ }
+        function pct(v) { return num(v) ? (v - 1) * 100 : "NaN" }
+        function pct0(v) { return num(v) ? v * 100 : "NaN" }
+        NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        NF && $(c["metric"]) == "wall" {
+            w = $(c["workload"]); k = $(c["kind"]); seen[w] = 1
+            un[w, k] = pct($(c["norm_overhead"])) " " pct($(c["norm_lo"])) " " pct($(c["norm_hi"]))
+            pa[w, k] = pct($(c["paired_norm_overhead"])) " " pct($(c["paired_norm_lo"])) " " pct($(c["paired_norm_hi"]))
+            pok[w, k] = $(c["paired_pairs"]) + 0 > 0 && num($(c["paired_norm_lo"]))
+            if (num($(c["norm_diff"]))) d[w] = pct0($(c["norm_diff"])) " " pct0($(c["norm_diff_lo"])) " " pct0($(c["norm_diff_hi"]))
+            if ($(c["verdict"]) != "") v[w] = $(c["verdict"])
+        }
+        # the upper quartile of x[1..n] (sorted in place)
+        function quartile3(x, n,   i, j, t) {
+            for (i = 2; i <= n; i++) { t = x[i]; for (j = i - 1; j >= 1 && x[j] > t; j--) x[j + 1] = x[j]; x[j + 1] = t }
+            return x[int(0.75 * (n - 1)) + 1] }
+        # The range of panel p over its entries E[p, 1..ne[p]] ("est lo hi"):
+        # the estimates and interval ends of every entry whose interval is at
+        # most 8 times the upper quartile of the widths in the panel (and 0, and
+        # +-lim).
+        function range(p, lim,   i, n, a, wd, cut, lo, hi, m) {
+            n = 0
+            for (i = 1; i <= ne[p]; i++) { split(E[p, i], a, " "); if (num(a[2]) && num(a[3])) wd[++n] = a[3] - a[2] }
+            cut = n ? 8 * quartile3(wd, n) : 0
+            if (cut < 4 * lim) cut = 4 * lim
+            lo = -lim; hi = lim
+            for (i = 1; i <= ne[p]; i++) { split(E[p, i], a, " ")
+                if (num(a[2]) && num(a[3]) && a[3] - a[2] > cut) { wide[p, i] = 1; continue }
+                for (m = 1; m <= 3; m++) if (num(a[m])) { if (a[m] < lo) lo = a[m]; if (a[m] > hi) hi = a[m] } }
+            pad = 0.06 * (hi - lo); rlo[p] = lo - pad; rhi[p] = hi + pad }
+        # entry i of panel p cut to its range: "y lo hi up down label"
+        function cut(p, i,   a, y, l, h, up, dn, lab) {
+            split(E[p, i], a, " "); y = a[1]; l = a[2]; h = a[3]; up = 0; dn = 0
+            if (!num(y)) return "NaN NaN NaN 0 0 -"
+            if (num(h) && h > rhi[p]) { h = rhi[p]; up = 1 }
+            if (num(l) && l < rlo[p]) { l = rlo[p]; dn = 1 }
+            if (y > rhi[p]) { y = rhi[p]; up = 1 } else if (y < rlo[p]) { y = rlo[p]; dn = 1 }
+            lab = (up || dn) ? sprintf("\"%.3g [%.3g, %.3g]\"", a[1], a[2], a[3]) : "-"
+            return y " " (num(l) ? l : "NaN") " " (num(h) ? h : "NaN") " " up " " dn " " lab }
+        END {
+            nw = split(order, W, " "); nrow = 0
+            for (j = 1; j <= nw; j++) { w = W[j]; if (!(w in seen)) continue
+                R[++nrow] = w; slot[nrow] = j - 1
+                # the basis of the verdict: the fits on the pairs when both have an interval
+                bp[nrow] = pok[w, "alloc"] && pok[w, "time"]
+                npaired += bp[nrow]
+                ka = ((w, "alloc") in un) ? (bp[nrow] ? pa[w, "alloc"] : un[w, "alloc"]) : "NaN NaN NaN"
+                kt = ((w, "time") in un) ? (bp[nrow] ? pa[w, "time"] : un[w, "time"]) : "NaN NaN NaN"
+                E[1, ++ne[1]] = ka; E[1, ++ne[1]] = kt
+                if (bp[nrow]) { E[1, ++ne[1]] = un[w, "alloc"]; E[1, ++ne[1]] = un[w, "time"] }
+                else { E[1, ++ne[1]] = "NaN NaN NaN"; E[1, ++ne[1]] = "NaN NaN NaN" }
+                E[2, ++ne[2]] = (w in d) ? d[w] : "NaN NaN NaN"
+                vv[nrow] = (w in v) ? v[w] : "na"
+                if (!((w, "alloc") in un) || split(un[w, "alloc"], q, " ") && q[1] == "NaN") noa = noa (noa == "" ? "" : ", ") w
+                if (!((w, "time") in un) || split(un[w, "time"], q, " ") && q[1] == "NaN") not = not (not == "" ? "" : ", ") w
+                if (!(w in d)) nod = nod (nod == "" ? "" : ", ") w
+                if (vv[nrow] == "alloc_cheaper") nac++; else if (vv[nrow] == "time_cheaper") ntc++
+                else if (vv[nrow] == "equivalent") neq++; else if (vv[nrow] == "not_resolved") nnr++ }
+            range(1, 0.5); range(2, 1.5 * margin)
+            print "# slot workload paired verdict a a_lo a_hi a_up a_dn a_lab t t_lo t_hi t_up t_dn t_lab au au_lo au_hi au_up au_dn au_lab tu tu_lo tu_hi tu_up tu_dn tu_lab d d_lo d_hi d_up d_dn d_lab" > out
+            for (r = 1; r <= nrow; r++) {
+                s = slot[r] " " R[r] " " bp[r] " " vv[r]
+                for (m = 1; m <= 4; m++) s = s " " cut(1, 4 * (r - 1) + m)
+                print s " " cut(2, r) > out }
+            for (p = 1; p <= 2; p++) for (i = 1; i <= ne[p]; i++) nwide += wide[p, i]
+            # which optional series have a point at all (gnuplot 5.4 can crash
+            # on a plot whose every point is undefined): cut ends per panel,
+            # n/a per value
+            for (r = 1; r <= nrow; r++) {
+                for (m = 1; m <= 4; m++) { split(cut(1, 4 * (r - 1) + m), q, " "); cut1 += q[4] + q[5] }
+                split(cut(2, r), q, " "); cut2 += q[4] + q[5]
+                split(E[1, 4 * (r - 1) + 1], q, " "); na_a += !num(q[1])
+                split(E[1, 4 * (r - 1) + 2], q, " "); na_t += !num(q[1])
+                split(E[2, r], q, " "); na_d += !num(q[1])
+                split(E[1, 4 * (r - 1) + 1], q, " "); has_a += num(q[1])
+                split(E[1, 4 * (r - 1) + 2], q, " "); has_t += num(q[1])
+                split(E[2, r], q, " "); has_d += num(q[1]) }
+            printf "nrow=%d;npaired=%d;nac=%d;ntc=%d;neq=%d;nnr=%d;nwide=%d\n", nrow, npaired, nac, ntc, neq, nnr, nwide
+            printf "cut1=%d;cut2=%d;na_a=%d;na_t=%d;na_d=%d;has_a=%d;has_t=%d;has_d=%d\n", (cut1 > 0), (cut2 > 0), (na_a > 0), (na_t > 0), (na_d > 0), (has_a > 0), (has_t > 0), (has_d > 0)
+            printf "yr1=\"%g %g\";yr2=\"%g %g\"\n", rlo[1], rhi[1], rlo[2], rhi[2]
+            printf "noa=\"%s\";not=\"%s\";nod=\"%s\"\n", noa, not, nod }' "$dir/regress.csv"
+}
 fig_normalized() {
-    mr=$(COLRANGE_ALL=1 colrange "$pd/normalized.dat" "alloc_norm time_norm alloc_paired time_paired")
-    ir=$(COLRANGE_ALL=1 colrange "$pd/normalized.dat" "alloc_norm_lo alloc_norm_hi time_norm_lo time_norm_hi alloc_paired_lo alloc_paired_hi time_paired_lo time_paired_hi")
-    xr=$(COLRANGE_ALL=1 colrange "$pd/normalized.dat" index)
-    na=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
-        NF { if ($(c["alloc_norm"]) ~ /^[nN][aA][nN]$/) a = 1; else ha = 1
-             if ($(c["time_norm"]) ~ /^[nN][aA][nN]$/) t = 1; else ht = 1
-             if ($(c["alloc_paired"]) !~ /^[nN][aA][nN]$/ || $(c["time_paired"]) !~ /^[nN][aA][nN]$/) hp = 1
-             if ($(c["resolved"]) ~ /^(alloc_cheaper|time_cheaper|equivalent)$/) nres++
-             if ($(c["resolved"]) != "na") njudged++ }
-        END { printf "na_alloc = %d; na_time = %d; has_alloc = %d; has_time = %d; has_paired = %d; n_resolved = %d; n_judged = %d",
-              a, t, ha, ht, hp, nres, njudged }' "$pd/normalized.dat")
-    eval "$(printf '%s' "$na" | tr -d ' ')"
-    draw "$F_NAME" "$F_SCRIPT" "medrange = '$mr'; intrange = '$ir'; xrange_ = '$xr'; $na" &&
+    # The verdicts' margin, as summary.md states it ("equivalent within 2%").
+    mg=$(sed -n 's/.*By the regressions.*equivalent within \([0-9.]*\)% when.*/\1/p' "$dir/summary.md" 2>/dev/null | head -n 1)
+    mg=${mg:-2}
+    eval "$(fig3_data "$mg")"
+    # The time sampler's modes in the sweep's comparison cells (normalized.dat):
+    # the regression fits every time cell of a workload together.
+    tmodes=""
+    [ "$ok_normalized" = yes ] && tmodes=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+        NF && ("time_mode" in c) && $(c["time_mode"]) != "-" && !($(c["time_mode"]) in s) { s[$(c["time_mode"])] = 1; printf "%s%s", n++ ? ", " : "", $(c["time_mode"]) }' "$pd/normalized.dat")
+    draw "$F_NAME" "$F_SCRIPT" "fig3 = '$tmp/fig3.dat'; nrow = $nrow; npaired = $npaired; yr1 = '$yr1'; yr2 = '$yr2'; margin_pct = $mg; cut1 = $cut1; cut2 = $cut2; na_a = $na_a; na_t = $na_t; na_d = $na_d; has_a = $has_a; has_t = $has_t; has_d = $has_d" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
-What: for each workload, the paper's normalized overhead 1 + (overhead - 1) * 1000 / (samples per second): the overhead extrapolated to a rate of 1000 samples/s, so that samplers running at different rates can be compared. Per workload, the allocation-sampling cell (fixed mode) and the time-sampling cell whose measured sample rate is nearest 1000/s are shown side by side (in a sweep of both time sampler's modes, a workload has a slot per mode: \"gcbench\" compares with the signal sampler, \"gcbench/thread\" the same allocation cell with the sampler thread, its rate labelled \"thread\"), each labelled with its period or rate, with $cilabel confidence intervals computed inside the bootstrap (not from the endpoints of other intervals).
+What: for each workload with a fit, what 1000 samples per second cost with allocation sampling and with time sampling, from the per-sample cost regressions of summary.md (\"Per-sample cost by regression\", regress.csv: every run's wall time fitted against the samples it took, the cost of turning sampling on kept apart): the normalized overhead 1 + cost x 1000/s / baseline, minus 1, in % (upper panel; a 1% difference is a tick apart). $([ "$npaired" -gt 0 ] && echo "Filled points: the fits on the pairs (each run minus the adjacent run of its baseline in the same block), the values the verdict uses; open, lighter points beside them: the fits on the runs, for comparison. ")The lower panel is what the verdict reads: the difference, allocation minus time, with the $cilabel interval of the difference of the two fits' bootstrap replicates (over runs within cells), the shaded band the +-$mg% margin.
 
-$([ "$has_paired" = 1 ] && echo "Filled points: the paired values (each run over the adjacent run of its baseline in the same block, Hodges-Lehmann over blocks, one-sample $cilabel interval; docs/STATISTICS.md, \"Paired comparisons\"); open, lighter points further out: the unpaired values from the medians, for comparison. ")Over each workload: the verdict of summary.md's headline, from the paired intervals where both cells have one, else the unpaired: a sampler is cheaper when its interval lies wholly below the other's, \"equivalent\" when the two differ by at most the margin whatever values in their intervals are true, else \"not resolved\" (resolved here: $n_resolved of $n_judged workloads).
+Verdicts (over each workload, the same as summary.md's line under the regression table): allocation cheaper when the difference's interval lies wholly below 0, time cheaper when wholly above, equivalent within $mg% when it lies inside the band, else not resolved: allocation cheaper $nac, time cheaper $ntc, equivalent $neq, not resolved $nnr, of $nrow workloads.$([ "$nwide" -gt 0 ] && echo " An interval more than 8 times as wide as the upper quartile of the panel's widths does not set the axis: it is cut at the frame with an arrow, and its estimate and interval are written beside it ($nwide such).")$([ -n "$noa$not" ] && echo " No fit, so no point (n/a): ${noa:+allocation: $noa}${noa:+${not:+; }}${not:+time: $not} (regress.csv's note says why).")$([ -n "$nod" ] && echo " No difference, so no verdict: $nod.")$(set -- $(echo "$tmodes" | tr ',' ' '); [ $# -gt 1 ] && echo " This sweep has time cells of several time sampler's modes ($tmodes): the time fit pools them; summary.md's allocation-vs-time table compares each mode's cell nearest 1000 samples/s separately.")
 
-How to read: lower is cheaper per sample. 1 means sampling at 1000 samples/s would cost nothing measurable; 1.01 means 1% per 1000 samples/s. Where the two intervals of a workload overlap, this sweep cannot say which sampler is cheaper for it. Values far from 1000 samples/s are extrapolated linearly, which is why the cells nearest 1000/s are used. "n/a" marks a value analyze could not compute (for instance a workload that took no allocation samples); summary.csv's note column says why. An interval much wider than the spread of the medians is cut at the frame.
+How to read: lower is cheaper per sample; 0 is free. The regression uses every cell of a workload rather than the one nearest 1000 samples/s, so a period that takes few samples contributes little instead of being extrapolated 100-fold.
 
-$source_line"
+$source_line Regressions: weighted Theil-Sen fits, $cilabel percentile intervals from a bootstrap over runs within cells (docs/STATISTICS.md)."
 }
 
 # exactness: exactness, samples taken vs allocated bytes / period.
@@ -467,7 +633,7 @@ fig_sample_rate() {
     # their key entries say so)
     empty=$(colrange "$pd/alloc_cells.dat" alloc_sps "alloc_mode=$amode" "$panels" |
         awk -v w="$panels" '{ n = split(w, W, " "); s = ""; for (i = 1; i <= n; i++) if ($(2 * i - 1) == "none") s = s " " W[i]; print s }')
-    draw "$F_NAME" "$F_SCRIPT" "panels = '$panels'; amode = '$amode'; time_rates = '$rates'; xrange_ = '$xr'; yrange_ = '$yr'; empty = '$empty '" &&
+    draw "$F_NAME" "$F_SCRIPT" "plan_periods = '$(periods alloc_cells alloc_period)'; panels = '$panels'; amode = '$amode'; time_rates = '$rates'; xrange_ = '$xr'; yrange_ = '$yr'; empty = '$empty '" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: allocation samples recorded per second of run time (median over the runs of each cell, with $cilabel confidence intervals, usually narrower than the markers) against the allocation sampling period in bytes, log-log, one line per workload ($amode mode; the workloads' points are shifted slightly sideways so their error bars do not hide one another).$([ -n "$rates" ] && echo " Dashed horizontal lines mark the time-sampling rates of this sweep ($rates Hz) for comparison.")
@@ -577,14 +743,43 @@ fig_peers() {
             for (i = 1; i <= ns[w]; i++) printf "%s%s", (i > 1 ? ", " : ""), cap(w, S[w, i]) }')
     nopanel=$(peers_awk 'for (k = 1; k <= naw; k++) if (!(AW[k] in wno)) printf "%s%s", (n++ ? ", " : ""), AW[k]')
     nocount=$(peers_awk 'for (k = 1; k <= nsys; k++) if (sysname[k] in nocount) printf "%s%s", (n++ ? ", " : ""), sysname[k]')
-    draw "$F_NAME" "$F_SCRIPT" "$vars" &&
+    # the allocators of the systems in this sweep, as the caption names them
+    sysdesc=$(peers_awk 'for (k = 1; k <= nsys; k++) { s = sysname[k]
+            d = s == "freecheck" ? "freecheck'"'"'s runtime" : s == "jemalloc" ? "C malloc with jemalloc" : s == "gperftools" ? "C malloc with gperftools" : s == "go" ? "Go" : s == "hotspot" ? "HotSpot" : s == "v8" ? "V8" : s
+            printf "%s%s", (k > 1 ? ", " : ""), d }')
+    draw "$F_NAME" "$F_SCRIPT" "plan_periods = '$(periods peers period_bytes)'; $vars" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the overhead of allocation sampling on each system measured in this sweep, in % of wall time, against the sampling period (log2 axis): each point is a cell's paired overhead, the median over blocks of its runs against their adjacent baseline runs (Hodges-Lehmann), with a one-sample $cilabel interval. Per-sample cost (in the key): from the in-process design when the sweep's peers report has it (the extra CPU time per sample of the system's sampling segments, with its $cilabel interval over blocks), else the regression of each run's wall time on the samples the system itself counted, over the periods, with its $cilabel interval (docs/STATISTICS.md); and the instructions per sample the simulated part counted (the fixed cost apart; \"not exact\" when repeated runs did not agree; peers.md has the spread). $costs.$([ -n "$nocount" ] && echo " No per-sample cost for $nocount: the system keeps no count of its samples, and bytes allocated / period is not the number it took (docs/WORKLOADS.md, \"How each system's samples are counted\"); only the overhead is drawn.")
 
-How to read: a line falls with the period as samples get rarer; at the same period a lower line costs less per byte allocated. The systems run the same work on their own allocators (freecheck's runtime, C malloc with jemalloc or gperftools, Go, HotSpot, V8), so compare the costs of sampling, not the run times. Where each system's sample check lives (folded into the allocation limit, or a counter on the malloc path) is in peers.md.
+How to read: a line falls with the period as samples get rarer; at the same period a lower line costs less per byte allocated. The systems run the same work on their own allocators ($sysdesc), so compare the costs of sampling, not the run times. Where each system's sample check lives (folded into the allocation limit, or a counter on the malloc path) is in peers.md.
 
 Data: $shown/plotdata/peers.dat (written by build/bin/analyze and build/bin/peers-report from $shown/results.db); the table is $shown/peers.md.${sweep_info:+ $sweep_info}"
+}
+
+# offlog FILE "EXPR..." [X-COLUMN]: the values a log axis cannot show (at or
+# below 0), as "workload X (value%)" separated by ", "; EXPR as for pctrange;
+# X is a period (formatted as 32K) or, with a third argument "hz", a rate.
+offlog() {
+    awk -v exprs="$2" -v xc="${3:-alloc_period}" '
+        function fb(x) { return x % 1048576 == 0 ? x / 1048576 "M" : x % 1024 == 0 ? x / 1024 "K" : x }
+        NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; ne = split(exprs, E, " "); next }
+        !NF { next }
+        { for (j = 1; j <= ne; j++) {
+              split(E[j], p, "*"); v = $(c[p[1]])
+              x = (xc == "index") ? "" : " " (xc == "time_hz" ? $(c[xc]) " Hz" : fb($(c[xc])))
+              k = $(c["workload"]) x
+              if (v ~ /^[nN][aA][nN]$/) { if (!(k in seen)) na[k] = 1; continue }
+              v = (2 in p) ? v * p[2] : (v - 1) * 100
+              if (p[1] == "model_user_ns") v *= $(c["time_hz"])
+              if (v > 0) continue
+              if (k in seen) continue; seen[k] = 1; delete na[k]
+              s = s (s == "" ? "" : ", ") sprintf("%s (%.3g%%)", k, v) } }
+        END { for (k in na) if (!(k in seen)) s = s (s == "" ? "" : ", ") k " (n/a)" }
+        END { print s }' "$1"
+}
+offlog_note() {
+    [ -n "$1" ] && echo " Not on the log axis: values at or below 0 (a red down-triangle at the bottom edge marks them) and values analyze could not compute (n/a): $1."
 }
 
 sim_source="Data: $shown/plotdata (written by build/bin/analyze from $shown/results.db, the cells with backend sim: every run under valgrind --tool=cachegrind --cache-sim=yes with fixed simulated caches, ASLR off, a fixed SGC_SEED, each cell run at least twice; docs/HARNESS.md, docs/STATISTICS.md).${sweep_info:+ $sweep_info}"
@@ -593,13 +788,14 @@ sim_fig_alloc() {
     m=$1; mn=$2
     panels=$(present sim_alloc)
     yr=$(pctrange "$pd/sim_alloc.dat" "overhead_$m" "$panels")
+    off=$(offlog "$pd/sim_alloc.dat" "overhead_$m")
     xr=$(colrange "$pd/sim_alloc.dat" alloc_period)
-    draw "$F_NAME" "$F_SCRIPT" "which = 'alloc'; metric = '$m'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'" &&
+    draw "$F_NAME" "$F_SCRIPT" "plan_periods = '$(periods sim_alloc alloc_period)'; has_off = $([ -n "$off" ] && echo 1 || echo 0); which = 'alloc'; metric = '$m'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload (one panel each: $panels), the $mn a run executes with allocation sampling on (fixed mode), minus those of the same workload's simulated baseline at the same size, as a percentage of the baseline, against the sampling period (log2 axis); the y axis is logarithmic. $([ $m = Ir ] && echo "Instructions are valgrind's count of the instructions executed (sim::Ir)." || echo "Estimated cycles are L1 hits + 5 x LL hits + 35 x RAM accesses of the simulated caches (sim::est-cycles), a cost model, not a measurement of any CPU.")
 
-How to read: every point is counted, not sampled: the runs of a cell agree to within 0.01% (checked, summary.md), so there are no intervals. The line falls with the period (the cost is paid once per sample) until the fixed cost of turning sampling on (the profile's setup) dominates at long periods. A point at or below 0 cannot be drawn on the log axis; summary.md lists every value.
+How to read: every point is counted, not sampled: the runs of a cell agree to within 0.01% (checked, summary.md), so there are no intervals. The line falls with the period (the cost is paid once per sample) until the fixed cost of turning sampling on (the profile's setup) dominates at long periods. A point at or below 0 cannot be drawn on the log axis; summary.md lists every value.$(offlog_note "$off")
 
 $sim_source"
 }
@@ -610,14 +806,15 @@ fig_sim_overhead_alloc_cycles() { sim_fig_alloc est_cycles "estimated cycles"; }
 fig_sim_overhead_time() {
     panels=$(present sim_time)
     yr=$(pctrange "$pd/sim_time.dat" "model_overhead model_user_ns*1e-7" "$panels")
+    off=$(offlog "$pd/sim_time.dat" "model_overhead model_user_ns*1e-7" time_hz)
     xr=$(colrange "$pd/sim_time.dat" time_hz)
     trates=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF { r[$(c["time_hz"])] = 1 } END { for (k in r) print k }' "$pd/sim_time.dat" | sort -n | tr '\n' ' ')
-    draw "$F_NAME" "$F_SCRIPT" "which = 'time'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'; time_rates = '${trates% }'" &&
+    draw "$F_NAME" "$F_SCRIPT" "has_off = $([ -n "$off" ] && echo 1 || echo 0); which = 'time'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'; time_rates = '${trates% }'" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the overhead time sampling would have at its native rate, in % of the baseline's run time (log axes). Under valgrind a program runs 20-100x slower, so a timer fires 20-100x more often per unit of work, and the kernel's signal delivery is not counted at all: the simulated time cells cannot be read directly. Two parts are combined instead. COUNTED (open points, dashed): the user-space instructions per time sample (the handler and the drain into the profile: (cell - baseline instructions) / samples), converted to time with the baseline's native nanoseconds per instruction (its native CPU time at the same size over its counted instructions), times the rate. MEASURED (filled points, the total): plus the kernel's cost of delivering one signal, measured natively on this machine by time-bench (meta time_delivery_ns), times the rate.
 
-How to read: the difference between the two lines is the kernel's part, which dominates here; the counted part is exact, the measured part carries the noise of one native micro-benchmark. Compare with figure 2, the same cells timed natively.
+How to read: the difference between the two lines is the kernel's part, which dominates here; the counted part is exact, the measured part carries the noise of one native micro-benchmark. Compare with figure 2, the same cells timed natively.$(offlog_note "$off")
 
 $sim_source"
 }
@@ -630,12 +827,13 @@ fig_sim_normalized() {
                 if (lo == "" || v < lo) lo = v; if (hi == "" || v > hi) hi = v } }
         END { print (lo == "" ? "1e-4 1e-3" : lo " " hi) }' "$pd/sim_normalized.dat")
     xr=$(COLRANGE_ALL=1 colrange "$pd/sim_normalized.dat" index)
-    draw "$F_NAME" "$F_SCRIPT" "which = 'normalized'; panels = ''; yranges = '$yr'; xrange_ = '$xr'" &&
+    off=$(offlog "$pd/sim_normalized.dat" "normalized_Ir normalized_est_cycles time_normalized_model" index)
+    draw "$F_NAME" "$F_SCRIPT" "has_off = $([ -n "$off" ] && echo 1 || echo 0); which = 'normalized'; panels = ''; yranges = '$yr'; xrange_ = '$xr'" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
 What: for each workload, 1 + (overhead - 1) x 1000 / (samples per second), shown as a percentage above 1 on a log axis: the cost of 1000 samples per second. Allocation sampling (the fixed-mode period whose native sample rate is nearest 1000/s): COUNTED in instructions and in estimated cycles, the native rate being samples over the baseline's native CPU time at the simulated size. Time sampling: MODELLED as in figure S3 (counted handler instructions at native speed plus the kernel's delivery cost measured natively), which is the same at every rate.
 
-How to read: lower is cheaper per sample. Missing points: a workload that took no allocation samples, or a value at or below 0 (summary.md lists every value).
+How to read: lower is cheaper per sample. A workload that took no allocation samples has no allocation points (summary.md lists every value).$(offlog_note "$off")
 
 $sim_source"
 }
@@ -645,10 +843,14 @@ fig_sim_vs_wall() {
     panels=$(present sim_compare)
     hw=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF && $(c["overhead_wall"]) !~ /^[nN][aA][nN]$/ { f = 1 } END { print f ? 1 : 0 }' "$pd/sim_compare.dat")
     yr=$(PCT_ALL=1 pctrange "$pd/sim_compare.dat" "overhead_Ir overhead_est_cycles overhead_wall overhead_wall_lo overhead_wall_hi" "$panels")
-    draw "$F_NAME" "$F_SCRIPT" "which = 'compare'; panels = '$panels'; yranges = '$yr'; has_wall = $hw" &&
+    set -- $(periods sim_compare alloc_period)
+    ps_=${1:-32768}; pl_=${2:-$ps_}
+    s5p=$(awk -v a="$ps_" -v b="$pl_" 'function f(x) { return x % 1048576 == 0 ? x / 1048576 "M" : x % 1024 == 0 ? x / 1024 "K" : x }
+        BEGIN { print (b > a) ? "a " f(a) " and a " f(b) " period" : "a " f(a) " period" }')
+    draw "$F_NAME" "$F_SCRIPT" "which = 'compare'; panels = '$panels'; yranges = '$yr'; has_wall = $hw; p_short = $ps_; p_long = $pl_" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
-What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the overhead of allocation sampling at a 32K and a 4M period, in % of the baseline, three ways: instructions and estimated cycles COUNTED under valgrind (exact, labelled with their value), and wall time MEASURED natively (the median with its $cilabel confidence interval, from this sweep's timed cells$([ "$hw" = 1 ] || echo "; this sweep has none, so only the counts are shown")).
+What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the overhead of allocation sampling at $s5p (the periods of the plan that sim_compare.dat holds), in % of the baseline, three ways: instructions and estimated cycles COUNTED under valgrind (exact, labelled with their value), and wall time MEASURED natively (the median with its $cilabel confidence interval, from this sweep's timed cells$([ "$hw" = 1 ] || echo "; this sweep has none, so only the counts are shown")).
 
 How to read: the counts give the cost of the sampler's own work without noise; the wall-time interval shows how much of the machine's noise a timed measurement has to see through. Where the interval includes 0 the timed measurement cannot tell the cell from its baseline, while the count still says exactly how much work was added. Counted and timed cells use different --size values (calibrated separately), so compare percentages, not absolute values.
 
@@ -661,6 +863,7 @@ $sim_source"
 listed=""
 while IFS='	' read -r F_NAME f_num F_SCRIPT f_data f_title <&3; do
     case $F_NAME in ''|'#'*) continue ;; esac
+    case $f_data in '!'*) continue ;; esac      # drawn by --compare, not from a sweep
     F_TITLE="Figure $f_num. $f_title"
     f_need=$(printf '%s' "$f_data" | tr ',' ' ' | tr -d '?')
     f_opt=$(printf '%s' "$f_data" | tr ',' '\n' | sed -n 's/^?//p')

@@ -101,21 +101,25 @@ if (which eq 'alloc') {
 if (has_base) { set xtics add ("off" xbase) }
 unset key
 eval "set multiplot layout prows, pcols " . multiplot_margins(cw, ch, xextra) . \
-    " title sprintf('%s (sweep %s)', fig_title, sweep) font ',14'"
+    " title sprintf('%s (sweep %s)', fig_title, sweep) font '" . title_font(sprintf('%s (sweep %s)', fig_title, sweep), cw, 14) . "'"
+# A run beyond the panel's range (which follows the cells, not the runs) is
+# drawn on the frame's edge, so it is still seen without setting the scale.
+edge(v) = (v < ybot) ? ybot : (v > ytop) ? ytop : v
 do for [i = 1:npan] {
     w = word(panels, i)
     wk = windex(w)       # the workload's colour (k is taken by loops below)
     yspan = yhi[i] / ylo[i]
     if (yspan > 2) {
         set logscale y
-        set yrange [ylo[i] / yspan**0.04 : yhi[i] * yspan**0.06]
+        ybot = ylo[i] / yspan**0.04; ytop = yhi[i] * yspan**0.06
         eval ratio_tics(ylo[i], yhi[i])
     } else {
         unset logscale y
         set ytics autofreq
         yd = (yhi[i] - ylo[i] > 0) ? yhi[i] - ylo[i] : 0.01
-        set yrange [ylo[i] - 0.04 * yd : yhi[i] + 0.06 * yd]
+        ybot = ylo[i] - 0.04 * yd; ytop = yhi[i] + 0.06 * yd
     }
+    set yrange [ybot : ytop]
     set title esc(w) font ",12" offset 0, -0.6
     if (which eq 'time') {
         set xtics ()
@@ -126,18 +130,18 @@ do for [i = 1:npan] {
         if (has_base) { set xtics add ("off" xbase) }
     }
     set xlabel ((i > npan - pcols) ? fig_xlabel : "") offset 0, (which eq 'time' ? -0.9 : 0)
-    set ylabel ((i - 1) % pcols == 0 ? "overhead (× baseline median wall time)" : "")
+    set ylabel ((i - 1) % pcols == 0 ? "overhead (× baseline median wall time)" : "") offset 1, 0
     plot 1 with lines ls 100 notitle, \
-         for [j = 1:has_base] base using (strcol(1) eq w ? xbase * 2**(xjit * jitter(column(c_baseline_runs_round))) : NaN):(column(c_baseline_runs_ratio)) \
+         for [j = 1:has_base] base using (strcol(1) eq w ? xbase * 2**(xjit * jitter(column(c_baseline_runs_round))) : NaN):(edge(column(c_baseline_runs_ratio))) \
               with points pt 7 ps 0.35 lc rgb "#A0808080" notitle, \
-         runs using (strcol(1) eq w && strcol(rmode) eq mode1 ? column(rx) * 2**(xjit * jitter(column(rround))) : NaN):(column(rratio)) \
+         runs using (strcol(1) eq w && strcol(rmode) eq mode1 ? column(rx) * 2**(xjit * jitter(column(rround))) : NaN):(edge(column(rratio))) \
               with points pt 7 ps 0.35 lc rgb wfaint(wk) notitle, \
          cells using (strcol(1) eq w && strcol(cmode) eq mode1 ? column(cx) : NaN):(column(cmed)):(column(clo)):(column(chi)) \
               with yerrorbars ls 101 pt 7 ps 0.5 notitle, \
          cells using (strcol(1) eq w && strcol(cmode) eq mode1 ? column(cx) : NaN):(column(cmed)) with lines ls 101 notitle, \
          for [j = 1:has_paired] cells using (strcol(1) eq w && strcol(cmode) eq mode1 ? column(cx) / xshift2 : NaN):(column(cpair)):(column(cplo)):(column(cphi)) \
               with yerrorbars lc rgb "#1050C0" lw 1.5 pt 5 ps 0.5 notitle, \
-         for [m = 2:nmodes] runs using (strcol(1) eq w && strcol(rmode) eq word(modes, m) ? column(rx) * 2**(xjit * jitter(column(rround))) : NaN):(column(rratio)) \
+         for [m = 2:nmodes] runs using (strcol(1) eq w && strcol(rmode) eq word(modes, m) ? column(rx) * 2**(xjit * jitter(column(rround))) : NaN):(edge(column(rratio))) \
               with points pt mpt(m) ps 0.35 lc rgb wfaint(wk) notitle, \
          for [m = 2:nmodes] cells using (strcol(1) eq w && strcol(cmode) eq word(modes, m) ? column(cx) * xshift2**(m - 1) : NaN):(column(cmed)):(column(clo)):(column(chi)) \
               with yerrorbars lc rgb mcolor(m) lw 1.5 pt mpt(m) ps 0.6 notitle, \

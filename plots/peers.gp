@@ -27,7 +27,7 @@ spoint(i) = int(word(ptypes, (i - 1) % 9 + 1))
 sidx(s) = words((" " . systems)[1:strstrt(" " . systems . " ", " " . s . " ")]) + 1
 ncol = npanel < 3 ? npanel : 3
 nrow = (npanel + ncol - 1) / ncol
-W = 600 * ncol
+W = (ncol < 2) ? 820 : 600 * ncol     # one panel: room for the key's long entries
 H = 540 * nrow + 60
 eval set_canvas(W, H)
 set output outfile
@@ -40,14 +40,18 @@ set xlabel "allocation sampling period (bytes, log_2 scale)"
 set ylabel "overhead (%, paired wall time)"
 set key outside below left Left reverse font ",9" samplen 2 spacing 1.1
 set xzeroaxis ls 100
-set multiplot layout nrow, ncol title sprintf("Allocation samplers side by side: overhead vs sampling period (sweep %s)", sweep) font ",13"
+set multiplot layout nrow, ncol title sprintf("Allocation samplers side by side: overhead vs sampling period (sweep %s)", sweep) \
+    font title_font(sprintf("Allocation samplers side by side: overhead vs sampling period (sweep %s)", sweep), W, 13)
 do for [k = 1:npanel] {
     w = value(sprintf("panel_%d", k))
     ps_ = value(sprintf("sys_%d", k))
     set title esc(w)
-    plot for [i = 1:words(ps_)] f using (strcol(cw_) eq w && strcol(cs_) eq word(ps_, i) ? column(cx_) : NaN):(column(cy_)):(column(clo_) == column(clo_) ? column(clo_) : column(cy_)):(column(chi_) == column(chi_) ? column(chi_) : column(cy_)) \
+    # each system a little to the side of the period (a tenth of an octave
+    # per system, centred), so intervals at the same period never coincide
+    sh(i) = 2**(0.1 * (i - (words(ps_) + 1) / 2.0))
+    plot for [i = 1:words(ps_)] f using (strcol(cw_) eq w && strcol(cs_) eq word(ps_, i) ? column(cx_) * sh(i) : NaN):(column(cy_)):(column(clo_) == column(clo_) ? column(clo_) : column(cy_)):(column(chi_) == column(chi_) ? column(chi_) : column(cy_)) \
              with yerrorbars lc rgb scolor(sidx(word(ps_, i))) pt spoint(sidx(word(ps_, i))) ps 0.8 notitle, \
-         for [i = 1:words(ps_)] f using (strcol(cw_) eq w && strcol(cs_) eq word(ps_, i) ? column(cx_) : NaN):(column(cy_)) \
+         for [i = 1:words(ps_)] f using (strcol(cw_) eq w && strcol(cs_) eq word(ps_, i) ? column(cx_) * sh(i) : NaN):(column(cy_)) \
              with lines lc rgb scolor(sidx(word(ps_, i))) lw 1.5 title esc(value(sprintf("lab_%d_%d", k, i)))
 }
 unset multiplot

@@ -27,7 +27,8 @@ do for [k = 1:words(time_rates)] {
 cw = 1100; ch = 720
 eval set_canvas(cw, ch)
 set output outfile
-set title sprintf("Allocation samples per second vs sampling period, %s mode (sweep %s)", amode, sweep) font ",13"
+set title sprintf("Allocation samples per second vs sampling period, %s mode (sweep %s)", amode, sweep) \
+    font title_font(sprintf("Allocation samples per second vs sampling period, %s mode (sweep %s)", amode, sweep), cw, 13)
 set logscale x 2
 set logscale y 10
 set xrange [xmin / 1.4 : xmax * 1.4]

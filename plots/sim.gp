@@ -19,6 +19,8 @@
 # values drawn, in %), xrange_ (the x values' "min max"), has_wall (compare).
 
 pct(r) = (r - 1) * 100
+# has_off (from figures.sh): some value is at or below 0 (the key then explains its marker)
+if (!exists("has_off")) { has_off = 1 }
 pos(v) = (v > 0) ? v : NaN
 npan = words(panels)
 
@@ -58,37 +60,51 @@ if (which eq 'alloc' || which eq 'time') {
     set format y "%g"
     unset key
     eval "set multiplot layout prows, pcols " . multiplot_margins(cw, ch, 0) . \
-        " title sprintf('%s (sweep %s)', fig_title, sweep) font ',14'"
+        " title sprintf('%s (sweep %s)', fig_title, sweep) font '" . title_font(sprintf('%s (sweep %s)', fig_title, sweep), cw, 14) . "'"
     do for [i = 1:npan] {
         w = word(panels, i)
         wk = windex(w)
         lo = real(word(yranges, 2 * i - 1)); hi = real(word(yranges, 2 * i))
         lo = (lo > 0) ? lo : 1e-4; hi = (hi > lo) ? hi : lo * 10
         set yrange [lo / 2 : hi * 2]
+        lt_lo = lo / 2; lt_hi = hi * 2
+        eval log_tics
         set title esc(w) font ",12" offset 0, -0.6
         set xlabel ((i > npan - pcols) ? fig_xlabel : "")
         set ylabel ((i - 1) % pcols == 0 ? fig_ylabel : "")
         if (which eq 'alloc') {
-            plot f using (strcol(1) eq w ? column(cx) : NaN):(pos(pct(column(cy)))) with linespoints lc rgb wcolor(wk) pt wpoint(wk) ps 0.8 lw 1.5 notitle
+            # a value at or below 0 cannot sit on the log axis: a filled
+            # down-triangle at the bottom edge marks it (the caption lists it)
+            plot f using (strcol(1) eq w ? column(cx) : NaN):(pos(pct(column(cy)))) with linespoints lc rgb wcolor(wk) pt wpoint(wk) ps 0.8 lw 1.5 notitle, \
+                 f using (strcol(1) eq w && pct(column(cy)) <= 0 ? column(cx) : NaN):(lo / 2 * 1.12) with points lc rgb "#C00000" pt 11 ps 1.1 notitle
         } else {
             plot f using (strcol(1) eq w ? column(cx) : NaN):(pos(column(cx) * column(c_sim_time_model_user_ns) * 1e-7)) \
                      with linespoints lc rgb wcolor(wk) pt 6 ps 0.8 dt 2 lw 1.5 notitle, \
                  f using (strcol(1) eq w ? column(cx) : NaN):(pos(pct(column(c_sim_time_model_overhead)))) \
-                     with linespoints lc rgb wcolor(wk) pt wpoint(wk) ps 0.8 lw 1.5 notitle
+                     with linespoints lc rgb wcolor(wk) pt 7 ps 0.8 lw 1.5 notitle, \
+                 f using (strcol(1) eq w && (column(cx) * column(c_sim_time_model_user_ns) <= 0 || pct(column(c_sim_time_model_overhead)) <= 0) ? column(cx) : NaN):(lo / 2 * 1.12) \
+                     with points lc rgb "#C00000" pt 11 ps 1.1 notitle
         }
     }
     nleg = 0
     if (which eq 'alloc') {
         nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = wcolor(1); leg_pt[nleg] = 7
         leg_text[nleg] = sprintf("counted %s, cell / baseline - 1 (exact; colour = workload)", mname)
+        if (has_off) { nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = "#C00000"; leg_pt[nleg] = 11
+            leg_text[nleg] = "at or below 0, off the log axis (value in the caption)" }
     } else {
         nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = wcolor(1); leg_pt[nleg] = 6
         leg_text[nleg] = "counted: user-space instructions per sample at native speed"
         nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = wcolor(1); leg_pt[nleg] = 7
         leg_text[nleg] = "counted + measured kernel delivery (modelled total)"
+        if (has_off) { nleg = nleg + 1; leg_kind[nleg] = "point"; leg_color[nleg] = "#C00000"; leg_pt[nleg] = 11
+            leg_text[nleg] = "at or below 0, off the log axis (in the caption)" }
     }
     eval legend_row(cw, ch)
     do for [k = 1:nleg] {
+        if (k > 1 && (leg_x - leg_x0) * cw + leg_w(k) > leg_width(cw) + 1) {
+            leg_x = leg_x0; leg_y = leg_y - 19.0 / ch
+        }
         sx = leg_x + 8.0 / cw
         set label "" at screen sx, screen leg_y point pt leg_pt[k] ps 0.9 lc rgb leg_color[k] front
         set label leg_text[k] at screen sx + 14.0 / cw, screen leg_y left font ",10" front
@@ -108,17 +124,20 @@ if (which eq 'normalized') {
     eval set_canvas(cw, ch)
     set output outfile
     set label 1 sprintf("Normalized overhead per 1000 samples/s, simulated (sweep %s)", sweep) \
-        at screen 0.5, screen 1 - 22.0 / ch center font ",13"
+        at screen 0.5, screen 1 - 22.0 / ch center font title_font(sprintf("Normalized overhead per 1000 samples/s, simulated (sweep %s)", sweep), cw, 13)
     set xrange [xmin - 0.6 : xmax + 0.6]
     set logscale y 10
     set format y "%g"
     set yrange [lo / 2 : hi * 3]
+    lt_lo = lo / 2; lt_hi = hi * 3
+    eval log_tics
     set xtics scale 0 font ",11"
     set grid noxtics ytics
     set ylabel "normalized overhead - 1, %\n(overhead - 1) × 1000 / (native samples/s)"
     set xlabel "workload (allocation: the period nearest 1000 samples/s natively)"
-    set tmargin at screen 1 - 80.0 / ch
-    set key at screen 0.5, screen 1 - 48.0 / ch center center horizontal maxrows 1 samplen 1.5 font ",10"
+    # the key's entries one under the other between the title and the plot
+    set tmargin at screen 1 - 112.0 / ch
+    set key at screen 0.5, screen 1 - 38.0 / ch center top vertical maxrows 4 samplen 1.5 font ",10"
     set lmargin at screen 110.0 / cw
     set rmargin at screen 1 - 20.0 / cw
     dx = 0.2
@@ -128,22 +147,27 @@ if (which eq 'normalized') {
          f using (column(c_sim_normalized_index)):(pos(pct(column(c_sim_normalized_normalized_est_cycles)))) \
             with points lc rgb "#009E73" pt 5 ps 1.1 title "allocation, estimated cycles (counted)", \
          f using (column(c_sim_normalized_index) + dx):(pos(pct(column(c_sim_normalized_time_normalized_model)))) \
-            with points lc rgb "#D55E00" pt 9 ps 1.3 title "time, modelled (counted handler + measured kernel delivery)"
+            with points lc rgb "#D55E00" pt 9 ps 1.3 title "time, modelled (counted handler + measured kernel delivery)", \
+         for [k = 0:(has_off ? 2 : -1)] f using (column(c_sim_normalized_index) + (k - 1) * dx):(pct(column(k == 0 ? c_sim_normalized_normalized_Ir : k == 1 ? c_sim_normalized_normalized_est_cycles : c_sim_normalized_time_normalized_model)) <= 0 ? lo / 2 * 1.15 : NaN) \
+            with points lc rgb "#C00000" pt 11 ps 1.2 title (k == 0 ? "at or below 0, off the log axis (value in the caption)" : "")
 }
 
 if (which eq 'compare') {
     f = datadir . "/sim_compare.dat"
+    s5_periods = (p_long > p_short) ? fmtbytes(int(p_short)) . " and " . fmtbytes(int(p_long)) : fmtbytes(int(p_short))
     pcols = (npan <= 1) ? 1 : ceil(sqrt(npan))
     prows = ceil(1.0 * npan / pcols)
     cw = pcols * panel_w; ch = prows * panel_h + 100
     eval set_canvas(cw, ch)
     set output outfile
     set xrange [-0.7 : 1.7]
-    set xtics ("32K" 0, "4M" 1)
+    # the two periods of sim_compare.dat (p_short, p_long from figures.sh;
+    # a plan with one has only it)
+    if (p_long > p_short) { set xtics (fmtbytes(int(p_short)) 0, fmtbytes(int(p_long)) 1) } else { set xtics (fmtbytes(int(p_short)) 0); set xrange [-0.7 : 0.7] }
     unset key
     eval "set multiplot layout prows, pcols " . multiplot_margins(cw, ch, 0) . \
-        " title sprintf('Allocation sampling at 32K and 4M: instructions, cycles, wall time (sweep %s)', sweep) font ',13'"
-    px(p) = (p == 32768) ? 0 : (p == 4194304) ? 1 : NaN
+        " title sprintf('Allocation sampling at %s: instructions, cycles, wall time (sweep %s)', s5_periods, sweep) font '" . title_font(sprintf('Allocation sampling at %s: instructions, cycles, wall time (sweep %s)', s5_periods, sweep), cw, 13) . "'"
+    px(p) = (abs(p - p_short) < 0.5) ? 0 : (abs(p - p_long) < 0.5) ? 1 : NaN
     do for [i = 1:npan] {
         w = word(panels, i)
         lo = real(word(yranges, 2 * i - 1)); hi = real(word(yranges, 2 * i))

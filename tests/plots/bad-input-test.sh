@@ -83,11 +83,19 @@ nan_cols alloc_runs 6
 nan_cols normalized 5 6 7
 nan_cols depth 2 8 9 10
 nan_cols peers 4 5 6
+# regress.csv (figure 3): the allocation fit without a value (empty fields,
+# as analyze writes NaN there), so no difference and no verdict: n/a
+awk -F, -v OFS=, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; print; next }
+    $(c["kind"]) == "alloc" { n = split("norm_overhead norm_lo norm_hi paired_norm_overhead paired_norm_lo paired_norm_hi", k, " ")
+        for (i = 1; i <= n; i++) $(c[k[i]]) = "" }
+    { $(c["norm_diff"]) = $(c["norm_diff_lo"]) = $(c["norm_diff_hi"]) = ""; $(c["verdict"]) = "na"; print }' "$work/s/regress.csv" > "$work/t" && mv "$work/t" "$work/s/regress.csv"
 expect 0 "6 drawn.*not drawn.*cost-depth peers" "one workload, statistics NaN, depth not varied" -- "$work/s"
 tr '\n' ' ' < "$work/s/figures/peers.txt" | grep -q "NOT DRAWN.*plotdata/peers.dat has no overhead estimate" ||
     bad "peers.txt does not say there is no overhead estimate"
 [ -e "$work/s/figures/peers.png" ] && bad "peers.png kept although no overhead estimate is left"
 grep -q ">n/a<" "$work/s/figures/normalized.svg" || bad "normalized.svg does not mark the missing value n/a"
+grep -q ">no verdict (n/a)<" "$work/s/figures/normalized.svg" || bad "normalized.svg gives a verdict without a difference"
+tr '\n' ' ' < "$work/s/figures/normalized.txt" | grep -q "No fit, so no point (n/a): allocation: alpha" || bad "normalized.txt does not name the missing fit"
 tr '\n' ' ' < "$work/s/figures/cost-depth.txt" | grep -q "did not vary the stack depth" || bad "cost-depth.txt does not say the depth was not varied"
 
 [ $fail -eq 0 ] && echo "bad input: all cases behave"

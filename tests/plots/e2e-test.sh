@@ -33,7 +33,7 @@ check_outputs() {
     # every figure of plots/figures.list but cost-depth (below) and those of
     # data only some sweeps have (?data: the simulated ones below; the
     # in-process figure, which this sweep must not have)
-    for f in $(awk -F'\t' '$1 != "" && $1 !~ /^#/ && $1 != "cost-depth" && $4 !~ /\?/ { print $1 }' "$here/../../plots/figures.list"); do
+    for f in $(awk -F'\t' '$1 != "" && $1 !~ /^#/ && $1 != "cost-depth" && $4 !~ /[?!]/ { print $1 }' "$here/../../plots/figures.list"); do
         [ -s "$d/figures/$f.png" ] && [ "$(od -An -c -N4 "$d/figures/$f.png" | tr -d ' ')" = '211PNG' ] ||
             bad "$2: figures/$f.png missing or not a PNG"
         [ -s "$d/figures/$f.svg" ] || bad "$2: figures/$f.svg missing"

@@ -6,7 +6,7 @@
 # docs/STATISTICS.md, "Plot data", exactly: a "# <columns>" header, rows
 # grouped by workload with two blank lines between groups, one blank line
 # between sub-series.  Three workloads, fixed and poisson allocation cells at
-# three periods, two time-sampling rates, five runs per cell, three stack
+# four periods (32K, 64K, 128K, 4M), two time-sampling rates, five runs per cell, three stack
 # depths, three in-process cells per workload, the peers figure's cells of
 # three systems (one that keeps no count of its samples), and exactly one fixed-mode
 # run whose sample count is off by one (match = 0), which the exactness
@@ -16,7 +16,7 @@ d=$1
 [ -n "$d" ] || { echo "usage: mkfixture.sh DIR" >&2; exit 2; }
 mkdir -p "$d/plotdata"
 echo "# analyze seed=1 resamples=1000 confidence=0.9" > "$d/summary.csv"
-awk -v pd="$d/plotdata" 'function word3(s, k,   a) { split(s, a, " "); return a[k] }
+awk -v pd="$d/plotdata" 'function word3(s, k,   a) { split(s, a, " "); return a[k] + 0 == a[k] ? a[k] + 0 : a[k] }
 BEGIN {
     n = split("alpha beta gamma", w, " ")
     f["wl"] = pd "/workloads.dat";      print "# index workload" > f["wl"]
@@ -46,7 +46,10 @@ BEGIN {
         for (m = 1; m <= 2; m++) {
             mode = (m == 1) ? "fixed" : "poisson"
             if (m == 2) { print "" > f["ar"]; print "" > f["ac"]; print "" > f["ex"] }
-            for (p = 32768; p <= 131072; p *= 2) {
+            # 4M is off the every-other-octave grid of the period axis
+            # from 32K: it must still get its tick label (and 64K too)
+            for (pk = 1; pk <= 4; pk++) {
+                p = word3("32768 65536 131072 4194304", pk)
                 sps = rate / p; o = 1 + sps * 1e-5
                 for (r = 1; r <= 5; r++) {
                     ratio = o * (1 + (r - 3) * 0.005)
@@ -95,6 +98,22 @@ BEGIN {
             else        print "deepstack", dp, "time", 0, 1000, 5, 300, 3 + dp * 0.008, 2.7 + dp * 0.008, 3.4 + dp * 0.008 > f["de"]
     }
 }'
+# regress.csv (figure 3), the per-sample cost fits' wall-time rows, with
+# regress.csv's header (stats/st_costfit.c): alpha fitted on the pairs and
+# resolved (allocation cheaper), beta with an allocation interval 100 times
+# wider than the others (cut at the frame with an arrow, not resolved),
+# gamma with no time fit (n/a, no verdict); a cpu row that figure 3 ignores.
+{
+    echo "workload,kind,metric,unit,cells,runs,cost,cost_lo,cost_hi,intercept,intercept_lo,intercept_hi,base,fixed,fixed_lo,fixed_hi,fixed_frac,fixed_frac_lo,fixed_frac_hi,norm_overhead,norm_lo,norm_hi,max_abs_residual_frac,baseline_in_slope,note,verdict,norm_diff,norm_diff_lo,norm_diff_hi,paired_pairs,paired_cost,paired_cost_lo,paired_cost_hi,paired_fixed,paired_fixed_lo,paired_fixed_hi,paired_norm_overhead,paired_norm_lo,paired_norm_hi"
+    echo "alpha,alloc,wall,ns,3,20,1.5,1,2,3e8,2.9e8,3.1e8,3e8,1e6,0,2e6,0.003,0,0.006,1.0015,1.001,1.002,0.01,0,,alloc_cheaper,-0.0290,-0.0350,-0.0230,10,1.2,0.9,1.6,1e6,0,2e6,1.0012,1.0009,1.0016"
+    echo "alpha,alloc,cpu,ns,3,20,1.5,1,2,3e8,2.9e8,3.1e8,3e8,1e6,0,2e6,0.003,0,0.006,1.0015,1.001,1.002,0.01,0,,na,,,,10,1.2,0.9,1.6,1e6,0,2e6,1.0012,1.0009,1.0016"
+    echo "alpha,time,wall,ns,2,15,30,24,36,3e8,2.9e8,3.1e8,3e8,1e6,0,2e6,0.003,0,0.006,1.032,1.024,1.041,0.01,0,,alloc_cheaper,-0.0290,-0.0350,-0.0230,10,30,25,35,1e6,0,2e6,1.0302,1.0250,1.0360"
+    echo "beta,alloc,wall,ns,3,20,300,-50,2000,3e8,2.9e8,3.1e8,3e8,1e6,0,2e6,0.003,0,0.006,1.30,0.95,3.0,0.01,0,,not_resolved,0.26,-0.09,1.95,10,250,-40,1800,1e6,0,2e6,1.25,0.96,2.8"
+    echo "beta,time,wall,ns,2,15,40,30,50,3e8,2.9e8,3.1e8,3e8,1e6,0,2e6,0.003,0,0.006,1.040,1.030,1.050,0.01,0,,not_resolved,0.26,-0.09,1.95,10,40,33,47,1e6,0,2e6,1.0400,1.0330,1.0470"
+    echo "gamma,alloc,wall,ns,3,20,0.5,0.2,0.9,3e8,2.9e8,3.1e8,3e8,1e6,0,2e6,0.003,0,0.006,1.0005,1.0002,1.0009,0.01,0,,na,,,,10,0.5,0.2,0.8,1e6,0,2e6,1.0005,1.0002,1.0008"
+} > "$d/regress.csv"
+printf '%s\n' "By the regressions (...: cheaper when the interval excludes 0 on that side, equivalent within 2% when it lies within +-2%): resolved on 1 of 2 workloads." > "$d/summary.md"
+
 # The files in the form analyze writes them: the columns of the plot data
 # table (`analyze --print-plotdata-columns`, $ANALYZE), in its order; a
 # column this fixture does not make up is NaN ("-" for a word).
