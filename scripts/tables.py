@@ -137,15 +137,19 @@ def plural(n, word):
 
 
 def main_cells(rows):
-    """The cells of the main plan: no depth study, fixed-mode allocation
-    alone or time sampling alone, keyed by (workload, kind, period, hz)."""
+    """The cells of the main plan: no depth study, allocation sampling alone
+    (fixed mode; a workload without fixed-mode cells: its poisson ones) or
+    time sampling alone, keyed by (workload, kind, period, hz)."""
+    fixed = {r["workload"] for r in rows if r["kind"] == "alloc" and r.get("alloc_mode") == "fixed"}
     out = {}
     for r in rows:
         if (r.get("depth") or "").strip():
             continue
         kind = r["kind"]
-        if kind == "alloc" and r.get("alloc_mode") not in ("fixed", ""):
-            continue
+        if kind == "alloc":
+            want = "fixed" if r["workload"] in fixed else "poisson"
+            if (r.get("alloc_mode") or want) != want:
+                continue
         out[(r["workload"], kind, int(num(r["alloc_period"]) or 0),
              int(num(r["time_hz"]) or 0))] = r
     return out
@@ -196,7 +200,7 @@ def regress_index(root, d):
 
 
 VERDICT_WORDS = {"alloc_cheaper": "allocation cheaper", "time_cheaper": "time cheaper",
-                 "equivalent": "equivalent", "not_resolved": "not resolved"}
+                 "equivalent": "equivalent", "not_resolved": "not resolved", "na": "n/a", "": "n/a"}
 
 
 # ---------------------------------------------------------------- generators
@@ -230,7 +234,7 @@ def gen_headline(root, d):
         else:
             line.append("n/a")
         src = a or t
-        v = VERDICT_WORDS.get(src.get("verdict", ""), src.get("verdict", "") or "n/a")
+        v = VERDICT_WORDS.get(src.get("verdict") or "", src.get("verdict"))
         diff = num(src.get("norm_diff"))
         if diff is not None:
             v = f"{ratio(diff, num(src.get('norm_diff_lo')), num(src.get('norm_diff_hi')))}: {v}"
@@ -265,7 +269,8 @@ def gen_cheaper(root, d):
     sample than time sampling: "N of M"."""
     rows = read_csv(root, f"{d}/summary.csv")
     reg = regress_index(root, d)
-    ws = [w for w in workloads_in(rows) if (w, "alloc", "wall") in reg]
+    ws = [w for w in workloads_in(rows)
+          if (reg.get((w, "alloc", "wall")) or {}).get("verdict", "na") not in ("na", "")]
     n = sum(1 for w in ws if reg[(w, "alloc", "wall")].get("verdict") == "alloc_cheaper")
     return f"{n} of {len(ws)}"
 
@@ -493,7 +498,11 @@ def regenerate(root, rel, text):
             line = text.count("\n", 0, m.start()) + 1
             raise BadInput(f"{rel}:{line}: unknown generated part '{name}' (known: "
                            f"{', '.join(sorted(GENERATORS))})")
-        body = GENERATORS[name][0](root, arg or DEFAULT_DIR)
+        try:
+            body = GENERATORS[name][0](root, arg or DEFAULT_DIR)
+        except BadInput as err:
+            line = text.count("\n", 0, m.start()) + 1
+            raise BadInput(f"{rel}:{line}: {name}: {err}")
         block = text[m.end():m.end() + 1] == "\n"
         out.append(text[pos:m.end()])
         out.append("\n" + body + "\n" if block else body)
