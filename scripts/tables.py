@@ -260,7 +260,7 @@ def gen_headline(root, d):
                "(or rate). Allocation minus time: the difference of the two fits' overheads "
                "per 1000 samples/s. Overheads: the paired ratio of each run to its adjacent "
                "baseline run, with its verdict against a 2% margin "
-               "([docs/STATISTICS.md](docs/STATISTICS.md)).")
+               "(docs/STATISTICS.md).")
     return "\n".join(out)
 
 

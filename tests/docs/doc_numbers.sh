@@ -30,7 +30,7 @@ fresh() {
         if [ -d "$d" ]; then
             mkdir "$scratch/results/$b"
             for f in "$d"/*; do
-                case $f in *.md|*.csv) cp "$f" "$scratch/results/$b/" ;; *) ln -s "$f" "$scratch/results/$b/" ;; esac
+                case $f in *.md|*/summary.csv|*/regress.csv|*/sim.csv|*/inprocess.csv|*/peers.csv) cp "$f" "$scratch/results/$b/" ;; *) ln -s "$f" "$scratch/results/$b/" ;; esac
             done
         else
             cp "$d" "$scratch/results/"
@@ -134,6 +134,29 @@ expect 2 1 "docs/FIGURES.md:[0-9]*: unknown generated part 'nosuch'" "an unknown
 fresh
 edit docs/FIGURES.md 's + "\n<!-- table:sim results/nosuch begin -->\n<!-- table:sim results/nosuch end -->\n"'
 expect 2 1 "docs/FIGURES.md:[0-9]*: sim: results/nosuch/sim.csv: cannot read" "a marker naming a directory without results"
+
+# 8. A replicated sweep (the format a replicated reference has: intervals over
+# replicates) made into a headline by --write: one row, its level named.
+if [ -n "${ANALYZE:-}" ]; then
+    fresh
+    mkdir -p "$scratch/results/replicated"
+    { cat "$top/harness/schema.sql"; python3 "$top/tests/stats/mkreplicated.py"; } |
+        sqlite3 -batch "$scratch/results/replicated/results.db" &&
+        "$ANALYZE" --quiet --resamples 1000 --fit-resamples 100 "$scratch/results/replicated" ||
+        fail "could not make the replicated sweep"
+    edit docs/FIGURES.md 's + "\n<!-- table:headline results/replicated begin -->\n<!-- table:headline results/replicated end -->\n"'
+    expect 1 1 "docs/FIGURES.md:[0-9]*: differs from what the data gives" "a new generated part before --write"
+    python3 "$top/scripts/tables.py" --root "$scratch" --write >/dev/null 2>&1
+    expect 0 0 "" "the replicated sweep's headline after --write"
+    rows=$(sed -n '/table:headline results\/replicated begin/,/table:headline results\/replicated end/p' "$scratch/docs/FIGURES.md" | grep -c '^| w |')
+    [ "$rows" -eq 1 ] && echo "ok: one headline row for the replicated sweep's one workload" ||
+        fail "replicated headline: $rows rows for workload w, expected 1"
+    grep -q "paired intervals over replicates" "$scratch/docs/FIGURES.md" &&
+        echo "ok: the headline says its intervals are over replicates" ||
+        fail "the replicated headline does not name its level"
+else
+    fail "ANALYZE is not set: the replicated sweep's check cannot run"
+fi
 
 rm -rf "$scratch" "$scratch.out"
 [ "$fails" -eq 0 ] && echo "doc-numbers: all checks passed" && exit 0
