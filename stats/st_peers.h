@@ -97,12 +97,16 @@ int st_peers_several(const st_peers *p);
  * bytes / period E, is implausible when n < E / 2 - 6 sqrt(E) or n > 2 E +
  * 6 sqrt(E) (a Poisson count of mean E is within 6 sd of it; the factor 2
  * leaves room for size classes, object headers and a system's own
- * allocations).  A count that misses samples (node --heap-prof keeps only
- * those of objects still live) gives per-sample costs far too large. */
+ * allocations).  In the in-process design (the cell has segment series in
+ * an->inproc) a run samples only in its B segments: E is then the median
+ * of each run's sampled segments' bytes (st_inproc_cell.sampled_bytes)
+ * over the period.  A count that misses samples (node --heap-prof keeps
+ * only those of objects still live) gives per-sample costs far too large. */
 typedef struct st_implausible {
     const st_result *r; /* the cell */
     double samples;     /* median samples per run */
-    double expected;    /* median bytes_allocated / alloc_period per run */
+    double expected;    /* median bytes_allocated (segments: sampled bytes) / alloc_period per run */
+    int segments;       /* 1: an in-process cell, E from its sampled segments' bytes */
 } st_implausible;
 /* The implausible cells of an, in cell order; *out fresh (free it). */
 size_t st_peers_implausible(const st_analysis *an, st_implausible **out);

@@ -48,3 +48,12 @@ test-peers-segcheck: peers-build-jemalloc $(BIN)/binarytrees $(BIN)/gcbench $(BI
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh $@ sh tests/peers/segcheck_test.sh $(BIN)
 
 TESTS += test-peers-segcheck
+
+# test-peers-plausible: analyze's implausible-count warning in the in-process design
+# judges a run's samples against its sampled segments' bytes (tests/peers/plausible.sh,
+# on a copy of results/reference-peers-inprocess).
+.PHONY: test-peers-plausible
+test-peers-plausible: $(BIN)/analyze
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh $@ sh tests/peers/plausible.sh $(BIN)
+
+TESTS += test-peers-plausible
