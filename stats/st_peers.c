@@ -258,6 +258,44 @@ void st_peers_compute(const st_analysis *an, st_peers *out) {
         }
     }
     free(cells);
+    /* A workload with simulated cells and no timed ones (a sweep of the
+     * simulated part alone, --backends sim): a row of its simulated part
+     * and, from another sweep (peers-report --inprocess), its in-process
+     * part; no process level. */
+    for (size_t i = 0; an->sim && i < an->sim->ncells; i++) {
+        const st_simcell *c = &an->sim->cells[i];
+        if (strcmp(c->kind, "baseline") || !c->nrun)
+            continue;
+        int dup = 0;
+        for (size_t j = 0; j < out->n; j++)
+            dup |= !strcmp(out->rows[j].workload, c->workload);
+        if (dup)
+            continue;
+        out->rows = st_xrealloc(out->rows, (out->n + 1) * sizeof *out->rows);
+        st_peer_row *r = &out->rows[out->n];
+        memset(r, 0, sizeof *r);
+        r->workload = c->workload;
+        r->system = system_of(sw, r->workload);
+        r->site = site_of(sw, r->system);
+        r->over_32k = r->over_512k = r->over_4m = no_interval();
+        r->cost_wall = r->cost_cpu = (st_reg_est){NAN, NAN, NAN};
+        find_sim(an, r);
+        if (!r->sim_cells)
+            continue; /* no simulated allocation cell: nothing to report */
+        r->base = base_of(r->workload, r->system);
+        find_inproc(an, r);
+        int counted_sim = 1;
+        for (size_t k = 0; k < an->sim->ncells; k++) {
+            const st_simcell *a = &an->sim->cells[k];
+            for (size_t j = 0; !strcmp(a->workload, r->workload) && !strcmp(a->kind, "alloc") && j < a->nrun; j++)
+                counted_sim &= isfinite(a->run_alloc[j]);
+        }
+        r->samples = counted_sim ? "counted" : "not counted";
+        snprintf(r->note, sizeof r->note,
+                 "the sweep has no timed runs of %s (the simulated part alone): no process-level cost or overheads",
+                 r->workload);
+        out->n++;
+    }
     qsort(out->rows, out->n, sizeof *out->rows, row_order);
 }
 
@@ -464,7 +502,7 @@ void st_peers_write_csv(FILE *f, const st_peers *p) {
             csv_iv(f, &x->e.lv_cost_ns, 0);
             csv_num(f, x->e.sps, "%.1f");
         } else {
-            fputs(",,,,,,,,,,,,,", f);
+            fputs(",,,,,,,,,,,,", f); /* the 12 fields above */
         }
         const st_interval *aa = r->ip_aa ? &r->ip_aa->e.lv_ratio : NULL;
         csv_num(f, aa && aa->method != ST_CI_NONE ? (aa->hi - aa->lo) / 2 * 100 : NAN, "%.3f");

@@ -7,7 +7,10 @@
  *    "system_site:<system>"; its base workload (what is compared across
  *    systems) is the name without a trailing "-<system>".
  *  - One row per (base workload, system) with a matrix baseline, ordered by
- *    base workload, then freecheck first, then system name.
+ *    base workload, then freecheck first, then system name; in a sweep of
+ *    the simulated part alone (no timed runs of a workload), one per
+ *    workload with a simulated baseline and allocation cells: its
+ *    simulated (and in-process) part, no process level, a note saying so.
  *  - The per-sample cost is the sweep's regression over periods
  *    (st_costfit.h, x = alloc_samples from the command's stats record).  A
  *    system whose runs carry no alloc_samples (it keeps no count of its
