@@ -169,7 +169,9 @@ static void find_sim(const st_analysis *an, st_peer_row *r) {
     if (!cells || !base)
         return;
     r->sim_exact = repeated ? exact : -1;
-    if (!counted)
+    /* With one allocation cell the line goes through the baseline and that
+     * cell: the fixed cost would read 0 and be counted in the slope. */
+    if (!counted || cells < 2)
         return;
     double *x = st_xmalloc(n * sizeof *x), *y[2] = {st_xmalloc(n * sizeof(double)), st_xmalloc(n * sizeof(double))};
     for (int pass = -1; pass < (int)maxrun; pass++) { /* -1: every run; k: each cell's k-th run alone */

@@ -32,7 +32,8 @@
  *    simulated baseline (x = 0) and allocation cells, the fixed cost apart
  *    (the intercept minus the baseline's median: what turning sampling on
  *    costs once); the same slope fitted on each round's runs alone gives
- *    the repeat spread; exact when every simulated cell's runs agree in
+ *    the repeat spread (no slope with fewer than two allocation cells:
+ *    one cannot tell the fixed cost from it); exact when every simulated cell's runs agree in
  *    every count, else reported with its spread, never as exact.
  *  - Nothing is invented: a missing estimate is NaN with the reason in note.
  *  - The figure's data (plotdata/peers.dat, figure 8) is a file of the plot
