@@ -35,7 +35,8 @@ static int usage(FILE *f, int rc) {
                "  DIR/plotdata/peers.dat (figure 8: sh plots/figures.sh DIR draws it; only for a sweep\n"
                "  with a system other than freecheck).  The in-process estimates come from DIR's own\n"
                "  segment series, or with --inprocess DIR2 from the sweep DIR2 (the in-process design, of\n"
-               "  the same workloads); the simulated part from DIR's simulated cells.  The estimates are\n"
+               "  the same workloads); the simulated part from DIR's simulated cells (a sweep of the\n"
+               "  simulated part alone, sweep --backends sim, gives rows of it alone).  The estimates are\n"
                "  analyze's, with its default seed, resamples and 95%% confidence; a system that keeps no\n"
                "  count of its samples gets no per-sample cost, and the table says so.\n"
                "  Exit status: 0 done, 1 an output cannot be written (then none changes) or nothing to\n"
@@ -124,7 +125,7 @@ int main(int argc, char **argv) {
     st_peers p;
     st_peers_compute(&an, &p);
     rc = 0;
-    if (an.used_runs == 0) {
+    if (an.used_runs == 0 && !sim.ncells) {
         fprintf(stderr, "peers-report: %s: no measured run succeeded (%zu failed): nothing to report\n", dir,
                 an.failed_runs);
         rc = 1;

@@ -930,7 +930,8 @@ int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, c
     st_inproc_cell *c = NULL;
     size_t nc = 0, cap = 0;
     st_seg *buf = NULL;
-    size_t bufcap = 0;
+    size_t bufcap = 0, on_cap = 0;
+    double *on_bytes = NULL; /* per run of the cell: bytes of its sampled segments */
     while (sqlite3_step(cells) == SQLITE_ROW) {
         if (nc == cap)
             c = st_xrealloc(c, (cap = cap ? cap * 2 : 32) * sizeof *c);
@@ -951,7 +952,8 @@ int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, c
             alloc && !strcmp((const char *)sqlite3_column_text(cells, 6), sgc_alloc_mode_name(SGC_SAMPLE_FIXED));
         sqlite3_reset(segs);
         sqlite3_bind_int64(segs, 1, sqlite3_column_int64(cells, 0));
-        size_t n = 0;
+        size_t n = 0, nruns = 0;
+        int64_t last_run = 0;
         while (sqlite3_step(segs) == SQLITE_ROW) {
             if (n == bufcap)
                 buf = st_xrealloc(buf, (bufcap = bufcap ? bufcap * 2 : 1024) * sizeof *buf);
@@ -964,6 +966,15 @@ int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, c
             g->cpu_ns = sqlite3_column_double(segs, 5);
             g->bytes = sqlite3_column_double(segs, 6);
             g->iterations = sqlite3_column_double(segs, 7);
+            /* Rows come in run order: a run's sampled bytes add up in on_bytes[nruns - 1]. */
+            if (!nruns || g->run != last_run) {
+                if (nruns == on_cap)
+                    on_bytes = st_xrealloc(on_bytes, (on_cap = on_cap ? on_cap * 2 : 16) * sizeof *on_bytes);
+                on_bytes[nruns++] = 0;
+                last_run = g->run;
+            }
+            if (sqlite3_column_int(segs, 12))
+                on_bytes[nruns - 1] += g->bytes;
             g->uncounted = 0; /* the runtime counts every sample (buf is reused: set every field) */
             g->samples = (alloc || none ? sqlite3_column_double(segs, 8) : 0) +
                          (time || none ? sqlite3_column_double(segs, 9) : 0);
@@ -988,6 +999,7 @@ int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, c
                     x->exact_mismatches++;
             }
         }
+        x->sampled_bytes = nruns ? st_median(on_bytes, nruns) : NAN;
         st_boot_opts bo = *opts;
         bo.seed = opts->seed ^ st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, x->label), "#inproc");
         st_inproc_estimate(buf, n, &bo, &x->e);
@@ -998,6 +1010,7 @@ int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, c
     sqlite3_finalize(segs);
     sqlite3_close(db);
     free(buf);
+    free(on_bytes);
     out->cells = c;
     out->n = nc;
     out->replicates = reps.k;

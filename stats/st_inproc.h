@@ -166,6 +166,10 @@ typedef struct st_inproc_cell {
     double sim_lo, sim_hi;                  /* the simultaneous interval of lv_ratio */
     size_t exact_checked, exact_mismatches; /* fixed-mode segments checked, and wrong */
     char cpu_clock[16];                     /* its segments' CPU clock: thread, process, mixed ("" without segments) */
+    /* The median over its runs of the bytes allocated in a run's sampled
+     * segments (on = 1), NaN without segments: what the run's samples come
+     * from in this design (st_peers_implausible's bytes). */
+    double sampled_bytes;
     st_inproc e;
 } st_inproc_cell;
 

@@ -7,7 +7,10 @@
  *    "system_site:<system>"; its base workload (what is compared across
  *    systems) is the name without a trailing "-<system>".
  *  - One row per (base workload, system) with a matrix baseline, ordered by
- *    base workload, then freecheck first, then system name.
+ *    base workload, then freecheck first, then system name; in a sweep of
+ *    the simulated part alone (no timed runs of a workload), one per
+ *    workload with a simulated baseline and allocation cells: its
+ *    simulated (and in-process) part, no process level, a note saying so.
  *  - The per-sample cost is the sweep's regression over periods
  *    (st_costfit.h, x = alloc_samples from the command's stats record).  A
  *    system whose runs carry no alloc_samples (it keeps no count of its
@@ -29,7 +32,8 @@
  *    simulated baseline (x = 0) and allocation cells, the fixed cost apart
  *    (the intercept minus the baseline's median: what turning sampling on
  *    costs once); the same slope fitted on each round's runs alone gives
- *    the repeat spread; exact when every simulated cell's runs agree in
+ *    the repeat spread (no slope with fewer than two allocation cells:
+ *    one cannot tell the fixed cost from it); exact when every simulated cell's runs agree in
  *    every count, else reported with its spread, never as exact.
  *  - Nothing is invented: a missing estimate is NaN with the reason in note.
  *  - The figure's data (plotdata/peers.dat, figure 8) is a file of the plot
@@ -97,12 +101,16 @@ int st_peers_several(const st_peers *p);
  * bytes / period E, is implausible when n < E / 2 - 6 sqrt(E) or n > 2 E +
  * 6 sqrt(E) (a Poisson count of mean E is within 6 sd of it; the factor 2
  * leaves room for size classes, object headers and a system's own
- * allocations).  A count that misses samples (node --heap-prof keeps only
- * those of objects still live) gives per-sample costs far too large. */
+ * allocations).  In the in-process design (the cell has segment series in
+ * an->inproc) a run samples only in its B segments: E is then the median
+ * of each run's sampled segments' bytes (st_inproc_cell.sampled_bytes)
+ * over the period.  A count that misses samples (node --heap-prof keeps
+ * only those of objects still live) gives per-sample costs far too large. */
 typedef struct st_implausible {
     const st_result *r; /* the cell */
     double samples;     /* median samples per run */
-    double expected;    /* median bytes_allocated / alloc_period per run */
+    double expected;    /* median bytes_allocated (segments: sampled bytes) / alloc_period per run */
+    int segments;       /* 1: an in-process cell, E from its sampled segments' bytes */
 } st_implausible;
 /* The implausible cells of an, in cell order; *out fresh (free it). */
 size_t st_peers_implausible(const st_analysis *an, st_implausible **out);

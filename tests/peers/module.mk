@@ -48,3 +48,22 @@ test-peers-segcheck: peers-build-jemalloc $(BIN)/binarytrees $(BIN)/gcbench $(BI
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh $@ sh tests/peers/segcheck_test.sh $(BIN)
 
 TESTS += test-peers-segcheck
+
+# test-peers-plausible: analyze's implausible-count warning in the in-process design
+# judges a run's samples against its sampled segments' bytes (tests/peers/plausible.sh,
+# on a copy of results/reference-peers-inprocess).
+.PHONY: test-peers-plausible
+test-peers-plausible: $(BIN)/analyze
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh $@ sh tests/peers/plausible.sh $(BIN)
+
+TESTS += test-peers-plausible
+
+# test-peers-simreport: peers-report on the simulated part alone (results/reference-peers-sim
+# and -sim-vm, sweeps of --backends sim): the rows, their exact slopes and fixed costs against
+# a fit made by the test from results.db (tests/peers/simreport.sh).
+.PHONY: test-peers-simreport
+test-peers-simreport: $(BIN)/peers-report
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh $@ sh -c 'sh tests/peers/simreport.sh $(BIN) results/reference-peers-sim && \
+	    sh tests/peers/simreport.sh $(BIN) results/reference-peers-sim-vm'
+
+TESTS += test-peers-simreport
