@@ -130,6 +130,9 @@ __attribute__((noreturn, cold, format(printf, 1, 2))) void sgc__misuse(const cha
  * timers and its sampling time, the validation spin, alternation's CPU
  * time) reads the real clocks directly. */
 uint64_t sgc__now_ns(void);
+/* Stores sgc__now_ns() at *at and returns ret: the allocation slow path's
+ * last step, a tail call. */
+void *sgc__now_into(uint64_t *at, void *ret);
 /* The time to record for a moment read on CLOCK_MONOTONIC as real_ns:
  * real_ns itself, or with the virtual clock the next virtual reading. */
 uint64_t sgc__record_ns(uint64_t real_ns);

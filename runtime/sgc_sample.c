@@ -187,6 +187,7 @@ static void end_session(void) {
     sgc__sample_sync();
     flush_unknown();
     sgc__sampler.period = 0;
+    sgc__sampler.fixed_period = 0;
 }
 
 /* Starts a session; the runtime is initialised (or initialising). */
@@ -203,6 +204,7 @@ static int start_session(uint64_t period, sgc_sample_mode mode, uint64_t seed) {
     sgc__sampler.sessions++;
     sgc__sampler.mode = mode;
     sgc__sampler.period = period;
+    sgc__sampler.fixed_period = mode == SGC_SAMPLE_FIXED ? period : 0;
     sgc__sample_rng_seed(&sgc__sampler.rng, seed);
     /* B = 0: the first sample point is P (fixed) or one gap away (poisson). */
     sgc__sampler.remaining = next_gap();
@@ -242,6 +244,7 @@ void sgc__sample_init(void) {
     /* A fresh state also after fork or re-initialisation (docs/DESIGN.md, pitfall 7). */
     sgc__sampler.npending = 0;
     sgc__sampler.period = 0;
+    sgc__sampler.fixed_period = 0;
     sgc__sampler.synced_free = sgc_nursery.free;
 #ifdef SGC_NO_SAMPLER
     if (sgc__settings.alloc_period) {
