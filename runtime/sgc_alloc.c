@@ -28,6 +28,21 @@ static void zero_ahead(size_t size) {
         memset(sgc__nursery_zeroed, 0, (size_t)(z - sgc__nursery_zeroed));
         sgc__nursery_zeroed = z;
     }
+    SGC_ASSERT((size_t)(sgc__nursery_zeroed - free) >= size,
+               "zero_ahead's caller made sure the object fits before the end");
+}
+
+/* The limit's invariants (sgc_internal.h, sgc_sample.h), checked where it
+ * is set: free <= limit <= the zeroed end <= the nursery's end, and while
+ * sampling the fast path stops short of the next sample point. */
+static inline void check_limit(void) {
+    SGC_ASSERT(sgc_nursery.free <= sgc_nursery.limit && sgc_nursery.limit <= sgc__nursery_zeroed &&
+                   sgc__nursery_zeroed <= sgc_nursery.end,
+               "free <= limit <= the zeroed end <= end: the fast path hands out only zeroed nursery memory");
+    SGC_ASSERT(sgc__sampler.period == 0 || (sgc__sampler.remaining >= 1 &&
+                                            (uint64_t)(sgc_nursery.limit - sgc_nursery.free) < sgc__sampler.remaining),
+               "limit - free < remaining, remaining >= 1: an allocation that reaches the next sample point fails "
+               "the fast path");
 }
 
 /* The limit is the nearest of: the end of the zeroed part of the nursery
@@ -43,6 +58,7 @@ static inline void set_limit(char *free) {
     else if (sgc__sampler.period && sgc__sampler.remaining - 1 < (uint64_t)(limit - free))
         limit = free + (sgc__sampler.remaining - 1);
     sgc_nursery.limit = limit;
+    check_limit();
 }
 
 /* Accounts the fast path's bytes first, so that the distance the limit is
@@ -146,6 +162,7 @@ __attribute__((noinline)) static sgc_obj alloc_general(uint32_t tid, size_t payl
         sgc_nursery.limit = limit;
         *(uint64_t *)p = SGC_HDR_MAKE(tid, size);
         obj = p + SGC_HEADER_BYTES;
+        check_limit();
         if (points)
             sgc__sample_record(obj, tid, size, points, 0);
     }
@@ -224,6 +241,7 @@ sgc_obj sgc_alloc_slow(uint32_t tid, size_t payload) {
         limit = free + (next - 1);
     sgc_nursery.free = free;
     sgc_nursery.limit = limit;
+    check_limit();
     *(uint64_t *)p = SGC_HDR_MAKE(tid, size);
     sgc_obj obj = p + SGC_HEADER_BYTES;
     sgc_pending_sample *ps = &sgc__sampler.pending[sgc__sampler.npending++];

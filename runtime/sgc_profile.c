@@ -250,6 +250,8 @@ static inline uint8_t *rec_begin(int kind) {
 static inline void rec_end(uint8_t *end) {
     uint8_t *start = pw.buf + pw.len;
     size_t payload = (size_t)(end - start) - 2;
+    SGC_ASSERT(payload < 0x80 && pw.len + payload + 2 <= PW_BUF_BYTES,
+               "a fixed-field record's payload fits its one length byte, the record the buffer");
     start[1] = (uint8_t)payload;
     set_len(pw.len + payload + 2);
     pw.bytes += payload + 2;
@@ -420,6 +422,8 @@ static uint32_t intern_node(uint32_t parent, uint32_t fs) {
         node_last = nl;
         node_cap = ncap;
     }
+    SGC_ASSERT(parent < n && fs >= 1 && fs <= str_count,
+               "a node's parent has a smaller id and its function an interned name (sgc_profile.h)");
     node_parent[n] = parent;
     node_func[n] = fs;
     child_tab[j] = (child_slot){key, n};
@@ -640,6 +644,7 @@ static inline __attribute__((always_inline)) void encode_samples(const sgc_alloc
         uint64_t size = s->size;
         uint32_t stack = s->stack, points = s->points;
         /* Survival < 3 and large 0 or 1 (sgc_profile.h): < 8, one byte. */
+        SGC_ASSERT(s->survival < 3 && s->large <= 1, "survival < 3 and large 0 or 1 (sgc_profile.h)");
         uint64_t flags = (uint64_t)s->survival | (uint64_t)s->large << 2;
         if (__builtin_expect((stack | tid | points | size) < 0x80 && z < 0x4000, 1)) {
             uint64_t fields = stack | tid << 8 | (uint32_t)size << 16 | points << 24;
@@ -664,6 +669,7 @@ static inline __attribute__((always_inline)) void encode_samples(const sgc_alloc
             p[1] = (uint8_t)(q - p - 2);
             p = q;
         }
+        SGC_ASSERT(p <= buf + PW_BUF_BYTES, "whole records fit the buffer (room_end leaves the largest)");
         set_len((size_t)(p - buf));
     }
     pw.last_ts = last;

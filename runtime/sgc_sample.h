@@ -125,6 +125,7 @@ static inline uint64_t sgc__sample_account(const char *free, uint64_t size) {
     sgc__stats.sampled_bytes += bytes + size;
     if (size < r) {
         sgc__sampler.remaining = r - size;
+        SGC_ASSERT(sgc__sampler.remaining >= 1, "remaining >= 1: the next sample point lies ahead");
         return 0;
     }
     /* The first point is at B + r: one point unless the object also covers
@@ -132,6 +133,8 @@ static inline uint64_t sgc__sample_account(const char *free, uint64_t size) {
      * than the period, so the division is left to the rare case. */
     if (sgc__sampler.mode == SGC_SAMPLE_FIXED && size - r < sgc__sampler.period) {
         sgc__sampler.remaining = r + sgc__sampler.period - size;
+        SGC_ASSERT(sgc__sampler.remaining >= 1 && sgc__sampler.remaining <= sgc__sampler.period,
+                   "fixed mode: 1 <= remaining <= period after one point");
         sgc__stats.alloc_sample_points++;
         return 1;
     }
@@ -143,6 +146,9 @@ static inline uint64_t sgc__sample_account(const char *free, uint64_t size) {
  * common case (sgc_alloc.c) share. */
 static inline void sgc__sample_fill(sgc_pending_sample *ps, sgc_obj obj, uint32_t tid, uint64_t size, uint64_t points,
                                     int large, uint32_t stack) {
+    SGC_ASSERT(ps == &sgc__sampler.pending[sgc__sampler.npending - 1] && sgc__sampler.npending <= sgc__sampler.cap,
+               "the pending list grows at its end, within its capacity");
+    SGC_ASSERT(points >= 1, "a sampled object covers at least one sample point");
     ps->rec.size = size;
     ps->rec.stack = stack;
     ps->rec.tid = tid;
