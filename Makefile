@@ -1,7 +1,8 @@
 # freecheck - top-level Makefile.
 #
 # make              build everything into build/ (library, tools, workloads, harness)
-# make test         every test; prints "tests: N passed, M failed" last
+# make test         every test, against the checked build (build/check, CHECKS=1); prints
+#                   "tests: N passed, M failed" last
 # make sweep        the full default sweep, timed and simulated parts (QUICK=1: a small smoke sweep;
 #                   REPLICATES=K: K replicates of it, interleaved round by round)
 # make figures      statistics and figures again from stored results [RESULTS=dir]
@@ -17,6 +18,8 @@
 #   CC=gcc OPT=-O2       compiler and optimisation
 #   SANITIZE=address,undefined   sanitizer build, goes to build/san unless BUILD is set
 #   BUILD=dir            output directory
+#   CHECKS=1             checked invariants compiled in (-DSGC_CHECKS=1), into build/check unless BUILD is set
+#                        (make test does this itself; the sanitizer builds have them too)
 #   EXTRA_CFLAGS=...     appended to CFLAGS
 # Every module contributes through its own module.mk: BINS (programs built by
 # "make"), TESTS (phony targets that "make test" runs; each records its result
@@ -25,16 +28,32 @@
 CC ?= cc
 OPT ?= -O2
 SANITIZE ?=
+# Checked invariants (SGC_ASSERT, SW_ASSERT, ST_ASSERT; docs/RUNTIME.md,
+# "Checked invariants"): CHECKS=1 compiles them in (-DSGC_CHECKS=1; the make
+# variable is not named SGC_CHECKS because make puts a command line's
+# variables into every recipe's environment, where the runtime refuses an
+# SGC_* name it does not know).
+# The measured build - make, make sweep and the benchmarks, in build/ -
+# leaves them out; sanitizer builds have them unless CHECKS=0; make test
+# builds and tests the checked build, $(BUILD)/check.  A checked build
+# without a sanitizer goes to build/check unless BUILD is set, so its
+# objects never mix with the measured ones.
+ifneq ($(strip $(SANITIZE)),)
+CHECKS ?= 1
+else
+CHECKS ?= 0
+endif
+CHECK_FLAGS := $(if $(filter-out 0,$(CHECKS)),-DSGC_CHECKS=1)
 ifneq ($(strip $(SANITIZE)),)
 BUILD ?= build/san
 SAN_FLAGS := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
 else
-BUILD ?= build
+BUILD ?= $(if $(CHECK_FLAGS),build/check,build)
 SAN_FLAGS :=
 endif
 
 WARN := -Wall -Wextra -Wno-unused-parameter
-CFLAGS := -std=gnu11 $(WARN) -g $(OPT) -MMD -MP -Iruntime $(SAN_FLAGS) $(EXTRA_CFLAGS)
+CFLAGS := -std=gnu11 $(WARN) -g $(OPT) -MMD -MP -Iruntime $(SAN_FLAGS) $(CHECK_FLAGS) $(EXTRA_CFLAGS)
 LDFLAGS := $(SAN_FLAGS)
 LDLIBS := -lm
 
@@ -161,6 +180,13 @@ deps:
 # Tests run in the order listed; each check records its own result, so one
 # failure does not hide the others.  A test target that fails outside a
 # check (it did not build, say) counts as one failed test.
+# The measured build does not test itself: make test builds and tests the
+# checked one (CHECKS=1 in $(BUILD)/check), which compiles the same
+# sources with the checked invariants in.
+ifeq ($(CHECK_FLAGS),)
+test: deps
+	@$(MAKE) --no-print-directory CHECKS=1 BUILD=$(BUILD)/check MEASURED_BUILD=$(BUILD) test
+else
 test: deps
 	@rm -rf $(TEST_RESULTS) && mkdir -p $(TEST_RESULTS)
 	@$(MAKE) --no-print-directory all
@@ -168,6 +194,7 @@ test: deps
 	    { echo "FAIL some test targets did not complete (see the make errors above)"; \
 	      echo "0 1" > $(TEST_RESULTS)/make-targets.result; }
 	@sh tests/summary.sh $(TEST_RESULTS)
+endif
 
 # harness/schema.sql, embedded into sweep (harness/sw_db.c) and analyze (stats/st_db.c).
 $(GEN)/schema_sql.h: harness/schema.sql scripts/embed.sh

@@ -151,7 +151,18 @@ static inline void sgc_frame_push(sgc_frame *f) {
     __atomic_signal_fence(__ATOMIC_SEQ_CST); /* the body runs in the published frame */
 }
 
+/* Checked builds (-DSGC_CHECKS=1, the Makefile's switch; sgc_internal.h's
+ * SGC_ASSERT): a pop must pop the innermost frame.  Nothing otherwise. */
+#if defined(SGC_CHECKS) && SGC_CHECKS
+__attribute__((noreturn, cold)) void sgc__frame_pop_misordered(const char *file, int line);
+#define SGC__POP_CHECK(f) \
+    (__builtin_expect(sgc_top == (f), 1) ? (void)0 : sgc__frame_pop_misordered(__FILE__, __LINE__))
+#else
+#define SGC__POP_CHECK(f) ((void)0)
+#endif
+
 static inline void sgc_frame_pop(sgc_frame *f) {
+    SGC__POP_CHECK(f);
     /* 1. Unpublish.  A release store: the body's accesses stay before it,
      * and a reader that loads this value of sgc_top also sees the fields
      * the parent's push stored. */

@@ -28,6 +28,21 @@ static void zero_ahead(size_t size) {
         memset(sgc__nursery_zeroed, 0, (size_t)(z - sgc__nursery_zeroed));
         sgc__nursery_zeroed = z;
     }
+    SGC_ASSERT((size_t)(sgc__nursery_zeroed - free) >= size,
+               "zero_ahead's caller made sure the object fits before the end");
+}
+
+/* The limit's invariants (sgc_internal.h, sgc_sample.h), checked where it
+ * is set: free <= limit <= the zeroed end <= the nursery's end, and while
+ * sampling the fast path stops short of the next sample point. */
+static inline void check_limit(void) {
+    SGC_ASSERT(sgc_nursery.free <= sgc_nursery.limit && sgc_nursery.limit <= sgc__nursery_zeroed &&
+                   sgc__nursery_zeroed <= sgc_nursery.end,
+               "free <= limit <= the zeroed end <= end: the fast path hands out only zeroed nursery memory");
+    SGC_ASSERT(sgc__sampler.period == 0 || (sgc__sampler.remaining >= 1 &&
+                                            (uint64_t)(sgc_nursery.limit - sgc_nursery.free) < sgc__sampler.remaining),
+               "limit - free < remaining, remaining >= 1: an allocation that reaches the next sample point fails "
+               "the fast path");
 }
 
 /* The limit is the nearest of: the end of the zeroed part of the nursery
@@ -43,6 +58,7 @@ static inline void set_limit(char *free) {
     else if (sgc__sampler.period && sgc__sampler.remaining - 1 < (uint64_t)(limit - free))
         limit = free + (sgc__sampler.remaining - 1);
     sgc_nursery.limit = limit;
+    check_limit();
 }
 
 /* Accounts the fast path's bytes first, so that the distance the limit is
@@ -81,17 +97,16 @@ __attribute__((noinline)) static sgc_obj alloc_large(uint32_t tid, size_t payloa
     return obj;
 }
 
-/* Contract (sgc.h): allocates what the fast path would not - a large object,
- * an object that does not fit in what is left of the nursery, an object that
- * reaches a sample point, any object in stress mode - and never returns NULL.
- * Order matters: any collection happens before the object exists, so the
- * object's sample (if any) is pending until the *next* minor collection.
- * One pass: the fast path's bytes, this object's bytes and its sample
- * points are accounted together (sgc__sample_account), and the limit is
- * computed once at the end. */
-sgc_obj sgc_alloc_slow(uint32_t tid, size_t payload) {
+/* Every case of the slow path (sgc_alloc_slow is its common case's
+ * shortcut).  entry is sgc_alloc_slow's entry: below it no live frame of
+ * the program lies.  Order matters: any collection happens before the
+ * object exists, so the object's sample (if any) is pending until the
+ * *next* minor collection.  One pass: the fast path's bytes, this object's
+ * bytes and its sample points are accounted together (sgc__sample_account),
+ * and the limit is computed once at the end. */
+__attribute__((noinline)) static sgc_obj alloc_general(uint32_t tid, size_t payload, char *entry) {
     /* Frames below this are not the program's live ones (sgc_internal.h). */
-    sgc__mutator_sp = __builtin_frame_address(0);
+    sgc__mutator_sp = entry;
     if (__builtin_expect(!sgc__initialized, 0))
         sgc_init();
     /* Misuse that would corrupt the heap, refused where every allocation
@@ -147,9 +162,99 @@ sgc_obj sgc_alloc_slow(uint32_t tid, size_t payload) {
         sgc_nursery.limit = limit;
         *(uint64_t *)p = SGC_HDR_MAKE(tid, size);
         obj = p + SGC_HEADER_BYTES;
+        check_limit();
         if (points)
             sgc__sample_record(obj, tid, size, points, 0);
     }
     sgc__mutator_sp = NULL;
     return obj;
+}
+
+/* The common case's sample whose top frame has no cached node (or is not
+ * live: then the walk's live check says so and aborts): its timestamp,
+ * then its stack, as sgc__sample_record takes them. */
+__attribute__((noinline)) static sgc_obj sample_walk(sgc_pending_sample *ps, sgc_obj obj, char *entry) {
+    sgc__mutator_sp = entry;
+    ps->rec.ts_ns = sgc__now_ns();
+    ps->rec.stack = sgc__profile_stack_current();
+    sgc__mutator_sp = NULL;
+    return obj;
+}
+
+/* In sgc_alloc_slow: the caller's stack pointer before the call, its frames
+ * at or above it (no frame pointer needed, unlike __builtin_frame_address). */
+#define SGC_ENTRY_SP ((char *)__builtin_dwarf_cfa())
+
+/* Contract (sgc.h): allocates what the fast path would not - a large object,
+ * an object that does not fit in what is left of the nursery, an object that
+ * reaches a sample point, any object in stress mode - and never returns NULL.
+ *
+ * Here the common case: a small object that fits in the zeroed nursery and
+ * reaches one sample point of fixed mode, its stack's node cached in the
+ * live top frame, outside stress mode and validation, with no time sample
+ * buffered.  Everything is decided before anything is stored, and any
+ * other case goes to alloc_general unchanged, so the two agree on every
+ * counter (the rule, sgc_sample.h).  Without a call but the tail calls,
+ * it needs no saved registers; the sample's timestamp is the last thing
+ * (sgc__now_into), because the clock may be a call.  The accounting is
+ * sgc__sample_account's and the limit set_limit's, for this case. */
+sgc_obj sgc_alloc_slow(uint32_t tid, size_t payload) {
+    /* The misuse checks of alloc_general (before sgc_init, sgc__mutator is
+     * 0), then what else sends an allocation there, one branch each.  A
+     * nursery that does not fit the object has less zeroed room left too. */
+    if (__builtin_expect(((unsigned)sgc__shut_down | (unsigned)(sgc__mutator ^ 1) | (unsigned)sgc__phase) != 0, 0))
+        goto general;
+    if (__builtin_expect(tid - 1u >= sgc__gc_ntypes, 0))
+        goto general;
+    if (__builtin_expect((sgc__settings.stress_every | sgc__settings.sample_spin_ns) != 0, 0))
+        goto general;
+    if (__builtin_expect(__atomic_load_n(&sgc__timer_events, __ATOMIC_RELAXED) != sgc__timer_events_seen, 0))
+        goto general;
+    if (__builtin_expect(payload > SGC_LARGE_MIN - 16, 0))
+        goto general;
+    size_t size = SGC_FOOTPRINT(payload);
+    char *p = sgc_nursery.free;
+    if (__builtin_expect((size_t)(sgc__nursery_zeroed - p) < size, 0))
+        goto general;
+    /* Sampling on, in fixed mode. */
+    uint64_t period = sgc__sampler.fixed_period;
+    if (__builtin_expect(period == 0, 0))
+        goto general;
+    char *free = p + size, *synced = sgc__sampler.synced_free;
+    uint64_t r = sgc__sampler.remaining;
+    if (__builtin_expect((uint64_t)(p - synced) >= r, 0))
+        sgc__sample_passed((uint64_t)(p - synced), r);
+    /* The distance after this object if it covers one point of fixed mode:
+     * in [1, period] exactly then (below 1 it covers more, above period
+     * none). */
+    uint64_t next = r + period - (uint64_t)(free - synced);
+    if (__builtin_expect(next - 1 >= period, 0))
+        goto general;
+    if (__builtin_expect(sgc__sampler.npending == sgc__sampler.cap, 0))
+        goto general;
+    sgc__stats.sampled_bytes += (uint64_t)(free - synced);
+    sgc__stats.alloc_sample_points++;
+    sgc__sampler.remaining = next;
+    sgc__sampler.synced_free = free;
+    char *limit = sgc__nursery_zeroed;
+    if (next - 1 < (uint64_t)(limit - free))
+        limit = free + (next - 1);
+    sgc_nursery.free = free;
+    sgc_nursery.limit = limit;
+    check_limit();
+    *(uint64_t *)p = SGC_HDR_MAKE(tid, size);
+    sgc_obj obj = p + SGC_HEADER_BYTES;
+    sgc_pending_sample *ps = &sgc__sampler.pending[sgc__sampler.npending++];
+    /* The node of the top frame if cached and live
+     * (sgc__profile_stack_now); else the walk, after the timestamp. */
+    sgc_frame *f = sgc_top;
+    uint32_t node;
+    if (__builtin_expect(f == NULL || (char *)f < SGC_ENTRY_SP || (node = f->cct) == 0, 0)) {
+        sgc__sample_fill(ps, obj, tid, size, 1, 0, 0);
+        return sample_walk(ps, obj, SGC_ENTRY_SP);
+    }
+    sgc__sample_fill(ps, obj, tid, size, 1, 0, node);
+    return sgc__now_into(&ps->rec.ts_ns, obj);
+general:
+    return alloc_general(tid, payload, SGC_ENTRY_SP);
 }

@@ -26,6 +26,26 @@
 #include <stddef.h>
 #include "sgc.h"
 
+/* ---- Checked invariants ------------------------------------------------- */
+
+/* SGC_ASSERT(cond, reason): with -DSGC_CHECKS=1 (make test and the
+ * sanitizer builds; the Makefile's "Checked invariants" switch), a false
+ * cond prints "freecheck: FILE:LINE: invariant failed: COND (REASON)" to
+ * stderr and aborts.  Without it (the measured build) nothing is compiled
+ * but a type check of cond: no code, no string.  Only at invariants the
+ * headers state, never on the allocation fast path (sgc.h), and never with
+ * a cond that has an effect.  docs/RUNTIME.md, "Checked invariants". */
+#ifndef SGC_CHECKS
+#define SGC_CHECKS 0
+#endif
+#if SGC_CHECKS
+__attribute__((noreturn, cold)) void sgc__assert_fail(const char *file, int line, const char *cond, const char *reason);
+#define SGC_ASSERT(cond, reason) \
+    (__builtin_expect(!!(cond), 1) ? (void)0 : sgc__assert_fail(__FILE__, __LINE__, #cond, reason))
+#else
+#define SGC_ASSERT(cond, reason) ((void)sizeof(!(cond)))
+#endif
+
 /* ---- Settings (sgc_settings.c) ------------------------------------------ */
 
 typedef struct sgc_settings {
@@ -130,6 +150,9 @@ __attribute__((noreturn, cold, format(printf, 1, 2))) void sgc__misuse(const cha
  * timers and its sampling time, the validation spin, alternation's CPU
  * time) reads the real clocks directly. */
 uint64_t sgc__now_ns(void);
+/* Stores sgc__now_ns() at *at and returns ret: the allocation slow path's
+ * last step, a tail call. */
+void *sgc__now_into(uint64_t *at, void *ret);
 /* The time to record for a moment read on CLOCK_MONOTONIC as real_ns:
  * real_ns itself, or with the virtual clock the next virtual reading. */
 uint64_t sgc__record_ns(uint64_t real_ns);

@@ -250,6 +250,8 @@ static inline uint8_t *rec_begin(int kind) {
 static inline void rec_end(uint8_t *end) {
     uint8_t *start = pw.buf + pw.len;
     size_t payload = (size_t)(end - start) - 2;
+    SGC_ASSERT(payload < 0x80 && pw.len + payload + 2 <= PW_BUF_BYTES,
+               "a fixed-field record's payload fits its one length byte, the record the buffer");
     start[1] = (uint8_t)payload;
     set_len(pw.len + payload + 2);
     pw.bytes += payload + 2;
@@ -420,6 +422,8 @@ static uint32_t intern_node(uint32_t parent, uint32_t fs) {
         node_last = nl;
         node_cap = ncap;
     }
+    SGC_ASSERT(parent < n && fs >= 1 && fs <= str_count,
+               "a node's parent has a smaller id and its function an interned name (sgc_profile.h)");
     node_parent[n] = parent;
     node_func[n] = fs;
     child_tab[j] = (child_slot){key, n};
@@ -610,55 +614,76 @@ void sgc__profile_alloc_sample(const sgc_alloc_sample *s) { sgc__profile_alloc_s
  * that each record is committed, for the signal handler that may end the
  * file, as soon as it is whole).  The records, bytes and last timestamp are
  * stored back before anything else writes records: a type's first TYPE
- * record, a flush, and the end of the batch. */
-void sgc__profile_alloc_samples(const sgc_alloc_sample *s, size_t n, size_t stride) {
+ * record, a flush, and the end of the batch.  The common record (every
+ * field a byte but the timestamp's delta, of one or two) is built in one
+ * 64-bit word: kind, length, delta, node, type, size, points, and the
+ * flags in the word or the byte after it. */
+static inline __attribute__((always_inline)) void encode_samples(const sgc_alloc_sample *s, size_t n, size_t stride) {
     if (__builtin_expect(!pw.started, 0))
         pw_start();
     uint8_t *const buf = pw.buf;
     uint8_t *p = buf + pw.len, *const room_end = buf + PW_BUF_BYTES - PW_MAX_FIXED_RECORD;
-    uint64_t last = pw.last_ts, bytes = 0, records = 0;
+    uint8_t *seg = p; /* where the records not yet in pw.bytes begin */
+    size_t seg_i = 0; /* the first record not yet in pw.records */
+    uint64_t last = pw.last_ts;
     for (size_t i = 0; i < n; i++, s = (const sgc_alloc_sample *)(const void *)((const char *)s + stride)) {
         uint32_t tid = s->tid;
         if (__builtin_expect(tid > SGC_MAX_TYPES || type_str[tid] == 0 || p > room_end, 0)) {
             pw.last_ts = last;
-            pw.bytes += bytes;
-            pw.records += records;
-            bytes = records = 0;
+            pw.bytes += (uint64_t)(p - seg);
+            pw.records += i - seg_i;
             intern_type(tid);
             if (pw.len + PW_MAX_FIXED_RECORD > PW_BUF_BYTES)
                 pw_flush();
-            p = buf + pw.len;
+            p = seg = buf + pw.len;
+            seg_i = i;
         }
-        /* Kind, length (patched below: < 128), then the six fields: the
-         * timestamp's zigzag delta, then node, type, size and points, most
-         * often one byte each (then stored as one word), then the flags. */
-        uint8_t *q = p + 2;
         int64_t d = (int64_t)(s->ts_ns - last);
         last = s->ts_ns;
-        q = put_varint(q, ((uint64_t)d << 1) ^ (uint64_t)(d >> 63));
+        uint64_t z = ((uint64_t)d << 1) ^ (uint64_t)(d >> 63); /* zigzag */
         uint64_t size = s->size;
         uint32_t stack = s->stack, points = s->points;
-        if (__builtin_expect((stack | tid | points | size) < 0x80, 1)) {
-            uint32_t w = stack | tid << 8 | (uint32_t)size << 16 | points << 24;
-            memcpy(q, &w, 4); /* little-endian: the four bytes in field order */
-            q += 4;
+        /* Survival < 3 and large 0 or 1 (sgc_profile.h): < 8, one byte. */
+        SGC_ASSERT(s->survival < 3 && s->large <= 1, "survival < 3 and large 0 or 1 (sgc_profile.h)");
+        uint64_t flags = (uint64_t)s->survival | (uint64_t)s->large << 2;
+        if (__builtin_expect((stack | tid | points | size) < 0x80 && z < 0x4000, 1)) {
+            uint64_t fields = stack | tid << 8 | (uint32_t)size << 16 | points << 24;
+            uint64_t w;
+            if (z >= 0x80) { /* length 7: a two-byte delta, the flags after the word */
+                w = SGC_REC_ALLOC_SAMPLE | 7u << 8 | ((z & 0x7f) | 0x80) << 16 | (z >> 7) << 24 | fields << 32;
+                p[8] = (uint8_t)flags;
+            } else { /* length 6: every field in the word */
+                w = SGC_REC_ALLOC_SAMPLE | 6u << 8 | z << 16 | fields << 24 | flags << 56;
+            }
+            memcpy(p, &w, 8); /* little-endian: the bytes in field order */
+            p += 8 + (z >= 0x80);
         } else {
+            /* Kind, length (patched below: < 128), then the six fields. */
+            uint8_t *q = put_varint(p + 2, z);
             q = put_varint(q, stack);
             q = put_varint(q, tid);
             q = put_varint(q, size);
             q = put_varint(q, points);
+            *q++ = (uint8_t)flags;
+            p[0] = SGC_REC_ALLOC_SAMPLE;
+            p[1] = (uint8_t)(q - p - 2);
+            p = q;
         }
-        *q++ = (uint8_t)((s->survival & 3u) | (s->large ? 4u : 0u)); /* < 8: one byte */
-        p[0] = SGC_REC_ALLOC_SAMPLE;
-        p[1] = (uint8_t)(q - p - 2);
-        bytes += (uint64_t)(q - p);
-        records++;
-        p = q;
+        SGC_ASSERT(p <= buf + PW_BUF_BYTES, "whole records fit the buffer (room_end leaves the largest)");
         set_len((size_t)(p - buf));
     }
     pw.last_ts = last;
-    pw.bytes += bytes;
-    pw.records += records;
+    pw.bytes += (uint64_t)(p - seg);
+    pw.records += n - seg_i;
+}
+
+void sgc__profile_alloc_samples(const sgc_alloc_sample *s, size_t n, size_t stride) {
+    /* The sampler's pending entries (sgc_sample.h) have a constant stride,
+     * which the loop then needs no register for. */
+    if (stride == SGC_PROF_PENDING_STRIDE)
+        encode_samples(s, n, SGC_PROF_PENDING_STRIDE);
+    else
+        encode_samples(s, n, stride);
 }
 
 /* As an allocation sample's (sgc__profile_alloc_samples): the node and the

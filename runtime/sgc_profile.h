@@ -28,8 +28,8 @@ typedef struct sgc_alloc_sample {
     uint32_t stack;   /* CCT node of the allocating stack */
     uint32_t tid;     /* type id of the object */
     uint32_t points;  /* sample points the allocation hit (>= 1) */
-    uint8_t survival; /* enum sgc_survival, at the next minor collection */
-    uint8_t large;    /* 1 if allocated as a large object */
+    uint8_t survival; /* enum sgc_survival, at the next minor collection (< 3) */
+    uint8_t large;    /* 1 if allocated as a large object, else 0 */
 } sgc_alloc_sample;
 
 /* CCT node of the current shadow stack (sgc_top).  Costs O(frames pushed
@@ -56,6 +56,9 @@ void sgc__profile_alloc_sample(const sgc_alloc_sample *sample);
  * that begin with an sgc_alloc_sample): what the sampler hands over at a
  * minor collection, encoded in one loop. */
 void sgc__profile_alloc_samples(const sgc_alloc_sample *first, size_t n, size_t stride);
+/* The stride of the allocation sampler's pending entries (sgc_sample.h
+ * checks it), which the encoder's loop is compiled for. */
+#define SGC_PROF_PENDING_STRIDE 40u
 /* phase: enum sgc_phase, what the interrupted thread was doing. */
 void sgc__profile_time_sample(uint64_t ts_ns, uint32_t stack, int phase);
 /* Time sampling (re)started at hz with clock, or stopped (hz 0). */

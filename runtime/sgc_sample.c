@@ -87,6 +87,9 @@ void sgc__sample_sync(void) {
         sgc__sampler.remaining -= bytes;
         sgc__stats.sampled_bytes += bytes;
     }
+    SGC_ASSERT(synced == NULL || free >= synced || sgc__sampler.period == 0,
+               "the fast path's bytes are free - synced_free: free moves back only after a sync");
+    SGC_ASSERT(sgc__sampler.period == 0 || sgc__sampler.remaining >= 1, "remaining >= 1 while sampling");
     sgc__sampler.synced_free = free;
 }
 
@@ -106,6 +109,8 @@ uint64_t sgc__sample_points(uint64_t r, uint64_t size) {
         }
         sgc__sampler.remaining = r - size;
     }
+    SGC_ASSERT(points >= 1 && sgc__sampler.remaining >= 1, "an allocation that reaches a point takes one or more; "
+                                                           "the next point lies ahead");
     sgc__stats.alloc_sample_points += points;
     return points;
 }
@@ -131,6 +136,8 @@ static void hand_over(size_t n) {
     if (n == 0)
         return;
     sgc_pending_sample *list = sgc__sampler.pending;
+    SGC_ASSERT(n == sgc__sampler.npending && n <= sgc__sampler.cap && n <= sgc__sampler.serial,
+               "the whole pending list is handed over, the samples numbered serial - n + 1 .. serial");
     sgc__profile_alloc_samples(&list[0].rec, n, sizeof *list);
     if (sgc__sampler.observer) {
         uint64_t serial = sgc__sampler.serial - n;
@@ -187,6 +194,7 @@ static void end_session(void) {
     sgc__sample_sync();
     flush_unknown();
     sgc__sampler.period = 0;
+    sgc__sampler.fixed_period = 0;
 }
 
 /* Starts a session; the runtime is initialised (or initialising). */
@@ -203,9 +211,11 @@ static int start_session(uint64_t period, sgc_sample_mode mode, uint64_t seed) {
     sgc__sampler.sessions++;
     sgc__sampler.mode = mode;
     sgc__sampler.period = period;
+    sgc__sampler.fixed_period = mode == SGC_SAMPLE_FIXED ? period : 0;
     sgc__sample_rng_seed(&sgc__sampler.rng, seed);
     /* B = 0: the first sample point is P (fixed) or one gap away (poisson). */
     sgc__sampler.remaining = next_gap();
+    SGC_ASSERT(sgc__sampler.remaining >= 1, "the first sample point lies at least a byte ahead");
     sgc__profile_sampling_config(sgc__now_ns(), period, mode);
     sgc__alloc_reset_limit();
     return 0;
@@ -242,6 +252,7 @@ void sgc__sample_init(void) {
     /* A fresh state also after fork or re-initialisation (docs/DESIGN.md, pitfall 7). */
     sgc__sampler.npending = 0;
     sgc__sampler.period = 0;
+    sgc__sampler.fixed_period = 0;
     sgc__sampler.synced_free = sgc_nursery.free;
 #ifdef SGC_NO_SAMPLER
     if (sgc__settings.alloc_period) {

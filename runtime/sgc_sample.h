@@ -55,6 +55,8 @@ typedef struct sgc_pending_sample {
     sgc_obj obj;          /* the object as allocated (young) */
 } sgc_pending_sample;
 
+_Static_assert(sizeof(sgc_pending_sample) == SGC_PROF_PENDING_STRIDE, "the encoder's loop is compiled for this stride");
+
 /* xoshiro256** state for poisson gaps. */
 typedef struct sgc_sample_rng {
     uint64_t s[4]; /* never all zero */
@@ -65,6 +67,7 @@ typedef void (*sgc_sample_observer)(void *ctx, const sgc_alloc_sample *rec, uint
 
 typedef struct sgc_sampler {
     uint64_t period;              /* P, or 0 when sampling is off */
+    uint64_t fixed_period;        /* P in fixed mode, else 0 (the slow path's common case, sgc_alloc.c) */
     int mode;                     /* SGC_SAMPLE_FIXED or SGC_SAMPLE_POISSON */
     uint64_t remaining;           /* bytes from B to the next sample point, >= 1 (when on) */
     char *synced_free;            /* sgc_nursery.free when the nursery's bytes were last accounted */
@@ -122,6 +125,7 @@ static inline uint64_t sgc__sample_account(const char *free, uint64_t size) {
     sgc__stats.sampled_bytes += bytes + size;
     if (size < r) {
         sgc__sampler.remaining = r - size;
+        SGC_ASSERT(sgc__sampler.remaining >= 1, "remaining >= 1: the next sample point lies ahead");
         return 0;
     }
     /* The first point is at B + r: one point unless the object also covers
@@ -129,19 +133,24 @@ static inline uint64_t sgc__sample_account(const char *free, uint64_t size) {
      * than the period, so the division is left to the rare case. */
     if (sgc__sampler.mode == SGC_SAMPLE_FIXED && size - r < sgc__sampler.period) {
         sgc__sampler.remaining = r + sgc__sampler.period - size;
+        SGC_ASSERT(sgc__sampler.remaining >= 1 && sgc__sampler.remaining <= sgc__sampler.period,
+                   "fixed mode: 1 <= remaining <= period after one point");
         sgc__stats.alloc_sample_points++;
         return 1;
     }
     return sgc__sample_points(r, size);
 }
 
-static inline void sgc__sample_record(sgc_obj obj, uint32_t tid, uint64_t size, uint64_t points, int large) {
-    if (__builtin_expect(sgc__sampler.npending == sgc__sampler.cap, 0))
-        sgc__sample_grow();
-    sgc_pending_sample *ps = &sgc__sampler.pending[sgc__sampler.npending++];
-    ps->rec.ts_ns = sgc__now_ns();
+/* Fills the pending entry ps of a sampled object (all but its timestamp)
+ * and counts the sample: what sgc__sample_record and the slow path's
+ * common case (sgc_alloc.c) share. */
+static inline void sgc__sample_fill(sgc_pending_sample *ps, sgc_obj obj, uint32_t tid, uint64_t size, uint64_t points,
+                                    int large, uint32_t stack) {
+    SGC_ASSERT(ps == &sgc__sampler.pending[sgc__sampler.npending - 1] && sgc__sampler.npending <= sgc__sampler.cap,
+               "the pending list grows at its end, within its capacity");
+    SGC_ASSERT(points >= 1, "a sampled object covers at least one sample point");
     ps->rec.size = size;
-    ps->rec.stack = sgc__profile_stack_now();
+    ps->rec.stack = stack;
     ps->rec.tid = tid;
     /* Only an object of more than 2^32 periods could exceed this. */
     ps->rec.points = points > UINT32_MAX ? UINT32_MAX : (uint32_t)points;
@@ -150,6 +159,14 @@ static inline void sgc__sample_record(sgc_obj obj, uint32_t tid, uint64_t size, 
     ps->obj = obj;
     sgc__sampler.serial++;
     sgc__stats.alloc_samples++;
+}
+
+static inline void sgc__sample_record(sgc_obj obj, uint32_t tid, uint64_t size, uint64_t points, int large) {
+    if (__builtin_expect(sgc__sampler.npending == sgc__sampler.cap, 0))
+        sgc__sample_grow();
+    sgc_pending_sample *ps = &sgc__sampler.pending[sgc__sampler.npending++];
+    ps->rec.ts_ns = sgc__now_ns();
+    sgc__sample_fill(ps, obj, tid, size, points, large, sgc__profile_stack_now());
     /* Validation only (docs/RUNTIME.md): a known cost on top of the real one. */
     if (__builtin_expect(sgc__settings.sample_spin_ns != 0, 0))
         sgc__spin_ns(sgc__settings.sample_spin_ns);

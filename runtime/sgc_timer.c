@@ -123,6 +123,7 @@ static void record(void) {
     uint64_t *ring = tm.ring;
     uint64_t head = tm.head;
     uint64_t room = SGC_TIMER_RING_WORDS - (head - __atomic_load_n(&tm.tail, __ATOMIC_ACQUIRE));
+    SGC_ASSERT(room <= SGC_TIMER_RING_WORDS, "tail <= head <= tail + the ring's size: the ring never overfills");
     /* Function pointers go straight into the ring after the 3-word header;
      * the entry becomes visible only when head moves. */
     uint64_t n = 0;
@@ -199,6 +200,8 @@ static void drain(void) {
         uint64_t h = __atomic_load_n(&tm.head, __ATOMIC_ACQUIRE); /* head before the entries */
         if (t == h)
             break;
+        SGC_ASSERT(t < h && h - t <= SGC_TIMER_RING_WORDS,
+                   "tail <= head <= tail + the ring's size: the ring never overfills");
         while (t < h) {
             uint64_t ts = tm.ring[t & RING_MASK];
             uint64_t w = tm.ring[(t + 1) & RING_MASK];
@@ -229,6 +232,7 @@ static void drain(void) {
             sgc__stats.time_samples_written++;
             handed++;
             t += 3 + n;
+            SGC_ASSERT(t <= h, "an entry is published whole: it never ends past the head");
         }
         __atomic_store_n(&tm.tail, t, __ATOMIC_RELEASE); /* entries used before they are freed */
     }
@@ -331,6 +335,7 @@ SGC_NO_TSAN static int thread_copy(uint64_t ts) {
     uint64_t *ring = tm.ring;
     uint64_t head = tm.head;
     uint64_t room = SGC_TIMER_RING_WORDS - (head - __atomic_load_n(&tm.tail, __ATOMIC_ACQUIRE));
+    SGC_ASSERT(room <= SGC_TIMER_RING_WORDS, "tail <= head <= tail + the ring's size: the ring never overfills");
     uint64_t n = 0;
     uint32_t base = 0;
     while (f) {
@@ -338,7 +343,9 @@ SGC_NO_TSAN static int thread_copy(uint64_t ts) {
         sgc_func *func = __atomic_load_n(&f->func, __ATOMIC_RELAXED);
         uint32_t cct = __atomic_load_n(&f->cct, __ATOMIC_RELAXED);
         __atomic_thread_fence(__ATOMIC_ACQUIRE); /* 3: the fields before the count */
-        if (__atomic_load_n(&sgc__frame_pops, __ATOMIC_RELAXED) != pops)
+        uint64_t pops_now = __atomic_load_n(&sgc__frame_pops, __ATOMIC_RELAXED);
+        SGC_ASSERT(pops_now >= pops, "the pop count only grows: one increment per sgc_frame_pop, by the mutator");
+        if (pops_now != pops)
             return 0;
         if (cct) {
             base = cct;

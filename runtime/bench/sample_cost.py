@@ -56,7 +56,7 @@ PARTS = collections.OrderedDict([
     ("flush", ("a full buffer's block: its checksums (CRC-32) and its write",
                ["pw_flush", "pw_write_block", "block_header", "crc"])),
     ("pending", ("the pending sample: its entry, its timestamp",
-                 ["sgc__sample_record", "sample_and_leave", "sgc__sample_grow", "sgc__now_ns"])),
+                 ["sgc__sample_record", "sgc__sample_fill", "sample_walk", "sgc__sample_grow", "sgc__now_ns", "sgc__now_into"])),
     ("survival", ("survival at the next minor collection, the hand-over to the profile",
                   ["sgc__sample_minor_end", "sgc__young_survived", "hand_over", "flush_unknown"])),
     ("collector", ("the rest of the collections (what sampling changes in them)",

@@ -13,6 +13,10 @@
 #                            every few allocations) and SGC_POISON
 #   test-runtime-san         unit tests and gc_stress again, built with
 #                            ASan+UBSan into $(BUILD)/san
+#   test-runtime-checks      the checked invariants (CHECKS=1): two broken
+#                            on purpose abort with their file:line, condition
+#                            and reason; the measured build's library holds no
+#                            check (no sgc__assert_fail, none of their strings)
 # GC_STRESS_STEPS scales the stress runs (default 6000 steps per seed).
 RT_TEST_DIR := $(BUILD)/tests/runtime
 RT_CRITERION_LIBS := $(shell pkg-config --libs criterion 2>/dev/null || echo -lcriterion)
@@ -27,6 +31,22 @@ $(RT_TEST_DIR)/test-runtime-unit: $(OBJ)/tests/runtime/test_gc.o $(OBJ)/tests/ru
 	$(CC) $(LDFLAGS) $^ -o $@ $(RT_CRITERION_LIBS) $(LDLIBS)
 
 $(RT_TEST_DIR)/gc-stress: $(OBJ)/tests/runtime/gc_stress.o $(LIBDIR)/libsgc.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+# The checked build (this one under make test, else $(BUILD)/check) and the
+# measured one (build/, or what make test was started in), each built by a
+# recursive make so that the test holds whichever build it runs in.
+RT_CHECKS_BUILD := $(if $(CHECK_FLAGS),$(BUILD),$(BUILD)/check)
+MEASURED_BUILD ?= $(if $(CHECK_FLAGS),build,$(BUILD))
+.PHONY: test-runtime-checks
+test-runtime-checks:
+	@sh tests/check.sh runtime-checks sh -c '$(MAKE) --no-print-directory CHECKS=1 BUILD=$(RT_CHECKS_BUILD) \
+	    $(RT_CHECKS_BUILD)/tests/runtime/checks-prog >/dev/null && \
+	    $(MAKE) --no-print-directory CHECKS=0 SANITIZE= BUILD=$(MEASURED_BUILD) \
+	    $(MEASURED_BUILD)/lib/libsgc.a >/dev/null && \
+	    sh tests/runtime/checks_check.sh $(RT_CHECKS_BUILD)/tests/runtime/checks-prog $(MEASURED_BUILD)/lib/libsgc.a'
+$(RT_TEST_DIR)/checks-prog: $(OBJ)/tests/runtime/checks_prog.o $(LIBDIR)/libsgc.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -49,4 +69,4 @@ test-runtime-san:
 	    SGC_VERIFY=1 SGC_POISON=1 SGC_NURSERY=16K $(BUILD)/san/tests/runtime/gc-stress --seed 5 \
 	        --steps $(GC_STRESS_STEPS)'
 
-TESTS += test-runtime-unit test-runtime-stress test-runtime-stress-mode test-runtime-san
+TESTS += test-runtime-unit test-runtime-stress test-runtime-stress-mode test-runtime-san test-runtime-checks
