@@ -1,7 +1,7 @@
 /* st_costfit.c - per-sample cost fits of a sweep (invariants: st_costfit.h). */
 #include "st_costfit.h"
 #include "st_desc.h"
-#include "st_report.h"
+#include "st_verdict.h"
 #include "st_sim.h"
 #include "st_util.h"
 

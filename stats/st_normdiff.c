@@ -308,6 +308,29 @@ const st_normdiff *st_normdiff_find(const st_analysis *an, const char *workload)
     return NULL;
 }
 
+static int has_iv(const st_interval *iv) { return isfinite(iv->est) && iv->method != ST_CI_NONE; }
+
+void st_normcmp_make(const st_analysis *an, const char *workload, st_normcmp *out) {
+    memset(out, 0, sizeof *out);
+    st_pick_normalized(an, workload, &out->a, &out->t);
+    if (!out->a || !out->t)
+        return;
+    out->paired = has_iv(&out->a->paired_norm) && has_iv(&out->t->paired_norm);
+    out->ai = out->paired ? &out->a->paired_norm : &out->a->norm;
+    out->ti = out->paired ? &out->t->paired_norm : &out->t->norm;
+    const st_normdiff *d = st_normdiff_find(an, workload);
+    out->res = ST_NR_NA;
+    if (d && d->a == out->a && d->t == out->t) {
+        out->diff = &d->diff;
+        out->level = d->level;
+        out->res = d->res;
+    }
+}
+
+const char *st_normcmp_basis(const st_normcmp *c) { return !c->diff ? "-" : c->paired ? "paired" : "unpaired"; }
+
+const char *st_normcmp_word(const st_normcmp *c) { return st_normres_word(c->res); }
+
 void st_normdiffs_free(st_normdiffs *d) {
     for (size_t i = 0; i < d->nowned; i++)
         free(d->owned[i]);
