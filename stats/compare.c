@@ -21,47 +21,53 @@
 #define DEFAULT_SIM_THRESHOLD 0.0001
 
 static void usage(FILE *f) {
-    fprintf(f,
-            "usage: compare [--gate ratio|overhead] [--time wall|cpu] [--threshold X%%] [--out DIR] [--seed N]\n"
-            "               [--resamples B] [--confidence C] [--sim-threshold X%%] [--quiet] A B\n"
-            "  Compares the sweep in directory B against the one in A (each with a results.db written by\n"
-            "  build/bin/sweep), cell by cell (cells matched by label): B's median run time (wall, or CPU\n"
-            "  with --time cpu) over A's with a BCa interval, the change in overhead, a Mann-Whitney\n"
-            "  p-value adjusted by Benjamini-Hochberg, and a verdict: slower, faster, same or inconclusive.\n"
-            "  Simulated cells (sweep --backends sim) in both sweeps are compared exactly: instructions,\n"
-            "  estimated cycles and their overheads, a difference counting only beyond the spread of each\n"
-            "  side's repeated runs.\n"
-            "  Writes a Markdown report on stdout, or with --out DIR: DIR/compare.md, compare.csv,\n"
-            "  compare_sim.csv, compare.json and compare.dat (the forest plot's data).\n"
-            "  --gate G         the quantity the verdicts and the exit status are on: ratio (B/A of the\n"
-            "                   median wall times; default), or overhead (B's overhead minus A's: each\n"
-            "                   sweep's baseline divided out, so a machine busier during B than during A\n"
-            "                   does not make every cell slower; baselines are then not gated).  When both\n"
-            "                   sweeps are blocked, each sweep's overhead is paired: the median over blocks\n"
-            "                   of the cell's run over its adjacent baseline run (both in-process: of its\n"
-            "                   in-process blocks' CPU ratios); otherwise unpaired\n"
-            "  --time T         the run time compared: wall (default) or cpu (user + system CPU time of\n"
-            "                   the run's process: on a shared machine whose load moves wall times, it\n"
-            "                   moves much less; it does not see time the program waits)\n"
-            "  --threshold X%%   a change counts only when its whole interval lies beyond +-X%% (default %g%%;\n"
-            "                   overhead gate: X%% of the baseline's time)\n"
-            "  --sim-threshold X%%\n"
-            "                   simulated cells: a difference counts only when its bounds from the\n"
-            "                   repeated runs lie beyond +-X%% of A's value (default %g%%, above the\n"
-            "                   spread of repeated simulated runs; 0: any difference)\n"
-            "  --out DIR        write the report files into DIR (created if missing)\n"
-            "  --seed N         bootstrap seed (default %llu)\n"
-            "  --resamples B    bootstrap resamples per cell, 1000..1000000 (default %d)\n"
-            "  --confidence C   confidence level, 0.5 < C < 1 (default %g); 1 - C is also the false\n"
-            "                   discovery rate of the verdicts\n"
-            "  --quiet          no summary or warnings on stderr\n"
-            "  Exit status (for CI gating): 0 no cell slower beyond the threshold in the gated quantity,\n"
-            "  and every cell of A ran and succeeded in B; 1 at least one cell slower (a regression) or\n"
-            "  an output cannot be written; 2 bad arguments, A or B not a readable sweep, no cell in\n"
-            "  common, or an --out path taken by something other than a regular file; 3 a cell FAILED\n"
-            "  in B (runs that succeeded in A failed in B, or every run failed) or is MISSING from B\n"
-            "  (not in B's plan, or never run), whatever else.  Method: docs/STATISTICS.md.\n",
-            DEFAULT_THRESHOLD * 100, DEFAULT_SIM_THRESHOLD * 100, DEFAULT_SEED, DEFAULT_RESAMPLES, DEFAULT_CONFIDENCE);
+    fprintf(
+        f,
+        "usage: compare [--gate ratio|overhead] [--time wall|cpu] [--threshold X%%] [--out DIR] [--seed N]\n"
+        "               [--resamples B] [--confidence C] [--sim-threshold X%%] [--allow-different-sizes]\n"
+        "               [--quiet] A B\n"
+        "  Compares the sweep in directory B against the one in A (each with a results.db written by\n"
+        "  build/bin/sweep), cell by cell (cells matched by label): B's median run time (wall, or CPU\n"
+        "  with --time cpu) over A's with a BCa interval, the change in overhead, a Mann-Whitney\n"
+        "  p-value adjusted by Benjamini-Hochberg, and a verdict: slower, faster, same or inconclusive.\n"
+        "  Simulated cells (sweep --backends sim) in both sweeps are compared exactly: instructions,\n"
+        "  estimated cycles and their overheads, a difference counting only beyond the spread of each\n"
+        "  side's repeated runs.\n"
+        "  Writes a Markdown report on stdout, or with --out DIR: DIR/compare.md, compare.csv,\n"
+        "  compare_sim.csv, compare.json and compare.dat (the forest plot's data).\n"
+        "  --gate G         the quantity the verdicts and the exit status are on: ratio (B/A of the\n"
+        "                   median wall times; default), or overhead (B's overhead minus A's: each\n"
+        "                   sweep's baseline divided out, so a machine busier during B than during A\n"
+        "                   does not make every cell slower; baselines are then not gated).  When both\n"
+        "                   sweeps are blocked, each sweep's overhead is paired: the median over blocks\n"
+        "                   of the cell's run over its adjacent baseline run (both in-process: of its\n"
+        "                   in-process blocks' CPU ratios); otherwise unpaired\n"
+        "  --time T         the run time compared: wall (default) or cpu (user + system CPU time of\n"
+        "                   the run's process: on a shared machine whose load moves wall times, it\n"
+        "                   moves much less; it does not see time the program waits)\n"
+        "  --threshold X%%   a change counts only when its whole interval lies beyond +-X%% (default %g%%;\n"
+        "                   overhead gate: X%% of the baseline's time)\n"
+        "  --sim-threshold X%%\n"
+        "                   simulated cells: a difference counts only when its bounds from the\n"
+        "                   repeated runs lie beyond +-X%% of A's value (default %g%%, above the\n"
+        "                   spread of repeated simulated runs; 0: any difference)\n"
+        "  --out DIR        write the report files into DIR (created if missing)\n"
+        "  --seed N         bootstrap seed (default %llu)\n"
+        "  --resamples B    bootstrap resamples per cell, 1000..1000000 (default %d)\n"
+        "  --confidence C   confidence level, 0.5 < C < 1 (default %g); 1 - C is also the false\n"
+        "                   discovery rate of the verdicts\n"
+        "  --allow-different-sizes\n"
+        "                   compare cells that ran at different workload sizes in A and B (refused\n"
+        "                   otherwise, exit 2: they measured different work; rerun B with\n"
+        "                   build/bin/sweep --sizes-from A to give it A's sizes)\n"
+        "  --quiet          no summary or warnings on stderr\n"
+        "  Exit status (for CI gating): 0 no cell slower beyond the threshold in the gated quantity,\n"
+        "  and every cell of A ran and succeeded in B; 1 at least one cell slower (a regression) or\n"
+        "  an output cannot be written; 2 bad arguments, A or B not a readable sweep, cells of different sizes, no cell in\n"
+        "  common, or an --out path taken by something other than a regular file; 3 a cell FAILED\n"
+        "  in B (runs that succeeded in A failed in B, or every run failed) or is MISSING from B\n"
+        "  (not in B's plan, or never run), whatever else.  Method: docs/STATISTICS.md.\n",
+        DEFAULT_THRESHOLD * 100, DEFAULT_SIM_THRESHOLD * 100, DEFAULT_SEED, DEFAULT_RESAMPLES, DEFAULT_CONFIDENCE);
 }
 
 static int bad(const char *fmt, const char *arg) {
@@ -119,10 +125,36 @@ static int load(const char *which, const char *dir, st_sweep *sw, int quiet) {
     return 0;
 }
 
+/* Returns 2 with a message when a cell of A and the cell of B with its label
+ * ran at different workload sizes (each sweep calibrates its own sizes, so two
+ * sweeps on machines of different speed, or at different loads, measure
+ * different work); 0 when every matched cell has one size. */
+static int same_sizes(const st_sweep *a, const st_sweep *b, const char *const dirs[2]) {
+    size_t n = 0;
+    char first[512] = "";
+    for (size_t i = 0; i < a->ncells; i++)
+        for (size_t j = 0; j < b->ncells; j++) {
+            const st_cell *x = &a->cells[i], *y = &b->cells[j];
+            if (strcmp(x->label, y->label) || x->size == y->size)
+                continue;
+            if (!n++)
+                snprintf(first, sizeof first, "%s: size %lld in A, %lld in B", x->label, (long long)x->size,
+                         (long long)y->size);
+        }
+    if (!n)
+        return 0;
+    fprintf(stderr,
+            "compare: %zu cells ran at different workload sizes in A and B (first %s): they measured different "
+            "work, so their times do not compare. Rerun B with A's sizes (build/bin/sweep --sizes-from %s ...), "
+            "or pass --allow-different-sizes to compare them anyway (each such cell's note says so)\n",
+            n, first, dirs[0]);
+    return 2;
+}
+
 int main(int argc, char **argv) {
     unsigned long long seed = DEFAULT_SEED, resamples = DEFAULT_RESAMPLES;
     double confidence = DEFAULT_CONFIDENCE, threshold = DEFAULT_THRESHOLD;
-    int quiet = 0;
+    int quiet = 0, allow_sizes = 0;
     st_gate gate = ST_GATE_RATIO;
     st_cmp_time time = ST_CMP_TIME_WALL;
     double sim_threshold = DEFAULT_SIM_THRESHOLD;
@@ -136,6 +168,8 @@ int main(int argc, char **argv) {
             return 0;
         } else if (strcmp(argv[i], "--quiet") == 0) {
             quiet = 1;
+        } else if (strcmp(argv[i], "--allow-different-sizes") == 0) {
+            allow_sizes = 1;
         } else if ((boot = st_opt_boot(argc, argv, &i, &seed, &resamples, &confidence, &why, &v))) {
             if (boot < 0)
                 return bad(why, v);
@@ -180,6 +214,10 @@ int main(int argc, char **argv) {
     if (!rc)
         rc = load("B", dirs[1], &b, quiet);
     if (rc)
+        goto done;
+
+    /* Cells of one label measured at different sizes compare different work. */
+    if (!allow_sizes && (rc = same_sizes(&a, &b, dirs)))
         goto done;
 
     /* The simulated cells of each (none in a sweep without them). */

@@ -250,20 +250,6 @@ static void exactness(st_analysis *an, st_result *r, const st_run **runs, size_t
     free(ratio);
 }
 
-const char *st_cell_verdict(const st_result *r, double alpha) {
-    const st_interval *o = &r->overhead;
-    if (o->method == ST_CI_NONE || isnan(r->mw.p))
-        return "n/a";
-    int above = o->lo > 1.0, below = o->hi < 1.0, sig = r->mw.p < alpha;
-    if (above && sig)
-        return "slower";
-    if (below && sig)
-        return "faster";
-    if (!above && !below && !sig)
-        return "same";
-    return "mixed";
-}
-
 /* A/A: the baseline's runs of odd rounds against those of even rounds. */
 static void noise_floor(st_result *r, const st_run **runs, size_t n, const st_analysis_opts *opts) {
     double *odd = st_xmalloc((n ? n : 1) * sizeof *odd), *even = st_xmalloc((n ? n : 1) * sizeof *even);
@@ -460,7 +446,6 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
         cell_intervals(r, &s1, &s0, m1, n, opts);
         if (r->baseline && nb) {
             r->mw = st_mann_whitney(m1[ST_M_WALL], n, m0[ST_M_WALL], nb);
-            r->verdict = st_cell_verdict(r, 1.0 - opts->boot.confidence);
         }
     }
 

@@ -237,6 +237,8 @@ static double acceleration(const st_stat *st, const prepared *p1, const prepared
 }
 
 void st_boot_interval(double *t, size_t B, double confidence, double (*accel)(void *ctx), void *ctx, st_interval *out) {
+    ST_ASSERT(B > 0 && t, "an interval from at least one resampled value");
+    ST_ASSERT(confidence > 0 && confidence < 1, "the confidence level lies in (0, 1)");
     double est = out->est, alpha = 1.0 - confidence;
     double tmin = t[0], tmax = t[0];
     for (size_t b = 1; b < B; b++) {
@@ -328,6 +330,9 @@ static void interval(const st_stat *st, const prepared *p1, const prepared *p0, 
 
 void st_bootstrap(const st_sample *s1, const st_sample *s0, const st_stat *stats, size_t nstats,
                   const st_boot_opts *opts, st_interval *out) {
+    ST_ASSERT(opts->resamples > 0, "a bootstrap draws at least one resample");
+    ST_ASSERT(opts->confidence > 0.5 && opts->confidence < 1, "the confidence level lies in (0.5, 1)");
+    ST_ASSERT(nstats > 0 && s1 && s0, "a bootstrap of statistics of two groups");
     prepared p1, p0;
     prepare(s1, &p1);
     prepare(s0, &p0);

@@ -710,16 +710,37 @@ static void json_str(FILE *f, const char *s) {
 
 /* Markdown table cell text: '|' and newlines would break the table; long
  * values (the config) are cut. */
-static void md_str(FILE *f, const char *s) {
+/* s for a table cell from byte `from` on ("..." before it when from > 0),
+ * at most 100 bytes ("..." after it when cut). */
+static void md_str_from(FILE *f, const char *s, size_t from) {
     if (!s) {
         fputs("(absent)", f);
         return;
     }
-    size_t i = 0;
-    for (; s[i] && i < 100; i++)
+    size_t len = strlen(s);
+    if (from > len)
+        from = len;
+    if (from)
+        fputs("...", f);
+    size_t i = from;
+    for (; s[i] && i < from + 100; i++)
         fputs(s[i] == '|' ? "\\|" : s[i] == '\n' ? "; " : (char[]){s[i], 0}, f);
     if (s[i])
         fputs("...", f);
+}
+
+static void md_str(FILE *f, const char *s) { md_str_from(f, s, 0); }
+
+/* Where a table shows two long values that differ: 30 bytes before their
+ * first difference, so the cut-off shows the part that differs (two config
+ * lines alike in their first 100 bytes would otherwise show the same text). */
+static size_t diff_window(const char *a, const char *b) {
+    if (!a || !b)
+        return 0;
+    size_t p = 0;
+    while (a[p] && a[p] == b[p])
+        p++;
+    return p >= 100 ? p - 30 : 0;
 }
 
 static void md_num(FILE *f, const char *fmt, double v) {
@@ -818,9 +839,10 @@ int st_compare_md(FILE *f, const st_comparison *c) {
         for (size_t i = 0; i < c->nmeta; i++) {
             fprintf(f, "| %s%s%s | ", c->meta[i].important ? "**" : "", c->meta[i].key,
                     c->meta[i].important ? "**" : "");
-            md_str(f, c->meta[i].a);
+            size_t from = diff_window(c->meta[i].a, c->meta[i].b);
+            md_str_from(f, c->meta[i].a, from);
             fputs(" | ", f);
-            md_str(f, c->meta[i].b);
+            md_str_from(f, c->meta[i].b, from);
             fputs(" |\n", f);
         }
         fputc('\n', f);

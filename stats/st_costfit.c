@@ -1,6 +1,7 @@
 /* st_costfit.c - per-sample cost fits of a sweep (invariants: st_costfit.h). */
 #include "st_costfit.h"
 #include "st_desc.h"
+#include "st_fmt.h"
 #include "st_verdict.h"
 #include "st_sim.h"
 #include "st_util.h"
@@ -395,21 +396,19 @@ const st_costfit *st_costfit_find(const st_costfits *f, const char *workload, co
 
 /* ---- Outputs ------------------------------------------------------------- */
 
-/* Rotating buffers so one printf can take several formatted numbers. */
+/* Rotating buffers so one printf can take several formatted numbers: CSV in
+ * st_fmt_human's form, Markdown in st_fmt_plain's (st_fmt.h). */
 static char fbufs[16][64];
 static int fnext;
-static const char *fmt_num(double v, int digits, const char *missing) {
+static const char *fmt_num(double v, int digits, const char *missing, int plain) {
     if (!isfinite(v))
         return missing;
     char *b = fbufs[fnext = (fnext + 1) % 16];
-    if (fabs(v) >= pow(10, digits) && fabs(v) < 1e15)
-        snprintf(b, 64, "%.0f", v);
-    else
-        snprintf(b, 64, "%.*g", digits, v);
+    (plain ? st_fmt_plain : st_fmt_human)(b, 64, v, digits);
     return b;
 }
-static const char *fcsv(double v) { return fmt_num(v, 6, ""); }
-static const char *fmd(double v, int digits) { return fmt_num(v, digits, "n/a"); }
+static const char *fcsv(double v) { return fmt_num(v, 6, "", 0); }
+static const char *fmd(double v, int digits) { return fmt_num(v, digits, "n/a", 1); }
 
 static char ebufs[8][200];
 static int enext;

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 const char *st_fmt_num(char *b, double v, int digits, const char *missing) {
     if (!isfinite(v))
@@ -27,11 +28,28 @@ void st_fmt_human(char *b, size_t size, double v, int digits) {
         snprintf(b, size, "%.*g", digits, v);
 }
 
+void st_fmt_plain(char *b, size_t size, double v, int digits) {
+    double a = fabs(v);
+    if (a < 5e-7) {
+        snprintf(b, size, "0");
+        return;
+    }
+    st_fmt_human(b, size, v, digits);
+    if (!strchr(b, 'e') || a >= 1e15)
+        return;
+    if (a >= 1) { /* %g rounded up to 10^digits */
+        snprintf(b, size, "%.0f", v);
+        return;
+    }
+    int dec = digits - 1 - (int)floor(log10(a));
+    snprintf(b, size, "%.*f", dec > 6 ? 6 : dec, v);
+}
+
 const char *st_fmt_md(double v, int digits) {
     if (!isfinite(v))
         return "n/a";
     char *b = st_fmt_buf();
-    st_fmt_human(b, ST_FMT_BUFLEN, v, digits);
+    st_fmt_plain(b, ST_FMT_BUFLEN, v, digits);
     return b;
 }
 
@@ -70,13 +88,13 @@ const char *st_fmt_ci(const st_interval *iv, int digits) {
         snprintf(b, ST_FMT_BUFLEN, "n/a");
         return b;
     }
-    st_fmt_human(e, sizeof e, iv->est, digits);
+    st_fmt_plain(e, sizeof e, iv->est, digits);
     if (iv->method == ST_CI_NONE) {
         snprintf(b, ST_FMT_BUFLEN, "%s (no CI)", e);
         return b;
     }
-    st_fmt_human(l, sizeof l, iv->lo, digits);
-    st_fmt_human(h, sizeof h, iv->hi, digits);
+    st_fmt_plain(l, sizeof l, iv->lo, digits);
+    st_fmt_plain(h, sizeof h, iv->hi, digits);
     snprintf(b, ST_FMT_BUFLEN, "%s [%s, %s]%s", e, l, h, iv->method == ST_CI_PERCENTILE ? "*" : "");
     return b;
 }

@@ -35,14 +35,21 @@ const char *st_fmt_csv(double v, int digits);
  * up (17234, not 1.723e+04). */
 void st_fmt_human(char *b, size_t size, double v, int digits);
 
-/* st_fmt_human of v in a ring buffer, "n/a" when v is not finite. */
+/* For tables people read (summary.md): st_fmt_human's form, but never an
+ * exponent: a magnitude below 1e-4 is written with up to 6 decimals
+ * (0.000012), and one below 5e-7, such as a residual of floating-point
+ * rounding (4.8e-15), as 0; one that rounds up to 10^digits as a whole
+ * number.  Only magnitudes of 1e15 and more keep an exponent. */
+void st_fmt_plain(char *b, size_t size, double v, int digits);
+
+/* st_fmt_plain of v in a ring buffer, "n/a" when v is not finite. */
 const char *st_fmt_md(double v, int digits);
 
 /* "1K", "4M", "32768" style period for people. */
 const char *st_fmt_period(int64_t p);
 
 /* "1.23 [1.20, 1.27]" or "1.23 (no CI)", "n/a" without an estimate; a
- * percentile interval is marked *. */
+ * percentile interval is marked *.  Numbers in st_fmt_plain's form. */
 const char *st_fmt_ci(const st_interval *iv, int digits);
 
 /* A text field for CSV: commas become ';' and line breaks ' ' (they would

@@ -2,6 +2,7 @@
  * against the adjacent runs of its baseline, block by block. */
 #include "st_analysis.h"
 #include "st_stop.h"
+#include "st_verdict.h"
 #include "st_walsh.h"
 #include "st_util.h"
 
@@ -83,6 +84,9 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
                 continue;
             pilot += planned;
             const st_run *b = &sw->runs[partner[t->block]];
+            ST_ASSERT(b->block == t->block && b->role == 0 && b->used && b != t,
+                      "a block pairs its compared run (role 1) with a used baseline run (role 0) of the same block");
+            ST_ASSERT(n < c->nruns, "a cell has at most one pair per measured run");
             lw[n] = log(t->wall_ns / b->wall_ns);
             double ct = st_run_cpu(an, res, t), cb = st_run_cpu(an, res, b);
             lc[n] = log(ct / cb);
@@ -206,4 +210,5 @@ void st_analyze_families(st_analysis *an, const st_analysis_opts *opts) {
             s.method = ST_CI_NONE;
         r->family_verdict = st_paired_verdict(&s, opts->margin);
     }
+    st_verdicts_apply(an, opts->margin);
 }

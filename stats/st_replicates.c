@@ -391,13 +391,10 @@ void st_reps_apply(st_analysis *an, const int *rep, size_t k, const st_analysis_
         }
     }
     /* Verdicts and floors from the intervals over replicates. */
-    double alpha = 1.0 - conf;
     for (size_t i = 0; i < nc; i++) {
         st_result *r = &an->results[i];
         if (r->replicates < 2)
             continue;
-        if (!r->is_baseline && r->verdict && strcmp(r->verdict, "n/a"))
-            r->verdict = st_cell_verdict(r, alpha);
         if (r->pairs) {
             r->pverdict = st_paired_verdict(&r->paired, opts->margin);
             if (r->is_baseline && r->paired.method != ST_CI_NONE) {

@@ -214,7 +214,8 @@ static void out_hum(row_out *o, double v, int digits) {
     COL(rep_paired_tau_lo, G4, r->rep_paired_tau_lo)                                                             \
     COL(rep_paired_tau_hi, G4, r->rep_paired_tau_hi)                                                             \
     COL(adaptive_rounds, INT, r->adaptive_rounds)                                                                \
-    COL(paired_rule, TEXT, an->blocks ? st_paired_rule_name(an->rule) : "")
+    COL(paired_rule, TEXT, an->blocks ? st_paired_rule_name(an->rule) : "")                                      \
+    COL(time_mode, TEXT, c->time_mode)
 
 /* summary.csv's field types (the row writer is shared with the plot data). */
 #define out_TEXT(o, v) out_text(o, v)
@@ -773,11 +774,13 @@ static const char *cell_title(const st_cell *c) {
     char *b = st_fmt_buf();
     if (strcmp(c->kind, "alloc") == 0)
         snprintf(b, ST_FMT_BUFLEN, "alloc %s %s", c->alloc_mode, st_fmt_period(c->alloc_period));
+    else if (strcmp(c->kind, "time") == 0 && c->time_mode[0])
+        snprintf(b, ST_FMT_BUFLEN, "time %s %s %lld Hz", c->time_mode, c->time_clock, (long long)c->time_hz);
     else if (strcmp(c->kind, "time") == 0)
         snprintf(b, ST_FMT_BUFLEN, "time %s %lld Hz", c->time_clock, (long long)c->time_hz);
     else if (strcmp(c->kind, "alloc+time") == 0)
-        snprintf(b, ST_FMT_BUFLEN, "alloc %s %s + time %lld Hz", c->alloc_mode, st_fmt_period(c->alloc_period),
-                 (long long)c->time_hz);
+        snprintf(b, ST_FMT_BUFLEN, "alloc %s %s + time %s%s%lld Hz", c->alloc_mode, st_fmt_period(c->alloc_period),
+                 c->time_mode, c->time_mode[0] ? " " : "", (long long)c->time_hz);
     else
         snprintf(b, ST_FMT_BUFLEN, "%s", c->kind);
     if (!isnan(c->depth)) {
@@ -796,8 +799,31 @@ static void md_escape(FILE *f, const char *s) {
     }
 }
 
+/* The allocation settings of headline 1: a mode and a period. */
+typedef struct alloc_setting {
+    const char *mode;
+    int64_t period;
+} alloc_setting;
+
+/* Fixed mode first (its counts are exact), then the other modes by name; each by period. */
+static int cmp_setting(const void *x, const void *y) {
+    const alloc_setting *a = x, *b = y;
+    int fa = !strcmp(a->mode, sgc_alloc_mode_name(SGC_SAMPLE_FIXED)),
+        fb = !strcmp(b->mode, sgc_alloc_mode_name(SGC_SAMPLE_FIXED));
+    if (fa != fb)
+        return fb - fa;
+    int c = strcmp(a->mode, b->mode);
+    if (c)
+        return c;
+    return (a->period > b->period) - (a->period < b->period);
+}
+
+static int at_setting(const st_result *r, const alloc_setting *s) {
+    return is_kind(r, "alloc") && !strcmp(r->cell->alloc_mode, s->mode) && r->cell->alloc_period == s->period;
+}
+
 static void write_headline_worst(FILE *f, const st_analysis *an, double conf) {
-    fprintf(f, "### Worst workload per allocation period (fixed mode)\n\n");
+    fprintf(f, "### Worst workload per allocation mode and period\n\n");
     fprintf(f,
             "Overhead = median wall time with sampling / without, %g%% BCa interval "
             "(* = percentile fallback). For comparison, the paper (PyPy, 5 runs, no intervals) reports "
@@ -805,32 +831,29 @@ static void write_headline_worst(FILE *f, const st_analysis *an, double conf) {
             "its own level; for a claim about all k workloads at once, rerun with --confidence 1-%g/k "
             "(Bonferroni).\n\n",
             conf * 100, 1 - conf);
-    fputs("| period | worst workload | its overhead | largest upper bound, any workload |\n|---|---|---|---|\n", f);
-    int64_t *periods = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *periods);
+    fputs("| mode | period | worst workload | its overhead | largest upper bound, any workload |\n"
+          "|---|---|---|---|---|\n",
+          f);
+    alloc_setting *set = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *set);
     size_t np = 0;
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
-        if (!is_kind(r, "alloc") || !st_cell_fixed(r->cell))
+        if (!is_kind(r, "alloc"))
             continue;
+        alloc_setting x = {r->cell->alloc_mode, r->cell->alloc_period};
         size_t k = 0;
-        while (k < np && periods[k] != r->cell->alloc_period)
+        while (k < np && cmp_setting(&set[k], &x))
             k++;
         if (k == np)
-            periods[np++] = r->cell->alloc_period;
+            set[np++] = x;
     }
-    for (size_t a = 1; a < np; a++)
-        for (size_t b = a; b > 0 && periods[b - 1] > periods[b]; b--) {
-            int64_t t = periods[b];
-            periods[b] = periods[b - 1];
-            periods[b - 1] = t;
-        }
+    qsort(set, np, sizeof *set, cmp_setting);
     int rows = 0;
     for (size_t k = 0; k < np; k++) {
         const st_result *worst = NULL, *upper = NULL;
         for (size_t i = 0; i < an->nresults; i++) {
             const st_result *r = &an->results[i];
-            if (!is_kind(r, "alloc") || !st_cell_fixed(r->cell) || r->cell->alloc_period != periods[k] ||
-                !isfinite(r->overhead.est))
+            if (!at_setting(r, &set[k]) || !isfinite(r->overhead.est))
                 continue;
             if (!worst || r->overhead.est > worst->overhead.est)
                 worst = r;
@@ -840,7 +863,7 @@ static void write_headline_worst(FILE *f, const st_analysis *an, double conf) {
         if (!worst)
             continue;
         rows++;
-        fprintf(f, "| %s | %s | %s | ", st_fmt_period(periods[k]), worst->cell->workload,
+        fprintf(f, "| %s | %s | %s | %s | ", set[k].mode, st_fmt_period(set[k].period), worst->cell->workload,
                 st_fmt_ci(&worst->overhead, 4));
         if (upper)
             fprintf(f, "%s (%s): at most %+.1f%% |\n", st_fmt_md(upper->overhead.hi, 4), upper->cell->workload,
@@ -849,9 +872,9 @@ static void write_headline_worst(FILE *f, const st_analysis *an, double conf) {
             fputs("n/a (no intervals) |\n", f);
     }
     if (!rows)
-        fputs("| n/a | no fixed-mode allocation cell with a baseline | | |\n", f);
+        fputs("| n/a | n/a | no allocation cell with a baseline | | |\n", f);
     fputc('\n', f);
-    free(periods);
+    free(set);
 }
 
 /* "a, b, c" of the workloads whose comparison has one of the results in mask, or "none". */
@@ -915,6 +938,13 @@ static void write_headline_norm(FILE *f, const st_analysis *an, const char **w, 
     for (size_t i = 0; i < nw; i++) {
         resolved += cmp[i].res == ST_NR_ALLOC || cmp[i].res == ST_NR_TIME || cmp[i].res == ST_NR_EQUIVALENT;
         judged += cmp[i].res != ST_NR_NA;
+    }
+    if (!judged) {
+        fputs("\nNo workload has both an allocation and a time cell with an interval of the difference: no "
+              "verdict.\n\n",
+              f);
+        free(cmp);
+        return;
     }
     fprintf(f, "\nResolved on %zu of %zu workloads with an interval of the difference: allocation cheaper: ", resolved,
             judged);
@@ -1119,9 +1149,12 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
     if (an->failed_runs)
         write_failures(f, an);
     fputs("## Per workload\n\nIntervals are BCa at the confidence above (* = percentile fallback, see the note); "
-          "\"no CI\" = fewer than 3 runs or undefined (see the note). Verdict: slower/faster when the overhead "
-          "interval excludes 1 and the Mann-Whitney test agrees, same when neither finds a difference, "
-          "mixed when they disagree.\n\n",
+          "\"no CI\" = fewer than 3 runs or undefined (see the note). Verdict (the cell's one verdict, "
+          "the same in every table): read from the paired ratio's interval when the cell has one (blocked "
+          "sweeps), else from the overhead's: slower/faster when it lies above/below 1, no effect above the "
+          "margin when it lies within it, else not resolved; slower or faster only when the estimate lies "
+          "farther from 1 than the baseline's A/A floor at the same level. The U test's p is shown beside "
+          "it.\n\n",
           f);
     for (size_t i = 0; i < nw; i++)
         write_workload_table(f, an, w[i]);

@@ -1,6 +1,7 @@
 /* st_sim.c - exact counts of the simulated cells: overheads, per-sample
  * costs, determinism, the time-sampling model. */
 #include "st_sim.h"
+#include "st_fmt.h"
 #include "st_util.h"
 
 #include <math.h>
@@ -390,7 +391,14 @@ static const char *fmt(char *buf, size_t size, double v, int digits, const char 
 static char bufs[NB][64];
 static int nb;
 static const char *csvv(double v, int digits) { return fmt(bufs[nb++ % NB], 64, v, digits, ""); }
-static const char *mdv(double v, int digits) { return fmt(bufs[nb++ % NB], 64, v, digits, "n/a"); }
+/* For people: st_fmt_plain's form (no exponent), "n/a" when missing. */
+static const char *mdv(double v, int digits) {
+    char *b = bufs[nb++ % NB];
+    if (isnan(v) || isinf(v))
+        return "n/a";
+    st_fmt_plain(b, 64, v, digits);
+    return b;
+}
 
 /* A ratio as a signed percentage with enough digits for tiny effects. */
 static const char *pct(double ratio) {
@@ -402,8 +410,11 @@ static const char *pct(double ratio) {
         snprintf(b, 64, "0%%");
     else if (fabs(p) >= 1)
         snprintf(b, 64, "%+.2f%%", p);
-    else
-        snprintf(b, 64, "%+.2g%%", p);
+    else {
+        st_fmt_plain(b + 1, 63, fabs(p), 2); /* no exponent */
+        b[0] = p < 0 ? '-' : '+';
+        strcat(b, "%");
+    }
     return b;
 }
 

@@ -158,3 +158,8 @@ FILE *st_open_regular(const char *path, unsigned long long max, const char **why
     }
     return f;
 }
+
+void st_assert_fail(const char *file, int line, const char *cond, const char *reason) {
+    fprintf(stderr, "%s:%d: check failed: %s: %s\n", file, line, cond, reason);
+    abort();
+}

@@ -16,6 +16,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* Checked invariants: ST_ASSERT(cond, reason) is active when the
+ * compile-time define SGC_CHECKS is nonzero (make test and the sanitizer
+ * builds) and compiled out of the measured build.  A failed check prints
+ * file:line, the condition and the reason on stderr and aborts: it is a bug
+ * in the statistics, never bad input (bad input gets a message and exit 2). */
+#if SGC_CHECKS
+#define ST_ASSERT(cond, reason) ((cond) ? (void)0 : st_assert_fail(__FILE__, __LINE__, #cond, reason))
+#else
+#define ST_ASSERT(cond, reason) ((void)0)
+#endif
+void st_assert_fail(const char *file, int line, const char *cond, const char *reason) __attribute__((noreturn));
+
 /* Prints "analyze: out of memory" and exits with status 1. */
 void st_out_of_memory(void) __attribute__((noreturn));
 

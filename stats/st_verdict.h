@@ -13,9 +13,12 @@
 
 #include "st_analysis.h"
 
-/* The allocation (fixed mode, kind alloc) and time cells of a workload whose
- * median samples/s is nearest 1000 on a log scale (NULL if none); used by
- * headline 2 and normalized.dat. */
+/* The allocation (kind alloc) and time cells of a workload (a key of
+ * st_cell_in_key) whose median samples/s is nearest 1000 on a log scale
+ * (NULL if none); the allocation cell in fixed mode when the workload has
+ * one with a normalized overhead, else in poisson mode (a poisson-only sweep,
+ * another system's command cells); used by headline 2, normalized.dat and
+ * the differences (st_normdiff.h). */
 void st_pick_normalized(const st_analysis *an, const char *workload, const st_result **alloc, const st_result **time);
 
 /* Which sampler is cheaper per 1000 samples/s, judged from the interval of
@@ -32,5 +35,22 @@ typedef enum st_normres { ST_NR_NA = 0, ST_NR_ALLOC, ST_NR_TIME, ST_NR_EQUIVALEN
 st_normres st_norm_verdict(double lo, double hi, double margin);
 /* One word: alloc_cheaper, time_cheaper, equivalent, not_resolved, na. */
 const char *st_normres_word(st_normres r);
+
+/* The one verdict of a cell, wherever it is printed (the per-workload
+ * tables, the paired tables and their marks, summary.csv's verdict and
+ * paired_verdict): the verdict of its paired ratio when it has a paired
+ * interval (a blocked sweep), else of its overhead (the ratio of medians),
+ * by st_paired_verdict's rule at the margin (slower, faster, no effect above
+ * M, not resolved, n/a), except that slower or faster becomes not resolved
+ * when the estimate lies closer to 1 than the A/A floor of the cell's
+ * baseline at the same level (paired_floor for the paired ratio, aa_floor for
+ * the overhead): an effect smaller than the floor is not resolved by this
+ * sweep (docs/STATISTICS.md, "verdict"). */
+st_verdict st_cell_verdict_of(const st_analysis *an, const st_result *r, double margin);
+
+/* Sets verdict (text in verdict_text) and, for a cell with a paired
+ * interval, pverdict of every result that is not a baseline to
+ * st_cell_verdict_of; the last step of an analysis (st_analyze_families). */
+void st_verdicts_apply(st_analysis *an, double margin);
 
 #endif
