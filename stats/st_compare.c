@@ -1,5 +1,6 @@
 /* st_compare.c - compares two sweeps cell by cell: ratio and overhead change with BCa intervals, verdicts, reports. */
 #include "st_compare.h"
+#include "../contracts/ct_json.h"
 #include "st_analysis.h"
 #include "st_desc.h"
 #include "st_util.h"
@@ -686,26 +687,12 @@ static void num(FILE *f, double v, const char *missing) {
         fputs(missing, f);
 }
 
+/* A JSON string (ct_json_str), null for NULL. */
 static void json_str(FILE *f, const char *s) {
-    if (!s) {
+    if (!s)
         fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch == '\n')
-            fputs("\\n", f);
-        else if (ch == '\t')
-            fputs("\\t", f);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
+    else
+        ct_json_str(f, s);
 }
 
 /* Markdown table cell text: '|' and newlines would break the table; long

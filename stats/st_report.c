@@ -251,12 +251,12 @@ static void write_summary_csv(FILE *f, const st_analysis *an, const st_report_op
 static void json_sep(FILE *f, int *first, const char *name) {
     fputs(*first ? "" : ", ", f);
     *first = 0;
-    st_json_str(f, name);
+    ct_json_str(f, name);
     fputs(": ", f);
 }
 static void json_TEXT(FILE *f, int *first, const char *name, const char *s) {
     json_sep(f, first, name);
-    st_json_str(f, s);
+    ct_json_str(f, s);
 }
 static void json_INT(FILE *f, int *first, const char *name, long long v) {
     json_sep(f, first, name);
@@ -286,7 +286,7 @@ static void write_summary_json(FILE *f, const st_analysis *an, const st_report_o
         fprintf(f, "%s\n    {\"name\": \"%s\", \"type\": \"%s\", \"unit\": ", col++ ? "," : "", #name, \
                 text ? "text" : "number");                                                             \
         if (unit)                                                                                      \
-            st_json_str(f, unit);                                                                      \
+            ct_json_str(f, unit);                                                                      \
         else                                                                                           \
             fputs("null", f);                                                                          \
         fputc('}', f);                                                                                 \

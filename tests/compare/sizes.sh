@@ -4,7 +4,8 @@
 #  1. B's cells at other workload sizes than A's: exit 2, the message names the first cell and its
 #     two sizes and tells the user to rerun with --sizes-from; nothing written under --out;
 #     --allow-different-sizes compares them (exit 0 on an A/A pair) with the note in the cell;
-#  2. two config values alike in their first 100 bytes: compare.md shows the part that differs.
+#  2. two config values alike in their first 100 bytes: compare.md shows the part that differs;
+#  3. a carriage return in a metadata value: compare.json writes it \r (contracts/ct_json.h).
 # Usage: SCHEMA=harness/schema.sql COMPARE=build/bin/compare sh tests/compare/sizes.sh WORKDIR
 set -u
 W=${1:?work directory}
@@ -41,6 +42,12 @@ row=$(grep '^| \*\*config\*\* | ' "$W/md")
 tail23=$(printf "x%.0s" $(seq 1 23)) # 30 bytes before the first difference ("1" against "3"): "runs = " and 23 x
 [ $rc -eq 0 ] && [ "$row" = "| **config** | ...${tail23}runs = 10 | ...${tail23}runs = 30 |" ] &&
     ok "long metadata: the differing part shown" || fail "long metadata: exit $rc, row: $row"
+
+# ---- 3. a carriage return in metadata: compare.json escapes it as \r (the shared ct_json_str) --
+sqlite3 "$W/c/results.db" "INSERT OR REPLACE INTO meta(key, value) VALUES ('host', 'node' || char(13) || 'x')" || exit 1
+"$COMPARE" $C --out "$W/cr" "$W/a" "$W/c" > /dev/null 2> "$W/err"
+grep -qF '"b": "node\rx"' "$W/cr/compare.json" && ok 'compare.json: a carriage return written as backslash r' ||
+    fail "compare.json: $(grep -F '"node' "$W/cr/compare.json")"
 
 echo "sizes: $fails failed"
 [ $fails -eq 0 ]

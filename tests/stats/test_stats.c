@@ -20,6 +20,8 @@
 #include "st_boot.h"
 #include "st_desc.h"
 #include "st_rank.h"
+#include "st_fmt.h"
+#include "../../contracts/ct_json.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -236,4 +238,37 @@ Test(boot, too_few_runs_or_undefined_gives_no_interval) {
     st_sample missing = {5, {NULL}};
     st_bootstrap(&missing, &five, &st, 1, &o, &iv);
     cr_assert_eq(iv.method, ST_CI_NONE);
+}
+
+/* ---- The shared JSON string writer and the plain number form ---------------- */
+
+static char *json_of(const char *in) {
+    static char out[256];
+    FILE *f = fmemopen(out, sizeof out, "w");
+    cr_assert(f);
+    ct_json_str(f, in);
+    fclose(f);
+    return out;
+}
+
+Test(contracts, json_string_escapes) {
+    cr_assert_str_eq(json_of("a\"b\\c\nd\re\tf\x01g\x1fh"), "\"a\\\"b\\\\c\\nd\\re\\tf\\u0001g\\u001fh\"");
+    cr_assert_str_eq(json_of(NULL), "\"\"");
+    cr_assert_str_eq(json_of("caf\xc3\xa9 |;"), "\"caf\xc3\xa9 |;\"", "UTF-8 and other bytes pass through");
+}
+
+Test(fmt, plain_has_no_exponent) {
+    char b[64];
+    static const struct {
+        double v;
+        int digits;
+        const char *want;
+    } cases[] = {{4.8e-15, 2, "0"},          {-1.7e-14, 4, "0"},      {1.23e-5, 3, "0.000012"},
+                 {-4.2e-05, 2, "-0.000042"}, {0.00037, 2, "0.00037"}, {1.5, 4, "1.5"},
+                 {17234, 4, "17234"},        {9999.7, 4, "10000"},    {0.99999, 3, "1"},
+                 {3.2e-06, 2, "0.000003"},   {2e15, 4, "2e+15"}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        st_fmt_plain(b, sizeof b, cases[k].v, cases[k].digits);
+        cr_assert_str_eq(b, cases[k].want, "%g with %d digits", cases[k].v, cases[k].digits);
+    }
 }
