@@ -10,7 +10,7 @@
 #include "st_plotdata.h"
 #include "st_sim.h"
 #include "st_util.h"
-#include "st_out.h"
+#include "../contracts/ct_out.h"
 
 #include <errno.h>
 #include <math.h>
@@ -47,7 +47,7 @@ static const char *normcmp_text(const st_normcmp *c, double margin, char *b, siz
 
 /* The distinct workloads, in report order (results are sorted by workload). */
 static size_t workloads(const st_analysis *an, const char ***out) {
-    const char **w = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *w);
+    const char **w = ct_xmalloc((an->nresults ? an->nresults : 1) * sizeof *w);
     size_t n = 0;
     for (size_t i = 0; i < an->nresults; i++)
         if (n == 0 || strcmp(w[n - 1], an->results[i].cell->workload))
@@ -327,7 +327,7 @@ static void write_metrics_csv(FILE *f, const st_analysis *an) {
     fputs("workload,label,metric,n,median,q1,q3,mad,min,max,outliers\n", f);
     for (size_t i = 0; i < an->nresults; i++) {
         const st_cell *c = an->results[i].cell;
-        double *v = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *v);
+        double *v = ct_xmalloc((c->nruns ? c->nruns : 1) * sizeof *v);
         static const char *const names[5] = {"wall_ns", "user_ns", "sys_ns", "maxrss_kb", "gc_ns"};
         for (int m = 0; m < 5 + (int)sw->nevents; m++) {
             size_t n = 0;
@@ -588,7 +588,7 @@ static int cmp_depth(const void *a, const void *b) {
 }
 
 static void write_depth_dat(FILE *f, const st_analysis *an) {
-    depth_ref *refs = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *refs);
+    depth_ref *refs = ct_xmalloc((an->nresults ? an->nresults : 1) * sizeof *refs);
     size_t n = 0;
     for (size_t i = 0; i < an->nresults; i++)
         if (depth_row_wanted(an, &an->results[i]))
@@ -834,7 +834,7 @@ static void write_headline_worst(FILE *f, const st_analysis *an, double conf) {
     fputs("| mode | period | worst workload | its overhead | largest upper bound, any workload |\n"
           "|---|---|---|---|---|\n",
           f);
-    alloc_setting *set = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *set);
+    alloc_setting *set = ct_xmalloc((an->nresults ? an->nresults : 1) * sizeof *set);
     size_t np = 0;
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
@@ -907,7 +907,7 @@ static void write_headline_norm(FILE *f, const st_analysis *an, const char **w, 
             "normalized, paired | unpaired | difference, alloc - time [CI] (basis, level) | verdict |\n"
             "|---|---|---|---|---|---|---|---|---|---|---|\n",
             m, m);
-    st_normcmp *cmp = st_xcalloc(nw ? nw : 1, sizeof *cmp);
+    st_normcmp *cmp = ct_xcalloc(nw ? nw : 1, sizeof *cmp);
     int rows = 0;
     for (size_t i = 0; i < nw; i++) {
         st_normcmp *c = &cmp[i];
@@ -1186,7 +1186,7 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
 int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *err, size_t errlen) {
     const char *dir = an->sweep->dir;
     size_t n = strlen(dir) + sizeof "/plotdata";
-    char *pdir = st_xmalloc(n);
+    char *pdir = ct_xmalloc(n);
     snprintf(pdir, n, "%s/plotdata", dir);
     int status = 0;
     struct stat ps;
@@ -1203,14 +1203,14 @@ int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *er
     const char **w;
     size_t nw = workloads(an, &w);
     /* Every file into a temporary first; all renamed at the end, or none. */
-    st_outs set = {0};
+    ct_outs set = {0};
     FILE *f;
     int rc = 0;
     char path[4200];
 #define OUT(d, name, call)                                                \
     do {                                                                  \
         snprintf(path, sizeof path, "%s/%s", d, name);                    \
-        if (!rc && !(f = st_outs_open(&set, path, &status, err, errlen))) \
+        if (!rc && !(f = ct_outs_open(&set, path, &status, err, errlen))) \
             rc = 1;                                                       \
         if (!rc)                                                          \
             call;                                                         \
@@ -1238,9 +1238,9 @@ int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *er
     OUT(dir, "summary.md", write_summary_md(f, an, opts));
 #undef OUT
     if (rc)
-        st_outs_abort(&set);
+        ct_outs_abort(&set);
     else
-        status = st_outs_commit(&set, err, errlen);
+        status = ct_outs_commit(&set, err, errlen);
     free(w);
     free(pdir);
     return status;

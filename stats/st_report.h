@@ -4,7 +4,7 @@
  *  - The files and their columns are exactly those of docs/STATISTICS.md;
  *    a column is only ever added at the end of a row.
  *  - Every file is written to a temporary name in its directory and all are
- *    renamed into place together at the end (st_out.h), so a failure never
+ *    renamed into place together at the end (contracts/ct_out.h), so a failure never
  *    leaves a half-written file and never destroys the previous ones; a
  *    target that is not a regular file is refused before anything is
  *    written.
@@ -32,7 +32,7 @@ typedef struct st_report_opts {
  * segment series, an->inproc) and summary.md, which ends with opts->nodes_md
  * and the in-process section (st_inproc_write_md).  Returns 0, or the exit
  * status with a message in err: 1 a file cannot be written, 2 a target is
- * not a regular file (st_out.h). */
+ * not a regular file (contracts/ct_out.h). */
 int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *err, size_t errlen);
 
 /* plotdata/peers.dat (figure 8) of the peers report p of an (st_peers.h):

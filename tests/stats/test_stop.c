@@ -96,10 +96,10 @@ Test(stop, two_stage_rule_covers_on_normal_noise, .timeout = 600) {
     gsl_rng_set(g, 3);
     st_nsource ns;
     memset(&ns, 0, sizeof ns);
-    ns.sweep = st_xstrdup("fixture");
-    ns.workload = st_xstrdup("w");
+    ns.sweep = ct_xstrdup("fixture");
+    ns.workload = ct_xstrdup("w");
     ns.n = 400;
-    ns.blocks = st_xmalloc(ns.n * sizeof *ns.blocks);
+    ns.blocks = ct_xmalloc(ns.n * sizeof *ns.blocks);
     for (size_t i = 0; i < ns.n; i++)
         for (int p = 0; p < 2; p++)
             ns.blocks[i].wall[p] = ns.blocks[i].cpu[p] = 0.04 * gsl_ran_tdist(g, 3) / sqrt(3.0);
