@@ -135,6 +135,7 @@ static void fmt_duration(char *buf, size_t size, double secs) {
  * demand otherwise. */
 static void progress(sweep *s, int done, int total, int failed, const char *label, int force) {
     static uint64_t last_plain;
+    static int last_done = -1, last_failed = -1; /* of the last plain line */
     static int started_done = -1;
     static uint64_t started_at;
     uint64_t now = sw_now_ns();
@@ -152,8 +153,11 @@ static void progress(sweep *s, int done, int total, int failed, const char *labe
         fprintf(stderr, "\r\033[K[%d/%d] %s%selapsed %s, eta %s, %d failed", done, total, label ? label : "",
                 label ? ", " : "", el, eta, failed);
         fflush(stderr);
-    } else if (force || now - last_plain >= 10000000000ull) {
+    } else if (force ? done != last_done || failed != last_failed : now - last_plain >= 10000000000ull) {
+        /* The forced line at the end says nothing new when the last run's
+         * line (10 s after the previous one) already said it. */
         last_plain = now;
+        last_done = done, last_failed = failed;
         fprintf(stderr, "sweep: %d/%d runs, %d failed, elapsed %s, eta %s\n", done, total, failed, el, eta);
     }
 }

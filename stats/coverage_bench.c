@@ -209,9 +209,9 @@ int main(int argc, char **argv) {
                     "- %s: %zu blocks, L = %zu (%.1f, %.1f), acf1 %.2f / %.2f / %.2f, kurtosis %.1f / %.1f, sd %.3f\n",
                     ns[i].workload, ns[i].n, ns[i].L, ns[i].len_level.cb, ns[i].len_diff.cb, ns[i].acf1_runs,
                     ns[i].acf1_level, ns[i].acf1_diff, ns[i].kurt_runs, ns[i].kurt_diff, ns[i].sd_diff);
-            st_cov_tally *tal = st_xcalloc(nrounds * ST_COV_NKINDS, sizeof *tal);
-            st_cov_tally *per = st_xcalloc(nrounds * nns * ST_COV_NKINDS, sizeof *per);
-            double *blocks_run = st_xcalloc(nrounds, sizeof *blocks_run);
+            st_cov_tally *tal = ct_xcalloc(nrounds * ST_COV_NKINDS, sizeof *tal);
+            st_cov_tally *per = ct_xcalloc(nrounds * nns * ST_COV_NKINDS, sizeof *per);
+            double *blocks_run = ct_xcalloc(nrounds, sizeof *blocks_run);
             for (size_t r = 0; r < nrounds; r++) {
                 double ts = now_s();
                 st_cov_blocked(ns, nns, rounds[r], &o, tal + r * ST_COV_NKINDS, per + r * nns * ST_COV_NKINDS,
@@ -273,8 +273,8 @@ int main(int argc, char **argv) {
                        "median %+.5f\n",
                        ips[i].workload, ips[i].np, ips[i].median_L, ips[i].acf1, ips[i].kurt, ips[i].sd, ips[i].sd_proc,
                        ips[i].truth_log);
-            st_cov_tally *tal = st_xcalloc(nblocks * ST_COV_NKINDS, sizeof *tal);
-            st_cov_tally *per = st_xcalloc(nblocks * nips * ST_COV_NKINDS, sizeof *per);
+            st_cov_tally *tal = ct_xcalloc(nblocks * ST_COV_NKINDS, sizeof *tal);
+            st_cov_tally *per = ct_xcalloc(nblocks * nips * ST_COV_NKINDS, sizeof *per);
             for (size_t r = 0; r < nblocks; r++) {
                 double ts = now_s();
                 st_cov_inproc(ips, nips, procs, blocks[r], &o, tal + r * ST_COV_NKINDS, per + r * nips * ST_COV_NKINDS);

@@ -9,8 +9,9 @@ $(ST_OBJS) $(OBJ)/stats/analyze.o: CFLAGS += $(ST_PKG_CFLAGS)
 $(OBJ)/stats/st_db.o: $(GEN)/schema_sql.h
 
 # The stats record's rules (runtime/sgc_statsrec.h) are the harness's and
-# analyze's alike: one object, in this library, which both link.
-$(ST_LIB): $(ST_OBJS) $(OBJ)/runtime/sgc_statsrec.o
+# analyze's alike: one object, in this library, which both link; so are the
+# shared contracts (contracts/module.mk).
+$(ST_LIB): $(ST_OBJS) $(OBJ)/runtime/sgc_statsrec.o $(CT_OBJS)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $^

@@ -9,7 +9,7 @@
 #include "st_sim.h"
 #include "st_report.h"
 #include "st_util.h"
-#include "st_out.h"
+#include "../contracts/ct_out.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -46,7 +46,7 @@ static int usage(FILE *f, int rc) {
 }
 
 static char *join(const char *dir, const char *name) {
-    char *p = st_xmalloc(strlen(dir) + strlen(name) + 2);
+    char *p = ct_xmalloc(strlen(dir) + strlen(name) + 2);
     sprintf(p, "%s/%s", dir, name);
     return p;
 }
@@ -143,14 +143,14 @@ int main(int argc, char **argv) {
                 pd);
         rc = 2;
     }
-    /* Every file into a temporary, all renamed at the end or none (st_out.h). */
+    /* Every file into a temporary, all renamed at the end or none (contracts/ct_out.h). */
     int several = st_peers_several(&p);
     if (!rc) {
-        st_outs set = {0};
+        ct_outs set = {0};
         const char *names[3] = {"peers.md", "peers.csv", "plotdata/peers.dat"};
         for (int k = 0; k < (several ? 3 : 2) && !rc; k++) {
             char *path = join(dir, names[k]);
-            FILE *f = st_outs_open(&set, path, &rc, err, sizeof err);
+            FILE *f = ct_outs_open(&set, path, &rc, err, sizeof err);
             free(path);
             if (!f)
                 break;
@@ -162,9 +162,9 @@ int main(int argc, char **argv) {
                 st_write_peers_dat(f, &an, &p);
         }
         if (rc) {
-            st_outs_abort(&set);
+            ct_outs_abort(&set);
             fprintf(stderr, "peers-report: %s; nothing was written\n", err);
-        } else if ((rc = st_outs_commit(&set, err, sizeof err)) != 0) {
+        } else if ((rc = ct_outs_commit(&set, err, sizeof err)) != 0) {
             fprintf(stderr, "peers-report: %s\n", err);
         }
     }

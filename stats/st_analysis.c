@@ -213,7 +213,7 @@ static void exactness(st_analysis *an, st_result *r, const st_run **runs, size_t
         fixed = 0;
         note(r, "exactness checked per segment (in-process design: inprocess.csv)");
     }
-    double *ratio = st_xmalloc((n ? n : 1) * sizeof *ratio);
+    double *ratio = ct_xmalloc((n ? n : 1) * sizeof *ratio);
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         const st_run *run = runs[i];
@@ -234,7 +234,7 @@ static void exactness(st_analysis *an, st_result *r, const st_run **runs, size_t
         if ((unsigned long long)pts != expect || pts != floor(pts)) {
             r->exact_mismatches++;
             if (an->nmismatches == *cap)
-                an->mismatches = st_xrealloc(an->mismatches, (*cap = *cap ? 2 * *cap : 16) * sizeof *an->mismatches);
+                an->mismatches = ct_xrealloc(an->mismatches, (*cap = *cap ? 2 * *cap : 16) * sizeof *an->mismatches);
             an->mismatches[an->nmismatches++] = (st_mismatch){c, run, pts, (double)expect, P};
         }
     }
@@ -250,23 +250,9 @@ static void exactness(st_analysis *an, st_result *r, const st_run **runs, size_t
     free(ratio);
 }
 
-const char *st_cell_verdict(const st_result *r, double alpha) {
-    const st_interval *o = &r->overhead;
-    if (o->method == ST_CI_NONE || isnan(r->mw.p))
-        return "n/a";
-    int above = o->lo > 1.0, below = o->hi < 1.0, sig = r->mw.p < alpha;
-    if (above && sig)
-        return "slower";
-    if (below && sig)
-        return "faster";
-    if (!above && !below && !sig)
-        return "same";
-    return "mixed";
-}
-
 /* A/A: the baseline's runs of odd rounds against those of even rounds. */
 static void noise_floor(st_result *r, const st_run **runs, size_t n, const st_analysis_opts *opts) {
-    double *odd = st_xmalloc((n ? n : 1) * sizeof *odd), *even = st_xmalloc((n ? n : 1) * sizeof *even);
+    double *odd = ct_xmalloc((n ? n : 1) * sizeof *odd), *even = ct_xmalloc((n ? n : 1) * sizeof *even);
     size_t no = 0, ne = 0;
     for (size_t i = 0; i < n; i++) {
         if (runs[i]->round % 2)
@@ -349,7 +335,7 @@ static int all_task_clock(const st_analysis *an, const st_run **runs, size_t n, 
     X(gc_ns, gc_ns, 0)
 
 static void key_medians(st_result *r, const st_run **runs, size_t n) {
-    double *tmp = st_xmalloc((n ? n : 1) * sizeof(double));
+    double *tmp = ct_xmalloc((n ? n : 1) * sizeof(double));
     st_desc d;
 #define K_MEDIAN(name, field, needed)       \
     for (size_t i = 0; i < n; i++)          \
@@ -405,12 +391,12 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
     const st_cell *c = r->cell;
     cell_setup(sw, r);
 
-    const st_run **runs = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *runs);
+    const st_run **runs = ct_xmalloc((c->nruns ? c->nruns : 1) * sizeof *runs);
     size_t n = st_used_runs(sw, c, runs);
     const st_run **bruns = NULL;
     size_t nb = 0;
     if (r->baseline) {
-        bruns = st_xmalloc((r->baseline->nruns ? r->baseline->nruns : 1) * sizeof *bruns);
+        bruns = ct_xmalloc((r->baseline->nruns ? r->baseline->nruns : 1) * sizeof *bruns);
         nb = st_used_runs(sw, r->baseline, bruns);
         r->baseline_runs = nb;
         if (nb == 0 && !r->is_baseline)
@@ -420,9 +406,9 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
 
     double *m1[ST_M_COUNT], *m0[2];
     for (int m = 0; m < ST_M_COUNT; m++)
-        m1[m] = st_xmalloc((n ? n : 1) * sizeof(double));
+        m1[m] = ct_xmalloc((n ? n : 1) * sizeof(double));
     for (int m = 0; m < 2; m++)
-        m0[m] = st_xmalloc((nb ? nb : 1) * sizeof(double));
+        m0[m] = ct_xmalloc((nb ? nb : 1) * sizeof(double));
     for (size_t i = 0; i < n; i++) {
         const st_run *run = runs[i];
         m1[ST_M_WALL][i] = run->wall_ns;
@@ -460,7 +446,6 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
         cell_intervals(r, &s1, &s0, m1, n, opts);
         if (r->baseline && nb) {
             r->mw = st_mann_whitney(m1[ST_M_WALL], n, m0[ST_M_WALL], nb);
-            r->verdict = st_cell_verdict(r, 1.0 - opts->boot.confidence);
         }
     }
 
@@ -527,11 +512,11 @@ void st_analyze(const st_sweep *sw, const st_analysis_opts *opts, st_analysis *a
     for (size_t e = 0; e < sw->nevents; e++)
         if (strcmp(sw->events[e], "perf::task-clock") == 0)
             an->task_clock_event = (int)e;
-    const st_cell **order = st_xmalloc(sw->ncells * sizeof *order);
+    const st_cell **order = ct_xmalloc(sw->ncells * sizeof *order);
     for (size_t i = 0; i < sw->ncells; i++)
         order[i] = &sw->cells[i];
     qsort(order, sw->ncells, sizeof *order, cmp_cells);
-    an->results = st_xcalloc(sw->ncells, sizeof *an->results);
+    an->results = ct_xcalloc(sw->ncells, sizeof *an->results);
     an->nresults = sw->ncells;
     size_t mcap = 0;
     for (size_t i = 0; i < sw->ncells; i++) {
@@ -558,7 +543,7 @@ void st_analyze(const st_sweep *sw, const st_analysis_opts *opts, st_analysis *a
     }
     if (opts->no_fits)
         return;
-    an->fits = st_xcalloc(1, sizeof *an->fits);
+    an->fits = ct_xcalloc(1, sizeof *an->fits);
     st_reg_opts ro = {opts->fit_resamples ? opts->fit_resamples : 1000, opts->boot.confidence, opts->boot.seed};
     if (opts->progress)
         fprintf(stderr, "analyze: per-sample cost regressions\n");

@@ -49,7 +49,8 @@ typedef struct st_result {
     double alloc_samples, alloc_points, time_samples; /* medians per run */
     double hz_achieved, bytes_allocated, gc_ns;       /* medians per run */
     st_mw mw;                                         /* Mann-Whitney of wall times vs the baseline */
-    const char *verdict;                              /* slower, faster, same, mixed, n/a, baseline */
+    const char *verdict;                              /* the cell's one verdict (st_verdicts_apply), baseline */
+    char verdict_text[48];                            /* room for a verdict with the margin in it */
     size_t exact_checked, exact_mismatches, exact_missing;
     double samples_ratio;   /* median points / (sampled_bytes / period); NaN if n/a */
     st_interval aa;         /* baseline rows: odd rounds vs even rounds */
@@ -160,11 +161,6 @@ void st_analysis_free(st_analysis *an);
  * the pilot) for all four paired statistics; adaptive_rounds and pilot_pairs are filled for every
  * sweep with adaptive rounds. */
 void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts);
-
-/* The process-level verdict of r (slower, faster, same, mixed, n/a) from its
- * overhead interval and its Mann-Whitney p-value at level alpha; recomputed
- * when the interval is replaced by one over replicates. */
-const char *st_cell_verdict(const st_result *r, double alpha);
 
 /* The families of the paired comparisons (st_pairs.c): family_size, sim_lo,
  * sim_hi and family_verdict of every result; the last step of an analysis

@@ -59,7 +59,7 @@ void st_blocklen_pw(const double *x, size_t n, st_blocklen *out) {
     if (K < 5)
         K = 5;
     size_t m_max = (size_t)ceil(sqrt(dn)) + K;
-    double *R = st_xmalloc((m_max + 1) * sizeof *R);
+    double *R = ct_xmalloc((m_max + 1) * sizeof *R);
     for (size_t k = 0; k <= m_max; k++)
         R[k] = acov_about(x, n, k, m);
     if (!(R[0] > 0.0)) {

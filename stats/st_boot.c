@@ -51,9 +51,9 @@ static void prepare(const st_sample *s, prepared *p) {
             continue;
         size_t n = s->n;
         p->have[m] = 1;
-        p->sorted[m] = st_xmalloc(n * sizeof(double));
-        p->perm[m] = st_xmalloc(n * sizeof(size_t));
-        p->pos[m] = st_xmalloc(n * sizeof(size_t));
+        p->sorted[m] = ct_xmalloc(n * sizeof(double));
+        p->perm[m] = ct_xmalloc(n * sizeof(size_t));
+        p->pos[m] = ct_xmalloc(n * sizeof(size_t));
         for (size_t i = 0; i < n; i++)
             p->perm[m][i] = i;
         sort_key = s->metric[m];
@@ -212,7 +212,7 @@ static double acceleration(const st_stat *st, const prepared *p1, const prepared
         if (k == 1 && !st->two_sample)
             break; /* a one-sample statistic's group-0 values are all equal */
         size_t n = g->n;
-        double *t = st_xmalloc(n * sizeof *t), total = 0.0;
+        double *t = ct_xmalloc(n * sizeof *t), total = 0.0;
         for (size_t i = 0; i < n; i++) {
             if (k == 0) {
                 medians_without(p1, i, m1);
@@ -237,6 +237,8 @@ static double acceleration(const st_stat *st, const prepared *p1, const prepared
 }
 
 void st_boot_interval(double *t, size_t B, double confidence, double (*accel)(void *ctx), void *ctx, st_interval *out) {
+    ST_ASSERT(B > 0 && t, "an interval from at least one resampled value");
+    ST_ASSERT(confidence > 0 && confidence < 1, "the confidence level lies in (0, 1)");
     double est = out->est, alpha = 1.0 - confidence;
     double tmin = t[0], tmax = t[0];
     for (size_t b = 1; b < B; b++) {
@@ -328,6 +330,9 @@ static void interval(const st_stat *st, const prepared *p1, const prepared *p0, 
 
 void st_bootstrap(const st_sample *s1, const st_sample *s0, const st_stat *stats, size_t nstats,
                   const st_boot_opts *opts, st_interval *out) {
+    ST_ASSERT(opts->resamples > 0, "a bootstrap draws at least one resample");
+    ST_ASSERT(opts->confidence > 0.5 && opts->confidence < 1, "the confidence level lies in (0.5, 1)");
+    ST_ASSERT(nstats > 0 && s1 && s0, "a bootstrap of statistics of two groups");
     prepared p1, p0;
     prepare(s1, &p1);
     prepare(s0, &p0);
@@ -336,7 +341,7 @@ void st_bootstrap(const st_sample *s1, const st_sample *s0, const st_stat *stats
     medians_full(&p0, m0);
 
     int need_boot = 0;
-    int *active = st_xcalloc(nstats, sizeof *active);
+    int *active = ct_xcalloc(nstats, sizeof *active);
     for (size_t s = 0; s < nstats; s++) {
         st_interval *o = &out[s];
         o->est = p1.n ? stats[s].fn(m1, m0) : NAN;
@@ -359,11 +364,11 @@ void st_bootstrap(const st_sample *s1, const st_sample *s0, const st_stat *stats
 
     if (need_boot) {
         size_t B = opts->resamples;
-        double *t = st_xmalloc(nstats * B * sizeof *t);
-        unsigned *c1 = st_xcalloc(p1.n, sizeof *c1), *c0 = st_xcalloc(p0.n ? p0.n : 1, sizeof *c0);
+        double *t = ct_xmalloc(nstats * B * sizeof *t);
+        unsigned *c1 = ct_xcalloc(p1.n, sizeof *c1), *c0 = ct_xcalloc(p0.n ? p0.n : 1, sizeof *c0);
         gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
         if (!rng)
-            st_out_of_memory();
+            ct_out_of_memory();
         gsl_rng_set(rng, (unsigned long)((opts->seed ^ (opts->seed >> 32)) & 0xffffffffu));
         for (size_t b = 0; b < B; b++) {
             memset(c1, 0, p1.n * sizeof *c1);
@@ -423,7 +428,7 @@ static double accel_groups(void *ctx) {
         if (!(a->st->groups & (1u << g)))
             continue;
         size_t n = a->p[g].n;
-        double *t = st_xmalloc(n * sizeof *t), total = 0.0;
+        double *t = ct_xmalloc(n * sizeof *t), total = 0.0;
         for (size_t i = 0; i < n; i++) {
             medians_without(&a->p[g], i, m[g]);
             t[i] = a->st->fn((const double(*)[ST_BOOT_MAX_METRICS])m);
@@ -458,7 +463,7 @@ void st_bootstrap_groups_keep(const st_sample *groups, size_t k, const st_kstat 
         medians_full(&p[g], m[g]);
     }
     int need_boot = 0;
-    int *active = st_xcalloc(nstats ? nstats : 1, sizeof *active);
+    int *active = ct_xcalloc(nstats ? nstats : 1, sizeof *active);
     for (size_t s = 0; s < nstats; s++) {
         st_interval *o = &out[s];
         size_t fewest = SIZE_MAX;
@@ -484,13 +489,13 @@ void st_bootstrap_groups_keep(const st_sample *groups, size_t k, const st_kstat 
     }
     if (need_boot) {
         size_t B = opts->resamples;
-        double *t = st_xmalloc(nstats * B * sizeof *t);
+        double *t = ct_xmalloc(nstats * B * sizeof *t);
         unsigned *c[ST_BOOT_MAX_GROUPS];
         for (size_t g = 0; g < k; g++)
-            c[g] = st_xcalloc(p[g].n ? p[g].n : 1, sizeof *c[g]);
+            c[g] = ct_xcalloc(p[g].n ? p[g].n : 1, sizeof *c[g]);
         gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
         if (!rng)
-            st_out_of_memory();
+            ct_out_of_memory();
         gsl_rng_set(rng, (unsigned long)((opts->seed ^ (opts->seed >> 32)) & 0xffffffffu));
         for (size_t b = 0; b < B; b++) {
             for (size_t g = 0; g < k; g++) {

@@ -20,10 +20,10 @@ size_t st_cp_pelt(const double *z, size_t n, double beta, size_t *cp) {
     if (n == 0)
         return 0;
     /* Prefix sums make a segment's cost O(1): sum z^2 - (sum z)^2 / m. */
-    double *S = st_xmalloc((n + 1) * sizeof *S), *S2 = st_xmalloc((n + 1) * sizeof *S2);
-    double *F = st_xmalloc((n + 1) * sizeof *F);
-    size_t *last = st_xmalloc((n + 1) * sizeof *last), *R = st_xmalloc((n + 1) * sizeof *R);
-    double *val = st_xmalloc((n + 1) * sizeof *val);
+    double *S = ct_xmalloc((n + 1) * sizeof *S), *S2 = ct_xmalloc((n + 1) * sizeof *S2);
+    double *F = ct_xmalloc((n + 1) * sizeof *F);
+    size_t *last = ct_xmalloc((n + 1) * sizeof *last), *R = ct_xmalloc((n + 1) * sizeof *R);
+    double *val = ct_xmalloc((n + 1) * sizeof *val);
     S[0] = S2[0] = 0;
     for (size_t i = 0; i < n; i++) {
         S[i + 1] = S[i] + z[i];
@@ -80,7 +80,7 @@ void st_cp_find(const double *x, size_t n, st_cp *out) {
         out->steady = ST_STEADY_UNTESTED;
         return;
     }
-    double *d = st_xmalloc(n * sizeof *d);
+    double *d = ct_xmalloc(n * sizeof *d);
     for (size_t i = 0; i + 1 < n; i++)
         d[i] = x[i + 1] - x[i];
     double md = st_median(d, n - 1);
@@ -97,7 +97,7 @@ void st_cp_find(const double *x, size_t n, st_cp *out) {
      * median of its window (ST_CP_HALF blocks each side) is an outlier (a
      * collection falling into one half of the block) and stands in at that
      * median; a change of level is no outlier of its own window. */
-    double *y = st_xmalloc(n * sizeof *y), win[2 * ST_CP_HALF + 1];
+    double *y = ct_xmalloc(n * sizeof *y), win[2 * ST_CP_HALF + 1];
     for (size_t i = 0; i < n; i++) {
         size_t a = i >= ST_CP_HALF ? i - ST_CP_HALF : 0, b = i + ST_CP_HALF + 1 < n ? i + ST_CP_HALF + 1 : n;
         memcpy(win, x + a, (b - a) * sizeof *x);
@@ -105,11 +105,11 @@ void st_cp_find(const double *x, size_t n, st_cp *out) {
         y[i] = fabs(x[i] - m) > ST_CP_OUTLIER * s ? m : x[i];
     }
     double my = st_median(y, n);
-    double *z = st_xmalloc(n * sizeof *z);
+    double *z = ct_xmalloc(n * sizeof *z);
     for (size_t i = 0; i < n; i++)
         z[i] = (y[i] - my) / s;
     free(y);
-    size_t *cp = st_xmalloc(n * sizeof *cp);
+    size_t *cp = ct_xmalloc(n * sizeof *cp);
     out->ncp = st_cp_pelt(z, n, ST_CP_PENALTY * log((double)n), cp);
     for (size_t i = 0; i < out->ncp && i < ST_CP_MAX; i++)
         out->cp[i] = cp[i];

@@ -1,5 +1,6 @@
 /* st_compare.c - compares two sweeps cell by cell: ratio and overhead change with BCa intervals, verdicts, reports. */
 #include "st_compare.h"
+#include "../contracts/ct_json.h"
 #include "st_analysis.h"
 #include "st_desc.h"
 #include "st_util.h"
@@ -81,7 +82,7 @@ static void partners_init(const st_sweep *sw, partners *p) {
     for (size_t i = 0; i < sw->nruns; i++)
         if (sw->runs[i].block > p->maxb)
             p->maxb = sw->runs[i].block;
-    p->partner = st_xmalloc((size_t)(p->maxb + 1) * sizeof *p->partner);
+    p->partner = ct_xmalloc((size_t)(p->maxb + 1) * sizeof *p->partner);
     for (int64_t b = 0; b <= p->maxb; b++)
         p->partner[b] = -1;
     for (size_t i = 0; i < sw->nruns; i++) {
@@ -95,7 +96,7 @@ static void partners_init(const st_sweep *sw, partners *p) {
  * run's, both used and with a time t > 0) into a fresh array; *n their
  * number. */
 static double *pair_values(const st_sweep *sw, const partners *p, const st_cell *c, st_cmp_time t, size_t *n) {
-    double *v = st_xmalloc((c && c->nruns ? c->nruns : 1) * sizeof *v);
+    double *v = ct_xmalloc((c && c->nruns ? c->nruns : 1) * sizeof *v);
     *n = 0;
     for (size_t i = 0; c && i < c->nruns; i++) {
         const st_run *x = &sw->runs[c->first_run + i];
@@ -114,10 +115,10 @@ static double *pair_values(const st_sweep *sw, const partners *p, const st_cell 
 static double *run_times(const st_sweep *sw, const st_cell *c, st_cmp_time t, size_t *n) {
     *n = 0;
     if (!c)
-        return st_xmalloc(sizeof(double));
-    const st_run **runs = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *runs);
+        return ct_xmalloc(sizeof(double));
+    const st_run **runs = ct_xmalloc((c->nruns ? c->nruns : 1) * sizeof *runs);
     size_t k = st_used_runs(sw, c, runs), m = 0;
-    double *w = st_xmalloc((k ? k : 1) * sizeof *w);
+    double *w = ct_xmalloc((k ? k : 1) * sizeof *w);
     for (size_t i = 0; i < k; i++) {
         double v = run_time(runs[i], t);
         if (isfinite(v) && v > 0)
@@ -148,7 +149,7 @@ static int cmp_cells(const void *x, const void *y) {
 
 void st_bh_adjust(const double *p, size_t n, double *q) {
     size_t m = 0;
-    size_t *idx = st_xmalloc((n ? n : 1) * sizeof *idx);
+    size_t *idx = ct_xmalloc((n ? n : 1) * sizeof *idx);
     for (size_t i = 0; i < n; i++) {
         q[i] = NAN;
         if (isfinite(p[i]))
@@ -207,7 +208,7 @@ static int differs(const char *x, const char *y) { return (x == NULL) != (y == N
 
 static void compare_meta(st_comparison *c) {
     const st_sweep *a = c->a, *b = c->b;
-    c->meta = st_xmalloc((a->nmeta + b->nmeta + 1) * sizeof *c->meta);
+    c->meta = ct_xmalloc((a->nmeta + b->nmeta + 1) * sizeof *c->meta);
     c->nmeta = 0;
     for (size_t i = 0; i < a->nmeta; i++) {
         const char *vb = st_sweep_meta(b, a->meta_key[i]);
@@ -254,7 +255,7 @@ static void paired_change(const st_comparison *c, st_cmp_cell *r, const double *
     st_kstat stat = {stat_dmedian, 3u};
     st_boot_opts bo = c->opts.boot;
     bo.seed ^= st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, r->label), "#paired");
-    double *keep = st_xmalloc(bo.resamples * sizeof *keep);
+    double *keep = ct_xmalloc(bo.resamples * sizeof *keep);
     st_bootstrap_groups_keep(g, 2, &stat, 1, &bo, &r->doverhead, keep);
     if (c->opts.gate == ST_GATE_OVERHEAD)
         r->p_beyond = p_beyond(keep, bo.resamples, &r->doverhead, 0.0, c->opts.threshold);
@@ -275,7 +276,7 @@ static const st_blocks *inproc_blocks(const st_inprocs *ip, const char *label) {
 
 /* The ratios exp(r) of in-process blocks x into a fresh array. */
 static double *inproc_values(const st_blocks *x) {
-    double *v = st_xmalloc((x->n ? x->n : 1) * sizeof *v);
+    double *v = ct_xmalloc((x->n ? x->n : 1) * sizeof *v);
     for (size_t i = 0; i < x->n; i++)
         v[i] = exp(x->log_ratio[i]);
     return v;
@@ -332,7 +333,7 @@ static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, c
     st_interval out[2];
     st_boot_opts bo = c->opts.boot;
     bo.seed ^= st_fnv1a64(ST_FNV_OFFSET, r->label);
-    double *keep = st_xmalloc(2 * bo.resamples * sizeof *keep);
+    double *keep = ct_xmalloc(2 * bo.resamples * sizeof *keep);
     st_bootstrap_groups_keep(g, G_COUNT, stats, r->is_baseline ? 1 : 2, &bo, out, keep);
     r->p_beyond = NAN;
     if (c->opts.gate == ST_GATE_RATIO)
@@ -556,9 +557,9 @@ static int cmp_simcells(const void *x, const void *y) {
 
 static void compare_sim(st_comparison *c, const st_sim *sa, const st_sim *sb) {
     size_t na = sa ? sa->ncells : 0, nb = sb ? sb->ncells : 0;
-    c->sim = st_xcalloc(na ? na : 1, sizeof *c->sim);
-    c->sim_only_a = st_xmalloc((na ? na : 1) * sizeof *c->sim_only_a);
-    c->sim_only_b = st_xmalloc((nb ? nb : 1) * sizeof *c->sim_only_b);
+    c->sim = ct_xcalloc(na ? na : 1, sizeof *c->sim);
+    c->sim_only_a = ct_xmalloc((na ? na : 1) * sizeof *c->sim_only_a);
+    c->sim_only_b = ct_xmalloc((nb ? nb : 1) * sizeof *c->sim_only_b);
     for (size_t i = 0; i < na; i++) {
         const st_simcell *x = &sa->cells[i], *y = find_simlabel(sb, x->label);
         if (!y) {
@@ -588,9 +589,9 @@ void st_compare(const st_sweep *a, const st_sweep *b, const st_sim *sa, const st
     c->ia = ia;
     c->ib = ib;
     c->opts = *opts;
-    c->cells = st_xcalloc(a->ncells ? a->ncells : 1, sizeof *c->cells);
-    c->only_a = st_xmalloc((a->ncells ? a->ncells : 1) * sizeof *c->only_a);
-    c->only_b = st_xmalloc((b->ncells ? b->ncells : 1) * sizeof *c->only_b);
+    c->cells = ct_xcalloc(a->ncells ? a->ncells : 1, sizeof *c->cells);
+    c->only_a = ct_xmalloc((a->ncells ? a->ncells : 1) * sizeof *c->only_a);
+    c->only_b = ct_xmalloc((b->ncells ? b->ncells : 1) * sizeof *c->only_b);
     for (size_t i = 0; i < a->ncells; i++) {
         const st_cell *cb = find_label(b, a->cells[i].label);
         if (!cb) {
@@ -608,8 +609,8 @@ void st_compare(const st_sweep *a, const st_sweep *b, const st_sim *sa, const st
     qsort(c->cells, c->ncells, sizeof *c->cells, cmp_cells);
     compare_meta(c);
 
-    double *p = st_xmalloc((c->ncells ? c->ncells : 1) * sizeof *p);
-    double *q = st_xmalloc((c->ncells ? c->ncells : 1) * sizeof *q);
+    double *p = ct_xmalloc((c->ncells ? c->ncells : 1) * sizeof *p);
+    double *q = ct_xmalloc((c->ncells ? c->ncells : 1) * sizeof *q);
     partners pa, pb;
     partners_init(a, &pa);
     partners_init(b, &pb);
@@ -686,40 +687,47 @@ static void num(FILE *f, double v, const char *missing) {
         fputs(missing, f);
 }
 
+/* A JSON string (ct_json_str), null for NULL. */
 static void json_str(FILE *f, const char *s) {
-    if (!s) {
+    if (!s)
         fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch == '\n')
-            fputs("\\n", f);
-        else if (ch == '\t')
-            fputs("\\t", f);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
+    else
+        ct_json_str(f, s);
 }
 
 /* Markdown table cell text: '|' and newlines would break the table; long
  * values (the config) are cut. */
-static void md_str(FILE *f, const char *s) {
+/* s for a table cell from byte `from` on ("..." before it when from > 0),
+ * at most 100 bytes ("..." after it when cut). */
+static void md_str_from(FILE *f, const char *s, size_t from) {
     if (!s) {
         fputs("(absent)", f);
         return;
     }
-    size_t i = 0;
-    for (; s[i] && i < 100; i++)
+    size_t len = strlen(s);
+    if (from > len)
+        from = len;
+    if (from)
+        fputs("...", f);
+    size_t i = from;
+    for (; s[i] && i < from + 100; i++)
         fputs(s[i] == '|' ? "\\|" : s[i] == '\n' ? "; " : (char[]){s[i], 0}, f);
     if (s[i])
         fputs("...", f);
+}
+
+static void md_str(FILE *f, const char *s) { md_str_from(f, s, 0); }
+
+/* Where a table shows two long values that differ: 30 bytes before their
+ * first difference, so the cut-off shows the part that differs (two config
+ * lines alike in their first 100 bytes would otherwise show the same text). */
+static size_t diff_window(const char *a, const char *b) {
+    if (!a || !b)
+        return 0;
+    size_t p = 0;
+    while (a[p] && a[p] == b[p])
+        p++;
+    return p >= 100 ? p - 30 : 0;
 }
 
 static void md_num(FILE *f, const char *fmt, double v) {
@@ -818,9 +826,10 @@ int st_compare_md(FILE *f, const st_comparison *c) {
         for (size_t i = 0; i < c->nmeta; i++) {
             fprintf(f, "| %s%s%s | ", c->meta[i].important ? "**" : "", c->meta[i].key,
                     c->meta[i].important ? "**" : "");
-            md_str(f, c->meta[i].a);
+            size_t from = diff_window(c->meta[i].a, c->meta[i].b);
+            md_str_from(f, c->meta[i].a, from);
             fputs(" | ", f);
-            md_str(f, c->meta[i].b);
+            md_str_from(f, c->meta[i].b, from);
             fputs(" |\n", f);
         }
         fputc('\n', f);

@@ -1,7 +1,8 @@
 /* st_costfit.c - per-sample cost fits of a sweep (invariants: st_costfit.h). */
 #include "st_costfit.h"
 #include "st_desc.h"
-#include "st_report.h"
+#include "st_fmt.h"
+#include "st_verdict.h"
 #include "st_sim.h"
 #include "st_util.h"
 
@@ -87,9 +88,9 @@ static void fit_data(st_costfit *out, const double *x, const double *y, const si
                      const st_reg_opts *opts) {
     st_fit_metric m = out->metric;
     out->confidence = opts->confidence;
-    out->cell_x = st_xmalloc((out->ncells ? out->ncells : 1) * sizeof(double));
-    out->cell_y = st_xmalloc((out->ncells ? out->ncells : 1) * sizeof(double));
-    double *tmp = st_xmalloc((n ? n : 1) * sizeof(double));
+    out->cell_x = ct_xmalloc((out->ncells ? out->ncells : 1) * sizeof(double));
+    out->cell_y = ct_xmalloc((out->ncells ? out->ncells : 1) * sizeof(double));
+    double *tmp = ct_xmalloc((n ? n : 1) * sizeof(double));
     for (size_t k = 0; k < out->ncells; k++) {
         size_t j = 0;
         for (size_t i = 0; i < n; i++)
@@ -140,7 +141,7 @@ static int fit_one(const st_analysis *an, const st_result *base, const char *kin
     out->kind = time ? "time" : "alloc";
     out->metric = m;
     out->baseline = base;
-    out->cells = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *out->cells);
+    out->cells = ct_xmalloc((an->nresults ? an->nresults : 1) * sizeof *out->cells);
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
         if (r->baseline == base->cell && !r->is_baseline && in_matrix(r) && strcmp(r->cell->kind, out->kind) == 0 &&
@@ -156,8 +157,8 @@ static int fit_one(const st_analysis *an, const st_result *base, const char *kin
     size_t cap = base->cell->nruns;
     for (size_t k = 0; k < out->ncells; k++)
         cap += out->cells[k]->cell->nruns;
-    double *x = st_xmalloc((cap ? cap : 1) * sizeof(double)), *y = st_xmalloc((cap ? cap : 1) * sizeof(double));
-    size_t *g = st_xmalloc((cap ? cap : 1) * sizeof(size_t));
+    double *x = ct_xmalloc((cap ? cap : 1) * sizeof(double)), *y = ct_xmalloc((cap ? cap : 1) * sizeof(double));
+    size_t *g = ct_xmalloc((cap ? cap : 1) * sizeof(size_t));
     size_t n = 0;
     for (size_t k = 0; k <= out->ncells; k++) {
         const st_cell *c = k == 0 ? base->cell : out->cells[k - 1]->cell;
@@ -186,7 +187,7 @@ static int fit_one(const st_analysis *an, const st_result *base, const char *kin
         for (size_t i = 0; i < sw->nruns; i++)
             if (sw->runs[i].block > maxb)
                 maxb = sw->runs[i].block;
-        long *partner = st_xmalloc((size_t)(maxb + 1) * sizeof *partner);
+        long *partner = ct_xmalloc((size_t)(maxb + 1) * sizeof *partner);
         for (int64_t b = 0; b <= maxb; b++)
             partner[b] = -1;
         for (size_t i = 0; i < sw->nruns; i++)
@@ -241,7 +242,7 @@ static int fit_sim(const st_sim *sim, const st_simcell *b, const char *kind, st_
     out->workload = b->workload;
     out->kind = time ? "time" : "alloc";
     out->metric = m;
-    const st_simcell **cells = st_xmalloc((sim->ncells ? sim->ncells : 1) * sizeof *cells);
+    const st_simcell **cells = ct_xmalloc((sim->ncells ? sim->ncells : 1) * sizeof *cells);
     size_t nc = 0, cap = b->nrun;
     for (size_t i = 0; i < sim->ncells; i++) {
         const st_simcell *c = &sim->cells[i];
@@ -266,8 +267,8 @@ static int fit_sim(const st_sim *sim, const st_simcell *b, const char *kind, st_
         free(cells);
         return 0;
     }
-    double *x = st_xmalloc(cap * sizeof(double)), *y = st_xmalloc(cap * sizeof(double));
-    size_t *g = st_xmalloc(cap * sizeof(size_t)), n = 0;
+    double *x = ct_xmalloc(cap * sizeof(double)), *y = ct_xmalloc(cap * sizeof(double));
+    size_t *g = ct_xmalloc(cap * sizeof(size_t)), n = 0;
     for (size_t k = 0; k <= nc; k++) {
         const st_simcell *c = k ? cells[k - 1] : b;
         for (size_t i = 0; i < c->nrun; i++) {
@@ -306,7 +307,7 @@ static void fits_sim(const st_sim *sim, const st_reg_opts *opts, st_costfits *ou
         for (int k = 0; k < 2; k++)
             for (int m = ST_FIT_SIM_IR; m <= ST_FIT_SIM_CYC; m++) {
                 if (out->n == *cap)
-                    out->fits = st_xrealloc(out->fits, (*cap = *cap ? 2 * *cap : 16) * sizeof *out->fits);
+                    out->fits = ct_xrealloc(out->fits, (*cap = *cap ? 2 * *cap : 16) * sizeof *out->fits);
                 if (fit_sim(sim, b, kinds[k], (st_fit_metric)m, opts, &out->fits[out->n]))
                     out->n++;
             }
@@ -337,7 +338,7 @@ void st_costfits_compute(const st_analysis *an, const st_reg_opts *opts, st_cost
         for (int k = 0; k < 2; k++)
             for (int m = 0; m < ST_FIT_NATIVE; m++) {
                 if (out->n == cap)
-                    out->fits = st_xrealloc(out->fits, (cap = cap ? 2 * cap : 16) * sizeof *out->fits);
+                    out->fits = ct_xrealloc(out->fits, (cap = cap ? 2 * cap : 16) * sizeof *out->fits);
                 if (fit_one(an, base, kinds[k], (st_fit_metric)m, instr, opts, NULL, 0, &out->fits[out->n]))
                     out->n++;
             }
@@ -395,21 +396,19 @@ const st_costfit *st_costfit_find(const st_costfits *f, const char *workload, co
 
 /* ---- Outputs ------------------------------------------------------------- */
 
-/* Rotating buffers so one printf can take several formatted numbers. */
+/* Rotating buffers so one printf can take several formatted numbers: CSV in
+ * st_fmt_human's form, Markdown in st_fmt_plain's (st_fmt.h). */
 static char fbufs[16][64];
 static int fnext;
-static const char *fmt_num(double v, int digits, const char *missing) {
+static const char *fmt_num(double v, int digits, const char *missing, int plain) {
     if (!isfinite(v))
         return missing;
     char *b = fbufs[fnext = (fnext + 1) % 16];
-    if (fabs(v) >= pow(10, digits) && fabs(v) < 1e15)
-        snprintf(b, 64, "%.0f", v);
-    else
-        snprintf(b, 64, "%.*g", digits, v);
+    (plain ? st_fmt_plain : st_fmt_human)(b, 64, v, digits);
     return b;
 }
-static const char *fcsv(double v) { return fmt_num(v, 6, ""); }
-static const char *fmd(double v, int digits) { return fmt_num(v, digits, "n/a"); }
+static const char *fcsv(double v) { return fmt_num(v, 6, "", 0); }
+static const char *fmd(double v, int digits) { return fmt_num(v, digits, "n/a", 1); }
 
 static char ebufs[8][200];
 static int enext;

@@ -29,7 +29,7 @@
 
 #include "st_analysis.h"
 #include "st_regress.h"
-#include "st_report.h"
+#include "st_verdict.h"
 
 /* The metrics fitted: of the timed cells (wall, cpu, instructions: the first
  * ST_FIT_NATIVE), and of the simulated part (sim_instructions and

@@ -90,7 +90,7 @@ static uint64_t experiment_seed(uint64_t seed, const char *sweep, const char *wo
 static gsl_rng *rng_for(uint64_t seed) {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     if (!r)
-        st_out_of_memory();
+        ct_out_of_memory();
     gsl_rng_set(r, (unsigned long)((seed ^ (seed >> 32)) & 0xffffffffu));
     return r;
 }
@@ -126,8 +126,8 @@ static st_cov_iv from_fit(const st_costfit *f, int fixed, double truth) {
  * its A/A blocks), log(role-1 wall / role-0 wall) in block order. */
 static void two_stage_extra(const st_sweep *sw, const st_cov_opts *o, uint64_t seed, size_t rounds,
                             size_t extra[ST_SYN_NCELLS]) {
-    double *d = st_xmalloc((sw->nruns + 1) * sizeof *d);
-    const st_run **partner = st_xcalloc(sw->nruns + 2, sizeof *partner);
+    double *d = ct_xmalloc((sw->nruns + 1) * sizeof *d);
+    const st_run **partner = ct_xcalloc(sw->nruns + 2, sizeof *partner);
     for (size_t i = 0; i < sw->nruns; i++)
         if (sw->runs[i].role == 0 && sw->runs[i].block > 0 && (size_t)sw->runs[i].block <= sw->nruns + 1)
             partner[sw->runs[i].block] = &sw->runs[i];

@@ -98,7 +98,7 @@ static int column_exists(loader *L, const char *table, const char *column) {
 
 static char *text_or_empty(sqlite3_stmt *st, int col) {
     const unsigned char *t = sqlite3_column_text(st, col);
-    return st_xstrdup(t ? (const char *)t : "");
+    return ct_xstrdup(t ? (const char *)t : "");
 }
 
 static double real_or_nan(sqlite3_stmt *st, int col) {
@@ -180,11 +180,11 @@ static int load_cells(loader *L, st_sweep *sw) {
     if (prepare(L, sql, &st, "the cells"))
         return 2;
     size_t cap = 16;
-    sw->cells = st_xmalloc(cap * sizeof *sw->cells);
+    sw->cells = ct_xmalloc(cap * sizeof *sw->cells);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (sw->ncells == cap)
-            sw->cells = st_xrealloc(sw->cells, (cap *= 2) * sizeof *sw->cells);
+            sw->cells = ct_xrealloc(sw->cells, (cap *= 2) * sizeof *sw->cells);
         st_cell *c = &sw->cells[sw->ncells++];
         memset(c, 0, sizeof *c);
         c->cell_id = sqlite3_column_int64(st, 0);
@@ -196,8 +196,8 @@ static int load_cells(loader *L, st_sweep *sw) {
         c->time_clock = text_or_empty(st, 6);
         c->size = sqlite3_column_int64(st, 7);
         c->label = text_or_empty(st, 8);
-        c->time_mode = !c->time_hz                                 ? st_xstrdup("")
-                       : sqlite3_column_type(st, 9) == SQLITE_NULL ? st_xstrdup(legacy)
+        c->time_mode = !c->time_hz                                 ? ct_xstrdup("")
+                       : sqlite3_column_type(st, 9) == SQLITE_NULL ? ct_xstrdup(legacy)
                                                                    : text_or_empty(st, 9);
         c->depth = NAN;
         if (depth_col)
@@ -273,7 +273,7 @@ static int load_runs(loader *L, st_sweep *sw, size_t *orphans) {
     if (prepare(L, sql, &st, "the runs"))
         return 2;
     size_t cap = 64;
-    sw->runs = st_xmalloc(cap * sizeof *sw->runs);
+    sw->runs = ct_xmalloc(cap * sizeof *sw->runs);
     st_cell *cur = NULL;
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -288,7 +288,7 @@ static int load_runs(loader *L, st_sweep *sw, size_t *orphans) {
             continue;
         }
         if (sw->nruns == cap)
-            sw->runs = st_xrealloc(sw->runs, (cap *= 2) * sizeof *sw->runs);
+            sw->runs = ct_xrealloc(sw->runs, (cap *= 2) * sizeof *sw->runs);
         st_run *r = &sw->runs[sw->nruns++];
         r->run_id = sqlite3_column_int64(st, 0);
         r->round = sqlite3_column_int64(st, 2);
@@ -312,7 +312,7 @@ static int load_runs(loader *L, st_sweep *sw, size_t *orphans) {
         r->failure = NULL;
         if (!r->used) {
             const unsigned char *why = sqlite3_column_text(st, 8);
-            r->failure = st_xstrdup(why                                                 ? (const char *)why
+            r->failure = ct_xstrdup(why                                                 ? (const char *)why
                                     : status && strcmp((const char *)status, "ok") == 0 ? "no wall time recorded"
                                                                                         : "no reason recorded");
         }
@@ -364,7 +364,7 @@ static int load_stats(loader *L, st_sweep *sw, const run_ref *refs) {
         return 2;
     /* One run's record at a time (the rows come by run), for judge_record. */
     int n = 0, cap = 64;
-    char **keys = st_xmalloc((size_t)cap * sizeof *keys), **values = st_xmalloc((size_t)cap * sizeof *values);
+    char **keys = ct_xmalloc((size_t)cap * sizeof *keys), **values = ct_xmalloc((size_t)cap * sizeof *values);
     long cur = -1;
     int64_t cur_id = 0;
     int rc;
@@ -384,11 +384,11 @@ static int load_stats(loader *L, st_sweep *sw, const run_ref *refs) {
         const char *value = (const char *)sqlite3_column_text(st, 2);
         if (n == cap) {
             cap *= 2;
-            keys = st_xrealloc(keys, (size_t)cap * sizeof *keys);
-            values = st_xrealloc(values, (size_t)cap * sizeof *values);
+            keys = ct_xrealloc(keys, (size_t)cap * sizeof *keys);
+            values = ct_xrealloc(values, (size_t)cap * sizeof *values);
         }
-        keys[n] = st_xstrdup(key);
-        values[n++] = st_xstrdup(value ? value : "");
+        keys[n] = ct_xstrdup(key);
+        values[n++] = ct_xstrdup(value ? value : "");
         const int *hit = bsearch(key, order, ST_NKEYS, sizeof *order, cmp_key_name);
         if (hit)
             sw->runs[i].key[*hit] = real_or_nan(st, 2);
@@ -423,11 +423,11 @@ static int load_counters(loader *L, st_sweep *sw, const run_ref *refs) {
                 "the events"))
         return 2;
     size_t cap = 8;
-    sw->events = st_xmalloc(cap * sizeof *sw->events);
+    sw->events = ct_xmalloc(cap * sizeof *sw->events);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (sw->nevents == cap)
-            sw->events = st_xrealloc(sw->events, (cap *= 2) * sizeof *sw->events);
+            sw->events = ct_xrealloc(sw->events, (cap *= 2) * sizeof *sw->events);
         sw->events[sw->nevents++] = text_or_empty(st, 0);
     }
     sqlite3_finalize(st);
@@ -436,7 +436,7 @@ static int load_counters(loader *L, st_sweep *sw, const run_ref *refs) {
     /* ORDER BY uses SQLite's collation; re-sort with strcmp for bsearch. */
     qsort(sw->events, sw->nevents, sizeof *sw->events, cmp_str);
     size_t total = sw->nruns * sw->nevents;
-    sw->counter = st_xmalloc((total ? total : 1) * sizeof *sw->counter);
+    sw->counter = ct_xmalloc((total ? total : 1) * sizeof *sw->counter);
     for (size_t i = 0; i < total; i++)
         sw->counter[i] = NAN;
     if (sw->nevents == 0)
@@ -487,14 +487,14 @@ static int load_meta(loader *L, st_sweep *sw) {
     if (prepare(L, "SELECT key, value FROM meta ORDER BY key", &st, "the metadata (meta)"))
         return 2;
     size_t cap = 16;
-    sw->meta_key = st_xmalloc(cap * sizeof(char *));
-    sw->meta_value = st_xmalloc(cap * sizeof(char *));
+    sw->meta_key = ct_xmalloc(cap * sizeof(char *));
+    sw->meta_value = ct_xmalloc(cap * sizeof(char *));
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (sw->nmeta == cap) {
             cap *= 2;
-            sw->meta_key = st_xrealloc(sw->meta_key, cap * sizeof(char *));
-            sw->meta_value = st_xrealloc(sw->meta_value, cap * sizeof(char *));
+            sw->meta_key = ct_xrealloc(sw->meta_key, cap * sizeof(char *));
+            sw->meta_value = ct_xrealloc(sw->meta_value, cap * sizeof(char *));
         }
         sw->meta_key[sw->nmeta] = text_or_empty(st, 0);
         sw->meta_value[sw->nmeta] = text_or_empty(st, 1);
@@ -612,7 +612,7 @@ static int check_values(loader *L, const st_sweep *sw) {
 int st_sweep_load(const char *dir, st_sweep *sw, char *err, size_t errlen) {
     memset(sw, 0, sizeof *sw);
     sw->planned = -1;
-    sw->dir = st_xstrdup(dir);
+    sw->dir = ct_xstrdup(dir);
     struct stat sb;
     if (stat(dir, &sb) != 0) {
         snprintf(err, errlen, "%s: %s (give the directory of a sweep, e.g. results/latest)", dir, strerror(errno));
@@ -623,7 +623,7 @@ int st_sweep_load(const char *dir, st_sweep *sw, char *err, size_t errlen) {
         return 2;
     }
     size_t plen = strlen(dir) + sizeof "/results.db";
-    char *path = st_xmalloc(plen);
+    char *path = ct_xmalloc(plen);
     snprintf(path, plen, "%s/results.db", dir);
     loader L = {NULL, path, err, errlen, -1, {0}};
     int rc = 0;
@@ -660,7 +660,7 @@ int st_sweep_load(const char *dir, st_sweep *sw, char *err, size_t errlen) {
     sw->sim_only = 0;
     if ((rc = check_integrity(&L)) || (rc = load_cells(&L, sw)) || (rc = load_runs(&L, sw, &orphans)))
         goto out;
-    run_ref *refs = st_xmalloc((sw->nruns ? sw->nruns : 1) * sizeof *refs);
+    run_ref *refs = ct_xmalloc((sw->nruns ? sw->nruns : 1) * sizeof *refs);
     for (size_t i = 0; i < sw->nruns; i++)
         refs[i] = (run_ref){sw->runs[i].run_id, i};
     qsort(refs, sw->nruns, sizeof *refs, cmp_ref);

@@ -41,7 +41,7 @@ void st_sort(double *x, size_t n) {
 double st_median(const double *x, size_t n) {
     if (n == 0)
         return NAN;
-    double *tmp = st_xmalloc(n * sizeof *tmp);
+    double *tmp = ct_xmalloc(n * sizeof *tmp);
     memcpy(tmp, x, n * sizeof *tmp);
     st_sort(tmp, n);
     double m = st_quantile_sorted(tmp, n, 0.5);
@@ -50,7 +50,7 @@ double st_median(const double *x, size_t n) {
 }
 
 void st_describe(const double *x, size_t n, st_desc *d) {
-    double *v = st_xmalloc((n ? n : 1) * sizeof *v);
+    double *v = ct_xmalloc((n ? n : 1) * sizeof *v);
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (!isnan(x[i]))

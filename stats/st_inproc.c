@@ -33,7 +33,7 @@ static int complete_block(const st_seg *const *g) {
 
 void st_inproc_blocks(const st_seg *segs, size_t n, st_blocks *out) {
     memset(out, 0, sizeof *out);
-    const st_seg **s = st_xmalloc((n ? n : 1) * sizeof *s);
+    const st_seg **s = ct_xmalloc((n ? n : 1) * sizeof *s);
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (segs[i].block >= 1)
@@ -42,7 +42,7 @@ void st_inproc_blocks(const st_seg *segs, size_t n, st_blocks *out) {
 
     /* Complete blocks start where four in a row form one; anything else
      * (a block cut by the exit, a missing segment) is skipped whole. */
-    const st_seg ***blocks = st_xmalloc((m / 4 + 1) * sizeof *blocks);
+    const st_seg ***blocks = ct_xmalloc((m / 4 + 1) * sizeof *blocks);
     size_t nb = 0, i = 0;
     int all_iter = 1;
     while (i < m) {
@@ -60,10 +60,10 @@ void st_inproc_blocks(const st_seg *segs, size_t n, st_blocks *out) {
         i = j;
     }
     out->work_iterations = nb > 0 && all_iter;
-    out->log_ratio = st_xmalloc((nb ? nb : 1) * sizeof(double));
-    out->sps = st_xmalloc((nb ? nb : 1) * sizeof(double));
-    out->run_of = st_xmalloc((nb ? nb : 1) * sizeof(int64_t));
-    out->block_of = st_xmalloc((nb ? nb : 1) * sizeof(int64_t));
+    out->log_ratio = ct_xmalloc((nb ? nb : 1) * sizeof(double));
+    out->sps = ct_xmalloc((nb ? nb : 1) * sizeof(double));
+    out->run_of = ct_xmalloc((nb ? nb : 1) * sizeof(int64_t));
+    out->block_of = ct_xmalloc((nb ? nb : 1) * sizeof(int64_t));
     int64_t last_run = 0;
     for (size_t b = 0; b < nb; b++) {
         double cpu[2] = {0, 0}, work[2] = {0, 0}, samples_b = 0;
@@ -171,7 +171,7 @@ static void no_iv(st_interval *iv, const char *why) {
 /* Units' estimates and standard errors of statistic s (0 ratio on the log
  * scale, 1 cost, 2 normalized) of the processes p[0..n-1] combined. */
 static void combine_procs(st_inproc_proc *const *p, size_t n, int s, double confidence, st_interval *out, st_re *re) {
-    double *est = st_xmalloc((n ? n : 1) * sizeof *est), *se = st_xmalloc((n ? n : 1) * sizeof *se);
+    double *est = ct_xmalloc((n ? n : 1) * sizeof *est), *se = ct_xmalloc((n ? n : 1) * sizeof *se);
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         const st_interval *iv = s == 0 ? &p[i]->ratio : s == 1 ? &p[i]->cost_ns : &p[i]->norm;
@@ -204,7 +204,7 @@ void st_inproc_levels(st_inproc *e, const st_boot_opts *opts, int (*replicate_of
     const st_blocks *b = &e->blocks;
     free(e->procs);
     free(e->reps);
-    e->procs = st_xcalloc(b->n ? b->n : 1, sizeof *e->procs);
+    e->procs = ct_xcalloc(b->n ? b->n : 1, sizeof *e->procs);
     e->nprocs = e->nreps = 0;
     e->steady_after = e->steady_none = e->untested = e->dropped = e->kept = 0;
     e->rep_tau = e->rep_tau_family = e->rep_within = NAN;
@@ -237,9 +237,9 @@ void st_inproc_levels(st_inproc *e, const st_boot_opts *opts, int (*replicate_of
         i = j;
     }
     /* Replicates, in index order, each its processes combined. */
-    e->reps = st_xcalloc(e->nprocs ? e->nprocs : 1, sizeof *e->reps);
-    st_inproc_proc **in = st_xmalloc((e->nprocs ? e->nprocs : 1) * sizeof *in);
-    int *ids = st_xmalloc((e->nprocs ? e->nprocs : 1) * sizeof *ids);
+    e->reps = ct_xcalloc(e->nprocs ? e->nprocs : 1, sizeof *e->reps);
+    st_inproc_proc **in = ct_xmalloc((e->nprocs ? e->nprocs : 1) * sizeof *in);
+    int *ids = ct_xmalloc((e->nprocs ? e->nprocs : 1) * sizeof *ids);
     size_t nids = 0;
     for (size_t c = 0; c < e->nprocs; c++) {
         size_t k = 0;
@@ -552,7 +552,7 @@ int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *
             g.uncounted = (use_alloc && unmeasured[C_ASAMPLES]) || (use_time && unmeasured[C_TSAMPLES]);
             if (*n == cap) {
                 cap = cap ? cap * 2 : 256;
-                *segs = st_xrealloc(*segs, cap * sizeof **segs);
+                *segs = ct_xrealloc(*segs, cap * sizeof **segs);
             }
             (*segs)[(*n)++] = g;
         } else if (!strcmp(word, "columns")) {
@@ -766,8 +766,8 @@ static void combine_replicates(st_inprocs *ip, double confidence) {
     }
     if (!multi)
         return;
-    size_t *family = st_xmalloc((nc ? nc : 1) * sizeof *family);
-    char(*fname)[256] = st_xmalloc((nc ? nc : 1) * sizeof *fname);
+    size_t *family = ct_xmalloc((nc ? nc : 1) * sizeof *family);
+    char(*fname)[256] = ct_xmalloc((nc ? nc : 1) * sizeof *fname);
     for (size_t i = 0; i < nc; i++) {
         char b[256];
         snprintf(b, sizeof b, "%s/%s", ip->cells[i].workload, ip->cells[i].time_hz > 0 ? "time" : "other");
@@ -778,9 +778,9 @@ static void combine_replicates(st_inprocs *ip, double confidence) {
             snprintf(fname[nf++], sizeof fname[0], "%s", b);
         family[i] = f;
     }
-    double *est = st_xmalloc((n ? n : 1) * sizeof *est), *se = st_xmalloc((n ? n : 1) * sizeof *se);
-    size_t *cell = st_xmalloc((n ? n : 1) * sizeof *cell);
-    st_rep_comb *comb = st_xmalloc(nc * sizeof *comb);
+    double *est = ct_xmalloc((n ? n : 1) * sizeof *est), *se = ct_xmalloc((n ? n : 1) * sizeof *se);
+    size_t *cell = ct_xmalloc((n ? n : 1) * sizeof *cell);
+    st_rep_comb *comb = ct_xmalloc(nc * sizeof *comb);
     for (int s = 0; s < 3; s++) {
         size_t m = 0;
         for (size_t i = 0; i < nc; i++)
@@ -934,17 +934,17 @@ int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, c
     double *on_bytes = NULL; /* per run of the cell: bytes of its sampled segments */
     while (sqlite3_step(cells) == SQLITE_ROW) {
         if (nc == cap)
-            c = st_xrealloc(c, (cap = cap ? cap * 2 : 32) * sizeof *c);
+            c = ct_xrealloc(c, (cap = cap ? cap * 2 : 32) * sizeof *c);
         st_inproc_cell *x = &c[nc];
         memset(x, 0, sizeof *x);
         x->workload = strdup((const char *)sqlite3_column_text(cells, 1));
         x->label = strdup((const char *)sqlite3_column_text(cells, 2));
         x->kind = strdup((const char *)sqlite3_column_text(cells, 3));
-        x->alloc_mode = st_xstrdup((const char *)sqlite3_column_text(cells, 6));
-        x->time_clock = st_xstrdup((const char *)sqlite3_column_text(cells, 7));
+        x->alloc_mode = ct_xstrdup((const char *)sqlite3_column_text(cells, 6));
+        x->time_clock = ct_xstrdup((const char *)sqlite3_column_text(cells, 7));
         x->depth = sqlite3_column_type(cells, 8) == SQLITE_NULL ? NAN : sqlite3_column_double(cells, 8);
         if (!x->workload || !x->label || !x->kind)
-            st_out_of_memory();
+            ct_out_of_memory();
         x->alloc_period = sqlite3_column_int64(cells, 4);
         x->time_hz = sqlite3_column_int64(cells, 5);
         int alloc = x->alloc_period > 0, time = x->time_hz > 0, none = !alloc && !time;
@@ -956,7 +956,7 @@ int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, c
         int64_t last_run = 0;
         while (sqlite3_step(segs) == SQLITE_ROW) {
             if (n == bufcap)
-                buf = st_xrealloc(buf, (bufcap = bufcap ? bufcap * 2 : 1024) * sizeof *buf);
+                buf = ct_xrealloc(buf, (bufcap = bufcap ? bufcap * 2 : 1024) * sizeof *buf);
             st_seg *g = &buf[n++];
             g->run = sqlite3_column_int64(segs, 0);
             g->block = sqlite3_column_int64(segs, 1);
@@ -969,7 +969,7 @@ int st_inproc_load(const char *dir, const st_boot_opts *opts, st_inprocs *out, c
             /* Rows come in run order: a run's sampled bytes add up in on_bytes[nruns - 1]. */
             if (!nruns || g->run != last_run) {
                 if (nruns == on_cap)
-                    on_bytes = st_xrealloc(on_bytes, (on_cap = on_cap ? on_cap * 2 : 16) * sizeof *on_bytes);
+                    on_bytes = ct_xrealloc(on_bytes, (on_cap = on_cap ? on_cap * 2 : 16) * sizeof *on_bytes);
                 on_bytes[nruns++] = 0;
                 last_run = g->run;
             }

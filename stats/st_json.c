@@ -57,23 +57,3 @@ const char *st_json_unit(const char *column) {
     }
     return NULL;
 }
-
-void st_json_str(FILE *f, const char *s) {
-    fputc('"', f);
-    for (; s && *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch == '\n')
-            fputs("\\n", f);
-        else if (ch == '\r')
-            fputs("\\r", f);
-        else if (ch == '\t')
-            fputs("\\t", f);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}

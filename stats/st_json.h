@@ -11,13 +11,13 @@
 #ifndef ST_JSON_H
 #define ST_JSON_H
 
+#include "../contracts/ct_json.h"
+
 #include <stdio.h>
 
 /* The unit of a summary.csv number column, or NULL when none is known. */
 const char *st_json_unit(const char *column);
 
-/* Writes s as a JSON string (quotes, backslashes and control characters
- * escaped; NULL as ""). */
-void st_json_str(FILE *f, const char *s);
+/* JSON strings: ct_json_str (contracts/ct_json.h), the writer every stage shares. */
 
 #endif

@@ -163,7 +163,7 @@ void st_re_combine(const double *est, const double *se, size_t k, double tau2, d
  * freedom, the sum of k_c - 1 over them; use is fresh (the caller frees it). */
 static double family_cells(const double *est, const double *se, const size_t *cell, size_t n, size_t ncells,
                            int **use_out) {
-    int *use = st_xcalloc(ncells ? ncells : 1, sizeof *use);
+    int *use = ct_xcalloc(ncells ? ncells : 1, sizeof *use);
     double df = 0;
     for (size_t c = 0; c < ncells; c++) {
         size_t k = 0;

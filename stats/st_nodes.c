@@ -40,7 +40,7 @@ static long baseline_of(const st_sweep *sw, size_t i) {
  * when none has a finite value. */
 static double node_median(const st_sweep *sw, const int *node_of, size_t b, int k, int metric, long tc) {
     const st_cell *c = &sw->cells[b];
-    double *x = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *x);
+    double *x = ct_xmalloc((c->nruns ? c->nruns : 1) * sizeof *x);
     size_t n = 0;
     for (size_t r = c->first_run; r < c->first_run + c->nruns; r++) {
         const st_run *run = &sw->runs[r];
@@ -88,11 +88,11 @@ int st_nodes_apply(const char *dir, st_sweep *sw, st_nodes *out, char *err, size
             while (k < nnames && strcmp(names[k], name))
                 k++;
             if (k == nnames) {
-                names = st_xrealloc(names, (nnames + 1) * sizeof *names);
-                names[nnames++] = st_xstrdup(name);
+                names = ct_xrealloc(names, (nnames + 1) * sizeof *names);
+                names[nnames++] = ct_xstrdup(name);
             }
             if (nrn == cap)
-                rn = st_xrealloc(rn, (cap = cap ? 2 * cap : 256) * sizeof *rn);
+                rn = ct_xrealloc(rn, (cap = cap ? 2 * cap : 256) * sizeof *rn);
             rn[nrn++] = (run_node){sqlite3_column_int64(st, 0), (int)k};
         }
         sqlite3_finalize(st);
@@ -106,17 +106,17 @@ int st_nodes_apply(const char *dir, st_sweep *sw, st_nodes *out, char *err, size
             return 2;
         }
     } else {
-        names = st_xmalloc(sizeof *names);
-        names[nnames++] = st_xstrdup("unknown");
+        names = ct_xmalloc(sizeof *names);
+        names[nnames++] = ct_xstrdup("unknown");
     }
     sqlite3_close(db);
     /* Sorted names, and each loaded run's node index in that order. */
-    char **sorted = st_xmalloc((nnames ? nnames : 1) * sizeof *sorted);
+    char **sorted = ct_xmalloc((nnames ? nnames : 1) * sizeof *sorted);
     if (nnames) { /* none without measured runs: names is NULL, which memcpy and qsort must not get */
         memcpy(sorted, names, nnames * sizeof *names);
         qsort(sorted, nnames, sizeof *sorted, cmp_str);
     }
-    int *rank = st_xmalloc((nnames ? nnames : 1) * sizeof *rank);
+    int *rank = ct_xmalloc((nnames ? nnames : 1) * sizeof *rank);
     for (size_t i = 0; i < nnames; i++)
         for (size_t j = 0; j < nnames; j++)
             if (sorted[j] == names[i])
@@ -124,10 +124,10 @@ int st_nodes_apply(const char *dir, st_sweep *sw, st_nodes *out, char *err, size
     free(names);
     if (nrn)
         qsort(rn, nrn, sizeof *rn, cmp_run);
-    int *node_of = st_xcalloc(sw->nruns ? sw->nruns : 1, sizeof *node_of);
+    int *node_of = ct_xcalloc(sw->nruns ? sw->nruns : 1, sizeof *node_of);
     out->nnodes = nnames;
     out->node = sorted;
-    out->runs = st_xcalloc(nnames ? nnames : 1, sizeof *out->runs);
+    out->runs = ct_xcalloc(nnames ? nnames : 1, sizeof *out->runs);
     for (size_t r = 0; r < sw->nruns; r++) {
         run_node key = {sw->runs[r].run_id, 0};
         const run_node *f = has_node && nrn ? bsearch(&key, rn, nrn, sizeof *rn, cmp_run) : NULL;
@@ -145,11 +145,11 @@ int st_nodes_apply(const char *dir, st_sweep *sw, st_nodes *out, char *err, size
     size_t tlen = 0;
     FILE *t = open_memstream(&text, &tlen);
     if (!t)
-        st_out_of_memory();
+        ct_out_of_memory();
     /* Groups: each baseline with its cells. */
     size_t nn = out->nnodes;
-    size_t *base_runs = st_xcalloc(nn ? nn : 1, sizeof *base_runs);
-    int *seen = st_xcalloc(nn ? nn : 1, sizeof *seen);
+    size_t *base_runs = ct_xcalloc(nn ? nn : 1, sizeof *base_runs);
+    int *seen = ct_xcalloc(nn ? nn : 1, sizeof *seen);
     for (size_t b = 0; b < sw->ncells; b++) {
         const st_cell *bc = &sw->cells[b];
         if (strcmp(bc->kind, "baseline") || baseline_of(sw, b) != (long)b)
@@ -239,7 +239,7 @@ int st_nodes_apply(const char *dir, st_sweep *sw, st_nodes *out, char *err, size
     size_t rlen = 0;
     FILE *f = open_memstream(&rep, &rlen);
     if (!f)
-        st_out_of_memory();
+        ct_out_of_memory();
     fprintf(f, "\n## Nodes\n\n");
     const char *shards = st_sweep_meta(sw, "shards");
     if (shards)

@@ -81,7 +81,7 @@ static int cmp_run_seq(const void *a, const void *b) {
 static double median_copy(const double *v, size_t n) {
     if (!n)
         return NAN;
-    double *w = st_xmalloc(n * sizeof *w);
+    double *w = ct_xmalloc(n * sizeof *w);
     memcpy(w, v, n * sizeof *w);
     double m = st_median(w, n);
     free(w);
@@ -91,15 +91,15 @@ static double median_copy(const double *v, size_t n) {
 void st_noise_compute(const st_analysis *an, st_noise *out) {
     const st_sweep *sw = an->sweep;
     memset(out, 0, sizeof *out);
-    rrun *rr = st_xmalloc((sw->nruns ? sw->nruns : 1) * sizeof *rr);
-    double *lw = st_xmalloc((sw->nruns ? sw->nruns : 1) * sizeof *lw);
-    out->baselines = st_xcalloc(an->nresults ? an->nresults : 1, sizeof *out->baselines);
+    rrun *rr = ct_xmalloc((sw->nruns ? sw->nruns : 1) * sizeof *rr);
+    double *lw = ct_xmalloc((sw->nruns ? sw->nruns : 1) * sizeof *lw);
+    out->baselines = ct_xcalloc(an->nresults ? an->nresults : 1, sizeof *out->baselines);
     size_t n = 0;
     for (size_t k = 0; k < an->nresults; k++) {
         const st_result *r = &an->results[k];
         const st_cell *c = r->cell;
         size_t m = 0;
-        const st_run **runs = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *runs);
+        const st_run **runs = ct_xmalloc((c->nruns ? c->nruns : 1) * sizeof *runs);
         for (size_t i = 0; i < c->nruns; i++) {
             const st_run *run = &sw->runs[c->first_run + i];
             if (run->used && run->wall_ns > 0)
@@ -117,7 +117,7 @@ void st_noise_compute(const st_analysis *an, st_noise *out) {
             if (m >= 6) {
                 qsort(runs, m, sizeof *runs, cmp_run_seq);
                 size_t t = m / 3;
-                double *a = st_xmalloc(t * sizeof *a), *z = st_xmalloc(t * sizeof *z);
+                double *a = ct_xmalloc(t * sizeof *a), *z = ct_xmalloc(t * sizeof *z);
                 for (size_t i = 0; i < t; i++)
                     a[i] = runs[i]->wall_ns, z[i] = runs[m - t + i]->wall_ns;
                 b->drift = st_median(z, t) / st_median(a, t);
@@ -128,7 +128,7 @@ void st_noise_compute(const st_analysis *an, st_noise *out) {
     }
     qsort(rr, n, sizeof *rr, cmp_seq);
     out->nruns = n;
-    double *x = st_xmalloc((n ? n : 1) * sizeof *x), *ab = st_xmalloc((n ? n : 1) * sizeof *ab);
+    double *x = ct_xmalloc((n ? n : 1) * sizeof *x), *ab = ct_xmalloc((n ? n : 1) * sizeof *ab);
     for (size_t i = 0; i < n; i++)
         x[i] = rr[i].resid, ab[i] = fabs(rr[i].resid);
     out->lag1 = st_lag1(x, n);
@@ -149,9 +149,9 @@ void st_noise_compute(const st_analysis *an, st_noise *out) {
         i = j > i ? j : i + 1;
     }
     /* Covariates. */
-    double *steal = st_xmalloc((n ? n : 1) * sizeof *steal), *busy = st_xmalloc((n ? n : 1) * sizeof *busy);
-    double *load = st_xmalloc((n ? n : 1) * sizeof *load), *iv = st_xmalloc((n ? n : 1) * sizeof *iv);
-    double *ss = st_xmalloc((n ? n : 1) * sizeof *ss);
+    double *steal = ct_xmalloc((n ? n : 1) * sizeof *steal), *busy = ct_xmalloc((n ? n : 1) * sizeof *busy);
+    double *load = ct_xmalloc((n ? n : 1) * sizeof *load), *iv = ct_xmalloc((n ? n : 1) * sizeof *iv);
+    double *ss = ct_xmalloc((n ? n : 1) * sizeof *ss);
     size_t nc = 0;
     out->steal_ms_max = out->nivcsw_max = out->load_max = NAN;
     out->load_min = NAN;
@@ -177,7 +177,7 @@ void st_noise_compute(const st_analysis *an, st_noise *out) {
     out->ncov = nc;
     out->steal_ms_med = median_copy(steal, nc);
     out->nivcsw_med = median_copy(iv, nc);
-    double *bs = st_xmalloc((n ? n : 1) * sizeof *bs);
+    double *bs = ct_xmalloc((n ? n : 1) * sizeof *bs);
     size_t nb = 0;
     for (size_t i = 0; i < n; i++)
         if (isfinite(busy[i]))

@@ -38,8 +38,8 @@ typedef struct jack {
 static double accel_rounds(void *ctx) {
     const jack *j = ctx;
     size_t n = j->n;
-    double *la = st_xmalloc(n * sizeof *la), *lb = st_xmalloc(n * sizeof *lb), *t = st_xmalloc(n * sizeof *t);
-    double *w = st_xmalloc((n * (n + 1) / 2 + 1) * sizeof *w), mean = 0;
+    double *la = ct_xmalloc(n * sizeof *la), *lb = ct_xmalloc(n * sizeof *lb), *t = ct_xmalloc(n * sizeof *t);
+    double *w = ct_xmalloc((n * (n + 1) / 2 + 1) * sizeof *w), mean = 0;
     for (size_t i = 0; i < n; i++) {
         size_t k = 0;
         for (size_t x = 0; x < n; x++)
@@ -70,7 +70,7 @@ static double accel_two_groups(void *ctx) {
     double s2 = 0, s3 = 0;
     for (int k = 0; k < 2; k++) {
         size_t n = g[k].n;
-        double *loo = st_xmalloc(n * sizeof *loo), *t = st_xmalloc(n * sizeof *t), mean = 0;
+        double *loo = ct_xmalloc(n * sizeof *loo), *t = ct_xmalloc(n * sizeof *t), mean = 0;
         for (size_t i = 0; i < n; i++) {
             size_t m = 0;
             for (size_t x = 0; x < n; x++)
@@ -102,10 +102,10 @@ static void diff_blocks(const st_sample *g, const st_boot_opts *opts, st_normdif
     out->diff.z0 = out->diff.accel = NAN;
     out->diff.why = NULL;
     size_t B = opts->resamples, nmax = g[0].n > g[1].n ? g[0].n : g[1].n;
-    double *tb = st_xmalloc(B * sizeof *tb), *r = st_xmalloc(nmax * sizeof *r);
+    double *tb = ct_xmalloc(B * sizeof *tb), *r = ct_xmalloc(nmax * sizeof *r);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     if (!rng)
-        st_out_of_memory();
+        ct_out_of_memory();
     gsl_rng_set(rng, (unsigned long)((opts->seed ^ (opts->seed >> 32)) & 0xffffffffu));
     for (size_t b = 0; b < B; b++) {
         double h[2];
@@ -128,7 +128,7 @@ static void none(st_interval *iv, const char *why) {
 
 static void diff_paired(const st_result *a, const st_result *t, const st_boot_opts *opts, st_normdiff *out) {
     size_t n = 0;
-    double *va = st_xmalloc(a->npz * sizeof *va), *vt = st_xmalloc(a->npz * sizeof *vt);
+    double *va = ct_xmalloc(a->npz * sizeof *va), *vt = ct_xmalloc(a->npz * sizeof *vt);
     for (size_t i = 0; i < a->npz; i++)
         for (size_t j = 0; j < t->npz; j++)
             if (a->pair_round[i] == t->pair_round[j]) {
@@ -151,15 +151,15 @@ static void diff_paired(const st_result *a, const st_result *t, const st_boot_op
         diff_blocks(g, opts, out);
         return;
     }
-    double *w = st_xmalloc((n * (n + 1) / 2 + 1) * sizeof *w);
+    double *w = ct_xmalloc((n * (n + 1) / 2 + 1) * sizeof *w);
     out->diff.est = hl_diff(va, vt, n, w);
     out->diff.z0 = out->diff.accel = NAN;
     out->diff.why = NULL;
     size_t B = opts->resamples;
-    double *tb = st_xmalloc(B * sizeof *tb), *ra = st_xmalloc(n * sizeof *ra), *rt = st_xmalloc(n * sizeof *rt);
+    double *tb = ct_xmalloc(B * sizeof *tb), *ra = ct_xmalloc(n * sizeof *ra), *rt = ct_xmalloc(n * sizeof *rt);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     if (!rng)
-        st_out_of_memory();
+        ct_out_of_memory();
     gsl_rng_set(rng, (unsigned long)((opts->seed ^ (opts->seed >> 32)) & 0xffffffffu));
     for (size_t b = 0; b < B; b++) {
         for (size_t i = 0; i < n; i++) {
@@ -186,10 +186,10 @@ static double f_diff(const double (*m)[ST_BOOT_MAX_METRICS]) {
 static size_t group_of(const st_analysis *an, const st_result *r, double **wall, double **sps) {
     const st_sweep *sw = an->sweep;
     const st_cell *c = r->cell;
-    const st_run **runs = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *runs);
+    const st_run **runs = ct_xmalloc((c->nruns ? c->nruns : 1) * sizeof *runs);
     size_t n = st_used_runs(sw, c, runs);
-    *wall = st_xmalloc((n ? n : 1) * sizeof **wall);
-    *sps = st_xmalloc((n ? n : 1) * sizeof **sps);
+    *wall = ct_xmalloc((n ? n : 1) * sizeof **wall);
+    *sps = ct_xmalloc((n ? n : 1) * sizeof **sps);
     for (size_t i = 0; i < n; i++) {
         (*wall)[i] = runs[i]->wall_ns;
         (*sps)[i] = st_run_sps(r, runs[i], 2);
@@ -233,8 +233,8 @@ static void diff_unpaired(const st_analysis *an, const st_result *a, const st_re
  * period and rate matrix, in the table's order ("" and signal: the
  * workload itself), or the workload alone if it has none. */
 static void make_keys(const st_analysis *an, st_normdiffs *ds) {
-    ds->keys = st_xcalloc(an->nresults ? 2 * an->nresults : 1, sizeof *ds->keys);
-    ds->owned = st_xcalloc(an->nresults ? 2 * an->nresults : 1, sizeof *ds->owned);
+    ds->keys = ct_xcalloc(an->nresults ? 2 * an->nresults : 1, sizeof *ds->keys);
+    ds->owned = ct_xcalloc(an->nresults ? 2 * an->nresults : 1, sizeof *ds->owned);
     for (size_t i = 0; i < an->nresults; i++) {
         const char *w = an->results[i].cell->workload;
         if (i && !strcmp(an->results[i - 1].cell->workload, w))
@@ -256,7 +256,7 @@ static void make_keys(const st_analysis *an, st_normdiffs *ds) {
         for (int m = 1; m < SGC_NTIME_MODES; m++)
             if (other[m]) {
                 const char *mn = sgc_time_mode_name(m);
-                char *k = st_xmalloc(strlen(w) + strlen(mn) + 2);
+                char *k = ct_xmalloc(strlen(w) + strlen(mn) + 2);
                 sprintf(k, "%s/%s", w, mn);
                 ds->owned[ds->nowned++] = k;
                 ds->keys[ds->nkeys++] = k;
@@ -278,10 +278,10 @@ void st_analyze_normdiff(st_analysis *an, const st_analysis_opts *opts) {
         st_normdiffs_free(an->normdiffs);
         free(an->normdiffs);
     }
-    an->normdiffs = st_xcalloc(1, sizeof *an->normdiffs);
+    an->normdiffs = ct_xcalloc(1, sizeof *an->normdiffs);
     st_normdiffs *ds = an->normdiffs;
     make_keys(an, ds);
-    ds->d = st_xcalloc(ds->nkeys ? ds->nkeys : 1, sizeof *ds->d);
+    ds->d = ct_xcalloc(ds->nkeys ? ds->nkeys : 1, sizeof *ds->d);
     for (size_t i = 0; i < ds->nkeys; i++) {
         const char *w = ds->keys[i];
         st_normdiff *d = &ds->d[ds->n++];
@@ -307,6 +307,29 @@ const st_normdiff *st_normdiff_find(const st_analysis *an, const char *workload)
             return &an->normdiffs->d[i];
     return NULL;
 }
+
+static int has_iv(const st_interval *iv) { return isfinite(iv->est) && iv->method != ST_CI_NONE; }
+
+void st_normcmp_make(const st_analysis *an, const char *workload, st_normcmp *out) {
+    memset(out, 0, sizeof *out);
+    st_pick_normalized(an, workload, &out->a, &out->t);
+    if (!out->a || !out->t)
+        return;
+    out->paired = has_iv(&out->a->paired_norm) && has_iv(&out->t->paired_norm);
+    out->ai = out->paired ? &out->a->paired_norm : &out->a->norm;
+    out->ti = out->paired ? &out->t->paired_norm : &out->t->norm;
+    const st_normdiff *d = st_normdiff_find(an, workload);
+    out->res = ST_NR_NA;
+    if (d && d->a == out->a && d->t == out->t) {
+        out->diff = &d->diff;
+        out->level = d->level;
+        out->res = d->res;
+    }
+}
+
+const char *st_normcmp_basis(const st_normcmp *c) { return !c->diff ? "-" : c->paired ? "paired" : "unpaired"; }
+
+const char *st_normcmp_word(const st_normcmp *c) { return st_normres_word(c->res); }
 
 void st_normdiffs_free(st_normdiffs *d) {
     for (size_t i = 0; i < d->nowned; i++)

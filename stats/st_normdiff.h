@@ -33,7 +33,7 @@
 #define ST_NORMDIFF_H
 
 #include "st_analysis.h"
-#include "st_report.h"
+#include "st_verdict.h"
 
 typedef struct st_normdiff {
     const char *workload;   /* the key: the workload (owned by the sweep) or "<workload>/<mode>" (by keys) */
@@ -68,5 +68,29 @@ size_t st_normdiff_keys(const st_analysis *an, const char ***w, size_t nw);
 const st_normdiff *st_normdiff_find(const st_analysis *an, const char *workload);
 
 void st_normdiffs_free(st_normdiffs *d);
+
+/* Allocation against time sampling for one workload (headline 2 and
+ * normalized.dat): the cells st_pick_normalized chooses and which is cheaper
+ * per 1000 samples/s (st_verdict.h), judged from the interval of their difference
+ * (st_normdiff.h: alloc minus time, resampled jointly; st_diff_verdict):
+ * ALLOC / TIME: the difference's interval lies below / above 0;
+ * EQUIVALENT: it lies within [-margin, margin]; UNRESOLVED: none of these;
+ * NA: a cell or the interval is missing.  The intervals shown beside it are
+ * the paired ones (paired_norm: Hodges-Lehmann over blocks, one-sample BCa)
+ * when both cells have one, else the unpaired ones (norm). */
+typedef struct st_normcmp {
+    const st_result *a, *t;     /* the cells compared (NULL if none) */
+    int paired;                 /* 1: the paired intervals are shown (and the difference is of matched blocks) */
+    const st_interval *ai, *ti; /* the intervals shown (NULL with a missing cell) */
+    const st_interval *diff;    /* the difference alloc - time the verdict judged (NULL without one) */
+    st_level level;             /* what diff covers */
+    st_normres res;
+} st_normcmp;
+
+void st_normcmp_make(const st_analysis *an, const char *workload, st_normcmp *out);
+/* "paired", "unpaired" (the intervals judged), "-" without a verdict. */
+const char *st_normcmp_basis(const st_normcmp *c);
+/* One word for plot data: alloc_cheaper, time_cheaper, equivalent, not_resolved, na. */
+const char *st_normcmp_word(const st_normcmp *c);
 
 #endif

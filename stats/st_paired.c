@@ -40,7 +40,7 @@ static double estimate(st_loc loc, const double *d, size_t n, double *scratch) {
 static size_t scratch_size(st_loc loc, size_t n) { return loc == ST_LOC_HL ? n * (n + 1) / 2 + 1 : n + 1; }
 
 double st_loc_estimate(st_loc loc, const double *d, size_t n) {
-    double *w = st_xmalloc(scratch_size(loc, n) * sizeof *w);
+    double *w = ct_xmalloc(scratch_size(loc, n) * sizeof *w);
     double v = estimate(loc, d, n, w);
     free(w);
     return v;
@@ -51,8 +51,8 @@ double st_hodges_lehmann(const double *d, size_t n) { return st_loc_estimate(ST_
 double st_paired_accel(st_loc loc, const double *d, size_t n) {
     if (n < 2)
         return NAN;
-    double *loo = st_xmalloc(n * sizeof *loo), *t = st_xmalloc(n * sizeof *t);
-    double *w = st_xmalloc(scratch_size(loc, n) * sizeof *w);
+    double *loo = ct_xmalloc(n * sizeof *loo), *t = ct_xmalloc(n * sizeof *t);
+    double *w = ct_xmalloc(scratch_size(loc, n) * sizeof *w);
     double mean = 0.0;
     for (size_t i = 0; i < n; i++) {
         size_t k = 0;
@@ -104,11 +104,11 @@ void st_paired_bootstrap(const double *d, size_t n, st_loc loc, const st_boot_op
             return;
         }
     size_t B = opts->resamples;
-    double *t = st_xmalloc(B * sizeof *t), *r = st_xmalloc(n * sizeof *r);
-    double *w = st_xmalloc(scratch_size(loc, n) * sizeof *w);
+    double *t = ct_xmalloc(B * sizeof *t), *r = ct_xmalloc(n * sizeof *r);
+    double *w = ct_xmalloc(scratch_size(loc, n) * sizeof *w);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     if (!rng)
-        st_out_of_memory();
+        ct_out_of_memory();
     gsl_rng_set(rng, (unsigned long)((opts->seed ^ (opts->seed >> 32)) & 0xffffffffu));
     for (size_t b = 0; b < B; b++) {
         for (size_t i = 0; i < n; i++)
@@ -171,10 +171,10 @@ void st_adaptive_simulate(const st_adaptive *rule, double true_log, double noise
     memset(out, 0, sizeof *out);
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     if (!r)
-        st_out_of_memory();
+        ct_out_of_memory();
     gsl_rng_set(r, (unsigned long)((seed ^ (seed >> 32)) & 0xffffffffu));
     size_t cap = rule->max_blocks > rule->min_blocks ? rule->max_blocks : rule->min_blocks;
-    double *d = st_xmalloc((cap ? cap : 1) * sizeof *d);
+    double *d = ct_xmalloc((cap ? cap : 1) * sizeof *d);
     double truth = exp(true_log), blocks = 0, hw = 0;
     for (size_t k = 0; k < experiments; k++) {
         size_t n = 0;

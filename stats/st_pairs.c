@@ -2,6 +2,7 @@
  * against the adjacent runs of its baseline, block by block. */
 #include "st_analysis.h"
 #include "st_stop.h"
+#include "st_verdict.h"
 #include "st_walsh.h"
 #include "st_util.h"
 
@@ -43,7 +44,7 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
     for (size_t i = 0; i < sw->nruns; i++)
         if (sw->runs[i].block > maxb)
             maxb = sw->runs[i].block;
-    long *partner = st_xmalloc((size_t)(maxb + 1) * sizeof *partner);
+    long *partner = ct_xmalloc((size_t)(maxb + 1) * sizeof *partner);
     for (int64_t b = 0; b <= maxb; b++)
         partner[b] = -1;
     for (size_t i = 0; i < sw->nruns; i++) {
@@ -68,11 +69,11 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
             continue;
         size_t n = 0, pilot = 0;
         res->adaptive_rounds = res->pilot_pairs = 0;
-        double *lw = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *lw);
-        double *lc = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *lc);
-        double *nz = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *nz);
-        double *cs = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *cs);
-        int64_t *rounds = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *rounds);
+        double *lw = ct_xmalloc((c->nruns ? c->nruns : 1) * sizeof *lw);
+        double *lc = ct_xmalloc((c->nruns ? c->nruns : 1) * sizeof *lc);
+        double *nz = ct_xmalloc((c->nruns ? c->nruns : 1) * sizeof *nz);
+        double *cs = ct_xmalloc((c->nruns ? c->nruns : 1) * sizeof *cs);
+        int64_t *rounds = ct_xmalloc((c->nruns ? c->nruns : 1) * sizeof *rounds);
         int cpu_ok = 1, rate_ok = res->samples_alloc || res->samples_time;
         for (size_t i = 0; i < c->nruns; i++) {
             const st_run *t = &sw->runs[c->first_run + i];
@@ -83,6 +84,9 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
                 continue;
             pilot += planned;
             const st_run *b = &sw->runs[partner[t->block]];
+            ST_ASSERT(b->block == t->block && b->role == 0 && b->used && b != t,
+                      "a block pairs its compared run (role 1) with a used baseline run (role 0) of the same block");
+            ST_ASSERT(n < c->nruns, "a cell has at most one pair per measured run");
             lw[n] = log(t->wall_ns / b->wall_ns);
             double ct = st_run_cpu(an, res, t), cb = st_run_cpu(an, res, b);
             lc[n] = log(ct / cb);
@@ -116,7 +120,7 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
         st_boot_opts bo = opts->boot;
         bo.seed = opts->boot.seed ^ st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, c->label), "#paired");
         if (n) {
-            res->pair_log = st_xmalloc(n * sizeof *res->pair_log);
+            res->pair_log = ct_xmalloc(n * sizeof *res->pair_log);
             memcpy(res->pair_log, lw, n * sizeof *lw);
             boot_series(lw, n, two, 1, &bo, &res->paired);
             if (cpu_ok)
@@ -130,8 +134,8 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
                 res->paired_norm.hi += 1.0;
                 boot_series(cs, n, two, 0, &bo, &res->paired_cost);
                 /* Kept for the allocation-vs-time difference (st_normdiff.h). */
-                res->pair_norm = st_xmalloc(n * sizeof *res->pair_norm);
-                res->pair_round = st_xmalloc(n * sizeof *res->pair_round);
+                res->pair_norm = ct_xmalloc(n * sizeof *res->pair_norm);
+                res->pair_round = ct_xmalloc(n * sizeof *res->pair_round);
                 for (size_t i = 0; i < n; i++)
                     res->pair_norm[i] = 1.0 + nz[i], res->pair_round[i] = rounds[i];
                 res->npz = n;
@@ -206,4 +210,5 @@ void st_analyze_families(st_analysis *an, const st_analysis_opts *opts) {
             s.method = ST_CI_NONE;
         r->family_verdict = st_paired_verdict(&s, opts->margin);
     }
+    st_verdicts_apply(an, opts->margin);
 }

@@ -31,7 +31,7 @@ static char *base_of(const char *workload, const char *system) {
     size_t lw = strlen(workload), ls = strlen(system);
     if (lw > ls + 1 && workload[lw - ls - 1] == '-' && !strcmp(workload + lw - ls, system))
         return strndup(workload, lw - ls - 1);
-    return st_xstrdup(workload);
+    return ct_xstrdup(workload);
 }
 
 static int in_matrix(const st_result *r) { return isnan(r->cell->depth); }
@@ -72,7 +72,7 @@ static char *series_of(const char *system, const st_result *const *cells, size_t
     for (size_t k = 0; k < nc; k++)
         modes |= strcmp(cells[k]->cell->alloc_mode, cells[0]->cell->alloc_mode) != 0;
     size_t n = strlen(system) + strlen(c->cell->alloc_mode) + 2;
-    char *s = st_xmalloc(n);
+    char *s = ct_xmalloc(n);
     if (modes)
         snprintf(s, n, "%s-%s", system, c->cell->alloc_mode);
     else
@@ -173,7 +173,7 @@ static void find_sim(const st_analysis *an, st_peer_row *r) {
      * cell: the fixed cost would read 0 and be counted in the slope. */
     if (!counted || cells < 2)
         return;
-    double *x = st_xmalloc(n * sizeof *x), *y[2] = {st_xmalloc(n * sizeof(double)), st_xmalloc(n * sizeof(double))};
+    double *x = ct_xmalloc(n * sizeof *x), *y[2] = {ct_xmalloc(n * sizeof(double)), ct_xmalloc(n * sizeof(double))};
     for (int pass = -1; pass < (int)maxrun; pass++) { /* -1: every run; k: each cell's k-th run alone */
         size_t m = 0;
         for (size_t i = 0; i < sim->ncells; i++) {
@@ -204,8 +204,8 @@ static void find_sim(const st_analysis *an, st_peer_row *r) {
 void st_peers_compute(const st_analysis *an, st_peers *out) {
     memset(out, 0, sizeof *out);
     const st_sweep *sw = an->sweep;
-    out->rows = st_xcalloc(an->nresults ? an->nresults : 1, sizeof *out->rows);
-    const st_result **cells = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *cells);
+    out->rows = ct_xcalloc(an->nresults ? an->nresults : 1, sizeof *out->rows);
+    const st_result **cells = ct_xmalloc((an->nresults ? an->nresults : 1) * sizeof *cells);
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *base = &an->results[i];
         if (!base->is_baseline || !in_matrix(base))
@@ -224,8 +224,8 @@ void st_peers_compute(const st_analysis *an, st_peers *out) {
         r->site = site_of(sw, r->system);
         r->base = base_of(r->workload, r->system);
         r->baseline = base;
-        r->cells = st_xmalloc(nc * sizeof *r->cells);
-        r->series = st_xmalloc(nc * sizeof *r->series);
+        r->cells = ct_xmalloc(nc * sizeof *r->cells);
+        r->series = ct_xmalloc(nc * sizeof *r->series);
         r->ncells = nc;
         r->over_32k = r->over_512k = r->over_4m = no_interval();
         find_inproc(an, r);
@@ -273,7 +273,7 @@ void st_peers_compute(const st_analysis *an, st_peers *out) {
             dup |= !strcmp(out->rows[j].workload, c->workload);
         if (dup)
             continue;
-        out->rows = st_xrealloc(out->rows, (out->n + 1) * sizeof *out->rows);
+        out->rows = ct_xrealloc(out->rows, (out->n + 1) * sizeof *out->rows);
         st_peer_row *r = &out->rows[out->n];
         memset(r, 0, sizeof *r);
         r->workload = c->workload;
@@ -352,7 +352,7 @@ static const st_inproc_cell *inproc_cell(const st_analysis *an, const char *labe
 size_t st_peers_implausible(const st_analysis *an, st_implausible **out) {
     const st_sweep *sw = an->sweep;
     size_t n = 0;
-    *out = st_xcalloc(an->nresults ? an->nresults : 1, sizeof **out);
+    *out = ct_xcalloc(an->nresults ? an->nresults : 1, sizeof **out);
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
         const st_cell *c = r->cell;
@@ -369,7 +369,7 @@ size_t st_peers_implausible(const st_analysis *an, st_implausible **out) {
                 (*out)[n++] = (st_implausible){r, nm, em, 1};
             continue;
         }
-        double *ns = st_xmalloc(c->nruns * sizeof *ns), *es = st_xmalloc(c->nruns * sizeof *es);
+        double *ns = ct_xmalloc(c->nruns * sizeof *ns), *es = ct_xmalloc(c->nruns * sizeof *es);
         size_t k = 0;
         for (size_t j = 0; j < c->nruns; j++) {
             const st_run *run = &sw->runs[c->first_run + j];

@@ -1,5 +1,6 @@
 /* st_preport.c - summary.md sections, summary.csv and plot-data columns of the paired comparisons and the noise. */
 #include "st_preport.h"
+#include "st_fmt.h"
 #include "st_noise.h"
 #include "st_stop.h"
 #include "st_desc.h"
@@ -10,15 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
-/* "1.0123 [0.9987, 1.0260]", "*" for a percentile interval, "n/a" when undefined. */
+/* "1.0123 [0.9987, 1.0260]", "*" for a percentile interval, "n/a" when undefined (st_fmt_ci's form). */
 static const char *ci_text(char *b, size_t size, const st_interval *iv, int digits) {
-    if (!isfinite(iv->est))
-        snprintf(b, size, "n/a");
-    else if (iv->method == ST_CI_NONE)
-        snprintf(b, size, "%.*g (no CI)", digits, iv->est);
-    else
-        snprintf(b, size, "%.*g [%.*g, %.*g]%s", digits, iv->est, digits, iv->lo, digits, iv->hi,
-                 iv->method == ST_CI_PERCENTILE ? "*" : "");
+    snprintf(b, size, "%s", st_fmt_ci(iv, digits));
     return b;
 }
 

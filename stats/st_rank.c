@@ -31,8 +31,8 @@ double st_mw_exact_p(double u, size_t m, size_t n) {
      * Rows are built from i = 0 upwards; each row's j = 0 column is the
      * point mass at 0. */
     size_t w = umax + 1;
-    double *prev = st_xcalloc((n + 1) * w, sizeof *prev);
-    double *cur = st_xcalloc((n + 1) * w, sizeof *cur);
+    double *prev = ct_xcalloc((n + 1) * w, sizeof *prev);
+    double *cur = ct_xcalloc((n + 1) * w, sizeof *cur);
     for (size_t j = 0; j <= n; j++)
         prev[j * w] = 1.0; /* i = 0: U = 0 surely */
     for (size_t i = 1; i <= m; i++) {
@@ -76,7 +76,7 @@ st_mw st_mann_whitney(const double *x, size_t nx, const double *y, size_t ny) {
     if (nx == 0 || ny == 0)
         return r;
     size_t N = nx + ny;
-    tagged *all = st_xmalloc(N * sizeof *all);
+    tagged *all = ct_xmalloc(N * sizeof *all);
     for (size_t i = 0; i < nx; i++)
         all[i] = (tagged){x[i], 1};
     for (size_t j = 0; j < ny; j++)

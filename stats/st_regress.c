@@ -82,8 +82,8 @@ static double slope_into(pairs *pp, size_t n, const double *x, const double *y, 
     size_t need = n * (n - (n > 0)) / 2;
     if (need > pp->cap) {
         pp->cap = need;
-        pp->s = st_xrealloc(pp->s, need * sizeof(double));
-        pp->w = st_xrealloc(pp->w, need * sizeof(double));
+        pp->s = ct_xrealloc(pp->s, need * sizeof(double));
+        pp->w = ct_xrealloc(pp->w, need * sizeof(double));
     }
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
@@ -184,8 +184,8 @@ void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *
     memset(fit, 0, sizeof *fit);
     size_t n = d->n, G = d->ngroups;
     fit->n = n;
-    fit->residual = st_xmalloc((G ? G : 1) * sizeof(double));
-    size_t *count = st_xcalloc(G ? G : 1, sizeof(size_t));
+    fit->residual = ct_xmalloc((G ? G : 1) * sizeof(double));
+    size_t *count = ct_xcalloc(G ? G : 1, sizeof(size_t));
     for (size_t i = 0; i < n; i++)
         count[d->group[i]]++;
     for (size_t g = 0; g < G; g++)
@@ -214,7 +214,7 @@ void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *
                                         "and the fixed cost";
 
     pairs pp = {0};
-    double *tmp = st_xmalloc((n ? n : 1) * sizeof(double));
+    double *tmp = ct_xmalloc((n ? n : 1) * sizeof(double));
     one o = fit_once(&pp, n, d->x, d->y, d->group, G, d->baseline, fit->baseline_in_slope, tmp, fit->residual);
     fit->cost.est = o.cost;
     fit->intercept.est = o.intercept;
@@ -224,11 +224,11 @@ void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *
         fit->why = "no two runs with different sample counts: no slope";
 
     /* Members of each group, for the stratified resampling. */
-    size_t *start = st_xcalloc(G + 1, sizeof(size_t));
+    size_t *start = ct_xcalloc(G + 1, sizeof(size_t));
     for (size_t g = 0; g < G; g++)
         start[g + 1] = start[g] + count[g];
-    size_t *member = st_xmalloc((n ? n : 1) * sizeof(size_t));
-    size_t *fill = st_xcalloc(G ? G : 1, sizeof(size_t));
+    size_t *member = ct_xmalloc((n ? n : 1) * sizeof(size_t));
+    size_t *fill = ct_xcalloc(G ? G : 1, sizeof(size_t));
     for (size_t i = 0; i < n; i++)
         member[start[d->group[i]] + fill[d->group[i]]++] = i;
 
@@ -237,12 +237,12 @@ void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *
      * s^2 / n_g instead of the plain bootstrap's (n_g - 1) / n_g times it;
      * with ten runs a cell the plain one covered 93% for a nominal 95%
      * (tests/stats/regress_sim.h, make bench-stats-regress). */
-    size_t *draw = st_xcalloc(G ? G : 1, sizeof(size_t));
+    size_t *draw = ct_xcalloc(G ? G : 1, sizeof(size_t));
     for (size_t g = 0; g < G; g++)
         draw[g] = count[g] >= 2 ? count[g] - 1 : count[g];
     size_t B = opts->resamples;
     fit->resamples = B;
-    fit->boot_cost = st_xmalloc(B * sizeof(double));
+    fit->boot_cost = ct_xmalloc(B * sizeof(double));
     if (exact_repeats(d, start, member)) {
         /* Nothing varies: every resample holds the same values, only in
          * other multiplicities, which can move a (weighted) median from one
@@ -258,13 +258,13 @@ void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *
         free(pp.s), free(pp.w);
         return;
     }
-    double *bi = st_xmalloc(B * sizeof(double)), *bb = st_xmalloc(B * sizeof(double)),
-           *bf = st_xmalloc(B * sizeof(double));
-    double *rx = st_xmalloc((n ? n : 1) * sizeof(double)), *ry = st_xmalloc((n ? n : 1) * sizeof(double));
-    size_t *rg = st_xmalloc((n ? n : 1) * sizeof(size_t));
+    double *bi = ct_xmalloc(B * sizeof(double)), *bb = ct_xmalloc(B * sizeof(double)),
+           *bf = ct_xmalloc(B * sizeof(double));
+    double *rx = ct_xmalloc((n ? n : 1) * sizeof(double)), *ry = ct_xmalloc((n ? n : 1) * sizeof(double));
+    size_t *rg = ct_xmalloc((n ? n : 1) * sizeof(size_t));
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     if (!rng)
-        st_out_of_memory();
+        ct_out_of_memory();
     gsl_rng_set(rng, (unsigned long)((opts->seed >> 32) ^ (opts->seed & 0xffffffffu)));
     for (size_t b = 0; b < B; b++) {
         size_t k = 0;
@@ -277,7 +277,7 @@ void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *
         one r = fit_once(&pp, k, rx, ry, rg, G, d->baseline, fit->baseline_in_slope, tmp, NULL);
         fit->boot_cost[b] = r.cost, bi[b] = r.intercept, bb[b] = r.base, bf[b] = r.fixed;
     }
-    double *t = st_xmalloc(B * sizeof(double));
+    double *t = ct_xmalloc(B * sizeof(double));
     memcpy(t, fit->boot_cost, B * sizeof(double));
     percentile(t, B, opts->confidence, &fit->cost);
     percentile(bi, B, opts->confidence, &fit->intercept);
@@ -301,7 +301,7 @@ st_reg_est st_reg_cost_difference(const st_reg_fit *a, const st_reg_fit *b, doub
     size_t B = a->resamples < b->resamples ? a->resamples : b->resamples;
     if (!B || isnan(a->cost.lo) || isnan(b->cost.lo))
         return e; /* a fit without an interval gives its difference none */
-    double *t = st_xmalloc(B * sizeof(double));
+    double *t = ct_xmalloc(B * sizeof(double));
     for (size_t i = 0; i < B; i++)
         t[i] = a->boot_cost[i] - b->boot_cost[i];
     percentile(t, B, confidence, &e);

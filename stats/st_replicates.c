@@ -52,9 +52,9 @@ int st_repmap_read(void *dbv, st_repmap *out, char *err, size_t errlen) {
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (n == cap)
-            keys = st_xrealloc(keys, (cap = cap ? 2 * cap : 256) * sizeof *keys);
+            keys = ct_xrealloc(keys, (cap = cap ? 2 * cap : 256) * sizeof *keys);
         const char *nd = (const char *)sqlite3_column_text(st, 2);
-        keys[n++] = (rkey){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), st_xstrdup(nd ? nd : "unknown")};
+        keys[n++] = (rkey){sqlite3_column_int64(st, 0), sqlite3_column_int64(st, 1), ct_xstrdup(nd ? nd : "unknown")};
     }
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE) {
@@ -65,7 +65,7 @@ int st_repmap_read(void *dbv, st_repmap *out, char *err, size_t errlen) {
         return -1;
     }
     /* The distinct (replicate, node) pairs in order, and each run's index. */
-    rkey *pairs = st_xmalloc((n ? n : 1) * sizeof *pairs);
+    rkey *pairs = ct_xmalloc((n ? n : 1) * sizeof *pairs);
     if (n)
         memcpy(pairs, keys, n * sizeof *keys);
     qsort(pairs, n, sizeof *pairs, cmp_pair);
@@ -79,7 +79,7 @@ int st_repmap_read(void *dbv, st_repmap *out, char *err, size_t errlen) {
         nodes |= strcmp(pairs[i].node, pairs[0].node) != 0;
     }
     out->k = k ? k : 1;
-    out->name = st_xcalloc(out->k, sizeof *out->name);
+    out->name = ct_xcalloc(out->k, sizeof *out->name);
     for (size_t j = 0; j < k; j++) {
         char b[256];
         if (reps && nodes)
@@ -88,13 +88,13 @@ int st_repmap_read(void *dbv, st_repmap *out, char *err, size_t errlen) {
             snprintf(b, sizeof b, "node %.200s", pairs[j].node);
         else
             snprintf(b, sizeof b, "replicate %lld", (long long)pairs[j].rep);
-        out->name[j] = st_xstrdup(b);
+        out->name[j] = ct_xstrdup(b);
     }
     if (!k)
-        out->name[0] = st_xstrdup("replicate 0");
+        out->name[0] = ct_xstrdup("replicate 0");
     out->n = n;
-    out->run_id = st_xmalloc((n ? n : 1) * sizeof *out->run_id);
-    out->rep = st_xmalloc((n ? n : 1) * sizeof *out->rep);
+    out->run_id = ct_xmalloc((n ? n : 1) * sizeof *out->run_id);
+    out->rep = ct_xmalloc((n ? n : 1) * sizeof *out->rep);
     for (size_t i = 0; i < n; i++) {
         size_t lo = 0, hi = k;
         while (lo + 1 < hi) { /* the pairs are sorted: binary search */
@@ -153,7 +153,7 @@ int st_reps_load(const char *dir, const st_sweep *sw, int **rep, size_t *k, char
         return 2;
     }
     sqlite3_close(db);
-    *rep = st_xmalloc((sw->nruns ? sw->nruns : 1) * sizeof **rep);
+    *rep = ct_xmalloc((sw->nruns ? sw->nruns : 1) * sizeof **rep);
     for (size_t r = 0; r < sw->nruns; r++)
         (*rep)[r] = st_repmap_of(&m, sw->runs[r].run_id);
     *k = m.k;
@@ -170,12 +170,12 @@ void st_rep_family(const st_cell *c, char *buf, size_t size) {
 void st_rep_combine_cells(const double *est, const double *se, const size_t *cell, size_t n, size_t ncells,
                           const size_t *family, size_t nfamilies, double confidence, st_rep_comb *out) {
     /* Each family's pooled variance from its cells' units. */
-    double *ftau = st_xmalloc((nfamilies ? nfamilies : 1) * sizeof *ftau);
-    double *fdf = st_xmalloc((nfamilies ? nfamilies : 1) * sizeof *fdf);
-    size_t *fcell = st_xmalloc((n ? n : 1) * sizeof *fcell);
-    double *fe = st_xmalloc((n ? n : 1) * sizeof *fe), *fs = st_xmalloc((n ? n : 1) * sizeof *fs);
-    double *flo = st_xmalloc((nfamilies ? nfamilies : 1) * sizeof *flo);
-    double *fhi = st_xmalloc((nfamilies ? nfamilies : 1) * sizeof *fhi);
+    double *ftau = ct_xmalloc((nfamilies ? nfamilies : 1) * sizeof *ftau);
+    double *fdf = ct_xmalloc((nfamilies ? nfamilies : 1) * sizeof *fdf);
+    size_t *fcell = ct_xmalloc((n ? n : 1) * sizeof *fcell);
+    double *fe = ct_xmalloc((n ? n : 1) * sizeof *fe), *fs = ct_xmalloc((n ? n : 1) * sizeof *fs);
+    double *flo = ct_xmalloc((nfamilies ? nfamilies : 1) * sizeof *flo);
+    double *fhi = ct_xmalloc((nfamilies ? nfamilies : 1) * sizeof *fhi);
     for (size_t f = 0; f < nfamilies; f++) {
         size_t m = 0;
         for (size_t i = 0; i < n; i++)
@@ -184,7 +184,7 @@ void st_rep_combine_cells(const double *est, const double *se, const size_t *cel
         ftau[f] = st_re_family_tau2(fe, fs, fcell, m, ncells, &fdf[f]);
         st_re_family_tau2_ci(fe, fs, fcell, m, ncells, confidence, &flo[f], &fhi[f]);
     }
-    double *ce = st_xmalloc((n ? n : 1) * sizeof *ce), *cs = st_xmalloc((n ? n : 1) * sizeof *cs);
+    double *ce = ct_xmalloc((n ? n : 1) * sizeof *ce), *cs = ct_xmalloc((n ? n : 1) * sizeof *cs);
     for (size_t c = 0; c < ncells; c++) {
         st_rep_comb *o = &out[c];
         memset(o, 0, sizeof *o);
@@ -225,9 +225,9 @@ void st_rep_combine_cells(const double *est, const double *se, const size_t *cel
 static void subsweep(const st_sweep *sw, const int *rep, int j, st_sweep *out) {
     *out = *sw;
     out->planned = -1;
-    out->cells = st_xmalloc((sw->ncells ? sw->ncells : 1) * sizeof *out->cells);
-    out->runs = st_xmalloc((sw->nruns ? sw->nruns : 1) * sizeof *out->runs);
-    out->counter = sw->nevents ? st_xmalloc((sw->nruns ? sw->nruns : 1) * sw->nevents * sizeof(double)) : NULL;
+    out->cells = ct_xmalloc((sw->ncells ? sw->ncells : 1) * sizeof *out->cells);
+    out->runs = ct_xmalloc((sw->nruns ? sw->nruns : 1) * sizeof *out->runs);
+    out->counter = sw->nevents ? ct_xmalloc((sw->nruns ? sw->nruns : 1) * sw->nevents * sizeof(double)) : NULL;
     out->nruns = 0;
     for (size_t c = 0; c < sw->ncells; c++) {
         st_cell *x = &out->cells[c];
@@ -284,7 +284,7 @@ void st_reps_apply(st_analysis *an, const int *rep, size_t k, const st_analysis_
      * anything to combine (a sweep merged from shards runs each group on one
      * node). */
     size_t most = 0;
-    int *seen = st_xmalloc((k ? k : 1) * sizeof *seen);
+    int *seen = ct_xmalloc((k ? k : 1) * sizeof *seen);
     for (size_t i = 0; i < nc; i++) {
         st_result *r = &an->results[i];
         const st_cell *c = r->cell;
@@ -301,8 +301,8 @@ void st_reps_apply(st_analysis *an, const int *rep, size_t k, const st_analysis_
     an->replicates = most > 1 ? most : 1;
     if (most < 2)
         return; /* st_analyze set the levels of one replicate */
-    st_sweep *subs = st_xcalloc(k, sizeof *subs);
-    st_analysis *sub = st_xcalloc(k, sizeof *sub);
+    st_sweep *subs = ct_xcalloc(k, sizeof *subs);
+    st_analysis *sub = ct_xcalloc(k, sizeof *sub);
     st_analysis_opts so = *opts;
     so.progress = 0;
     so.no_fits = 1;
@@ -317,8 +317,8 @@ void st_reps_apply(st_analysis *an, const int *rep, size_t k, const st_analysis_
                 abort();
     }
     /* Families of the cells. */
-    size_t *family = st_xmalloc((nc ? nc : 1) * sizeof *family);
-    char(*fname)[256] = st_xmalloc((nc ? nc : 1) * sizeof *fname);
+    size_t *family = ct_xmalloc((nc ? nc : 1) * sizeof *family);
+    char(*fname)[256] = ct_xmalloc((nc ? nc : 1) * sizeof *fname);
     size_t nf = 0;
     for (size_t i = 0; i < nc; i++) {
         char b[256];
@@ -330,9 +330,9 @@ void st_reps_apply(st_analysis *an, const int *rep, size_t k, const st_analysis_
             snprintf(fname[nf++], sizeof fname[0], "%s", b);
         family[i] = f;
     }
-    double *est = st_xmalloc(nc * k * sizeof *est), *se = st_xmalloc(nc * k * sizeof *se);
-    size_t *cell = st_xmalloc(nc * k * sizeof *cell);
-    st_rep_comb *comb = st_xmalloc((nc ? nc : 1) * sizeof *comb);
+    double *est = ct_xmalloc(nc * k * sizeof *est), *se = ct_xmalloc(nc * k * sizeof *se);
+    size_t *cell = ct_xmalloc(nc * k * sizeof *cell);
+    st_rep_comb *comb = ct_xmalloc((nc ? nc : 1) * sizeof *comb);
     double conf = opts->boot.confidence;
     for (size_t q = 0; q < NQUANT; q++) {
         size_t n = 0;
@@ -391,13 +391,10 @@ void st_reps_apply(st_analysis *an, const int *rep, size_t k, const st_analysis_
         }
     }
     /* Verdicts and floors from the intervals over replicates. */
-    double alpha = 1.0 - conf;
     for (size_t i = 0; i < nc; i++) {
         st_result *r = &an->results[i];
         if (r->replicates < 2)
             continue;
-        if (!r->is_baseline && r->verdict && strcmp(r->verdict, "n/a"))
-            r->verdict = st_cell_verdict(r, alpha);
         if (r->pairs) {
             r->pverdict = st_paired_verdict(&r->paired, opts->margin);
             if (r->is_baseline && r->paired.method != ST_CI_NONE) {
@@ -410,9 +407,9 @@ void st_reps_apply(st_analysis *an, const int *rep, size_t k, const st_analysis_
     if (an->normdiffs && an->normdiffs->n) {
         st_normdiffs *ds = an->normdiffs;
         size_t nw = ds->n, n = 0;
-        double *de = st_xmalloc(nw * k * sizeof *de), *dse = st_xmalloc(nw * k * sizeof *dse);
-        size_t *dc = st_xmalloc(nw * k * sizeof *dc), *df = st_xcalloc(nw, sizeof *df);
-        st_rep_comb *dcomb = st_xmalloc(nw * sizeof *dcomb);
+        double *de = ct_xmalloc(nw * k * sizeof *de), *dse = ct_xmalloc(nw * k * sizeof *dse);
+        size_t *dc = ct_xmalloc(nw * k * sizeof *dc), *df = ct_xcalloc(nw, sizeof *df);
+        st_rep_comb *dcomb = ct_xmalloc(nw * sizeof *dcomb);
         for (size_t j = 0; j < k; j++) {
             st_analyze_normdiff(&sub[j], &so);
             for (size_t w = 0; w < nw; w++) {

@@ -1,5 +1,6 @@
 /* st_report.c - summary.csv, metrics.csv, summary.md and the plot data files of an analysis. */
 #include "st_report.h"
+#include "st_fmt.h"
 #include "st_json.h"
 #include "st_inproc.h"
 #include "st_normdiff.h"
@@ -9,7 +10,7 @@
 #include "st_plotdata.h"
 #include "st_sim.h"
 #include "st_util.h"
-#include "st_out.h"
+#include "../contracts/ct_out.h"
 
 #include <errno.h>
 #include <math.h>
@@ -19,94 +20,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-/* ---- Number formatting ------------------------------------------------- */
-
-/* Formats v with %.*g, or `missing` when v is not finite. */
-static const char *num(char *buf, double v, int digits, const char *missing) {
-    if (!isfinite(v))
-        return missing;
-    snprintf(buf, 32, "%.*g", digits, v);
-    return buf;
-}
-
-/* Rotating buffers so a printf can take several formatted numbers. */
-#define NBUF 24
-#define BUFLEN 96
-static char bufs[NBUF][BUFLEN];
-static int nextbuf;
-static char *buf(void) {
-    nextbuf = (nextbuf + 1) % NBUF;
-    return bufs[nextbuf];
-}
-
-static const char *csv(double v, int digits) { return num(buf(), v, digits, ""); }
-/* For people: digits significant figures, but whole numbers from 10^digits
- * up (17234, not 1.723e+04). */
-static void human(char *b, size_t size, double v, int digits) {
-    if (fabs(v) >= pow(10, digits) && fabs(v) < 1e15)
-        snprintf(b, size, "%.0f", v);
-    else
-        snprintf(b, size, "%.*g", digits, v);
-}
-
-static const char *md(double v, int digits) {
-    if (!isfinite(v))
-        return "n/a";
-    char *b = buf();
-    human(b, BUFLEN, v, digits);
-    return b;
-}
-
-/* A text field for CSV: commas and newlines would break the row. */
-static void csv_text(FILE *f, const char *s) {
-    for (; *s; s++)
-        fputc(*s == ',' ? ';' : (*s == '\n' || *s == '\r') ? ' ' : *s, f);
-}
-
-/* A token for plot data: whitespace would split the column. */
-static void dat_word(FILE *f, const char *s) {
-    if (!*s) {
-        fputc('-', f);
-        return;
-    }
-    for (; *s; s++)
-        fputc((*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r') ? '_' : *s, f);
-}
-
-/* "1K", "4M", "32768" style period for people. */
-static const char *period_text(int64_t p) {
-    char *b = buf();
-    if (p <= 0)
-        snprintf(b, BUFLEN, "0");
-    else if (p % (1LL << 30) == 0)
-        snprintf(b, BUFLEN, "%lldG", (long long)(p >> 30));
-    else if (p % (1LL << 20) == 0)
-        snprintf(b, BUFLEN, "%lldM", (long long)(p >> 20));
-    else if (p % (1LL << 10) == 0)
-        snprintf(b, BUFLEN, "%lldK", (long long)(p >> 10));
-    else
-        snprintf(b, BUFLEN, "%lld", (long long)p);
-    return b;
-}
-
-/* "1.23 [1.20, 1.27]" or "1.23 (no CI)"; a percentile interval is marked *. */
-static const char *with_ci(const st_interval *iv, int digits) {
-    char *b = buf(), e[24], l[24], h[24];
-    if (!isfinite(iv->est)) {
-        snprintf(b, BUFLEN, "n/a");
-        return b;
-    }
-    human(e, sizeof e, iv->est, digits);
-    if (iv->method == ST_CI_NONE) {
-        snprintf(b, BUFLEN, "%s (no CI)", e);
-        return b;
-    }
-    human(l, sizeof l, iv->lo, digits);
-    human(h, sizeof h, iv->hi, digits);
-    snprintf(b, BUFLEN, "%s [%s, %s]%s", e, l, h, iv->method == ST_CI_PERCENTILE ? "*" : "");
-    return b;
-}
 
 static double lo_of(const st_interval *iv) { return iv->method == ST_CI_NONE ? NAN : iv->lo; }
 static double hi_of(const st_interval *iv) { return iv->method == ST_CI_NONE ? NAN : iv->hi; }
@@ -119,64 +32,6 @@ static double hi_of(const st_interval *iv) { return iv->method == ST_CI_NONE ? N
  * headlines, where they would stand as extra copies of one workload. */
 static int in_matrix(const st_result *r) { return isnan(r->cell->depth); }
 static int is_kind(const st_result *r, const char *kind) { return strcmp(r->cell->kind, kind) == 0 && in_matrix(r); }
-
-void st_pick_normalized(const st_analysis *an, const char *workload, const st_result **alloc, const st_result **time) {
-    double best_a = INFINITY, best_t = INFINITY;
-    *alloc = *time = NULL;
-    for (size_t i = 0; i < an->nresults; i++) {
-        const st_result *r = &an->results[i];
-        if (!st_cell_in_key(r->cell, workload) || !isfinite(r->norm.est) || !(r->sps.est > 0))
-            continue;
-        double d = fabs(log(r->sps.est / 1000.0));
-        if (is_kind(r, "alloc") && st_cell_fixed(r->cell) && d < best_a) {
-            best_a = d;
-            *alloc = r;
-        } else if (is_kind(r, "time") && d < best_t) {
-            best_t = d;
-            *time = r;
-        }
-    }
-}
-
-static int has_iv(const st_interval *iv) { return isfinite(iv->est) && iv->method != ST_CI_NONE; }
-
-void st_normcmp_make(const st_analysis *an, const char *workload, st_normcmp *out) {
-    memset(out, 0, sizeof *out);
-    st_pick_normalized(an, workload, &out->a, &out->t);
-    if (!out->a || !out->t)
-        return;
-    out->paired = has_iv(&out->a->paired_norm) && has_iv(&out->t->paired_norm);
-    out->ai = out->paired ? &out->a->paired_norm : &out->a->norm;
-    out->ti = out->paired ? &out->t->paired_norm : &out->t->norm;
-    const st_normdiff *d = st_normdiff_find(an, workload);
-    out->res = ST_NR_NA;
-    if (d && d->a == out->a && d->t == out->t) {
-        out->diff = &d->diff;
-        out->level = d->level;
-        out->res = d->res;
-    }
-}
-
-st_normres st_norm_verdict(double lo, double hi, double margin) {
-    if (!isfinite(lo) || !isfinite(hi))
-        return ST_NR_NA;
-    if (hi < 0)
-        return ST_NR_ALLOC;
-    if (lo > 0)
-        return ST_NR_TIME;
-    if (lo >= -margin && hi <= margin)
-        return ST_NR_EQUIVALENT;
-    return ST_NR_UNRESOLVED;
-}
-
-const char *st_normres_word(st_normres r) {
-    static const char *const words[] = {"na", "alloc_cheaper", "time_cheaper", "equivalent", "not_resolved"};
-    return words[r];
-}
-
-const char *st_normcmp_basis(const st_normcmp *c) { return !c->diff ? "-" : c->paired ? "paired" : "unpaired"; }
-
-const char *st_normcmp_word(const st_normcmp *c) { return st_normres_word(c->res); }
 
 /* The verdict for people ("allocation cheaper", "equivalent within 2%", ...). */
 static const char *normcmp_text(const st_normcmp *c, double margin, char *b, size_t size) {
@@ -192,7 +47,7 @@ static const char *normcmp_text(const st_normcmp *c, double margin, char *b, siz
 
 /* The distinct workloads, in report order (results are sorted by workload). */
 static size_t workloads(const st_analysis *an, const char ***out) {
-    const char **w = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *w);
+    const char **w = ct_xmalloc((an->nresults ? an->nresults : 1) * sizeof *w);
     size_t n = 0;
     for (size_t i = 0; i < an->nresults; i++)
         if (n == 0 || strcmp(w[n - 1], an->results[i].cell->workload))
@@ -232,17 +87,17 @@ static void out_INT(row_out *o, long long v) {
 }
 static void out_num(row_out *o, double v, int digits) {
     out_sep(o);
-    fputs(num(buf(), v, digits, o->missing), o->f);
+    fputs(st_fmt_num(st_fmt_buf(), v, digits, o->missing), o->f);
 }
-/* For people and plots alike: human()'s form (whole numbers from 10^digits up). */
+/* For people and plots alike: st_fmt_human()'s form (whole numbers from 10^digits up). */
 static void out_hum(row_out *o, double v, int digits) {
     out_sep(o);
     if (!isfinite(v)) {
         fputs(o->missing, o->f);
         return;
     }
-    char *b = buf();
-    human(b, BUFLEN, v, digits);
+    char *b = st_fmt_buf();
+    st_fmt_human(b, ST_FMT_BUFLEN, v, digits);
     fputs(b, o->f);
 }
 
@@ -359,7 +214,8 @@ static void out_hum(row_out *o, double v, int digits) {
     COL(rep_paired_tau_lo, G4, r->rep_paired_tau_lo)                                                             \
     COL(rep_paired_tau_hi, G4, r->rep_paired_tau_hi)                                                             \
     COL(adaptive_rounds, INT, r->adaptive_rounds)                                                                \
-    COL(paired_rule, TEXT, an->blocks ? st_paired_rule_name(an->rule) : "")
+    COL(paired_rule, TEXT, an->blocks ? st_paired_rule_name(an->rule) : "")                                      \
+    COL(time_mode, TEXT, c->time_mode)
 
 /* summary.csv's field types (the row writer is shared with the plot data). */
 #define out_TEXT(o, v) out_text(o, v)
@@ -379,7 +235,7 @@ static void write_summary_csv(FILE *f, const st_analysis *an, const st_report_op
         const st_result *r = &an->results[i];
         const st_cell *c = r->cell;
         char v[64]; /* room for a column's text */
-        row_out o = {f, ',', "", csv_text, 1};
+        row_out o = {f, ',', "", st_fmt_csv_text, 1};
 #define FIELD(name, type, value) out_##type(&o, value);
         ST_SUMMARY_COLUMNS(FIELD)
 #undef FIELD
@@ -395,12 +251,12 @@ static void write_summary_csv(FILE *f, const st_analysis *an, const st_report_op
 static void json_sep(FILE *f, int *first, const char *name) {
     fputs(*first ? "" : ", ", f);
     *first = 0;
-    st_json_str(f, name);
+    ct_json_str(f, name);
     fputs(": ", f);
 }
 static void json_TEXT(FILE *f, int *first, const char *name, const char *s) {
     json_sep(f, first, name);
-    st_json_str(f, s);
+    ct_json_str(f, s);
 }
 static void json_INT(FILE *f, int *first, const char *name, long long v) {
     json_sep(f, first, name);
@@ -408,7 +264,7 @@ static void json_INT(FILE *f, int *first, const char *name, long long v) {
 }
 static void json_num(FILE *f, int *first, const char *name, double v, int digits) {
     json_sep(f, first, name);
-    const char *t = csv(v, digits);
+    const char *t = st_fmt_csv(v, digits);
     fputs(*t ? t : "null", f);
 }
 #define json_G4(f, first, name, v) json_num(f, first, name, v, 4)
@@ -430,7 +286,7 @@ static void write_summary_json(FILE *f, const st_analysis *an, const st_report_o
         fprintf(f, "%s\n    {\"name\": \"%s\", \"type\": \"%s\", \"unit\": ", col++ ? "," : "", #name, \
                 text ? "text" : "number");                                                             \
         if (unit)                                                                                      \
-            st_json_str(f, unit);                                                                      \
+            ct_json_str(f, unit);                                                                      \
         else                                                                                           \
             fputs("null", f);                                                                          \
         fputc('}', f);                                                                                 \
@@ -457,13 +313,13 @@ static void write_summary_json(FILE *f, const st_analysis *an, const st_report_o
 static void metric_row(FILE *f, const st_cell *c, const char *metric, const double *v, size_t n) {
     st_desc d;
     st_describe(v, n, &d);
-    csv_text(f, c->workload);
+    st_fmt_csv_text(f, c->workload);
     fputc(',', f);
-    csv_text(f, c->label);
+    st_fmt_csv_text(f, c->label);
     fputc(',', f);
-    csv_text(f, metric);
-    fprintf(f, ",%zu,%s,%s,%s,%s,%s,%s,%zu\n", d.n, csv(d.median, 12), csv(d.q1, 12), csv(d.q3, 12), csv(d.mad, 12),
-            csv(d.min, 12), csv(d.max, 12), d.outliers);
+    st_fmt_csv_text(f, metric);
+    fprintf(f, ",%zu,%s,%s,%s,%s,%s,%s,%zu\n", d.n, st_fmt_csv(d.median, 12), st_fmt_csv(d.q1, 12),
+            st_fmt_csv(d.q3, 12), st_fmt_csv(d.mad, 12), st_fmt_csv(d.min, 12), st_fmt_csv(d.max, 12), d.outliers);
 }
 
 static void write_metrics_csv(FILE *f, const st_analysis *an) {
@@ -471,7 +327,7 @@ static void write_metrics_csv(FILE *f, const st_analysis *an) {
     fputs("workload,label,metric,n,median,q1,q3,mad,min,max,outliers\n", f);
     for (size_t i = 0; i < an->nresults; i++) {
         const st_cell *c = an->results[i].cell;
-        double *v = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof *v);
+        double *v = ct_xmalloc((c->nruns ? c->nruns : 1) * sizeof *v);
         static const char *const names[5] = {"wall_ns", "user_ns", "sys_ns", "maxrss_kb", "gc_ns"};
         for (int m = 0; m < 5 + (int)sw->nevents; m++) {
             size_t n = 0;
@@ -603,7 +459,7 @@ static double depth_samples(const st_result *r) {
 
 /* Writes row x of file pf: its columns in table order. */
 static void put_row(FILE *f, st_plotfile pf, const st_pd_row *x) {
-    row_out o = {f, ' ', "NaN", dat_word, 1};
+    row_out o = {f, ' ', "NaN", st_fmt_dat_word, 1};
     switch (pf) {
 #define PD_COL(name, type, value) out_##type(&o, value);
 #define PD_FILE(name, what, cols) \
@@ -732,7 +588,7 @@ static int cmp_depth(const void *a, const void *b) {
 }
 
 static void write_depth_dat(FILE *f, const st_analysis *an) {
-    depth_ref *refs = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *refs);
+    depth_ref *refs = ct_xmalloc((an->nresults ? an->nresults : 1) * sizeof *refs);
     size_t n = 0;
     for (size_t i = 0; i < an->nresults; i++)
         if (depth_row_wanted(an, &an->results[i]))
@@ -915,19 +771,21 @@ static const char *sweep_name(const char *dir) {
 }
 
 static const char *cell_title(const st_cell *c) {
-    char *b = buf();
+    char *b = st_fmt_buf();
     if (strcmp(c->kind, "alloc") == 0)
-        snprintf(b, BUFLEN, "alloc %s %s", c->alloc_mode, period_text(c->alloc_period));
+        snprintf(b, ST_FMT_BUFLEN, "alloc %s %s", c->alloc_mode, st_fmt_period(c->alloc_period));
+    else if (strcmp(c->kind, "time") == 0 && c->time_mode[0])
+        snprintf(b, ST_FMT_BUFLEN, "time %s %s %lld Hz", c->time_mode, c->time_clock, (long long)c->time_hz);
     else if (strcmp(c->kind, "time") == 0)
-        snprintf(b, BUFLEN, "time %s %lld Hz", c->time_clock, (long long)c->time_hz);
+        snprintf(b, ST_FMT_BUFLEN, "time %s %lld Hz", c->time_clock, (long long)c->time_hz);
     else if (strcmp(c->kind, "alloc+time") == 0)
-        snprintf(b, BUFLEN, "alloc %s %s + time %lld Hz", c->alloc_mode, period_text(c->alloc_period),
-                 (long long)c->time_hz);
+        snprintf(b, ST_FMT_BUFLEN, "alloc %s %s + time %s%s%lld Hz", c->alloc_mode, st_fmt_period(c->alloc_period),
+                 c->time_mode, c->time_mode[0] ? " " : "", (long long)c->time_hz);
     else
-        snprintf(b, BUFLEN, "%s", c->kind);
+        snprintf(b, ST_FMT_BUFLEN, "%s", c->kind);
     if (!isnan(c->depth)) {
         size_t n = strlen(b);
-        snprintf(b + n, BUFLEN - n, " d%g", c->depth);
+        snprintf(b + n, ST_FMT_BUFLEN - n, " d%g", c->depth);
     }
     return b;
 }
@@ -941,8 +799,31 @@ static void md_escape(FILE *f, const char *s) {
     }
 }
 
+/* The allocation settings of headline 1: a mode and a period. */
+typedef struct alloc_setting {
+    const char *mode;
+    int64_t period;
+} alloc_setting;
+
+/* Fixed mode first (its counts are exact), then the other modes by name; each by period. */
+static int cmp_setting(const void *x, const void *y) {
+    const alloc_setting *a = x, *b = y;
+    int fa = !strcmp(a->mode, sgc_alloc_mode_name(SGC_SAMPLE_FIXED)),
+        fb = !strcmp(b->mode, sgc_alloc_mode_name(SGC_SAMPLE_FIXED));
+    if (fa != fb)
+        return fb - fa;
+    int c = strcmp(a->mode, b->mode);
+    if (c)
+        return c;
+    return (a->period > b->period) - (a->period < b->period);
+}
+
+static int at_setting(const st_result *r, const alloc_setting *s) {
+    return is_kind(r, "alloc") && !strcmp(r->cell->alloc_mode, s->mode) && r->cell->alloc_period == s->period;
+}
+
 static void write_headline_worst(FILE *f, const st_analysis *an, double conf) {
-    fprintf(f, "### Worst workload per allocation period (fixed mode)\n\n");
+    fprintf(f, "### Worst workload per allocation mode and period\n\n");
     fprintf(f,
             "Overhead = median wall time with sampling / without, %g%% BCa interval "
             "(* = percentile fallback). For comparison, the paper (PyPy, 5 runs, no intervals) reports "
@@ -950,32 +831,29 @@ static void write_headline_worst(FILE *f, const st_analysis *an, double conf) {
             "its own level; for a claim about all k workloads at once, rerun with --confidence 1-%g/k "
             "(Bonferroni).\n\n",
             conf * 100, 1 - conf);
-    fputs("| period | worst workload | its overhead | largest upper bound, any workload |\n|---|---|---|---|\n", f);
-    int64_t *periods = st_xmalloc((an->nresults ? an->nresults : 1) * sizeof *periods);
+    fputs("| mode | period | worst workload | its overhead | largest upper bound, any workload |\n"
+          "|---|---|---|---|---|\n",
+          f);
+    alloc_setting *set = ct_xmalloc((an->nresults ? an->nresults : 1) * sizeof *set);
     size_t np = 0;
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
-        if (!is_kind(r, "alloc") || !st_cell_fixed(r->cell))
+        if (!is_kind(r, "alloc"))
             continue;
+        alloc_setting x = {r->cell->alloc_mode, r->cell->alloc_period};
         size_t k = 0;
-        while (k < np && periods[k] != r->cell->alloc_period)
+        while (k < np && cmp_setting(&set[k], &x))
             k++;
         if (k == np)
-            periods[np++] = r->cell->alloc_period;
+            set[np++] = x;
     }
-    for (size_t a = 1; a < np; a++)
-        for (size_t b = a; b > 0 && periods[b - 1] > periods[b]; b--) {
-            int64_t t = periods[b];
-            periods[b] = periods[b - 1];
-            periods[b - 1] = t;
-        }
+    qsort(set, np, sizeof *set, cmp_setting);
     int rows = 0;
     for (size_t k = 0; k < np; k++) {
         const st_result *worst = NULL, *upper = NULL;
         for (size_t i = 0; i < an->nresults; i++) {
             const st_result *r = &an->results[i];
-            if (!is_kind(r, "alloc") || !st_cell_fixed(r->cell) || r->cell->alloc_period != periods[k] ||
-                !isfinite(r->overhead.est))
+            if (!at_setting(r, &set[k]) || !isfinite(r->overhead.est))
                 continue;
             if (!worst || r->overhead.est > worst->overhead.est)
                 worst = r;
@@ -985,17 +863,18 @@ static void write_headline_worst(FILE *f, const st_analysis *an, double conf) {
         if (!worst)
             continue;
         rows++;
-        fprintf(f, "| %s | %s | %s | ", period_text(periods[k]), worst->cell->workload, with_ci(&worst->overhead, 4));
+        fprintf(f, "| %s | %s | %s | %s | ", set[k].mode, st_fmt_period(set[k].period), worst->cell->workload,
+                st_fmt_ci(&worst->overhead, 4));
         if (upper)
-            fprintf(f, "%s (%s): at most %+.1f%% |\n", md(upper->overhead.hi, 4), upper->cell->workload,
+            fprintf(f, "%s (%s): at most %+.1f%% |\n", st_fmt_md(upper->overhead.hi, 4), upper->cell->workload,
                     (upper->overhead.hi - 1) * 100);
         else
             fputs("n/a (no intervals) |\n", f);
     }
     if (!rows)
-        fputs("| n/a | no fixed-mode allocation cell with a baseline | | |\n", f);
+        fputs("| n/a | n/a | no allocation cell with a baseline | | |\n", f);
     fputc('\n', f);
-    free(periods);
+    free(set);
 }
 
 /* "a, b, c" of the workloads whose comparison has one of the results in mask, or "none". */
@@ -1028,7 +907,7 @@ static void write_headline_norm(FILE *f, const st_analysis *an, const char **w, 
             "normalized, paired | unpaired | difference, alloc - time [CI] (basis, level) | verdict |\n"
             "|---|---|---|---|---|---|---|---|---|---|---|\n",
             m, m);
-    st_normcmp *cmp = st_xcalloc(nw ? nw : 1, sizeof *cmp);
+    st_normcmp *cmp = ct_xcalloc(nw ? nw : 1, sizeof *cmp);
     int rows = 0;
     for (size_t i = 0; i < nw; i++) {
         st_normcmp *c = &cmp[i];
@@ -1037,13 +916,14 @@ static void write_headline_norm(FILE *f, const st_analysis *an, const char **w, 
             continue;
         rows++;
         const st_result *a = c->a, *t = c->t;
-        fprintf(f, "| %s | %s | %s | %s | %s | ", w[i], a ? cell_title(a->cell) : "n/a", a ? md(a->sps.est, 4) : "n/a",
-                a ? with_ci(&a->paired_norm, 4) : "n/a", a ? with_ci(&a->norm, 4) : "n/a");
-        fprintf(f, "%s | %s | %s | %s | ", t ? cell_title(t->cell) : "n/a", t ? md(t->sps.est, 4) : "n/a",
-                t ? with_ci(&t->paired_norm, 4) : "n/a", t ? with_ci(&t->norm, 4) : "n/a");
+        fprintf(f, "| %s | %s | %s | %s | %s | ", w[i], a ? cell_title(a->cell) : "n/a",
+                a ? st_fmt_md(a->sps.est, 4) : "n/a", a ? st_fmt_ci(&a->paired_norm, 4) : "n/a",
+                a ? st_fmt_ci(&a->norm, 4) : "n/a");
+        fprintf(f, "%s | %s | %s | %s | ", t ? cell_title(t->cell) : "n/a", t ? st_fmt_md(t->sps.est, 4) : "n/a",
+                t ? st_fmt_ci(&t->paired_norm, 4) : "n/a", t ? st_fmt_ci(&t->norm, 4) : "n/a");
         char v[64];
         if (c->diff)
-            fprintf(f, "%s (%s, %s) | ", with_ci(c->diff, 4), st_normcmp_basis(c), st_level_name(c->level));
+            fprintf(f, "%s (%s, %s) | ", st_fmt_ci(c->diff, 4), st_normcmp_basis(c), st_level_name(c->level));
         else
             fputs("n/a | ", f);
         fprintf(f, "%s", normcmp_text(c, an->margin, v, sizeof v));
@@ -1058,6 +938,13 @@ static void write_headline_norm(FILE *f, const st_analysis *an, const char **w, 
     for (size_t i = 0; i < nw; i++) {
         resolved += cmp[i].res == ST_NR_ALLOC || cmp[i].res == ST_NR_TIME || cmp[i].res == ST_NR_EQUIVALENT;
         judged += cmp[i].res != ST_NR_NA;
+    }
+    if (!judged) {
+        fputs("\nNo workload has both an allocation and a time cell with an interval of the difference: no "
+              "verdict.\n\n",
+              f);
+        free(cmp);
+        return;
     }
     fprintf(f, "\nResolved on %zu of %zu workloads with an interval of the difference: allocation cheaper: ", resolved,
             judged);
@@ -1091,8 +978,8 @@ static void write_headline_aa(FILE *f, const st_analysis *an) {
             snprintf(name, sizeof name, "%s (depth %.0f)", r->cell->workload, r->cell->depth);
         else
             snprintf(name, sizeof name, "%s", r->cell->workload);
-        fprintf(f, "| %s | %zu/%zu | %s | %s |\n", name, r->aa_odd, r->aa_even, with_ci(&r->aa, 4),
-                isfinite(r->aa_floor) ? md(r->aa_floor * 100, 3) : "n/a");
+        fprintf(f, "| %s | %zu/%zu | %s | %s |\n", name, r->aa_odd, r->aa_even, st_fmt_ci(&r->aa, 4),
+                isfinite(r->aa_floor) ? st_fmt_md(r->aa_floor * 100, 3) : "n/a");
     }
     if (!rows)
         fputs("| n/a | no baseline cells | | |\n", f);
@@ -1108,8 +995,9 @@ static void write_workload_table(FILE *f, const st_analysis *an, const char *w) 
         }
     fprintf(f, "### %s\n\n", w);
     if (base)
-        fprintf(f, "Baseline: median %s ms (IQR %s-%s ms, MAD %s ms), %zu runs.\n\n", md(base->wall.median / 1e6, 4),
-                md(base->wall.q1 / 1e6, 4), md(base->wall.q3 / 1e6, 4), md(base->wall.mad / 1e6, 3), base->runs);
+        fprintf(f, "Baseline: median %s ms (IQR %s-%s ms, MAD %s ms), %zu runs.\n\n",
+                st_fmt_md(base->wall.median / 1e6, 4), st_fmt_md(base->wall.q1 / 1e6, 4),
+                st_fmt_md(base->wall.q3 / 1e6, 4), st_fmt_md(base->wall.mad / 1e6, 3), base->runs);
     else
         fputs("No baseline cell: overheads are not available.\n\n", f);
     fputs("| cell | runs (failed) | wall ms median [IQR] | out. | overhead | CPU overhead | samples/s | "
@@ -1121,11 +1009,11 @@ static void write_workload_table(FILE *f, const st_analysis *an, const char *w) 
         if (strcmp(r->cell->workload, w))
             continue;
         fprintf(f, "| %s | %zu (%zu) | %s [%s, %s] | %zu | %s | %s | %s | %s | %s | %s | %s | ", cell_title(r->cell),
-                r->runs, r->failed, md(r->wall.median / 1e6, 4), md(r->wall.q1 / 1e6, 4), md(r->wall.q3 / 1e6, 4),
-                r->wall.outliers, r->is_baseline ? "1" : with_ci(&r->overhead, 4),
-                r->is_baseline ? "1" : with_ci(&r->cpu_overhead, 4),
-                (r->samples_alloc || r->samples_time) ? with_ci(&r->sps, 4) : "0", with_ci(&r->norm, 4),
-                with_ci(&r->cost, 3), md(r->mw.p, 3), r->verdict);
+                r->runs, r->failed, st_fmt_md(r->wall.median / 1e6, 4), st_fmt_md(r->wall.q1 / 1e6, 4),
+                st_fmt_md(r->wall.q3 / 1e6, 4), r->wall.outliers, r->is_baseline ? "1" : st_fmt_ci(&r->overhead, 4),
+                r->is_baseline ? "1" : st_fmt_ci(&r->cpu_overhead, 4),
+                (r->samples_alloc || r->samples_time) ? st_fmt_ci(&r->sps, 4) : "0", st_fmt_ci(&r->norm, 4),
+                st_fmt_ci(&r->cost, 3), st_fmt_md(r->mw.p, 3), r->verdict);
         md_escape(f, r->note);
         fputs(" |\n", f);
     }
@@ -1219,7 +1107,8 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
         for (size_t i = 0; i < an->nmismatches && i < 50; i++) {
             const st_mismatch *m = &an->mismatches[i];
             fprintf(f, "- %s round %lld (run %lld): %s sample points, expected %s\n", m->cell->label,
-                    (long long)m->run->round, (long long)m->run->run_id, md(m->points, 15), md(m->expected, 15));
+                    (long long)m->run->round, (long long)m->run->run_id, st_fmt_md(m->points, 15),
+                    st_fmt_md(m->expected, 15));
         }
         if (an->nmismatches > 50)
             fprintf(f, "- ... and %zu more (summary.csv, exact_mismatches)\n", an->nmismatches - 50);
@@ -1260,9 +1149,12 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
     if (an->failed_runs)
         write_failures(f, an);
     fputs("## Per workload\n\nIntervals are BCa at the confidence above (* = percentile fallback, see the note); "
-          "\"no CI\" = fewer than 3 runs or undefined (see the note). Verdict: slower/faster when the overhead "
-          "interval excludes 1 and the Mann-Whitney test agrees, same when neither finds a difference, "
-          "mixed when they disagree.\n\n",
+          "\"no CI\" = fewer than 3 runs or undefined (see the note). Verdict (the cell's one verdict, "
+          "the same in every table): read from the paired ratio's interval when the cell has one (blocked "
+          "sweeps), else from the overhead's: slower/faster when it lies above/below 1, no effect above the "
+          "margin when it lies within it, else not resolved; slower or faster only when the estimate lies "
+          "farther from 1 than the baseline's A/A floor at the same level. The U test's p is shown beside "
+          "it.\n\n",
           f);
     for (size_t i = 0; i < nw; i++)
         write_workload_table(f, an, w[i]);
@@ -1294,7 +1186,7 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
 int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *err, size_t errlen) {
     const char *dir = an->sweep->dir;
     size_t n = strlen(dir) + sizeof "/plotdata";
-    char *pdir = st_xmalloc(n);
+    char *pdir = ct_xmalloc(n);
     snprintf(pdir, n, "%s/plotdata", dir);
     int status = 0;
     struct stat ps;
@@ -1311,14 +1203,14 @@ int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *er
     const char **w;
     size_t nw = workloads(an, &w);
     /* Every file into a temporary first; all renamed at the end, or none. */
-    st_outs set = {0};
+    ct_outs set = {0};
     FILE *f;
     int rc = 0;
     char path[4200];
 #define OUT(d, name, call)                                                \
     do {                                                                  \
         snprintf(path, sizeof path, "%s/%s", d, name);                    \
-        if (!rc && !(f = st_outs_open(&set, path, &status, err, errlen))) \
+        if (!rc && !(f = ct_outs_open(&set, path, &status, err, errlen))) \
             rc = 1;                                                       \
         if (!rc)                                                          \
             call;                                                         \
@@ -1346,9 +1238,9 @@ int st_write_outputs(const st_analysis *an, const st_report_opts *opts, char *er
     OUT(dir, "summary.md", write_summary_md(f, an, opts));
 #undef OUT
     if (rc)
-        st_outs_abort(&set);
+        ct_outs_abort(&set);
     else
-        status = st_outs_commit(&set, err, errlen);
+        status = ct_outs_commit(&set, err, errlen);
     free(w);
     free(pdir);
     return status;

@@ -1,6 +1,7 @@
 /* st_sim.c - exact counts of the simulated cells: overheads, per-sample
  * costs, determinism, the time-sampling model. */
 #include "st_sim.h"
+#include "st_fmt.h"
 #include "st_util.h"
 
 #include <math.h>
@@ -34,7 +35,7 @@ static double median(double *v, size_t n) {
 
 static char *dup_text(sqlite3_stmt *st, int col) {
     const unsigned char *t = sqlite3_column_text(st, col);
-    return st_xstrdup(t ? (const char *)t : "");
+    return ct_xstrdup(t ? (const char *)t : "");
 }
 
 double st_sim_time_model(double rate_hz, double user_instr, double baseline_instr, double native_s,
@@ -67,7 +68,7 @@ typedef struct runvals {
 } runvals;
 
 static void summarize(st_simcell *c, runvals *r, size_t n) {
-    double *tmp = st_xmalloc((n ? n : 1) * sizeof *tmp);
+    double *tmp = ct_xmalloc((n ? n : 1) * sizeof *tmp);
     size_t ok = 0;
     for (size_t i = 0; i < n; i++)
         ok += r[i].ok;
@@ -98,10 +99,10 @@ static void summarize(st_simcell *c, runvals *r, size_t n) {
     c->time_samples = median(tmp, k);
     free(tmp);
     c->nrun = 0;
-    c->run_alloc = st_xmalloc((ok ? ok : 1) * sizeof(double));
-    c->run_time = st_xmalloc((ok ? ok : 1) * sizeof(double));
-    c->run_v[0] = st_xmalloc((ok ? ok : 1) * sizeof(double));
-    c->run_v[1] = st_xmalloc((ok ? ok : 1) * sizeof(double));
+    c->run_alloc = ct_xmalloc((ok ? ok : 1) * sizeof(double));
+    c->run_time = ct_xmalloc((ok ? ok : 1) * sizeof(double));
+    c->run_v[0] = ct_xmalloc((ok ? ok : 1) * sizeof(double));
+    c->run_v[1] = ct_xmalloc((ok ? ok : 1) * sizeof(double));
     for (size_t i = 0; i < n; i++)
         if (r[i].ok) {
             c->run_alloc[c->nrun] = r[i].alloc_samples;
@@ -159,10 +160,10 @@ static int load(sqlite3 *db, st_sim *sim, char *err, size_t errlen) {
         return 0;
     }
     size_t cap = 16;
-    sim->cells = st_xcalloc(cap, sizeof *sim->cells);
+    sim->cells = ct_xcalloc(cap, sizeof *sim->cells);
     while (sqlite3_step(st) == SQLITE_ROW) {
         if (sim->ncells == cap) {
-            sim->cells = st_xrealloc(sim->cells, (cap *= 2) * sizeof *sim->cells);
+            sim->cells = ct_xrealloc(sim->cells, (cap *= 2) * sizeof *sim->cells);
             memset(sim->cells + sim->ncells, 0, (cap - sim->ncells) * sizeof *sim->cells);
         }
         st_simcell *c = &sim->cells[sim->ncells++];
@@ -200,7 +201,7 @@ static int load(sqlite3 *db, st_sim *sim, char *err, size_t errlen) {
         size_t n = 0;
         sqlite3_bind_int64(rs, 1, c->cell_id);
         while (sqlite3_step(rs) == SQLITE_ROW) {
-            r = st_xrealloc(r, (n + 1) * sizeof *r);
+            r = ct_xrealloc(r, (n + 1) * sizeof *r);
             runvals *x = &r[n++];
             for (int m = 0; m < SW_SIM_N; m++)
                 x->v[m] = NAN;
@@ -211,7 +212,7 @@ static int load(sqlite3 *db, st_sim *sim, char *err, size_t errlen) {
             int ok = status && !strcmp((const char *)status, "ok");
             if (!ok && !c->failure) {
                 const unsigned char *why = sqlite3_column_text(rs, 2);
-                c->failure = st_xstrdup(why ? (const char *)why : "no reason recorded");
+                c->failure = ct_xstrdup(why ? (const char *)why : "no reason recorded");
             }
             sqlite3_bind_int64(st, 1, sqlite3_column_int64(rs, 0));
             int have = 0;
@@ -263,9 +264,9 @@ static int load(sqlite3 *db, st_sim *sim, char *err, size_t errlen) {
             if (v && end != v && !*end && d >= 0)
                 sim->delivery_ns = d;
             else
-                sim->delivery_note = st_xstrdup(v ? v : "unknown");
+                sim->delivery_note = ct_xstrdup(v ? v : "unknown");
         } else {
-            sim->delivery_note = st_xstrdup("not measured (no time_delivery_ns in meta)");
+            sim->delivery_note = ct_xstrdup("not measured (no time_delivery_ns in meta)");
         }
         sqlite3_finalize(st);
     }
@@ -331,7 +332,7 @@ static void analyse(st_sim *sim) {
             f++;
         if (f < sim->nfits)
             continue;
-        sim->fits = st_xrealloc(sim->fits, (sim->nfits + 1) * sizeof *sim->fits);
+        sim->fits = ct_xrealloc(sim->fits, (sim->nfits + 1) * sizeof *sim->fits);
         st_simfit *fit = &sim->fits[sim->nfits++];
         memset(fit, 0, sizeof *fit);
         fit->workload = c->workload;
@@ -342,7 +343,7 @@ int st_sim_load(const char *dir, st_sim *sim, char *err, size_t errlen) {
     memset(sim, 0, sizeof *sim);
     sim->delivery_ns = NAN;
     size_t len = strlen(dir) + sizeof "/results.db";
-    char *path = st_xmalloc(len);
+    char *path = ct_xmalloc(len);
     snprintf(path, len, "%s/results.db", dir);
     sqlite3 *db = NULL;
     int rc = 0;
@@ -390,7 +391,14 @@ static const char *fmt(char *buf, size_t size, double v, int digits, const char 
 static char bufs[NB][64];
 static int nb;
 static const char *csvv(double v, int digits) { return fmt(bufs[nb++ % NB], 64, v, digits, ""); }
-static const char *mdv(double v, int digits) { return fmt(bufs[nb++ % NB], 64, v, digits, "n/a"); }
+/* For people: st_fmt_plain's form (no exponent), "n/a" when missing. */
+static const char *mdv(double v, int digits) {
+    char *b = bufs[nb++ % NB];
+    if (isnan(v) || isinf(v))
+        return "n/a";
+    st_fmt_plain(b, 64, v, digits);
+    return b;
+}
 
 /* A ratio as a signed percentage with enough digits for tiny effects. */
 static const char *pct(double ratio) {
@@ -402,8 +410,11 @@ static const char *pct(double ratio) {
         snprintf(b, 64, "0%%");
     else if (fabs(p) >= 1)
         snprintf(b, 64, "%+.2f%%", p);
-    else
-        snprintf(b, 64, "%+.2g%%", p);
+    else {
+        st_fmt_plain(b + 1, 63, fabs(p), 2); /* no exponent */
+        b[0] = p < 0 ? '-' : '+';
+        strcat(b, "%");
+    }
     return b;
 }
 

@@ -93,7 +93,7 @@ static void draw_blocks(const st_stop_source *src, gsl_rng *rng, size_t n0, size
                         size_t *idx) {
     if (src->kind == 2)
         st_cbb_indices(rng, src->blocks->n, src->blocks->L, idx, n);
-    int *first = st_xmalloc((n0 ? n0 : 1) * sizeof *first);
+    int *first = ct_xmalloc((n0 ? n0 : 1) * sizeof *first);
     for (size_t i = 0; i < n0; i++)
         first[i] = i < n0 / 2;
     if (n0 % 2)
@@ -124,11 +124,11 @@ void st_stop_simulate(const st_stop *s, double true_log, const st_stop_source *s
     memset(out, 0, sizeof *out);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     if (!rng)
-        st_out_of_memory();
+        ct_out_of_memory();
     gsl_rng_set(rng, (unsigned long)((seed ^ (seed >> 32)) & 0xffffffffu));
     size_t n0 = s->pilot, max = s->max_blocks > n0 ? s->max_blocks : n0;
-    double *d = st_xmalloc(max * sizeof *d);
-    size_t *idx = st_xmalloc(max * sizeof *idx);
+    double *d = ct_xmalloc(max * sizeof *d);
+    size_t *idx = ct_xmalloc(max * sizeof *idx);
     double truth = exp(true_log), blocks = 0, hw = 0;
     for (size_t k = 0; k < experiments; k++) {
         st_boot_opts o = {resamples, s->confidence, seed + k + 1};

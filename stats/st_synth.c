@@ -26,7 +26,7 @@ static int cmp_vw(const void *a, const void *b) {
 double st_weighted_median(double *v, double *w, size_t n) {
     if (n == 0)
         return NAN;
-    vw *p = st_xmalloc(n * sizeof *p);
+    vw *p = ct_xmalloc(n * sizeof *p);
     double total = 0.0;
     for (size_t i = 0; i < n; i++) {
         p[i] = (vw){v[i], w[i]};
@@ -58,7 +58,7 @@ static char *base_name(const char *dir) {
     size_t s = n;
     while (s > 0 && dir[s - 1] != '/')
         s--;
-    char *b = st_xmalloc(n - s + 1);
+    char *b = ct_xmalloc(n - s + 1);
     memcpy(b, dir + s, n - s);
     b[n - s] = '\0';
     return b;
@@ -68,8 +68,8 @@ static char *base_name(const char *dir) {
 
 void st_nsource_finish(st_nsource *s) {
     size_t n = s->n;
-    double *pool = st_xmalloc((2 * n + 1) * sizeof *pool), *w = st_xmalloc((2 * n + 1) * sizeof *w);
-    double *level = st_xmalloc((n + 1) * sizeof *level), *diff = st_xmalloc((n + 1) * sizeof *diff);
+    double *pool = ct_xmalloc((2 * n + 1) * sizeof *pool), *w = ct_xmalloc((2 * n + 1) * sizeof *w);
+    double *level = ct_xmalloc((n + 1) * sizeof *level), *diff = ct_xmalloc((n + 1) * sizeof *diff);
     for (size_t i = 0; i < n; i++) {
         pool[2 * i] = s->blocks[i].wall[0];
         pool[2 * i + 1] = s->blocks[i].wall[1];
@@ -121,9 +121,9 @@ static int load_blocked(const st_sweep *sw, const char *name, st_nsource **out, 
     *out = NULL;
     *nout = 0;
     /* Median log wall and log CPU of each cell's used runs. */
-    double *mw = st_xmalloc((sw->ncells + 1) * sizeof *mw), *mc = st_xmalloc((sw->ncells + 1) * sizeof *mc);
-    double *tmp = st_xmalloc((sw->nruns + 1) * sizeof *tmp);
-    const st_cell **cell_of = st_xmalloc((sw->nruns + 1) * sizeof *cell_of);
+    double *mw = ct_xmalloc((sw->ncells + 1) * sizeof *mw), *mc = ct_xmalloc((sw->ncells + 1) * sizeof *mc);
+    double *tmp = ct_xmalloc((sw->nruns + 1) * sizeof *tmp);
+    const st_cell **cell_of = ct_xmalloc((sw->nruns + 1) * sizeof *cell_of);
     int64_t maxb = 0;
     for (size_t i = 0; i < sw->ncells; i++) {
         const st_cell *c = &sw->cells[i];
@@ -151,9 +151,9 @@ static int load_blocked(const st_sweep *sw, const char *name, st_nsource **out, 
         return 0;
     }
     /* Each block's used runs (a block with a failed run is left out, as analyze leaves it out). */
-    long *first = st_xmalloc((size_t)(maxb + 1) * sizeof *first),
-         *second = st_xmalloc((size_t)(maxb + 1) * sizeof *second);
-    int *bad = st_xcalloc((size_t)(maxb + 1), sizeof *bad);
+    long *first = ct_xmalloc((size_t)(maxb + 1) * sizeof *first),
+         *second = ct_xmalloc((size_t)(maxb + 1) * sizeof *second);
+    int *bad = ct_xcalloc((size_t)(maxb + 1), sizeof *bad);
     for (int64_t b = 0; b <= maxb; b++)
         first[b] = second[b] = -1;
     for (size_t i = 0; i < sw->nruns; i++) {
@@ -172,7 +172,7 @@ static int load_blocked(const st_sweep *sw, const char *name, st_nsource **out, 
         else
             bad[r->block] = 1;
     }
-    bref *br = st_xmalloc((size_t)(maxb + 1) * sizeof *br);
+    bref *br = ct_xmalloc((size_t)(maxb + 1) * sizeof *br);
     size_t nb = 0;
     for (int64_t b = 1; b <= maxb; b++) {
         if (bad[b] || first[b] < 0 || second[b] < 0)
@@ -195,13 +195,13 @@ static int load_blocked(const st_sweep *sw, const char *name, st_nsource **out, 
         size_t j = i;
         while (j < nb && !strcmp(br[j].c[0]->workload, br[i].c[0]->workload))
             j++;
-        src = st_xrealloc(src, (ns + 1) * sizeof *src);
+        src = ct_xrealloc(src, (ns + 1) * sizeof *src);
         st_nsource *s = &src[ns++];
         memset(s, 0, sizeof *s);
-        s->sweep = st_xstrdup(name);
-        s->workload = st_xstrdup(br[i].c[0]->workload);
+        s->sweep = ct_xstrdup(name);
+        s->workload = ct_xstrdup(br[i].c[0]->workload);
         s->n = j - i;
-        s->blocks = st_xmalloc(s->n * sizeof *s->blocks);
+        s->blocks = ct_xmalloc(s->n * sizeof *s->blocks);
         for (size_t k = i; k < j; k++)
             for (int p = 0; p < 2; p++) {
                 size_t ci = (size_t)(br[k].c[p] - sw->cells);
@@ -302,7 +302,7 @@ static void cell_processes(rawseg *s, size_t m, pproc **procs, size_t *np) {
     all_iter &= ncomplete > 0;
     pproc *p = NULL;
     size_t n = 0;
-    double *allr = st_xmalloc((m / 4 + 1) * sizeof *allr);
+    double *allr = ct_xmalloc((m / 4 + 1) * sizeof *allr);
     size_t nr = 0;
     int64_t last_run = 0;
     for (size_t i = 0, j; i < m; i = j) {
@@ -325,13 +325,13 @@ static void cell_processes(rawseg *s, size_t m, pproc **procs, size_t *np) {
             continue;
         /* A new process when the run changes. */
         if (n == 0 || s[i].run != last_run) {
-            p = st_xrealloc(p, (n + 1) * sizeof *p);
+            p = ct_xrealloc(p, (n + 1) * sizeof *p);
             p[n++] = (pproc){NULL, NULL, 0};
         }
         last_run = s[i].run;
         pproc *q = &p[n - 1];
-        q->b = st_xrealloc(q->b, (q->n + 1) * sizeof *q->b);
-        q->r = st_xrealloc(q->r, (q->n + 1) * sizeof *q->r);
+        q->b = ct_xrealloc(q->b, (q->n + 1) * sizeof *q->b);
+        q->r = ct_xrealloc(q->r, (q->n + 1) * sizeof *q->r);
         q->b[q->n] = blk;
         q->r[q->n] = log((cpu[1] / work[1]) / (cpu[0] / work[0]));
         allr[nr++] = q->r[q->n];
@@ -359,9 +359,9 @@ void st_ipsource_finish(st_ipsource *s) {
     size_t total = 0;
     for (size_t k = 0; k < s->np; k++)
         total += s->p[k].n;
-    double *v = st_xmalloc((total + 1) * sizeof *v), *w = st_xmalloc((total + 1) * sizeof *w);
-    double *meds = st_xmalloc((s->np + 1) * sizeof *meds), *acf = st_xmalloc((s->np + 1) * sizeof *acf);
-    size_t *lens = st_xmalloc((s->np + 1) * sizeof *lens), t = 0, na = 0;
+    double *v = ct_xmalloc((total + 1) * sizeof *v), *w = ct_xmalloc((total + 1) * sizeof *w);
+    double *meds = ct_xmalloc((s->np + 1) * sizeof *meds), *acf = ct_xmalloc((s->np + 1) * sizeof *acf);
+    size_t *lens = ct_xmalloc((s->np + 1) * sizeof *lens), t = 0, na = 0;
     for (size_t k = 0; k < s->np; k++) {
         st_ipproc *p = &s->p[k];
         st_blocklen bl;
@@ -457,7 +457,7 @@ static int load_inproc(const char *dir, const char *name, st_ipsource **out, siz
         size_t m = 0;
         while (sqlite3_step(segs) == SQLITE_ROW) {
             if (m == cap)
-                buf = st_xrealloc(buf, (cap = cap ? 2 * cap : 4096) * sizeof *buf);
+                buf = ct_xrealloc(buf, (cap = cap ? 2 * cap : 4096) * sizeof *buf);
             rawseg *g = &buf[m++];
             g->run = sqlite3_column_int64(segs, 0);
             g->block = sqlite3_column_int64(segs, 1);
@@ -479,15 +479,15 @@ static int load_inproc(const char *dir, const char *name, st_ipsource **out, siz
         while (w < npools && strcmp(pools[w].workload, workload))
             w++;
         if (w == npools) {
-            pools = st_xrealloc(pools, (npools + 1) * sizeof *pools);
-            pools[npools++] = (wpool){st_xstrdup(workload), NULL, 0};
+            pools = ct_xrealloc(pools, (npools + 1) * sizeof *pools);
+            pools[npools++] = (wpool){ct_xstrdup(workload), NULL, 0};
         }
         for (size_t k = 0; k < np; k++) {
             if (p[k].n < ST_SYNTH_MIN_BLOCKS) {
                 free(p[k].b), free(p[k].r);
                 continue;
             }
-            pools[w].p = st_xrealloc(pools[w].p, (pools[w].n + 1) * sizeof *pools[w].p);
+            pools[w].p = ct_xrealloc(pools[w].p, (pools[w].n + 1) * sizeof *pools[w].p);
             pools[w].p[pools[w].n++] = p[k];
         }
         free(p);
@@ -497,7 +497,7 @@ static int load_inproc(const char *dir, const char *name, st_ipsource **out, siz
     sqlite3_close(db);
     free(buf);
     qsort(pools, npools, sizeof *pools, cmp_wpool);
-    st_ipsource *src = st_xcalloc(npools ? npools : 1, sizeof *src);
+    st_ipsource *src = ct_xcalloc(npools ? npools : 1, sizeof *src);
     size_t ns = 0;
     for (size_t w = 0; w < npools; w++) {
         if (pools[w].n < 2) {
@@ -507,10 +507,10 @@ static int load_inproc(const char *dir, const char *name, st_ipsource **out, siz
             continue;
         }
         st_ipsource *s = &src[ns++];
-        s->sweep = st_xstrdup(name);
+        s->sweep = ct_xstrdup(name);
         s->workload = pools[w].workload;
         s->np = pools[w].n;
-        s->p = st_xmalloc(s->np * sizeof *s->p);
+        s->p = ct_xmalloc(s->np * sizeof *s->p);
         for (size_t k = 0; k < s->np; k++)
             s->p[k] = (st_ipproc){pools[w].p[k].b, pools[w].p[k].r, pools[w].p[k].n, 1};
         free(pools[w].p);
@@ -667,12 +667,12 @@ void st_synth_sweep(const st_nsource *src, const st_synth_plan *plan, gsl_rng *r
     /* The planned rounds first, so that their draws do not depend on the
      * adaptive rounds: each cell's balanced order, the noise of every block
      * in execution order, each round's order. */
-    int *first = st_xmalloc((nblocks ? nblocks : 1) * sizeof *first);
+    int *first = ct_xmalloc((nblocks ? nblocks : 1) * sizeof *first);
     for (int c = 0; c < ST_SYN_NCELLS; c++)
         balanced(rng, n, first + (size_t)c * n);
-    size_t *noise = st_xmalloc((nblocks + nextra + 1) * sizeof *noise);
+    size_t *noise = ct_xmalloc((nblocks + nextra + 1) * sizeof *noise);
     st_cbb_indices(rng, src->n, src->L, noise, nblocks);
-    synbuild sb = {src, plan, samples, st_xmalloc((2 * (nblocks + nextra) + 1) * sizeof(synrun)), 0, 0, 0};
+    synbuild sb = {src, plan, samples, ct_xmalloc((2 * (nblocks + nextra) + 1) * sizeof(synrun)), 0, 0, 0};
     size_t used[ST_SYN_NCELLS] = {0}, firsts[ST_SYN_NCELLS] = {0};
     int order[ST_SYN_NCELLS];
     for (size_t round = 1; round <= n; round++) {
@@ -712,22 +712,22 @@ void st_synth_sweep(const st_nsource *src, const st_synth_plan *plan, gsl_rng *r
     synrun *runs = sb.runs;
     size_t nr = sb.nr;
     qsort(runs, nr, sizeof *runs, cmp_synrun);
-    out->dir = st_xstrdup("synthetic");
+    out->dir = ct_xstrdup("synthetic");
     out->ncells = ST_SYN_NCELLS;
-    out->cells = st_xcalloc(ST_SYN_NCELLS, sizeof *out->cells);
+    out->cells = ct_xcalloc(ST_SYN_NCELLS, sizeof *out->cells);
     out->nruns = nr;
-    out->runs = st_xmalloc(nr * sizeof *out->runs);
+    out->runs = ct_xmalloc(nr * sizeof *out->runs);
     for (size_t i = 0; i < nr; i++)
         out->runs[i] = runs[i].r;
     for (int c = 0; c < ST_SYN_NCELLS; c++) {
         st_cell *x = &out->cells[c];
         x->cell_id = c + 1;
-        x->workload = st_xstrdup("syn");
-        x->kind = st_xstrdup(c == ST_SYN_BASE ? "baseline" : c == ST_SYN_TIME ? "time" : "alloc");
-        x->alloc_mode = st_xstrdup(c >= ST_SYN_ALLOC1 ? sgc_alloc_mode_name(SGC_SAMPLE_FIXED) : "");
-        x->time_clock = st_xstrdup(c == ST_SYN_TIME ? "wall" : "");
-        x->time_mode = st_xstrdup(c == ST_SYN_TIME ? "signal" : ""); /* as st_db reads a signal-mode sweep */
-        x->label = st_xstrdup(syn_labels[c]);
+        x->workload = ct_xstrdup("syn");
+        x->kind = ct_xstrdup(c == ST_SYN_BASE ? "baseline" : c == ST_SYN_TIME ? "time" : "alloc");
+        x->alloc_mode = ct_xstrdup(c >= ST_SYN_ALLOC1 ? sgc_alloc_mode_name(SGC_SAMPLE_FIXED) : "");
+        x->time_clock = ct_xstrdup(c == ST_SYN_TIME ? "wall" : "");
+        x->time_mode = ct_xstrdup(c == ST_SYN_TIME ? "signal" : ""); /* as st_db reads a signal-mode sweep */
+        x->label = ct_xstrdup(syn_labels[c]);
         x->alloc_period = syn_period[c];
         x->time_hz = c == ST_SYN_TIME ? (int64_t)plan->rate : 0;
         x->size = 1;
@@ -745,17 +745,17 @@ void st_synth_sweep(const st_nsource *src, const st_synth_plan *plan, gsl_rng *r
     /* The meta table: the design, and with adaptive rounds the config's
      * planned rounds and target and the rule (as the sweep stores them). */
     out->nmeta = plan->halfwidth > 0 ? 3 : 1;
-    out->meta_key = st_xmalloc(3 * sizeof *out->meta_key);
-    out->meta_value = st_xmalloc(3 * sizeof *out->meta_value);
-    out->meta_key[0] = st_xstrdup("design");
-    out->meta_value[0] = st_xstrdup("blocked");
+    out->meta_key = ct_xmalloc(3 * sizeof *out->meta_key);
+    out->meta_value = ct_xmalloc(3 * sizeof *out->meta_value);
+    out->meta_key[0] = ct_xstrdup("design");
+    out->meta_value[0] = ct_xstrdup("blocked");
     if (plan->halfwidth > 0) {
         char cfg[128];
         snprintf(cfg, sizeof cfg, "runs = %zu\ndesign = blocked\nhalfwidth = %.17g%%\n", n, plan->halfwidth * 100);
-        out->meta_key[1] = st_xstrdup("config");
-        out->meta_value[1] = st_xstrdup(cfg);
-        out->meta_key[2] = st_xstrdup("adaptive_rule");
-        out->meta_value[2] = st_xstrdup("two-stage");
+        out->meta_key[1] = ct_xstrdup("config");
+        out->meta_value[1] = ct_xstrdup(cfg);
+        out->meta_key[2] = ct_xstrdup("adaptive_rule");
+        out->meta_value[2] = ct_xstrdup("two-stage");
     }
     out->planned = -1;
     out->warning[0] = '\0';
@@ -767,8 +767,8 @@ void st_synth_sweep(const st_nsource *src, const st_synth_plan *plan, gsl_rng *r
 void st_synth_inproc(const st_ipsource *src, size_t procs, size_t blocks, double ratio, gsl_rng *rng, st_seg **segs,
                      size_t *nsegs) {
     size_t total = 4 * procs * blocks, k = 0;
-    st_seg *s = st_xmalloc((total ? total : 1) * sizeof *s);
-    size_t *idx = st_xmalloc((blocks ? blocks : 1) * sizeof *idx);
+    st_seg *s = ct_xmalloc((total ? total : 1) * sizeof *s);
+    size_t *idx = ct_xmalloc((blocks ? blocks : 1) * sizeof *idx);
     for (size_t p = 0; p < procs; p++) {
         const st_ipproc *q = &src->p[gsl_rng_uniform_int(rng, (unsigned long)src->np)];
         st_cbb_indices(rng, q->n, q->L, idx, blocks);

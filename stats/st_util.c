@@ -10,39 +10,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void st_out_of_memory(void) {
-    fputs("analyze: out of memory\n", stderr);
-    exit(1);
-}
-
-void *st_xmalloc(size_t n) {
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        st_out_of_memory();
-    return p;
-}
-
-void *st_xcalloc(size_t n, size_t size) {
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p)
-        st_out_of_memory();
-    return p;
-}
-
-void *st_xrealloc(void *p, size_t n) {
-    p = realloc(p, n ? n : 1);
-    if (!p)
-        st_out_of_memory();
-    return p;
-}
-
-char *st_xstrdup(const char *s) {
-    size_t n = strlen(s) + 1;
-    char *d = st_xmalloc(n);
-    memcpy(d, s, n);
-    return d;
-}
-
 uint64_t st_fnv1a64(uint64_t h, const char *s) {
     for (; *s; s++) {
         h ^= (unsigned char)*s;
@@ -157,4 +124,9 @@ FILE *st_open_regular(const char *path, unsigned long long max, const char **why
         close(fd);
     }
     return f;
+}
+
+void st_assert_fail(const char *file, int line, const char *cond, const char *reason) {
+    fprintf(stderr, "%s:%d: check failed: %s: %s\n", file, line, cond, reason);
+    abort();
 }

@@ -1,9 +1,8 @@
 /* st_util.h - small helpers shared by the statistics module: checked allocation, hashing.
  *
  * Invariants:
- *  - The st_x* allocators never return NULL: running out of memory prints
- *    "analyze: out of memory" and exits with status 1 (a failure, not bad
- *    input), since no analysis result could be trusted after it.
+ *  - Allocation is ct_alloc.h's (contracts/): never NULL; out of memory
+ *    prints "<program>: out of memory" and exits with status 1.
  *  - st_fnv1a64 is the 64-bit FNV-1a hash of a NUL-terminated string; it
  *    derives per-cell random seeds, so its values must never change (they
  *    make outputs reproducible across versions).
@@ -11,18 +10,27 @@
 #ifndef ST_UTIL_H
 #define ST_UTIL_H
 
+#include "../contracts/ct_alloc.h"
+
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
-/* Prints "analyze: out of memory" and exits with status 1. */
-void st_out_of_memory(void) __attribute__((noreturn));
+/* Checked invariants: ST_ASSERT(cond, reason) is active when the
+ * compile-time define SGC_CHECKS is nonzero (make test and the sanitizer
+ * builds) and compiled out of the measured build.  A failed check prints
+ * file:line, the condition and the reason on stderr and aborts: it is a bug
+ * in the statistics, never bad input (bad input gets a message and exit 2). */
+#if SGC_CHECKS
+#define ST_ASSERT(cond, reason) ((cond) ? (void)0 : st_assert_fail(__FILE__, __LINE__, #cond, reason))
+#else
+#define ST_ASSERT(cond, reason) ((void)0)
+#endif
+void st_assert_fail(const char *file, int line, const char *cond, const char *reason) __attribute__((noreturn));
 
-void *st_xmalloc(size_t n);
-void *st_xcalloc(size_t n, size_t size);
-void *st_xrealloc(void *p, size_t n);
-char *st_xstrdup(const char *s);
+/* Checked allocation: ct_xmalloc, ct_xcalloc, ct_xrealloc, ct_xstrdup and
+ * ct_out_of_memory (contracts/ct_alloc.h), the one family the programs share. */
 
 /* Writes s as one CSV field (RFC 4180): as it is, or in double quotes with
  * inner quotes doubled when it holds a comma, a quote or a line break.

@@ -17,7 +17,7 @@ size_t st_walsh_rank(size_t n, double confidence, double *achieved) {
     double tail = 0.0;
     if (n <= ST_WALSH_EXACT_MAX) {
         /* P0(T+ = u): each rank k is in T+ with probability 1/2, independently. */
-        double *p = st_xcalloc(M + 1, sizeof *p);
+        double *p = ct_xcalloc(M + 1, sizeof *p);
         p[0] = 1.0;
         for (size_t k = 1; k <= n; k++) {
             size_t top = k * (k + 1) / 2;
@@ -71,7 +71,7 @@ void st_walsh_interval(const double *d, size_t n, double confidence, st_interval
         return;
     }
     size_t M = n * (n + 1) / 2, k = 0;
-    double *w = st_xmalloc(M * sizeof *w);
+    double *w = ct_xmalloc(M * sizeof *w);
     for (size_t i = 0; i < n; i++)
         for (size_t j = i; j < n; j++)
             w[k++] = 0.5 * (d[i] + d[j]);

@@ -22,7 +22,7 @@
 #include "st_db.h"
 #include "st_inproc.h"
 #include "st_util.h"
-#include "st_out.h"
+#include "../contracts/ct_out.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -284,8 +284,8 @@ static int read_series(vinproc *v) {
     while ((e = readdir(d)) != NULL) {
         size_t len = strlen(e->d_name);
         if (len > 7 && !strcmp(e->d_name + len - 7, ".series")) {
-            names = st_xrealloc(names, (n + 1) * sizeof *names);
-            names[n++] = st_xstrdup(e->d_name);
+            names = ct_xrealloc(names, (n + 1) * sizeof *names);
+            names[n++] = ct_xstrdup(e->d_name);
         }
     }
     closedir(d);
@@ -329,14 +329,14 @@ static st_reg_est inproc_difference(const st_blocks *d, const st_blocks *z, size
     if (d->n == 0 || z->n == 0)
         return out;
     size_t m = d->n > z->n ? d->n : z->n;
-    double *t1 = st_xmalloc(m * sizeof(double)), *t2 = st_xmalloc(m * sizeof(double));
-    size_t *idx = st_xmalloc(m * sizeof(size_t));
+    double *t1 = ct_xmalloc(m * sizeof(double)), *t2 = ct_xmalloc(m * sizeof(double));
+    size_t *idx = ct_xmalloc(m * sizeof(size_t));
     out.est =
         inproc_cost(d->log_ratio, d->sps, NULL, d->n, t1, t2) - inproc_cost(z->log_ratio, z->sps, NULL, z->n, t1, t2);
     if (d->n >= ST_BOOT_MIN_RUNS && z->n >= ST_BOOT_MIN_RUNS) {
         gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
         gsl_rng_set(rng, (unsigned long)(seed ^ (seed >> 32)));
-        double *diff = st_xmalloc(B * sizeof(double));
+        double *diff = ct_xmalloc(B * sizeof(double));
         size_t nb = 0;
         for (size_t b = 0; b < B; b++) {
             for (size_t k = 0; k < d->n; k++)
@@ -391,7 +391,7 @@ static size_t baseline_walls(const vsweep *v, const char *workload, double **out
         if (!r->is_baseline || !isnan(r->cell->depth) || strcmp(r->cell->workload, workload))
             continue;
         const st_cell *c = r->cell;
-        *out = st_xmalloc((c->nruns ? c->nruns : 1) * sizeof(double));
+        *out = ct_xmalloc((c->nruns ? c->nruns : 1) * sizeof(double));
         size_t n = 0;
         for (size_t k = 0; k < c->nruns; k++) {
             const st_run *run = &v->sw.runs[c->first_run + k];
@@ -420,69 +420,91 @@ static int finish(int rc, vsweep *vs, size_t nv, vinproc *ip, size_t ni) {
     return rc;
 }
 
-int main(int argc, char **argv) {
-    unsigned long long seed = 20250616ULL, resamples = 2000, splits = 20;
-    double confidence = 0.95;
-    int quiet = 0;
-    const char *out = NULL;
-    vsweep *vs = st_xcalloc(MAX_SWEEPS, sizeof *vs);
-    size_t nv = 0;
-    vinproc *ip = st_xcalloc(MAX_INPROC, sizeof *ip);
-    size_t ni = 0;
+/* One validation run: its arguments, inputs and outputs, and the counts of
+ * its closing line.  Zero-initialised but for the defaults (parse_args). */
+typedef struct vrun {
+    unsigned long long seed, resamples, splits;
+    double confidence;
+    int quiet;
+    const char *out;
+    vsweep *vs;
+    size_t nv;
+    vinproc *ip;
+    size_t ni;
+    FILE *fo[6]; /* validation.csv, validation.dat, validation.md, aa.csv, inproc.csv, inproc.dat */
+    ct_outs set;
+    size_t checked[SGC_NCLOCKS], met[SGC_NCLOCKS], contained[SGC_NCLOCKS]; /* per spin clock, D > 0 */
+    size_t aa_in, aa_n;                                                    /* A/A intervals containing 1, of all */
+} vrun;
+
+/* Parses the command line into j.  Returns -1 to go on, else the exit status
+ * (0 after --help, 2 for bad arguments, with the message printed). */
+static int parse_args(int argc, char **argv, vrun *vr) {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         char *end;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
-            return finish(0, vs, nv, ip, ni);
+            return 0;
         } else if (!strcmp(a, "--quiet")) {
-            quiet = 1;
+            vr->quiet = 1;
         } else if (!strcmp(a, "--seed") || !strcmp(a, "--resamples") || !strcmp(a, "--aa-splits") ||
                    !strcmp(a, "--confidence")) {
             if (i + 1 >= argc)
-                return finish(bad("%s needs a value", a), vs, nv, ip, ni);
+                return bad("%s needs a value", a);
             const char *v = argv[++i];
             errno = 0;
             if (!strcmp(a, "--confidence")) {
-                confidence = strtod(v, &end);
-                if (!*v || *end || errno || !(confidence > 0.5 && confidence < 1))
-                    return finish(bad("--confidence: '%s' is not a number between 0.5 and 1 (exclusive)", v), vs, nv,
-                                  ip, ni);
+                vr->confidence = strtod(v, &end);
+                if (!*v || *end || errno || !(vr->confidence > 0.5 && vr->confidence < 1))
+                    return bad("--confidence: '%s' is not a number between 0.5 and 1 (exclusive)", v);
                 continue;
             }
             unsigned long long x = strtoull(v, &end, 10);
             if (!*v || *end || errno || *v == '-')
-                return finish(bad("'%s' is not a decimal unsigned integer", v), vs, nv, ip, ni);
+                return bad("'%s' is not a decimal unsigned integer", v);
             if (!strcmp(a, "--seed"))
-                seed = x;
+                vr->seed = x;
             else if (!strcmp(a, "--resamples")) {
                 if (x < 200 || x > 100000)
-                    return finish(bad("--resamples: '%s' is not an integer from 200 to 100000", v), vs, nv, ip, ni);
-                resamples = x;
+                    return bad("--resamples: '%s' is not an integer from 200 to 100000", v);
+                vr->resamples = x;
             } else {
                 if (x > 1000)
-                    return finish(bad("--aa-splits: '%s' is not an integer from 0 to 1000", v), vs, nv, ip, ni);
-                splits = x;
+                    return bad("--aa-splits: '%s' is not an integer from 0 to 1000", v);
+                vr->splits = x;
             }
         } else if (!strcmp(a, "--inproc")) {
             if (i + 1 >= argc || !argv[i + 1][0])
-                return finish(bad("%s needs a directory", a), vs, nv, ip, ni);
-            if (ni == MAX_INPROC)
-                return finish(bad("more than 64 in-process directories (at '%s')", argv[i + 1]), vs, nv, ip, ni);
-            ip[ni++].dir = argv[++i];
+                return bad("%s needs a directory", a);
+            if (vr->ni == MAX_INPROC)
+                return bad("more than 64 in-process directories (at '%s')", argv[i + 1]);
+            vr->ip[vr->ni++].dir = argv[++i];
         } else if (a[0] == '-' && a[1]) {
-            return finish(bad("unknown option '%s'", a), vs, nv, ip, ni);
-        } else if (!out) {
-            out = a;
-        } else if (nv == MAX_SWEEPS) {
-            return finish(bad("more than 64 sweeps (at '%s')", a), vs, nv, ip, ni);
+            return bad("unknown option '%s'", a);
+        } else if (!vr->out) {
+            vr->out = a;
+        } else if (vr->nv == MAX_SWEEPS) {
+            return bad("more than 64 sweeps (at '%s')", a);
         } else {
-            vs[nv++].dir = a;
+            vr->vs[vr->nv++].dir = a;
         }
     }
-    if (!out || !nv)
-        return finish(bad("%sexpected an output directory and at least one sweep directory", ""), vs, nv, ip, ni);
+    if (!vr->out || !vr->nv)
+        return bad("%sexpected an output directory and at least one sweep directory", "");
+    return -1;
+}
 
+/* Loads and analyses every sweep, each with its injected D and spin clock
+ * from meta.env; one must have D = 0.  Returns 0 or the exit status (2 bad
+ * input), with the message printed. */
+static int load_sweeps(vrun *vr) {
+    const unsigned long long seed = vr->seed;
+    const unsigned long long resamples = vr->resamples;
+    const double confidence = vr->confidence;
+    const int quiet = vr->quiet;
+    vsweep *vs = vr->vs;
+    const size_t nv = vr->nv;
     char err[1024];
     int have_zero = 0;
     for (size_t i = 0; i < nv; i++) {
@@ -490,7 +512,7 @@ int main(int argc, char **argv) {
         int rc = st_sweep_load(v->dir, &v->sw, err, sizeof err);
         if (rc) {
             fprintf(stderr, "validation: %s\n", err);
-            return finish(rc, vs, nv, ip, ni);
+            return rc;
         }
         v->spin_ns = spin_of(&v->sw);
         {
@@ -507,7 +529,7 @@ int main(int argc, char **argv) {
                     "validation: %s: meta.env sets SGC_SAMPLE_SPIN_NS to something that is not a number (or sets it "
                     "twice)\n",
                     v->dir);
-            return finish(2, vs, nv, ip, ni);
+            return 2;
         }
         have_zero |= v->spin_ns == 0;
         int clock = spin_clock_of(&v->sw);
@@ -515,7 +537,7 @@ int main(int argc, char **argv) {
             char names[128];
             fprintf(stderr, "validation: %s: meta.env sets SGC_SAMPLE_SPIN_CLOCK to a clock other than %s (or twice)\n",
                     v->dir, sgc_names_join(names, sizeof names, sgc_clock_name, ", ", " or "));
-            return finish(2, vs, nv, ip, ni);
+            return 2;
         }
         v->clock = (sgc_clock)clock;
         if (!quiet)
@@ -526,15 +548,28 @@ int main(int argc, char **argv) {
     }
     if (!have_zero) {
         fprintf(stderr, "validation: no sweep ran with SGC_SAMPLE_SPIN_NS=0 (or unset): nothing to subtract\n");
-        return finish(2, vs, nv, ip, ni);
+        return 2;
     }
+    return 0;
+}
+
+/* Reads every in-process directory (params, series) and estimates it; each
+ * workload, mode and rate needs a D = 0 directory.  Returns 0 or the exit
+ * status, with the message printed. */
+static int load_inproc(vrun *vr) {
+    const unsigned long long seed = vr->seed;
+    const unsigned long long resamples = vr->resamples;
+    const double confidence = vr->confidence;
+    const int quiet = vr->quiet;
+    vinproc *ip = vr->ip;
+    const size_t ni = vr->ni;
     for (size_t i = 0; i < ni; i++) {
         vinproc *v = &ip[i];
         int rc = read_params(v);
         if (!rc)
             rc = read_series(v);
         if (rc)
-            return finish(rc, vs, nv, ip, ni);
+            return rc;
         size_t len = strlen(v->dir);
         while (len > 1 && v->dir[len - 1] == '/')
             len--;
@@ -559,35 +594,48 @@ int main(int argc, char **argv) {
                     "validation: %s: no in-process directory has D = 0 for %s, %s time sampling at %lld Hz: nothing to "
                     "subtract\n",
                     ip[i].dir, ip[i].workload, ip[i].time_mode, ip[i].hz);
-            return finish(2, vs, nv, ip, ni);
+            return 2;
         }
     }
+    return 0;
+}
+
+/* Creates OUT if needed and opens every output under its temporary name
+ * (contracts/ct_out.h).  Returns 0, or 1 / 2 with nothing written. */
+static int open_outputs(vrun *vr) {
+    const char *out = vr->out;
+    const size_t ni = vr->ni;
+    char err[1024];
     struct stat os;
     if (mkdir(out, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "validation: cannot create %s: %s\n", out, strerror(errno));
-        return finish(1, vs, nv, ip, ni);
+        return 1;
     }
     if (stat(out, &os) != 0 || !S_ISDIR(os.st_mode)) {
         fprintf(stderr, "validation: %s: not a directory (it names a file); give a directory for the outputs\n", out);
-        return finish(2, vs, nv, ip, ni);
+        return 2;
     }
 
-    /* Every output into a temporary, all renamed at the end or none (st_out.h). */
+    /* Every output into a temporary, all renamed at the end or none (contracts/ct_out.h). */
     static const char *const names[6] = {"validation.csv", "validation.dat", "validation.md",
                                          "aa.csv",         "inproc.csv",     "inproc.dat"};
-    FILE *fo[6] = {NULL};
-    st_outs set = {0};
+    FILE **fo = vr->fo;
+    ct_outs *set = &vr->set;
     char path[4096];
     for (int k = 0; k < (ni ? 6 : 4); k++) {
         int status;
         snprintf(path, sizeof path, "%s/%s", out, names[k]);
-        if (!(fo[k] = st_outs_open(&set, path, &status, err, sizeof err))) {
-            st_outs_abort(&set);
+        if (!(fo[k] = ct_outs_open(set, path, &status, err, sizeof err))) {
+            ct_outs_abort(set);
             fprintf(stderr, "validation: %s; nothing was written\n", err);
-            return finish(status, vs, nv, ip, ni);
+            return status;
         }
     }
-    FILE *csv = fo[0], *dat = fo[1], *md = fo[2], *aa = fo[3];
+    return 0;
+}
+
+/* The headers of validation.csv and validation.dat and the opening of validation.md. */
+static void recovery_headers(FILE *csv, FILE *dat, FILE *md, double confidence, unsigned long long resamples) {
     fputs("workload,kind,spin_clock,metric,injected_ns,cost_ns,cost_lo,cost_hi,cost_at_0_ns,recovered_ns,recovered_lo,"
           "recovered_hi,recovered_over_injected,tolerance_ns,within_target,interval_contains_injected,cells,runs,"
           "sweep\n",
@@ -607,8 +655,22 @@ int main(int argc, char **argv) {
         "| workload | kind | spin clock | D (us) | wall: recovered (us) [interval] | wall: target | CPU: "
         "recovered (us) [interval] | CPU: target | cells x runs |\n|---|---|---|---|---|---|---|---|---|\n",
         confidence * 100, resamples);
+}
 
-    size_t checked[SGC_NCLOCKS] = {0}, met[SGC_NCLOCKS] = {0}, contained[SGC_NCLOCKS] = {0}, partial_zero = 0;
+/* validation.csv, validation.dat and the first section of validation.md: the
+ * per-sample cost recovered at each D against D, counted in vr->checked,
+ * met and contained. */
+static int write_recovery(vrun *vr) {
+    const unsigned long long seed = vr->seed;
+    const unsigned long long resamples = vr->resamples;
+    const double confidence = vr->confidence;
+    vsweep *vs = vr->vs;
+    const size_t nv = vr->nv;
+    FILE *csv = vr->fo[0];
+    FILE *dat = vr->fo[1];
+    FILE *md = vr->fo[2];
+    recovery_headers(csv, dat, md, confidence, resamples);
+    size_t *checked = vr->checked, *met = vr->met, *contained = vr->contained, partial_zero = 0;
     /* Workloads in the order of the first sweep that has each. */
     for (size_t i = 0; i < nv; i++) {
         const st_costfits *fi = vs[i].an.fits;
@@ -743,9 +805,21 @@ int main(int argc, char **argv) {
                     sgc_clock_name(k), st_fit_metric_name(metric_of_clock((sgc_clock)k)), met[k], checked[k],
                     contained[k], checked[k]);
 
+    return 0;
+}
+
+/* inproc.csv, inproc.dat and the in-process section of validation.md. */
+static int write_inproc(vrun *vr) {
+    const unsigned long long seed = vr->seed;
+    const unsigned long long resamples = vr->resamples;
+    const double confidence = vr->confidence;
+    const int quiet = vr->quiet;
+    vinproc *ip = vr->ip;
+    const size_t ni = vr->ni;
+    FILE *md = vr->fo[2];
     /* Time samples in-process. */
-    if (ni) {
-        FILE *icsv = fo[4], *idat = fo[5];
+    {
+        FILE *icsv = vr->fo[4], *idat = vr->fo[5];
         fputs("workload,time_mode,time_hz,injected_ns,cost_ns,cost_lo,cost_hi,cost_at_0_ns,recovered_ns,recovered_lo,"
               "recovered_hi,recovered_over_injected,tolerance_ns,within_target,interval_contains_injected,ratio,"
               "ratio_lo,ratio_hi,samples_per_cpu_s,blocks,runs,sampler_cpu,dir\n",
@@ -848,6 +922,20 @@ int main(int argc, char **argv) {
                             sgc_time_mode_name(k), mmet[k], mchecked[k]);
     }
 
+    return 0;
+}
+
+/* aa.csv and the A/A section of validation.md: each baseline split in
+ * halves, by round parity and at random; the totals into vr->aa_in, aa_n. */
+static int write_aa(vrun *vr) {
+    const unsigned long long seed = vr->seed;
+    const unsigned long long resamples = vr->resamples;
+    const unsigned long long splits = vr->splits;
+    const double confidence = vr->confidence;
+    vsweep *vs = vr->vs;
+    const size_t nv = vr->nv;
+    FILE *md = vr->fo[2];
+    FILE *aa = vr->fo[3];
     /* A/A coverage. */
     fputs("sweep,workload,split,runs_a,runs_b,ratio,lo,hi,contains_1\n", aa);
     size_t aa_n = 0, aa_in = 0, oe_n = 0, oe_in = 0;
@@ -881,7 +969,7 @@ int main(int argc, char **argv) {
                         csvn(b->aa.est), csvn(b->aa.lo), csvn(b->aa.hi), oe);
             }
             size_t in = 0;
-            double *h1 = st_xmalloc(n * sizeof(double)), *h0 = st_xmalloc(n * sizeof(double));
+            double *h1 = ct_xmalloc(n * sizeof(double)), *h0 = ct_xmalloc(n * sizeof(double));
             for (unsigned long long s = 0; s < splits; s++) {
                 /* Fisher-Yates, then the first half against the second. */
                 for (size_t k = n - 1; k > 0; k--) {
@@ -921,14 +1009,38 @@ int main(int argc, char **argv) {
             "rounds %zu of %zu (nominal %g%%).\n",
             aa_in + oe_in, aa_n + oe_n, num(100.0 * (double)(aa_in + oe_in) / (double)(aa_n + oe_n), 3), aa_in, aa_n,
             oe_in, oe_n, confidence * 100);
-    int rc = st_outs_commit(&set, err, sizeof err);
+    vr->aa_in = aa_in + oe_in;
+    vr->aa_n = aa_n + oe_n;
+    return 0;
+}
+
+/* Renames every output into place (or none) and says so.  Returns the exit status. */
+static int commit_and_tell(vrun *vr) {
+    char err[1024];
+    int rc = ct_outs_commit(&vr->set, err, sizeof err);
     if (rc)
         fprintf(stderr, "validation: %s\n", err);
-    else if (!quiet) {
+    else if (!vr->quiet) {
         fputs("validation: targets met:", stderr);
         for (int k = 0; k < SGC_NCLOCKS; k++)
-            fprintf(stderr, " %s spin %zu of %zu,", sgc_clock_name(k), met[k], checked[k]);
-        fprintf(stderr, " A/A coverage %zu of %zu; wrote %s/validation.md\n", aa_in + oe_in, aa_n + oe_n, out);
+            fprintf(stderr, " %s spin %zu of %zu,", sgc_clock_name(k), vr->met[k], vr->checked[k]);
+        fprintf(stderr, " A/A coverage %zu of %zu; wrote %s/validation.md\n", vr->aa_in, vr->aa_n, vr->out);
     }
-    return finish(rc, vs, nv, ip, ni);
+    return rc;
+}
+
+/* Arguments, sweeps, in-process runs, outputs opened, the three reports, all renamed into place. */
+int main(int argc, char **argv) {
+    vrun j = {.seed = 20250616ULL, .resamples = 2000, .splits = 20, .confidence = 0.95};
+    j.vs = ct_xcalloc(MAX_SWEEPS, sizeof *j.vs);
+    j.ip = ct_xcalloc(MAX_INPROC, sizeof *j.ip);
+    int rc = parse_args(argc, argv, &j);
+    if (rc < 0 && !(rc = load_sweeps(&j)) && !(rc = load_inproc(&j)) && !(rc = open_outputs(&j))) {
+        write_recovery(&j);
+        if (j.ni)
+            write_inproc(&j);
+        write_aa(&j);
+        rc = commit_and_tell(&j);
+    }
+    return finish(rc < 0 ? 0 : rc, j.vs, j.nv, j.ip, j.ni);
 }

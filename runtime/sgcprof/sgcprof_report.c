@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../contracts/ct_json.h"
 #include "sgcprof_names.h"
 #include "sgcprof_report.h"
 #include "sgc_modes.h"
@@ -514,22 +515,6 @@ void sgcprof_folded(const sgc_pr_reader *r, FILE *out, int time) {
     free(w);
 }
 
-/* A JSON string of an (already escaped, so valid UTF-8 and free of control
- * characters) name. */
-static void json_str(FILE *out, const char *s) {
-    fputc('"', out);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(out, "\\%c", c);
-        else if (c < 0x20)
-            fprintf(out, "\\u%04x", c);
-        else
-            fputc(c, out);
-    }
-    fputc('"', out);
-}
-
 /* One speedscope stack: frame indexes root first.  Frame index of string id
  * s is s - 1; the pseudo-frames follow the strings. */
 static void json_stack(const sgc_pr_reader *r, FILE *out, uint32_t node, uint32_t phase, uint32_t *tmp) {
@@ -556,12 +541,12 @@ void sgcprof_speedscope(const sgc_pr_reader *r, FILE *out, const char *name) {
     char **names = escaped_names(r, 0);
     char *file = sgcprof_escape(name, 0);
     fprintf(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"name\":");
-    json_str(out, file);
+    ct_json_str(out, file);
     free(file);
     fprintf(out, ",\"exporter\":\"sgcprof\",\"activeProfileIndex\":0,\"shared\":{\"frames\":[");
     for (uint32_t s = 1; s <= r->nstrings; s++) {
         fprintf(out, s > 1 ? ",{\"name\":" : "{\"name\":");
-        json_str(out, names[s]);
+        ct_json_str(out, names[s]);
         fputc('}', out);
     }
     free_names(r, names);

@@ -12,6 +12,14 @@ test-compare: $(BIN)/compare tests/compare/mkblocked.py
 	@TEST_RESULTS=$(TEST_RESULTS) SCHEMA=$(COMPARE_SCHEMA) COMPARE=$(BIN)/compare GP=plots/compare.gp \
 	  sh tests/check.sh compare sh tests/compare/compare.sh $(COMPARE_TEST_DIR)
 
+# compare refusing cells of different sizes, and long metadata diffs (tests/compare/sizes.sh).
+.PHONY: test-compare-sizes
+TESTS += test-compare-sizes
+
+test-compare-sizes: $(BIN)/compare tests/compare/mkblocked.py
+	@TEST_RESULTS=$(TEST_RESULTS) SCHEMA=$(COMPARE_SCHEMA) COMPARE=$(BIN)/compare \
+	  sh tests/check.sh compare-sizes sh tests/compare/sizes.sh $(BUILD)/compare-sizes-test
+
 CMP_TEST_BIN := $(BIN)/test-compare
 $(OBJ)/tests/compare/%.o: CFLAGS += -Istats $(ST_TEST_CFLAGS)
 

@@ -98,8 +98,8 @@ expect "summary.md: the allocation-vs-time verdict of each mode" \
     "$(awk '/^### Allocation vs time sampling/ { s = 1; next } /^#/ { s = 0 } s && /^\| gcbench/' "$D/summary.md" |
         awk -F '|' '{ for (i = 2; i <= 12; i++) gsub(/^ +| +$/, "", $i)
             print $2 "|" $3 "|" $7 "|" ($12 ~ /^(allocation cheaper|time cheaper|equivalent within 2%|not resolved)$/) }')" \
-    "gcbench|alloc fixed 1M|time wall 1000 Hz|1
-gcbench/thread|alloc fixed 1M|time wall 1000 Hz|1"
+    "gcbench|alloc fixed 1M|time signal wall 1000 Hz|1
+gcbench/thread|alloc fixed 1M|time thread wall 1000 Hz|1"
 expect "summary.md: the resolved line names both" \
     "$(grep -c '^Resolved on [0-9] of 2 workloads with an interval of the difference' "$D/summary.md")" 1
 expect "normalized.dat: a row per mode, each with its verdict and difference" \

@@ -1,5 +1,5 @@
 #!/bin/sh
-# files.sh BIN SCHEMA FIXTURES WORKDIR - the files of the statistics programs (stats/st_out.h,
+# files.sh BIN SCHEMA FIXTURES WORKDIR - the files of the statistics programs (contracts/ct_out.h,
 # make test-stats-files; compare's own cases are in tests/compare/compare.sh):
 #  1. analyze, validation and peers-report with one output's path taken by a FIFO, a directory,
 #     a character device (as root: mknod) or a symbolic link: exit 2 naming it, the thing left as

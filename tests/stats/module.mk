@@ -19,6 +19,15 @@ test-stats: $(ST_TEST_BIN) $(BIN)/analyze
 
 TESTS += test-stats
 
+# What the summary tells the reader (tests/stats/summary.sh): headlines of poisson-only sweeps,
+# one verdict per cell in every table, plain numbers, the time sampler's mode in summary.csv.
+.PHONY: test-stats-summary
+test-stats-summary: $(BIN)/analyze
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh stats-summary sh tests/stats/summary.sh $(BIN)/analyze harness/schema.sql \
+	  tests/stats/fixtures $(BUILD)/stats-summary-test
+
+TESTS += test-stats-summary
+
 # Replication as a level (tests/stats/replicates.sh): a synthetic replicated sweep with a known
 # between-replicate component (mkreplicated.py) through analyze.
 .PHONY: test-stats-replicates

@@ -117,10 +117,10 @@ Test(synth, weighted_median_matches_the_reference) {
 static st_nsource make_source(size_t n, double (*f)(size_t, int, void *), void *ctx) {
     st_nsource s;
     memset(&s, 0, sizeof s);
-    s.sweep = st_xstrdup("fixture");
-    s.workload = st_xstrdup("w");
+    s.sweep = ct_xstrdup("fixture");
+    s.workload = ct_xstrdup("w");
     s.n = n;
-    s.blocks = st_xmalloc(n * sizeof *s.blocks);
+    s.blocks = ct_xmalloc(n * sizeof *s.blocks);
     for (size_t i = 0; i < n; i++)
         for (int p = 0; p < 2; p++)
             s.blocks[i].wall[p] = s.blocks[i].cpu[p] = f(i, p, ctx);

@@ -20,6 +20,13 @@
 #include "st_boot.h"
 #include "st_desc.h"
 #include "st_rank.h"
+#include "st_fmt.h"
+#include "../../contracts/ct_json.h"
+#include "../../contracts/ct_out.h"
+
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -236,4 +243,79 @@ Test(boot, too_few_runs_or_undefined_gives_no_interval) {
     st_sample missing = {5, {NULL}};
     st_bootstrap(&missing, &five, &st, 1, &o, &iv);
     cr_assert_eq(iv.method, ST_CI_NONE);
+}
+
+/* ---- The shared JSON string writer and the plain number form ---------------- */
+
+static char *json_of(const char *in) {
+    static char out[256];
+    FILE *f = fmemopen(out, sizeof out, "w");
+    cr_assert(f);
+    ct_json_str(f, in);
+    fclose(f);
+    return out;
+}
+
+Test(contracts, json_string_escapes) {
+    cr_assert_str_eq(json_of("a\"b\\c\nd\re\tf\x01g\x1fh"), "\"a\\\"b\\\\c\\nd\\re\\tf\\u0001g\\u001fh\"");
+    cr_assert_str_eq(json_of(NULL), "\"\"");
+    cr_assert_str_eq(json_of("caf\xc3\xa9 |;"), "\"caf\xc3\xa9 |;\"", "UTF-8 and other bytes pass through");
+}
+
+Test(fmt, plain_has_no_exponent) {
+    char b[64];
+    static const struct {
+        double v;
+        int digits;
+        const char *want;
+    } cases[] = {{4.8e-15, 2, "0"},          {-1.7e-14, 4, "0"},      {1.23e-5, 3, "0.000012"},
+                 {-4.2e-05, 2, "-0.000042"}, {0.00037, 2, "0.00037"}, {1.5, 4, "1.5"},
+                 {17234, 4, "17234"},        {9999.7, 4, "10000"},    {0.99999, 3, "1"},
+                 {3.2e-06, 2, "0.000003"},   {2e15, 4, "2e+15"}};
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        st_fmt_plain(b, sizeof b, cases[k].v, cases[k].digits);
+        cr_assert_str_eq(b, cases[k].want, "%g with %d digits", cases[k].v, cases[k].digits);
+    }
+}
+
+/* The atomic writer: a FIFO, a directory or a symbolic link in a target's place is refused
+ * (status 2, left as it was, no temporary); a regular file is replaced whole. */
+Test(contracts, atomic_writer_refuses_non_regular_targets) {
+    char dir[] = "/tmp/ct-out-XXXXXX", p[4][256], err[512];
+    cr_assert(mkdtemp(dir));
+    const char *names[4] = {"fifo", "dir", "link", "file"};
+    for (int k = 0; k < 4; k++)
+        snprintf(p[k], sizeof p[k], "%s/%s", dir, names[k]);
+    cr_assert_eq(mkfifo(p[0], 0600), 0);
+    cr_assert_eq(mkdir(p[1], 0700), 0);
+    cr_assert_eq(symlink(p[3], p[2]), 0);
+    FILE *f = fopen(p[3], "w");
+    cr_assert(f && fputs("old\n", f) >= 0 && fclose(f) == 0);
+    static const char *const kind[3] = {"a FIFO", "a directory", "a symbolic link"};
+    for (int k = 0; k < 3; k++) {
+        ct_outs set = {0};
+        int status = 0;
+        cr_assert_null(ct_outs_open(&set, p[k], &status, err, sizeof err), "%s", p[k]);
+        cr_assert_eq(status, 2, "%s", p[k]);
+        cr_assert(strstr(err, kind[k]), "%s: %s", p[k], err);
+        ct_outs_abort(&set);
+    }
+    struct stat st;
+    cr_assert(lstat(p[0], &st) == 0 && S_ISFIFO(st.st_mode));
+    cr_assert(lstat(p[1], &st) == 0 && S_ISDIR(st.st_mode));
+    cr_assert(lstat(p[2], &st) == 0 && S_ISLNK(st.st_mode));
+    ct_outs set = {0};
+    int status = 0;
+    f = ct_outs_open(&set, p[3], &status, err, sizeof err);
+    cr_assert(f, "%s", err);
+    fputs("new\n", f);
+    cr_assert_eq(ct_outs_commit(&set, err, sizeof err), 0, "%s", err);
+    char line[16] = "";
+    f = fopen(p[3], "r");
+    cr_assert(f && fgets(line, sizeof line, f));
+    fclose(f);
+    cr_assert_str_eq(line, "new\n");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "test $(ls -A %s | wc -l) -eq 4 && rm -rf %s", dir, dir);
+    cr_assert_eq(system(cmd), 0, "a temporary was left in %s", dir);
 }

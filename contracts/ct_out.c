@@ -1,6 +1,6 @@
-/* st_out.c - output files written whole or not at all (invariants: st_out.h). */
-#include "st_out.h"
-#include "st_util.h"
+/* ct_out.c - output files written whole or not at all (invariants: ct_out.h). */
+#include "ct_out.h"
+#include "ct_alloc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -55,12 +55,12 @@ static int check_target(const char *path, struct stat *st, int *exists, char *er
 static void split(const char *path, char **dir, const char **name) {
     const char *slash = strrchr(path, '/');
     if (!slash) {
-        *dir = st_xstrdup(".");
+        *dir = ct_xstrdup(".");
         *name = path;
         return;
     }
     size_t n = (size_t)(slash - path);
-    *dir = st_xmalloc(n + 2);
+    *dir = ct_xmalloc(n + 2);
     if (n == 0)
         strcpy(*dir, "/");
     else {
@@ -70,7 +70,7 @@ static void split(const char *path, char **dir, const char **name) {
     *name = slash + 1;
 }
 
-int st_out_claim(const char *path, char *err, size_t errlen) {
+int ct_out_claim(const char *path, char *err, size_t errlen) {
     char *dir;
     const char *name;
     split(path, &dir, &name);
@@ -93,7 +93,7 @@ int st_out_claim(const char *path, char *err, size_t errlen) {
     }
     free(dir);
     size_t n = strlen(real) + strlen(name) + 2;
-    char *canon = st_xmalloc(n);
+    char *canon = ct_xmalloc(n);
     snprintf(canon, n, "%s/%s", strcmp(real, "/") ? real : "", name);
     for (size_t i = 0; i < nclaims; i++)
         if (!strcmp(claims[i].canon, canon) ||
@@ -105,7 +105,7 @@ int st_out_claim(const char *path, char *err, size_t errlen) {
             free(canon);
             return 2;
         }
-    claims = st_xrealloc(claims, (nclaims + 1) * sizeof *claims);
+    claims = ct_xrealloc(claims, (nclaims + 1) * sizeof *claims);
     claims[nclaims++] = (claim){canon, exists, exists ? st.st_dev : 0, exists ? st.st_ino : 0};
     return 0;
 }
@@ -124,11 +124,11 @@ static mode_t file_mode(void) {
     return 0666 & ~m;
 }
 
-FILE *st_outs_open(st_outs *s, const char *path, int *status, char *err, size_t errlen) {
-    if ((*status = st_out_claim(path, err, errlen)) != 0)
+FILE *ct_outs_open(ct_outs *s, const char *path, int *status, char *err, size_t errlen) {
+    if ((*status = ct_out_claim(path, err, errlen)) != 0)
         return NULL;
     size_t n = strlen(path) + sizeof ".tmp.XXXXXX";
-    char *tmp = st_xmalloc(n);
+    char *tmp = ct_xmalloc(n);
     snprintf(tmp, n, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(tmp);
     FILE *f = NULL;
@@ -144,12 +144,12 @@ FILE *st_outs_open(st_outs *s, const char *path, int *status, char *err, size_t 
         return NULL;
     }
     if (s->n == s->cap)
-        s->v = st_xrealloc(s->v, (s->cap = s->cap ? 2 * s->cap : 16) * sizeof *s->v);
-    s->v[s->n++] = (st_outfile){st_xstrdup(path), tmp, f};
+        s->v = ct_xrealloc(s->v, (s->cap = s->cap ? 2 * s->cap : 16) * sizeof *s->v);
+    s->v[s->n++] = (ct_outfile){ct_xstrdup(path), tmp, f};
     return f;
 }
 
-static void release(st_outs *s) {
+static void release(ct_outs *s) {
     for (size_t i = 0; i < s->n; i++) {
         free(s->v[i].path);
         free(s->v[i].tmp);
@@ -158,7 +158,7 @@ static void release(st_outs *s) {
     memset(s, 0, sizeof *s);
 }
 
-void st_outs_abort(st_outs *s) {
+void ct_outs_abort(ct_outs *s) {
     for (size_t i = 0; i < s->n; i++) {
         if (s->v[i].f)
             fclose(s->v[i].f);
@@ -167,10 +167,10 @@ void st_outs_abort(st_outs *s) {
     release(s);
 }
 
-int st_outs_commit(st_outs *s, char *err, size_t errlen) {
+int ct_outs_commit(ct_outs *s, char *err, size_t errlen) {
     int rc = 0;
     for (size_t i = 0; i < s->n; i++) {
-        st_outfile *o = &s->v[i];
+        ct_outfile *o = &s->v[i];
         int bad = ferror(o->f), e = 0;
         if (fclose(o->f) != 0) {
             bad = 1;

@@ -1,4 +1,4 @@
-/* st_out.h - the output files of the statistics programs (analyze, compare,
+/* ct_out.h - the atomic writer the stages share: the output files of the statistics programs (analyze, compare,
  * validation, peers-report): each written under a temporary name next to its
  * target, and all of a set renamed over their targets together once every
  * one is complete.
@@ -19,39 +19,39 @@
  *    existing file, device or link) in the target's directory, so the
  *    rename stays on one file system, with mode 0666 less the umask, as
  *    fopen would create the target.
- *  - st_outs_commit renames every file of the set only when every one was
- *    written and closed without error; otherwise, and in st_outs_abort,
+ *  - ct_outs_commit renames every file of the set only when every one was
+ *    written and closed without error; otherwise, and in ct_outs_abort,
  *    every temporary is removed and no target changes: nothing already
  *    recorded is lost.  A failure to write is status 1.
  *  - Messages name the file, what is wrong with it and what to do.
  */
-#ifndef ST_OUT_H
-#define ST_OUT_H
+#ifndef CT_OUT_H
+#define CT_OUT_H
 
 #include <stddef.h>
 #include <stdio.h>
 
-typedef struct st_outfile {
+typedef struct ct_outfile {
     char *path; /* the target */
     char *tmp;  /* its temporary */
     FILE *f;    /* open on tmp until the set is committed or aborted */
-} st_outfile;
+} ct_outfile;
 
-/* A set of output files (zero-initialised: st_outs s = {0}). */
-typedef struct st_outs {
-    st_outfile *v;
+/* A set of output files (zero-initialised: ct_outs s = {0}). */
+typedef struct ct_outs {
+    ct_outfile *v;
     size_t n, cap;
-} st_outs;
+} ct_outs;
 
 /* Checks that path may be written (absent or a regular file, not claimed by
  * another output of this program) and claims it.  Returns 0, or 2 with the
  * reason in err. */
-int st_out_claim(const char *path, char *err, size_t errlen);
+int ct_out_claim(const char *path, char *err, size_t errlen);
 
-/* Claims path (st_out_claim) and opens its temporary for writing.  Returns
+/* Claims path (ct_out_claim) and opens its temporary for writing.  Returns
  * the stream, or NULL with *status 2 (refused) or 1 (cannot create the
  * temporary) and the reason in err; the set is left as it was. */
-FILE *st_outs_open(st_outs *s, const char *path, int *status, char *err, size_t errlen);
+FILE *ct_outs_open(ct_outs *s, const char *path, int *status, char *err, size_t errlen);
 
 /* Closes every file of s and, if all were written without error, renames
  * each over its target.  Returns 0, or 1 (a write or rename failed) / 2 (a
@@ -59,9 +59,9 @@ FILE *st_outs_open(st_outs *s, const char *path, int *status, char *err, size_t 
  * err.  On failure no target has changed, except that a rename failing
  * midway leaves the targets renamed before it (the message names the first
  * one not written).  The set is emptied in every case. */
-int st_outs_commit(st_outs *s, char *err, size_t errlen);
+int ct_outs_commit(ct_outs *s, char *err, size_t errlen);
 
 /* Closes and removes every temporary of s; no target changes. */
-void st_outs_abort(st_outs *s);
+void ct_outs_abort(ct_outs *s);
 
-#endif /* ST_OUT_H */
+#endif /* CT_OUT_H */
