@@ -179,8 +179,8 @@ typedef struct sgc_setting_row {
 
 /* Row i (0 .. SGC_NSETTINGS - 1), or NULL. */
 static inline const sgc_setting_row *sgc_setting_row_at(int i) {
-#define SGC__SETTING_ROW(id, name, kind, ctype, field, def, lo, hi, why, env, confirm, key, note, unit, meaning,   \
-                         accepted, default_doc)                                                                    \
+#define SGC__SETTING_ROW(id, name, kind, ctype, field, def, lo, hi, why, env, confirm, key, note, unit, meaning, \
+                         accepted, default_doc)                                                                  \
     {name, SGC_KIND_##kind, env, SGC_CONFIRM_##confirm, key, note, unit, meaning, accepted, default_doc},
     static const sgc_setting_row rows[] = {SGC_SETTINGS(SGC__SETTING_ROW)};
 #undef SGC__SETTING_ROW

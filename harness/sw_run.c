@@ -1,6 +1,7 @@
 /* sw_run.c - environment, execution and judgement of one run. */
 #define _GNU_SOURCE
 #include "sw_run.h"
+#include "../contracts/sgc_settings_table.h"
 #include "sgc_statsrec.h"
 #include "sw_cmd.h"
 #include "st_segcheck.h"
@@ -227,30 +228,65 @@ static const char *stat_value(const sw_run_result *res, const char *key) {
     return NULL;
 }
 
-/* A settings mismatch between the cell and the stats record, or NULL. */
-static char *settings_mismatch(const sw_runner *r, const sw_run_result *res, const sw_cell *c) {
-    const char *v;
-    if (r->nursery && (v = stat_value(res, "nursery_size")) && strtoull(v, NULL, 10) != r->nursery)
-        return sw_xasprintf("the stats record says nursery_size %s but --env SGC_NURSERY set %llu", v,
-                            (unsigned long long)r->nursery);
-    if (r->spin && (!(v = stat_value(res, "sample_spin_ns")) || strtoull(v, NULL, 10) != strtoull(r->spin, NULL, 10)))
-        return sw_xasprintf("the stats record says sample_spin_ns %s but --env SGC_SAMPLE_SPIN_NS set %s",
-                            v ? v : "nothing", r->spin);
-    if (r->spin_clock && (!(v = stat_value(res, "sample_spin_clock")) || strcmp(v, r->spin_clock)))
-        return sw_xasprintf("the stats record says sample_spin_clock %s but --env SGC_SAMPLE_SPIN_CLOCK set %s",
-                            v ? v : "nothing", r->spin_clock);
+/* The value --env gives the setting name (r->env), or NULL. */
+static const char *env_value(const sw_runner *r, const char *name) {
+    size_t len = strlen(name);
+    for (int i = 0; i < r->n_env; i++)
+        if (!strncmp(r->env[i], name, len) && r->env[i][len] == '=')
+            return r->env[i] + len + 1;
+    return NULL;
+}
+
+/* How the stats record confirms an --env setting (its row's CONFIRM,
+ * contracts/sgc_settings_table.h): the mismatch in words (fresh), or NULL. */
+static char *env_mismatch(const sgc_setting_row *row, const char *given, const sw_run_result *res) {
+    const char *v = stat_value(res, row->key);
+    switch (row->confirm) {
+    case SGC_CONFIRM_ROUND8: {
+        /* The runtime's rounding (an unreadable value is the runtime's to refuse). */
+        uint64_t want = sw_run_nursery_bytes(given);
+        if (want && v && strtoull(v, NULL, 10) != want)
+            return sw_xasprintf("the stats record says %s %s but --env %s set %llu", row->key, v, row->name,
+                                (unsigned long long)want);
+        return NULL;
+    }
+    case SGC_CONFIRM_EQUAL:
+        if (!v ||
+            (row->kind == SGC_KIND_UINT ? strtoull(v, NULL, 10) != strtoull(given, NULL, 10) : !!strcmp(v, given)))
+            return sw_xasprintf("the stats record says %s %s but --env %s set %s", row->key, v ? v : "nothing",
+                                row->name, given);
+        return NULL;
     /* Huge pages asked for and not had (no THP on the machine) would pass
      * a run on normal pages off as one on huge pages. */
-    if (r->hugepages && (v = stat_value(res, "hugepages_in_effect")) && strcmp(v, "1"))
-        return sw_xasprintf("the stats record says hugepages_in_effect %s but --env SGC_HUGEPAGES=1 asked for "
-                            "huge pages (docs/RUNTIME.md, \"Huge pages\")",
-                            v);
+    case SGC_CONFIRM_ONE:
+        if (!strcmp(given, "1") && v && strcmp(v, "1"))
+            return sw_xasprintf("the stats record says %s %s but --env %s=1 asked for %s", row->key, v, row->name,
+                                row->note);
+        return NULL;
+    default: return NULL; /* NONE; CELL: the cell's, below */
+    }
+}
+
+/* A settings mismatch between the cell and the stats record, or NULL: the
+ * --env settings in their order, then the cell's. */
+static char *settings_mismatch(const sw_runner *r, const sw_run_result *res, const sw_cell *c) {
+    const char *v;
+    char *why = NULL;
+    for (int rank = 1; !why && sgc_setting_env_rank(rank); rank++) {
+        const sgc_setting_row *row = sgc_setting_env_rank(rank);
+        const char *given = env_value(r, row->name);
+        if (given)
+            why = env_mismatch(row, given, res);
+    }
+    if (why)
+        return why;
+    const char *env_mode = env_value(r, "SGC_TIME_MODE");
     /* The cell's mode, however it reached the run (its own SGC_TIME_MODE, or
      * --env's in the older form): a run of the other sampler cannot pass. */
     if (c->time_hz && c->time_mode[0] && (!(v = stat_value(res, "time_mode")) || strcmp(v, c->time_mode))) {
-        if (r->time_mode)
+        if (env_mode)
             return sw_xasprintf("the stats record says time_mode %s but --env SGC_TIME_MODE set %s", v ? v : "nothing",
-                                r->time_mode);
+                                env_mode);
         return sw_xasprintf("the stats record says time_mode %s but the cell set %s", v ? v : "nothing", c->time_mode);
     }
     if ((v = stat_value(res, "alloc_period")) && strtoull(v, NULL, 10) != c->alloc_period)
@@ -349,8 +385,8 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
         extra[n_extra++] = sw_xasprintf("SGC_TIME_HZ=%u", cell->time_hz);
         if (cell->time_hz)
             extra[n_extra++] = sw_xasprintf("SGC_TIME_CLOCK=%s", cell->time_clock);
-        /* The older form passes the mode through --env (r->time_mode). */
-        if (cell->time_hz && cell->time_mode[0] && !r->time_mode)
+        /* The older form passes the mode through --env. */
+        if (cell->time_hz && cell->time_mode[0] && !env_value(r, "SGC_TIME_MODE"))
             extra[n_extra++] = sw_xasprintf("SGC_TIME_MODE=%s", cell->time_mode);
     }
     for (int i = 0; i < n_cmd_env; i++)

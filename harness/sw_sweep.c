@@ -1589,13 +1589,6 @@ static void prepare_runners(sweep *s) {
     s->runner.stop = &stop_signal;
     s->runner.env = s->o.env;
     s->runner.n_env = s->o.n_env;
-    const char *nursery = sw_opts_env(&s->o, "SGC_NURSERY");
-    s->runner.nursery = nursery ? sw_run_nursery_bytes(nursery) : 0;
-    s->runner.spin = sw_opts_env(&s->o, "SGC_SAMPLE_SPIN_NS");
-    s->runner.spin_clock = sw_opts_env(&s->o, "SGC_SAMPLE_SPIN_CLOCK");
-    const char *huge = sw_opts_env(&s->o, "SGC_HUGEPAGES");
-    s->runner.hugepages = huge && !strcmp(huge, "1");
-    s->runner.time_mode = sw_opts_env(&s->o, "SGC_TIME_MODE");
     s->runner.alternate = s->o.design == SW_DESIGN_INPROCESS;
     s->live = s->progress_opt >= 0 ? s->progress_opt : isatty(2);
     s->sim_runner = s->runner;

@@ -347,14 +347,14 @@ static int in_range(uint64_t n, uint64_t lo, uint64_t hi) { return n - lo <= hi 
  * why if v is not one), then check(), then its limits (why again), then
  * the store into the field. */
 #define SGC__READ_SIZE(name, v, lo, hi, why) \
-    if (sgc__parse_size(v, &n) != 0)  \
+    if (sgc__parse_size(v, &n) != 0)         \
         bad(name, v, why);
 #define SGC__READ_UINT(name, v, lo, hi, why) \
-    if (parse_uint(v, &n) != 0)       \
+    if (parse_uint(v, &n) != 0)              \
         bad(name, v, why);
 #define SGC__READ_US SGC__READ_UINT
 #define SGC__READ_DEC3(name, v, lo, hi, why) \
-    if (parse_decimal3(v, &n) != 0)   \
+    if (parse_decimal3(v, &n) != 0)          \
         bad(name, v, why);
 #define SGC__READ_SWITCH(name, v, lo, hi, why) n = (uint64_t)parse_switch(name, v);
 #define SGC__READ_WORD(name, v, lo, hi, why) n = (uint64_t)word_setting(name, v, lo, hi);
@@ -362,7 +362,7 @@ static int in_range(uint64_t n, uint64_t lo, uint64_t hi) { return n - lo <= hi 
 #define SGC__READ_SEGMENT(name, v, lo, hi, why) load_segment(name, v);
 /* The limits, after check(): the nursery's own words come first. */
 #define SGC__RANGE_SIZE(name, v, lo, hi, why) \
-    if (!in_range(n, lo, hi))                   \
+    if (!in_range(n, lo, hi))                 \
         bad(name, v, why);
 #define SGC__RANGE_UINT SGC__RANGE_SIZE
 #define SGC__RANGE_US SGC__RANGE_SIZE
@@ -380,16 +380,14 @@ static int in_range(uint64_t n, uint64_t lo, uint64_t hi) { return n - lo <= hi 
 /* An empty path means "not set", the usual shell convention for clearing a
  * variable without unsetting it. */
 #define SGC__STORE_PATH(field, ctype, v, n) \
-    if (*v != '\0')                          \
+    if (*v != '\0')                         \
         sgc__settings.field = v;
 #define SGC__STORE_SEGMENT(field, ctype, v, n)
-#define SGC__LOAD(id, name, kind, ctype, field, def, lo, hi, why, ...) \
-    if ((v = getenv(name)) != NULL) {                                   \
-        n = 0;                                                          \
-        SGC__READ_##kind(name, v, lo, hi, why)                          \
-        n = check(SGC_SETTING_##id, name, v, n);                        \
-        SGC__RANGE_##kind(name, v, lo, hi, why)                         \
-        SGC__STORE_##kind(field, ctype, v, n)                           \
+#define SGC__LOAD(id, name, kind, ctype, field, def, lo, hi, why, ...)                  \
+    if ((v = getenv(name)) != NULL) {                                                   \
+        n = 0;                                                                          \
+        SGC__READ_##kind(name, v, lo, hi, why) n = check(SGC_SETTING_##id, name, v, n); \
+        SGC__RANGE_##kind(name, v, lo, hi, why) SGC__STORE_##kind(field, ctype, v, n)   \
     }
 
 void sgc__settings_load(void) {
