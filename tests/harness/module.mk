@@ -151,3 +151,14 @@ TESTS += test-harness-cmdparts
 test-harness-inprocal: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework $(HARNESS_TEST_BIN)/tinypeer
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-inprocal sh tests/harness/inprocal.sh
 TESTS += test-harness-inprocal
+
+# docs/RUNTIME.md's and docs/HARNESS.md's settings tables against
+# SGC_SETTINGS (tests/harness/settings_doc.sh).
+$(HARNESS_TEST_BIN)/settings_doc: tests/harness/settings_doc.c contracts/sgc_settings_table.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@
+.PHONY: test-harness-settings-doc
+test-harness-settings-doc: $(HARNESS_TEST_BIN)/settings_doc
+	@SETTINGS_DOC=$(HARNESS_TEST_BIN)/settings_doc TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh harness-settings-doc \
+		sh tests/harness/settings_doc.sh
+TESTS += test-harness-settings-doc
