@@ -418,6 +418,21 @@ static char *columns(sw_db *db, const char *t, const char *prefix, const char *s
     return b.data;
 }
 
+/* "INSERT INTO main.t(c...) SELECT c... FROM s.t" over the columns both
+ * have, by name (fresh): a shard written before a column was added (the
+ * cells' time_mode) copies into the newer schema, the column left NULL. */
+static char *copy_shared(sw_db *db, const char *t) {
+    char *sql = sw_xasprintf("SELECT group_concat(name, ', ') FROM pragma_table_info('%s', 's')"
+                             " WHERE name IN (SELECT name FROM pragma_table_info('%s', 'main'))",
+                             t, t);
+    sw_db_rows r = rows_or_die(db, sql, NULL, "reading a shard's columns");
+    const char *cols = r.n ? sw_db_at(&r, 0, 0) : NULL;
+    char *copy = cols ? sw_xasprintf("INSERT INTO main.%s(%s) SELECT %s FROM s.%s;", t, cols, cols, t) : sw_xstrdup("");
+    sw_db_rows_free(&r);
+    free(sql);
+    return copy;
+}
+
 static int cmp_shard(const void *a, const void *b) {
     const shard_in *x = a, *y = b;
     return x->k - y->k;
@@ -571,8 +586,14 @@ int sw_shard_merge(int argc, char **argv) {
                 exec_or_die(db, sql, "reading the runs");
                 free(sql);
             } else {
-                if (i == 0)
-                    exec_or_die(db, "INSERT INTO main.cells SELECT * FROM s.cells", "copying the cells");
+                if (i == 0) {
+                    char *cells_sql = copy_shared(db, "cells");
+                    exec_or_die(db, cells_sql, "copying the cells");
+                    free(cells_sql);
+                }
+                /* By the columns both have, like the cells. */
+                char *cal = copy_shared(db, "calibration"), *probes = copy_shared(db, "calibration_probes"),
+                     *native = copy_shared(db, "sim_native");
                 sql = sw_xasprintf(
                     "UPDATE main.cells SET size = (SELECT c.size FROM s.cells c WHERE c.cell_id = main.cells.cell_id)"
                     " WHERE cell_id IN (SELECT cell_id FROM s.schedule);"
@@ -587,16 +608,16 @@ int sw_shard_merge(int argc, char **argv) {
                     "  JOIN temp.idmap m ON m.shard = %d AND m.old = x.run_id;"
                     " INSERT INTO main.segments(run_id, %s) SELECT m.new, %s FROM s.segments x"
                     "  JOIN temp.idmap m ON m.shard = %d AND m.old = x.run_id;"
-                    " INSERT INTO main.calibration SELECT * FROM s.calibration;"
-                    " INSERT INTO main.calibration_probes SELECT * FROM s.calibration_probes;"
-                    " INSERT INTO main.sim_native SELECT * FROM s.sim_native;"
+                    " %s %s %s"
                     " INSERT INTO main.shard_meta(shard, key, value) SELECT %d, key, value FROM s.meta;"
                     " INSERT INTO temp.allevents SELECT '%d', event, supported, reason, encoding FROM s.events",
-                    run_cols, run_cols_r, sh[i].k, sh[i].k, sh[i].k, seg_cols, seg_cols_x, sh[i].k, sh[i].k, sh[i].k);
+                    run_cols, run_cols_r, sh[i].k, sh[i].k, sh[i].k, seg_cols, seg_cols_x, sh[i].k, cal, probes, native,
+                    sh[i].k, sh[i].k);
                 char *what = sw_xasprintf("copying shard %d (%s)", sh[i].k, sh[i].dir);
                 exec_or_die(db, sql, what);
                 free(what);
                 free(sql);
+                free(cal), free(probes), free(native);
             }
             exec_or_die(db, "COMMIT", "committing");
             exec_or_die(db, "DETACH DATABASE s", "detaching a shard");
@@ -617,6 +638,9 @@ int sw_shard_merge(int argc, char **argv) {
             sw_fatal("merge: naming the shards' hosts: %s", err);
         free(sql);
     }
+    /* The cells of a shard from before the time_mode column: their modes
+     * from the plan, as a --resume of it gives them (sw_db_fill_time_modes). */
+    sw_db_fill_time_modes(&d, cells, n_cells);
     exec_or_die(db, "BEGIN", "starting a transaction");
     merge_events(&d);
     merge_meta(&d, sh, n, out, &o, n_cells, n_slots);

@@ -162,3 +162,10 @@ test-harness-settings-doc: $(HARNESS_TEST_BIN)/settings_doc
 	@SETTINGS_DOC=$(HARNESS_TEST_BIN)/settings_doc TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh harness-settings-doc \
 		sh tests/harness/settings_doc.sh
 TESTS += test-harness-settings-doc
+
+# sweep --merge of shards from before the cells' time_mode column with newer
+# ones (tests/harness/mergeold.sh).
+.PHONY: test-harness-mergeold
+test-harness-mergeold: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-mergeold sh tests/harness/mergeold.sh
+TESTS += test-harness-mergeold

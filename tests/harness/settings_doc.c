@@ -16,7 +16,7 @@ static void row(int n, const char *const *cells) {
 }
 
 static const char *sweep_does(const sgc_setting_row *r) {
-    return r->env > 0                     ? "`--env` passes it to every run"
+    return r->env > 0                    ? "`--env` passes it to every run"
            : r->env == SGC_SETTING_OWNED ? "set per cell and run; `--env` refuses it"
                                          : "not passed; `--env` refuses it";
 }
@@ -28,8 +28,7 @@ static const char *confirms(const sgc_setting_row *r, char *buf, size_t len) {
         break;
     case SGC_CONFIRM_EQUAL: snprintf(buf, len, "`%s` is the value (a record without it fails)", r->key); break;
     case SGC_CONFIRM_ONE:
-        snprintf(buf, len, "with the value 1, `%s` is 1 (when the record has the key; 1 asks for %s)", r->key,
-                 r->note);
+        snprintf(buf, len, "with the value 1, `%s` is 1 (when the record has the key; 1 asks for %s)", r->key, r->note);
         break;
     case SGC_CONFIRM_CELL: snprintf(buf, len, "`%s` is the cell's", r->key); break;
     default: snprintf(buf, len, "%s", ""); break;
