@@ -173,10 +173,10 @@ test: deps
 	      echo "0 1" > $(TEST_RESULTS)/make-targets.result; }
 	@sh tests/summary.sh $(TEST_RESULTS)
 
-# harness/schema.sql, embedded into sweep (harness/sw_db.c) and analyze (stats/st_db.c).
-$(GEN)/schema_sql.h: harness/schema.sql scripts/embed.sh
+# contracts/schema.sql, embedded into sweep (harness/sw_db.c) and analyze (stats/st_db.c).
+$(GEN)/schema_sql.h: contracts/schema.sql scripts/embed.sh
 	@mkdir -p $(dir $@)
-	sh scripts/embed.sh fc_schema_sql harness/schema.sql > $@.tmp && mv $@.tmp $@
+	sh scripts/embed.sh fc_schema_sql contracts/schema.sql > $@.tmp && mv $@.tmp $@
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)

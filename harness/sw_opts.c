@@ -1,7 +1,6 @@
 /* sw_opts.c - command-line options, config files and the stored config. */
 #include "sw_opts.h"
 #include "../contracts/sgc_settings_table.h"
-#include "sw_shard.h"
 #include "sw_util.h"
 
 #include <errno.h>
@@ -224,6 +223,21 @@ static void check_env_item(const char *item, const char *origin) {
                        allowed);
     sw_usage_error("%s: env: %.*s is not a runtime setting (SGC_*); the sweep passes only these: %s", origin, (int)len,
                    item, allowed);
+}
+
+int sw_opts_parse_shard(const char *s, int *k, int *n) {
+    uint64_t a, b;
+    const char *slash = s ? strchr(s, '/') : NULL;
+    if (!slash)
+        return -1;
+    char *left = sw_xasprintf("%.*s", (int)(slash - s), s);
+    int bad = sw_parse_uint(left, SW_SHARD_MAX, &a) || sw_parse_uint(slash + 1, SW_SHARD_MAX, &b);
+    free(left);
+    if (bad || a < 1 || b < 1 || a > b)
+        return -1;
+    *k = (int)a;
+    *n = (int)b;
+    return 0;
 }
 
 const char *sw_opts_env(const sw_opts *o, const char *name) {
@@ -561,7 +575,7 @@ static void set_shard(sw_opts *o, const opt *d, const char *value, const char *o
     (void)d;
     if (!strcmp(value, "none"))
         o->shard_k = o->shard_n = 0;
-    else if (sw_shard_parse(value, &o->shard_k, &o->shard_n))
+    else if (sw_opts_parse_shard(value, &o->shard_k, &o->shard_n))
         sw_usage_error("%s: shard: '%s' is not K/N with 1 <= K <= N <= %d (the K-th of N parts of the plan)", origin,
                        value, SW_SHARD_MAX);
 }

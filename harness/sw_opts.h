@@ -155,6 +155,11 @@ int sw_opts_time_modes_legacy(const sw_opts *o);
 void sw_opts_default_time_modes(sw_opts *o, int cpus, char **why);
 /* "signal,thread": the names of the modes in bits (fresh). */
 char *sw_opts_time_mode_list(unsigned bits);
+/* Parses --shard's "K/N" (1 <= K <= N <= SW_SHARD_MAX; sw_shard.h splits the
+ * plan by it, and reads it back from a shard's meta.shard); 0, or -1 if s is
+ * not that. */
+int sw_opts_parse_shard(const char *s, int *k, int *n);
+#define SW_SHARD_MAX 4096
 /* The value --env sets for name (e.g. "SGC_NURSERY"), or NULL. */
 const char *sw_opts_env(const sw_opts *o, const char *name);
 /* The name of the sweep's setting i (0, 1, ... in --help order; NULL past

@@ -15,21 +15,6 @@
 #include <time.h>
 #include <unistd.h>
 
-int sw_shard_parse(const char *s, int *k, int *n) {
-    uint64_t a, b;
-    const char *slash = s ? strchr(s, '/') : NULL;
-    if (!slash)
-        return -1;
-    char *left = sw_xasprintf("%.*s", (int)(slash - s), s);
-    int bad = sw_parse_uint(left, SW_SHARD_MAX, &a) || sw_parse_uint(slash + 1, SW_SHARD_MAX, &b);
-    free(left);
-    if (bad || a < 1 || b < 1 || a > b)
-        return -1;
-    *k = (int)a;
-    *n = (int)b;
-    return 0;
-}
-
 void sw_shard_check_opts(const sw_opts *o) {
     if (!o->shard_n)
         return;
@@ -266,7 +251,7 @@ static void open_shard(shard_in *s, const char *dir) {
     char *shard = q_text(&s->db, "SELECT value FROM meta WHERE key = 'shard'", NULL);
     if (!shard)
         sw_usage_error("merge: %s is not a shard (it was not run with sweep --shard K/N)", dir);
-    if (sw_shard_parse(shard, &s->k, &s->n))
+    if (sw_opts_parse_shard(shard, &s->k, &s->n))
         sw_usage_error("merge: %s: meta.shard is '%s', not K/N", dir, shard);
     free(shard);
     s->config = q_text(&s->db, "SELECT value FROM meta WHERE key = 'config'", NULL);

@@ -1054,6 +1054,9 @@ static void report_failures(sweep *s) {
     sw_db_failures_free(f, n);
 }
 
+/* sw_cmd_store_meta's store: the sweep's meta table. */
+static void meta_set(void *db, const char *key, const char *value) { sw_db_meta_set(db, key, value); }
+
 /* The files a sweep runs, by content (sw_watch.h): each workload's program
  * (and a command workload's needs= files) and the runtime library it was
  * linked with (<bin-dir>/../lib/libsgc.a, where the build puts it).  A new
@@ -1364,7 +1367,9 @@ static void parse_settings(sweep *s, int argc, char **argv) {
         s->dir = dir;
         free(config);
         resolve_workloads(s);
-        sw_cmd_check_stored(&s->db, s->dir);
+        char *commands = sw_db_meta_get(&s->db, "commands");
+        sw_cmd_check_stored(commands, s->dir);
+        free(commands);
         find_valgrind(s);
         program_hashes(s, 1);
         verify_stored_plan(s);
@@ -1509,7 +1514,7 @@ static void store_start_meta(sweep *s) {
     sw_db_meta_set(&s->db, "started_utc", when);
     sw_meta_store_host(&s->db, s->o.cpu);
     program_hashes(s, 0);
-    sw_cmd_store_meta(&s->db, s->workloads, s->n_workloads);
+    sw_cmd_store_meta(meta_set, &s->db, s->workloads, s->n_workloads);
     if (s->valgrind) {
         sw_db_meta_set(&s->db, "valgrind", s->valgrind);
         sw_exec_res vr;
