@@ -169,3 +169,9 @@ TESTS += test-harness-settings-doc
 test-harness-mergeold: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-mergeold sh tests/harness/mergeold.sh
 TESTS += test-harness-mergeold
+
+# The Makefile's header names every target a user runs (tests/harness/makeheader.sh).
+.PHONY: test-makefile-header
+test-makefile-header:
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh makefile-header sh tests/harness/makeheader.sh
+TESTS += test-makefile-header
