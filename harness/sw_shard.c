@@ -3,6 +3,7 @@
 #include "sw_shard.h"
 #include "sw_db.h"
 #include "sw_util.h"
+#include "sw_schedcheck.h"
 #include "sw_verify.h"
 
 #include <errno.h>
@@ -340,6 +341,7 @@ static void check_shards(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out, i
     int n_cells = sw_plan_cells(o, o->workloads, o->n_workloads, &cells);
     sw_slot *slots;
     int n_slots = sw_plan_schedule_all(o, cells, n_cells, &slots);
+    sw_schedcheck(o, cells, n_cells, slots, n_slots);
     for (int i = 0; i < n; i++) {
         shard_in *s = &sh[i];
         char *where = sw_xasprintf("merge: %s (shard %d)", s->dir, s->k);

@@ -12,6 +12,7 @@
 #include "sw_plan.h"
 #include "sw_pool.h"
 #include "sw_run.h"
+#include "sw_schedcheck.h"
 #include "sw_shard.h"
 #include "sw_sim.h"
 #include "sw_util.h"
@@ -934,6 +935,7 @@ static int cmp_u64(const void *a, const void *b) {
 static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells, const char *estimate, const char *why) {
     sw_slot *slots;
     int n = sw_plan_schedule_all(o, cells, n_cells, &slots);
+    sw_schedcheck(o, cells, n_cells, slots, n);
     int *owned = sw_shard_owned(o, cells, n_cells); /* --shard: only its part of the schedule */
     int n_all = n;
     if (owned)
@@ -1699,6 +1701,7 @@ static void calibrate_plan(sweep *s) {
             s->cells[i].size = s->unit_of[i] >= 0 ? s->cal[s->unit_of[i]].size : 0;
         sw_slot *slots;
         int n = sw_plan_schedule_all(&s->o, s->cells, s->n_cells, &slots);
+        sw_schedcheck(&s->o, s->cells, s->n_cells, slots, n);
         int *owned = sw_shard_owned(&s->o, s->cells, s->n_cells); /* --shard: its part of the schedule */
         if (owned) {
             n = sw_shard_keep(owned, slots, n);

@@ -175,3 +175,15 @@ TESTS += test-harness-mergeold
 test-makefile-header:
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh makefile-header sh tests/harness/makeheader.sh
 TESTS += test-makefile-header
+
+# The schedule's invariants (harness/sw_schedcheck.h), the checker compiled
+# with SGC_CHECKS=1 whatever the build's setting.
+$(HARNESS_TEST_BIN)/test_schedcheck: tests/harness/test_schedcheck.c harness/sw_schedcheck.c \
+		$(filter-out $(OBJ)/harness/sw_schedcheck.o,$(HARNESS_LIB_OBJS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DSGC_CHECKS=1 $(HARNESS_CFLAGS) -Iharness $^ -o $@ $(LDFLAGS) $(HARNESS_CRITERION) $(HARNESS_LIBS) \
+		$(LDLIBS)
+.PHONY: test-harness-schedcheck
+test-harness-schedcheck: $(HARNESS_TEST_BIN)/test_schedcheck
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh harness-schedcheck $(HARNESS_TEST_BIN)/test_schedcheck
+TESTS += test-harness-schedcheck
