@@ -75,7 +75,8 @@ void sw_schedcheck(const sw_opts *o, const sw_cell *cells, int n_cells, const sw
                           "cell as its role-1 run)");
     for (int r = 0; blocked && r < reps; r++)
         for (int c = 0; c < n_cells; c++)
-            SW_ASSERT(cells[c].sim || first[r * n_cells + c] == o->runs / 2 || first[r * n_cells + c] == (o->runs + 1) / 2,
+            SW_ASSERT(cells[c].sim || first[r * n_cells + c] == o->runs / 2 ||
+                          first[r * n_cells + c] == (o->runs + 1) / 2,
                       "which run of a block goes first is balanced over the measured rounds: role 1 first in "
                       "floor(runs/2) or, with an odd number of runs, ceil(runs/2) of them");
     free(once);
