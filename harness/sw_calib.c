@@ -10,13 +10,13 @@
 #include <string.h>
 #include <sys/wait.h>
 
-
 /* Runs one calibration probe (a plain run at size) and stores it.  Returns
  * the child's CPU time (user + system, from wait4) in seconds: CPU time, not
  * wall time, so that the sizes do not shrink when other work competes for
  * the machine during calibration.  INFINITY if it timed out; -1 if it failed
  * (*why says how; *bad_size is set when it refused the size, exit 2). */
-static double probe(sw_calib_ctx *s, const sw_calib *u, uint64_t size, double timeout, int probe_no, char **why, int *bad_size) {
+static double probe(sw_calib_ctx *s, const sw_calib *u, uint64_t size, double timeout, int probe_no, char **why,
+                    int *bad_size) {
     sw_exec_res res;
     char *sum = NULL;
     const char *w = u->workload;
@@ -337,4 +337,3 @@ void sw_calib_native_rate(sw_calib_ctx *s, const sw_calib *c) {
         }
     sw_db_store_sim_native(s->db, c->key, c->size, n, cpu[n / 2], wall[n / 2]);
 }
-
