@@ -1,18 +1,26 @@
 # freecheck - top-level Makefile.
 #
-# make              build everything into build/ (library, tools, workloads, harness)
+# make, make all    build everything into build/ (library, tools, workloads, harness)
+# make deps         install the Debian packages the build needs (scripts/deps.sh)
 # make test         every test, against the checked build (build/check, CHECKS=1); prints
-#                   "tests: N passed, M failed" last
+#                   "tests: N passed, M failed" last; make test-NAME runs one
+#                   (grep -h '^TESTS' */module.mk tests/*/module.mk lists them)
 # make sweep        the full default sweep, timed and simulated parts (QUICK=1: a small smoke sweep;
 #                   REPLICATES=K: K replicates of it, interleaved round by round)
+# make sweep-slurm  the sweep sharded over a Slurm cluster, merged, analysed and drawn (docs/HARNESS.md)
 # make figures      statistics and figures again from stored results [RESULTS=dir]
+# make compare      A=dir B=dir: the cells of two sweeps compared, with a forest plot (docs/STATISTICS.md)
+# make accuracy     the sampler's exact counts and estimates against one exact run (accuracy/accuracy.sh)
 # make peers        freecheck's sampler beside jemalloc's, gperftools', HotSpot's, Go's and V8's (docs/WORKLOADS.md)
+# make peers-build  only build the peers' programs (workloads/peers/)
 # make validate     does the analysis recover a known injected per-sample cost? (about 10 min on a CPU of its own)
 # make soak         every workload many times with the sampler thread at 2-10 kHz, with and without
 #                   SGC_ALTERNATE=time: crashes, retries, torn periods [SOAK_RUNS=10 SOAK_RATES=2000,5000,10000] (docs/RUNTIME.md)
-# make bench        the runtime's micro-benchmarks (figures, not pass/fail)
-# make fuzz         a longer libFuzzer run of the sampler model fuzzer
+# make bench        the micro-benchmarks (figures, not pass/fail); make bench-NAME runs one
+#                   (grep -h '^BENCHES' */module.mk */*/module.mk lists them)
+# make fuzz         a longer libFuzzer run of the sampler model fuzzer (fuzz-sampler)
 # make format       lays out every C file as .clang-format says (format-check: only check)
+# make clean        removes build/
 #
 # Settings (override on the command line):
 #   CC=gcc OPT=-O2       compiler and optimisation
@@ -196,10 +204,10 @@ test: deps
 	@sh tests/summary.sh $(TEST_RESULTS)
 endif
 
-# harness/schema.sql, embedded into sweep (harness/sw_db.c) and analyze (stats/st_db.c).
-$(GEN)/schema_sql.h: harness/schema.sql scripts/embed.sh
+# contracts/schema.sql, embedded into sweep (harness/sw_db.c) and analyze (stats/st_db.c).
+$(GEN)/schema_sql.h: contracts/schema.sql scripts/embed.sh
 	@mkdir -p $(dir $@)
-	sh scripts/embed.sh fc_schema_sql harness/schema.sql > $@.tmp && mv $@.tmp $@
+	sh scripts/embed.sh fc_schema_sql contracts/schema.sql > $@.tmp && mv $@.tmp $@
 
 $(OBJ)/%.o: %.c
 	@mkdir -p $(dir $@)

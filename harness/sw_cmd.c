@@ -849,21 +849,22 @@ int sw_cmd_skipped(const char *const **names, const char *const **whys) {
     return n_skips;
 }
 
-void sw_cmd_store_meta(sw_db *db, char *const *workloads, int n) {
+void sw_cmd_store_meta(void (*meta_set)(void *ctx, const char *key, const char *value), void *ctx,
+                       char *const *workloads, int n) {
     char *d = sw_cmd_describe();
-    sw_db_meta_set(db, "commands", *d ? d : "none");
+    meta_set(ctx, "commands", *d ? d : "none");
     free(d);
     sw_buf b = {0};
     for (int i = 0; i < n_skips; i++)
         sw_buf_printf(&b, "%s%s (system %s): %s", i ? "; " : "", skip_names[i],
                       sw_cmd_find(skip_names[i])->system->name, skip_whys[i]);
-    sw_db_meta_set(db, "skipped", n_skips ? b.data : "none");
+    meta_set(ctx, "skipped", n_skips ? b.data : "none");
     sw_buf_free(&b);
     for (int i = 0; i < n_notes; i++) {
         sw_buf_printf(&b, "%s%s: %s", i ? "; " : "", note_labels[i], note_whys[i]);
         fprintf(stderr, "sweep: not planned: %s: %s\n", note_labels[i], note_whys[i]);
     }
-    sw_db_meta_set(db, "not_planned", n_notes ? b.data : "none");
+    meta_set(ctx, "not_planned", n_notes ? b.data : "none");
     sw_buf_free(&b);
     /* Which system each workload runs on, and where that system's check
      * lives: what the peers report groups by (docs/WORKLOADS.md). */
@@ -871,22 +872,20 @@ void sw_cmd_store_meta(sw_db *db, char *const *workloads, int n) {
         const char *w = i < n ? workloads[i] : skip_names[i - n];
         const sw_system *s = sw_cmd_system_of(w);
         char *key = sw_xasprintf("workload_system:%s", w);
-        sw_db_meta_set(db, key, s->name);
+        meta_set(ctx, key, s->name);
         free(key);
         key = sw_xasprintf("system_site:%s", s->name);
-        sw_db_meta_set(db, key, s->site);
+        meta_set(ctx, key, s->site);
         free(key);
     }
 }
 
-void sw_cmd_check_stored(sw_db *db, const char *dir) {
-    char *stored = sw_db_meta_get(db, "commands");
+void sw_cmd_check_stored(const char *stored, const char *dir) {
     char *now = sw_cmd_describe();
     const char *cur = *now ? now : "none";
     if (stored && strcmp(stored, cur))
         sw_usage_error("--resume %s: the command workload declarations in the workload list changed since the sweep "
                        "started (meta 'commands'); resuming would mix two settings in one sweep",
                        dir);
-    free(stored);
     free(now);
 }

@@ -74,7 +74,6 @@
 #define SW_CMD_H
 
 #include <stdint.h>
-#include "sw_db.h"
 
 /* How a command's output is checked. */
 typedef enum sw_cmd_check { SW_CHECK_LIKE = 0, SW_CHECK_SELF, SW_CHECK_FLAG, SW_CHECK_NONE } sw_cmd_check;
@@ -212,11 +211,15 @@ char *sw_cmd_describe(void);
  * any other exits 2. */
 int sw_cmd_resolve(char **workloads, int n, const char *bin);
 int sw_cmd_skipped(const char *const **names, const char *const **whys);
-/* Stores in meta: "commands" (sw_cmd_describe), "skipped", "not_planned"
+/* Stores through meta_set (the caller's store, so that this module needs
+ * no database: the plan includes it, and the database's header the plan's):
+ * "commands" (sw_cmd_describe), "skipped", "not_planned"
  * (printed too), and for every workload "workload_system:<w>" and
  * "system_site:<system>". */
-void sw_cmd_store_meta(sw_db *db, char *const *workloads, int n);
-/* --resume: exits 2 if the declarations differ from the stored ones. */
-void sw_cmd_check_stored(sw_db *db, const char *dir);
+void sw_cmd_store_meta(void (*meta_set)(void *ctx, const char *key, const char *value), void *ctx,
+                       char *const *workloads, int n);
+/* --resume: exits 2 if the declarations differ from stored (meta "commands",
+ * NULL for a sweep that stored none). */
+void sw_cmd_check_stored(const char *stored, const char *dir);
 
 #endif /* SW_CMD_H */

@@ -39,7 +39,7 @@ static void forget(sw_db *d) {
     memset(d, 0, sizeof *d);
 }
 
-/* The schema: harness/schema.sql, embedded at build time. */
+/* The schema: contracts/schema.sql, embedded at build time. */
 #include "schema_sql.h"
 
 static SW_NORETURN void db_fail(sw_db *d, const char *what) {
@@ -85,7 +85,7 @@ static char run_node[256];
  * column, X(column, type, stored when, value) with r the sw_run_row; a
  * column is NULL when its condition is false.  The INSERT statement and its
  * binds are made from this list (docs/ARCHITECTURE.md, "Adding a per-run
- * metric"); harness/schema.sql defines the columns. */
+ * metric"); contracts/schema.sql defines the columns. */
 #define SW_RUN_COLUMNS(X)                                                                        \
     X(cell_id, INT, 1, r->cell_id)                                                               \
     X(round, INT, 1, r->round)                                                                   \
@@ -213,7 +213,7 @@ static void upgrade_segments(sw_db *d) {
     const char *def = strstr(fc_schema_sql, "CREATE TABLE segments(");
     const char *end = def ? strstr(def, ");") : NULL;
     if (!end)
-        sw_fatal("harness/schema.sql has no CREATE TABLE segments(...); statement");
+        sw_fatal("contracts/schema.sql has no CREATE TABLE segments(...); statement");
     char *create = sw_xasprintf("CREATE TABLE segments_upgrade(%.*s);", (int)(end - def - 22), def + 22);
     exec_sql(d, "BEGIN");
     exec_sql(d, create);

@@ -1,6 +1,6 @@
 /* sw_opts.c - command-line options, config files and the stored config. */
 #include "sw_opts.h"
-#include "sw_shard.h"
+#include "../contracts/sgc_settings_table.h"
 #include "sw_util.h"
 
 #include <errno.h>
@@ -177,31 +177,67 @@ static int valid_workload_name(const char *s) {
     return 1;
 }
 
+/* --help's list of the settings --env may pass breaks before a name that
+ * would take its line past this many characters. */
+#define SW_HELP_WRAP 60
+
+/* The settings --env may pass (SGC_SETTINGS's rows with an ENV rank, in
+ * that order), ", " between them; with wrap, a line break instead of the
+ * blank before a name that would take a line past wrap characters.
+ * Returns buf. */
+static const char *env_allowed(char *buf, size_t len, size_t wrap) {
+    size_t n = 0, line = 0;
+    buf[0] = '\0';
+    for (int rank = 1; sgc_setting_env_rank(rank); rank++) {
+        const char *name = sgc_setting_env_rank(rank)->name;
+        int last = !sgc_setting_env_rank(rank + 1);
+        size_t w = strlen(name) + !last; /* the name and its comma */
+        const char *sep = rank == 1 ? "" : wrap && line + 1 + w > wrap ? "\n" : " ";
+        line = *sep == '\n' || rank == 1 ? w : line + 1 + w;
+        int k = snprintf(buf + n, len - n, "%s%s%s", sep, name, last ? "" : ",");
+        if (k < 0 || (size_t)k >= len - n)
+            break;
+        n += (size_t)k;
+    }
+    return buf;
+}
+
 /* Validates one --env item: NAME=VALUE with NAME a runtime setting the
- * cells do not control.  Exits 2 otherwise. */
+ * cells do not control (SGC_SETTINGS's ENV column).  Exits 2 otherwise. */
 static void check_env_item(const char *item, const char *origin) {
-    static const char *allowed[] = {"SGC_NURSERY",  "SGC_MAJOR_GROWTH",   "SGC_GC_STRESS",         "SGC_VERIFY",
-                                    "SGC_POISON",   "SGC_SAMPLE_SPIN_NS", "SGC_SAMPLE_SPIN_CLOCK", "SGC_HUGEPAGES",
-                                    "SGC_TIME_MODE"};
-    static const char *owned[] = {"SGC_ALLOC_PERIOD", "SGC_ALLOC_MODE", "SGC_SEED", "SGC_TIME_HZ",
-                                  "SGC_TIME_CLOCK",   "SGC_PROFILE",    "SGC_STATS"};
     const char *eq = strchr(item, '=');
     if (!eq || eq == item)
         sw_usage_error("%s: env: expected NAME=VALUE (e.g. SGC_NURSERY=256K), got '%s'", origin, item);
     size_t len = (size_t)(eq - item);
-    for (size_t i = 0; i < sizeof allowed / sizeof *allowed; i++)
-        if (strlen(allowed[i]) == len && !strncmp(item, allowed[i], len))
-            return;
-    for (size_t i = 0; i < sizeof owned / sizeof *owned; i++)
-        if (strlen(owned[i]) == len && !strncmp(item, owned[i], len))
-            sw_usage_error("%s: env: %.*s is set by the sweep for each cell and run, not by --env "
-                           "(allowed: %s)",
-                           origin, (int)len, item, SW_ENV_ALLOWED);
+    const sgc_setting_row *row = sgc_setting_find(item, len);
+    if (row && row->env > 0)
+        return;
+    char allowed[512];
+    env_allowed(allowed, sizeof allowed, 0);
+    if (row && row->env == SGC_SETTING_OWNED)
+        sw_usage_error("%s: env: %.*s is set by the sweep for each cell and run, not by --env "
+                       "(allowed: %s)",
+                       origin, (int)len, item, allowed);
     if (len > 4 && !strncmp(item, "SGC_", 4))
         sw_usage_error("%s: env: %.*s is not a runtime setting --env may pass (allowed: %s)", origin, (int)len, item,
-                       SW_ENV_ALLOWED);
+                       allowed);
     sw_usage_error("%s: env: %.*s is not a runtime setting (SGC_*); the sweep passes only these: %s", origin, (int)len,
-                   item, SW_ENV_ALLOWED);
+                   item, allowed);
+}
+
+int sw_opts_parse_shard(const char *s, int *k, int *n) {
+    uint64_t a, b;
+    const char *slash = s ? strchr(s, '/') : NULL;
+    if (!slash)
+        return -1;
+    char *left = sw_xasprintf("%.*s", (int)(slash - s), s);
+    int bad = sw_parse_uint(left, SW_SHARD_MAX, &a) || sw_parse_uint(slash + 1, SW_SHARD_MAX, &b);
+    free(left);
+    if (bad || a < 1 || b < 1 || a > b)
+        return -1;
+    *k = (int)a;
+    *n = (int)b;
+    return 0;
 }
 
 const char *sw_opts_env(const sw_opts *o, const char *name) {
@@ -265,7 +301,7 @@ enum {
 
 /* --help substitutes the names of the modes (clocks) and the first one for
  * the two %s of these entries' text. */
-enum { HELP_PLAIN, HELP_MODES, HELP_CLOCKS };
+enum { HELP_PLAIN, HELP_MODES, HELP_CLOCKS, HELP_ENV };
 
 /* The sections of --help, in order. */
 enum { SEC_PLAN, SEC_MEASURE, SEC_OUTPUT };
@@ -539,7 +575,7 @@ static void set_shard(sw_opts *o, const opt *d, const char *value, const char *o
     (void)d;
     if (!strcmp(value, "none"))
         o->shard_k = o->shard_n = 0;
-    else if (sw_shard_parse(value, &o->shard_k, &o->shard_n))
+    else if (sw_opts_parse_shard(value, &o->shard_k, &o->shard_n))
         sw_usage_error("%s: shard: '%s' is not K/N with 1 <= K <= N <= %d (the K-th of N parts of the plan)", origin,
                        value, SW_SHARD_MAX);
 }
@@ -653,11 +689,9 @@ static const opt options[] = {
      "the same work (--size still wins for its workloads)"},
     {"size", OPT_FN, 0, 0, 0, NULL, set_size, OPT_REPEAT, SEC_PLAN, "--size [WORKLOAD=]N", HELP_PLAIN,
      "use this --size instead of calibrating (repeatable)"},
-    {"env", OPT_FN, 0, 0, 0, NULL, set_env, OPT_REPEAT, SEC_PLAN, "--env NAME=VALUE", HELP_PLAIN,
+    {"env", OPT_FN, 0, 0, 0, NULL, set_env, OPT_REPEAT, SEC_PLAN, "--env NAME=VALUE", HELP_ENV,
      "runtime setting for every run (repeatable, or a list):\n"
-     "SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY,\n"
-     "SGC_POISON, SGC_SAMPLE_SPIN_NS, SGC_SAMPLE_SPIN_CLOCK,\n"
-     "SGC_HUGEPAGES, SGC_TIME_MODE\n"
+     "%s\n"
      "(default none)"},
     /* Measurement */
     {"cpu", OPT_FN, 0, 0, 0, NULL, set_cpu, 0, SEC_MEASURE, "--cpu N", HELP_PLAIN,
@@ -828,7 +862,10 @@ static void usage_entry(FILE *f, const opt *d, const char *modes, const char *cl
         snprintf(text, sizeof text, d->help, modes, sgc_alloc_mode_name(0));
     else if (d->help_args == HELP_CLOCKS)
         snprintf(text, sizeof text, d->help, clocks, sgc_clock_name(0));
-    else
+    else if (d->help_args == HELP_ENV) {
+        char allowed[512];
+        snprintf(text, sizeof text, d->help, env_allowed(allowed, sizeof allowed, SW_HELP_WRAP));
+    } else
         snprintf(text, sizeof text, "%s", d->help);
     for (const char *line = text; *line;) {
         size_t n = strcspn(line, "\n");

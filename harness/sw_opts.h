@@ -14,7 +14,8 @@
  *    --size and --env (repeatable): each adds to the earlier ones (a later
  *    setting of the same workload or variable replaces it), "none" clears.
  *  - --env only ever holds NAME=VALUE items whose NAME is one of the runtime
- *    settings the cells do not control (SW_ENV_ALLOWED).
+ *    settings the cells do not control (the rows of SGC_SETTINGS with an ENV
+ *    rank, contracts/sgc_settings_table.h).
  *  - The time sampler's modes (time_modes): set by --time-modes, or by the
  *    default rule of a fresh sweep (sw_opts_default_time_modes), and then
  *    stored; 0 in a config stored before the setting and with --env
@@ -39,13 +40,6 @@
 #define SW_MAX_DEPTH 10000
 /* The workload the depth cells belong to. */
 #define SW_DEPTH_WORKLOAD "deepstack"
-
-/* The runtime settings --env may pass to every run (docs/RUNTIME.md); the
- * others (sampling, seed, profile, stats record) belong to the cells and the
- * harness. */
-#define SW_ENV_ALLOWED                                                                           \
-    "SGC_NURSERY, SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY, SGC_POISON, SGC_SAMPLE_SPIN_NS, " \
-    "SGC_SAMPLE_SPIN_CLOCK, SGC_HUGEPAGES, SGC_TIME_MODE"
 
 /* The designs a sweep can use (--design). */
 typedef enum sw_design {
@@ -161,6 +155,11 @@ int sw_opts_time_modes_legacy(const sw_opts *o);
 void sw_opts_default_time_modes(sw_opts *o, int cpus, char **why);
 /* "signal,thread": the names of the modes in bits (fresh). */
 char *sw_opts_time_mode_list(unsigned bits);
+/* Parses --shard's "K/N" (1 <= K <= N <= SW_SHARD_MAX; sw_shard.h splits the
+ * plan by it, and reads it back from a shard's meta.shard); 0, or -1 if s is
+ * not that. */
+int sw_opts_parse_shard(const char *s, int *k, int *n);
+#define SW_SHARD_MAX 4096
 /* The value --env sets for name (e.g. "SGC_NURSERY"), or NULL. */
 const char *sw_opts_env(const sw_opts *o, const char *name);
 /* The name of the sweep's setting i (0, 1, ... in --help order; NULL past

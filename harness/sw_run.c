@@ -1,6 +1,7 @@
 /* sw_run.c - environment, execution and judgement of one run. */
 #define _GNU_SOURCE
 #include "sw_run.h"
+#include "../contracts/sgc_settings_table.h"
 #include "sgc_statsrec.h"
 #include "sw_cmd.h"
 #include "st_segcheck.h"
@@ -227,30 +228,65 @@ static const char *stat_value(const sw_run_result *res, const char *key) {
     return NULL;
 }
 
-/* A settings mismatch between the cell and the stats record, or NULL. */
-static char *settings_mismatch(const sw_runner *r, const sw_run_result *res, const sw_cell *c) {
-    const char *v;
-    if (r->nursery && (v = stat_value(res, "nursery_size")) && strtoull(v, NULL, 10) != r->nursery)
-        return sw_xasprintf("the stats record says nursery_size %s but --env SGC_NURSERY set %llu", v,
-                            (unsigned long long)r->nursery);
-    if (r->spin && (!(v = stat_value(res, "sample_spin_ns")) || strtoull(v, NULL, 10) != strtoull(r->spin, NULL, 10)))
-        return sw_xasprintf("the stats record says sample_spin_ns %s but --env SGC_SAMPLE_SPIN_NS set %s",
-                            v ? v : "nothing", r->spin);
-    if (r->spin_clock && (!(v = stat_value(res, "sample_spin_clock")) || strcmp(v, r->spin_clock)))
-        return sw_xasprintf("the stats record says sample_spin_clock %s but --env SGC_SAMPLE_SPIN_CLOCK set %s",
-                            v ? v : "nothing", r->spin_clock);
+/* The value --env gives the setting name (r->env), or NULL. */
+static const char *env_value(const sw_runner *r, const char *name) {
+    size_t len = strlen(name);
+    for (int i = 0; i < r->n_env; i++)
+        if (!strncmp(r->env[i], name, len) && r->env[i][len] == '=')
+            return r->env[i] + len + 1;
+    return NULL;
+}
+
+/* How the stats record confirms an --env setting (its row's CONFIRM,
+ * contracts/sgc_settings_table.h): the mismatch in words (fresh), or NULL. */
+static char *env_mismatch(const sgc_setting_row *row, const char *given, const sw_run_result *res) {
+    const char *v = stat_value(res, row->key);
+    switch (row->confirm) {
+    case SGC_CONFIRM_ROUND8: {
+        /* The runtime's rounding (an unreadable value is the runtime's to refuse). */
+        uint64_t want = sw_run_nursery_bytes(given);
+        if (want && v && strtoull(v, NULL, 10) != want)
+            return sw_xasprintf("the stats record says %s %s but --env %s set %llu", row->key, v, row->name,
+                                (unsigned long long)want);
+        return NULL;
+    }
+    case SGC_CONFIRM_EQUAL:
+        if (!v ||
+            (row->kind == SGC_KIND_UINT ? strtoull(v, NULL, 10) != strtoull(given, NULL, 10) : !!strcmp(v, given)))
+            return sw_xasprintf("the stats record says %s %s but --env %s set %s", row->key, v ? v : "nothing",
+                                row->name, given);
+        return NULL;
     /* Huge pages asked for and not had (no THP on the machine) would pass
      * a run on normal pages off as one on huge pages. */
-    if (r->hugepages && (v = stat_value(res, "hugepages_in_effect")) && strcmp(v, "1"))
-        return sw_xasprintf("the stats record says hugepages_in_effect %s but --env SGC_HUGEPAGES=1 asked for "
-                            "huge pages (docs/RUNTIME.md, \"Huge pages\")",
-                            v);
+    case SGC_CONFIRM_ONE:
+        if (!strcmp(given, "1") && v && strcmp(v, "1"))
+            return sw_xasprintf("the stats record says %s %s but --env %s=1 asked for %s", row->key, v, row->name,
+                                row->note);
+        return NULL;
+    default: return NULL; /* NONE; CELL: the cell's, below */
+    }
+}
+
+/* A settings mismatch between the cell and the stats record, or NULL: the
+ * --env settings in their order, then the cell's. */
+static char *settings_mismatch(const sw_runner *r, const sw_run_result *res, const sw_cell *c) {
+    const char *v;
+    char *why = NULL;
+    for (int rank = 1; !why && sgc_setting_env_rank(rank); rank++) {
+        const sgc_setting_row *row = sgc_setting_env_rank(rank);
+        const char *given = env_value(r, row->name);
+        if (given)
+            why = env_mismatch(row, given, res);
+    }
+    if (why)
+        return why;
+    const char *env_mode = env_value(r, "SGC_TIME_MODE");
     /* The cell's mode, however it reached the run (its own SGC_TIME_MODE, or
      * --env's in the older form): a run of the other sampler cannot pass. */
     if (c->time_hz && c->time_mode[0] && (!(v = stat_value(res, "time_mode")) || strcmp(v, c->time_mode))) {
-        if (r->time_mode)
+        if (env_mode)
             return sw_xasprintf("the stats record says time_mode %s but --env SGC_TIME_MODE set %s", v ? v : "nothing",
-                                r->time_mode);
+                                env_mode);
         return sw_xasprintf("the stats record says time_mode %s but the cell set %s", v ? v : "nothing", c->time_mode);
     }
     if ((v = stat_value(res, "alloc_period")) && strtoull(v, NULL, 10) != c->alloc_period)
@@ -303,33 +339,49 @@ static char *absolute_path(char *path) {
     return abs;
 }
 
-void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, const char *reference, double timeout,
-                 sw_run_result *out) {
-    memset(out, 0, sizeof *out);
-    out->profile_bytes = -1;
-    out->sgc_seed = r->sim ? r->sim_seed : sw_mix64(r->seed, (uint64_t)seq) >> 1;
-    /* A command workload of another system: its own settings (sw_cmd.h). */
-    const sw_command *cmd = sw_cmd_find(cell->workload);
-    int foreign = cmd && !cmd->system->native;
-    sw_cmd_ctx ctx = r->sim ? SW_CTX_SIM : r->alternate ? SW_CTX_INPROCESS : SW_CTX_TIMED;
+/* One run of a cell being made: its files (as the run names them, and
+ * where the harness finds them), its environment and command line, and the
+ * process's request. */
+typedef struct run_setup {
+    const sw_command *cmd; /* a command workload, or NULL */
+    int foreign;           /* of another system: its own settings (sw_cmd.h) */
+    sw_cmd_ctx ctx;
+    char **extra; /* the settings added to the environment (fresh strings) */
+    int n_extra;
+    char size[32];                     /* --size's value (argv points to it) */
+    char *path;                        /* the program */
+    char *stats_path, *stats_file;     /* SGC_STATS */
+    char *cg_path, *cg_file;           /* valgrind's cachegrind output (simulated runs) */
+    char *profile_path, *profile_file; /* SGC_PROFILE (cells that sample, freecheck's runtime) */
+    char *kept_path;                   /* where a kept profile goes, or NULL */
+    char *series_path, *series_file;   /* SGC_ALT_OUT (the in-process design) */
+    char **env, **argv, *words;
+    char **sim_argv, *sim_opt, *argv0;
+    sw_exec_req req;
+} run_setup;
+
+/* Environment: the run's files and the settings of its cell (sw_run.h),
+ * its environment and its command line. */
+static void run_environment(const sw_runner *r, const sw_cell *cell, int seq, int round, uint64_t sgc_seed,
+                            run_setup *u) {
+    memset(u, 0, sizeof *u);
+    u->cmd = sw_cmd_find(cell->workload);
+    u->foreign = u->cmd && !u->cmd->system->native;
+    u->ctx = r->sim ? SW_CTX_SIM : r->alternate ? SW_CTX_INPROCESS : SW_CTX_TIMED;
     char **cmd_env =
-        foreign ? sw_cmd_env_ctx(cmd->system, r->bin_dir, cell->alloc_period, cell->alloc_mode, ctx) : NULL;
+        u->foreign ? sw_cmd_env_ctx(u->cmd->system, r->bin_dir, cell->alloc_period, cell->alloc_mode, u->ctx) : NULL;
     int n_cmd_env = 0;
     while (cmd_env && cmd_env[n_cmd_env])
         n_cmd_env++;
-    char size[32], **extra = sw_xcalloc((size_t)(12 + n_cmd_env), sizeof *extra);
-    int n_extra = 0;
-    snprintf(size, sizeof size, "%llu", (unsigned long long)cell->size);
-    char *path = cmd ? NULL : sw_xasprintf("%s/%s", r->bin_dir, cell->workload);
-    /* The run's files as it gets them (run_file), and where the harness
-     * finds them. */
-    char *stats_path = run_file(r, "stats", seq), *stats_file = harness_path(r, stats_path);
-    char *cg_path = r->sim ? run_file(r, "cachegrind", seq) : NULL;
-    char *cg_file = cg_path ? harness_path(r, cg_path) : NULL;
-    char *profile_path = NULL, *profile_file = NULL, *kept_path = NULL;
-    if ((cell->alloc_period || cell->time_hz) && !foreign) {
-        profile_path = run_file(r, "profile", seq);
-        profile_file = harness_path(r, profile_path);
+    u->extra = sw_xcalloc((size_t)(12 + n_cmd_env), sizeof *u->extra);
+    u->path = u->cmd ? NULL : sw_xasprintf("%s/%s", r->bin_dir, cell->workload);
+    u->stats_path = run_file(r, "stats", seq);
+    u->stats_file = harness_path(r, u->stats_path);
+    u->cg_path = r->sim ? run_file(r, "cachegrind", seq) : NULL;
+    u->cg_file = u->cg_path ? harness_path(r, u->cg_path) : NULL;
+    if ((cell->alloc_period || cell->time_hz) && !u->foreign) {
+        u->profile_path = run_file(r, "profile", seq);
+        u->profile_file = harness_path(r, u->profile_path);
         /* A kept profile is written where every other is and moved to the
          * profiles directory after the run: its name's width varies (the
          * round), the run's environment must not. */
@@ -338,110 +390,97 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
             for (char *p = flat; *p; p++)
                 if (*p == '/' || *p == '+')
                     *p = '_';
-            kept_path = sw_xasprintf("%s/%06d-%s-r%d.prof", r->profile_dir, seq, flat, round);
+            u->kept_path = sw_xasprintf("%s/%06d-%s-r%d.prof", r->profile_dir, seq, flat, round);
             free(flat);
         }
     }
-    if (!foreign) {
-        extra[n_extra++] = sw_xasprintf("SGC_ALLOC_PERIOD=%llu", (unsigned long long)cell->alloc_period);
+    char **extra = u->extra;
+    int n = 0;
+    if (!u->foreign) {
+        extra[n++] = sw_xasprintf("SGC_ALLOC_PERIOD=%llu", (unsigned long long)cell->alloc_period);
         if (cell->alloc_period)
-            extra[n_extra++] = sw_xasprintf("SGC_ALLOC_MODE=%s", cell->alloc_mode);
-        extra[n_extra++] = sw_xasprintf("SGC_TIME_HZ=%u", cell->time_hz);
+            extra[n++] = sw_xasprintf("SGC_ALLOC_MODE=%s", cell->alloc_mode);
+        extra[n++] = sw_xasprintf("SGC_TIME_HZ=%u", cell->time_hz);
         if (cell->time_hz)
-            extra[n_extra++] = sw_xasprintf("SGC_TIME_CLOCK=%s", cell->time_clock);
-        /* The older form passes the mode through --env (r->time_mode). */
-        if (cell->time_hz && cell->time_mode[0] && !r->time_mode)
-            extra[n_extra++] = sw_xasprintf("SGC_TIME_MODE=%s", cell->time_mode);
+            extra[n++] = sw_xasprintf("SGC_TIME_CLOCK=%s", cell->time_clock);
+        /* The older form passes the mode through --env. */
+        if (cell->time_hz && cell->time_mode[0] && !env_value(r, "SGC_TIME_MODE"))
+            extra[n++] = sw_xasprintf("SGC_TIME_MODE=%s", cell->time_mode);
     }
     for (int i = 0; i < n_cmd_env; i++)
-        extra[n_extra++] = sw_xstrdup(cmd_env[i]);
+        extra[n++] = sw_xstrdup(cmd_env[i]);
     sw_cmd_free_strv(cmd_env);
     /* 19 digits whatever the seed (2^63 has 19): the environment's size,
      * and with it where the stack starts, is the same for every run. */
-    extra[n_extra++] = sw_xasprintf("SGC_SEED=%0" SW_RUN_SEED_DIGITS "llu", (unsigned long long)out->sgc_seed);
-    extra[n_extra++] = sw_xasprintf("SGC_STATS=%s", stats_path);
-    if (profile_path)
-        extra[n_extra++] = sw_xasprintf("SGC_PROFILE=%s", profile_path);
-    char *series_path = NULL, *series_file = NULL;
+    extra[n++] = sw_xasprintf("SGC_SEED=%0" SW_RUN_SEED_DIGITS "llu", (unsigned long long)sgc_seed);
+    extra[n++] = sw_xasprintf("SGC_STATS=%s", u->stats_path);
+    if (u->profile_path)
+        extra[n++] = sw_xasprintf("SGC_PROFILE=%s", u->profile_path);
     if (r->alternate) {
-        series_path = run_file(r, "segments", seq);
-        series_file = harness_path(r, series_path);
-        extra[n_extra++] = sw_xasprintf("SGC_ALTERNATE=%s", sw_alt_mode(cell));
-        extra[n_extra++] = sw_xasprintf("SGC_ALT_OUT=%s", series_path);
+        u->series_path = run_file(r, "segments", seq);
+        u->series_file = harness_path(r, u->series_path);
+        extra[n++] = sw_xasprintf("SGC_ALTERNATE=%s", sw_alt_mode(cell));
+        extra[n++] = sw_xasprintf("SGC_ALT_OUT=%s", u->series_path);
         /* A system's own segment length (segment=, sw_cmd.h) before the sweep's. */
-        const char *segment = foreign && cmd->system->segment ? cmd->system->segment : r->alt_segment;
+        const char *segment = u->foreign && u->cmd->system->segment ? u->cmd->system->segment : r->alt_segment;
         if (segment)
-            extra[n_extra++] = sw_xasprintf("SGC_ALT_SEGMENT=%s", segment);
-        unlink(series_file);
+            extra[n++] = sw_xasprintf("SGC_ALT_SEGMENT=%s", segment);
     }
-    char **env = make_env(r, extra, n_extra);
-    char *words = NULL;
-    char **argv =
-        cmd ? sw_cmd_argv_ctx(cmd, r->bin_dir, cell->size, cell->alloc_period, cell->alloc_mode, NULL, ctx, &path)
-            : make_argv(path, size, cell->args, NULL, &words);
-    unlink(stats_file);
-    if (profile_file)
-        unlink(profile_file);
+    u->n_extra = n;
+    u->env = make_env(r, extra, n);
+    snprintf(u->size, sizeof u->size, "%llu", (unsigned long long)cell->size);
+    u->argv = u->cmd ? sw_cmd_argv_ctx(u->cmd, r->bin_dir, cell->size, cell->alloc_period, cell->alloc_mode, NULL,
+                                       u->ctx, &u->path)
+                     : make_argv(u->path, u->size, cell->args, NULL, &u->words);
+}
 
-    sw_exec_req req = {.path = path,
-                       .argv = argv,
-                       .envp = env,
-                       .cpu = r->cpu,
-                       .timeout = timeout,
-                       .counters = r->counters,
-                       .stop = r->stop};
-    char **sim_argv = NULL, *sim_opt = NULL, *argv0 = NULL;
+/* Run: the run's files removed, the process started (under valgrind for a
+ * simulated runner, by the program's absolute path from the private
+ * directory) and waited for. */
+static void run_execute(const sw_runner *r, double timeout, run_setup *u, sw_run_result *out) {
+    if (u->series_file)
+        unlink(u->series_file);
+    unlink(u->stats_file);
+    if (u->profile_file)
+        unlink(u->profile_file);
+    u->req = (sw_exec_req){.path = u->path,
+                           .argv = u->argv,
+                           .envp = u->env,
+                           .cpu = r->cpu,
+                           .timeout = timeout,
+                           .counters = r->counters,
+                           .stop = r->stop};
     if (r->sim) {
-        unlink(cg_file);
-        /* valgrind runs the program the harness found, from the private
-         * directory: by its absolute path. */
-        if (cmd) {
-            path = absolute_path(path);
-            req.path = path;
-            argv0 = argv[0];
-            argv[0] = path;
+        unlink(u->cg_file);
+        if (u->cmd) {
+            u->path = absolute_path(u->path);
+            u->req.path = u->path;
+            u->argv0 = u->argv[0];
+            u->argv[0] = u->path;
         }
-        sim_argv = sw_sim_argv(r->valgrind, cg_path, argv, &sim_opt);
-        req.path = r->valgrind;
-        req.argv = sim_argv;
-        req.cpu = -1;
-        req.counters = NULL;
-        req.no_aslr = 1;
-        req.cwd = r->tmp_dir;
+        u->sim_argv = sw_sim_argv(r->valgrind, u->cg_path, u->argv, &u->sim_opt);
+        u->req.path = r->valgrind;
+        u->req.argv = u->sim_argv;
+        u->req.cpu = -1;
+        u->req.counters = NULL;
+        u->req.no_aslr = 1;
+        u->req.cwd = r->tmp_dir;
     }
     out->started_ns = sw_wallclock_ns();
-    out->ran = sw_exec_run(&req, &out->exec) == 0;
+    out->ran = sw_exec_run(&u->req, &out->exec) == 0;
     out->interrupted = out->exec.interrupted;
-    if (argv0)
-        argv[0] = argv0;
+    if (u->argv0)
+        u->argv[0] = u->argv0;
+}
 
-    char *stats_text = sw_read_file_max(stats_file, SW_RUN_STATS_MAX);
-    int stats_errno = errno;
-    unlink(stats_file);
-    char *kept_failure = NULL;
-    if (profile_file) {
-        struct stat st;
-        if (stat(profile_file, &st) == 0) {
-            out->profile_bytes = (int64_t)st.st_size;
-            if (kept_path && move_file(profile_file, kept_path) != 0)
-                kept_failure = sw_xasprintf("the profile could not be kept: moving %s to %s: %s", profile_file,
-                                            kept_path, strerror(errno));
-        }
-        unlink(profile_file);
-    }
-    out->checksum = sw_run_find_checksum(out->exec.out.data);
-    out->failure = sw_exec_failure(&req, &out->exec);
-    if (!out->failure && !out->checksum && !(cmd && cmd->check == SW_CHECK_NONE))
-        out->failure = sw_xstrdup("no 'checksum <value>' line on stdout");
-    if (!out->failure && reference && out->checksum && strcmp(out->checksum, reference))
-        out->failure = sw_xasprintf("wrong checksum: printed %s, --check run printed %s", out->checksum, reference);
+/* Judgement of the stats record (read, bounded; judged by the rules every
+ * reader uses, sgc_statsrec.h): its keys into out, or the failure. */
+static void judge_stats(const char *stats_text, int stats_errno, const run_setup *u, sw_run_result *out) {
     if (stats_text) {
-        /* The rules every reader judges a record by (sgc_statsrec.h): every
-         * key of the table from freecheck's runtime, the core ones from
-         * another system's. */
+        /* Every key of the table from freecheck's runtime, the core ones
+         * from another system's. */
         char *why = NULL;
-        int n = sw_run_parse_stats(stats_text,
-                                   cmd && !cmd->system->native ? SGC_STATSREC_REQUIRE_CORE : SGC_STATSREC_ALL_KEYS,
+        int n = sw_run_parse_stats(stats_text, u->foreign ? SGC_STATSREC_REQUIRE_CORE : SGC_STATSREC_ALL_KEYS,
                                    &out->stat_keys, &out->stat_values, &why);
         if (n < 0 && !out->failure)
             out->failure = sw_xasprintf("the stats record (SGC_STATS) is malformed: %s", why);
@@ -456,78 +495,130 @@ void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, co
                            ? sw_xstrdup("the stats record (SGC_STATS) holds a NUL byte: not a stats record")
                            : sw_xasprintf("the stats record (SGC_STATS) cannot be read: %s", strerror(stats_errno));
     }
+}
+
+/* Judgement of the segment series (the in-process design): its segments
+ * into out, or the failure. */
+static void judge_series(const sw_cell *cell, const char *stats_text, const run_setup *u, sw_run_result *out) {
+    char *series = sw_read_file_max(u->series_file, SW_RUN_SERIES_MAX);
+    int series_errno = errno;
+    unlink(u->series_file);
+    const char *why = NULL;
+    int n = series ? sw_alt_parse_series(series, &out->segs, &out->series, &why) : -1;
+    if (n >= 0)
+        out->n_segs = n;
+    if (n >= 0 && !out->failure)
+        out->failure = series_violation(series, stats_text, cell, u->cmd);
+    else if (!out->failure)
+        out->failure = series ? sw_xasprintf("the segment series (SGC_ALT_OUT) is malformed: %s", why)
+                       : series_errno == EFBIG
+                           ? sw_xasprintf("the segment series (SGC_ALT_OUT) is longer than %d bytes", SW_RUN_SERIES_MAX)
+                           : sw_xstrdup("no segment series was written (SGC_ALT_OUT)");
+    free(series);
+}
+
+/* Judgement of valgrind's counts (a simulated run): into out->sim, or the
+ * failure. */
+static void judge_sim(const run_setup *u, sw_run_result *out) {
+    char *cg = sw_read_file_max(u->cg_file, SW_RUN_CACHEGRIND_MAX);
+    int cg_errno = errno;
+    unlink(u->cg_file);
+    uint64_t v[SW_SIM_N];
+    const char *why = NULL;
+    if (!cg) {
+        if (!out->failure)
+            out->failure = cg_errno == EFBIG ? sw_xasprintf("the cachegrind output %s is longer than %d bytes",
+                                                            u->cg_file, SW_RUN_CACHEGRIND_MAX)
+                                             : sw_xasprintf("valgrind wrote no cachegrind output (%s)", u->cg_file);
+    } else if (sw_sim_parse(cg, v, &why) != 0) {
+        if (!out->failure)
+            out->failure = sw_xasprintf("the cachegrind output is malformed: %s", why);
+    } else {
+        for (int m = 0; m < SW_SIM_N; m++)
+            out->sim[m] = (sw_reading){.raw = v[m],
+                                       .time_enabled = out->exec.wall_ns,
+                                       .time_running = out->exec.wall_ns,
+                                       .scaled = (double)v[m],
+                                       .ok = 1};
+    }
+    free(cg);
+}
+
+/* Judgement (sw_run.h): the files the run left read and removed (a kept
+ * profile moved), then the first failure of: the process, its checksum,
+ * the stats record, its settings, keeping the profile, the series, the
+ * simulated counts. */
+static void run_judge(const sw_runner *r, const sw_cell *cell, const char *reference, const run_setup *u,
+                      sw_run_result *out) {
+    char *stats_text = sw_read_file_max(u->stats_file, SW_RUN_STATS_MAX);
+    int stats_errno = errno;
+    unlink(u->stats_file);
+    char *kept_failure = NULL;
+    if (u->profile_file) {
+        struct stat st;
+        if (stat(u->profile_file, &st) == 0) {
+            out->profile_bytes = (int64_t)st.st_size;
+            if (u->kept_path && move_file(u->profile_file, u->kept_path) != 0)
+                kept_failure = sw_xasprintf("the profile could not be kept: moving %s to %s: %s", u->profile_file,
+                                            u->kept_path, strerror(errno));
+        }
+        unlink(u->profile_file);
+    }
+    out->checksum = sw_run_find_checksum(out->exec.out.data);
+    out->failure = sw_exec_failure(&u->req, &out->exec);
+    if (!out->failure && !out->checksum && !(u->cmd && u->cmd->check == SW_CHECK_NONE))
+        out->failure = sw_xstrdup("no 'checksum <value>' line on stdout");
+    if (!out->failure && reference && out->checksum && strcmp(out->checksum, reference))
+        out->failure = sw_xasprintf("wrong checksum: printed %s, --check run printed %s", out->checksum, reference);
+    judge_stats(stats_text, stats_errno, u, out);
     if (!out->failure)
         out->failure = settings_mismatch(r, out, cell);
     if (!out->failure && kept_failure)
         out->failure = kept_failure, kept_failure = NULL;
     free(kept_failure);
-    if (series_file) {
-        char *series = sw_read_file_max(series_file, SW_RUN_SERIES_MAX);
-        int series_errno = errno;
-        unlink(series_file);
-        const char *why = NULL;
-        int n = series ? sw_alt_parse_series(series, &out->segs, &out->series, &why) : -1;
-        if (n >= 0)
-            out->n_segs = n;
-        if (n >= 0 && !out->failure)
-            out->failure = series_violation(series, stats_text, cell, cmd);
-        else if (!out->failure)
-            out->failure =
-                series ? sw_xasprintf("the segment series (SGC_ALT_OUT) is malformed: %s", why)
-                : series_errno == EFBIG
-                    ? sw_xasprintf("the segment series (SGC_ALT_OUT) is longer than %d bytes", SW_RUN_SERIES_MAX)
-                    : sw_xstrdup("no segment series was written (SGC_ALT_OUT)");
-        free(series);
-    }
-    if (r->sim) {
-        char *cg = sw_read_file_max(cg_file, SW_RUN_CACHEGRIND_MAX);
-        int cg_errno = errno;
-        unlink(cg_file);
-        uint64_t v[SW_SIM_N];
-        const char *why = NULL;
-        if (!cg) {
-            if (!out->failure)
-                out->failure = cg_errno == EFBIG ? sw_xasprintf("the cachegrind output %s is longer than %d bytes",
-                                                                cg_file, SW_RUN_CACHEGRIND_MAX)
-                                                 : sw_xasprintf("valgrind wrote no cachegrind output (%s)", cg_file);
-        } else if (sw_sim_parse(cg, v, &why) != 0) {
-            if (!out->failure)
-                out->failure = sw_xasprintf("the cachegrind output is malformed: %s", why);
-        } else {
-            for (int m = 0; m < SW_SIM_N; m++)
-                out->sim[m] = (sw_reading){.raw = v[m],
-                                           .time_enabled = out->exec.wall_ns,
-                                           .time_running = out->exec.wall_ns,
-                                           .scaled = (double)v[m],
-                                           .ok = 1};
-        }
-        free(cg);
-    }
+    if (u->series_file)
+        judge_series(cell, stats_text, u, out);
+    if (r->sim)
+        judge_sim(u, out);
     if (out->failure)
         out->tail = sw_exec_tail(&out->exec, 15);
-
-    free(sim_argv);
-    free(sim_opt);
-    free(cg_path);
-    free(cg_file);
     free(stats_text);
-    if (cmd)
-        sw_cmd_free_strv(argv);
+}
+
+static void run_setup_free(run_setup *u) {
+    free(u->sim_argv);
+    free(u->sim_opt);
+    free(u->cg_path);
+    free(u->cg_file);
+    if (u->cmd)
+        sw_cmd_free_strv(u->argv);
     else
-        free(argv);
-    free(words);
-    free(env);
-    for (int i = 0; i < n_extra; i++)
-        free(extra[i]);
-    free(extra);
-    free(path);
-    free(stats_path);
-    free(stats_file);
-    free(profile_path);
-    free(profile_file);
-    free(kept_path);
-    free(series_path);
-    free(series_file);
+        free(u->argv);
+    free(u->words);
+    free(u->env);
+    for (int i = 0; i < u->n_extra; i++)
+        free(u->extra[i]);
+    free(u->extra);
+    free(u->path);
+    free(u->stats_path);
+    free(u->stats_file);
+    free(u->profile_path);
+    free(u->profile_file);
+    free(u->kept_path);
+    free(u->series_path);
+    free(u->series_file);
+}
+
+void sw_run_cell(const sw_runner *r, const sw_cell *cell, int seq, int round, const char *reference, double timeout,
+                 sw_run_result *out) {
+    memset(out, 0, sizeof *out);
+    out->profile_bytes = -1;
+    out->sgc_seed = r->sim ? r->sim_seed : sw_mix64(r->seed, (uint64_t)seq) >> 1;
+    run_setup u;
+    run_environment(r, cell, seq, round, out->sgc_seed, &u);
+    run_execute(r, timeout, &u, out);
+    run_judge(r, cell, reference, &u, out);
+    run_setup_free(&u);
 }
 
 /* sw_run_plain and sw_run_probe: aa adds the in-process design's A/A

@@ -81,11 +81,6 @@ typedef struct sw_runner {
     volatile sig_atomic_t *stop; /* set by signal handlers */
     char *const *env;            /* --env NAME=VALUE settings added to every run */
     int n_env;
-    uint64_t nursery;        /* nursery_size every stats record must show; 0 = unchecked */
-    const char *spin;        /* sample_spin_ns every stats record must show (--env SGC_SAMPLE_SPIN_NS), or NULL */
-    const char *spin_clock;  /* sample_spin_clock every stats record must show (--env SGC_SAMPLE_SPIN_CLOCK), or NULL */
-    int hugepages;           /* --env SGC_HUGEPAGES=1: a record's hugepages_in_effect must be 1 */
-    const char *time_mode;   /* --env SGC_TIME_MODE (the older form: it carries every cell's mode), or NULL */
     int alternate;           /* in-process design: runs alternate (SGC_ALTERNATE, sw_alt.h), their series is kept */
     const char *alt_segment; /* SGC_ALT_SEGMENT for those runs, or NULL for the runtime's default */
     int sim;                 /* simulated runs: under valgrind (sw_sim.h), counted, not timed */

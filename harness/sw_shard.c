@@ -3,6 +3,7 @@
 #include "sw_shard.h"
 #include "sw_db.h"
 #include "sw_util.h"
+#include "sw_schedcheck.h"
 #include "sw_verify.h"
 
 #include <errno.h>
@@ -14,21 +15,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-int sw_shard_parse(const char *s, int *k, int *n) {
-    uint64_t a, b;
-    const char *slash = s ? strchr(s, '/') : NULL;
-    if (!slash)
-        return -1;
-    char *left = sw_xasprintf("%.*s", (int)(slash - s), s);
-    int bad = sw_parse_uint(left, SW_SHARD_MAX, &a) || sw_parse_uint(slash + 1, SW_SHARD_MAX, &b);
-    free(left);
-    if (bad || a < 1 || b < 1 || a > b)
-        return -1;
-    *k = (int)a;
-    *n = (int)b;
-    return 0;
-}
 
 void sw_shard_check_opts(const sw_opts *o) {
     if (!o->shard_n)
@@ -266,7 +252,7 @@ static void open_shard(shard_in *s, const char *dir) {
     char *shard = q_text(&s->db, "SELECT value FROM meta WHERE key = 'shard'", NULL);
     if (!shard)
         sw_usage_error("merge: %s is not a shard (it was not run with sweep --shard K/N)", dir);
-    if (sw_shard_parse(shard, &s->k, &s->n))
+    if (sw_opts_parse_shard(shard, &s->k, &s->n))
         sw_usage_error("merge: %s: meta.shard is '%s', not K/N", dir, shard);
     free(shard);
     s->config = q_text(&s->db, "SELECT value FROM meta WHERE key = 'config'", NULL);
@@ -277,9 +263,8 @@ static void open_shard(shard_in *s, const char *dir) {
         s->host = sw_xstrdup("unknown host");
 }
 
-/* Every check that the shards make one sweep (sw_shard.h); sh is sorted by K. */
-static void check_shards(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out, int *n_cells_out, sw_slot **slots_out,
-                         int *n_slots_out) {
+/* Phase 1: one split: every shard of the same N, each K once, all of 1..N. */
+static void check_split(shard_in *sh, int n) {
     int N = sh[0].n;
     for (int i = 0; i < n; i++) {
         if (sh[i].n != N)
@@ -300,7 +285,10 @@ static void check_shards(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out, i
         sw_usage_error("merge: the sweep has %d shards but %d %s given; missing: shard %s", N, n, n == 1 ? "is" : "are",
                        miss.data);
     }
-    /* The same settings: seed and plan first, by name, then any line. */
+}
+
+/* Phase 2: the same settings: seed and plan first, by name, then any line. */
+static void check_settings(shard_in *sh, int n) {
     char *ref = plan_config(sh[0].config);
     for (int i = 1; i < n; i++) {
         char *c = plan_config(sh[i].config);
@@ -314,7 +302,10 @@ static void check_shards(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out, i
         free(c);
     }
     free(ref);
-    /* The same programs, by content. */
+}
+
+/* Phase 3: the same programs, by content. */
+static void check_programs(shard_in *sh, int n) {
     for (int i = 0; i < n; i++) {
         sw_db_rows hashes = q_rows(&sh[i], "SELECT key, value FROM meta WHERE key LIKE 'sha256:%' ORDER BY key");
         int count = 0;
@@ -346,7 +337,12 @@ static void check_shards(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out, i
                            "same build",
                            sh[i].dir, sh[i].k);
     }
-    /* The plan, rebuilt from the settings. */
+}
+
+/* Phase 4: the plan rebuilt from the settings, and every shard's cells,
+ * schedule and runs exactly its part of it, complete. */
+static void check_contents(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out, int *n_cells_out, sw_slot **slots_out,
+                           int *n_slots_out) {
     sw_opts_defaults(o);
     sw_opts_parse_config(o, sh[0].config, "the shards' stored config");
     if (!o->n_workloads)
@@ -355,6 +351,7 @@ static void check_shards(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out, i
     int n_cells = sw_plan_cells(o, o->workloads, o->n_workloads, &cells);
     sw_slot *slots;
     int n_slots = sw_plan_schedule_all(o, cells, n_cells, &slots);
+    sw_schedcheck(o, cells, n_cells, slots, n_slots);
     for (int i = 0; i < n; i++) {
         shard_in *s = &sh[i];
         char *where = sw_xasprintf("merge: %s (shard %d)", s->dir, s->k);
@@ -384,6 +381,17 @@ static void check_shards(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out, i
     *n_cells_out = n_cells;
     *slots_out = slots;
     *n_slots_out = n_slots;
+}
+
+/* Every check that the shards make one sweep (sw_shard.h), phase by
+ * phase; sh is sorted by K.  The plan, its cells and slots go to *o and
+ * the outputs. */
+static void check_shards(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out, int *n_cells_out, sw_slot **slots_out,
+                         int *n_slots_out) {
+    check_split(sh, n);
+    check_settings(sh, n);
+    check_programs(sh, n);
+    check_contents(sh, n, o, cells_out, n_cells_out, slots_out, n_slots_out);
 }
 
 static void exec_or_die(sw_db *db, const char *sql, const char *what) {
@@ -416,6 +424,21 @@ static char *columns(sw_db *db, const char *t, const char *prefix, const char *s
     sw_db_rows_free(&r);
     free(sql);
     return b.data;
+}
+
+/* "INSERT INTO main.t(c...) SELECT c... FROM s.t" over the columns both
+ * have, by name (fresh): a shard written before a column was added (the
+ * cells' time_mode) copies into the newer schema, the column left NULL. */
+static char *copy_shared(sw_db *db, const char *t) {
+    char *sql = sw_xasprintf("SELECT group_concat(name, ', ') FROM pragma_table_info('%s', 's')"
+                             " WHERE name IN (SELECT name FROM pragma_table_info('%s', 'main'))",
+                             t, t);
+    sw_db_rows r = rows_or_die(db, sql, NULL, "reading a shard's columns");
+    const char *cols = r.n ? sw_db_at(&r, 0, 0) : NULL;
+    char *copy = cols ? sw_xasprintf("INSERT INTO main.%s(%s) SELECT %s FROM s.%s;", t, cols, cols, t) : sw_xstrdup("");
+    sw_db_rows_free(&r);
+    free(sql);
+    return copy;
 }
 
 static int cmp_shard(const void *a, const void *b) {
@@ -521,33 +544,21 @@ static void merge_events(sw_db *d) {
                 "merging the events");
 }
 
-int sw_shard_merge(int argc, char **argv) {
-    if (argc < 2)
-        sw_usage_error("merge: usage: sweep --merge OUT DIR... (OUT: a new directory; DIR: every shard's sweep "
-                       "directory, one per shard)");
-    const char *out = argv[0];
-    struct stat st;
-    if (lstat(out, &st) == 0)
-        sw_usage_error("merge: %s exists; the merged sweep goes into a new directory", out);
-    int n = argc - 1;
+/* Phase 1: the shard directories opened (each a shard's results.db,
+ * read-only), sorted by K. */
+static shard_in *open_shards(char **dirs, int n) {
     shard_in *sh = sw_xcalloc((size_t)n, sizeof *sh);
     for (int i = 0; i < n; i++)
-        open_shard(&sh[i], argv[i + 1]);
+        open_shard(&sh[i], dirs[i]);
     qsort(sh, (size_t)n, sizeof *sh, cmp_shard);
-    sw_opts o;
-    sw_cell *cells;
-    sw_slot *slots;
-    int n_cells, n_slots;
-    check_shards(sh, n, &o, &cells, &n_cells, &slots, &n_slots);
+    return sh;
+}
 
-    /* Every check passed: write the merged sweep. */
-    if (mkdir(out, 0777) != 0)
-        sw_usage_error("merge: cannot create %s: %s", out, strerror(errno));
-    merge_out = sw_xstrdup(out);
-    sw_set_exit_hook(remove_partial);
-    sw_db d;
-    sw_db_create(&d, out);
-    sw_db *db = &d;
+/* Phase 3: every shard's rows copied into db in two passes: the runs' ids
+ * first (the merged ids follow the runs' start times, temp.idmap), then the
+ * cells (shard 1's, with every shard's sizes), schedules, runs and what
+ * hangs off them, calibrations, meta and events. */
+static void copy_shards(sw_db *db, shard_in *sh, int n) {
     char *run_cols = columns(db, "runs", "", "run_id");
     char *run_cols_r = columns(db, "runs", "r.", "run_id");
     char *seg_cols = columns(db, "segments", "", "run_id"), *seg_cols_x = columns(db, "segments", "x.", "run_id");
@@ -571,8 +582,14 @@ int sw_shard_merge(int argc, char **argv) {
                 exec_or_die(db, sql, "reading the runs");
                 free(sql);
             } else {
-                if (i == 0)
-                    exec_or_die(db, "INSERT INTO main.cells SELECT * FROM s.cells", "copying the cells");
+                if (i == 0) {
+                    char *cells_sql = copy_shared(db, "cells");
+                    exec_or_die(db, cells_sql, "copying the cells");
+                    free(cells_sql);
+                }
+                /* By the columns both have, like the cells. */
+                char *cal = copy_shared(db, "calibration"), *probes = copy_shared(db, "calibration_probes"),
+                     *native = copy_shared(db, "sim_native");
                 sql = sw_xasprintf(
                     "UPDATE main.cells SET size = (SELECT c.size FROM s.cells c WHERE c.cell_id = main.cells.cell_id)"
                     " WHERE cell_id IN (SELECT cell_id FROM s.schedule);"
@@ -587,16 +604,16 @@ int sw_shard_merge(int argc, char **argv) {
                     "  JOIN temp.idmap m ON m.shard = %d AND m.old = x.run_id;"
                     " INSERT INTO main.segments(run_id, %s) SELECT m.new, %s FROM s.segments x"
                     "  JOIN temp.idmap m ON m.shard = %d AND m.old = x.run_id;"
-                    " INSERT INTO main.calibration SELECT * FROM s.calibration;"
-                    " INSERT INTO main.calibration_probes SELECT * FROM s.calibration_probes;"
-                    " INSERT INTO main.sim_native SELECT * FROM s.sim_native;"
+                    " %s %s %s"
                     " INSERT INTO main.shard_meta(shard, key, value) SELECT %d, key, value FROM s.meta;"
                     " INSERT INTO temp.allevents SELECT '%d', event, supported, reason, encoding FROM s.events",
-                    run_cols, run_cols_r, sh[i].k, sh[i].k, sh[i].k, seg_cols, seg_cols_x, sh[i].k, sh[i].k, sh[i].k);
+                    run_cols, run_cols_r, sh[i].k, sh[i].k, sh[i].k, seg_cols, seg_cols_x, sh[i].k, cal, probes, native,
+                    sh[i].k, sh[i].k);
                 char *what = sw_xasprintf("copying shard %d (%s)", sh[i].k, sh[i].dir);
                 exec_or_die(db, sql, what);
                 free(what);
                 free(sql);
+                free(cal), free(probes), free(native);
             }
             exec_or_die(db, "COMMIT", "committing");
             exec_or_die(db, "DETACH DATABASE s", "detaching a shard");
@@ -608,7 +625,11 @@ int sw_shard_merge(int argc, char **argv) {
                         " AS new FROM temp.ids; CREATE UNIQUE INDEX temp.idmap_old ON idmap(shard, old)",
                         "numbering the runs");
     }
-    /* The events' shards by host name, for the reasons. */
+    free(run_cols), free(run_cols_r), free(seg_cols), free(seg_cols_x);
+}
+
+/* The events' shards by host name, for the reasons. */
+static void name_event_hosts(sw_db *db, shard_in *sh, int n) {
     for (int i = 0; i < n; i++) {
         char *sql = sw_xasprintf("UPDATE temp.allevents SET host = 'shard %d (' || ? || ')' WHERE host = '%d'", sh[i].k,
                                  sh[i].k);
@@ -617,6 +638,39 @@ int sw_shard_merge(int argc, char **argv) {
             sw_fatal("merge: naming the shards' hosts: %s", err);
         free(sql);
     }
+}
+
+int sw_shard_merge(int argc, char **argv) {
+    if (argc < 2)
+        sw_usage_error("merge: usage: sweep --merge OUT DIR... (OUT: a new directory; DIR: every shard's sweep "
+                       "directory, one per shard)");
+    const char *out = argv[0];
+    struct stat st;
+    if (lstat(out, &st) == 0)
+        sw_usage_error("merge: %s exists; the merged sweep goes into a new directory", out);
+    int n = argc - 1;
+    shard_in *sh = open_shards(argv + 1, n);
+    /* Phase 2: every check (nothing is created before they all pass). */
+    sw_opts o;
+    sw_cell *cells;
+    sw_slot *slots;
+    int n_cells, n_slots;
+    check_shards(sh, n, &o, &cells, &n_cells, &slots, &n_slots);
+
+    /* Every check passed: write the merged sweep. */
+    if (mkdir(out, 0777) != 0)
+        sw_usage_error("merge: cannot create %s: %s", out, strerror(errno));
+    merge_out = sw_xstrdup(out);
+    sw_set_exit_hook(remove_partial);
+    sw_db d;
+    sw_db_create(&d, out);
+    sw_db *db = &d;
+    copy_shards(db, sh, n);
+    name_event_hosts(db, sh, n);
+    /* Phase 4: the merged cells' modes, events and meta; every planned run there. */
+    /* The cells of a shard from before the time_mode column: their modes
+     * from the plan, as a --resume of it gives them (sw_db_fill_time_modes). */
+    sw_db_fill_time_modes(&d, cells, n_cells);
     exec_or_die(db, "BEGIN", "starting a transaction");
     merge_events(&d);
     merge_meta(&d, sh, n, out, &o, n_cells, n_slots);
@@ -637,7 +691,7 @@ int sw_shard_merge(int argc, char **argv) {
             n_cells, total);
     printf("results: %s/results.db and %s\n", out, csv);
     sw_buf_free(&nodes);
-    free(csv), free(run_cols), free(run_cols_r), free(seg_cols), free(seg_cols_x);
+    free(csv);
     for (int i = 0; i < n; i++) {
         sw_db_close_readonly(&sh[i].db);
         free(sh[i].dir), free(sh[i].config), free(sh[i].host);

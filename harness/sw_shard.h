@@ -35,10 +35,6 @@
 #include "sw_opts.h"
 #include "sw_plan.h"
 
-/* Parses "K/N" (1 <= K <= N <= SW_SHARD_MAX); 0, or -1 if s is not that. */
-int sw_shard_parse(const char *s, int *k, int *n);
-#define SW_SHARD_MAX 4096
-
 /* Bad combinations of --shard with other settings (exit 2): a seed must be
  * given (every shard must draw the same plan), and adaptive rounds, which
  * stop on a shard's own data, cannot keep the union equal to one plan. */

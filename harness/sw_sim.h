@@ -26,7 +26,7 @@
 #define SW_SIM_H
 
 #include <stdint.h>
-#include "sw_simdef.h"
+#include "../contracts/sw_simdef.h"
 
 /* SGC_SEED of every simulated run: the runtime's default seed, so a run is
  * repeated by hand without setting it. */

@@ -3,6 +3,7 @@
 #include "sw_db.h"
 #include "sw_exec.h"
 #include "sw_adapt.h"
+#include "sw_calib.h"
 #include "sw_cmd.h"
 #include "sw_hash.h"
 #include "sw_meta.h"
@@ -12,6 +13,7 @@
 #include "sw_plan.h"
 #include "sw_pool.h"
 #include "sw_run.h"
+#include "sw_schedcheck.h"
 #include "sw_shard.h"
 #include "sw_sim.h"
 #include "sw_util.h"
@@ -55,9 +57,6 @@ typedef struct sweep {
     int n_workloads;
     sw_cell *cells; /* the plan's cells */
     int n_cells;
-    char **from_key; /* --sizes-from: the calibration units' keys and their sizes there */
-    uint64_t *from_size;
-    int n_from;
     sw_runner runner;     /* how runs are started */
     sw_runner sim_runner; /* how simulated runs are started (under valgrind) */
     char *tmp;            /* private temporary directory */
@@ -71,14 +70,13 @@ typedef struct sweep {
     int progress_opt;     /* --progress (1), --no-progress (0), neither (-1) */
     char *valgrind;       /* the valgrind program (simulated part), or NULL */
     double cpu_wait;      /* seconds waited for the CPU lock */
-    struct calib *cal;    /* calibration units of the cells */
+    sw_calib *cal;        /* calibration units of the cells */
     int n_cal;
-    int *unit_of;               /* cell index -> its unit in cal */
-    int total;                  /* runs in the schedule (0 until the plan is stored) */
-    int done;                   /* of them recorded */
-    int failed;                 /* of them failed */
-    int64_t *probe_overhead[2]; /* harness time around each calibration probe, native [0] and simulated [1] */
-    int n_probe_overhead[2];
+    int *unit_of;         /* cell index -> its unit in cal */
+    int total;            /* runs in the schedule (0 until the plan is stored) */
+    int done;             /* of them recorded */
+    int failed;           /* of them failed */
+    sw_calib_ctx cx;      /* calibration's view of the sweep (calib_ctx) */
     sw_watch watch;       /* the files the runs depend on, as recorded at the start */
     char *changed_before; /* the run before which one was found changed, or NULL */
 } sweep;
@@ -445,352 +443,23 @@ static char *other_sweeps(int own_cpu) {
     return b.data;
 }
 
-/* ---- Calibration --------------------------------------------------------- */
+/* ---- Calibration: harness/sw_calib.c; the signal delivery here -------- */
 
-/* One calibration unit: a workload with its extra arguments (the depth
- * cells of deepstack are calibrated per depth).  Its key in the calibration
- * tables is the workload name, followed by the arguments if there are any
- * ("deepstack --depth 16"). */
-typedef struct calib {
-    const char *workload;    /* the workload (owned by the cells) */
-    const char *args;        /* its extra arguments, "" for none (owned by the cells) */
-    char *key;               /* calibration key */
-    int sim;                 /* the simulated cells' unit: probes run under valgrind */
-    const sw_runner *runner; /* how its probes run */
-    double target;           /* its calibration target, CPU seconds */
-    double fixed_cost;       /* calibrate=work (sw_cmd.h): the command's fixed cost, s; -1 if not estimated */
-    uint64_t size;           /* chosen --size */
-    double seconds;          /* baseline wall time at that size */
-    char *checksum;          /* reference checksum from the --check run */
-    int ok;                  /* usable */
-    char *failure;           /* why not */
-} calib;
-
-/* Runs one calibration probe (a plain run at size) and stores it.  Returns
- * the child's CPU time (user + system, from wait4) in seconds: CPU time, not
- * wall time, so that the sizes do not shrink when other work competes for
- * the machine during calibration.  INFINITY if it timed out; -1 if it failed
- * (*why says how; *bad_size is set when it refused the size, exit 2). */
-static double probe(sweep *s, const calib *u, uint64_t size, double timeout, int probe_no, char **why, int *bad_size) {
-    sw_exec_res res;
-    char *sum = NULL;
-    const char *w = u->workload;
-    *bad_size = 0;
-    if (!files_unchanged(s, w, "a calibration probe", -1, 0))
-        return -1;
-    uint64_t t0 = sw_now_ns();
-    int rc = sw_run_probe(u->runner, w, u->args, size, timeout, &res, &sum);
-    uint64_t spent = sw_now_ns() - t0;
-    /* The harness's time for the probe outside the child's life (what
-     * --plan --estimate counts per run). */
-    int64_t *oh = s->probe_overhead[u->sim] =
-        sw_xrealloc(s->probe_overhead[u->sim], (size_t)(s->n_probe_overhead[u->sim] + 1) * sizeof *oh);
-    oh[s->n_probe_overhead[u->sim]++] = spent > res.wall_ns ? (int64_t)(spent - res.wall_ns) : 0;
-    double t = (double)(res.ru.ru_utime.tv_sec + res.ru.ru_stime.tv_sec) +
-               (double)(res.ru.ru_utime.tv_usec + res.ru.ru_stime.tv_usec) / 1e6;
-    const char *status = "ok";
-    *bad_size = 0;
-    if (rc != 0) {
-        if (res.timed_out) {
-            t = INFINITY;
-            status = "timeout";
-        } else {
-            sw_exec_req req = {.path = w, .timeout = timeout};
-            char *f = sw_exec_failure(&req, &res);
-            char *tail = sw_exec_tail(&res, 5);
-            *why = sw_xasprintf("--size %llu: %s\n%s", (unsigned long long)size, f ? f : "?", tail);
-            *bad_size = !res.exec_errno && WIFEXITED(res.status) && WEXITSTATUS(res.status) == 2;
-            free(f), free(tail);
-            t = -1;
-            status = "failed";
-        }
-    } else if (!sum) {
-        *why = sw_xasprintf("--size %llu: no 'checksum <value>' line on stdout", (unsigned long long)size);
-        t = -1;
-        status = "failed";
-    }
-    if (res.interrupted)
-        t = -1;
-    sw_db_store_probe(&s->db, u->key, probe_no, size, res.wall_ns, t >= 0 && !isinf(t) ? (uint64_t)(t * 1e9) : 0,
-                      status);
-    free(sum);
-    sw_exec_res_free(&res);
-    return t;
+static int unchanged(void *sweep, const char *workload, const char *what) {
+    return files_unchanged(sweep, workload, what, -1, 0);
 }
 
-/* Is size s (CPU time t) a better calibration than bs (time bt) for the
- * target?  Time grows with the size, so when both are below the target the
- * larger size is the closer one in expectation, and when both are above it
- * the smaller: a noisy measurement cannot swap two sizes on the same side
- * (99 and 100 both below the target took turns under load).  Only when they
- * straddle the target do the measured distances (in log) decide. */
-static int better_size(uint64_t s, double t, uint64_t bs, double bt, double target) {
-    if (bt < 0)
-        return 1;
-    if (t <= target && bt <= target)
-        return s > bs;
-    if (t >= target && bt >= target)
-        return s < bs;
-    return fabs(log(t / target)) < fabs(log(bt / target));
-}
-
-/* Finds the --size whose baseline takes about o.target seconds of CPU: doubling
- * until the target is passed, then interpolating in log-log space between
- * the two sizes around it (so both linear and steeper workloads converge in
- * a few probes).  Every probe is recorded. */
-static void calibrate_size(sweep *s, calib *c, int *probes) {
-    /* A probe under valgrind starts slowly (about 0.25 s of CPU for
-     * freecheck's workloads, 30-60 s for a JVM's or Node's start-up) and
-     * shares the machine with the other simulated work: give it room, as
-     * the simulated runs get (their counts do not depend on how long they
-     * take). */
-    double target = c->target, timeout = c->sim ? 20 * target + 600 : 10 * target + 2;
-    uint64_t lo_s = 0, hi_s = 0, size = 1;
-    double lo_t = 0, hi_t = 0;
-    uint64_t best_s = 0;
-    double best_t = -1;
-    int bad_sizes = 0;
-    /* calibrate=work (sw_cmd.h): the first two sizes that run, N and 2N, give
-     * the fixed cost 2 t(N) - t(2N); the target is the work beyond it. */
-    const sw_command *cmd = sw_cmd_find(c->workload);
-    int work = cmd && cmd->system->calibrate_work;
-    uint64_t first_s = 0;
-    double first_t = -1;
-    c->fixed_cost = -1;
-    for (*probes = 0; *probes < 40;) {
-        char *why = NULL;
-        int bad_size;
-        double t = probe(s, c, size, timeout, ++*probes, &why, &bad_size);
-        if (stop_signal) {
-            free(why);
-            c->failure = sw_xstrdup("interrupted");
-            return;
-        }
-        if (t < 0 && bad_size && best_t < 0 && !hi_s && ++bad_sizes <= 20) {
-            /* Before any size ran, a refused size (exit 2) is too small: try larger. */
-            free(why);
-            lo_s = size;
-            lo_t = 0;
-            size *= 2;
-            continue;
-        }
-        if (t < 0 && bad_size && best_t >= 0) {
-            /* After a size ran, a refused one is above the workload's maximum:
-             * treat it as too slow and search below it. */
-            t = INFINITY;
-        } else if (t < 0) {
-            c->failure = why;
-            return;
-        }
-        free(why);
-        if (work && c->fixed_cost < 0 && !isinf(t)) {
-            if (first_t < 0) {
-                first_s = size, first_t = t;
-                size *= 2;
-                continue;
-            }
-            c->fixed_cost = fmax(0, 2 * first_t - t);
-            target = c->target + c->fixed_cost;
-            timeout = c->sim ? 20 * target + 600 : 10 * target + 2;
-            best_s = first_s, best_t = first_t;
-            if (first_t < target)
-                lo_s = first_s, lo_t = first_t;
-            else
-                hi_s = first_s, hi_t = first_t;
-        }
-        if (!isinf(t) && better_size(size, t, best_s, best_t, target)) {
-            best_s = size;
-            best_t = t;
-        }
-        if (fabs(t - target) <= 0.15 * target)
-            break;
-        if (size >= ((uint64_t)1 << 60))
-            break; /* the time does not grow with the size: keep the best seen */
-        if (t < target) {
-            lo_s = size, lo_t = t;
-        } else {
-            hi_s = size, hi_t = t;
-        }
-        uint64_t next;
-        if (!hi_s) {
-            /* Below 2 ms the time is mostly process start-up: just double. */
-            double f = t < 0.002 ? 2 : target / t;
-            next = (uint64_t)((double)size * (f < 2 ? 2 : f > 4 ? 4 : f));
-        } else if (!lo_s || lo_t <= 0) {
-            if (hi_s <= (lo_s ? lo_s + 1 : 1))
-                break; /* the smallest accepted size is already too slow */
-            uint64_t low = lo_s ? lo_s : 1;
-            next = low + (hi_s - low) / 2;
-        } else {
-            if (hi_s - lo_s <= 1)
-                break;
-            double k = isinf(hi_t) ? 0 : log(hi_t / lo_t) / log((double)hi_s / (double)lo_s);
-            double guess = k > 0.05 ? (double)lo_s * pow(target / lo_t, 1 / k) : sqrt((double)lo_s * (double)hi_s);
-            next = (uint64_t)llround(guess);
-            if (next <= lo_s)
-                next = lo_s + 1;
-            if (next >= hi_s)
-                next = hi_s - 1;
-        }
-        if (next == size)
-            break;
-        size = next;
-    }
-    if (best_t < 0) {
-        c->failure = sw_xstrdup("no size ran successfully");
-        return;
-    }
-    c->size = best_s;
-    c->seconds = best_t;
-    c->ok = 1;
-}
-
-/* --sizes-from: the size unit key had in the sweep it names, 0 if none. */
-static uint64_t size_from(const sweep *s, const char *key) {
-    for (int i = 0; i < s->n_from; i++)
-        if (!strcmp(s->from_key[i], key))
-            return s->from_size[i];
-    return 0;
-}
-
-/* --sizes-from DIR: every calibration unit of the plan must have an ok
- * calibration in DIR, read now (before anything is created) into
- * s->from_key and s->from_size; a unit without one is refused. */
-static void load_sizes_from(sweep *s) {
-    if (!s->o.sizes_from)
-        return;
-    sw_db d;
-    sw_db_open_readonly(&d, s->o.sizes_from);
-    sw_cell *cells;
-    int n = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &cells);
-    s->from_key = sw_xcalloc((size_t)(n ? n : 1), sizeof *s->from_key);
-    s->from_size = sw_xcalloc((size_t)(n ? n : 1), sizeof *s->from_size);
-    for (int i = 0; i < n; i++) {
-        if ((cells[i].sim && !s->o.backend_sim) || (!cells[i].sim && !s->o.backend_native))
-            continue;
-        char *key = sw_plan_unit_key(&cells[i]);
-        if (size_from(s, key)) {
-            free(key);
-            continue;
-        }
-        uint64_t size = 0;
-        char *sum = NULL, *status = NULL, *failure = NULL;
-        double secs;
-        int found = sw_db_get_calibration(&d, key, &size, &sum, &status, &failure, &secs) == 1;
-        if (!found || !status || strcmp(status, "ok") || !size)
-            sw_usage_error("sizes-from: %s has %s for %s%s%s: give a sweep that calibrated every workload of this plan "
-                           "(or --size %s=N)",
-                           d.path, found ? "no usable calibration" : "no calibration", key, failure ? ": " : "",
-                           failure ? failure : "", cells[i].workload);
-        s->from_key[s->n_from] = key;
-        s->from_size[s->n_from++] = size;
-        free(sum), free(status), free(failure);
-    }
-    sw_plan_free_cells(cells, n);
-    sw_db_close_readonly(&d);
-}
-
-/* Calibrates one workload (or times its fixed size), then runs --check
- * once at that size for the reference checksum.  Stores the outcome. */
-static void calibrate(sweep *s, calib *c) {
-    const char *w = c->workload;
-    uint64_t fixed = c->sim ? sw_opts_fixed_sim_size(&s->o, w) : sw_opts_fixed_size(&s->o, w);
-    int from = !fixed && s->o.sizes_from && (fixed = size_from(s, c->key)) != 0;
-    const sw_command *cmd = sw_cmd_find(w);
-    if (cmd && !cmd->sized)
-        fixed = 1; /* a command without {size}: its work is fixed */
-    int probes = 0;
-    const char *method = from ? "sizes-from" : fixed ? "fixed" : c->sim ? "calibrated under valgrind" : "calibrated";
-    char *method_work = NULL;
-    if (fixed) {
-        char *why = NULL;
-        int bad_size;
-        double t = probe(s, c, fixed, 10 * c->target + 60, 1, &why, &bad_size);
-        probes = 1;
-        if (t < 0 || isinf(t)) {
-            c->failure = why ? why : sw_xasprintf("--size %llu timed out", (unsigned long long)fixed);
-        } else {
-            c->size = fixed, c->seconds = t, c->ok = 1;
-            free(why);
-        }
-    } else {
-        calibrate_size(s, c, &probes);
-        if (c->fixed_cost >= 0)
-            method = method_work =
-                sw_xasprintf("%s, the target beyond a fixed cost of %.3f s (calibrate=work)", method, c->fixed_cost);
-    }
-    if (stop_signal) {
-        free(method_work);
-        return;
-    }
-    if (c->ok && !(cmd && cmd->check == SW_CHECK_NONE)) {
-        sw_exec_res res;
-        char *sum = NULL;
-        /* The reference checksum: a command's from its check= (sw_cmd.h). */
-        const char *ref = cmd && cmd->check == SW_CHECK_LIKE ? cmd->like : w;
-        const char *flag = cmd && cmd->check == SW_CHECK_SELF ? NULL : "--check";
-        if (!files_unchanged(s, ref, "the reference (--check) run", -1, 0)) {
-            free(method_work);
-            return;
-        }
-        int rc = sw_run_plain(&s->runner, ref, c->args, c->size, flag, 60 * c->seconds + 30, &res, &sum);
-        if (rc != 0 || !sum) {
-            sw_exec_req req = {.path = w, .timeout = 60 * c->seconds + 30};
-            char *f = sw_exec_failure(&req, &res);
-            char *tail = sw_exec_tail(&res, 5);
-            c->failure = sw_xasprintf("--check at --size %llu failed: %s\n%s", (unsigned long long)c->size,
-                                      f ? f : "no 'checksum <value>' line", tail);
-            c->ok = 0;
-            free(f), free(tail), free(sum);
-        } else {
-            c->checksum = sum;
-        }
-        sw_exec_res_free(&res);
-    }
-    if (stop_signal) {
-        free(method_work);
-        return;
-    }
-    sw_db_store_calibration(&s->db, c->key, c->size, c->seconds, c->checksum, method, probes, c->ok ? "ok" : "failed",
-                            c->failure);
-    if (c->ok)
-        fprintf(stderr, "sweep: %s: --size %llu takes %.3f s of CPU%s (%s, %d probe%s); checksum %s\n", c->key,
-                (unsigned long long)c->size, c->seconds, c->sim ? " under valgrind" : "", method, probes,
-                probes == 1 ? "" : "s", c->checksum);
-    else
-        fprintf(stderr, "sweep: %s: unusable, its runs will be recorded as failed: %s\n", c->key, c->failure);
-    free(method_work);
-}
-
-/* The simulated part's native rate: the median native CPU time of three
- * baseline runs at the simulated size (what converts counted instructions
- * into time at native speed; docs/HARNESS.md).  Stored once. */
-static void measure_native_rate(sweep *s, const calib *c) {
-    if (!c->ok || sw_db_has_sim_native(&s->db, c->key))
-        return;
-    enum { RUNS = 3 };
-    uint64_t cpu[RUNS], wall[RUNS];
-    int n = 0;
-    for (int i = 0; i < RUNS && files_unchanged(s, c->workload, "a native rate run", -1, 0) && !stop_signal; i++) {
-        sw_exec_res res;
-        char *sum = NULL;
-        if (sw_run_plain(&s->runner, c->workload, c->args, c->size, NULL, 10 * c->seconds + 30, &res, &sum) == 0) {
-            cpu[n] = (uint64_t)(res.ru.ru_utime.tv_sec + res.ru.ru_stime.tv_sec) * 1000000000u +
-                     (uint64_t)(res.ru.ru_utime.tv_usec + res.ru.ru_stime.tv_usec) * 1000u;
-            wall[n++] = res.wall_ns;
-        }
-        free(sum);
-        sw_exec_res_free(&res);
-    }
-    if (n == 0 || stop_signal)
-        return;
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && cpu[j - 1] > cpu[j]; j--) {
-            uint64_t t = cpu[j], u = wall[j];
-            cpu[j] = cpu[j - 1], wall[j] = wall[j - 1];
-            cpu[j - 1] = t, wall[j - 1] = u;
-        }
-    sw_db_store_sim_native(&s->db, c->key, c->size, n, cpu[n / 2], wall[n / 2]);
+/* Calibration's view of the sweep, current (the workloads are resolved late). */
+static sw_calib_ctx *calib_ctx(sweep *s) {
+    s->cx.o = &s->o;
+    s->cx.db = &s->db;
+    s->cx.runner = &s->runner;
+    s->cx.stop = &stop_signal;
+    s->cx.unchanged = unchanged;
+    s->cx.sweep = s;
+    s->cx.workloads = s->workloads;
+    s->cx.n_workloads = s->n_workloads;
+    return &s->cx;
 }
 
 /* The kernel's cost of delivering one signal, measured natively by
@@ -844,7 +513,7 @@ static void measure_delivery(sweep *s) {
 typedef struct slot_job {
     sw_slot slot; /* a copy: the schedule's list may be freed meanwhile */
     const sw_cell *cell;
-    const calib *cal;
+    const sw_calib *cal;
     sw_run_result res;
     uint64_t t0; /* monotonic start of the harness's work for it */
 } slot_job;
@@ -938,6 +607,7 @@ static int cmp_u64(const void *a, const void *b) {
 static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells, const char *estimate, const char *why) {
     sw_slot *slots;
     int n = sw_plan_schedule_all(o, cells, n_cells, &slots);
+    sw_schedcheck(o, cells, n_cells, slots, n);
     int *owned = sw_shard_owned(o, cells, n_cells); /* --shard: only its part of the schedule */
     int n_all = n;
     if (owned)
@@ -1057,6 +727,9 @@ static void report_failures(sweep *s) {
         fprintf(stderr, "  ... and %d more reasons\n", n - SHOWN);
     sw_db_failures_free(f, n);
 }
+
+/* sw_cmd_store_meta's store: the sweep's meta table. */
+static void meta_set(void *db, const char *key, const char *value) { sw_db_meta_set(db, key, value); }
 
 /* The files a sweep runs, by content (sw_watch.h): each workload's program
  * (and a command workload's needs= files) and the runtime library it was
@@ -1368,7 +1041,9 @@ static void parse_settings(sweep *s, int argc, char **argv) {
         s->dir = dir;
         free(config);
         resolve_workloads(s);
-        sw_cmd_check_stored(&s->db, s->dir);
+        char *commands = sw_db_meta_get(&s->db, "commands");
+        sw_cmd_check_stored(commands, s->dir);
+        free(commands);
         find_valgrind(s);
         program_hashes(s, 1);
         verify_stored_plan(s);
@@ -1397,7 +1072,7 @@ static void parse_settings(sweep *s, int argc, char **argv) {
     if (s->o.from_dir && s->o.estimate)
         sw_usage_error("estimate: give --from DIR or --estimate, not both");
     find_valgrind(s);
-    load_sizes_from(s); /* on --resume too: a unit whose calibration was interrupted takes DIR's */
+    sw_calib_load_sizes_from(calib_ctx(s)); /* on --resume too: a unit whose calibration was interrupted takes DIR's */
     if (!s->resuming)
         check_feasible(s);
 }
@@ -1513,7 +1188,7 @@ static void store_start_meta(sweep *s) {
     sw_db_meta_set(&s->db, "started_utc", when);
     sw_meta_store_host(&s->db, s->o.cpu);
     program_hashes(s, 0);
-    sw_cmd_store_meta(&s->db, s->workloads, s->n_workloads);
+    sw_cmd_store_meta(meta_set, &s->db, s->workloads, s->n_workloads);
     if (s->valgrind) {
         sw_db_meta_set(&s->db, "valgrind", s->valgrind);
         sw_exec_res vr;
@@ -1593,13 +1268,6 @@ static void prepare_runners(sweep *s) {
     s->runner.stop = &stop_signal;
     s->runner.env = s->o.env;
     s->runner.n_env = s->o.n_env;
-    const char *nursery = sw_opts_env(&s->o, "SGC_NURSERY");
-    s->runner.nursery = nursery ? sw_run_nursery_bytes(nursery) : 0;
-    s->runner.spin = sw_opts_env(&s->o, "SGC_SAMPLE_SPIN_NS");
-    s->runner.spin_clock = sw_opts_env(&s->o, "SGC_SAMPLE_SPIN_CLOCK");
-    const char *huge = sw_opts_env(&s->o, "SGC_HUGEPAGES");
-    s->runner.hugepages = huge && !strcmp(huge, "1");
-    s->runner.time_mode = sw_opts_env(&s->o, "SGC_TIME_MODE");
     s->runner.alternate = s->o.design == SW_DESIGN_INPROCESS;
     s->live = s->progress_opt >= 0 ? s->progress_opt : isatty(2);
     s->sim_runner = s->runner;
@@ -1615,7 +1283,7 @@ static void prepare_runners(sweep *s) {
 /* The calibration units of s->cells: every (workload, args, backend) in
  * plan order, into s->cal, and each cell's unit into s->unit_of. */
 static void make_units(sweep *s) {
-    calib *cal = sw_xcalloc((size_t)(s->n_cells ? s->n_cells : 1), sizeof *cal);
+    sw_calib *cal = sw_xcalloc((size_t)(s->n_cells ? s->n_cells : 1), sizeof *cal);
     int n_cal = 0;
     int *unit_of = sw_xcalloc((size_t)(s->n_cells ? s->n_cells : 1), sizeof *unit_of);
     int *owned = sw_shard_owned(&s->o, s->cells, s->n_cells); /* --shard: NULL when not sharded */
@@ -1648,7 +1316,7 @@ static void make_units(sweep *s) {
  * native_rates, measures the simulated units' native rate); stops early on
  * a signal. */
 static void calibrate_units(sweep *s, int native_rates) {
-    calib *cal = s->cal;
+    sw_calib *cal = s->cal;
     for (int i = 0; i < s->n_cal && !stop_signal; i++) {
         char *status = NULL, *failure = NULL, *sum = NULL;
         double secs;
@@ -1659,10 +1327,10 @@ static void calibrate_units(sweep *s, int native_rates) {
             cal[i].seconds = secs;
             free(status);
         } else {
-            calibrate(s, &cal[i]);
+            sw_calib_unit(calib_ctx(s), &cal[i]);
         }
         if (native_rates && cal[i].sim && !stop_signal)
-            measure_native_rate(s, &cal[i]);
+            sw_calib_native_rate(calib_ctx(s), &cal[i]);
     }
 }
 
@@ -1705,6 +1373,7 @@ static void calibrate_plan(sweep *s) {
             s->cells[i].size = s->unit_of[i] >= 0 ? s->cal[s->unit_of[i]].size : 0;
         sw_slot *slots;
         int n = sw_plan_schedule_all(&s->o, s->cells, s->n_cells, &slots);
+        sw_schedcheck(&s->o, s->cells, s->n_cells, slots, n);
         int *owned = sw_shard_owned(&s->o, s->cells, s->n_cells); /* --shard: its part of the schedule */
         if (owned) {
             n = sw_shard_keep(owned, slots, n);
@@ -1811,15 +1480,15 @@ static void estimate_by_calibrating(sweep *s, sw_cell *cells, int n, int64_t *ru
         exit(1);
     }
     for (int i = 0; i < n; i++) { /* (--shard: other shards' cells are not calibrated here) */
-        const calib *c = s->unit_of[i] >= 0 ? &s->cal[s->unit_of[i]] : NULL;
+        const sw_calib *c = s->unit_of[i] >= 0 ? &s->cal[s->unit_of[i]] : NULL;
         run_ns[i] = c && c->ok ? llround(c->seconds * 1e9) : -1;
     }
     for (int k = 0; k < 2; k++)
-        overhead[k] = median_i64(s->probe_overhead[k], s->n_probe_overhead[k]);
+        overhead[k] = median_i64(s->cx.probe_overhead[k], s->cx.n_probe_overhead[k]);
     sw_buf_printf(basis,
                   "calibrating now (%d probes): per cell, its workload's calibrated baseline CPU time per run; "
                   "harness overhead per run: the median of the probes'",
-                  s->n_probe_overhead[0] + s->n_probe_overhead[1]);
+                  s->cx.n_probe_overhead[0] + s->cx.n_probe_overhead[1]);
     free_units(s);
     s->cells = NULL, s->n_cells = 0;
     sw_db_close(&s->db);
@@ -1929,7 +1598,7 @@ static void run_timed(sweep *s, const sw_slot *missing, int n_missing) {
         const sw_cell *cell = &s->cells[slot->cell];
         if (cell->sim)
             continue;
-        const calib *c = &s->cal[s->unit_of[slot->cell]];
+        const sw_calib *c = &s->cal[s->unit_of[slot->cell]];
         progress(s, s->done, s->total, s->failed, cell->label, 0);
         sw_run_result res;
         sw_noise noise = {.steal_ns = -1, .other_busy_ns = -1, .loadavg1 = -1};

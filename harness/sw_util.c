@@ -35,6 +35,11 @@ void sw_fatal(const char *fmt, ...) {
     die(1, fmt, ap);
 }
 
+void sw_assert_fail(const char *file, int line, const char *cond, const char *why) {
+    fprintf(stderr, "sweep: %s:%d: invariant broken: %s: %s\n", file, line, cond, why);
+    abort();
+}
+
 void *sw_xmalloc(size_t n) {
     void *p = malloc(n ? n : 1);
     if (!p)

@@ -16,6 +16,11 @@
  *    be used as a C string; len excludes the terminator.
  *  - The generator (splitmix64) is fully determined by its seed, so a stored
  *    seed replays the same shuffles on any machine.
+ *  - SW_ASSERT(cond, why) checks an invariant a harness header states: with
+ *    SGC_CHECKS nonzero (the test and sanitizer builds) a false cond prints
+ *    "sweep: file:line: invariant broken: cond: why" on stderr and aborts;
+ *    without it (the measured build) it compiles to nothing and cond is not
+ *    evaluated.
  */
 #ifndef SW_UTIL_H
 #define SW_UTIL_H
@@ -34,6 +39,18 @@ SW_NORETURN void sw_usage_error(const char *fmt, ...) SW_PRINTF(1, 2);
 SW_NORETURN void sw_fatal(const char *fmt, ...) SW_PRINTF(1, 2);
 /* Registers a function run once just before sw_usage_error/sw_fatal exit. */
 void sw_set_exit_hook(void (*hook)(void));
+
+#ifndef SGC_CHECKS
+#define SGC_CHECKS 0
+#endif
+#if SGC_CHECKS
+#define SW_ASSERT(cond, why) ((cond) ? (void)0 : sw_assert_fail(__FILE__, __LINE__, #cond, why))
+#else
+#define SW_ASSERT(cond, why) ((void)0)
+#endif
+/* SW_ASSERT's report and abort() (no exit hook: a broken invariant is a bug,
+ * and the core shows where). */
+SW_NORETURN void sw_assert_fail(const char *file, int line, const char *cond, const char *why);
 
 void *sw_xmalloc(size_t n);
 void *sw_xcalloc(size_t n, size_t size);

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "sgc.h"
+#include "../contracts/sgc_settings_table.h"
 
 /* ---- Checked invariants ------------------------------------------------- */
 
@@ -48,39 +49,20 @@ __attribute__((noreturn, cold)) void sgc__assert_fail(const char *file, int line
 
 /* ---- Settings (sgc_settings.c) ------------------------------------------ */
 
+/* One field per row of SGC_SETTINGS (contracts/sgc_settings_table.h: the
+ * setting, its kind, limits and default), then what the runtime derives. */
+#define SGC__SETTING_FIELD(id, name, kind, ctype, field, ...) ctype field;
 typedef struct sgc_settings {
-    uint64_t alloc_period;       /* SGC_ALLOC_PERIOD, bytes; 0 = off */
-    sgc_sample_mode alloc_mode;  /* SGC_ALLOC_MODE */
-    uint64_t seed;               /* SGC_SEED */
-    uint64_t alloc_offset;       /* SGC_ALLOC_OFFSET: fixed mode's first point at period - offset; < period */
-    unsigned time_hz;            /* SGC_TIME_HZ; 0 = off */
-    sgc_clock time_clock;        /* SGC_TIME_CLOCK */
-    sgc_time_mode time_mode;     /* SGC_TIME_MODE */
-    const char *profile_path;    /* SGC_PROFILE or NULL */
-    const char *stats_path;      /* SGC_STATS or NULL */
-    size_t nursery_size;         /* SGC_NURSERY, bytes */
-    double major_growth;         /* SGC_MAJOR_GROWTH: old gen growth factor that triggers a major GC */
-    uint64_t heap_max;           /* SGC_HEAP_MAX: bytes (heap + nursery) after a full collection; 0 = no limit */
-    uint64_t stress_every;       /* SGC_GC_STRESS: a minor collection every N allocations; 0 = off */
-    int verify;                  /* SGC_VERIFY: verify the heap around every collection */
-    int poison;                  /* SGC_POISON: poison evacuated nursery space */
-    uint64_t sample_spin_ns;     /* SGC_SAMPLE_SPIN_NS: validation: busy-wait per sample; 0 = off */
-    int alt_mode;                /* SGC_ALTERNATE: an sgc_alt_mode (sgc_alt.h); 0 = off */
-    uint64_t alt_fills;          /* SGC_ALT_SEGMENT as minor collections per segment; 0 if in ms */
-    uint64_t alt_cpu_ns;         /* SGC_ALT_SEGMENT as thread CPU ns per segment; 0 if in fills */
-    const char *alt_out;         /* SGC_ALT_OUT: segment series path, or NULL */
-    uint64_t alt_carry_ns;       /* SGC_ALT_CARRY (debug): CPU spun at the start of the segment after each B */
-    uint64_t alt_cost_ns;        /* SGC_ALT_COST (debug): CPU spun at the start of each B segment */
-    sgc_clock sample_spin_clock; /* SGC_SAMPLE_SPIN_CLOCK: wall (monotonic) or cpu (thread CPU clock) */
-    double spin_iters_per_ns;    /* cpu spin: loop iterations per ns of CPU time, calibrated at load */
-    uint64_t virtual_clock_ns;   /* SGC_VIRTUAL_CLOCK: ns per reading of sgc__now_ns; 0 = the real clock */
-    int hugepages;               /* SGC_HUGEPAGES: heap mappings 2 MiB-aligned with MADV_HUGEPAGE (requested) */
-    int time_mode_given;         /* SGC_TIME_MODE was set (for the warning at exit if nothing used it) */
+    SGC_SETTINGS(SGC__SETTING_FIELD)
+    uint64_t alt_fills;       /* SGC_ALT_SEGMENT as minor collections per segment; 0 if in ms (alt_cpu_ns) */
+    double spin_iters_per_ns; /* cpu spin: loop iterations per ns of CPU time, calibrated at load */
+    int time_mode_given;      /* SGC_TIME_MODE was set (for the warning at exit if nothing used it) */
 } sgc_settings;
 
 extern sgc_settings sgc__settings;
 
-/* Every SGC_* name the runtime reads, NULL-terminated (sgc_settings.c). */
+/* Every SGC_* name the runtime reads (SGC_SETTINGS's, in its order),
+ * NULL-terminated (sgc_settings.c). */
 extern const char *const sgc__setting_names[];
 /* The name in sgc__setting_names closest (edit distance) to the len
  * characters at name (case ignored). */

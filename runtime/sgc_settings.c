@@ -1,7 +1,9 @@
 /* sgc_settings.c - parses the SGC_* environment variables once, at runtime start.
  *
- * Every setting, its default and its accepted values are documented in
- * docs/RUNTIME.md; the defaults live here and nowhere else.  A bad value is
+ * Every setting, its kind, limits and default is a row of SGC_SETTINGS
+ * (contracts/sgc_settings_table.h), which docs/RUNTIME.md's table repeats;
+ * this file parses each row by its kind and holds the checks of one
+ * setting against another (check()).  A bad value is
  * never guessed at: the process prints "freecheck: SGC_X=<value>: <why>" and
  * exits with status 2, before the heap exists, so nothing has been recorded
  * yet that could be lost.
@@ -17,82 +19,22 @@
 #include "sgc_internal.h"
 #include "sgc_sample.h"
 
-/* Defaults (documented in docs/RUNTIME.md). */
-#define SGC_DEFAULT_NURSERY ((size_t)1 << 20)   /* 1 MiB: the L2 size of the reference machine */
-#define SGC_DEFAULT_SEED ((uint64_t)0x5eedf3ee) /* fixed, so poisson runs repeat by default */
-#define SGC_DEFAULT_MAJOR_GROWTH 2.0
-#define SGC_MIN_NURSERY ((uint64_t)4096)
-#define SGC_MAX_NURSERY ((uint64_t)1 << 36) /* 64 GiB: beyond that a typo is likelier */
-#define SGC_MAX_TIME_HZ 100000u
-#define SGC_MAX_SAMPLE_SPIN_NS 1000000000u         /* 1 s per sample: beyond that a typo is likelier */
-#define SGC_DEFAULT_ALT_CPU_NS ((uint64_t)5000000) /* 5 ms of thread CPU time per segment */
-#define SGC_MAX_ALT_MS 60000u                      /* a minute: longer is a typo */
-#define SGC_MAX_ALT_DEBUG_US 1000000u              /* a second of artificial cost per segment */
-#define SGC_MAX_VIRTUAL_STEP_NS 1000000000u        /* a second per clock reading: beyond that a typo is likelier */
+/* The one list of every SGC_* name the runtime reads, SGC_SETTINGS's names
+ * in its order (docs/RUNTIME.md's table).  Any other SGC_* variable in the
+ * environment is refused at start-up (exit 2, naming the closest name
+ * below), so a typo such as SGC_ALLOCPERIOD never silently leaves a setting
+ * at its default.  tests/runtime/test_settings.c checks that the
+ * documentation and this list agree. */
+#define SGC__SETTING_NAME(id, name, ...) name,
+const char *const sgc__setting_names[] = {SGC_SETTINGS(SGC__SETTING_NAME) NULL};
+#undef SGC__SETTING_NAME
 
-/* The one list of every SGC_* name the runtime reads, in the order of
- * docs/RUNTIME.md's table.  Any other SGC_* variable in the environment is
- * refused at start-up (exit 2, naming the closest name below), so a typo
- * such as SGC_ALLOCPERIOD never silently leaves a setting at its default.
- * Adding a setting: one line here, its parsing in sgc__settings_load(), a
- * row in docs/RUNTIME.md (tests/runtime/test_settings.c checks that the
- * documentation and this list agree). */
-const char *const sgc__setting_names[] = {
-    "SGC_NURSERY",
-    "SGC_MAJOR_GROWTH",
-    "SGC_HEAP_MAX",
-    "SGC_HUGEPAGES",
-    "SGC_ALLOC_PERIOD",
-    "SGC_ALLOC_MODE",
-    "SGC_SEED",
-    "SGC_ALLOC_OFFSET",
-    "SGC_TIME_HZ",
-    "SGC_TIME_CLOCK",
-    "SGC_TIME_MODE",
-    "SGC_PROFILE",
-    "SGC_STATS",
-    "SGC_GC_STRESS",
-    "SGC_VERIFY",
-    "SGC_POISON",
-    "SGC_SAMPLE_SPIN_NS",
-    "SGC_SAMPLE_SPIN_CLOCK",
-    "SGC_ALTERNATE",
-    "SGC_ALT_SEGMENT",
-    "SGC_ALT_OUT",
-    "SGC_ALT_CARRY",
-    "SGC_ALT_COST",
-    "SGC_VIRTUAL_CLOCK",
-    NULL,
-};
-
+#define SGC__SETTING_DEFAULT(id, name, kind, ctype, field, def, ...) .field = def,
 sgc_settings sgc__settings = {
-    .alloc_period = 0,
-    .alloc_mode = SGC_SAMPLE_FIXED,
-    .seed = SGC_DEFAULT_SEED,
-    .alloc_offset = 0,
-    .time_hz = 0,
-    .time_clock = SGC_CLOCK_WALL,
-    .time_mode = SGC_TIME_SIGNAL,
-    .profile_path = NULL,
-    .stats_path = NULL,
-    .nursery_size = SGC_DEFAULT_NURSERY,
-    .major_growth = SGC_DEFAULT_MAJOR_GROWTH,
-    .heap_max = 0,
-    .stress_every = 0,
-    .verify = 0,
-    .poison = 0,
-    .sample_spin_ns = 0,
-    .alt_mode = 0,
-    .alt_fills = 0,
-    .alt_cpu_ns = SGC_DEFAULT_ALT_CPU_NS,
-    .alt_out = NULL,
-    .alt_carry_ns = 0,
-    .alt_cost_ns = 0,
-    .sample_spin_clock = SGC_CLOCK_WALL,
+    SGC_SETTINGS(SGC__SETTING_DEFAULT).alt_fills = 0,
     .spin_iters_per_ns = 0,
-    .virtual_clock_ns = 0,
-    .hugepages = 0,
 };
+#undef SGC__SETTING_DEFAULT
 
 /* Parses a byte size: decimal digits, optionally followed by one of K, M, G
  * (either case, optionally followed by "iB" or "B"), meaning 1024, 1024^2,
@@ -222,54 +164,6 @@ static int parse_switch(const char *name, const char *value) {
     return 0;
 }
 
-/* SGC_ALTERNATE and its companions (docs/RUNTIME.md "In-process
- * alternation").  Runs after the sampler settings, which it checks against:
- * alternating a sampler that is not set up would measure nothing. */
-static void load_alternation(void) {
-    const char *v;
-    uint64_t n;
-    if ((v = getenv("SGC_ALTERNATE")) != NULL) {
-        int mode = word_setting("SGC_ALTERNATE", v, sgc_alt_mode_parse, sgc_alt_mode_name);
-        if (sgc_alt_switches_alloc(mode) && sgc__settings.alloc_period == 0)
-            bad("SGC_ALTERNATE", v,
-                "alternating allocation sampling needs SGC_ALLOC_PERIOD (the period of the on segments)");
-        if (sgc_alt_switches_time(mode) && sgc__settings.time_hz == 0)
-            bad("SGC_ALTERNATE", v, "alternating time sampling needs SGC_TIME_HZ (the rate of the on segments)");
-        sgc__settings.alt_mode = mode;
-    }
-    if ((v = getenv("SGC_ALT_SEGMENT")) != NULL) {
-        size_t len = strlen(v);
-        char num[32];
-        if (len > 2 && len < sizeof num && strcmp(v + len - 2, "ms") == 0) {
-            memcpy(num, v, len - 2);
-            num[len - 2] = '\0';
-            if (parse_uint(num, &n) != 0 || n < 1 || n > SGC_MAX_ALT_MS)
-                bad("SGC_ALT_SEGMENT", v, "expected a CPU time from 1ms to 60000ms, or a number of minor collections");
-            sgc__settings.alt_cpu_ns = n * 1000000u;
-            sgc__settings.alt_fills = 0;
-        } else {
-            if (parse_uint(v, &n) != 0 || n < 1 || n > 1000000)
-                bad("SGC_ALT_SEGMENT", v,
-                    "expected a number of minor collections from 1 to 1000000 (such as 16), "
-                    "or a CPU time such as 20ms");
-            sgc__settings.alt_fills = n;
-            sgc__settings.alt_cpu_ns = 0;
-        }
-    }
-    if ((v = getenv("SGC_ALT_OUT")) != NULL && *v != '\0')
-        sgc__settings.alt_out = v;
-    if ((v = getenv("SGC_ALT_CARRY")) != NULL) {
-        if (parse_uint(v, &n) != 0 || n > SGC_MAX_ALT_DEBUG_US)
-            bad("SGC_ALT_CARRY", v, "expected microseconds from 0 to 1000000");
-        sgc__settings.alt_carry_ns = n * 1000u;
-    }
-    if ((v = getenv("SGC_ALT_COST")) != NULL) {
-        if (parse_uint(v, &n) != 0 || n > SGC_MAX_ALT_DEBUG_US)
-            bad("SGC_ALT_COST", v, "expected microseconds from 0 to 1000000");
-        sgc__settings.alt_cost_ns = n * 1000u;
-    }
-}
-
 /* Edit distance between a (case ignored) and b (upper case) (insertions, deletions, substitutions),
  * for "did you mean"; names are short, so the quadratic table is fine. */
 static size_t edit_distance(const char *a, size_t la, const char *b) {
@@ -379,113 +273,129 @@ static void calibrate_spin(void) {
 
 static void refuse_without_effect(void);
 
+/* SGC_ALT_SEGMENT: a CPU time Nms, or a number of minor collections. */
+static void load_segment(const char *name, const char *v) {
+    size_t len = strlen(v);
+    char num[32];
+    uint64_t n;
+    if (len > 2 && len < sizeof num && strcmp(v + len - 2, "ms") == 0) {
+        memcpy(num, v, len - 2);
+        num[len - 2] = '\0';
+        if (parse_uint(num, &n) != 0 || n < 1 || n > SGC_MAX_ALT_MS)
+            bad(name, v, "expected a CPU time from 1ms to 60000ms, or a number of minor collections");
+        sgc__settings.alt_cpu_ns = n * 1000000u;
+        sgc__settings.alt_fills = 0;
+    } else {
+        if (parse_uint(v, &n) != 0 || n < 1 || n > SGC_MAX_ALT_FILLS)
+            bad(name, v,
+                "expected a number of minor collections from 1 to 1000000 (such as 16), "
+                "or a CPU time such as 20ms");
+        sgc__settings.alt_fills = n;
+        sgc__settings.alt_cpu_ns = 0;
+    }
+}
+
+/* The checks of a setting against the ones before it in SGC_SETTINGS (and
+ * the nursery's own limits and rounding), on its value n as read (a WORD's
+ * number): exits 2 with the reason, or returns the value to store. */
+static uint64_t check(sgc_setting_id id, const char *name, const char *v, uint64_t n) {
+    switch (id) {
+    case SGC_SETTING_NURSERY:
+        if (n < SGC_MIN_NURSERY)
+            bad(name, v, "the nursery must be at least 4K (4096 bytes)");
+        if (n > SGC_MAX_NURSERY)
+            bad(name, v, "the nursery must be at most 64G");
+        /* Objects are 8-byte aligned, so the nursery is a whole number of words. */
+        return n & ~(uint64_t)7;
+    case SGC_SETTING_HEAP_MAX:
+        if (n != 0 && n <= sgc__settings.nursery_size) {
+            char why[160];
+            snprintf(why, sizeof why, "the heap limit must be larger than the nursery (%zu bytes, SGC_NURSERY)",
+                     sgc__settings.nursery_size);
+            bad(name, v, why);
+        }
+        return n;
+    /* Fixed mode's sample points move from the multiples of P to P - o,
+     * 2P - o, ...: after T bytes floor((T + o) / P) points (o = 0: floor(T / P)). */
+    case SGC_SETTING_ALLOC_OFFSET:
+        if (n != 0 && sgc__settings.alloc_period == 0)
+            bad(name, v, "needs fixed-mode sampling (SGC_ALLOC_PERIOD is 0 or unset)");
+        if (n != 0 && sgc__settings.alloc_mode != SGC_SAMPLE_FIXED)
+            bad(name, v, "applies to fixed mode only (poisson mode's first point comes from SGC_SEED)");
+        if (n != 0 && n >= sgc__settings.alloc_period)
+            bad(name, v, "must be below the period (SGC_ALLOC_PERIOD)");
+        return n;
+    case SGC_SETTING_TIME_MODE:
+        if (n == SGC_TIME_THREAD && sgc__settings.time_clock == SGC_CLOCK_CPU)
+            bad(name, v, "the sampler thread samples on the wall clock; unset SGC_TIME_CLOCK=cpu");
+        return n;
+    /* Alternating a sampler that is not set up would measure nothing. */
+    case SGC_SETTING_ALTERNATE:
+        if (sgc_alt_switches_alloc((int)n) && sgc__settings.alloc_period == 0)
+            bad(name, v, "alternating allocation sampling needs SGC_ALLOC_PERIOD (the period of the on segments)");
+        if (sgc_alt_switches_time((int)n) && sgc__settings.time_hz == 0)
+            bad(name, v, "alternating time sampling needs SGC_TIME_HZ (the rate of the on segments)");
+        return n;
+    default: return n;
+    }
+}
+
+/* A value of [lo, hi], compared so that lo = 0 raises no warning. */
+static int in_range(uint64_t n, uint64_t lo, uint64_t hi) { return n - lo <= hi - lo; }
+
+/* Each kind's reading of the value v of setting name into n (exits 2 with
+ * why if v is not one), then check(), then its limits (why again), then
+ * the store into the field. */
+#define SGC__READ_SIZE(name, v, lo, hi, why) \
+    if (sgc__parse_size(v, &n) != 0)         \
+        bad(name, v, why);
+#define SGC__READ_UINT(name, v, lo, hi, why) \
+    if (parse_uint(v, &n) != 0)              \
+        bad(name, v, why);
+#define SGC__READ_US SGC__READ_UINT
+#define SGC__READ_DEC3(name, v, lo, hi, why) \
+    if (parse_decimal3(v, &n) != 0)          \
+        bad(name, v, why);
+#define SGC__READ_SWITCH(name, v, lo, hi, why) n = (uint64_t)parse_switch(name, v);
+#define SGC__READ_WORD(name, v, lo, hi, why) n = (uint64_t)word_setting(name, v, lo, hi);
+#define SGC__READ_PATH(name, v, lo, hi, why)
+#define SGC__READ_SEGMENT(name, v, lo, hi, why) load_segment(name, v);
+/* The limits, after check(): the nursery's own words come first. */
+#define SGC__RANGE_SIZE(name, v, lo, hi, why) \
+    if (!in_range(n, lo, hi))                 \
+        bad(name, v, why);
+#define SGC__RANGE_UINT SGC__RANGE_SIZE
+#define SGC__RANGE_US SGC__RANGE_SIZE
+#define SGC__RANGE_DEC3 SGC__RANGE_SIZE
+#define SGC__RANGE_SWITCH(name, v, lo, hi, why)
+#define SGC__RANGE_WORD SGC__RANGE_SWITCH
+#define SGC__RANGE_PATH SGC__RANGE_SWITCH
+#define SGC__RANGE_SEGMENT SGC__RANGE_SWITCH
+#define SGC__STORE_SIZE(field, ctype, v, n) sgc__settings.field = (ctype)n;
+#define SGC__STORE_UINT SGC__STORE_SIZE
+#define SGC__STORE_SWITCH SGC__STORE_SIZE
+#define SGC__STORE_WORD SGC__STORE_SIZE
+#define SGC__STORE_US(field, ctype, v, n) sgc__settings.field = (ctype)(n * 1000u);
+#define SGC__STORE_DEC3(field, ctype, v, n) sgc__settings.field = (double)n / 1000.0;
+/* An empty path means "not set", the usual shell convention for clearing a
+ * variable without unsetting it. */
+#define SGC__STORE_PATH(field, ctype, v, n) \
+    if (*v != '\0')                         \
+        sgc__settings.field = v;
+#define SGC__STORE_SEGMENT(field, ctype, v, n)
+#define SGC__LOAD(id, name, kind, ctype, field, def, lo, hi, why, ...)                  \
+    if ((v = getenv(name)) != NULL) {                                                   \
+        n = 0;                                                                          \
+        SGC__READ_##kind(name, v, lo, hi, why) n = check(SGC_SETTING_##id, name, v, n); \
+        SGC__RANGE_##kind(name, v, lo, hi, why) SGC__STORE_##kind(field, ctype, v, n)   \
+    }
+
 void sgc__settings_load(void) {
     const char *v;
     uint64_t n;
 
     refuse_unknown_names();
-
-    if ((v = getenv("SGC_ALLOC_PERIOD")) != NULL) {
-        if (sgc__parse_size(v, &n) != 0)
-            bad("SGC_ALLOC_PERIOD", v, "expected a byte count such as 4096, 512K or 4M (0 = off)");
-        sgc__settings.alloc_period = n;
-    }
-    if ((v = getenv("SGC_ALLOC_MODE")) != NULL) {
-        sgc__settings.alloc_mode = word_setting("SGC_ALLOC_MODE", v, sgc_alloc_mode_parse, sgc_alloc_mode_name);
-    }
-    if ((v = getenv("SGC_SEED")) != NULL) {
-        if (parse_uint(v, &n) != 0)
-            bad("SGC_SEED", v, "expected an unsigned decimal integer below 2^64");
-        sgc__settings.seed = n;
-    }
-    if ((v = getenv("SGC_TIME_HZ")) != NULL) {
-        if (parse_uint(v, &n) != 0 || n > SGC_MAX_TIME_HZ)
-            bad("SGC_TIME_HZ", v, "expected a rate in Hz from 0 (off) to 100000");
-        sgc__settings.time_hz = (unsigned)n;
-    }
-    if ((v = getenv("SGC_TIME_CLOCK")) != NULL) {
-        sgc__settings.time_clock = word_setting("SGC_TIME_CLOCK", v, sgc_clock_parse, sgc_clock_name);
-    }
-    if ((v = getenv("SGC_TIME_MODE")) != NULL) {
-        sgc__settings.time_mode = word_setting("SGC_TIME_MODE", v, sgc_time_mode_parse, sgc_time_mode_name);
-        if (sgc__settings.time_mode == SGC_TIME_THREAD && sgc__settings.time_clock == SGC_CLOCK_CPU)
-            bad("SGC_TIME_MODE", v, "the sampler thread samples on the wall clock; unset SGC_TIME_CLOCK=cpu");
-    }
-    /* An empty path means "not set", the usual shell convention for
-     * clearing a variable without unsetting it. */
-    if ((v = getenv("SGC_PROFILE")) != NULL && *v != '\0')
-        sgc__settings.profile_path = v;
-    if ((v = getenv("SGC_STATS")) != NULL && *v != '\0')
-        sgc__settings.stats_path = v;
-    if ((v = getenv("SGC_NURSERY")) != NULL) {
-        if (sgc__parse_size(v, &n) != 0)
-            bad("SGC_NURSERY", v, "expected a byte count such as 65536, 256K or 4M");
-        if (n < SGC_MIN_NURSERY)
-            bad("SGC_NURSERY", v, "the nursery must be at least 4K (4096 bytes)");
-        if (n > SGC_MAX_NURSERY)
-            bad("SGC_NURSERY", v, "the nursery must be at most 64G");
-        /* Objects are 8-byte aligned, so the nursery is a whole number of words. */
-        sgc__settings.nursery_size = (size_t)(n & ~(uint64_t)7);
-    }
-    if ((v = getenv("SGC_MAJOR_GROWTH")) != NULL) {
-        uint64_t thousandths;
-        if (parse_decimal3(v, &thousandths) != 0 || thousandths <= 1000 || thousandths > 1000000)
-            bad("SGC_MAJOR_GROWTH", v,
-                "expected a growth factor above 1 and at most 1000, a decimal number with at most three decimals "
-                "such as 2 or 1.5");
-        sgc__settings.major_growth = (double)thousandths / 1000.0;
-    }
-    if ((v = getenv("SGC_HEAP_MAX")) != NULL) {
-        if (sgc__parse_size(v, &n) != 0)
-            bad("SGC_HEAP_MAX", v, "expected a byte count such as 512M or 4G (0 = no limit)");
-        if (n != 0 && n <= sgc__settings.nursery_size) {
-            char why[160];
-            snprintf(why, sizeof why, "the heap limit must be larger than the nursery (%zu bytes, SGC_NURSERY)",
-                     sgc__settings.nursery_size);
-            bad("SGC_HEAP_MAX", v, why);
-        }
-        sgc__settings.heap_max = n;
-    }
-    if ((v = getenv("SGC_GC_STRESS")) != NULL) {
-        if (parse_uint(v, &n) != 0)
-            bad("SGC_GC_STRESS", v, "expected a number of allocations between forced minor collections (0 = off)");
-        sgc__settings.stress_every = n;
-    }
-    if ((v = getenv("SGC_VERIFY")) != NULL)
-        sgc__settings.verify = parse_switch("SGC_VERIFY", v);
-    if ((v = getenv("SGC_POISON")) != NULL)
-        sgc__settings.poison = parse_switch("SGC_POISON", v);
-    if ((v = getenv("SGC_HUGEPAGES")) != NULL)
-        sgc__settings.hugepages = parse_switch("SGC_HUGEPAGES", v);
-    if ((v = getenv("SGC_SAMPLE_SPIN_NS")) != NULL) {
-        if (parse_uint(v, &n) != 0 || n > SGC_MAX_SAMPLE_SPIN_NS)
-            bad("SGC_SAMPLE_SPIN_NS", v, "expected nanoseconds of busy-waiting per sample, from 0 (off) to 1000000000");
-        sgc__settings.sample_spin_ns = n;
-    }
-    /* Last: it is checked against the period and mode read above.  Fixed
-     * mode's sample points move from the multiples of P to P - o, 2P - o,
-     * ...: after T bytes floor((T + o) / P) points (o = 0: floor(T / P)). */
-    if ((v = getenv("SGC_ALLOC_OFFSET")) != NULL) {
-        if (sgc__parse_size(v, &n) != 0)
-            bad("SGC_ALLOC_OFFSET", v, "expected a byte count below the period, such as 0, 1000 or 3K");
-        if (n != 0 && sgc__settings.alloc_period == 0)
-            bad("SGC_ALLOC_OFFSET", v, "needs fixed-mode sampling (SGC_ALLOC_PERIOD is 0 or unset)");
-        if (n != 0 && sgc__settings.alloc_mode != SGC_SAMPLE_FIXED)
-            bad("SGC_ALLOC_OFFSET", v, "applies to fixed mode only (poisson mode's first point comes from SGC_SEED)");
-        if (n != 0 && n >= sgc__settings.alloc_period)
-            bad("SGC_ALLOC_OFFSET", v, "must be below the period (SGC_ALLOC_PERIOD)");
-        sgc__settings.alloc_offset = n;
-    }
-    load_alternation();
-    if ((v = getenv("SGC_VIRTUAL_CLOCK")) != NULL) {
-        if (parse_uint(v, &n) != 0 || n > SGC_MAX_VIRTUAL_STEP_NS)
-            bad("SGC_VIRTUAL_CLOCK", v,
-                "expected nanoseconds per clock reading from 1 to 1000000000, or 0 (off: the real clock)");
-        sgc__settings.virtual_clock_ns = n;
-    }
-    if ((v = getenv("SGC_SAMPLE_SPIN_CLOCK")) != NULL) {
-        sgc__settings.sample_spin_clock = word_setting("SGC_SAMPLE_SPIN_CLOCK", v, sgc_clock_parse, sgc_clock_name);
-    }
+    SGC_SETTINGS(SGC__LOAD)
     /* Time samples come at the rate whatever the program does, so at rate x D
      * of a second per second or more the program would spin and never finish
      * (it needs more than that share of a CPU; docs/RUNTIME.md). */

@@ -1,7 +1,7 @@
 #!/bin/sh
 # embed.sh NAME FILE - prints a C header defining `static const char NAME[]`
 # holding FILE's text, so a program carries a file of the repository (e.g.
-# harness/schema.sql) that it was built from.  Used by the Makefile only.
+# contracts/schema.sql) that it was built from.  Used by the Makefile only.
 set -e
 [ $# -eq 2 ] || { echo "usage: sh scripts/embed.sh NAME FILE" >&2; exit 2; }
 [ -r "$2" ] || { echo "embed.sh: $2: cannot read" >&2; exit 2; }

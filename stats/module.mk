@@ -53,7 +53,7 @@ BENCHES += bench-stats-coverage
 .PHONY: bench-stats-speed
 bench-stats-speed: $(BIN)/analyze
 	@rm -rf $(BUILD)/stats-speed && mkdir -p $(BUILD)/stats-speed
-	cat harness/schema.sql tests/stats/fixtures/full.sql | sqlite3 $(BUILD)/stats-speed/results.db
+	cat contracts/schema.sql tests/stats/fixtures/full.sql | sqlite3 $(BUILD)/stats-speed/results.db
 	@start=$$(date +%s%N); $(BIN)/analyze --quiet $(BUILD)/stats-speed || exit 1; \
 	  end=$$(date +%s%N); echo "analyze: full-sweep-shaped database (135 cells, 4050 measured runs), 10000 resamples: $$(( (end - start) / 1000000 )) ms wall"
 

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The schema the harness creates: harness/schema.sql, embedded at build time. */
+/* The schema the harness creates: contracts/schema.sql, embedded at build time. */
 #include "schema_sql.h"
 
 const char *st_schema_sql(void) { return fc_schema_sql; }

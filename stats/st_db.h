@@ -114,7 +114,7 @@ static inline int st_cell_in_key(const st_cell *c, const char *key) {
     return !c->time_mode[0] || strcmp(c->time_mode, sgc_time_mode_name(0)) == 0;
 }
 
-/* The text of harness/schema.sql, the tables build/bin/sweep creates (the
+/* The text of contracts/schema.sql, the tables build/bin/sweep creates (the
  * tests build their fixture databases from it). */
 const char *st_schema_sql(void);
 

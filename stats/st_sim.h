@@ -44,7 +44,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../harness/sw_simdef.h"
+#include "../contracts/sw_simdef.h"
 
 /* Relative spread above which repeated counts of runs without the virtual
  * clock are flagged (0.01%). */

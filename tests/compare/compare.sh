@@ -1,6 +1,6 @@
 #!/bin/sh
 # compare.sh - build/bin/compare end to end on synthetic sweeps built with the sqlite3 shell from
-# the results database schema ($SCHEMA, harness/schema.sql): an injected 10% slowdown in exactly one cell is found (its
+# the results database schema ($SCHEMA, contracts/schema.sql): an injected 10% slowdown in exactly one cell is found (its
 # size inside its interval), an A/A pair gives none, an injected speed-up is "faster" and exit 0,
 # cells only in A or only in B are listed, exit statuses 0/1/2, different machines said loudly,
 # the JSON parsed and checked against the CSV, outputs identical on a second run; --gate overhead
@@ -13,7 +13,7 @@
 # one cell with its size in the interval, none in an A/A pair, slow episodes shared by a block's two
 # runs resolved paired and not unpaired, the fallback to unpaired medians said in a column); in-process
 # sweeps paired by their ABBA blocks.
-# Usage: SCHEMA=harness/schema.sql COMPARE=build/bin/compare sh tests/compare/compare.sh WORKDIR
+# Usage: SCHEMA=contracts/schema.sql COMPARE=build/bin/compare sh tests/compare/compare.sh WORKDIR
 set -u
 W=${1:?work directory}
 : "${SCHEMA:?}" "${COMPARE:?}"

@@ -3,7 +3,7 @@
 # exit statuses 0/1/2, the JSON checked against the CSV; the paired overhead gate on blocked sweeps
 # (tests/compare/mkblocked.py).
 COMPARE_TEST_DIR := $(BUILD)/compare-test
-COMPARE_SCHEMA := harness/schema.sql
+COMPARE_SCHEMA := contracts/schema.sql
 
 .PHONY: test-compare
 TESTS += test-compare

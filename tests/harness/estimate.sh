@@ -11,7 +11,7 @@
 # The fixture: the schema of every results.db, and runs of known times.
 PREV="$WORK/prev"
 mkdir -p "$PREV"
-sqlite3 -batch "$PREV/results.db" <harness/schema.sql
+sqlite3 -batch "$PREV/results.db" <contracts/schema.sql
 q "$PREV/results.db" "
 INSERT INTO cells(cell_id, workload, kind, alloc_period, alloc_mode, time_hz, time_clock, size, label, backend) VALUES
   (1, 'fake-ok', 'baseline', 0, '', 0, '', 10, 'fake-ok/baseline', 'native'),

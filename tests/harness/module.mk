@@ -151,3 +151,39 @@ TESTS += test-harness-cmdparts
 test-harness-inprocal: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework $(HARNESS_TEST_BIN)/tinypeer
 	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-inprocal sh tests/harness/inprocal.sh
 TESTS += test-harness-inprocal
+
+# docs/RUNTIME.md's and docs/HARNESS.md's settings tables against
+# SGC_SETTINGS (tests/harness/settings_doc.sh).
+$(HARNESS_TEST_BIN)/settings_doc: tests/harness/settings_doc.c contracts/sgc_settings_table.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $< -o $@
+.PHONY: test-harness-settings-doc
+test-harness-settings-doc: $(HARNESS_TEST_BIN)/settings_doc
+	@SETTINGS_DOC=$(HARNESS_TEST_BIN)/settings_doc TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh harness-settings-doc \
+		sh tests/harness/settings_doc.sh
+TESTS += test-harness-settings-doc
+
+# sweep --merge of shards from before the cells' time_mode column with newer
+# ones (tests/harness/mergeold.sh).
+.PHONY: test-harness-mergeold
+test-harness-mergeold: $(BIN)/sweep $(HARNESS_TEST_BIN)/fakework
+	@$(HARNESS_TEST_ENV) sh tests/check.sh harness-mergeold sh tests/harness/mergeold.sh
+TESTS += test-harness-mergeold
+
+# The Makefile's header names every target a user runs (tests/harness/makeheader.sh).
+.PHONY: test-makefile-header
+test-makefile-header:
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh makefile-header sh tests/harness/makeheader.sh
+TESTS += test-makefile-header
+
+# The schedule's invariants (harness/sw_schedcheck.h), the checker compiled
+# with SGC_CHECKS=1 whatever the build's setting.
+$(HARNESS_TEST_BIN)/test_schedcheck: tests/harness/test_schedcheck.c harness/sw_schedcheck.c \
+		$(filter-out $(OBJ)/harness/sw_schedcheck.o,$(HARNESS_LIB_OBJS))
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -DSGC_CHECKS=1 $(HARNESS_CFLAGS) -Iharness $^ -o $@ $(LDFLAGS) $(HARNESS_CRITERION) $(HARNESS_LIBS) \
+		$(LDLIBS)
+.PHONY: test-harness-schedcheck
+test-harness-schedcheck: $(HARNESS_TEST_BIN)/test_schedcheck
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh harness-schedcheck $(HARNESS_TEST_BIN)/test_schedcheck
+TESTS += test-harness-schedcheck

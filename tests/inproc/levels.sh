@@ -19,7 +19,7 @@ expect() {
 }
 D="$WORK/sweep"
 mkdir -p "$D"
-{ cat harness/schema.sql; python3 tests/inproc/mklevels.py; } | sqlite3 -batch "$D/results.db" || fail "building the sweep"
+{ cat contracts/schema.sql; python3 tests/inproc/mklevels.py; } | sqlite3 -batch "$D/results.db" || fail "building the sweep"
 "$BIN/analyze" --quiet --resamples 2000 "$D" 2>"$WORK/err"
 expect "analyze exit status" "$?" 0
 expect "nothing on stderr" "$(cat "$WORK/err")" ""

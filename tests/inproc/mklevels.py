@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """mklevels.py - SQL for a synthetic sweep in the in-process design whose
-levels are known (tests/inproc/levels.sh loads it after harness/schema.sql
+levels are known (tests/inproc/levels.sh loads it after contracts/schema.sql
 and runs analyze on it).
 
 One workload, w, four cells, four processes (runs) each unless said:

@@ -1,5 +1,5 @@
 -- depth.sql - rows for a synthetic results.db with deepstack run at three stack depths, for the figure-5 path through build/bin/analyze.
--- Loaded after harness/schema.sql (the tables the harness creates).
+-- Loaded after contracts/schema.sql (the tables the harness creates).
 -- The numbers are made up by formula, not measured.  The depth is in the
 -- cells' depth column, as the harness records it, and in args.
 -- Per depth d in 8, 32, 128: a baseline, an allocation cell (fixed, 64K) and

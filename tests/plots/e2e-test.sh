@@ -10,7 +10,7 @@
 # must rebuild statistics and figures from them alone, start no run and
 # change no stored result.  Part 3: figure 5 from what analyze writes, without
 # the minutes a real depth sweep takes: a synthetic results.db
-# (harness/schema.sql plus tests/plots/depth.sql's made-up rows) goes through
+# (contracts/schema.sql plus tests/plots/depth.sql's made-up rows) goes through
 # the real build/bin/analyze and then figures.sh.
 work=$1
 [ -n "$work" ] || { echo "usage: e2e-test.sh WORKDIR" >&2; exit 2; }
@@ -108,7 +108,7 @@ done
 
 # Part 3: per-sample cost against depth, through the real analyze.
 dep="$work/depth-sweep"
-mkdir -p "$dep" && cat "$here/../../harness/schema.sql" "$here/depth.sql" | sqlite3 -batch "$dep/results.db" || { bad "cannot build the depth database"; exit 1; }
+mkdir -p "$dep" && cat "$here/../../contracts/schema.sql" "$here/depth.sql" | sqlite3 -batch "$dep/results.db" || { bad "cannot build the depth database"; exit 1; }
 "$ANALYZE" --resamples 1000 --quiet "$dep" || bad "analyze failed on the depth database"
 sh "$here/../../plots/figures.sh" "$dep" > "$work/figures3.out" 2>&1 || { bad "figures.sh failed on the depth sweep"; cat "$work/figures3.out"; }
 [ -s "$dep/figures/cost-depth.png" ] && [ -s "$dep/figures/cost-depth.svg" ] || bad "cost-depth not drawn from analyze's depth.dat"

@@ -7,5 +7,5 @@ test-slurm-merge: $(BIN)/sweep $(BIN)/analyze $(HARNESS_TEST_BIN)/fakework
 	@$(HARNESS_TEST_ENV) ANALYZE=$(BIN)/analyze sh tests/check.sh slurm-merge sh tests/slurm/merge.sh
 test-slurm-nodes: $(BIN)/analyze
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh slurm-nodes sh -c \
-	    'w=$$(mktemp -d) && python3 tests/slurm/nodes.py $(BIN)/analyze harness/schema.sql $$w; rc=$$?; rm -rf $$w; exit $$rc'
+	    'w=$$(mktemp -d) && python3 tests/slurm/nodes.py $(BIN)/analyze contracts/schema.sql $$w; rc=$$?; rm -rf $$w; exit $$rc'
 TESTS += test-slurm-merge test-slurm-nodes

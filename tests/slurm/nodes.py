@@ -3,7 +3,7 @@
 widen nor bias analyze's intervals (stats/st_nodes.h, docs/STATISTICS.md
 "Sweeps over several machines").
 
-Builds synthetic sweeps in the blocked design from harness/schema.sql: two
+Builds synthetic sweeps in the blocked design from contracts/schema.sql: two
 workloads (w1, w2), each a baseline and two allocation cells (true overheads
 1.02 and 1.10), 20 measured rounds, lognormal noise with a shared per-block
 effect.  Rounds 11-20 repeat the blocks of rounds 1-10 in another order, so

@@ -23,7 +23,7 @@ static inline char *fixture_dir(void) {
     return d;
 }
 
-/* dir/results.db from harness/schema.sql, then sql. */
+/* dir/results.db from contracts/schema.sql, then sql. */
 static inline void fixture_db(const char *dir, const char *sql) {
     char path[512];
     snprintf(path, sizeof path, "%s/results.db", dir);

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """mkreplicated.py - SQL for a synthetic replicated sweep in the blocked
 design whose between-replicate component is known (tests/stats/replicates.sh
-loads it after harness/schema.sql and runs analyze on it).
+loads it after contracts/schema.sql and runs analyze on it).
 
 One workload, w: a baseline (its A/A blocks), two fixed-mode allocation cells
 and a time cell; 8 replicates (runs.replicate 0..7) of 12 rounds, each round

@@ -73,7 +73,7 @@ TESTS += test-stats-doc
 # params and meta.env read whole or refused; inproc-estimate on a FIFO refused at once.
 .PHONY: test-stats-files
 test-stats-files: $(BIN)/analyze $(BIN)/validation $(BIN)/peers-report $(BIN)/inproc-estimate
-	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh stats-files sh tests/stats/files.sh $(BIN) harness/schema.sql \
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh stats-files sh tests/stats/files.sh $(BIN) contracts/schema.sql \
 	  tests/stats/fixtures $(BUILD)/stats-files-test
 
 TESTS += test-stats-files

@@ -19,7 +19,7 @@ expect() {
 }
 D="$WORK/rep"
 mkdir -p "$D" "$WORK/pooled"
-{ cat harness/schema.sql; python3 tests/stats/mkreplicated.py; } | sqlite3 -batch "$D/results.db" || fail "building the sweep"
+{ cat contracts/schema.sql; python3 tests/stats/mkreplicated.py; } | sqlite3 -batch "$D/results.db" || fail "building the sweep"
 cp "$D/results.db" "$WORK/pooled/results.db"
 sqlite3 -batch "$WORK/pooled/results.db" "UPDATE runs SET replicate = NULL" || fail "clearing the replicates"
 "$ANALYZE" --quiet --resamples 2000 "$D" 2>"$WORK/err"

@@ -26,8 +26,8 @@ expect() {
         fail "$prog $*: exit $rc, want $want: $(tail -n 3 "$w/err")"
     fi
 }
-mk() { # DIR: a sweep from harness/schema.sql and SQL on stdin
-    mkdir -p "$1" && { cat harness/schema.sql; cat; } | sqlite3 "$1/results.db" || { echo "cannot build $1"; exit 1; }
+mk() { # DIR: a sweep from contracts/schema.sql and SQL on stdin
+    mkdir -p "$1" && { cat contracts/schema.sql; cat; } | sqlite3 "$1/results.db" || { echo "cannot build $1"; exit 1; }
 }
 two_cells="INSERT INTO cells(cell_id,workload,kind,alloc_period,alloc_mode,time_hz,time_clock,size,label) VALUES
  (1,'w','baseline',0,'',0,'',10,'w/base'),(2,'w','alloc',65536,'fixed',0,'',10,'w/alloc'),
@@ -55,10 +55,10 @@ echo "$two_cells" | mk "$w/noruns"
 { echo "$two_cells"; runs_of 7 ok; echo "$stats"; } | mk "$w/nodes"
 echo "SELECT 1;" | mk "$w/nocells"
 mkdir -p "$w/blocked" "$w/blocked2" "$w/inproc" "$w/inproc2"
-python3 tests/compare/mkblocked.py harness/schema.sql "$w/blocked/results.db" 1 --rounds 6 &&
-    python3 tests/compare/mkblocked.py harness/schema.sql "$w/blocked2/results.db" 2 --rounds 6 gcbench/alloc-fixed-64K=1500 &&
-    python3 tests/compare/mkblocked.py harness/schema.sql "$w/inproc/results.db" 3 --rounds 3 --inprocess &&
-    python3 tests/compare/mkblocked.py harness/schema.sql "$w/inproc2/results.db" 4 --rounds 3 --inprocess ||
+python3 tests/compare/mkblocked.py contracts/schema.sql "$w/blocked/results.db" 1 --rounds 6 &&
+    python3 tests/compare/mkblocked.py contracts/schema.sql "$w/blocked2/results.db" 2 --rounds 6 gcbench/alloc-fixed-64K=1500 &&
+    python3 tests/compare/mkblocked.py contracts/schema.sql "$w/inproc/results.db" 3 --rounds 3 --inprocess &&
+    python3 tests/compare/mkblocked.py contracts/schema.sql "$w/inproc2/results.db" 4 --rounds 3 --inprocess ||
     { echo "cannot build the blocked sweeps"; exit 1; }
 
 A="--quiet --resamples 1000 --fit-resamples 100"

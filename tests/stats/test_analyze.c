@@ -1,7 +1,7 @@
 /* test_analyze.c - build/bin/analyze end to end on fixture databases: values, files, edge cases, exit status.
  *
  * Each test builds its own results.db in a fresh temporary directory from
- * harness/schema.sql (the schema the harness creates, embedded in the
+ * contracts/schema.sql (the schema the harness creates, embedded in the
  * statistics library: st_schema_sql) plus SQL of its own (small.sql for the
  * full pipeline), runs the analyze binary named by $ST_ANALYZE, and checks
  * the exit status, stderr and the files written.  Expected values follow
@@ -74,7 +74,7 @@ static void rm_dir(char *d) {
     free(d);
 }
 
-/* Creates dir/results.db from harness/schema.sql (if with_schema), then sql. */
+/* Creates dir/results.db from contracts/schema.sql (if with_schema), then sql. */
 static void make_db(const char *dir, int with_schema, const char *sql) {
     char path[512];
     snprintf(path, sizeof path, "%s/results.db", dir);

@@ -1,4 +1,4 @@
--- harness/schema.sql - the results database (results/<sweep-id>/results.db):
+-- contracts/schema.sql - the results database (results/<sweep-id>/results.db):
 -- the one definition of its tables.
 --
 -- build/bin/sweep creates a database from exactly this text; build/bin/analyze
