@@ -86,4 +86,14 @@ cells=$(grep -c '^cell ' "$WORK/plan")
 runs=$(grep -c '^run ' "$WORK/plan")
 expect "plan: counts every cell and run it lists" "$(head -n 1 "$WORK/plan")" \
     "plan: 1 workload, $cells cells (2 timed, 2 simulated), 1 warm-up + 3 measured rounds = $runs runs (16 timed, 4 simulated), seed 1, design blocked"
+
+# --estimate: the wall-time line is the CPU estimate times the probes'
+# factor it prints (to the millisecond's rounding).
+# shellcheck disable=SC2086
+"$SWEEP" $PLAN --backends native --runs 1 --target 0.05 --cpu 0 --estimate >"$WORK/plan" 2>"$WORK/err"
+expect "estimate: exit 0" "$?" 0
+cpu=$(sed -n 's/^estimate: timed part: .* = \([0-9.]*\) s .*/\1/p' "$WORK/plan")
+wall=$(sed -n 's/^estimate: wall time (the lines above count CPU time): timed part \([0-9.]*\) s ([^)]*) at x\([0-9.]*\): the calibration probes.*pinned to CPU 0 at load average .*/\1 \2/p' "$WORK/plan")
+expect "estimate: a wall-time line" "$(echo "$wall" | wc -w)" 2
+expect "estimate: wall = CPU x factor" "$(echo "$cpu $wall" | awk '{ d = $1 * $3 - $2; print (d < 0 ? -d : d) <= 0.0005 * $3 + 0.0005 * $1 + 0.001 }')" 1
 finish
