@@ -307,8 +307,63 @@ def analyse_replicates(sweep, analyze, resamples, keep):
             shutil.rmtree(base, ignore_errors=True)
 
 
+def hodges_lehmann(v):
+    w = sorted((v[i] + v[j]) / 2 for i in range(len(v)) for j in range(i, len(v)))
+    n = len(w)
+    return w[n // 2] if n % 2 else (w[n // 2 - 1] + w[n // 2]) / 2
+
+
+def estimator_check(db, rep_rows):
+    """Why z can be off: per cell and replicate, the blocks' log-ratios (wall) from results.db; the
+    between-replicate variance of the block means over the mean of their SD^2 / n (1 when the replicates
+    are independent and the plain SE is right), the same of the Hodges-Lehmann estimates over the
+    means' (their relative efficiency here), and the SE read off each replicate's interval over the
+    means' SE (median)."""
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    rows = con.execute(
+        "SELECT c.label, r1.replicate, ln(1.0 * r1.wall_ns / r0.wall_ns) FROM runs r1 JOIN runs r0 ON r0.block = "
+        "r1.block AND r0.block_role = 0 AND r1.block_role = 1 JOIN cells c ON c.cell_id = r1.cell_id WHERE r1.round "
+        ">= 1 AND r1.block > 0 AND r1.status = 'ok' AND r0.status = 'ok' AND r1.wall_ns > 0 AND r0.wall_ns > 0"
+    ).fetchall()
+    con.close()
+    reps = sorted({r for _, r, _ in rows if r is not None})
+    d = {}
+    for lab, r, x in rows:
+        d.setdefault((lab, r), []).append(x)
+    ratio_mean, var_hl, var_mean, se_ratio = [], [], [], []
+    for lab in sorted({lab for lab, _ in d}):
+        vs = [d.get((lab, r)) for r in reps]
+        if any(v is None or len(v) < 3 for v in vs):
+            continue
+        means = [sum(v) / len(v) for v in vs]
+        se2 = [sd(v) ** 2 / len(v) for v in vs]
+        if not all(x > 0 for x in se2):
+            continue
+        ratio_mean.append(sd(means) ** 2 / (sum(se2) / len(se2)))
+        var_hl.append(sd([hodges_lehmann(v) for v in vs]) ** 2)
+        var_mean.append(sd(means) ** 2)
+        for i, rows_r in enumerate(rep_rows):
+            r = rows_r.get(lab)
+            lo, hi = (num(r["paired_lo"]), num(r["paired_hi"])) if r else (None, None)
+            if lo and hi and hi > lo > 0:
+                se_ratio.append(math.log(hi / lo) / (2 * Z) / math.sqrt(se2[i]))
+    if not ratio_mean:
+        return ""
+    se_ratio.sort()
+    med = se_ratio[len(se_ratio) // 2] if se_ratio else float("nan")
+    hl_eff = sum(var_hl) / sum(var_mean)
+    return (f"\nThe estimators ({len(ratio_mean)} cells, the blocks' wall-time log-ratios in results.db): the "
+            f"between-replicate variance of the replicates' block means over their mean SD^2 / n: "
+            f"{sum(ratio_mean) / len(ratio_mean):.3f} on average (1 when the replicates are independent and that SE "
+            f"is right); the Hodges-Lehmann estimates vary between replicates with {hl_eff:.3f} times the means' "
+            f"variance; the SE read off each replicate's interval is {med:.3f} times its means' SE (median of "
+            f"{len(se_ratio)}); so that SE squared is about {med * med / hl_eff:.2f} times the variance of the "
+            f"estimate it goes with, and z's SD should be about {math.sqrt(hl_eff) / med:.2f} when nothing "
+            f"varies between replicates.")
+
+
 def main(argv):
-    analyze, resamples, keep, csvs, sweep = "build/bin/analyze", 10000, None, None, None
+    analyze, resamples, keep, csvs, sweep, extra = "build/bin/analyze", 10000, None, None, None, ""
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -347,12 +402,15 @@ def main(argv):
     elif sweep:
         fullp, _, reps = analyse_replicates(sweep, analyze, resamples, keep)
         full = read_summary(fullp)
+        extra = estimator_check(os.path.join(sweep, "results.db"), reps)
     else:
         die("give a sweep directory or --csv FULL.csv REP0.csv REP1.csv (see --help)")
     fams, skipped = check(full, reps)
     if not fams:
         die("no cell has a paired ratio with an interval in every replicate and a between-replicate SD")
     print(table(fams, len(reps)))
+    if extra:
+        print(extra)
     if skipped:
         print(f"\nNot compared ({len(skipped)} cells without a paired interval in every replicate or without a "
               f"between-replicate SD): {', '.join(sorted(skipped)[:10])}{', ...' if len(skipped) > 10 else ''}")

@@ -42,6 +42,7 @@ expect "fixture: the time sampler's row" "$(grep -c '^| w/time-signal | 1 | 3 | 
 expect "fixture: the targets line" "$(grep '^Targets met' "$WORK/out")" \
     "Targets met (analyze's 2 families): z SD within [0.8, 1.2] in 1 of 2; share inside within 3 points of the prediction in 0 of 2."
 expect "fixture: the simulated cell is not compared" "$(grep -c 'sim/' "$WORK/out")" 0
+cp "$WORK/out" "$WORK/out.fixture"
 
 # End to end: a replicated sweep (8 replicates), analysed whole, then each
 # replicate alone by the script; the copies it keeps hold one replicate each.
@@ -60,6 +61,11 @@ expect "sweep: its replicates' summaries are over one replicate" \
     "$(awk -F, 'NR == 2 { for (i = 1; i <= NF; i++) if ($i == "replicates") c = i; next } NR > 2 { print $c }' "$WORK/keep/r3/summary.csv" | sort -u)" 1
 expect "sweep: both families compared, with their components" \
     "$(grep -c '^| w/other | 3 | 84 \|^| w/time | 1 | 28 ' "$WORK/out")" 2
+# mkreplicated.py's replicates differ by 0.02 beyond blocks of SE about
+# 0.0015: the block means' between-replicate variance is far above their SEs'.
+expect "sweep: the estimators' line says the replicates differ" \
+    "$(sed -n 's/.*their mean SD^2 \/ n: \([0-9.]*\) on average.*/\1/p' "$WORK/out" | awk '{ print ($1 > 20) }')" 1
+expect "fixture: no estimators' line without results.db" "$(grep -c '^The estimators' "$WORK/out.fixture")" 0
 expect "sweep: this script's Paule-Mandel pool is analyze's (to the printed digit)" \
     "$(grep '^| w/other \|^| w/time ' "$WORK/out" | awk -F'|' '{ split($14, a, " "); gsub(/ /, "", $15); print (a[1] == $15) }' | tr -d '\n')" 11
 
