@@ -96,8 +96,8 @@ static void one_source(const st_nsource *src, double H, size_t n0, size_t max, d
 
 static void print_tally(const char *what, const tally *t) {
     size_t judged = t->experiments - t->none;
-    printf("%s: exact %.3f (%zu of %zu), BCa it judged %.3f, blocks %.1f, extended %zu, exact half-width %.4f\n",
-           what, judged ? (double)t->covered_exact / (double)judged : NAN, t->covered_exact, judged,
+    printf("%s: exact %.3f (%zu of %zu), BCa it judged %.3f, blocks %.1f, extended %zu, exact half-width %.4f\n", what,
+           judged ? (double)t->covered_exact / (double)judged : NAN, t->covered_exact, judged,
            t->experiments ? (double)t->covered_bca / (double)t->experiments : NAN,
            t->experiments ? t->blocks / (double)t->experiments : NAN, t->extended,
            judged ? t->hw_exact / (double)judged : NAN);
