@@ -121,6 +121,7 @@ void sw_opts_free(sw_opts *o) {
     free(o->resume_dir);
     free(o->config_text);
     free(o->from_dir);
+    free(o->levels_from);
     free(o->sizes_from);
     memset(o, 0, sizeof *o);
 }
@@ -673,6 +674,12 @@ static const opt options[] = {
      "K replicates of the plan, each with its own seed, schedule and\n"
      "block order, interleaved round by round over the sweep's time;\n"
      "sizes calibrated once for all (default 1; docs/HARNESS.md)"},
+    {"levels-from", OPT_STR, FIELD(levels_from), 0, 0, NULL, NULL, OPT_INVOCATION, SEC_PLAN, "--levels-from DIR",
+     HELP_PLAIN,
+     "design inprocess: --runs (processes) and --target (blocks a\n"
+     "process) from the components measured by the analysed\n"
+     "in-process sweep in DIR, within --runs x --target of CPU a cell\n"
+     "(docs/HARNESS.md)"},
     {"runs", OPT_INT, FIELD(runs), 1, 100000, "a number of runs", NULL, 0, SEC_PLAN, "--runs N", HELP_PLAIN,
      "measured rounds, each runs every block (blocked) or every\n"
      "cell (independent) once (default 30)"},

@@ -117,6 +117,7 @@ typedef struct sw_opts {
     char *resume_dir;  /* --resume DIR */
     int plan_only;     /* --plan: print the plan and exit */
     char *from_dir;    /* --from DIR: --plan estimates from the runs of the sweep in DIR */
+    char *levels_from; /* --levels-from DIR: the in-process plan's processes and blocks from DIR (sw_plan.h) */
     int estimate;      /* --estimate: --plan estimates by calibrating now */
     int progress;      /* 1 = live line, 0 = plain lines, -1 = by terminal */
     char *config_text; /* the stored config (on --resume) */

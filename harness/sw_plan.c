@@ -3,6 +3,11 @@
 #include "sw_cmd.h"
 #include "sw_util.h"
 
+#include <errno.h>
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -371,4 +376,358 @@ void sw_plan_estimate(const sw_cell *cells, const sw_slot *slots, int n_slots, c
 
 char *sw_plan_unit_key(const sw_cell *c) {
     return sw_xasprintf("%s%s%s%s", c->sim ? "sim:" : "", c->workload, c->args[0] ? " " : "", c->args);
+}
+
+void sw_plan_counts(const sw_cell *cells, int n_cells, const sw_slot *slots, int n_slots, sw_plan_count *c) {
+    memset(c, 0, sizeof *c);
+    for (int i = 0; i < n_cells; i++)
+        cells[i].sim ? c->sim_cells++ : c->native_cells++;
+    for (int i = 0; i < n_slots; i++)
+        cells[slots[i].cell].sim ? c->sim_runs++ : c->native_runs++;
+    c->cells = c->native_cells + c->sim_cells;
+    c->runs = c->native_runs + c->sim_runs;
+}
+
+/* ---- The in-process plan's levels ---- */
+
+double sw_plan_t975(int df) { return gsl_cdf_tdist_Pinv(0.975, df < 1 ? 1 : df); }
+
+double sw_plan_level_halfwidth(const sw_level_cell *c, int processes, double blocks) {
+    return sw_plan_t975(processes - 1) * sqrt((c->tau * c->tau + c->s_block * c->s_block / blocks) / processes);
+}
+
+static int cmp_double(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The median of v[0..n-1] (sorted in place). */
+static double median_d(double *v, int n) {
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Usable blocks a process has when the budget per cell is split over P. */
+static double blocks_at(const sw_level_costs *k, double budget, int processes) {
+    return (budget / processes - k->fixed_s) / k->block_s;
+}
+
+int sw_plan_levels_choose(const sw_level_cell *cells, int n, const sw_level_costs *k, int now_processes,
+                          double now_target_s, sw_levels *out, const char **why) {
+    memset(out, 0, sizeof *out);
+    if (n < 1) {
+        *why = "no cell with two or more processes and a between-process SD";
+        return -1;
+    }
+    if (!(k->block_s > 0) || !(k->fixed_s >= 0) || !(k->harness_s >= 0) || k->harness_s > k->fixed_s) {
+        *why = "the measured costs are not usable (a block's CPU time must be above 0, the fixed part at least the "
+               "harness's)";
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        if (!(cells[i].tau >= 0) || !(cells[i].s_block > 0) || !isfinite(cells[i].tau) || !isfinite(cells[i].s_block)) {
+            *why = "a cell's components are not usable (tau must be >= 0, a block's SD above 0)";
+            return -1;
+        }
+    double budget = now_processes * (now_target_s + k->harness_s), now_b = blocks_at(k, budget, now_processes);
+    if (now_processes < 2 || !(now_b > 0)) {
+        *why = "the current plan has fewer than 2 processes a cell or no usable block in a process: raise --runs "
+               "or --target";
+        return -1;
+    }
+    double *rel = malloc((size_t)n * sizeof *rel), *now_h = malloc((size_t)n * sizeof *now_h);
+    if (!rel || !now_h)
+        sw_fatal("out of memory");
+    for (int i = 0; i < n; i++)
+        now_h[i] = sw_plan_level_halfwidth(&cells[i], now_processes, now_b);
+    int best = 0;
+    double best_med = INFINITY;
+    for (int P = 2; P <= SW_LEVELS_MAX_PROCESSES; P++) {
+        double b = blocks_at(k, budget, P);
+        if (b < SW_LEVELS_MIN_BLOCKS)
+            break; /* fewer blocks at every larger P */
+        for (int i = 0; i < n; i++)
+            rel[i] = sw_plan_level_halfwidth(&cells[i], P, b) / now_h[i];
+        double m = median_d(rel, n);
+        if (m < best_med * (1 - 1e-12)) { /* ties (within rounding) go to the fewer processes */
+            best_med = m;
+            best = P;
+        }
+    }
+    if (!best) {
+        free(rel), free(now_h);
+        *why = "no number of processes leaves 20 usable blocks a process within the budget: raise --target";
+        return -1;
+    }
+    double b = blocks_at(k, budget, best);
+    for (int i = 0; i < n; i++)
+        rel[i] = sw_plan_level_halfwidth(&cells[i], best, b) / now_h[i];
+    qsort(rel, (size_t)n, sizeof *rel, cmp_double);
+    *out = (sw_levels){.processes = best,
+                       .blocks = b,
+                       .target_s = budget / best - k->harness_s,
+                       .now_blocks = now_b,
+                       .median_rel = best_med,
+                       .min_rel = rel[0],
+                       .max_rel = rel[n - 1],
+                       .n_cells = n};
+    free(rel), free(now_h);
+    return 0;
+}
+
+/* Splits one CSV line (RFC 4180 quoting) in place; returns the number of
+ * fields (at most max). */
+static int csv_split(char *line, char **f, int max) {
+    int n = 0;
+    char *p = line;
+    while (n < max) {
+        char *w = p;
+        f[n++] = w;
+        if (*p == '"') {
+            p++;
+            for (;;) {
+                if (!*p)
+                    break;
+                if (*p == '"' && p[1] == '"') {
+                    *w++ = '"';
+                    p += 2;
+                } else if (*p == '"') {
+                    p++;
+                    break;
+                } else {
+                    *w++ = *p++;
+                }
+            }
+            while (*p && *p != ',')
+                p++;
+        } else {
+            while (*p && *p != ',' && *p != '\n' && *p != '\r')
+                *w++ = *p++;
+        }
+        int more = *p == ',';
+        *w = '\0';
+        if (!more)
+            break;
+        p++;
+    }
+    return n;
+}
+
+/* A number field: 1 and *v when it is one, 0 when empty or not a number. */
+static int num_field(const char *s, double *v) {
+    char *end;
+    if (!s || !*s)
+        return 0;
+    errno = 0;
+    *v = strtod(s, &end);
+    return !*end && !errno && isfinite(*v);
+}
+
+/* One median of the measured in-process runs of db (a SELECT of one value per run). */
+static int median_query(sqlite3 *db, const char *sql, double *out) {
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    double *v = NULL;
+    int n = 0;
+    while (sqlite3_step(st) == SQLITE_ROW) {
+        if (sqlite3_column_type(st, 0) == SQLITE_NULL)
+            continue;
+        v = sw_xrealloc(v, (size_t)(n + 1) * sizeof *v);
+        v[n++] = sqlite3_column_double(st, 0);
+    }
+    sqlite3_finalize(st);
+    if (n)
+        *out = median_d(v, n);
+    free(v);
+    return n;
+}
+
+#define LEVELS_MAX_FIELDS 256
+
+int sw_plan_levels_read(const char *dir, sw_level_cell **cells, sw_level_costs *k, char *err, size_t errlen) {
+    *cells = NULL;
+    memset(k, 0, sizeof *k);
+    char *path = sw_xasprintf("%s/inprocess.csv", dir);
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, errlen,
+                 "%s: %s (give an in-process sweep analysed by build/bin/analyze, e.g. results/reference-inprocess)",
+                 path, strerror(errno));
+        free(path);
+        return -1;
+    }
+    char *line = NULL, *fld[LEVELS_MAX_FIELDS];
+    size_t cap = 0;
+    static const char *const want[] = {"label", "processes", "kept_blocks", "dropped_blocks",
+                                       "tau",   "pooled_lo", "pooled_hi"};
+    enum { LABEL, PROCS, KEPT, DROPPED, TAU, PLO, PHI, NWANT };
+    int col[NWANT], n = 0, lineno = 1, ncols;
+    double dropped = 0;
+    int dropped_procs = 0;
+    if (getline(&line, &cap, f) < 0 || (ncols = csv_split(line, fld, LEVELS_MAX_FIELDS)) < 1) {
+        snprintf(err, errlen, "%s: empty (no header line): rerun build/bin/analyze on %s", path, dir);
+        goto fail;
+    }
+    for (int w = 0; w < NWANT; w++) {
+        col[w] = -1;
+        for (int i = 0; i < ncols; i++)
+            if (!strcmp(fld[i], want[w]))
+                col[w] = i;
+        if (col[w] < 0) {
+            snprintf(err, errlen,
+                     "%s: no column %s (an inprocess.csv of an older analyze?): rerun build/bin/analyze "
+                     "on %s",
+                     path, want[w], dir);
+            goto fail;
+        }
+    }
+    while (getline(&line, &cap, f) >= 0) {
+        lineno++;
+        if (line[0] == '\n' || line[0] == '\0')
+            continue;
+        int nf = csv_split(line, fld, LEVELS_MAX_FIELDS);
+        if (nf != ncols) {
+            snprintf(err, errlen,
+                     "%s:%d: %d fields where the header has %d: the file is damaged; rerun "
+                     "build/bin/analyze on %s",
+                     path, lineno, nf, ncols, dir);
+            goto fail;
+        }
+        double procs, kept, drop, tau, lo, hi;
+        if (!num_field(fld[col[PROCS]], &procs) || procs < 2 || !num_field(fld[col[KEPT]], &kept) || kept < 2 ||
+            !num_field(fld[col[TAU]], &tau) || !num_field(fld[col[PLO]], &lo) || !num_field(fld[col[PHI]], &hi) ||
+            !(lo > 0) || !(hi > lo) || tau < 0)
+            continue; /* one process, no tau, or no pooled interval: nothing to split */
+        if (num_field(fld[col[DROPPED]], &drop) && drop >= 0)
+            dropped += drop, dropped_procs += (int)procs;
+        *cells = sw_xrealloc(*cells, (size_t)(n + 1) * sizeof **cells);
+        (*cells)[n++] = (sw_level_cell){tau, sqrt(kept) * log(hi / lo) / (2 * 1.959963984540054)};
+    }
+    if (!n) {
+        snprintf(err, errlen,
+                 "%s: no cell with two or more processes, a tau and a pooled interval: nothing to "
+                 "choose from",
+                 path);
+        goto fail;
+    }
+    fclose(f);
+    f = NULL;
+    free(path);
+    path = sw_xasprintf("%s/results.db", dir);
+    sqlite3 *db = NULL;
+    char *uri = sw_xasprintf("file:%s?mode=ro", path);
+    int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    free(uri);
+    /* Per measured ok run with segments: a complete block's CPU (its
+     * complete blocks' segments over their count), the CPU outside them,
+     * the harness's overhead. */
+    /* Per measured ok run with segments: a complete block's CPU (its
+     * complete blocks, four segments each, over their count), the CPU
+     * outside them (the lead-in, a last block cut short, start-up and
+     * exit), the harness's overhead. */
+#define COMPLETE                                                                                                     \
+    "(SELECT run_id, sum(c) c, count(*) nb FROM (SELECT run_id, block, sum(cpu_ns) c FROM segments WHERE block > 0 " \
+    "GROUP BY run_id, block HAVING count(*) = 4) GROUP BY run_id)"
+    static const char *const q[3] = {
+        "SELECT s.c / s.nb FROM runs r JOIN " COMPLETE " s ON s.run_id = r.run_id WHERE r.round >= 1 AND r.status = "
+        "'ok'",
+        "SELECT max(r.user_ns + r.sys_ns - s.c, 0) FROM runs r JOIN " COMPLETE
+        " s ON s.run_id = r.run_id WHERE r.round >= 1 AND r.status = 'ok'",
+        "SELECT r.overhead_ns FROM runs r WHERE r.round >= 1 AND r.status = 'ok' AND EXISTS (SELECT 1 FROM segments "
+        "s WHERE s.run_id = r.run_id)"};
+#undef COMPLETE
+    double m[3];
+    for (int i = 0; i < 3; i++) {
+        int got = rc == SQLITE_OK ? median_query(db, q[i], &m[i]) : -1;
+        if (got <= 0) {
+            snprintf(err, errlen, "%s: %s", path,
+                     got < 0 ? (db ? sqlite3_errmsg(db) : "cannot open")
+                             : "no measured ok run with segments: not an in-process sweep");
+            sqlite3_close(db);
+            goto fail;
+        }
+    }
+    sqlite3_close(db);
+    k->block_s = m[0] / 1e9;
+    k->harness_s = m[2] / 1e9;
+    k->fixed_s = m[1] / 1e9 + k->harness_s + (dropped_procs ? dropped / dropped_procs : 0) * k->block_s;
+    free(path);
+    free(line);
+    return n;
+fail:
+    if (f)
+        fclose(f);
+    free(path);
+    free(line);
+    free(*cells);
+    *cells = NULL;
+    return -1;
+}
+
+char *sw_plan_levels_apply(sw_opts *o, const char *dir) {
+    if (o->design != SW_DESIGN_INPROCESS)
+        sw_usage_error("levels-from: the processes and blocks of the in-process design; this plan's design is %s "
+                       "(give --design inprocess)",
+                       sw_design_name(o->design));
+    sw_level_cell *cells;
+    sw_level_costs k;
+    char err[1024];
+    int n = sw_plan_levels_read(dir, &cells, &k, err, sizeof err);
+    if (n < 0)
+        sw_usage_error("levels-from: %s", err);
+    sw_levels L;
+    const char *why;
+    if (sw_plan_levels_choose(cells, n, &k, o->runs, o->target, &L, &why))
+        sw_usage_error("levels-from %s: %s", dir, why);
+    free(cells);
+    char *text = sw_xasprintf(
+        "from %s (%d cells; a block %.2f ms of CPU, %.2f ms a process outside its usable blocks): %d processes of "
+        "%.0f blocks (--runs %d --target %.3f) instead of %d of %.0f (--runs %d --target %.3f), the same CPU a cell; "
+        "predicted half-width x%.3f (median over the cells; %.3f to %.3f)",
+        dir, L.n_cells, k.block_s * 1e3, k.fixed_s * 1e3, L.processes, L.blocks, L.processes, L.target_s, o->runs,
+        L.now_blocks, o->runs, o->target, L.median_rel, L.min_rel, L.max_rel);
+    o->runs = L.processes;
+    o->target = L.target_s;
+    return text;
+}
+
+double sw_plan_wall_factor(int64_t wall_ns, int64_t cpu_ns) {
+    return cpu_ns > 0 && wall_ns >= 0 ? (double)wall_ns / (double)cpu_ns : 0;
+}
+
+/* "1234.567 s (20m35s)", rounded to the second in the brackets. */
+static void put_wall(sw_buf *b, double ns) {
+    long s = (long)(ns / 1e9 + 0.5);
+    sw_buf_printf(b, "%.3f s (", ns / 1e9);
+    if (s >= 3600)
+        sw_buf_printf(b, "%ldh%02ldm)", s / 3600, s / 60 % 60);
+    else if (s >= 60)
+        sw_buf_printf(b, "%ldm%02lds)", s / 60, s % 60);
+    else
+        sw_buf_printf(b, "%lds)", s);
+}
+
+char *sw_plan_wall_line(const sw_estimate *e, const double factor[2], const double *load, int cpu) {
+    sw_buf b = {0};
+    sw_buf_puts(&b, "estimate: wall time (the lines above count CPU time):");
+    static const char *const part[2] = {"timed part", "simulated part"};
+    int any = 0;
+    for (int k = 0; k < 2; k++) {
+        int runs = k ? e->sim_runs : e->timed_runs;
+        if (!runs)
+            continue;
+        sw_buf_printf(&b, "%s %s ", any++ ? "," : "", part[k]);
+        if (factor[k] > 0) {
+            put_wall(&b, (double)(k ? e->sim_ns : e->timed_ns) * factor[k]);
+            sw_buf_printf(&b, " at x%.3f", factor[k]);
+        } else {
+            sw_buf_puts(&b, "not estimated (no calibration probe of it)");
+        }
+    }
+    sw_buf_printf(&b, ": the calibration probes' wall time over their CPU time, pinned to CPU %d", cpu);
+    if (load)
+        sw_buf_printf(&b, " at load average %.2f %.2f %.2f", load[0], load[1], load[2]);
+    sw_buf_puts(&b, "; other load during the sweep makes it longer or shorter\n");
+    return b.data;
 }

@@ -147,6 +147,91 @@ typedef struct sw_estimate {
  * each part, jobs (>= 1) the simulated runs at once. */
 void sw_plan_estimate(const sw_cell *cells, const sw_slot *slots, int n_slots, const int64_t *run_ns,
                       int64_t overhead_ns, int64_t sim_overhead_ns, int jobs, sw_estimate *e);
+/* ---- The in-process plan's levels (--levels-from DIR, docs/HARNESS.md) ----
+ * An in-process cell's interval is over its processes (Hartung-Knapp with a
+ * t on P - 1 degrees of freedom, docs/STATISTICS.md "The process as a
+ * level"): with P processes of b usable blocks each, its variance is about
+ * (tau^2 + s^2 / b) / P, tau the between-process SD of the log-ratio and s
+ * the SD of one block's.  Within a fixed CPU budget per cell, more
+ * processes with fewer blocks each narrow it where tau dominates, and cost
+ * the per-process fixed part (start-up and end outside the blocks, the
+ * harness's time around the run, the blocks before a steady state) where
+ * it does not.  The rule: the P (2 .. SW_LEVELS_MAX_PROCESSES, at least
+ * SW_LEVELS_MIN_BLOCKS usable blocks each) whose predicted half-width
+ * t_{P-1} sqrt((tau^2 + s^2 / b) / P), relative to the current plan's, has
+ * the smallest median over the measured cells; ties to the fewer
+ * processes. */
+#define SW_LEVELS_MIN_BLOCKS 20    /* a process's own interval and its steady-state step need about 20 blocks */
+#define SW_LEVELS_MAX_PROCESSES 64 /* rounds of the schedule: each is a warm-up-free pass over every cell */
+
+typedef struct sw_level_cell {
+    double tau;     /* between-process SD of the log-ratio (>= 0) */
+    double s_block; /* SD of one block's log-ratio (> 0) */
+} sw_level_cell;
+
+/* The measured costs of one process, CPU seconds. */
+typedef struct sw_level_costs {
+    double block_s;   /* one complete block (c1 > 0) */
+    double fixed_s;   /* per process outside its usable blocks (c0 >= 0): its CPU outside the
+                       blocks, the blocks before a steady state, the harness's time around it */
+    double harness_s; /* of fixed_s, the harness's time around a run (not in its --target) */
+} sw_level_costs;
+
+typedef struct sw_levels {
+    int processes;     /* chosen P (--runs) */
+    double blocks;     /* usable blocks per process at P */
+    double target_s;   /* the --target that gives them: budget / P - harness_s */
+    double now_blocks; /* usable blocks per process of the current plan */
+    double median_rel; /* median over cells of the predicted half-width at P over the current plan's */
+    double min_rel, max_rel;
+    int n_cells; /* cells the choice rests on */
+} sw_levels;
+
+/* The two-sided 95% t quantile on df degrees of freedom (df >= 1). */
+double sw_plan_t975(int df);
+/* The predicted half-width (log scale) of a cell with P processes of b blocks. */
+double sw_plan_level_halfwidth(const sw_level_cell *c, int processes, double blocks);
+/* Chooses P and --target for cells[0..n-1] within the current plan's
+ * budget per cell, now_processes x (now_target_s + harness_s).  Returns 0,
+ * or -1 with *why (static text) when no choice can be made (no cell, a cost
+ * not positive, or no P leaving SW_LEVELS_MIN_BLOCKS blocks a process). */
+int sw_plan_levels_choose(const sw_level_cell *cells, int n, const sw_level_costs *k, int now_processes,
+                          double now_target_s, sw_levels *out, const char **why);
+/* Reads the components of the analysed in-process sweep in dir: per cell of
+ * dir/inprocess.csv with two or more processes and a tau, tau and s_block
+ * (s from the pooled interval, which treats the cell's kept blocks as
+ * independent: sqrt(kept_blocks) x log(pooled_hi / pooled_lo) / (2 x
+ * 1.959964)), and the costs from dir/results.db's measured ok runs (the
+ * medians over runs of a complete block's CPU time, of the run's CPU time
+ * outside its complete blocks and of the harness's overhead; plus the mean
+ * dropped_blocks per process).  Returns the number of cells (*cells fresh),
+ * or -1 with the reason in err. */
+int sw_plan_levels_read(const char *dir, sw_level_cell **cells, sw_level_costs *k, char *err, size_t errlen);
+/* --levels-from DIR (design inprocess): reads DIR, chooses, and sets
+ * o->runs and o->target; returns the text meta 'levels' stores and --plan
+ * prints (fresh).  Bad input is a usage error (exit 2). */
+char *sw_plan_levels_apply(sw_opts *o, const char *dir);
+
+/* What the plan holds, counted as meta 'plan' counts it: every cell and
+ * every run, the simulated part's included (n_slots from
+ * sw_plan_schedule_all). */
+typedef struct sw_plan_count {
+    int cells, native_cells, sim_cells;
+    int runs, native_runs, sim_runs;
+} sw_plan_count;
+void sw_plan_counts(const sw_cell *cells, int n_cells, const sw_slot *slots, int n_slots, sw_plan_count *c);
+
+/* The wall-clock line of --plan --estimate (docs/HARNESS.md, "The plan and
+ * its estimated duration"): the estimate above it counts CPU time (each
+ * run its calibrated CPU time), which a run pinned to a CPU that other work
+ * shares takes longer to get.  factor[k] is the wall time of the part's
+ * calibration probes over their CPU time (timed part k = 0, simulated
+ * part 1; <= 0: no probes, the part's wall time not estimated), load the
+ * load averages now (NULL: unknown).  "estimate: wall time ...\n", fresh. */
+char *sw_plan_wall_line(const sw_estimate *e, const double factor[2], const double *load, int cpu);
+/* Sum of wall over sum of CPU: the factor above; 0 when cpu_ns is not positive. */
+double sw_plan_wall_factor(int64_t wall_ns, int64_t cpu_ns);
+
 /* Frees a cell array. */
 void sw_plan_free_cells(sw_cell *cells, int n);
 

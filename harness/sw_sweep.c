@@ -67,6 +67,7 @@ typedef struct sweep {
     int resuming;         /* --resume: the directory and its settings exist */
     int cpus;             /* the CPUs the sweep may use (its affinity), for the time modes' default */
     char *time_modes_why; /* how the time modes were chosen (meta time_modes_reason) */
+    char *levels_why;     /* --levels-from: the processes and blocks chosen, and why (meta levels) */
     int progress_opt;     /* --progress (1), --no-progress (0), neither (-1) */
     char *valgrind;       /* the valgrind program (simulated part), or NULL */
     double cpu_wait;      /* seconds waited for the CPU lock */
@@ -612,12 +613,19 @@ static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells, const char
     int n_all = n;
     if (owned)
         n = sw_shard_keep(owned, slots, n);
-    int n_sim = 0;
-    for (int i = 0; i < n_cells; i++)
-        n_sim += cells[i].sim;
-    printf("plan: %d workload%s, %d cells, %d warm-up + %d measured rounds = %d runs, seed %llu, design %s\n",
-           o->n_workloads, o->n_workloads == 1 ? "" : "s", n_cells - n_sim, o->warmup, o->runs,
-           n_all - n_sim * o->sim_runs, (unsigned long long)o->seed, sw_design_name(o->design));
+    /* Cells and runs as meta 'plan' counts them: the simulated part's too. */
+    sw_plan_count pc;
+    sw_plan_counts(cells, n_cells, slots, n_all, &pc);
+    int n_sim = pc.sim_cells;
+    printf("plan: %d workload%s, %d cells", o->n_workloads, o->n_workloads == 1 ? "" : "s", pc.cells);
+    if (n_sim)
+        printf(" (%d timed, %d simulated)", pc.native_cells, pc.sim_cells);
+    printf(", %d warm-up + %d measured rounds = %d runs", o->warmup, o->runs, pc.runs);
+    if (n_sim)
+        printf(" (%d timed, %d simulated)", pc.native_runs, pc.sim_runs);
+    if (o->replicates > 1)
+        printf(", %d replicates", o->replicates);
+    printf(", seed %llu, design %s\n", (unsigned long long)o->seed, sw_design_name(o->design));
     if (owned) {
         char *groups = sw_shard_describe(cells, n_cells, owned);
         printf("shard %d/%d: %d of the plan's %d runs: %s\n", o->shard_k, o->shard_n, n, n_all, groups);
@@ -1055,6 +1063,8 @@ static void parse_settings(sweep *s, int argc, char **argv) {
          * with the config, so a resume replays them whatever its machine. */
         s->cpus = cpus_allowed();
         sw_opts_default_time_modes(&s->o, s->cpus, &s->time_modes_why);
+        if (s->o.levels_from) /* before anything uses --runs and --target */
+            s->levels_why = sw_plan_levels_apply(&s->o, s->o.levels_from);
     }
     sw_shard_check_opts(&s->o);
     if (s->o.halfwidth > 0 && s->o.design != SW_DESIGN_BLOCKED)
@@ -1143,6 +1153,8 @@ static void store_start_meta(sweep *s) {
     sw_db_meta_set(&s->db, "time_modes", tms);
     sw_db_meta_set(&s->db, "time_modes_reason", s->time_modes_why);
     sw_db_meta_set(&s->db, "time_modes_cpus", ncpu);
+    if (s->levels_why)
+        sw_db_meta_set(&s->db, "levels", s->levels_why);
     free(tms), free(ncpu);
     if (s->o.shard_n) {
         char *k = sw_xasprintf("%d/%d", s->o.shard_k, s->o.shard_n);
@@ -1465,8 +1477,8 @@ static int64_t median_i64(int64_t *v, int n) {
  * lock, pinned, a private temporary directory, the probes stored in a
  * database in memory), and takes each cell's per-run time from its unit's
  * calibrated baseline CPU time and the overheads from the probes. */
-static void estimate_by_calibrating(sweep *s, sw_cell *cells, int n, int64_t *run_ns, int64_t *overhead,
-                                    sw_buf *basis) {
+static void estimate_by_calibrating(sweep *s, sw_cell *cells, int n, int64_t *run_ns, int64_t *overhead, sw_buf *basis,
+                                    double *wall_factor) {
     s->o.keep_profiles = 0; /* nothing is kept */
     take_machine(s);
     sw_db_create_memory(&s->db);
@@ -1489,6 +1501,21 @@ static void estimate_by_calibrating(sweep *s, sw_cell *cells, int n, int64_t *ru
                   "calibrating now (%d probes): per cell, its workload's calibrated baseline CPU time per run; "
                   "harness overhead per run: the median of the probes'",
                   s->cx.n_probe_overhead[0] + s->cx.n_probe_overhead[1]);
+    /* The probes' wall time over their CPU time, per part: how much longer
+     * than its CPU time a pinned run takes under the load of now. */
+    sw_db_rows rows;
+    char *why = NULL;
+    wall_factor[0] = wall_factor[1] = 0;
+    if (sw_db_query(&s->db,
+                    "SELECT workload LIKE 'sim:%', sum(wall_ns), sum(cpu_ns) FROM calibration_probes WHERE status = "
+                    "'ok' GROUP BY 1",
+                    NULL, &rows, &why) == 0) {
+        for (int r = 0; r < rows.n; r++)
+            wall_factor[atoi(sw_db_at(&rows, r, 0)) ? 1 : 0] =
+                sw_plan_wall_factor(atoll(sw_db_at(&rows, r, 1)), atoll(sw_db_at(&rows, r, 2)));
+        sw_db_rows_free(&rows);
+    }
+    free(why);
     free_units(s);
     s->cells = NULL, s->n_cells = 0;
     sw_db_close(&s->db);
@@ -1513,10 +1540,11 @@ static char *plan_estimate(sweep *s, sw_cell *cells, int n) {
     }
     int64_t *run_ns = sw_xcalloc((size_t)(n ? n : 1), sizeof *run_ns), overhead[2];
     sw_buf basis = {0};
+    double wall_factor[2] = {0, 0};
     if (s->o.from_dir)
         estimate_from_sweep(s, cells, n, run_ns, overhead, &basis);
     else
-        estimate_by_calibrating(s, cells, n, run_ns, overhead, &basis);
+        estimate_by_calibrating(s, cells, n, run_ns, overhead, &basis, wall_factor);
     sw_slot *slots;
     int n_slots = sw_plan_schedule_all(&s->o, cells, n, &slots);
     int *owned = sw_shard_owned(&s->o, cells, n); /* --shard: the estimate of its part */
@@ -1546,6 +1574,15 @@ static char *plan_estimate(sweep *s, sw_cell *cells, int n) {
         put_seconds(&b, k ? e.sim_ns : e.timed_ns);
         sw_buf_puts(&b, "\n");
     }
+    if (s->o.from_dir) {
+        sw_buf_puts(&b,
+                    "estimate: wall time: the lines above (the stored runs' wall times, under the load they had)\n");
+    } else if (e.timed_runs || e.sim_runs) {
+        double load[3];
+        char *line = sw_plan_wall_line(&e, wall_factor, getloadavg(load, 3) == 3 ? load : NULL, s->o.cpu);
+        sw_buf_puts(&b, line);
+        free(line);
+    }
     if (e.unknown_runs) {
         int n_unknown = 0;
         sw_buf labels = {0};
@@ -1574,6 +1611,8 @@ static int show_plan(sweep *s) {
     sw_cell *cells;
     int n = sw_plan_cells(&s->o, s->workloads, s->n_workloads, &cells);
     char *estimate = plan_estimate(s, cells, n);
+    if (s->levels_why)
+        printf("levels: %s\n", s->levels_why);
     print_plan(&s->o, cells, n, estimate, s->time_modes_why);
     free(estimate);
     sw_plan_free_cells(cells, n);

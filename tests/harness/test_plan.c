@@ -241,7 +241,7 @@ Test(opts, stored_config_writes_every_stored_setting) {
         int written = !strncmp(text, key + 1, strlen(key + 1)) || strstr(text, key);
         cr_expect_eq(written, stored, "setting %s: %s in the stored config", name, written ? "written" : "not written");
     }
-    cr_assert_eq(n, 46); /* the options of --help (docs/HARNESS.md), with --resume and --no-progress */
+    cr_assert_eq(n, 47); /* the options of --help (docs/HARNESS.md), with --resume and --no-progress */
     for (char *line = text; *line; line = strchr(line, '\n') + 1) {
         size_t len = strcspn(line, " ");
         int known = 0;

@@ -1,0 +1,83 @@
+#!/bin/sh
+# check.sh - scripts/replicate-check.py on a fixture whose answer was
+# worked by hand (tests/replicates/fixture: 3 replicates, block-level SE
+# 0.01 in every replicate; w/alloc-fixed-32K at log-ratios 0, 0.01, 0.03
+# with a between-replicate SD of 0; w/time-1000Hz at 0, 0.02, -0.02 with
+# 0.02), then end to end on the synthetic replicated sweep of
+# tests/stats/mkreplicated.py, and its refusals of bad input (exit 2).
+set -u
+: "${ANALYZE:?ANALYZE must name the analyze binary}"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/replicate-check.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+FAILS=0
+fail() { echo "FAIL: $*"; FAILS=$((FAILS + 1)); }
+expect() {
+    if [ "$2" = "$3" ]; then echo "ok: $1"; else
+        fail "$1"; echo "  expected: $3"; echo "  actual:   $2"; fi
+}
+F=tests/replicates/fixture
+python3 scripts/replicate-check.py --csv $F/full.csv $F/r0.csv $F/r1.csv $F/r2.csv >"$WORK/out" 2>"$WORK/err"
+expect "fixture: exit 0, nothing on stderr" "$?:$(cat "$WORK/err")" "0:"
+# Worked by hand.  w/alloc-fixed-32K: z = -0.01, -0.03, -0.02 over sqrt(2)
+# x 0.01 (-0.7071, -2.1213, -1.4142); w/alloc-fixed-1M (0.02, 0, 0.01):
+# 1.4142, 0.7071, -0.7071; w/other's RMS sqrt(10 / 6) = 1.2910, SD about
+# the mean -0.4714 1.3166; inside |diff| <= 1.96 x 0.01: 2 + 4 of 12,
+# predicted 2 Phi(1.96 / sqrt(2)) - 1 = 83.42% (equal SEs: whatever tau).
+# Out of sample, 32K takes 1M's Paule-Mandel tau (0: its Q 2 at tau 0 is
+# its df), 1M takes 32K's (SS 4.6667e-4 / (1e-4 + tau^2) = 2: tau =
+# 0.011547), so 1M's z are 0.02, 0.01, -0.01 over 0.021602, RMS over the
+# six sqrt(8.2857 / 6) = 1.1751, and all six of 1M's inside 1.96 x
+# 0.015275: 8 of 12.  The family's own Paule-Mandel: (4.6667e-4 + 2e-4) /
+# (1e-4 + tau^2) = 4, tau = 0.008165.  w/time: two-level SD sqrt(2 x
+# 0.01^2 + 2 x 0.02^2) = 0.031623, z = -0.6325, 0.6325, 1.2649, RMS 0.8944,
+# SD 0.9661; every diff (0.02, 0.02, 0.04) within 1.96 x sqrt(0.01^2 +
+# 0.02^2) = 0.04383: 6 of 6; blocks only z = -1.414, 1.414, 2.828, RMS
+# 2.000, none inside 0.0196; its own tau 8e-4 / 2 - 1e-4: 0.017321; no
+# other cell in its family, so no out-of-sample figure.
+expect "fixture: w/other" "$(grep '^| w/other ' "$WORK/out")" \
+    "| w/other | 2 | 6 | 1.291 | no | 1.317 | 50.0% | 83.4% | no | 1.291 | 50.0% / 83.4% | 1.175, 66.7% / 83.4% | 0.0000 [0.0000, 0.0500] | 0.0082 | 0.0100 |"
+expect "fixture: w/time" "$(grep '^| w/time ' "$WORK/out")" \
+    "| w/time | 1 | 3 | 0.894 | yes | 0.966 | 100.0% | 83.4% | no | 2.000 | 0.0% / 83.4% | n/a | 0.0200 [0.0050, 0.0600] | 0.0173 | 0.0100 |"
+expect "fixture: the time sampler's row" "$(grep -c '^| w/time-signal | 1 | 3 | 0.894 | yes ' "$WORK/out")" 1
+expect "fixture: the targets line" "$(grep '^Targets met' "$WORK/out")" \
+    "Targets met (analyze's 2 families): z SD within [0.8, 1.2] in 1 of 2; share inside within 3 points of the prediction in 0 of 2."
+expect "fixture: the simulated cell is not compared" "$(grep -c 'sim/' "$WORK/out")" 0
+cp "$WORK/out" "$WORK/out.fixture"
+
+# End to end: a replicated sweep (8 replicates), analysed whole, then each
+# replicate alone by the script; the copies it keeps hold one replicate each.
+D="$WORK/rep"
+mkdir -p "$D"
+{ cat harness/schema.sql; python3 tests/stats/mkreplicated.py; } | sqlite3 -batch "$D/results.db" || fail "building the sweep"
+"$ANALYZE" --quiet --resamples 1000 "$D" 2>"$WORK/err"
+expect "analyze exit status" "$?" 0
+python3 scripts/replicate-check.py --analyze "$ANALYZE" --resamples 1000 --keep "$WORK/keep" "$D" >"$WORK/out" 2>"$WORK/err"
+expect "sweep: exit 0, nothing on stderr" "$?:$(cat "$WORK/err")" "0:"
+expect "sweep: 8 replicates" "$(grep -c '^Replicates: 8\.' "$WORK/out")" 1
+expect "sweep: each copy holds one replicate's runs" \
+    "$(for r in 0 1 2 3 4 5 6 7; do sqlite3 "$WORK/keep/r$r/results.db" "SELECT count(DISTINCT replicate) || '=' || min(replicate) FROM runs WHERE replicate IS NOT NULL"; done | tr '\n' ' ')" \
+    "1=0 1=1 1=2 1=3 1=4 1=5 1=6 1=7 "
+expect "sweep: its replicates' summaries are over one replicate" \
+    "$(awk -F, 'NR == 2 { for (i = 1; i <= NF; i++) if ($i == "replicates") c = i; next } NR > 2 { print $c }' "$WORK/keep/r3/summary.csv" | sort -u)" 1
+expect "sweep: both families compared, with their components" \
+    "$(grep -c '^| w/other | 3 | 84 \|^| w/time | 1 | 28 ' "$WORK/out")" 2
+# mkreplicated.py's replicates differ by 0.02 beyond blocks of SE about
+# 0.0015: the block means' between-replicate variance is far above their SEs'.
+expect "sweep: the estimators' line says the replicates differ" \
+    "$(sed -n 's/.*their mean SD^2 \/ n: \([0-9.]*\) on average.*/\1/p' "$WORK/out" | awk '{ print ($1 > 20) }')" 1
+expect "fixture: no estimators' line without results.db" "$(grep -c '^The estimators' "$WORK/out.fixture")" 0
+expect "sweep: this script's Paule-Mandel pool is analyze's (to the printed digit)" \
+    "$(grep '^| w/other \|^| w/time ' "$WORK/out" | awk -F'|' '{ split($14, a, " "); gsub(/ /, "", $15); print (a[1] == $15) }' | tr -d '\n')" 11
+
+# Bad input: exit 2 with the reason.
+python3 scripts/replicate-check.py --csv $F/full.csv $F/r0.csv >/dev/null 2>"$WORK/err"
+expect "one replicate: exit 2" "$?:$(grep -c '2 or more replicates' "$WORK/err")" "2:1"
+python3 scripts/replicate-check.py --csv $F/full.csv $F/r0.csv "$WORK/none.csv" >/dev/null 2>"$WORK/err"
+expect "a missing file: exit 2" "$?:$(grep -c "none.csv: No such file or directory" "$WORK/err")" "2:1"
+cut -d, -f1-5 $F/r1.csv >"$WORK/cut.csv"
+python3 scripts/replicate-check.py --csv $F/full.csv $F/r0.csv "$WORK/cut.csv" >/dev/null 2>"$WORK/err"
+expect "a missing column: exit 2" "$?:$(grep -c "cut.csv: no column paired " "$WORK/err")" "2:1"
+python3 scripts/replicate-check.py "$WORK/none" >/dev/null 2>"$WORK/err"
+expect "not a sweep: exit 2" "$?:$(grep -c "no results.db" "$WORK/err")" "2:1"
+if [ "$FAILS" -eq 0 ]; then echo "all checks passed"; exit 0; fi
+echo "$FAILS checks failed"; exit 1
