@@ -6,7 +6,7 @@
 #     --allow-different-sizes compares them (exit 0 on an A/A pair) with the note in the cell;
 #  2. two config values alike in their first 100 bytes: compare.md shows the part that differs;
 #  3. a carriage return in a metadata value: compare.json writes it \r (contracts/ct_json.h).
-# Usage: SCHEMA=harness/schema.sql COMPARE=build/bin/compare sh tests/compare/sizes.sh WORKDIR
+# Usage: SCHEMA=contracts/schema.sql COMPARE=build/bin/compare sh tests/compare/sizes.sh WORKDIR
 set -u
 W=${1:?work directory}
 : "${SCHEMA:?}" "${COMPARE:?}"

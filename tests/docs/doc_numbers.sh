@@ -140,7 +140,7 @@ expect 2 1 "docs/FIGURES.md:[0-9]*: sim: results/nosuch/sim.csv: cannot read" "a
 if [ -n "${ANALYZE:-}" ]; then
     fresh
     mkdir -p "$scratch/results/replicated"
-    { cat "$top/harness/schema.sql"; python3 "$top/tests/stats/mkreplicated.py"; } |
+    { cat "$top/contracts/schema.sql"; python3 "$top/tests/stats/mkreplicated.py"; } |
         sqlite3 -batch "$scratch/results/replicated/results.db" &&
         "$ANALYZE" --quiet --resamples 1000 --fit-resamples 100 "$scratch/results/replicated" ||
         fail "could not make the replicated sweep"

@@ -9,7 +9,7 @@
 
 FIX="$WORK/inproc"
 mkdir -p "$FIX"
-sqlite3 -batch "$FIX/results.db" <harness/schema.sql
+sqlite3 -batch "$FIX/results.db" <contracts/schema.sql
 # Two measured ok runs: run 1 has 2 complete blocks of 4 x 5 ms, a lead-in
 # (block 0) and a last block cut short (2 segments), 60 ms of CPU in all:
 # 20 ms a block, 20 ms outside them; run 2 has 3 blocks of 4 x 6 ms, 80 ms:

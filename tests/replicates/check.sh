@@ -48,7 +48,7 @@ cp "$WORK/out" "$WORK/out.fixture"
 # replicate alone by the script; the copies it keeps hold one replicate each.
 D="$WORK/rep"
 mkdir -p "$D"
-{ cat harness/schema.sql; python3 tests/stats/mkreplicated.py; } | sqlite3 -batch "$D/results.db" || fail "building the sweep"
+{ cat contracts/schema.sql; python3 tests/stats/mkreplicated.py; } | sqlite3 -batch "$D/results.db" || fail "building the sweep"
 "$ANALYZE" --quiet --resamples 1000 "$D" 2>"$WORK/err"
 expect "analyze exit status" "$?" 0
 python3 scripts/replicate-check.py --analyze "$ANALYZE" --resamples 1000 --keep "$WORK/keep" "$D" >"$WORK/out" 2>"$WORK/err"

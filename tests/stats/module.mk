@@ -23,7 +23,7 @@ TESTS += test-stats
 # one verdict per cell in every table, plain numbers, the time sampler's mode in summary.csv.
 .PHONY: test-stats-summary
 test-stats-summary: $(BIN)/analyze
-	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh stats-summary sh tests/stats/summary.sh $(BIN)/analyze harness/schema.sql \
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh stats-summary sh tests/stats/summary.sh $(BIN)/analyze contracts/schema.sql \
 	  tests/stats/fixtures $(BUILD)/stats-summary-test
 
 TESTS += test-stats-summary
