@@ -59,7 +59,7 @@ echo "unsharded sweep: $(($(date +%s) - t0)) s"
 # Plain sbatch of the script: it submits the array and the merge job.
 OUT="$WORK/slurm"
 t0=$(date +%s)
-job=$(env FREECHECK="$repo" SHARDS="$SHARDS" SEED=$SEED OUT="$OUT" SWEEP_ARGS="$ARGS" PARTITION=test \
+job=$(env FREECHECK="$repo" FREECHECK_BIN="$(dirname "$SWEEP")" SHARDS="$SHARDS" SEED=$SEED OUT="$OUT" SWEEP_ARGS="$ARGS" PARTITION=test \
     TIME_LIMIT=00:30:00 MERGE_TIME=00:10:00 sbatch --parsable --output="$WORK/submit.out" scripts/slurm/sweep.sbatch)
 [ -n "$job" ] || { fail "sbatch refused scripts/slurm/sweep.sbatch"; exit 1; }
 echo "submitted job $job"
@@ -67,11 +67,17 @@ limit=${SLURM_TEST_TIMEOUT:-900}
 while [ $(($(date +%s) - t0)) -lt "$limit" ]; do
     grep -q 'merged, analysed and drawn\|merge refused or failed' "$OUT/slurm.log" 2>/dev/null &&
         [ -z "$(squeue -h -o %i)" ] && break
+    # The submission job ended without submitting (its error is in submit.out):
+    # nothing more will come, so do not wait out the limit.
+    [ -z "$(squeue -h -o %i)" ] && [ -s "$WORK/submit.out" ] &&
+        ! grep -q '^sweep.sbatch: shards: job array' "$WORK/submit.out" && break
     sleep 1
 done
 secs=$(($(date +%s) - t0))
 echo "submission to merged figures: $secs s"
 [ -f "$OUT/slurm.log" ] && sed 's/^/  slurm.log: /' "$OUT/slurm.log"
+grep -q '^sweep.sbatch: shards: job array' "$WORK/submit.out" 2>/dev/null ||
+    sed 's/^/  submit.out: /' "$WORK/submit.out" 2>/dev/null
 expect "the submission job ran" "$(grep -c '^sweep.sbatch: shards: job array' "$WORK/submit.out" 2>/dev/null)" 1
 expect "every shard ran as a task of the array" "$(grep -c "shard [0-9]*/$SHARDS ended on .*: exit status 0" "$OUT/slurm.log")" \
     "$SHARDS"
