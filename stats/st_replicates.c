@@ -1,5 +1,6 @@
 /* st_replicates.c - replicates of a sweep and the intervals over them (invariants: st_replicates.h). */
 #include "st_replicates.h"
+#include "st_analyze.h"
 #include "st_normdiff.h"
 #include "st_util.h"
 
