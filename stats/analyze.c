@@ -1,5 +1,6 @@
 /* analyze.c - build/bin/analyze DIR: the statistics of a sweep (docs/STATISTICS.md). */
 #include "st_analysis.h"
+#include "st_analyze.h"
 #include "st_util.h"
 #include "st_db.h"
 #include "st_inproc.h"

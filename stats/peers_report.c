@@ -2,6 +2,7 @@
  * data of a sweep whose workloads run on several systems (st_peers.h;
  * docs/WORKLOADS.md, "Measuring your own runtime"). */
 #include "st_analysis.h"
+#include "st_analyze.h"
 #include "st_costfit.h"
 #include "st_db.h"
 #include "st_inproc.h"

@@ -1,7 +1,5 @@
 /* st_analysis.c - per-cell statistics: descriptive, bootstrap intervals, rank test, exactness, A/A. */
 #include "st_analysis.h"
-#include "st_costfit.h"
-#include "st_normdiff.h"
 #include "st_util.h"
 
 #include <math.h>
@@ -502,7 +500,7 @@ static void adaptive_setup(st_analysis *an) {
     an->rule = rule && !strcmp(rule, "two-stage") ? ST_RULE_TWO_STAGE : ST_RULE_SEQUENTIAL;
 }
 
-void st_analyze(const st_sweep *sw, const st_analysis_opts *opts, st_analysis *an) {
+void st_analyze_cells(const st_sweep *sw, const st_analysis_opts *opts, st_analysis *an) {
     memset(an, 0, sizeof *an);
     an->sweep = sw;
     adaptive_setup(an);
@@ -541,28 +539,13 @@ void st_analyze(const st_sweep *sw, const st_analysis_opts *opts, st_analysis *a
         r->rep_overhead_tau_used = r->rep_overhead_tau_lo = r->rep_overhead_tau_hi = NAN;
         r->rep_paired_tau_used = r->rep_paired_tau_lo = r->rep_paired_tau_hi = NAN;
     }
-    if (opts->no_fits)
-        return;
-    an->fits = ct_xcalloc(1, sizeof *an->fits);
-    st_reg_opts ro = {opts->fit_resamples ? opts->fit_resamples : 1000, opts->boot.confidence, opts->boot.seed};
-    if (opts->progress)
-        fprintf(stderr, "analyze: per-sample cost regressions\n");
-    st_costfits_compute(an, &ro, an->fits);
 }
 
-void st_analysis_free(st_analysis *an) {
-    if (an->fits) {
-        st_costfits_free(an->fits);
-        free(an->fits);
-    }
+void st_analysis_free_cells(st_analysis *an) {
     for (size_t i = 0; i < an->nresults; i++) {
         free(an->results[i].pair_norm);
         free(an->results[i].pair_round);
         free(an->results[i].pair_log);
-    }
-    if (an->normdiffs) {
-        st_normdiffs_free(an->normdiffs);
-        free(an->normdiffs);
     }
     free(an->results);
     free(an->mismatches);

@@ -147,10 +147,15 @@ typedef struct st_analysis_opts {
     int no_fits;              /* 1: no cost fits (the analysis of one replicate, st_replicates.h) */
 } st_analysis_opts;
 
-/* Analyses every cell of sw.  Never fails (allocation failure exits). */
-void st_analyze(const st_sweep *sw, const st_analysis_opts *opts, st_analysis *an);
+/* Analyses every cell of sw, without the cost fits (an->fits stays NULL):
+ * st_analyze (st_analyze.h) calls it first and then fits the costs, which
+ * need these results, so the cost fits sit above this module, not inside it.
+ * Never fails (allocation failure exits). */
+void st_analyze_cells(const st_sweep *sw, const st_analysis_opts *opts, st_analysis *an);
 
-void st_analysis_free(st_analysis *an);
+/* Frees what st_analyze_cells allocated and zeroes *an; st_analysis_free
+ * (st_analyze.h) frees the cost fits and the normalised differences first. */
+void st_analysis_free_cells(st_analysis *an);
 
 /* The paired comparisons of every result (st_analyze calls it last): pairs
  * each used role-1 run with the used role-0 run of its block, and fills

@@ -332,7 +332,8 @@ void st_bootstrap(const st_sample *s1, const st_sample *s0, const st_stat *stats
                   const st_boot_opts *opts, st_interval *out) {
     ST_ASSERT(opts->resamples > 0, "a bootstrap draws at least one resample");
     ST_ASSERT(opts->confidence > 0.5 && opts->confidence < 1, "the confidence level lies in (0.5, 1)");
-    ST_ASSERT(nstats > 0 && s1 && s0, "a bootstrap of statistics of two groups");
+    ST_ASSERT(nstats > 0 && s1,
+              "a bootstrap of at least one statistic of a cell (its baseline s0 may be NULL: one group)");
     prepared p1, p0;
     prepare(s1, &p1);
     prepare(s0, &p0);

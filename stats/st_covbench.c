@@ -1,6 +1,7 @@
 /* st_covbench.c - the coverage benchmark's experiments (invariants: st_covbench.h). */
 #include "st_covbench.h"
 #include "st_analysis.h"
+#include "st_analyze.h"
 #include "st_compare.h"
 #include "st_costfit.h"
 #include "st_stop.h"

@@ -376,9 +376,30 @@ static int parse_count(const char *s, uint64_t *v) {
     return 0;
 }
 
-int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *n, char *err, size_t errlen) {
-    /* Bounded before reading: a regular file of at most ST_SERIES_MAX_BYTES
-     * (a device or a FIFO could be read forever). */
+/* The state of one segment series being read (st_inproc_read_series): what
+ * the lines so far have declared, and where the segments go. */
+typedef struct series_reader {
+    const char *path;
+    int64_t run;
+    st_seg **segs;
+    size_t *n;
+    size_t start, cap; /* *n on entry (this file's first segment), the capacity of *segs */
+    char *err;
+    size_t errlen;
+    int lineno;
+    int ncols;             /* fields named by the columns line (0: none yet) */
+    int col[NSERIES_COLS]; /* col[k]: which series_cols entry field k is */
+    int seen_key[NSERIES_KEYS];
+    int unmeasured[NSERIES_COLS]; /* fields the writer says it cannot measure */
+    int use_alloc, use_time;      /* whose samples a segment counts (the alternation mode's row) */
+    int have_trailer, alt_mode;   /* alt_mode -1: no 'alternate' line yet */
+    int time_clock_none;
+    uint64_t time_hz, declared;
+} series_reader;
+
+/* Opens path for reading if it is a regular file of at most ST_SERIES_MAX_BYTES
+ * (a device or a FIFO could be read forever); NULL with the reason in err. */
+static FILE *series_open(const char *path, char *err, size_t errlen) {
     const char *why;
     FILE *f = st_open_regular(path, ST_SERIES_MAX_BYTES, &why);
     if (!f) {
@@ -388,314 +409,390 @@ int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *
             snprintf(err, errlen, "%s: larger than the " ST_SERIES_MAX_TEXT " a segment series can be", path);
         else
             snprintf(err, errlen, "%s: cannot read the segment series: %s", path, why);
+    }
+    return f;
+}
+
+/* Checks that the line getline read (got bytes) is one text line of a series and
+ * cuts its LF: 0, or -1 with the reason in r->err. */
+static int series_line_text(series_reader *r, char *line, size_t len) {
+    const char *path = r->path;
+    int lineno = r->lineno;
+    if (strlen(line) != len) {
+        snprintf(r->err, r->errlen, "%s line %d: a NUL byte (not a text line)", path, lineno);
         return -1;
     }
+    if (len > ST_SERIES_MAX_LINE) {
+        snprintf(r->err, r->errlen, "%s line %d: %zu characters, longer than any line of a segment series (%d)", path,
+                 lineno, len, ST_SERIES_MAX_LINE);
+        return -1;
+    }
+    if (line[len - 1] != '\n') {
+        snprintf(r->err, r->errlen, "%s line %d: the file ends inside this line (cut short)", path, lineno);
+        return -1;
+    }
+    line[--len] = '\0';
+    if (len && line[len - 1] == '\r') {
+        snprintf(r->err, r->errlen,
+                 "%s line %d: ends with a carriage return (CRLF line ends); a segment series has LF line ends only",
+                 path, lineno);
+        return -1;
+    }
+    if (strpbrk(line, "\t\v\f\r")) {
+        snprintf(r->err, r->errlen, "%s line %d: a tab or control character (fields are separated by one space)", path,
+                 lineno);
+        return -1;
+    }
+    if (len == 0) {
+        snprintf(r->err, r->errlen, "%s line %d: an empty line", path, lineno);
+        return -1;
+    }
+    return 0;
+}
+
+/* Splits line at single spaces into field[] (at most NSERIES_COLS + 2 kept; *nf
+ * one past that when there are more) and counts every field in *nfields; an
+ * empty field (two spaces, a space at either end) is an error, not skipped:
+ * 0, or -1 with the reason in r->err. */
+static int series_split(series_reader *r, char *line, char *field[NSERIES_COLS + 2], int *nf, int *nfields) {
+    *nf = 0;
+    *nfields = 1;
+    for (const char *q = line; *q; q++)
+        *nfields += *q == ' ';
+    for (char *p = line;;) {
+        char *sp = strchr(p, ' ');
+        if (*nf == NSERIES_COLS + 2) {
+            (*nf)++;
+            break;
+        }
+        field[(*nf)++] = p;
+        if (!sp)
+            break;
+        *sp = '\0';
+        p = sp + 1;
+    }
+    for (int k = 0; k < *nf && k < NSERIES_COLS + 2; k++)
+        if (!*field[k]) {
+            snprintf(r->err, r->errlen, "%s line %d: an empty field (fields are separated by one space)", r->path,
+                     r->lineno);
+            return -1;
+        }
+    return 0;
+}
+
+/* A 'seg' line: its fields checked against the columns line and the
+ * alternation mode, the segment appended to *r->segs: 0, or -1 with the
+ * reason in r->err. */
+static int series_seg(series_reader *r, char **field, int nf, int nfields) {
+    const char *path = r->path;
+    int lineno = r->lineno, ncols = r->ncols;
+    char *err = r->err;
+    size_t errlen = r->errlen;
+    if (!ncols) {
+        snprintf(err, errlen, "%s line %d: a segment before the 'columns' line", path, lineno);
+        return -1;
+    }
+    if (nf - 1 != ncols) {
+        snprintf(err, errlen, "%s line %d: %d fields, the columns line names %d%s", path, lineno, nfields - 1, ncols,
+                 nfields - 1 > ncols ? " (more fields than the columns line names)" : "");
+        return -1;
+    }
+    st_seg g = {.run = r->run, .block = -1, .pos = -1};
+    double alloc_samples = 0, time_samples = 0;
+    int on = -1;
+    for (int c = 0; c < ncols; c++) {
+        const char *tok = field[c + 1], *name = series_cols[r->col[c]].name;
+        uint64_t v = 0;
+        if (r->col[c] == C_KIND) {
+            if (strcmp(tok, "A") && strcmp(tok, "B")) {
+                snprintf(err, errlen, "%s line %d: kind '%s' is not A or B", path, lineno, tok);
+                return -1;
+            }
+            g.kind = tok[0];
+            continue;
+        }
+        if (r->col[c] == C_END) {
+            int e = end_parse(tok);
+            if (e < 0) {
+                snprintf(err, errlen, "%s line %d: end '%s' is not one of:" SGC_ALT_ENDS(END_WORD), path, lineno, tok);
+                return -1;
+            }
+            g.complete = e != SGC_ALT_END_EXIT;
+            continue;
+        }
+        if (parse_count(tok, &v) != 0) {
+            snprintf(err, errlen, "%s line %d: %s '%s' is not a non-negative decimal integer", path, lineno, name, tok);
+            return -1;
+        }
+        switch (r->col[c]) {
+        case C_INDEX:
+            if (v != *r->n - r->start) {
+                snprintf(err, errlen, "%s line %d: index %s, but this is segment %zu of the file", path, lineno, tok,
+                         *r->n - r->start);
+                return -1;
+            }
+            break;
+        case C_BLOCK: g.block = (int64_t)v; break;
+        case C_POS:
+            if (v > 3) {
+                snprintf(err, errlen, "%s line %d: pos %s is not a position in a block (0 to 3)", path, lineno, tok);
+                return -1;
+            }
+            g.pos = (int)v;
+            break;
+        case C_ON:
+            if (v > 1) {
+                snprintf(err, errlen, "%s line %d: on %s is not 0 or 1", path, lineno, tok);
+                return -1;
+            }
+            on = (int)v;
+            break;
+        case C_CPU: g.cpu_ns = (double)v; break;
+        case C_BYTES: g.bytes = (double)v; break;
+        case C_ITER: g.iterations = (double)v; break;
+        case C_ASAMPLES: alloc_samples = (double)v; break;
+        case C_TSAMPLES: time_samples = (double)v; break;
+        default: break; /* checked as a number; the estimator does not use it */
+        }
+    }
+    if (on >= 0 && on != (g.kind == 'B' && r->alt_mode != SGC_ALT_NONE)) {
+        snprintf(err, errlen,
+                 "%s line %d: on %d with kind %c under alternate %s (on is 1 exactly for B segments, and "
+                 "never under none)",
+                 path, lineno, on, g.kind, sgc_alt_mode_name(r->alt_mode));
+        return -1;
+    }
+    g.samples = (r->use_alloc ? alloc_samples : 0) + (r->use_time ? time_samples : 0);
+    /* Not counted by the writer: the blocks give a ratio, no per-sample cost. */
+    g.uncounted = (r->use_alloc && r->unmeasured[C_ASAMPLES]) || (r->use_time && r->unmeasured[C_TSAMPLES]);
+    if (*r->n == r->cap) {
+        r->cap = r->cap ? r->cap * 2 : 256;
+        *r->segs = ct_xrealloc(*r->segs, r->cap * sizeof **r->segs);
+    }
+    (*r->segs)[(*r->n)++] = g;
+    return 0;
+}
+
+/* The 'columns' line: once, after 'alternate', every name a known field named
+ * once, every required field present; fills r->col and r->ncols: 0, or -1
+ * with the reason in r->err. */
+static int series_columns(series_reader *r, char **field, int nf) {
+    const char *path = r->path;
+    int lineno = r->lineno;
+    if (r->ncols) {
+        snprintf(r->err, r->errlen, "%s line %d: a second 'columns' line", path, lineno);
+        return -1;
+    }
+    if (r->alt_mode < 0) {
+        snprintf(r->err, r->errlen, "%s line %d: the 'columns' line comes before the 'alternate' line", path, lineno);
+        return -1;
+    }
+    if (nf - 1 > (int)NSERIES_COLS || nf < 2) {
+        snprintf(r->err, r->errlen, "%s line %d: %s column names", path, lineno, nf < 2 ? "no" : "too many");
+        return -1;
+    }
+    int have[NSERIES_COLS] = {0};
+    for (int k = 1; k < nf; k++) {
+        int c = -1;
+        for (int j = 0; j < (int)NSERIES_COLS; j++)
+            if (!strcmp(field[k], series_cols[j].name))
+                c = j;
+        if (c < 0 || have[c]) {
+            snprintf(r->err, r->errlen, "%s line %d: column '%s' %s", path, lineno, field[k],
+                     c < 0 ? "is not a field of a segment line (docs/FORMATS.md)" : "is named twice");
+            return -1;
+        }
+        have[c] = 1;
+        r->col[r->ncols++] = c;
+    }
+    for (int j = 0; j < (int)NSERIES_COLS; j++)
+        if (series_cols[j].required && !have[j]) {
+            snprintf(r->err, r->errlen,
+                     "%s: the columns line lacks %s (it needs block pos kind end cpu_ns bytes iterations "
+                     "alloc_samples time_samples)",
+                     path, series_cols[j].name);
+            return -1;
+        }
+    return 0;
+}
+
+/* A setting line (a key of series_keys, before 'columns', once): its value
+ * checked, and what the reader needs of it kept (time_hz, time_clock none,
+ * unmeasured fields, the alternation mode and whose samples count): 0, or -1
+ * with the reason in r->err. */
+static int series_setting(series_reader *r, char **field, int nf) {
+    const char *path = r->path, *word = field[0];
+    int lineno = r->lineno;
+    char *err = r->err;
+    size_t errlen = r->errlen;
+    int k = -1;
+    for (int j = 0; j < (int)NSERIES_KEYS; j++)
+        if (!strcmp(word, series_keys[j].key))
+            k = j;
+    if (k < 0) {
+        snprintf(err, errlen,
+                 "%s line %d: '%.40s' is not a line of a segment series (a setting of docs/FORMATS.md, "
+                 "columns, seg or segments)",
+                 path, lineno, word);
+        return -1;
+    }
+    if (r->ncols) {
+        snprintf(err, errlen, "%s line %d: the setting '%s' comes after the 'columns' line", path, lineno, word);
+        return -1;
+    }
+    if (r->seen_key[k]++) {
+        snprintf(err, errlen, "%s line %d: the setting '%s' is given twice", path, lineno, word);
+        return -1;
+    }
+    uint64_t v;
+    const char *val = nf == 2 ? field[1] : "";
+    int ok = nf == 2;
+    if (ok && series_keys[k].type == 'n') {
+        ok = parse_count(val, &v) == 0;
+        if (ok && !strcmp(word, "time_hz"))
+            r->time_hz = v;
+    } else if (ok && !strcmp(word, "pattern"))
+        ok = !strcmp(val, "ABBA") || !strcmp(val, "BAAB");
+    else if (ok && !strcmp(word, "alloc_mode"))
+        ok = sgc_alloc_mode_parse(val) >= 0;
+    else if (ok && !strcmp(word, "time_clock")) {
+        r->time_clock_none = !strcmp(val, "none"); /* a program without a time sampler */
+        ok = sgc_clock_parse(val) >= 0 || r->time_clock_none;
+    } else if (ok && !strcmp(word, "system"))
+        ok = strspn(val, "abcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(val);
+    else if (ok && !strcmp(word, "cpu_clock"))
+        ok = !strcmp(val, "thread") || !strcmp(val, "process");
+    else if (series_keys[k].type == 'l') {
+        ok = nf >= 2;
+        for (int j = 1; ok && j < nf && j < NSERIES_COLS + 2; j++) {
+            int c = -1;
+            for (int q = 0; q < (int)NSERIES_COLS; q++)
+                if (!strcmp(field[j], series_cols[q].name))
+                    c = q;
+            if (c < 0 || !series_cols[c].may_be_unmeasured) {
+                snprintf(err, errlen,
+                         "%s line %d: unmeasured '%s' is not a field that may be unmeasured (docs/FORMATS.md)", path,
+                         lineno, field[j]);
+                return -1;
+            }
+            r->unmeasured[c] = 1;
+        }
+    } else if (ok && !strcmp(word, "alternate")) {
+        /* The samples of the samplers the mode switches; of both when it switches none (A/A). */
+        int m = sgc_alt_mode_parse(val);
+        if (m < 0) {
+            snprintf(err, errlen, "%s line %d: alternate '%s' is not an alternation mode of SGC_ALTERNATE", path,
+                     lineno, val);
+            return -1;
+        }
+        r->alt_mode = m;
+        int some = sgc_alt_switches_alloc(m) || sgc_alt_switches_time(m);
+        r->use_alloc = !some || sgc_alt_switches_alloc(m);
+        r->use_time = !some || sgc_alt_switches_time(m);
+    }
+    if (!ok) {
+        snprintf(err, errlen, "%s line %d: %s needs %s", path, lineno, word,
+                 series_keys[k].type == 'n'   ? "one value, a decimal integer"
+                 : series_keys[k].type == 'l' ? "one or more field names"
+                                              : "one value, one of the names docs/FORMATS.md gives for it");
+        return -1;
+    }
+    return 0;
+}
+
+/* One line of the series after its text checks: the header on line 1, then
+ * nothing after the trailer, then a seg, columns, segments or setting line:
+ * 0, or -1 with the reason in r->err. */
+static int series_line(series_reader *r, char *line) {
+    if (r->lineno == 1) {
+        if (strcmp(line, "sgc-segments 1") != 0) {
+            snprintf(r->err, r->errlen, "%s: not a segment series (first line is not 'sgc-segments 1')", r->path);
+            return -1;
+        }
+        return 0;
+    }
+    if (r->have_trailer) {
+        snprintf(r->err, r->errlen, "%s line %d: text after the 'segments' line", r->path, r->lineno);
+        return -1;
+    }
+    char *field[NSERIES_COLS + 2];
+    int nf, nfields;
+    if (series_split(r, line, field, &nf, &nfields) != 0)
+        return -1;
+    const char *word = field[0];
+    if (!strcmp(word, "seg"))
+        return series_seg(r, field, nf, nfields);
+    if (!strcmp(word, "columns"))
+        return series_columns(r, field, nf);
+    if (!strcmp(word, "segments")) {
+        if (nf != 2 || parse_count(field[1], &r->declared) != 0) {
+            snprintf(r->err, r->errlen, "%s line %d: 'segments' needs one count (a decimal integer)", r->path,
+                     r->lineno);
+            return -1;
+        }
+        r->have_trailer = 1;
+        return 0;
+    }
+    return series_setting(r, field, nf);
+}
+
+/* After the last line: the file was read whole, is not empty, its time
+ * settings agree and its trailer counts the segments read: 0, or -1 with the
+ * reason in r->err. */
+static int series_end(series_reader *r, FILE *f) {
+    const char *path = r->path;
+    if (ferror(f)) {
+        snprintf(r->err, r->errlen, "%s: read error: %s", path, strerror(errno));
+        return -1;
+    }
+    if (r->lineno == 0) {
+        snprintf(r->err, r->errlen, "%s: not a segment series (the file is empty)", path);
+        return -1;
+    }
+    if (r->time_clock_none && r->time_hz != 0) {
+        snprintf(r->err, r->errlen,
+                 "%s: time_clock none with time_hz %llu (none is the clock of a program without a time sampler)", path,
+                 (unsigned long long)r->time_hz);
+        return -1;
+    }
+    if (!r->have_trailer || r->declared != (uint64_t)(*r->n - r->start)) {
+        snprintf(r->err, r->errlen, "%s: incomplete segment series: %s", path,
+                 r->have_trailer ? "the 'segments' count differs from the segment lines"
+                                 : "no 'segments N' line at the end");
+        return -1;
+    }
+    return 0;
+}
+
+int st_inproc_read_series(const char *path, int64_t run, st_seg **segs, size_t *n, char *err, size_t errlen) {
+    FILE *f = series_open(path, err, errlen);
+    if (!f)
+        return -1;
+    series_reader r = {.path = path,
+                       .run = run,
+                       .segs = segs,
+                       .n = n,
+                       .start = *n,
+                       .cap = *n,
+                       .err = err,
+                       .errlen = errlen,
+                       .use_alloc = 1,
+                       .use_time = 1,
+                       .alt_mode = -1};
     char *line = NULL;
     size_t linecap = 0;
     ssize_t got;
-    int ncols = 0, lineno = 0, use_alloc = 1, use_time = 1, have_trailer = 0, alt_mode = -1;
-    int col[NSERIES_COLS]; /* col[k]: which series_cols entry field k is */
-    int seen_key[NSERIES_KEYS] = {0};
-    int unmeasured[NSERIES_COLS] = {0}; /* fields the writer says it cannot measure */
-    int time_clock_none = 0;
-    uint64_t time_hz = 0;
-    uint64_t declared = 0;
-    size_t start = *n, cap = *n;
-    int rc = -1;
-    while ((got = getline(&line, &linecap, f)) > 0) {
-        lineno++;
-        size_t len = (size_t)got;
-        if (strlen(line) != len) {
-            snprintf(err, errlen, "%s line %d: a NUL byte (not a text line)", path, lineno);
-            goto out;
-        }
-        if (len > ST_SERIES_MAX_LINE) {
-            snprintf(err, errlen, "%s line %d: %zu characters, longer than any line of a segment series (%d)", path,
-                     lineno, len, ST_SERIES_MAX_LINE);
-            goto out;
-        }
-        if (line[len - 1] != '\n') {
-            snprintf(err, errlen, "%s line %d: the file ends inside this line (cut short)", path, lineno);
-            goto out;
-        }
-        line[--len] = '\0';
-        if (len && line[len - 1] == '\r') {
-            snprintf(err, errlen,
-                     "%s line %d: ends with a carriage return (CRLF line ends); a segment series has LF line ends only",
-                     path, lineno);
-            goto out;
-        }
-        if (strpbrk(line, "\t\v\f\r")) {
-            snprintf(err, errlen, "%s line %d: a tab or control character (fields are separated by one space)", path,
-                     lineno);
-            goto out;
-        }
-        if (len == 0) {
-            snprintf(err, errlen, "%s line %d: an empty line", path, lineno);
-            goto out;
-        }
-        if (lineno == 1) {
-            if (strcmp(line, "sgc-segments 1") != 0) {
-                snprintf(err, errlen, "%s: not a segment series (first line is not 'sgc-segments 1')", path);
-                goto out;
-            }
-            continue;
-        }
-        if (have_trailer) {
-            snprintf(err, errlen, "%s line %d: text after the 'segments' line", path, lineno);
-            goto out;
-        }
-        /* The fields, split at single spaces: an empty field (two spaces, a
-         * space at either end) is an error, not skipped. */
-        char *field[NSERIES_COLS + 2];
-        int nf = 0, nfields = 1;
-        for (const char *q = line; *q; q++)
-            nfields += *q == ' ';
-        for (char *p = line;;) {
-            char *sp = strchr(p, ' ');
-            if (nf == NSERIES_COLS + 2) {
-                nf++;
-                break;
-            }
-            field[nf++] = p;
-            if (!sp)
-                break;
-            *sp = '\0';
-            p = sp + 1;
-        }
-        for (int k = 0; k < nf && k < NSERIES_COLS + 2; k++)
-            if (!*field[k]) {
-                snprintf(err, errlen, "%s line %d: an empty field (fields are separated by one space)", path, lineno);
-                goto out;
-            }
-        const char *word = field[0];
-        if (!strcmp(word, "seg")) {
-            if (!ncols) {
-                snprintf(err, errlen, "%s line %d: a segment before the 'columns' line", path, lineno);
-                goto out;
-            }
-            if (nf - 1 != ncols) {
-                snprintf(err, errlen, "%s line %d: %d fields, the columns line names %d%s", path, lineno, nfields - 1,
-                         ncols, nfields - 1 > ncols ? " (more fields than the columns line names)" : "");
-                goto out;
-            }
-            st_seg g = {.run = run, .block = -1, .pos = -1};
-            double alloc_samples = 0, time_samples = 0;
-            int on = -1;
-            for (int c = 0; c < ncols; c++) {
-                const char *tok = field[c + 1], *name = series_cols[col[c]].name;
-                uint64_t v = 0;
-                if (col[c] == C_KIND) {
-                    if (strcmp(tok, "A") && strcmp(tok, "B")) {
-                        snprintf(err, errlen, "%s line %d: kind '%s' is not A or B", path, lineno, tok);
-                        goto out;
-                    }
-                    g.kind = tok[0];
-                    continue;
-                }
-                if (col[c] == C_END) {
-                    int e = end_parse(tok);
-                    if (e < 0) {
-                        snprintf(err, errlen, "%s line %d: end '%s' is not one of:" SGC_ALT_ENDS(END_WORD), path,
-                                 lineno, tok);
-                        goto out;
-                    }
-                    g.complete = e != SGC_ALT_END_EXIT;
-                    continue;
-                }
-                if (parse_count(tok, &v) != 0) {
-                    snprintf(err, errlen, "%s line %d: %s '%s' is not a non-negative decimal integer", path, lineno,
-                             name, tok);
-                    goto out;
-                }
-                switch (col[c]) {
-                case C_INDEX:
-                    if (v != *n - start) {
-                        snprintf(err, errlen, "%s line %d: index %s, but this is segment %zu of the file", path, lineno,
-                                 tok, *n - start);
-                        goto out;
-                    }
-                    break;
-                case C_BLOCK: g.block = (int64_t)v; break;
-                case C_POS:
-                    if (v > 3) {
-                        snprintf(err, errlen, "%s line %d: pos %s is not a position in a block (0 to 3)", path, lineno,
-                                 tok);
-                        goto out;
-                    }
-                    g.pos = (int)v;
-                    break;
-                case C_ON:
-                    if (v > 1) {
-                        snprintf(err, errlen, "%s line %d: on %s is not 0 or 1", path, lineno, tok);
-                        goto out;
-                    }
-                    on = (int)v;
-                    break;
-                case C_CPU: g.cpu_ns = (double)v; break;
-                case C_BYTES: g.bytes = (double)v; break;
-                case C_ITER: g.iterations = (double)v; break;
-                case C_ASAMPLES: alloc_samples = (double)v; break;
-                case C_TSAMPLES: time_samples = (double)v; break;
-                default: break; /* checked as a number; the estimator does not use it */
-                }
-            }
-            if (on >= 0 && on != (g.kind == 'B' && alt_mode != SGC_ALT_NONE)) {
-                snprintf(err, errlen,
-                         "%s line %d: on %d with kind %c under alternate %s (on is 1 exactly for B segments, and "
-                         "never under none)",
-                         path, lineno, on, g.kind, sgc_alt_mode_name(alt_mode));
-                goto out;
-            }
-            g.samples = (use_alloc ? alloc_samples : 0) + (use_time ? time_samples : 0);
-            /* Not counted by the writer: the blocks give a ratio, no per-sample cost. */
-            g.uncounted = (use_alloc && unmeasured[C_ASAMPLES]) || (use_time && unmeasured[C_TSAMPLES]);
-            if (*n == cap) {
-                cap = cap ? cap * 2 : 256;
-                *segs = ct_xrealloc(*segs, cap * sizeof **segs);
-            }
-            (*segs)[(*n)++] = g;
-        } else if (!strcmp(word, "columns")) {
-            if (ncols) {
-                snprintf(err, errlen, "%s line %d: a second 'columns' line", path, lineno);
-                goto out;
-            }
-            if (alt_mode < 0) {
-                snprintf(err, errlen, "%s line %d: the 'columns' line comes before the 'alternate' line", path, lineno);
-                goto out;
-            }
-            if (nf - 1 > (int)NSERIES_COLS || nf < 2) {
-                snprintf(err, errlen, "%s line %d: %s column names", path, lineno, nf < 2 ? "no" : "too many");
-                goto out;
-            }
-            int have[NSERIES_COLS] = {0};
-            for (int k = 1; k < nf; k++) {
-                int c = -1;
-                for (int j = 0; j < (int)NSERIES_COLS; j++)
-                    if (!strcmp(field[k], series_cols[j].name))
-                        c = j;
-                if (c < 0 || have[c]) {
-                    snprintf(err, errlen, "%s line %d: column '%s' %s", path, lineno, field[k],
-                             c < 0 ? "is not a field of a segment line (docs/FORMATS.md)" : "is named twice");
-                    goto out;
-                }
-                have[c] = 1;
-                col[ncols++] = c;
-            }
-            for (int j = 0; j < (int)NSERIES_COLS; j++)
-                if (series_cols[j].required && !have[j]) {
-                    snprintf(err, errlen,
-                             "%s: the columns line lacks %s (it needs block pos kind end cpu_ns bytes iterations "
-                             "alloc_samples time_samples)",
-                             path, series_cols[j].name);
-                    goto out;
-                }
-        } else if (!strcmp(word, "segments")) {
-            if (nf != 2 || parse_count(field[1], &declared) != 0) {
-                snprintf(err, errlen, "%s line %d: 'segments' needs one count (a decimal integer)", path, lineno);
-                goto out;
-            }
-            have_trailer = 1;
-        } else {
-            int k = -1;
-            for (int j = 0; j < (int)NSERIES_KEYS; j++)
-                if (!strcmp(word, series_keys[j].key))
-                    k = j;
-            if (k < 0) {
-                snprintf(err, errlen,
-                         "%s line %d: '%.40s' is not a line of a segment series (a setting of docs/FORMATS.md, "
-                         "columns, seg or segments)",
-                         path, lineno, word);
-                goto out;
-            }
-            if (ncols) {
-                snprintf(err, errlen, "%s line %d: the setting '%s' comes after the 'columns' line", path, lineno,
-                         word);
-                goto out;
-            }
-            if (seen_key[k]++) {
-                snprintf(err, errlen, "%s line %d: the setting '%s' is given twice", path, lineno, word);
-                goto out;
-            }
-            uint64_t v;
-            const char *val = nf == 2 ? field[1] : "";
-            int ok = nf == 2;
-            if (ok && series_keys[k].type == 'n') {
-                ok = parse_count(val, &v) == 0;
-                if (ok && !strcmp(word, "time_hz"))
-                    time_hz = v;
-            } else if (ok && !strcmp(word, "pattern"))
-                ok = !strcmp(val, "ABBA") || !strcmp(val, "BAAB");
-            else if (ok && !strcmp(word, "alloc_mode"))
-                ok = sgc_alloc_mode_parse(val) >= 0;
-            else if (ok && !strcmp(word, "time_clock")) {
-                time_clock_none = !strcmp(val, "none"); /* a program without a time sampler */
-                ok = sgc_clock_parse(val) >= 0 || time_clock_none;
-            } else if (ok && !strcmp(word, "system"))
-                ok = strspn(val, "abcdefghijklmnopqrstuvwxyz0123456789_-") == strlen(val);
-            else if (ok && !strcmp(word, "cpu_clock"))
-                ok = !strcmp(val, "thread") || !strcmp(val, "process");
-            else if (series_keys[k].type == 'l') {
-                ok = nf >= 2;
-                for (int j = 1; ok && j < nf && j < NSERIES_COLS + 2; j++) {
-                    int c = -1;
-                    for (int q = 0; q < (int)NSERIES_COLS; q++)
-                        if (!strcmp(field[j], series_cols[q].name))
-                            c = q;
-                    if (c < 0 || !series_cols[c].may_be_unmeasured) {
-                        snprintf(err, errlen,
-                                 "%s line %d: unmeasured '%s' is not a field that may be unmeasured (docs/FORMATS.md)",
-                                 path, lineno, field[j]);
-                        goto out;
-                    }
-                    unmeasured[c] = 1;
-                }
-            } else if (ok && !strcmp(word, "alternate")) {
-                /* The samples of the samplers the mode switches; of both when it switches none (A/A). */
-                int m = sgc_alt_mode_parse(val);
-                if (m < 0) {
-                    snprintf(err, errlen, "%s line %d: alternate '%s' is not an alternation mode of SGC_ALTERNATE",
-                             path, lineno, val);
-                    goto out;
-                }
-                alt_mode = m;
-                int some = sgc_alt_switches_alloc(m) || sgc_alt_switches_time(m);
-                use_alloc = !some || sgc_alt_switches_alloc(m);
-                use_time = !some || sgc_alt_switches_time(m);
-            }
-            if (!ok) {
-                snprintf(err, errlen, "%s line %d: %s needs %s", path, lineno, word,
-                         series_keys[k].type == 'n'   ? "one value, a decimal integer"
-                         : series_keys[k].type == 'l' ? "one or more field names"
-                                                      : "one value, one of the names docs/FORMATS.md gives for it");
-                goto out;
-            }
-        }
+    int rc = 0;
+    while (rc == 0 && (got = getline(&line, &linecap, f)) > 0) {
+        r.lineno++;
+        rc = series_line_text(&r, line, (size_t)got);
+        if (rc == 0)
+            rc = series_line(&r, line);
     }
-    if (ferror(f)) {
-        snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
-        goto out;
-    }
-    if (lineno == 0) {
-        snprintf(err, errlen, "%s: not a segment series (the file is empty)", path);
-        goto out;
-    }
-    if (time_clock_none && time_hz != 0) {
-        snprintf(err, errlen,
-                 "%s: time_clock none with time_hz %llu (none is the clock of a program without a time sampler)", path,
-                 (unsigned long long)time_hz);
-        goto out;
-    }
-    if (!have_trailer || declared != (uint64_t)(*n - start)) {
-        snprintf(err, errlen, "%s: incomplete segment series: %s", path,
-                 have_trailer ? "the 'segments' count differs from the segment lines"
-                              : "no 'segments N' line at the end");
-        goto out;
-    }
-    rc = 0;
-out:
+    if (rc == 0)
+        rc = series_end(&r, f);
     if (rc)
-        *n = start;
+        *n = r.start;
     free(line);
     fclose(f);
     return rc;

@@ -58,9 +58,12 @@ static double node_median(const st_sweep *sw, const int *node_of, size_t b, int 
     return m;
 }
 
-int st_nodes_apply(const char *dir, st_sweep *sw, st_nodes *out, char *err, size_t errlen) {
-    memset(out, 0, sizeof *out);
-    out->merged = st_sweep_meta(sw, "shards") != NULL;
+/* The node of every measured run of dir's results.db, sorted by run id, in *rn
+ * (node indices into *names, in the order first seen; a sweep from before the
+ * node column: no runs, one name "unknown", *has_node 0): 0, or 2 with the
+ * reason in err. */
+static int read_run_nodes(const char *dir, run_node **rn, size_t *nrn, char ***names, size_t *nnames, int *has_node,
+                          char *err, size_t errlen) {
     char path[4096];
     snprintf(path, sizeof path, "%s/results.db", dir);
     sqlite3 *db = NULL;
@@ -72,44 +75,53 @@ int st_nodes_apply(const char *dir, st_sweep *sw, st_nodes *out, char *err, size
     sqlite3_busy_timeout(db, 10000);
     /* Nodes of the measured runs (a sweep from before the column: one node). */
     sqlite3_stmt *st;
-    int has_node = sqlite3_prepare_v2(db,
-                                      "SELECT run_id, ifnull(node, 'unknown') FROM runs WHERE round > 0"
-                                      " ORDER BY run_id",
-                                      -1, &st, NULL) == SQLITE_OK;
-    run_node *rn = NULL;
-    size_t nrn = 0, cap = 0;
-    char **names = NULL;
-    size_t nnames = 0;
-    if (has_node) {
+    *has_node = sqlite3_prepare_v2(db,
+                                   "SELECT run_id, ifnull(node, 'unknown') FROM runs WHERE round > 0"
+                                   " ORDER BY run_id",
+                                   -1, &st, NULL) == SQLITE_OK;
+    size_t cap = 0;
+    *rn = NULL;
+    *nrn = 0;
+    *names = NULL;
+    *nnames = 0;
+    if (*has_node) {
         int rc;
         while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
             const char *name = (const char *)sqlite3_column_text(st, 1);
             size_t k = 0;
-            while (k < nnames && strcmp(names[k], name))
+            while (k < *nnames && strcmp((*names)[k], name))
                 k++;
-            if (k == nnames) {
-                names = ct_xrealloc(names, (nnames + 1) * sizeof *names);
-                names[nnames++] = ct_xstrdup(name);
+            if (k == *nnames) {
+                *names = ct_xrealloc(*names, (*nnames + 1) * sizeof **names);
+                (*names)[(*nnames)++] = ct_xstrdup(name);
             }
-            if (nrn == cap)
-                rn = ct_xrealloc(rn, (cap = cap ? 2 * cap : 256) * sizeof *rn);
-            rn[nrn++] = (run_node){sqlite3_column_int64(st, 0), (int)k};
+            if (*nrn == cap)
+                *rn = ct_xrealloc(*rn, (cap = cap ? 2 * cap : 256) * sizeof **rn);
+            (*rn)[(*nrn)++] = (run_node){sqlite3_column_int64(st, 0), (int)k};
         }
         sqlite3_finalize(st);
         if (rc != SQLITE_DONE) {
             snprintf(err, errlen, "%s: reading the runs' nodes: %s", path, sqlite3_errmsg(db));
             sqlite3_close(db);
-            free(rn);
-            for (size_t i = 0; i < nnames; i++)
-                free(names[i]);
-            free(names);
+            free(*rn);
+            for (size_t i = 0; i < *nnames; i++)
+                free((*names)[i]);
+            free(*names);
             return 2;
         }
     } else {
-        names = ct_xmalloc(sizeof *names);
-        names[nnames++] = ct_xstrdup("unknown");
+        *names = ct_xmalloc(sizeof **names);
+        (*names)[(*nnames)++] = ct_xstrdup("unknown");
     }
     sqlite3_close(db);
+    return 0;
+}
+
+/* Takes names and rn (read_run_nodes'): out->node the sorted names, out->runs
+ * the loaded runs per node, and returns each loaded run's node index in that
+ * order (0 for a run without a node). */
+static int *assign_nodes(st_sweep *sw, st_nodes *out, run_node *rn, size_t nrn, char **names, size_t nnames,
+                         int has_node) {
     /* Sorted names, and each loaded run's node index in that order. */
     char **sorted = ct_xmalloc((nnames ? nnames : 1) * sizeof *sorted);
     if (nnames) { /* none without measured runs: names is NULL, which memcpy and qsort must not get */
@@ -136,7 +148,41 @@ int st_nodes_apply(const char *dir, st_sweep *sw, st_nodes *out, char *err, size
     }
     free(rank);
     free(rn);
+    return node_of;
+}
 
+/* Multiplies node k's runs of baseline b's group by f (wall, CPU, task-clock;
+ * a factor that is not finite leaves its quantities alone). */
+static void scale_node(st_sweep *sw, const int *node_of, size_t b, size_t k, const double f[3], long tc) {
+    for (size_t i = 0; i < sw->ncells; i++) {
+        if (baseline_of(sw, i) != (long)b)
+            continue;
+        const st_cell *c = &sw->cells[i];
+        for (size_t r = c->first_run; r < c->first_run + c->nruns; r++) {
+            if (node_of[r] != (int)k)
+                continue;
+            st_run *run = &sw->runs[r];
+            if (isfinite(f[0])) {
+                run->wall_ns *= f[0];
+                run->key[ST_K_run_ns] *= f[0];
+                run->key[ST_K_minor_ns] *= f[0];
+                run->key[ST_K_major_ns] *= f[0];
+                run->key[ST_K_gc_ns] *= f[0];
+            }
+            if (isfinite(f[1])) {
+                run->user_ns *= f[1];
+                run->sys_ns *= f[1];
+            }
+            if (tc >= 0 && isfinite(f[2]))
+                sw->counter[r * sw->nevents + (size_t)tc] *= f[2];
+        }
+    }
+}
+
+/* Puts every group (a baseline and its cells) that ran on several nodes on one
+ * node's scale (scale_node), counting out->ngroups and out->nmixed; returns the
+ * lines that say so, one per mixed group (a string to free; may be empty). */
+static char *rescale_groups(st_sweep *sw, st_nodes *out, const int *node_of) {
     long tc = -1;
     for (size_t e = 0; e < sw->nevents; e++)
         if (!strcmp(sw->events[e], "perf::task-clock"))
@@ -200,41 +246,19 @@ int st_nodes_apply(const char *dir, st_sweep *sw, st_nodes *out, char *err, size
                 f[m] = isfinite(mref[m]) && isfinite(mk) && mk > 0 ? mref[m] / mk : NAN;
             }
             fprintf(t, " %s x %.4f (wall), x %.4f (CPU);", out->node[k], f[0], f[1]);
-            for (size_t i = 0; i < sw->ncells; i++) {
-                if (baseline_of(sw, i) != (long)b)
-                    continue;
-                const st_cell *c = &sw->cells[i];
-                for (size_t r = c->first_run; r < c->first_run + c->nruns; r++) {
-                    if (node_of[r] != (int)k)
-                        continue;
-                    st_run *run = &sw->runs[r];
-                    if (isfinite(f[0])) {
-                        run->wall_ns *= f[0];
-                        run->key[ST_K_run_ns] *= f[0];
-                        run->key[ST_K_minor_ns] *= f[0];
-                        run->key[ST_K_major_ns] *= f[0];
-                        run->key[ST_K_gc_ns] *= f[0];
-                    }
-                    if (isfinite(f[1])) {
-                        run->user_ns *= f[1];
-                        run->sys_ns *= f[1];
-                    }
-                    if (tc >= 0 && isfinite(f[2]))
-                        sw->counter[r * sw->nevents + (size_t)tc] *= f[2];
-                }
-            }
+            scale_node(sw, node_of, b, k, f, tc);
         }
         fputc('\n', t);
     }
     free(seen);
     free(base_runs);
-    free(node_of);
     fclose(t);
-    if (out->nnodes < 2 && !out->merged) {
-        free(text);
-        return 0;
-    }
-    /* The section. */
+    return text;
+}
+
+/* The report's Nodes section into out->report, from out's counts and the
+ * rescaling lines (text, rescale_groups'). */
+static void write_section(const st_sweep *sw, st_nodes *out, const char *text) {
     char *rep = NULL;
     size_t rlen = 0;
     FILE *f = open_memstream(&rep, &rlen);
@@ -260,8 +284,24 @@ int st_nodes_apply(const char *dir, st_sweep *sw, st_nodes *out, char *err, size
                 "are within one node regardless:\n\n%s",
                 out->nmixed, out->ngroups, text ? text : "");
     fclose(f);
-    free(text);
     out->report = rep;
+}
+
+int st_nodes_apply(const char *dir, st_sweep *sw, st_nodes *out, char *err, size_t errlen) {
+    memset(out, 0, sizeof *out);
+    out->merged = st_sweep_meta(sw, "shards") != NULL;
+    run_node *rn;
+    size_t nrn, nnames;
+    char **names;
+    int has_node;
+    if (read_run_nodes(dir, &rn, &nrn, &names, &nnames, &has_node, err, errlen) != 0)
+        return 2;
+    int *node_of = assign_nodes(sw, out, rn, nrn, names, nnames, has_node);
+    char *text = rescale_groups(sw, out, node_of);
+    free(node_of);
+    if (out->nnodes >= 2 || out->merged)
+        write_section(sw, out, text);
+    free(text);
     return 0;
 }
 

@@ -1,5 +1,6 @@
 /* st_replicates.c - replicates of a sweep and the intervals over them (invariants: st_replicates.h). */
 #include "st_replicates.h"
+#include "st_analyze.h"
 #include "st_normdiff.h"
 #include "st_util.h"
 
@@ -278,7 +279,9 @@ static void rnote(st_result *r, const char *fmt, ...) {
     va_end(ap);
 }
 
-void st_reps_apply(st_analysis *an, const int *rep, size_t k, const st_analysis_opts *opts) {
+/* Each result's replicates with used runs (r->replicates) and an->replicates
+ * (the most, at least 1); returns the most (0 without used runs). */
+static size_t count_replicates(st_analysis *an, const int *rep, size_t k) {
     size_t nc = an->nresults;
     /* Replicates per cell (with used runs); only a cell in two or more has
      * anything to combine (a sweep merged from shards runs each group on one
@@ -299,28 +302,14 @@ void st_reps_apply(st_analysis *an, const int *rep, size_t k, const st_analysis_
     }
     free(seen);
     an->replicates = most > 1 ? most : 1;
-    if (most < 2)
-        return; /* st_analyze set the levels of one replicate */
-    st_sweep *subs = ct_xcalloc(k, sizeof *subs);
-    st_analysis *sub = ct_xcalloc(k, sizeof *sub);
-    st_analysis_opts so = *opts;
-    so.progress = 0;
-    so.no_fits = 1;
-    so.sim = NULL;
-    for (size_t j = 0; j < k; j++) {
-        if (opts->progress)
-            fprintf(stderr, "analyze: replicate %zu of %zu\n", j + 1, k);
-        subsweep(an->sweep, rep, (int)j, &subs[j]);
-        st_analyze(&subs[j], &so, &sub[j]);
-        for (size_t i = 0; i < nc; i++) /* the same cells, sorted the same way */
-            if (strcmp(sub[j].results[i].cell->label, an->results[i].cell->label))
-                abort();
-    }
-    /* Families of the cells. */
-    size_t *family = ct_xmalloc((nc ? nc : 1) * sizeof *family);
-    char(*fname)[256] = ct_xmalloc((nc ? nc : 1) * sizeof *fname);
+    return most;
+}
+
+/* Each cell's family index in family[] and the families' names in fname[]
+ * (st_rep_family, in the order first met); returns how many families. */
+static size_t cell_families(const st_analysis *an, size_t *family, char (*fname)[256]) {
     size_t nf = 0;
-    for (size_t i = 0; i < nc; i++) {
+    for (size_t i = 0; i < an->nresults; i++) {
         char b[256];
         st_rep_family(an->results[i].cell, b, sizeof b);
         size_t f = 0;
@@ -330,6 +319,56 @@ void st_reps_apply(st_analysis *an, const int *rep, size_t k, const st_analysis_
             snprintf(fname[nf++], sizeof fname[0], "%s", b);
         family[i] = f;
     }
+    return nf;
+}
+
+/* Quantity q of r replaced by o's interval over replicates (o->k >= 2), its
+ * level set to replicates, and for the overhead and the paired ratio the
+ * between-replicate components kept and noted. */
+static void apply_pooled(st_result *r, size_t q, const st_rep_comb *o) {
+    st_interval *iv = quantity(r, q);
+    int lg = quantities[q].logscale;
+    iv->est = lg ? exp(o->re.est) : o->re.est;
+    iv->lo = lg ? exp(o->re.lo) : o->re.lo;
+    iv->hi = lg ? exp(o->re.hi) : o->re.hi;
+    iv->z0 = iv->accel = NAN;
+    iv->method = isfinite(o->re.lo) ? ST_CI_RANDOM : ST_CI_NONE;
+    iv->why = isfinite(o->re.lo) ? NULL : "no interval over replicates";
+    if (q == 4)
+        r->paired_re = o->re;
+    if (quantities[q].paired)
+        r->paired_level = ST_LEVEL_REPLICATES;
+    else
+        r->overhead_level = ST_LEVEL_REPLICATES;
+    if (q == 0 || q == 4) {
+        if (q) {
+            r->rep_paired_tau = sqrt(o->tau2_cell);
+            r->rep_paired_tau_family = sqrt(o->tau2_family);
+            r->rep_paired_within = o->within;
+            r->rep_paired_tau_used = sqrt(o->re.tau2);
+            r->rep_paired_tau_lo = sqrt(o->tau2_lo), r->rep_paired_tau_hi = sqrt(o->tau2_hi);
+        } else {
+            r->rep_overhead_tau = sqrt(o->tau2_cell);
+            r->rep_overhead_tau_family = sqrt(o->tau2_family);
+            r->rep_overhead_within = o->within;
+            r->rep_overhead_tau_used = sqrt(o->re.tau2);
+            r->rep_overhead_tau_lo = sqrt(o->tau2_lo), r->rep_overhead_tau_hi = sqrt(o->tau2_hi);
+        }
+        char fb[256];
+        st_rep_family(r->cell, fb, sizeof fb);
+        rnote(r, "%s over %zu replicates: between-replicate SD %.3g%% (%s), within %.3g%%",
+              q ? "paired ratio" : "overhead", o->k, 100 * sqrt(o->re.tau2), o->own ? "its own" : fb, 100 * o->within);
+    }
+}
+
+/* Every quantity of every result that ran in two or more replicates pooled
+ * from the k replicates' analyses sub[] (st_rep_combine_cells, the families
+ * of cell_families). */
+static void pool_quantities(st_analysis *an, st_analysis *sub, size_t k, const st_analysis_opts *opts) {
+    size_t nc = an->nresults;
+    size_t *family = ct_xmalloc((nc ? nc : 1) * sizeof *family);
+    char(*fname)[256] = ct_xmalloc((nc ? nc : 1) * sizeof *fname);
+    size_t nf = cell_families(an, family, fname);
     double *est = ct_xmalloc(nc * k * sizeof *est), *se = ct_xmalloc(nc * k * sizeof *se);
     size_t *cell = ct_xmalloc(nc * k * sizeof *cell);
     st_rep_comb *comb = ct_xmalloc((nc ? nc : 1) * sizeof *comb);
@@ -349,49 +388,16 @@ void st_reps_apply(st_analysis *an, const int *rep, size_t k, const st_analysis_
                 cell[n++] = i;
             }
         st_rep_combine_cells(est, se, cell, n, nc, family, nf, conf, comb);
-        for (size_t i = 0; i < nc; i++) {
-            st_result *r = &an->results[i];
-            st_rep_comb *o = &comb[i];
-            if (o->k < 2)
-                continue; /* the cell ran in one replicate: its pooled interval is that replicate's */
-            st_interval *iv = quantity(r, q);
-            int lg = quantities[q].logscale;
-            iv->est = lg ? exp(o->re.est) : o->re.est;
-            iv->lo = lg ? exp(o->re.lo) : o->re.lo;
-            iv->hi = lg ? exp(o->re.hi) : o->re.hi;
-            iv->z0 = iv->accel = NAN;
-            iv->method = isfinite(o->re.lo) ? ST_CI_RANDOM : ST_CI_NONE;
-            iv->why = isfinite(o->re.lo) ? NULL : "no interval over replicates";
-            if (q == 4)
-                r->paired_re = o->re;
-            if (quantities[q].paired)
-                r->paired_level = ST_LEVEL_REPLICATES;
-            else
-                r->overhead_level = ST_LEVEL_REPLICATES;
-            if (q == 0 || q == 4) {
-                if (q) {
-                    r->rep_paired_tau = sqrt(o->tau2_cell);
-                    r->rep_paired_tau_family = sqrt(o->tau2_family);
-                    r->rep_paired_within = o->within;
-                    r->rep_paired_tau_used = sqrt(o->re.tau2);
-                    r->rep_paired_tau_lo = sqrt(o->tau2_lo), r->rep_paired_tau_hi = sqrt(o->tau2_hi);
-                } else {
-                    r->rep_overhead_tau = sqrt(o->tau2_cell);
-                    r->rep_overhead_tau_family = sqrt(o->tau2_family);
-                    r->rep_overhead_within = o->within;
-                    r->rep_overhead_tau_used = sqrt(o->re.tau2);
-                    r->rep_overhead_tau_lo = sqrt(o->tau2_lo), r->rep_overhead_tau_hi = sqrt(o->tau2_hi);
-                }
-                char fb[256];
-                st_rep_family(r->cell, fb, sizeof fb);
-                rnote(r, "%s over %zu replicates: between-replicate SD %.3g%% (%s), within %.3g%%",
-                      q ? "paired ratio" : "overhead", o->k, 100 * sqrt(o->re.tau2), o->own ? "its own" : fb,
-                      100 * o->within);
-            }
-        }
+        for (size_t i = 0; i < nc; i++)
+            if (comb[i].k >= 2) /* else the cell ran in one replicate: its pooled interval is that replicate's */
+                apply_pooled(&an->results[i], q, &comb[i]);
     }
-    /* Verdicts and floors from the intervals over replicates. */
-    for (size_t i = 0; i < nc; i++) {
+    free(family), free(fname), free(est), free(se), free(cell), free(comb);
+}
+
+/* Verdicts and floors from the intervals over replicates. */
+static void replicate_verdicts(st_analysis *an, const st_analysis_opts *opts) {
+    for (size_t i = 0; i < an->nresults; i++) {
         st_result *r = &an->results[i];
         if (r->replicates < 2)
             continue;
@@ -403,41 +409,73 @@ void st_reps_apply(st_analysis *an, const int *rep, size_t k, const st_analysis_
             }
         }
     }
-    /* The allocation-vs-time differences over replicates, pooled over the workloads. */
-    if (an->normdiffs && an->normdiffs->n) {
-        st_normdiffs *ds = an->normdiffs;
-        size_t nw = ds->n, n = 0;
-        double *de = ct_xmalloc(nw * k * sizeof *de), *dse = ct_xmalloc(nw * k * sizeof *dse);
-        size_t *dc = ct_xmalloc(nw * k * sizeof *dc), *df = ct_xcalloc(nw, sizeof *df);
-        st_rep_comb *dcomb = ct_xmalloc(nw * sizeof *dcomb);
-        for (size_t j = 0; j < k; j++) {
-            st_analyze_normdiff(&sub[j], &so);
-            for (size_t w = 0; w < nw; w++) {
-                const st_normdiff *d = st_normdiff_find(&sub[j], ds->d[w].workload);
-                if (!d || !isfinite(d->diff.est))
-                    continue;
-                de[n] = d->diff.est, dse[n] = st_interval_se(&d->diff, 0, conf), dc[n++] = w;
-            }
-        }
-        st_rep_combine_cells(de, dse, dc, n, nw, df, 1, conf, dcomb);
+}
+
+/* The allocation-vs-time differences over replicates, pooled over the
+ * workloads: each replicate's differences (st_analyze_normdiff on sub[j] with
+ * so), combined into an->normdiffs for every workload in two or more. */
+static void pool_normdiffs(st_analysis *an, st_analysis *sub, size_t k, const st_analysis_opts *so,
+                           const st_analysis_opts *opts) {
+    if (!an->normdiffs || !an->normdiffs->n)
+        return;
+    double conf = opts->boot.confidence;
+    st_normdiffs *ds = an->normdiffs;
+    size_t nw = ds->n, n = 0;
+    double *de = ct_xmalloc(nw * k * sizeof *de), *dse = ct_xmalloc(nw * k * sizeof *dse);
+    size_t *dc = ct_xmalloc(nw * k * sizeof *dc), *df = ct_xcalloc(nw, sizeof *df);
+    st_rep_comb *dcomb = ct_xmalloc(nw * sizeof *dcomb);
+    for (size_t j = 0; j < k; j++) {
+        st_analyze_normdiff(&sub[j], so);
         for (size_t w = 0; w < nw; w++) {
-            st_normdiff *d = &ds->d[w];
-            if (dcomb[w].k < 2 || !d->a || !d->t)
+            const st_normdiff *d = st_normdiff_find(&sub[j], ds->d[w].workload);
+            if (!d || !isfinite(d->diff.est))
                 continue;
-            d->diff.est = dcomb[w].re.est;
-            d->diff.lo = dcomb[w].re.lo;
-            d->diff.hi = dcomb[w].re.hi;
-            d->diff.method = isfinite(dcomb[w].re.lo) ? ST_CI_RANDOM : ST_CI_NONE;
-            d->diff.why = isfinite(dcomb[w].re.lo) ? NULL : "no interval over replicates";
-            d->diff.z0 = d->diff.accel = NAN;
-            d->level = ST_LEVEL_REPLICATES;
-            d->res = st_diff_verdict(&d->diff, opts->margin);
+            de[n] = d->diff.est, dse[n] = st_interval_se(&d->diff, 0, conf), dc[n++] = w;
         }
-        free(de), free(dse), free(dc), free(df), free(dcomb);
     }
+    st_rep_combine_cells(de, dse, dc, n, nw, df, 1, conf, dcomb);
+    for (size_t w = 0; w < nw; w++) {
+        st_normdiff *d = &ds->d[w];
+        if (dcomb[w].k < 2 || !d->a || !d->t)
+            continue;
+        d->diff.est = dcomb[w].re.est;
+        d->diff.lo = dcomb[w].re.lo;
+        d->diff.hi = dcomb[w].re.hi;
+        d->diff.method = isfinite(dcomb[w].re.lo) ? ST_CI_RANDOM : ST_CI_NONE;
+        d->diff.why = isfinite(dcomb[w].re.lo) ? NULL : "no interval over replicates";
+        d->diff.z0 = d->diff.accel = NAN;
+        d->level = ST_LEVEL_REPLICATES;
+        d->res = st_diff_verdict(&d->diff, opts->margin);
+    }
+    free(de), free(dse), free(dc), free(df), free(dcomb);
+}
+
+void st_reps_apply(st_analysis *an, const int *rep, size_t k, const st_analysis_opts *opts) {
+    size_t nc = an->nresults;
+    if (count_replicates(an, rep, k) < 2)
+        return; /* st_analyze set the levels of one replicate */
+    /* Each replicate analysed alone: the same cells, sorted the same way. */
+    st_sweep *subs = ct_xcalloc(k, sizeof *subs);
+    st_analysis *sub = ct_xcalloc(k, sizeof *sub);
+    st_analysis_opts so = *opts;
+    so.progress = 0;
+    so.no_fits = 1;
+    so.sim = NULL;
+    for (size_t j = 0; j < k; j++) {
+        if (opts->progress)
+            fprintf(stderr, "analyze: replicate %zu of %zu\n", j + 1, k);
+        subsweep(an->sweep, rep, (int)j, &subs[j]);
+        st_analyze(&subs[j], &so, &sub[j]);
+        for (size_t i = 0; i < nc; i++) /* the same cells, sorted the same way */
+            if (strcmp(sub[j].results[i].cell->label, an->results[i].cell->label))
+                abort();
+    }
+    pool_quantities(an, sub, k, opts);
+    replicate_verdicts(an, opts);
+    pool_normdiffs(an, sub, k, &so, opts);
     for (size_t j = 0; j < k; j++) {
         st_analysis_free(&sub[j]);
         subsweep_free(&subs[j]);
     }
-    free(subs), free(sub), free(family), free(fname), free(est), free(se), free(cell), free(comb);
+    free(subs), free(sub);
 }

@@ -17,6 +17,7 @@
  * Also writes OUT/inproc.csv and OUT/inproc.dat.
  */
 #include "st_analysis.h"
+#include "st_analyze.h"
 #include "st_boot.h"
 #include "st_costfit.h"
 #include "st_db.h"

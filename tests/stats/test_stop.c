@@ -2,6 +2,7 @@
  * coverage by simulation, and analyze on sweeps with adaptive rounds (st_pairs.c: the two-stage
  * intervals, the marking in summary.csv and summary.md). */
 #include "st_analysis.h"
+#include "st_analyze.h"
 #include "st_covbench.h"
 #include "st_stop.h"
 #include "st_synth.h"

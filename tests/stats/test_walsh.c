@@ -2,6 +2,7 @@
  * against tests/stats/walsh_reference.py (Python standard library: the signed-rank null distribution
  * counted with integers, Hollander and Wolfe's C, the interval's order statistics). */
 #include "st_analysis.h"
+#include "st_analyze.h"
 #include "st_walsh.h"
 
 #include "covtest.h"
