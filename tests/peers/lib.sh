@@ -52,3 +52,26 @@ between() {
     awk -v n="$1" -v lo="$2" -v hi="$3" -v k="$4" 'BEGIN { if (lo < 0) lo = 0
         exit !(n >= lo - k * sqrt(lo) - 1 && n <= hi + k * sqrt(hi) + 1) }'
 }
+
+# v8_own STATS BYTES NODE_BYTES P EXTRA: V8's samples of the program's own
+# nodes (the record's v8_node_samples: the samples of a node's or two
+# folded nodes' reported size whose leaf frame is in the workload's script,
+# common.js) against their expected count.  BYTES are the nodes' bytes
+# (N = BYTES / NODE_BYTES nodes).  V8 samples an allocation of s bytes with
+# probability 1 - exp(-s / P); optimized code may fold two nodes into one
+# allocation, sampled as one, so the count's mean lies between
+# N / 2 * (1 - exp(-2 s / P)) (every node folded) and N * (1 - exp(-s / P))
+# (none), held within 6 sd of that range (no other slack), and up to EXTRA
+# more for other objects of the workload's script that report the same size
+# (gcbench's Float64Array).  v8_node_samples + v8_other_samples must be the
+# record's alloc_samples.  Prints "OWN of LO..HI" for the message; returns 1
+# on a mismatch.
+v8_own() {
+    own=$(stat "$1" v8_node_samples) other=$(stat "$1" v8_other_samples)
+    case "$own$other" in '' | *[!0-9]*) echo "v8_node_samples '$own', v8_other_samples '$other': not counts"; return 1 ;; esac
+    lo=$(awk -v b="$2" -v s="$3" -v p="$4" 'BEGIN { printf "%.1f", b / s / 2 * (1 - exp(-2 * s / p)) }')
+    hi=$(awk -v b="$2" -v s="$3" -v p="$4" -v x="$5" 'BEGIN { printf "%.1f", b / s * (1 - exp(-s / p)) + x }')
+    echo "$own of $lo..$hi, $other others"
+    [ $((own + other)) = "$(stat "$1" alloc_samples)" ] || { echo "$own + $other is not alloc_samples $(stat "$1" alloc_samples)"; return 1; }
+    between "$own" "$lo" "$hi" 6
+}
