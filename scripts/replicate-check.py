@@ -40,6 +40,9 @@ Usage:
       analyses each replicate of the analysed sweep in SWEEP_DIR (a copy of
       its results.db per replicate, in a temporary directory or DIR/rN) and
       prints the table (Markdown);
+  replicate-check.py --coverage EXPERIMENTS SE_RESAMPLES SWEEP_DIR
+      the coverage of analyze's interval over replicates under the sweep's own
+      noise (its observed replicates and blocks resampled, see coverage());
   replicate-check.py --csv FULL.csv REP0.csv REP1.csv [...]
       the table from summary.csv files already made (the whole sweep's, then
       one per replicate), e.g. those --keep left.
@@ -567,8 +570,59 @@ def estimator_check(db, rep_rows, ses):
             f"{math.sqrt(hl_eff) / bmed:.2f} by the same reckoning.")
 
 
+def pseudo_median(v):
+    """The Hodges-Lehmann estimand of the empirical distribution of v: the median of (X + X') / 2 over
+    all n^2 ordered pairs of independent draws (what a replicate resampled from v estimates)."""
+    w = sorted(a + b for a in v for b in v)
+    n = len(w)
+    return w[n // 2] / 2 if n % 2 else (w[n // 2 - 1] + w[n // 2]) / 4
+
+
+def coverage(full, series, ids, experiments, resamples, seed):
+    """The coverage of analyze's interval over replicates under this sweep's own noise: per family and
+    experiment, K synthetic replicates, each one of the observed replicates drawn with replacement (the
+    same one for every cell of the family: a replicate's deviation is shared by its cells), each cell's
+    blocks drawn with replacement from that replicate's blocks of the cell, centred so that the mean
+    over the observed replicates of their Hodges-Lehmann estimands is 0; each synthetic replicate's HL
+    and bootstrap SE (resamples), the family's Paule-Mandel SD and the interval as analyze combines
+    them (combine).  Returns {family: (covered, judged)}."""
+    rng = random.Random(seed)
+    cells = {}
+    for label, row in full.items():
+        if row.get("pairs", "1") in ("", "0") or row.get("kind") == "sim" or "/sim/" in label:
+            continue
+        xs = [series.get((label, r)) for r in ids]
+        if any(not x or len(x) < 3 for x in xs):
+            continue
+        t = sum(pseudo_median(x) for x in xs) / len(xs)
+        cells.setdefault(family(row), {})[label] = [[v - t for v in x] for x in xs]
+    out = {}
+    k = len(ids)
+    for fam in sorted(cells):
+        cov = judged = 0
+        for _ in range(experiments):
+            pick = [rng.randrange(k) for _ in range(k)]
+            ests = {}
+            for label, xs in cells[fam].items():
+                e = []
+                for r in pick:
+                    x = [xs[r][rng.randrange(len(xs[r]))] for _ in range(len(xs[r]))]
+                    e.append((hl(x), hl_boot_se(x, resamples, rng)))
+                if all(se and se > 0 for _, se in e):
+                    ests[label] = e
+            t2f = pm_tau2(list(ests.values()))
+            dff = sum(len(c) - 1 for c in ests.values())
+            for e in ests.values():
+                _, lo, hi = combine(e, t2f, dff)
+                judged += 1
+                cov += lo <= 0 <= hi
+        out[fam] = (cov, judged)
+    return out
+
+
 def main(argv):
     analyze, resamples, keep, csvs, sweep, extra = "build/bin/analyze", 10000, None, None, None, ""
+    cov_args = None
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -578,6 +632,17 @@ def main(argv):
         if a == "--csv":
             csvs = argv[i + 1:]
             break
+        if a == "--coverage":
+            if i + 2 >= len(argv):
+                die("--coverage needs EXPERIMENTS and SE_RESAMPLES")
+            try:
+                cov_args = (int(argv[i + 1]), int(argv[i + 2]))
+            except ValueError:
+                die(f"--coverage {argv[i + 1]} {argv[i + 2]}: not whole numbers")
+            if cov_args[0] < 1 or cov_args[1] < 2:
+                die("--coverage: at least 1 experiment and 2 resamples")
+            i += 3
+            continue
         if a in ("--analyze", "--resamples", "--keep"):
             if i + 1 >= len(argv):
                 die(f"{a} needs a value")
@@ -599,6 +664,25 @@ def main(argv):
             die(f"{a}: one sweep directory only")
         sweep = a
         i += 1
+    if cov_args is not None:
+        if not sweep or csvs is not None:
+            die("--coverage needs a sweep directory (its results.db and summary.csv)")
+        db = os.path.join(sweep, "results.db")
+        if not os.path.isfile(db):
+            die(f"{sweep}: no results.db: give a sweep directory")
+        ids = replicates_of(db)
+        if len(ids) < 2:
+            die(f"{db}: {len(ids)} replicate(s): the check needs 2 or more")
+        full = read_summary(os.path.join(sweep, "summary.csv"))
+        res = coverage(full, block_series(db), ids, cov_args[0], cov_args[1], SE_SEED)
+        print(f"Coverage of the interval over replicates (95%), {cov_args[0]} experiments per family, SEs from "
+              f"{cov_args[1]} resamples:")
+        tc = tj = 0
+        for fam, (c, j) in res.items():
+            tc, tj = tc + c, tj + j
+            print(f"| {fam} | {j} | {c / j:.3f} |")
+        print(f"| all | {tj} | {tc / tj:.3f} |")
+        return 0
     if csvs is not None:
         if len(csvs) < 3:
             die("--csv FULL.csv REP0.csv REP1.csv [...]: the whole sweep's summary.csv and 2 or more replicates'")

@@ -95,6 +95,16 @@ python3 scripts/replicate-check.py --analyze "$ANALYZE" --resamples 1000 "$D" >"
 expect "sweep with a widened interval: exit 3, the cell named" \
     "$?:$(grep -c 'disagree on 1 of' "$WORK/err"):$(grep -c '^  disagrees: w/alloc-fixed-32K: ' "$WORK/out2")" "3:1:1"
 
+# The coverage simulation on the same sweep, small: 2 experiments of each
+# family, every cell judged once per experiment (w/other's 3, w/time's 1);
+# mkreplicated.py's truth-centred replicates give an interval per cell.
+python3 scripts/replicate-check.py --coverage 2 20 "$D" >"$WORK/cov" 2>"$WORK/err"
+expect "coverage: exit 0, nothing on stderr" "$?:$(cat "$WORK/err")" "0:"
+expect "coverage: judged per family and in all" \
+    "$(awk -F'|' '/^\| /{ gsub(/ /, ""); print $2 ":" $3 }' "$WORK/cov" | tr '\n' ' ')" "w/other:6 w/time:2 all:8 "
+python3 scripts/replicate-check.py --coverage 2 "$D" >/dev/null 2>"$WORK/err"
+expect "coverage without its resamples: exit 2" "$?:$(grep -c 'not whole numbers\|needs EXPERIMENTS' "$WORK/err")" "2:1"
+
 # Bad input: exit 2 with the reason.
 python3 scripts/replicate-check.py --csv $F/full.csv $F/r0.csv >/dev/null 2>"$WORK/err"
 expect "one replicate: exit 2" "$?:$(grep -c '2 or more replicates' "$WORK/err")" "2:1"
