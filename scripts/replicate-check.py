@@ -8,10 +8,15 @@ whose intervals are over replicates) and once per replicate (analyze on a
 copy of results.db holding only that replicate's runs and the simulated
 part's; the intervals over that replicate's blocks).  For every cell and
 every pair of replicates r, r' the paired ratio's estimates are compared on
-the log scale with the two-level standard errors, each replicate's own
-(from its interval: log(hi / lo) / (2 x 1.959964)) combined with the
+the log scale with the two-level standard errors, each replicate's own combined with the
 between-replicate SD the sweep's interval used (summary.csv
-rep_paired_tau_used, the cell's family's for K < 5):
+rep_paired_tau_used, the cell's family's for K < 5).  A replicate's own SE
+is its estimator's: the bootstrap SE of the Hodges-Lehmann estimate of its
+blocks' log-ratios (results.db; 2000 resamples, times sqrt(n / (n - 1))),
+the SE analyze's combination uses (st_levels.h, st_hl_boot_se), computed
+here independently (this script's own generator); with --csv, where no
+blocks are at hand, the SE the replicate's interval implies, log(hi / lo)
+/ (2 x 1.959964), which overstates it for an exact 12-block interval:
 
   z = (t_r - t_r') / sqrt(se_r^2 + se_r'^2 + 2 tau^2)
 
@@ -35,12 +40,22 @@ Usage:
       analyses each replicate of the analysed sweep in SWEEP_DIR (a copy of
       its results.db per replicate, in a temporary directory or DIR/rN) and
       prints the table (Markdown);
+  replicate-check.py --coverage EXPERIMENTS SE_RESAMPLES SWEEP_DIR
+      the coverage of analyze's interval over replicates under the sweep's own
+      noise (its observed replicates and blocks resampled, see coverage());
   replicate-check.py --csv FULL.csv REP0.csv REP1.csv [...]
       the table from summary.csv files already made (the whole sweep's, then
       one per replicate), e.g. those --keep left.
+With a sweep directory the script also recomputes what analyze computes
+(each replicate's estimate from its blocks, the replicates' SEs, each
+family's pooled between-replicate SD and every cell's interval over
+replicates) and prints how far apart the two are ("Agreement with
+analyze"); beyond the tolerances (half-widths and SEs 10%, centres 0.1
+half-widths, the family SD 15% + 0.002, estimates to analyze's 6 digits)
+it lists the disagreements and exits 3.
 Exit status: 0 done (whether the targets are met or not: the table says),
 2 bad input (a missing file or column, fewer than 2 replicates), 1 when an
-analyze run fails.
+analyze run fails, 3 when this script and analyze disagree.
 """
 import csv
 import math
@@ -49,10 +64,13 @@ import shutil
 import sqlite3
 import subprocess
 import sys
+import random
 import tempfile
 
 Z = 1.959963984540054
 ME = "replicate-check"
+SE_RESAMPLES = 2000  # resamples of a replicate's bootstrap SE (analyze's REP_SE_RESAMPLES)
+SE_SEED = 20250616
 
 
 def die(msg, code=2):
@@ -62,6 +80,97 @@ def die(msg, code=2):
 
 def phi(x):
     return 0.5 * (1 + math.erf(x / math.sqrt(2)))
+
+
+def betacf(a, b, x):
+    """The continued fraction of the regularized incomplete beta function (Lentz)."""
+    tiny, qab, qap, qam = 1e-300, a + b, a + 1, a - 1
+    c, d = 1.0, 1 - qab * x / qap
+    d = 1 / (d if abs(d) > tiny else tiny)
+    h = d
+    for m in range(1, 400):
+        m2 = 2 * m
+        aa = m * (b - m) * x / ((qam + m2) * (a + m2))
+        d = 1 + aa * d
+        d = 1 / (d if abs(d) > tiny else tiny)
+        c = 1 + aa / c if abs(1 + aa / c) > tiny else tiny
+        h *= d * c
+        aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
+        d = 1 + aa * d
+        d = 1 / (d if abs(d) > tiny else tiny)
+        c = 1 + aa / c if abs(1 + aa / c) > tiny else tiny
+        de = d * c
+        h *= de
+        if abs(de - 1) < 1e-15:
+            break
+    return h
+
+
+def betainc(a, b, x):
+    if x <= 0:
+        return 0.0
+    if x >= 1:
+        return 1.0
+    lb = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b) + a * math.log(x) + b * math.log(1 - x)
+    if x < (a + 1) / (a + b + 2):
+        return math.exp(lb) * betacf(a, b, x) / a
+    return 1 - math.exp(lb) * betacf(b, a, 1 - x) / b
+
+
+def t_cdf(t, df):
+    p = 0.5 * betainc(df / 2, 0.5, df / (df + t * t))
+    return 1 - p if t > 0 else p
+
+
+def t_quantile(p, df):
+    """The p-quantile (p > 0.5) of Student's t with df degrees of freedom, by bisection."""
+    lo, hi = 0.0, 1.0
+    while t_cdf(hi, df) < p:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def hl(v):
+    """The Hodges-Lehmann estimate: the median of the Walsh averages (v_i + v_j) / 2, i <= j."""
+    w = sorted(v[i] + v[j] for i in range(len(v)) for j in range(i, len(v)))
+    n = len(w)
+    return w[n // 2] / 2 if n % 2 else (w[n // 2 - 1] + w[n // 2]) / 4
+
+
+def hl_boot_se(v, resamples, rng):
+    """The bootstrap SE of the Hodges-Lehmann estimate of the blocks v (their SD over resamples of the
+    blocks, times sqrt(n / (n - 1))), as analyze computes a replicate's (st_hl_boot_se, its own generator)."""
+    n = len(v)
+    if n < 3:
+        return None
+    t = []
+    for _ in range(resamples):
+        x = [v[rng.randrange(n)] for _ in range(n)]
+        t.append(hl(x))
+    return sd(t) * math.sqrt(n / (n - 1))
+
+
+def block_series(db):
+    """(label, replicate) -> the blocks' log-ratios of wall time (the compared run over its block's
+    baseline run, both used: status ok, wall time above 0), as analyze pairs them (st_pairs.c)."""
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    rows = con.execute(
+        "SELECT c.label, r1.replicate, ln(1.0 * r1.wall_ns / r0.wall_ns) FROM runs r1 JOIN runs r0 ON r0.block = "
+        "r1.block AND r0.block_role = 0 AND r1.block_role = 1 JOIN cells c ON c.cell_id = r1.cell_id WHERE r1.round "
+        ">= 1 AND r1.block > 0 AND r1.status = 'ok' AND r0.status = 'ok' AND r1.wall_ns > 0 AND r0.wall_ns > 0 "
+        "ORDER BY r1.run_id"
+    ).fetchall()
+    con.close()
+    d = {}
+    for lab, r, x in rows:
+        d.setdefault((lab, r), []).append(x)
+    return d
 
 
 def read_summary(path):
@@ -101,17 +210,25 @@ def mode_family(row):
     return None
 
 
-def replicate_estimates(rep_rows, label):
-    """(log estimate, its block-level SE) of the paired ratio in each replicate, or None."""
+def replicate_estimates(rep_rows, label, ses=None):
+    """(log estimate, its block-level SE) of the paired ratio in each replicate, or None.  The SE is
+    ses[(label, i)] (the bootstrap SE of replicate i's Hodges-Lehmann estimate, from its blocks) when
+    ses is given, else the one replicate i's interval implies, log(hi / lo) / (2 x 1.959964) (--csv)."""
     out = []
-    for rows in rep_rows:
+    for i, rows in enumerate(rep_rows):
         r = rows.get(label)
         if r is None:
             return None
         est, lo, hi = num(r["paired"]), num(r["paired_lo"]), num(r["paired_hi"])
         if est is None or lo is None or hi is None or not (0 < lo <= est <= hi) or hi == lo:
             return None
-        out.append((math.log(est), math.log(hi / lo) / (2 * Z)))
+        if ses is not None:
+            se = ses.get((label, i))
+            if se is None or not se > 0:
+                return None
+        else:
+            se = math.log(hi / lo) / (2 * Z)
+        out.append((math.log(est), se))
     return out
 
 
@@ -145,7 +262,7 @@ def pm_tau2(cells):
     return (lo + hi) / 2
 
 
-def check(full, rep_rows):
+def check(full, rep_rows, ses=None):
     """Per family: pairs, z SD and RMS, observed and predicted share inside (two-level and blocks only)."""
     fams = {}
     skipped = []
@@ -155,7 +272,7 @@ def check(full, rep_rows):
     for label, row in full.items():
         if row.get("pairs", "1") in ("", "0") or row.get("kind") == "sim" or "/sim/" in label:
             continue
-        ests = replicate_estimates(rep_rows, label)
+        ests = replicate_estimates(rep_rows, label, ses)
         if ests is not None:
             by_fam.setdefault(family(row), {})[label] = ests
     for label, row in full.items():
@@ -163,7 +280,7 @@ def check(full, rep_rows):
             continue
         if row.get("kind") == "sim" or "/sim/" in label:
             continue
-        ests = replicate_estimates(rep_rows, label)
+        ests = replicate_estimates(rep_rows, label, ses)
         tau = num(row.get("rep_paired_tau_used"))
         if ests is None or tau is None:
             skipped.append(label)
@@ -197,6 +314,88 @@ def check(full, rep_rows):
     return fams, skipped
 
 
+REP_OWN = 5  # analyze's ST_REP_OWN: from this many replicates a cell's own between-replicate variance is used
+TOL_HALF = 0.10  # agreement with analyze: half-widths within 10% (both SEs are bootstraps of 2000 resamples, of
+# 12 blocks on results/reference: their Monte Carlo errors reach 6.5% there; the interval-implied SE differs by
+# up to 21%)
+TOL_CENTRE = 0.10  # and centres within 0.1 half-widths
+
+
+def combine(ests, tau2_family, df_family):
+    """analyze's interval over replicates of one cell (st_levels.h): (est, lo, hi) on the log scale."""
+    k = len(ests)
+    if k >= REP_OWN or tau2_family is None or not math.isfinite(tau2_family):
+        t2 = pm_tau2([ests])
+        w = [1 / (se * se + t2) for _, se in ests]
+        mu = sum(wi * t for wi, (t, _) in zip(w, ests)) / sum(w)
+        qh = sum(wi * (t - mu) ** 2 for wi, (t, _) in zip(w, ests)) / (k - 1)
+        se, df = math.sqrt(max(qh, 1.0) / sum(w)), k - 1
+    else:
+        w = [1 / (se * se + tau2_family) for _, se in ests]
+        mu = sum(wi * t for wi, (t, _) in zip(w, ests)) / sum(w)
+        se, df = math.sqrt(1 / sum(w)), df_family
+    h = t_quantile(1 - 0.025, df) * se
+    return mu, mu - h, mu + h
+
+
+def agreement(full, rep_rows, series, ses, reps):
+    """This script's recomputation against analyze, where they compute the same thing: each replicate's
+    Hodges-Lehmann estimate from its blocks in results.db against the replicate's summary.csv (to its
+    6 printed digits), the RMS of the replicates' bootstrap SEs against rep_paired_within, each
+    family's pooled between-replicate SD against rep_paired_tau_family, and the cell's interval over
+    replicates (the random-effects combination) against the sweep's paired, paired_lo, paired_hi.
+    Returns (cells compared, worst relative half-width difference, worst centre difference in
+    half-widths, worst relative within-SE difference, the disagreements)."""
+    bad, by_fam = [], {}
+    for label, row in full.items():
+        if row.get("pairs", "1") in ("", "0") or row.get("kind") == "sim" or "/sim/" in label:
+            continue
+        ests = []
+        for i, r in enumerate(reps):
+            v, rr = series.get((label, r)), rep_rows[i].get(label)
+            if not v or rr is None or num(rr["paired"]) is None:
+                ests = None
+                break
+            t = hl(v)
+            if abs(math.exp(t) - num(rr["paired"])) > 1e-5 * num(rr["paired"]) + 1e-12:
+                bad.append(f"{label} replicate {r}: Hodges-Lehmann of its {len(v)} blocks {math.exp(t):.6g}, "
+                           f"analyze {rr['paired']}")
+            if ses.get((label, i)) is None:
+                ests = None
+                break
+            ests.append((t, ses[(label, i)]))
+        if ests and len(ests) >= 2:
+            by_fam.setdefault(family(row), {})[label] = ests
+    n, worst_h, worst_c, worst_w = 0, 0.0, 0.0, 0.0
+    for fam, cells in by_fam.items():
+        t2f = pm_tau2(list(cells.values()))
+        dff = sum(len(c) - 1 for c in cells.values())
+        for label, ests in cells.items():
+            row = full[label]
+            mu, lo, hi = combine(ests, t2f, dff)
+            a_lo, a_hi, a_tf = num(row["paired_lo"]), num(row["paired_hi"]), num(row.get("rep_paired_tau_family"))
+            a_w = num(row.get("rep_paired_within"))
+            if a_lo is None or a_hi is None or not 0 < a_lo < a_hi:
+                bad.append(f"{label}: analyze has no interval over replicates, this script [{math.exp(lo):.6g}, "
+                           f"{math.exp(hi):.6g}]")
+                continue
+            n += 1
+            h, a_h = (hi - lo) / 2, math.log(a_hi / a_lo) / 2
+            dh = abs(h - a_h) / a_h
+            dc = abs((lo + hi) / 2 - math.log(a_hi * a_lo) / 2) / a_h
+            w = math.sqrt(sum(se * se for _, se in ests) / len(ests))
+            dw = abs(w - a_w) / a_w if a_w else float("inf")
+            worst_h, worst_c, worst_w = max(worst_h, dh), max(worst_c, dc), max(worst_w, dw)
+            if dh > TOL_HALF or dc > TOL_CENTRE or dw > TOL_HALF:
+                bad.append(f"{label}: this script [{math.exp(lo):.6g}, {math.exp(hi):.6g}] within SE {w:.4g}, "
+                           f"analyze [{a_lo:.6g}, {a_hi:.6g}] within SE {a_w}")
+            if len(ests) < REP_OWN and a_tf is not None:
+                tf = math.sqrt(t2f)
+                if abs(tf - a_tf) > 0.15 * max(tf, a_tf) + 0.002:
+                    bad.append(f"{label}: family {fam}'s between-replicate SD {tf:.4g} here, analyze {a_tf:.4g}")
+    return n, worst_h, worst_c, worst_w, bad
+
+
 def sd(v):
     if len(v) < 2:
         return float("nan")
@@ -212,10 +411,13 @@ def fmt(x, d=3):
     return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{d}f}"
 
 
-def table(fams, k):
+def table(fams, k, se_kind):
     out = []
+    what = ("the bootstrap SE of its Hodges-Lehmann estimate over its blocks" if se_kind == "bootstrap" else
+            "the SE its interval implies, log(hi / lo) / (2 x 1.96)")
     out.append(f"Replicates: {k}. z and shares of the paired ratio (log scale); two-level: each replicate's "
-               "block-level SE with the between-replicate SD the sweep's interval used; blocks: without it.")
+               f"block-level SE ({what}) with the between-replicate SD the sweep's interval used; blocks: without "
+               "it.")
     out.append("")
     out.append("| family | cells | pairs | z SD about 0 (two-level) | in [0.8, 1.2] | z SD about its mean | "
                "inside (two-level) | predicted | within 3 points | z SD about 0 (blocks only) | "
@@ -301,7 +503,7 @@ def analyse_replicates(sweep, analyze, resamples, keep):
             if p.returncode != 0:
                 die(f"analyze on replicate {r} ({d}) failed (exit {p.returncode}): {p.stderr.strip()}", 1)
             paths.append(os.path.join(d, "summary.csv"))
-        return full, paths, [read_summary(p) for p in paths]
+        return full, reps, [read_summary(p) for p in paths]
     finally:
         if not keep:
             shutil.rmtree(base, ignore_errors=True)
@@ -313,7 +515,7 @@ def hodges_lehmann(v):
     return w[n // 2] if n % 2 else (w[n // 2 - 1] + w[n // 2]) / 2
 
 
-def estimator_check(db, rep_rows):
+def estimator_check(db, rep_rows, ses):
     """Why z can be off: per cell and replicate, the blocks' log-ratios (wall) from results.db; the
     between-replicate variance of the block means over the mean of their SD^2 / n (1 when the replicates
     are independent and the plain SE is right), the same of the Hodges-Lehmann estimates over the
@@ -330,7 +532,7 @@ def estimator_check(db, rep_rows):
     d = {}
     for lab, r, x in rows:
         d.setdefault((lab, r), []).append(x)
-    ratio_mean, var_hl, var_mean, se_ratio = [], [], [], []
+    ratio_mean, var_hl, var_mean, se_ratio, boot_ratio = [], [], [], [], []
     for lab in sorted({lab for lab, _ in d}):
         vs = [d.get((lab, r)) for r in reps]
         if any(v is None or len(v) < 3 for v in vs):
@@ -347,10 +549,14 @@ def estimator_check(db, rep_rows):
             lo, hi = (num(r["paired_lo"]), num(r["paired_hi"])) if r else (None, None)
             if lo and hi and hi > lo > 0:
                 se_ratio.append(math.log(hi / lo) / (2 * Z) / math.sqrt(se2[i]))
+            if ses.get((lab, i)):
+                boot_ratio.append(ses[(lab, i)] / math.sqrt(se2[i]))
     if not ratio_mean:
         return ""
     se_ratio.sort()
+    boot_ratio.sort()
     med = se_ratio[len(se_ratio) // 2] if se_ratio else float("nan")
+    bmed = boot_ratio[len(boot_ratio) // 2] if boot_ratio else float("nan")
     hl_eff = sum(var_hl) / sum(var_mean)
     return (f"\nThe estimators ({len(ratio_mean)} cells, the blocks' wall-time log-ratios in results.db): the "
             f"between-replicate variance of the replicates' block means over their mean SD^2 / n: "
@@ -359,11 +565,64 @@ def estimator_check(db, rep_rows):
             f"variance; the SE read off each replicate's interval is {med:.3f} times its means' SE (median of "
             f"{len(se_ratio)}); so that SE squared is about {med * med / hl_eff:.2f} times the variance of the "
             f"estimate it goes with, and z's SD should be about {math.sqrt(hl_eff) / med:.2f} when nothing "
-            f"varies between replicates.")
+            f"varies between replicates.  The bootstrap SE of the Hodges-Lehmann estimate (what the z above "
+            f"use) is {bmed:.3f} times the means' SE (median of {len(boot_ratio)}): z's SD about "
+            f"{math.sqrt(hl_eff) / bmed:.2f} by the same reckoning.")
+
+
+def pseudo_median(v):
+    """The Hodges-Lehmann estimand of the empirical distribution of v: the median of (X + X') / 2 over
+    all n^2 ordered pairs of independent draws (what a replicate resampled from v estimates)."""
+    w = sorted(a + b for a in v for b in v)
+    n = len(w)
+    return w[n // 2] / 2 if n % 2 else (w[n // 2 - 1] + w[n // 2]) / 4
+
+
+def coverage(full, series, ids, experiments, resamples, seed):
+    """The coverage of analyze's interval over replicates under this sweep's own noise: per family and
+    experiment, K synthetic replicates, each one of the observed replicates drawn with replacement (the
+    same one for every cell of the family: a replicate's deviation is shared by its cells), each cell's
+    blocks drawn with replacement from that replicate's blocks of the cell, centred so that the mean
+    over the observed replicates of their Hodges-Lehmann estimands is 0; each synthetic replicate's HL
+    and bootstrap SE (resamples), the family's Paule-Mandel SD and the interval as analyze combines
+    them (combine).  Returns {family: (covered, judged)}."""
+    rng = random.Random(seed)
+    cells = {}
+    for label, row in full.items():
+        if row.get("pairs", "1") in ("", "0") or row.get("kind") == "sim" or "/sim/" in label:
+            continue
+        xs = [series.get((label, r)) for r in ids]
+        if any(not x or len(x) < 3 for x in xs):
+            continue
+        t = sum(pseudo_median(x) for x in xs) / len(xs)
+        cells.setdefault(family(row), {})[label] = [[v - t for v in x] for x in xs]
+    out = {}
+    k = len(ids)
+    for fam in sorted(cells):
+        cov = judged = 0
+        for _ in range(experiments):
+            pick = [rng.randrange(k) for _ in range(k)]
+            ests = {}
+            for label, xs in cells[fam].items():
+                e = []
+                for r in pick:
+                    x = [xs[r][rng.randrange(len(xs[r]))] for _ in range(len(xs[r]))]
+                    e.append((hl(x), hl_boot_se(x, resamples, rng)))
+                if all(se and se > 0 for _, se in e):
+                    ests[label] = e
+            t2f = pm_tau2(list(ests.values()))
+            dff = sum(len(c) - 1 for c in ests.values())
+            for e in ests.values():
+                _, lo, hi = combine(e, t2f, dff)
+                judged += 1
+                cov += lo <= 0 <= hi
+        out[fam] = (cov, judged)
+    return out
 
 
 def main(argv):
     analyze, resamples, keep, csvs, sweep, extra = "build/bin/analyze", 10000, None, None, None, ""
+    cov_args = None
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -373,6 +632,17 @@ def main(argv):
         if a == "--csv":
             csvs = argv[i + 1:]
             break
+        if a == "--coverage":
+            if i + 2 >= len(argv):
+                die("--coverage needs EXPERIMENTS and SE_RESAMPLES")
+            try:
+                cov_args = (int(argv[i + 1]), int(argv[i + 2]))
+            except ValueError:
+                die(f"--coverage {argv[i + 1]} {argv[i + 2]}: not whole numbers")
+            if cov_args[0] < 1 or cov_args[1] < 2:
+                die("--coverage: at least 1 experiment and 2 resamples")
+            i += 3
+            continue
         if a in ("--analyze", "--resamples", "--keep"):
             if i + 1 >= len(argv):
                 die(f"{a} needs a value")
@@ -394,23 +664,65 @@ def main(argv):
             die(f"{a}: one sweep directory only")
         sweep = a
         i += 1
+    if cov_args is not None:
+        if not sweep or csvs is not None:
+            die("--coverage needs a sweep directory (its results.db and summary.csv)")
+        db = os.path.join(sweep, "results.db")
+        if not os.path.isfile(db):
+            die(f"{sweep}: no results.db: give a sweep directory")
+        ids = replicates_of(db)
+        if len(ids) < 2:
+            die(f"{db}: {len(ids)} replicate(s): the check needs 2 or more")
+        full = read_summary(os.path.join(sweep, "summary.csv"))
+        res = coverage(full, block_series(db), ids, cov_args[0], cov_args[1], SE_SEED)
+        print(f"Coverage of the interval over replicates (95%), {cov_args[0]} experiments per family, SEs from "
+              f"{cov_args[1]} resamples:")
+        tc = tj = 0
+        for fam, (c, j) in res.items():
+            tc, tj = tc + c, tj + j
+            print(f"| {fam} | {j} | {c / j:.3f} |")
+        print(f"| all | {tj} | {tc / tj:.3f} |")
+        return 0
     if csvs is not None:
         if len(csvs) < 3:
             die("--csv FULL.csv REP0.csv REP1.csv [...]: the whole sweep's summary.csv and 2 or more replicates'")
         full = read_summary(csvs[0])
         reps = [read_summary(p) for p in csvs[1:]]
+        ses, agree = None, None
     elif sweep:
-        fullp, _, reps = analyse_replicates(sweep, analyze, resamples, keep)
+        fullp, ids, reps = analyse_replicates(sweep, analyze, resamples, keep)
         full = read_summary(fullp)
-        extra = estimator_check(os.path.join(sweep, "results.db"), reps)
+        db = os.path.join(sweep, "results.db")
+        series = block_series(db)
+        rng = random.Random(SE_SEED)
+        ses = {}
+        for label in sorted(full):
+            for i, r in enumerate(ids):
+                v = series.get((label, r))
+                if v and len(v) >= 3:
+                    ses[(label, i)] = hl_boot_se(v, SE_RESAMPLES, rng)
+        agree = agreement(full, reps, series, ses, ids)
+        extra = estimator_check(db, reps, ses)
     else:
         die("give a sweep directory or --csv FULL.csv REP0.csv REP1.csv (see --help)")
-    fams, skipped = check(full, reps)
+    fams, skipped = check(full, reps, ses)
     if not fams:
         die("no cell has a paired ratio with an interval in every replicate and a between-replicate SD")
-    print(table(fams, len(reps)))
+    print(table(fams, len(reps), "bootstrap" if ses is not None else "interval"))
     if extra:
         print(extra)
+    if agree is not None:
+        n, wh, wc, ww, bad = agree
+        print(f"\nAgreement with analyze ({n} cells' intervals over replicates recomputed here from the blocks in "
+              f"results.db, SEs from this script's own bootstrap of {SE_RESAMPLES} resamples): half-widths within "
+              f"{100 * wh:.2f}% (tolerance {100 * TOL_HALF:.0f}%), centres within {wc:.3f} half-widths (tolerance "
+              f"{TOL_CENTRE}), within-replicate SEs (RMS) within {100 * ww:.2f}%; {len(bad)} disagreements.")
+        for b in bad[:20]:
+            print(f"  disagrees: {b}")
+        if bad or n == 0:
+            print(f"{ME}: this script and analyze disagree on {len(bad)} of the figures they both compute"
+                  + ("" if n else " (no cell compared)"), file=sys.stderr)
+            return 3
     if skipped:
         print(f"\nNot compared ({len(skipped)} cells without a paired interval in every replicate or without a "
               f"between-replicate SD): {', '.join(sorted(skipped)[:10])}{', ...' if len(skipped) > 10 else ''}")

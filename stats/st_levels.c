@@ -2,6 +2,8 @@
 #include "st_levels.h"
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_rng.h>
+#include "st_boot.h"
 #include "st_util.h"
 
 #include <math.h>
@@ -231,4 +233,34 @@ void st_re_family_tau2_ci(const double *est, const double *se, const size_t *cel
         *hi = qsolve(est, se, cell, n, use, ncells, gsl_cdf_chisq_Pinv(a / 2.0, df));
     }
     free(use);
+}
+
+double st_hl_boot_se(const double *d, size_t n, size_t resamples, uint64_t seed) {
+    if (n < 3 || resamples < 2)
+        return NAN;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(d[i]))
+            return NAN;
+    size_t m = n * (n + 1) / 2;
+    double *x = ct_xmalloc(n * sizeof *x), *w = ct_xmalloc(m * sizeof *w);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!rng)
+        ct_out_of_memory();
+    gsl_rng_set(rng, (unsigned long)((seed ^ (seed >> 32)) & 0xffffffffu));
+    double mean = 0, m2 = 0; /* Welford */
+    for (size_t b = 0; b < resamples; b++) {
+        for (size_t i = 0; i < n; i++)
+            x[i] = d[gsl_rng_uniform_int(rng, n)];
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = i; j < n; j++)
+                w[k++] = 0.5 * (x[i] + x[j]);
+        double t = st_quantile_select(w, m, 0.5);
+        double delta = t - mean;
+        mean += delta / (double)(b + 1);
+        m2 += delta * (t - mean);
+    }
+    gsl_rng_free(rng);
+    free(x), free(w);
+    return sqrt(m2 / (double)(resamples - 1)) * sqrt((double)n / (double)(n - 1));
 }

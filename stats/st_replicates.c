@@ -361,6 +361,27 @@ static void apply_pooled(st_result *r, size_t q, const st_rep_comb *o) {
     }
 }
 
+/* Resamples for a replicate's bootstrap standard error (analyze's --resamples when fewer). */
+#define REP_SE_RESAMPLES 2000
+
+/* The standard error of replicate result r's quantity q (interval iv): for
+ * the paired ratio and the paired normalized overhead, the Hodges-Lehmann
+ * estimates of the replicate's kept block series (pair_log, pair_norm), the
+ * bootstrap SE of that estimator over the replicate's blocks (st_levels.h,
+ * st_hl_boot_se); for the others the SE their interval implies
+ * (st_interval_se), which overstates the SE where the interval is exact
+ * or conservative. */
+static double unit_se(const st_result *r, size_t q, const st_interval *iv, const st_analysis_opts *opts) {
+    const double *series = q == 4 ? r->pair_log : q == 6 ? r->pair_norm : NULL;
+    size_t b = opts->boot.resamples < REP_SE_RESAMPLES ? opts->boot.resamples : REP_SE_RESAMPLES;
+    if (series && r->pairs >= 3 && iv->method != ST_CI_NONE) {
+        uint64_t seed = opts->boot.seed ^
+                        st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, r->cell->label), q == 4 ? "#rep-se" : "#rep-se-norm");
+        return st_hl_boot_se(series, r->pairs, b, seed);
+    }
+    return st_interval_se(iv, quantities[q].logscale, opts->boot.confidence);
+}
+
 /* Every quantity of every result that ran in two or more replicates pooled
  * from the k replicates' analyses sub[] (st_rep_combine_cells, the families
  * of cell_families). */
@@ -384,7 +405,7 @@ static void pool_quantities(st_analysis *an, st_analysis *sub, size_t k, const s
                 if (!isfinite(e))
                     continue;
                 est[n] = e;
-                se[n] = st_interval_se(iv, quantities[q].logscale, conf);
+                se[n] = unit_se(&sub[j].results[i], q, iv, opts);
                 cell[n++] = i;
             }
         st_rep_combine_cells(est, se, cell, n, nc, family, nf, conf, comb);

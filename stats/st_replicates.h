@@ -17,8 +17,12 @@
  *    intervals of the overhead, CPU overhead, normalized overhead,
  *    per-sample cost and the four paired statistics is replaced by the
  *    random-effects combination of the replicates' estimates (st_levels.h;
- *    ratios on the log scale, the standard error of each replicate from its
- *    interval).  The between-replicate variance is the cell's own when it
+ *    ratios on the log scale).  Each replicate's standard error is its
+ *    estimator's: for the paired ratio and the paired normalized overhead
+ *    the bootstrap SE of the Hodges-Lehmann estimate over the replicate's
+ *    blocks (st_hl_boot_se, min(2000, --resamples) resamples, seed from the
+ *    cell's label); for the other quantities the SE their interval implies
+ *    (st_interval_se: conservative where the interval is).  The between-replicate variance is the cell's own when it
  *    has at least ST_REP_OWN replicates, otherwise its family's (the
  *    workload's time-sampling cells, or its other cells), pooled over the
  *    family's cells with a t reference on the family's degrees of freedom.

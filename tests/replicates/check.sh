@@ -4,7 +4,9 @@
 # 0.01 in every replicate; w/alloc-fixed-32K at log-ratios 0, 0.01, 0.03
 # with a between-replicate SD of 0; w/time-1000Hz at 0, 0.02, -0.02 with
 # 0.02), then end to end on the synthetic replicated sweep of
-# tests/stats/mkreplicated.py, and its refusals of bad input (exit 2).
+# tests/stats/mkreplicated.py (where its recomputation must agree with
+# analyze's, and must not once analyze's interval is widened), and its
+# refusals of bad input (exit 2).
 set -u
 : "${ANALYZE:?ANALYZE must name the analyze binary}"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/replicate-check.XXXXXX")
@@ -68,6 +70,40 @@ expect "sweep: the estimators' line says the replicates differ" \
 expect "fixture: no estimators' line without results.db" "$(grep -c '^The estimators' "$WORK/out.fixture")" 0
 expect "sweep: this script's Paule-Mandel pool is analyze's (to the printed digit)" \
     "$(grep '^| w/other \|^| w/time ' "$WORK/out" | awk -F'|' '{ split($14, a, " "); gsub(/ /, "", $15); print (a[1] == $15) }' | tr -d '\n')" 11
+expect "sweep: the script's recomputation agrees with analyze (no disagreement)" \
+    "$(grep -c '^Agreement with analyze (4 cells.*; 0 disagreements\.$' "$WORK/out")" 1
+# The same sweep with one cell's interval over replicates widened by 15% on
+# the log scale (as the SE read off the replicates' exact intervals would):
+# the script must say so and exit 3.
+python3 - "$D/summary.csv" <<'PY'
+import csv, math, sys
+p = sys.argv[1]
+lines = open(p).read().splitlines(keepends=True)
+head = [l for l in lines if l.startswith("#")]
+rows = list(csv.reader([l for l in lines if not l.startswith("#")]))
+c = {k: i for i, k in enumerate(rows[0])}
+for r in rows[1:]:
+    if r[c["label"]] == "w/alloc-fixed-32K":
+        lo, hi = math.log(float(r[c["paired_lo"]])), math.log(float(r[c["paired_hi"]]))
+        m, h = (lo + hi) / 2, 1.15 * (hi - lo) / 2
+        r[c["paired_lo"]], r[c["paired_hi"]] = f"{math.exp(m - h):.6g}", f"{math.exp(m + h):.6g}"
+with open(p, "w", newline="") as f:
+    f.writelines(head)
+    csv.writer(f, lineterminator="\n").writerows(rows)
+PY
+python3 scripts/replicate-check.py --analyze "$ANALYZE" --resamples 1000 "$D" >"$WORK/out2" 2>"$WORK/err"
+expect "sweep with a widened interval: exit 3, the cell named" \
+    "$?:$(grep -c 'disagree on 1 of' "$WORK/err"):$(grep -c '^  disagrees: w/alloc-fixed-32K: ' "$WORK/out2")" "3:1:1"
+
+# The coverage simulation on the same sweep, small: 2 experiments of each
+# family, every cell judged once per experiment (w/other's 3, w/time's 1);
+# mkreplicated.py's truth-centred replicates give an interval per cell.
+python3 scripts/replicate-check.py --coverage 2 20 "$D" >"$WORK/cov" 2>"$WORK/err"
+expect "coverage: exit 0, nothing on stderr" "$?:$(cat "$WORK/err")" "0:"
+expect "coverage: judged per family and in all" \
+    "$(awk -F'|' '/^\| /{ gsub(/ /, ""); print $2 ":" $3 }' "$WORK/cov" | tr '\n' ' ')" "w/other:6 w/time:2 all:8 "
+python3 scripts/replicate-check.py --coverage 2 "$D" >/dev/null 2>"$WORK/err"
+expect "coverage without its resamples: exit 2" "$?:$(grep -c 'not whole numbers\|needs EXPERIMENTS' "$WORK/err")" "2:1"
 
 # Bad input: exit 2 with the reason.
 python3 scripts/replicate-check.py --csv $F/full.csv $F/r0.csv >/dev/null 2>"$WORK/err"

@@ -294,3 +294,19 @@ Test(bootp, inverts_the_bca_interval) {
     cr_assert_eq(st_boot_p_greater(keep, 4000, &iv, 1.02), 1.0);
     free(keep);
 }
+
+/* st_hl_boot_se: the ideal bootstrap SE of the Hodges-Lehmann estimate of 5
+ * values, by enumerating all 5^5 equally likely resamples (computed in
+ * Python independently: SD 0.3054848721360825 over them, times sqrt(5 / 4)),
+ * matched within 1% by 200000 resamples (their Monte Carlo error about
+ * 0.16%); without the factor, or with the mean instead of the HL, it is off
+ * by more than 10%. */
+Test(levels, hl_boot_se_matches_the_ideal_bootstrap) {
+    const double d[5] = {0.1, -0.3, 0.7, 0.2, 1.5};
+    double se = st_hl_boot_se(d, 5, 200000, 42);
+    cr_assert(fabs(se - 0.34154247009705596) <= 0.01 * 0.34154247009705596, "bootstrap SE %.6g, want 0.341542", se);
+    cr_assert(st_hl_boot_se(d, 5, 200000, 42) == se, "same seed, same SE bit for bit");
+    cr_assert(isnan(st_hl_boot_se(d, 2, 1000, 42)), "no SE below 3 blocks");
+    const double bad[4] = {0.1, NAN, 0.2, 0.3};
+    cr_assert(isnan(st_hl_boot_se(bad, 4, 1000, 42)), "no SE with a non-finite block");
+}
