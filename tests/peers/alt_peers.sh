@@ -72,11 +72,14 @@ seg_sum() {
         END { print s + 0 }' "$1"
 }
 
-bt_args="--size 8 --depth 12"
+bt_args="--size 16 --depth 12"
 gc_args="--size 128"
 case $SYS in
     hotspot) gc_args="--size 256" ;;
-    gperftools) bt_args="--size 32 --depth 12" ;; # tcmalloc's samples are slow: more work for enough blocks
+    # binarytrees at size 8 was some 15 ms of CPU on malloc: 3-5 blocks of 1 ms
+    # segments, too few; tcmalloc's samples are also slow.  More work for
+    # enough blocks (at least 4 are required below).
+    jemalloc | gperftools) bt_args="--size 32 --depth 12" ;;
 esac
 for spec in "binarytrees|$bt_args" "gcbench|$gc_args"; do
     w=${spec%%|*} args=${spec#*|}
