@@ -4,6 +4,7 @@
 #include "sw_util.h"
 #include "sgc_stats_keys.h"
 #include "st_util.h"
+#include "../contracts/ct_out.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -835,16 +836,22 @@ int sw_db_export_csv(sw_db *d, const char *csv_path) {
     sqlite3_finalize(ev);
     sw_buf_puts(&sql, " FROM runs r JOIN cells c ON c.cell_id = r.cell_id ORDER BY r.seq");
 
-    char *tmp = sw_xasprintf("%s.tmp", csv_path);
-    FILE *f = fopen(tmp, "w");
+    /* The database holds everything; the CSV is a copy (a full disk, say,
+     * only warns), written whole or not at all (contracts/ct_out.h). */
+    ct_out out;
+    char err[CT_OUT_PATH_MAX + 256];
+    FILE *f = NULL;
     sqlite3_stmt *st = NULL;
     int rows = 0;
-    if (!f || sqlite3_prepare_v2(d->conn->db, sql.data, -1, &st, NULL) != SQLITE_OK) {
+    if (ct_out_begin(&out, csv_path, err, sizeof err) != 0) {
+        fprintf(stderr, "sweep: warning: %s\n", err);
+        rows = -1;
+        goto out;
+    }
+    if (!(f = ct_out_stream(&out)) || sqlite3_prepare_v2(d->conn->db, sql.data, -1, &st, NULL) != SQLITE_OK) {
         fprintf(stderr, "sweep: warning: cannot write %s: %s\n", csv_path,
                 !f ? strerror(errno) : sqlite3_errmsg(d->conn->db));
-        if (f)
-            fclose(f);
-        unlink(tmp);
+        ct_out_abort(&out);
         rows = -1;
         goto out;
     }
@@ -863,15 +870,11 @@ int sw_db_export_csv(sw_db *d, const char *csv_path) {
         rows++;
     }
     sqlite3_finalize(st);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad || rename(tmp, csv_path) != 0) {
-        /* The database holds everything; the CSV is a copy (a full disk, say). */
-        fprintf(stderr, "sweep: warning: cannot write %s: %s\n", csv_path, strerror(errno ? errno : EIO));
-        unlink(tmp);
+    if (ct_out_commit(&out, err, sizeof err) != 0) {
+        fprintf(stderr, "sweep: warning: %s\n", err);
         rows = -1;
     }
 out:
-    free(tmp);
     sw_buf_free(&sql);
     sw_buf_free(&header);
     return rows;

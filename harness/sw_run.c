@@ -1,6 +1,7 @@
 /* sw_run.c - environment, execution and judgement of one run. */
 #define _GNU_SOURCE
 #include "sw_run.h"
+#include "../contracts/ct_out.h"
 #include "../contracts/sgc_settings_table.h"
 #include "sgc_statsrec.h"
 #include "sw_cmd.h"
@@ -95,41 +96,47 @@ static char *harness_path(const sw_runner *r, const char *run_path) {
     return run_path[0] == '/' ? sw_xstrdup(run_path) : sw_xasprintf("%s/%s", r->tmp_dir, run_path);
 }
 
-/* Moves a file to another path, across file systems too (copy, then
- * remove); 0, or -1 with errno. */
-static int move_file(const char *from, const char *to) {
+/* Moves a file to another path, across file systems too (a copy through
+ * the atomic writer, contracts/ct_out.h, then the original removed); a
+ * path that exists and is not a regular file is refused, not replaced.
+ * 0, or -1 with the reason in err. */
+static int move_file(const char *from, const char *to, char *err, size_t errlen) {
+    if (ct_out_check(to, err, errlen) != 0)
+        return -1;
     if (rename(from, to) == 0)
         return 0;
-    if (errno != EXDEV)
+    if (errno != EXDEV) {
+        snprintf(err, errlen, "%s", strerror(errno));
         return -1;
+    }
     FILE *in = fopen(from, "rbe");
-    if (!in)
+    if (!in) {
+        snprintf(err, errlen, "cannot read %s: %s", from, strerror(errno));
         return -1;
-    FILE *out = fopen(to, "wbe");
-    if (!out) {
-        int e = errno;
+    }
+    ct_out out;
+    if (ct_out_begin(&out, to, err, errlen) != 0) {
         fclose(in);
-        errno = e;
         return -1;
     }
     char buf[65536];
     size_t n;
-    int bad = 0;
-    while ((n = fread(buf, 1, sizeof buf, in)) > 0)
-        if (fwrite(buf, 1, n, out) != n)
-            bad = 1;
-    if (ferror(in))
-        bad = 1;
-    int e = errno;
+    while ((n = fread(buf, 1, sizeof buf, in)) > 0 && ct_out_write(&out, buf, n) == 0)
+        ;
+    int bad = ferror(in), e = errno;
     fclose(in);
-    if (fclose(out) != 0)
-        bad = 1, e = errno;
     if (bad) {
-        unlink(to);
-        errno = e ? e : EIO;
+        snprintf(err, errlen, "cannot read %s: %s", from, strerror(e ? e : EIO));
+        ct_out_abort(&out);
         return -1;
     }
-    return unlink(from);
+    if (ct_out_commit(&out, err, errlen) != 0)
+        return -1;
+    if (unlink(from) != 0) {
+        snprintf(err, errlen, "cannot remove %s: %s", from, strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 uint64_t sw_run_nursery_bytes(const char *value) {
@@ -558,9 +565,10 @@ static void run_judge(const sw_runner *r, const sw_cell *cell, const char *refer
         struct stat st;
         if (stat(u->profile_file, &st) == 0) {
             out->profile_bytes = (int64_t)st.st_size;
-            if (u->kept_path && move_file(u->profile_file, u->kept_path) != 0)
+            char err[CT_OUT_PATH_MAX + 256];
+            if (u->kept_path && move_file(u->profile_file, u->kept_path, err, sizeof err) != 0)
                 kept_failure = sw_xasprintf("the profile could not be kept: moving %s to %s: %s", u->profile_file,
-                                            u->kept_path, strerror(errno));
+                                            u->kept_path, err);
         }
         unlink(u->profile_file);
     }

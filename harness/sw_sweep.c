@@ -1,5 +1,6 @@
 /* sw_sweep.c - build/bin/sweep: plans, calibrates, runs and records a sweep. */
 #define _GNU_SOURCE
+#include "../contracts/ct_out.h"
 #include "sw_db.h"
 #include "sw_exec.h"
 #include "sw_adapt.h"
@@ -325,23 +326,17 @@ static char *create_sweep_dir(const char *root) {
     sw_usage_error("cannot create a sweep directory in %s: too many sweeps this second", root);
 }
 
-/* Points <root>/latest at the sweep (a relative symlink, replaced atomically). */
+/* Points <root>/latest at the sweep (a relative symlink, replaced
+ * atomically by ct_out_link, contracts/ct_out.h; anything but a link there
+ * is left alone with a warning). */
 static void update_latest(const char *dir) {
     char *copy1 = sw_xstrdup(dir), *copy2 = sw_xstrdup(dir);
     const char *root = dirname(copy1), *id = basename(copy2);
     char *latest = sw_xasprintf("%s/latest", root);
-    char *tmp = sw_xasprintf("%s/.latest-%d", root, (int)getpid());
-    struct stat st;
-    if (lstat(latest, &st) == 0 && !S_ISLNK(st.st_mode)) {
-        fprintf(stderr, "sweep: warning: %s exists and is not a symlink; left alone\n", latest);
-    } else {
-        unlink(tmp);
-        if (symlink(id, tmp) != 0 || rename(tmp, latest) != 0) {
-            fprintf(stderr, "sweep: warning: cannot update %s: %s\n", latest, strerror(errno));
-            unlink(tmp);
-        }
-    }
-    free(copy1), free(copy2), free(latest), free(tmp);
+    char err[CT_OUT_PATH_MAX + 256];
+    if (ct_out_link(id, latest, err, sizeof err) != 0)
+        fprintf(stderr, "sweep: warning: %s\n", err);
+    free(copy1), free(copy2), free(latest);
 }
 
 /* Holds an exclusive lock on the sweep directory, so two invocations never

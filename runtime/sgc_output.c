@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../contracts/ct_out.h"
 #include "sgc_internal.h"
 #include "sgc_output.h"
 
@@ -153,25 +154,18 @@ static int same_file(const file_id *a, const file_id *b) {
 
 /* ---- Start-up -------------------------------------------------------------- */
 
-/* Creates and removes the temporary file a replaced output is written to,
- * so that a path that cannot be written is refused before the program runs
- * rather than at its end. */
+/* Creates and removes the temporary file a replaced output is written to
+ * (contracts/ct_out.h), so that a path that cannot be written, or that the
+ * atomic writer refuses (a symbolic link), is refused before the program
+ * runs rather than at its end. */
 static void check_replaceable(sgc_output o, const char *path) {
-    char *tmp = sgc__tmp_path(path);
-    if (tmp == NULL) {
-        fprintf(stderr, "freecheck: %s=%s: out of memory checking the path\n", out_var[o], path);
-        exit(1);
-    }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        char why[256];
-        snprintf(why, sizeof why, "cannot write %s there: %s", out_what[o], strerror(errno));
-        free(tmp);
+    ct_out out;
+    char err[CT_OUT_PATH_MAX + 256], why[sizeof err + 64];
+    if (ct_out_begin(&out, path, err, sizeof err) != 0) {
+        snprintf(why, sizeof why, "cannot write %s there: %s", out_what[o], err);
         refuse(o, why);
     }
-    close(fd);
-    unlink(tmp);
-    free(tmp);
+    ct_out_abort(&out);
 }
 
 void sgc__outputs_check(void) {
@@ -253,47 +247,19 @@ int sgc__output_open(sgc_output o, char *why, size_t whylen) {
 }
 
 int sgc__output_replace(sgc_output o, int (*fill)(FILE *f, void *ctx), void *ctx, char *why, size_t whylen) {
-    const char *path = sgc__output_path(o);
-    char *tmp = sgc__tmp_path(path);
-    if (tmp == NULL) {
-        snprintf(why, whylen, "out of memory");
+    ct_out out;
+    if (ct_out_begin(&out, sgc__output_path(o), why, whylen) != 0)
         return -1;
-    }
-    FILE *f = fopen(tmp, "w");
+    FILE *f = ct_out_stream(&out);
     if (f == NULL) {
         snprintf(why, whylen, "%s", strerror(errno));
-        free(tmp);
+        ct_out_abort(&out);
         return -1;
     }
     errno = 0;
-    int bad = fill(f, ctx) != 0 || ferror(f);
-    int e = errno ? errno : EIO;
-    if (fclose(f) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad) {
-        snprintf(why, whylen, "%s", strerror(e));
-        unlink(tmp);
-        free(tmp);
-        return -1;
-    }
-    /* Checked again now: the path may have become a special file since
-     * start-up, and rename would replace it. */
-    struct stat st;
-    char reason[200];
-    if (lstat(path, &st) == 0 && !S_ISLNK(st.st_mode) && refuse_mode(st.st_mode, reason, sizeof reason)) {
-        snprintf(why, whylen, "%s", reason);
-        unlink(tmp);
-        free(tmp);
-        return -1;
-    }
-    if (rename(tmp, path) != 0) {
-        snprintf(why, whylen, "%s", strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return -1;
-    }
-    free(tmp);
-    return 0;
+    if (fill(f, ctx) != 0 && !out.failed)
+        out.failed = errno ? errno : EIO;
+    /* The commit checks the path again: it may have become a special file
+     * since start-up, and rename would replace it. */
+    return ct_out_commit(&out, why, whylen) != 0 ? -1 : 0;
 }

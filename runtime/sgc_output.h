@@ -16,9 +16,12 @@
  *  - Never anything but a regular file.  The profile is opened without
  *    blocking and checked after the open (a FIFO put there after the check
  *    neither blocks the program nor receives the profile); the stats record
- *    and the series are written to a temporary file next to their path and
- *    renamed over it only if the path is still a regular file or absent at
- *    that moment, so a special file is never replaced.
+ *    and the series are written with the atomic writer every stage shares
+ *    (contracts/ct_out.h: a temporary file next to their path, renamed over
+ *    it only if the path is still a regular file or absent at that moment),
+ *    so a special file is never replaced.  A symbolic link at their path is
+ *    refused at start-up (the rename would replace the link); the start-up
+ *    check creates and removes their temporary file.
  */
 #ifndef SGC_OUTPUT_H
 #define SGC_OUTPUT_H

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../contracts/ct_out.h"
 #include "sgcprof_io.h"
 
 static char *xstrdup(const char *s) {
@@ -35,16 +36,6 @@ static ssize_t read_full(int fd, void *buf, size_t n) {
         got += (size_t)k;
     }
     return (ssize_t)got;
-}
-
-static const char *kind_of(mode_t m) {
-    return S_ISDIR(m)    ? "a directory"
-           : S_ISCHR(m)  ? "a character device"
-           : S_ISBLK(m)  ? "a block device"
-           : S_ISFIFO(m) ? "a FIFO"
-           : S_ISSOCK(m) ? "a socket"
-           : S_ISLNK(m)  ? "a symbolic link"
-                         : "not a regular file";
 }
 
 int sgcprof_open_input(sgc_pr_reader *r, const char *path) {
@@ -79,7 +70,7 @@ int sgcprof_open_input(sgc_pr_reader *r, const char *path) {
     if (n == (ssize_t)sizeof magic && memcmp(magic, SGC_PROF_MAGIC, sizeof magic) != 0) {
         /* The reader's own words for this (sgc_profread.c). */
         snprintf(r->err, sizeof r->err, "at byte offset 0: not a freecheck profile (bad magic)%s%s",
-                 S_ISREG(st.st_mode) ? "" : ": ", S_ISREG(st.st_mode) ? "" : kind_of(st.st_mode));
+                 S_ISREG(st.st_mode) ? "" : ": ", S_ISREG(st.st_mode) ? "" : ct_out_kind(st.st_mode));
         close(fd);
         return -1;
     }
@@ -147,17 +138,12 @@ static char *canon(const char *path) {
 }
 
 int sgcprof_check_output(const char *path, const char *const *inputs, size_t ninputs, char *err, size_t errlen) {
+    int rc = ct_out_check(path, err, errlen);
+    if (rc)
+        return rc;
     struct stat st;
     int exists = lstat(path, &st) == 0;
-    if (exists && !S_ISREG(st.st_mode)) {
-        snprintf(err, errlen,
-                 "%s is %s, not a regular file: refusing to replace it with the output (remove it, or give "
-                 "another -o)",
-                 path, kind_of(st.st_mode));
-        return 2;
-    }
     char *c = canon(path);
-    int rc = 0;
     for (size_t i = 0; i < ninputs && !rc; i++) {
         struct stat in;
         int same = exists && stat(inputs[i], &in) == 0 && in.st_dev == st.st_dev && in.st_ino == st.st_ino;
@@ -172,58 +158,4 @@ int sgcprof_check_output(const char *path, const char *const *inputs, size_t nin
     }
     free(c);
     return rc;
-}
-
-int sgcprof_out_begin(sgcprof_out *o, const char *path, char *err, size_t errlen) {
-    o->path = xstrdup(path);
-    size_t n = strlen(path) + sizeof ".tmp.XXXXXX";
-    o->tmp = malloc(n);
-    if (!o->tmp) {
-        fprintf(stderr, "sgcprof: out of memory\n");
-        exit(1);
-    }
-    snprintf(o->tmp, n, "%s.tmp.XXXXXX", path);
-    o->fd = mkstemp(o->tmp);
-    mode_t um = umask(0);
-    umask(um);
-    if (o->fd < 0 || fchmod(o->fd, 0666 & ~um) != 0) {
-        snprintf(err, errlen, "cannot write %s (through a temporary file next to it): %s", path, strerror(errno));
-        if (o->fd >= 0) {
-            close(o->fd);
-            unlink(o->tmp);
-        }
-        free(o->path);
-        free(o->tmp);
-        o->path = o->tmp = NULL;
-        o->fd = -1;
-        return -1;
-    }
-    return 0;
-}
-
-int sgcprof_out_commit(sgcprof_out *o, char *err, size_t errlen) {
-    int rc = 0;
-    if (sgcprof_check_output(o->path, NULL, 0, err, errlen) != 0)
-        rc = -1;
-    else if (rename(o->tmp, o->path) != 0) {
-        snprintf(err, errlen, "cannot write %s (renaming %s over it): %s", o->path, o->tmp, strerror(errno));
-        rc = -1;
-    }
-    if (rc)
-        unlink(o->tmp);
-    free(o->path);
-    free(o->tmp);
-    o->path = o->tmp = NULL;
-    return rc;
-}
-
-void sgcprof_out_abort(sgcprof_out *o) {
-    if (o->fd >= 0)
-        close(o->fd);
-    if (o->tmp)
-        unlink(o->tmp);
-    free(o->path);
-    free(o->tmp);
-    o->path = o->tmp = NULL;
-    o->fd = -1;
 }

@@ -9,16 +9,14 @@
  *    magic before anything more is read, so a device, a directory or a file
  *    of another kind is refused at once instead of being read to its end.
  *  - An output path (pprof -o) is refused before the profile is read when it
- *    exists and is not a regular file (a device, a FIFO, a directory, a
- *    socket, a symbolic link: renaming over it would replace it), or when it
- *    is one of the command's inputs (the same file by device and inode, or
- *    the same directory and name): the output would replace the profile it
- *    is made from.
- *  - An output is written to a temporary created with mkstemp next to its
- *    target (O_EXCL: never an existing file, device or link; mode 0666 less
- *    the umask) and renamed over the target when complete, after the target
- *    is checked again; on any failure the temporary is removed and the
- *    target is as it was.
+ *    exists and is not a regular file (ct_out_check, contracts/ct_out.h:
+ *    renaming over it would replace it), or when it is one of the command's
+ *    inputs (the same file by device and inode, or the same directory and
+ *    name): the output would replace the profile it is made from.
+ *  - An output is written with the atomic writer (contracts/ct_out.h): a
+ *    temporary next to its target renamed over it when complete, after the
+ *    target is checked again; on any failure the temporary is removed and
+ *    the target is as it was.
  */
 #ifndef SGCPROF_IO_H
 #define SGCPROF_IO_H
@@ -35,24 +33,7 @@
 int sgcprof_open_input(sgc_pr_reader *r, const char *path);
 
 /* Is path a place an output may be written, given the command's inputs?
- * 0, or 2 with the reason in err. */
+ * 0, or 2 (refused) / 1 (it cannot be examined) with the reason in err. */
 int sgcprof_check_output(const char *path, const char *const *inputs, size_t ninputs, char *err, size_t errlen);
-
-/* An output being written. */
-typedef struct sgcprof_out {
-    char *path, *tmp;
-    int fd; /* the temporary, open for writing (-1 once handed on and closed) */
-} sgcprof_out;
-
-/* Creates path's temporary; o->fd is open on it.  0, or -1 with the reason
- * in err. */
-int sgcprof_out_begin(sgcprof_out *o, const char *path, char *err, size_t errlen);
-/* The temporary is complete (and closed by its writer): checks the target
- * again and renames the temporary over it.  0, or -1 (the target became
- * something other than a regular file, or the rename failed) with the
- * reason in err and the temporary removed. */
-int sgcprof_out_commit(sgcprof_out *o, char *err, size_t errlen);
-/* Removes the temporary (closing o->fd if still open). */
-void sgcprof_out_abort(sgcprof_out *o);
 
 #endif /* SGCPROF_IO_H */

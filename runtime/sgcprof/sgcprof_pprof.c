@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "../../contracts/ct_out.h"
 #include "profile.pb-c.h"
 #include "sgcprof_names.h"
 #include "sgcprof_pprof.h"
@@ -169,18 +170,18 @@ static const char *const phase_label[3] = {"mutator", "minor GC", "major GC"};
 static const char *const survival_label[3] = {"died", "survived", "unknown"};
 
 /* Gzips data into path: through a temporary renamed over it at the end
- * (sgcprof_io.h), so a failure leaves path as it was. */
+ * (contracts/ct_out.h), so a failure leaves path as it was. */
 static int write_gzip(const char *path, const uint8_t *data, size_t n) {
-    sgcprof_out o;
+    ct_out o;
     char err[4200];
-    if (sgcprof_out_begin(&o, path, err, sizeof err) != 0) {
+    if (ct_out_begin(&o, path, err, sizeof err) != 0) {
         fprintf(stderr, "sgcprof: %s\n", err);
         return -1;
     }
     gzFile g = gzdopen(o.fd, "wb");
     if (!g) {
         fprintf(stderr, "sgcprof: cannot write %s: %s\n", path, errno ? strerror(errno) : "out of memory");
-        sgcprof_out_abort(&o);
+        ct_out_abort(&o);
         return -1;
     }
     int ok = 1;
@@ -200,10 +201,10 @@ static int write_gzip(const char *path, const uint8_t *data, size_t n) {
     if (!ok) {
         fprintf(stderr, "sgcprof: writing %s failed: %s; it was left as it was\n", path,
                 e ? strerror(e) : "compression error");
-        sgcprof_out_abort(&o);
+        ct_out_abort(&o);
         return -1;
     }
-    if (sgcprof_out_commit(&o, err, sizeof err) != 0) {
+    if (ct_out_commit(&o, err, sizeof err) != 0) {
         fprintf(stderr, "sgcprof: %s\n", err);
         return -1;
     }

@@ -39,7 +39,7 @@ for kind in fifo dir dev link; do
     link) [ -L "$t" ] && [ ! -s "$tmp/linked" ] && intact=1 ;;
     esac
     if [ $rc -eq 2 ] && [ $intact = 1 ] && [ "$(ls "$tmp" | grep -c '\.tmp\.')" = 0 ] &&
-        grep -qx "sgcprof: pprof -o: $t is $want, not a regular file: refusing to replace it with the output (remove it, or give another -o)" "$tmp/err"; then
+        grep -qx "sgcprof: pprof -o: $t is $want, not a regular file: refusing to replace it with an output file (remove it, or write the outputs elsewhere)" "$tmp/err"; then
         ok "pprof -o $want: exit 2, left as it was"
     else fail "pprof -o $want: exit $rc, intact $intact: $(cat "$tmp/err")"; fi
 done

@@ -613,7 +613,8 @@ Test(gc, unwritable_stats_path_refused_at_start) {
     setenv("SGC_STATS", "/nonexistent-dir/stats", 1);
     cr_assert_eq(in_child(init_only, err, sizeof err), 2, "%s", err);
     assert_begins(err, "freecheck: SGC_STATS=/nonexistent-dir/stats: cannot write the stats record there: "
-                       "No such file or directory\n");
+                       "cannot write /nonexistent-dir/stats (through a temporary file next to it): No such file or "
+                       "directory\n");
     /* A FIFO (as /dev/null would be): refused, and left as it is. */
     char dir[] = "/tmp/sgc-test-fifo-XXXXXX", fifo[64];
     cr_assert_not_null(mkdtemp(dir));

@@ -10,6 +10,7 @@
  * without a reader) fails the test instead of hanging it.
  */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -214,13 +215,54 @@ Test(output, target_that_stops_being_regular_is_not_replaced) {
         char err[1024], want[512];
         int rc = in_child(replaced_by_fifo, NULL, err, sizeof err);
         cr_assert_eq(rc, 1, "%s: exit %d, stderr: %s", outputs[o].var, rc, err);
-        snprintf(want, sizeof want, "freecheck: cannot write %s to %s (%s): not a regular file (a FIFO)",
-                 outputs[o].what, p, outputs[o].var);
+        snprintf(want, sizeof want,
+                 "freecheck: cannot write %s to %s (%s): %s is a FIFO, not a regular file: refusing to replace it",
+                 outputs[o].what, p, outputs[o].var, p);
         cr_assert_not_null(strstr(err, want), "got: %s\nwant: %s", err, want);
         struct stat st;
         cr_assert(lstat(p, &st) == 0 && S_ISFIFO(st.st_mode), "%s: the FIFO was replaced", outputs[o].var);
         unlink(p);
     }
+    clear_outputs();
+}
+
+/* The stats record and the series are renamed over their paths
+ * (contracts/ct_out.h): a symbolic link there would be replaced by the
+ * file, not written through, so it is refused at start-up (exit 2) and left
+ * as it was, with nothing written to the file it names.  The profile,
+ * written in place, goes through the link. */
+Test(output, symbolic_link_refused_for_a_renamed_output) {
+    const char *target = in_dir("linked"), *link_path = in_dir("link");
+    cr_assert_eq(symlink(target, link_path), 0);
+    for (int o = 1; o < 3; o++) {
+        clear_outputs();
+        set_output(o, link_path);
+        char err[1024], want[1024];
+        int rc = in_child(run_program, NULL, err, sizeof err);
+        snprintf(want, sizeof want,
+                 "freecheck: %s=%s: cannot write %s there: %s is a symbolic link, not a regular file: refusing to "
+                 "replace it with an output file (remove it, or write the outputs elsewhere)\n",
+                 outputs[o].var, link_path, outputs[o].what, link_path);
+        cr_assert_eq(rc, 2, "%s: exit %d, stderr: %s", outputs[o].var, rc, err);
+        cr_assert_str_eq(err, want);
+        struct stat st;
+        cr_assert(lstat(link_path, &st) == 0 && S_ISLNK(st.st_mode), "%s: the link was replaced", outputs[o].var);
+        cr_assert_neq(stat(target, &st), 0, "%s: something was written through the link", outputs[o].var);
+        DIR *d = opendir(dir);
+        cr_assert_not_null(d);
+        int entries = 0;
+        for (struct dirent *e; (e = readdir(d));)
+            entries += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+        closedir(d);
+        cr_assert_eq(entries, 1, "%s: a temporary was left beside the link", outputs[o].var);
+    }
+    clear_outputs();
+    set_output(0, link_path);
+    char err[1024];
+    cr_assert_eq(in_child(run_program, NULL, err, sizeof err), 0, "SGC_PROFILE through a link: %s", err);
+    struct stat st;
+    cr_assert(lstat(link_path, &st) == 0 && S_ISLNK(st.st_mode) && stat(target, &st) == 0 && st.st_size > 0,
+              "SGC_PROFILE through a link: the profile is not in the file the link names");
     clear_outputs();
 }
 

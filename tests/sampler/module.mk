@@ -37,7 +37,7 @@ SAMPLER_NOS_OBJS := $(patsubst %.c,$(SAMPLER_NOS_DIR)/obj/%.o,$(sort $(wildcard 
 $(SAMPLER_NOS_DIR)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -DSGC_NO_SAMPLER -c $< -o $@
-$(SAMPLER_NOS_DIR)/libsgc.a: $(SAMPLER_NOS_OBJS)
+$(SAMPLER_NOS_DIR)/libsgc.a: $(SAMPLER_NOS_OBJS) $(OBJ)/contracts/ct_out.o $(OBJ)/contracts/ct_alloc.o
 	rm -f $@
 	ar rcs $@ $^
 $(SAMPLER_TEST_DIR)/fastpath-loop-nosampler: $(OBJ)/tests/sampler/fastpath_loop.o $(SAMPLER_NOS_DIR)/libsgc.a

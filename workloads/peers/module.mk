@@ -13,7 +13,9 @@
 PEERS_DIR := $(BIN)/peers
 PEER_WORKLOADS := binarytrees gcbench
 PEER_SYSTEMS := jemalloc gperftools
-PEER_C_COMMON := $(OBJ)/workloads/peers/pr_common.o $(OBJ)/workloads/peers/pr_alt.o
+# The C peers write their records with the atomic writer every stage shares (contracts/ct_out.c).
+PEER_C_COMMON := $(OBJ)/workloads/peers/pr_common.o $(OBJ)/workloads/peers/pr_alt.o $(OBJ)/contracts/ct_out.o \
+    $(OBJ)/contracts/ct_alloc.o
 
 PEER_JEMALLOC_BINS := $(PEER_WORKLOADS:%=$(PEERS_DIR)/%-jemalloc)
 PEER_GPERFTOOLS_BINS := $(PEER_WORKLOADS:%=$(PEERS_DIR)/%-gperftools)

@@ -2,10 +2,10 @@
  * docs/FORMATS.md, "The segment series"). */
 #define _GNU_SOURCE
 #include "pr_alt.h"
+#include "../../contracts/ct_out.h"
 #include "pr_common.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -295,16 +295,14 @@ __attribute__((format(printf, 2, 3))) static void put(out_buf *o, const char *fm
         o->len += (size_t)n;
 }
 
-static int write_series(const char *path) {
+/* Writes the series to path with the atomic writer (contracts/ct_out.h:
+ * no malloc).  0, or -1 with the reason in err. */
+static int write_series(const char *path, char *err, size_t errlen) {
     static out_buf o;
-    char tmp[4096];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) {
-        errno = ENAMETOOLONG;
+    static ct_out out;
+    if (ct_out_begin(&out, path, err, errlen) != 0)
         return -1;
-    }
-    o.fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (o.fd < 0)
-        return -1;
+    o.fd = out.fd;
     o.failed = 0;
     o.len = 0;
     put(&o, "sgc-segments 1\n");
@@ -329,16 +327,8 @@ static int write_series(const char *path) {
     }
     put(&o, "segments %zu\n", alt.nsegs);
     flush_buf(&o);
-    int e = o.failed;
-    if (close(o.fd) != 0 && !e)
-        e = errno;
-    if (e || rename(tmp, path) != 0) {
-        e = e ? e : errno;
-        unlink(tmp);
-        errno = e;
-        return -1;
-    }
-    return 0;
+    out.failed = o.failed;
+    return ct_out_commit(&out, err, errlen) != 0 ? -1 : 0;
 }
 
 void pr_alt_finish(const char *program, pr_alt_totals *t) {
@@ -356,9 +346,9 @@ void pr_alt_finish(const char *program, pr_alt_totals *t) {
     t->period = alt.mode == ALT_ALLOC || alt.sampler.on_at_start ? alt.sampler.period : 0;
     t->samples_before = alt.first_count;
     t->samples = samples_now() - alt.first_count;
-    if (alt.out && write_series(alt.out) != 0) {
-        fprintf(stderr, "%s: cannot write the segment series to %s (SGC_ALT_OUT): %s\n", program, alt.out,
-                strerror(errno));
+    char err[CT_OUT_PATH_MAX + 256];
+    if (alt.out && write_series(alt.out, err, sizeof err) != 0) {
+        fprintf(stderr, "%s: cannot write the segment series to %s (SGC_ALT_OUT): %s\n", program, alt.out, err);
         exit(1);
     }
 }

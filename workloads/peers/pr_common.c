@@ -1,8 +1,8 @@
 /* pr_common.c - the C peers' arguments, checksum output and stats record. */
 #include "pr_common.h"
+#include "../../contracts/ct_out.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -125,38 +125,18 @@ __attribute__((format(printf, 4, 5))) static size_t pr_line(char *buf, size_t le
     return n < 0 || (size_t)n >= cap - len ? cap : len + (size_t)n;
 }
 
-/* Writes text to path atomically (path.tmp renamed into place), with
- * open/write/rename only.  Returns 0, or -1 with errno set. */
-static int pr_write_file(const char *path, const char *text, size_t len) {
-    char tmp[4096];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp", path) >= sizeof tmp) {
-        errno = ENAMETOOLONG;
+/* Writes text to path with the atomic writer (contracts/ct_out.h: no
+ * malloc).  0, or -1 with the reason in err. */
+static int pr_write_file(const char *path, const char *text, size_t len, char *err, size_t errlen) {
+    static ct_out out;
+    if (ct_out_begin(&out, path, err, errlen) != 0)
+        return -1;
+    if (ct_out_write(&out, text, len) != 0) {
+        snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+        ct_out_abort(&out);
         return -1;
     }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0)
-        return -1;
-    size_t done = 0;
-    while (done < len) {
-        ssize_t n = write(fd, text + done, len - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            errno = e;
-            return -1;
-        }
-        done += (size_t)n;
-    }
-    if (close(fd) != 0 || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        errno = e;
-        return -1;
-    }
-    return 0;
+    return ct_out_commit(&out, err, errlen) != 0 ? -1 : 0;
 }
 
 int pr_finish(const pr_run *run, const pr_checksum *sum) {
@@ -205,9 +185,10 @@ int pr_finish(const pr_run *run, const pr_checksum *sum) {
     n = pr_line(buf, n, cap, "alloc_mode %s\n", s.mode);
     n = pr_line(buf, n, cap, "time_samples 0\n");
     n = pr_line(buf, n, cap, "peer_system %s\n", s.system);
-    if (n >= cap || pr_write_file(path, buf, n) != 0) {
+    static char err[CT_OUT_PATH_MAX + 256];
+    if (n >= cap || pr_write_file(path, buf, n, err, sizeof err) != 0) {
         fprintf(stderr, "%s: cannot write the stats record to %s: %s\n", run->spec->name, path,
-                n >= cap ? "record too long" : strerror(errno));
+                n >= cap ? "record too long" : err);
         exit(1);
     }
     if (s.problem && s.period > 0)
