@@ -22,7 +22,7 @@ FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
 # A sanitizer build: the checked invariants in (SGC_CHECKS, Makefile).
 FUZZ_CFLAGS := -std=gnu11 $(WARN) -g -O1 -Iruntime -Iruntime/fuzz $(FUZZ_SAN) -DSGC_CHECKS=1
-FUZZ_RT_SRCS := $(sort $(wildcard runtime/sgc_*.c)) runtime/fuzz/fuzz_model.c
+FUZZ_RT_SRCS := $(sort $(wildcard runtime/sgc_*.c)) contracts/ct_out.c contracts/ct_alloc.c runtime/fuzz/fuzz_model.c
 FUZZ_OBJS := $(FUZZ_RT_SRCS:%.c=$(FUZZ_DIR)/obj/%.o) $(FUZZ_DIR)/obj/runtime/fuzz/fuzz_sampler.o
 FUZZ_BIN := $(FUZZ_DIR)/fuzz-sampler
 

@@ -131,7 +131,7 @@ TESTS += test-harness-refusals
 # tests (tests/harness/tinypeer.c: the C peers' binarytrees on glibc's malloc
 # with a small sampler of its own), timed, in-process and simulated.
 HARNESS_TINYPEER_OBJS := $(OBJ)/workloads/peers/binarytrees.o $(OBJ)/workloads/peers/pr_common.o \
-	$(OBJ)/workloads/peers/pr_alt.o
+	$(OBJ)/workloads/peers/pr_alt.o $(OBJ)/contracts/ct_out.o $(OBJ)/contracts/ct_alloc.o
 $(HARNESS_TEST_BIN)/tinypeer: tests/harness/tinypeer.c $(HARNESS_TINYPEER_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(LDFLAGS) $^ -o $@ -Wl,--wrap=malloc,--wrap=calloc $(LDLIBS)
