@@ -21,10 +21,12 @@ printf '# a small plan\ngcbench 0 64K,1M 1000,2000\ngcbench 200000 64K,1M 1000,2
 # In-process: thread-mode time samples whose spin the program pays (1000 Hz,
 # 20 ms segments, about 20 blocks a run). The spins take rate x D = 5% of the
 # wall time: a program that gets less of a CPU than that could never finish.
-# As many runs of each D as the noise needs: 4, then more rounds (up to 12)
+# As many runs of each D as the noise needs: 4, then more rounds (up to 20)
 # while the recovered cost's 95% interval is wider than +-12.5% of D, so
 # that the 25% target lies about four standard errors out; the target is
-# judged whatever the count (the cap bounds the test's time).  The sampler
+# judged whatever the count (the cap bounds the test's time; with a cap of
+# 12, one run in a few with the other CPU busy stopped at a half-width of
+# 37% and missed the target: 28 us).  The sampler
 # thread takes samples at a wall-clock rate, so on a busy machine the
 # samples per CPU second of a B half follow the program's share of its CPU,
 # and the blocks' log-ratios spread with them: at load 11-14 (the other CPU
@@ -34,7 +36,7 @@ printf '# a small plan\ngcbench 0 64K,1M 1000,2000\ngcbench 200000 64K,1M 1000,2
 # +-10% to +-24% of D, sixteen runs' +-10.8%.
 printf '# small\ninterp 300000 thread 1000 0,50000\n' > "$work/inproc"
 VALIDATE_PLAN="$work/plan" VALIDATE_ARGS="--runs 5 --size gcbench=200 --counters none" VALIDATE_RESAMPLES=500 \
-    VALIDATE_INPROC="$work/inproc" VALIDATE_INPROC_RUNS=4 VALIDATE_INPROC_HALFWIDTH=12.5 VALIDATE_INPROC_MAX_RUNS=12 \
+    VALIDATE_INPROC="$work/inproc" VALIDATE_INPROC_RUNS=4 VALIDATE_INPROC_HALFWIDTH=12.5 VALIDATE_INPROC_MAX_RUNS=20 \
     sh scripts/validate.sh "$work/out" > "$work/log" 2>&1
 expect "validate.sh exit status" "$?" 0
 for f in validation.md validation.csv validation.dat aa.csv validation.png validation.svg README.md \
@@ -65,18 +67,18 @@ thr=$(awk -F, '$2 == "thread" && $4 == 50000 { print $9 }' "$work/out/inproc.csv
 echo "recovered in-process: thread mode ${thr:-none} ns of the program's CPU time (injected 50000)"
 expect "thread mode, in-process: within 25% of 50 us" \
     "$(awk -v r="$thr" 'BEGIN { print (r != "" && r >= 37500 && r <= 62500) ? "yes" : "no" }')" yes
-# The rounds: the same count for both D, 4 to 12, one more than 4 only
+# The rounds: the same count for both D, 4 to 20, one more than 4 only
 # while the interval was too wide (said in the log), and an interval within
-# +-12.5% unless the 12 were used up.
+# +-12.5% unless the 20 were used up.
 n0=$(ls "$work"/out/inproc/interp-thread-1000-0/run-*.series | wc -l)
 nd=$(ls "$work"/out/inproc/interp-thread-1000-50000/run-*.series | wc -l)
 echo "in-process runs of each D: $n0 and $nd"
-expect "as many runs of D = 0 as of D = 50 us, 4 to 12" "$([ "$n0" = "$nd" ] && [ "$nd" -ge 4 ] && [ "$nd" -le 12 ] && echo yes)" yes
+expect "as many runs of D = 0 as of D = 50 us, 4 to 20" "$([ "$n0" = "$nd" ] && [ "$nd" -ge 4 ] && [ "$nd" -le 20 ] && echo yes)" yes
 expect "one 'wider' line for each round after the fourth" "$(grep -c "interval after [0-9]* runs of each D is wider than +-12.5% of D: round" "$work/log")" $((nd - 4))
 hw=$(awk -F, '$2 == "thread" && $4 == 50000 { print ($11 - $10) / 2 }' "$work/out/inproc.csv")
 echo "recovered in-process: half-width of the interval ${hw:-none} ns"
-expect "the interval within +-12.5% of D, or all 12 rounds run" \
-    "$(awk -v h="$hw" -v n="$nd" 'BEGIN { print (h != "" && (h <= 6250 || n == 12)) ? "yes" : "no" }')" yes
+expect "the interval within +-12.5% of D, or all 20 rounds run" \
+    "$(awk -v h="$hw" -v n="$nd" 'BEGIN { print (h != "" && (h <= 6250 || n == 20)) ? "yes" : "no" }')" yes
 expect "A/A coverage reported" "$(grep -c '^\*\*A/A coverage: [0-9]* of [0-9]* intervals contain 1' "$work/out/validation.md")" 1
 expect "sample_spin_ns in the stats of a D = 200 us run" \
     "$(sqlite3 "$dwall/results.db" "SELECT COUNT(*) FROM run_stats WHERE key = 'sample_spin_ns' AND value = '200000'" | awk '{ print ($1 > 0) ? "yes" : "no" }')" yes

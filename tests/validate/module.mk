@@ -4,7 +4,7 @@
 #                  cost recovered on CPU time with the cpu spin is within 25% of 200 us (robust under
 #                  load: CPU time, and the spin ends by the thread's CPU clock); on wall time with the
 #                  wall spin at least 75% of it (load only adds); in-process, thread-mode time samples
-#                  (interp, 1000 Hz, D = 0 and 50 us, 4 runs of each D and up to 12 while the interval
+#                  (interp, 1000 Hz, D = 0 and 50 us, 4 runs of each D and up to 20 while the interval
 #                  is wider than +-12.5% of D) recovered on the program's CPU time within 25% of 50 us;
 #                  every output written; bad plans and settings exit 2; the extra rounds follow the
 #                  interval's width both ways.
