@@ -452,8 +452,8 @@ SGC_NO_TSAN static int thread_copy(uint64_t ts) {
     uint64_t *const start = ring + first, *q = start, *const end = start + lim;
     uint64_t past = 0; /* words stored past end */
     uint32_t base = 0;
-    while (f) {
-        sgc_frame *parent = __atomic_load_n(&f->parent, __ATOMIC_RELAXED);
+    for (sgc_frame *parent; f; f = parent) {
+        parent = __atomic_load_n(&f->parent, __ATOMIC_RELAXED);
         sgc_func *func = __atomic_load_n(&f->func, __ATOMIC_RELAXED);
         uint32_t cct = __atomic_load_n(&f->cct, __ATOMIC_RELAXED);
         __atomic_thread_fence(__ATOMIC_ACQUIRE); /* 3: the fields before the count */
@@ -473,7 +473,6 @@ SGC_NO_TSAN static int thread_copy(uint64_t ts) {
             ring[(head + 3 + lim + past) & RING_MASK] = (uint64_t)(uintptr_t)func;
             past++;
         }
-        f = parent;
     }
     uint64_t n = (uint64_t)(q - start) + past;
     ring[head & RING_MASK] = ts;
