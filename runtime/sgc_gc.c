@@ -755,8 +755,8 @@ static inline const char *count_run16(const char *p, size_t s, uint64_t h, const
     while (p < lim) {
         uint64_t diff = SGC_RUN_DIFF(1) | SGC_RUN_DIFF(2) | SGC_RUN_DIFF(3) | SGC_RUN_DIFF(4) | SGC_RUN_DIFF(5) |
                         SGC_RUN_DIFF(6) | SGC_RUN_DIFF(7) | SGC_RUN_DIFF(8) | SGC_RUN_DIFF(9) | SGC_RUN_DIFF(10) |
-                        SGC_RUN_DIFF(11) | SGC_RUN_DIFF(12) | SGC_RUN_DIFF(13) | SGC_RUN_DIFF(14) |
-                        SGC_RUN_DIFF(15) | SGC_RUN_DIFF(16);
+                        SGC_RUN_DIFF(11) | SGC_RUN_DIFF(12) | SGC_RUN_DIFF(13) | SGC_RUN_DIFF(14) | SGC_RUN_DIFF(15) |
+                        SGC_RUN_DIFF(16);
 #undef SGC_RUN_DIFF
         if (diff != 0)
             break;
