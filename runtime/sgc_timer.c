@@ -128,9 +128,10 @@ static void pace(void) {
  * dropped).  The frames' functions go straight into the ring after the
  * 3-word header, through a pointer that stops where the ring wraps or its
  * room ends (whichever comes first): one load of the frame's node, one of
- * its function, one store and one load of its parent a frame, with the one
- * bound check; the rest of a snapshot that wraps continues in
- * record_wrapped.  The entry becomes visible only when head moves. */
+ * its function, one store and one load of its parent a frame, and a bound
+ * check every two frames (about 10 instructions a frame in all); the rest
+ * of a snapshot that wraps continues in record_wrapped.  The entry becomes
+ * visible only when head moves. */
 static void record_wrapped(uint64_t now, uint64_t head, uint64_t room, uint64_t n, sgc_frame *f);
 
 static void record(void) {
@@ -234,14 +235,14 @@ uint64_t sgc__timer_buffered(void) {
     return n;
 }
 
-/* After a drain that handed snapshots over, the longest of them with
- * longest uncached frames: a snapshot of many uncached frames has the live
+/* After a drain that handed snapshots over (longest: the most uncached
+ * frames one of them had).  A snapshot of many uncached frames has the live
  * stack interned now, outside the handler, so that the next snapshots stop
  * at its frames instead of copying them again (a deep stack that stays
  * would otherwise be copied whole at every sample).  Short snapshots are
  * left alone: the walk costs a new frame about 30 instructions, which a
  * stack that changes between samples (most do) never earns back, while
- * copying a frame again costs the handler about 6 and its drain about 10
+ * copying a frame again costs the handler about 10 and its drain about 10
  * (docs/PROFILE.md, "The time sampler").  Nor does it pay where the deep
  * part of the stack is pushed again between samples (a recursion that
  * returns and descends again, like deepstack's): then the next drain meets
