@@ -686,54 +686,115 @@ static inline void minor_visit(sgc_obj *slot) {
     }
 }
 
-/* Counts the nursery objects whose headers lie in [*pp, stop) and leaves *pp
- * at the first object start at or after stop (never beyond to, the end of
- * the allocated part).
+/* Counts a run of identical headers 16 objects at a time: p is an object
+ * with header h and footprint s, and while p + 16s < to and the headers at
+ * p + s, ..., p + 16s all equal h, those are 16 more objects of that type
+ * and size, and p moves to the last of them.  Returns the new p and adds the
+ * objects to *n.  The loads do not depend on each other, so the CPU issues
+ * them together (stepping from header to header would be a chain of
+ * dependent loads, about 7 cycles an object, more than allocating them).
  *
- * Stepping from header to header is a chain of dependent loads (about 7
- * cycles an object), which would cost more than allocating the objects did.
- * So runs of identical headers are counted 16 (then 8) at a time: if the
- * object at p has header h and size s, the next object starts at p + s, so
- * when the headers at p + s, ..., p + 15s all equal h, those are 16 objects
- * of that type and size.  The loads do not depend on each other, so the CPU
- * issues them together.  Forwarded headers are all different and end a run. */
-static uint64_t count_objects(const char **pp, const char *stop, const char *to) {
+ * On x86-64 one compare with the header in memory and one branch an
+ * object, the 16 addresses formed from p, s, 3s, 5s, 7s and the scales 1,
+ * 2, 4, 8 around a midpoint q = p + 8s: 37 instructions for 16 objects,
+ * where the compiler's code for the same loop (an xor and an or of each
+ * loaded header, the 15 offsets kept in registers and on the stack) took
+ * 60.  Elsewhere the same loop in C. */
+static inline const char *count_run16(const char *p, size_t s, uint64_t h, const char *to, uint64_t *n) {
+    if ((size_t)(to - p) <= 16 * s)
+        return p;
+    const char *lim = to - 16 * s; /* p < lim: the header at p + 16s lies before to */
+#if defined(__x86_64__) && !defined(SGC_COUNT_PORTABLE)
+    const char *q;
+    uint64_t k = *n;
+    __asm__("1:\n\t"
+            "cmpq %[h], (%[p],%[s],1)\n\t"
+            "jne 2f\n\t"
+            "cmpq %[h], (%[p],%[s],2)\n\t"
+            "jne 2f\n\t"
+            "cmpq %[h], (%[p],%[s3],1)\n\t"
+            "jne 2f\n\t"
+            "cmpq %[h], (%[p],%[s],4)\n\t"
+            "jne 2f\n\t"
+            "cmpq %[h], (%[p],%[s5],1)\n\t"
+            "jne 2f\n\t"
+            "cmpq %[h], (%[p],%[s3],2)\n\t"
+            "jne 2f\n\t"
+            "cmpq %[h], (%[p],%[s7],1)\n\t"
+            "jne 2f\n\t"
+            "leaq (%[p],%[s],8), %[q]\n\t"
+            "cmpq %[h], (%[q])\n\t"
+            "jne 2f\n\t"
+            "cmpq %[h], (%[q],%[s],1)\n\t"
+            "jne 2f\n\t"
+            "cmpq %[h], (%[q],%[s],2)\n\t"
+            "jne 2f\n\t"
+            "cmpq %[h], (%[q],%[s3],1)\n\t"
+            "jne 2f\n\t"
+            "cmpq %[h], (%[q],%[s],4)\n\t"
+            "jne 2f\n\t"
+            "cmpq %[h], (%[q],%[s5],1)\n\t"
+            "jne 2f\n\t"
+            "cmpq %[h], (%[q],%[s3],2)\n\t"
+            "jne 2f\n\t"
+            "cmpq %[h], (%[q],%[s7],1)\n\t"
+            "jne 2f\n\t"
+            "cmpq %[h], (%[q],%[s],8)\n\t"
+            "jne 2f\n\t"
+            "leaq (%[q],%[s],8), %[p]\n\t"
+            "addq $16, %[k]\n\t"
+            "cmpq %[lim], %[p]\n\t"
+            "jb 1b\n"
+            "2:"
+            : [p] "+r"(p), [k] "+r"(k), [q] "=&r"(q)
+            : [h] "r"(h), [s] "r"(s), [s3] "r"(3 * s), [s5] "r"(5 * s), [s7] "r"(7 * s), [lim] "r"(lim)
+            : "cc", "memory");
+    *n = k;
+#else
+#define SGC_RUN_DIFF(k) (*(const uint64_t *)(p + (k)*s) ^ h)
+    while (p < lim) {
+        uint64_t diff = SGC_RUN_DIFF(1) | SGC_RUN_DIFF(2) | SGC_RUN_DIFF(3) | SGC_RUN_DIFF(4) | SGC_RUN_DIFF(5) |
+                        SGC_RUN_DIFF(6) | SGC_RUN_DIFF(7) | SGC_RUN_DIFF(8) | SGC_RUN_DIFF(9) | SGC_RUN_DIFF(10) |
+                        SGC_RUN_DIFF(11) | SGC_RUN_DIFF(12) | SGC_RUN_DIFF(13) | SGC_RUN_DIFF(14) | SGC_RUN_DIFF(15) |
+                        SGC_RUN_DIFF(16);
+#undef SGC_RUN_DIFF
+        if (diff != 0)
+            break;
+        *n += 16;
+        p += 16 * s;
+    }
+#endif
+    return p;
+}
+
+/* Counts the nursery objects whose headers lie in [from, to), the allocated
+ * part up to to.  Runs of identical headers are counted 16 at a time
+ * (count_run16), then 8 at a time: if the object at p has header h and
+ * size s, the next object starts at p + s.  Forwarded headers are all
+ * different and end a run. */
+uint64_t sgc__nursery_count(const char *from, const char *to) {
     uint64_t n = 0;
-    const char *p = *pp;
-    while (p < stop) {
+    const char *p = from;
+    while (p < to) {
         uint64_t h = *(const uint64_t *)p;
         if (!(h & SGC_F_FORWARDED) && h != 0) {
             size_t s = SGC_HEADER_BYTES + ((size_t)(h >> 32) << 3);
+            p = count_run16(p, s, h, to, &n);
+            /* Then 8 at a time while the run lasts (the headers at p + s
+             * .. p + 8s, the last one before to). */
 #define SGC_RUN_DIFF(k) (*(const uint64_t *)(p + (k)*s) ^ h)
-            /* 16 at a time while the run lasts, then 8 at a time. */
-            while ((size_t)(to - p) >= 16 * s) {
+            while ((size_t)(to - p) > 8 * s) {
                 uint64_t diff = SGC_RUN_DIFF(1) | SGC_RUN_DIFF(2) | SGC_RUN_DIFF(3) | SGC_RUN_DIFF(4) |
-                                SGC_RUN_DIFF(5) | SGC_RUN_DIFF(6) | SGC_RUN_DIFF(7) | SGC_RUN_DIFF(8) |
-                                SGC_RUN_DIFF(9) | SGC_RUN_DIFF(10) | SGC_RUN_DIFF(11) | SGC_RUN_DIFF(12) |
-                                SGC_RUN_DIFF(13) | SGC_RUN_DIFF(14) | SGC_RUN_DIFF(15);
-                if (diff != 0)
-                    break;
-                n += 16;
-                p += 16 * s;
-                if (p >= stop || *(const uint64_t *)p != h)
-                    goto run_done;
-            }
-            while ((size_t)(to - p) >= 8 * s) {
-                uint64_t diff = SGC_RUN_DIFF(1) | SGC_RUN_DIFF(2) | SGC_RUN_DIFF(3) | SGC_RUN_DIFF(4) |
-                                SGC_RUN_DIFF(5) | SGC_RUN_DIFF(6) | SGC_RUN_DIFF(7);
+                                SGC_RUN_DIFF(5) | SGC_RUN_DIFF(6) | SGC_RUN_DIFF(7) | SGC_RUN_DIFF(8);
                 if (diff != 0)
                     break;
                 n += 8;
                 p += 8 * s;
-                if (p >= stop || *(const uint64_t *)p != h)
-                    break;
             }
 #undef SGC_RUN_DIFF
-        run_done:
-            if (p >= stop)
-                break;
-            h = *(const uint64_t *)p;
         }
+        /* p is an object whose successors are not known to share its
+         * header: step over it alone. */
         size_t size;
         if (h & SGC_F_FORWARDED) {
             uint64_t w = (size_t)(to - p) > SGC_HEADER_BYTES ? *(const uint64_t *)(p + SGC_HEADER_BYTES) : 0;
@@ -747,13 +808,7 @@ static uint64_t count_objects(const char **pp, const char *stop, const char *to)
         p += size;
         n++;
     }
-    *pp = p;
     return n;
-}
-
-uint64_t sgc__nursery_count(const char *from, const char *to) {
-    const char *p = from;
-    return count_objects(&p, to, to);
 }
 
 /* The resident set size for the profile's GC events; 0 under the virtual

@@ -435,25 +435,14 @@ static uint32_t intern_node(uint32_t parent, uint32_t fs) {
     return n;
 }
 
-/* The node of function f called from the stack of node parent: the
- * parent's last child if it is f's, else from the table (and remembered as
- * the parent's last). */
 /* The parent's last child was another function's: the table's, which
- * becomes the parent's last. */
+ * becomes the parent's last (a new frame's node is its parent's last
+ * child when it is f's: sgc__profile_stack_current and
+ * sgc__profile_stack_extend look there first). */
 static uint32_t child_miss(uint32_t parent, uint32_t fs) {
     uint32_t n = intern_node(parent, fs);
     node_last[parent] = (uint64_t)n << 32 | fs;
     return n;
-}
-
-static inline uint32_t child_of(uint32_t parent, sgc_func *f) {
-    uint32_t fs = f->id;
-    if (__builtin_expect(fs == 0, 0))
-        fs = sgc__profile_func_string(f);
-    uint64_t last = node_last[parent];
-    if (__builtin_expect((uint32_t)last == fs, 1))
-        return (uint32_t)(last >> 32);
-    return child_miss(parent, fs);
 }
 
 __attribute__((noinline, noreturn, cold)) static void stack_loops(const sgc_frame *f) {
@@ -586,11 +575,27 @@ uint32_t sgc__profile_stack_full(void) {
     return node;
 }
 
+/* The loop keeps node_last in a local (reloaded only after a miss, which
+ * may move it) and walks a pointer down to the leaf: a frame whose node is
+ * its parent's last child costs two loads for the function's string id, one
+ * for the parent's last child, a compare and the loop's step. */
 uint32_t sgc__profile_stack_extend(uint32_t base, sgc_func *const *leaf_first, uint32_t depth) {
-    uint32_t node = base <= node_count ? base : 0;
-    while (depth)
-        node = child_of(node, leaf_first[--depth]);
-    return node;
+    uint64_t node = base <= node_count ? base : 0;
+    const uint64_t *last = node_last;
+    for (sgc_func *const *p = leaf_first + depth; p != leaf_first;) {
+        sgc_func *fn = *--p;
+        uint32_t fs = fn->id;
+        if (__builtin_expect(fs == 0, 0))
+            fs = sgc__profile_func_string(fn);
+        uint64_t l = last[node];
+        if (__builtin_expect((uint32_t)l == fs, 1)) {
+            node = l >> 32;
+        } else {
+            node = child_miss((uint32_t)node, fs);
+            last = node_last;
+        }
+    }
+    return (uint32_t)node;
 }
 
 uint32_t sgc__profile_stack_of(sgc_func *const *leaf_first, uint32_t depth) {
@@ -626,17 +631,23 @@ static inline __attribute__((always_inline)) void encode_samples(const sgc_alloc
     uint8_t *seg = p; /* where the records not yet in pw.bytes begin */
     size_t seg_i = 0; /* the first record not yet in pw.records */
     uint64_t last = pw.last_ts;
+    /* The last record's type, whose TYPE record is in the profile: the
+     * next record of the same type (most are) skips the table. */
+    uint32_t known_tid = UINT32_MAX;
     for (size_t i = 0; i < n; i++, s = (const sgc_alloc_sample *)(const void *)((const char *)s + stride)) {
         uint32_t tid = s->tid;
-        if (__builtin_expect(tid > SGC_MAX_TYPES || type_str[tid] == 0 || p > room_end, 0)) {
-            pw.last_ts = last;
-            pw.bytes += (uint64_t)(p - seg);
-            pw.records += i - seg_i;
-            intern_type(tid);
-            if (pw.len + PW_MAX_FIXED_RECORD > PW_BUF_BYTES)
-                pw_flush();
-            p = seg = buf + pw.len;
-            seg_i = i;
+        if (__builtin_expect(tid != known_tid || p > room_end, 0)) {
+            if (tid > SGC_MAX_TYPES || type_str[tid] == 0 || p > room_end) {
+                pw.last_ts = last;
+                pw.bytes += (uint64_t)(p - seg);
+                pw.records += i - seg_i;
+                intern_type(tid);
+                if (pw.len + PW_MAX_FIXED_RECORD > PW_BUF_BYTES)
+                    pw_flush();
+                p = seg = buf + pw.len;
+                seg_i = i;
+            }
+            known_tid = tid <= SGC_MAX_TYPES ? tid : UINT32_MAX;
         }
         int64_t d = (int64_t)(s->ts_ns - last);
         last = s->ts_ns;

@@ -72,6 +72,14 @@ static struct {
      * safe point (pay_spins). */
     uint64_t th_owed;    /* spins owed: added by the thread, taken by pay_spins */
     uint64_t spins_paid; /* spins the program has paid (written by pay_spins only) */
+    /* The drain's interning of the live stack (intern_live). */
+    int live_interned;       /* the last drain that handed snapshots over interned it */
+    uint32_t intern_backoff; /* long drains to wait after an interning that did not pay */
+    uint32_t intern_wait;    /* long drains still to wait */
+    /* The last snapshot of SGC_TIMER_INTERN_FRAMES or more frames the drain
+     * interned (snapshot_node): its base, functions and node. */
+    sgc_func **last_funcs;
+    uint32_t last_n, last_cap, last_base, last_node;
 } tm;
 
 /* ---- The handler ---------------------------------------------------------- */
@@ -117,17 +125,59 @@ static void pace(void) {
 }
 
 /* Stores one snapshot of the shadow stack into the ring (or counts it as
- * dropped). */
+ * dropped).  The frames' functions go straight into the ring after the
+ * 3-word header, through a pointer that stops where the ring wraps or its
+ * room ends (whichever comes first): one load of the frame's node, one of
+ * its function, one store and one load of its parent a frame, and a bound
+ * check every two frames (about 10 instructions a frame in all); the rest
+ * of a snapshot that wraps continues in record_wrapped.  The entry becomes
+ * visible only when head moves. */
+static void record_wrapped(uint64_t now, uint64_t head, uint64_t room, uint64_t n, sgc_frame *f);
+
 static void record(void) {
     uint64_t now = sgc__now_ns(); /* recorded: the virtual clock's with SGC_VIRTUAL_CLOCK */
     uint64_t *ring = tm.ring;
     uint64_t head = tm.head;
     uint64_t room = SGC_TIMER_RING_WORDS - (head - __atomic_load_n(&tm.tail, __ATOMIC_ACQUIRE));
     SGC_ASSERT(room <= SGC_TIMER_RING_WORDS, "tail <= head <= tail + the ring's size: the ring never overfills");
-    /* Function pointers go straight into the ring after the 3-word header;
-     * the entry becomes visible only when head moves. */
-    uint64_t n = 0;
+    if (__builtin_expect(room < 3, 0)) {
+        sgc__stats.time_samples_dropped++;
+        return;
+    }
+    uint64_t first = (head + 3) & RING_MASK, lim = SGC_TIMER_RING_WORDS - first;
+    if (lim > room - 3)
+        lim = room - 3;
+    uint64_t *const start = ring + first, *q = start, *const end = start + (lim & ~(uint64_t)1);
     sgc_frame *f = sgc_top;
+    /* Two frames a step, one bound check for both (end is even words
+     * from start; an odd last word is record_wrapped's). */
+    while (f && __atomic_load_n(&f->cct, __ATOMIC_RELAXED) == 0) {
+        if (__builtin_expect(q == end, 0)) {
+            record_wrapped(now, head, room, (uint64_t)(q - start), f);
+            return;
+        }
+        q[0] = (uint64_t)(uintptr_t)f->func;
+        f = f->parent;
+        if (!f || __atomic_load_n(&f->cct, __ATOMIC_RELAXED) != 0) {
+            q++;
+            break;
+        }
+        q[1] = (uint64_t)(uintptr_t)f->func;
+        q += 2;
+        f = f->parent;
+    }
+    uint64_t n = (uint64_t)(q - start);
+    ring[head & RING_MASK] = now;
+    ring[(head + 1) & RING_MASK] = (uint64_t)sgc__phase << 32 | n;
+    ring[(head + 2) & RING_MASK] = f ? f->cct : 0;
+    __atomic_store_n(&tm.head, head + 3 + n, __ATOMIC_RELEASE); /* words stored before they are published */
+}
+
+/* The rest of record's snapshot from frame f on, n functions stored: word
+ * by word with the ring's mask, or dropped where the room ends. */
+__attribute__((noinline)) static void record_wrapped(uint64_t now, uint64_t head, uint64_t room, uint64_t n,
+                                                     sgc_frame *f) {
+    uint64_t *ring = tm.ring;
     while (f && __atomic_load_n(&f->cct, __ATOMIC_RELAXED) == 0) {
         if (3 + n + 1 > room) {
             sgc__stats.time_samples_dropped++;
@@ -137,14 +187,10 @@ static void record(void) {
         n++;
         f = f->parent;
     }
-    if (3 + n > room) {
-        sgc__stats.time_samples_dropped++;
-        return;
-    }
     ring[head & RING_MASK] = now;
     ring[(head + 1) & RING_MASK] = (uint64_t)sgc__phase << 32 | n;
     ring[(head + 2) & RING_MASK] = f ? f->cct : 0;
-    __atomic_store_n(&tm.head, head + 3 + n, __ATOMIC_RELEASE); /* words stored before they are published */
+    __atomic_store_n(&tm.head, head + 3 + n, __ATOMIC_RELEASE);
 }
 
 void sgc__timer_handler(int sig, siginfo_t *info, void *uctx) {
@@ -189,6 +235,75 @@ uint64_t sgc__timer_buffered(void) {
     return n;
 }
 
+/* After a drain that handed snapshots over (longest: the most uncached
+ * frames one of them had).  A snapshot of many uncached frames has the live
+ * stack interned now, outside the handler, so that the next snapshots stop
+ * at its frames instead of copying them again (a deep stack that stays
+ * would otherwise be copied whole at every sample).  Short snapshots are
+ * left alone: the walk costs a new frame about 30 instructions, which a
+ * stack that changes between samples (most do) never earns back, while
+ * copying a frame again costs the handler about 10 and its drain about 10
+ * (docs/PROFILE.md, "The time sampler").  Nor does it pay where the deep
+ * part of the stack is pushed again between samples (a recursion that
+ * returns and descends again, like deepstack's): then the next drain meets
+ * a long snapshot again, and the interning waits for 1, 2, 4 ... up to
+ * SGC_TIMER_INTERN_BACKOFF long drains before it is tried again; a drain
+ * whose snapshots were all short after an interning shows that it paid,
+ * and ends the wait. */
+static void intern_live(uint32_t longest) {
+    if (longest < SGC_TIMER_INTERN_FRAMES) {
+        if (tm.live_interned)
+            tm.intern_backoff = 0; /* it paid: the stack stayed */
+        tm.live_interned = 0;
+        return;
+    }
+    if (tm.live_interned) { /* interned at the last drain, long again: it did not pay */
+        tm.intern_backoff = tm.intern_backoff ? tm.intern_backoff * 2 : 1;
+        if (tm.intern_backoff > SGC_TIMER_INTERN_BACKOFF)
+            tm.intern_backoff = SGC_TIMER_INTERN_BACKOFF;
+        tm.intern_wait = tm.intern_backoff;
+    }
+    tm.live_interned = 0;
+    if (tm.intern_wait) {
+        tm.intern_wait--;
+        return;
+    }
+    if (sgc_top) {
+        sgc__profile_stack_current();
+        tm.live_interned = 1;
+    }
+}
+
+/* The node of a snapshot: base with the n functions funcs (leaf first) on
+ * top.  A snapshot of SGC_TIMER_INTERN_FRAMES or more frames is compared
+ * with the last such one first (its base and functions, kept by the drain):
+ * where the deep part of the stack is pushed again between samples, the
+ * interning of the live stack does not pay (intern_live) and each sample
+ * copies the same frames, which one memcmp of the words finds instead of a
+ * lookup a frame.  The node is a function of the base and the functions
+ * alone, so it is the same either way. */
+static uint32_t snapshot_node(uint32_t base, sgc_func *const *funcs, uint32_t n) {
+    if (n < SGC_TIMER_INTERN_FRAMES)
+        return sgc__profile_stack_extend(base, funcs, n);
+    if (n == tm.last_n && base == tm.last_base && memcmp(funcs, tm.last_funcs, (size_t)n * sizeof *funcs) == 0)
+        return tm.last_node;
+    uint32_t node = sgc__profile_stack_extend(base, funcs, n);
+    if (n > tm.last_cap) {
+        sgc_func **p = realloc(tm.last_funcs, (size_t)n * 2 * sizeof *p);
+        if (!p) {
+            fprintf(stderr, "freecheck: out of memory draining time samples\n");
+            abort();
+        }
+        tm.last_funcs = p;
+        tm.last_cap = n * 2;
+    }
+    memcpy(tm.last_funcs, funcs, (size_t)n * sizeof *funcs);
+    tm.last_n = n;
+    tm.last_base = base;
+    tm.last_node = node;
+    return node;
+}
+
 /* Hands every published snapshot to the profile.  Runs on the mutator
  * thread; the handler may interrupt it at any point and append entries,
  * which the loop simply picks up (head is re-read). */
@@ -225,7 +340,7 @@ static void drain(void) {
                     tm.scratch[i] = (sgc_func *)(uintptr_t)tm.ring[(first + i) & RING_MASK];
                 funcs = tm.scratch;
             }
-            uint32_t node = sgc__profile_stack_extend(base, funcs, n);
+            uint32_t node = snapshot_node(base, funcs, n);
             sgc__profile_time_sample(ts, node, phase);
             if (n > longest)
                 longest = n;
@@ -246,16 +361,8 @@ static void drain(void) {
         sgc__profile_time_missed(sgc__now_ns(), missed - tm.missed_reported);
         tm.missed_reported = missed;
     }
-    /* A snapshot of many uncached frames: intern the live stack now,
-     * outside the handler, so that the next snapshots stop at its frames
-     * instead of copying them again (a deep stack that stays would
-     * otherwise be copied whole at every sample).  Short snapshots are left
-     * alone: the walk costs a new frame about 33 instructions, which a
-     * stack that changes between samples (most do) never earns back, while
-     * copying a frame again costs the handler about 6 and its drain about
-     * 16 (docs/PROFILE.md, "The time sampler"). */
-    if (handed && sgc_top && longest >= SGC_TIMER_INTERN_FRAMES)
-        sgc__profile_stack_current();
+    if (handed)
+        intern_live(longest);
 }
 
 /* Thread mode with the validation spin: the program busy-waits, on its own
@@ -336,10 +443,18 @@ SGC_NO_TSAN static int thread_copy(uint64_t ts) {
     uint64_t head = tm.head;
     uint64_t room = SGC_TIMER_RING_WORDS - (head - __atomic_load_n(&tm.tail, __ATOMIC_ACQUIRE));
     SGC_ASSERT(room <= SGC_TIMER_RING_WORDS, "tail <= head <= tail + the ring's size: the ring never overfills");
-    uint64_t n = 0;
+    if (room < 3)
+        return -1;
+    /* The functions go through a pointer that stops where the ring wraps or
+     * its room ends; past it, word by word with the mask. */
+    uint64_t first = (head + 3) & RING_MASK, lim = SGC_TIMER_RING_WORDS - first;
+    if (lim > room - 3)
+        lim = room - 3;
+    uint64_t *const start = ring + first, *q = start, *const end = start + lim;
+    uint64_t past = 0; /* words stored past end */
     uint32_t base = 0;
-    while (f) {
-        sgc_frame *parent = __atomic_load_n(&f->parent, __ATOMIC_RELAXED);
+    for (sgc_frame *parent; f; f = parent) {
+        parent = __atomic_load_n(&f->parent, __ATOMIC_RELAXED);
         sgc_func *func = __atomic_load_n(&f->func, __ATOMIC_RELAXED);
         uint32_t cct = __atomic_load_n(&f->cct, __ATOMIC_RELAXED);
         __atomic_thread_fence(__ATOMIC_ACQUIRE); /* 3: the fields before the count */
@@ -351,14 +466,16 @@ SGC_NO_TSAN static int thread_copy(uint64_t ts) {
             base = cct;
             break;
         }
-        if (3 + n + 1 > room)
-            return -1;
-        ring[(head + 3 + n) & RING_MASK] = (uint64_t)(uintptr_t)func;
-        n++;
-        f = parent;
+        if (__builtin_expect(q != end, 1)) {
+            *q++ = (uint64_t)(uintptr_t)func;
+        } else {
+            if (3 + lim + past + 1 > room)
+                return -1;
+            ring[(head + 3 + lim + past) & RING_MASK] = (uint64_t)(uintptr_t)func;
+            past++;
+        }
     }
-    if (3 + n > room)
-        return -1;
+    uint64_t n = (uint64_t)(q - start) + past;
     ring[head & RING_MASK] = ts;
     ring[(head + 1) & RING_MASK] = (uint64_t)phase << 32 | n;
     ring[(head + 2) & RING_MASK] = base;

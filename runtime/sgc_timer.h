@@ -24,7 +24,9 @@
  *    first frame (from the top) whose cct is set, the n functions are the
  *    uncached frames above it.  Cost O(frames pushed since the stack was
  *    last interned); the drain interns the current stack after it hands
- *    samples over, so the next snapshots are short.
+ *    over a snapshot of SGC_TIMER_INTERN_FRAMES or more uncached frames, so
+ *    the next snapshots are short (unless that did not pay last time:
+ *    sgc_timer.c, intern_live).
  *  - The drain turns recorded sgc_func pointers into names after the frames
  *    are gone, so an sgc_func must live as long as the runtime (sgc.h asks
  *    the same of its name).
@@ -82,6 +84,10 @@ static inline void sgc__timer_drain_check(void) {
 /* A drain that met a snapshot of at least this many uncached frames
  * interns the live stack (so later snapshots stop at its frames). */
 #define SGC_TIMER_INTERN_FRAMES 16u
+/* The longest wait, in drains that met such a snapshot, before the drain
+ * interns the live stack again after an interning that did not pay (the
+ * next drain met a long snapshot again; sgc_timer.c, intern_live). */
+#define SGC_TIMER_INTERN_BACKOFF 64u
 /* Ring size in 64-bit words (8 MiB, touched only as it is used): at 10 kHz
  * with a shallow stack, more than 20 s between drains. */
 #define SGC_TIMER_RING_WORDS ((uint64_t)1 << 20)

@@ -3,7 +3,8 @@
 # runtime/replay/module.mk: runtime/bench/module.mk is the collector's.
 #   bench-sample-cost       instructions per sample, part by part (callgrind, exact;
 #                           runtime/bench/sample_cost.py): a cached stack, 10 new frames,
-#                           gcbench and binarytrees at 32 KiB
+#                           gcbench and binarytrees at 32 KiB; time samples on gcbench
+#                           and deepstack, signal and thread mode
 #   bench-sample-ns         ns per sample at stack depths 1, 10, 100
 #   bench-sample-overhead   overhead of sampling at periods 32 KiB .. 32 MiB (CPU time)
 #   bench-sample-instructions  the same overhead in instructions (callgrind, exact)
@@ -17,7 +18,7 @@ $(SAMPLE_BENCH_BIN): $(OBJ)/runtime/bench/sample_bench.o $(LIBDIR)/libsgc.a
 	$(CC) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 .PHONY: bench-sample-cost bench-sample-ns bench-sample-overhead bench-sample-instructions
-bench-sample-cost: $(SAMPLE_BENCH_BIN) $(BIN)/gcbench $(BIN)/binarytrees
+bench-sample-cost: $(SAMPLE_BENCH_BIN) $(BIN)/gcbench $(BIN)/binarytrees $(BIN)/deepstack
 	python3 runtime/bench/sample_cost.py --bin $(BIN) --work $(BUILD)/sample-cost --csv $(BUILD)/sample-cost/cost.csv
 bench-sample-ns: $(SAMPLE_BENCH_BIN)
 	$(SAMPLE_BENCH_BIN) cost --profile $(BUILD)/sample-bench.prof $(SAMPLE_BENCH_ARGS)

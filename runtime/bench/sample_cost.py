@@ -21,6 +21,9 @@ The cases (docs/SAMPLING.md, "What a sample costs, part by part"):
   time-signal  gcbench --size 300 with time sampling at 1000 Hz (wall clock) in
                signal mode, per time sample written, against no sampling at all
   time-thread  the same with the sampler thread (SGC_TIME_MODE=thread)
+  deep-signal  deepstack --size 10000 (recursion depth 64, every descent's frames
+               pushed anew) with time sampling at 1000 Hz in signal mode
+  deep-thread  the same with the sampler thread
 --quick runs small inputs (for the test that the parts add up).  A time
 case's counts do not repeat (its samples come when the timer fires, in real
 time, which valgrind slows), but each run's parts add up to its total.
@@ -251,6 +254,8 @@ def cases(args):
         ("binarytrees", (b + "/binarytrees", ["--size", "1", "--depth", "12"] if q else [], args.period)),
         ("time-signal", (b + "/gcbench", ["--size", "10" if q else "300"], "signal")),
         ("time-thread", (b + "/gcbench", ["--size", "10" if q else "300"], "thread")),
+        ("deep-signal", (b + "/deepstack", ["--size", "50" if q else "10000"], "signal")),
+        ("deep-thread", (b + "/deepstack", ["--size", "50" if q else "10000"], "thread")),
     ])
 
 
@@ -317,7 +322,7 @@ def main():
     ap.add_argument("--period", type=int, default=32768, help="the workloads' sampling period (bytes, fixed mode)")
     ap.add_argument("--csv", help="also write every figure, as integers, to this CSV file")
     ap.add_argument("--cases", help="a comma-separated subset of: cached, fresh10, gcbench, binarytrees, "
-                    "time-signal, time-thread")
+                    "time-signal, time-thread, deep-signal, deep-thread")
     ap.add_argument("--parts", action="store_true", help="print the parts and their functions, and exit")
     args = ap.parse_args()
     if args.parts:

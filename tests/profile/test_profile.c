@@ -316,6 +316,66 @@ Test(profile, time_drain_interns_only_long_snapshots) {
     unlink(path);
 }
 
+/* The drain's interning of the live stack waits after one that did not
+ * pay (the next drain met a long snapshot again: the deep frames were
+ * pushed anew, as deepstack's are), 1, 2, 4 ... drains that meet one, and
+ * the wait ends once an interning pays.  Every snapshot of the same stack
+ * has the same node, whether the drain looked its frames up or found it
+ * equal to the last long snapshot. */
+static uint32_t snapped_full;
+static void nest_snap_full(int depth, int stop) {
+    static sgc_func fn = {"nested", 0};
+    SGC_FRAME_FN(&fn);
+    if (depth < stop) {
+        nest_snap_full(depth + 1, stop);
+        return;
+    }
+    sgc__timer_handler(SGC_TIMER_SIGNAL, NULL, NULL);
+    sgc__timer_drain();
+    snapped_cct = sgc_top->cct;
+    snapped_full = sgc__profile_stack_full();
+}
+
+/* Descents of 16 new frames above alpha's, one snapshot each; pattern:
+ * x where the drain interns the live stack, . where it waits. */
+static void descents(const char *pattern, uint32_t *node) {
+    for (int i = 0; pattern[i]; i++) {
+        nest_snap_full(1, SGC_TIMER_INTERN_FRAMES);
+        cr_assert_eq(snapped_cct != 0, pattern[i] == 'x', "descent %d of %s: interned %d", i, pattern,
+                     snapped_cct != 0);
+        if (*node == 0)
+            *node = snapped_full;
+        cr_assert_eq(snapped_full, *node, "the same stack, the same node");
+    }
+}
+
+Test(profile, time_drain_interning_waits_after_it_did_not_pay) {
+    start("drainwait");
+    cr_assert_eq(sgc_time_sampling_start(1, SGC_CLOCK_WALL), 0);
+    SGC_FRAME_FN(&f_a);
+    cr_assert_neq(sgc__profile_stack_current(), 0);
+    /* The wait doubles after each interning that did not pay. */
+    uint32_t node = 0;
+    descents("x.x..x....x........x", &node);
+    /* A snapshot at alpha's frame (cached): the last interning paid, the
+     * wait starts from 1 again. */
+    sgc__timer_handler(SGC_TIMER_SIGNAL, NULL, NULL);
+    sgc__timer_drain();
+    descents("x.x", &node);
+    sgc_time_sampling_stop();
+    sgc_shutdown();
+    sgc_pr_reader r;
+    load(&r);
+    cr_assert_eq(r.ntimes, 24);
+    for (size_t i = 0; i < r.ntimes; i++)
+        if (i != 20) /* alpha's own */
+            cr_assert_eq(r.times[i].node, node, "time sample %zu: node %u, the stack's is %u", i, r.times[i].node,
+                         node);
+    cr_assert_neq(r.times[20].node, node);
+    sgc_pr_close(&r);
+    unlink(path);
+}
+
 /* The allocation slow path drains what the handler buffered (its inline
  * check sees the handler's count of work), without a collection. */
 Test(profile, slow_path_drains_the_handlers_snapshot) {

@@ -471,6 +471,40 @@ Test(gc, stress_mode_collects_every_n) {
     cr_assert_eq(s.nursery_objects, 1000);
 }
 
+/* The nursery count (sgc__nursery_count) counts runs of identical headers
+ * 16 and 8 at a time: runs of every length from 1 to 40 (a run ends where
+ * the next object's type or size differs), read by sgc_get_stats in the
+ * middle of a chunk, counted across the slow path's 16 KiB chunks and at a
+ * collection with forwarded objects among them, all exact. */
+Test(gc, nursery_count_runs_exact) {
+    setenv("SGC_NURSERY", "1M", 1);
+    node *keep = NULL;
+    SGC_FRAME(&keep);
+    uint64_t want = 0;
+    for (int round = 0; round < 3; round++) {
+        for (size_t len = 1; len <= 40; len++) {
+            for (size_t i = 0; i < len; i++) {
+                sgc_alloc(T_BYTES, 8 + 8 * (len % 3));
+                want++;
+            }
+            /* The next run's first object differs in type. */
+            node *n = new_node(len);
+            want++;
+            if (len % 7 == 0) { /* a survivor: forwarded at the collection */
+                n->a = keep;
+                keep = n;
+            }
+            if (len % 5 == 0)
+                cr_assert_eq(stats().nursery_objects, want, "round %d, run of %zu", round, len);
+        }
+        cr_assert_eq(stats().nursery_objects, want);
+        if (round == 1)
+            sgc_collect_minor();
+    }
+    sgc_collect_minor();
+    cr_assert_eq(stats().nursery_objects, want);
+}
+
 Test(gc, stats_record_written_atomically) {
     char path[] = "/tmp/sgc-test-stats-XXXXXX";
     int fd = mkstemp(path);

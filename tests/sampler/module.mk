@@ -55,7 +55,7 @@ test-sampler-fastpath: $(SAMPLER_TEST_DIR)/fastpath-loop $(SAMPLER_TEST_DIR)/fas
 	@sh tests/check.sh sampler-fastpath sh tests/sampler/fastpath_check.sh "$(CC)" "$(SANITIZE)" \
 	    $(SAMPLER_TEST_DIR)/fastpath-loop $(SAMPLER_TEST_DIR) $(SAMPLER_TEST_DIR)/fastpath-loop-nosampler
 
-test-sampler-cost: $(BIN)/sample-bench $(BIN)/gcbench $(BIN)/binarytrees
+test-sampler-cost: $(BIN)/sample-bench $(BIN)/gcbench $(BIN)/binarytrees $(BIN)/deepstack
 	@sh tests/check.sh sampler-cost sh tests/sampler/sample_cost_check.sh runtime/bench/sample_cost.py $(BIN) \
 	    $(SAMPLER_TEST_DIR)/cost
 

@@ -6,8 +6,8 @@
 #  2. the counts it divides by are exact: 4000 samples in the sample-bench
 #     cases (every 64-byte allocation at period 64), floor(sampled_bytes /
 #     32768) in the workloads, every time sample taken written in the time
-#     cases; 1 frame interned in all (the cached stack) and exactly 10 per
-#     sample with 10 fresh frames;
+#     cases (gcbench, deepstack); 1 frame interned in all (the cached stack)
+#     and exactly 10 per sample with 10 fresh frames;
 #  3. the counts repeat: the cached case measured again gives the same row
 #     (a time case's do not: its samples come in real time).
 script=$1; bin=$2; work=$3
@@ -22,8 +22,8 @@ python3 "$script" --bin "$bin" --work "$work/a" --quick --csv "$work/a.csv" >"$w
 cat "$work/a.txt"
 head -n 1 "$work/a.csv" | grep -q '^case,samples,on_total,off_total,total,stack,entry,record,flush,pending,survival,collector,handler,thread,drain,other,frames,' ||
     fail "unexpected CSV header: $(head -n 1 "$work/a.csv")"
-[ "$(tail -n +2 "$work/a.csv" | cut -d, -f1 | tr '\n' ' ')" = "cached fresh10 gcbench binarytrees time-signal time-thread " ] ||
-    fail "the cases are not cached, fresh10, gcbench, binarytrees, time-signal, time-thread"
+[ "$(tail -n +2 "$work/a.csv" | cut -d, -f1 | tr '\n' ' ')" = "cached fresh10 gcbench binarytrees time-signal time-thread deep-signal deep-thread " ] ||
+    fail "the cases are not cached, fresh10, gcbench, binarytrees, time-signal, time-thread, deep-signal, deep-thread"
 tail -n +2 "$work/a.csv" | while IFS=, read -r case samples on off total stack entry record flush pending survival collector handler thread drain other frames rest; do
     con=$(sed -n 's/^totals: *//p' "$work/a/$case.on.cg")
     coff=$(sed -n 's/^totals: *//p' "$work/a/$case.off.cg")
@@ -37,7 +37,7 @@ tail -n +2 "$work/a.csv" | while IFS=, read -r case samples on off total stack e
             [ "$samples" -eq 4000 ] || fail "$case: $samples samples, expected 4000"
             want=1; [ "$case" = fresh10 ] && want=40000
             [ "$frames" -eq "$want" ] || fail "$case: $frames frames interned, expected $want" ;;
-        time-*)
+        time-* | deep-*)
             taken=$(sed -n 's/^time_samples //p' "$work/a/$case.on.stats")
             [ "$samples" -gt 0 ] && [ "$samples" -eq "$taken" ] || fail "$case: $samples written of $taken taken" ;;
         *)
