@@ -56,7 +56,7 @@ int sw_alt_parse_series(const char *text, sw_segment **out, sw_series *info, con
     }
     int col_of[N_FIELDS]; /* column index of each field */
     int ncols = 0, n = 0, cap = 0, trailer = -1;
-    char *copy = sw_xstrdup(text);
+    char *copy = ct_xstrdup(text);
     for (int f = 0; f < N_FIELDS; f++)
         col_of[f] = -1;
     for (char *line = copy + 15, *next; *line; line = next) {
@@ -121,7 +121,7 @@ int sw_alt_parse_series(const char *text, sw_segment **out, sw_series *info, con
                 goto bad;
             }
             if (n == cap)
-                *out = sw_xrealloc(*out, (size_t)(cap = cap ? cap * 2 : 64) * sizeof **out);
+                *out = ct_xrealloc(*out, (size_t)(cap = cap ? cap * 2 : 64) * sizeof **out);
             sw_segment *g = &(*out)[n];
             memset(g, 0, sizeof *g);
             uint64_t num[N_FIELDS];

@@ -119,7 +119,7 @@ int sw_exec_run(const sw_exec_req *req, sw_exec_res *res) {
 
     int *fds = NULL;
     if (req->counters && req->counters->n) {
-        fds = sw_xmalloc((size_t)req->counters->n * sizeof *fds);
+        fds = ct_xmalloc((size_t)req->counters->n * sizeof *fds);
         sw_pfm_open(req->counters, pid, fds, &res->counter_errors);
     }
 
@@ -176,7 +176,7 @@ int sw_exec_run(const sw_exec_req *req, sw_exec_res *res) {
         res->failed_step = step_names[msg[0] >= 0 && msg[0] <= 5 ? msg[0] : 0];
     }
     if (fds) {
-        res->readings = sw_xcalloc((size_t)req->counters->n, sizeof *res->readings);
+        res->readings = ct_xcalloc((size_t)req->counters->n, sizeof *res->readings);
         sw_pfm_read(req->counters, fds, res->readings, &res->counter_errors);
         free(fds);
     }
@@ -209,7 +209,7 @@ char *sw_exec_failure(const sw_exec_req *req, const sw_exec_res *res) {
     if (res->exec_errno)
         return sw_xasprintf("could not start %s: %s: %s", req->path, res->failed_step, strerror(res->exec_errno));
     if (res->interrupted)
-        return sw_xstrdup("interrupted (the sweep was stopped)");
+        return ct_xstrdup("interrupted (the sweep was stopped)");
     if (res->timed_out)
         return sw_xasprintf("timed out after %.3g s (killed)", req->timeout);
     if (WIFSIGNALED(res->status)) {

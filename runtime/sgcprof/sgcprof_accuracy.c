@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../contracts/ct_alloc.h"
 #include "sgc_profread.h"
 #include "sgcprof_accuracy.h"
 #include "sgcprof_io.h"
@@ -14,15 +15,6 @@
 
 #define TRUTH_PERIOD 8 /* the period of an exact profile */
 #define MAX_TOP 1000
-
-static void *xrealloc(void *p, size_t n) {
-    p = realloc(p, n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "sgcprof: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
 
 /* ---- Names and calling contexts, shared by every profile read ----------- */
 
@@ -53,7 +45,7 @@ static uint64_t hash_pair(uint32_t a, uint32_t b) {
 static uint32_t name_id(const char *s) {
     if (2 * (uint64_t)nnames >= name_cap) {
         uint32_t cap = name_cap ? name_cap * 2 : 1024;
-        uint32_t *slots = xrealloc(NULL, cap * sizeof *slots);
+        uint32_t *slots = ct_xrealloc(NULL, cap * sizeof *slots);
         memset(slots, 0, cap * sizeof *slots);
         for (uint32_t id = 1; id < nnames; id++) {
             uint32_t i = (uint32_t)hash_str(names[id]) & (cap - 1);
@@ -64,7 +56,7 @@ static uint32_t name_id(const char *s) {
         free(name_slots);
         name_slots = slots;
         name_cap = cap;
-        names = xrealloc(names, cap * sizeof *names);
+        names = ct_xrealloc(names, cap * sizeof *names);
     }
     uint32_t i = (uint32_t)hash_str(s) & (name_cap - 1);
     while (name_slots[i]) {
@@ -73,7 +65,7 @@ static uint32_t name_id(const char *s) {
         i = (i + 1) & (name_cap - 1);
     }
     size_t len = strlen(s);
-    names[nnames] = memcpy(xrealloc(NULL, len + 1), s, len + 1);
+    names[nnames] = memcpy(ct_xrealloc(NULL, len + 1), s, len + 1);
     name_slots[i] = nnames;
     return nnames++;
 }
@@ -81,7 +73,7 @@ static uint32_t name_id(const char *s) {
 static uint32_t ctx_id(uint32_t parent, uint32_t name) {
     if (2 * (uint64_t)nctx >= ctx_cap) {
         uint32_t cap = ctx_cap ? ctx_cap * 2 : 1024;
-        uint32_t *slots = xrealloc(NULL, cap * sizeof *slots);
+        uint32_t *slots = ct_xrealloc(NULL, cap * sizeof *slots);
         memset(slots, 0, cap * sizeof *slots);
         for (uint32_t id = 1; id < nctx; id++) {
             uint32_t i = (uint32_t)hash_pair(ctx_parent[id], ctx_name[id]) & (cap - 1);
@@ -92,8 +84,8 @@ static uint32_t ctx_id(uint32_t parent, uint32_t name) {
         free(ctx_slots);
         ctx_slots = slots;
         ctx_cap = cap;
-        ctx_parent = xrealloc(ctx_parent, cap * sizeof *ctx_parent);
-        ctx_name = xrealloc(ctx_name, cap * sizeof *ctx_name);
+        ctx_parent = ct_xrealloc(ctx_parent, cap * sizeof *ctx_parent);
+        ctx_name = ct_xrealloc(ctx_name, cap * sizeof *ctx_name);
         ctx_parent[0] = ctx_name[0] = 0;
     }
     uint32_t i = (uint32_t)hash_pair(parent, name) & (ctx_cap - 1);
@@ -182,8 +174,8 @@ static uint32_t obj_slot(const obj_table *t, const obj_key *k) {
 static void obj_add(obj_table *t, const obj_key *k) {
     if (2 * ((uint64_t)t->n + 1) > t->cap) {
         obj_table g = {NULL, NULL, 0, t->cap ? 2 * t->cap : 1024};
-        g.key = xrealloc(NULL, g.cap * sizeof *g.key);
-        g.count = xrealloc(NULL, g.cap * sizeof *g.count);
+        g.key = ct_xrealloc(NULL, g.cap * sizeof *g.key);
+        g.count = ct_xrealloc(NULL, g.cap * sizeof *g.count);
         memset(g.count, 0, g.cap * sizeof *g.count);
         for (uint32_t i = 0; i < t->cap; i++)
             if (t->count[i]) {
@@ -224,8 +216,8 @@ static void dim_add(dim_table *t, uint32_t key, double bytes) {
         uint32_t cap = t->cap ? t->cap : 256;
         while (cap <= key)
             cap *= 2;
-        t->bytes = xrealloc(t->bytes, cap * sizeof *t->bytes);
-        t->count = xrealloc(t->count, cap * sizeof *t->count);
+        t->bytes = ct_xrealloc(t->bytes, cap * sizeof *t->bytes);
+        t->count = ct_xrealloc(t->count, cap * sizeof *t->count);
         memset(t->bytes + t->cap, 0, (cap - t->cap) * sizeof *t->bytes);
         memset(t->count + t->cap, 0, (cap - t->cap) * sizeof *t->count);
         t->cap = cap;
@@ -272,7 +264,7 @@ static int profile_read(profile *p, const char *path, int truth) {
                 str_cap = str_cap ? 2 * str_cap : 256;
                 while (str_cap <= c.id)
                     str_cap *= 2;
-                str_map = xrealloc(str_map, str_cap * sizeof *str_map);
+                str_map = ct_xrealloc(str_map, str_cap * sizeof *str_map);
             }
             str_map[c.id] = name_id(c.str);
             break;
@@ -282,7 +274,7 @@ static int profile_read(profile *p, const char *path, int truth) {
                 node_cap = node_cap ? 2 * node_cap : 256;
                 while (node_cap <= c.id)
                     node_cap *= 2;
-                node_map = xrealloc(node_map, node_cap * sizeof *node_map);
+                node_map = ct_xrealloc(node_map, node_cap * sizeof *node_map);
                 node_map[0] = 0;
             }
             node_map[c.id] = ctx_id(c.parent ? node_map[c.parent] : 0, str_map[c.func]);
@@ -293,7 +285,7 @@ static int profile_read(profile *p, const char *path, int truth) {
                 type_cap = type_cap ? 2 * type_cap : 64;
                 while (type_cap <= c.tid)
                     type_cap *= 2;
-                type_map = xrealloc(type_map, type_cap * sizeof *type_map);
+                type_map = ct_xrealloc(type_map, type_cap * sizeof *type_map);
                 memset(type_map + old, 0, (type_cap - old) * sizeof *type_map);
             }
             type_map[c.tid] = str_map[c.name];
@@ -470,7 +462,7 @@ static int by_bytes_desc(const void *a, const void *b) {
 /* Keys with bytes > 0, largest first (ties by name); returns how many; *out
  * is allocated. */
 static uint32_t ranked(const dim_table *t, int dim, uint32_t **out) {
-    uint32_t *ids = xrealloc(NULL, (t->cap ? t->cap : 1) * sizeof *ids);
+    uint32_t *ids = ct_xrealloc(NULL, (t->cap ? t->cap : 1) * sizeof *ids);
     uint32_t n = 0;
     for (uint32_t k = 0; k < t->cap; k++)
         if (t->bytes[k] > 0)
@@ -703,7 +695,7 @@ static const char usage[] = "usage: sgcprof accuracy [--top N] [--csv] [--unmatc
 int sgcprof_accuracy_main(int argc, char **argv) {
     unsigned top_n = 10;
     int csv = 0, unmatched = 0;
-    const char **files = xrealloc(NULL, (size_t)(argc + 1) * sizeof *files);
+    const char **files = ct_xrealloc(NULL, (size_t)(argc + 1) * sizeof *files);
     int nfiles = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];

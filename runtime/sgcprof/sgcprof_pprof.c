@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "../../contracts/ct_alloc.h"
 #include "../../contracts/ct_out.h"
 #include "profile.pb-c.h"
 #include "sgcprof_names.h"
@@ -24,24 +25,6 @@ typedef Perftools__Profiles__Label pb_label;
 typedef Perftools__Profiles__Location pb_location;
 typedef Perftools__Profiles__Line pb_line;
 typedef Perftools__Profiles__Function pb_function;
-
-static void *xcalloc(size_t n, size_t elem) {
-    void *p = calloc(n ? n : 1, elem);
-    if (!p) {
-        fprintf(stderr, "sgcprof: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
-
-static void *xrealloc(void *p, size_t bytes) {
-    void *q = realloc(p, bytes ? bytes : 1);
-    if (!q) {
-        fprintf(stderr, "sgcprof: out of memory\n");
-        exit(1);
-    }
-    return q;
-}
 
 /* ---- The string table: index 0 is "", each string once ------------------ */
 
@@ -63,7 +46,7 @@ static uint64_t hash(const char *s) {
 static int64_t str_id(strtab *t, const char *s) {
     if ((t->n + 1) * 2 > t->nslot) {
         size_t ns = t->nslot ? t->nslot * 2 : 1024;
-        int64_t *sl = xcalloc(ns, sizeof *sl);
+        int64_t *sl = ct_xcalloc(ns, sizeof *sl);
         for (size_t i = 0; i < t->n; i++) {
             size_t j = hash(t->s[i]) & (ns - 1);
             while (sl[j])
@@ -82,13 +65,9 @@ static int64_t str_id(strtab *t, const char *s) {
     }
     if (t->n == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 256;
-        t->s = xrealloc(t->s, t->cap * sizeof *t->s);
+        t->s = ct_xrealloc(t->s, t->cap * sizeof *t->s);
     }
-    t->s[t->n] = strdup(s);
-    if (!t->s[t->n]) {
-        fprintf(stderr, "sgcprof: out of memory\n");
-        exit(1);
-    }
+    t->s[t->n] = ct_xstrdup(s);
     t->slot[j] = (int64_t)t->n + 1;
     return (int64_t)t->n++;
 }
@@ -136,7 +115,7 @@ static int key_eq(const agg_key *a, const agg_key *b) {
 static agg_sample *agg_get(aggtab *t, const agg_key *k) {
     if ((t->n + 1) * 2 > t->nslot) {
         size_t ns = t->nslot ? t->nslot * 2 : 4096;
-        uint32_t *sl = xcalloc(ns, sizeof *sl);
+        uint32_t *sl = ct_xcalloc(ns, sizeof *sl);
         for (size_t i = 0; i < t->n; i++) {
             size_t j = key_hash(&t->v[i].k) & (ns - 1);
             while (sl[j])
@@ -155,7 +134,7 @@ static agg_sample *agg_get(aggtab *t, const agg_key *k) {
     }
     if (t->n == t->cap) {
         t->cap = t->cap ? t->cap * 2 : 1024;
-        t->v = xrealloc(t->v, t->cap * sizeof *t->v);
+        t->v = ct_xrealloc(t->v, t->cap * sizeof *t->v);
     }
     agg_sample *a = &t->v[t->n];
     memset(a, 0, sizeof *a);
@@ -238,16 +217,16 @@ int sgcprof_pprof(const sgc_pr_reader *r, const char *path, const char *source) 
      * the three pseudo-frames. */
     uint32_t f_minor = r->nstrings + 1, f_major = r->nstrings + 2, f_none = r->nstrings + 3;
     uint32_t nf = r->nstrings + 4;
-    uint8_t *used = xcalloc(nf, 1);
+    uint8_t *used = ct_xcalloc(nf, 1);
     uint32_t depth = sgcprof_max_depth(r) + 2;
 
-    pb_sample *samples = xcalloc(at.n, sizeof *samples);
-    pb_sample **sample_ptrs = xcalloc(at.n, sizeof *sample_ptrs);
-    int64_t *values = xcalloc(at.n * NVALUES, sizeof *values);
-    pb_label *labels = xcalloc(at.n * 4, sizeof *labels);
-    pb_label **label_ptrs = xcalloc(at.n * 4, sizeof *label_ptrs);
-    uint64_t **locs = xcalloc(at.n, sizeof *locs);
-    uint64_t *stack = xcalloc(depth, sizeof *stack);
+    pb_sample *samples = ct_xcalloc(at.n, sizeof *samples);
+    pb_sample **sample_ptrs = ct_xcalloc(at.n, sizeof *sample_ptrs);
+    int64_t *values = ct_xcalloc(at.n * NVALUES, sizeof *values);
+    pb_label *labels = ct_xcalloc(at.n * 4, sizeof *labels);
+    pb_label **label_ptrs = ct_xcalloc(at.n * 4, sizeof *label_ptrs);
+    uint64_t **locs = ct_xcalloc(at.n, sizeof *locs);
+    uint64_t *stack = ct_xcalloc(depth, sizeof *stack);
     int64_t k_type = str_id(&st, "type"), k_object = str_id(&st, "object"), k_surv = str_id(&st, "survival");
     int64_t k_bytes = str_id(&st, "bytes"), k_phase = str_id(&st, "gc_phase");
     int64_t u_bytes = str_id(&st, "bytes");
@@ -266,7 +245,7 @@ int sgcprof_pprof(const sgc_pr_reader *r, const char *path, const char *source) 
             stack[d++] = r->node_func[n];
         for (size_t j = 0; j < d; j++)
             used[stack[j]] = 1;
-        locs[i] = xcalloc(d, sizeof **locs);
+        locs[i] = ct_xcalloc(d, sizeof **locs);
         memcpy(locs[i], stack, d * sizeof *stack);
         s->location_id = locs[i];
         s->n_location_id = d;
@@ -309,12 +288,12 @@ int sgcprof_pprof(const sgc_pr_reader *r, const char *path, const char *source) 
     size_t nused = 0;
     for (uint32_t f = 1; f < nf; f++)
         nused += used[f];
-    pb_function *funcs = xcalloc(nused, sizeof *funcs);
-    pb_function **func_ptrs = xcalloc(nused, sizeof *func_ptrs);
-    pb_location *locations = xcalloc(nused, sizeof *locations);
-    pb_location **loc_ptrs = xcalloc(nused, sizeof *loc_ptrs);
-    pb_line *lines = xcalloc(nused, sizeof *lines);
-    pb_line **line_ptrs = xcalloc(nused, sizeof *line_ptrs);
+    pb_function *funcs = ct_xcalloc(nused, sizeof *funcs);
+    pb_function **func_ptrs = ct_xcalloc(nused, sizeof *func_ptrs);
+    pb_location *locations = ct_xcalloc(nused, sizeof *locations);
+    pb_location **loc_ptrs = ct_xcalloc(nused, sizeof *loc_ptrs);
+    pb_line *lines = ct_xcalloc(nused, sizeof *lines);
+    pb_line **line_ptrs = ct_xcalloc(nused, sizeof *line_ptrs);
     /* One mapping that says the functions are known, so pprof neither looks
      * for a binary to symbolize nor complains that it has none. */
     Perftools__Profiles__Mapping mapping, *mapping_ptr = &mapping;
@@ -433,7 +412,7 @@ int sgcprof_pprof(const sgc_pr_reader *r, const char *path, const char *source) 
     p.n_string_table = st.n;
 
     size_t packed = perftools__profiles__profile__get_packed_size(&p);
-    uint8_t *buf = xcalloc(packed, 1);
+    uint8_t *buf = ct_xcalloc(packed, 1);
     size_t got = perftools__profiles__profile__pack(&p, buf);
     int rc = got == packed ? write_gzip(path, buf, packed) : -1;
     if (got != packed)
