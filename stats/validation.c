@@ -27,6 +27,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdio.h>
@@ -442,53 +443,38 @@ typedef struct vrun {
  * (0 after --help, 2 for bad arguments, with the message printed). */
 static int parse_args(int argc, char **argv, vrun *vr) {
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        char *end;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        const char *v;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--quiet")) {
+        } else if (!strcmp(argv[i], "--quiet")) {
             vr->quiet = 1;
-        } else if (!strcmp(a, "--seed") || !strcmp(a, "--resamples") || !strcmp(a, "--aa-splits") ||
-                   !strcmp(a, "--confidence")) {
-            if (i + 1 >= argc)
-                return bad("%s needs a value", a);
-            const char *v = argv[++i];
-            errno = 0;
-            if (!strcmp(a, "--confidence")) {
-                vr->confidence = strtod(v, &end);
-                if (!*v || *end || errno || !(vr->confidence > 0.5 && vr->confidence < 1))
-                    return bad("--confidence: '%s' is not a number between 0.5 and 1 (exclusive)", v);
-                continue;
-            }
-            unsigned long long x = strtoull(v, &end, 10);
-            if (!*v || *end || errno || *v == '-')
-                return bad("'%s' is not a decimal unsigned integer", v);
-            if (!strcmp(a, "--seed"))
-                vr->seed = x;
-            else if (!strcmp(a, "--resamples")) {
-                if (x < 200 || x > 100000)
-                    return bad("--resamples: '%s' is not an integer from 200 to 100000", v);
-                vr->resamples = x;
-            } else {
-                if (x > 1000)
-                    return bad("--aa-splits: '%s' is not an integer from 0 to 1000", v);
-                vr->splits = x;
-            }
-        } else if (!strcmp(a, "--inproc")) {
-            if (i + 1 >= argc || !argv[i + 1][0])
-                return bad("%s needs a directory", a);
+        } else if ((v = st_opt_value(argc, argv, &i, "--seed"))) {
+            if (st_opt_u64(v, 0, ULLONG_MAX, &vr->seed))
+                return bad("--seed: '%s' is not a decimal 64-bit unsigned integer", v);
+        } else if ((v = st_opt_value(argc, argv, &i, "--resamples"))) {
+            if (st_opt_u64(v, 200, 100000, &vr->resamples))
+                return bad("--resamples: '%s' is not an integer from 200 to 100000", v);
+        } else if ((v = st_opt_value(argc, argv, &i, "--aa-splits"))) {
+            if (st_opt_u64(v, 0, 1000, &vr->splits))
+                return bad("--aa-splits: '%s' is not an integer from 0 to 1000", v);
+        } else if ((v = st_opt_value(argc, argv, &i, "--confidence"))) {
+            if (st_opt_real(v, 0.5, 1.0, &vr->confidence))
+                return bad("--confidence: '%s' is not a number between 0.5 and 1 (exclusive)", v);
+        } else if ((v = st_opt_value(argc, argv, &i, "--inproc"))) {
+            if (!*v)
+                return bad("%s needs a directory", "--inproc");
             if (vr->ni == MAX_INPROC)
-                return bad("more than 64 in-process directories (at '%s')", argv[i + 1]);
-            vr->ip[vr->ni++].dir = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            return bad("unknown option '%s'", a);
+                return bad("more than 64 in-process directories (at '%s')", v);
+            vr->ip[vr->ni++].dir = v;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return bad("unknown option '%s'", argv[i]);
         } else if (!vr->out) {
-            vr->out = a;
+            vr->out = argv[i];
         } else if (vr->nv == MAX_SWEEPS) {
-            return bad("more than 64 sweeps (at '%s')", a);
+            return bad("more than 64 sweeps (at '%s')", argv[i]);
         } else {
-            vr->vs[vr->nv++].dir = a;
+            vr->vs[vr->nv++].dir = argv[i];
         }
     }
     if (!vr->out || !vr->nv)
@@ -658,140 +644,158 @@ static void recovery_headers(FILE *csv, FILE *dat, FILE *md, double confidence, 
         confidence * 100, resamples);
 }
 
-/* validation.csv, validation.dat and the first section of validation.md: the
- * per-sample cost recovered at each D against D, counted in vr->checked,
- * met and contained. */
-static int write_recovery(vrun *vr) {
-    const unsigned long long seed = vr->seed;
-    const unsigned long long resamples = vr->resamples;
-    const double confidence = vr->confidence;
-    vsweep *vs = vr->vs;
-    const size_t nv = vr->nv;
-    FILE *csv = vr->fo[0];
-    FILE *dat = vr->fo[1];
-    FILE *md = vr->fo[2];
-    recovery_headers(csv, dat, md, confidence, resamples);
-    size_t *checked = vr->checked, *met = vr->met, *contained = vr->contained, partial_zero = 0;
-    /* Workloads in the order of the first sweep that has each. */
-    for (size_t i = 0; i < nv; i++) {
-        const st_costfits *fi = vs[i].an.fits;
-        for (size_t f = 0; f < fi->n; f++) {
-            const st_costfit *c = &fi->fits[f];
-            if (c->metric != ST_FIT_WALL)
-                continue;
-            /* Already reported from an earlier sweep? */
-            int seen = 0;
-            for (size_t j = 0; j < i && !seen; j++)
-                seen = st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_WALL) != NULL;
-            if (seen)
-                continue;
-            const st_costfit *zero = NULL, *zero_cpu = NULL;
-            const vsweep *zsweep = NULL;
-            for (size_t j = 0; j < nv && !zero; j++)
-                if (vs[j].spin_ns == 0) {
-                    zero = st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_WALL);
-                    zero_cpu = st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_CPU);
-                    if (zero)
-                        zsweep = &vs[j];
-                }
-            /* Rows in order of D. */
-            size_t order[MAX_SWEEPS], no = 0;
-            for (size_t j = 0; j < nv; j++)
-                if (st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_WALL))
-                    order[no++] = j;
-            for (size_t a = 1; a < no; a++)
-                for (size_t b = a; b > 0 && (vs[order[b]].clock < vs[order[b - 1]].clock ||
-                                             (vs[order[b]].clock == vs[order[b - 1]].clock &&
-                                              vs[order[b]].spin_ns < vs[order[b - 1]].spin_ns));
-                     b--) {
-                    size_t t = order[b];
-                    order[b] = order[b - 1];
-                    order[b - 1] = t;
-                }
-            for (size_t o = 0; o < no; o++) {
-                const vsweep *v = &vs[order[o]];
-                double D = v->spin_ns;
-                const char *clock = sgc_clock_name(v->clock);
-                if (D == 0 && v->clock != 0)
-                    continue; /* a D = 0 sweep has no spin: its clock means nothing */
-                st_reg_est rec[2];
-                int within[2] = {0, 0};
-                const st_costfit *fits[2];
-                for (int m = 0; m < 2; m++) {
-                    st_fit_metric metric = m ? ST_FIT_CPU : ST_FIT_WALL;
-                    fits[m] = st_costfit_find(v->an.fits, c->workload, c->kind, metric);
-                    const st_costfit *z = m ? zero_cpu : zero;
-                    /* The D = 0 fit on the cells of the same periods (rates)
-                     * as this sweep's, when the D = 0 sweep has them all: a
-                     * real cost that is not linear in the samples then
-                     * cancels instead of biasing the difference. */
-                    st_costfit sub;
-                    int have_sub = 0;
-                    if (zsweep && fits[m] && D > 0) {
-                        int64_t only[64];
-                        size_t nonly = 0;
-                        for (size_t k = 0; k < fits[m]->ncells && nonly < 64; k++)
-                            only[nonly++] = strcmp(c->kind, "time") == 0 ? fits[m]->cells[k]->cell->time_hz
-                                                                         : fits[m]->cells[k]->cell->alloc_period;
-                        st_reg_opts ro = {(size_t)resamples, confidence, seed ^ 0x5ab5e7ULL};
-                        have_sub = st_costfit_subset(&zsweep->an, c->workload, c->kind, metric, only, nonly, &ro, &sub);
-                        if (have_sub && sub.ncells == fits[m]->ncells)
-                            z = &sub;
-                        else
-                            partial_zero++;
-                    }
-                    rec[m] = (st_reg_est){NAN, NAN, NAN};
-                    if (z && fits[m] && D > 0)
-                        rec[m] = st_reg_cost_difference(&fits[m]->fit, &z->fit, confidence);
-                    double tol = D >= 10000 ? 0.1 * D : (0.1 * D > 500 ? 0.1 * D : 500);
-                    within[m] = D > 0 && isfinite(rec[m].est) && fabs(rec[m].est - D) <= tol;
-                    int contains = D > 0 && rec[m].lo <= D && D <= rec[m].hi;
-                    int own = metric == metric_of_clock(v->clock); /* the spin's own clock's metric */
-                    if (D > 0 && own) {
-                        checked[v->clock]++;
-                        met[v->clock] += within[m];
-                        contained[v->clock] += contains;
-                    }
-                    if (!fits[m])
-                        continue;
-                    fprintf(csv, "%s,%s,%s,%s,%.0f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%zu,%zu,%s\n", c->workload, c->kind,
-                            clock, st_fit_metric_name(metric), D, csvn(fits[m]->fit.cost.est),
-                            csvn(fits[m]->fit.cost.lo), csvn(fits[m]->fit.cost.hi), csvn(z ? z->fit.cost.est : NAN),
-                            csvn(rec[m].est), csvn(rec[m].lo), csvn(rec[m].hi), csvn(D > 0 ? rec[m].est / D : NAN),
-                            csvn(D > 0 ? tol : NAN), D > 0 ? (within[m] ? "1" : "0") : "",
-                            D > 0 ? (contains ? "1" : "0") : "", fits[m]->ncells, fits[m]->fit.n, v->id);
-                    if (have_sub)
-                        st_costfit_free(&sub);
-                    if (D > 0)
-                        fprintf(dat, "%s %s %s %s %g %s %s %s %d\n", c->workload, c->kind, clock,
-                                st_fit_metric_name(metric), D / 1000,
-                                isfinite(rec[m].est) ? num(rec[m].est / 1000, 6) : "NaN",
-                                isfinite(rec[m].lo) ? num(rec[m].lo / 1000, 6) : "NaN",
-                                isfinite(rec[m].hi) ? num(rec[m].hi / 1000, 6) : "NaN", within[m]);
-                }
-                const st_costfit *fit = fits[0];
-                if (!fit)
-                    continue;
-                if (D == 0) {
-                    fprintf(md, "| %s | %s | | 0 | cost at D = 0: %s [%s, %s] | | %s [%s, %s] | | %zu x %zu |\n",
-                            c->workload, c->kind, num(fit->fit.cost.est / 1000, 3), num(fit->fit.cost.lo / 1000, 3),
-                            num(fit->fit.cost.hi / 1000, 3), fits[1] ? num(fits[1]->fit.cost.est / 1000, 3) : "n/a",
-                            fits[1] ? num(fits[1]->fit.cost.lo / 1000, 3) : "n/a",
-                            fits[1] ? num(fits[1]->fit.cost.hi / 1000, 3) : "n/a", fit->ncells, fit->fit.n);
-                    continue;
-                }
-                const char *mark[2];
-                for (int m = 0; m < 2; m++)
-                    mark[m] = (m ? ST_FIT_CPU : ST_FIT_WALL) == metric_of_clock(v->clock)
-                                  ? (within[m] ? "**met**" : "**missed**")
-                                  : (within[m] ? "(met)" : "(missed)");
-                fprintf(md, "| %s | %s | %s | %s | %s [%s, %s] | %s | %s [%s, %s] | %s | %zu x %zu |\n", c->workload,
-                        c->kind, clock, num(D / 1000, 4), num(rec[0].est / 1000, 4), num(rec[0].lo / 1000, 4),
-                        num(rec[0].hi / 1000, 4), mark[0], num(rec[1].est / 1000, 4), num(rec[1].lo / 1000, 4),
-                        num(rec[1].hi / 1000, 4), mark[1], fit->ncells, fit->fit.n);
-            }
+/* Was workload c's fit reported from a sweep before sweep i? */
+static int seen_before(const vsweep *vs, size_t i, const st_costfit *c) {
+    int seen = 0;
+    for (size_t j = 0; j < i && !seen; j++)
+        seen = st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_WALL) != NULL;
+    return seen;
+}
+
+/* The first D = 0 sweep with a wall-time fit of c's workload and kind (NULL:
+ * none), its wall and CPU fits into zero[0] and zero[1]. */
+static const vsweep *zero_sweep(const vsweep *vs, size_t nv, const st_costfit *c, const st_costfit *zero[2]) {
+    const vsweep *zsweep = NULL;
+    zero[0] = zero[1] = NULL;
+    for (size_t j = 0; j < nv && !zero[0]; j++)
+        if (vs[j].spin_ns == 0) {
+            zero[0] = st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_WALL);
+            zero[1] = st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_CPU);
+            if (zero[0])
+                zsweep = &vs[j];
         }
+    return zsweep;
+}
+
+/* The sweeps with a wall-time fit of c's workload and kind, by spin clock
+ * and then D, into order; their count. */
+static size_t order_by_d(const vsweep *vs, size_t nv, const st_costfit *c, size_t order[MAX_SWEEPS]) {
+    size_t no = 0;
+    for (size_t j = 0; j < nv; j++)
+        if (st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_WALL))
+            order[no++] = j;
+    for (size_t a = 1; a < no; a++)
+        for (size_t b = a; b > 0 && (vs[order[b]].clock < vs[order[b - 1]].clock ||
+                                     (vs[order[b]].clock == vs[order[b - 1]].clock &&
+                                      vs[order[b]].spin_ns < vs[order[b - 1]].spin_ns));
+             b--) {
+            size_t t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    return no;
+}
+
+/* The D = 0 references of one workload and kind. */
+typedef struct zero_ref {
+    const st_costfit *fit[2]; /* wall, CPU */
+    const vsweep *sweep;      /* the D = 0 sweep (NULL: none) */
+} zero_ref;
+
+/* Sweep v's cost recovered on metric m (0 wall, 1 CPU): the difference from
+ * the D = 0 fit into *rec, whether it is within the target into *within, its
+ * fit into *fit; its validation.csv row and validation.dat point; the
+ * targets' counts of the spin's own clock. */
+static void recover_metric(vrun *vr, const st_costfit *c, const vsweep *v, int m, const zero_ref *zr, st_reg_est *rec,
+                           int *within, const st_costfit **fit, size_t *partial_zero) {
+    double D = v->spin_ns;
+    const char *clock = sgc_clock_name(v->clock);
+    st_fit_metric metric = m ? ST_FIT_CPU : ST_FIT_WALL;
+    *fit = st_costfit_find(v->an.fits, c->workload, c->kind, metric);
+    const st_costfit *z = zr->fit[m];
+    /* The D = 0 fit on the cells of the same periods (rates) as this
+     * sweep's, when the D = 0 sweep has them all: a real cost that is not
+     * linear in the samples then cancels instead of biasing the difference. */
+    st_costfit sub;
+    int have_sub = 0;
+    if (zr->sweep && *fit && D > 0) {
+        int64_t only[64];
+        size_t nonly = 0;
+        for (size_t k = 0; k < (*fit)->ncells && nonly < 64; k++)
+            only[nonly++] = strcmp(c->kind, "time") == 0 ? (*fit)->cells[k]->cell->time_hz
+                                                         : (*fit)->cells[k]->cell->alloc_period;
+        st_reg_opts ro = {(size_t)vr->resamples, vr->confidence, vr->seed ^ 0x5ab5e7ULL};
+        have_sub = st_costfit_subset(&zr->sweep->an, c->workload, c->kind, metric, only, nonly, &ro, &sub);
+        if (have_sub && sub.ncells == (*fit)->ncells)
+            z = &sub;
+        else
+            (*partial_zero)++;
     }
+    *rec = (st_reg_est){NAN, NAN, NAN};
+    if (z && *fit && D > 0)
+        *rec = st_reg_cost_difference(&(*fit)->fit, &z->fit, vr->confidence);
+    double tol = D >= 10000 ? 0.1 * D : (0.1 * D > 500 ? 0.1 * D : 500);
+    *within = D > 0 && isfinite(rec->est) && fabs(rec->est - D) <= tol;
+    int contains = D > 0 && rec->lo <= D && D <= rec->hi;
+    int own = metric == metric_of_clock(v->clock); /* the spin's own clock's metric */
+    if (D > 0 && own) {
+        vr->checked[v->clock]++;
+        vr->met[v->clock] += *within;
+        vr->contained[v->clock] += contains;
+    }
+    if (!*fit)
+        return;
+    const st_costfit *f = *fit;
+    fprintf(vr->fo[0], "%s,%s,%s,%s,%.0f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%zu,%zu,%s\n", c->workload, c->kind, clock,
+            st_fit_metric_name(metric), D, csvn(f->fit.cost.est), csvn(f->fit.cost.lo), csvn(f->fit.cost.hi),
+            csvn(z ? z->fit.cost.est : NAN), csvn(rec->est), csvn(rec->lo), csvn(rec->hi),
+            csvn(D > 0 ? rec->est / D : NAN), csvn(D > 0 ? tol : NAN), D > 0 ? (*within ? "1" : "0") : "",
+            D > 0 ? (contains ? "1" : "0") : "", f->ncells, f->fit.n, v->id);
+    if (have_sub)
+        st_costfit_free(&sub);
+    if (D > 0)
+        fprintf(vr->fo[1], "%s %s %s %s %g %s %s %s %d\n", c->workload, c->kind, clock, st_fit_metric_name(metric),
+                D / 1000, isfinite(rec->est) ? num(rec->est / 1000, 6) : "NaN",
+                isfinite(rec->lo) ? num(rec->lo / 1000, 6) : "NaN", isfinite(rec->hi) ? num(rec->hi / 1000, 6) : "NaN",
+                *within);
+}
+
+/* Sweep v's row of validation.md's table (D = 0: the cost itself). */
+static void recovery_md_row(FILE *md, const st_costfit *c, const vsweep *v, const st_costfit *const fits[2],
+                            const st_reg_est rec[2], const int within[2]) {
+    double D = v->spin_ns;
+    const st_costfit *fit = fits[0];
+    if (D == 0) {
+        fprintf(md, "| %s | %s | | 0 | cost at D = 0: %s [%s, %s] | | %s [%s, %s] | | %zu x %zu |\n", c->workload,
+                c->kind, num(fit->fit.cost.est / 1000, 3), num(fit->fit.cost.lo / 1000, 3),
+                num(fit->fit.cost.hi / 1000, 3), fits[1] ? num(fits[1]->fit.cost.est / 1000, 3) : "n/a",
+                fits[1] ? num(fits[1]->fit.cost.lo / 1000, 3) : "n/a",
+                fits[1] ? num(fits[1]->fit.cost.hi / 1000, 3) : "n/a", fit->ncells, fit->fit.n);
+        return;
+    }
+    const char *mark[2];
+    for (int m = 0; m < 2; m++)
+        mark[m] = (m ? ST_FIT_CPU : ST_FIT_WALL) == metric_of_clock(v->clock) ? (within[m] ? "**met**" : "**missed**")
+                                                                              : (within[m] ? "(met)" : "(missed)");
+    fprintf(md, "| %s | %s | %s | %s | %s [%s, %s] | %s | %s [%s, %s] | %s | %zu x %zu |\n", c->workload, c->kind,
+            sgc_clock_name(v->clock), num(D / 1000, 4), num(rec[0].est / 1000, 4), num(rec[0].lo / 1000, 4),
+            num(rec[0].hi / 1000, 4), mark[0], num(rec[1].est / 1000, 4), num(rec[1].lo / 1000, 4),
+            num(rec[1].hi / 1000, 4), mark[1], fit->ncells, fit->fit.n);
+}
+
+/* One workload and kind (fit c): its rows over the sweeps, by clock and D. */
+static void recover_workload(vrun *vr, const st_costfit *c, size_t *partial_zero) {
+    zero_ref zr;
+    zr.sweep = zero_sweep(vr->vs, vr->nv, c, zr.fit);
+    size_t order[MAX_SWEEPS], no = order_by_d(vr->vs, vr->nv, c, order);
+    for (size_t o = 0; o < no; o++) {
+        const vsweep *v = &vr->vs[order[o]];
+        if (v->spin_ns == 0 && v->clock != 0)
+            continue; /* a D = 0 sweep has no spin: its clock means nothing */
+        st_reg_est rec[2];
+        int within[2] = {0, 0};
+        const st_costfit *fits[2];
+        for (int m = 0; m < 2; m++)
+            recover_metric(vr, c, v, m, &zr, &rec[m], &within[m], &fits[m], partial_zero);
+        if (fits[0])
+            recovery_md_row(vr->fo[2], c, v, fits, rec, within);
+    }
+}
+
+/* validation.md's closing lines: the partial D = 0 fits, the targets met per
+ * spin clock. */
+static void recovery_closing(const vrun *vr, size_t partial_zero) {
+    FILE *md = vr->fo[2];
     fputc('\n', md);
     if (partial_zero)
         fprintf(md,
@@ -799,13 +803,30 @@ static int write_recovery(vrun *vr) {
                 "their periods or rates.\n\n",
                 partial_zero);
     for (int k = 0; k < SGC_NCLOCKS; k++)
-        if (checked[k])
+        if (vr->checked[k])
             fprintf(md,
                     "**Spin clock `%s`, %s time: targets met in %zu of %zu** (workload, kind, D > 0); the "
                     "interval contains D in %zu of %zu.\n\n",
-                    sgc_clock_name(k), st_fit_metric_name(metric_of_clock((sgc_clock)k)), met[k], checked[k],
-                    contained[k], checked[k]);
+                    sgc_clock_name(k), st_fit_metric_name(metric_of_clock((sgc_clock)k)), vr->met[k], vr->checked[k],
+                    vr->contained[k], vr->checked[k]);
+}
 
+/* validation.csv, validation.dat and the first section of validation.md: the
+ * per-sample cost recovered at each D against D, counted in vr->checked,
+ * met and contained. */
+static int write_recovery(vrun *vr) {
+    recovery_headers(vr->fo[0], vr->fo[1], vr->fo[2], vr->confidence, vr->resamples);
+    size_t partial_zero = 0;
+    /* Workloads in the order of the first sweep that has each. */
+    for (size_t i = 0; i < vr->nv; i++) {
+        const st_costfits *fi = vr->vs[i].an.fits;
+        for (size_t f = 0; f < fi->n; f++) {
+            const st_costfit *c = &fi->fits[f];
+            if (c->metric == ST_FIT_WALL && !seen_before(vr->vs, i, c))
+                recover_workload(vr, c, &partial_zero);
+        }
+    }
+    recovery_closing(vr, partial_zero);
     return 0;
 }
 
