@@ -808,8 +808,8 @@ static void sim_md(FILE *f, const st_comparison *c) {
         fprintf(f, "- simulated, only in B: %s\n", c->sim_only_b[i]->label);
 }
 
-int st_compare_md(FILE *f, const st_comparison *c) {
-    const st_compare_opts *o = &c->opts;
+/* The report's head: the sweeps, a different machine, the metadata that differs. */
+static void md_head(FILE *f, const st_comparison *c) {
     fprintf(f, "# Comparison: B against A\n\n");
     fprintf(f, "- A: `%s` (revision %s)\n- B: `%s` (revision %s)\n\n", c->a->dir, meta_or(c->a, "git_revision"),
             c->b->dir, meta_or(c->b, "git_revision"));
@@ -834,6 +834,11 @@ int st_compare_md(FILE *f, const st_comparison *c) {
         }
         fputc('\n', f);
     }
+}
+
+/* The verdicts' summary: gate, times, counts, pairing. */
+static void md_verdicts(FILE *f, const st_comparison *c) {
+    const st_compare_opts *o = &c->opts;
     fprintf(f, "## Verdicts\n\n");
     int cpu = o->time == ST_CMP_TIME_CPU;
     fprintf(f, "Gate: **%s**, verdicts on %s.  Run times: **%s**.\n\n", st_gate_name(o->gate),
@@ -870,51 +875,64 @@ int st_compare_md(FILE *f, const st_comparison *c) {
                     c->paired ? "some cells have no pairs in A or B" : "**no pairs: not both sweeps blocked**");
         fputs(".\n\n", f);
     }
-    if (c->ncells) {
-        fprintf(f, "| cell | runs A/B | median A (ms) | median B (ms) | B/A | interval | overhead from (pairs A/B) "
-                   "| overhead A | overhead B | change | interval | p | adjusted p | verdict | note |\n"
-                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-        for (size_t i = 0; i < c->ncells; i++) {
-            const st_cmp_cell *r = &c->cells[i];
-            fprintf(f, "| %s | %zu/%zu | ", r->label, r->a_runs, r->b_runs);
-            md_num(f, "%.3f", r->a_median / 1e6);
-            fputs(" | ", f);
-            md_num(f, "%.3f", r->b_median / 1e6);
-            fputs(" | ", f);
-            md_num(f, "%.4f", r->ratio.est);
-            fputs(" | ", f);
-            if (r->ratio.method != ST_CI_NONE)
-                fprintf(f, "[%.4f, %.4f]", r->ratio.lo, r->ratio.hi);
-            else
-                fputs("n/a", f);
-            if (!pairing(r))
-                fputs(" | n/a", f);
-            else if (r->paired)
-                fprintf(f, " | %s (%zu/%zu)", r->paired == 2 ? "in-process blocks" : "paired", r->a_pairs, r->b_pairs);
-            else
-                fputs(" | unpaired", f);
-            fputs(" | ", f);
-            md_num(f, "%.4f", r->a_overhead);
-            fputs(" | ", f);
-            md_num(f, "%.4f", r->b_overhead);
-            fputs(" | ", f);
-            md_num(f, "%+.4f", r->doverhead.est);
-            fputs(" | ", f);
-            if (r->doverhead.method != ST_CI_NONE)
-                fprintf(f, "[%+.4f, %+.4f]", r->doverhead.lo, r->doverhead.hi);
-            else
-                fputs("n/a", f);
-            fputs(" | ", f);
-            md_num(f, "%.3g", r->mw.p);
-            fputs(" | ", f);
-            md_num(f, "%.3g", r->p_adjusted);
-            int loud = !strcmp(r->verdict, "slower") || !strcmp(r->verdict, "failed") || !strcmp(r->verdict, "missing");
-            fprintf(f, " | %s%s%s | ", loud ? "**" : "", r->verdict, loud ? "**" : "");
-            md_str(f, r->note);
-            fputs(" |\n", f);
-        }
-        fputc('\n', f);
-    }
+}
+
+/* One cell's row of the verdicts table. */
+static void md_cell_row(FILE *f, const st_cmp_cell *r) {
+    fprintf(f, "| %s | %zu/%zu | ", r->label, r->a_runs, r->b_runs);
+    md_num(f, "%.3f", r->a_median / 1e6);
+    fputs(" | ", f);
+    md_num(f, "%.3f", r->b_median / 1e6);
+    fputs(" | ", f);
+    md_num(f, "%.4f", r->ratio.est);
+    fputs(" | ", f);
+    if (r->ratio.method != ST_CI_NONE)
+        fprintf(f, "[%.4f, %.4f]", r->ratio.lo, r->ratio.hi);
+    else
+        fputs("n/a", f);
+    if (!pairing(r))
+        fputs(" | n/a", f);
+    else if (r->paired)
+        fprintf(f, " | %s (%zu/%zu)", r->paired == 2 ? "in-process blocks" : "paired", r->a_pairs, r->b_pairs);
+    else
+        fputs(" | unpaired", f);
+    fputs(" | ", f);
+    md_num(f, "%.4f", r->a_overhead);
+    fputs(" | ", f);
+    md_num(f, "%.4f", r->b_overhead);
+    fputs(" | ", f);
+    md_num(f, "%+.4f", r->doverhead.est);
+    fputs(" | ", f);
+    if (r->doverhead.method != ST_CI_NONE)
+        fprintf(f, "[%+.4f, %+.4f]", r->doverhead.lo, r->doverhead.hi);
+    else
+        fputs("n/a", f);
+    fputs(" | ", f);
+    md_num(f, "%.3g", r->mw.p);
+    fputs(" | ", f);
+    md_num(f, "%.3g", r->p_adjusted);
+    int loud = !strcmp(r->verdict, "slower") || !strcmp(r->verdict, "failed") || !strcmp(r->verdict, "missing");
+    fprintf(f, " | %s%s%s | ", loud ? "**" : "", r->verdict, loud ? "**" : "");
+    md_str(f, r->note);
+    fputs(" |\n", f);
+}
+
+/* The verdicts table, a row a cell. */
+static void md_cells(FILE *f, const st_comparison *c) {
+    if (!c->ncells)
+        return;
+    fprintf(f, "| cell | runs A/B | median A (ms) | median B (ms) | B/A | interval | overhead from (pairs A/B) "
+               "| overhead A | overhead B | change | interval | p | adjusted p | verdict | note |\n"
+               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < c->ncells; i++)
+        md_cell_row(f, &c->cells[i]);
+    fputc('\n', f);
+}
+
+/* The cells of one sweep only, and how to read the verdicts. */
+static void md_only_and_method(FILE *f, const st_comparison *c) {
+    const st_compare_opts *o = &c->opts;
+    int cpu = o->time == ST_CMP_TIME_CPU;
     fprintf(f, "## Cells in one sweep only\n\n");
     if (!c->nonly_a && !c->nonly_b)
         fprintf(f, "None: both sweeps have the same cells.\n");
@@ -936,6 +954,13 @@ int st_compare_md(FILE *f, const st_comparison *c) {
             "docs/STATISTICS.md.\n",
             cpu ? "CPU" : "wall", o->gate == ST_GATE_RATIO ? "B/A" : "change", 1.0 - o->boot.confidence,
             1.0 - o->boot.confidence);
+}
+
+int st_compare_md(FILE *f, const st_comparison *c) {
+    md_head(f, c);
+    md_verdicts(f, c);
+    md_cells(f, c);
+    md_only_and_method(f, c);
     sim_md(f, c);
     return ferror(f) ? -1 : 0;
 }
