@@ -9,6 +9,7 @@
 #include "sw_util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +245,19 @@ static const char *env_value(const sw_runner *r, const char *name) {
     return NULL;
 }
 
+/* Does the record's value v say what --env gave: as numbers for UINT and
+ * SWITCH, in thousandths for DEC3 (the record writes three decimals, --env
+ * may give fewer: 1.5 is 1.500), as words otherwise?  (A value the runtime
+ * cannot read never reaches a record: it refuses it at start-up.) */
+static int same_value(sgc_setting_kind kind, const char *v, const char *given) {
+    switch (kind) {
+    case SGC_KIND_UINT:
+    case SGC_KIND_SWITCH: return strtoull(v, NULL, 10) == strtoull(given, NULL, 10);
+    case SGC_KIND_DEC3: return llround(strtod(v, NULL) * 1000) == llround(strtod(given, NULL) * 1000);
+    default: return !strcmp(v, given);
+    }
+}
+
 /* How the stats record confirms an --env setting (its row's CONFIRM,
  * contracts/sgc_settings_table.h): the mismatch in words (fresh), or NULL. */
 static char *env_mismatch(const sgc_setting_row *row, const char *given, const sw_run_result *res) {
@@ -258,8 +272,7 @@ static char *env_mismatch(const sgc_setting_row *row, const char *given, const s
         return NULL;
     }
     case SGC_CONFIRM_EQUAL:
-        if (!v ||
-            (row->kind == SGC_KIND_UINT ? strtoull(v, NULL, 10) != strtoull(given, NULL, 10) : !!strcmp(v, given)))
+        if (!v || !same_value(row->kind, v, given))
             return sw_xasprintf("the stats record says %s %s but --env %s set %s", row->key, v ? v : "nothing",
                                 row->name, given);
         return NULL;

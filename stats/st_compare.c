@@ -877,6 +877,14 @@ static void md_verdicts(FILE *f, const st_comparison *c) {
     }
 }
 
+/* An interval [lo, hi] in the format fmt, or n/a when there is none. */
+static void md_interval(FILE *f, const char *fmt, int have, double lo, double hi) {
+    if (have)
+        fprintf(f, fmt, lo, hi);
+    else
+        fputs("n/a", f);
+}
+
 /* One cell's row of the verdicts table. */
 static void md_cell_row(FILE *f, const st_cmp_cell *r) {
     fprintf(f, "| %s | %zu/%zu | ", r->label, r->a_runs, r->b_runs);
@@ -886,10 +894,7 @@ static void md_cell_row(FILE *f, const st_cmp_cell *r) {
     fputs(" | ", f);
     md_num(f, "%.4f", r->ratio.est);
     fputs(" | ", f);
-    if (r->ratio.method != ST_CI_NONE)
-        fprintf(f, "[%.4f, %.4f]", r->ratio.lo, r->ratio.hi);
-    else
-        fputs("n/a", f);
+    md_interval(f, "[%.4f, %.4f]", r->ratio.method != ST_CI_NONE, r->ratio.lo, r->ratio.hi);
     if (!pairing(r))
         fputs(" | n/a", f);
     else if (r->paired)
@@ -903,10 +908,7 @@ static void md_cell_row(FILE *f, const st_cmp_cell *r) {
     fputs(" | ", f);
     md_num(f, "%+.4f", r->doverhead.est);
     fputs(" | ", f);
-    if (r->doverhead.method != ST_CI_NONE)
-        fprintf(f, "[%+.4f, %+.4f]", r->doverhead.lo, r->doverhead.hi);
-    else
-        fputs("n/a", f);
+    md_interval(f, "[%+.4f, %+.4f]", r->doverhead.method != ST_CI_NONE, r->doverhead.lo, r->doverhead.hi);
     fputs(" | ", f);
     md_num(f, "%.3g", r->mw.p);
     fputs(" | ", f);

@@ -475,10 +475,10 @@ static void check_series(checker *c, const series *se, const st_segcheck_opts *o
 typedef struct reader {
     checker *c;
     series se;
-    int ncols;            /* -1 until the columns line */
-    int *field_of;        /* column k -> field (or -1: unknown to the checker) */
-    size_t segcap;        /* segments allocated */
-    long long trailer;    /* -2: no segments line; -1: one without a count */
+    int ncols;         /* -1 until the columns line */
+    int *field_of;     /* column k -> field (or -1: unknown to the checker) */
+    size_t segcap;     /* segments allocated */
+    long long trailer; /* -2: no segments line; -1: one without a count */
 } reader;
 
 /* What a line tells the reader to do next. */

@@ -712,8 +712,8 @@ static void recover_metric(vrun *vr, const st_costfit *c, const vsweep *v, int m
         int64_t only[64];
         size_t nonly = 0;
         for (size_t k = 0; k < (*fit)->ncells && nonly < 64; k++)
-            only[nonly++] = strcmp(c->kind, "time") == 0 ? (*fit)->cells[k]->cell->time_hz
-                                                         : (*fit)->cells[k]->cell->alloc_period;
+            only[nonly++] =
+                strcmp(c->kind, "time") == 0 ? (*fit)->cells[k]->cell->time_hz : (*fit)->cells[k]->cell->alloc_period;
         st_reg_opts ro = {(size_t)vr->resamples, vr->confidence, vr->seed ^ 0x5ab5e7ULL};
         have_sub = st_costfit_subset(&zr->sweep->an, c->workload, c->kind, metric, only, nonly, &ro, &sub);
         if (have_sub && sub.ncells == (*fit)->ncells)
