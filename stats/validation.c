@@ -139,6 +139,116 @@ static int spin_clock_of(const st_sweep *sw) {
 /* The metric a spin clock's D is measured in: the fit that must recover it. */
 static st_fit_metric metric_of_clock(sgc_clock c) { return c == SGC_CLOCK_CPU ? ST_FIT_CPU : ST_FIT_WALL; }
 
+/* The keys of a params file, in the order of its value checks below. */
+static const char *const param_keys[] = {"workload",   "time_mode",   "time_hz", "spin_ns",
+                                         "spin_clock", "sampler_cpu", "size"};
+enum { NPARAM_KEYS = sizeof param_keys / sizeof param_keys[0] };
+
+/* What is wrong with the form of a line of got bytes as getline read it
+ * (its LF then cut off), or NULL. */
+static const char *param_line_form(char *line, size_t got) {
+    size_t len = got;
+    if (strlen(line) != len)
+        return "a NUL byte";
+    if (len > 512)
+        return "longer than 511 characters";
+    if (line[len - 1] != '\n')
+        return "the file ends inside this line";
+    line[--len] = '\0';
+    if (strpbrk(line, "\r\t"))
+        return "a carriage return or a tab (the file has LF line ends and one space after the key)";
+    return NULL;
+}
+
+/* Key k's value val into v (spin_clock into *clock): 1 when it parses. */
+static int param_value(vinproc *v, int k, const char *val, int *clock) {
+    char *end;
+    errno = 0;
+    int ok = 1;
+    switch (k) {
+    case 0:
+        ok = strlen(val) < sizeof v->workload && strspn(val, "abcdefghijklmnopqrstuvwxyz"
+                                                             "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == strlen(val);
+        if (ok)
+            snprintf(v->workload, sizeof v->workload, "%s", val);
+        break;
+    case 1:
+        ok = sgc_time_mode_parse(val) >= 0;
+        if (ok)
+            snprintf(v->time_mode, sizeof v->time_mode, "%s", val);
+        break;
+    case 2:
+        v->hz = strtoll(val, &end, 10);
+        ok = !*end && !errno && v->hz > 0 && isdigit((unsigned char)val[0]);
+        break;
+    case 3: /* decimal digits with at most one point: no sign, exponent, hex or inf */
+        v->spin_ns = strtod(val, &end);
+        ok = !*end && !errno && isdigit((unsigned char)val[0]) && strspn(val, "0123456789.") == strlen(val) &&
+             strchr(val, '.') == strrchr(val, '.');
+        break;
+    case 4: ok = (*clock = sgc_clock_parse(val)) >= 0; break;
+    case 5:
+        ok = strlen(val) < sizeof v->sampler_cpu && strspn(val, "-0123456789 ") == strlen(val);
+        if (ok)
+            snprintf(v->sampler_cpu, sizeof v->sampler_cpu, "%s", val);
+        break;
+    case 6:
+        v->size = strtoll(val, &end, 10);
+        ok = !*end && !errno && v->size > 0 && isdigit((unsigned char)val[0]);
+        break;
+    }
+    return ok;
+}
+
+/* What key k's value must be, for the refusal of one that is not. */
+static const char *param_expected(int k, char *buf, size_t len) {
+    switch (k) {
+    case 0: return "a workload name (letters, digits, _ . -; at most 63)";
+    case 1: return sgc_names_join(buf, len, sgc_time_mode_name, ", ", " or ");
+    case 2: return "a rate in Hz (a positive decimal integer)";
+    case 3: return "a time in ns (a non-negative decimal number)";
+    case 4: return sgc_names_join(buf, len, sgc_clock_name, ", ", " or ");
+    case 5: return "a list of CPU numbers (the time_sampler_cpu values of the runs)";
+    default: return "a workload size (a positive decimal integer)";
+    }
+}
+
+/* Line lineno of path (got bytes) into v: its form, its key (known, once:
+ * seen), its value.  0, or 2 with the reason on stderr. */
+static int param_line(vinproc *v, const char *path, int lineno, char *line, size_t got, int *seen, int *clock) {
+    const char *why = param_line_form(line, got);
+    if (why) {
+        fprintf(stderr, "validation: %s line %d: %s\n", path, lineno, why);
+        return 2;
+    }
+    if (line[0] == '#' || line[0] == '\0')
+        return 0;
+    char *val = strchr(line, ' ');
+    if (val)
+        *val++ = '\0';
+    int k = -1;
+    for (int j = 0; j < NPARAM_KEYS; j++)
+        if (!strcmp(line, param_keys[j]))
+            k = j;
+    if (k < 0 || !val || !*val || val[0] == ' ' || val[strlen(val) - 1] == ' ' || (k != 5 && strchr(val, ' '))) {
+        fprintf(stderr, "validation: %s line %d: %s\n", path, lineno,
+                k < 0 ? "not one of the keys workload, time_mode, time_hz, spin_ns, spin_clock, sampler_cpu, size"
+                      : "expected 'key value' with one value (sampler_cpu: CPUs separated by one space)");
+        return 2;
+    }
+    if (seen[k]++) {
+        fprintf(stderr, "validation: %s line %d: %s is given twice\n", path, lineno, param_keys[k]);
+        return 2;
+    }
+    if (!param_value(v, k, val, clock)) {
+        char buf[64];
+        fprintf(stderr, "validation: %s line %d: %s '%s' is not %s\n", path, lineno, param_keys[k], val,
+                param_expected(k, buf, sizeof buf));
+        return 2;
+    }
+    return 0;
+}
+
 /* Reads DIR/params into v: "key value" lines (scripts/validate.sh writes
  * them), '#' comments and empty lines allowed.  Nothing is skipped: a key
  * it does not know, a key given twice, a value that does not parse, a line
@@ -146,9 +256,6 @@ static st_fit_metric metric_of_clock(sgc_clock c) { return c == SGC_CLOCK_CPU ? 
  * regular file of at most 64 KiB are refused.  Returns 0, or 2 with the
  * reason on stderr. */
 static int read_params(vinproc *v) {
-    static const char *const keys[] = {"workload",   "time_mode",   "time_hz", "spin_ns",
-                                       "spin_clock", "sampler_cpu", "size"};
-    enum { NKEYS = sizeof keys / sizeof keys[0] };
     char path[4096];
     snprintf(path, sizeof path, "%s/params", v->dir);
     const char *why;
@@ -158,99 +265,14 @@ static int read_params(vinproc *v) {
                 !strcmp(why, "larger than the limit") ? "larger than 64 KiB" : why);
         return 2;
     }
-    int seen[NKEYS] = {0}, clock = -1, lineno = 0, bad = 0;
+    int seen[NPARAM_KEYS] = {0}, clock = -1, lineno = 0, bad = 0;
     v->hz = -1;
     v->spin_ns = -1;
     char *line = NULL;
     size_t cap = 0;
     ssize_t got;
-    while (!bad && (got = getline(&line, &cap, f)) > 0) {
-        lineno++;
-        size_t len = (size_t)got;
-        const char *why = NULL;
-        if (strlen(line) != len)
-            why = "a NUL byte";
-        else if (len > 512)
-            why = "longer than 511 characters";
-        else if (line[len - 1] != '\n')
-            why = "the file ends inside this line";
-        else if ((line[--len] = '\0', strpbrk(line, "\r\t")))
-            why = "a carriage return or a tab (the file has LF line ends and one space after the key)";
-        if (why) {
-            fprintf(stderr, "validation: %s line %d: %s\n", path, lineno, why);
-            bad = 1;
-            break;
-        }
-        if (line[0] == '#' || line[0] == '\0')
-            continue;
-        char *val = strchr(line, ' ');
-        if (val)
-            *val++ = '\0';
-        int k = -1;
-        for (int j = 0; j < NKEYS; j++)
-            if (!strcmp(line, keys[j]))
-                k = j;
-        if (k < 0 || !val || !*val || val[0] == ' ' || val[strlen(val) - 1] == ' ' || (k != 5 && strchr(val, ' '))) {
-            fprintf(stderr, "validation: %s line %d: %s\n", path, lineno,
-                    k < 0 ? "not one of the keys workload, time_mode, time_hz, spin_ns, spin_clock, sampler_cpu, size"
-                          : "expected 'key value' with one value (sampler_cpu: CPUs separated by one space)");
-            bad = 1;
-            break;
-        }
-        if (seen[k]++) {
-            fprintf(stderr, "validation: %s line %d: %s is given twice\n", path, lineno, keys[k]);
-            bad = 1;
-            break;
-        }
-        char *end;
-        errno = 0;
-        int ok = 1;
-        switch (k) {
-        case 0:
-            ok = strlen(val) < sizeof v->workload &&
-                 strspn(val, "abcdefghijklmnopqrstuvwxyz"
-                             "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == strlen(val);
-            if (ok)
-                snprintf(v->workload, sizeof v->workload, "%s", val);
-            break;
-        case 1:
-            ok = sgc_time_mode_parse(val) >= 0;
-            if (ok)
-                snprintf(v->time_mode, sizeof v->time_mode, "%s", val);
-            break;
-        case 2:
-            v->hz = strtoll(val, &end, 10);
-            ok = !*end && !errno && v->hz > 0 && isdigit((unsigned char)val[0]);
-            break;
-        case 3: /* decimal digits with at most one point: no sign, exponent, hex or inf */
-            v->spin_ns = strtod(val, &end);
-            ok = !*end && !errno && isdigit((unsigned char)val[0]) && strspn(val, "0123456789.") == strlen(val) &&
-                 strchr(val, '.') == strrchr(val, '.');
-            break;
-        case 4: ok = (clock = sgc_clock_parse(val)) >= 0; break;
-        case 5:
-            ok = strlen(val) < sizeof v->sampler_cpu && strspn(val, "-0123456789 ") == strlen(val);
-            if (ok)
-                snprintf(v->sampler_cpu, sizeof v->sampler_cpu, "%s", val);
-            break;
-        case 6:
-            v->size = strtoll(val, &end, 10);
-            ok = !*end && !errno && v->size > 0 && isdigit((unsigned char)val[0]);
-            break;
-        }
-        if (!ok) {
-            char modes[64], clocks[64];
-            fprintf(stderr, "validation: %s line %d: %s '%s' is not %s\n", path, lineno, keys[k], val,
-                    k == 0   ? "a workload name (letters, digits, _ . -; at most 63)"
-                    : k == 1 ? sgc_names_join(modes, sizeof modes, sgc_time_mode_name, ", ", " or ")
-                    : k == 2 ? "a rate in Hz (a positive decimal integer)"
-                    : k == 3 ? "a time in ns (a non-negative decimal number)"
-                    : k == 4 ? sgc_names_join(clocks, sizeof clocks, sgc_clock_name, ", ", " or ")
-                    : k == 5 ? "a list of CPU numbers (the time_sampler_cpu values of the runs)"
-                             : "a workload size (a positive decimal integer)");
-            bad = 1;
-        }
-    }
+    while (!bad && (got = getline(&line, &cap, f)) > 0)
+        bad = param_line(v, path, ++lineno, line, (size_t)got, seen, &clock) != 0;
     free(line);
     if (!bad && ferror(f)) {
         fprintf(stderr, "validation: %s: read error: %s\n", path, strerror(errno));
