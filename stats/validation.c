@@ -852,120 +852,143 @@ static int write_recovery(vrun *vr) {
     return 0;
 }
 
+/* The in-process targets' counts, by time mode. */
+typedef struct mode_counts {
+    size_t checked[SGC_NTIME_MODES], met[SGC_NTIME_MODES], contained[SGC_NTIME_MODES];
+} mode_counts;
+
+/* inproc.csv's and inproc.dat's headers, the in-process section's text and
+ * table head. */
+static void inproc_headers(vrun *vr) {
+    fputs("workload,time_mode,time_hz,injected_ns,cost_ns,cost_lo,cost_hi,cost_at_0_ns,recovered_ns,recovered_lo,"
+          "recovered_hi,recovered_over_injected,tolerance_ns,within_target,interval_contains_injected,ratio,"
+          "ratio_lo,ratio_hi,samples_per_cpu_s,blocks,runs,sampler_cpu,dir\n",
+          vr->fo[4]);
+    fputs("# workload time_mode time_hz injected_us recovered_us recovered_lo_us recovered_hi_us within_target\n",
+          vr->fo[5]);
+    fprintf(vr->fo[2],
+            "## Time samples, in-process\n\n"
+            "Runs with `SGC_ALTERNATE=time`: time sampling on in the B segments and off in the A segments of "
+            "ABBA blocks inside each process; every time sample also cost D more of the program's CPU time "
+            "(spin clock `%s`). With the sampler thread (`SGC_TIME_MODE=thread`) the thread owes each "
+            "sample's spin to the program, which pays it on its own thread at its next safe point "
+            "(docs/RUNTIME.md). Cost per sample from the program's thread CPU time per unit of work, B over "
+            "A (docs/STATISTICS.md, \"In-process alternation\"), with its %g%% BCa interval over blocks; "
+            "recovered = cost at D minus cost at D = 0 (same workload, mode and rate), with the percentile "
+            "interval of %llu independent block resamples of both. Same targets.\n\n"
+            "| workload | time mode | rate (Hz) | D (us) | cost (us) [interval] | recovered (us) [interval] | "
+            "target | blocks (runs) | sampler thread's CPU |\n|---|---|---|---|---|---|---|---|---|\n",
+            sgc_clock_name(SGC_CLOCK_CPU), vr->confidence * 100, vr->resamples);
+}
+
+/* The in-process directories in the order of their rows: by workload (first
+ * seen), mode (table order), rate, D. */
+static size_t order_inproc(const vinproc *ip, size_t ni, size_t order[MAX_INPROC]) {
+    size_t no = 0;
+    for (size_t i = 0; i < ni; i++)
+        order[no++] = i;
+    for (size_t a = 1; a < no; a++)
+        for (size_t b = a; b > 0; b--) {
+            const vinproc *x = &ip[order[b]], *y = &ip[order[b - 1]];
+            size_t fx = 0, fy = 0;
+            while (strcmp(ip[fx].workload, x->workload))
+                fx++;
+            while (strcmp(ip[fy].workload, y->workload))
+                fy++;
+            int mx = sgc_time_mode_parse(x->time_mode), my = sgc_time_mode_parse(y->time_mode);
+            int less = fx != fy         ? fx < fy
+                       : mx != my       ? mx < my
+                       : x->hz != y->hz ? x->hz < y->hz
+                                        : x->spin_ns < y->spin_ns;
+            if (!less)
+                break;
+            size_t t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    return no;
+}
+
+/* The D = 0 directory of v's workload, mode and rate (load_inproc made sure
+ * there is one). */
+static const vinproc *inproc_zero(const vinproc *ip, size_t ni, const vinproc *v) {
+    const vinproc *z = NULL;
+    for (size_t j = 0; j < ni && !z; j++)
+        if (ip[j].spin_ns == 0 && !strcmp(ip[j].workload, v->workload) && !strcmp(ip[j].time_mode, v->time_mode) &&
+            ip[j].hz == v->hz)
+            z = &ip[j];
+    return z;
+}
+
+/* Directory v's row of inproc.csv, point of inproc.dat (D > 0) and row of
+ * the in-process table, against its D = 0 directory z; counted in mc. */
+static void inproc_row(vrun *vr, const vinproc *v, const vinproc *z, mode_counts *mc) {
+    FILE *icsv = vr->fo[4], *idat = vr->fo[5], *md = vr->fo[2];
+    double D = v->spin_ns;
+    int mode = sgc_time_mode_parse(v->time_mode);
+    st_reg_est rec = {NAN, NAN, NAN};
+    if (D > 0)
+        rec = inproc_difference(&v->est.blocks, &z->est.blocks, (size_t)vr->resamples, vr->confidence,
+                                vr->seed ^ st_fnv1a64(ST_FNV_OFFSET, v->id) ^ 0xd1ffULL);
+    double tol = D >= 10000 ? 0.1 * D : (0.1 * D > 500 ? 0.1 * D : 500);
+    int within = D > 0 && isfinite(rec.est) && fabs(rec.est - D) <= tol;
+    int contains = D > 0 && rec.lo <= D && D <= rec.hi;
+    if (D > 0) {
+        mc->checked[mode]++;
+        mc->met[mode] += within;
+        mc->contained[mode] += contains;
+    }
+    const st_interval *c = &v->est.cost_ns, *r = &v->est.ratio;
+    fprintf(icsv, "%s,%s,%lld,%.0f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%zu,%zu,%s,%s\n", v->workload,
+            v->time_mode, v->hz, D, csvn(c->est), csvn(c->lo), csvn(c->hi), csvn(z->est.cost_ns.est), csvn(rec.est),
+            csvn(rec.lo), csvn(rec.hi), csvn(D > 0 ? rec.est / D : NAN), csvn(D > 0 ? tol : NAN),
+            D > 0 ? (within ? "1" : "0") : "", D > 0 ? (contains ? "1" : "0") : "", csvn(r->est), csvn(r->lo),
+            csvn(r->hi), csvn(v->est.sps), v->est.blocks.n, v->est.blocks.runs, v->sampler_cpu, v->id);
+    if (D > 0)
+        fprintf(idat, "%s %s %lld %g %s %s %s %d\n", v->workload, v->time_mode, v->hz, D / 1000,
+                isfinite(rec.est) ? num(rec.est / 1000, 6) : "NaN", isfinite(rec.lo) ? num(rec.lo / 1000, 6) : "NaN",
+                isfinite(rec.hi) ? num(rec.hi / 1000, 6) : "NaN", within);
+    char sz[40] = "";
+    if (v->size > 0)
+        snprintf(sz, sizeof sz, " (--size %lld)", v->size);
+    fprintf(md, "| %s%s | %s | %lld | %s | %s [%s, %s] | ", v->workload, sz, v->time_mode, v->hz, num(D / 1000, 4),
+            num(c->est / 1000, 4), num(c->lo / 1000, 4), num(c->hi / 1000, 4));
+    if (D > 0)
+        fprintf(md, "%s [%s, %s] | %s |", num(rec.est / 1000, 4), num(rec.lo / 1000, 4), num(rec.hi / 1000, 4),
+                within ? "**met**" : "**missed**");
+    else
+        fputs("(the real cost) | |", md);
+    fprintf(md, " %zu (%zu) | %s |\n", v->est.blocks.n, v->est.blocks.runs, v->sampler_cpu[0] ? v->sampler_cpu : "n/a");
+}
+
+/* The in-process targets met per time mode, in validation.md and (unless
+ * quiet) on stderr. */
+static void inproc_closing(const vrun *vr, const mode_counts *mc) {
+    FILE *md = vr->fo[2];
+    fputc('\n', md);
+    for (int k = 0; k < SGC_NTIME_MODES; k++)
+        if (mc->checked[k])
+            fprintf(md,
+                    "**In-process, time mode `%s`: targets met in %zu of %zu** (workload, D > 0); the interval "
+                    "contains D in %zu of %zu.\n\n",
+                    sgc_time_mode_name(k), mc->met[k], mc->checked[k], mc->contained[k], mc->checked[k]);
+    if (!vr->quiet)
+        for (int k = 0; k < SGC_NTIME_MODES; k++)
+            if (mc->checked[k])
+                fprintf(stderr, "validation: in-process, %s time sampling: targets met %zu of %zu\n",
+                        sgc_time_mode_name(k), mc->met[k], mc->checked[k]);
+}
+
 /* inproc.csv, inproc.dat and the in-process section of validation.md. */
 static int write_inproc(vrun *vr) {
-    const unsigned long long seed = vr->seed;
-    const unsigned long long resamples = vr->resamples;
-    const double confidence = vr->confidence;
-    const int quiet = vr->quiet;
-    vinproc *ip = vr->ip;
-    const size_t ni = vr->ni;
-    FILE *md = vr->fo[2];
-    /* Time samples in-process. */
-    {
-        FILE *icsv = vr->fo[4], *idat = vr->fo[5];
-        fputs("workload,time_mode,time_hz,injected_ns,cost_ns,cost_lo,cost_hi,cost_at_0_ns,recovered_ns,recovered_lo,"
-              "recovered_hi,recovered_over_injected,tolerance_ns,within_target,interval_contains_injected,ratio,"
-              "ratio_lo,ratio_hi,samples_per_cpu_s,blocks,runs,sampler_cpu,dir\n",
-              icsv);
-        fputs("# workload time_mode time_hz injected_us recovered_us recovered_lo_us recovered_hi_us within_target\n",
-              idat);
-        fprintf(md,
-                "## Time samples, in-process\n\n"
-                "Runs with `SGC_ALTERNATE=time`: time sampling on in the B segments and off in the A segments of "
-                "ABBA blocks inside each process; every time sample also cost D more of the program's CPU time "
-                "(spin clock `%s`). With the sampler thread (`SGC_TIME_MODE=thread`) the thread owes each "
-                "sample's spin to the program, which pays it on its own thread at its next safe point "
-                "(docs/RUNTIME.md). Cost per sample from the program's thread CPU time per unit of work, B over "
-                "A (docs/STATISTICS.md, \"In-process alternation\"), with its %g%% BCa interval over blocks; "
-                "recovered = cost at D minus cost at D = 0 (same workload, mode and rate), with the percentile "
-                "interval of %llu independent block resamples of both. Same targets.\n\n"
-                "| workload | time mode | rate (Hz) | D (us) | cost (us) [interval] | recovered (us) [interval] | "
-                "target | blocks (runs) | sampler thread's CPU |\n|---|---|---|---|---|---|---|---|---|\n",
-                sgc_clock_name(SGC_CLOCK_CPU), confidence * 100, resamples);
-        size_t mchecked[SGC_NTIME_MODES] = {0}, mmet[SGC_NTIME_MODES] = {0}, mcont[SGC_NTIME_MODES] = {0};
-        /* Rows by workload (first seen), mode (table order), rate, D. */
-        size_t order[MAX_INPROC], no = 0;
-        for (size_t i = 0; i < ni; i++)
-            order[no++] = i;
-        for (size_t a = 1; a < no; a++)
-            for (size_t b = a; b > 0; b--) {
-                const vinproc *x = &ip[order[b]], *y = &ip[order[b - 1]];
-                size_t fx = 0, fy = 0;
-                while (strcmp(ip[fx].workload, x->workload))
-                    fx++;
-                while (strcmp(ip[fy].workload, y->workload))
-                    fy++;
-                int mx = sgc_time_mode_parse(x->time_mode), my = sgc_time_mode_parse(y->time_mode);
-                int less = fx != fy         ? fx < fy
-                           : mx != my       ? mx < my
-                           : x->hz != y->hz ? x->hz < y->hz
-                                            : x->spin_ns < y->spin_ns;
-                if (!less)
-                    break;
-                size_t t = order[b];
-                order[b] = order[b - 1];
-                order[b - 1] = t;
-            }
-        for (size_t o = 0; o < no; o++) {
-            const vinproc *v = &ip[order[o]];
-            const vinproc *z = NULL;
-            for (size_t j = 0; j < ni && !z; j++)
-                if (ip[j].spin_ns == 0 && !strcmp(ip[j].workload, v->workload) &&
-                    !strcmp(ip[j].time_mode, v->time_mode) && ip[j].hz == v->hz)
-                    z = &ip[j];
-            double D = v->spin_ns;
-            int mode = sgc_time_mode_parse(v->time_mode);
-            st_reg_est rec = {NAN, NAN, NAN};
-            if (D > 0)
-                rec = inproc_difference(&v->est.blocks, &z->est.blocks, (size_t)resamples, confidence,
-                                        seed ^ st_fnv1a64(ST_FNV_OFFSET, v->id) ^ 0xd1ffULL);
-            double tol = D >= 10000 ? 0.1 * D : (0.1 * D > 500 ? 0.1 * D : 500);
-            int within = D > 0 && isfinite(rec.est) && fabs(rec.est - D) <= tol;
-            int contains = D > 0 && rec.lo <= D && D <= rec.hi;
-            if (D > 0) {
-                mchecked[mode]++;
-                mmet[mode] += within;
-                mcont[mode] += contains;
-            }
-            const st_interval *c = &v->est.cost_ns, *r = &v->est.ratio;
-            fprintf(icsv, "%s,%s,%lld,%.0f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%zu,%zu,%s,%s\n", v->workload,
-                    v->time_mode, v->hz, D, csvn(c->est), csvn(c->lo), csvn(c->hi), csvn(z->est.cost_ns.est),
-                    csvn(rec.est), csvn(rec.lo), csvn(rec.hi), csvn(D > 0 ? rec.est / D : NAN), csvn(D > 0 ? tol : NAN),
-                    D > 0 ? (within ? "1" : "0") : "", D > 0 ? (contains ? "1" : "0") : "", csvn(r->est), csvn(r->lo),
-                    csvn(r->hi), csvn(v->est.sps), v->est.blocks.n, v->est.blocks.runs, v->sampler_cpu, v->id);
-            if (D > 0)
-                fprintf(idat, "%s %s %lld %g %s %s %s %d\n", v->workload, v->time_mode, v->hz, D / 1000,
-                        isfinite(rec.est) ? num(rec.est / 1000, 6) : "NaN",
-                        isfinite(rec.lo) ? num(rec.lo / 1000, 6) : "NaN",
-                        isfinite(rec.hi) ? num(rec.hi / 1000, 6) : "NaN", within);
-            char sz[40] = "";
-            if (v->size > 0)
-                snprintf(sz, sizeof sz, " (--size %lld)", v->size);
-            fprintf(md, "| %s%s | %s | %lld | %s | %s [%s, %s] | ", v->workload, sz, v->time_mode, v->hz,
-                    num(D / 1000, 4), num(c->est / 1000, 4), num(c->lo / 1000, 4), num(c->hi / 1000, 4));
-            if (D > 0)
-                fprintf(md, "%s [%s, %s] | %s |", num(rec.est / 1000, 4), num(rec.lo / 1000, 4), num(rec.hi / 1000, 4),
-                        within ? "**met**" : "**missed**");
-            else
-                fputs("(the real cost) | |", md);
-            fprintf(md, " %zu (%zu) | %s |\n", v->est.blocks.n, v->est.blocks.runs,
-                    v->sampler_cpu[0] ? v->sampler_cpu : "n/a");
-        }
-        fputc('\n', md);
-        for (int k = 0; k < SGC_NTIME_MODES; k++)
-            if (mchecked[k])
-                fprintf(md,
-                        "**In-process, time mode `%s`: targets met in %zu of %zu** (workload, D > 0); the interval "
-                        "contains D in %zu of %zu.\n\n",
-                        sgc_time_mode_name(k), mmet[k], mchecked[k], mcont[k], mchecked[k]);
-        if (!quiet)
-            for (int k = 0; k < SGC_NTIME_MODES; k++)
-                if (mchecked[k])
-                    fprintf(stderr, "validation: in-process, %s time sampling: targets met %zu of %zu\n",
-                            sgc_time_mode_name(k), mmet[k], mchecked[k]);
+    inproc_headers(vr);
+    mode_counts mc = {{0}, {0}, {0}};
+    size_t order[MAX_INPROC], no = order_inproc(vr->ip, vr->ni, order);
+    for (size_t o = 0; o < no; o++) {
+        const vinproc *v = &vr->ip[order[o]];
+        inproc_row(vr, v, inproc_zero(vr->ip, vr->ni, v), &mc);
     }
-
+    inproc_closing(vr, &mc);
     return 0;
 }
 
