@@ -543,9 +543,12 @@ static int median_query(sqlite3 *db, const char *sql, double *out) {
 
 #define LEVELS_MAX_FIELDS 256
 
-int sw_plan_levels_read(const char *dir, sw_level_cell **cells, sw_level_costs *k, char *err, size_t errlen) {
-    *cells = NULL;
-    memset(k, 0, sizeof *k);
+/* The cells of DIR/inprocess.csv that can be split into levels (two or more
+ * processes, a tau, a pooled interval) into *cells, and the dropped blocks
+ * over their processes into *dropped and *dropped_procs.  Their count, or
+ * -1 with the reason in err (*cells then freed and NULL). */
+static int read_level_cells(const char *dir, sw_level_cell **cells, double *dropped, int *dropped_procs, char *err,
+                            size_t errlen) {
     char *path = sw_xasprintf("%s/inprocess.csv", dir);
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -561,8 +564,6 @@ int sw_plan_levels_read(const char *dir, sw_level_cell **cells, sw_level_costs *
                                        "tau",   "pooled_lo", "pooled_hi"};
     enum { LABEL, PROCS, KEPT, DROPPED, TAU, PLO, PHI, NWANT };
     int col[NWANT], n = 0, lineno = 1, ncols;
-    double dropped = 0;
-    int dropped_procs = 0;
     if (getline(&line, &cap, f) < 0 || (ncols = csv_split(line, fld, LEVELS_MAX_FIELDS)) < 1) {
         snprintf(err, errlen, "%s: empty (no header line): rerun build/bin/analyze on %s", path, dir);
         goto fail;
@@ -598,7 +599,7 @@ int sw_plan_levels_read(const char *dir, sw_level_cell **cells, sw_level_costs *
             !(lo > 0) || !(hi > lo) || tau < 0)
             continue; /* one process, no tau, or no pooled interval: nothing to split */
         if (num_field(fld[col[DROPPED]], &drop) && drop >= 0)
-            dropped += drop, dropped_procs += (int)procs;
+            *dropped += drop, *dropped_procs += (int)procs;
         *cells = ct_xrealloc(*cells, (size_t)(n + 1) * sizeof **cells);
         (*cells)[n++] = (sw_level_cell){tau, sqrt(kept) * log(hi / lo) / (2 * 1.959963984540054)};
     }
@@ -610,16 +611,29 @@ int sw_plan_levels_read(const char *dir, sw_level_cell **cells, sw_level_costs *
         goto fail;
     }
     fclose(f);
-    f = NULL;
     free(path);
-    path = sw_xasprintf("%s/results.db", dir);
+    free(line);
+    return n;
+fail:
+    fclose(f);
+    free(path);
+    free(line);
+    free(*cells);
+    *cells = NULL;
+    return -1;
+}
+
+/* The costs of DIR/results.db's measured ok runs with segments (medians): a
+ * complete block's CPU, the CPU outside them plus the harness's overhead and
+ * the dropped blocks (dropped over dropped_procs a process), the harness's
+ * overhead.  0, or -1 with the reason in err. */
+static int read_level_costs(const char *dir, sw_level_costs *k, double dropped, int dropped_procs, char *err,
+                            size_t errlen) {
+    char *path = sw_xasprintf("%s/results.db", dir);
     sqlite3 *db = NULL;
     char *uri = sw_xasprintf("file:%s?mode=ro", path);
     int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     free(uri);
-    /* Per measured ok run with segments: a complete block's CPU (its
-     * complete blocks' segments over their count), the CPU outside them,
-     * the harness's overhead. */
     /* Per measured ok run with segments: a complete block's CPU (its
      * complete blocks, four segments each, over their count), the CPU
      * outside them (the lead-in, a last block cut short, start-up and
@@ -643,7 +657,8 @@ int sw_plan_levels_read(const char *dir, sw_level_cell **cells, sw_level_costs *
                      got < 0 ? (db ? sqlite3_errmsg(db) : "cannot open")
                              : "no measured ok run with segments: not an in-process sweep");
             sqlite3_close(db);
-            goto fail;
+            free(path);
+            return -1;
         }
     }
     sqlite3_close(db);
@@ -651,16 +666,23 @@ int sw_plan_levels_read(const char *dir, sw_level_cell **cells, sw_level_costs *
     k->harness_s = m[2] / 1e9;
     k->fixed_s = m[1] / 1e9 + k->harness_s + (dropped_procs ? dropped / dropped_procs : 0) * k->block_s;
     free(path);
-    free(line);
-    return n;
-fail:
-    if (f)
-        fclose(f);
-    free(path);
-    free(line);
-    free(*cells);
+    return 0;
+}
+
+int sw_plan_levels_read(const char *dir, sw_level_cell **cells, sw_level_costs *k, char *err, size_t errlen) {
     *cells = NULL;
-    return -1;
+    memset(k, 0, sizeof *k);
+    double dropped = 0;
+    int dropped_procs = 0;
+    int n = read_level_cells(dir, cells, &dropped, &dropped_procs, err, errlen);
+    if (n < 0)
+        return -1;
+    if (read_level_costs(dir, k, dropped, dropped_procs, err, errlen) != 0) {
+        free(*cells);
+        *cells = NULL;
+        return -1;
+    }
+    return n;
 }
 
 char *sw_plan_levels_apply(sw_opts *o, const char *dir) {
