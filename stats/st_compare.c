@@ -282,8 +282,9 @@ static double *inproc_values(const st_blocks *x) {
     return v;
 }
 
-static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, const partners *pb) {
-    const st_sweep *A = c->a, *B = c->b;
+/* Cell r's kind and its baselines in A and B, with a note for a label that
+ * names another cell, size or time mode in B. */
+static void cell_match(const st_comparison *c, st_cmp_cell *r) {
     int several = 0;
     r->is_baseline = strcmp(r->a->kind, "baseline") == 0;
     if (strcmp(r->a->kind, r->b->kind) || strcmp(r->a->workload, r->b->workload))
@@ -294,16 +295,18 @@ static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, c
     /* Two sweeps of the older form (--env SGC_TIME_MODE) share labels across modes. */
     if (strcmp(r->a->time_mode, r->b->time_mode))
         note(r, "the time sampler's mode differs: %s in A, %s in B", r->a->time_mode, r->b->time_mode);
-    r->a_base = r->is_baseline ? r->a : st_find_baseline(A, r->a, &several);
-    r->b_base = r->is_baseline ? r->b : st_find_baseline(B, r->b, &several);
+    r->a_base = r->is_baseline ? r->a : st_find_baseline(c->a, r->a, &several);
+    r->b_base = r->is_baseline ? r->b : st_find_baseline(c->b, r->b, &several);
+}
 
-    size_t n[G_COUNT];
-    double *w[G_COUNT];
+/* The run times of r and its baselines in A and B (w[k], n[k] by group,
+ * malloc'd), their medians and the unpaired overheads. */
+static void cell_times(const st_comparison *c, st_cmp_cell *r, double *w[G_COUNT], size_t n[G_COUNT]) {
     st_cmp_time t = c->opts.time;
-    w[G_A] = run_times(A, r->a, t, &n[G_A]);
-    w[G_B] = run_times(B, r->b, t, &n[G_B]);
-    w[G_A_BASE] = run_times(A, r->is_baseline ? NULL : r->a_base, t, &n[G_A_BASE]);
-    w[G_B_BASE] = run_times(B, r->is_baseline ? NULL : r->b_base, t, &n[G_B_BASE]);
+    w[G_A] = run_times(c->a, r->a, t, &n[G_A]);
+    w[G_B] = run_times(c->b, r->b, t, &n[G_B]);
+    w[G_A_BASE] = run_times(c->a, r->is_baseline ? NULL : r->a_base, t, &n[G_A_BASE]);
+    w[G_B_BASE] = run_times(c->b, r->is_baseline ? NULL : r->b_base, t, &n[G_B_BASE]);
     r->a_runs = n[G_A];
     r->b_runs = n[G_B];
     r->a_median = st_median(w[G_A], n[G_A]);
@@ -319,7 +322,11 @@ static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, c
     }
     if (!n[G_A] || !n[G_B])
         note(r, "no used runs in %s", !n[G_A] ? (!n[G_B] ? "A or B" : "A") : "B");
+}
 
+/* B/A and the change in overhead with their BCa intervals from resamples
+ * of whole runs, and the gate's p of "within the threshold". */
+static void cell_intervals(const st_comparison *c, st_cmp_cell *r, double *const w[G_COUNT], const size_t n[G_COUNT]) {
     st_sample g[G_COUNT];
     memset(g, 0, sizeof g);
     for (int k = 0; k < G_COUNT; k++) {
@@ -348,7 +355,14 @@ static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, c
         r->doverhead = out[1];
     }
     r->doverhead_unpaired = r->doverhead;
-    double *va = pair_values(A, pa, r->a, t, &r->a_pairs), *vb = pair_values(B, pb, r->b, t, &r->b_pairs);
+}
+
+/* The change in overhead from pairs of adjacent runs (the blocked design)
+ * or in-process blocks (the in-process design) when both sweeps have them;
+ * else a note why it stays unpaired. */
+static void cell_pairing(st_comparison *c, st_cmp_cell *r, const partners *pa, const partners *pb) {
+    st_cmp_time t = c->opts.time;
+    double *va = pair_values(c->a, pa, r->a, t, &r->a_pairs), *vb = pair_values(c->b, pb, r->b, t, &r->b_pairs);
     int has_overhead = !r->is_baseline && r->a_base && r->b_base;
     const st_blocks *xa = has_overhead ? inproc_blocks(c->ia, r->label) : NULL;
     const st_blocks *xb = has_overhead ? inproc_blocks(c->ib, r->label) : NULL;
@@ -374,6 +388,12 @@ static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, c
     }
     free(va);
     free(vb);
+}
+
+/* The Mann-Whitney test of the gate: on the run times (ratio), or on each
+ * run over its own sweep's baseline median (overhead, unpaired); w is
+ * scaled in place. */
+static void cell_test(const st_comparison *c, st_cmp_cell *r, double *const w[G_COUNT], const size_t n[G_COUNT]) {
     if (c->opts.gate == ST_GATE_RATIO) {
         r->mw = st_mann_whitney(w[G_B], n[G_B], w[G_A], n[G_A]);
     } else if (r->paired) {
@@ -381,7 +401,6 @@ static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, c
     } else if (r->is_baseline || !n[G_A_BASE] || !n[G_B_BASE]) {
         r->mw = (st_mw){NAN, NAN, 0};
     } else {
-        /* The overhead gate's test: each run over its own sweep's baseline median. */
         double ma = st_median(w[G_A_BASE], n[G_A_BASE]), mb = st_median(w[G_B_BASE], n[G_B_BASE]);
         for (size_t i = 0; i < n[G_A]; i++)
             w[G_A][i] /= ma;
@@ -389,6 +408,16 @@ static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, c
             w[G_B][i] /= mb;
         r->mw = st_mann_whitney(w[G_B], n[G_B], w[G_A], n[G_A]);
     }
+}
+
+static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, const partners *pb) {
+    size_t n[G_COUNT];
+    double *w[G_COUNT];
+    cell_match(c, r);
+    cell_times(c, r, w, n);
+    cell_intervals(c, r, w, n);
+    cell_pairing(c, r, pa, pb);
+    cell_test(c, r, w, n);
     for (int k = 0; k < G_COUNT; k++)
         free(w[k]);
 }
