@@ -7,7 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+static void (*oom_handler)(void) __attribute__((noreturn));
+
+void ct_set_out_of_memory(void (*handler)(void) __attribute__((noreturn))) { oom_handler = handler; }
+
 void ct_out_of_memory(void) {
+    if (oom_handler)
+        oom_handler();
     fprintf(stderr, "%s: out of memory\n", program_invocation_short_name);
     exit(1);
 }

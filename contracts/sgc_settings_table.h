@@ -23,8 +23,9 @@
  *  - CONFIRM says how a run's stats record confirms the setting reached the
  *    runtime (harness/sw_run.c judges every run by it), on the record's key
  *    KEY: ROUND8 (the value as a byte count rounded down to a multiple of 8,
- *    when the record has the key), EQUAL (the value: as a number for UINT,
- *    as a word otherwise; a record without the key fails), ONE (with the
+ *    when the record has the key), EQUAL (the value: as a number for UINT
+ *    and SWITCH, in thousandths for DEC3, as a word otherwise; a record
+ *    without the key fails), ONE (with the
  *    value 1, the key shows 1 when the record has it; NOTE says what 1 asks
  *    for), CELL (the cell's value: the cell axes, harness/sw_run.c), NONE.
  *  - Nothing here depends on the rest of the runtime: the harness includes
@@ -72,7 +73,7 @@
     X(NURSERY, "SGC_NURSERY", SIZE, size_t, nursery_size, SGC_DEFAULT_NURSERY, SGC_MIN_NURSERY, SGC_MAX_NURSERY, "expected a byte count such as 65536, 256K or 4M", 1, ROUND8, "nursery_size", "", "bytes", \
       "nursery size in bytes; a size the system refuses to map exits 2 at start-up, naming it", \
       "4K .. 64G, rounded down to a multiple of 8", "**1M** (1 MiB)") \
-    X(MAJOR_GROWTH, "SGC_MAJOR_GROWTH", DEC3, double, major_growth, 2.0, 1001, 1000000, "expected a growth factor above 1 and at most 1000, a decimal number with at most three decimals such as 2 or 1.5", 2, NONE, "", "", "factor", \
+    X(MAJOR_GROWTH, "SGC_MAJOR_GROWTH", DEC3, double, major_growth, 2.0, 1001, 1000000, "expected a growth factor above 1 and at most 1000, a decimal number with at most three decimals such as 2 or 1.5", 2, EQUAL, "major_growth", "", "factor", \
       "a major collection runs when the heap has grown to this factor times the live heap after the previous one", \
       "a decimal number above 1 and at most 1000, with at most three decimals (the stats record states it with three): `2`, `1.5`, `1.001`", "**2.0**") \
     X(HEAP_MAX, "SGC_HEAP_MAX", SIZE, uint64_t, heap_max, 0, 0, UINT64_MAX, "expected a byte count such as 512M or 4G (0 = no limit)", 0, NONE, "", "", "bytes", \
@@ -108,13 +109,13 @@
     X(STATS, "SGC_STATS", PATH, const char *, stats_path, NULL, 0, 0, "", SGC_SETTING_OWNED, NONE, "", "", "path", \
       "stats record path; empty = none; checked at start-up (see \"Output files\": a temporary file is created next to it and removed), so an unwritable path exits 2 before the program runs", \
       "a regular file or a new one", "none") \
-    X(GC_STRESS, "SGC_GC_STRESS", UINT, uint64_t, stress_every, 0, 0, UINT64_MAX, "expected a number of allocations between forced minor collections (0 = off)", 3, NONE, "", "", "allocations", \
+    X(GC_STRESS, "SGC_GC_STRESS", UINT, uint64_t, stress_every, 0, 0, UINT64_MAX, "expected a number of allocations between forced minor collections (0 = off)", 3, EQUAL, "stress_every", "", "allocations", \
       "debug: a minor collection every N allocations; 0 = off", \
       "integer", "0") \
-    X(VERIFY, "SGC_VERIFY", SWITCH, int, verify, 0, 0, 1, "", 4, NONE, "", "", "", \
+    X(VERIFY, "SGC_VERIFY", SWITCH, int, verify, 0, 0, 1, "", 4, EQUAL, "verify", "", "", \
       "debug: run the heap verifier before and after every collection", \
       "0 or 1", "0") \
-    X(POISON, "SGC_POISON", SWITCH, int, poison, 0, 0, 1, "", 5, NONE, "", "", "", \
+    X(POISON, "SGC_POISON", SWITCH, int, poison, 0, 0, 1, "", 5, EQUAL, "poison", "", "", \
       "debug: poison evacuated nursery space, freed old slots and freed large objects", \
       "0 or 1", "0") \
     X(SAMPLE_SPIN_NS, "SGC_SAMPLE_SPIN_NS", UINT, uint64_t, sample_spin_ns, 0, 0, SGC_MAX_SAMPLE_SPIN_NS, "expected nanoseconds of busy-waiting per sample, from 0 (off) to 1000000000", 6, EQUAL, "sample_spin_ns", "", "ns", \

@@ -15,24 +15,24 @@ int sw_adapt_next_round(sw_db *db, const sw_cell *cells, int n_cells, double hal
     *active = 0;
     int last_round = (int)sw_db_schedule_max(db, "round");
     /* Per cell: its paired log-ratios and how often its role-1 run went first. */
-    double **d = sw_xcalloc((size_t)n_cells, sizeof *d);
-    int **pairs_round = sw_xcalloc((size_t)n_cells, sizeof *pairs_round);
-    int *nd = sw_xcalloc((size_t)n_cells, sizeof *nd), *firsts = sw_xcalloc((size_t)n_cells, sizeof *firsts);
-    int *blocks = sw_xcalloc((size_t)n_cells, sizeof *blocks);
+    double **d = ct_xcalloc((size_t)n_cells, sizeof *d);
+    int **pairs_round = ct_xcalloc((size_t)n_cells, sizeof *pairs_round);
+    int *nd = ct_xcalloc((size_t)n_cells, sizeof *nd), *firsts = ct_xcalloc((size_t)n_cells, sizeof *firsts);
+    int *blocks = ct_xcalloc((size_t)n_cells, sizeof *blocks);
     sw_db_pair *pairs;
     int n_pairs = sw_db_block_pairs(db, &pairs);
     for (int i = 0; i < n_pairs; i++) {
         int c = pairs[i].cell;
         if (c < 0 || c >= n_cells)
             continue;
-        d[c] = sw_xrealloc(d[c], (size_t)(nd[c] + 1) * sizeof **d);
-        pairs_round[c] = sw_xrealloc(pairs_round[c], (size_t)(nd[c] + 1) * sizeof **pairs_round);
+        d[c] = ct_xrealloc(d[c], (size_t)(nd[c] + 1) * sizeof **d);
+        pairs_round[c] = ct_xrealloc(pairs_round[c], (size_t)(nd[c] + 1) * sizeof **pairs_round);
         pairs_round[c][nd[c]] = pairs[i].round;
         d[c][nd[c]++] = log((double)pairs[i].wall_ns / (double)pairs[i].base_ns);
     }
     free(pairs);
     sw_db_block_balance(db, n_cells, blocks, firsts);
-    int *want = sw_xcalloc((size_t)n_cells, sizeof *want), nwant = 0;
+    int *want = ct_xcalloc((size_t)n_cells, sizeof *want), nwant = 0;
     char *rule_name = sw_db_meta_get(db, "adaptive_rule");
     int two_stage = rule_name && !strcmp(rule_name, SW_ADAPT_RULE);
     free(rule_name);
@@ -73,7 +73,7 @@ int sw_adapt_next_round(sw_db *db, const sw_cell *cells, int n_cells, double hal
             want[i] = want[j];
             want[j] = t;
         }
-        sw_slot *slots = sw_xcalloc((size_t)nwant * 2, sizeof *slots);
+        sw_slot *slots = ct_xcalloc((size_t)nwant * 2, sizeof *slots);
         for (int i = 0; i < nwant; i++) {
             int k = want[i], base = sw_plan_baseline_of(cells, n_cells, k);
             int first = 2 * firsts[k] < blocks[k] ? 1 : 2 * firsts[k] > blocks[k] ? 0 : (int)sw_rng_below(&rng, 2);

@@ -29,7 +29,7 @@ static double probe(sw_calib_ctx *s, const sw_calib *u, uint64_t size, double ti
     /* The harness's time for the probe outside the child's life (what
      * --plan --estimate counts per run). */
     int64_t *oh = s->probe_overhead[u->sim] =
-        sw_xrealloc(s->probe_overhead[u->sim], (size_t)(s->n_probe_overhead[u->sim] + 1) * sizeof *oh);
+        ct_xrealloc(s->probe_overhead[u->sim], (size_t)(s->n_probe_overhead[u->sim] + 1) * sizeof *oh);
     oh[s->n_probe_overhead[u->sim]++] = spent > res.wall_ns ? (int64_t)(spent - res.wall_ns) : 0;
     double t = (double)(res.ru.ru_utime.tv_sec + res.ru.ru_stime.tv_sec) +
                (double)(res.ru.ru_utime.tv_usec + res.ru.ru_stime.tv_usec) / 1e6;
@@ -108,7 +108,7 @@ static void calibrate_size(sw_calib_ctx *s, sw_calib *c, int *probes) {
         double t = probe(s, c, size, timeout, ++*probes, &why, &bad_size);
         if (*s->stop) {
             free(why);
-            c->failure = sw_xstrdup("interrupted");
+            c->failure = ct_xstrdup("interrupted");
             return;
         }
         if (t < 0 && bad_size && best_t < 0 && !hi_s && ++bad_sizes <= 20) {
@@ -182,7 +182,7 @@ static void calibrate_size(sw_calib_ctx *s, sw_calib *c, int *probes) {
         size = next;
     }
     if (best_t < 0) {
-        c->failure = sw_xstrdup("no size ran successfully");
+        c->failure = ct_xstrdup("no size ran successfully");
         return;
     }
     c->size = best_s;
@@ -208,8 +208,8 @@ void sw_calib_load_sizes_from(sw_calib_ctx *s) {
     sw_db_open_readonly(&d, s->o->sizes_from);
     sw_cell *cells;
     int n = sw_plan_cells(s->o, s->workloads, s->n_workloads, &cells);
-    s->from_key = sw_xcalloc((size_t)(n ? n : 1), sizeof *s->from_key);
-    s->from_size = sw_xcalloc((size_t)(n ? n : 1), sizeof *s->from_size);
+    s->from_key = ct_xcalloc((size_t)(n ? n : 1), sizeof *s->from_key);
+    s->from_size = ct_xcalloc((size_t)(n ? n : 1), sizeof *s->from_size);
     for (int i = 0; i < n; i++) {
         if ((cells[i].sim && !s->o->backend_sim) || (!cells[i].sim && !s->o->backend_native))
             continue;

@@ -65,7 +65,7 @@ static int split(const char *line, char ***out) {
                 sw_buf_append(&b, p++, 1);
             }
         }
-        w = sw_xrealloc(w, (size_t)(n + 1) * sizeof *w);
+        w = ct_xrealloc(w, (size_t)(n + 1) * sizeof *w);
         w[n++] = b.data;
     }
     *out = w;
@@ -192,11 +192,11 @@ static void check_tmpl(const char *t, int allowed, const char *what, const char 
 
 static void tmpl_add(sw_tmpl *t, int env, const char *value) {
     if (env) {
-        t->env = sw_xrealloc(t->env, (size_t)(t->n_env + 1) * sizeof *t->env);
-        t->env[t->n_env++] = sw_xstrdup(value);
+        t->env = ct_xrealloc(t->env, (size_t)(t->n_env + 1) * sizeof *t->env);
+        t->env[t->n_env++] = ct_xstrdup(value);
     } else {
-        t->args = sw_xrealloc(t->args, (size_t)(t->n_args + 1) * sizeof *t->args);
-        t->args[t->n_args++] = sw_xstrdup(value);
+        t->args = ct_xrealloc(t->args, (size_t)(t->n_args + 1) * sizeof *t->args);
+        t->args[t->n_args++] = ct_xstrdup(value);
     }
 }
 
@@ -206,8 +206,8 @@ static void parse_system(char **w, int n, const char *origin, int lineno) {
     if (sw_cmd_system(w[1]))
         bad(origin, lineno, "system %s is declared twice%s", w[1],
             !strcmp(w[1], freecheck_system.name) ? " (freecheck is built in)" : "");
-    sw_system *s = sw_xcalloc(1, sizeof *s);
-    s->name = sw_xstrdup(w[1]);
+    sw_system *s = ct_xcalloc(1, sizeof *s);
+    s->name = ct_xstrdup(w[1]);
     s->origin = sw_xasprintf("%s line %d", origin, lineno);
     for (int i = 2; i < n; i++) {
         char *eq = strchr(w[i], '=');
@@ -219,10 +219,10 @@ static void parse_system(char **w, int n, const char *origin, int lineno) {
         const char *key = w[i], *v = eq + 1;
         if (!strcmp(key, "site")) {
             free(s->site);
-            s->site = sw_xstrdup(v);
+            s->site = ct_xstrdup(v);
         } else if (!strcmp(key, "modes")) {
             s->modes = 0;
-            char *copy = sw_xstrdup(v), *save;
+            char *copy = ct_xstrdup(v), *save;
             for (char *m = strtok_r(copy, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
                 int k = sgc_alloc_mode_parse(m);
                 if (k < 0)
@@ -251,7 +251,7 @@ static void parse_system(char **w, int n, const char *origin, int lineno) {
                     "1000000 (collections)",
                     v);
             free(s->segment);
-            s->segment = sw_xstrdup(v);
+            s->segment = ct_xstrdup(v);
         } else if (!strcmp(key, "calibrate")) {
             if (!strcmp(v, "work"))
                 s->calibrate_work = 1;
@@ -345,8 +345,8 @@ static void parse_system(char **w, int n, const char *origin, int lineno) {
         bad(origin, lineno, "system %s samples in more than one mode (modes=) but no alloc template passes {mode}",
             s->name);
     if (!s->site)
-        s->site = sw_xstrdup("unknown");
-    systems = sw_xrealloc(systems, (size_t)(n_systems + 1) * sizeof *systems);
+        s->site = ct_xstrdup("unknown");
+    systems = ct_xrealloc(systems, (size_t)(n_systems + 1) * sizeof *systems);
     systems[n_systems++] = s;
 }
 
@@ -355,8 +355,8 @@ static void parse_command(char **w, int n, const char *origin, int lineno) {
         bad(origin, lineno, "'command' needs a workload name of letters, digits, '-', '_', '.'");
     if (sw_cmd_find(w[1]))
         bad(origin, lineno, "command %s is declared twice", w[1]);
-    sw_command *c = sw_xcalloc(1, sizeof *c);
-    c->name = sw_xstrdup(w[1]);
+    sw_command *c = ct_xcalloc(1, sizeof *c);
+    c->name = ct_xstrdup(w[1]);
     c->origin = sw_xasprintf("%s line %d", origin, lineno);
     c->check = SW_CHECK_SELF;
     int i = 2, check_given = 0;
@@ -379,7 +379,7 @@ static void parse_command(char **w, int n, const char *origin, int lineno) {
             c->like = NULL;
             if (!strncmp(v, "like:", 5) && valid_name(v + 5)) {
                 c->check = SW_CHECK_LIKE;
-                c->like = sw_xstrdup(v + 5);
+                c->like = ct_xstrdup(v + 5);
             } else if (!strcmp(v, "self"))
                 c->check = SW_CHECK_SELF;
             else if (!strcmp(v, "flag"))
@@ -398,11 +398,11 @@ static void parse_command(char **w, int n, const char *origin, int lineno) {
         } else if (!strcmp(key, "why-missing")) {
             check_tmpl(v, PH_BIN, "why-missing", origin, lineno);
             free(c->why_missing);
-            c->why_missing = sw_xstrdup(v);
+            c->why_missing = ct_xstrdup(v);
         } else if (!strcmp(key, "needs")) {
             check_tmpl(v, PH_BIN, "needs", origin, lineno);
-            c->needs = sw_xrealloc(c->needs, (size_t)(c->n_needs + 1) * sizeof *c->needs);
-            c->needs[c->n_needs++] = sw_xstrdup(v);
+            c->needs = ct_xrealloc(c->needs, (size_t)(c->n_needs + 1) * sizeof *c->needs);
+            c->needs[c->n_needs++] = ct_xstrdup(v);
         } else {
             bad(origin, lineno,
                 "unknown key '%s' (keys: system, check, optional, needs, why-missing; then -- and the command)", key);
@@ -424,8 +424,8 @@ static void parse_command(char **w, int n, const char *origin, int lineno) {
         }
         if (strstr(w[k], "{size}"))
             c->sized = 1;
-        c->words = sw_xrealloc(c->words, (size_t)(c->n_words + 1) * sizeof *c->words);
-        c->words[c->n_words++] = sw_xstrdup(w[k]);
+        c->words = ct_xrealloc(c->words, (size_t)(c->n_words + 1) * sizeof *c->words);
+        c->words[c->n_words++] = ct_xstrdup(w[k]);
     }
     if (sampling > 1)
         bad(origin, lineno, "{sampling} appears more than once");
@@ -436,7 +436,7 @@ static void parse_command(char **w, int n, const char *origin, int lineno) {
             c->system->name);
     if (c->check == SW_CHECK_LIKE && !c->sized)
         bad(origin, lineno, "check like:%s compares with %s --size N: the command needs {size}", c->like, c->like);
-    commands = sw_xrealloc(commands, (size_t)(n_commands + 1) * sizeof *commands);
+    commands = ct_xrealloc(commands, (size_t)(n_commands + 1) * sizeof *commands);
     commands[n_commands++] = c;
 }
 
@@ -460,7 +460,7 @@ int sw_cmd_load_text(const char *text, const char *origin) {
     for (const char *line = text; line && *line;) {
         lineno++;
         const char *end = strchr(line, '\n');
-        char *copy = end ? strndup(line, (size_t)(end - line)) : sw_xstrdup(line);
+        char *copy = end ? strndup(line, (size_t)(end - line)) : ct_xstrdup(line);
         /* '#' starts a comment, outside double quotes */
         int quoted = 0;
         for (char *q = copy; *q; q++) {
@@ -551,10 +551,10 @@ void sw_cmd_note(const char *label, const char *why) {
     for (int i = 0; i < n_notes; i++)
         if (!strcmp(note_labels[i], label))
             return;
-    note_labels = sw_xrealloc(note_labels, (size_t)(n_notes + 1) * sizeof *note_labels);
-    note_whys = sw_xrealloc(note_whys, (size_t)(n_notes + 1) * sizeof *note_whys);
-    note_labels[n_notes] = sw_xstrdup(label);
-    note_whys[n_notes++] = sw_xstrdup(why);
+    note_labels = ct_xrealloc(note_labels, (size_t)(n_notes + 1) * sizeof *note_labels);
+    note_whys = ct_xrealloc(note_whys, (size_t)(n_notes + 1) * sizeof *note_whys);
+    note_labels[n_notes] = ct_xstrdup(label);
+    note_whys[n_notes++] = ct_xstrdup(why);
 }
 
 int sw_cmd_notes(const char *const **labels, const char *const **whys) {
@@ -583,13 +583,13 @@ static char *find_program(const sw_command *c, const char *bin, char **why) {
     char *path = NULL;
     if (strchr(prog, '/')) {
         if (executable(prog))
-            path = sw_xstrdup(prog);
+            path = ct_xstrdup(prog);
         else
             *why = sw_xasprintf("%s is not an executable program (%s)", prog,
                                 access(prog, F_OK) ? strerror(errno) : "not an executable file");
     } else {
         const char *env_path = getenv("PATH");
-        char *dirs = sw_xstrdup(env_path ? env_path : "/usr/bin:/bin"), *save;
+        char *dirs = ct_xstrdup(env_path ? env_path : "/usr/bin:/bin"), *save;
         for (char *d = strtok_r(dirs, ":", &save); d && !path; d = strtok_r(NULL, ":", &save)) {
             char *cand = sw_xasprintf("%s/%s", *d ? d : ".", prog);
             if (executable(cand))
@@ -621,7 +621,7 @@ char *sw_cmd_program(const sw_command *c, const char *bin, char **why) {
 }
 
 static void push(char ***v, int *n, char *s) {
-    *v = sw_xrealloc(*v, (size_t)(*n + 2) * sizeof **v);
+    *v = ct_xrealloc(*v, (size_t)(*n + 2) * sizeof **v);
     (*v)[(*n)++] = s;
     (*v)[*n] = NULL;
 }
@@ -636,19 +636,19 @@ static char *expand_or_die(const char *t, const char *bin, uint64_t size, uint64
 }
 
 int sw_cmd_files(const sw_command *c, const char *bin, char ***paths) {
-    char **v = sw_xcalloc((size_t)c->n_needs + 2, sizeof *v), *why; /* NULL-terminated */
+    char **v = ct_xcalloc((size_t)c->n_needs + 2, sizeof *v), *why; /* NULL-terminated */
     const char *e;
     v[0] = find_program(c, bin, &why);
     if (!v[0])
         v[0] = sw_cmd_expand(c->words[0], bin, 1, 0, NULL, &e);
     if (!v[0])
-        v[0] = sw_xstrdup(c->words[0]);
+        v[0] = ct_xstrdup(c->words[0]);
     free(why);
     int n = 1;
     for (int i = 0; i < c->n_needs; i++) {
         v[n] = sw_cmd_expand(c->needs[i], bin, 1, 0, NULL, &e);
         if (!v[n])
-            v[n] = sw_xstrdup(c->needs[i]);
+            v[n] = ct_xstrdup(c->needs[i]);
         n++;
     }
     /* The other words that name a file: an interpreter's script (node
@@ -662,7 +662,7 @@ int sw_cmd_files(const sw_command *c, const char *bin, char ***paths) {
         for (int k = 0; w && k < n; k++)
             dup |= !strcmp(v[k], w);
         if (w && !dup && stat(w, &st) == 0 && S_ISREG(st.st_mode)) {
-            v = sw_xrealloc(v, (size_t)(n + 2) * sizeof *v);
+            v = ct_xrealloc(v, (size_t)(n + 2) * sizeof *v);
             v[n++] = w;
             v[n] = NULL;
         } else {
@@ -702,13 +702,13 @@ char **sw_cmd_argv_ctx(const sw_command *c, const char *bin, uint64_t size, uint
         }
     }
     if (extra)
-        push(&v, &n, sw_xstrdup(extra));
+        push(&v, &n, ct_xstrdup(extra));
     char *why = NULL;
     *path = sw_cmd_program(c, bin, &why);
     if (!*path) {
         /* It was there when the sweep started: exec reports the error. */
         free(why);
-        *path = sw_xstrdup(v[0]);
+        *path = ct_xstrdup(v[0]);
     }
     return v;
 }
@@ -718,7 +718,7 @@ char **sw_cmd_env(const sw_system *s, const char *bin, uint64_t period, const ch
 }
 
 char **sw_cmd_env_ctx(const sw_system *s, const char *bin, uint64_t period, const char *mode, sw_cmd_ctx ctx) {
-    char **v = sw_xcalloc(1, sizeof *v);
+    char **v = ct_xcalloc(1, sizeof *v);
     int n = 0;
     const sw_tmpl *t = run_tmpl(s, period, ctx, 1);
     for (int i = 0; i < t->n_env; i++)
@@ -833,8 +833,8 @@ int sw_cmd_resolve(char **workloads, int n, const char *bin) {
             sw_usage_error("workload '%s' (%s): %s; build it, or declare it optional=yes to skip it when missing",
                            c->name, c->origin, why);
         fprintf(stderr, "sweep: skipping workload %s (system %s): %s\n", c->name, c->system->name, why);
-        skip_names = sw_xrealloc(skip_names, (size_t)(n_skips + 1) * sizeof *skip_names);
-        skip_whys = sw_xrealloc(skip_whys, (size_t)(n_skips + 1) * sizeof *skip_whys);
+        skip_names = ct_xrealloc(skip_names, (size_t)(n_skips + 1) * sizeof *skip_names);
+        skip_whys = ct_xrealloc(skip_whys, (size_t)(n_skips + 1) * sizeof *skip_whys);
         skip_names[n_skips] = workloads[i];
         skip_whys[n_skips++] = why;
     }

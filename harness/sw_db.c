@@ -30,7 +30,7 @@ struct sw_db_conn {
 /* Starts d (not open yet): its connection state, all NULL. */
 static void start(sw_db *d) {
     memset(d, 0, sizeof *d);
-    d->conn = sw_xcalloc(1, sizeof *d->conn);
+    d->conn = ct_xcalloc(1, sizeof *d->conn);
 }
 
 /* Forgets d once closed. */
@@ -247,7 +247,7 @@ void sw_db_open_existing(sw_db *d, const char *dir) {
         if (sqlite3_errcode(d->conn->db) == SQLITE_NOTADB)
             sw_usage_error("--resume %s: %s is not an SQLite database (%s): not a sweep's results", dir, d->path,
                            sqlite3_errmsg(d->conn->db));
-        damage = sw_xstrdup(sqlite3_errmsg(d->conn->db));
+        damage = ct_xstrdup(sqlite3_errmsg(d->conn->db));
     } else {
         sw_buf b = {0};
         int rc;
@@ -401,7 +401,7 @@ char *sw_db_meta_get(sw_db *d, const char *key) {
     bind_text(st, 1, key);
     char *v = NULL;
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-        v = sw_xstrdup((const char *)sqlite3_column_text(st, 0));
+        v = ct_xstrdup((const char *)sqlite3_column_text(st, 0));
     sqlite3_finalize(st);
     return v;
 }
@@ -475,7 +475,7 @@ void sw_db_store_probe(sw_db *d, const char *workload, int probe, uint64_t size,
 
 static char *column_dup(sqlite3_stmt *st, int i) {
     const unsigned char *t = sqlite3_column_text(st, i);
-    return t ? sw_xstrdup((const char *)t) : NULL;
+    return t ? ct_xstrdup((const char *)t) : NULL;
 }
 
 int sw_db_get_calibration(sw_db *d, const char *workload, uint64_t *size, char **checksum, char **status,
@@ -577,7 +577,7 @@ static const char *intern_time_mode(const unsigned char *w) {
 
 int sw_db_load_cells(sw_db *d, sw_cell **out, const char *legacy_mode) {
     int n = sw_db_count(d, "cells");
-    sw_cell *cells = sw_xcalloc((size_t)(n ? n : 1), sizeof *cells);
+    sw_cell *cells = ct_xcalloc((size_t)(n ? n : 1), sizeof *cells);
     /* Sweeps from before the simulated backend have no backend column, and
      * those from before the time modes no time_mode column. */
     sqlite3_stmt *probe;
@@ -606,7 +606,7 @@ int sw_db_load_cells(sw_db *d, sw_cell **out, const char *legacy_mode) {
         c->label = column_dup(st, 8);
         c->args = column_dup(st, 9);
         if (!c->args)
-            c->args = sw_xstrdup("");
+            c->args = ct_xstrdup("");
         c->depth = (unsigned)sqlite3_column_int(st, 10);
         c->sim = sqlite3_column_text(st, 11) && !strcmp((const char *)sqlite3_column_text(st, 11), "sim");
         /* NULL: a cell stored before the column, of the sweep's one mode. */
@@ -626,10 +626,10 @@ int sw_db_missing_slots(sw_db *d, sw_slot **out) {
                                   " ifnull(s.block_role, 0), ifnull(s.replicate, -1) FROM schedule s WHERE NOT EXISTS"
                                   " (SELECT 1 FROM runs r WHERE r.seq = s.seq) ORDER BY s.seq");
     int n = 0, cap = 256;
-    sw_slot *slots = sw_xmalloc((size_t)cap * sizeof *slots);
+    sw_slot *slots = ct_xmalloc((size_t)cap * sizeof *slots);
     while (sqlite3_step(st) == SQLITE_ROW) {
         if (n == cap)
-            slots = sw_xrealloc(slots, (size_t)(cap *= 2) * sizeof *slots);
+            slots = ct_xrealloc(slots, (size_t)(cap *= 2) * sizeof *slots);
         slots[n++] = (sw_slot){.seq = sqlite3_column_int(st, 0),
                                .cell = sqlite3_column_int(st, 1) - 1,
                                .round = sqlite3_column_int(st, 2),
@@ -934,7 +934,7 @@ int sw_db_block_pairs(sw_db *d, sw_db_pair **out) {
     sw_db_pair *p = NULL;
     int n = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        p = sw_xrealloc(p, (size_t)(n + 1) * sizeof *p);
+        p = ct_xrealloc(p, (size_t)(n + 1) * sizeof *p);
         p[n].cell = sqlite3_column_int(st, 0) - 1;
         p[n].wall_ns = sqlite3_column_int64(st, 1);
         p[n].base_ns = sqlite3_column_int64(st, 2);
@@ -979,7 +979,7 @@ int sw_db_failures(sw_db *d, int max, sw_db_failure **out) {
     sw_db_failure *f = NULL;
     int n = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        f = sw_xrealloc(f, (size_t)(n + 1) * sizeof *f);
+        f = ct_xrealloc(f, (size_t)(n + 1) * sizeof *f);
         sw_db_failure *r = &f[n++];
         memset(r, 0, sizeof *r);
         r->reason = column_dup(st, 0);
@@ -1016,7 +1016,7 @@ int sw_db_is_open(const sw_db *d) { return d->conn && d->conn->db; }
 
 void sw_db_create_memory(sw_db *d) {
     start(d);
-    d->path = sw_xstrdup("(the estimate's calibration, in memory)");
+    d->path = ct_xstrdup("(the estimate's calibration, in memory)");
     if (sqlite3_open_v2(":memory:", &d->conn->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK)
         db_fail(d, "opening");
     exec_sql(d, fc_schema_sql);
@@ -1028,7 +1028,7 @@ void sw_db_open_readonly(sw_db *d, const char *what) {
     struct stat st;
     if (stat(what, &st) != 0)
         sw_usage_error("from: %s: %s", what, strerror(errno));
-    d->path = S_ISDIR(st.st_mode) ? sw_xasprintf("%s/results.db", what) : sw_xstrdup(what);
+    d->path = S_ISDIR(st.st_mode) ? sw_xasprintf("%s/results.db", what) : ct_xstrdup(what);
     if (access(d->path, R_OK) != 0)
         sw_usage_error("from: %s holds no readable results.db (%s)", what, strerror(errno));
     if (sqlite3_open_v2(d->path, &d->conn->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK)
@@ -1084,7 +1084,7 @@ int sw_db_cell_times(sw_db *d, sw_db_cell_time **out) {
             break;
         }
         if (id != last_id) {
-            t = sw_xrealloc(t, (size_t)(n + 1) * sizeof *t);
+            t = ct_xrealloc(t, (size_t)(n + 1) * sizeof *t);
             memset(&t[n], 0, sizeof t[n]);
             t[n].label = column_dup(st, 1);
             t[n].sim = sqlite3_column_int(st, 2);
@@ -1092,7 +1092,7 @@ int sw_db_cell_times(sw_db *d, sw_db_cell_time **out) {
             last_id = id;
         }
         if (sqlite3_column_type(st, 3) != SQLITE_NULL) {
-            walls = sw_xrealloc(walls, (n_walls + 1) * sizeof *walls);
+            walls = ct_xrealloc(walls, (n_walls + 1) * sizeof *walls);
             walls[n_walls++] = sqlite3_column_int64(st, 3);
         }
     }
@@ -1119,7 +1119,7 @@ int64_t sw_db_median_overhead(sw_db *d, int sim) {
     int64_t *v = NULL;
     size_t n = 0;
     while (sqlite3_step(st) == SQLITE_ROW) {
-        v = sw_xrealloc(v, (n + 1) * sizeof *v);
+        v = ct_xrealloc(v, (n + 1) * sizeof *v);
         v[n++] = sqlite3_column_int64(st, 0);
     }
     sqlite3_finalize(st);
@@ -1132,9 +1132,9 @@ int64_t sw_db_median_overhead(sw_db *d, int sim) {
 
 int sw_db_open_file_readonly(sw_db *d, const char *path, char **why) {
     start(d);
-    d->path = sw_xstrdup(path);
+    d->path = ct_xstrdup(path);
     if (sqlite3_open_v2(path, &d->conn->db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-        *why = sw_xstrdup(d->conn->db ? sqlite3_errmsg(d->conn->db) : "out of memory");
+        *why = ct_xstrdup(d->conn->db ? sqlite3_errmsg(d->conn->db) : "out of memory");
         sqlite3_close(d->conn->db);
         forget(d);
         return -1;
@@ -1147,7 +1147,7 @@ int sw_db_query(sw_db *d, const char *sql, const char *param, sw_db_rows *rows, 
     sw_db_rows r = {0};
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(d->conn->db, sql, -1, &st, NULL) != SQLITE_OK) {
-        *why = sw_xstrdup(sqlite3_errmsg(d->conn->db));
+        *why = ct_xstrdup(sqlite3_errmsg(d->conn->db));
         if (rows)
             *rows = r;
         return -1;
@@ -1159,15 +1159,15 @@ int sw_db_query(sw_db *d, const char *sql, const char *param, sw_db_rows *rows, 
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
         if (!rows)
             continue;
-        r.v = sw_xrealloc(r.v, (size_t)(r.n + 1) * (size_t)(r.cols ? r.cols : 1) * sizeof *r.v);
+        r.v = ct_xrealloc(r.v, (size_t)(r.n + 1) * (size_t)(r.cols ? r.cols : 1) * sizeof *r.v);
         for (int c = 0; c < r.cols; c++) {
             const unsigned char *t = sqlite3_column_text(st, c);
-            r.v[r.n * r.cols + c] = t ? sw_xstrdup((const char *)t) : NULL;
+            r.v[r.n * r.cols + c] = t ? ct_xstrdup((const char *)t) : NULL;
         }
         r.n++;
     }
     if (rc != SQLITE_DONE) {
-        *why = sw_xstrdup(sqlite3_errmsg(d->conn->db));
+        *why = ct_xstrdup(sqlite3_errmsg(d->conn->db));
         sqlite3_finalize(st);
         sw_db_rows_free(&r);
         if (rows)
@@ -1193,7 +1193,7 @@ int sw_db_exec(sw_db *d, const char *sql, char **why) {
     char *err = NULL;
     if (sqlite3_exec(d->conn->db, sql, NULL, NULL, &err) == SQLITE_OK)
         return 0;
-    *why = sw_xstrdup(err ? err : "?");
+    *why = ct_xstrdup(err ? err : "?");
     sqlite3_free(err);
     return -1;
 }

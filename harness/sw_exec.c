@@ -92,45 +92,11 @@ fail:;
 static const char *step_names[] = {
     "fork", "sched_setaffinity", "redirecting stdio", "execve", "personality(ADDR_NO_RANDOMIZE)", "chdir"};
 
-int sw_exec_run(const sw_exec_req *req, sw_exec_res *res) {
-    memset(res, 0, sizeof *res);
-    int go[2] = {-1, -1}, errp[2] = {-1, -1};
-    int out_fd = memfd_create("sweep-stdout", MFD_CLOEXEC);
-    int err_fd = memfd_create("sweep-stderr", MFD_CLOEXEC);
-    if (out_fd < 0 || err_fd < 0 || pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
-        res->exec_errno = errno;
-        res->failed_step = "creating pipes and output files";
-        goto cleanup_fds;
-    }
-    pid_t parent = getpid();
-    pid_t pid = fork();
-    if (pid < 0) {
-        res->exec_errno = errno;
-        res->failed_step = "fork";
-        goto cleanup_fds;
-    }
-    if (pid == 0)
-        child(req, parent, go[0], errp[1], out_fd, err_fd);
-    close(go[0]);
-    close(errp[1]);
-    go[0] = errp[1] = -1;
-    setpgid(pid, pid); /* also here, so a kill of the group cannot race the child's own call */
-    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-
-    int *fds = NULL;
-    if (req->counters && req->counters->n) {
-        fds = sw_xmalloc((size_t)req->counters->n * sizeof *fds);
-        sw_pfm_open(req->counters, pid, fds, &res->counter_errors);
-    }
-
-    uint64_t start = sw_now_ns();
-    char byte = 'g';
-    ssize_t wr = write(go[1], &byte, 1);
-    (void)wr; /* if the child is already gone, wait4 below tells how */
-    close(go[1]);
-    go[1] = -1;
-
-    /* Poll for the exit, the timeout, or a stop request. */
+/* Waits for the child's exit, polling its pidfd (-1: a blocking wait4
+ * alone) until it exits, the timeout passes or a stop is requested (then
+ * its group is killed); then reaps it into res (status, usage, wall time
+ * from start) and kills anything it left in its group. */
+static void wait_for_exit(const sw_exec_req *req, pid_t pid, int pidfd, uint64_t start, sw_exec_res *res) {
     uint64_t deadline = req->timeout > 0 ? start + (uint64_t)(req->timeout * 1e9) : 0;
     for (;;) {
         int wait_ms = -1;
@@ -169,14 +135,54 @@ int sw_exec_run(const sw_exec_req *req, sw_exec_res *res) {
     kill(-pid, SIGKILL); /* anything the workload left behind in its group */
     if (pidfd >= 0)
         close(pidfd);
+}
 
+int sw_exec_run(const sw_exec_req *req, sw_exec_res *res) {
+    memset(res, 0, sizeof *res);
+    int go[2] = {-1, -1}, errp[2] = {-1, -1};
+    int out_fd = memfd_create("sweep-stdout", MFD_CLOEXEC);
+    int err_fd = memfd_create("sweep-stderr", MFD_CLOEXEC);
+    if (out_fd < 0 || err_fd < 0 || pipe2(go, O_CLOEXEC) || pipe2(errp, O_CLOEXEC)) {
+        res->exec_errno = errno;
+        res->failed_step = "creating pipes and output files";
+        goto cleanup_fds;
+    }
+    pid_t parent = getpid();
+    pid_t pid = fork();
+    if (pid < 0) {
+        res->exec_errno = errno;
+        res->failed_step = "fork";
+        goto cleanup_fds;
+    }
+    if (pid == 0)
+        child(req, parent, go[0], errp[1], out_fd, err_fd);
+    close(go[0]);
+    close(errp[1]);
+    go[0] = errp[1] = -1;
+    setpgid(pid, pid); /* also here, so a kill of the group cannot race the child's own call */
+    int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+    int *fds = NULL;
+    if (req->counters && req->counters->n) {
+        fds = ct_xmalloc((size_t)req->counters->n * sizeof *fds);
+        sw_pfm_open(req->counters, pid, fds, &res->counter_errors);
+    }
+
+    uint64_t start = sw_now_ns();
+    char byte = 'g';
+    ssize_t wr = write(go[1], &byte, 1);
+    (void)wr; /* if the child is already gone, wait4 below tells how */
+    close(go[1]);
+    go[1] = -1;
+
+    wait_for_exit(req, pid, pidfd, start, res);
     int msg[2];
     if (read(errp[0], msg, sizeof msg) == (ssize_t)sizeof msg) {
         res->exec_errno = msg[1] ? msg[1] : EINVAL;
         res->failed_step = step_names[msg[0] >= 0 && msg[0] <= 5 ? msg[0] : 0];
     }
     if (fds) {
-        res->readings = sw_xcalloc((size_t)req->counters->n, sizeof *res->readings);
+        res->readings = ct_xcalloc((size_t)req->counters->n, sizeof *res->readings);
         sw_pfm_read(req->counters, fds, res->readings, &res->counter_errors);
         free(fds);
     }
@@ -209,7 +215,7 @@ char *sw_exec_failure(const sw_exec_req *req, const sw_exec_res *res) {
     if (res->exec_errno)
         return sw_xasprintf("could not start %s: %s: %s", req->path, res->failed_step, strerror(res->exec_errno));
     if (res->interrupted)
-        return sw_xstrdup("interrupted (the sweep was stopped)");
+        return ct_xstrdup("interrupted (the sweep was stopped)");
     if (res->timed_out)
         return sw_xasprintf("timed out after %.3g s (killed)", req->timeout);
     if (WIFSIGNALED(res->status)) {

@@ -35,7 +35,7 @@ static char *read_line(const char *path) {
     if (!r)
         return NULL;
     buf[strcspn(buf, "\n")] = '\0';
-    return sw_xstrdup(buf);
+    return ct_xstrdup(buf);
 }
 
 /* First line a command prints (stderr discarded; "" if it printed nothing),
@@ -53,9 +53,9 @@ static char *command_line(const char *cmd) {
     if (pclose(p) != 0)
         return NULL;
     if (!first)
-        return sw_xstrdup("");
+        return ct_xstrdup("");
     buf[strcspn(buf, "\n")] = '\0';
-    return sw_xstrdup(buf);
+    return ct_xstrdup(buf);
 }
 
 /* The value of the first "key : value" line of /proc/cpuinfo with key. */
@@ -74,7 +74,7 @@ static char *cpuinfo(const char *key) {
                 while (*colon == ' ')
                     colon++;
                 colon[strcspn(colon, "\n")] = '\0';
-                v = sw_xstrdup(colon);
+                v = ct_xstrdup(colon);
             }
         }
     }
@@ -96,9 +96,9 @@ static void put(sw_db *d, const char *key, char *value, const char *why_unknown)
 char *sw_meta_loadavg(void) {
     char *l = read_line("/proc/loadavg");
     if (!l)
-        return sw_xstrdup("unknown (no /proc/loadavg)");
+        return ct_xstrdup("unknown (no /proc/loadavg)");
     double a, b, c;
-    char *r = sscanf(l, "%lf %lf %lf", &a, &b, &c) == 3 ? sw_xasprintf("%.2f %.2f %.2f", a, b, c) : sw_xstrdup(l);
+    char *r = sscanf(l, "%lf %lf %lf", &a, &b, &c) == 3 ? sw_xasprintf("%.2f %.2f %.2f", a, b, c) : ct_xstrdup(l);
     free(l);
     return r;
 }
@@ -122,7 +122,7 @@ int sw_meta_cpu_allowed(int cpu) {
 
 void sw_meta_store_host(sw_db *d, int cpu) {
     char host[256];
-    put(d, "host", gethostname(host, sizeof host) == 0 ? sw_xstrdup(host) : NULL, "gethostname failed");
+    put(d, "host", gethostname(host, sizeof host) == 0 ? ct_xstrdup(host) : NULL, "gethostname failed");
     put(d, "cpu_model", cpuinfo("model name"), "no model name in /proc/cpuinfo");
     put(d, "cpu_mhz", cpuinfo("cpu MHz"), "no cpu MHz in /proc/cpuinfo");
     put(d, "cores_online", sw_xasprintf("%ld", sysconf(_SC_NPROCESSORS_ONLN)), "");
@@ -135,7 +135,7 @@ void sw_meta_store_host(sw_db *d, int cpu) {
         "uname failed");
     char *gov_path = sw_xasprintf("/sys/devices/system/cpu/cpu%d/cpufreq/scaling_governor", cpu);
     char *gov = read_line(gov_path);
-    put(d, "governor", gov ? gov : sw_xstrdup("none (no cpufreq governor exposed)"), "");
+    put(d, "governor", gov ? gov : ct_xstrdup("none (no cpufreq governor exposed)"), "");
     free(gov_path);
     char *aslr = read_line("/proc/sys/kernel/randomize_va_space");
     put(d, "aslr",
@@ -159,12 +159,12 @@ void sw_meta_store_host(sw_db *d, int cpu) {
     free(virt);
     put(d, "perf_event_paranoid", read_line("/proc/sys/kernel/perf_event_paranoid"), "no perf_event_paranoid");
     put(d, "compiler", sw_xasprintf("%s (%s)", SW_BUILD_CC, __VERSION__), "");
-    put(d, "cflags", sw_xstrdup(SW_BUILD_CFLAGS), "");
+    put(d, "cflags", ct_xstrdup(SW_BUILD_CFLAGS), "");
     put(d, "git_revision", command_line("git rev-parse HEAD"), "not a git checkout or no git");
     char *dirty = command_line("git status --porcelain --untracked-files=no");
-    put(d, "git_dirty", dirty ? sw_xstrdup(*dirty ? "1" : "0") : NULL, "git status failed");
+    put(d, "git_dirty", dirty ? ct_xstrdup(*dirty ? "1" : "0") : NULL, "git status failed");
     free(dirty);
-    put(d, "sqlite_version", sw_xstrdup(sw_db_sqlite_version()), "");
-    put(d, "gsl_version", sw_xstrdup(SW_GSL_VERSION), "");
-    put(d, "libpfm4_version", sw_xstrdup(SW_PFM_PACKAGE), "");
+    put(d, "sqlite_version", ct_xstrdup(sw_db_sqlite_version()), "");
+    put(d, "gsl_version", ct_xstrdup(SW_GSL_VERSION), "");
+    put(d, "libpfm4_version", ct_xstrdup(SW_PFM_PACKAGE), "");
 }

@@ -84,22 +84,22 @@ static uint64_t fresh_seed(void) {
 void sw_opts_defaults(sw_opts *o) {
     memset(o, 0, sizeof *o);
     plan_defaults(o, 0);
-    o->list_file = sw_xstrdup("workloads/workloads.list");
+    o->list_file = ct_xstrdup("workloads/workloads.list");
     o->modes = 1u << 0;  /* the first mode of sgc_modes.h (fixed) */
     o->clocks = 1u << 0; /* the first clock (wall) */
     o->depth_period = 64u << 10;
     o->depth_hz = 2000;
     o->seed = fresh_seed();
     o->cpu = -1;
-    o->out_root = sw_xstrdup("results");
+    o->out_root = ct_xstrdup("results");
     const char *tmp = getenv("TMPDIR");
-    o->tmp_dir = sw_xstrdup(tmp && *tmp ? tmp : "/tmp");
+    o->tmp_dir = ct_xstrdup(tmp && *tmp ? tmp : "/tmp");
     for (size_t i = 0; i < sizeof default_counters / sizeof *default_counters; i++)
-        o->counters[o->n_counters++] = sw_xstrdup(default_counters[i]);
+        o->counters[o->n_counters++] = ct_xstrdup(default_counters[i]);
     o->progress = -1;
     o->backend_native = o->backend_sim = 1;
     o->sim_runs = 2;
-    o->valgrind = sw_xstrdup("valgrind");
+    o->valgrind = ct_xstrdup("valgrind");
 }
 
 void sw_opts_free(sw_opts *o) {
@@ -130,11 +130,11 @@ void sw_opts_free(sw_opts *o) {
  * strings; "none" (alone) is the empty list.  Returns the count. */
 static int split_list(const char *name, const char *value, const char *origin, char **out) {
     int n = 0;
-    char *copy = sw_xstrdup(value);
+    char *copy = ct_xstrdup(value);
     for (char *save, *tok = strtok_r(copy, ", \t", &save); tok; tok = strtok_r(NULL, ", \t", &save)) {
         if (n == SW_MAX_LIST)
             sw_usage_error("%s: %s: more than %d items", origin, name, SW_MAX_LIST);
-        out[n++] = sw_xstrdup(tok);
+        out[n++] = ct_xstrdup(tok);
     }
     free(copy);
     if (n == 0)
@@ -259,7 +259,7 @@ static void add_size(sw_size_override *sizes, int *n_sizes, const char *name, co
         return;
     }
     const char *eq = strchr(value, '=');
-    char *w = eq ? strndup(value, (size_t)(eq - value)) : sw_xstrdup("*");
+    char *w = eq ? strndup(value, (size_t)(eq - value)) : ct_xstrdup("*");
     const char *num = eq ? eq + 1 : value;
     if (!w || (strcmp(w, "*") && !valid_workload_name(w)) || sw_parse_uint(num, INT64_MAX, &v) || v == 0)
         sw_usage_error("%s: %s: expected N or WORKLOAD=N with N >= 1, got '%s'", origin, name, value);
@@ -568,7 +568,7 @@ static void set_valgrind(sw_opts *o, const opt *d, const char *value, const char
     if (!*value)
         sw_usage_error("%s: valgrind: expected a program name or path", origin);
     free(o->valgrind);
-    o->valgrind = sw_xstrdup(value);
+    o->valgrind = ct_xstrdup(value);
 }
 
 /* "shard": K/N, or none (not sharded). */
@@ -785,7 +785,7 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
     case OPT_FN: d->set(o, d, value, origin); break;
     case OPT_STR:
         free(*(char **)p);
-        *(char **)p = sw_xstrdup(value);
+        *(char **)p = ct_xstrdup(value);
         break;
     case OPT_INT:
         if (sw_parse_uint(value, (uint64_t)d->hi, &v) || (long long)v < d->lo)
@@ -802,7 +802,7 @@ static void apply(sw_opts *o, const char *name, const char *value, const char *o
 }
 
 void sw_opts_parse_config(sw_opts *o, const char *text, const char *origin) {
-    char *copy = sw_xstrdup(text);
+    char *copy = ct_xstrdup(text);
     int lineno = 0;
     /* The line each setting was given on: a second line of one that does not
      * accumulate would silently undo the first. */
@@ -947,7 +947,7 @@ void sw_opts_parse_args(sw_opts *o, int argc, char **argv) {
                 exit(0);
             } else if (!strcmp(name, "resume")) {
                 free(o->resume_dir);
-                o->resume_dir = sw_xstrdup(value);
+                o->resume_dir = ct_xstrdup(value);
             } else if (!strcmp(name, "config")) {
                 if (o->resume_dir)
                     sw_usage_error("--resume replays the stored plan; --config cannot change it");
@@ -1003,12 +1003,12 @@ char *sw_opts_time_mode_list(unsigned bits) {
 void sw_opts_default_time_modes(sw_opts *o, int cpus, char **why) {
     const char *tm = sw_opts_env(o, "SGC_TIME_MODE");
     if (o->time_modes) {
-        *why = sw_xstrdup("given (--time-modes)");
+        *why = ct_xstrdup("given (--time-modes)");
     } else if (tm) {
         *why = sw_xasprintf("given (--env SGC_TIME_MODE=%s: the older form, one mode for the whole sweep)", tm);
     } else if (o->n_time_hz && (o->clocks & (1u << SGC_CLOCK_CPU))) {
         o->time_modes = 1u << SGC_TIME_SIGNAL;
-        *why = sw_xstrdup("default: signal, since --time-clock has cpu and the sampler thread samples the wall "
+        *why = ct_xstrdup("default: signal, since --time-clock has cpu and the sampler thread samples the wall "
                           "clock only");
     } else if (cpus >= 2) {
         o->time_modes = 1u << SGC_TIME_THREAD;

@@ -44,7 +44,7 @@ static char *open_failure(int err) {
 void sw_pfm_probe(sw_counters *c, char *const *names, int n) {
     memset(c, 0, sizeof *c);
     c->n = n;
-    c->events = sw_xcalloc((size_t)(n ? n : 1), sizeof *c->events);
+    c->events = ct_xcalloc((size_t)(n ? n : 1), sizeof *c->events);
     int rc = pfm_initialize();
     if (rc == PFM_SUCCESS) {
         int v = pfm_get_version();
@@ -54,7 +54,7 @@ void sw_pfm_probe(sw_counters *c, char *const *names, int n) {
     }
     for (int i = 0; i < n; i++) {
         sw_event *e = &c->events[i];
-        e->name = sw_xstrdup(names[i]);
+        e->name = ct_xstrdup(names[i]);
         if (rc != PFM_SUCCESS) {
             e->reason = sw_xasprintf("libpfm4 did not start: %s", pfm_strerror(rc));
             continue;
@@ -71,7 +71,7 @@ void sw_pfm_probe(sw_counters *c, char *const *names, int n) {
             free(fstr);
             continue;
         }
-        e->encoding = fstr ? fstr : sw_xstrdup(e->name);
+        e->encoding = fstr ? fstr : ct_xstrdup(e->name);
         e->attr.size = sizeof e->attr;
         struct perf_event_attr probe = e->attr;
         probe.disabled = 1;

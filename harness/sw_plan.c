@@ -17,7 +17,7 @@
  * the older form). */
 static void add_cell(sw_cell **cells, int *n, const char *workload, const char *kind, uint64_t period, const char *mode,
                      unsigned hz, const char *clock, const char *tmode, int suffixed, unsigned depth, int sim) {
-    *cells = sw_xrealloc(*cells, (size_t)(*n + 1) * sizeof **cells);
+    *cells = ct_xrealloc(*cells, (size_t)(*n + 1) * sizeof **cells);
     sw_cell *c = &(*cells)[*n];
     char p[32];
     sw_buf label = {0};
@@ -41,8 +41,8 @@ static void add_cell(sw_cell **cells, int *n, const char *workload, const char *
         sw_buf_printf(&label, "-%s", tmode);
     *c = (sw_cell){
         .id = *n + 1,
-        .workload = sw_xstrdup(workload),
-        .kind = sw_xstrdup(kind),
+        .workload = ct_xstrdup(workload),
+        .kind = ct_xstrdup(kind),
         .alloc_period = period,
         .alloc_mode = period ? mode : "",
         .time_hz = hz,
@@ -50,7 +50,7 @@ static void add_cell(sw_cell **cells, int *n, const char *workload, const char *
         .time_mode = hz ? tmode : "",
         .size = 0,
         .label = label.data,
-        .args = depth ? sw_xasprintf("--depth %u", depth) : sw_xstrdup(""),
+        .args = depth ? sw_xasprintf("--depth %u", depth) : ct_xstrdup(""),
         .depth = depth,
         .sim = sim,
     };
@@ -153,8 +153,8 @@ int sw_plan_db_round(int pass, int warmup) { return pass - warmup + 1; }
 int sw_plan_schedule(int n_cells, int warmup, int runs, uint64_t seed, sw_slot **out) {
     int rounds = warmup + runs;
     int total = rounds * n_cells;
-    sw_slot *slots = sw_xcalloc((size_t)(total ? total : 1), sizeof *slots);
-    int *order = sw_xmalloc((size_t)(n_cells ? n_cells : 1) * sizeof *order);
+    sw_slot *slots = ct_xcalloc((size_t)(total ? total : 1), sizeof *slots);
+    int *order = ct_xmalloc((size_t)(n_cells ? n_cells : 1) * sizeof *order);
     sw_rng rng;
     sw_rng_seed(&rng, seed);
     int seq = 0;
@@ -185,21 +185,21 @@ uint64_t sw_plan_replicate_seed(uint64_t seed, int r) {
 /* K replicates' native schedules interleaved round by round (sw_plan.h). */
 static int replicated(const sw_opts *o, const sw_cell *cells, int n_native, sw_slot **out) {
     int K = o->replicates, passes = o->warmup + o->runs, n = 0;
-    sw_slot **rs = sw_xcalloc((size_t)K, sizeof *rs);
-    int *nr = sw_xcalloc((size_t)K, sizeof *nr), *at = sw_xcalloc((size_t)K, sizeof *at), total = 0;
+    sw_slot **rs = ct_xcalloc((size_t)K, sizeof *rs);
+    int *nr = ct_xcalloc((size_t)K, sizeof *nr), *at = ct_xcalloc((size_t)K, sizeof *at), total = 0;
     for (int r = 0; r < K; r++) {
         nr[r] =
             sw_plan_build(o->design, cells, n_native, o->warmup, o->runs, sw_plan_replicate_seed(o->seed, r), &rs[r]);
         total += nr[r];
     }
-    sw_slot *slots = sw_xmalloc((size_t)(total + 1) * sizeof *slots);
+    sw_slot *slots = ct_xmalloc((size_t)(total + 1) * sizeof *slots);
     /* Blocks renumbered in execution order: (replicate, old block) -> new. */
     int maxb = 0;
     for (int r = 0; r < K; r++)
         for (int i = 0; i < nr[r]; i++)
             if (rs[r][i].block > maxb)
                 maxb = rs[r][i].block;
-    int *map = sw_xcalloc((size_t)K * (size_t)(maxb + 1), sizeof *map), blocks = 0;
+    int *map = ct_xcalloc((size_t)K * (size_t)(maxb + 1), sizeof *map), blocks = 0;
     for (int p = 0; p < passes; p++)
         for (int j = 0; j < K; j++) {
             int r = (j + p) % K;
@@ -240,7 +240,7 @@ int sw_plan_schedule_all(const sw_opts *o, const sw_cell *cells, int n_cells, sw
             slots[i].replicate = -1;
     }
     int n_sim = n_cells - n_native;
-    slots = sw_xrealloc(slots, (size_t)(n + n_sim * o->sim_runs + 1) * sizeof *slots);
+    slots = ct_xrealloc(slots, (size_t)(n + n_sim * o->sim_runs + 1) * sizeof *slots);
     for (int i = n_native; i < n_cells; i++)
         for (int r = 1; r <= o->sim_runs; r++) {
             slots[n] = (sw_slot){.seq = n + 1, .cell = i, .round = r, .pass = -1, .replicate = -1};
@@ -287,7 +287,7 @@ static void shuffle_ints(int *a, int n, sw_rng *rng) {
 int sw_plan_blocked(const sw_cell *cells, int n_cells, int warmup, int runs, uint64_t seed, sw_slot **out) {
     /* Block k (0-based, one per cell) pairs cell k with its baseline; for a
      * baseline it is the A/A block (both runs of the baseline). */
-    int *base = sw_xmalloc((size_t)(n_cells ? n_cells : 1) * sizeof *base);
+    int *base = ct_xmalloc((size_t)(n_cells ? n_cells : 1) * sizeof *base);
     for (int k = 0; k < n_cells; k++) {
         base[k] = sw_plan_baseline_of(cells, n_cells, k);
         if (base[k] < 0)
@@ -297,8 +297,8 @@ int sw_plan_blocked(const sw_cell *cells, int n_cells, int warmup, int runs, uin
     sw_rng rng;
     sw_rng_seed(&rng, seed);
     /* first[k * rounds + pass]: 1 if block k runs its role-1 run first in that pass. */
-    int *first = sw_xcalloc((size_t)(n_cells * rounds > 0 ? n_cells * rounds : 1), sizeof *first);
-    int *tmp = sw_xmalloc((size_t)(runs ? runs : 1) * sizeof *tmp);
+    int *first = ct_xcalloc((size_t)(n_cells * rounds > 0 ? n_cells * rounds : 1), sizeof *first);
+    int *tmp = ct_xmalloc((size_t)(runs ? runs : 1) * sizeof *tmp);
     for (int k = 0; k < n_cells; k++) {
         for (int p = 0; p < warmup; p++)
             first[k * rounds + p] = (int)sw_rng_below(&rng, 2);
@@ -312,8 +312,8 @@ int sw_plan_blocked(const sw_cell *cells, int n_cells, int warmup, int runs, uin
     }
     free(tmp);
     int total = rounds * 2 * n_cells;
-    sw_slot *slots = sw_xcalloc((size_t)(total ? total : 1), sizeof *slots);
-    int *order = sw_xmalloc((size_t)(n_cells ? n_cells : 1) * sizeof *order);
+    sw_slot *slots = ct_xcalloc((size_t)(total ? total : 1), sizeof *slots);
+    int *order = ct_xmalloc((size_t)(n_cells ? n_cells : 1) * sizeof *order);
     int seq = 0, block = 0;
     for (int pass = 0; pass < rounds; pass++) {
         for (int i = 0; i < n_cells; i++)
@@ -435,9 +435,7 @@ int sw_plan_levels_choose(const sw_level_cell *cells, int n, const sw_level_cost
                "or --target";
         return -1;
     }
-    double *rel = malloc((size_t)n * sizeof *rel), *now_h = malloc((size_t)n * sizeof *now_h);
-    if (!rel || !now_h)
-        sw_fatal("out of memory");
+    double *rel = ct_xmalloc((size_t)n * sizeof *rel), *now_h = ct_xmalloc((size_t)n * sizeof *now_h);
     for (int i = 0; i < n; i++)
         now_h[i] = sw_plan_level_halfwidth(&cells[i], now_processes, now_b);
     int best = 0;
@@ -533,7 +531,7 @@ static int median_query(sqlite3 *db, const char *sql, double *out) {
     while (sqlite3_step(st) == SQLITE_ROW) {
         if (sqlite3_column_type(st, 0) == SQLITE_NULL)
             continue;
-        v = sw_xrealloc(v, (size_t)(n + 1) * sizeof *v);
+        v = ct_xrealloc(v, (size_t)(n + 1) * sizeof *v);
         v[n++] = sqlite3_column_double(st, 0);
     }
     sqlite3_finalize(st);
@@ -545,9 +543,12 @@ static int median_query(sqlite3 *db, const char *sql, double *out) {
 
 #define LEVELS_MAX_FIELDS 256
 
-int sw_plan_levels_read(const char *dir, sw_level_cell **cells, sw_level_costs *k, char *err, size_t errlen) {
-    *cells = NULL;
-    memset(k, 0, sizeof *k);
+/* The cells of DIR/inprocess.csv that can be split into levels (two or more
+ * processes, a tau, a pooled interval) into *cells, and the dropped blocks
+ * over their processes into *dropped and *dropped_procs.  Their count, or
+ * -1 with the reason in err (*cells then freed and NULL). */
+static int read_level_cells(const char *dir, sw_level_cell **cells, double *dropped, int *dropped_procs, char *err,
+                            size_t errlen) {
     char *path = sw_xasprintf("%s/inprocess.csv", dir);
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -563,8 +564,6 @@ int sw_plan_levels_read(const char *dir, sw_level_cell **cells, sw_level_costs *
                                        "tau",   "pooled_lo", "pooled_hi"};
     enum { LABEL, PROCS, KEPT, DROPPED, TAU, PLO, PHI, NWANT };
     int col[NWANT], n = 0, lineno = 1, ncols;
-    double dropped = 0;
-    int dropped_procs = 0;
     if (getline(&line, &cap, f) < 0 || (ncols = csv_split(line, fld, LEVELS_MAX_FIELDS)) < 1) {
         snprintf(err, errlen, "%s: empty (no header line): rerun build/bin/analyze on %s", path, dir);
         goto fail;
@@ -600,8 +599,8 @@ int sw_plan_levels_read(const char *dir, sw_level_cell **cells, sw_level_costs *
             !(lo > 0) || !(hi > lo) || tau < 0)
             continue; /* one process, no tau, or no pooled interval: nothing to split */
         if (num_field(fld[col[DROPPED]], &drop) && drop >= 0)
-            dropped += drop, dropped_procs += (int)procs;
-        *cells = sw_xrealloc(*cells, (size_t)(n + 1) * sizeof **cells);
+            *dropped += drop, *dropped_procs += (int)procs;
+        *cells = ct_xrealloc(*cells, (size_t)(n + 1) * sizeof **cells);
         (*cells)[n++] = (sw_level_cell){tau, sqrt(kept) * log(hi / lo) / (2 * 1.959963984540054)};
     }
     if (!n) {
@@ -612,16 +611,29 @@ int sw_plan_levels_read(const char *dir, sw_level_cell **cells, sw_level_costs *
         goto fail;
     }
     fclose(f);
-    f = NULL;
     free(path);
-    path = sw_xasprintf("%s/results.db", dir);
+    free(line);
+    return n;
+fail:
+    fclose(f);
+    free(path);
+    free(line);
+    free(*cells);
+    *cells = NULL;
+    return -1;
+}
+
+/* The costs of DIR/results.db's measured ok runs with segments (medians): a
+ * complete block's CPU, the CPU outside them plus the harness's overhead and
+ * the dropped blocks (dropped over dropped_procs a process), the harness's
+ * overhead.  0, or -1 with the reason in err. */
+static int read_level_costs(const char *dir, sw_level_costs *k, double dropped, int dropped_procs, char *err,
+                            size_t errlen) {
+    char *path = sw_xasprintf("%s/results.db", dir);
     sqlite3 *db = NULL;
     char *uri = sw_xasprintf("file:%s?mode=ro", path);
     int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
     free(uri);
-    /* Per measured ok run with segments: a complete block's CPU (its
-     * complete blocks' segments over their count), the CPU outside them,
-     * the harness's overhead. */
     /* Per measured ok run with segments: a complete block's CPU (its
      * complete blocks, four segments each, over their count), the CPU
      * outside them (the lead-in, a last block cut short, start-up and
@@ -645,7 +657,8 @@ int sw_plan_levels_read(const char *dir, sw_level_cell **cells, sw_level_costs *
                      got < 0 ? (db ? sqlite3_errmsg(db) : "cannot open")
                              : "no measured ok run with segments: not an in-process sweep");
             sqlite3_close(db);
-            goto fail;
+            free(path);
+            return -1;
         }
     }
     sqlite3_close(db);
@@ -653,16 +666,23 @@ int sw_plan_levels_read(const char *dir, sw_level_cell **cells, sw_level_costs *
     k->harness_s = m[2] / 1e9;
     k->fixed_s = m[1] / 1e9 + k->harness_s + (dropped_procs ? dropped / dropped_procs : 0) * k->block_s;
     free(path);
-    free(line);
-    return n;
-fail:
-    if (f)
-        fclose(f);
-    free(path);
-    free(line);
-    free(*cells);
+    return 0;
+}
+
+int sw_plan_levels_read(const char *dir, sw_level_cell **cells, sw_level_costs *k, char *err, size_t errlen) {
     *cells = NULL;
-    return -1;
+    memset(k, 0, sizeof *k);
+    double dropped = 0;
+    int dropped_procs = 0;
+    int n = read_level_cells(dir, cells, &dropped, &dropped_procs, err, errlen);
+    if (n < 0)
+        return -1;
+    if (read_level_costs(dir, k, dropped, dropped_procs, err, errlen) != 0) {
+        free(*cells);
+        *cells = NULL;
+        return -1;
+    }
+    return n;
 }
 
 char *sw_plan_levels_apply(sw_opts *o, const char *dir) {

@@ -44,7 +44,7 @@ int sw_pool_run(int n, int threads, void (*work)(void *ctx, int i), void (*done)
         threads = 1;
     if (threads > n)
         threads = n ? n : 1;
-    pthread_t *t = sw_xcalloc((size_t)threads, sizeof *t);
+    pthread_t *t = ct_xcalloc((size_t)threads, sizeof *t);
     int started = 0;
     for (int k = 0; k < threads; k++) {
         if (pthread_create(&t[k], NULL, worker, &p) != 0) {

@@ -9,6 +9,7 @@
 #include "sw_util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,7 @@ void sw_runner_init(sw_runner *r) {
     int n = 0;
     for (char **e = environ; *e; e++)
         n++;
-    r->base_env = sw_xcalloc((size_t)n + 1, sizeof *r->base_env);
+    r->base_env = ct_xcalloc((size_t)n + 1, sizeof *r->base_env);
     r->n_base_env = 0;
     for (char **e = environ; *e; e++)
         if (strncmp(*e, "SGC_", 4) != 0)
@@ -35,7 +36,7 @@ char *sw_run_dropped_settings(void) {
     int n = 0;
     for (char **e = environ; *e; e++)
         n += !strncmp(*e, "SGC_", 4);
-    char **names = sw_xcalloc((size_t)(n ? n : 1), sizeof *names);
+    char **names = ct_xcalloc((size_t)(n ? n : 1), sizeof *names);
     n = 0;
     for (char **e = environ; *e; e++)
         if (!strncmp(*e, "SGC_", 4))
@@ -64,7 +65,7 @@ static int overridden(const char *e, char **extra, int n_extra) {
  * from the plan alone (sw_run.h): SW_SIM_PATH, SW_SIM_TUNABLES, SW_SIM_CLOCK,
  * the settings, then --env's, nothing of the harness's own. */
 static char **make_env(const sw_runner *r, char **extra, int n_extra) {
-    char **env = sw_xcalloc((size_t)(r->n_base_env + n_extra + r->n_env + 4), sizeof *env);
+    char **env = ct_xcalloc((size_t)(r->n_base_env + n_extra + r->n_env + 4), sizeof *env);
     int n = 0;
     if (r->sim) {
         env[n++] = SW_SIM_PATH;
@@ -93,7 +94,7 @@ static char *run_file(const sw_runner *r, const char *name, int seq) {
 /* The path of a run's file as the harness opens it (its cwd is not the
  * run's); fresh. */
 static char *harness_path(const sw_runner *r, const char *run_path) {
-    return run_path[0] == '/' ? sw_xstrdup(run_path) : sw_xasprintf("%s/%s", r->tmp_dir, run_path);
+    return run_path[0] == '/' ? ct_xstrdup(run_path) : sw_xasprintf("%s/%s", r->tmp_dir, run_path);
 }
 
 /* Moves a file to another path, across file systems too (a copy through
@@ -141,7 +142,7 @@ static int move_file(const char *from, const char *to, char *err, size_t errlen)
 
 uint64_t sw_run_nursery_bytes(const char *value) {
     uint64_t v;
-    char *copy = sw_xstrdup(value);
+    char *copy = ct_xstrdup(value);
     size_t len = strlen(copy);
     /* The runtime also takes 256KB and 256KiB. */
     if (len > 3 && !strcmp(copy + len - 2, "iB") && strchr("kKmMgG", copy[len - 3]))
@@ -177,14 +178,14 @@ char *sw_run_find_checksum(const char *text) {
 int sw_run_parse_stats(const char *text, unsigned flags, char ***keys, char ***values, char **why) {
     *keys = *values = NULL;
     *why = NULL;
-    sgc_statsrec_line *lines = sw_xmalloc(SGC_STATSREC_MAX_KEYS * sizeof *lines);
+    sgc_statsrec_line *lines = ct_xmalloc(SGC_STATSREC_MAX_KEYS * sizeof *lines);
     sgc_statsrec_error err;
     char msg[512];
     int n = sgc_statsrec_split(text, strlen(text), lines, SGC_STATSREC_MAX_KEYS, &err);
     if (n >= 0) {
-        *keys = sw_xcalloc((size_t)(n ? n : 1), sizeof **keys);
-        *values = sw_xcalloc((size_t)(n ? n : 1), sizeof **values);
-        int *line_of = sw_xcalloc((size_t)(n ? n : 1), sizeof *line_of);
+        *keys = ct_xcalloc((size_t)(n ? n : 1), sizeof **keys);
+        *values = ct_xcalloc((size_t)(n ? n : 1), sizeof **values);
+        int *line_of = ct_xcalloc((size_t)(n ? n : 1), sizeof *line_of);
         for (int i = 0; i < n; i++) {
             (*keys)[i] = strndup(lines[i].key, lines[i].key_len);
             (*values)[i] = strndup(lines[i].value, lines[i].value_len);
@@ -203,7 +204,7 @@ int sw_run_parse_stats(const char *text, unsigned flags, char ***keys, char ***v
     free(lines);
     if (n < 0) {
         sgc_statsrec_describe(&err, msg, sizeof msg);
-        *why = sw_xstrdup(msg);
+        *why = ct_xstrdup(msg);
     }
     return n;
 }
@@ -211,15 +212,15 @@ int sw_run_parse_stats(const char *text, unsigned flags, char ***keys, char ***v
 /* argv for path --size SIZE, then the words of args (split on blanks), then
  * extra if not NULL.  The words live in *words (free both arrays after). */
 static char **make_argv(char *path, char *size, const char *args, const char *extra, char **words) {
-    *words = sw_xstrdup(args ? args : "");
+    *words = ct_xstrdup(args ? args : "");
     size_t n = 0, cap = 8;
-    char **argv = sw_xcalloc(cap, sizeof *argv);
+    char **argv = ct_xcalloc(cap, sizeof *argv);
     argv[n++] = path;
     argv[n++] = "--size";
     argv[n++] = size;
     for (char *save, *tok = strtok_r(*words, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
         if (n + 3 > cap)
-            argv = sw_xrealloc(argv, (cap *= 2) * sizeof *argv);
+            argv = ct_xrealloc(argv, (cap *= 2) * sizeof *argv);
         argv[n++] = tok;
     }
     if (extra)
@@ -244,6 +245,19 @@ static const char *env_value(const sw_runner *r, const char *name) {
     return NULL;
 }
 
+/* Does the record's value v say what --env gave: as numbers for UINT and
+ * SWITCH, in thousandths for DEC3 (the record writes three decimals, --env
+ * may give fewer: 1.5 is 1.500), as words otherwise?  (A value the runtime
+ * cannot read never reaches a record: it refuses it at start-up.) */
+static int same_value(sgc_setting_kind kind, const char *v, const char *given) {
+    switch (kind) {
+    case SGC_KIND_UINT:
+    case SGC_KIND_SWITCH: return strtoull(v, NULL, 10) == strtoull(given, NULL, 10);
+    case SGC_KIND_DEC3: return llround(strtod(v, NULL) * 1000) == llround(strtod(given, NULL) * 1000);
+    default: return !strcmp(v, given);
+    }
+}
+
 /* How the stats record confirms an --env setting (its row's CONFIRM,
  * contracts/sgc_settings_table.h): the mismatch in words (fresh), or NULL. */
 static char *env_mismatch(const sgc_setting_row *row, const char *given, const sw_run_result *res) {
@@ -258,8 +272,7 @@ static char *env_mismatch(const sgc_setting_row *row, const char *given, const s
         return NULL;
     }
     case SGC_CONFIRM_EQUAL:
-        if (!v ||
-            (row->kind == SGC_KIND_UINT ? strtoull(v, NULL, 10) != strtoull(given, NULL, 10) : !!strcmp(v, given)))
+        if (!v || !same_value(row->kind, v, given))
             return sw_xasprintf("the stats record says %s %s but --env %s set %s", row->key, v ? v : "nothing",
                                 row->name, given);
         return NULL;
@@ -341,7 +354,7 @@ static char *absolute_path(char *path) {
     if (path[0] == '/')
         return path;
     char cwd[4096];
-    char *abs = getcwd(cwd, sizeof cwd) ? sw_xasprintf("%s/%s", cwd, path) : sw_xstrdup(path);
+    char *abs = getcwd(cwd, sizeof cwd) ? sw_xasprintf("%s/%s", cwd, path) : ct_xstrdup(path);
     free(path);
     return abs;
 }
@@ -380,7 +393,7 @@ static void run_environment(const sw_runner *r, const sw_cell *cell, int seq, in
     int n_cmd_env = 0;
     while (cmd_env && cmd_env[n_cmd_env])
         n_cmd_env++;
-    u->extra = sw_xcalloc((size_t)(12 + n_cmd_env), sizeof *u->extra);
+    u->extra = ct_xcalloc((size_t)(12 + n_cmd_env), sizeof *u->extra);
     u->path = u->cmd ? NULL : sw_xasprintf("%s/%s", r->bin_dir, cell->workload);
     u->stats_path = run_file(r, "stats", seq);
     u->stats_file = harness_path(r, u->stats_path);
@@ -393,7 +406,7 @@ static void run_environment(const sw_runner *r, const sw_cell *cell, int seq, in
          * profiles directory after the run: its name's width varies (the
          * round), the run's environment must not. */
         if (r->profile_dir) {
-            char *flat = sw_xstrdup(cell->label);
+            char *flat = ct_xstrdup(cell->label);
             for (char *p = flat; *p; p++)
                 if (*p == '/' || *p == '+')
                     *p = '_';
@@ -415,7 +428,7 @@ static void run_environment(const sw_runner *r, const sw_cell *cell, int seq, in
             extra[n++] = sw_xasprintf("SGC_TIME_MODE=%s", cell->time_mode);
     }
     for (int i = 0; i < n_cmd_env; i++)
-        extra[n++] = sw_xstrdup(cmd_env[i]);
+        extra[n++] = ct_xstrdup(cmd_env[i]);
     sw_cmd_free_strv(cmd_env);
     /* 19 digits whatever the seed (2^63 has 19): the environment's size,
      * and with it where the stack starts, is the same for every run. */
@@ -494,12 +507,12 @@ static void judge_stats(const char *stats_text, int stats_errno, const run_setup
         out->n_stats = n > 0 ? n : 0;
         free(why);
     } else if (!out->failure) {
-        out->failure = stats_errno == ENOENT ? sw_xstrdup("no stats record was written (SGC_STATS)")
+        out->failure = stats_errno == ENOENT ? ct_xstrdup("no stats record was written (SGC_STATS)")
                        : stats_errno == EFBIG
                            ? sw_xasprintf("the stats record (SGC_STATS) is longer than %d bytes: not a stats record",
                                           SW_RUN_STATS_MAX)
                        : stats_errno == EILSEQ
-                           ? sw_xstrdup("the stats record (SGC_STATS) holds a NUL byte: not a stats record")
+                           ? ct_xstrdup("the stats record (SGC_STATS) holds a NUL byte: not a stats record")
                            : sw_xasprintf("the stats record (SGC_STATS) cannot be read: %s", strerror(stats_errno));
     }
 }
@@ -520,7 +533,7 @@ static void judge_series(const sw_cell *cell, const char *stats_text, const run_
         out->failure = series ? sw_xasprintf("the segment series (SGC_ALT_OUT) is malformed: %s", why)
                        : series_errno == EFBIG
                            ? sw_xasprintf("the segment series (SGC_ALT_OUT) is longer than %d bytes", SW_RUN_SERIES_MAX)
-                           : sw_xstrdup("no segment series was written (SGC_ALT_OUT)");
+                           : ct_xstrdup("no segment series was written (SGC_ALT_OUT)");
     free(series);
 }
 
@@ -575,7 +588,7 @@ static void run_judge(const sw_runner *r, const sw_cell *cell, const char *refer
     out->checksum = sw_run_find_checksum(out->exec.out.data);
     out->failure = sw_exec_failure(&u->req, &out->exec);
     if (!out->failure && !out->checksum && !(u->cmd && u->cmd->check == SW_CHECK_NONE))
-        out->failure = sw_xstrdup("no 'checksum <value>' line on stdout");
+        out->failure = ct_xstrdup("no 'checksum <value>' line on stdout");
     if (!out->failure && reference && out->checksum && strcmp(out->checksum, reference))
         out->failure = sw_xasprintf("wrong checksum: printed %s, --check run printed %s", out->checksum, reference);
     judge_stats(stats_text, stats_errno, u, out);
@@ -653,18 +666,18 @@ static int run_plain(const sw_runner *r, const char *workload, const char *args,
     int n_cmd_env = 0;
     while (cmd_env && cmd_env[n_cmd_env])
         n_cmd_env++;
-    char **extra_env = sw_xcalloc((size_t)n_cmd_env + 8, sizeof *extra_env);
+    char **extra_env = ct_xcalloc((size_t)n_cmd_env + 8, sizeof *extra_env);
     int n_env = 0;
     if (!foreign) {
-        extra_env[n_env++] = sw_xstrdup("SGC_ALLOC_PERIOD=0");
-        extra_env[n_env++] = sw_xstrdup("SGC_TIME_HZ=0");
+        extra_env[n_env++] = ct_xstrdup("SGC_ALLOC_PERIOD=0");
+        extra_env[n_env++] = ct_xstrdup("SGC_TIME_HZ=0");
     }
     for (int i = 0; i < n_cmd_env; i++)
-        extra_env[n_env++] = sw_xstrdup(cmd_env[i]);
+        extra_env[n_env++] = ct_xstrdup(cmd_env[i]);
     char *series_path = NULL;
     if (aa) {
         series_path = sw_xasprintf("%s/probe-segments", r->tmp_dir);
-        extra_env[n_env++] = sw_xstrdup("SGC_ALTERNATE=none");
+        extra_env[n_env++] = ct_xstrdup("SGC_ALTERNATE=none");
         extra_env[n_env++] = sw_xasprintf("SGC_ALT_OUT=%s", series_path);
         const char *segment = foreign && cmd->system->segment ? cmd->system->segment : r->alt_segment;
         if (segment)

@@ -44,9 +44,9 @@ void sw_schedcheck(const sw_opts *o, const sw_cell *cells, int n_cells, const sw
     }
     /* once[(rep * passes + pass) * n_cells + cell]: the cell's runs (its
      * role-1 runs in the blocked design) in that replicate's pass. */
-    int *once = calloc((size_t)reps * (size_t)(passes ? passes : 1) * (size_t)(n_cells ? n_cells : 1), sizeof *once);
-    int *first = calloc((size_t)reps * (size_t)(n_cells ? n_cells : 1), sizeof *first);
-    SW_ASSERT(once && first, "memory for the check");
+    int *once =
+        ct_xcalloc((size_t)reps * (size_t)(passes ? passes : 1) * (size_t)(n_cells ? n_cells : 1), sizeof *once);
+    int *first = ct_xcalloc((size_t)reps * (size_t)(n_cells ? n_cells : 1), sizeof *first);
     int prev_block = 0;
     for (int i = 0; i < n_native; i++) {
         const sw_slot *s = &slots[i];

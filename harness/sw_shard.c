@@ -54,11 +54,11 @@ static int assign_groups(const sw_opts *o, const sw_cell *cells, int n_cells, in
     int n_groups = cell_groups(cells, n_cells, group);
     sw_slot *slots;
     int n_slots = sw_plan_schedule_all(o, cells, n_cells, &slots);
-    long *weight = sw_xcalloc((size_t)(n_groups ? n_groups : 1), sizeof *weight);
+    long *weight = ct_xcalloc((size_t)(n_groups ? n_groups : 1), sizeof *weight);
     for (int i = 0; i < n_slots; i++)
         weight[group[slots[i].cell]]++;
     free(slots);
-    int *order = sw_xmalloc((size_t)(n_groups ? n_groups : 1) * sizeof *order);
+    int *order = ct_xmalloc((size_t)(n_groups ? n_groups : 1) * sizeof *order);
     for (int g = 0; g < n_groups; g++)
         order[g] = g;
     /* Insertion sort: decreasing weight, plan order among equals (stable). */
@@ -70,8 +70,8 @@ static int assign_groups(const sw_opts *o, const sw_cell *cells, int n_cells, in
         }
         order[j] = g;
     }
-    long *load = sw_xcalloc((size_t)n_shards, sizeof *load);
-    int *shard_of = sw_xmalloc((size_t)(n_groups ? n_groups : 1) * sizeof *shard_of);
+    long *load = ct_xcalloc((size_t)n_shards, sizeof *load);
+    int *shard_of = ct_xmalloc((size_t)(n_groups ? n_groups : 1) * sizeof *shard_of);
     for (int i = 0; i < n_groups; i++) {
         int best = 0;
         for (int s = 1; s < n_shards; s++)
@@ -87,13 +87,13 @@ static int assign_groups(const sw_opts *o, const sw_cell *cells, int n_cells, in
 
 /* owned[i] for shard k of n (1-based k). */
 static int *owned_cells(const sw_opts *o, const sw_cell *cells, int n_cells, int k, int n) {
-    int *group = sw_xmalloc((size_t)(n_cells ? n_cells : 1) * sizeof *group), *shard_of;
+    int *group = ct_xmalloc((size_t)(n_cells ? n_cells : 1) * sizeof *group), *shard_of;
     int n_groups = assign_groups(o, cells, n_cells, n, group, &shard_of);
     if (n > n_groups)
         sw_usage_error("shard %d/%d: the plan has %d group%s of cells (a workload, or one depth of deepstack, with "
                        "its baseline: they never split), so it splits into at most %d shards",
                        k, n, n_groups, n_groups == 1 ? "" : "s", n_groups);
-    int *owned = sw_xcalloc((size_t)(n_cells ? n_cells : 1), sizeof *owned);
+    int *owned = ct_xcalloc((size_t)(n_cells ? n_cells : 1), sizeof *owned);
     for (int i = 0; i < n_cells; i++)
         owned[i] = shard_of[group[i]] == k - 1;
     free(group), free(shard_of);
@@ -164,7 +164,7 @@ static char *q_text(sw_db *db, const char *sql, const char *param) {
     sw_db_rows r;
     char *why = NULL, *v = NULL;
     if (sw_db_query(db, sql, param, &r, &why) == 0 && r.n && sw_db_at(&r, 0, 0))
-        v = sw_xstrdup(sw_db_at(&r, 0, 0));
+        v = ct_xstrdup(sw_db_at(&r, 0, 0));
     sw_db_rows_free(&r);
     free(why);
     return v;
@@ -234,7 +234,7 @@ static void first_difference(const char *a, const char *b, char *out, size_t siz
 }
 
 static void open_shard(shard_in *s, const char *dir) {
-    s->dir = sw_xstrdup(dir);
+    s->dir = ct_xstrdup(dir);
     struct stat st;
     if (stat(dir, &st) != 0)
         sw_usage_error("merge: %s: %s", dir, strerror(errno));
@@ -260,7 +260,7 @@ static void open_shard(shard_in *s, const char *dir) {
         sw_usage_error("merge: %s: results.db holds no stored config", dir);
     s->host = q_text(&s->db, "SELECT value FROM meta WHERE key = 'host'", NULL);
     if (!s->host)
-        s->host = sw_xstrdup("unknown host");
+        s->host = ct_xstrdup("unknown host");
 }
 
 /* Phase 1: one split: every shard of the same N, each K once, all of 1..N. */
@@ -435,7 +435,7 @@ static char *copy_shared(sw_db *db, const char *t) {
                              t, t);
     sw_db_rows r = rows_or_die(db, sql, NULL, "reading a shard's columns");
     const char *cols = r.n ? sw_db_at(&r, 0, 0) : NULL;
-    char *copy = cols ? sw_xasprintf("INSERT INTO main.%s(%s) SELECT %s FROM s.%s;", t, cols, cols, t) : sw_xstrdup("");
+    char *copy = cols ? sw_xasprintf("INSERT INTO main.%s(%s) SELECT %s FROM s.%s;", t, cols, cols, t) : ct_xstrdup("");
     sw_db_rows_free(&r);
     free(sql);
     return copy;
@@ -495,7 +495,7 @@ static void merge_meta(sw_db *d, shard_in *sh, int n, const char *out, const sw_
     }
     sw_db_meta_set(d, "config", cfg.data ? cfg.data : "");
     sw_buf_free(&cfg);
-    char *copy = sw_xstrdup(out);
+    char *copy = ct_xstrdup(out);
     sw_db_meta_set(d, "sweep_id", basename(copy));
     free(copy);
     sw_db_meta_set(d, "status", "complete");
@@ -547,7 +547,7 @@ static void merge_events(sw_db *d) {
 /* Phase 1: the shard directories opened (each a shard's results.db,
  * read-only), sorted by K. */
 static shard_in *open_shards(char **dirs, int n) {
-    shard_in *sh = sw_xcalloc((size_t)n, sizeof *sh);
+    shard_in *sh = ct_xcalloc((size_t)n, sizeof *sh);
     for (int i = 0; i < n; i++)
         open_shard(&sh[i], dirs[i]);
     qsort(sh, (size_t)n, sizeof *sh, cmp_shard);
@@ -660,7 +660,7 @@ int sw_shard_merge(int argc, char **argv) {
     /* Every check passed: write the merged sweep. */
     if (mkdir(out, 0777) != 0)
         sw_usage_error("merge: cannot create %s: %s", out, strerror(errno));
-    merge_out = sw_xstrdup(out);
+    merge_out = ct_xstrdup(out);
     sw_set_exit_hook(remove_partial);
     sw_db d;
     sw_db_create(&d, out);

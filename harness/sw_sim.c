@@ -128,7 +128,7 @@ char **sw_sim_argv(const char *valgrind, const char *outfile, char *const *argv,
     size_t nopts = sizeof opts / sizeof *opts, nargv = 0;
     while (argv[nargv])
         nargv++;
-    char **out = sw_xcalloc(1 + nopts + 1 + nargv + 1, sizeof *out);
+    char **out = ct_xcalloc(1 + nopts + 1 + nargv + 1, sizeof *out);
     size_t n = 0;
     out[n++] = (char *)valgrind;
     for (size_t i = 0; i < nopts; i++)
@@ -143,11 +143,11 @@ char **sw_sim_argv(const char *valgrind, const char *outfile, char *const *argv,
 
 char *sw_sim_find_program(const char *name) {
     if (strchr(name, '/'))
-        return access(name, X_OK) == 0 ? sw_xstrdup(name) : NULL;
+        return access(name, X_OK) == 0 ? ct_xstrdup(name) : NULL;
     const char *path = getenv("PATH");
     if (!path || !*path)
         path = "/usr/local/bin:/usr/bin:/bin";
-    char *copy = sw_xstrdup(path), *save = NULL;
+    char *copy = ct_xstrdup(path), *save = NULL;
     for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
         char *p = sw_xasprintf("%s/%s", *dir ? dir : ".", name);
         if (access(p, X_OK) == 0) {

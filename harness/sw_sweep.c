@@ -194,7 +194,7 @@ static int read_list(const char *path, char ***out) {
         int decl = sw_cmd_list_line(p, &decl_name);
         if (decl) {
             if (decl == 2) {
-                names = sw_xrealloc(names, (size_t)(n + 1) * sizeof *names);
+                names = ct_xrealloc(names, (size_t)(n + 1) * sizeof *names);
                 names[n++] = decl_name;
             }
             continue;
@@ -212,8 +212,8 @@ static int read_list(const char *path, char ***out) {
             if (!(*q == '-' || *q == '_' || *q == '.' || (*q >= '0' && *q <= '9') || (*q >= 'a' && *q <= 'z') ||
                   (*q >= 'A' && *q <= 'Z')))
                 sw_usage_error("%s line %d: '%s' is not a workload name", path, lineno, p);
-        names = sw_xrealloc(names, (size_t)(n + 1) * sizeof *names);
-        names[n++] = sw_xstrdup(p);
+        names = ct_xrealloc(names, (size_t)(n + 1) * sizeof *names);
+        names[n++] = ct_xstrdup(p);
     }
     free(text);
     if (!n)
@@ -227,14 +227,14 @@ static char *own_exe(void) {
     char buf[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
     if (n <= 0)
-        return sw_xstrdup("/proc/self/exe");
+        return ct_xstrdup("/proc/self/exe");
     buf[n] = '\0';
-    return sw_xstrdup(buf);
+    return ct_xstrdup(buf);
 }
 
 /* The directory this program lives in (the default bin dir). */
 static char *own_dir(void) {
-    char *exe = own_exe(), *dir = sw_xstrdup(exe[0] == '/' ? dirname(exe) : ".");
+    char *exe = own_exe(), *dir = ct_xstrdup(exe[0] == '/' ? dirname(exe) : ".");
     free(exe);
     return dir;
 }
@@ -242,8 +242,8 @@ static char *own_dir(void) {
 static char *absolute(const char *path) {
     char buf[PATH_MAX];
     if (realpath(path, buf))
-        return sw_xstrdup(buf);
-    return sw_xstrdup(path);
+        return ct_xstrdup(buf);
+    return ct_xstrdup(path);
 }
 
 /* Resolves workloads and bin dir and checks that every workload exists. */
@@ -288,7 +288,7 @@ static void resolve_workloads(sweep *s) {
 
 /* mkdir -p; 0 or -1 with errno. */
 static int make_dirs(const char *path) {
-    char *p = sw_xstrdup(path);
+    char *p = ct_xstrdup(path);
     for (char *q = p + 1; *q; q++)
         if (*q == '/') {
             *q = '\0';
@@ -330,7 +330,7 @@ static char *create_sweep_dir(const char *root) {
  * atomically by ct_out_link, contracts/ct_out.h; anything but a link there
  * is left alone with a warning). */
 static void update_latest(const char *dir) {
-    char *copy1 = sw_xstrdup(dir), *copy2 = sw_xstrdup(dir);
+    char *copy1 = ct_xstrdup(dir), *copy2 = ct_xstrdup(dir);
     const char *root = dirname(copy1), *id = basename(copy2);
     char *latest = sw_xasprintf("%s/latest", root);
     char err[CT_OUT_PATH_MAX + 256];
@@ -535,7 +535,7 @@ static void run_slot(void *ctx, int i) {
         const char *why = j->cal->failure ? j->cal->failure : "?";
         int first = (int)strcspn(why, "\n");
         res->failure = sw_xasprintf("not run: the workload is unusable: %.*s", first, why);
-        res->tail = why[first] ? sw_xstrdup(why + first + 1) : NULL;
+        res->tail = why[first] ? ct_xstrdup(why + first + 1) : NULL;
         res->started_ns = sw_wallclock_ns();
     } else {
         /* A simulated run's count does not depend on how long it takes, and
@@ -757,14 +757,14 @@ static void program_hashes(sweep *s, int resuming) {
              * meta.compiler and meta.cflags stay true) and the valgrind the
              * simulated runs run under.  ('/' is in no workload's name.) */
             n = 2 + (s->valgrind != NULL);
-            keys = sw_xcalloc(3, sizeof *keys), paths = sw_xcalloc(3, sizeof *paths);
-            keys[0] = sw_xstrdup("libsgc.a");
+            keys = ct_xcalloc(3, sizeof *keys), paths = ct_xcalloc(3, sizeof *paths);
+            keys[0] = ct_xstrdup("libsgc.a");
             paths[0] = sw_xasprintf("%s/../lib/libsgc.a", s->o.bin_dir);
-            keys[1] = sw_xstrdup("harness/sweep");
+            keys[1] = ct_xstrdup("harness/sweep");
             paths[1] = own_exe();
             if (s->valgrind) {
-                keys[2] = sw_xstrdup("harness/valgrind");
-                paths[2] = sw_xstrdup(s->valgrind);
+                keys[2] = ct_xstrdup("harness/valgrind");
+                paths[2] = ct_xstrdup(s->valgrind);
             }
         }
         for (int k = 0; k < n; k++) {
@@ -1018,7 +1018,7 @@ static void parse_settings(sweep *s, int argc, char **argv) {
     s->progress_opt = s->o.progress;
     s->resuming = s->o.resume_dir != NULL;
     if (s->resuming) {
-        s->dir = sw_xstrdup(s->o.resume_dir);
+        s->dir = ct_xstrdup(s->o.resume_dir);
         struct stat st;
         if (stat(s->dir, &st) != 0 || !S_ISDIR(st.st_mode))
             sw_usage_error("--resume %s: not a directory", s->dir);
@@ -1134,7 +1134,7 @@ static void store_start_meta(sweep *s) {
     char *config = sw_opts_to_config(&s->o);
     sw_db_meta_set(&s->db, "config", config);
     free(config);
-    char *id = sw_xstrdup(s->dir);
+    char *id = ct_xstrdup(s->dir);
     sw_db_meta_set(&s->db, "sweep_id", basename(id));
     free(id);
     char seed[32];
@@ -1290,9 +1290,9 @@ static void prepare_runners(sweep *s) {
 /* The calibration units of s->cells: every (workload, args, backend) in
  * plan order, into s->cal, and each cell's unit into s->unit_of. */
 static void make_units(sweep *s) {
-    sw_calib *cal = sw_xcalloc((size_t)(s->n_cells ? s->n_cells : 1), sizeof *cal);
+    sw_calib *cal = ct_xcalloc((size_t)(s->n_cells ? s->n_cells : 1), sizeof *cal);
     int n_cal = 0;
-    int *unit_of = sw_xcalloc((size_t)(s->n_cells ? s->n_cells : 1), sizeof *unit_of);
+    int *unit_of = ct_xcalloc((size_t)(s->n_cells ? s->n_cells : 1), sizeof *unit_of);
     int *owned = sw_shard_owned(&s->o, s->cells, s->n_cells); /* --shard: NULL when not sharded */
     for (int i = 0; i < s->n_cells; i++) {
         const sw_cell *c = &s->cells[i];
@@ -1533,7 +1533,7 @@ static char *plan_estimate(sweep *s, sw_cell *cells, int n) {
                         "--estimate by calibrating now)\n");
         return b.data;
     }
-    int64_t *run_ns = sw_xcalloc((size_t)(n ? n : 1), sizeof *run_ns), overhead[2];
+    int64_t *run_ns = ct_xcalloc((size_t)(n ? n : 1), sizeof *run_ns), overhead[2];
     sw_buf basis = {0};
     double wall_factor[2] = {0, 0};
     if (s->o.from_dir)
@@ -1642,7 +1642,7 @@ static void run_timed(sweep *s, const sw_slot *missing, int n_missing) {
             const char *why = c->failure ? c->failure : "?";
             int first = (int)strcspn(why, "\n");
             res.failure = sw_xasprintf("not run: the workload is unusable: %.*s", first, why);
-            res.tail = why[first] ? sw_xstrdup(why + first + 1) : NULL;
+            res.tail = why[first] ? ct_xstrdup(why + first + 1) : NULL;
             res.started_ns = sw_wallclock_ns();
         } else {
             double timeout = s->o.timeout > 0 ? s->o.timeout : 20 * c->seconds + 5;
@@ -1744,7 +1744,7 @@ static int next_adaptive_round(sweep *s, uint64_t *t_adapt, sw_slot **missing) {
     fprintf(stderr, "sweep: adaptive round %d: %d cells short of the blocks for +-%g%%\n", (*missing)[0].round, active,
             s->o.halfwidth * 100);
     s->total += n;
-    s->overheads = sw_xrealloc(s->overheads, (size_t)(s->n_overheads + n) * sizeof *s->overheads);
+    s->overheads = ct_xrealloc(s->overheads, (size_t)(s->n_overheads + n) * sizeof *s->overheads);
     return n;
 }
 
@@ -1781,11 +1781,11 @@ static void run_schedule(sweep *s) {
     s->failed = sw_db_count_failed(&s->db);
     if (!stop_signal)
         fprintf(stderr, "sweep: %d runs planned, %d to run%s\n", s->total, n_missing, s->resuming ? " (resuming)" : "");
-    s->overheads = sw_xcalloc((size_t)(n_missing ? n_missing : 1), sizeof *s->overheads);
+    s->overheads = ct_xcalloc((size_t)(n_missing ? n_missing : 1), sizeof *s->overheads);
 
     /* The simulated runs are taken out of the schedule first and run after
      * the native ones (and their adaptive rounds). */
-    slot_job *jobs = sw_xcalloc((size_t)(n_missing ? n_missing : 1), sizeof *jobs);
+    slot_job *jobs = ct_xcalloc((size_t)(n_missing ? n_missing : 1), sizeof *jobs);
     int n_jobs = 0;
     for (int i = 0; i < n_missing; i++) {
         const sw_slot *slot = &missing[i];

@@ -1,4 +1,4 @@
-/* sw_util.c - errors, memory, strings, sizes, clocks and the generator. */
+/* sw_util.c - errors, heap strings, sizes, clocks and the generator. */
 #include "sw_util.h"
 
 #include <errno.h>
@@ -10,7 +10,12 @@
 
 static void (*exit_hook)(void);
 
-void sw_set_exit_hook(void (*hook)(void)) { exit_hook = hook; }
+static SW_NORETURN void out_of_memory(void) { sw_fatal("out of memory"); }
+
+void sw_set_exit_hook(void (*hook)(void)) {
+    exit_hook = hook;
+    ct_set_out_of_memory(hook ? out_of_memory : NULL);
+}
 
 static SW_NORETURN void die(int status, const char *fmt, va_list ap) {
     void (*hook)(void) = exit_hook;
@@ -40,38 +45,12 @@ void sw_assert_fail(const char *file, int line, const char *cond, const char *wh
     abort();
 }
 
-void *sw_xmalloc(size_t n) {
-    void *p = malloc(n ? n : 1);
-    if (!p)
-        sw_fatal("out of memory (%zu bytes)", n);
-    return p;
-}
-
-void *sw_xcalloc(size_t n, size_t size) {
-    void *p = calloc(n ? n : 1, size ? size : 1);
-    if (!p)
-        sw_fatal("out of memory (%zu x %zu bytes)", n, size);
-    return p;
-}
-
-void *sw_xrealloc(void *p, size_t n) {
-    void *q = realloc(p, n ? n : 1);
-    if (!q)
-        sw_fatal("out of memory (%zu bytes)", n);
-    return q;
-}
-
-char *sw_xstrdup(const char *s) {
-    size_t n = strlen(s) + 1;
-    return memcpy(sw_xmalloc(n), s, n);
-}
-
 char *sw_xasprintf(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(NULL, 0, fmt, ap);
     va_end(ap);
-    char *s = sw_xmalloc((size_t)n + 1);
+    char *s = ct_xmalloc((size_t)n + 1);
     va_start(ap, fmt);
     vsnprintf(s, (size_t)n + 1, fmt, ap);
     va_end(ap);
@@ -84,7 +63,7 @@ static void buf_reserve(sw_buf *b, size_t n) {
         size_t cap = b->cap ? b->cap * 2 : 64;
         while (cap < b->len + n + 1)
             cap *= 2;
-        b->data = sw_xrealloc(b->data, cap);
+        b->data = ct_xrealloc(b->data, cap);
         b->cap = cap;
     }
 }

@@ -1,4 +1,4 @@
-/* sw_util.h - small helpers shared by the harness modules: errors, memory,
+/* sw_util.h - small helpers shared by the harness modules: errors, heap strings,
  * growable strings, size parsing/formatting, clocks and the seeded generator.
  *
  * Invariants:
@@ -11,7 +11,10 @@
  *  - Exit statuses of sweep (docs/HARNESS.md): 0 every planned run recorded
  *    and ok; 1 the sweep could not go on (interrupted, a database error);
  *    2 bad input; SW_EXIT_RUNS_FAILED every planned run recorded, some failed.
- *  - sw_xmalloc and friends never return NULL (out of memory is fatal).
+ *  - Allocation is ct_alloc.h's (contracts/): ct_xmalloc and friends never
+ *    return NULL; out of memory is a failure (status 1), and once an exit
+ *    hook is set it is reported as "sweep: out of memory" and runs the hook
+ *    like any other failure.
  *  - An sw_buf's data is always NUL-terminated (after any append), so it can
  *    be used as a C string; len excludes the terminator.
  *  - The generator (splitmix64) is fully determined by its seed, so a stored
@@ -29,6 +32,8 @@
 #include <stdint.h>
 #include <stdarg.h>
 
+#include "../contracts/ct_alloc.h"
+
 #define SW_NORETURN __attribute__((noreturn))
 #define SW_EXIT_RUNS_FAILED 3
 #define SW_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -37,7 +42,8 @@
 SW_NORETURN void sw_usage_error(const char *fmt, ...) SW_PRINTF(1, 2);
 /* Prints "sweep: <message>" and exits with status 1 (a failure). */
 SW_NORETURN void sw_fatal(const char *fmt, ...) SW_PRINTF(1, 2);
-/* Registers a function run once just before sw_usage_error/sw_fatal exit. */
+/* Registers a function run once just before sw_usage_error/sw_fatal exit (and
+ * before the exit for out of memory in ct_alloc.h's functions). */
 void sw_set_exit_hook(void (*hook)(void));
 
 #ifndef SGC_CHECKS
@@ -52,10 +58,6 @@ void sw_set_exit_hook(void (*hook)(void));
  * and the core shows where). */
 SW_NORETURN void sw_assert_fail(const char *file, int line, const char *cond, const char *why);
 
-void *sw_xmalloc(size_t n);
-void *sw_xcalloc(size_t n, size_t size);
-void *sw_xrealloc(void *p, size_t n);
-char *sw_xstrdup(const char *s);
 /* printf into a fresh heap string. */
 char *sw_xasprintf(const char *fmt, ...) SW_PRINTF(1, 2);
 

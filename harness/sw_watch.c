@@ -11,15 +11,15 @@
 int sw_watch_files_of(const char *workload, const char *bin, char ***keys, char ***paths) {
     const sw_command *c = sw_cmd_find(workload);
     if (!c) {
-        *paths = sw_xcalloc(1, sizeof **paths);
-        *keys = sw_xcalloc(1, sizeof **keys);
+        *paths = ct_xcalloc(1, sizeof **paths);
+        *keys = ct_xcalloc(1, sizeof **keys);
         (*paths)[0] = sw_xasprintf("%s/%s", bin, workload);
-        (*keys)[0] = sw_xstrdup(workload);
+        (*keys)[0] = ct_xstrdup(workload);
         return 1;
     }
     int n = sw_cmd_files(c, bin, paths);
-    *keys = sw_xcalloc((size_t)n, sizeof **keys);
-    (*keys)[0] = sw_xstrdup(workload);
+    *keys = ct_xcalloc((size_t)n, sizeof **keys);
+    (*keys)[0] = ct_xstrdup(workload);
     for (int i = 1; i < n; i++) {
         const char *slash = strrchr((*paths)[i], '/'), *base = slash ? slash + 1 : (*paths)[i];
         int twice = 0;
@@ -52,7 +52,7 @@ char *sw_watch_hash(const char *path, struct stat *id) {
     }
     if (id)
         *id = before;
-    return sw_xstrdup(hex);
+    return ct_xstrdup(hex);
 }
 
 void sw_watch_init(sw_watch *w) {
@@ -64,11 +64,11 @@ void sw_watch_add(sw_watch *w, const char *key, const char *workload, const char
                   const struct stat *id) {
     if (strlen(recorded) != 64 || recorded[strspn(recorded, "0123456789abcdef")])
         return; /* "none (...)": nothing to compare with */
-    w->files = sw_xrealloc(w->files, (size_t)(w->n + 1) * sizeof *w->files);
+    w->files = ct_xrealloc(w->files, (size_t)(w->n + 1) * sizeof *w->files);
     sw_watch_file *f = &w->files[w->n++];
-    f->key = sw_xstrdup(key);
-    f->workload = workload ? sw_xstrdup(workload) : NULL;
-    f->path = sw_xstrdup(path);
+    f->key = ct_xstrdup(key);
+    f->workload = workload ? ct_xstrdup(workload) : NULL;
+    f->path = ct_xstrdup(path);
     memcpy(f->hex, recorded, 65);
     f->id = *id;
 }

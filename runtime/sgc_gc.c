@@ -103,23 +103,6 @@ void *sgc__now_into(uint64_t *at, void *ret) {
 
 uint64_t sgc__record_ns(uint64_t real_ns) { return sgc__settings.virtual_clock_ns ? sgc__now_ns() : real_ns; }
 
-char *sgc__tmp_path(const char *path) {
-    static const char hex[] = "0123456789abcdef";
-    size_t len = strlen(path);
-    char *tmp = malloc(len + sizeof ".tmp." - 1 + 8 + 1);
-    if (tmp == NULL)
-        return NULL;
-    memcpy(tmp, path, len);
-    memcpy(tmp + len, ".tmp.", 5);
-    /* Eight hex digits whatever the pid: the same instructions for every
-     * pid, where printf's decimal digits cost more for a longer pid. */
-    uint32_t pid = (uint32_t)getpid();
-    for (int i = 0; i < 8; i++)
-        tmp[len + 5 + i] = hex[(pid >> (28 - 4 * i)) & 15];
-    tmp[len + 13] = '\0';
-    return tmp;
-}
-
 /* Grows an array of pointer-sized elements to hold at least need entries. */
 static void grow(void *arrp, size_t *cap, size_t need, const char *what) {
     void **arr = (void **)arrp;

@@ -138,12 +138,6 @@ void *sgc__now_into(uint64_t *at, void *ret);
 /* The time to record for a moment read on CLOCK_MONOTONIC as real_ns:
  * real_ns itself, or with the virtual clock the next virtual reading. */
 uint64_t sgc__record_ns(uint64_t real_ns);
-/* The temporary file next to path that the stats record and the segment
- * series are written to before being renamed over it: a fresh string
- * "<path>.tmp.<pid as 8 hex digits>", or NULL if out of memory.  Of a fixed
- * length, so that writing it costs the same whatever the pid (on a machine
- * whose pids wrap at 32768 a decimal pid has 1 to 5 digits). */
-char *sgc__tmp_path(const char *path);
 
 /* Validation (SGC_SAMPLE_SPIN_NS, docs/RUNTIME.md): a known extra cost that
  * every allocation sample and every time sample pays, so that the analysis

@@ -32,30 +32,15 @@ const char *sgc__output_path(sgc_output o) {
     }
 }
 
-/* What a file of this mode is, for "not a regular file (...)". */
-static const char *kind_of(mode_t m) {
-    if (S_ISCHR(m))
-        return "a character device";
-    if (S_ISBLK(m))
-        return "a block device";
-    if (S_ISFIFO(m))
-        return "a FIFO";
-    if (S_ISSOCK(m))
-        return "a socket";
-    if (S_ISDIR(m))
-        return "a directory";
-    return "a special file";
-}
-
 /* Why an existing file of this mode cannot be an output, or NULL if it can
- * (a regular file). */
+ * (a regular file); the kind of file in ct_out's words (contracts/ct_out.h). */
 static const char *refuse_mode(mode_t m, char *why, size_t whylen) {
     if (S_ISREG(m))
         return NULL;
     if (S_ISDIR(m))
         snprintf(why, whylen, "is a directory");
     else
-        snprintf(why, whylen, "not a regular file (%s); name a regular file or a new one", kind_of(m));
+        snprintf(why, whylen, "not a regular file (%s); name a regular file or a new one", ct_out_kind(m));
     return why;
 }
 

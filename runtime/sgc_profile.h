@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include "sgc.h"
 #include "sgc_internal.h"
+#include "sgc_prof_kinds.h"
 
 enum sgc_survival { SGC_DIED = 0, SGC_SURVIVED = 1, SGC_SURVIVAL_UNKNOWN = 2 };
 
@@ -96,19 +97,13 @@ void sgc__profile_time_dropped(uint64_t ts_ns, uint64_t count);
 #define SGC_PROF_HEADER_BYTES 24u
 #define SGC_PROF_BLOCK_HEADER_BYTES 12u
 
+/* The record kinds: their numbers, names and fields are the rows of
+ * SGC_PROF_KINDS (sgc_prof_kinds.h); their payloads are described above
+ * each writer in sgc_profile.c and in docs/PROFILE.md. */
 enum sgc_prof_kind {
-    SGC_REC_STRING = 1,       /* id, bytes...: ids 1, 2, 3... in file order */
-    SGC_REC_NODE = 2,         /* id, parent, func string: ids 1, 2, 3...; parent < id */
-    SGC_REC_TYPE = 3,         /* type id, name string */
-    SGC_REC_ALLOC_CONFIG = 4, /* ts, period (0 = stopped), mode (0 fixed, 1 poisson) */
-    SGC_REC_ALLOC_SAMPLE = 5, /* ts, node, type id, size, points, flags (bits 0-1 survival, bit 2 large) */
-    SGC_REC_TIME_CONFIG = 6,  /* ts, hz (0 = stopped), clock (0 wall, 1 cpu) */
-    SGC_REC_TIME_SAMPLE = 7,  /* ts, node, phase (0 mutator, 1 minor GC, 2 major GC) */
-    SGC_REC_TIME_DROPPED = 8, /* ts, count of time samples lost to a full buffer */
-    SGC_REC_GC_EVENT = 9,     /* kind (1 minor, 2 major), start ts, duration ns, heap bytes, RSS bytes */
-    SGC_REC_END = 10,         /* ts, number of records before this one; the last record */
-    SGC_REC_TIME_MISSED = 11, /* ts, timer expirations merged by the kernel (thread not running) */
-    SGC_REC_EXIT_SIGNAL = 12  /* ts, signal number: the run was ended by this signal (just before END) */
+#define SGC__PROF_KIND_ENUM(id, no, name, fields) SGC_REC_##id = no,
+    SGC_PROF_KINDS(SGC__PROF_KIND_ENUM)
+#undef SGC__PROF_KIND_ENUM
 };
 
 /* CCT node of the stack made of node base (a cached prefix, 0 = empty) with

@@ -272,23 +272,7 @@ static uint32_t get_u32(cur *c) {
     return (uint32_t)v;
 }
 
-const char *sgc_pr_kind_name(int kind) {
-    switch (kind) {
-    case SGC_REC_STRING: return "string";
-    case SGC_REC_NODE: return "node";
-    case SGC_REC_TYPE: return "type";
-    case SGC_REC_ALLOC_CONFIG: return "alloc-config";
-    case SGC_REC_ALLOC_SAMPLE: return "alloc-sample";
-    case SGC_REC_TIME_CONFIG: return "time-config";
-    case SGC_REC_TIME_SAMPLE: return "time-sample";
-    case SGC_REC_TIME_DROPPED: return "time-dropped";
-    case SGC_REC_GC_EVENT: return "gc-event";
-    case SGC_REC_END: return "end";
-    case SGC_REC_TIME_MISSED: return "time-missed";
-    case SGC_REC_EXIT_SIGNAL: return "exit-signal";
-    default: return "unknown";
-    }
-}
+const char *sgc_pr_kind_name(int kind) { return sgc_prof_kind_name(kind); }
 
 int sgc_pr_next(sgc_pr_reader *r, sgc_pr_record *rec) {
     memset(rec, 0, sizeof *rec);

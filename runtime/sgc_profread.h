@@ -150,7 +150,8 @@ const char *sgc_pr_type_name(const sgc_pr_reader *r, uint32_t tid);
 /* The allocation period in force at ts: the last ALLOC_CONFIG at or before
  * ts (0 if none or stopped).  Needs sgc_pr_load. */
 uint64_t sgc_pr_period_at(const sgc_pr_reader *r, uint64_t ts);
-/* Record kind name as dump prints it ("string", "node", ...), or "unknown". */
+/* Record kind name as dump prints it ("string", "node", ...: SGC_PROF_KINDS,
+ * sgc_prof_kinds.h), or "unknown". */
 const char *sgc_pr_kind_name(int kind);
 
 #endif /* SGC_PROFREAD_H */

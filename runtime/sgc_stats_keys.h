@@ -3,7 +3,7 @@
  *
  * Invariants:
  *  - The runtime writes the record in table order, one "key value" line per
- *    row (runtime/sgc_gc.c, write_stats); the harness stores every line in
+ *    row (runtime/sgc_gc.c, fill_stats); the harness stores every line in
  *    run_stats; analyze loads every numeric key into st_run.key[ST_K_<key>]
  *    (stats/st_db.h).  So a new key is one row here; the code that reads it
  *    names it ST_K_<key> (analyze) or by its string (anything else).
@@ -13,7 +13,7 @@
  *    word without spaces (a mode or clock of sgc_modes.h).
  *
  * Each row is X(key, TYPE, value, "meaning").  value is the C expression
- * write_stats prints; it may use s (the sgc_stats of the run), st (the
+ * fill_stats prints; it may use s (the sgc_stats of the run), st (the
  * sgc_settings in force), run_ns (time since start-up) and hz (the achieved
  * time-sampling rate).  Other stages ignore it.
  */

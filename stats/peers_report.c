@@ -52,136 +52,195 @@ static char *join(const char *dir, const char *name) {
     return p;
 }
 
-int main(int argc, char **argv) {
-    const char *dir = NULL, *inproc_dir = NULL;
-    int quiet = 0;
+/* The command line. */
+typedef struct args {
+    const char *dir, *inproc_dir; /* DIR; DIR2 (NULL: DIR's own series) */
+    int quiet;
+} args;
+
+/* Parses the command line into a.  Returns -1 to go on, else the exit status
+ * (0 after --help, 2 for bad arguments, with the message printed). */
+static int parse_args(int argc, char **argv, args *a) {
+    *a = (args){NULL, NULL, 0};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
             return usage(stdout, 0);
         else if (!strcmp(argv[i], "--quiet"))
-            quiet = 1;
-        else if (!strcmp(argv[i], "--inprocess") && i + 1 < argc && !inproc_dir)
-            inproc_dir = argv[++i];
-        else if (argv[i][0] == '-' || dir) {
+            a->quiet = 1;
+        else if (!strcmp(argv[i], "--inprocess") && i + 1 < argc && !a->inproc_dir)
+            a->inproc_dir = argv[++i];
+        else if (argv[i][0] == '-' || a->dir) {
             fprintf(stderr, "peers-report: unexpected argument '%s' (see peers-report --help)\n", argv[i]);
             return 2;
         } else
-            dir = argv[i];
+            a->dir = argv[i];
     }
-    if (!dir) {
+    if (!a->dir) {
         fprintf(stderr, "peers-report: no sweep directory given (see peers-report --help)\n");
         return 2;
     }
+    return -1;
+}
+
+/* Everything loaded: the sweep, its simulated cells, the in-process
+ * estimates; freed by free_inputs once load_inputs succeeded. */
+typedef struct inputs {
     st_sweep sw;
+    st_sim sim;
+    st_inprocs ip;
+} inputs;
+
+static void free_inputs(inputs *in) {
+    st_inprocs_free(&in->ip);
+    st_sim_free(&in->sim);
+    st_sweep_free(&in->sw);
+}
+
+/* Loads DIR's sweep and simulated cells and the in-process estimates (DIR2's,
+ * a sweep of its own, or DIR's).  0, or the exit status with the message
+ * printed and whatever was loaded freed. */
+static int load_inputs(const args *a, inputs *in) {
     char err[1024];
-    int rc = st_sweep_load(dir, &sw, err, sizeof err);
+    int rc = st_sweep_load(a->dir, &in->sw, err, sizeof err);
     if (rc) {
         fprintf(stderr, "peers-report: %s\n", err);
-        st_sweep_free(&sw);
+        st_sweep_free(&in->sw);
         return rc;
     }
-    st_sim sim;
-    if ((rc = st_sim_load(dir, &sim, err, sizeof err)) != 0) {
+    if ((rc = st_sim_load(a->dir, &in->sim, err, sizeof err)) != 0) {
         fprintf(stderr, "peers-report: %s\n", err);
-        st_sweep_free(&sw);
+        st_sweep_free(&in->sw);
         return rc;
     }
-    /* The in-process estimates: DIR2's (a sweep of its own) or DIR's. */
-    st_inprocs ip;
     st_boot_opts ipo = {PEERS_RESAMPLES, PEERS_CONFIDENCE, PEERS_SEED};
-    if (inproc_dir) {
+    if (a->inproc_dir) {
         char probe[4096];
-        snprintf(probe, sizeof probe, "%s/results.db", inproc_dir);
+        snprintf(probe, sizeof probe, "%s/results.db", a->inproc_dir);
         if (access(probe, R_OK) != 0) {
-            fprintf(stderr, "peers-report: --inprocess %s: no readable results.db there (%s)\n", inproc_dir,
+            fprintf(stderr, "peers-report: --inprocess %s: no readable results.db there (%s)\n", a->inproc_dir,
                     strerror(errno));
-            st_sim_free(&sim);
-            st_sweep_free(&sw);
+            st_sim_free(&in->sim);
+            st_sweep_free(&in->sw);
             return 2;
         }
     }
-    if (st_inproc_load(inproc_dir ? inproc_dir : dir, &ipo, &ip, err, sizeof err) != 0) {
+    if (st_inproc_load(a->inproc_dir ? a->inproc_dir : a->dir, &ipo, &in->ip, err, sizeof err) != 0) {
         fprintf(stderr, "peers-report: %s\n", err);
-        st_sim_free(&sim);
-        st_sweep_free(&sw);
+        st_sim_free(&in->sim);
+        st_sweep_free(&in->sw);
         return 2;
     }
-    if (inproc_dir && !ip.n) {
+    if (a->inproc_dir && !in->ip.n) {
         fprintf(stderr, "peers-report: --inprocess %s: that sweep has no segment series (not the in-process design)\n",
-                inproc_dir);
-        st_inprocs_free(&ip);
-        st_sim_free(&sim);
-        st_sweep_free(&sw);
+                a->inproc_dir);
+        free_inputs(in);
         return 2;
     }
+    return 0;
+}
+
+/* analyze's analysis of the sweep (its defaults), then the peers' rows. */
+static void compute(const args *a, inputs *in, st_analysis *an, st_peers *p) {
     st_analysis_opts ao = {.boot = {PEERS_RESAMPLES, PEERS_CONFIDENCE, PEERS_SEED},
                            .fit_resamples = PEERS_FIT_RESAMPLES,
-                           .progress = !quiet,
+                           .progress = !a->quiet,
                            .margin = PEERS_MARGIN,
-                           .sim = &sim};
-    st_analysis an;
-    st_analyze(&sw, &ao, &an);
-    an.sim = &sim;
-    an.inproc = &ip;
-    st_peers p;
-    st_peers_compute(&an, &p);
-    rc = 0;
-    if (an.used_runs == 0 && !sim.ncells) {
-        fprintf(stderr, "peers-report: %s: no measured run succeeded (%zu failed): nothing to report\n", dir,
-                an.failed_runs);
-        rc = 1;
-    } else if (!p.n) {
-        fprintf(stderr, "peers-report: %s: no workload has a baseline and allocation sampling cells\n", dir);
-        rc = 1;
+                           .sim = &in->sim};
+    st_analyze(&in->sw, &ao, an);
+    an->sim = &in->sim;
+    an->inproc = &in->ip;
+    st_peers_compute(an, p);
+}
+
+/* Is there anything to report?  0, or 1 with the reason printed. */
+static int check_reportable(const args *a, const inputs *in, const st_analysis *an, const st_peers *p) {
+    if (an->used_runs == 0 && !in->sim.ncells) {
+        fprintf(stderr, "peers-report: %s: no measured run succeeded (%zu failed): nothing to report\n", a->dir,
+                an->failed_runs);
+        return 1;
     }
+    if (!p->n) {
+        fprintf(stderr, "peers-report: %s: no workload has a baseline and allocation sampling cells\n", a->dir);
+        return 1;
+    }
+    return 0;
+}
+
+/* DIR/plotdata, made when absent: 0, or the exit status with the message
+ * printed (2: the path is taken by something else). */
+static int make_plotdata_dir(const char *dir) {
     char *pd = join(dir, "plotdata");
     struct stat ps;
-    if (!rc && mkdir(pd, 0777) != 0 && errno != EEXIST) {
+    int rc = 0;
+    if (mkdir(pd, 0777) != 0 && errno != EEXIST) {
         fprintf(stderr, "peers-report: cannot create %s: %s\n", pd, strerror(errno));
         rc = 1;
-    } else if (!rc && (lstat(pd, &ps) != 0 || !S_ISDIR(ps.st_mode))) {
+    } else if (lstat(pd, &ps) != 0 || !S_ISDIR(ps.st_mode)) {
         fprintf(stderr, "peers-report: %s is not a directory: the figure data goes there (remove it or move it away)\n",
                 pd);
         rc = 2;
     }
-    /* Every file into a temporary, all renamed at the end or none (contracts/ct_out.h). */
-    int several = st_peers_several(&p);
-    if (!rc) {
-        ct_outs set = {0};
-        const char *names[3] = {"peers.md", "peers.csv", "plotdata/peers.dat"};
-        for (int k = 0; k < (several ? 3 : 2) && !rc; k++) {
-            char *path = join(dir, names[k]);
-            FILE *f = ct_outs_open(&set, path, &rc, err, sizeof err);
-            free(path);
-            if (!f)
-                break;
-            if (k == 0)
-                st_peers_write_md(f, &an, &p, PEERS_CONFIDENCE, inproc_dir);
-            else if (k == 1)
-                st_peers_write_csv(f, &p);
-            else
-                st_write_peers_dat(f, &an, &p);
-        }
-        if (rc) {
-            ct_outs_abort(&set);
-            fprintf(stderr, "peers-report: %s; nothing was written\n", err);
-        } else if ((rc = ct_outs_commit(&set, err, sizeof err)) != 0) {
-            fprintf(stderr, "peers-report: %s\n", err);
-        }
-    }
     free(pd);
-    if (!rc && !several)
+    return rc;
+}
+
+/* peers.md, peers.csv and (several systems) plotdata/peers.dat, each into
+ * a temporary, all renamed at the end or none (contracts/ct_out.h).  0, or
+ * the exit status with the message printed. */
+static int write_outputs(const args *a, const st_analysis *an, const st_peers *p, int several) {
+    char err[1024];
+    int rc = 0;
+    ct_outs set = {0};
+    const char *names[3] = {"peers.md", "peers.csv", "plotdata/peers.dat"};
+    for (int k = 0; k < (several ? 3 : 2) && !rc; k++) {
+        char *path = join(a->dir, names[k]);
+        FILE *f = ct_outs_open(&set, path, &rc, err, sizeof err);
+        free(path);
+        if (!f)
+            break;
+        if (k == 0)
+            st_peers_write_md(f, an, p, PEERS_CONFIDENCE, a->inproc_dir);
+        else if (k == 1)
+            st_peers_write_csv(f, p);
+        else
+            st_write_peers_dat(f, an, p);
+    }
+    if (rc) {
+        ct_outs_abort(&set);
+        fprintf(stderr, "peers-report: %s; nothing was written\n", err);
+    } else if ((rc = ct_outs_commit(&set, err, sizeof err)) != 0) {
+        fprintf(stderr, "peers-report: %s\n", err);
+    }
+    return rc;
+}
+
+/* What was written, on stderr (the figure left out with one system). */
+static void tell(const args *a, const st_peers *p, int several) {
+    if (!several)
         fprintf(stderr,
                 "peers-report: %s: every workload runs on freecheck: no plotdata/peers.dat (figure 8 compares "
                 "systems)\n",
-                dir);
-    if (!rc && !quiet)
-        fprintf(stderr, "peers-report: wrote %s/peers.md, peers.csv%s (%zu rows)\n", dir,
-                several ? " and plotdata/peers.dat" : "", p.n);
+                a->dir);
+    if (!a->quiet)
+        fprintf(stderr, "peers-report: wrote %s/peers.md, peers.csv%s (%zu rows)\n", a->dir,
+                several ? " and plotdata/peers.dat" : "", p->n);
+}
+
+int main(int argc, char **argv) {
+    args a;
+    inputs in;
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0 || (rc = load_inputs(&a, &in)) != 0)
+        return rc;
+    st_analysis an;
+    st_peers p;
+    compute(&a, &in, &an, &p);
+    int several = st_peers_several(&p);
+    if (!(rc = check_reportable(&a, &in, &an, &p)) && !(rc = make_plotdata_dir(a.dir)) &&
+        !(rc = write_outputs(&a, &an, &p, several)))
+        tell(&a, &p, several);
     st_peers_free(&p);
     st_analysis_free(&an);
-    st_inprocs_free(&ip);
-    st_sim_free(&sim);
-    st_sweep_free(&sw);
+    free_inputs(&in);
     return rc;
 }

@@ -282,8 +282,9 @@ static double *inproc_values(const st_blocks *x) {
     return v;
 }
 
-static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, const partners *pb) {
-    const st_sweep *A = c->a, *B = c->b;
+/* Cell r's kind and its baselines in A and B, with a note for a label that
+ * names another cell, size or time mode in B. */
+static void cell_match(const st_comparison *c, st_cmp_cell *r) {
     int several = 0;
     r->is_baseline = strcmp(r->a->kind, "baseline") == 0;
     if (strcmp(r->a->kind, r->b->kind) || strcmp(r->a->workload, r->b->workload))
@@ -294,16 +295,18 @@ static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, c
     /* Two sweeps of the older form (--env SGC_TIME_MODE) share labels across modes. */
     if (strcmp(r->a->time_mode, r->b->time_mode))
         note(r, "the time sampler's mode differs: %s in A, %s in B", r->a->time_mode, r->b->time_mode);
-    r->a_base = r->is_baseline ? r->a : st_find_baseline(A, r->a, &several);
-    r->b_base = r->is_baseline ? r->b : st_find_baseline(B, r->b, &several);
+    r->a_base = r->is_baseline ? r->a : st_find_baseline(c->a, r->a, &several);
+    r->b_base = r->is_baseline ? r->b : st_find_baseline(c->b, r->b, &several);
+}
 
-    size_t n[G_COUNT];
-    double *w[G_COUNT];
+/* The run times of r and its baselines in A and B (w[k], n[k] by group,
+ * malloc'd), their medians and the unpaired overheads. */
+static void cell_times(const st_comparison *c, st_cmp_cell *r, double *w[G_COUNT], size_t n[G_COUNT]) {
     st_cmp_time t = c->opts.time;
-    w[G_A] = run_times(A, r->a, t, &n[G_A]);
-    w[G_B] = run_times(B, r->b, t, &n[G_B]);
-    w[G_A_BASE] = run_times(A, r->is_baseline ? NULL : r->a_base, t, &n[G_A_BASE]);
-    w[G_B_BASE] = run_times(B, r->is_baseline ? NULL : r->b_base, t, &n[G_B_BASE]);
+    w[G_A] = run_times(c->a, r->a, t, &n[G_A]);
+    w[G_B] = run_times(c->b, r->b, t, &n[G_B]);
+    w[G_A_BASE] = run_times(c->a, r->is_baseline ? NULL : r->a_base, t, &n[G_A_BASE]);
+    w[G_B_BASE] = run_times(c->b, r->is_baseline ? NULL : r->b_base, t, &n[G_B_BASE]);
     r->a_runs = n[G_A];
     r->b_runs = n[G_B];
     r->a_median = st_median(w[G_A], n[G_A]);
@@ -319,7 +322,11 @@ static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, c
     }
     if (!n[G_A] || !n[G_B])
         note(r, "no used runs in %s", !n[G_A] ? (!n[G_B] ? "A or B" : "A") : "B");
+}
 
+/* B/A and the change in overhead with their BCa intervals from resamples
+ * of whole runs, and the gate's p of "within the threshold". */
+static void cell_intervals(const st_comparison *c, st_cmp_cell *r, double *const w[G_COUNT], const size_t n[G_COUNT]) {
     st_sample g[G_COUNT];
     memset(g, 0, sizeof g);
     for (int k = 0; k < G_COUNT; k++) {
@@ -348,7 +355,14 @@ static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, c
         r->doverhead = out[1];
     }
     r->doverhead_unpaired = r->doverhead;
-    double *va = pair_values(A, pa, r->a, t, &r->a_pairs), *vb = pair_values(B, pb, r->b, t, &r->b_pairs);
+}
+
+/* The change in overhead from pairs of adjacent runs (the blocked design)
+ * or in-process blocks (the in-process design) when both sweeps have them;
+ * else a note why it stays unpaired. */
+static void cell_pairing(st_comparison *c, st_cmp_cell *r, const partners *pa, const partners *pb) {
+    st_cmp_time t = c->opts.time;
+    double *va = pair_values(c->a, pa, r->a, t, &r->a_pairs), *vb = pair_values(c->b, pb, r->b, t, &r->b_pairs);
     int has_overhead = !r->is_baseline && r->a_base && r->b_base;
     const st_blocks *xa = has_overhead ? inproc_blocks(c->ia, r->label) : NULL;
     const st_blocks *xb = has_overhead ? inproc_blocks(c->ib, r->label) : NULL;
@@ -374,6 +388,12 @@ static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, c
     }
     free(va);
     free(vb);
+}
+
+/* The Mann-Whitney test of the gate: on the run times (ratio), or on each
+ * run over its own sweep's baseline median (overhead, unpaired); w is
+ * scaled in place. */
+static void cell_test(const st_comparison *c, st_cmp_cell *r, double *const w[G_COUNT], const size_t n[G_COUNT]) {
     if (c->opts.gate == ST_GATE_RATIO) {
         r->mw = st_mann_whitney(w[G_B], n[G_B], w[G_A], n[G_A]);
     } else if (r->paired) {
@@ -381,7 +401,6 @@ static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, c
     } else if (r->is_baseline || !n[G_A_BASE] || !n[G_B_BASE]) {
         r->mw = (st_mw){NAN, NAN, 0};
     } else {
-        /* The overhead gate's test: each run over its own sweep's baseline median. */
         double ma = st_median(w[G_A_BASE], n[G_A_BASE]), mb = st_median(w[G_B_BASE], n[G_B_BASE]);
         for (size_t i = 0; i < n[G_A]; i++)
             w[G_A][i] /= ma;
@@ -389,6 +408,16 @@ static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, c
             w[G_B][i] /= mb;
         r->mw = st_mann_whitney(w[G_B], n[G_B], w[G_A], n[G_A]);
     }
+}
+
+static void compare_cell(st_comparison *c, st_cmp_cell *r, const partners *pa, const partners *pb) {
+    size_t n[G_COUNT];
+    double *w[G_COUNT];
+    cell_match(c, r);
+    cell_times(c, r, w, n);
+    cell_intervals(c, r, w, n);
+    cell_pairing(c, r, pa, pb);
+    cell_test(c, r, w, n);
     for (int k = 0; k < G_COUNT; k++)
         free(w[k]);
 }
@@ -808,8 +837,8 @@ static void sim_md(FILE *f, const st_comparison *c) {
         fprintf(f, "- simulated, only in B: %s\n", c->sim_only_b[i]->label);
 }
 
-int st_compare_md(FILE *f, const st_comparison *c) {
-    const st_compare_opts *o = &c->opts;
+/* The report's head: the sweeps, a different machine, the metadata that differs. */
+static void md_head(FILE *f, const st_comparison *c) {
     fprintf(f, "# Comparison: B against A\n\n");
     fprintf(f, "- A: `%s` (revision %s)\n- B: `%s` (revision %s)\n\n", c->a->dir, meta_or(c->a, "git_revision"),
             c->b->dir, meta_or(c->b, "git_revision"));
@@ -834,6 +863,11 @@ int st_compare_md(FILE *f, const st_comparison *c) {
         }
         fputc('\n', f);
     }
+}
+
+/* The verdicts' summary: gate, times, counts, pairing. */
+static void md_verdicts(FILE *f, const st_comparison *c) {
+    const st_compare_opts *o = &c->opts;
     fprintf(f, "## Verdicts\n\n");
     int cpu = o->time == ST_CMP_TIME_CPU;
     fprintf(f, "Gate: **%s**, verdicts on %s.  Run times: **%s**.\n\n", st_gate_name(o->gate),
@@ -870,51 +904,66 @@ int st_compare_md(FILE *f, const st_comparison *c) {
                     c->paired ? "some cells have no pairs in A or B" : "**no pairs: not both sweeps blocked**");
         fputs(".\n\n", f);
     }
-    if (c->ncells) {
-        fprintf(f, "| cell | runs A/B | median A (ms) | median B (ms) | B/A | interval | overhead from (pairs A/B) "
-                   "| overhead A | overhead B | change | interval | p | adjusted p | verdict | note |\n"
-                   "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
-        for (size_t i = 0; i < c->ncells; i++) {
-            const st_cmp_cell *r = &c->cells[i];
-            fprintf(f, "| %s | %zu/%zu | ", r->label, r->a_runs, r->b_runs);
-            md_num(f, "%.3f", r->a_median / 1e6);
-            fputs(" | ", f);
-            md_num(f, "%.3f", r->b_median / 1e6);
-            fputs(" | ", f);
-            md_num(f, "%.4f", r->ratio.est);
-            fputs(" | ", f);
-            if (r->ratio.method != ST_CI_NONE)
-                fprintf(f, "[%.4f, %.4f]", r->ratio.lo, r->ratio.hi);
-            else
-                fputs("n/a", f);
-            if (!pairing(r))
-                fputs(" | n/a", f);
-            else if (r->paired)
-                fprintf(f, " | %s (%zu/%zu)", r->paired == 2 ? "in-process blocks" : "paired", r->a_pairs, r->b_pairs);
-            else
-                fputs(" | unpaired", f);
-            fputs(" | ", f);
-            md_num(f, "%.4f", r->a_overhead);
-            fputs(" | ", f);
-            md_num(f, "%.4f", r->b_overhead);
-            fputs(" | ", f);
-            md_num(f, "%+.4f", r->doverhead.est);
-            fputs(" | ", f);
-            if (r->doverhead.method != ST_CI_NONE)
-                fprintf(f, "[%+.4f, %+.4f]", r->doverhead.lo, r->doverhead.hi);
-            else
-                fputs("n/a", f);
-            fputs(" | ", f);
-            md_num(f, "%.3g", r->mw.p);
-            fputs(" | ", f);
-            md_num(f, "%.3g", r->p_adjusted);
-            int loud = !strcmp(r->verdict, "slower") || !strcmp(r->verdict, "failed") || !strcmp(r->verdict, "missing");
-            fprintf(f, " | %s%s%s | ", loud ? "**" : "", r->verdict, loud ? "**" : "");
-            md_str(f, r->note);
-            fputs(" |\n", f);
-        }
-        fputc('\n', f);
-    }
+}
+
+/* An interval [lo, hi] in the format fmt, or n/a when there is none. */
+static void md_interval(FILE *f, const char *fmt, int have, double lo, double hi) {
+    if (have)
+        fprintf(f, fmt, lo, hi);
+    else
+        fputs("n/a", f);
+}
+
+/* One cell's row of the verdicts table. */
+static void md_cell_row(FILE *f, const st_cmp_cell *r) {
+    fprintf(f, "| %s | %zu/%zu | ", r->label, r->a_runs, r->b_runs);
+    md_num(f, "%.3f", r->a_median / 1e6);
+    fputs(" | ", f);
+    md_num(f, "%.3f", r->b_median / 1e6);
+    fputs(" | ", f);
+    md_num(f, "%.4f", r->ratio.est);
+    fputs(" | ", f);
+    md_interval(f, "[%.4f, %.4f]", r->ratio.method != ST_CI_NONE, r->ratio.lo, r->ratio.hi);
+    if (!pairing(r))
+        fputs(" | n/a", f);
+    else if (r->paired)
+        fprintf(f, " | %s (%zu/%zu)", r->paired == 2 ? "in-process blocks" : "paired", r->a_pairs, r->b_pairs);
+    else
+        fputs(" | unpaired", f);
+    fputs(" | ", f);
+    md_num(f, "%.4f", r->a_overhead);
+    fputs(" | ", f);
+    md_num(f, "%.4f", r->b_overhead);
+    fputs(" | ", f);
+    md_num(f, "%+.4f", r->doverhead.est);
+    fputs(" | ", f);
+    md_interval(f, "[%+.4f, %+.4f]", r->doverhead.method != ST_CI_NONE, r->doverhead.lo, r->doverhead.hi);
+    fputs(" | ", f);
+    md_num(f, "%.3g", r->mw.p);
+    fputs(" | ", f);
+    md_num(f, "%.3g", r->p_adjusted);
+    int loud = !strcmp(r->verdict, "slower") || !strcmp(r->verdict, "failed") || !strcmp(r->verdict, "missing");
+    fprintf(f, " | %s%s%s | ", loud ? "**" : "", r->verdict, loud ? "**" : "");
+    md_str(f, r->note);
+    fputs(" |\n", f);
+}
+
+/* The verdicts table, a row a cell. */
+static void md_cells(FILE *f, const st_comparison *c) {
+    if (!c->ncells)
+        return;
+    fprintf(f, "| cell | runs A/B | median A (ms) | median B (ms) | B/A | interval | overhead from (pairs A/B) "
+               "| overhead A | overhead B | change | interval | p | adjusted p | verdict | note |\n"
+               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+    for (size_t i = 0; i < c->ncells; i++)
+        md_cell_row(f, &c->cells[i]);
+    fputc('\n', f);
+}
+
+/* The cells of one sweep only, and how to read the verdicts. */
+static void md_only_and_method(FILE *f, const st_comparison *c) {
+    const st_compare_opts *o = &c->opts;
+    int cpu = o->time == ST_CMP_TIME_CPU;
     fprintf(f, "## Cells in one sweep only\n\n");
     if (!c->nonly_a && !c->nonly_b)
         fprintf(f, "None: both sweeps have the same cells.\n");
@@ -936,6 +985,13 @@ int st_compare_md(FILE *f, const st_comparison *c) {
             "docs/STATISTICS.md.\n",
             cpu ? "CPU" : "wall", o->gate == ST_GATE_RATIO ? "B/A" : "change", 1.0 - o->boot.confidence,
             1.0 - o->boot.confidence);
+}
+
+int st_compare_md(FILE *f, const st_comparison *c) {
+    md_head(f, c);
+    md_verdicts(f, c);
+    md_cells(f, c);
+    md_only_and_method(f, c);
     sim_md(f, c);
     return ferror(f) ? -1 : 0;
 }

@@ -27,6 +27,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdio.h>
@@ -138,6 +139,116 @@ static int spin_clock_of(const st_sweep *sw) {
 /* The metric a spin clock's D is measured in: the fit that must recover it. */
 static st_fit_metric metric_of_clock(sgc_clock c) { return c == SGC_CLOCK_CPU ? ST_FIT_CPU : ST_FIT_WALL; }
 
+/* The keys of a params file, in the order of its value checks below. */
+static const char *const param_keys[] = {"workload",   "time_mode",   "time_hz", "spin_ns",
+                                         "spin_clock", "sampler_cpu", "size"};
+enum { NPARAM_KEYS = sizeof param_keys / sizeof param_keys[0] };
+
+/* What is wrong with the form of a line of got bytes as getline read it
+ * (its LF then cut off), or NULL. */
+static const char *param_line_form(char *line, size_t got) {
+    size_t len = got;
+    if (strlen(line) != len)
+        return "a NUL byte";
+    if (len > 512)
+        return "longer than 511 characters";
+    if (line[len - 1] != '\n')
+        return "the file ends inside this line";
+    line[--len] = '\0';
+    if (strpbrk(line, "\r\t"))
+        return "a carriage return or a tab (the file has LF line ends and one space after the key)";
+    return NULL;
+}
+
+/* Key k's value val into v (spin_clock into *clock): 1 when it parses. */
+static int param_value(vinproc *v, int k, const char *val, int *clock) {
+    char *end;
+    errno = 0;
+    int ok = 1;
+    switch (k) {
+    case 0:
+        ok = strlen(val) < sizeof v->workload && strspn(val, "abcdefghijklmnopqrstuvwxyz"
+                                                             "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == strlen(val);
+        if (ok)
+            snprintf(v->workload, sizeof v->workload, "%s", val);
+        break;
+    case 1:
+        ok = sgc_time_mode_parse(val) >= 0;
+        if (ok)
+            snprintf(v->time_mode, sizeof v->time_mode, "%s", val);
+        break;
+    case 2:
+        v->hz = strtoll(val, &end, 10);
+        ok = !*end && !errno && v->hz > 0 && isdigit((unsigned char)val[0]);
+        break;
+    case 3: /* decimal digits with at most one point: no sign, exponent, hex or inf */
+        v->spin_ns = strtod(val, &end);
+        ok = !*end && !errno && isdigit((unsigned char)val[0]) && strspn(val, "0123456789.") == strlen(val) &&
+             strchr(val, '.') == strrchr(val, '.');
+        break;
+    case 4: ok = (*clock = sgc_clock_parse(val)) >= 0; break;
+    case 5:
+        ok = strlen(val) < sizeof v->sampler_cpu && strspn(val, "-0123456789 ") == strlen(val);
+        if (ok)
+            snprintf(v->sampler_cpu, sizeof v->sampler_cpu, "%s", val);
+        break;
+    case 6:
+        v->size = strtoll(val, &end, 10);
+        ok = !*end && !errno && v->size > 0 && isdigit((unsigned char)val[0]);
+        break;
+    }
+    return ok;
+}
+
+/* What key k's value must be, for the refusal of one that is not. */
+static const char *param_expected(int k, char *buf, size_t len) {
+    switch (k) {
+    case 0: return "a workload name (letters, digits, _ . -; at most 63)";
+    case 1: return sgc_names_join(buf, len, sgc_time_mode_name, ", ", " or ");
+    case 2: return "a rate in Hz (a positive decimal integer)";
+    case 3: return "a time in ns (a non-negative decimal number)";
+    case 4: return sgc_names_join(buf, len, sgc_clock_name, ", ", " or ");
+    case 5: return "a list of CPU numbers (the time_sampler_cpu values of the runs)";
+    default: return "a workload size (a positive decimal integer)";
+    }
+}
+
+/* Line lineno of path (got bytes) into v: its form, its key (known, once:
+ * seen), its value.  0, or 2 with the reason on stderr. */
+static int param_line(vinproc *v, const char *path, int lineno, char *line, size_t got, int *seen, int *clock) {
+    const char *why = param_line_form(line, got);
+    if (why) {
+        fprintf(stderr, "validation: %s line %d: %s\n", path, lineno, why);
+        return 2;
+    }
+    if (line[0] == '#' || line[0] == '\0')
+        return 0;
+    char *val = strchr(line, ' ');
+    if (val)
+        *val++ = '\0';
+    int k = -1;
+    for (int j = 0; j < NPARAM_KEYS; j++)
+        if (!strcmp(line, param_keys[j]))
+            k = j;
+    if (k < 0 || !val || !*val || val[0] == ' ' || val[strlen(val) - 1] == ' ' || (k != 5 && strchr(val, ' '))) {
+        fprintf(stderr, "validation: %s line %d: %s\n", path, lineno,
+                k < 0 ? "not one of the keys workload, time_mode, time_hz, spin_ns, spin_clock, sampler_cpu, size"
+                      : "expected 'key value' with one value (sampler_cpu: CPUs separated by one space)");
+        return 2;
+    }
+    if (seen[k]++) {
+        fprintf(stderr, "validation: %s line %d: %s is given twice\n", path, lineno, param_keys[k]);
+        return 2;
+    }
+    if (!param_value(v, k, val, clock)) {
+        char buf[64];
+        fprintf(stderr, "validation: %s line %d: %s '%s' is not %s\n", path, lineno, param_keys[k], val,
+                param_expected(k, buf, sizeof buf));
+        return 2;
+    }
+    return 0;
+}
+
 /* Reads DIR/params into v: "key value" lines (scripts/validate.sh writes
  * them), '#' comments and empty lines allowed.  Nothing is skipped: a key
  * it does not know, a key given twice, a value that does not parse, a line
@@ -145,9 +256,6 @@ static st_fit_metric metric_of_clock(sgc_clock c) { return c == SGC_CLOCK_CPU ? 
  * regular file of at most 64 KiB are refused.  Returns 0, or 2 with the
  * reason on stderr. */
 static int read_params(vinproc *v) {
-    static const char *const keys[] = {"workload",   "time_mode",   "time_hz", "spin_ns",
-                                       "spin_clock", "sampler_cpu", "size"};
-    enum { NKEYS = sizeof keys / sizeof keys[0] };
     char path[4096];
     snprintf(path, sizeof path, "%s/params", v->dir);
     const char *why;
@@ -157,99 +265,14 @@ static int read_params(vinproc *v) {
                 !strcmp(why, "larger than the limit") ? "larger than 64 KiB" : why);
         return 2;
     }
-    int seen[NKEYS] = {0}, clock = -1, lineno = 0, bad = 0;
+    int seen[NPARAM_KEYS] = {0}, clock = -1, lineno = 0, bad = 0;
     v->hz = -1;
     v->spin_ns = -1;
     char *line = NULL;
     size_t cap = 0;
     ssize_t got;
-    while (!bad && (got = getline(&line, &cap, f)) > 0) {
-        lineno++;
-        size_t len = (size_t)got;
-        const char *why = NULL;
-        if (strlen(line) != len)
-            why = "a NUL byte";
-        else if (len > 512)
-            why = "longer than 511 characters";
-        else if (line[len - 1] != '\n')
-            why = "the file ends inside this line";
-        else if ((line[--len] = '\0', strpbrk(line, "\r\t")))
-            why = "a carriage return or a tab (the file has LF line ends and one space after the key)";
-        if (why) {
-            fprintf(stderr, "validation: %s line %d: %s\n", path, lineno, why);
-            bad = 1;
-            break;
-        }
-        if (line[0] == '#' || line[0] == '\0')
-            continue;
-        char *val = strchr(line, ' ');
-        if (val)
-            *val++ = '\0';
-        int k = -1;
-        for (int j = 0; j < NKEYS; j++)
-            if (!strcmp(line, keys[j]))
-                k = j;
-        if (k < 0 || !val || !*val || val[0] == ' ' || val[strlen(val) - 1] == ' ' || (k != 5 && strchr(val, ' '))) {
-            fprintf(stderr, "validation: %s line %d: %s\n", path, lineno,
-                    k < 0 ? "not one of the keys workload, time_mode, time_hz, spin_ns, spin_clock, sampler_cpu, size"
-                          : "expected 'key value' with one value (sampler_cpu: CPUs separated by one space)");
-            bad = 1;
-            break;
-        }
-        if (seen[k]++) {
-            fprintf(stderr, "validation: %s line %d: %s is given twice\n", path, lineno, keys[k]);
-            bad = 1;
-            break;
-        }
-        char *end;
-        errno = 0;
-        int ok = 1;
-        switch (k) {
-        case 0:
-            ok = strlen(val) < sizeof v->workload &&
-                 strspn(val, "abcdefghijklmnopqrstuvwxyz"
-                             "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == strlen(val);
-            if (ok)
-                snprintf(v->workload, sizeof v->workload, "%s", val);
-            break;
-        case 1:
-            ok = sgc_time_mode_parse(val) >= 0;
-            if (ok)
-                snprintf(v->time_mode, sizeof v->time_mode, "%s", val);
-            break;
-        case 2:
-            v->hz = strtoll(val, &end, 10);
-            ok = !*end && !errno && v->hz > 0 && isdigit((unsigned char)val[0]);
-            break;
-        case 3: /* decimal digits with at most one point: no sign, exponent, hex or inf */
-            v->spin_ns = strtod(val, &end);
-            ok = !*end && !errno && isdigit((unsigned char)val[0]) && strspn(val, "0123456789.") == strlen(val) &&
-                 strchr(val, '.') == strrchr(val, '.');
-            break;
-        case 4: ok = (clock = sgc_clock_parse(val)) >= 0; break;
-        case 5:
-            ok = strlen(val) < sizeof v->sampler_cpu && strspn(val, "-0123456789 ") == strlen(val);
-            if (ok)
-                snprintf(v->sampler_cpu, sizeof v->sampler_cpu, "%s", val);
-            break;
-        case 6:
-            v->size = strtoll(val, &end, 10);
-            ok = !*end && !errno && v->size > 0 && isdigit((unsigned char)val[0]);
-            break;
-        }
-        if (!ok) {
-            char modes[64], clocks[64];
-            fprintf(stderr, "validation: %s line %d: %s '%s' is not %s\n", path, lineno, keys[k], val,
-                    k == 0   ? "a workload name (letters, digits, _ . -; at most 63)"
-                    : k == 1 ? sgc_names_join(modes, sizeof modes, sgc_time_mode_name, ", ", " or ")
-                    : k == 2 ? "a rate in Hz (a positive decimal integer)"
-                    : k == 3 ? "a time in ns (a non-negative decimal number)"
-                    : k == 4 ? sgc_names_join(clocks, sizeof clocks, sgc_clock_name, ", ", " or ")
-                    : k == 5 ? "a list of CPU numbers (the time_sampler_cpu values of the runs)"
-                             : "a workload size (a positive decimal integer)");
-            bad = 1;
-        }
-    }
+    while (!bad && (got = getline(&line, &cap, f)) > 0)
+        bad = param_line(v, path, ++lineno, line, (size_t)got, seen, &clock) != 0;
     free(line);
     if (!bad && ferror(f)) {
         fprintf(stderr, "validation: %s: read error: %s\n", path, strerror(errno));
@@ -442,53 +465,38 @@ typedef struct vrun {
  * (0 after --help, 2 for bad arguments, with the message printed). */
 static int parse_args(int argc, char **argv, vrun *vr) {
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        char *end;
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+        const char *v;
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return 0;
-        } else if (!strcmp(a, "--quiet")) {
+        } else if (!strcmp(argv[i], "--quiet")) {
             vr->quiet = 1;
-        } else if (!strcmp(a, "--seed") || !strcmp(a, "--resamples") || !strcmp(a, "--aa-splits") ||
-                   !strcmp(a, "--confidence")) {
-            if (i + 1 >= argc)
-                return bad("%s needs a value", a);
-            const char *v = argv[++i];
-            errno = 0;
-            if (!strcmp(a, "--confidence")) {
-                vr->confidence = strtod(v, &end);
-                if (!*v || *end || errno || !(vr->confidence > 0.5 && vr->confidence < 1))
-                    return bad("--confidence: '%s' is not a number between 0.5 and 1 (exclusive)", v);
-                continue;
-            }
-            unsigned long long x = strtoull(v, &end, 10);
-            if (!*v || *end || errno || *v == '-')
-                return bad("'%s' is not a decimal unsigned integer", v);
-            if (!strcmp(a, "--seed"))
-                vr->seed = x;
-            else if (!strcmp(a, "--resamples")) {
-                if (x < 200 || x > 100000)
-                    return bad("--resamples: '%s' is not an integer from 200 to 100000", v);
-                vr->resamples = x;
-            } else {
-                if (x > 1000)
-                    return bad("--aa-splits: '%s' is not an integer from 0 to 1000", v);
-                vr->splits = x;
-            }
-        } else if (!strcmp(a, "--inproc")) {
-            if (i + 1 >= argc || !argv[i + 1][0])
-                return bad("%s needs a directory", a);
+        } else if ((v = st_opt_value(argc, argv, &i, "--seed"))) {
+            if (st_opt_u64(v, 0, ULLONG_MAX, &vr->seed))
+                return bad("--seed: '%s' is not a decimal 64-bit unsigned integer", v);
+        } else if ((v = st_opt_value(argc, argv, &i, "--resamples"))) {
+            if (st_opt_u64(v, 200, 100000, &vr->resamples))
+                return bad("--resamples: '%s' is not an integer from 200 to 100000", v);
+        } else if ((v = st_opt_value(argc, argv, &i, "--aa-splits"))) {
+            if (st_opt_u64(v, 0, 1000, &vr->splits))
+                return bad("--aa-splits: '%s' is not an integer from 0 to 1000", v);
+        } else if ((v = st_opt_value(argc, argv, &i, "--confidence"))) {
+            if (st_opt_real(v, 0.5, 1.0, &vr->confidence))
+                return bad("--confidence: '%s' is not a number between 0.5 and 1 (exclusive)", v);
+        } else if ((v = st_opt_value(argc, argv, &i, "--inproc"))) {
+            if (!*v)
+                return bad("%s needs a directory", "--inproc");
             if (vr->ni == MAX_INPROC)
-                return bad("more than 64 in-process directories (at '%s')", argv[i + 1]);
-            vr->ip[vr->ni++].dir = argv[++i];
-        } else if (a[0] == '-' && a[1]) {
-            return bad("unknown option '%s'", a);
+                return bad("more than 64 in-process directories (at '%s')", v);
+            vr->ip[vr->ni++].dir = v;
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return bad("unknown option '%s'", argv[i]);
         } else if (!vr->out) {
-            vr->out = a;
+            vr->out = argv[i];
         } else if (vr->nv == MAX_SWEEPS) {
-            return bad("more than 64 sweeps (at '%s')", a);
+            return bad("more than 64 sweeps (at '%s')", argv[i]);
         } else {
-            vr->vs[vr->nv++].dir = a;
+            vr->vs[vr->nv++].dir = argv[i];
         }
     }
     if (!vr->out || !vr->nv)
@@ -658,140 +666,158 @@ static void recovery_headers(FILE *csv, FILE *dat, FILE *md, double confidence, 
         confidence * 100, resamples);
 }
 
-/* validation.csv, validation.dat and the first section of validation.md: the
- * per-sample cost recovered at each D against D, counted in vr->checked,
- * met and contained. */
-static int write_recovery(vrun *vr) {
-    const unsigned long long seed = vr->seed;
-    const unsigned long long resamples = vr->resamples;
-    const double confidence = vr->confidence;
-    vsweep *vs = vr->vs;
-    const size_t nv = vr->nv;
-    FILE *csv = vr->fo[0];
-    FILE *dat = vr->fo[1];
-    FILE *md = vr->fo[2];
-    recovery_headers(csv, dat, md, confidence, resamples);
-    size_t *checked = vr->checked, *met = vr->met, *contained = vr->contained, partial_zero = 0;
-    /* Workloads in the order of the first sweep that has each. */
-    for (size_t i = 0; i < nv; i++) {
-        const st_costfits *fi = vs[i].an.fits;
-        for (size_t f = 0; f < fi->n; f++) {
-            const st_costfit *c = &fi->fits[f];
-            if (c->metric != ST_FIT_WALL)
-                continue;
-            /* Already reported from an earlier sweep? */
-            int seen = 0;
-            for (size_t j = 0; j < i && !seen; j++)
-                seen = st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_WALL) != NULL;
-            if (seen)
-                continue;
-            const st_costfit *zero = NULL, *zero_cpu = NULL;
-            const vsweep *zsweep = NULL;
-            for (size_t j = 0; j < nv && !zero; j++)
-                if (vs[j].spin_ns == 0) {
-                    zero = st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_WALL);
-                    zero_cpu = st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_CPU);
-                    if (zero)
-                        zsweep = &vs[j];
-                }
-            /* Rows in order of D. */
-            size_t order[MAX_SWEEPS], no = 0;
-            for (size_t j = 0; j < nv; j++)
-                if (st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_WALL))
-                    order[no++] = j;
-            for (size_t a = 1; a < no; a++)
-                for (size_t b = a; b > 0 && (vs[order[b]].clock < vs[order[b - 1]].clock ||
-                                             (vs[order[b]].clock == vs[order[b - 1]].clock &&
-                                              vs[order[b]].spin_ns < vs[order[b - 1]].spin_ns));
-                     b--) {
-                    size_t t = order[b];
-                    order[b] = order[b - 1];
-                    order[b - 1] = t;
-                }
-            for (size_t o = 0; o < no; o++) {
-                const vsweep *v = &vs[order[o]];
-                double D = v->spin_ns;
-                const char *clock = sgc_clock_name(v->clock);
-                if (D == 0 && v->clock != 0)
-                    continue; /* a D = 0 sweep has no spin: its clock means nothing */
-                st_reg_est rec[2];
-                int within[2] = {0, 0};
-                const st_costfit *fits[2];
-                for (int m = 0; m < 2; m++) {
-                    st_fit_metric metric = m ? ST_FIT_CPU : ST_FIT_WALL;
-                    fits[m] = st_costfit_find(v->an.fits, c->workload, c->kind, metric);
-                    const st_costfit *z = m ? zero_cpu : zero;
-                    /* The D = 0 fit on the cells of the same periods (rates)
-                     * as this sweep's, when the D = 0 sweep has them all: a
-                     * real cost that is not linear in the samples then
-                     * cancels instead of biasing the difference. */
-                    st_costfit sub;
-                    int have_sub = 0;
-                    if (zsweep && fits[m] && D > 0) {
-                        int64_t only[64];
-                        size_t nonly = 0;
-                        for (size_t k = 0; k < fits[m]->ncells && nonly < 64; k++)
-                            only[nonly++] = strcmp(c->kind, "time") == 0 ? fits[m]->cells[k]->cell->time_hz
-                                                                         : fits[m]->cells[k]->cell->alloc_period;
-                        st_reg_opts ro = {(size_t)resamples, confidence, seed ^ 0x5ab5e7ULL};
-                        have_sub = st_costfit_subset(&zsweep->an, c->workload, c->kind, metric, only, nonly, &ro, &sub);
-                        if (have_sub && sub.ncells == fits[m]->ncells)
-                            z = &sub;
-                        else
-                            partial_zero++;
-                    }
-                    rec[m] = (st_reg_est){NAN, NAN, NAN};
-                    if (z && fits[m] && D > 0)
-                        rec[m] = st_reg_cost_difference(&fits[m]->fit, &z->fit, confidence);
-                    double tol = D >= 10000 ? 0.1 * D : (0.1 * D > 500 ? 0.1 * D : 500);
-                    within[m] = D > 0 && isfinite(rec[m].est) && fabs(rec[m].est - D) <= tol;
-                    int contains = D > 0 && rec[m].lo <= D && D <= rec[m].hi;
-                    int own = metric == metric_of_clock(v->clock); /* the spin's own clock's metric */
-                    if (D > 0 && own) {
-                        checked[v->clock]++;
-                        met[v->clock] += within[m];
-                        contained[v->clock] += contains;
-                    }
-                    if (!fits[m])
-                        continue;
-                    fprintf(csv, "%s,%s,%s,%s,%.0f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%zu,%zu,%s\n", c->workload, c->kind,
-                            clock, st_fit_metric_name(metric), D, csvn(fits[m]->fit.cost.est),
-                            csvn(fits[m]->fit.cost.lo), csvn(fits[m]->fit.cost.hi), csvn(z ? z->fit.cost.est : NAN),
-                            csvn(rec[m].est), csvn(rec[m].lo), csvn(rec[m].hi), csvn(D > 0 ? rec[m].est / D : NAN),
-                            csvn(D > 0 ? tol : NAN), D > 0 ? (within[m] ? "1" : "0") : "",
-                            D > 0 ? (contains ? "1" : "0") : "", fits[m]->ncells, fits[m]->fit.n, v->id);
-                    if (have_sub)
-                        st_costfit_free(&sub);
-                    if (D > 0)
-                        fprintf(dat, "%s %s %s %s %g %s %s %s %d\n", c->workload, c->kind, clock,
-                                st_fit_metric_name(metric), D / 1000,
-                                isfinite(rec[m].est) ? num(rec[m].est / 1000, 6) : "NaN",
-                                isfinite(rec[m].lo) ? num(rec[m].lo / 1000, 6) : "NaN",
-                                isfinite(rec[m].hi) ? num(rec[m].hi / 1000, 6) : "NaN", within[m]);
-                }
-                const st_costfit *fit = fits[0];
-                if (!fit)
-                    continue;
-                if (D == 0) {
-                    fprintf(md, "| %s | %s | | 0 | cost at D = 0: %s [%s, %s] | | %s [%s, %s] | | %zu x %zu |\n",
-                            c->workload, c->kind, num(fit->fit.cost.est / 1000, 3), num(fit->fit.cost.lo / 1000, 3),
-                            num(fit->fit.cost.hi / 1000, 3), fits[1] ? num(fits[1]->fit.cost.est / 1000, 3) : "n/a",
-                            fits[1] ? num(fits[1]->fit.cost.lo / 1000, 3) : "n/a",
-                            fits[1] ? num(fits[1]->fit.cost.hi / 1000, 3) : "n/a", fit->ncells, fit->fit.n);
-                    continue;
-                }
-                const char *mark[2];
-                for (int m = 0; m < 2; m++)
-                    mark[m] = (m ? ST_FIT_CPU : ST_FIT_WALL) == metric_of_clock(v->clock)
-                                  ? (within[m] ? "**met**" : "**missed**")
-                                  : (within[m] ? "(met)" : "(missed)");
-                fprintf(md, "| %s | %s | %s | %s | %s [%s, %s] | %s | %s [%s, %s] | %s | %zu x %zu |\n", c->workload,
-                        c->kind, clock, num(D / 1000, 4), num(rec[0].est / 1000, 4), num(rec[0].lo / 1000, 4),
-                        num(rec[0].hi / 1000, 4), mark[0], num(rec[1].est / 1000, 4), num(rec[1].lo / 1000, 4),
-                        num(rec[1].hi / 1000, 4), mark[1], fit->ncells, fit->fit.n);
-            }
+/* Was workload c's fit reported from a sweep before sweep i? */
+static int seen_before(const vsweep *vs, size_t i, const st_costfit *c) {
+    int seen = 0;
+    for (size_t j = 0; j < i && !seen; j++)
+        seen = st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_WALL) != NULL;
+    return seen;
+}
+
+/* The first D = 0 sweep with a wall-time fit of c's workload and kind (NULL:
+ * none), its wall and CPU fits into zero[0] and zero[1]. */
+static const vsweep *zero_sweep(const vsweep *vs, size_t nv, const st_costfit *c, const st_costfit *zero[2]) {
+    const vsweep *zsweep = NULL;
+    zero[0] = zero[1] = NULL;
+    for (size_t j = 0; j < nv && !zero[0]; j++)
+        if (vs[j].spin_ns == 0) {
+            zero[0] = st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_WALL);
+            zero[1] = st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_CPU);
+            if (zero[0])
+                zsweep = &vs[j];
         }
+    return zsweep;
+}
+
+/* The sweeps with a wall-time fit of c's workload and kind, by spin clock
+ * and then D, into order; their count. */
+static size_t order_by_d(const vsweep *vs, size_t nv, const st_costfit *c, size_t order[MAX_SWEEPS]) {
+    size_t no = 0;
+    for (size_t j = 0; j < nv; j++)
+        if (st_costfit_find(vs[j].an.fits, c->workload, c->kind, ST_FIT_WALL))
+            order[no++] = j;
+    for (size_t a = 1; a < no; a++)
+        for (size_t b = a; b > 0 && (vs[order[b]].clock < vs[order[b - 1]].clock ||
+                                     (vs[order[b]].clock == vs[order[b - 1]].clock &&
+                                      vs[order[b]].spin_ns < vs[order[b - 1]].spin_ns));
+             b--) {
+            size_t t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    return no;
+}
+
+/* The D = 0 references of one workload and kind. */
+typedef struct zero_ref {
+    const st_costfit *fit[2]; /* wall, CPU */
+    const vsweep *sweep;      /* the D = 0 sweep (NULL: none) */
+} zero_ref;
+
+/* Sweep v's cost recovered on metric m (0 wall, 1 CPU): the difference from
+ * the D = 0 fit into *rec, whether it is within the target into *within, its
+ * fit into *fit; its validation.csv row and validation.dat point; the
+ * targets' counts of the spin's own clock. */
+static void recover_metric(vrun *vr, const st_costfit *c, const vsweep *v, int m, const zero_ref *zr, st_reg_est *rec,
+                           int *within, const st_costfit **fit, size_t *partial_zero) {
+    double D = v->spin_ns;
+    const char *clock = sgc_clock_name(v->clock);
+    st_fit_metric metric = m ? ST_FIT_CPU : ST_FIT_WALL;
+    *fit = st_costfit_find(v->an.fits, c->workload, c->kind, metric);
+    const st_costfit *z = zr->fit[m];
+    /* The D = 0 fit on the cells of the same periods (rates) as this
+     * sweep's, when the D = 0 sweep has them all: a real cost that is not
+     * linear in the samples then cancels instead of biasing the difference. */
+    st_costfit sub;
+    int have_sub = 0;
+    if (zr->sweep && *fit && D > 0) {
+        int64_t only[64];
+        size_t nonly = 0;
+        for (size_t k = 0; k < (*fit)->ncells && nonly < 64; k++)
+            only[nonly++] =
+                strcmp(c->kind, "time") == 0 ? (*fit)->cells[k]->cell->time_hz : (*fit)->cells[k]->cell->alloc_period;
+        st_reg_opts ro = {(size_t)vr->resamples, vr->confidence, vr->seed ^ 0x5ab5e7ULL};
+        have_sub = st_costfit_subset(&zr->sweep->an, c->workload, c->kind, metric, only, nonly, &ro, &sub);
+        if (have_sub && sub.ncells == (*fit)->ncells)
+            z = &sub;
+        else
+            (*partial_zero)++;
     }
+    *rec = (st_reg_est){NAN, NAN, NAN};
+    if (z && *fit && D > 0)
+        *rec = st_reg_cost_difference(&(*fit)->fit, &z->fit, vr->confidence);
+    double tol = D >= 10000 ? 0.1 * D : (0.1 * D > 500 ? 0.1 * D : 500);
+    *within = D > 0 && isfinite(rec->est) && fabs(rec->est - D) <= tol;
+    int contains = D > 0 && rec->lo <= D && D <= rec->hi;
+    int own = metric == metric_of_clock(v->clock); /* the spin's own clock's metric */
+    if (D > 0 && own) {
+        vr->checked[v->clock]++;
+        vr->met[v->clock] += *within;
+        vr->contained[v->clock] += contains;
+    }
+    if (!*fit)
+        return;
+    const st_costfit *f = *fit;
+    fprintf(vr->fo[0], "%s,%s,%s,%s,%.0f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%zu,%zu,%s\n", c->workload, c->kind, clock,
+            st_fit_metric_name(metric), D, csvn(f->fit.cost.est), csvn(f->fit.cost.lo), csvn(f->fit.cost.hi),
+            csvn(z ? z->fit.cost.est : NAN), csvn(rec->est), csvn(rec->lo), csvn(rec->hi),
+            csvn(D > 0 ? rec->est / D : NAN), csvn(D > 0 ? tol : NAN), D > 0 ? (*within ? "1" : "0") : "",
+            D > 0 ? (contains ? "1" : "0") : "", f->ncells, f->fit.n, v->id);
+    if (have_sub)
+        st_costfit_free(&sub);
+    if (D > 0)
+        fprintf(vr->fo[1], "%s %s %s %s %g %s %s %s %d\n", c->workload, c->kind, clock, st_fit_metric_name(metric),
+                D / 1000, isfinite(rec->est) ? num(rec->est / 1000, 6) : "NaN",
+                isfinite(rec->lo) ? num(rec->lo / 1000, 6) : "NaN", isfinite(rec->hi) ? num(rec->hi / 1000, 6) : "NaN",
+                *within);
+}
+
+/* Sweep v's row of validation.md's table (D = 0: the cost itself). */
+static void recovery_md_row(FILE *md, const st_costfit *c, const vsweep *v, const st_costfit *const fits[2],
+                            const st_reg_est rec[2], const int within[2]) {
+    double D = v->spin_ns;
+    const st_costfit *fit = fits[0];
+    if (D == 0) {
+        fprintf(md, "| %s | %s | | 0 | cost at D = 0: %s [%s, %s] | | %s [%s, %s] | | %zu x %zu |\n", c->workload,
+                c->kind, num(fit->fit.cost.est / 1000, 3), num(fit->fit.cost.lo / 1000, 3),
+                num(fit->fit.cost.hi / 1000, 3), fits[1] ? num(fits[1]->fit.cost.est / 1000, 3) : "n/a",
+                fits[1] ? num(fits[1]->fit.cost.lo / 1000, 3) : "n/a",
+                fits[1] ? num(fits[1]->fit.cost.hi / 1000, 3) : "n/a", fit->ncells, fit->fit.n);
+        return;
+    }
+    const char *mark[2];
+    for (int m = 0; m < 2; m++)
+        mark[m] = (m ? ST_FIT_CPU : ST_FIT_WALL) == metric_of_clock(v->clock) ? (within[m] ? "**met**" : "**missed**")
+                                                                              : (within[m] ? "(met)" : "(missed)");
+    fprintf(md, "| %s | %s | %s | %s | %s [%s, %s] | %s | %s [%s, %s] | %s | %zu x %zu |\n", c->workload, c->kind,
+            sgc_clock_name(v->clock), num(D / 1000, 4), num(rec[0].est / 1000, 4), num(rec[0].lo / 1000, 4),
+            num(rec[0].hi / 1000, 4), mark[0], num(rec[1].est / 1000, 4), num(rec[1].lo / 1000, 4),
+            num(rec[1].hi / 1000, 4), mark[1], fit->ncells, fit->fit.n);
+}
+
+/* One workload and kind (fit c): its rows over the sweeps, by clock and D. */
+static void recover_workload(vrun *vr, const st_costfit *c, size_t *partial_zero) {
+    zero_ref zr;
+    zr.sweep = zero_sweep(vr->vs, vr->nv, c, zr.fit);
+    size_t order[MAX_SWEEPS], no = order_by_d(vr->vs, vr->nv, c, order);
+    for (size_t o = 0; o < no; o++) {
+        const vsweep *v = &vr->vs[order[o]];
+        if (v->spin_ns == 0 && v->clock != 0)
+            continue; /* a D = 0 sweep has no spin: its clock means nothing */
+        st_reg_est rec[2];
+        int within[2] = {0, 0};
+        const st_costfit *fits[2];
+        for (int m = 0; m < 2; m++)
+            recover_metric(vr, c, v, m, &zr, &rec[m], &within[m], &fits[m], partial_zero);
+        if (fits[0])
+            recovery_md_row(vr->fo[2], c, v, fits, rec, within);
+    }
+}
+
+/* validation.md's closing lines: the partial D = 0 fits, the targets met per
+ * spin clock. */
+static void recovery_closing(const vrun *vr, size_t partial_zero) {
+    FILE *md = vr->fo[2];
     fputc('\n', md);
     if (partial_zero)
         fprintf(md,
@@ -799,130 +825,170 @@ static int write_recovery(vrun *vr) {
                 "their periods or rates.\n\n",
                 partial_zero);
     for (int k = 0; k < SGC_NCLOCKS; k++)
-        if (checked[k])
+        if (vr->checked[k])
             fprintf(md,
                     "**Spin clock `%s`, %s time: targets met in %zu of %zu** (workload, kind, D > 0); the "
                     "interval contains D in %zu of %zu.\n\n",
-                    sgc_clock_name(k), st_fit_metric_name(metric_of_clock((sgc_clock)k)), met[k], checked[k],
-                    contained[k], checked[k]);
+                    sgc_clock_name(k), st_fit_metric_name(metric_of_clock((sgc_clock)k)), vr->met[k], vr->checked[k],
+                    vr->contained[k], vr->checked[k]);
+}
 
+/* validation.csv, validation.dat and the first section of validation.md: the
+ * per-sample cost recovered at each D against D, counted in vr->checked,
+ * met and contained. */
+static int write_recovery(vrun *vr) {
+    recovery_headers(vr->fo[0], vr->fo[1], vr->fo[2], vr->confidence, vr->resamples);
+    size_t partial_zero = 0;
+    /* Workloads in the order of the first sweep that has each. */
+    for (size_t i = 0; i < vr->nv; i++) {
+        const st_costfits *fi = vr->vs[i].an.fits;
+        for (size_t f = 0; f < fi->n; f++) {
+            const st_costfit *c = &fi->fits[f];
+            if (c->metric == ST_FIT_WALL && !seen_before(vr->vs, i, c))
+                recover_workload(vr, c, &partial_zero);
+        }
+    }
+    recovery_closing(vr, partial_zero);
     return 0;
+}
+
+/* The in-process targets' counts, by time mode. */
+typedef struct mode_counts {
+    size_t checked[SGC_NTIME_MODES], met[SGC_NTIME_MODES], contained[SGC_NTIME_MODES];
+} mode_counts;
+
+/* inproc.csv's and inproc.dat's headers, the in-process section's text and
+ * table head. */
+static void inproc_headers(vrun *vr) {
+    fputs("workload,time_mode,time_hz,injected_ns,cost_ns,cost_lo,cost_hi,cost_at_0_ns,recovered_ns,recovered_lo,"
+          "recovered_hi,recovered_over_injected,tolerance_ns,within_target,interval_contains_injected,ratio,"
+          "ratio_lo,ratio_hi,samples_per_cpu_s,blocks,runs,sampler_cpu,dir\n",
+          vr->fo[4]);
+    fputs("# workload time_mode time_hz injected_us recovered_us recovered_lo_us recovered_hi_us within_target\n",
+          vr->fo[5]);
+    fprintf(vr->fo[2],
+            "## Time samples, in-process\n\n"
+            "Runs with `SGC_ALTERNATE=time`: time sampling on in the B segments and off in the A segments of "
+            "ABBA blocks inside each process; every time sample also cost D more of the program's CPU time "
+            "(spin clock `%s`). With the sampler thread (`SGC_TIME_MODE=thread`) the thread owes each "
+            "sample's spin to the program, which pays it on its own thread at its next safe point "
+            "(docs/RUNTIME.md). Cost per sample from the program's thread CPU time per unit of work, B over "
+            "A (docs/STATISTICS.md, \"In-process alternation\"), with its %g%% BCa interval over blocks; "
+            "recovered = cost at D minus cost at D = 0 (same workload, mode and rate), with the percentile "
+            "interval of %llu independent block resamples of both. Same targets.\n\n"
+            "| workload | time mode | rate (Hz) | D (us) | cost (us) [interval] | recovered (us) [interval] | "
+            "target | blocks (runs) | sampler thread's CPU |\n|---|---|---|---|---|---|---|---|---|\n",
+            sgc_clock_name(SGC_CLOCK_CPU), vr->confidence * 100, vr->resamples);
+}
+
+/* The in-process directories in the order of their rows: by workload (first
+ * seen), mode (table order), rate, D. */
+static size_t order_inproc(const vinproc *ip, size_t ni, size_t order[MAX_INPROC]) {
+    size_t no = 0;
+    for (size_t i = 0; i < ni; i++)
+        order[no++] = i;
+    for (size_t a = 1; a < no; a++)
+        for (size_t b = a; b > 0; b--) {
+            const vinproc *x = &ip[order[b]], *y = &ip[order[b - 1]];
+            size_t fx = 0, fy = 0;
+            while (strcmp(ip[fx].workload, x->workload))
+                fx++;
+            while (strcmp(ip[fy].workload, y->workload))
+                fy++;
+            int mx = sgc_time_mode_parse(x->time_mode), my = sgc_time_mode_parse(y->time_mode);
+            int less = fx != fy         ? fx < fy
+                       : mx != my       ? mx < my
+                       : x->hz != y->hz ? x->hz < y->hz
+                                        : x->spin_ns < y->spin_ns;
+            if (!less)
+                break;
+            size_t t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    return no;
+}
+
+/* The D = 0 directory of v's workload, mode and rate (load_inproc made sure
+ * there is one). */
+static const vinproc *inproc_zero(const vinproc *ip, size_t ni, const vinproc *v) {
+    const vinproc *z = NULL;
+    for (size_t j = 0; j < ni && !z; j++)
+        if (ip[j].spin_ns == 0 && !strcmp(ip[j].workload, v->workload) && !strcmp(ip[j].time_mode, v->time_mode) &&
+            ip[j].hz == v->hz)
+            z = &ip[j];
+    return z;
+}
+
+/* Directory v's row of inproc.csv, point of inproc.dat (D > 0) and row of
+ * the in-process table, against its D = 0 directory z; counted in mc. */
+static void inproc_row(vrun *vr, const vinproc *v, const vinproc *z, mode_counts *mc) {
+    FILE *icsv = vr->fo[4], *idat = vr->fo[5], *md = vr->fo[2];
+    double D = v->spin_ns;
+    int mode = sgc_time_mode_parse(v->time_mode);
+    st_reg_est rec = {NAN, NAN, NAN};
+    if (D > 0)
+        rec = inproc_difference(&v->est.blocks, &z->est.blocks, (size_t)vr->resamples, vr->confidence,
+                                vr->seed ^ st_fnv1a64(ST_FNV_OFFSET, v->id) ^ 0xd1ffULL);
+    double tol = D >= 10000 ? 0.1 * D : (0.1 * D > 500 ? 0.1 * D : 500);
+    int within = D > 0 && isfinite(rec.est) && fabs(rec.est - D) <= tol;
+    int contains = D > 0 && rec.lo <= D && D <= rec.hi;
+    if (D > 0) {
+        mc->checked[mode]++;
+        mc->met[mode] += within;
+        mc->contained[mode] += contains;
+    }
+    const st_interval *c = &v->est.cost_ns, *r = &v->est.ratio;
+    fprintf(icsv, "%s,%s,%lld,%.0f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%zu,%zu,%s,%s\n", v->workload,
+            v->time_mode, v->hz, D, csvn(c->est), csvn(c->lo), csvn(c->hi), csvn(z->est.cost_ns.est), csvn(rec.est),
+            csvn(rec.lo), csvn(rec.hi), csvn(D > 0 ? rec.est / D : NAN), csvn(D > 0 ? tol : NAN),
+            D > 0 ? (within ? "1" : "0") : "", D > 0 ? (contains ? "1" : "0") : "", csvn(r->est), csvn(r->lo),
+            csvn(r->hi), csvn(v->est.sps), v->est.blocks.n, v->est.blocks.runs, v->sampler_cpu, v->id);
+    if (D > 0)
+        fprintf(idat, "%s %s %lld %g %s %s %s %d\n", v->workload, v->time_mode, v->hz, D / 1000,
+                isfinite(rec.est) ? num(rec.est / 1000, 6) : "NaN", isfinite(rec.lo) ? num(rec.lo / 1000, 6) : "NaN",
+                isfinite(rec.hi) ? num(rec.hi / 1000, 6) : "NaN", within);
+    char sz[40] = "";
+    if (v->size > 0)
+        snprintf(sz, sizeof sz, " (--size %lld)", v->size);
+    fprintf(md, "| %s%s | %s | %lld | %s | %s [%s, %s] | ", v->workload, sz, v->time_mode, v->hz, num(D / 1000, 4),
+            num(c->est / 1000, 4), num(c->lo / 1000, 4), num(c->hi / 1000, 4));
+    if (D > 0)
+        fprintf(md, "%s [%s, %s] | %s |", num(rec.est / 1000, 4), num(rec.lo / 1000, 4), num(rec.hi / 1000, 4),
+                within ? "**met**" : "**missed**");
+    else
+        fputs("(the real cost) | |", md);
+    fprintf(md, " %zu (%zu) | %s |\n", v->est.blocks.n, v->est.blocks.runs, v->sampler_cpu[0] ? v->sampler_cpu : "n/a");
+}
+
+/* The in-process targets met per time mode, in validation.md and (unless
+ * quiet) on stderr. */
+static void inproc_closing(const vrun *vr, const mode_counts *mc) {
+    FILE *md = vr->fo[2];
+    fputc('\n', md);
+    for (int k = 0; k < SGC_NTIME_MODES; k++)
+        if (mc->checked[k])
+            fprintf(md,
+                    "**In-process, time mode `%s`: targets met in %zu of %zu** (workload, D > 0); the interval "
+                    "contains D in %zu of %zu.\n\n",
+                    sgc_time_mode_name(k), mc->met[k], mc->checked[k], mc->contained[k], mc->checked[k]);
+    if (!vr->quiet)
+        for (int k = 0; k < SGC_NTIME_MODES; k++)
+            if (mc->checked[k])
+                fprintf(stderr, "validation: in-process, %s time sampling: targets met %zu of %zu\n",
+                        sgc_time_mode_name(k), mc->met[k], mc->checked[k]);
 }
 
 /* inproc.csv, inproc.dat and the in-process section of validation.md. */
 static int write_inproc(vrun *vr) {
-    const unsigned long long seed = vr->seed;
-    const unsigned long long resamples = vr->resamples;
-    const double confidence = vr->confidence;
-    const int quiet = vr->quiet;
-    vinproc *ip = vr->ip;
-    const size_t ni = vr->ni;
-    FILE *md = vr->fo[2];
-    /* Time samples in-process. */
-    {
-        FILE *icsv = vr->fo[4], *idat = vr->fo[5];
-        fputs("workload,time_mode,time_hz,injected_ns,cost_ns,cost_lo,cost_hi,cost_at_0_ns,recovered_ns,recovered_lo,"
-              "recovered_hi,recovered_over_injected,tolerance_ns,within_target,interval_contains_injected,ratio,"
-              "ratio_lo,ratio_hi,samples_per_cpu_s,blocks,runs,sampler_cpu,dir\n",
-              icsv);
-        fputs("# workload time_mode time_hz injected_us recovered_us recovered_lo_us recovered_hi_us within_target\n",
-              idat);
-        fprintf(md,
-                "## Time samples, in-process\n\n"
-                "Runs with `SGC_ALTERNATE=time`: time sampling on in the B segments and off in the A segments of "
-                "ABBA blocks inside each process; every time sample also cost D more of the program's CPU time "
-                "(spin clock `%s`). With the sampler thread (`SGC_TIME_MODE=thread`) the thread owes each "
-                "sample's spin to the program, which pays it on its own thread at its next safe point "
-                "(docs/RUNTIME.md). Cost per sample from the program's thread CPU time per unit of work, B over "
-                "A (docs/STATISTICS.md, \"In-process alternation\"), with its %g%% BCa interval over blocks; "
-                "recovered = cost at D minus cost at D = 0 (same workload, mode and rate), with the percentile "
-                "interval of %llu independent block resamples of both. Same targets.\n\n"
-                "| workload | time mode | rate (Hz) | D (us) | cost (us) [interval] | recovered (us) [interval] | "
-                "target | blocks (runs) | sampler thread's CPU |\n|---|---|---|---|---|---|---|---|---|\n",
-                sgc_clock_name(SGC_CLOCK_CPU), confidence * 100, resamples);
-        size_t mchecked[SGC_NTIME_MODES] = {0}, mmet[SGC_NTIME_MODES] = {0}, mcont[SGC_NTIME_MODES] = {0};
-        /* Rows by workload (first seen), mode (table order), rate, D. */
-        size_t order[MAX_INPROC], no = 0;
-        for (size_t i = 0; i < ni; i++)
-            order[no++] = i;
-        for (size_t a = 1; a < no; a++)
-            for (size_t b = a; b > 0; b--) {
-                const vinproc *x = &ip[order[b]], *y = &ip[order[b - 1]];
-                size_t fx = 0, fy = 0;
-                while (strcmp(ip[fx].workload, x->workload))
-                    fx++;
-                while (strcmp(ip[fy].workload, y->workload))
-                    fy++;
-                int mx = sgc_time_mode_parse(x->time_mode), my = sgc_time_mode_parse(y->time_mode);
-                int less = fx != fy         ? fx < fy
-                           : mx != my       ? mx < my
-                           : x->hz != y->hz ? x->hz < y->hz
-                                            : x->spin_ns < y->spin_ns;
-                if (!less)
-                    break;
-                size_t t = order[b];
-                order[b] = order[b - 1];
-                order[b - 1] = t;
-            }
-        for (size_t o = 0; o < no; o++) {
-            const vinproc *v = &ip[order[o]];
-            const vinproc *z = NULL;
-            for (size_t j = 0; j < ni && !z; j++)
-                if (ip[j].spin_ns == 0 && !strcmp(ip[j].workload, v->workload) &&
-                    !strcmp(ip[j].time_mode, v->time_mode) && ip[j].hz == v->hz)
-                    z = &ip[j];
-            double D = v->spin_ns;
-            int mode = sgc_time_mode_parse(v->time_mode);
-            st_reg_est rec = {NAN, NAN, NAN};
-            if (D > 0)
-                rec = inproc_difference(&v->est.blocks, &z->est.blocks, (size_t)resamples, confidence,
-                                        seed ^ st_fnv1a64(ST_FNV_OFFSET, v->id) ^ 0xd1ffULL);
-            double tol = D >= 10000 ? 0.1 * D : (0.1 * D > 500 ? 0.1 * D : 500);
-            int within = D > 0 && isfinite(rec.est) && fabs(rec.est - D) <= tol;
-            int contains = D > 0 && rec.lo <= D && D <= rec.hi;
-            if (D > 0) {
-                mchecked[mode]++;
-                mmet[mode] += within;
-                mcont[mode] += contains;
-            }
-            const st_interval *c = &v->est.cost_ns, *r = &v->est.ratio;
-            fprintf(icsv, "%s,%s,%lld,%.0f,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%s,%zu,%zu,%s,%s\n", v->workload,
-                    v->time_mode, v->hz, D, csvn(c->est), csvn(c->lo), csvn(c->hi), csvn(z->est.cost_ns.est),
-                    csvn(rec.est), csvn(rec.lo), csvn(rec.hi), csvn(D > 0 ? rec.est / D : NAN), csvn(D > 0 ? tol : NAN),
-                    D > 0 ? (within ? "1" : "0") : "", D > 0 ? (contains ? "1" : "0") : "", csvn(r->est), csvn(r->lo),
-                    csvn(r->hi), csvn(v->est.sps), v->est.blocks.n, v->est.blocks.runs, v->sampler_cpu, v->id);
-            if (D > 0)
-                fprintf(idat, "%s %s %lld %g %s %s %s %d\n", v->workload, v->time_mode, v->hz, D / 1000,
-                        isfinite(rec.est) ? num(rec.est / 1000, 6) : "NaN",
-                        isfinite(rec.lo) ? num(rec.lo / 1000, 6) : "NaN",
-                        isfinite(rec.hi) ? num(rec.hi / 1000, 6) : "NaN", within);
-            char sz[40] = "";
-            if (v->size > 0)
-                snprintf(sz, sizeof sz, " (--size %lld)", v->size);
-            fprintf(md, "| %s%s | %s | %lld | %s | %s [%s, %s] | ", v->workload, sz, v->time_mode, v->hz,
-                    num(D / 1000, 4), num(c->est / 1000, 4), num(c->lo / 1000, 4), num(c->hi / 1000, 4));
-            if (D > 0)
-                fprintf(md, "%s [%s, %s] | %s |", num(rec.est / 1000, 4), num(rec.lo / 1000, 4), num(rec.hi / 1000, 4),
-                        within ? "**met**" : "**missed**");
-            else
-                fputs("(the real cost) | |", md);
-            fprintf(md, " %zu (%zu) | %s |\n", v->est.blocks.n, v->est.blocks.runs,
-                    v->sampler_cpu[0] ? v->sampler_cpu : "n/a");
-        }
-        fputc('\n', md);
-        for (int k = 0; k < SGC_NTIME_MODES; k++)
-            if (mchecked[k])
-                fprintf(md,
-                        "**In-process, time mode `%s`: targets met in %zu of %zu** (workload, D > 0); the interval "
-                        "contains D in %zu of %zu.\n\n",
-                        sgc_time_mode_name(k), mmet[k], mchecked[k], mcont[k], mchecked[k]);
-        if (!quiet)
-            for (int k = 0; k < SGC_NTIME_MODES; k++)
-                if (mchecked[k])
-                    fprintf(stderr, "validation: in-process, %s time sampling: targets met %zu of %zu\n",
-                            sgc_time_mode_name(k), mmet[k], mchecked[k]);
+    inproc_headers(vr);
+    mode_counts mc = {{0}, {0}, {0}};
+    size_t order[MAX_INPROC], no = order_inproc(vr->ip, vr->ni, order);
+    for (size_t o = 0; o < no; o++) {
+        const vinproc *v = &vr->ip[order[o]];
+        inproc_row(vr, v, inproc_zero(vr->ip, vr->ni, v), &mc);
     }
-
+    inproc_closing(vr, &mc);
     return 0;
 }
 

@@ -6,7 +6,7 @@ SGCPROF_OBJS := $(OBJ)/runtime/sgcprof/sgcprof_main.o $(OBJ)/runtime/sgcprof/sgc
     $(OBJ)/runtime/sgcprof/sgcprof_names.o $(OBJ)/runtime/sgcprof/sgcprof_pprof.o \
     $(OBJ)/gen/profile.pb-c.o \
     $(OBJ)/runtime/sgcprof/sgcprof_accuracy.o $(OBJ)/runtime/sgcprof/sgcprof_io.o \
-    $(OBJ)/contracts/ct_json.o
+    $(OBJ)/contracts/ct_json.o $(OBJ)/contracts/ct_alloc.o
 
 # The pprof export encodes with protobuf-c from pprof's published
 # profile.proto (Debian: golang-github-google-pprof-dev), compiled by protoc-c

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../contracts/ct_alloc.h"
 #include "sgc_profread.h"
 #include "sgcprof_accuracy.h"
 #include "sgcprof_io.h"
@@ -14,15 +15,6 @@
 
 #define TRUTH_PERIOD 8 /* the period of an exact profile */
 #define MAX_TOP 1000
-
-static void *xrealloc(void *p, size_t n) {
-    p = realloc(p, n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "sgcprof: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
 
 /* ---- Names and calling contexts, shared by every profile read ----------- */
 
@@ -53,7 +45,7 @@ static uint64_t hash_pair(uint32_t a, uint32_t b) {
 static uint32_t name_id(const char *s) {
     if (2 * (uint64_t)nnames >= name_cap) {
         uint32_t cap = name_cap ? name_cap * 2 : 1024;
-        uint32_t *slots = xrealloc(NULL, cap * sizeof *slots);
+        uint32_t *slots = ct_xrealloc(NULL, cap * sizeof *slots);
         memset(slots, 0, cap * sizeof *slots);
         for (uint32_t id = 1; id < nnames; id++) {
             uint32_t i = (uint32_t)hash_str(names[id]) & (cap - 1);
@@ -64,7 +56,7 @@ static uint32_t name_id(const char *s) {
         free(name_slots);
         name_slots = slots;
         name_cap = cap;
-        names = xrealloc(names, cap * sizeof *names);
+        names = ct_xrealloc(names, cap * sizeof *names);
     }
     uint32_t i = (uint32_t)hash_str(s) & (name_cap - 1);
     while (name_slots[i]) {
@@ -73,7 +65,7 @@ static uint32_t name_id(const char *s) {
         i = (i + 1) & (name_cap - 1);
     }
     size_t len = strlen(s);
-    names[nnames] = memcpy(xrealloc(NULL, len + 1), s, len + 1);
+    names[nnames] = memcpy(ct_xrealloc(NULL, len + 1), s, len + 1);
     name_slots[i] = nnames;
     return nnames++;
 }
@@ -81,7 +73,7 @@ static uint32_t name_id(const char *s) {
 static uint32_t ctx_id(uint32_t parent, uint32_t name) {
     if (2 * (uint64_t)nctx >= ctx_cap) {
         uint32_t cap = ctx_cap ? ctx_cap * 2 : 1024;
-        uint32_t *slots = xrealloc(NULL, cap * sizeof *slots);
+        uint32_t *slots = ct_xrealloc(NULL, cap * sizeof *slots);
         memset(slots, 0, cap * sizeof *slots);
         for (uint32_t id = 1; id < nctx; id++) {
             uint32_t i = (uint32_t)hash_pair(ctx_parent[id], ctx_name[id]) & (cap - 1);
@@ -92,8 +84,8 @@ static uint32_t ctx_id(uint32_t parent, uint32_t name) {
         free(ctx_slots);
         ctx_slots = slots;
         ctx_cap = cap;
-        ctx_parent = xrealloc(ctx_parent, cap * sizeof *ctx_parent);
-        ctx_name = xrealloc(ctx_name, cap * sizeof *ctx_name);
+        ctx_parent = ct_xrealloc(ctx_parent, cap * sizeof *ctx_parent);
+        ctx_name = ct_xrealloc(ctx_name, cap * sizeof *ctx_name);
         ctx_parent[0] = ctx_name[0] = 0;
     }
     uint32_t i = (uint32_t)hash_pair(parent, name) & (ctx_cap - 1);
@@ -182,8 +174,8 @@ static uint32_t obj_slot(const obj_table *t, const obj_key *k) {
 static void obj_add(obj_table *t, const obj_key *k) {
     if (2 * ((uint64_t)t->n + 1) > t->cap) {
         obj_table g = {NULL, NULL, 0, t->cap ? 2 * t->cap : 1024};
-        g.key = xrealloc(NULL, g.cap * sizeof *g.key);
-        g.count = xrealloc(NULL, g.cap * sizeof *g.count);
+        g.key = ct_xrealloc(NULL, g.cap * sizeof *g.key);
+        g.count = ct_xrealloc(NULL, g.cap * sizeof *g.count);
         memset(g.count, 0, g.cap * sizeof *g.count);
         for (uint32_t i = 0; i < t->cap; i++)
             if (t->count[i]) {
@@ -224,8 +216,8 @@ static void dim_add(dim_table *t, uint32_t key, double bytes) {
         uint32_t cap = t->cap ? t->cap : 256;
         while (cap <= key)
             cap *= 2;
-        t->bytes = xrealloc(t->bytes, cap * sizeof *t->bytes);
-        t->count = xrealloc(t->count, cap * sizeof *t->count);
+        t->bytes = ct_xrealloc(t->bytes, cap * sizeof *t->bytes);
+        t->count = ct_xrealloc(t->count, cap * sizeof *t->count);
         memset(t->bytes + t->cap, 0, (cap - t->cap) * sizeof *t->bytes);
         memset(t->count + t->cap, 0, (cap - t->cap) * sizeof *t->count);
         t->cap = cap;
@@ -247,6 +239,119 @@ static void profile_free(profile *p) {
 
 static uint32_t no_frame, surv_name[3];
 
+/* One file's ids mapped to the shared ones (names, contexts). */
+typedef struct id_maps {
+    uint32_t *str, *node, *type; /* by this file's string, node, type id */
+    uint32_t str_cap, node_cap, type_cap;
+    uint64_t period; /* the period in force (0: sampling off) */
+} id_maps;
+
+/* Grows a map of uint32_t to hold index id (first cap first, doubling);
+ * new entries zeroed when zero is set. */
+static uint32_t *map_grow(uint32_t *map, uint32_t *cap, uint32_t id, uint32_t first, int zero) {
+    if (id < *cap)
+        return map;
+    uint32_t old = *cap;
+    *cap = *cap ? 2 * *cap : first;
+    while (*cap <= id)
+        *cap *= 2;
+    map = ct_xrealloc(map, *cap * sizeof *map);
+    if (zero)
+        memset(map + old, 0, (*cap - old) * sizeof *map);
+    return map;
+}
+
+/* A string, node or type record: its id mapped to the shared one. */
+static void map_record(id_maps *m, const sgc_pr_record *c) {
+    switch (c->kind) {
+    case SGC_REC_STRING:
+        m->str = map_grow(m->str, &m->str_cap, c->id, 256, 0);
+        m->str[c->id] = name_id(c->str);
+        break;
+    case SGC_REC_NODE:
+        /* The reader checked parent < id and that func is defined. */
+        if (c->id >= m->node_cap) {
+            m->node = map_grow(m->node, &m->node_cap, c->id, 256, 0);
+            m->node[0] = 0;
+        }
+        m->node[c->id] = ctx_id(c->parent ? m->node[c->parent] : 0, m->str[c->func]);
+        break;
+    case SGC_REC_TYPE:
+        m->type = map_grow(m->type, &m->type_cap, c->tid, 64, 1);
+        m->type[c->tid] = m->str[c->name];
+        break;
+    default: break;
+    }
+}
+
+/* An allocation sampling setting: the profile's period and mode (0 and -1
+ * once they changed); an exact profile must be one setting at period 8 in
+ * fixed mode.  0, or 2 with the message printed. */
+static int take_config(profile *p, id_maps *m, const sgc_pr_record *c) {
+    if (c->period == 0) {
+        m->period = 0;
+        return 0;
+    }
+    if (p->truth && (c->period != TRUTH_PERIOD || c->mode != 0)) {
+        fprintf(stderr,
+                "sgcprof: %s: not an exact profile: sampling at period %" PRIu64 " in %s mode (record at byte %" PRIu64
+                "); an exact profile is taken with "
+                "SGC_ALLOC_PERIOD=8 SGC_ALLOC_MODE=fixed\n",
+                p->path, c->period, sgc_alloc_mode_name((int)c->mode), c->offset);
+        return 2;
+    }
+    if (p->truth && p->configs > 0) {
+        fprintf(stderr,
+                "sgcprof: %s: not an exact profile: sampling was restarted (record at byte %" PRIu64
+                "); allocations before it may be missing\n",
+                p->path, c->offset);
+        return 2;
+    }
+    if (p->configs == 0) {
+        p->period = c->period;
+        p->mode = (int)c->mode;
+    } else {
+        if (c->period != p->period)
+            p->period = 0;
+        if ((int)c->mode != p->mode)
+            p->mode = -1;
+    }
+    p->configs++;
+    m->period = c->period;
+    return 0;
+}
+
+/* An allocation sample: its bytes (exact: its size; else its points times
+ * the period) added by site, leaf, type and survival, and its object.  0,
+ * or 2 with the message printed. */
+static int take_sample(profile *p, const id_maps *m, const sgc_pr_record *c) {
+    if (m->period == 0) {
+        fprintf(stderr, "sgcprof: %s: an allocation sample while sampling was off (record at byte %" PRIu64 ")\n",
+                p->path, c->offset);
+        return 2;
+    }
+    if (p->truth && (c->size % TRUTH_PERIOD != 0 || c->points != c->size / TRUTH_PERIOD)) {
+        fprintf(stderr,
+                "sgcprof: %s: not an exact profile: a sample of %" PRIu64 " bytes with %u points "
+                "(record at byte %" PRIu64 "); at period 8 every allocation has size / 8\n",
+                p->path, c->size, c->points, c->offset);
+        return 2;
+    }
+    double bytes = p->truth ? (double)c->size : (double)c->points * (double)m->period;
+    uint32_t ctx = c->node ? m->node[c->node] : 0;
+    uint32_t type = c->tid < m->type_cap ? m->type[c->tid] : 0;
+    dim_add(&p->dim[DIM_SITE], ctx, bytes);
+    dim_add(&p->dim[DIM_LEAF], ctx ? ctx_name[ctx] : no_frame, bytes);
+    dim_add(&p->dim[DIM_TYPE], type, bytes);
+    dim_add(&p->dim[DIM_SURVIVAL], surv_name[c->survival <= 2 ? c->survival : 2], bytes);
+    p->bytes += bytes;
+    p->records++;
+    p->points += c->points;
+    obj_key ok = {ctx, type, c->size, c->large};
+    obj_add(&p->objs, &ok);
+    return 0;
+}
+
 /* Reads path into p.  Returns 0, or 2 with a message on stderr. */
 static int profile_read(profile *p, const char *path, int truth) {
     memset(p, 0, sizeof *p);
@@ -259,112 +364,20 @@ static int profile_read(profile *p, const char *path, int truth) {
         sgc_pr_close(&r);
         return 2;
     }
-    /* This file's ids to the shared ones. */
-    uint32_t *str_map = NULL, *node_map = NULL, *type_map = NULL;
-    uint32_t str_cap = 0, node_cap = 0, type_cap = 0;
-    uint64_t period = 0;
+    id_maps m = {0};
     int rc = 0, n;
     sgc_pr_record c;
-    while ((n = sgc_pr_next(&r, &c)) == 1) {
-        switch (c.kind) {
-        case SGC_REC_STRING:
-            if (c.id >= str_cap) {
-                str_cap = str_cap ? 2 * str_cap : 256;
-                while (str_cap <= c.id)
-                    str_cap *= 2;
-                str_map = xrealloc(str_map, str_cap * sizeof *str_map);
-            }
-            str_map[c.id] = name_id(c.str);
-            break;
-        case SGC_REC_NODE:
-            /* The reader checked parent < id and that func is defined. */
-            if (c.id >= node_cap) {
-                node_cap = node_cap ? 2 * node_cap : 256;
-                while (node_cap <= c.id)
-                    node_cap *= 2;
-                node_map = xrealloc(node_map, node_cap * sizeof *node_map);
-                node_map[0] = 0;
-            }
-            node_map[c.id] = ctx_id(c.parent ? node_map[c.parent] : 0, str_map[c.func]);
-            break;
-        case SGC_REC_TYPE:
-            if (c.tid >= type_cap) {
-                uint32_t old = type_cap;
-                type_cap = type_cap ? 2 * type_cap : 64;
-                while (type_cap <= c.tid)
-                    type_cap *= 2;
-                type_map = xrealloc(type_map, type_cap * sizeof *type_map);
-                memset(type_map + old, 0, (type_cap - old) * sizeof *type_map);
-            }
-            type_map[c.tid] = str_map[c.name];
-            break;
-        case SGC_REC_ALLOC_CONFIG:
-            if (c.period == 0) {
-                period = 0;
-                break;
-            }
-            if (truth && (c.period != TRUTH_PERIOD || c.mode != 0)) {
-                fprintf(stderr,
-                        "sgcprof: %s: not an exact profile: sampling at period %" PRIu64
-                        " in %s mode (record at byte %" PRIu64 "); an exact profile is taken with "
-                        "SGC_ALLOC_PERIOD=8 SGC_ALLOC_MODE=fixed\n",
-                        path, c.period, sgc_alloc_mode_name((int)c.mode), c.offset);
-                rc = 2;
-                goto out;
-            }
-            if (truth && p->configs > 0) {
-                fprintf(stderr,
-                        "sgcprof: %s: not an exact profile: sampling was restarted (record at byte %" PRIu64
-                        "); allocations before it may be missing\n",
-                        path, c.offset);
-                rc = 2;
-                goto out;
-            }
-            if (p->configs == 0) {
-                p->period = c.period;
-                p->mode = (int)c.mode;
-            } else {
-                if (c.period != p->period)
-                    p->period = 0;
-                if ((int)c.mode != p->mode)
-                    p->mode = -1;
-            }
-            p->configs++;
-            period = c.period;
-            break;
-        case SGC_REC_ALLOC_SAMPLE: {
-            if (period == 0) {
-                fprintf(stderr,
-                        "sgcprof: %s: an allocation sample while sampling was off (record at byte %" PRIu64 ")\n", path,
-                        c.offset);
-                rc = 2;
-                goto out;
-            }
-            if (truth && (c.size % TRUTH_PERIOD != 0 || c.points != c.size / TRUTH_PERIOD)) {
-                fprintf(stderr,
-                        "sgcprof: %s: not an exact profile: a sample of %" PRIu64 " bytes with %u points "
-                        "(record at byte %" PRIu64 "); at period 8 every allocation has size / 8\n",
-                        path, c.size, c.points, c.offset);
-                rc = 2;
-                goto out;
-            }
-            double bytes = truth ? (double)c.size : (double)c.points * (double)period;
-            uint32_t ctx = c.node ? node_map[c.node] : 0;
-            dim_add(&p->dim[DIM_SITE], ctx, bytes);
-            dim_add(&p->dim[DIM_LEAF], ctx ? ctx_name[ctx] : no_frame, bytes);
-            dim_add(&p->dim[DIM_TYPE], c.tid < type_cap ? type_map[c.tid] : 0, bytes);
-            dim_add(&p->dim[DIM_SURVIVAL], surv_name[c.survival <= 2 ? c.survival : 2], bytes);
-            p->bytes += bytes;
-            p->records++;
-            p->points += c.points;
-            obj_key ok = {ctx, c.tid < type_cap ? type_map[c.tid] : 0, c.size, c.large};
-            obj_add(&p->objs, &ok);
-            break;
-        }
-        default: break;
-        }
+    while (!rc && (n = sgc_pr_next(&r, &c)) == 1) {
+        if (c.kind == SGC_REC_ALLOC_CONFIG)
+            rc = take_config(p, &m, &c);
+        else if (c.kind == SGC_REC_ALLOC_SAMPLE)
+            rc = take_sample(p, &m, &c);
+        else
+            map_record(&m, &c);
     }
-    if (n < 0) {
+    if (rc) {
+        /* the message is out */
+    } else if (n < 0) {
         fprintf(stderr, "sgcprof: %s: %s\n", path, r.err);
         rc = 2;
     } else if (p->configs == 0) {
@@ -372,10 +385,9 @@ static int profile_read(profile *p, const char *path, int truth) {
                 truth ? "; an exact profile is taken with SGC_ALLOC_PERIOD=8 SGC_ALLOC_MODE=fixed" : "");
         rc = 2;
     }
-out:
-    free(str_map);
-    free(node_map);
-    free(type_map);
+    free(m.str);
+    free(m.node);
+    free(m.type);
     sgc_pr_close(&r);
     return rc;
 }
@@ -470,7 +482,7 @@ static int by_bytes_desc(const void *a, const void *b) {
 /* Keys with bytes > 0, largest first (ties by name); returns how many; *out
  * is allocated. */
 static uint32_t ranked(const dim_table *t, int dim, uint32_t **out) {
-    uint32_t *ids = xrealloc(NULL, (t->cap ? t->cap : 1) * sizeof *ids);
+    uint32_t *ids = ct_xrealloc(NULL, (t->cap ? t->cap : 1) * sizeof *ids);
     uint32_t n = 0;
     for (uint32_t k = 0; k < t->cap; k++)
         if (t->bytes[k] > 0)
@@ -703,7 +715,7 @@ static const char usage[] = "usage: sgcprof accuracy [--top N] [--csv] [--unmatc
 int sgcprof_accuracy_main(int argc, char **argv) {
     unsigned top_n = 10;
     int csv = 0, unmatched = 0;
-    const char **files = xrealloc(NULL, (size_t)(argc + 1) * sizeof *files);
+    const char **files = ct_xrealloc(NULL, (size_t)(argc + 1) * sizeof *files);
     int nfiles = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];

@@ -9,17 +9,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../contracts/ct_alloc.h"
 #include "../../contracts/ct_out.h"
 #include "sgcprof_io.h"
-
-static char *xstrdup(const char *s) {
-    char *d = strdup(s);
-    if (!d) {
-        fprintf(stderr, "sgcprof: out of memory\n");
-        exit(1);
-    }
-    return d;
-}
 
 /* Reads up to n bytes (fewer only at the end of the file).  Bytes read, or -1. */
 static ssize_t read_full(int fd, void *buf, size_t n) {
@@ -80,11 +72,7 @@ int sgcprof_open_input(sgc_pr_reader *r, const char *path) {
     }
     /* A pipe (or a device that starts like a profile): read to its end, bounded. */
     size_t cap = 1 << 20, len = (size_t)n;
-    uint8_t *buf = malloc(cap);
-    if (!buf) {
-        fprintf(stderr, "sgcprof: out of memory\n");
-        exit(1);
-    }
+    uint8_t *buf = ct_xmalloc(cap);
     memcpy(buf, magic, len);
     for (;;) {
         if (len == cap) {
@@ -96,12 +84,7 @@ int sgcprof_open_input(sgc_pr_reader *r, const char *path) {
                 return -1;
             }
             cap = cap * 2 > SGCPROF_MAX_INPUT ? (size_t)SGCPROF_MAX_INPUT : cap * 2;
-            uint8_t *b = realloc(buf, cap + 1);
-            if (!b) {
-                fprintf(stderr, "sgcprof: out of memory\n");
-                exit(1);
-            }
-            buf = b;
+            buf = ct_xrealloc(buf, cap + 1);
         }
         ssize_t k = read_full(fd, buf + len, cap - len);
         if (k < 0) {
@@ -120,18 +103,21 @@ int sgcprof_open_input(sgc_pr_reader *r, const char *path) {
     return rc;
 }
 
-/* realpath of path's directory + "/" + its last component, malloc'd, or NULL. */
+/* realpath of path's directory + "/" + its last component, malloc'd, or NULL
+ * when the directory cannot be resolved. */
 static char *canon(const char *path) {
     const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+    size_t dn = slash ? (slash == path ? 1 : (size_t)(slash - path)) : 1;
+    char *dir = ct_xmalloc(dn + 1);
+    memcpy(dir, slash ? path : ".", dn);
+    dir[dn] = '\0';
     const char *name = slash ? slash + 1 : path;
     char real[PATH_MAX];
     char *out = NULL;
-    if (dir && realpath(dir, real)) {
+    if (realpath(dir, real)) {
         size_t n = strlen(real) + strlen(name) + 2;
-        out = malloc(n);
-        if (out)
-            snprintf(out, n, "%s/%s", strcmp(real, "/") ? real : "", name);
+        out = ct_xmalloc(n);
+        snprintf(out, n, "%s/%s", strcmp(real, "/") ? real : "", name);
     }
     free(dir);
     return out;

@@ -76,6 +76,99 @@ static void salvage_warning(const char *path, const sgc_pr_reader *r) {
                 path, (unsigned long long)r->unverified);
 }
 
+/* A command's options and file. */
+typedef struct args {
+    const char *cmd, *path, *out; /* the command; FILE; pprof's -o */
+    unsigned top;                 /* report --top */
+    int time, strict, exact;      /* folded --time (1) or --alloc (0); --strict; report --bytes */
+} args;
+
+/* Parses the options after the command (not accuracy's) into a: -1 to go
+ * on, else the exit status (2) with the message printed. */
+static int parse_args(int argc, char **argv, args *a) {
+    const char *cmd = a->cmd;
+    for (int i = 2; i < argc; i++) {
+        const char *o = argv[i];
+        if (!strcmp(o, "--top") && !strcmp(cmd, "report")) {
+            if (i + 1 >= argc)
+                return bad_usage("%s needs a number", o);
+            char *end;
+            errno = 0;
+            unsigned long v = strtoul(argv[++i], &end, 10);
+            if (errno || *end || end == argv[i] || v == 0 || v > 100000)
+                return bad_usage("--top %s: not a number between 1 and 100000", argv[i]);
+            a->top = (unsigned)v;
+        } else if (!strcmp(o, "--bytes") && !strcmp(cmd, "report")) {
+            a->exact = 1;
+        } else if (!strcmp(o, "--time") && !strcmp(cmd, "folded")) {
+            a->time = 1;
+        } else if (!strcmp(o, "--alloc") && !strcmp(cmd, "folded")) {
+            a->time = 0;
+        } else if (!strcmp(o, "-o") && !strcmp(cmd, "pprof")) {
+            if (i + 1 >= argc || !argv[i + 1][0])
+                return bad_usage("%s needs an output file", o);
+            a->out = argv[++i];
+        } else if (!strcmp(o, "--strict")) {
+            a->strict = 1;
+        } else if (o[0] == '-' && o[1]) {
+            return bad_usage("unknown option %s for this command", o);
+        } else if (a->path) {
+            return bad_usage("more than one file given (%s)", o);
+        } else {
+            a->path = o;
+        }
+    }
+    if (strcmp(cmd, "dump") && strcmp(cmd, "report") && strcmp(cmd, "folded") && strcmp(cmd, "speedscope") &&
+        strcmp(cmd, "pprof"))
+        return bad_usage("unknown command '%s'", cmd);
+    if (!a->path)
+        return bad_usage("%s: missing FILE", cmd);
+    if (!strcmp(cmd, "pprof") && !a->out)
+        return bad_usage("%s: missing -o OUT.pb.gz", cmd);
+    return -1;
+}
+
+/* The command on the opened profile r: dump reads it record by record, the
+ * others load it whole (a damaged one salvaged with a warning, or with
+ * --strict refused).  The exit status. */
+static int run_command(const args *a, sgc_pr_reader *r) {
+    int rc = 0;
+    if (!strcmp(a->cmd, "dump")) {
+        if (sgcprof_dump(r, stdout) != 0) {
+            fflush(stdout);
+            if (a->strict)
+                rc = corrupt(a->path, r);
+            else
+                salvage_warning(a->path, r);
+        }
+        return rc;
+    }
+    if (sgc_pr_load(r) != 0) {
+        if (a->strict)
+            return corrupt(a->path, r);
+        salvage_warning(a->path, r);
+    }
+    if (!strcmp(a->cmd, "report"))
+        sgcprof_report(r, stdout, a->top, a->exact);
+    else if (!strcmp(a->cmd, "folded"))
+        sgcprof_folded(r, stdout, a->time);
+    else if (!strcmp(a->cmd, "speedscope"))
+        sgcprof_speedscope(r, stdout, a->path);
+    else if (sgcprof_pprof(r, a->out, a->path) != 0)
+        rc = 1;
+    return rc;
+}
+
+/* 0 when stdout was written whole, else 1 with the message (prefix: the
+ * command's, "" for none). */
+static int check_stdout(const char *prefix) {
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "sgcprof: %swriting the output failed: %s\n", prefix, strerror(errno));
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2)
         return bad_usage("%s", "missing command");
@@ -86,100 +179,28 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(cmd, "accuracy")) {
         int rc = sgcprof_accuracy_main(argc - 2, argv + 2);
-        if (fflush(stdout) != 0 || ferror(stdout)) {
-            fprintf(stderr, "sgcprof: accuracy: writing the output failed: %s\n", strerror(errno));
-            return 1;
-        }
+        return check_stdout("accuracy: ") ? 1 : rc;
+    }
+    args a = {.cmd = cmd, .top = 20, .time = 1};
+    int rc = parse_args(argc, argv, &a);
+    if (rc >= 0)
         return rc;
-    }
-    unsigned top = 20;
-    int time = 1, strict = 0, exact = 0;
-    const char *path = NULL, *out = NULL;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--top") && !strcmp(cmd, "report")) {
-            if (i + 1 >= argc)
-                return bad_usage("%s needs a number", a);
-            char *end;
-            errno = 0;
-            unsigned long v = strtoul(argv[++i], &end, 10);
-            if (errno || *end || end == argv[i] || v == 0 || v > 100000)
-                return bad_usage("--top %s: not a number between 1 and 100000", argv[i]);
-            top = (unsigned)v;
-        } else if (!strcmp(a, "--bytes") && !strcmp(cmd, "report")) {
-            exact = 1;
-        } else if (!strcmp(a, "--time") && !strcmp(cmd, "folded")) {
-            time = 1;
-        } else if (!strcmp(a, "--alloc") && !strcmp(cmd, "folded")) {
-            time = 0;
-        } else if (!strcmp(a, "-o") && !strcmp(cmd, "pprof")) {
-            if (i + 1 >= argc || !argv[i + 1][0])
-                return bad_usage("%s needs an output file", a);
-            out = argv[++i];
-        } else if (!strcmp(a, "--strict")) {
-            strict = 1;
-        } else if (a[0] == '-' && a[1]) {
-            return bad_usage("unknown option %s for this command", a);
-        } else if (path) {
-            return bad_usage("more than one file given (%s)", a);
-        } else {
-            path = a;
-        }
-    }
-    if (strcmp(cmd, "dump") && strcmp(cmd, "report") && strcmp(cmd, "folded") && strcmp(cmd, "speedscope") &&
-        strcmp(cmd, "pprof"))
-        return bad_usage("unknown command '%s'", cmd);
-    if (!path)
-        return bad_usage("%s: missing FILE", cmd);
-    if (!strcmp(cmd, "pprof") && !out)
-        return bad_usage("%s: missing -o OUT.pb.gz", cmd);
-
-    if (out) {
+    if (a.out) {
         char err[4200];
-        const char *inputs[1] = {path};
-        if (sgcprof_check_output(out, inputs, 1, err, sizeof err) != 0) {
+        const char *inputs[1] = {a.path};
+        if (sgcprof_check_output(a.out, inputs, 1, err, sizeof err) != 0) {
             fprintf(stderr, "sgcprof: pprof -o: %s\n", err);
             return 2;
         }
     }
     sgc_pr_reader r;
-    int rc = 0;
-    if (sgcprof_open_input(&r, path) != 0) {
-        rc = corrupt(path, &r);
+    if (sgcprof_open_input(&r, a.path) != 0) {
+        rc = corrupt(a.path, &r);
         sgc_pr_close(&r);
         return rc;
     }
-    r.salvage = !strict;
-    if (!strcmp(cmd, "dump")) {
-        if (sgcprof_dump(&r, stdout) != 0) {
-            fflush(stdout);
-            if (strict)
-                rc = corrupt(path, &r);
-            else
-                salvage_warning(path, &r);
-        }
-    } else {
-        if (sgc_pr_load(&r) != 0) {
-            if (strict)
-                rc = corrupt(path, &r);
-            else
-                salvage_warning(path, &r);
-        }
-        if (rc == 0) {
-            if (!strcmp(cmd, "report"))
-                sgcprof_report(&r, stdout, top, exact);
-            else if (!strcmp(cmd, "folded"))
-                sgcprof_folded(&r, stdout, time);
-            else if (!strcmp(cmd, "speedscope"))
-                sgcprof_speedscope(&r, stdout, path);
-            else if (sgcprof_pprof(&r, out, path) != 0)
-                rc = 1;
-        }
-    }
+    r.salvage = !a.strict;
+    rc = run_command(&a, &r);
     sgc_pr_close(&r);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        fprintf(stderr, "sgcprof: writing the output failed: %s\n", strerror(errno));
-        return 1;
-    }
-    return rc;
+    return check_stdout("") ? 1 : rc;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../contracts/ct_alloc.h"
 #include "sgcprof_names.h"
 
 /* Length of the valid UTF-8 sequence of a code point >= 0x80 starting at
@@ -38,11 +39,7 @@ static size_t utf8_len(const unsigned char *s) {
 char *sgcprof_escape(const char *raw, int folded) {
     const unsigned char *s = (const unsigned char *)raw;
     size_t n = strlen(raw);
-    char *out = malloc(4 * n + 1), *o = out;
-    if (!out) {
-        fprintf(stderr, "sgcprof: out of memory\n");
-        exit(1);
-    }
+    char *out = ct_xmalloc(4 * n + 1), *o = out;
     while (*s) {
         unsigned c = *s;
         if (c >= 0x80) {

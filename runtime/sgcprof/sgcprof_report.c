@@ -5,19 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../contracts/ct_alloc.h"
 #include "../../contracts/ct_json.h"
 #include "sgcprof_names.h"
 #include "sgcprof_report.h"
 #include "sgc_modes.h"
-
-static void *xcalloc(size_t n, size_t elem) {
-    void *p = calloc(n ? n : 1, elem);
-    if (!p) {
-        fprintf(stderr, "sgcprof: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
 
 static const char *phase_name(uint32_t phase) { return phase == 1 ? "minor-gc" : phase == 2 ? "major-gc" : "mutator"; }
 
@@ -111,13 +103,13 @@ static void agg_build(const sgc_pr_reader *r, agg *g) {
     g->f_minor = r->nstrings + 1;
     g->f_major = r->nstrings + 2;
     g->nf = r->nstrings + 3;
-    g->a_self = xcalloc(g->nf, sizeof(double));
-    g->a_incl = xcalloc(g->nf, sizeof(double));
-    g->a_sself = xcalloc(g->nf, sizeof(uint64_t));
-    g->a_sincl = xcalloc(g->nf, sizeof(uint64_t));
-    g->t_self = xcalloc(g->nf, sizeof(uint64_t));
-    g->t_incl = xcalloc(g->nf, sizeof(uint64_t));
-    g->stamp = xcalloc(g->nf, sizeof(uint64_t));
+    g->a_self = ct_xcalloc(g->nf, sizeof(double));
+    g->a_incl = ct_xcalloc(g->nf, sizeof(double));
+    g->a_sself = ct_xcalloc(g->nf, sizeof(uint64_t));
+    g->a_sincl = ct_xcalloc(g->nf, sizeof(uint64_t));
+    g->t_self = ct_xcalloc(g->nf, sizeof(uint64_t));
+    g->t_incl = ct_xcalloc(g->nf, sizeof(uint64_t));
+    g->stamp = ct_xcalloc(g->nf, sizeof(uint64_t));
     uint64_t sample = 0;
     for (size_t i = 0; i < r->nallocs; i++) {
         const sgc_pr_alloc *a = &r->allocs[i];
@@ -212,7 +204,7 @@ static void fmt_bytes(char *buf, size_t n, double b) {
 }
 
 static double *to_double(const uint64_t *v, uint32_t n) {
-    double *d = xcalloc(n, sizeof *d);
+    double *d = ct_xcalloc(n, sizeof *d);
     for (uint32_t i = 0; i < n; i++)
         d[i] = (double)v[i];
     return d;
@@ -286,9 +278,9 @@ static void report_alloc(const sgc_pr_reader *r, const agg *g, FILE *out, unsign
     }
     /* Per type: types are few (ids < 2^24, but only the defined ones). */
     uint32_t nt = r->cap_types;
-    double *tbytes = xcalloc(nt, sizeof *tbytes);
-    uint64_t *ts = xcalloc(nt, sizeof *ts), *surv = xcalloc(nt, sizeof *surv);
-    uint64_t *died = xcalloc(nt, sizeof *died), *unk = xcalloc(nt, sizeof *unk);
+    double *tbytes = ct_xcalloc(nt, sizeof *tbytes);
+    uint64_t *ts = ct_xcalloc(nt, sizeof *ts), *surv = ct_xcalloc(nt, sizeof *surv);
+    uint64_t *died = ct_xcalloc(nt, sizeof *died), *unk = ct_xcalloc(nt, sizeof *unk);
     for (size_t i = 0; i < r->nallocs; i++) {
         const sgc_pr_alloc *a = &r->allocs[i];
         tbytes[a->tid] += (double)a->points * (double)sgc_pr_period_at(r, a->ts);
@@ -300,7 +292,7 @@ static void report_alloc(const sgc_pr_reader *r, const agg *g, FILE *out, unsign
         else
             unk[a->tid]++;
     }
-    uint32_t *tids = xcalloc(nt, sizeof *tids), k = 0;
+    uint32_t *tids = ct_xcalloc(nt, sizeof *tids), k = 0;
     for (uint32_t t = 0; t < nt; t++)
         if (ts[t])
             tids[k++] = t;
@@ -374,7 +366,7 @@ static void report_time(const sgc_pr_reader *r, const agg *g, FILE *out, unsigne
 static void report_side_by_side(const sgc_pr_reader *r, const agg *g, FILE *out, unsigned top) {
     if (!r->ntimes || !r->nallocs)
         return;
-    uint32_t *ti = xcalloc(g->nf, sizeof *ti), *ai = xcalloc(g->nf, sizeof *ai);
+    uint32_t *ti = ct_xcalloc(g->nf, sizeof *ti), *ai = ct_xcalloc(g->nf, sizeof *ai);
     double *tk = to_double(g->t_self, g->nf);
     uint32_t nt = ranked(g, tk, ti);
     uint32_t na = ranked(g, g->a_self, ai);
@@ -432,7 +424,7 @@ void sgcprof_report(const sgc_pr_reader *r, FILE *out, unsigned top, int exact) 
     exact_bytes = exact;
     agg g;
     agg_build(r, &g);
-    uint32_t *ids = xcalloc(g.nf, sizeof *ids);
+    uint32_t *ids = ct_xcalloc(g.nf, sizeof *ids);
     fprintf(out, "freecheck profile, format version %u, %.3f s, %u names (functions and types), %u stack nodes\n",
             r->version, (double)(r->end_ts - r->base_ts) / 1e9, r->nstrings, r->nnodes);
     if (r->exit_signal)
@@ -452,7 +444,7 @@ void sgcprof_report(const sgc_pr_reader *r, FILE *out, unsigned top, int exact) 
 
 /* Every string's escaped form (sgcprof_names.h), by string id. */
 static char **escaped_names(const sgc_pr_reader *r, int folded) {
-    char **e = xcalloc((size_t)r->nstrings + 1, sizeof *e);
+    char **e = ct_xcalloc((size_t)r->nstrings + 1, sizeof *e);
     for (uint32_t s = 1; s <= r->nstrings; s++)
         e[s] = sgcprof_escape(sgc_pr_string(r, s), folded);
     return e;
@@ -479,7 +471,7 @@ static void print_path(const sgc_pr_reader *r, FILE *out, uint32_t node, uint32_
 }
 
 uint32_t sgcprof_max_depth(const sgc_pr_reader *r) {
-    uint32_t *depth = xcalloc((size_t)r->nnodes + 1, sizeof *depth), mx = 0;
+    uint32_t *depth = ct_xcalloc((size_t)r->nnodes + 1, sizeof *depth), mx = 0;
     for (uint32_t n = 1; n <= r->nnodes; n++) {
         depth[n] = depth[r->node_parent[n]] + 1;
         if (depth[n] > mx)
@@ -491,7 +483,7 @@ uint32_t sgcprof_max_depth(const sgc_pr_reader *r) {
 
 void sgcprof_folded(const sgc_pr_reader *r, FILE *out, int time) {
     size_t nn = (size_t)r->nnodes + 1;
-    double *w = xcalloc(nn * 3, sizeof *w); /* by node and phase */
+    double *w = ct_xcalloc(nn * 3, sizeof *w); /* by node and phase */
     if (time) {
         for (size_t i = 0; i < r->ntimes; i++)
             w[r->times[i].node * 3 + r->times[i].phase] += 1;
@@ -499,7 +491,7 @@ void sgcprof_folded(const sgc_pr_reader *r, FILE *out, int time) {
         for (size_t i = 0; i < r->nallocs; i++)
             w[r->allocs[i].node * 3] += (double)r->allocs[i].points * (double)sgc_pr_period_at(r, r->allocs[i].ts);
     }
-    uint32_t *tmp = xcalloc((size_t)sgcprof_max_depth(r) + 1, sizeof *tmp);
+    uint32_t *tmp = ct_xcalloc((size_t)sgcprof_max_depth(r) + 1, sizeof *tmp);
     char **names = escaped_names(r, 1);
     for (size_t n = 0; n < nn; n++)
         for (int p = 0; p < 3; p++) {
@@ -537,7 +529,7 @@ static void json_stack(const sgc_pr_reader *r, FILE *out, uint32_t node, uint32_
 }
 
 void sgcprof_speedscope(const sgc_pr_reader *r, FILE *out, const char *name) {
-    uint32_t *tmp = xcalloc((size_t)sgcprof_max_depth(r) + 1, sizeof *tmp);
+    uint32_t *tmp = ct_xcalloc((size_t)sgcprof_max_depth(r) + 1, sizeof *tmp);
     char **names = escaped_names(r, 0);
     char *file = sgcprof_escape(name, 0);
     fprintf(out, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"name\":");

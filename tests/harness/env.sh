@@ -4,8 +4,11 @@
 # in meta and meta.config and shown by --plan; a value the runtime refuses
 # exits 2 with the runtime's message before anything is created; a stats
 # record whose nursery_size differs from the setting fails the run, and so
-# does one whose hugepages_in_effect is 0 with SGC_HUGEPAGES=1, and a time
-# cell's whose time_mode is not the --env SGC_TIME_MODE.
+# does one whose hugepages_in_effect is 0 with SGC_HUGEPAGES=1, a time
+# cell's whose time_mode is not the --env SGC_TIME_MODE, and one whose
+# major_growth, stress_every, verify or poison is not the --env value (a
+# factor compared in thousandths: 2 is 2.000); gcbench's own records
+# confirm all four.
 . tests/harness/lib.sh
 : "${BIN:?BIN must name the build's bin directory}"
 
@@ -49,6 +52,25 @@ expect "stand-in sweep without huge pages: exit 3 (its runs failed)" "$?" 3
 expect "hugepages_in_effect 0 with SGC_HUGEPAGES=1 fails the run" \
     "$(q "$WORK/hres/latest/results.db" "SELECT DISTINCT status, failure FROM runs")" \
     'failed|the stats record says hugepages_in_effect 0 but --env SGC_HUGEPAGES=1 asked for huge pages (docs/RUNTIME.md, "Huge pages")'
+# fake-ok ignores the debug settings: its record says major_growth 2.000,
+# stress_every 0, verify 0 and poison 0, whatever --env set.
+for item in "SGC_MAJOR_GROWTH=1.5|major_growth 2.000" "SGC_GC_STRESS=7|stress_every 0" "SGC_VERIFY=1|verify 0" \
+    "SGC_POISON=1|poison 0"; do
+    set="${item%%|*}" says="${item#*|}"
+    rm -rf "$WORK/dres"
+    "$SWEEP" --backends native --bin-dir "$FAKE_BIN" --workloads fake-ok --periods none --time-hz none --runs 1 --size 2 \
+        --counters none --env "$set" --out "$WORK/dres" --no-progress >/dev/null 2>"$WORK/err"
+    expect "--env $set on a stand-in that ignores it: exit 3 (its runs failed)" "$?" 3
+    expect "--env $set: a record that says ${says% *} ${says#* } fails the run" \
+        "$(q "$WORK/dres/latest/results.db" "SELECT DISTINCT status, failure FROM runs")" \
+        "failed|the stats record says $says but --env ${set%%=*} set ${set#*=}"
+done
+rm -rf "$WORK/dres"
+"$SWEEP" --backends native --bin-dir "$FAKE_BIN" --workloads fake-ok --periods none --time-hz none --runs 1 --size 2 \
+    --counters none --env SGC_MAJOR_GROWTH=2 --out "$WORK/dres" --no-progress >/dev/null 2>"$WORK/err"
+expect "--env SGC_MAJOR_GROWTH=2 against the record's 2.000: exit 0" "$?" 0
+expect "--env SGC_MAJOR_GROWTH=2: every run ok" \
+    "$(q "$WORK/dres/latest/results.db" "SELECT DISTINCT status FROM runs")" "ok"
 # fake-ok with FAKE_TIME_MODE=signal writes time_mode signal (it ignores
 # SGC_TIME_MODE): a time cell whose record does not show the --env
 # SGC_TIME_MODE fails; its baseline (no time sampling) does not.
@@ -85,6 +107,17 @@ expect "meta.config holds it" "$(q "$DB" "SELECT value FROM meta WHERE key = 'co
     "env = SGC_NURSERY=256K"
 expect "every run ok with nursery_size 262144" "$(q "$DB" "SELECT r.status, s.value, count(*) FROM runs r
     JOIN run_stats s USING(run_id) WHERE s.key = 'nursery_size' GROUP BY 1, 2")" "ok|262144|4"
+
+"$SWEEP" --backends native --bin-dir "$BIN" --workloads gcbench --periods none --time-hz none --depths none --runs 1 --target 0.05 \
+    --counters none --env SGC_MAJOR_GROWTH=1.5,SGC_GC_STRESS=97,SGC_VERIFY=1,SGC_POISON=1 --out "$WORK/dbg" --no-progress \
+    >/dev/null 2>"$WORK/err"
+expect "gcbench sweep with the four debug settings: exit 0" "$?" 0
+expect "every run ok, its record confirming all four" "$(q "$WORK/dbg/latest/results.db" "SELECT DISTINCT r.status, s.key,
+    s.value FROM runs r JOIN run_stats s USING(run_id) WHERE s.key IN ('major_growth', 'stress_every', 'verify', 'poison')
+    ORDER BY 2")" "ok|major_growth|1.500
+ok|poison|1
+ok|stress_every|97
+ok|verify|1"
 
 "$SWEEP" --backends native --bin-dir "$BIN" --workloads gcbench --periods none --time-hz 1000 --depths none --runs 1 --target 0.05 \
     --counters none --env SGC_TIME_MODE=thread --out "$WORK/thr" --no-progress >/dev/null 2>"$WORK/err"

@@ -40,7 +40,10 @@ static const char *env_or(const char *name, const char *dflt) {
  * the runtime's, so that a value that is not a multiple of 8 shows a
  * mismatch; no heap, so never huge pages (as the runtime on a machine
  * without THP); time_mode SGC_TIME_MODE's (signal by default), or
- * FAKE_TIME_MODE's when that is set (a stand-in that ignores SGC_TIME_MODE). */
+ * FAKE_TIME_MODE's when that is set (a stand-in that ignores SGC_TIME_MODE);
+ * the debug settings ignored: major_growth 2.000, stress_every, verify and
+ * poison 0 whatever SGC_MAJOR_GROWTH, SGC_GC_STRESS, SGC_VERIFY and
+ * SGC_POISON say (a stand-in whose record does not confirm them). */
 static void fake_key(FILE *f, const char *key, const char *type, long long ns, unsigned long long bytes,
                      unsigned long long points, unsigned long long period, unsigned hz, long long vclock) {
     if (!strcmp(key, "run_ns"))

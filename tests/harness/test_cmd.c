@@ -20,7 +20,7 @@ static void load_peers(void) {
 /* The single environment item a system sets for period p, or NULL. */
 static char *env1(const char *system, uint64_t p) {
     char **e = sw_cmd_env(sw_cmd_system(system), "/b", p, "poisson");
-    char *one = e[0] && !e[1] ? sw_xstrdup(e[0]) : NULL;
+    char *one = e[0] && !e[1] ? ct_xstrdup(e[0]) : NULL;
     sw_cmd_free_strv(e);
     return one;
 }

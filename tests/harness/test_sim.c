@@ -84,7 +84,7 @@ static void expect_malformed(const char *text, const char *reason) {
 Test(sim, malformed_outputs_are_refused_with_a_reason) {
     char *text = fixture();
     /* Cut before its summary line: valgrind did not finish. */
-    char *cut = sw_xstrdup(text);
+    char *cut = ct_xstrdup(text);
     *strstr(cut, "summary:") = '\0';
     expect_malformed(cut, "no 'summary:' line");
     free(cut);

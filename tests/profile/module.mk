@@ -10,7 +10,8 @@ PROFILE_SIG_HELPER := $(BIN)/tests/profile_sig_helper
 CRITERION_LIBS ?= $(shell pkg-config --libs criterion)
 
 PROFILE_TEST_OBJS := $(OBJ)/tests/profile/test_profile.o $(OBJ)/tests/profile/test_salvage.o \
-    $(OBJ)/tests/profile/test_names.o $(OBJ)/tests/profile/test_vclock.o $(OBJ)/tests/profile/test_bounds.o
+    $(OBJ)/tests/profile/test_names.o $(OBJ)/tests/profile/test_vclock.o $(OBJ)/tests/profile/test_bounds.o \
+    $(OBJ)/tests/profile/test_kinds.o
 
 $(PROFILE_TEST_OBJS): CFLAGS += -DSGCPROF_BIN='"$(BIN)/sgcprof"' \
     -DSGC_DEEP_EXIT_BIN='"$(PROFILE_DEEP_EXIT)"' -DSGC_SIG_HELPER_BIN='"$(PROFILE_SIG_HELPER)"' \

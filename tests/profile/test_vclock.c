@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../contracts/ct_out.h"
 #include "sgc_internal.h"
 #include "sgc_profile.h"
 #include "sgc_profread.h"
@@ -231,15 +232,28 @@ Test(vclock, time_sampler_keeps_real_time) {
     cleanup();
 }
 
-/* The stats record's (and the segment series') temporary file: the path,
- * ".tmp." and the pid in 8 hex digits, a fixed length whatever the pid. */
+/* The temporary the runtime writes the stats record (and the segment
+ * series) to before renaming it over path (runtime/sgc_output.c, through
+ * contracts/ct_out.h): its name as ct_out_begin makes it in the scratch
+ * directory, the file removed again. */
+static void temporary_of(const char *name, char *out, size_t outlen) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", P_tmpdir, name);
+    ct_out o;
+    char err[600];
+    cr_assert_eq(ct_out_begin(&o, path, err, sizeof err), 0, "%s", err);
+    snprintf(out, outlen, "%s", o.tmp + strlen(P_tmpdir) + 1);
+    ct_out_abort(&o);
+    cr_assert_neq(access(o.tmp, F_OK), 0, "the temporary %s is left behind", o.tmp);
+}
+
+/* That temporary: the path, ".tmp." and the pid in 8 hex digits, a fixed
+ * length whatever the pid. */
 Test(vclock, temporary_path_has_a_fixed_length) {
-    char want[64];
-    snprintf(want, sizeof want, "dir/stats-00000001.tmp.%08x", (unsigned)getpid());
-    char *tmp = sgc__tmp_path("dir/stats-00000001");
-    cr_assert_str_eq(tmp, want);
-    free(tmp);
-    tmp = sgc__tmp_path("");
-    cr_assert_eq(strlen(tmp), 13);
-    free(tmp);
+    char name[64], want[128], got[512];
+    snprintf(name, sizeof name, "sgc-test-vclock-%d-tmp", (int)getpid());
+    snprintf(want, sizeof want, "%s.tmp.%08x", name, (unsigned)getpid());
+    temporary_of(name, got, sizeof got);
+    cr_assert_str_eq(got, want);
+    cr_assert_eq(strlen(got), strlen(name) + 13);
 }
