@@ -289,7 +289,9 @@ def gen_headline(root, d):
 
 def gen_cheaper(root, d):
     """How many workloads the regressions resolve allocation as cheaper per
-    sample than time sampling: "N of M"."""
+    sample than time sampling: "N of M"; with a time fit per time sampler's
+    mode, "N of M (against the signal sampler; against the sampler thread:
+    N' of M')"."""
     rows = read_csv(root, f"{d}/summary.csv")
     reg = regress_index(root, d)
     by_mode = {}
@@ -302,9 +304,13 @@ def gen_cheaper(root, d):
                 by_mode[mode] = (n + (row.get("verdict") == "alloc_cheaper"), m + 1)
     if not by_mode:
         return "0 of 0"
-    names = {"signal": "against the signal sampler", "thread": "against the sampler thread"}
-    return ", ".join(f"{n} of {m}" + (f" {names.get(mode, mode)}" if mode else "")
-                     for mode, (n, m) in by_mode.items())
+    names = {"signal": "the signal sampler", "thread": "the sampler thread"}
+    modes = list(by_mode.items())
+    first = f"{modes[0][1][0]} of {modes[0][1][1]}"
+    if len(modes) == 1:
+        return first
+    rest = "; ".join(f"against {names.get(mode, mode)}: {n} of {m}" for mode, (n, m) in modes[1:])
+    return f"{first} (against {names.get(modes[0][0], modes[0][0])}; {rest})"
 
 
 def gen_costs(root, d):

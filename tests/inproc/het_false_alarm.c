@@ -15,13 +15,16 @@
  * changepoints, each process's interval, the random-effects combination);
  * the flag fires when its Q test's p is below 0.05.  The same without the
  * centring ("observed") keeps the processes' own medians: what the flag
- * sees when processes do differ as they did in the sweep.
+ * sees when processes do differ as they did in the sweep.  --iid: every
+ * process's blocks drawn one at a time (block length 1), which keeps each
+ * process's tails and removes its autocorrelation: whether the latter is
+ * what makes the flag fire.
  *
  * Prints, per source and pooled, the firing rate with its exact (Clopper-
  * Pearson) 95% interval; a figure, not a pass/fail test: exit 0 when every
  * experiment ran, 2 for bad input.
  *
- * usage: het-false-alarm [--experiments K] [--procs P] [--blocks N] [--resamples B] [--seed S] DIR...
+ * usage: het-false-alarm [--experiments K] [--procs P] [--blocks N] [--resamples B] [--seed S] [--iid] DIR...
  */
 #include "st_synth.h"
 #include "st_util.h"
@@ -36,6 +39,7 @@
 typedef struct het_opts {
     size_t experiments, procs, blocks, resamples;
     uint64_t seed;
+    int iid; /* block length 1 for every process */
 } het_opts;
 
 /* Clopper-Pearson interval of k of n at 95%. */
@@ -62,13 +66,15 @@ static double median_of(const double *v, size_t n) {
 /* Source s with every process centred on its own median per-block
  * log-ratio (B segments' CPU divided by exp(median)): the null source.
  * The copy owns its blocks and ratios; free with free_centred. */
-static void centred(const st_ipsource *s, st_ipsource *out) {
+static void centred(const st_ipsource *s, int iid, st_ipsource *out) {
     *out = *s;
     out->p = ct_xmalloc(s->np * sizeof *out->p);
     for (size_t i = 0; i < s->np; i++) {
         const st_ipproc *q = &s->p[i];
         st_ipproc *c = &out->p[i];
         *c = *q;
+        if (iid)
+            c->L = 1;
         double m = median_of(q->r, q->n);
         c->b = ct_xmalloc(q->n * sizeof *c->b);
         c->r = ct_xmalloc(q->n * sizeof *c->r);
@@ -132,7 +138,7 @@ static int parse_size(const char *v, size_t lo, size_t hi, size_t *out) {
 }
 
 int main(int argc, char **argv) {
-    het_opts o = {400, 4, 100, 1000, 20261202};
+    het_opts o = {400, 4, 100, 1000, 20261202, 0};
     int first = argc;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -141,6 +147,10 @@ int main(int argc, char **argv) {
         if (a[0] != '-') {
             first = i;
             break;
+        }
+        if (!strcmp(a, "--iid")) {
+            o.iid = 1;
+            continue;
         }
         if (i + 1 >= argc)
             bad = 1;
@@ -169,8 +179,9 @@ int main(int argc, char **argv) {
         return 2;
     }
     printf("HET flag (p < 0.05) on synthetic in-process cells of %zu processes x %zu blocks, %zu experiments per "
-           "source, %zu resamples, seed %llu:\n\n",
-           o.procs, o.blocks, o.experiments, o.resamples, (unsigned long long)o.seed);
+           "source, %zu resamples, seed %llu%s:\n\n",
+           o.procs, o.blocks, o.experiments, o.resamples, (unsigned long long)o.seed,
+           o.iid ? ", blocks drawn one at a time (--iid)" : "");
     printf("| processes | sweep | workload | source processes | fired | rate [95%% CI] |\n|---|---|---|---|---|---|\n");
     size_t tot[2][2] = {{0, 0}, {0, 0}}, used = 0;
     for (int d = first; d < argc; d++) {
@@ -184,12 +195,15 @@ int main(int argc, char **argv) {
         }
         for (size_t i = 0; i < nips; i++) {
             st_ipsource c;
-            centred(&ips[i], &c);
+            centred(&ips[i], o.iid, &c);
             size_t f, t;
             run_source(&c, &o, &f, &t);
             row("centred (null)", ips[i].sweep, ips[i].workload, ips[i].np, f, t);
             tot[0][0] += f, tot[0][1] += t;
             free_centred(&c);
+            if (o.iid)
+                for (size_t j = 0; j < ips[i].np; j++)
+                    ips[i].p[j].L = 1;
             run_source(&ips[i], &o, &f, &t);
             row("observed", ips[i].sweep, ips[i].workload, ips[i].np, f, t);
             tot[1][0] += f, tot[1][1] += t;
