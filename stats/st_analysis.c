@@ -480,8 +480,7 @@ static unsigned unpaired_needs(st_unpaired_stat s, unsigned *base) {
 static const st_stat_fn unpaired_fn[] = {f_overhead, f_cpu_overhead, f_norm, f_cost};
 
 /* The medians of one resample of n runs (idx) of the metrics in mask. */
-static void resample_medians(double *const *m, const size_t *idx, size_t n, unsigned mask, double *tmp,
-                             double *med) {
+static void resample_medians(double *const *m, const size_t *idx, size_t n, unsigned mask, double *tmp, double *med) {
     for (int k = 0; k < ST_M_COUNT; k++) {
         med[k] = NAN;
         if (!(mask & 1u << k))

@@ -85,9 +85,9 @@ typedef struct st_result {
     double rep_overhead_tau_used, rep_overhead_tau_lo, rep_overhead_tau_hi; /* the SD the interval used (its own or
                                                                              * its family's), Q-profile interval */
     double rep_paired_tau_used, rep_paired_tau_lo, rep_paired_tau_hi;
-    st_re paired_re;  /* replicated sweeps: the combination the paired interval came from (log scale) */
-    double *pair_log; /* the per-block log-ratios of the paired ratio (pairs of them; NULL if none) */
-    double *pair_cpu; /* the per-block log-ratios of CPU time (pairs of them; NULL when CPU time is missing) */
+    st_re paired_re;   /* replicated sweeps: the combination the paired interval came from (log scale) */
+    double *pair_log;  /* the per-block log-ratios of the paired ratio (pairs of them; NULL if none) */
+    double *pair_cpu;  /* the per-block log-ratios of CPU time (pairs of them; NULL when CPU time is missing) */
     double *pair_cost; /* the per-block per-sample costs, us (npz of them, the rounds of pair_round; NULL if none) */
     /* The standard error of log(paired) at paired_level: over blocks the
      * bootstrap SE of the Hodges-Lehmann estimate of pair_log (st_hl_boot_se,

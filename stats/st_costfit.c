@@ -229,8 +229,8 @@ static int fit_one(const st_analysis *an, const st_result *base, const char *kin
             st_reg_data d = {n, x, y, g, out->ncells + 1, 0};
             st_reg_opts o = *opts;
             char key[256];
-            snprintf(key, sizeof key, "fit:%s/%s%s%s/%s#paired", out->workload, out->kind,
-                     out->by_mode ? "-" : "", out->by_mode ? out->time_mode : "", st_fit_metric_name(m));
+            snprintf(key, sizeof key, "fit:%s/%s%s%s/%s#paired", out->workload, out->kind, out->by_mode ? "-" : "",
+                     out->by_mode ? out->time_mode : "", st_fit_metric_name(m));
             o.seed = opts->seed ^ st_fnv1a64(ST_FNV_OFFSET, key);
             st_reg_fit_runs(&d, &o, &out->pfit);
             out->paired = 1;
@@ -577,7 +577,8 @@ static void verdict_list(FILE *f, const st_costfits *fits, double margin, st_nor
         if (c->metric != ST_FIT_WALL || strcmp(c->kind, "time")) /* one per time fit; a verdict needs both */
             continue;
         if (st_costfit_verdict_mode(fits, c->workload, c->time_mode, margin) == r)
-            fprintf(f, "%s%s%s%s", n++ ? ", " : "", c->workload, c->by_mode && strcmp(c->time_mode, "signal") ? "/" : "",
+            fprintf(f, "%s%s%s%s", n++ ? ", " : "", c->workload,
+                    c->by_mode && strcmp(c->time_mode, "signal") ? "/" : "",
                     c->by_mode && strcmp(c->time_mode, "signal") ? c->time_mode : "");
     }
     if (!n)
@@ -678,9 +679,8 @@ void st_costfit_write_md(FILE *f, const st_analysis *an) {
         const st_costfit *cpu = st_costfit_find_mode(fits, c->workload, c->kind, c->time_mode, ST_FIT_CPU);
         char kind[32];
         snprintf(kind, sizeof kind, c->by_mode ? "%s (%s)" : "%s", c->kind, c->time_mode);
-        fprintf(f, "| %s | %s | %zu | %s | %s | %s | %s | ", c->workload, kind, c->ncells,
-                est_md(c->fit.cost, 1e-3, 3), est_md(c->norm, 1, 4), est_md(c->fit.fixed, 1e-6, 3),
-                est_md(c->fixed_frac, 100, 3));
+        fprintf(f, "| %s | %s | %zu | %s | %s | %s | %s | ", c->workload, kind, c->ncells, est_md(c->fit.cost, 1e-3, 3),
+                est_md(c->norm, 1, 4), est_md(c->fit.fixed, 1e-6, 3), est_md(c->fixed_frac, 100, 3));
         for (size_t k = 1; k <= c->ncells; k++)
             fprintf(f, "%s%s", k > 1 ? " " : "", fmd(c->fit.residual[k] / c->fit.base.est * 100, 2));
         double lo = INFINITY, hi = -INFINITY;

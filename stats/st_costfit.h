@@ -52,7 +52,7 @@ typedef enum st_fit_metric {
 #define ST_FIT_NATIVE 3
 
 typedef struct st_costfit {
-    const char *workload; /* owned by the sweep */
+    const char *workload;  /* owned by the sweep */
     const char *kind;      /* "alloc" or "time" (static) */
     const char *time_mode; /* a time fit's time sampler's mode, "signal" or "thread"; "" for alloc (static) */
     int by_mode;           /* 1: a time fit of one mode among several (the summary's "time (signal)") */

@@ -372,9 +372,9 @@ static void apply_pooled(st_result *r, size_t q, const st_rep_comb *o) {
  * weight of its own: st_levels.h) without an interval or with too few
  * blocks or runs. */
 static double unit_se(const st_result *r, size_t q, const st_interval *iv, const st_analysis_opts *opts) {
-    static const char *const tag[NQUANT] = {"#rep-se-overhead", "#rep-se-cpu-overhead", "#rep-se-unorm",
-                                            "#rep-se-ucost",    "#rep-se",              "#rep-se-cpu",
-                                            "#rep-se-norm",     "#rep-se-cost"};
+    static const char *const tag[NQUANT] = {
+        "#rep-se-overhead", "#rep-se-cpu-overhead", "#rep-se-unorm", "#rep-se-ucost",
+        "#rep-se",          "#rep-se-cpu",          "#rep-se-norm",  "#rep-se-cost"};
     if (iv->method == ST_CI_NONE)
         return NAN;
     if (q == 4)

@@ -98,7 +98,8 @@ static void free_centred(st_ipsource *c) {
 static void run_source(const st_ipsource *s, const het_opts *o, size_t *fired, size_t *tested) {
     *fired = *tested = 0;
     for (size_t k = 0; k < o->experiments; k++) {
-        uint64_t seed = o->seed ^ st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, s->workload), s->sweep) ^ (k * 0x9E3779B97F4A7C15ull);
+        uint64_t seed =
+            o->seed ^ st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, s->workload), s->sweep) ^ (k * 0x9E3779B97F4A7C15ull);
         gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
         if (!rng)
             ct_out_of_memory();

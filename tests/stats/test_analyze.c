@@ -823,8 +823,10 @@ Test(analyze, regression_fits_each_time_mode) {
     char *md = slurp(path);
     cr_assert(strstr(md, "| w | time (signal) | 2 | 50 [50, 50] | 1.05 [1.05, 1.05] |"), "%s", md);
     cr_assert(strstr(md, "| w | time (thread) | 2 | 2 [2, 2] | 1.002 [1.002, 1.002] |"), "%s", md);
-    cr_assert(strstr(md, "each compared on its own, <workload>/thread the sampler thread's): resolved on 2 of 2 comparisons: "
-                         "allocation cheaper: w; time cheaper: w/thread;"), "%s", md);
+    cr_assert(
+        strstr(md, "each compared on its own, <workload>/thread the sampler thread's): resolved on 2 of 2 comparisons: "
+                   "allocation cheaper: w; time cheaper: w/thread;"),
+        "%s", md);
     free(md);
     rm_dir(dir);
 }
@@ -1293,11 +1295,13 @@ Test(sim, exact_counts_overheads_fit_determinism_and_model) {
     snprintf(path, sizeof path, "%s/regress.csv", dir);
     char *rcsv = slurp(path);
     cr_assert(rcsv);
-    cr_assert(strstr(rcsv, "\ngcbench,alloc,sim_instructions,instructions,2,6,900,,,1000005000,,,1000000000,5000,,,"
-                           "5e-06,,,,,,0,0,a sampling cell has fewer than 3 used runs: no interval,na,,,,0,,,,,,,,,,\n"),
+    cr_assert(strstr(rcsv,
+                     "\ngcbench,alloc,sim_instructions,instructions,2,6,900,,,1000005000,,,1000000000,5000,,,"
+                     "5e-06,,,,,,0,0,a sampling cell has fewer than 3 used runs: no interval,na,,,,0,,,,,,,,,,\n"),
               "%s", rcsv);
-    cr_assert(strstr(rcsv, "\ngcbench,alloc,sim_est_cycles,est_cycles,2,6,1500,,,2000010000,,,2000000000,10000,,,"
-                           "5e-06,,,,,,0,0,a sampling cell has fewer than 3 used runs: no interval,na,,,,0,,,,,,,,,,\n"),
+    cr_assert(strstr(rcsv,
+                     "\ngcbench,alloc,sim_est_cycles,est_cycles,2,6,1500,,,2000010000,,,2000000000,10000,,,"
+                     "5e-06,,,,,,0,0,a sampling cell has fewer than 3 used runs: no interval,na,,,,0,,,,,,,,,,\n"),
               "%s", rcsv);
     cr_assert(strstr(rcsv, "\ngcbench,time,sim_instructions,instructions,1,4,1000,,,"), "%s", rcsv);
     cr_assert(strstr(rcsv, "\ngcbench,time,sim_est_cycles,est_cycles,1,4,2000,,,"), "%s", rcsv);

@@ -325,12 +325,10 @@ Test(levels, unpaired_se_matches_the_ideal_bootstrap) {
     r.run_n = 4, r.base_n = 3;
     r.run_m[ST_M_WALL] = wall, r.run_m[ST_M_SAMPLES] = samples, r.base_m[0] = bwall;
     double se = st_unpaired_se(&r, ST_UP_OVERHEAD, 200000, 7);
-    cr_assert(fabs(se - 0.045666740447227426) <= 0.015 * 0.045666740447227426, "overhead SE %.6g, want 0.0456667",
-              se);
+    cr_assert(fabs(se - 0.045666740447227426) <= 0.015 * 0.045666740447227426, "overhead SE %.6g, want 0.0456667", se);
     cr_assert(st_unpaired_se(&r, ST_UP_OVERHEAD, 200000, 7) == se, "same seed, same SE bit for bit");
     double cs = st_unpaired_se(&r, ST_UP_COST, 200000, 7);
-    cr_assert(fabs(cs - 0.0004986756143549782) <= 0.015 * 0.0004986756143549782, "cost SE %.6g, want 0.000498676",
-              cs);
+    cr_assert(fabs(cs - 0.0004986756143549782) <= 0.015 * 0.0004986756143549782, "cost SE %.6g, want 0.000498676", cs);
     cr_assert(isnan(st_unpaired_se(&r, ST_UP_CPU, 1000, 7)), "no CPU time kept: no SE");
     cr_assert(isnan(st_unpaired_se(&r, ST_UP_NORM, 1000, 7)), "no samples per second kept: no SE");
     r.base_n = 2;
