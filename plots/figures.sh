@@ -468,13 +468,19 @@ fig3_data() {
         function pct(v) { return num(v) ? (v - 1) * 100 : "NaN" }
         function pct0(v) { return num(v) ? v * 100 : "NaN" }
         NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        # A workload whose time cells had several time sampler modes has one
+        # time fit per mode (regress.csv time_mode): a slot each, "w/mode",
+        # with the one allocation fit beside each and the difference and
+        # verdict of that time row (against its mode).  One time fit: slot "w".
         NF && $(c["metric"]) == "wall" {
             w = $(c["workload"]); k = $(c["kind"]); seen[w] = 1
-            un[w, k] = pct($(c["norm_overhead"])) " " pct($(c["norm_lo"])) " " pct($(c["norm_hi"]))
-            pa[w, k] = pct($(c["paired_norm_overhead"])) " " pct($(c["paired_norm_lo"])) " " pct($(c["paired_norm_hi"]))
-            pok[w, k] = $(c["paired_pairs"]) + 0 > 0 && num($(c["paired_norm_lo"]))
-            if (num($(c["norm_diff"]))) d[w] = pct0($(c["norm_diff"])) " " pct0($(c["norm_diff_lo"])) " " pct0($(c["norm_diff_hi"]))
-            if ($(c["verdict"]) != "") v[w] = $(c["verdict"])
+            key = k; md = ("time_mode" in c) ? $(c["time_mode"]) : ""
+            if (k == "time") { if (!((w, md) in tmseen)) { tmseen[w, md] = 1; tm[w, ++ntm[w]] = md }; key = "time/" md }
+            un[w, key] = pct($(c["norm_overhead"])) " " pct($(c["norm_lo"])) " " pct($(c["norm_hi"]))
+            pa[w, key] = pct($(c["paired_norm_overhead"])) " " pct($(c["paired_norm_lo"])) " " pct($(c["paired_norm_hi"]))
+            pok[w, key] = $(c["paired_pairs"]) + 0 > 0 && num($(c["paired_norm_lo"]))
+            if (num($(c["norm_diff"]))) d[w, key] = pct0($(c["norm_diff"])) " " pct0($(c["norm_diff_lo"])) " " pct0($(c["norm_diff_hi"]))
+            if ($(c["verdict"]) != "") v[w, key] = $(c["verdict"])
         }
         # the upper quartile of x[1..n] (sorted in place)
         function quartile3(x, n,   i, j, t) {
@@ -504,24 +510,28 @@ fig3_data() {
             lab = (up || dn) ? sprintf("\"%.3g [%.3g, %.3g]\"", a[1], a[2], a[3]) : "-"
             return y " " (num(l) ? l : "NaN") " " (num(h) ? h : "NaN") " " up " " dn " " lab }
         END {
-            nw = split(order, W, " "); nrow = 0
-            for (j = 1; j <= nw; j++) { w = W[j]; if (!(w in seen)) continue
-                R[++nrow] = w; slot[nrow] = j - 1
+            nw = split(order, W, " "); nrow = 0; nslot = 0
+            for (j = 1; j <= nw; j++) { w = W[j]; if (!(w in seen)) { nslot++; continue }
+                if (!ntm[w]) tm[w, ntm[w] = 1] = "-"  # no time fit: one slot, no time values
+                if (ntm[w] > 1) nsplit++
+                for (mi = 1; mi <= ntm[w]; mi++) {
+                md = tm[w, mi]; kt = "time/" md; dk = ((w, kt) in d) ? kt : "alloc"
+                R[++nrow] = ntm[w] > 1 ? w "/" md : w; slot[nrow] = nslot++
                 # the basis of the verdict: the fits on the pairs when both have an interval
-                bp[nrow] = pok[w, "alloc"] && pok[w, "time"]
+                bp[nrow] = pok[w, "alloc"] && pok[w, kt]
                 npaired += bp[nrow]
                 ka = ((w, "alloc") in un) ? (bp[nrow] ? pa[w, "alloc"] : un[w, "alloc"]) : "NaN NaN NaN"
-                kt = ((w, "time") in un) ? (bp[nrow] ? pa[w, "time"] : un[w, "time"]) : "NaN NaN NaN"
-                E[1, ++ne[1]] = ka; E[1, ++ne[1]] = kt
-                if (bp[nrow]) { E[1, ++ne[1]] = un[w, "alloc"]; E[1, ++ne[1]] = un[w, "time"] }
+                kv = ((w, kt) in un) ? (bp[nrow] ? pa[w, kt] : un[w, kt]) : "NaN NaN NaN"
+                E[1, ++ne[1]] = ka; E[1, ++ne[1]] = kv
+                if (bp[nrow]) { E[1, ++ne[1]] = un[w, "alloc"]; E[1, ++ne[1]] = un[w, kt] }
                 else { E[1, ++ne[1]] = "NaN NaN NaN"; E[1, ++ne[1]] = "NaN NaN NaN" }
-                E[2, ++ne[2]] = (w in d) ? d[w] : "NaN NaN NaN"
-                vv[nrow] = (w in v) ? v[w] : "na"
-                if (!((w, "alloc") in un) || split(un[w, "alloc"], q, " ") && q[1] == "NaN") noa = noa (noa == "" ? "" : ", ") w
-                if (!((w, "time") in un) || split(un[w, "time"], q, " ") && q[1] == "NaN") not = not (not == "" ? "" : ", ") w
-                if (!(w in d)) nod = nod (nod == "" ? "" : ", ") w
+                E[2, ++ne[2]] = ((w, dk) in d) ? d[w, dk] : "NaN NaN NaN"
+                vv[nrow] = ((w, dk) in v) ? v[w, dk] : "na"
+                if (!((w, "alloc") in un) || split(un[w, "alloc"], q, " ") && q[1] == "NaN") noa = noa (noa == "" ? "" : ", ") R[nrow]
+                if (!((w, kt) in un) || split(un[w, kt], q, " ") && q[1] == "NaN") not = not (not == "" ? "" : ", ") R[nrow]
+                if (!((w, dk) in d)) nod = nod (nod == "" ? "" : ", ") R[nrow]
                 if (vv[nrow] == "alloc_cheaper") nac++; else if (vv[nrow] == "time_cheaper") ntc++
-                else if (vv[nrow] == "equivalent") neq++; else if (vv[nrow] == "not_resolved") nnr++ }
+                else if (vv[nrow] == "equivalent") neq++; else if (vv[nrow] == "not_resolved") nnr++ } }
             range(1, 0.5); range(2, 1.5 * margin)
             print "# slot workload paired verdict a a_lo a_hi a_up a_dn a_lab t t_lo t_hi t_up t_dn t_lab au au_lo au_hi au_up au_dn au_lab tu tu_lo tu_hi tu_up tu_dn tu_lab d d_lo d_hi d_up d_dn d_lab" > out
             for (r = 1; r <= nrow; r++) {
@@ -541,7 +551,7 @@ fig3_data() {
                 split(E[1, 4 * (r - 1) + 1], q, " "); has_a += num(q[1])
                 split(E[1, 4 * (r - 1) + 2], q, " "); has_t += num(q[1])
                 split(E[2, r], q, " "); has_d += num(q[1]) }
-            printf "nrow=%d;npaired=%d;nac=%d;ntc=%d;neq=%d;nnr=%d;nwide=%d\n", nrow, npaired, nac, ntc, neq, nnr, nwide
+            printf "nrow=%d;npaired=%d;nac=%d;ntc=%d;neq=%d;nnr=%d;nwide=%d;nsplit=%d\n", nrow, npaired, nac, ntc, neq, nnr, nwide, nsplit
             printf "cut1=%d;cut2=%d;na_a=%d;na_t=%d;na_d=%d;has_a=%d;has_t=%d;has_d=%d\n", (cut1 > 0), (cut2 > 0), (na_a > 0), (na_t > 0), (na_d > 0), (has_a > 0), (has_t > 0), (has_d > 0)
             printf "yr1=\"%g %g\";yr2=\"%g %g\"\n", rlo[1], rhi[1], rlo[2], rhi[2]
             printf "noa=\"%s\";not=\"%s\";nod=\"%s\"\n", noa, not, nod }' "$dir/regress.csv"
@@ -552,7 +562,8 @@ fig_normalized() {
     mg=${mg:-2}
     eval "$(fig3_data "$mg")"
     # The time sampler's modes in the sweep's comparison cells (normalized.dat):
-    # the regression fits every time cell of a workload together.
+    # a regress.csv from before the fits per mode (no time_mode column) fits
+    # every time cell of a workload together.
     tmodes=""
     [ "$ok_normalized" = yes ] && tmodes=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
         NF && ("time_mode" in c) && $(c["time_mode"]) != "-" && !($(c["time_mode"]) in s) { s[$(c["time_mode"])] = 1; printf "%s%s", n++ ? ", " : "", $(c["time_mode"]) }' "$pd/normalized.dat")
@@ -561,7 +572,7 @@ fig_normalized() {
 
 What: for each workload with a fit, what 1000 samples per second cost with allocation sampling and with time sampling, from the per-sample cost regressions of summary.md (\"Per-sample cost by regression\", regress.csv: every run's wall time fitted against the samples it took, the cost of turning sampling on kept apart): the normalized overhead 1 + cost x 1000/s / baseline, minus 1, in % (upper panel; a 1% difference is a tick apart). $([ "$npaired" -gt 0 ] && echo "Filled points: the fits on the pairs (each run minus the adjacent run of its baseline in the same block), the values the verdict uses; open, lighter points beside them: the fits on the runs, for comparison. ")The lower panel is what the verdict reads: the difference, allocation minus time, with the $cilabel interval of the difference of the two fits' bootstrap replicates (over runs within cells), the shaded band the +-$mg% margin.
 
-Verdicts (over each workload, the same as summary.md's line under the regression table): allocation cheaper when the difference's interval lies wholly below 0, time cheaper when wholly above, equivalent within $mg% when it lies inside the band, else not resolved: allocation cheaper $nac, time cheaper $ntc, equivalent $neq, not resolved $nnr, of $nrow workloads.$([ "$nwide" -gt 0 ] && echo " An interval more than 8 times as wide as the upper quartile of the panel's widths does not set the axis: it is cut at the frame with an arrow, and its estimate and interval are written beside it ($nwide such).")$([ -n "$noa$not" ] && echo " No fit, so no point (n/a): ${noa:+allocation: $noa}${noa:+${not:+; }}${not:+time: $not} (regress.csv's note says why).")$([ -n "$nod" ] && echo " No difference, so no verdict: $nod.")$(set -- $(echo "$tmodes" | tr ',' ' '); [ $# -gt 1 ] && echo " This sweep has time cells of several time sampler's modes ($tmodes): the time fit pools them; summary.md's allocation-vs-time table compares each mode's cell nearest 1000 samples/s separately.")
+Verdicts (over each workload, the same as summary.md's line under the regression table): allocation cheaper when the difference's interval lies wholly below 0, time cheaper when wholly above, equivalent within $mg% when it lies inside the band, else not resolved: allocation cheaper $nac, time cheaper $ntc, equivalent $neq, not resolved $nnr, of $nrow $([ "$nsplit" -gt 0 ] && echo "comparisons" || echo "workloads").$([ "$nwide" -gt 0 ] && echo " An interval more than 8 times as wide as the upper quartile of the panel's widths does not set the axis: it is cut at the frame with an arrow, and its estimate and interval are written beside it ($nwide such).")$([ -n "$noa$not" ] && echo " No fit, so no point (n/a): ${noa:+allocation: $noa}${noa:+${not:+; }}${not:+time: $not} (regress.csv's note says why).")$([ -n "$nod" ] && echo " No difference, so no verdict: $nod.")$([ "$nsplit" -gt 0 ] && echo " This sweep has time cells of several time sampler's modes: such a workload has a slot per mode (<workload>/signal, <workload>/thread), each with that mode's own time fit and its difference from the workload's one allocation fit, drawn again in each slot.")$(set -- $(echo "$tmodes" | tr ',' ' '); [ $# -gt 1 ] && [ "$nsplit" -eq 0 ] && echo " This sweep has time cells of several time sampler's modes ($tmodes): its regress.csv predates the fits per mode, so the time fit pools them; summary.md's allocation-vs-time table compares each mode's cell nearest 1000 samples/s separately.")
 
 How to read: lower is cheaper per sample; 0 is free. The regression uses every cell of a workload rather than the one nearest 1000 samples/s, so a period that takes few samples contributes little instead of being extrapolated 100-fold.
 

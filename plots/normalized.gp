@@ -1,9 +1,11 @@
 # normalized.gp - figure 3: allocation against time sampling, the cost of 1000 samples/s from the regressions.
 #
 # figures.sh (fig3_data) reads regress.csv's wall-time rows and writes fig3
-# (a file of its temporary directory): one row per workload with a fit, at
-# its slot in the fixed order (column slot), every value in % per 1000
-# samples/s, (normalized overhead - 1) x 100:
+# (a file of its temporary directory): one row per workload with a fit (one
+# per time sampler's mode, labelled <workload>/<mode>, where the workload has a
+# time fit per mode: regress.csv time_mode), at its slot in the fixed order
+# (column slot), every value in % per 1000 samples/s, (normalized overhead -
+# 1) x 100:
 #   a, t      allocation and time: the values the verdict uses (the fits on
 #             the pairs when both have them: paired = 1; else on the runs)
 #   au, tu    with paired = 1, the fits on the runs beside them (else NaN)

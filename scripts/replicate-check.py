@@ -15,8 +15,10 @@ is its estimator's: the bootstrap SE of the Hodges-Lehmann estimate of its
 blocks' log-ratios (results.db; 2000 resamples, times sqrt(n / (n - 1))),
 the SE analyze's combination uses (st_levels.h, st_hl_boot_se), computed
 here independently (this script's own generator); with --csv, where no
-blocks are at hand, the SE the replicate's interval implies, log(hi / lo)
-/ (2 x 1.959964), which overstates it for an exact 12-block interval:
+blocks are at hand, analyze's own (each replicate's summary.csv
+paired_se; for a summary.csv from before that column, the SE the
+replicate's interval implies, log(hi / lo) / (2 x 1.959964), which
+overstates it for an exact 12-block interval):
 
   z = (t_r - t_r') / sqrt(se_r^2 + se_r'^2 + 2 tau^2)
 
@@ -43,14 +45,20 @@ Usage:
   replicate-check.py --coverage EXPERIMENTS SE_RESAMPLES SWEEP_DIR
       the coverage of analyze's interval over replicates under the sweep's own
       noise (its observed replicates and blocks resampled, see coverage());
+  replicate-check.py --coverage-synthetic EXPERIMENTS SE_RESAMPLES
+      the same coverage on synthetic families with known noise (normal, t3)
+      and between-replicate SD (0, 0.01, 0.03), for analyze's rule and the
+      candidates (combine_variant);
   replicate-check.py --csv FULL.csv REP0.csv REP1.csv [...]
       the table from summary.csv files already made (the whole sweep's, then
       one per replicate), e.g. those --keep left.
 With a sweep directory the script also recomputes what analyze computes
-(each replicate's estimate from its blocks, the replicates' SEs, each
+(each replicate's estimate from its blocks, the replicates' SEs, also
+against each replicate's summary.csv paired_se, each
 family's pooled between-replicate SD and every cell's interval over
 replicates) and prints how far apart the two are ("Agreement with
-analyze"); beyond the tolerances (half-widths and SEs 10%, centres 0.1
+analyze"); beyond the tolerances (half-widths and SEs 10%, one
+replicate's SE against its paired_se 20%, centres 0.1
 half-widths, the family SD 15% + 0.002, estimates to analyze's 6 digits)
 it lists the disagreements and exits 3.
 Exit status: 0 done (whether the targets are met or not: the table says),
@@ -213,7 +221,8 @@ def mode_family(row):
 def replicate_estimates(rep_rows, label, ses=None):
     """(log estimate, its block-level SE) of the paired ratio in each replicate, or None.  The SE is
     ses[(label, i)] (the bootstrap SE of replicate i's Hodges-Lehmann estimate, from its blocks) when
-    ses is given, else the one replicate i's interval implies, log(hi / lo) / (2 x 1.959964) (--csv)."""
+    ses is given, else (--csv) analyze's own of that estimate (the replicate's summary.csv paired_se),
+    or for a summary.csv without that column the one its interval implies, log(hi / lo) / (2 x 1.959964)."""
     out = []
     for i, rows in enumerate(rep_rows):
         r = rows.get(label)
@@ -226,8 +235,10 @@ def replicate_estimates(rep_rows, label, ses=None):
             se = ses.get((label, i))
             if se is None or not se > 0:
                 return None
+        elif num(r.get("paired_se")) is not None and num(r["paired_se"]) > 0:
+            se = num(r["paired_se"])  # analyze's own bootstrap SE of the replicate (summary.csv paired_se)
         else:
-            se = math.log(hi / lo) / (2 * Z)
+            se = math.log(hi / lo) / (2 * Z)  # a summary.csv from before the paired_se column
         out.append((math.log(est), se))
     return out
 
@@ -319,6 +330,8 @@ TOL_HALF = 0.10  # agreement with analyze: half-widths within 10% (both SEs are 
 # 12 blocks on results/reference: their Monte Carlo errors reach 6.5% there; the interval-implied SE differs by
 # up to 21%)
 TOL_CENTRE = 0.10  # and centres within 0.1 half-widths
+TOL_SE_ONE = 0.20  # one replicate's SE against analyze's paired_se (two independent bootstraps of 2000 resamples of
+# one replicate's 12 blocks, without the averaging of the RMS: 2 of 192 differed by 10-12% on results/reference)
 
 
 def combine(ests, tau2_family, df_family):
@@ -334,6 +347,53 @@ def combine(ests, tau2_family, df_family):
         w = [1 / (se * se + tau2_family) for _, se in ests]
         mu = sum(wi * t for wi, (t, _) in zip(w, ests)) / sum(w)
         se, df = math.sqrt(1 / sum(w)), df_family
+    h = t_quantile(1 - 0.025, df) * se
+    return mu, mu - h, mu + h
+
+
+def satterthwaite_df(ests, nblocks, tau2, df_family):
+    """The degrees of freedom of the combined variance 1 / sum w_i, w_i = 1 / (se_i^2 + tau^2), when each
+    se_i^2 is estimated from its replicate's n_i blocks (n_i - 1 degrees of freedom) and tau^2 from the
+    family's df_family (Satterthwaite: the squared variance over the sum of its parts' squares over
+    their degrees of freedom)."""
+    w = [1 / (se * se + tau2) for _, se in ests]
+    tot = sum(w)
+    a = [(wi / tot) ** 2 for wi in w]
+    var = sum(ai * (se * se + tau2) for ai, (_, se) in zip(a, ests))
+    den = sum((ai * se * se) ** 2 / max(n - 1, 1) for ai, (_, se), n in zip(a, ests, nblocks))
+    if tau2 > 0 and df_family:
+        den += (sum(a) * tau2) ** 2 / df_family
+    return var * var / den if den > 0 else df_family
+
+
+# The candidate rules compared by --coverage (the first is analyze's).
+VARIANTS = ("analyze", "df-blocks", "equal-if-0", "t-replicates", "df-blocks+equal-if-0")
+
+
+def combine_variant(ests, tau2_family, df_family, nblocks, variant):
+    """One cell's interval over replicates (est, lo, hi; log scale) by a candidate rule: analyze's
+    (combine); df-blocks: the same with t's degrees of freedom min(the family's, Satterthwaite's from
+    the replicates' blocks and the family's); equal-if-0: where the family's tau is 0, the plain mean
+    with SE sqrt(sum se_i^2) / k (no weights from estimated SEs); t-replicates: t with k - 1 degrees
+    of freedom; and df-blocks+equal-if-0."""
+    k = len(ests)
+    if variant == "analyze" or k >= REP_OWN or tau2_family is None or not math.isfinite(tau2_family):
+        return combine(ests, tau2_family, df_family)
+    df = df_family
+    if "df-blocks" in variant:
+        df = min(df_family, satterthwaite_df(ests, nblocks, tau2_family, df_family))
+    if variant == "t-replicates":
+        df = k - 1
+    if "equal-if-0" in variant and tau2_family == 0:
+        mu = sum(t for t, _ in ests) / k
+        se = math.sqrt(sum(e * e for _, e in ests)) / k
+        if "df-blocks" in variant:
+            nu = sum(e ** 4 / max(n - 1, 1) for (_, e), n in zip(ests, nblocks))
+            df = min(df_family, (se * se * k * k) ** 2 / nu) if nu > 0 else df_family
+    else:
+        w = [1 / (e * e + tau2_family) for _, e in ests]
+        mu = sum(wi * t for wi, (t, _) in zip(w, ests)) / sum(w)
+        se = math.sqrt(1 / sum(w))
     h = t_quantile(1 - 0.025, df) * se
     return mu, mu - h, mu + h
 
@@ -363,6 +423,10 @@ def agreement(full, rep_rows, series, ses, reps):
             if ses.get((label, i)) is None:
                 ests = None
                 break
+            a_se = num(rr.get("paired_se"))
+            if a_se is None or abs(a_se - ses[(label, i)]) > TOL_SE_ONE * ses[(label, i)]:
+                bad.append(f"{label} replicate {r}: bootstrap SE of its Hodges-Lehmann estimate "
+                           f"{ses[(label, i)]:.4g} here, analyze's paired_se {rr.get('paired_se')}")
             ests.append((t, ses[(label, i)]))
         if ests and len(ests) >= 2:
             by_fam.setdefault(family(row), {})[label] = ests
@@ -414,6 +478,7 @@ def fmt(x, d=3):
 def table(fams, k, se_kind):
     out = []
     what = ("the bootstrap SE of its Hodges-Lehmann estimate over its blocks" if se_kind == "bootstrap" else
+            "analyze's bootstrap SE of it (summary.csv paired_se), or where a summary.csv lacks that column "
             "the SE its interval implies, log(hi / lo) / (2 x 1.96)")
     out.append(f"Replicates: {k}. z and shares of the paired ratio (log scale); two-level: each replicate's "
                f"block-level SE ({what}) with the between-replicate SD the sweep's interval used; blocks: without "
@@ -585,7 +650,8 @@ def coverage(full, series, ids, experiments, resamples, seed):
     blocks drawn with replacement from that replicate's blocks of the cell, centred so that the mean
     over the observed replicates of their Hodges-Lehmann estimands is 0; each synthetic replicate's HL
     and bootstrap SE (resamples), the family's Paule-Mandel SD and the interval as analyze combines
-    them (combine).  Returns {family: (covered, judged)}."""
+    them (combine), and by each candidate rule (combine_variant).  Returns {family: {variant:
+    (covered, judged)}}."""
     rng = random.Random(seed)
     cells = {}
     for label, row in full.items():
@@ -599,7 +665,7 @@ def coverage(full, series, ids, experiments, resamples, seed):
     out = {}
     k = len(ids)
     for fam in sorted(cells):
-        cov = judged = 0
+        cov, judged = {v: 0 for v in VARIANTS}, 0
         for _ in range(experiments):
             pick = [rng.randrange(k) for _ in range(k)]
             ests = {}
@@ -612,12 +678,47 @@ def coverage(full, series, ids, experiments, resamples, seed):
                     ests[label] = e
             t2f = pm_tau2(list(ests.values()))
             dff = sum(len(c) - 1 for c in ests.values())
-            for e in ests.values():
-                _, lo, hi = combine(e, t2f, dff)
+            for label, e in ests.items():
+                nb = [len(cells[fam][label][r]) for r in pick]
                 judged += 1
-                cov += lo <= 0 <= hi
-        out[fam] = (cov, judged)
+                for v in VARIANTS:
+                    _, lo, hi = combine_variant(e, t2f, dff, nb, v)
+                    cov[v] += lo <= 0 <= hi
+        out[fam] = {v: (cov[v], judged) for v in VARIANTS}
     return out
+
+
+def synthetic_coverage(experiments, resamples, seed, dist, tau, sd=0.10, k=3, n=12, cells=8):
+    """The same coverage on synthetic families (not this machine's data): cells cells of k replicates
+    of n blocks, block noise normal or t with 3 degrees of freedom (scaled to SD sd), each replicate
+    shifted by N(0, tau^2) shared by the family's cells (as a replicate's deviation is), true value 0.
+    Returns {variant: (covered, judged)}."""
+    rng = random.Random(seed)
+    cov, judged = {v: 0 for v in VARIANTS}, 0
+
+    def noise():
+        if dist == "normal":
+            return rng.gauss(0, sd)
+        z = rng.gauss(0, 1) / math.sqrt(sum(rng.gauss(0, 1) ** 2 for _ in range(3)) / 3)
+        return z * sd / math.sqrt(3)  # t3 has variance 3
+
+    for _ in range(experiments):
+        shift = [rng.gauss(0, tau) for _ in range(k)]
+        ests = {}
+        for c in range(cells):
+            e = []
+            for r in range(k):
+                x = [shift[r] + noise() for _ in range(n)]
+                e.append((hl(x), hl_boot_se(x, resamples, rng)))
+            ests[c] = e
+        t2f = pm_tau2(list(ests.values()))
+        dff = sum(len(c) - 1 for c in ests.values())
+        for e in ests.values():
+            judged += 1
+            for v in VARIANTS:
+                _, lo, hi = combine_variant(e, t2f, dff, [n] * k, v)
+                cov[v] += lo <= 0 <= hi
+    return {v: (cov[v], judged) for v in VARIANTS}
 
 
 def main(argv):
@@ -632,6 +733,26 @@ def main(argv):
         if a == "--csv":
             csvs = argv[i + 1:]
             break
+        if a == "--coverage-synthetic":
+            if i + 2 >= len(argv):
+                die("--coverage-synthetic needs EXPERIMENTS and SE_RESAMPLES")
+            try:
+                e, b = int(argv[i + 1]), int(argv[i + 2])
+            except ValueError:
+                die(f"--coverage-synthetic {argv[i + 1]} {argv[i + 2]}: not whole numbers")
+            if e < 1 or b < 2:
+                die("--coverage-synthetic: at least 1 experiment and 2 resamples")
+            print(f"Coverage of the interval over replicates (95%) on synthetic families (8 cells x 3 replicates x "
+                  f"12 blocks, block SD 0.10, {e} experiments each, SEs from {b} resamples):\n")
+            print("| noise | tau | intervals | " + " | ".join(VARIANTS) + " |")
+            print("|---|---|---|" + "---|" * len(VARIANTS))
+            for dist in ("normal", "t3"):
+                for tau in (0.0, 0.01, 0.03):
+                    res = synthetic_coverage(e, b, SE_SEED, dist, tau)
+                    j = res[VARIANTS[0]][1]
+                    print(f"| {dist} | {tau} | {j} | " + " | ".join(f"{res[v][0] / j:.3f}" for v in VARIANTS) + " |",
+                          flush=True)
+            return 0
         if a == "--coverage":
             if i + 2 >= len(argv):
                 die("--coverage needs EXPERIMENTS and SE_RESAMPLES")
@@ -676,12 +797,18 @@ def main(argv):
         full = read_summary(os.path.join(sweep, "summary.csv"))
         res = coverage(full, block_series(db), ids, cov_args[0], cov_args[1], SE_SEED)
         print(f"Coverage of the interval over replicates (95%), {cov_args[0]} experiments per family, SEs from "
-              f"{cov_args[1]} resamples:")
-        tc = tj = 0
-        for fam, (c, j) in res.items():
-            tc, tj = tc + c, tj + j
-            print(f"| {fam} | {j} | {c / j:.3f} |")
-        print(f"| all | {tj} | {tc / tj:.3f} |")
+              f"{cov_args[1]} resamples; by rule (analyze's first, then the candidates of combine_variant):\n")
+        print("| family | intervals | " + " | ".join(VARIANTS) + " |")
+        print("|---|---|" + "---|" * len(VARIANTS))
+        tot = {v: [0, 0] for v in VARIANTS}
+        for fam, byv in res.items():
+            j = byv[VARIANTS[0]][1]
+            for v in VARIANTS:
+                tot[v][0] += byv[v][0]
+                tot[v][1] += byv[v][1]
+            print(f"| {fam} | {j} | " + " | ".join(f"{byv[v][0] / j:.3f}" for v in VARIANTS) + " |")
+        print(f"| all | {tot[VARIANTS[0]][1]} | " + " | ".join(f"{tot[v][0] / tot[v][1]:.3f}" for v in VARIANTS)
+              + " |")
         return 0
     if csvs is not None:
         if len(csvs) < 3:

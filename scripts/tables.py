@@ -193,10 +193,36 @@ def levels(rows, col):
 
 
 def regress_index(root, d):
+    """regress.csv's rows by (workload, kind, metric): the first of a kind
+    (a workload's time fits come one per time sampler's mode when its time
+    cells had several, signal first: regress.csv's time_mode), and every row
+    by (workload, kind, metric, time_mode) too."""
     idx = {}
     for r in read_csv(root, f"{d}/regress.csv"):
-        idx[(r["workload"], r["kind"], r["metric"])] = r
+        idx.setdefault((r["workload"], r["kind"], r["metric"]), r)
+        idx[(r["workload"], r["kind"], r["metric"], r.get("time_mode") or "")] = r
     return idx
+
+
+def time_fits(reg, w):
+    """The workload's wall-time time fits, in regress.csv's order: [(mode, row)], the mode "" when
+    there is one time fit (regress.csv before its time_mode column, or one sampler's mode)."""
+    first = reg.get((w, "time", "wall"))
+    if first is None:
+        return []
+    modes = [m for m in ("signal", "thread") if (w, "time", "wall", m) in reg]
+    if len(modes) < 2:
+        return [("", first)]
+    return [(m, reg[(w, "time", "wall", m)]) for m in modes]
+
+
+def diff_text(row):
+    """A wall-time row's allocation-minus-time difference per 1000 samples/s and its verdict."""
+    v = VERDICT_WORDS.get(row.get("verdict") or "", row.get("verdict"))
+    diff = num(row.get("norm_diff"))
+    if diff is not None:
+        v = f"{ratio(diff, num(row.get('norm_diff_lo')), num(row.get('norm_diff_hi')))}: {v}"
+    return v
 
 
 VERDICT_WORDS = {"alloc_cheaper": "allocation cheaper", "time_cheaper": "time cheaper",
@@ -227,18 +253,15 @@ def gen_headline(root, d):
             continue
         line = [w]
         line.append(interval(num(a["cost"]), num(a["cost_lo"]), num(a["cost_hi"])) if a else "n/a")
-        if t:
-            k = [num(t[c]) for c in ("cost", "cost_lo", "cost_hi")]
+        tf = time_fits(reg, w)
+        costs, diffs = [], []
+        for mode, row in tf:
+            k = [num(row[c]) for c in ("cost", "cost_lo", "cost_hi")]
             k = [v / 1000 if v is not None else None for v in k]
-            line.append(interval(*k))
-        else:
-            line.append("n/a")
-        src = a or t
-        v = VERDICT_WORDS.get(src.get("verdict") or "", src.get("verdict"))
-        diff = num(src.get("norm_diff"))
-        if diff is not None:
-            v = f"{ratio(diff, num(src.get('norm_diff_lo')), num(src.get('norm_diff_hi')))}: {v}"
-        line.append(v)
+            costs.append(f"{mode}: {interval(*k)}" if mode else interval(*k))
+            diffs.append((f"{mode}: " if mode else "") + diff_text(row))  # a time row's: against its mode
+        line.append("; ".join(costs) if costs else "n/a")
+        line.append("; ".join(diffs) if diffs else diff_text(a))
         for p in periods:
             c = cells.get((w, "alloc", p, 0))
             if c is None or num(c.get("paired")) is None:
@@ -266,13 +289,28 @@ def gen_headline(root, d):
 
 def gen_cheaper(root, d):
     """How many workloads the regressions resolve allocation as cheaper per
-    sample than time sampling: "N of M"."""
+    sample than time sampling: "N of M"; with a time fit per time sampler's
+    mode, "N of M (against the signal sampler; against the sampler thread:
+    N' of M')"."""
     rows = read_csv(root, f"{d}/summary.csv")
     reg = regress_index(root, d)
-    ws = [w for w in workloads_in(rows)
-          if (reg.get((w, "alloc", "wall")) or {}).get("verdict", "na") not in ("na", "")]
-    n = sum(1 for w in ws if reg[(w, "alloc", "wall")].get("verdict") == "alloc_cheaper")
-    return f"{n} of {len(ws)}"
+    by_mode = {}
+    for w in workloads_in(rows):
+        if (w, "alloc", "wall") not in reg:
+            continue
+        for mode, row in time_fits(reg, w):
+            if row.get("verdict", "na") not in ("na", ""):
+                n, m = by_mode.get(mode, (0, 0))
+                by_mode[mode] = (n + (row.get("verdict") == "alloc_cheaper"), m + 1)
+    if not by_mode:
+        return "0 of 0"
+    names = {"signal": "the signal sampler", "thread": "the sampler thread"}
+    modes = list(by_mode.items())
+    first = f"{modes[0][1][0]} of {modes[0][1][1]}"
+    if len(modes) == 1:
+        return first
+    rest = "; ".join(f"against {names.get(mode, mode)}: {n} of {m}" for mode, (n, m) in modes[1:])
+    return f"{first} (against {names.get(modes[0][0], modes[0][0])}; {rest})"
 
 
 def gen_costs(root, d):
@@ -284,12 +322,13 @@ def gen_costs(root, d):
     for kind, unit, scale in (("alloc", "ns", 1.0), ("time", "us", 1000.0)):
         res = []
         for w in workloads_in(rows):
-            r = reg.get((w, kind, "wall"))
-            if r is None:
-                continue
-            lo, hi, c = num(r["cost_lo"]), num(r["cost_hi"]), num(r["cost"])
-            if None not in (lo, hi, c) and (lo > 0 or hi < 0):
-                res.append((c / scale, w))
+            fits = time_fits(reg, w) if kind == "time" else [("", reg.get((w, kind, "wall")))]
+            for mode, r in fits:
+                if r is None:
+                    continue
+                lo, hi, c = num(r["cost_lo"]), num(r["cost_hi"]), num(r["cost"])
+                if None not in (lo, hi, c) and (lo > 0 or hi < 0):
+                    res.append((c / scale, f"{w} ({mode})" if mode else w))
         name = "an allocation sample" if kind == "alloc" else "a time sample"
         if not res:
             parts.append(f"{name}'s cost is not resolved from 0 on any workload")
@@ -298,7 +337,7 @@ def gen_costs(root, d):
         span = sig(res[0][0]) if len(res) == 1 else f"{sig(res[0][0])} to {sig(res[-1][0])}"
         ws = ", ".join(w for _, w in res)
         parts.append(f"{name} costs {span} {unit} of wall time where its interval excludes 0 "
-                     f"({plural(len(res), 'workload')}: {ws})")
+                     f"({plural(len(res), 'fit' if ' (' in ws else 'workload')}: {ws})")
     return "; ".join(parts)
 
 

@@ -2,6 +2,7 @@
 #include "st_analysis.h"
 #include "st_util.h"
 
+#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -447,12 +448,89 @@ static void analyze_cell(st_analysis *an, st_result *r, const st_analysis_opts *
         }
     }
 
-    for (int m = 0; m < ST_M_COUNT; m++)
-        free(m1[m]);
-    for (int m = 0; m < 2; m++)
-        free(m0[m]);
+    /* Kept for st_unpaired_se: the usable metrics as the bootstrap saw them. */
+    r->run_n = n, r->base_n = nb;
+    for (int m = 0; m < ST_M_COUNT; m++) {
+        r->run_m[m] = s1.metric[m] ? m1[m] : NULL;
+        if (!s1.metric[m])
+            free(m1[m]);
+    }
+    for (int m = 0; m < 2; m++) {
+        r->base_m[m] = s0.metric[m] ? m0[m] : NULL;
+        if (!s0.metric[m])
+            free(m0[m]);
+    }
     free(runs);
     free(bruns);
+}
+
+/* The metrics statistic s reads of the cell's runs (bit m: run_m[m]) and of
+ * the baseline's (base_m). */
+static unsigned unpaired_needs(st_unpaired_stat s, unsigned *base) {
+    *base = s == ST_UP_CPU ? 1u << ST_M_CPU : 1u << ST_M_WALL;
+    switch (s) {
+    case ST_UP_OVERHEAD: return 1u << ST_M_WALL;
+    case ST_UP_CPU: return 1u << ST_M_CPU;
+    case ST_UP_NORM: return 1u << ST_M_WALL | 1u << ST_M_SPS;
+    case ST_UP_COST: return 1u << ST_M_WALL | 1u << ST_M_SAMPLES;
+    }
+    return 0;
+}
+
+static const st_stat_fn unpaired_fn[] = {f_overhead, f_cpu_overhead, f_norm, f_cost};
+
+/* The medians of one resample of n runs (idx) of the metrics in mask. */
+static void resample_medians(double *const *m, const size_t *idx, size_t n, unsigned mask, double *tmp, double *med) {
+    for (int k = 0; k < ST_M_COUNT; k++) {
+        med[k] = NAN;
+        if (!(mask & 1u << k))
+            continue;
+        for (size_t i = 0; i < n; i++)
+            tmp[i] = m[k][idx[i]];
+        med[k] = st_median(tmp, n);
+    }
+}
+
+double st_unpaired_se(const st_result *r, st_unpaired_stat s, size_t resamples, uint64_t seed) {
+    unsigned bmask, mask = unpaired_needs(s, &bmask);
+    size_t n = r->run_n, nb = r->base_n;
+    if (n < ST_BOOT_MIN_RUNS || nb < ST_BOOT_MIN_RUNS || resamples < 2)
+        return NAN;
+    for (int k = 0; k < ST_M_COUNT; k++)
+        if ((mask & 1u << k) && !r->run_m[k])
+            return NAN;
+    for (int k = 0; k < 2; k++)
+        if ((bmask & 1u << k) && !r->base_m[k])
+            return NAN;
+    int logs = s == ST_UP_OVERHEAD || s == ST_UP_CPU;
+    size_t most = n > nb ? n : nb;
+    size_t *idx = ct_xmalloc(most * sizeof *idx);
+    double *tmp = ct_xmalloc(most * sizeof *tmp), m1[ST_M_COUNT], m0[ST_M_COUNT];
+    double *bm[ST_M_COUNT] = {r->base_m[0], r->base_m[1]};
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!rng)
+        ct_out_of_memory();
+    gsl_rng_set(rng, (unsigned long)((seed ^ (seed >> 32)) & 0xffffffffu));
+    double mean = 0, m2 = 0; /* Welford */
+    int finite = 1;
+    for (size_t b = 0; b < resamples && finite; b++) {
+        for (size_t i = 0; i < n; i++)
+            idx[i] = gsl_rng_uniform_int(rng, n);
+        resample_medians(r->run_m, idx, n, mask, tmp, m1);
+        for (size_t i = 0; i < nb; i++)
+            idx[i] = gsl_rng_uniform_int(rng, nb);
+        resample_medians(bm, idx, nb, bmask, tmp, m0);
+        double t = unpaired_fn[s](m1, m0);
+        t = logs ? (t > 0 ? log(t) : NAN) : t;
+        finite = isfinite(t);
+        double delta = t - mean;
+        mean += delta / (double)(b + 1);
+        m2 += delta * (t - mean);
+    }
+    gsl_rng_free(rng);
+    free(idx), free(tmp);
+    size_t small = n < nb ? n : nb;
+    return finite ? sqrt(m2 / (double)(resamples - 1)) * sqrt((double)small / (double)(small - 1)) : NAN;
 }
 
 const char *st_paired_rule_name(st_paired_rule r) {
@@ -546,6 +624,12 @@ void st_analysis_free_cells(st_analysis *an) {
         free(an->results[i].pair_norm);
         free(an->results[i].pair_round);
         free(an->results[i].pair_log);
+        free(an->results[i].pair_cpu);
+        free(an->results[i].pair_cost);
+        for (int m = 0; m < ST_M_COUNT; m++)
+            free(an->results[i].run_m[m]);
+        for (int m = 0; m < 2; m++)
+            free(an->results[i].base_m[m]);
     }
     free(an->results);
     free(an->mismatches);

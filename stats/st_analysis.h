@@ -85,8 +85,21 @@ typedef struct st_result {
     double rep_overhead_tau_used, rep_overhead_tau_lo, rep_overhead_tau_hi; /* the SD the interval used (its own or
                                                                              * its family's), Q-profile interval */
     double rep_paired_tau_used, rep_paired_tau_lo, rep_paired_tau_hi;
-    st_re paired_re;  /* replicated sweeps: the combination the paired interval came from (log scale) */
-    double *pair_log; /* the per-block log-ratios of the paired ratio (pairs of them; NULL if none) */
+    st_re paired_re;   /* replicated sweeps: the combination the paired interval came from (log scale) */
+    double *pair_log;  /* the per-block log-ratios of the paired ratio (pairs of them; NULL if none) */
+    double *pair_cpu;  /* the per-block log-ratios of CPU time (pairs of them; NULL when CPU time is missing) */
+    double *pair_cost; /* the per-block per-sample costs, us (npz of them, the rounds of pair_round; NULL if none) */
+    /* The standard error of log(paired) at paired_level: over blocks the
+     * bootstrap SE of the Hodges-Lehmann estimate of pair_log (st_hl_boot_se,
+     * the SE a replicate enters the combination with: st_replicates.h);
+     * over replicates the combination's (paired_re.se).  NaN below 3 blocks. */
+    double paired_se;
+    /* The cell's used runs (round order) and its baseline's, as the unpaired
+     * bootstrap saw them: run_m[m] the metric m of each of run_n runs (NULL
+     * when not finite on every run), base_m[0..1] wall and CPU time of the
+     * base_n baseline runs; for st_unpaired_se. */
+    double *run_m[ST_M_COUNT], *base_m[2];
+    size_t run_n, base_n;
     /* The family claim (docs/STATISTICS.md, "Families"): the fixed-mode
      * allocation cells of one period, or the wall-clock time cells of one
      * rate, over the workloads (depth cells excluded); each paired interval
@@ -171,6 +184,20 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts);
  * sim_hi and family_verdict of every result; the last step of an analysis
  * (after st_reps_apply, whose intervals over replicates it uses). */
 void st_analyze_families(st_analysis *an, const st_analysis_opts *opts);
+
+/* The unpaired statistics st_unpaired_se knows: the overhead, the CPU
+ * overhead, the normalized overhead and the per-sample cost. */
+typedef enum st_unpaired_stat { ST_UP_OVERHEAD = 0, ST_UP_CPU, ST_UP_NORM, ST_UP_COST } st_unpaired_stat;
+
+/* The bootstrap standard error of result r's unpaired statistic s (log
+ * scale for the two ratios) from its kept runs (run_m, base_m): the SD of
+ * the statistic of the medians over `resamples` resamples that draw the
+ * cell's runs and then the baseline's, whole and with replacement (gsl_rng
+ * mt19937 seeded with the 32-bit fold of seed), as the unpaired interval's
+ * bootstrap does, times sqrt(m / (m - 1)) with m the smaller group's runs.
+ * NaN with fewer than 3 runs on a side, a metric missing, or a resample
+ * where the statistic is not finite. */
+double st_unpaired_se(const st_result *r, st_unpaired_stat s, size_t resamples, uint64_t seed);
 
 /* The run's CPU time in the cell's chosen source, NaN if unavailable. */
 double st_run_cpu(const st_analysis *an, const st_result *r, const st_run *run);

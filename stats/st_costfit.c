@@ -108,7 +108,8 @@ static void fit_data(st_costfit *out, const double *x, const double *y, const si
     st_reg_data d = {n, x, y, g, out->ncells + 1, 0};
     st_reg_opts o = *opts;
     char key[256];
-    snprintf(key, sizeof key, "fit:%s/%s/%s", out->workload, out->kind, st_fit_metric_name(m));
+    snprintf(key, sizeof key, "fit:%s/%s%s%s/%s", out->workload, out->kind, out->by_mode ? "-" : "",
+             out->by_mode ? out->time_mode : "", st_fit_metric_name(m));
     o.seed = opts->seed ^ st_fnv1a64(ST_FNV_OFFSET, key);
     st_reg_fit_runs(&d, &o, &out->fit);
     if (out->fit.why)
@@ -131,21 +132,35 @@ static void fit_data(st_costfit *out, const double *x, const double *y, const si
     out->fixed_frac.hi = out->fit.fixed.hi / b;
 }
 
-static int fit_one(const st_analysis *an, const st_result *base, const char *kind, st_fit_metric m, int instr_event,
-                   const st_reg_opts *opts, const int64_t *only, size_t nonly, st_costfit *out) {
+/* The time sampler's mode a time cell belongs to in the fits: "thread" or
+ * "signal" (its time_mode; a cell without one is the signal's). */
+static const char *cell_mode(const st_cell *c) {
+    return sgc_time_mode_parse(c->time_mode) > 0 ? sgc_time_mode_name(sgc_time_mode_parse(c->time_mode))
+                                                 : sgc_time_mode_name(0);
+}
+
+/* Is the cell in a fit of the given mode (NULL or "": every time cell)? */
+static int mode_wanted(const st_cell *c, const char *mode) {
+    return !mode || !mode[0] || strcmp(c->kind, "time") || !strcmp(cell_mode(c), mode);
+}
+
+static int fit_one(const st_analysis *an, const st_result *base, const char *kind, const char *mode, st_fit_metric m,
+                   int instr_event, const st_reg_opts *opts, const int64_t *only, size_t nonly, st_costfit *out) {
     const st_sweep *sw = an->sweep;
     memset(out, 0, sizeof *out);
     int time = strcmp(kind, "time") == 0;
     st_key xkey = time ? ST_K_time_samples : ST_K_alloc_samples;
     out->workload = base->cell->workload;
     out->kind = time ? "time" : "alloc";
+    out->time_mode = time && mode ? mode : "";
+    out->by_mode = time && mode != NULL;
     out->metric = m;
     out->baseline = base;
     out->cells = ct_xmalloc((an->nresults ? an->nresults : 1) * sizeof *out->cells);
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
         if (r->baseline == base->cell && !r->is_baseline && in_matrix(r) && strcmp(r->cell->kind, out->kind) == 0 &&
-            r->runs && setting_wanted(r->cell, only, nonly))
+            r->runs && setting_wanted(r->cell, only, nonly) && mode_wanted(r->cell, out->time_mode))
             out->cells[out->ncells++] = r;
     }
     if (!out->ncells) {
@@ -214,7 +229,8 @@ static int fit_one(const st_analysis *an, const st_result *base, const char *kin
             st_reg_data d = {n, x, y, g, out->ncells + 1, 0};
             st_reg_opts o = *opts;
             char key[256];
-            snprintf(key, sizeof key, "fit:%s/%s/%s#paired", out->workload, out->kind, st_fit_metric_name(m));
+            snprintf(key, sizeof key, "fit:%s/%s%s%s/%s#paired", out->workload, out->kind, out->by_mode ? "-" : "",
+                     out->by_mode ? out->time_mode : "", st_fit_metric_name(m));
             o.seed = opts->seed ^ st_fnv1a64(ST_FNV_OFFSET, key);
             st_reg_fit_runs(&d, &o, &out->pfit);
             out->paired = 1;
@@ -241,6 +257,7 @@ static int fit_sim(const st_sim *sim, const st_simcell *b, const char *kind, st_
     int time = strcmp(kind, "time") == 0, v = m == ST_FIT_SIM_CYC;
     out->workload = b->workload;
     out->kind = time ? "time" : "alloc";
+    out->time_mode = "";
     out->metric = m;
     const st_simcell **cells = ct_xmalloc((sim->ncells ? sim->ncells : 1) * sizeof *cells);
     size_t nc = 0, cap = b->nrun;
@@ -294,6 +311,10 @@ static int cmp_fits(const void *a, const void *b) {
         return c;
     if (kind_order(x->kind) != kind_order(y->kind))
         return kind_order(x->kind) - kind_order(y->kind);
+    int mx = x->by_mode ? sgc_time_mode_parse(x->time_mode) : -1;
+    int my = y->by_mode ? sgc_time_mode_parse(y->time_mode) : -1;
+    if (mx != my)
+        return mx - my;
     return (int)x->metric - (int)y->metric;
 }
 
@@ -312,6 +333,23 @@ static void fits_sim(const st_sim *sim, const st_reg_opts *opts, st_costfits *ou
                     out->n++;
             }
     }
+}
+
+/* The modes of base's workload's matrix time cells (cell_mode), in mode
+ * order, into modes (room for SGC_NTIME_MODES); returns how many. */
+static size_t time_modes(const st_analysis *an, const st_result *base, const char **modes) {
+    int seen[SGC_NTIME_MODES] = {0};
+    for (size_t i = 0; i < an->nresults; i++) {
+        const st_result *r = &an->results[i];
+        if (r->baseline != base->cell || r->is_baseline || !in_matrix(r) || strcmp(r->cell->kind, "time"))
+            continue;
+        seen[sgc_time_mode_parse(cell_mode(r->cell))] = 1;
+    }
+    size_t n = 0;
+    for (int m = 0; m < SGC_NTIME_MODES; m++)
+        if (seen[m])
+            modes[n++] = sgc_time_mode_name(m);
+    return n;
 }
 
 void st_costfits_compute(const st_analysis *an, const st_reg_opts *opts, st_costfits *out) {
@@ -334,13 +372,21 @@ void st_costfits_compute(const st_analysis *an, const st_reg_opts *opts, st_cost
                 dup = 1;
         if (dup)
             continue;
-        static const char *const kinds[2] = {"alloc", "time"};
-        for (int k = 0; k < 2; k++)
+        /* The fits: alloc, then time: one per mode where the time cells
+         * have several, else one of them all (named by their one mode). */
+        const char *modes[1 + SGC_NTIME_MODES] = {NULL};
+        size_t nm = time_modes(an, base, modes + 1);
+        for (size_t k = 0; k < 1 + (nm > 1 ? nm : 1); k++)
             for (int m = 0; m < ST_FIT_NATIVE; m++) {
                 if (out->n == cap)
                     out->fits = ct_xrealloc(out->fits, (cap = cap ? 2 * cap : 16) * sizeof *out->fits);
-                if (fit_one(an, base, kinds[k], (st_fit_metric)m, instr, opts, NULL, 0, &out->fits[out->n]))
-                    out->n++;
+                st_costfit *f = &out->fits[out->n];
+                if (!fit_one(an, base, k ? "time" : "alloc", k && nm > 1 ? modes[k] : NULL, (st_fit_metric)m, instr,
+                             opts, NULL, 0, f))
+                    continue;
+                if (k && nm == 1)
+                    f->time_mode = modes[1];
+                out->n++;
             }
     }
     fits_sim(an->sim, opts, out, &cap);
@@ -358,7 +404,7 @@ int st_costfit_subset(const st_analysis *an, const char *workload, const char *k
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *base = &an->results[i];
         if (base->is_baseline && in_matrix(base) && strcmp(base->cell->workload, workload) == 0)
-            return fit_one(an, base, kind, metric, instr, opts, only, nonly, out);
+            return fit_one(an, base, kind, NULL, metric, instr, opts, only, nonly, out);
     }
     return 0;
 }
@@ -384,6 +430,15 @@ void st_costfits_free(st_costfits *f) {
     }
     free(f->fits);
     memset(f, 0, sizeof *f);
+}
+
+const st_costfit *st_costfit_find_mode(const st_costfits *f, const char *workload, const char *kind, const char *mode,
+                                       st_fit_metric metric) {
+    for (size_t i = 0; i < f->n; i++)
+        if (strcmp(f->fits[i].workload, workload) == 0 && strcmp(f->fits[i].kind, kind) == 0 &&
+            f->fits[i].metric == metric && (!mode || !strcmp(f->fits[i].time_mode, mode)))
+            return &f->fits[i];
+    return NULL;
 }
 
 const st_costfit *st_costfit_find(const st_costfits *f, const char *workload, const char *kind, st_fit_metric metric) {
@@ -443,8 +498,12 @@ static const char *unit_name(st_fit_metric m) {
 }
 
 st_normres st_costfit_verdict(const st_costfits *fits, const char *workload, double margin) {
+    return st_costfit_verdict_mode(fits, workload, NULL, margin);
+}
+
+st_normres st_costfit_verdict_mode(const st_costfits *fits, const char *workload, const char *mode, double margin) {
     const st_costfit *a = st_costfit_find(fits, workload, "alloc", ST_FIT_WALL);
-    const st_costfit *t = st_costfit_find(fits, workload, "time", ST_FIT_WALL);
+    const st_costfit *t = st_costfit_find_mode(fits, workload, "time", mode, ST_FIT_WALL);
     if (!a || !t)
         return ST_NR_NA;
     st_reg_est d = st_costfit_norm_difference(a, t);
@@ -467,7 +526,7 @@ void st_costfit_write_csv(FILE *f, const st_costfits *fits, double margin) {
           "base,fixed,fixed_lo,fixed_hi,fixed_frac,fixed_frac_lo,fixed_frac_hi,norm_overhead,norm_lo,norm_hi,"
           "max_abs_residual_frac,baseline_in_slope,note,verdict,norm_diff,norm_diff_lo,norm_diff_hi,"
           "paired_pairs,paired_cost,paired_cost_lo,paired_cost_hi,paired_fixed,paired_fixed_lo,paired_fixed_hi,"
-          "paired_norm_overhead,paired_norm_lo,paired_norm_hi\n",
+          "paired_norm_overhead,paired_norm_lo,paired_norm_hi,time_mode\n",
           f);
     for (size_t i = 0; i < fits->n; i++) {
         const st_costfit *c = &fits->fits[i];
@@ -486,34 +545,41 @@ void st_costfit_write_csv(FILE *f, const st_costfits *fits, double margin) {
         fprintf(f, "%s,%s,%s,%s,%d,", fcsv(c->norm.est), fcsv(c->norm.lo), fcsv(c->norm.hi), fcsv(maxres),
                 r->baseline_in_slope);
         text(f, c->note, 1);
+        const char *mode = strcmp(c->kind, "time") ? NULL : c->time_mode; /* a time row: its own mode */
         fprintf(f, ",%s",
-                st_normres_word(c->metric == ST_FIT_WALL ? st_costfit_verdict(fits, c->workload, margin) : ST_NR_NA));
+                st_normres_word(c->metric == ST_FIT_WALL ? st_costfit_verdict_mode(fits, c->workload, mode, margin)
+                                                         : ST_NR_NA));
         const st_costfit *ta =
             c->metric == ST_FIT_WALL ? st_costfit_find(fits, c->workload, "alloc", ST_FIT_WALL) : NULL;
         const st_costfit *tt =
-            c->metric == ST_FIT_WALL ? st_costfit_find(fits, c->workload, "time", ST_FIT_WALL) : NULL;
+            c->metric == ST_FIT_WALL ? st_costfit_find_mode(fits, c->workload, "time", mode, ST_FIT_WALL) : NULL;
         st_reg_est d = {NAN, NAN, NAN};
         if (ta && tt)
             d = st_costfit_norm_difference(ta, tt);
         fprintf(f, ",%s,%s,%s", fcsv(d.est), fcsv(d.lo), fcsv(d.hi));
         if (c->paired)
-            fprintf(f, ",%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s\n", c->pairs, fcsv(c->pfit.cost.est), fcsv(c->pfit.cost.lo),
+            fprintf(f, ",%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s", c->pairs, fcsv(c->pfit.cost.est), fcsv(c->pfit.cost.lo),
                     fcsv(c->pfit.cost.hi), fcsv(c->pfit.fixed.est), fcsv(c->pfit.fixed.lo), fcsv(c->pfit.fixed.hi),
                     fcsv(c->pnorm.est), fcsv(c->pnorm.lo), fcsv(c->pnorm.hi));
         else
-            fputs(",0,,,,,,,,,\n", f);
+            fputs(",0,,,,,,,,,", f);
+        fprintf(f, ",%s\n", c->time_mode);
     }
 }
 
-/* "a, b" of the workloads (each once, in fit order) whose regression verdict is r, or "none". */
+/* "a, b" of the comparisons (one per workload and time fit, in fit order:
+ * "gcbench" against a fit of every time cell or the signal's, "gcbench/thread"
+ * against the sampler thread's) whose regression verdict is r, or "none". */
 static void verdict_list(FILE *f, const st_costfits *fits, double margin, st_normres r) {
     int n = 0;
     for (size_t i = 0; i < fits->n; i++) {
         const st_costfit *c = &fits->fits[i];
-        if (c->metric != ST_FIT_WALL || strcmp(c->kind, "alloc")) /* one per workload; a verdict needs both */
+        if (c->metric != ST_FIT_WALL || strcmp(c->kind, "time")) /* one per time fit; a verdict needs both */
             continue;
-        if (st_costfit_verdict(fits, c->workload, margin) == r)
-            fprintf(f, "%s%s", n++ ? ", " : "", c->workload);
+        if (st_costfit_verdict_mode(fits, c->workload, c->time_mode, margin) == r)
+            fprintf(f, "%s%s%s%s", n++ ? ", " : "", c->workload,
+                    c->by_mode && strcmp(c->time_mode, "signal") ? "/" : "",
+                    c->by_mode && strcmp(c->time_mode, "signal") ? c->time_mode : "");
     }
     if (!n)
         fputs("none", f);
@@ -523,11 +589,13 @@ static void verdict_list(FILE *f, const st_costfits *fits, double margin, st_nor
  * from the wall-time fits' per 1000/s intervals. */
 static void write_verdict_line(FILE *f, const st_costfits *fits, double margin) {
     size_t judged = 0, resolved = 0;
+    int by_mode = 0;
     for (size_t i = 0; i < fits->n; i++) {
         const st_costfit *c = &fits->fits[i];
-        if (c->metric != ST_FIT_WALL || strcmp(c->kind, "alloc"))
+        if (c->metric != ST_FIT_WALL || strcmp(c->kind, "time"))
             continue;
-        st_normres r = st_costfit_verdict(fits, c->workload, margin);
+        st_normres r = st_costfit_verdict_mode(fits, c->workload, c->time_mode, margin);
+        by_mode |= c->by_mode;
         judged += r != ST_NR_NA;
         resolved += r == ST_NR_ALLOC || r == ST_NR_TIME || r == ST_NR_EQUIVALENT;
     }
@@ -539,8 +607,12 @@ static void write_verdict_line(FILE *f, const st_costfits *fits, double margin) 
             "By the regressions (the difference of the alloc and time **per 1000/s** values above, alloc minus "
             "time, with the interval of the difference of the two fits' bootstrap replicates, judged like the "
             "allocation-vs-time table: cheaper when the interval excludes 0 on that side, equivalent within %s "
-            "when it lies within +-%s): resolved on %zu of %zu workloads: allocation cheaper: ",
-            m, m, resolved, judged);
+            "when it lies within +-%s%s): resolved on %zu of %zu %s: allocation cheaper: ",
+            m, m,
+            by_mode ? "; a time fit per time sampler's mode, each compared on its own, <workload>/thread the "
+                      "sampler thread's"
+                    : "",
+            resolved, judged, by_mode ? "comparisons" : "workloads");
     verdict_list(f, fits, margin, ST_NR_ALLOC);
     fputs("; time cheaper: ", f);
     verdict_list(f, fits, margin, ST_NR_TIME);
@@ -604,10 +676,11 @@ void st_costfit_write_md(FILE *f, const st_analysis *an) {
         if (c->metric != ST_FIT_WALL)
             continue;
         rows++;
-        const st_costfit *cpu = st_costfit_find(fits, c->workload, c->kind, ST_FIT_CPU);
-        fprintf(f, "| %s | %s | %zu | %s | %s | %s | %s | ", c->workload, c->kind, c->ncells,
-                est_md(c->fit.cost, 1e-3, 3), est_md(c->norm, 1, 4), est_md(c->fit.fixed, 1e-6, 3),
-                est_md(c->fixed_frac, 100, 3));
+        const st_costfit *cpu = st_costfit_find_mode(fits, c->workload, c->kind, c->time_mode, ST_FIT_CPU);
+        char kind[32];
+        snprintf(kind, sizeof kind, c->by_mode ? "%s (%s)" : "%s", c->kind, c->time_mode);
+        fprintf(f, "| %s | %s | %zu | %s | %s | %s | %s | ", c->workload, kind, c->ncells, est_md(c->fit.cost, 1e-3, 3),
+                est_md(c->norm, 1, 4), est_md(c->fit.fixed, 1e-6, 3), est_md(c->fixed_frac, 100, 3));
         for (size_t k = 1; k <= c->ncells; k++)
             fprintf(f, "%s%s", k > 1 ? " " : "", fmd(c->fit.residual[k] / c->fit.base.est * 100, 2));
         double lo = INFINITY, hi = -INFINITY;
@@ -642,7 +715,8 @@ void st_costfit_write_md(FILE *f, const st_analysis *an) {
             continue;
         if (!rows++ || i == 0 || fits->fits[i - 1].metric != ST_FIT_INSTR)
             fputs("Instructions per sample (the `instructions` counter, same fit):\n\n", f);
-        fprintf(f, "- %s %s: %s instructions per sample; fixed %s instructions\n", c->workload, c->kind,
+        fprintf(f, "- %s %s%s%s%s: %s instructions per sample; fixed %s instructions\n", c->workload, c->kind,
+                c->by_mode ? " (" : "", c->by_mode ? c->time_mode : "", c->by_mode ? ")" : "",
                 est_md(c->fit.cost, 1, 4), est_md(c->fit.fixed, 1, 4));
     }
 }

@@ -6,6 +6,11 @@
  *    the workload's alloc cells (any mode) on x = alloc_samples, kind
  *    "time" its time cells (any clock) on x = time_samples; the baseline's
  *    runs have x = 0.  Depth cells and alloc+time cells are left out.
+ *    Where a workload's time cells have several time sampler's modes (sweep
+ *    --time-modes signal,thread), one time fit per mode (by_mode 1), so
+ *    each time sampler's per-sample cost is its own; otherwise one time fit
+ *    of every time cell, time_mode their one mode (a cell without a mode
+ *    counted as the signal's).
  *    Metrics: wall time (wall_ns), CPU time (user_ns + sys_ns, the same
  *    source for every run of the fit), and the "instructions" counter
  *    when every run of the fit has it.
@@ -15,11 +20,13 @@
  *    metrics sim_instructions (sim::Ir) and sim_est_cycles
  *    (sim::est-cycles); such a fit has no st_result (baseline and cells are
  *    NULL).
- *  - Fits are ordered by workload, then kind (alloc, time), then metric
+ *  - Fits are ordered by workload, then kind (alloc, time), then time
+ *    mode (one fit of all, else signal, thread), then metric
  *    (the order of st_fit_metric).
  *    A fit's cells are ordered by their median x; group 0 is the baseline,
  *    group k + 1 is cells[k] (residual[] uses the same numbering).
- *  - Seeds: opts.seed XOR fnv1a64("fit:" workload "/" kind "/" metric), so
+ *  - Seeds: opts.seed XOR fnv1a64("fit:" workload "/" kind "/" metric), kind
+ *    "time-<mode>" for a fit of one mode among several, so
  *    a fit does not depend on the other fits or cells of the sweep.
  *  - A used run whose x or y is not a number is left out and counted
  *    (skipped), with a note.
@@ -45,8 +52,10 @@ typedef enum st_fit_metric {
 #define ST_FIT_NATIVE 3
 
 typedef struct st_costfit {
-    const char *workload; /* owned by the sweep */
-    const char *kind;     /* "alloc" or "time" (static) */
+    const char *workload;  /* owned by the sweep */
+    const char *kind;      /* "alloc" or "time" (static) */
+    const char *time_mode; /* a time fit's time sampler's mode, "signal" or "thread"; "" for alloc (static) */
+    int by_mode;           /* 1: a time fit of one mode among several (the summary's "time (signal)") */
     st_fit_metric metric;
     const st_result *baseline; /* NULL for a fit of the simulated part */
     const st_result **cells;   /* the sampling cells in the fit, by median x (NULL: simulated) */
@@ -88,6 +97,9 @@ void st_costfit_free(st_costfit *c);
 
 /* The fit of (workload, kind, metric), or NULL. */
 const st_costfit *st_costfit_find(const st_costfits *f, const char *workload, const char *kind, st_fit_metric metric);
+/* The same of one time mode (mode NULL: any, as st_costfit_find). */
+const st_costfit *st_costfit_find_mode(const st_costfits *f, const char *workload, const char *kind, const char *mode,
+                                       st_fit_metric metric);
 
 /* Outputs (docs/STATISTICS.md): regress.csv and the summary.md section
  * (plotdata/regress.dat is a row of stats/st_plotdata.h, written by st_report.c). */
@@ -95,8 +107,10 @@ const st_costfit *st_costfit_find(const st_costfits *f, const char *workload, co
 /* regress.csv's column verdict: on a wall-time row, the allocation-vs-time
  * verdict of the interval of the difference of the workload's two wall-time
  * fits' normalized overheads (st_costfit_norm_difference, st_norm_verdict
- * with margin); "na" on the other rows.  norm_diff, norm_diff_lo,
- * norm_diff_hi after it: that difference and its interval. */
+ * with margin), against the row's own time mode on a time row and the
+ * first time fit on an alloc row; "na" on the other rows.  norm_diff,
+ * norm_diff_lo, norm_diff_hi after it: that difference and its interval.
+ * The last column, time_mode, is the fit's (st_costfit). */
 void st_costfit_write_csv(FILE *f, const st_costfits *fits, double margin);
 /* alloc minus time normalized overhead per 1000 samples/s of two wall-time
  * fits, with the percentile interval of the difference of their bootstrap
@@ -105,6 +119,8 @@ void st_costfit_write_csv(FILE *f, const st_costfits *fits, double margin);
 st_reg_est st_costfit_norm_difference(const st_costfit *a, const st_costfit *t);
 /* That verdict for one workload (ST_NR_NA without both fits or intervals). */
 st_normres st_costfit_verdict(const st_costfits *fits, const char *workload, double margin);
+/* The same against the time fit of one mode (NULL: the first time fit). */
+st_normres st_costfit_verdict_mode(const st_costfits *fits, const char *workload, const char *mode, double margin);
 void st_costfit_write_md(FILE *f, const st_analysis *an);
 
 /* "wall", "cpu", "instructions", "sim_instructions", "sim_est_cycles". */

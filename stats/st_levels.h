@@ -102,6 +102,10 @@ void st_re_family_tau2_ci(const double *est, const double *se, const size_t *cel
  * NaN without an interval; 0 for a degenerate one. */
 double st_interval_se(const st_interval *iv, int logscale, double confidence);
 
+/* Resamples of a unit's bootstrap standard error (st_hl_boot_se,
+ * st_unpaired_se), or analyze's --resamples when fewer. */
+#define ST_LEVEL_SE_RESAMPLES 2000
+
 /* The bootstrap standard error of the Hodges-Lehmann estimate of d[0..n-1]
  * (above) from `resamples` resamples with the given seed.  Same inputs, same
  * output, bit for bit. */

@@ -93,6 +93,20 @@ static double accel_two_groups(void *ctx) {
 
 static void none(st_interval *iv, const char *why);
 
+/* The standard deviation of the B resampled values t (before the interval
+ * reorders them) times sqrt(m / (m - 1)): st_normdiff's se. */
+static double boot_sd(const double *t, size_t B, size_t m) {
+    if (B < 2 || m < 2)
+        return NAN;
+    double mean = 0, m2 = 0;
+    for (size_t b = 0; b < B; b++) {
+        double delta = t[b] - mean;
+        mean += delta / (double)(b + 1);
+        m2 += delta * (t[b] - mean);
+    }
+    return sqrt(m2 / (double)(B - 1)) * sqrt((double)m / (double)(m - 1));
+}
+
 static void diff_blocks(const st_sample *g, const st_boot_opts *opts, st_normdiff *out) {
     if (g[0].n < ST_BOOT_MIN_RUNS || g[1].n < ST_BOOT_MIN_RUNS) {
         none(&out->diff, "fewer than 3 blocks in a cell: no interval");
@@ -117,6 +131,7 @@ static void diff_blocks(const st_sample *g, const st_boot_opts *opts, st_normdif
         tb[b] = h[0] - h[1];
     }
     gsl_rng_free(rng);
+    out->se = boot_sd(tb, B, g[0].n < g[1].n ? g[0].n : g[1].n);
     hl2 ctx = {g};
     st_boot_interval(tb, B, opts->confidence, accel_two_groups, &ctx, &out->diff);
     free(tb), free(r);
@@ -169,6 +184,7 @@ static void diff_paired(const st_result *a, const st_result *t, const st_boot_op
         tb[b] = hl_diff(ra, rt, n, w);
     }
     gsl_rng_free(rng);
+    out->se = boot_sd(tb, B, n);
     jack j = {va, vt, n};
     st_boot_interval(tb, B, opts->confidence, accel_rounds, &j, &out->diff);
     free(tb), free(ra), free(rt), free(w), free(va), free(vt);
@@ -223,7 +239,13 @@ static void diff_unpaired(const st_analysis *an, const st_result *a, const st_re
         g[k].metric[G_SPS] = k < 2 && finite ? s[k] : NULL;
     }
     st_kstat st = {f_diff, 7u};
-    st_bootstrap_groups(g, 3, &st, 1, opts, &out->diff);
+    double *keep = ct_xmalloc(opts->resamples * sizeof *keep);
+    st_bootstrap_groups_keep(g, 3, &st, 1, opts, &out->diff, keep);
+    size_t small = g[0].n < g[1].n ? g[0].n : g[1].n;
+    small = g[2].n < small ? g[2].n : small;
+    if (out->diff.method != ST_CI_NONE)
+        out->se = boot_sd(keep, opts->resamples, small);
+    free(keep);
     for (int k = 0; k < 3; k++)
         free(w[k]), free(s[k]);
 }
@@ -289,6 +311,7 @@ void st_analyze_normdiff(st_analysis *an, const st_analysis_opts *opts) {
         st_pick_normalized(an, w, &d->a, &d->t);
         none(&d->diff, "no allocation or no time cell with a normalized overhead");
         d->res = ST_NR_NA;
+        d->se = NAN;
         if (!d->a || !d->t)
             continue;
         st_boot_opts bo = opts->boot;

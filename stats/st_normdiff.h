@@ -39,6 +39,9 @@ typedef struct st_normdiff {
     const char *workload;   /* the key: the workload (owned by the sweep) or "<workload>/<mode>" (by keys) */
     const st_result *a, *t; /* the cells (NULL when the workload lacks one) */
     st_interval diff;       /* alloc minus time, normalized overhead per 1000 samples/s */
+    double se;              /* the SD of diff's resampled values times sqrt(m / (m - 1)), m the rounds
+                             * (paired) or the smallest group; the SE a replicate enters the
+                             * combination with (st_replicates.h); NaN without an interval */
     int paired;             /* 1: matched rounds of blocks; 0: runs */
     size_t rounds;          /* matched rounds (paired; 0: the cells' blocks resampled on their own) */
     st_level level;         /* blocks, processes, or replicates */

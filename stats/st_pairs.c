@@ -35,6 +35,15 @@ static void boot_series(const double *v, size_t n, size_t pilot, int logs, const
         st_interval_exp(out);
 }
 
+/* The bootstrap SE of the Hodges-Lehmann estimate of the n log-ratios lw
+ * (st_analysis.h, paired_se): the seed opts.seed XOR fnv1a64(label +
+ * "#rep-se"), min(ST_LEVEL_SE_RESAMPLES, --resamples) resamples. */
+static double paired_se(const st_result *res, const double *lw, size_t n, const st_analysis_opts *opts) {
+    size_t b = opts->boot.resamples < ST_LEVEL_SE_RESAMPLES ? opts->boot.resamples : ST_LEVEL_SE_RESAMPLES;
+    uint64_t seed = opts->boot.seed ^ st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, res->cell->label), "#rep-se");
+    return st_hl_boot_se(lw, n, b, seed);
+}
+
 void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
     const st_sweep *sw = an->sweep;
     an->margin = opts->margin;
@@ -56,8 +65,9 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
         st_result *res = &an->results[k];
         const st_cell *c = res->cell;
         res->pairs = 0;
-        free(res->pair_norm), free(res->pair_round), free(res->pair_log);
+        free(res->pair_norm), free(res->pair_round), free(res->pair_log), free(res->pair_cpu), free(res->pair_cost);
         res->pair_norm = NULL, res->pair_round = NULL, res->pair_log = NULL, res->npz = 0;
+        res->pair_cpu = NULL, res->pair_cost = NULL, res->paired_se = NAN;
         res->family_size = 0, res->sim_lo = res->sim_hi = NAN, res->family_verdict = ST_V_NA;
         res->pverdict = ST_V_NA;
         res->paired_floor = NAN;
@@ -123,9 +133,12 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
             res->pair_log = ct_xmalloc(n * sizeof *res->pair_log);
             memcpy(res->pair_log, lw, n * sizeof *lw);
             boot_series(lw, n, two, 1, &bo, &res->paired);
-            if (cpu_ok)
+            res->paired_se = paired_se(res, lw, n, opts);
+            if (cpu_ok) {
                 boot_series(lc, n, two, 1, &bo, &res->paired_cpu);
-            else
+                res->pair_cpu = ct_xmalloc(n * sizeof *res->pair_cpu);
+                memcpy(res->pair_cpu, lc, n * sizeof *lc);
+            } else
                 none(&res->paired_cpu, "CPU time missing for some runs");
             if (rate_ok && !res->is_baseline) {
                 boot_series(nz, n, two, 0, &bo, &res->paired_norm);
@@ -136,8 +149,9 @@ void st_analyze_paired(st_analysis *an, const st_analysis_opts *opts) {
                 /* Kept for the allocation-vs-time difference (st_normdiff.h). */
                 res->pair_norm = ct_xmalloc(n * sizeof *res->pair_norm);
                 res->pair_round = ct_xmalloc(n * sizeof *res->pair_round);
+                res->pair_cost = ct_xmalloc(n * sizeof *res->pair_cost);
                 for (size_t i = 0; i < n; i++)
-                    res->pair_norm[i] = 1.0 + nz[i], res->pair_round[i] = rounds[i];
+                    res->pair_norm[i] = 1.0 + nz[i], res->pair_round[i] = rounds[i], res->pair_cost[i] = cs[i];
                 res->npz = n;
             } else {
                 const char *why = res->is_baseline                            ? "a baseline takes no samples"

@@ -335,7 +335,7 @@ static void apply_pooled(st_result *r, size_t q, const st_rep_comb *o) {
     iv->method = isfinite(o->re.lo) ? ST_CI_RANDOM : ST_CI_NONE;
     iv->why = isfinite(o->re.lo) ? NULL : "no interval over replicates";
     if (q == 4)
-        r->paired_re = o->re;
+        r->paired_re = o->re, r->paired_se = o->re.se;
     if (quantities[q].paired)
         r->paired_level = ST_LEVEL_REPLICATES;
     else
@@ -361,25 +361,31 @@ static void apply_pooled(st_result *r, size_t q, const st_rep_comb *o) {
     }
 }
 
-/* Resamples for a replicate's bootstrap standard error (analyze's --resamples when fewer). */
-#define REP_SE_RESAMPLES 2000
-
-/* The standard error of replicate result r's quantity q (interval iv): for
- * the paired ratio and the paired normalized overhead, the Hodges-Lehmann
- * estimates of the replicate's kept block series (pair_log, pair_norm), the
- * bootstrap SE of that estimator over the replicate's blocks (st_levels.h,
- * st_hl_boot_se); for the others the SE their interval implies
- * (st_interval_se), which overstates the SE where the interval is exact
- * or conservative. */
+/* The standard error of replicate result r's quantity q (interval iv),
+ * from the replicate's own data, never from its interval's width: for the
+ * four paired statistics the bootstrap SE of the Hodges-Lehmann estimate
+ * over the replicate's blocks (st_hl_boot_se; the paired ratio's is
+ * paired_se, st_pairs.c), for the four unpaired ones the bootstrap SE of
+ * the statistic of the medians over its runs and its baseline's
+ * (st_unpaired_se); min(ST_LEVEL_SE_RESAMPLES, --resamples) resamples,
+ * seed from the cell's label and the quantity.  NaN (the unit then has no
+ * weight of its own: st_levels.h) without an interval or with too few
+ * blocks or runs. */
 static double unit_se(const st_result *r, size_t q, const st_interval *iv, const st_analysis_opts *opts) {
-    const double *series = q == 4 ? r->pair_log : q == 6 ? r->pair_norm : NULL;
-    size_t b = opts->boot.resamples < REP_SE_RESAMPLES ? opts->boot.resamples : REP_SE_RESAMPLES;
-    if (series && r->pairs >= 3 && iv->method != ST_CI_NONE) {
-        uint64_t seed = opts->boot.seed ^
-                        st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, r->cell->label), q == 4 ? "#rep-se" : "#rep-se-norm");
-        return st_hl_boot_se(series, r->pairs, b, seed);
-    }
-    return st_interval_se(iv, quantities[q].logscale, opts->boot.confidence);
+    static const char *const tag[NQUANT] = {
+        "#rep-se-overhead", "#rep-se-cpu-overhead", "#rep-se-unorm", "#rep-se-ucost",
+        "#rep-se",          "#rep-se-cpu",          "#rep-se-norm",  "#rep-se-cost"};
+    if (iv->method == ST_CI_NONE)
+        return NAN;
+    if (q == 4)
+        return r->paired_se;
+    size_t b = opts->boot.resamples < ST_LEVEL_SE_RESAMPLES ? opts->boot.resamples : ST_LEVEL_SE_RESAMPLES;
+    uint64_t seed = opts->boot.seed ^ st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, r->cell->label), tag[q]);
+    if (q < 4)
+        return st_unpaired_se(r, (st_unpaired_stat)q, b, seed);
+    const double *series = q == 5 ? r->pair_cpu : q == 6 ? r->pair_norm : r->pair_cost;
+    size_t n = q == 5 ? r->pairs : r->npz;
+    return series ? st_hl_boot_se(series, n, b, seed) : NAN;
 }
 
 /* Every quantity of every result that ran in two or more replicates pooled
@@ -451,7 +457,7 @@ static void pool_normdiffs(st_analysis *an, st_analysis *sub, size_t k, const st
             const st_normdiff *d = st_normdiff_find(&sub[j], ds->d[w].workload);
             if (!d || !isfinite(d->diff.est))
                 continue;
-            de[n] = d->diff.est, dse[n] = st_interval_se(&d->diff, 0, conf), dc[n++] = w;
+            de[n] = d->diff.est, dse[n] = d->se, dc[n++] = w; /* the SD of its joint resampling */
         }
     }
     st_rep_combine_cells(de, dse, dc, n, nw, df, 1, conf, dcomb);
@@ -465,6 +471,7 @@ static void pool_normdiffs(st_analysis *an, st_analysis *sub, size_t k, const st
         d->diff.method = isfinite(dcomb[w].re.lo) ? ST_CI_RANDOM : ST_CI_NONE;
         d->diff.why = isfinite(dcomb[w].re.lo) ? NULL : "no interval over replicates";
         d->diff.z0 = d->diff.accel = NAN;
+        d->se = dcomb[w].re.se;
         d->level = ST_LEVEL_REPLICATES;
         d->res = st_diff_verdict(&d->diff, opts->margin);
     }

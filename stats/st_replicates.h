@@ -18,11 +18,15 @@
  *    per-sample cost and the four paired statistics is replaced by the
  *    random-effects combination of the replicates' estimates (st_levels.h;
  *    ratios on the log scale).  Each replicate's standard error is its
- *    estimator's: for the paired ratio and the paired normalized overhead
- *    the bootstrap SE of the Hodges-Lehmann estimate over the replicate's
- *    blocks (st_hl_boot_se, min(2000, --resamples) resamples, seed from the
- *    cell's label); for the other quantities the SE their interval implies
- *    (st_interval_se: conservative where the interval is).  The between-replicate variance is the cell's own when it
+ *    estimator's, from its data, never from its interval's width: for the
+ *    four paired statistics the bootstrap SE of the Hodges-Lehmann
+ *    estimate over the replicate's blocks (st_hl_boot_se of pair_log,
+ *    pair_cpu, pair_norm, pair_cost); for the four unpaired ones the
+ *    bootstrap SE of the statistic of the medians over the replicate's runs
+ *    and its baseline's (st_unpaired_se); for the allocation-vs-time
+ *    difference the SD of its joint resampling by rounds (st_normdiff.h,
+ *    se); min(ST_LEVEL_SE_RESAMPLES, --resamples) resamples, seeds from the
+ *    cell's label and the quantity.  The between-replicate variance is the cell's own when it
  *    has at least ST_REP_OWN replicates, otherwise its family's (the
  *    workload's time-sampling cells, or its other cells), pooled over the
  *    family's cells with a t reference on the family's degrees of freedom.

@@ -215,7 +215,8 @@ static void out_hum(row_out *o, double v, int digits) {
     COL(rep_paired_tau_hi, G4, r->rep_paired_tau_hi)                                                             \
     COL(adaptive_rounds, INT, r->adaptive_rounds)                                                                \
     COL(paired_rule, TEXT, an->blocks ? st_paired_rule_name(an->rule) : "")                                      \
-    COL(time_mode, TEXT, c->time_mode)
+    COL(time_mode, TEXT, c->time_mode)                                                                           \
+    COL(paired_se, G6, r->paired_se)
 
 /* summary.csv's field types (the row writer is shared with the plot data). */
 #define out_TEXT(o, v) out_text(o, v)

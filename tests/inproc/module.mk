@@ -42,3 +42,16 @@ test-inproc-levels: $(BIN)/analyze
 	@BIN=$(BIN) sh tests/check.sh inproc-levels sh tests/inproc/levels.sh
 
 TESTS += test-inproc-levels
+
+# The HET flag's false-alarm rate under this machine's noise (tests/inproc/het_false_alarm.c; a
+# figure to read, not a pass/fail test: docs/STATISTICS.md, "Levels", quotes it).
+$(INPROC_TEST_DIR)/het-false-alarm: $(OBJ)/tests/inproc/het_false_alarm.o $(LIBDIR)/libststats.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(ST_PKG_LIBS) $(LDLIBS)
+
+HET_NOISE ?= results/reference-inprocess
+.PHONY: bench-het
+bench-het: $(INPROC_TEST_DIR)/het-false-alarm
+	$(INPROC_TEST_DIR)/het-false-alarm --experiments 400 --procs 4 --blocks 100 $(HET_NOISE)
+
+BENCHES += bench-het

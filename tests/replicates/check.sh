@@ -101,7 +101,16 @@ expect "sweep with a widened interval: exit 3, the cell named" \
 python3 scripts/replicate-check.py --coverage 2 20 "$D" >"$WORK/cov" 2>"$WORK/err"
 expect "coverage: exit 0, nothing on stderr" "$?:$(cat "$WORK/err")" "0:"
 expect "coverage: judged per family and in all" \
-    "$(awk -F'|' '/^\| /{ gsub(/ /, ""); print $2 ":" $3 }' "$WORK/cov" | tr '\n' ' ')" "w/other:6 w/time:2 all:8 "
+    "$(awk -F'|' '/^\| /{ gsub(/ /, ""); print $2 ":" $3 }' "$WORK/cov" | tr '\n' ' ')" \
+    "family:intervals w/other:6 w/time:2 all:8 "
+expect "coverage: a column per rule, analyze's first" \
+    "$(awk -F'|' '/^\| family/{ gsub(/ /, ""); print $4 ":" $5 ":" $6 ":" $7 ":" $8 }' "$WORK/cov")" \
+    "analyze:df-blocks:equal-if-0:t-replicates:df-blocks+equal-if-0"
+# The same rules on synthetic families, small: 6 settings of 1 experiment of 8 cells.
+python3 scripts/replicate-check.py --coverage-synthetic 1 10 >"$WORK/syn" 2>"$WORK/err"
+expect "synthetic coverage: exit 0, 6 settings of 8 intervals" \
+    "$?:$(awk -F'|' '/^\| (normal|t3) /{ gsub(/ /, ""); print $2 "/" $3 ":" $4 }' "$WORK/syn" | tr '\n' ' ')" \
+    "0:normal/0.0:8 normal/0.01:8 normal/0.03:8 t3/0.0:8 t3/0.01:8 t3/0.03:8 "
 python3 scripts/replicate-check.py --coverage 2 "$D" >/dev/null 2>"$WORK/err"
 expect "coverage without its resamples: exit 2" "$?:$(grep -c 'not whole numbers\|needs EXPERIMENTS' "$WORK/err")" "2:1"
 

@@ -760,6 +760,77 @@ Test(analyze, regression_recovers_an_exact_line) {
     rm_dir(dir);
 }
 
+/* The time sampler's modes fitted apart (sweep --time-modes): the exact line
+ * above (allocation 101 ms + 5 us per sample) with two signal-mode time
+ * cells on 100 ms + 50 us per sample and two sampler-thread cells on 100 ms
+ * + 2 us per sample.  One time fit per mode, each exact: 50000 and 2000 ns
+ * per sample (one fit of all four would give neither); regress.csv's last
+ * column says the mode; summary.md has a "time (signal)" and a "time
+ * (thread)" row; the verdicts compare allocation (1.005 per 1000/s) with
+ * each: cheaper than the signal's 1.05, dearer than the thread's 1.002. */
+Test(analyze, regression_fits_each_time_mode) {
+    char *dir = new_dir(), *err;
+    const char *sql =
+        "INSERT INTO cells(cell_id,workload,kind,alloc_period,alloc_mode,time_hz,time_clock,size,label,time_mode)"
+        " VALUES (1,'w','baseline',0,'',0,'',10,'w/base',''),"
+        " (2,'w','alloc',65536,'fixed',0,'',10,'w/a64K',''), (3,'w','alloc',32768,'fixed',0,'',10,'w/a32K',''),"
+        " (4,'w','alloc',16384,'fixed',0,'',10,'w/a16K',''), (5,'w','time',0,'',100,'wall',10,'w/t100','signal'),"
+        " (6,'w','time',0,'',1000,'wall',10,'w/t1000','signal'),"
+        " (7,'w','time',0,'',100,'wall',10,'w/t100-thread','thread'),"
+        " (8,'w','time',0,'',1000,'wall',10,'w/t1000-thread','thread');"
+        "WITH RECURSIVE r(k) AS (SELECT 0 UNION ALL SELECT k + 1 FROM r WHERE k < 5),"
+        " c(id, s, t, u) AS (VALUES (1, 0, 0, 0), (2, 1000, 0, 0), (3, 2000, 0, 0), (4, 4000, 0, 0), (5, 0, 10, 0),"
+        " (6, 0, 100, 0), (7, 0, 0, 10), (8, 0, 0, 100))"
+        " INSERT INTO runs(run_id,cell_id,round,seq,status,wall_ns,user_ns,sys_ns,maxrss_kb)"
+        " SELECT 100 * id + k, id, k, 100 * id + k, 'ok', CASE WHEN s > 0 THEN 101000000 + 5000 * s"
+        " ELSE 100000000 + 50000 * t + 2000 * u END, 1000, 1000, 1 FROM r, c;"
+        "INSERT INTO run_stats SELECT run_id, 'alloc_samples', CASE cell_id WHEN 2 THEN 1000 WHEN 3 THEN 2000"
+        " WHEN 4 THEN 4000 ELSE 0 END FROM runs;"
+        "INSERT INTO run_stats SELECT run_id, 'time_samples', CASE cell_id WHEN 5 THEN 10 WHEN 6 THEN 100"
+        " WHEN 7 THEN 10 WHEN 8 THEN 100 ELSE 0 END FROM runs;";
+    make_db(dir, 1, sql);
+    cr_assert_eq(run_analyze(&err, "--resamples", "1000", dir, NULL, NULL), 0, "%s", err);
+    free(err);
+    table t;
+    load_csv(&t, dir, "regress.csv");
+    /* Rows: alloc wall, alloc cpu, time wall and cpu of the signal, then of the thread. */
+    cr_assert_eq(t.rows, 7, "%d rows", t.rows);
+    int cost = -1, cells = -1, verdict = -1, last = t.nf[0] - 1;
+    for (int j = 0; j < t.nf[0]; j++) {
+        cost = !strcmp(t.field[0][j], "cost") ? j : cost;
+        cells = !strcmp(t.field[0][j], "cells") ? j : cells;
+        verdict = !strcmp(t.field[0][j], "verdict") ? j : verdict;
+    }
+    cr_assert(cost >= 0 && cells >= 0 && verdict >= 0);
+    cr_assert_str_eq(t.field[0][last], "time_mode", "time_mode is the last column");
+    static const char *const kind[6] = {"alloc", "alloc", "time", "time", "time", "time"};
+    static const char *const metric[6] = {"wall", "cpu", "wall", "cpu", "wall", "cpu"};
+    static const char *const mode[6] = {"", "", "signal", "signal", "thread", "thread"};
+    static const double want[6] = {5000, 0, 50000, 0, 2000, 0};
+    static const char *const verdicts[6] = {"alloc_cheaper", "na", "alloc_cheaper", "na", "time_cheaper", "na"};
+    for (int r = 1; r <= 6; r++) {
+        cr_assert_eq(t.nf[r], t.nf[0], "row %d has every column", r);
+        cr_assert_str_eq(t.field[r][1], kind[r - 1], "row %d", r);
+        cr_assert_str_eq(t.field[r][2], metric[r - 1], "row %d", r);
+        cr_assert_str_eq(t.field[r][last], mode[r - 1], "row %d", r);
+        cr_assert_float_eq(strtod(t.field[r][cost], NULL), want[r - 1], EPS, "row %d: cost %s", r, t.field[r][cost]);
+        cr_assert_str_eq(t.field[r][cells], r <= 2 ? "3" : "2", "row %d", r);
+        cr_assert_str_eq(t.field[r][verdict], verdicts[r - 1], "row %d: verdict %s", r, t.field[r][verdict]);
+    }
+    free_csv(&t);
+    char path[512];
+    snprintf(path, sizeof path, "%s/summary.md", dir);
+    char *md = slurp(path);
+    cr_assert(strstr(md, "| w | time (signal) | 2 | 50 [50, 50] | 1.05 [1.05, 1.05] |"), "%s", md);
+    cr_assert(strstr(md, "| w | time (thread) | 2 | 2 [2, 2] | 1.002 [1.002, 1.002] |"), "%s", md);
+    cr_assert(
+        strstr(md, "each compared on its own, <workload>/thread the sampler thread's): resolved on 2 of 2 comparisons: "
+                   "allocation cheaper: w; time cheaper: w/thread;"),
+        "%s", md);
+    free(md);
+    rm_dir(dir);
+}
+
 /* One run per sampling cell (and a baseline of four): every per-cell table
  * says "no CI" (fewer than 3 runs), and so must the regression, by the same
  * rule (st_regress.h).  Before, its resamples drew each cell's one run whole,
@@ -1224,11 +1295,13 @@ Test(sim, exact_counts_overheads_fit_determinism_and_model) {
     snprintf(path, sizeof path, "%s/regress.csv", dir);
     char *rcsv = slurp(path);
     cr_assert(rcsv);
-    cr_assert(strstr(rcsv, "\ngcbench,alloc,sim_instructions,instructions,2,6,900,,,1000005000,,,1000000000,5000,,,"
-                           "5e-06,,,,,,0,0,a sampling cell has fewer than 3 used runs: no interval,na,,,,0,,,,,,,,,\n"),
+    cr_assert(strstr(rcsv,
+                     "\ngcbench,alloc,sim_instructions,instructions,2,6,900,,,1000005000,,,1000000000,5000,,,"
+                     "5e-06,,,,,,0,0,a sampling cell has fewer than 3 used runs: no interval,na,,,,0,,,,,,,,,,\n"),
               "%s", rcsv);
-    cr_assert(strstr(rcsv, "\ngcbench,alloc,sim_est_cycles,est_cycles,2,6,1500,,,2000010000,,,2000000000,10000,,,"
-                           "5e-06,,,,,,0,0,a sampling cell has fewer than 3 used runs: no interval,na,,,,0,,,,,,,,,\n"),
+    cr_assert(strstr(rcsv,
+                     "\ngcbench,alloc,sim_est_cycles,est_cycles,2,6,1500,,,2000010000,,,2000000000,10000,,,"
+                     "5e-06,,,,,,0,0,a sampling cell has fewer than 3 used runs: no interval,na,,,,0,,,,,,,,,,\n"),
               "%s", rcsv);
     cr_assert(strstr(rcsv, "\ngcbench,time,sim_instructions,instructions,1,4,1000,,,"), "%s", rcsv);
     cr_assert(strstr(rcsv, "\ngcbench,time,sim_est_cycles,est_cycles,1,4,2000,,,"), "%s", rcsv);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "st_analysis.h"
 #include "st_boot.h"
 #include "st_changepoint.h"
 #include "st_levels.h"
@@ -309,4 +310,27 @@ Test(levels, hl_boot_se_matches_the_ideal_bootstrap) {
     cr_assert(isnan(st_hl_boot_se(d, 2, 1000, 42)), "no SE below 3 blocks");
     const double bad[4] = {0.1, NAN, 0.2, 0.3};
     cr_assert(isnan(st_hl_boot_se(bad, 4, 1000, 42)), "no SE with a non-finite block");
+}
+
+/* st_unpaired_se: the ideal bootstrap SE of log(median of 4 cell runs /
+ * median of 3 baseline runs) and of the per-sample cost (runs drawn whole:
+ * wall and samples together), by enumerating all 4^4 x 3^3 equally likely
+ * resamples (computed in Python independently: SD 0.03728673743727509 and
+ * 0.00040716693411287303 us, times sqrt(3 / 2), the smaller group), matched
+ * within 1.5% by 200000 resamples; NaN below 3 runs or without a metric. */
+Test(levels, unpaired_se_matches_the_ideal_bootstrap) {
+    double wall[4] = {100, 104, 97, 110}, samples[4] = {10, 12, 11, 9}, bwall[3] = {90, 95, 93};
+    st_result r;
+    memset(&r, 0, sizeof r);
+    r.run_n = 4, r.base_n = 3;
+    r.run_m[ST_M_WALL] = wall, r.run_m[ST_M_SAMPLES] = samples, r.base_m[0] = bwall;
+    double se = st_unpaired_se(&r, ST_UP_OVERHEAD, 200000, 7);
+    cr_assert(fabs(se - 0.045666740447227426) <= 0.015 * 0.045666740447227426, "overhead SE %.6g, want 0.0456667", se);
+    cr_assert(st_unpaired_se(&r, ST_UP_OVERHEAD, 200000, 7) == se, "same seed, same SE bit for bit");
+    double cs = st_unpaired_se(&r, ST_UP_COST, 200000, 7);
+    cr_assert(fabs(cs - 0.0004986756143549782) <= 0.015 * 0.0004986756143549782, "cost SE %.6g, want 0.000498676", cs);
+    cr_assert(isnan(st_unpaired_se(&r, ST_UP_CPU, 1000, 7)), "no CPU time kept: no SE");
+    cr_assert(isnan(st_unpaired_se(&r, ST_UP_NORM, 1000, 7)), "no samples per second kept: no SE");
+    r.base_n = 2;
+    cr_assert(isnan(st_unpaired_se(&r, ST_UP_OVERHEAD, 1000, 7)), "no SE below 3 baseline runs");
 }
