@@ -67,3 +67,12 @@ test-peers-simreport: $(BIN)/peers-report
 	    sh tests/peers/simreport.sh $(BIN) results/reference-peers-sim-vm'
 
 TESTS += test-peers-simreport
+
+# test-peers-simsize: a command's sim-size=N in the workload list (harness/sw_cmd.h): its
+# simulated cells at that size without calibration, --sim-size replacing it, bad values
+# refused (tests/peers/simsize.sh; freecheck's gcbench as a command, under valgrind).
+.PHONY: test-peers-simsize
+test-peers-simsize: $(BIN)/sweep $(BIN)/gcbench
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh $@ sh tests/peers/simsize.sh $(BIN)
+
+TESTS += test-peers-simsize
