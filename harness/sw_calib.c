@@ -86,9 +86,7 @@ static int better_size(uint64_t s, double t, uint64_t bs, double bt, double targ
  * simulated work: it gets room, as the simulated runs get (their counts do
  * not depend on how long they take).  A native probe gets ten times the
  * target. */
-static double probe_timeout(const sw_calib *c, double target) {
-    return c->sim ? 20 * target + 600 : 10 * target + 2;
-}
+static double probe_timeout(const sw_calib *c, double target) { return c->sim ? 20 * target + 600 : 10 * target + 2; }
 
 /* Finds the --size whose baseline takes about o.target seconds of CPU: doubling
  * until the target is passed, then interpolating in log-log space between

@@ -412,7 +412,8 @@ static void parse_command(char **w, int n, const char *origin, int lineno) {
             c->needs[c->n_needs++] = sw_xstrdup(v);
         } else {
             bad(origin, lineno,
-                "unknown key '%s' (keys: system, check, optional, needs, why-missing, sim-size; then -- and the command)", key);
+                "unknown key '%s' (keys: system, check, optional, needs, why-missing, sim-size; then -- and the command)",
+                key);
         }
     }
     (void)check_given;
