@@ -59,14 +59,15 @@ test-peers-plausible: $(BIN)/analyze
 TESTS += test-peers-plausible
 
 # test-peers-simreport: peers-report on the simulated part alone (results/reference-peers-sim,
-# -sim-vm, -sim-v8 and -sim-hotspot, sweeps of --backends sim): the rows, their exact slopes and
+# -sim-vm, -sim-v8, -sim-hotspot and -sim-hotspot-gcbench, sweeps of --backends sim): the rows, their exact slopes and
 # fixed costs against a fit made by the test from results.db (tests/peers/simreport.sh).
 .PHONY: test-peers-simreport
 test-peers-simreport: $(BIN)/peers-report
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh $@ sh -c 'sh tests/peers/simreport.sh $(BIN) results/reference-peers-sim && \
 	    sh tests/peers/simreport.sh $(BIN) results/reference-peers-sim-vm && \
 	    sh tests/peers/simreport.sh $(BIN) results/reference-peers-sim-v8 && \
-	    sh tests/peers/simreport.sh $(BIN) results/reference-peers-sim-hotspot'
+	    sh tests/peers/simreport.sh $(BIN) results/reference-peers-sim-hotspot && \
+	    sh tests/peers/simreport.sh $(BIN) results/reference-peers-sim-hotspot-gcbench'
 
 TESTS += test-peers-simreport
 
