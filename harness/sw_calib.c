@@ -79,17 +79,21 @@ static int better_size(uint64_t s, double t, uint64_t bs, double bt, double targ
     return fabs(log(t / target)) < fabs(log(bt / target));
 }
 
+/* A probe's timeout for a target of target seconds of CPU.  A probe under
+ * valgrind starts slowly (about 0.25 s of CPU for freecheck's workloads,
+ * 30-60 s for a JVM's start-up, 150-240 s of wall time for Node's at a
+ * load of 6-14 on two CPUs) and shares the machine with the other
+ * simulated work: it gets room, as the simulated runs get (their counts do
+ * not depend on how long they take).  A native probe gets ten times the
+ * target. */
+static double probe_timeout(const sw_calib *c, double target) { return c->sim ? 20 * target + 600 : 10 * target + 2; }
+
 /* Finds the --size whose baseline takes about o.target seconds of CPU: doubling
  * until the target is passed, then interpolating in log-log space between
  * the two sizes around it (so both linear and steeper workloads converge in
  * a few probes).  Every probe is recorded. */
 static void calibrate_size(sw_calib_ctx *s, sw_calib *c, int *probes) {
-    /* A probe under valgrind starts slowly (about 0.25 s of CPU for
-     * freecheck's workloads, 30-60 s for a JVM's or Node's start-up) and
-     * shares the machine with the other simulated work: give it room, as
-     * the simulated runs get (their counts do not depend on how long they
-     * take). */
-    double target = c->target, timeout = c->sim ? 20 * target + 600 : 10 * target + 2;
+    double target = c->target, timeout = probe_timeout(c, target);
     uint64_t lo_s = 0, hi_s = 0, size = 1;
     double lo_t = 0, hi_t = 0;
     uint64_t best_s = 0;
@@ -136,7 +140,7 @@ static void calibrate_size(sw_calib_ctx *s, sw_calib *c, int *probes) {
             }
             c->fixed_cost = fmax(0, 2 * first_t - t);
             target = c->target + c->fixed_cost;
-            timeout = c->sim ? 20 * target + 600 : 10 * target + 2;
+            timeout = probe_timeout(c, target);
             best_s = first_s, best_t = first_t;
             if (first_t < target)
                 lo_s = first_s, lo_t = first_t;
@@ -242,6 +246,8 @@ void sw_calib_unit(sw_calib_ctx *s, sw_calib *c) {
     uint64_t fixed = c->sim ? sw_opts_fixed_sim_size(s->o, w) : sw_opts_fixed_size(s->o, w);
     int from = !fixed && s->o->sizes_from && (fixed = size_from(s, c->key)) != 0;
     const sw_command *cmd = sw_cmd_find(w);
+    if (!fixed && c->sim && cmd && cmd->sim_size)
+        fixed = cmd->sim_size; /* the list's sim-size= (sw_cmd.h) */
     if (cmd && !cmd->sized)
         fixed = 1; /* a command without {size}: its work is fixed */
     int probes = 0;
@@ -250,7 +256,9 @@ void sw_calib_unit(sw_calib_ctx *s, sw_calib *c) {
     if (fixed) {
         char *why = NULL;
         int bad_size;
-        double t = probe(s, c, fixed, 10 * c->target + 60, 1, &why, &bad_size);
+        /* A fixed size's one probe: the same room as a calibration's
+         * (under valgrind, node's start-up alone passed 10 x target + 60 s). */
+        double t = probe(s, c, fixed, probe_timeout(c, c->target) + 58, 1, &why, &bad_size);
         probes = 1;
         if (t < 0 || isinf(t)) {
             c->failure = why ? why : sw_xasprintf("--size %llu timed out", (unsigned long long)fixed);

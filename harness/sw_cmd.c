@@ -364,7 +364,7 @@ static void parse_command(char **w, int n, const char *origin, int lineno) {
         char *eq = strchr(w[i], '=');
         if (!eq)
             bad(origin, lineno,
-                "'%s' is not key=value (keys: system, check, optional, needs, why-missing; then -- and the command)",
+                "'%s' is not key=value (keys: system, check, optional, needs, why-missing, sim-size; then -- and the command)",
                 w[i]);
         *eq = '\0';
         const char *key = w[i], *v = eq + 1;
@@ -399,13 +399,21 @@ static void parse_command(char **w, int n, const char *origin, int lineno) {
             check_tmpl(v, PH_BIN, "why-missing", origin, lineno);
             free(c->why_missing);
             c->why_missing = ct_xstrdup(v);
+        } else if (!strcmp(key, "sim-size")) {
+            char *end;
+            errno = 0;
+            unsigned long long z = strtoull(v, &end, 10);
+            if (!*v || *end || errno || !z || *v == '-' || *v == '+')
+                bad(origin, lineno, "sim-size: '%s' is not a size of 1 or more", v);
+            c->sim_size = (uint64_t)z;
         } else if (!strcmp(key, "needs")) {
             check_tmpl(v, PH_BIN, "needs", origin, lineno);
             c->needs = ct_xrealloc(c->needs, (size_t)(c->n_needs + 1) * sizeof *c->needs);
             c->needs[c->n_needs++] = ct_xstrdup(v);
         } else {
             bad(origin, lineno,
-                "unknown key '%s' (keys: system, check, optional, needs, why-missing; then -- and the command)", key);
+                "unknown key '%s' (keys: system, check, optional, needs, why-missing, sim-size; then -- and the command)",
+                key);
         }
     }
     (void)check_given;
@@ -436,6 +444,8 @@ static void parse_command(char **w, int n, const char *origin, int lineno) {
             c->system->name);
     if (c->check == SW_CHECK_LIKE && !c->sized)
         bad(origin, lineno, "check like:%s compares with %s --size N: the command needs {size}", c->like, c->like);
+    if (c->sim_size && !c->sized)
+        bad(origin, lineno, "sim-size=%llu: command %s takes no {size}", (unsigned long long)c->sim_size, c->name);
     commands = ct_xrealloc(commands, (size_t)(n_commands + 1) * sizeof *commands);
     commands[n_commands++] = c;
 }
@@ -788,6 +798,8 @@ char *sw_cmd_describe(void) {
                       c->optional ? "yes" : "no");
         for (int k = 0; k < c->n_needs; k++)
             sw_buf_printf(&b, " needs=\"%s\"", c->needs[k]);
+        if (c->sim_size)
+            sw_buf_printf(&b, " sim-size=%llu", (unsigned long long)c->sim_size);
         sw_buf_puts(&b, " --");
         for (int k = 0; k < c->n_words; k++)
             sw_buf_printf(&b, " \"%s\"", c->words[k]);

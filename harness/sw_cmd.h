@@ -10,7 +10,7 @@
  *          [inprocess=yes [inprocess-env=NAME=VALUE] [inprocess-alloc-env=NAME=VALUE]
  *           [inprocess-alloc-arg=WORD] [segment=Nms|K]] [sim-env=NAME=VALUE] [calibrate=work]
  *   command NAME system=SYS check=CHECK [optional=yes] [needs=PATH]
- *           [why-missing=FILE] -- WORD...
+ *           [why-missing=FILE] [sim-size=N] -- WORD...
  *
  * Invariants:
  *  - The registry is process-wide: filled once (sw_cmd_load_text) before
@@ -57,6 +57,9 @@
  *    every run under valgrind (simulated cells and their calibration
  *    probes), after the cell's own templates, so that repeated runs count
  *    the same (GOGC=off for Go, say); never to timed runs.
+ *  - sim-size=N: the size of the command's simulated cells when no
+ *    --sim-size names it (a run under valgrind that calibration would make
+ *    too short or too long: gcbench-v8's); only with {size}.
  *  - calibrate=work: the calibration target is the CPU time of the work
  *    beyond the command's fixed cost (start-up), the cost estimated from
  *    the first two probes (sizes N and 2N: 2 t(N) - t(2N)); without it the
@@ -120,6 +123,7 @@ typedef struct sw_command {
     char **needs;       /* paths (templates) that must exist */
     int n_needs;
     char *why_missing; /* a file (template) whose first line says why the program is missing, or NULL */
+    uint64_t sim_size; /* sim-size=N: its simulated cells' size unless --sim-size names it; 0: calibrated */
     char *origin;      /* "<file> line <n>" */
 } sw_command;
 

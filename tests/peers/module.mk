@@ -58,12 +58,24 @@ test-peers-plausible: $(BIN)/analyze
 
 TESTS += test-peers-plausible
 
-# test-peers-simreport: peers-report on the simulated part alone (results/reference-peers-sim
-# and -sim-vm, sweeps of --backends sim): the rows, their exact slopes and fixed costs against
-# a fit made by the test from results.db (tests/peers/simreport.sh).
+# test-peers-simreport: peers-report on the simulated part alone (results/reference-peers-sim,
+# -sim-vm, -sim-v8, -sim-hotspot and -sim-hotspot-gcbench, sweeps of --backends sim): the rows, their exact slopes and
+# fixed costs against a fit made by the test from results.db (tests/peers/simreport.sh).
 .PHONY: test-peers-simreport
 test-peers-simreport: $(BIN)/peers-report
 	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh $@ sh -c 'sh tests/peers/simreport.sh $(BIN) results/reference-peers-sim && \
-	    sh tests/peers/simreport.sh $(BIN) results/reference-peers-sim-vm'
+	    sh tests/peers/simreport.sh $(BIN) results/reference-peers-sim-vm && \
+	    sh tests/peers/simreport.sh $(BIN) results/reference-peers-sim-v8 && \
+	    sh tests/peers/simreport.sh $(BIN) results/reference-peers-sim-hotspot && \
+	    sh tests/peers/simreport.sh $(BIN) results/reference-peers-sim-hotspot-gcbench'
 
 TESTS += test-peers-simreport
+
+# test-peers-simsize: a command's sim-size=N in the workload list (harness/sw_cmd.h): its
+# simulated cells at that size without calibration, --sim-size replacing it, bad values
+# refused (tests/peers/simsize.sh; freecheck's gcbench as a command, under valgrind).
+.PHONY: test-peers-simsize
+test-peers-simsize: $(BIN)/sweep $(BIN)/gcbench
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh $@ sh tests/peers/simsize.sh $(BIN)
+
+TESTS += test-peers-simsize

@@ -6,7 +6,8 @@
 # instructions per sample and fixed cost equal to a least-squares fit made
 # here from results.db (each ok run's sim::Ir on its alloc_samples, the
 # baseline's runs at 0; fixed = intercept - the baseline's median; none
-# for a workload with one allocation cell: a partial sweep's), and the
+# for a workload with one allocation cell, a partial sweep's, or whose
+# cells took no sample), and the
 # note that the sweep has no timed runs; every row of peers.csv as many
 # fields as its header (a row without in-process estimates had one more).
 . tests/peers/lib.sh
@@ -50,6 +51,10 @@ for w, rs in runs.items():
             bad.append(f"{w}: one allocation cell, yet sim_ir_per_sample '{r['sim_ir_per_sample']}'")
         continue
     xs = [x for _, _, x in rs]; ys = [y for _, y, _ in rs]
+    if not any(xs):  # no allocation cell took a sample: no slope (gcbench-hotspot at --size 1)
+        if r['sim_ir_per_sample'] or r['sim_fixed_ir']:
+            bad.append(f"{w}: no samples in any cell, yet sim_ir_per_sample '{r['sim_ir_per_sample']}'")
+        continue
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
     b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
     fixed = my - b * mx - statistics.median([y for k, y, _ in rs if k == 'baseline'])
