@@ -470,6 +470,64 @@ def gen_peers(root, d):
     return "\n".join(out)
 
 
+def gen_peer_counts(root, arg):
+    """Per system: exact instructions per allocation sample (the simulated
+    part, fixed cost apart) and ns of CPU per sample from the in-process
+    design, gathered from several sweeps' peers.csv: ARG lists them
+    comma-separated, and for each system and workload a later directory's
+    non-empty value replaces an earlier one's."""
+    dirs = [x for x in arg.split(",") if x]
+    rows = {}
+    order = []
+    for d in dirs:
+        for r in read_csv(root, f"{d}/peers.csv"):
+            key = (r["system"], r["base"])
+            if key not in rows:
+                rows[key] = {}
+                order.append(key)
+            got = rows[key]
+            if num(r.get("sim_ir_per_sample")) is not None:
+                got["sim"] = r
+            if num(r.get("inproc_cost_ns")) is not None:
+                got["inproc"] = r
+    systems, bases = [], []
+    for s, b in order:
+        if s not in systems:
+            systems.append(s)
+        if b not in bases:
+            bases.append(b)
+    head = ["system"] + [f"instructions per sample, {b}" for b in bases] + ["repeated runs"]
+    head += [f"ns of CPU per sample in-process, {b}" for b in bases]
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for s in systems:
+        line, rep = [s], []
+        for b in bases:
+            r = rows.get((s, b), {}).get("sim")
+            if r is None:
+                line.append("n/a")
+                continue
+            line.append(f"{num(r['sim_ir_per_sample']):,.0f}")
+            if r["sim_exact"] == "exact":
+                rep.append("exact")
+            else:
+                rep.append(f"not exact: runs {num(r['sim_ir_spread_pct']):.2g}% apart")
+        line.append(" / ".join(dict.fromkeys(rep)) if rep else "n/a")
+        for b in bases:
+            r = rows.get((s, b), {}).get("inproc")
+            if r is None:
+                line.append("n/a")
+                continue
+            line.append(interval(num(r["inproc_cost_ns"]), num(r["inproc_cost_lo"]), num(r["inproc_cost_hi"]),
+                                 lambda v: f"{v:,.0f}") + f" ({int(num(r['inproc_runs']))} processes)")
+        out.append("| " + " | ".join(line) + " |")
+    out.append("")
+    out.append("From the `peers.csv` of " + ", ".join(f"`{d}`" for d in dirs) +
+               " (a later directory's value replaces an earlier one's; instructions under cachegrind with the "
+               "fixed cost apart, 'not exact' when repeated runs differ; in-process costs with 95% intervals "
+               "over processes).")
+    return "\n".join(out)
+
+
 def gen_packages(root, d):
     """The Debian packages scripts/deps.sh installs, as one sentence."""
     try:
@@ -491,6 +549,7 @@ GENERATORS = {
     "sim": (gen_sim, "sim.csv, regress.csv"),
     "inprocess": (gen_inprocess, "inprocess.csv"),
     "peers": (gen_peers, "peers.csv"),
+    "peer-counts": (gen_peer_counts, "peers.csv of each comma-separated directory"),
     "packages": (gen_packages, "scripts/deps.sh (no results directory)"),
 }
 
