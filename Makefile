@@ -185,22 +185,63 @@ fuzz: $(FUZZERS)
 deps:
 	@sh scripts/deps.sh
 
-# Tests run in the order listed; each check records its own result, so one
-# failure does not hide the others.  A test target that fails outside a
-# check (it did not build, say) counts as one failed test.
+# make test runs in phases (each check records its own result, so one failure
+# does not hide the others; a test target that fails outside a check - it did
+# not build, say - counts as one failed test):
+#   1. the build, `make all` with TEST_JOBS jobs, then each of TEST_BUILDS (the
+#      programs tests build through a recursive make: sanitizer,
+#      ThreadSanitizer, measured and peers' builds), one after another, each
+#      with TEST_JOBS jobs; a build that fails here fails again in its tests,
+#      which record why;
+#   2. the tests of TESTS_PARALLEL, TEST_JOBS at a time (output kept whole per
+#      test: make -Otarget);
+#   3. every other test of TESTS, one at a time, in the order listed.
 # The measured build does not test itself: make test builds and tests the
 # checked one (CHECKS=1 in $(BUILD)/check), which compiles the same
 # sources with the checked invariants in.
+TEST_JOBS ?= 2
+
+# Tests that may run beside another test (phase 2).  Each one counts exact
+# things and passes on a busy CPU: it compares no time or rate, waits on no
+# fixed sleep, pins no CPU and takes no sweep CPU lock (so it runs no real
+# sweep), runs neither valgrind nor Slurm, shares no file, directory or daemon
+# with another test, and builds through a recursive make only what TEST_BUILDS
+# builds first.  A test not named here runs alone (phase 3): a new test is
+# serial until it is shown to meet this and added.
+TESTS_PARALLEL := \
+    format-check test-makefile-header test-include-graph test-harness-settings-doc \
+    test-contracts test-compare-unit test-harness-plan test-harness-sim test-harness-cmdunit \
+    test-harness-schedcheck test-plan-levels test-inproc-stats test-stats test-stats-coverage \
+    test-sampler-unit test-sampler-poisson test-sampler-replay test-sampler-frame-order test-sampler-fuzz \
+    test-compare test-compare-sizes test-summary-json test-doc-numbers test-replicate-check \
+    test-stats-summary test-stats-replicates test-stats-doc test-stats-files test-stats-san \
+    test-inproc-levels test-peers-plausible test-peers-simreport \
+    plots-fixture plots-bad-input plots-layout \
+    test-accuracy test-sgcprof-io test-profile test-profile-compat test-profile-pprof \
+    test-interp test-interp-san test-wl-common test-wl-args $(WLT_NAMES:%=test-wl-%) $(WLT_NAMES:%=test-wl-san-%) \
+    test-runtime-stress test-runtime-stress-mode test-runtime-checks
+
+# Built in phase 1, one after another (each is a recursive make; two at once
+# would write the same objects).
+TEST_BUILDS := wl-san-build ip-san-build stats-san-build runtime-san-build thread-asan timer-stress-san thread-tsan \
+    runtime-checks-build $(PEER_ALT_SYSTEMS:%=peers-build-%)
+
+TESTS_PAR_RUN = $(filter $(TESTS_PARALLEL),$(TESTS))
+TESTS_SERIAL = $(filter-out $(TESTS_PARALLEL),$(TESTS))
+TEST_MAKE_FAILED = { echo "FAIL some test targets did not complete (see the make errors above)"; \
+    echo "0 1" > $(TEST_RESULTS)/make-targets.result; }
+
 ifeq ($(CHECK_FLAGS),)
 test: deps
 	@$(MAKE) --no-print-directory CHECKS=1 BUILD=$(BUILD)/check MEASURED_BUILD=$(BUILD) test
 else
 test: deps
 	@rm -rf $(TEST_RESULTS) && mkdir -p $(TEST_RESULTS)
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory -k $(TESTS) || \
-	    { echo "FAIL some test targets did not complete (see the make errors above)"; \
-	      echo "0 1" > $(TEST_RESULTS)/make-targets.result; }
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) all
+	@for t in $(TEST_BUILDS); do $(MAKE) --no-print-directory -j$(TEST_JOBS) $$t || \
+	    echo "make test: $$t did not build (errors above); the tests that need it will fail and say why"; done
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) -Otarget -k $(TESTS_PAR_RUN) || $(TEST_MAKE_FAILED)
+	@$(MAKE) --no-print-directory -k $(TESTS_SERIAL) || $(TEST_MAKE_FAILED)
 	@sh tests/summary.sh $(TEST_RESULTS)
 endif
 
