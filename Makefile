@@ -188,11 +188,9 @@ deps:
 # make test runs in phases (each check records its own result, so one failure
 # does not hide the others; a test target that fails outside a check - it did
 # not build, say - counts as one failed test):
-#   1. the build, `make all` with TEST_JOBS jobs, then each of TEST_BUILDS (the
-#      programs tests build through a recursive make: sanitizer,
-#      ThreadSanitizer, measured and peers' builds), one after another, each
-#      with TEST_JOBS jobs; a build that fails here fails again in its tests,
-#      which record why;
+#   1. the build, `make all` with TEST_JOBS jobs, then each of TEST_BUILDS
+#      (below), one after another, each with TEST_JOBS jobs; a build that
+#      fails here fails again in its tests, which record why;
 #   2. the tests of TESTS_PARALLEL, TEST_JOBS at a time (output kept whole per
 #      test: make -Otarget);
 #   3. every other test of TESTS, one at a time, in the order listed.
@@ -221,10 +219,20 @@ TESTS_PARALLEL := \
     test-interp test-interp-san test-wl-common test-wl-args $(WLT_NAMES:%=test-wl-%) $(WLT_NAMES:%=test-wl-san-%) \
     test-runtime-stress test-runtime-stress-mode test-runtime-checks
 
-# Built in phase 1, one after another (each is a recursive make; two at once
-# would write the same objects).
-TEST_BUILDS := wl-san-build ip-san-build stats-san-build runtime-san-build thread-asan timer-stress-san thread-tsan \
-    runtime-checks-build $(PEER_ALT_SYSTEMS:%=peers-build-%)
+# Phase 1's programs besides `all`: those the tests build in this make
+# (TEST_PROGS), and those they build through a recursive make - the sanitizer
+# build (TEST_SAN_PROGS, in $(BUILD)/san), the ThreadSanitizer one
+# (TEST_TSAN_PROGS), the measured library (test-runtime-checks), one
+# recursive make after another (two at once would write the same objects), then
+# each system's peers (peers-build-*, one at a time).  A test that builds anything else through a
+# recursive make cannot be in TESTS_PARALLEL unless it is added here.
+TEST_PROGS := $(RT_TEST_DIR)/checks-prog $(FUZZ_BIN) $(SAMPLER_TEST_DIR)/fastpath-loop-nosampler
+TEST_SAN_PROGS := $(addprefix $(BUILD)/san/bin/,$(ST_SAN_BINS) $(WLT_NAMES) interp annotate tests/timer_stress) \
+    $(BUILD)/san/$(THREAD_RACE) $(BUILD)/san/tests/runtime/test-runtime-unit $(BUILD)/san/tests/runtime/gc-stress
+TEST_TSAN_PROGS := $(BUILD)/tsan/$(THREAD_RACE)
+TEST_BUILDS := "$(TEST_PROGS)" "BUILD=$(BUILD)/san SANITIZE=address,undefined $(TEST_SAN_PROGS)" \
+    "BUILD=$(BUILD)/tsan SANITIZE=thread $(TEST_TSAN_PROGS)" \
+    "CHECKS=0 SANITIZE= BUILD=$(MEASURED_BUILD) $(MEASURED_BUILD)/lib/libsgc.a"
 
 TESTS_PAR_RUN = $(filter $(TESTS_PARALLEL),$(TESTS))
 TESTS_SERIAL = $(filter-out $(TESTS_PARALLEL),$(TESTS))
@@ -238,8 +246,9 @@ else
 test: deps
 	@rm -rf $(TEST_RESULTS) && mkdir -p $(TEST_RESULTS)
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) all
-	@for t in $(TEST_BUILDS); do $(MAKE) --no-print-directory -j$(TEST_JOBS) $$t || \
-	    echo "make test: $$t did not build (errors above); the tests that need it will fail and say why"; done
+	@for t in $(TEST_BUILDS); do $(MAKE) --no-print-directory -j$(TEST_JOBS) $$t >/dev/null || \
+	    echo "make test: make $$t failed (errors above); the tests that need it fail and say why"; done
+	@$(MAKE) --no-print-directory $(PEER_ALT_SYSTEMS:%=peers-build-%)
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) -Otarget -k $(TESTS_PAR_RUN) || $(TEST_MAKE_FAILED)
 	@$(MAKE) --no-print-directory -k $(TESTS_SERIAL) || $(TEST_MAKE_FAILED)
 	@sh tests/summary.sh $(TEST_RESULTS)

@@ -70,12 +70,3 @@ test-runtime-san:
 	        --steps $(GC_STRESS_STEPS)'
 
 TESTS += test-runtime-unit test-runtime-stress test-runtime-stress-mode test-runtime-san test-runtime-checks
-
-# What test-runtime-san and test-runtime-checks build, built ahead by make test (TEST_BUILDS).
-.PHONY: runtime-san-build runtime-checks-build
-runtime-san-build:
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SANITIZE=address,undefined $(BUILD)/san/tests/runtime/test-runtime-unit \
-	    $(BUILD)/san/tests/runtime/gc-stress >/dev/null
-runtime-checks-build:
-	@$(MAKE) --no-print-directory CHECKS=1 BUILD=$(RT_CHECKS_BUILD) $(RT_CHECKS_BUILD)/tests/runtime/checks-prog >/dev/null
-	@$(MAKE) --no-print-directory CHECKS=0 SANITIZE= BUILD=$(MEASURED_BUILD) $(MEASURED_BUILD)/lib/libsgc.a >/dev/null

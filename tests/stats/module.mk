@@ -92,11 +92,6 @@ test-stats-san: $(BIN)/gcbench
 
 TESTS += test-stats-san
 
-# The same programs built ahead by make test (TEST_BUILDS), so that tests running at once find them built.
-.PHONY: stats-san-build
-stats-san-build:
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/san SANITIZE=address,undefined $(ST_SAN_BINS:%=$(BUILD)/san/bin/%) >/dev/null
-
 # The coverage benchmark's machinery and the adaptive rounds' two-stage rule (tests/stats/test_coverage.c;
 # the benchmark itself is make bench-coverage, figures not pass/fail).
 ST_COV_TEST_BIN := $(BIN)/test-coverage
