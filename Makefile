@@ -204,7 +204,8 @@ TEST_JOBS ?= 2
 # fixed sleep, pins no CPU and takes no sweep CPU lock (so it runs no real
 # sweep), runs neither valgrind nor Slurm, shares no file, directory or daemon
 # with another test, and builds through a recursive make only what TEST_BUILDS
-# builds first.  A test not named here runs alone (phase 3): a new test is
+# builds first, never into $(BUILD) itself (such a make reads the dependency
+# files this phase is writing: test-runtime-checks stays serial).  A test not named here runs alone (phase 3): a new test is
 # serial until it is shown to meet this and added.
 TESTS_PARALLEL := \
     format-check test-makefile-header test-include-graph test-harness-settings-doc \
@@ -217,7 +218,7 @@ TESTS_PARALLEL := \
     plots-fixture plots-bad-input plots-layout \
     test-accuracy test-sgcprof-io test-profile test-profile-compat test-profile-pprof \
     test-interp test-interp-san test-wl-common test-wl-args $(WLT_NAMES:%=test-wl-%) $(WLT_NAMES:%=test-wl-san-%) \
-    test-runtime-stress test-runtime-stress-mode test-runtime-checks
+    test-runtime-stress test-runtime-stress-mode
 
 # Phase 1's programs besides `all`: those the tests build in this make
 # (TEST_PROGS), and those they build through a recursive make - the sanitizer
