@@ -29,6 +29,8 @@
 #   CHECKS=1             checked invariants compiled in (-DSGC_CHECKS=1), into build/check unless BUILD is set
 #                        (make test does this itself; the sanitizer builds have them too)
 #   EXTRA_CFLAGS=...     appended to CFLAGS
+#   TEST_JOBS=2          make test's build jobs, and how many of the tests declared parallel-safe
+#                        (TESTS_PARALLEL) run at once; every other test runs alone
 # Every module contributes through its own module.mk: BINS (programs built by
 # "make"), TESTS (phony targets that "make test" runs; each records its result
 # through tests/check.sh).
