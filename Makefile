@@ -249,7 +249,7 @@ else
 test: deps
 	@rm -rf $(TEST_RESULTS) && mkdir -p $(TEST_RESULTS)
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) all
-	@for t in $(TEST_BUILDS); do $(MAKE) --no-print-directory -j$(TEST_JOBS) $$t >/dev/null || \
+	@for t in $(TEST_BUILDS); do $(MAKE) --no-print-directory -j$(TEST_JOBS) -k $$t >/dev/null || \
 	    echo "make test: make $$t failed (errors above); the tests that need it fail and say why"; done
 	@$(MAKE) --no-print-directory $(PEER_ALT_SYSTEMS:%=peers-build-%)
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) -Otarget -k $(TESTS_PAR_RUN) || $(TEST_MAKE_FAILED)
