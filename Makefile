@@ -29,6 +29,8 @@
 #   CHECKS=1             checked invariants compiled in (-DSGC_CHECKS=1), into build/check unless BUILD is set
 #                        (make test does this itself; the sanitizer builds have them too)
 #   EXTRA_CFLAGS=...     appended to CFLAGS
+#   TEST_JOBS=2          make test's build jobs, and how many of the tests declared parallel-safe
+#                        (TESTS_PARALLEL) run at once; every other test runs alone
 # Every module contributes through its own module.mk: BINS (programs built by
 # "make"), TESTS (phony targets that "make test" runs; each records its result
 # through tests/check.sh).
@@ -185,22 +187,73 @@ fuzz: $(FUZZERS)
 deps:
 	@sh scripts/deps.sh
 
-# Tests run in the order listed; each check records its own result, so one
-# failure does not hide the others.  A test target that fails outside a
-# check (it did not build, say) counts as one failed test.
+# make test runs in phases (each check records its own result, so one failure
+# does not hide the others; a test target that fails outside a check - it did
+# not build, say - counts as one failed test):
+#   1. the build, `make all` with TEST_JOBS jobs, then each of TEST_BUILDS
+#      (below), one after another, each with TEST_JOBS jobs; a build that
+#      fails here fails again in its tests, which record why;
+#   2. the tests of TESTS_PARALLEL, TEST_JOBS at a time (output kept whole per
+#      test: make -Otarget);
+#   3. every other test of TESTS, one at a time, in the order listed.
 # The measured build does not test itself: make test builds and tests the
 # checked one (CHECKS=1 in $(BUILD)/check), which compiles the same
 # sources with the checked invariants in.
+TEST_JOBS ?= 2
+
+# Tests that may run beside another test (phase 2).  Each one counts exact
+# things and passes on a busy CPU: it compares no time or rate, waits on no
+# fixed sleep, pins no CPU and takes no sweep CPU lock (so it runs no real
+# sweep), runs neither valgrind nor Slurm, shares no file, directory or daemon
+# with another test, and builds through a recursive make only what TEST_BUILDS
+# builds first, never into $(BUILD) itself (such a make reads the dependency
+# files this phase is writing: test-runtime-checks stays serial).  A test not named here runs alone (phase 3): a new test is
+# serial until it is shown to meet this and added.
+TESTS_PARALLEL := \
+    format-check test-makefile-header test-include-graph test-harness-settings-doc \
+    test-contracts test-compare-unit test-harness-plan test-harness-sim test-harness-cmdunit \
+    test-harness-schedcheck test-plan-levels test-inproc-stats test-stats test-stats-coverage \
+    test-sampler-unit test-sampler-poisson test-sampler-replay test-sampler-frame-order test-sampler-fuzz \
+    test-compare test-compare-sizes test-summary-json test-doc-numbers test-replicate-check \
+    test-stats-summary test-stats-replicates test-stats-doc test-stats-files test-stats-san \
+    test-inproc-levels test-peers-plausible test-peers-simreport \
+    plots-fixture plots-bad-input plots-layout \
+    test-accuracy test-sgcprof-io test-profile test-profile-compat test-profile-pprof \
+    test-interp test-interp-san test-wl-common test-wl-args $(WLT_NAMES:%=test-wl-%) $(WLT_NAMES:%=test-wl-san-%) \
+    test-runtime-stress test-runtime-stress-mode
+
+# Phase 1's programs besides `all`: those the tests build in this make
+# (TEST_PROGS), and those they build through a recursive make - the sanitizer
+# build (TEST_SAN_PROGS, in $(BUILD)/san), the ThreadSanitizer one
+# (TEST_TSAN_PROGS), the measured library (test-runtime-checks), one
+# recursive make after another (two at once would write the same objects), then
+# each system's peers (peers-build-*, one at a time).  A test that builds anything else through a
+# recursive make cannot be in TESTS_PARALLEL unless it is added here.
+TEST_PROGS := $(RT_TEST_DIR)/checks-prog $(FUZZ_BIN) $(SAMPLER_TEST_DIR)/fastpath-loop-nosampler
+TEST_SAN_PROGS := $(addprefix $(BUILD)/san/bin/,$(ST_SAN_BINS) $(WLT_NAMES) interp annotate tests/timer_stress) \
+    $(BUILD)/san/$(THREAD_RACE) $(BUILD)/san/tests/runtime/test-runtime-unit $(BUILD)/san/tests/runtime/gc-stress
+TEST_TSAN_PROGS := $(BUILD)/tsan/$(THREAD_RACE)
+TEST_BUILDS := "$(TEST_PROGS)" "BUILD=$(BUILD)/san SANITIZE=address,undefined $(TEST_SAN_PROGS)" \
+    "BUILD=$(BUILD)/tsan SANITIZE=thread $(TEST_TSAN_PROGS)" \
+    "CHECKS=0 SANITIZE= BUILD=$(MEASURED_BUILD) $(MEASURED_BUILD)/lib/libsgc.a"
+
+TESTS_PAR_RUN = $(filter $(TESTS_PARALLEL),$(TESTS))
+TESTS_SERIAL = $(filter-out $(TESTS_PARALLEL),$(TESTS))
+TEST_MAKE_FAILED = { echo "FAIL some test targets did not complete (see the make errors above)"; \
+    echo "0 1" > $(TEST_RESULTS)/make-targets.result; }
+
 ifeq ($(CHECK_FLAGS),)
 test: deps
 	@$(MAKE) --no-print-directory CHECKS=1 BUILD=$(BUILD)/check MEASURED_BUILD=$(BUILD) test
 else
 test: deps
 	@rm -rf $(TEST_RESULTS) && mkdir -p $(TEST_RESULTS)
-	@$(MAKE) --no-print-directory all
-	@$(MAKE) --no-print-directory -k $(TESTS) || \
-	    { echo "FAIL some test targets did not complete (see the make errors above)"; \
-	      echo "0 1" > $(TEST_RESULTS)/make-targets.result; }
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) all
+	@for t in $(TEST_BUILDS); do $(MAKE) --no-print-directory -j$(TEST_JOBS) -k $$t >/dev/null || \
+	    echo "make test: make $$t failed (errors above); the tests that need it fail and say why"; done
+	@$(MAKE) --no-print-directory $(PEER_ALT_SYSTEMS:%=peers-build-%)
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) -Otarget -k $(TESTS_PAR_RUN) || $(TEST_MAKE_FAILED)
+	@$(MAKE) --no-print-directory -k $(TESTS_SERIAL) || $(TEST_MAKE_FAILED)
 	@sh tests/summary.sh $(TEST_RESULTS)
 endif
 

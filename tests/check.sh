@@ -1,6 +1,7 @@
 #!/bin/sh
 # check.sh NAME COMMAND [ARG...] - runs one test step and records its result
-# in $TEST_RESULTS/NAME.result as "<passed> <failed>".  A Criterion binary's
+# in $TEST_RESULTS/NAME.result as "<passed> <failed>" and its wall time in
+# NAME.secs (whole seconds; tests/summary.sh --times lists them).  A Criterion binary's
 # own counts are used when its output has a "Synthesis:" line; any other
 # command counts as one test.  Always exits 0, so "make test" goes on; the
 # summary (tests/summary.sh) decides.
@@ -23,6 +24,7 @@ else
     if [ $rc -eq 0 ]; then passed=1; failed=0; else passed=0; failed=1; fi
 fi
 if [ $rc -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+echo "$secs" > "$dir/$name.secs"
 echo "$passed $failed" > "$dir/$name.result"
 if [ "$failed" -eq 0 ]; then
     echo "PASS $name ($passed passed, ${secs}s)"

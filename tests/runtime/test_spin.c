@@ -262,7 +262,7 @@ Test(spin, cpu_clock_spin_costs_d_whatever_the_calibration) {
  * path every nursery chunk), all of them by the stop.  A spin run by the
  * sampler thread itself would leave the program's thread CPU time and the
  * paid count unchanged. */
-Test(spin, thread_mode_spins_are_paid_by_the_program) {
+Test(spin, thread_mode_spins_are_paid_by_the_program, .timeout = 120) {
     setenv("SGC_SAMPLE_SPIN_CLOCK", "cpu", 1);
     setenv("SGC_SAMPLE_SPIN_NS", "100000", 1);
     sgc_init();
@@ -273,9 +273,14 @@ Test(spin, thread_mode_spins_are_paid_by_the_program) {
     uint64_t paid0 = sgc__timer_spins_paid();
     uint64_t w0 = clock_ns(CLOCK_MONOTONIC), c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     cr_assert_eq(sgc_time_sampling_start_mode(1000, SGC_CLOCK_WALL, SGC_TIME_THREAD), 0);
-    while (clock_ns(CLOCK_MONOTONIC) - w0 < 300000000u)
+    /* At least 300 ms, and on until 11 samples were taken: on a busy machine
+     * the sampler thread wakes less often than 1000 Hz.  A count, not a time
+     * limit (the test's timeout catches a sampler thread that stopped). */
+    do {
         for (int i = 0; i < 1000; i++)
             sgc_alloc(t, 24);
+        sgc_get_stats(&s1);
+    } while (clock_ns(CLOCK_MONOTONIC) - w0 < 300000000u || s1.time_samples - s0.time_samples <= 10);
     sgc_time_sampling_stop();
     uint64_t cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
     sgc_get_stats(&s1);
