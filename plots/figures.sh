@@ -832,6 +832,14 @@ $sim_source"
 
 # S4: normalized overheads.
 fig_sim_normalized() {
+    finite=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF {
+            for (k = 0; k < 3; k++) { v = $(c[k == 0 ? "normalized_Ir" : k == 1 ? "normalized_est_cycles" : "time_normalized_model"])
+                if (v !~ /^[nN][aA][nN]$/) n++ } }
+        END { print n + 0 }' "$pd/sim_normalized.dat")
+    if [ "$finite" = 0 ]; then
+        not_drawn "$F_NAME" "$F_TITLE" "plotdata/sim_normalized.dat has no normalized overhead: no workload of this sweep has both a simulated allocation cell with samples and a native sample rate, nor a simulated time cell (summary.md lists what the simulated part measured)."
+        return 0
+    fi
     yr=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF {
             for (k = 0; k < 3; k++) { v = $(c[k == 0 ? "normalized_Ir" : k == 1 ? "normalized_est_cycles" : "time_normalized_model"])
                 if (v ~ /^[nN][aA][nN]$/) continue; v = (v - 1) * 100; if (v <= 0) continue

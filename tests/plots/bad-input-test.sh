@@ -98,5 +98,16 @@ grep -q ">no verdict (n/a)<" "$work/s/figures/normalized.svg" || bad "normalized
 tr '\n' ' ' < "$work/s/figures/normalized.txt" | grep -q "No fit, so no point (n/a): allocation: alpha" || bad "normalized.txt does not name the missing fit"
 tr '\n' ' ' < "$work/s/figures/cost-depth.txt" | grep -q "did not vary the stack depth" || bad "cost-depth.txt does not say the depth was not varied"
 
+# A simulated part without a normalized overhead (a command workload's
+# cells, the simulated part alone): sim-normalized is not drawn, with its
+# reason, and nothing fails (gnuplot was given an empty range before).
+fresh
+printf '# index workload alloc_period alloc_sps_native normalized_Ir normalized_est_cycles time_normalized_model\n0 gcbench-v8 0 NaN NaN NaN NaN\n' \
+    > "$work/s/plotdata/sim_normalized.dat"
+expect 0 "not drawn \(no data in this sweep.*sim-normalized" "a simulated part with no normalized overhead" -- "$work/s"
+tr '\n' ' ' < "$work/s/figures/sim-normalized.txt" | grep -q "NOT DRAWN.*sim_normalized.dat has no normalized overhead" ||
+    bad "sim-normalized.txt does not say there is no normalized overhead"
+[ -e "$work/s/figures/sim-normalized.png" ] && bad "sim-normalized.png drawn from no value"
+
 [ $fail -eq 0 ] && echo "bad input: all cases behave"
 exit $fail
