@@ -680,12 +680,14 @@ Test(gc, stats_record_that_becomes_unwritable_exits_1, .exit_code = 1) {
     sgc_shutdown(); /* prints why and exits with status 1 */
 }
 
+#ifndef UNDER_ASAN
 static void init_in_256m(void) {
     struct rlimit rl = {(rlim_t)256 << 20, (rlim_t)256 << 20};
     if (setrlimit(RLIMIT_AS, &rl) != 0)
         _exit(99);
     sgc_init();
 }
+#endif
 
 Test(gc, nursery_the_system_cannot_map_exits_2) {
 #ifdef UNDER_ASAN
