@@ -95,10 +95,10 @@ UPDATE cells SET time_mode = CASE cell_id WHEN 3 THEN 'signal' WHEN 4 THEN 'thre
 $runs_of
 SQL
 "$analyze" $A "$w/modes" || fail "analyze modes: exit $?"
-head -2 "$w/modes/summary.csv" | tail -1 | grep -q ',paired_rule,time_mode$' && ok "summary.csv ends with time_mode" ||
+head -2 "$w/modes/summary.csv" | tail -1 | grep -q ',paired_rule,time_mode,paired_se$' && ok "summary.csv ends with time_mode, paired_se" ||
     fail "summary.csv's header ends: $(head -2 "$w/modes/summary.csv" | tail -1 | tail -c 60)"
-grep -q '^w,w/time-thread-wall-1000,.*,thread$' "$w/modes/summary.csv" && grep -q '^w,w/time-wall-1000,.*,signal$' "$w/modes/summary.csv" &&
-    grep -q '^w,w/alloc-fixed-64K,.*,$' "$w/modes/summary.csv" && ok "time_mode per cell" || fail "time_mode values"
+grep -q '^w,w/time-thread-wall-1000,.*,thread,[^,]*$' "$w/modes/summary.csv" && grep -q '^w,w/time-wall-1000,.*,signal,[^,]*$' "$w/modes/summary.csv" &&
+    grep -q '^w,w/alloc-fixed-64K,.*,,[^,]*$' "$w/modes/summary.csv" && ok "time_mode per cell" || fail "time_mode values"
 grep -q '^| w | alloc fixed 64K | .* | time signal wall 1000 Hz | ' "$w/modes/summary.md" &&
     grep -q '^| w/thread | alloc fixed 64K | .* | time thread wall 1000 Hz | ' "$w/modes/summary.md" &&
     ok "headline 2's time cell names its mode" || fail "headline 2: $(grep -A4 '^| workload | allocation cell' "$w/modes/summary.md")"

@@ -280,13 +280,19 @@ Test(adaptive, summary_marks_the_extended_cells) {
     char *header = strchr(csv, '\n') + 1, *eol = strchr(header, '\n');
     *eol = 0;
     size_t hl = strlen(header);
-    cr_assert(hl > 32 && !strcmp(header + hl - strlen(",adaptive_rounds,paired_rule,time_mode"),
-                                 ",adaptive_rounds,paired_rule,time_mode"),
+    cr_assert(hl > 32 && !strcmp(header + hl - strlen(",adaptive_rounds,paired_rule,time_mode,paired_se"),
+                                 ",adaptive_rounds,paired_rule,time_mode,paired_se"),
               "header ends %s", header + (hl > 60 ? hl - 60 : 0));
     char *row = strstr(eol + 1, "w,w/alloc-fixed-1M,"), *row_end = strchr(row, '\n');
     *row_end = 0;
+    char *se = strrchr(row, ','); /* paired_se, the last column */
+    cr_assert_not_null(se);
+    *se++ = 0;
     cr_assert(strlen(row) > 14 && !strcmp(row + strlen(row) - strlen(",3,two-stage,"), ",3,two-stage,"), "row %s",
               row); /* time_mode empty: an allocation cell */
+    char *se_end;
+    double se_v = strtod(se, &se_end);
+    cr_assert(*se && !*se_end && se_v > 0 && se_v < 0.5, "paired_se '%s': the SE of a log ratio", se);
     free(csv);
     snprintf(path, sizeof path, "%s/summary.md", dir);
     char *md = slurp_file(path);
