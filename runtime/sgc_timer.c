@@ -129,7 +129,7 @@ static void pace(void) {
  * 3-word header, through a pointer that stops where the ring wraps or its
  * room ends (whichever comes first): one load of the frame's node, one of
  * its function, one store and one load of its parent a frame, and a bound
- * check every two frames (about 10 instructions a frame in all); the rest
+ * check every four frames; the rest
  * of a snapshot that wraps continues in record_wrapped.  The entry becomes
  * visible only when head moves. */
 static void record_wrapped(uint64_t now, uint64_t head, uint64_t room, uint64_t n, sgc_frame *f);
@@ -147,25 +147,35 @@ static void record(void) {
     uint64_t first = (head + 3) & RING_MASK, lim = SGC_TIMER_RING_WORDS - first;
     if (lim > room - 3)
         lim = room - 3;
-    uint64_t *const start = ring + first, *q = start, *const end = start + (lim & ~(uint64_t)1);
+    uint64_t *const start = ring + first, *q = start, *const end = start + (lim & ~(uint64_t)3);
     sgc_frame *f = sgc_top;
-    /* Two frames a step, one bound check for both (end is even words
-     * from start; an odd last word is record_wrapped's). */
-    while (f && __atomic_load_n(&f->cct, __ATOMIC_RELAXED) == 0) {
+    /* Four frames a step, one bound check for the four (end is a multiple
+     * of four words from start; the last words are record_wrapped's).  A
+     * frame: its pointer tested, its node compared with 0, its function
+     * loaded and stored, its parent loaded. */
+#define SGC_REC_FRAME(i)                                                  \
+    if (!f || __atomic_load_n(&f->cct, __ATOMIC_RELAXED) != 0) {         \
+        q += (i);                                                          \
+        goto copied;                                                       \
+    }                                                                      \
+    q[i] = (uint64_t)(uintptr_t)f->func;                                   \
+    f = f->parent
+    for (;;) {
         if (__builtin_expect(q == end, 0)) {
-            record_wrapped(now, head, room, (uint64_t)(q - start), f);
-            return;
-        }
-        q[0] = (uint64_t)(uintptr_t)f->func;
-        f = f->parent;
-        if (!f || __atomic_load_n(&f->cct, __ATOMIC_RELAXED) != 0) {
-            q++;
+            if (f && __atomic_load_n(&f->cct, __ATOMIC_RELAXED) == 0) {
+                record_wrapped(now, head, room, (uint64_t)(q - start), f);
+                return;
+            }
             break;
         }
-        q[1] = (uint64_t)(uintptr_t)f->func;
-        q += 2;
-        f = f->parent;
+        SGC_REC_FRAME(0);
+        SGC_REC_FRAME(1);
+        SGC_REC_FRAME(2);
+        SGC_REC_FRAME(3);
+        q += 4;
     }
+#undef SGC_REC_FRAME
+copied:;
     uint64_t n = (uint64_t)(q - start);
     ring[head & RING_MASK] = now;
     ring[(head + 1) & RING_MASK] = (uint64_t)sgc__phase << 32 | n;
