@@ -662,21 +662,22 @@ static inline __attribute__((always_inline)) void encode_samples(const sgc_alloc
         if (young) { /* a nursery object: survived if forwarded (SGC_SURVIVED = SGC_F_FORWARDED = 1) */
             sgc_obj obj = *(const sgc_obj *)(const void *)((const char *)s + SGC_PROF_PENDING_OBJ);
             flags = SGC_HDR(obj) & SGC_F_FORWARDED;
-            ((sgc_alloc_sample *)(uintptr_t)s)->survival = (uint8_t)flags;
         } else {
             flags = (uint64_t)s->survival | (uint64_t)s->large << 2;
         }
-        if (__builtin_expect((stack | tid | points | size) < 0x80 && z < 0x4000, 1)) {
+        int small = (stack | tid | points | size) < 0x80;
+        if (__builtin_expect(small && z - 0x80 < 0x4000 - 0x80, 1)) {
+            /* Length 7 (the common record): a two-byte delta, the flags after the word. */
             uint64_t fields = stack | tid << 8 | (uint32_t)size << 16 | points << 24;
-            uint64_t w;
-            if (z >= 0x80) { /* length 7: a two-byte delta, the flags after the word */
-                w = SGC_REC_ALLOC_SAMPLE | 7u << 8 | ((z & 0x7f) | 0x80) << 16 | (z >> 7) << 24 | fields << 32;
-                p[8] = (uint8_t)flags;
-            } else { /* length 6: every field in the word */
-                w = SGC_REC_ALLOC_SAMPLE | 6u << 8 | z << 16 | fields << 24 | flags << 56;
-            }
+            uint64_t w = SGC_REC_ALLOC_SAMPLE | 7u << 8 | ((z & 0x7f) | 0x80) << 16 | (z >> 7) << 24 | fields << 32;
             memcpy(p, &w, 8); /* little-endian: the bytes in field order */
-            p += 8 + (z >= 0x80);
+            p[8] = (uint8_t)flags;
+            p += 9;
+        } else if (small && z < 0x80) { /* length 6: every field in the word */
+            uint64_t fields = stack | tid << 8 | (uint32_t)size << 16 | points << 24;
+            uint64_t w = SGC_REC_ALLOC_SAMPLE | 6u << 8 | z << 16 | fields << 24 | flags << 56;
+            memcpy(p, &w, 8);
+            p += 8;
         } else {
             /* Kind, length (patched below: < 128), then the six fields. */
             uint8_t *q = put_varint(p + 2, z);
@@ -709,7 +710,7 @@ void sgc__profile_alloc_samples(const sgc_alloc_sample *s, size_t n, size_t stri
 _Static_assert(SGC_F_FORWARDED == 1 && SGC_SURVIVED == 1 && SGC_DIED == 0,
                "a young object's survival is its header's forwarded bit");
 
-void sgc__profile_alloc_samples_young(sgc_alloc_sample *s, size_t n) {
+void sgc__profile_alloc_samples_young(const sgc_alloc_sample *s, size_t n) {
     encode_samples(s, n, SGC_PROF_PENDING_STRIDE, 1);
 }
 

@@ -64,9 +64,10 @@ void sgc__profile_alloc_samples(const sgc_alloc_sample *first, size_t n, size_t 
 #define SGC_PROF_PENDING_OBJ 32u
 /* The sampler's pending entries at the end of a minor collection, none of
  * them large: each one's survival is read from its object's header (a
- * nursery object survived if the collection forwarded it), stored into the
- * entry and encoded in the same loop as sgc__profile_alloc_samples. */
-void sgc__profile_alloc_samples_young(sgc_alloc_sample *first, size_t n);
+ * nursery object survived if the collection forwarded it) and encoded in
+ * the same loop as sgc__profile_alloc_samples.  The entries' own survival
+ * field is left as it was (no observer reads them: sgc_sample.c). */
+void sgc__profile_alloc_samples_young(const sgc_alloc_sample *first, size_t n);
 /* phase: enum sgc_phase, what the interrupted thread was doing. */
 void sgc__profile_time_sample(uint64_t ts_ns, uint32_t stack, int phase);
 /* Time sampling (re)started at hz with clock, or stopped (hz 0). */

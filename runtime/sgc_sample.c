@@ -175,9 +175,10 @@ void sgc__sample_minor_end(void) {
     sgc__sample_sync();
     size_t n = sgc__sampler.npending;
     sgc_pending_sample *list = sgc__sampler.pending;
-    /* None large (the common case): the encoder reads each survival from
-     * its object's header in its own loop (sgc__profile_alloc_samples_young). */
-    if (sgc__sampler.npending_large == 0) {
+    /* None large and no observer (the common case): the encoder reads each
+     * survival from its object's header in its own loop
+     * (sgc__profile_alloc_samples_young) and stores none. */
+    if (sgc__sampler.npending_large == 0 && !sgc__sampler.observer) {
         hand_over(n, 1);
         sgc__sampler.synced_free = NULL;
         return;
