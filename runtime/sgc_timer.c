@@ -129,8 +129,8 @@ static void pace(void) {
  * 3-word header, through a pointer that stops where the ring wraps or its
  * room ends (whichever comes first): one load of the frame's node, one of
  * its function, one store and one load of its parent a frame, and a bound
- * check every four frames; the rest
- * of a snapshot that wraps continues in record_wrapped.  The entry becomes
+ * check every four frames (about 8 instructions a frame); the rest of a
+ * snapshot that wraps continues in record_wrapped.  The entry becomes
  * visible only when head moves. */
 static void record_wrapped(uint64_t now, uint64_t head, uint64_t room, uint64_t n, sgc_frame *f);
 
