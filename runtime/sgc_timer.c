@@ -153,12 +153,12 @@ static void record(void) {
      * of four words from start; the last words are record_wrapped's).  A
      * frame: its pointer tested, its node compared with 0, its function
      * loaded and stored, its parent loaded. */
-#define SGC_REC_FRAME(i)                                                  \
-    if (!f || __atomic_load_n(&f->cct, __ATOMIC_RELAXED) != 0) {         \
-        q += (i);                                                          \
-        goto copied;                                                       \
-    }                                                                      \
-    q[i] = (uint64_t)(uintptr_t)f->func;                                   \
+#define SGC_REC_FRAME(i)                                         \
+    if (!f || __atomic_load_n(&f->cct, __ATOMIC_RELAXED) != 0) { \
+        q += (i);                                                \
+        goto copied;                                             \
+    }                                                            \
+    q[i] = (uint64_t)(uintptr_t)f->func;                         \
     f = f->parent
     for (;;) {
         if (__builtin_expect(q == end, 0)) {
