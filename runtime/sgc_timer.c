@@ -463,7 +463,40 @@ SGC_NO_TSAN static int thread_copy(uint64_t ts) {
     uint64_t *const start = ring + first, *q = start, *const end = start + lim;
     uint64_t past = 0; /* words stored past end */
     uint32_t base = 0;
-    for (sgc_frame *parent; f; f = parent) {
+    sgc_frame *parent;
+    /* Two frames a step while two words fit before end (one bound check for
+     * both), each frame read and checked exactly as in the loop below: its
+     * fields, the fence, the count, and only then its parent followed. */
+    uint64_t *const end2 = start + (lim & ~(uint64_t)1);
+#define SGC_THREAD_FRAME(i)                                                                         \
+    do {                                                                                            \
+        parent = __atomic_load_n(&f->parent, __ATOMIC_RELAXED);                                     \
+        sgc_func *func_ = __atomic_load_n(&f->func, __ATOMIC_RELAXED);                              \
+        uint32_t cct_ = __atomic_load_n(&f->cct, __ATOMIC_RELAXED);                                 \
+        __atomic_thread_fence(__ATOMIC_ACQUIRE); /* 3 */                                            \
+        uint64_t pops_now_ = __atomic_load_n(&sgc__frame_pops, __ATOMIC_RELAXED);                   \
+        SGC_ASSERT(pops_now_ >= pops, "the pop count only grows: one increment per sgc_frame_pop"); \
+        if (pops_now_ != pops)                                                                      \
+            return 0;                                                                               \
+        if (cct_) {                                                                                 \
+            base = cct_;                                                                            \
+            q += (i);                                                                               \
+            goto copied;                                                                            \
+        }                                                                                           \
+        q[i] = (uint64_t)(uintptr_t)func_;                                                          \
+        f = parent;                                                                                 \
+        if (!f) {                                                                                   \
+            q += (i) + 1;                                                                           \
+            goto copied;                                                                            \
+        }                                                                                           \
+    } while (0)
+    while (f && q != end2) {
+        SGC_THREAD_FRAME(0);
+        SGC_THREAD_FRAME(1);
+        q += 2;
+    }
+#undef SGC_THREAD_FRAME
+    for (; f; f = parent) {
         parent = __atomic_load_n(&f->parent, __ATOMIC_RELAXED);
         sgc_func *func = __atomic_load_n(&f->func, __ATOMIC_RELAXED);
         uint32_t cct = __atomic_load_n(&f->cct, __ATOMIC_RELAXED);
@@ -485,6 +518,7 @@ SGC_NO_TSAN static int thread_copy(uint64_t ts) {
             past++;
         }
     }
+copied:;
     uint64_t n = (uint64_t)(q - start) + past;
     ring[head & RING_MASK] = ts;
     ring[(head + 1) & RING_MASK] = (uint64_t)phase << 32 | n;
