@@ -252,7 +252,7 @@ uint64_t sgc__timer_buffered(void) {
  * would otherwise be copied whole at every sample).  Short snapshots are
  * left alone: the walk costs a new frame about 30 instructions, which a
  * stack that changes between samples (most do) never earns back, while
- * copying a frame again costs the handler about 10 and its drain about 10
+ * copying a frame again costs the handler about 8 and its drain about 10
  * (docs/PROFILE.md, "The time sampler").  Nor does it pay where the deep
  * part of the stack is pushed again between samples (a recursion that
  * returns and descends again, like deepstack's): then the next drain meets
