@@ -226,13 +226,15 @@ SGC_NO_SLP sgc_obj sgc_alloc_slow(uint32_t tid, size_t payload) {
     char *p = sgc_nursery.free;
     if (__builtin_expect((size_t)(sgc__nursery_zeroed - p) < size, 0))
         goto general;
-    /* Sampling on, in fixed mode. */
+    /* Sampling on, in fixed mode, with room for one more pending sample. */
     uint64_t period = sgc__sampler.fixed_period;
     if (__builtin_expect(period == 0, 0))
         goto general;
+    if (__builtin_expect(sgc__sampler.npending == sgc__sampler.cap, 0))
+        goto general;
     char *free = p + size, *synced = sgc__sampler.synced_free;
     uint64_t r = sgc__sampler.remaining;
-    if (__builtin_expect((uint64_t)(p - synced) >= r, 0))
+    if (__builtin_expect(p >= synced + r, 0))
         sgc__sample_passed((uint64_t)(p - synced), r);
     /* The distance after this object if it covers one point of fixed mode:
      * in [1, period] exactly then (below 1 it covers more, above period
@@ -240,13 +242,14 @@ SGC_NO_SLP sgc_obj sgc_alloc_slow(uint32_t tid, size_t payload) {
     uint64_t next = r + period - (uint64_t)(free - synced);
     if (__builtin_expect(next - 1 >= period, 0))
         goto general;
-    if (__builtin_expect(sgc__sampler.npending == sgc__sampler.cap, 0))
-        goto general;
     sgc__stats.sampled_bytes += (uint64_t)(free - synced);
     sgc__stats.alloc_sample_points++;
     sgc__sampler.remaining = next;
     sgc__sampler.synced_free = free;
-    char *limit = sgc__nursery_zeroed;
+    /* Loaded again (a volatile read: one load) rather than kept from the
+     * check above: with one register fewer live across the path, it needs
+     * no callee-saved register, and so no pushes and pops. */
+    char *limit = *(char *const volatile *)&sgc__nursery_zeroed;
     if (next - 1 < (uint64_t)(limit - free))
         limit = free + (next - 1);
     sgc_nursery.free = free;
@@ -258,12 +261,13 @@ SGC_NO_SLP sgc_obj sgc_alloc_slow(uint32_t tid, size_t payload) {
     /* The node of the top frame if cached and live
      * (sgc__profile_stack_now); else the walk, after the timestamp. */
     sgc_frame *f = sgc_top;
-    uint32_t node;
-    if (__builtin_expect(f == NULL || (char *)f < SGC_ENTRY_SP || (node = f->cct) == 0, 0)) {
-        sgc__sample_fill(ps, obj, tid, size, 1, 0, 0);
-        return sample_walk(ps, obj, SGC_ENTRY_SP);
-    }
+    uint32_t node = 0;
+    if (__builtin_expect(f != NULL && (char *)f >= SGC_ENTRY_SP, 1))
+        node = f->cct;
+    /* One fill for both ends (the walk stores the node it finds). */
     sgc__sample_fill(ps, obj, tid, size, 1, 0, node);
+    if (__builtin_expect(node == 0, 0))
+        return sample_walk(ps, obj, SGC_ENTRY_SP);
     return sgc__now_into(&ps->rec.ts_ns, obj);
 general:
     return alloc_general(tid, payload, SGC_ENTRY_SP);

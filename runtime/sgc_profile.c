@@ -623,7 +623,8 @@ void sgc__profile_alloc_sample(const sgc_alloc_sample *s) { sgc__profile_alloc_s
  * field a byte but the timestamp's delta, of one or two) is built in one
  * 64-bit word: kind, length, delta, node, type, size, points, and the
  * flags in the word or the byte after it. */
-static inline __attribute__((always_inline)) void encode_samples(const sgc_alloc_sample *s, size_t n, size_t stride) {
+static inline __attribute__((always_inline)) void encode_samples(const sgc_alloc_sample *s, size_t n, size_t stride,
+                                                                 int young) {
     if (__builtin_expect(!pw.started, 0))
         pw_start();
     uint8_t *const buf = pw.buf;
@@ -656,18 +657,27 @@ static inline __attribute__((always_inline)) void encode_samples(const sgc_alloc
         uint32_t stack = s->stack, points = s->points;
         /* Survival < 3 and large 0 or 1 (sgc_profile.h): < 8, one byte. */
         SGC_ASSERT(s->survival < 3 && s->large <= 1, "survival < 3 and large 0 or 1 (sgc_profile.h)");
-        uint64_t flags = (uint64_t)s->survival | (uint64_t)s->large << 2;
-        if (__builtin_expect((stack | tid | points | size) < 0x80 && z < 0x4000, 1)) {
+        SGC_ASSERT(!young || s->large == 0, "the young batch holds nursery objects only");
+        uint64_t flags;
+        if (young) { /* a nursery object: survived if forwarded (SGC_SURVIVED = SGC_F_FORWARDED = 1) */
+            sgc_obj obj = *(const sgc_obj *)(const void *)((const char *)s + SGC_PROF_PENDING_OBJ);
+            flags = SGC_HDR(obj) & SGC_F_FORWARDED;
+        } else {
+            flags = (uint64_t)s->survival | (uint64_t)s->large << 2;
+        }
+        int small = (stack | tid | points | size) < 0x80;
+        if (__builtin_expect(small && z - 0x80 < 0x4000 - 0x80, 1)) {
+            /* Length 7 (the common record): a two-byte delta, the flags after the word. */
             uint64_t fields = stack | tid << 8 | (uint32_t)size << 16 | points << 24;
-            uint64_t w;
-            if (z >= 0x80) { /* length 7: a two-byte delta, the flags after the word */
-                w = SGC_REC_ALLOC_SAMPLE | 7u << 8 | ((z & 0x7f) | 0x80) << 16 | (z >> 7) << 24 | fields << 32;
-                p[8] = (uint8_t)flags;
-            } else { /* length 6: every field in the word */
-                w = SGC_REC_ALLOC_SAMPLE | 6u << 8 | z << 16 | fields << 24 | flags << 56;
-            }
+            uint64_t w = SGC_REC_ALLOC_SAMPLE | 7u << 8 | ((z & 0x7f) | 0x80) << 16 | (z >> 7) << 24 | fields << 32;
             memcpy(p, &w, 8); /* little-endian: the bytes in field order */
-            p += 8 + (z >= 0x80);
+            p[8] = (uint8_t)flags;
+            p += 9;
+        } else if (small && z < 0x80) { /* length 6: every field in the word */
+            uint64_t fields = stack | tid << 8 | (uint32_t)size << 16 | points << 24;
+            uint64_t w = SGC_REC_ALLOC_SAMPLE | 6u << 8 | z << 16 | fields << 24 | flags << 56;
+            memcpy(p, &w, 8);
+            p += 8;
         } else {
             /* Kind, length (patched below: < 128), then the six fields. */
             uint8_t *q = put_varint(p + 2, z);
@@ -692,9 +702,16 @@ void sgc__profile_alloc_samples(const sgc_alloc_sample *s, size_t n, size_t stri
     /* The sampler's pending entries (sgc_sample.h) have a constant stride,
      * which the loop then needs no register for. */
     if (stride == SGC_PROF_PENDING_STRIDE)
-        encode_samples(s, n, SGC_PROF_PENDING_STRIDE);
+        encode_samples(s, n, SGC_PROF_PENDING_STRIDE, 0);
     else
-        encode_samples(s, n, stride);
+        encode_samples(s, n, stride, 0);
+}
+
+_Static_assert(SGC_F_FORWARDED == 1 && SGC_SURVIVED == 1 && SGC_DIED == 0,
+               "a young object's survival is its header's forwarded bit");
+
+void sgc__profile_alloc_samples_young(const sgc_alloc_sample *s, size_t n) {
+    encode_samples(s, n, SGC_PROF_PENDING_STRIDE, 1);
 }
 
 /* As an allocation sample's (sgc__profile_alloc_samples): the node and the

@@ -60,6 +60,15 @@ void sgc__profile_alloc_samples(const sgc_alloc_sample *first, size_t n, size_t 
 /* The stride of the allocation sampler's pending entries (sgc_sample.h
  * checks it), which the encoder's loop is compiled for. */
 #define SGC_PROF_PENDING_STRIDE 40u
+/* Where a pending entry keeps its object (an sgc_obj), in bytes from the
+ * entry's start (sgc_sample.h checks it). */
+#define SGC_PROF_PENDING_OBJ 32u
+/* The sampler's pending entries at the end of a minor collection, none of
+ * them large: each one's survival is read from its object's header (a
+ * nursery object survived if the collection forwarded it) and encoded in
+ * the same loop as sgc__profile_alloc_samples.  The entries' own survival
+ * field is left as it was (no observer reads them: sgc_sample.c). */
+void sgc__profile_alloc_samples_young(const sgc_alloc_sample *first, size_t n);
 /* phase: enum sgc_phase, what the interrupted thread was doing. */
 void sgc__profile_time_sample(uint64_t ts_ns, uint32_t stack, int phase);
 /* Time sampling (re)started at hz with clock, or stopped (hz 0). */

@@ -132,19 +132,23 @@ uint64_t sgc__sample_consume(uint64_t size) {
 /* Hands the n pending samples over in order, their survival set, and
  * empties the list.  Neither the profile writer nor an observer allocates
  * on the sgc heap, so the list cannot change meanwhile. */
-static void hand_over(size_t n) {
+static void hand_over(size_t n, int young) {
     if (n == 0)
         return;
     sgc_pending_sample *list = sgc__sampler.pending;
     SGC_ASSERT(n == sgc__sampler.npending && n <= sgc__sampler.cap && n <= sgc__sampler.serial,
                "the whole pending list is handed over, the samples numbered serial - n + 1 .. serial");
-    sgc__profile_alloc_samples(&list[0].rec, n, sizeof *list);
+    if (young)
+        sgc__profile_alloc_samples_young(&list[0].rec, n);
+    else
+        sgc__profile_alloc_samples(&list[0].rec, n, sizeof *list);
     if (sgc__sampler.observer) {
         uint64_t serial = sgc__sampler.serial - n;
         for (size_t i = 0; i < n; i++)
             sgc__sampler.observer(sgc__sampler.observer_ctx, &list[i].rec, ++serial);
     }
     sgc__sampler.npending = 0;
+    sgc__sampler.npending_large = 0;
 }
 
 /* Hands every pending sample over with survival unknown, in order. */
@@ -152,7 +156,7 @@ static void flush_unknown(void) {
     size_t n = sgc__sampler.npending;
     for (size_t i = 0; i < n; i++)
         sgc__sampler.pending[i].rec.survival = SGC_SURVIVAL_UNKNOWN;
-    hand_over(n);
+    hand_over(n, 0);
 }
 
 void sgc__sample_grow(void) {
@@ -171,6 +175,14 @@ void sgc__sample_minor_end(void) {
     sgc__sample_sync();
     size_t n = sgc__sampler.npending;
     sgc_pending_sample *list = sgc__sampler.pending;
+    /* None large and no observer (the common case): the encoder reads each
+     * survival from its object's header in its own loop
+     * (sgc__profile_alloc_samples_young) and stores none. */
+    if (sgc__sampler.npending_large == 0 && !sgc__sampler.observer) {
+        hand_over(n, 1);
+        sgc__sampler.synced_free = NULL;
+        return;
+    }
     for (size_t i = 0; i < n; i++) {
         /* A nursery object survived if the collection forwarded it (its
          * header is still in the nursery: nothing is reset yet); a large one
@@ -180,7 +192,7 @@ void sgc__sample_minor_end(void) {
         else
             list[i].rec.survival = sgc__young_survived(list[i].obj, NULL) ? SGC_SURVIVED : SGC_DIED;
     }
-    hand_over(n);
+    hand_over(n, 0);
     /* The collector now resets the nursery, possibly to another buffer (the
      * poisoning mode alternates two): the next sync only rebases. */
     sgc__sampler.synced_free = NULL;
@@ -251,6 +263,7 @@ void sgc_sampling_stop(void) {
 void sgc__sample_init(void) {
     /* A fresh state also after fork or re-initialisation (docs/DESIGN.md, pitfall 7). */
     sgc__sampler.npending = 0;
+    sgc__sampler.npending_large = 0;
     sgc__sampler.period = 0;
     sgc__sampler.fixed_period = 0;
     sgc__sampler.synced_free = sgc_nursery.free;

@@ -56,6 +56,8 @@ typedef struct sgc_pending_sample {
 } sgc_pending_sample;
 
 _Static_assert(sizeof(sgc_pending_sample) == SGC_PROF_PENDING_STRIDE, "the encoder's loop is compiled for this stride");
+_Static_assert(offsetof(sgc_pending_sample, obj) == SGC_PROF_PENDING_OBJ && offsetof(sgc_pending_sample, rec) == 0,
+               "the encoder reads a young entry's object here");
 
 /* xoshiro256** state for poisson gaps. */
 typedef struct sgc_sample_rng {
@@ -76,6 +78,7 @@ typedef struct sgc_sampler {
     uint64_t sessions;            /* sampling sessions started since start-up */
     sgc_pending_sample *pending;  /* samples whose survival is not known yet */
     size_t npending;              /* entries used in pending */
+    size_t npending_large;        /* of them, large objects' */
     size_t cap;                   /* entries allocated in pending */
     sgc_sample_observer observer; /* or NULL */
     void *observer_ctx;           /* passed to observer */
@@ -167,6 +170,8 @@ static inline void sgc__sample_record(sgc_obj obj, uint32_t tid, uint64_t size, 
     sgc_pending_sample *ps = &sgc__sampler.pending[sgc__sampler.npending++];
     ps->rec.ts_ns = sgc__now_ns();
     sgc__sample_fill(ps, obj, tid, size, points, large, sgc__profile_stack_now());
+    if (large)
+        sgc__sampler.npending_large++;
     /* Validation only (docs/RUNTIME.md): a known cost on top of the real one. */
     if (__builtin_expect(sgc__settings.sample_spin_ns != 0, 0))
         sgc__spin_ns(sgc__settings.sample_spin_ns);

@@ -129,8 +129,8 @@ static void pace(void) {
  * 3-word header, through a pointer that stops where the ring wraps or its
  * room ends (whichever comes first): one load of the frame's node, one of
  * its function, one store and one load of its parent a frame, and a bound
- * check every two frames (about 10 instructions a frame in all); the rest
- * of a snapshot that wraps continues in record_wrapped.  The entry becomes
+ * check every four frames (about 8 instructions a frame); the rest of a
+ * snapshot that wraps continues in record_wrapped.  The entry becomes
  * visible only when head moves. */
 static void record_wrapped(uint64_t now, uint64_t head, uint64_t room, uint64_t n, sgc_frame *f);
 
@@ -147,25 +147,35 @@ static void record(void) {
     uint64_t first = (head + 3) & RING_MASK, lim = SGC_TIMER_RING_WORDS - first;
     if (lim > room - 3)
         lim = room - 3;
-    uint64_t *const start = ring + first, *q = start, *const end = start + (lim & ~(uint64_t)1);
+    uint64_t *const start = ring + first, *q = start, *const end = start + (lim & ~(uint64_t)3);
     sgc_frame *f = sgc_top;
-    /* Two frames a step, one bound check for both (end is even words
-     * from start; an odd last word is record_wrapped's). */
-    while (f && __atomic_load_n(&f->cct, __ATOMIC_RELAXED) == 0) {
+    /* Four frames a step, one bound check for the four (end is a multiple
+     * of four words from start; the last words are record_wrapped's).  A
+     * frame: its pointer tested, its node compared with 0, its function
+     * loaded and stored, its parent loaded. */
+#define SGC_REC_FRAME(i)                                         \
+    if (!f || __atomic_load_n(&f->cct, __ATOMIC_RELAXED) != 0) { \
+        q += (i);                                                \
+        goto copied;                                             \
+    }                                                            \
+    q[i] = (uint64_t)(uintptr_t)f->func;                         \
+    f = f->parent
+    for (;;) {
         if (__builtin_expect(q == end, 0)) {
-            record_wrapped(now, head, room, (uint64_t)(q - start), f);
-            return;
-        }
-        q[0] = (uint64_t)(uintptr_t)f->func;
-        f = f->parent;
-        if (!f || __atomic_load_n(&f->cct, __ATOMIC_RELAXED) != 0) {
-            q++;
+            if (f && __atomic_load_n(&f->cct, __ATOMIC_RELAXED) == 0) {
+                record_wrapped(now, head, room, (uint64_t)(q - start), f);
+                return;
+            }
             break;
         }
-        q[1] = (uint64_t)(uintptr_t)f->func;
-        q += 2;
-        f = f->parent;
+        SGC_REC_FRAME(0);
+        SGC_REC_FRAME(1);
+        SGC_REC_FRAME(2);
+        SGC_REC_FRAME(3);
+        q += 4;
     }
+#undef SGC_REC_FRAME
+copied:;
     uint64_t n = (uint64_t)(q - start);
     ring[head & RING_MASK] = now;
     ring[(head + 1) & RING_MASK] = (uint64_t)sgc__phase << 32 | n;
@@ -242,7 +252,7 @@ uint64_t sgc__timer_buffered(void) {
  * would otherwise be copied whole at every sample).  Short snapshots are
  * left alone: the walk costs a new frame about 30 instructions, which a
  * stack that changes between samples (most do) never earns back, while
- * copying a frame again costs the handler about 10 and its drain about 10
+ * copying a frame again costs the handler about 8 and its drain about 10
  * (docs/PROFILE.md, "The time sampler").  Nor does it pay where the deep
  * part of the stack is pushed again between samples (a recursion that
  * returns and descends again, like deepstack's): then the next drain meets
@@ -453,7 +463,40 @@ SGC_NO_TSAN static int thread_copy(uint64_t ts) {
     uint64_t *const start = ring + first, *q = start, *const end = start + lim;
     uint64_t past = 0; /* words stored past end */
     uint32_t base = 0;
-    for (sgc_frame *parent; f; f = parent) {
+    sgc_frame *parent;
+    /* Two frames a step while two words fit before end (one bound check for
+     * both), each frame read and checked exactly as in the loop below: its
+     * fields, the fence, the count, and only then its parent followed. */
+    uint64_t *const end2 = start + (lim & ~(uint64_t)1);
+#define SGC_THREAD_FRAME(i)                                                                         \
+    do {                                                                                            \
+        parent = __atomic_load_n(&f->parent, __ATOMIC_RELAXED);                                     \
+        sgc_func *func_ = __atomic_load_n(&f->func, __ATOMIC_RELAXED);                              \
+        uint32_t cct_ = __atomic_load_n(&f->cct, __ATOMIC_RELAXED);                                 \
+        __atomic_thread_fence(__ATOMIC_ACQUIRE); /* 3 */                                            \
+        uint64_t pops_now_ = __atomic_load_n(&sgc__frame_pops, __ATOMIC_RELAXED);                   \
+        SGC_ASSERT(pops_now_ >= pops, "the pop count only grows: one increment per sgc_frame_pop"); \
+        if (pops_now_ != pops)                                                                      \
+            return 0;                                                                               \
+        if (cct_) {                                                                                 \
+            base = cct_;                                                                            \
+            q += (i);                                                                               \
+            goto copied;                                                                            \
+        }                                                                                           \
+        q[i] = (uint64_t)(uintptr_t)func_;                                                          \
+        f = parent;                                                                                 \
+        if (!f) {                                                                                   \
+            q += (i) + 1;                                                                           \
+            goto copied;                                                                            \
+        }                                                                                           \
+    } while (0)
+    while (f && q != end2) {
+        SGC_THREAD_FRAME(0);
+        SGC_THREAD_FRAME(1);
+        q += 2;
+    }
+#undef SGC_THREAD_FRAME
+    for (; f; f = parent) {
         parent = __atomic_load_n(&f->parent, __ATOMIC_RELAXED);
         sgc_func *func = __atomic_load_n(&f->func, __ATOMIC_RELAXED);
         uint32_t cct = __atomic_load_n(&f->cct, __ATOMIC_RELAXED);
@@ -475,6 +518,7 @@ SGC_NO_TSAN static int thread_copy(uint64_t ts) {
             past++;
         }
     }
+copied:;
     uint64_t n = (uint64_t)(q - start) + past;
     ring[head & RING_MASK] = ts;
     ring[(head + 1) & RING_MASK] = (uint64_t)phase << 32 | n;
