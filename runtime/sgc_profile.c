@@ -123,11 +123,6 @@ static uint64_t hash_str(const char *s) {
     return h;
 }
 
-static inline uint32_t hash_pair(uint32_t a, uint32_t b) {
-    uint64_t x = ((uint64_t)a << 32 | b) * 0x9e3779b97f4a7c15ull;
-    return (uint32_t)(x >> 32);
-}
-
 /* ---- Encoding ------------------------------------------------------------ */
 
 #define BLK_HDR SGC_PROF_BLOCK_HEADER_BYTES
