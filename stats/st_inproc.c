@@ -2,7 +2,9 @@
 #include "st_inproc.h"
 #include "sgc_alt.h"
 #include "sgc_modes.h"
+#include <gsl/gsl_rng.h>
 #include "st_desc.h"
+#include "st_levels.h"
 #include "st_util.h"
 
 #include <math.h>
@@ -168,6 +170,40 @@ static void no_iv(st_interval *iv, const char *why) {
     *iv = (st_interval){.est = NAN, .lo = NAN, .hi = NAN, .method = ST_CI_NONE, .why = why, .z0 = NAN, .accel = NAN};
 }
 
+void st_inproc_proc_se(const double *lr, const double *sps, size_t n, int uncounted, size_t resamples, uint64_t seed,
+                       double se[3]) {
+    se[0] = se[1] = se[2] = NAN;
+    if (n < 3 || resamples < 2)
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(lr[i]) || (!uncounted && !isfinite(sps[i])))
+            return;
+    double *x = ct_xmalloc(n * sizeof *x), *y = ct_xmalloc(n * sizeof *y);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!rng)
+        ct_out_of_memory();
+    gsl_rng_set(rng, (unsigned long)((seed ^ (seed >> 32)) & 0xffffffffu));
+    double mean[3] = {0, 0, 0}, m2[3] = {0, 0, 0}; /* Welford */
+    for (size_t b = 0; b < resamples; b++) {
+        for (size_t i = 0; i < n; i++) {
+            size_t j = gsl_rng_uniform_int(rng, n);
+            x[i] = lr[j], y[i] = sps[j];
+        }
+        double m[2] = {st_quantile_select(x, n, 0.5), uncounted ? NAN : st_quantile_select(y, n, 0.5)};
+        double t[3] = {m[0], stat_cost(m, NULL), stat_norm(m, NULL)};
+        for (int s = 0; s < 3; s++) {
+            double delta = t[s] - mean[s];
+            mean[s] += delta / (double)(b + 1);
+            m2[s] += delta * (t[s] - mean[s]);
+        }
+    }
+    gsl_rng_free(rng);
+    free(x), free(y);
+    double f = sqrt((double)n / (double)(n - 1));
+    for (int s = 0; s < (uncounted ? 1 : 3); s++)
+        se[s] = isfinite(m2[s]) ? sqrt(m2[s] / (double)(resamples - 1)) * f : NAN;
+}
+
 /* Units' estimates and standard errors of statistic s (0 ratio on the log
  * scale, 1 cost, 2 normalized) of the processes p[0..n-1] combined. */
 static void combine_procs(st_inproc_proc *const *p, size_t n, int s, double confidence, st_interval *out, st_re *re) {
@@ -179,7 +215,7 @@ static void combine_procs(st_inproc_proc *const *p, size_t n, int s, double conf
         if (!isfinite(e))
             continue;
         est[k] = e;
-        se[k++] = st_interval_se(iv, s == 0, confidence);
+        se[k++] = p[i]->se[s];
     }
     st_re r;
     st_re_combine(est, se, k, -1, 0, confidence, &r);
@@ -233,6 +269,9 @@ void st_inproc_levels(st_inproc *e, const st_boot_opts *opts, int (*replicate_of
         st_interval iv[3];
         estimate_blocks(b->log_ratio + i + start, b->sps + i + start, p->kept, b->uncounted, &po, iv);
         p->ratio = iv[0], p->cost_ns = iv[1], p->norm = iv[2];
+        size_t nb = opts->resamples < ST_LEVEL_SE_RESAMPLES ? opts->resamples : ST_LEVEL_SE_RESAMPLES;
+        st_inproc_proc_se(b->log_ratio + i + start, b->sps + i + start, p->kept, b->uncounted, nb, po.seed ^ 0x5e,
+                          p->se);
         e->nprocs++;
         i = j;
     }
