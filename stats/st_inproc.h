@@ -67,7 +67,7 @@ typedef struct st_inproc_proc {
     st_cp cp;          /* the changepoint analysis of its per-block log-ratios */
     st_interval ratio; /* over its kept blocks: one-sample BCa, as the pooled estimate */
     st_interval cost_ns, norm;
-    double se[3]; /* bootstrap SEs of its ratio (log scale), cost and normalized overhead (st_inproc_proc_se) */
+    double se[3];  /* bootstrap SEs of its ratio (log scale), cost and normalized overhead (st_inproc_proc_se) */
     double *draws; /* the resamples' median log-ratios less the process's own (ndraws; NULL without an SE) */
     size_t ndraws;
 } st_inproc_proc;

@@ -82,8 +82,8 @@ typedef struct st_re {
     double q, q_p, i2;       /* Cochran's Q, its p-value, I^2 (NaN when not computable) */
     double tau2;             /* the between-unit variance used (estimated, or given) */
     double tau2_lo, tau2_hi; /* estimated: its Q-profile interval (Viechtbauer 2007), NaN when given or not weighted */
-    int weighted;            /* 1: inverse-variance weights, 0: equal weights (no SE for a unit, or a given tau^2 of 0) */
-    const char *why;         /* static text when there is no interval or no heterogeneity statistic, else NULL */
+    int weighted;    /* 1: inverse-variance weights, 0: equal weights (no SE for a unit, or a given tau^2 of 0) */
+    const char *why; /* static text when there is no interval or no heterogeneity statistic, else NULL */
 } st_re;
 
 /* Combines est[0..k-1] with standard errors se[] (NaN or 0: not known) at
