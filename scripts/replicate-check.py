@@ -343,6 +343,10 @@ def combine(ests, tau2_family, df_family):
         mu = sum(wi * t for wi, (t, _) in zip(w, ests)) / sum(w)
         qh = sum(wi * (t - mu) ** 2 for wi, (t, _) in zip(w, ests)) / (k - 1)
         se, df = math.sqrt(max(qh, 1.0) / sum(w)), k - 1
+    elif tau2_family == 0:
+        # the family's SD estimated 0: equal weights (st_levels.h)
+        mu = sum(t for t, _ in ests) / k
+        se, df = math.sqrt(sum(e * e for _, e in ests)) / k, df_family
     else:
         w = [1 / (se * se + tau2_family) for _, se in ests]
         mu = sum(wi * t for wi, (t, _) in zip(w, ests)) / sum(w)
@@ -367,15 +371,16 @@ def satterthwaite_df(ests, nblocks, tau2, df_family):
 
 
 # The candidate rules compared by --coverage (the first is analyze's).
-VARIANTS = ("analyze", "df-blocks", "equal-if-0", "t-replicates", "df-blocks+equal-if-0")
+VARIANTS = ("analyze", "inverse-variance", "df-blocks", "t-replicates", "df-blocks+equal-if-0")
 
 
 def combine_variant(ests, tau2_family, df_family, nblocks, variant):
     """One cell's interval over replicates (est, lo, hi; log scale) by a candidate rule: analyze's
-    (combine); df-blocks: the same with t's degrees of freedom min(the family's, Satterthwaite's from
-    the replicates' blocks and the family's); equal-if-0: where the family's tau is 0, the plain mean
-    with SE sqrt(sum se_i^2) / k (no weights from estimated SEs); t-replicates: t with k - 1 degrees
-    of freedom; and df-blocks+equal-if-0."""
+    (combine: where the family's tau is 0, the plain mean with SE sqrt(sum se_i^2) / k, no weights from
+    estimated SEs); inverse-variance: analyze's previous rule, weights 1 / (se_i^2 + tau^2) also where
+    tau is 0; df-blocks: inverse-variance with t's degrees of freedom min(the family's, Satterthwaite's
+    from the replicates' blocks and the family's); t-replicates: inverse-variance with t of k - 1
+    degrees of freedom; and df-blocks+equal-if-0."""
     k = len(ests)
     if variant == "analyze" or k >= REP_OWN or tau2_family is None or not math.isfinite(tau2_family):
         return combine(ests, tau2_family, df_family)

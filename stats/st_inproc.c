@@ -2,7 +2,9 @@
 #include "st_inproc.h"
 #include "sgc_alt.h"
 #include "sgc_modes.h"
+#include <gsl/gsl_rng.h>
 #include "st_desc.h"
+#include "st_levels.h"
 #include "st_util.h"
 
 #include <math.h>
@@ -157,15 +159,94 @@ void st_inproc_estimate(const st_seg *segs, size_t n, const st_boot_opts *opts, 
     }
 }
 
+static void free_procs(st_inproc *e) {
+    for (size_t i = 0; e->procs && i < e->nprocs; i++)
+        free(e->procs[i].draws);
+    free(e->procs);
+}
+
 void st_inproc_free(st_inproc *e) {
     st_blocks_free(&e->blocks);
-    free(e->procs);
+    free_procs(e);
     free(e->reps);
     e->procs = NULL, e->reps = NULL, e->nprocs = e->nreps = 0;
 }
 
 static void no_iv(st_interval *iv, const char *why) {
     *iv = (st_interval){.est = NAN, .lo = NAN, .hi = NAN, .method = ST_CI_NONE, .why = why, .z0 = NAN, .accel = NAN};
+}
+
+void st_inproc_proc_se(const double *lr, const double *sps, size_t n, int uncounted, size_t resamples, uint64_t seed,
+                       double se[3], double *draws) {
+    se[0] = se[1] = se[2] = NAN;
+    if (n < 3 || resamples < 2)
+        return;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(lr[i]) || (!uncounted && !isfinite(sps[i])))
+            return;
+    double *x = ct_xmalloc(n * sizeof *x), *y = ct_xmalloc(n * sizeof *y);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!rng)
+        ct_out_of_memory();
+    gsl_rng_set(rng, (unsigned long)((seed ^ (seed >> 32)) & 0xffffffffu));
+    double mean[3] = {0, 0, 0}, m2[3] = {0, 0, 0}; /* Welford */
+    for (size_t b = 0; b < resamples; b++) {
+        for (size_t i = 0; i < n; i++) {
+            size_t j = gsl_rng_uniform_int(rng, n);
+            x[i] = lr[j], y[i] = sps[j];
+        }
+        double m[2] = {st_quantile_select(x, n, 0.5), uncounted ? NAN : st_quantile_select(y, n, 0.5)};
+        double t[3] = {m[0], stat_cost(m, NULL), stat_norm(m, NULL)};
+        if (draws)
+            draws[b] = m[0];
+        for (int s = 0; s < 3; s++) {
+            double delta = t[s] - mean[s];
+            mean[s] += delta / (double)(b + 1);
+            m2[s] += delta * (t[s] - mean[s]);
+        }
+    }
+    gsl_rng_free(rng);
+    if (draws) {
+        memcpy(x, lr, n * sizeof *x);
+        double own = st_quantile_select(x, n, 0.5);
+        for (size_t b = 0; b < resamples; b++)
+            draws[b] -= own;
+    }
+    free(x), free(y);
+    double f = sqrt((double)n / (double)(n - 1));
+    for (int s = 0; s < (uncounted ? 1 : 3); s++)
+        se[s] = isfinite(m2[s]) ? sqrt(m2[s] / (double)(resamples - 1)) * f : NAN;
+}
+
+/* Cochran's Q of v[0..k-1] with SEs se[] (the fixed-effect mean about v[0], as st_re_combine). */
+static double cochran_q(const double *v, const double *se, size_t k) {
+    double s1 = 0, fe = 0, q = 0;
+    for (size_t i = 0; i < k; i++) {
+        double w = 1.0 / (se[i] * se[i]);
+        s1 += w, fe += w * (v[i] - v[0]);
+    }
+    fe = v[0] + fe / s1;
+    for (size_t i = 0; i < k; i++)
+        q += (v[i] - fe) * (v[i] - fe) / (se[i] * se[i]);
+    return q;
+}
+
+double st_inproc_q_boot_p(const double *est, const double *se, double *const *draws, size_t k, size_t B) {
+    if (k < 2 || B < 1)
+        return NAN;
+    for (size_t i = 0; i < k; i++)
+        if (!draws[i] || !(se[i] > 0) || !isfinite(se[i]) || !isfinite(est[i]))
+            return NAN;
+    double q = cochran_q(est, se, k), v[ST_INPROC_QMAX];
+    if (k > ST_INPROC_QMAX)
+        return NAN;
+    size_t ge = 0;
+    for (size_t b = 0; b < B; b++) {
+        for (size_t i = 0; i < k; i++)
+            v[i] = draws[i][b];
+        ge += cochran_q(v, se, k) >= q;
+    }
+    return (1.0 + (double)ge) / (1.0 + (double)B);
 }
 
 /* Units' estimates and standard errors of statistic s (0 ratio on the log
@@ -179,7 +260,7 @@ static void combine_procs(st_inproc_proc *const *p, size_t n, int s, double conf
         if (!isfinite(e))
             continue;
         est[k] = e;
-        se[k++] = st_interval_se(iv, s == 0, confidence);
+        se[k++] = p[i]->se[s];
     }
     st_re r;
     st_re_combine(est, se, k, -1, 0, confidence, &r);
@@ -200,9 +281,24 @@ static void combine_procs(st_inproc_proc *const *p, size_t n, int s, double conf
     free(se);
 }
 
+/* The processes' Q p-value from its bootstrap (st_inproc_q_boot_p) in place of chi-square's. */
+static void q_boot(st_inproc_proc *const *p, size_t n, st_re *re) {
+    if (!isfinite(re->q_p) || n > ST_INPROC_QMAX)
+        return;
+    double est[ST_INPROC_QMAX], se[ST_INPROC_QMAX], *draws[ST_INPROC_QMAX];
+    size_t B = p[0]->ndraws;
+    for (size_t i = 0; i < n; i++) {
+        est[i] = p[i]->ratio.est > 0 ? log(p[i]->ratio.est) : NAN;
+        se[i] = p[i]->se[0], draws[i] = p[i]->draws;
+        if (p[i]->ndraws != B)
+            B = 0;
+    }
+    re->q_p = st_inproc_q_boot_p(est, se, draws, n, B);
+}
+
 void st_inproc_levels(st_inproc *e, const st_boot_opts *opts, int (*replicate_of)(int64_t run, void *ctx), void *ctx) {
     const st_blocks *b = &e->blocks;
-    free(e->procs);
+    free_procs(e);
     free(e->reps);
     e->procs = ct_xcalloc(b->n ? b->n : 1, sizeof *e->procs);
     e->nprocs = e->nreps = 0;
@@ -233,6 +329,11 @@ void st_inproc_levels(st_inproc *e, const st_boot_opts *opts, int (*replicate_of
         st_interval iv[3];
         estimate_blocks(b->log_ratio + i + start, b->sps + i + start, p->kept, b->uncounted, &po, iv);
         p->ratio = iv[0], p->cost_ns = iv[1], p->norm = iv[2];
+        size_t nb = opts->resamples < ST_LEVEL_SE_RESAMPLES ? opts->resamples : ST_LEVEL_SE_RESAMPLES;
+        p->draws = p->kept >= 3 ? ct_xmalloc(nb * sizeof *p->draws) : NULL;
+        p->ndraws = p->draws ? nb : 0;
+        st_inproc_proc_se(b->log_ratio + i + start, b->sps + i + start, p->kept, b->uncounted, nb, po.seed ^ 0x5e,
+                          p->se, p->draws);
         e->nprocs++;
         i = j;
     }
@@ -270,6 +371,7 @@ void st_inproc_levels(st_inproc *e, const st_boot_opts *opts, int (*replicate_of
         } else {
             r->level = ST_LEVEL_PROCESSES;
             combine_procs(in, n, 0, opts->confidence, &r->ratio, &r->re);
+            q_boot(in, n, &r->re);
             if (b->uncounted) {
                 no_iv(&r->cost_ns, "samples not counted");
                 no_iv(&r->norm, "samples not counted");
@@ -1245,8 +1347,9 @@ void st_inproc_write_md(FILE *md, const st_inprocs *ip, double margin) {
           "reference on the processes, never narrower than DerSimonian-Laird): **the interval covers the\n"
           "variation between processes** (level `processes`), or, with one process, only its blocks (level\n"
           "`blocks`); with several replicates, between replicates (level `replicates`). Heterogeneity: Cochran's\n"
-          "Q of the processes' estimates against their within-process errors, its p-value, I^2 and tau (the SD\n"
-          "of the processes' log-ratios beyond their blocks' noise); **HET** when p < 0.05. The pooled column is\n"
+          "Q of the processes' estimates against their within-process errors (bootstrap SEs), its p-value (from\n"
+          "Q's bootstrap under equal processes, docs/STATISTICS.md), I^2 and tau (the SD of the processes'\n"
+          "log-ratios beyond their blocks' noise); **HET** when p < 0.05. The pooled column is\n"
           "the blocks of every process pooled as if independent (level blocks), for comparison. This is the\n"
           "steady-state marginal cost; the process-level figures above measure whole runs (start-up and fixed\n"
           "costs included). Baseline rows are the A/A floor (nothing switched). CPU clock: the CPU time the\n"

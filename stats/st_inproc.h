@@ -67,7 +67,37 @@ typedef struct st_inproc_proc {
     st_cp cp;          /* the changepoint analysis of its per-block log-ratios */
     st_interval ratio; /* over its kept blocks: one-sample BCa, as the pooled estimate */
     st_interval cost_ns, norm;
+    double se[3];  /* bootstrap SEs of its ratio (log scale), cost and normalized overhead (st_inproc_proc_se) */
+    double *draws; /* the resamples' median log-ratios less the process's own (ndraws; NULL without an SE) */
+    size_t ndraws;
 } st_inproc_proc;
+
+/* The bootstrap standard errors of one process's three estimates over its
+ * blocks lr[0..n-1], sps[] (the ratio exp(median lr) on the log scale, so
+ * the median of lr; the per-sample cost and the normalized overhead from
+ * both medians, as the process's interval computes them): the standard
+ * deviation of each over `resamples` resamples of the n blocks drawn whole
+ * (gsl_rng mt19937 seeded with the 32-bit fold of the seed, draws
+ * gsl_rng_uniform_int(rng, n) in order), times sqrt(n / (n - 1)), as
+ * st_hl_boot_se.  Cochran's Q over the processes (the HET flag) and their
+ * random-effects combination weigh them by these, not by their interval's
+ * width over 2 z.  NaN below 3 blocks, with a non-finite block, and for the
+ * cost and normalized overhead when uncounted. */
+void st_inproc_proc_se(const double *lr, const double *sps, size_t n, int uncounted, size_t resamples, uint64_t seed,
+                       double se[3], double *draws);
+
+/* The HET flag's p-value: Cochran's Q of the processes' median log-ratios
+ * est[i] with SEs se[i] against its bootstrap distribution under "the
+ * processes do not differ", not against chi-square(k - 1) (which, with
+ * SEs estimated from about 100 heavy-tailed blocks, fired on 0.072 of null
+ * cells at p < 0.05: docs/STATISTICS.md, "Levels").  Resample b's Q* is
+ * the Q of draws[i][b] (process i's resampled median less its own median:
+ * every process centred on 0, so the null holds) with the same se[i];
+ * p = (1 + #{Q* >= Q}) / (1 + B).  NaN with fewer than 2 processes. */
+/* At most this many processes in one Q test (more: no p-value). */
+#define ST_INPROC_QMAX 64
+
+double st_inproc_q_boot_p(const double *est, const double *se, double *const *draws, size_t k, size_t B);
 
 /* One replicate of a cell: its processes combined. */
 typedef struct st_inproc_rep {

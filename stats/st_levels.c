@@ -113,9 +113,9 @@ void st_re_combine(const double *est, const double *se, size_t k, double tau2, d
         double w = 1.0 / (se[i] * se[i]);
         s1 += w;
         s2 += w * w;
-        fe += w * est[i];
+        fe += w * (est[i] - est[0]); /* about est[0]: equal estimates give Q exactly 0 */
     }
-    fe /= s1;
+    fe = est[0] + fe / s1;
     double q = 0;
     for (size_t i = 0; i < k; i++)
         q += (est[i] - fe) * (est[i] - fe) / (se[i] * se[i]);
@@ -140,7 +140,16 @@ void st_re_combine(const double *est, const double *se, size_t k, double tau2, d
     }
     mu /= sw;
     out->est = mu;
-    if (given) {
+    if (given && tau2 == 0) {
+        /* A family's SD estimated 0: equal weights (st_levels.h). */
+        double m = 0, v = 0;
+        for (size_t i = 0; i < k; i++)
+            m += est[i], v += se[i] * se[i];
+        out->est = mu = m / kd;
+        out->se = sqrt(v) / kd;
+        out->df = df;
+        out->weighted = 0;
+    } else if (given) {
         out->se = sqrt(1.0 / sw);
         out->df = df;
     } else {

@@ -105,7 +105,7 @@ expect "coverage: judged per family and in all" \
     "family:intervals w/other:6 w/time:2 all:8 "
 expect "coverage: a column per rule, analyze's first" \
     "$(awk -F'|' '/^\| family/{ gsub(/ /, ""); print $4 ":" $5 ":" $6 ":" $7 ":" $8 }' "$WORK/cov")" \
-    "analyze:df-blocks:equal-if-0:t-replicates:df-blocks+equal-if-0"
+    "analyze:inverse-variance:df-blocks:t-replicates:df-blocks+equal-if-0"
 # The same rules on synthetic families, small: 6 settings of 1 experiment of 8 cells.
 python3 scripts/replicate-check.py --coverage-synthetic 1 10 >"$WORK/syn" 2>"$WORK/err"
 expect "synthetic coverage: exit 0, 6 settings of 8 intervals" \

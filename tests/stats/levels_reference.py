@@ -4,7 +4,8 @@ computed independently of the C code with SciPy (python3-scipy): the
 random-effects combination of st_levels.h (Cochran's Q and its chi-square
 p-value, I^2, the Paule-Mandel tau^2, the Hartung-Knapp interval never
 narrower than the plain random-effects one with a t reference, the equal-weight
-t interval, an interval with a given tau^2 and degrees of freedom, the
+t interval, an interval with a given tau^2 and degrees of freedom (equal
+weights when the given tau^2 is 0), the
 two-sided p-value and the interval at another level), the family-pooled
 tau^2 and the Q-profile intervals of tau^2.  It prints the C initializers the test pastes.
 Run: /usr/bin/python3 tests/stats/levels_reference.py
@@ -26,6 +27,7 @@ CASES = [
     ("homogeneous", [0.0101, 0.0099, 0.0100, 0.0102, 0.0098], [0.001, 0.0012, 0.0009, 0.0011, 0.001], None, 0, 0.95),
     ("given", [1.02, 1.05, 0.99], [0.01, 0.02, 0.015], 0.0004, 7.0, 0.95),
     ("unweighted", [0.5, 0.7, 0.2, 0.4], [0.1, float("nan"), 0.1, 0.1], None, 0, 0.90),
+    ("given zero", [1.02, 1.05, 0.99], [0.01, 0.02, 0.015], 0.0, 7.0, 0.95),
 ]
 
 
@@ -57,7 +59,10 @@ def combine(est, se, tau2, df, conf):
                 lambda t: qgen(est, se, t) - (k - 1), 0.0, 10.0, xtol=1e-18, rtol=1e-15, maxiter=500)
         ws = [1 / (s**2 + tau2) for s in se]
         mu = sum(wi * e for wi, e in zip(ws, est)) / sum(ws)
-        if given:
+        if given and tau2 == 0:  # a family's SD estimated 0: equal weights
+            mu = sum(est) / k
+            sem, d = math.sqrt(sum(s**2 for s in se)) / k, df
+        elif given:
             sem, d = math.sqrt(1 / sum(ws)), df
         else:
             qh = sum(wi * (e - mu) ** 2 for wi, e in zip(ws, est)) / (k - 1)

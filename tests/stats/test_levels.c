@@ -27,7 +27,7 @@ static void near(double got, double want, const char *what) {
 }
 
 /* est lo hi se df q q_p i2 tau2 p0 lo99 hi99 from levels_reference.py */
-static const double ref[4][12] = {
+static const double ref[5][12] = {
     /* heterogeneous */ {0.023285904648701266, -0.01576070652790321, 0.062332515825305745, 0.012269369984900205, 3.0,
                          408.9034582132565, 2.609461617108903e-88, 0.9926633048957111, 0.0005963442707173521,
                          0.1539515548065201, -0.048378372720665336, 0.09495018201806787},
@@ -40,6 +40,9 @@ static const double ref[4][12] = {
     /* unweighted */
     {0.44999999999999996, 0.20505416766931062, 0.6949458323306893, 0.10408329997330663, 3.0, NAN, NAN, NAN, NAN,
      0.022807310269798504, -0.1579411158018562, 1.0579411158018561},
+    /* given zero */
+    {1.0200000000000002, 0.9987768478303766, 1.041223152169624, 0.008975274678557505, 7.0, 6.049180327868863,
+     0.04857772609501081, 0.6693766937669383, 0.0, 1.0769018588307325e-12, 0.9885911761732554, 1.051408823826745},
 };
 
 static void check_case(int c, const double *est, const double *se, size_t k, double tau2, double df, double conf,
@@ -80,6 +83,14 @@ Test(levels, homogeneous_never_narrower_than_dersimonian_laird) {
 Test(levels, given_variance_and_degrees_of_freedom) {
     const double est[3] = {1.02, 1.05, 0.99}, se[3] = {0.01, 0.02, 0.015};
     check_case(2, est, se, 3, 0.0004, 7.0, 0.95, 1);
+}
+
+/* A family's tau^2 given as 0: equal weights (the mean 1.02, SE sqrt(sum
+ * se_i^2) / 3), not the inverse-variance mean 1.01784 of the case above;
+ * Cochran's Q still reported. */
+Test(levels, given_zero_variance_gives_equal_weights) {
+    const double est[3] = {1.02, 1.05, 0.99}, se[3] = {0.01, 0.02, 0.015};
+    check_case(4, est, se, 3, 0.0, 7.0, 0.95, 0);
 }
 
 Test(levels, a_unit_without_standard_error_gives_equal_weights) {
