@@ -88,6 +88,39 @@ static int better_size(uint64_t s, double t, uint64_t bs, double bt, double targ
  * target. */
 static double probe_timeout(const sw_calib *c, double target) { return c->sim ? 20 * target + 600 : 10 * target + 2; }
 
+/* The next size to probe after size took t seconds: grow by the ratio to the
+ * target (2 to 4 times) until a size passes it, then bisect or interpolate
+ * in log-log space between lo_s and hi_s; returns 0 when the search cannot
+ * narrow further (then the best size seen stands). */
+static int next_size(uint64_t size, double t, double target, uint64_t lo_s, double lo_t, uint64_t hi_s, double hi_t,
+                     uint64_t *nextp) {
+    uint64_t next;
+    if (!hi_s) {
+        /* Below 2 ms the time is mostly process start-up: just double. */
+        double f = t < 0.002 ? 2 : target / t;
+        next = (uint64_t)((double)size * (f < 2 ? 2 : f > 4 ? 4 : f));
+    } else if (!lo_s || lo_t <= 0) {
+        if (hi_s <= (lo_s ? lo_s + 1 : 1))
+            return 0; /* the smallest accepted size is already too slow */
+        uint64_t low = lo_s ? lo_s : 1;
+        next = low + (hi_s - low) / 2;
+    } else {
+        if (hi_s - lo_s <= 1)
+            return 0;
+        double k = isinf(hi_t) ? 0 : log(hi_t / lo_t) / log((double)hi_s / (double)lo_s);
+        double guess = k > 0.05 ? (double)lo_s * pow(target / lo_t, 1 / k) : sqrt((double)lo_s * (double)hi_s);
+        next = (uint64_t)llround(guess);
+        if (next <= lo_s)
+            next = lo_s + 1;
+        if (next >= hi_s)
+            next = hi_s - 1;
+    }
+    if (next == size)
+        return 0;
+    *nextp = next;
+    return 1;
+}
+
 /* Finds the --size whose baseline takes about o.target seconds of CPU: doubling
  * until the target is passed, then interpolating in log-log space between
  * the two sizes around it (so both linear and steeper workloads converge in
@@ -160,30 +193,8 @@ static void calibrate_size(sw_calib_ctx *s, sw_calib *c, int *probes) {
         } else {
             hi_s = size, hi_t = t;
         }
-        uint64_t next;
-        if (!hi_s) {
-            /* Below 2 ms the time is mostly process start-up: just double. */
-            double f = t < 0.002 ? 2 : target / t;
-            next = (uint64_t)((double)size * (f < 2 ? 2 : f > 4 ? 4 : f));
-        } else if (!lo_s || lo_t <= 0) {
-            if (hi_s <= (lo_s ? lo_s + 1 : 1))
-                break; /* the smallest accepted size is already too slow */
-            uint64_t low = lo_s ? lo_s : 1;
-            next = low + (hi_s - low) / 2;
-        } else {
-            if (hi_s - lo_s <= 1)
-                break;
-            double k = isinf(hi_t) ? 0 : log(hi_t / lo_t) / log((double)hi_s / (double)lo_s);
-            double guess = k > 0.05 ? (double)lo_s * pow(target / lo_t, 1 / k) : sqrt((double)lo_s * (double)hi_s);
-            next = (uint64_t)llround(guess);
-            if (next <= lo_s)
-                next = lo_s + 1;
-            if (next >= hi_s)
-                next = hi_s - 1;
-        }
-        if (next == size)
+        if (!next_size(size, t, target, lo_s, lo_t, hi_s, hi_t, &size))
             break;
-        size = next;
     }
     if (best_t < 0) {
         c->failure = ct_xstrdup("no size ran successfully");

@@ -200,102 +200,99 @@ static void tmpl_add(sw_tmpl *t, int env, const char *value) {
     }
 }
 
-static void parse_system(char **w, int n, const char *origin, int lineno) {
-    if (n < 2 || !valid_name(w[1]))
-        bad(origin, lineno, "'system' needs a name of letters, digits, '-', '_', '.'");
-    if (sw_cmd_system(w[1]))
-        bad(origin, lineno, "system %s is declared twice%s", w[1],
-            !strcmp(w[1], freecheck_system.name) ? " (freecheck is built in)" : "");
-    sw_system *s = ct_xcalloc(1, sizeof *s);
-    s->name = ct_xstrdup(w[1]);
-    s->origin = sw_xasprintf("%s line %d", origin, lineno);
-    for (int i = 2; i < n; i++) {
-        char *eq = strchr(w[i], '=');
-        if (!eq)
-            bad(origin, lineno,
-                "'%s' is not key=value (keys: site, modes, alloc-env, alloc-arg, off-env, off-arg, inprocess, inprocess-env, inprocess-alloc-env, inprocess-alloc-arg, segment, sim-env, calibrate)",
-                w[i]);
-        *eq = '\0';
-        const char *key = w[i], *v = eq + 1;
-        if (!strcmp(key, "site")) {
-            free(s->site);
-            s->site = ct_xstrdup(v);
-        } else if (!strcmp(key, "modes")) {
-            s->modes = 0;
-            char *copy = ct_xstrdup(v), *save;
-            for (char *m = strtok_r(copy, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
-                int k = sgc_alloc_mode_parse(m);
-                if (k < 0)
-                    bad(origin, lineno, "modes: '%s' is not an allocation sampling mode (fixed, poisson)", m);
-                s->modes |= 1u << k;
-            }
-            free(copy);
-            if (!s->modes)
-                bad(origin, lineno, "modes: empty");
-        } else if (!strcmp(key, "inprocess")) {
-            if (!strcmp(v, "yes"))
-                s->inprocess = 1;
-            else if (!strcmp(v, "no"))
-                s->inprocess = 0;
-            else
-                bad(origin, lineno, "inprocess: '%s' is not yes or no", v);
-        } else if (!strcmp(key, "segment")) {
-            /* SGC_ALT_SEGMENT's forms (docs/FORMATS.md): a CPU time Nms,
-             * 1..60000, or a count K of collections, 1..1000000. */
-            size_t d = strspn(v, "0123456789");
-            long k = d && d <= 7 ? strtol(v, NULL, 10) : 0;
-            int ms = !strcmp(v + d, "ms");
-            if (!d || (v[d] && !ms) || v[0] == '0' || k < 1 || k > (ms ? 60000 : 1000000))
-                bad(origin, lineno,
-                    "segment: '%s' is not a segment length: Nms with N from 1 to 60000 (CPU time), or K from 1 to "
-                    "1000000 (collections)",
-                    v);
-            free(s->segment);
-            s->segment = ct_xstrdup(v);
-        } else if (!strcmp(key, "calibrate")) {
-            if (!strcmp(v, "work"))
-                s->calibrate_work = 1;
-            else if (!strcmp(v, "run"))
-                s->calibrate_work = 0;
-            else
-                bad(origin, lineno,
-                    "calibrate: '%s' is not work (the target excludes the command's fixed cost) or run (the whole "
-                    "run's CPU time, the default)",
-                    v);
-        } else if (!strcmp(key, "alloc-env") || !strcmp(key, "off-env") || !strcmp(key, "alloc-arg") ||
-                   !strcmp(key, "off-arg") || !strcmp(key, "inprocess-alloc-env") ||
-                   !strcmp(key, "inprocess-alloc-arg") || !strcmp(key, "sim-env") || !strcmp(key, "inprocess-env")) {
-            int inproc = !strncmp(key, "inprocess-", 10), sim = !strcmp(key, "sim-env");
-            int inproc_all = !strcmp(key, "inprocess-env");
-            int alloc = key[inproc ? 10 : 0] == 'a', env = !strcmp(key + strlen(key) - 3, "env");
-            if (env) {
-                const char *e2 = strchr(v, '=');
-                char *name = e2 ? strndup(v, (size_t)(e2 - v)) : NULL;
-                int ok =
-                    name && *name &&
-                    strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") == strlen(name);
-                if (!ok)
-                    bad(origin, lineno, "%s: '%s' is not NAME=VALUE", key, v);
-                if (!strncmp(name, "SGC_", 4))
-                    bad(origin, lineno, "%s: %s: the SGC_* variables are freecheck's runtime's, set by the harness",
-                        key, name);
-                free(name);
-            }
-            check_tmpl(v, alloc ? PH_P | PH_LOG2P | PH_MODE | PH_BIN : PH_BIN, key, origin, lineno);
-            if (alloc && strstr(v, "{log2P}"))
-                s->log2 = 1;
-            tmpl_add(sim          ? &s->sim
-                     : inproc_all ? &s->inproc
-                     : inproc     ? &s->inproc_alloc
-                     : alloc      ? &s->alloc
-                                  : &s->off,
-                     env, v);
-        } else {
-            bad(origin, lineno,
-                "unknown key '%s' (keys: site, modes, alloc-env, alloc-arg, off-env, off-arg, inprocess, inprocess-env, inprocess-alloc-env, inprocess-alloc-arg, segment, sim-env, calibrate)",
-                key);
+/* Applies one key=value word of a system line to s (the word is cut at its
+ * '='); a bad key or value stops with the line's origin. */
+static void system_key(sw_system *s, char *word, const char *origin, int lineno) {
+    char *eq = strchr(word, '=');
+    if (!eq)
+        bad(origin, lineno,
+            "'%s' is not key=value (keys: site, modes, alloc-env, alloc-arg, off-env, off-arg, inprocess, inprocess-env, inprocess-alloc-env, inprocess-alloc-arg, segment, sim-env, calibrate)",
+            word);
+    *eq = '\0';
+    const char *key = word, *v = eq + 1;
+    if (!strcmp(key, "site")) {
+        free(s->site);
+        s->site = ct_xstrdup(v);
+    } else if (!strcmp(key, "modes")) {
+        s->modes = 0;
+        char *copy = ct_xstrdup(v), *save;
+        for (char *m = strtok_r(copy, ",", &save); m; m = strtok_r(NULL, ",", &save)) {
+            int k = sgc_alloc_mode_parse(m);
+            if (k < 0)
+                bad(origin, lineno, "modes: '%s' is not an allocation sampling mode (fixed, poisson)", m);
+            s->modes |= 1u << k;
         }
+        free(copy);
+        if (!s->modes)
+            bad(origin, lineno, "modes: empty");
+    } else if (!strcmp(key, "inprocess")) {
+        if (!strcmp(v, "yes"))
+            s->inprocess = 1;
+        else if (!strcmp(v, "no"))
+            s->inprocess = 0;
+        else
+            bad(origin, lineno, "inprocess: '%s' is not yes or no", v);
+    } else if (!strcmp(key, "segment")) {
+        /* SGC_ALT_SEGMENT's forms (docs/FORMATS.md): a CPU time Nms,
+         * 1..60000, or a count K of collections, 1..1000000. */
+        size_t d = strspn(v, "0123456789");
+        long k = d && d <= 7 ? strtol(v, NULL, 10) : 0;
+        int ms = !strcmp(v + d, "ms");
+        if (!d || (v[d] && !ms) || v[0] == '0' || k < 1 || k > (ms ? 60000 : 1000000))
+            bad(origin, lineno,
+                "segment: '%s' is not a segment length: Nms with N from 1 to 60000 (CPU time), or K from 1 to "
+                "1000000 (collections)",
+                v);
+        free(s->segment);
+        s->segment = ct_xstrdup(v);
+    } else if (!strcmp(key, "calibrate")) {
+        if (!strcmp(v, "work"))
+            s->calibrate_work = 1;
+        else if (!strcmp(v, "run"))
+            s->calibrate_work = 0;
+        else
+            bad(origin, lineno,
+                "calibrate: '%s' is not work (the target excludes the command's fixed cost) or run (the whole "
+                "run's CPU time, the default)",
+                v);
+    } else if (!strcmp(key, "alloc-env") || !strcmp(key, "off-env") || !strcmp(key, "alloc-arg") ||
+               !strcmp(key, "off-arg") || !strcmp(key, "inprocess-alloc-env") || !strcmp(key, "inprocess-alloc-arg") ||
+               !strcmp(key, "sim-env") || !strcmp(key, "inprocess-env")) {
+        int inproc = !strncmp(key, "inprocess-", 10), sim = !strcmp(key, "sim-env");
+        int inproc_all = !strcmp(key, "inprocess-env");
+        int alloc = key[inproc ? 10 : 0] == 'a', env = !strcmp(key + strlen(key) - 3, "env");
+        if (env) {
+            const char *e2 = strchr(v, '=');
+            char *name = e2 ? strndup(v, (size_t)(e2 - v)) : NULL;
+            int ok = name && *name &&
+                     strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") == strlen(name);
+            if (!ok)
+                bad(origin, lineno, "%s: '%s' is not NAME=VALUE", key, v);
+            if (!strncmp(name, "SGC_", 4))
+                bad(origin, lineno, "%s: %s: the SGC_* variables are freecheck's runtime's, set by the harness", key,
+                    name);
+            free(name);
+        }
+        check_tmpl(v, alloc ? PH_P | PH_LOG2P | PH_MODE | PH_BIN : PH_BIN, key, origin, lineno);
+        if (alloc && strstr(v, "{log2P}"))
+            s->log2 = 1;
+        tmpl_add(sim          ? &s->sim
+                 : inproc_all ? &s->inproc
+                 : inproc     ? &s->inproc_alloc
+                 : alloc      ? &s->alloc
+                              : &s->off,
+                 env, v);
+    } else {
+        bad(origin, lineno,
+            "unknown key '%s' (keys: site, modes, alloc-env, alloc-arg, off-env, off-arg, inprocess, inprocess-env, inprocess-alloc-env, inprocess-alloc-arg, segment, sim-env, calibrate)",
+            key);
     }
+}
+
+/* Checks the whole declaration once every key is read (a period in the alloc
+ * templates, the in-process settings only with inprocess=yes, no variable
+ * given twice) and fills the defaults (modes, site). */
+static void system_check(sw_system *s, const char *origin, int lineno) {
     if (!s->alloc.n_env && !s->alloc.n_args)
         bad(origin, lineno, "system %s has no allocation sampling template (alloc-env=... or alloc-arg=...)", s->name);
     int uses_p = 0, uses_mode = 0;
@@ -346,6 +343,22 @@ static void parse_system(char **w, int n, const char *origin, int lineno) {
             s->name);
     if (!s->site)
         s->site = ct_xstrdup("unknown");
+}
+
+/* Parses a system line: its name, each key=value word, the whole-system
+ * checks, then adds it to the systems. */
+static void parse_system(char **w, int n, const char *origin, int lineno) {
+    if (n < 2 || !valid_name(w[1]))
+        bad(origin, lineno, "'system' needs a name of letters, digits, '-', '_', '.'");
+    if (sw_cmd_system(w[1]))
+        bad(origin, lineno, "system %s is declared twice%s", w[1],
+            !strcmp(w[1], freecheck_system.name) ? " (freecheck is built in)" : "");
+    sw_system *s = ct_xcalloc(1, sizeof *s);
+    s->name = ct_xstrdup(w[1]);
+    s->origin = sw_xasprintf("%s line %d", origin, lineno);
+    for (int i = 2; i < n; i++)
+        system_key(s, w[i], origin, lineno);
+    system_check(s, origin, lineno);
     systems = ct_xrealloc(systems, (size_t)(n_systems + 1) * sizeof *systems);
     systems[n_systems++] = s;
 }

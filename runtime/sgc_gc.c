@@ -35,7 +35,7 @@
 
 #include "sgc_gc.h"
 #include "sgc_output.h"
-#include "sgc_stats_keys.h"
+#include "sgc_statswrite.h"
 #include "sgc_timer.h"
 
 /* ---- Shared state --------------------------------------------------------- */
@@ -997,28 +997,17 @@ void sgc_get_stats(sgc_stats *out) {
     sgc__timer_stats(out);
 }
 
-/* The stats record's lines (docs/FORMATS.md), for sgc__output_replace. */
-static int fill_stats(FILE *f, void *ctx) {
-    (void)ctx;
-    sgc_stats s;
-    sgc_get_stats(&s);
-    uint64_t run_ns = sgc__now_ns() - start_ns;
-    const sgc_settings *st = &sgc__settings;
-    double hz = s.time_sampling_ns ? (double)s.time_samples / ((double)s.time_sampling_ns / 1e9) : 0.0;
-    fprintf(f, "sgc-stats 1\n");
-    /* One line per row of sgc_stats_keys.h, in its order. */
-#define PUT_U64(key, v) fprintf(f, "%s %llu\n", key, (unsigned long long)(v))
-#define PUT_INT(key, v) fprintf(f, "%s %d\n", key, (int)(v))
-#define PUT_DEC3(key, v) fprintf(f, "%s %.3f\n", key, (double)(v))
-#define PUT_WORD(key, v) fprintf(f, "%s %s\n", key, (v))
-#define PUT_KEY(key, type, value, what) PUT_##type(#key, value);
-    SGC_STATS_KEYS(PUT_KEY)
-#undef PUT_KEY
-#undef PUT_U64
-#undef PUT_INT
-#undef PUT_DEC3
-#undef PUT_WORD
-    return 0;
+/* The stats record (SGC_STATS): the values its keys are computed from,
+ * handed to its writer (sgc_statswrite.h) through the atomic replace; 0, or
+ * -1 with why filled. */
+static int write_stats(char *why, size_t whylen) {
+    sgc_statsw_in in;
+    sgc_get_stats(&in.s);
+    in.run_ns = sgc__now_ns() - start_ns;
+    in.st = &sgc__settings;
+    in.time_sampler_cpu = sgc__timer_thread_cpu();
+    in.hugepages_in_effect = sgc__hugepages_in_effect;
+    return sgc__output_replace(SGC_OUT_STATS, sgc__statsw_fill, &in, why, whylen);
 }
 
 void sgc_shutdown(void) {
@@ -1031,8 +1020,7 @@ void sgc_shutdown(void) {
     sgc__profile_shutdown();
     sgc__settings_exit_warnings();
     char why[256];
-    if (sgc__settings.stats_path != NULL &&
-        sgc__output_replace(SGC_OUT_STATS, fill_stats, NULL, why, sizeof why) != 0) {
+    if (sgc__settings.stats_path != NULL && write_stats(why, sizeof why) != 0) {
         fprintf(stderr, "freecheck: cannot write the stats record to %s (SGC_STATS): %s\n", sgc__settings.stats_path,
                 why);
         /* A run without its record is a failed run: say so in the exit status. */

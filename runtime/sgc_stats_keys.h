@@ -3,7 +3,7 @@
  *
  * Invariants:
  *  - The runtime writes the record in table order, one "key value" line per
- *    row (runtime/sgc_gc.c, fill_stats); the harness stores every line in
+ *    row (runtime/sgc_statswrite.c, sgc__statsw_fill); the harness stores every line in
  *    run_stats; analyze loads every numeric key into st_run.key[ST_K_<key>]
  *    (stats/st_db.h).  So a new key is one row here; the code that reads it
  *    names it ST_K_<key> (analyze) or by its string (anything else).
@@ -13,9 +13,11 @@
  *    word without spaces (a mode or clock of sgc_modes.h).
  *
  * Each row is X(key, TYPE, value, "meaning").  value is the C expression
- * fill_stats prints; it may use s (the sgc_stats of the run), st (the
- * sgc_settings in force), run_ns (time since start-up) and hz (the achieved
- * time-sampling rate).  Other stages ignore it.
+ * sgc__statsw_fill prints; it may use s (the sgc_stats of the run), st (the
+ * sgc_settings in force), run_ns (time since start-up), hz (the achieved
+ * time-sampling rate), time_sampler_cpu and hugepages_in_effect (the fields
+ * of sgc_statswrite.h's sgc_statsw_in the collector fills).  Other stages
+ * ignore it.
  */
 #ifndef SGC_STATS_KEYS_H
 #define SGC_STATS_KEYS_H
@@ -48,7 +50,7 @@
     X(time_samples_throttled, U64, s.time_samples_throttled, "timer periods skipped by pacing")               \
     X(time_snapshot_retries, U64, s.time_snapshot_retries, "thread mode: stack snapshots retried")            \
     X(time_snapshots_torn, U64, s.time_snapshots_torn, "thread mode: snapshots given up as torn")             \
-    X(time_sampler_cpu, INT, sgc__timer_thread_cpu(), "thread mode: the sampler thread's CPU, -1 if none")    \
+    X(time_sampler_cpu, INT, time_sampler_cpu, "thread mode: the sampler thread's CPU, -1 if none")           \
     X(time_hz_achieved, DEC3, hz, "time_samples / (time_sampling_ns / 1e9); 0 if off")                        \
     X(alloc_period, U64, st->alloc_period, "setting in force at start: SGC_ALLOC_PERIOD")                     \
     X(alloc_mode, WORD, sgc_alloc_mode_name(st->alloc_mode), "setting: SGC_ALLOC_MODE")                       \
@@ -67,7 +69,7 @@
     X(sample_spin_iters_per_us, DEC3, st->spin_iters_per_ns * 1000, "calibrated spin loop speed")             \
     X(virtual_clock_ns, U64, st->virtual_clock_ns, "setting: SGC_VIRTUAL_CLOCK (0: the real clock)")          \
     X(hugepages, U64, st->hugepages, "setting: SGC_HUGEPAGES")                                                \
-    X(hugepages_in_effect, U64, sgc__hugepages_in_effect, "1: every heap mapping was advised MADV_HUGEPAGE")  \
+    X(hugepages_in_effect, U64, hugepages_in_effect, "1: every heap mapping was advised MADV_HUGEPAGE")       \
     X(stack_frames_interned, U64, s.stack_frames_interned, "frames interned by the incremental stack walk")
 
 #endif /* SGC_STATS_KEYS_H */

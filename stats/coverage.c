@@ -121,105 +121,103 @@ static int adaptive_coverage(double H, size_t pilot, size_t max, st_stop_rule ru
     return 0;
 }
 
-int main(int argc, char **argv) {
-    long runs = 30, experiments = 1000, resamples = 2000;
-    double noise = 0.03, overhead = 1.1;
-    int gamma = 0, t3 = 0;
-    double adaptive = 0;
-    long max_blocks = 200;
-    int all_rules = 0;
-    st_stop_rule rule = ST_STOP_TWO_STAGE;
-    const char *noise_from = NULL;
+/* The command line's settings, with their defaults. */
+typedef struct {
+    long runs, experiments, resamples, max_blocks;
+    double noise, overhead, adaptive;
+    int gamma, t3, all_rules;
+    st_stop_rule rule;
+    const char *noise_from;
+} cov_opts;
+
+/* Reads the options into o; returns -1 to go on, else the exit status (0
+ * after --help, 2 after a message for a bad option or value). */
+static int parse_args(int argc, char **argv, cov_opts *o) {
     for (int i = 1; i < argc; i++) {
-        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(o, "--help") == 0) {
+        const char *opt = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(opt, "--help") == 0) {
             usage(stdout);
             return 0;
         }
         if (!v) {
-            fprintf(stderr, "stats-coverage: %s needs a value\n", o);
+            fprintf(stderr, "stats-coverage: %s needs a value\n", opt);
             return 2;
         }
         i++;
         char *end;
-        if (strcmp(o, "--runs") == 0)
-            runs = strtol(v, &end, 10);
-        else if (strcmp(o, "--experiments") == 0)
-            experiments = strtol(v, &end, 10);
-        else if (strcmp(o, "--resamples") == 0)
-            resamples = strtol(v, &end, 10);
-        else if (strcmp(o, "--noise") == 0)
-            noise = strtod(v, &end);
-        else if (strcmp(o, "--overhead") == 0)
-            overhead = strtod(v, &end);
-        else if (strcmp(o, "--dist") == 0) {
+        if (strcmp(opt, "--runs") == 0)
+            o->runs = strtol(v, &end, 10);
+        else if (strcmp(opt, "--experiments") == 0)
+            o->experiments = strtol(v, &end, 10);
+        else if (strcmp(opt, "--resamples") == 0)
+            o->resamples = strtol(v, &end, 10);
+        else if (strcmp(opt, "--noise") == 0)
+            o->noise = strtod(v, &end);
+        else if (strcmp(opt, "--overhead") == 0)
+            o->overhead = strtod(v, &end);
+        else if (strcmp(opt, "--dist") == 0) {
             end = (char *)v + strlen(v);
             if (strcmp(v, "gamma") == 0)
-                gamma = 1;
+                o->gamma = 1;
             else if (strcmp(v, "t3") == 0)
-                t3 = 1;
+                o->t3 = 1;
             else if (strcmp(v, "lognormal"))
                 end = (char *)v;
-        } else if (strcmp(o, "--adaptive") == 0) {
-            adaptive = strtod(v, &end);
-            if (!(adaptive > 0 && adaptive < 1))
+        } else if (strcmp(opt, "--adaptive") == 0) {
+            o->adaptive = strtod(v, &end);
+            if (!(o->adaptive > 0 && o->adaptive < 1))
                 end = (char *)v;
-        } else if (strcmp(o, "--rule") == 0) {
+        } else if (strcmp(opt, "--rule") == 0) {
             end = (char *)v + strlen(v);
             if (strcmp(v, "all") == 0)
-                all_rules = 1;
-            else if (st_stop_rule_parse(v, &rule))
+                o->all_rules = 1;
+            else if (st_stop_rule_parse(v, &o->rule))
                 end = (char *)v;
-        } else if (strcmp(o, "--noise-from") == 0) {
-            noise_from = v;
+        } else if (strcmp(opt, "--noise-from") == 0) {
+            o->noise_from = v;
             end = (char *)v + strlen(v);
-        } else if (strcmp(o, "--max-blocks") == 0) {
-            max_blocks = strtol(v, &end, 10);
-            if (max_blocks < 3)
+        } else if (strcmp(opt, "--max-blocks") == 0) {
+            o->max_blocks = strtol(v, &end, 10);
+            if (o->max_blocks < 3)
                 end = (char *)v;
         } else {
-            fprintf(stderr, "stats-coverage: unknown option '%s'\n", o);
+            fprintf(stderr, "stats-coverage: unknown option '%s'\n", opt);
             usage(stderr);
             return 2;
         }
-        if (*end || end == v || runs < 3 || experiments < 1 || resamples < 100 || !(noise > 0) || !(overhead > 0)) {
-            fprintf(stderr, "stats-coverage: bad value '%s' for %s\n", v, o);
+        if (*end || end == v || o->runs < 3 || o->experiments < 1 || o->resamples < 100 || !(o->noise > 0) ||
+            !(o->overhead > 0)) {
+            fprintf(stderr, "stats-coverage: bad value '%s' for %s\n", v, opt);
             return 2;
         }
     }
-    if (adaptive > 0)
-        return adaptive_coverage(adaptive, (size_t)runs, (size_t)(max_blocks > runs ? max_blocks : runs), rule,
-                                 all_rules, log(overhead), noise, t3, noise_from, (size_t)experiments,
-                                 (size_t)resamples);
-    if (noise_from || all_rules || rule != ST_STOP_TWO_STAGE) {
-        fprintf(stderr, "stats-coverage: --rule and --noise-from are for --adaptive\n");
-        return 2;
-    }
-    if (t3) {
-        fprintf(stderr, "stats-coverage: --dist t3 is for --adaptive\n");
-        return 2;
-    }
+    return -1;
+}
+
+/* The BCa overhead interval's coverage over o->experiments simulated
+ * experiments (seed 99), printed as one line. */
+static int bca_coverage(const cov_opts *o) {
     gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(r, 99);
-    double *a = malloc((size_t)runs * sizeof *a), *b = malloc((size_t)runs * sizeof *b);
+    double *a = malloc((size_t)o->runs * sizeof *a), *b = malloc((size_t)o->runs * sizeof *b);
     long cover = 0, bca = 0, above = 0, below = 0;
     double width = 0;
-    for (long k = 0; k < experiments; k++) {
-        for (long i = 0; i < runs; i++) {
-            double e1 = gamma ? 1 + gsl_ran_gamma(r, 2, noise) : exp(gsl_ran_gaussian(r, noise));
-            double e0 = gamma ? 1 + gsl_ran_gamma(r, 2, noise) : exp(gsl_ran_gaussian(r, noise));
-            a[i] = overhead * e1;
+    for (long k = 0; k < o->experiments; k++) {
+        for (long i = 0; i < o->runs; i++) {
+            double e1 = o->gamma ? 1 + gsl_ran_gamma(r, 2, o->noise) : exp(gsl_ran_gaussian(r, o->noise));
+            double e0 = o->gamma ? 1 + gsl_ran_gamma(r, 2, o->noise) : exp(gsl_ran_gaussian(r, o->noise));
+            a[i] = o->overhead * e1;
             b[i] = e0;
         }
-        st_sample s1 = {(size_t)runs, {a}}, s0 = {(size_t)runs, {b}};
+        st_sample s1 = {(size_t)o->runs, {a}}, s0 = {(size_t)o->runs, {b}};
         st_stat st = {ratio, 1};
-        st_boot_opts o = {(size_t)resamples, 0.95, (uint64_t)k + 1};
+        st_boot_opts bo = {(size_t)o->resamples, 0.95, (uint64_t)k + 1};
         st_interval iv;
-        st_bootstrap(&s1, &s0, &st, 1, &o, &iv);
+        st_bootstrap(&s1, &s0, &st, 1, &bo, &iv);
         bca += iv.method == ST_CI_BCA;
-        if (iv.lo > overhead)
+        if (iv.lo > o->overhead)
             above++;
-        else if (iv.hi < overhead)
+        else if (iv.hi < o->overhead)
             below++;
         else
             cover++;
@@ -227,10 +225,40 @@ int main(int argc, char **argv) {
     }
     printf("runs %ld, %s noise %g, overhead %g: coverage %.3f (%ld of %ld; interval above the truth %ld, "
            "below %ld), BCa in %ld, mean width %.4f\n",
-           runs, gamma ? "1+gamma(2)" : "lognormal", noise, overhead, (double)cover / (double)experiments, cover,
-           experiments, above, below, bca, width / (double)experiments);
+           o->runs, o->gamma ? "1+gamma(2)" : "lognormal", o->noise, o->overhead,
+           (double)cover / (double)o->experiments, cover, o->experiments, above, below, bca,
+           width / (double)o->experiments);
     free(a);
     free(b);
     gsl_rng_free(r);
     return 0;
+}
+
+/* Options, then the adaptive rule's check (--adaptive) or the BCa coverage. */
+int main(int argc, char **argv) {
+    cov_opts opts = {.runs = 30,
+                     .experiments = 1000,
+                     .resamples = 2000,
+                     .max_blocks = 200,
+                     .noise = 0.03,
+                     .overhead = 1.1,
+                     .rule = ST_STOP_TWO_STAGE};
+    cov_opts *o = &opts;
+    int status = parse_args(argc, argv, o);
+    if (status >= 0)
+        return status;
+    if (o->adaptive > 0)
+        return adaptive_coverage(o->adaptive, (size_t)o->runs,
+                                 (size_t)(o->max_blocks > o->runs ? o->max_blocks : o->runs), o->rule, o->all_rules,
+                                 log(o->overhead), o->noise, o->t3, o->noise_from, (size_t)o->experiments,
+                                 (size_t)o->resamples);
+    if (o->noise_from || o->all_rules || o->rule != ST_STOP_TWO_STAGE) {
+        fprintf(stderr, "stats-coverage: --rule and --noise-from are for --adaptive\n");
+        return 2;
+    }
+    if (o->t3) {
+        fprintf(stderr, "stats-coverage: --dist t3 is for --adaptive\n");
+        return 2;
+    }
+    return bca_coverage(o);
 }

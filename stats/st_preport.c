@@ -85,12 +85,11 @@ void st_write_floor_warning_md(FILE *f, const st_analysis *an) {
     }
 }
 
-/* Every workload's interval for each value of one axis (fixed-mode periods or wall-clock rates). */
-static void write_matrix(FILE *f, const st_analysis *an, int time) {
-    int64_t vals[64];
-    size_t nv = 0;
-    const char *ws[64];
-    size_t nw = 0;
+/* The settings (periods or rates, ascending) and the workloads of the
+ * matrix: the fixed-mode allocation or wall-clock time cells at no depth, at
+ * most 64 of each, the workloads in their first cell's order. */
+static void matrix_axes(const st_analysis *an, int time, int64_t *vals, size_t *nvp, const char **ws, size_t *nwp) {
+    size_t nv = 0, nw = 0;
     for (size_t i = 0; i < an->nresults; i++) {
         const st_result *r = &an->results[i];
         const st_cell *c = r->cell;
@@ -110,14 +109,20 @@ static void write_matrix(FILE *f, const st_analysis *an, int time) {
         if (k == nw && nw < 64)
             ws[nw++] = c->workload;
     }
-    if (!nv)
-        return;
     for (size_t a = 1; a < nv; a++)
         for (size_t b = a; b > 0 && vals[b - 1] > vals[b]; b--) {
             int64_t t = vals[b];
             vals[b] = vals[b - 1];
             vals[b - 1] = t;
         }
+    *nvp = nv;
+    *nwp = nw;
+}
+
+/* The table: one row per workload, one column per setting, each cell the
+ * paired interval with its verdict's mark. */
+static void matrix_table(FILE *f, const st_analysis *an, int time, const int64_t *vals, size_t nv, const char **ws,
+                         size_t nw) {
     fprintf(f, "### Every workload, %s\n\n| workload |",
             time ? "time sampling (wall clock) by rate" : "allocation sampling (fixed mode) by period");
     for (size_t k = 0; k < nv; k++) {
@@ -153,7 +158,11 @@ static void write_matrix(FILE *f, const st_analysis *an, int time) {
         fputc('\n', f);
     }
     fputc('\n', f);
-    /* The family claims: every workload at one setting, from the simultaneous intervals. */
+}
+
+/* The family claims: every workload at one setting, from the simultaneous
+ * intervals, by verdict. */
+static void matrix_families(FILE *f, const st_analysis *an, int time, const int64_t *vals, size_t nv) {
     char m[32];
     snprintf(m, sizeof m, "%g%%", an->margin * 100);
     for (size_t k = 0; k < nv; k++) {
@@ -194,6 +203,19 @@ static void write_matrix(FILE *f, const st_analysis *an, int time) {
         fputs(".\n", f);
     }
     fputc('\n', f);
+}
+
+/* Every workload's interval for each value of one axis (fixed-mode periods or
+ * wall-clock rates): axes, table, family claims. */
+static void write_matrix(FILE *f, const st_analysis *an, int time) {
+    int64_t vals[64];
+    const char *ws[64];
+    size_t nv, nw;
+    matrix_axes(an, time, vals, &nv, ws, &nw);
+    if (!nv)
+        return;
+    matrix_table(f, an, time, vals, nv, ws, nw);
+    matrix_families(f, an, time, vals, nv);
 }
 
 void st_write_paired_md(FILE *f, const st_analysis *an, double confidence) {

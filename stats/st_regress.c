@@ -180,11 +180,10 @@ static int exact_repeats(const st_reg_data *d, const size_t *start, const size_t
     return 1;
 }
 
-void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *fit) {
-    memset(fit, 0, sizeof *fit);
+/* Runs per group, and the sampling groups and the slope's reading of the
+ * baseline into fit. */
+static size_t *count_groups(const st_reg_data *d, st_reg_fit *fit) {
     size_t n = d->n, G = d->ngroups;
-    fit->n = n;
-    fit->residual = ct_xmalloc((G ? G : 1) * sizeof(double));
     size_t *count = ct_xcalloc(G ? G : 1, sizeof(size_t));
     for (size_t i = 0; i < n; i++)
         count[d->group[i]]++;
@@ -194,6 +193,13 @@ void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *
     fit->baseline_in_slope = fit->sampling_groups < 2;
     if (fit->baseline_in_slope)
         fit->why = "fewer than two sampling cells: the slope uses the baseline and the fixed cost is not separable";
+    return count;
+}
+
+/* Which estimates get an interval (*cost_ci, *base_ci), with fit->no_ci
+ * saying why one does not. */
+static void interval_rules(const st_reg_data *d, st_reg_fit *fit, const size_t *count, int *cost_ci, int *base_ci) {
+    size_t G = d->ngroups;
     /* Which estimates get an interval: the rule of every interval of the
      * summary (st_boot.h), each group the estimate reads needs
      * ST_BOOT_MIN_RUNS runs.  A group of one run is always drawn whole, so an
@@ -203,15 +209,78 @@ void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *
         if (count[g] && (long)g != d->baseline && count[g] < fewest_sampling)
             fewest_sampling = count[g];
     int slope_reads_base = fit->baseline_in_slope && nbase > 0;
-    int cost_ci = fewest_sampling != SIZE_MAX && fewest_sampling >= ST_BOOT_MIN_RUNS &&
-                  (!slope_reads_base || nbase >= ST_BOOT_MIN_RUNS);
-    int base_ci = nbase >= ST_BOOT_MIN_RUNS;
+    *cost_ci = fewest_sampling != SIZE_MAX && fewest_sampling >= ST_BOOT_MIN_RUNS &&
+               (!slope_reads_base || nbase >= ST_BOOT_MIN_RUNS);
+    *base_ci = nbase >= ST_BOOT_MIN_RUNS;
     if (fewest_sampling != SIZE_MAX && fewest_sampling < ST_BOOT_MIN_RUNS)
         fit->no_ci = "a sampling cell has fewer than 3 used runs: no interval";
     else if (nbase && nbase < ST_BOOT_MIN_RUNS)
         fit->no_ci = slope_reads_base ? "the baseline has fewer than 3 used runs: no interval"
                                       : "the baseline has fewer than 3 used runs: no interval for the baseline "
                                         "and the fixed cost";
+}
+
+/* Members of each group, for the stratified resampling: group g's runs are
+ * member[start[g] .. start[g + 1]) (*startp, G + 1 entries). */
+static size_t *group_members(const st_reg_data *d, const size_t *count, size_t **startp) {
+    size_t n = d->n, G = d->ngroups;
+    size_t *start = ct_xcalloc(G + 1, sizeof(size_t));
+    for (size_t g = 0; g < G; g++)
+        start[g + 1] = start[g] + count[g];
+    size_t *member = ct_xmalloc((n ? n : 1) * sizeof(size_t));
+    size_t *fill = ct_xcalloc(G ? G : 1, sizeof(size_t));
+    for (size_t i = 0; i < n; i++)
+        member[start[d->group[i]] + fill[d->group[i]]++] = i;
+    free(fill);
+    *startp = start;
+    return member;
+}
+
+/* The B resamples (draw[g] runs of each group g, seed from opts->seed), each
+ * fitted again, and the percentile intervals of the four estimates. */
+static void boot_percentiles(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *fit, pairs *ppp, double *tmp,
+                             const size_t *count, const size_t *start, const size_t *member, const size_t *draw) {
+    size_t n = d->n, G = d->ngroups, B = opts->resamples;
+    double *bi = ct_xmalloc(B * sizeof(double)), *bb = ct_xmalloc(B * sizeof(double)),
+           *bf = ct_xmalloc(B * sizeof(double));
+    double *rx = ct_xmalloc((n ? n : 1) * sizeof(double)), *ry = ct_xmalloc((n ? n : 1) * sizeof(double));
+    size_t *rg = ct_xmalloc((n ? n : 1) * sizeof(size_t));
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!rng)
+        ct_out_of_memory();
+    gsl_rng_set(rng, (unsigned long)((opts->seed >> 32) ^ (opts->seed & 0xffffffffu)));
+    for (size_t b = 0; b < B; b++) {
+        size_t k = 0;
+        for (size_t g = 0; g < G; g++)
+            for (size_t j = 0; j < draw[g]; j++) {
+                size_t i = member[start[g] + gsl_rng_uniform_int(rng, count[g])];
+                rx[k] = d->x[i], ry[k] = d->y[i], rg[k] = g;
+                k++;
+            }
+        one r = fit_once(ppp, k, rx, ry, rg, G, d->baseline, fit->baseline_in_slope, tmp, NULL);
+        fit->boot_cost[b] = r.cost, bi[b] = r.intercept, bb[b] = r.base, bf[b] = r.fixed;
+    }
+    double *t = ct_xmalloc(B * sizeof(double));
+    memcpy(t, fit->boot_cost, B * sizeof(double));
+    percentile(t, B, opts->confidence, &fit->cost);
+    percentile(bi, B, opts->confidence, &fit->intercept);
+    percentile(bb, B, opts->confidence, &fit->base);
+    percentile(bf, B, opts->confidence, &fit->fixed);
+    gsl_rng_free(rng);
+    free(t), free(bi), free(bb), free(bf), free(rx), free(ry), free(rg);
+}
+
+/* The fit of cost per sample: group counts, interval rules, the point fit,
+ * the group members, then the Rao-Wu bootstrap (or the estimate itself when
+ * nothing varies). */
+void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *fit) {
+    memset(fit, 0, sizeof *fit);
+    size_t n = d->n, G = d->ngroups;
+    fit->n = n;
+    fit->residual = ct_xmalloc((G ? G : 1) * sizeof(double));
+    size_t *count = count_groups(d, fit);
+    int cost_ci, base_ci;
+    interval_rules(d, fit, count, &cost_ci, &base_ci);
 
     pairs pp = {0};
     double *tmp = ct_xmalloc((n ? n : 1) * sizeof(double));
@@ -223,14 +292,8 @@ void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *
     if (isnan(o.cost))
         fit->why = "no two runs with different sample counts: no slope";
 
-    /* Members of each group, for the stratified resampling. */
-    size_t *start = ct_xcalloc(G + 1, sizeof(size_t));
-    for (size_t g = 0; g < G; g++)
-        start[g + 1] = start[g] + count[g];
-    size_t *member = ct_xmalloc((n ? n : 1) * sizeof(size_t));
-    size_t *fill = ct_xcalloc(G ? G : 1, sizeof(size_t));
-    for (size_t i = 0; i < n; i++)
-        member[start[d->group[i]] + fill[d->group[i]]++] = i;
+    size_t *start;
+    size_t *member = group_members(d, count, &start);
 
     /* Each group draws n_g - 1 of its n_g runs (n_g if it has one): the
      * Rao-Wu rescaled bootstrap, whose variance for a mean is the unbiased
@@ -254,39 +317,13 @@ void st_reg_fit_runs(const st_reg_data *d, const st_reg_opts *opts, st_reg_fit *
         for (int i = 0; i < 4; i++)
             e[i]->lo = e[i]->hi = e[i]->est;
         no_interval(fit, cost_ci, base_ci);
-        free(start), free(member), free(fill), free(count), free(draw), free(tmp);
+        free(start), free(member), free(count), free(draw), free(tmp);
         free(pp.s), free(pp.w);
         return;
     }
-    double *bi = ct_xmalloc(B * sizeof(double)), *bb = ct_xmalloc(B * sizeof(double)),
-           *bf = ct_xmalloc(B * sizeof(double));
-    double *rx = ct_xmalloc((n ? n : 1) * sizeof(double)), *ry = ct_xmalloc((n ? n : 1) * sizeof(double));
-    size_t *rg = ct_xmalloc((n ? n : 1) * sizeof(size_t));
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!rng)
-        ct_out_of_memory();
-    gsl_rng_set(rng, (unsigned long)((opts->seed >> 32) ^ (opts->seed & 0xffffffffu)));
-    for (size_t b = 0; b < B; b++) {
-        size_t k = 0;
-        for (size_t g = 0; g < G; g++)
-            for (size_t j = 0; j < draw[g]; j++) {
-                size_t i = member[start[g] + gsl_rng_uniform_int(rng, count[g])];
-                rx[k] = d->x[i], ry[k] = d->y[i], rg[k] = g;
-                k++;
-            }
-        one r = fit_once(&pp, k, rx, ry, rg, G, d->baseline, fit->baseline_in_slope, tmp, NULL);
-        fit->boot_cost[b] = r.cost, bi[b] = r.intercept, bb[b] = r.base, bf[b] = r.fixed;
-    }
-    double *t = ct_xmalloc(B * sizeof(double));
-    memcpy(t, fit->boot_cost, B * sizeof(double));
-    percentile(t, B, opts->confidence, &fit->cost);
-    percentile(bi, B, opts->confidence, &fit->intercept);
-    percentile(bb, B, opts->confidence, &fit->base);
-    percentile(bf, B, opts->confidence, &fit->fixed);
+    boot_percentiles(d, opts, fit, &pp, tmp, count, start, member, draw);
     no_interval(fit, cost_ci, base_ci);
-    gsl_rng_free(rng);
-    free(t), free(bi), free(bb), free(bf), free(rx), free(ry), free(rg);
-    free(start), free(member), free(fill), free(count), free(draw), free(tmp);
+    free(start), free(member), free(count), free(draw), free(tmp);
     free(pp.s), free(pp.w);
 }
 

@@ -1067,12 +1067,12 @@ static void write_failures(FILE *f, const st_analysis *an) {
     fputc('\n', f);
 }
 
-static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opts *o) {
+/* The summary's title and opening: the in-process design's warning, the
+ * analysis settings and run counts, missing runs, the levels and an
+ * incomplete sweep's status. */
+static void md_intro(FILE *f, const st_analysis *an, const st_report_opts *o, const st_inprocs *ip, size_t nw) {
     const st_sweep *sw = an->sweep;
-    const char **w;
-    size_t nw = workloads(an, &w);
     fprintf(f, "# freecheck sweep %s: statistics\n\n", sweep_name(sw->dir));
-    const st_inprocs *ip = an->inproc && an->inproc->n ? an->inproc : NULL;
     if (ip && ip->design_inprocess)
         fputs("> **Design inprocess.** Every run switched its cell's sampling on and off inside the process,\n"
               "> so the process-level (whole run) tables below compare runs that sampled about half of the\n"
@@ -1100,6 +1100,11 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
                 "**This sweep is not complete (status `%s` in its metadata): the numbers cover the runs "
                 "recorded so far.**\n\n",
                 status);
+}
+
+/* The fixed mode's exactness check: the mismatching runs (at most 50 listed),
+ * else how many runs were checked. */
+static void md_exactness(FILE *f, const st_analysis *an) {
     if (an->nmismatches) {
         fprintf(f,
                 "**EXACTNESS MISMATCH: %zu fixed-mode runs took a number of samples different from "
@@ -1124,6 +1129,12 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
                     "samples.\n\n",
                     checked);
     }
+}
+
+/* The headlines (cost fit, worst cell, normalized cost, A/A) after the floor
+ * and implausibility warnings and the nothing-to-analyse notes. */
+static void md_headlines(FILE *f, const st_analysis *an, const st_report_opts *o, const char **w, size_t nw) {
+    const st_sweep *sw = an->sweep;
     st_write_floor_warning_md(f, an);
     st_peers_write_implausible_md(f, an);
     if (an->used_runs == 0 && an->failed_runs)
@@ -1146,9 +1157,10 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
                   "the deepstack cells at their one depth, with depth NaN.\n\n",
                   f);
     }
-    st_write_paired_md(f, an, o->confidence);
-    if (an->failed_runs)
-        write_failures(f, an);
+}
+
+/* The per-workload tables with their legend. */
+static void md_workloads(FILE *f, const st_analysis *an, const char **w, size_t nw) {
     fputs("## Per workload\n\nIntervals are BCa at the confidence above (* = percentile fallback, see the note); "
           "\"no CI\" = fewer than 3 runs or undefined (see the note). Verdict (the cell's one verdict, "
           "the same in every table): read from the paired ratio's interval when the cell has one (blocked "
@@ -1159,22 +1171,42 @@ static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opt
           f);
     for (size_t i = 0; i < nw; i++)
         write_workload_table(f, an, w[i]);
+}
+
+/* The sweep's metadata table (values over 200 characters left to results.db). */
+static void md_meta(FILE *f, const st_sweep *sw) {
+    fputs("## Sweep metadata\n\n| key | value |\n|---|---|\n", f);
+    for (size_t i = 0; i < sw->nmeta; i++) {
+        if (strlen(sw->meta_value[i]) > 200)
+            continue; /* the plan and other long values: see results.db */
+        fputs("| ", f);
+        md_escape(f, sw->meta_key[i]);
+        fputs(" | ", f);
+        for (const char *s = sw->meta_value[i]; *s; s++)
+            fputc(*s == '\n' ? ' ' : *s, f);
+        fputs(" |\n", f);
+    }
+    fputc('\n', f);
+}
+
+/* summary.md: intro, exactness, headlines, paired tables, failures, per
+ * workload, noise, simulated cells, metadata, nodes, in-process section. */
+static void write_summary_md(FILE *f, const st_analysis *an, const st_report_opts *o) {
+    const st_sweep *sw = an->sweep;
+    const char **w;
+    size_t nw = workloads(an, &w);
+    const st_inprocs *ip = an->inproc && an->inproc->n ? an->inproc : NULL;
+    md_intro(f, an, o, ip, nw);
+    md_exactness(f, an);
+    md_headlines(f, an, o, w, nw);
+    st_write_paired_md(f, an, o->confidence);
+    if (an->failed_runs)
+        write_failures(f, an);
+    md_workloads(f, an, w, nw);
     st_write_noise_md(f, an);
     st_sim_write_md(f, an->sim);
-    if (sw->nmeta) {
-        fputs("## Sweep metadata\n\n| key | value |\n|---|---|\n", f);
-        for (size_t i = 0; i < sw->nmeta; i++) {
-            if (strlen(sw->meta_value[i]) > 200)
-                continue; /* the plan and other long values: see results.db */
-            fputs("| ", f);
-            md_escape(f, sw->meta_key[i]);
-            fputs(" | ", f);
-            for (const char *s = sw->meta_value[i]; *s; s++)
-                fputc(*s == '\n' ? ' ' : *s, f);
-            fputs(" |\n", f);
-        }
-        fputc('\n', f);
-    }
+    if (sw->nmeta)
+        md_meta(f, sw);
     if (o->nodes_md)
         fputs(o->nodes_md, f);
     if (ip)

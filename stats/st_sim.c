@@ -150,7 +150,9 @@ static void summarize(st_simcell *c, runvals *r, size_t n) {
     }
 }
 
-static int load(sqlite3 *db, st_sim *sim, char *err, size_t errlen) {
+/* Reads the simulated cells (backend 'sim') into sim->cells; returns their
+ * number, 0 for a sweep from before the simulated backend. */
+static size_t load_cells(sqlite3 *db, st_sim *sim) {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db,
                            "SELECT cell_id, workload, kind, alloc_period, alloc_mode, time_hz, time_clock, size, label "
@@ -178,10 +180,13 @@ static int load(sqlite3 *db, st_sim *sim, char *err, size_t errlen) {
         c->label = dup_text(st, 8);
     }
     sqlite3_finalize(st);
-    if (!sim->ncells)
-        return 0;
+    return sim->ncells;
+}
 
-    /* Runs with their counts and sample counts, one cell at a time. */
+/* Each cell's runs with their sim:: counters and sample counts, summarized
+ * into the cell; 2 with err filled when the runs cannot be read. */
+static int load_runs(sqlite3 *db, st_sim *sim, char *err, size_t errlen) {
+    sqlite3_stmt *st;
     sqlite3_stmt *rs;
     if (sqlite3_prepare_v2(db,
                            "SELECT r.run_id, r.status, r.failure, "
@@ -236,8 +241,13 @@ static int load(sqlite3 *db, st_sim *sim, char *err, size_t errlen) {
     }
     sqlite3_finalize(rs);
     sqlite3_finalize(st);
+    return 0;
+}
 
-    /* Native CPU time of each workload's baseline at the simulated size. */
+/* Native CPU time of each workload's baseline at the simulated size (NAN
+ * where none was measured at that size). */
+static void load_native(sqlite3 *db, st_sim *sim) {
+    sqlite3_stmt *st;
     if (sqlite3_prepare_v2(db, "SELECT size, cpu_ns FROM sim_native WHERE workload = ?", -1, &st, NULL) == SQLITE_OK) {
         for (size_t i = 0; i < sim->ncells; i++) {
             st_simcell *c = &sim->cells[i];
@@ -254,7 +264,11 @@ static int load(sqlite3 *db, st_sim *sim, char *err, size_t errlen) {
         for (size_t i = 0; i < sim->ncells; i++)
             sim->cells[i].native_s = NAN;
     }
+}
 
+/* The time sampler's delivery cost from meta, or the note saying why not. */
+static void load_delivery(sqlite3 *db, st_sim *sim) {
+    sqlite3_stmt *st;
     sim->delivery_ns = NAN;
     if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = 'time_delivery_ns'", -1, &st, NULL) == SQLITE_OK) {
         if (sqlite3_step(st) == SQLITE_ROW) {
@@ -270,6 +284,17 @@ static int load(sqlite3 *db, st_sim *sim, char *err, size_t errlen) {
         }
         sqlite3_finalize(st);
     }
+}
+
+/* The simulated cells, their runs, native times and the delivery cost; 2
+ * with err filled on an unreadable sweep. */
+static int load(sqlite3 *db, st_sim *sim, char *err, size_t errlen) {
+    if (!load_cells(db, sim))
+        return 0;
+    if (load_runs(db, sim, err, errlen))
+        return 2;
+    load_native(db, sim);
+    load_delivery(db, sim);
     return 0;
 }
 

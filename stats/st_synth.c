@@ -117,14 +117,10 @@ static int cmp_bref(const void *a, const void *b) {
     return (x->first_seq > y->first_seq) - (x->first_seq < y->first_seq);
 }
 
-static int load_blocked(const st_sweep *sw, const char *name, st_nsource **out, size_t *nout) {
-    *out = NULL;
-    *nout = 0;
-    /* Median log wall and log CPU of each cell's used runs. */
-    double *mw = ct_xmalloc((sw->ncells + 1) * sizeof *mw), *mc = ct_xmalloc((sw->ncells + 1) * sizeof *mc);
+/* Median log wall (mw) and log CPU (mc) of each cell's used runs, NAN for a
+ * cell with none; cell_of[run] is the run's cell. */
+static void cell_medians(const st_sweep *sw, double *mw, double *mc, const st_cell **cell_of) {
     double *tmp = ct_xmalloc((sw->nruns + 1) * sizeof *tmp);
-    const st_cell **cell_of = ct_xmalloc((sw->nruns + 1) * sizeof *cell_of);
-    int64_t maxb = 0;
     for (size_t i = 0; i < sw->ncells; i++) {
         const st_cell *c = &sw->cells[i];
         size_t k = 0, kc = 0;
@@ -143,14 +139,13 @@ static int load_blocked(const st_sweep *sw, const char *name, st_nsource **out, 
         }
         mc[i] = kc ? st_median(tmp, kc) : NAN;
     }
-    for (size_t i = 0; i < sw->nruns; i++)
-        if (sw->runs[i].block > maxb)
-            maxb = sw->runs[i].block;
-    if (maxb == 0) {
-        free(mw), free(mc), free(tmp), free(cell_of);
-        return 0;
-    }
-    /* Each block's used runs (a block with a failed run is left out, as analyze leaves it out). */
+    free(tmp);
+}
+
+/* The blocks (1..maxb) whose two used runs are of one workload, each as its
+ * runs in execution order, sorted by bref's order; a block with a failed or
+ * third run is left out, as analyze leaves it out. */
+static bref *block_pairs(const st_sweep *sw, int64_t maxb, const st_cell **cell_of, size_t *nbout) {
     long *first = ct_xmalloc((size_t)(maxb + 1) * sizeof *first),
          *second = ct_xmalloc((size_t)(maxb + 1) * sizeof *second);
     int *bad = ct_xcalloc((size_t)(maxb + 1), sizeof *bad);
@@ -189,6 +184,16 @@ static int load_blocked(const st_sweep *sw, const char *name, st_nsource **out, 
         br[nb++] = (bref){x->seq, {x, y}, {cx, cy}};
     }
     qsort(br, nb, sizeof *br, cmp_bref);
+    free(first), free(second), free(bad);
+    *nbout = nb;
+    return br;
+}
+
+/* One source per workload from its sorted block pairs: each run's log time
+ * less its cell's median, the level from the workload's first baseline cell;
+ * a workload without a level or with fewer than 4 blocks is left out. */
+static st_nsource *block_sources(const st_sweep *sw, const char *name, const bref *br, size_t nb, const double *mw,
+                                 const double *mc, size_t *nsout) {
     st_nsource *src = NULL;
     size_t ns = 0;
     for (size_t i = 0; i < nb;) {
@@ -225,9 +230,30 @@ static int load_blocked(const st_sweep *sw, const char *name, st_nsource **out, 
         }
         i = j;
     }
-    free(br), free(first), free(second), free(bad), free(mw), free(mc), free(tmp), free(cell_of);
-    *out = src;
-    *nout = ns;
+    *nsout = ns;
+    return src;
+}
+
+/* The normalized sources of a blocked sweep: cell medians, block pairs, one
+ * source per workload (none for an unblocked sweep). */
+static int load_blocked(const st_sweep *sw, const char *name, st_nsource **out, size_t *nout) {
+    *out = NULL;
+    *nout = 0;
+    double *mw = ct_xmalloc((sw->ncells + 1) * sizeof *mw), *mc = ct_xmalloc((sw->ncells + 1) * sizeof *mc);
+    const st_cell **cell_of = ct_xmalloc((sw->nruns + 1) * sizeof *cell_of);
+    int64_t maxb = 0;
+    cell_medians(sw, mw, mc, cell_of);
+    for (size_t i = 0; i < sw->nruns; i++)
+        if (sw->runs[i].block > maxb)
+            maxb = sw->runs[i].block;
+    if (maxb == 0) {
+        free(mw), free(mc), free(cell_of);
+        return 0;
+    }
+    size_t nb;
+    bref *br = block_pairs(sw, maxb, cell_of, &nb);
+    *out = block_sources(sw, name, br, nb, mw, mc, nout);
+    free(br), free(mw), free(mc), free(cell_of);
     return 0;
 }
 
@@ -409,6 +435,95 @@ static int cmp_wpool(const void *a, const void *b) {
     return strcmp(((const wpool *)a)->workload, ((const wpool *)b)->workload);
 }
 
+/* The segments of one cell's successful measured runs (the row cells is on)
+ * into *buf (capacity *cap, grown as needed), their samples counted by the
+ * cell's samplers (both for a cell sampling nothing); returns their number. */
+static size_t cell_segments(sqlite3_stmt *cells, sqlite3_stmt *segs, rawseg **bufp, size_t *cap) {
+    rawseg *buf = *bufp;
+    int alloc = sqlite3_column_int64(cells, 2) > 0, time = sqlite3_column_int64(cells, 3) > 0;
+    int none = !alloc && !time;
+    sqlite3_reset(segs);
+    sqlite3_bind_int64(segs, 1, sqlite3_column_int64(cells, 0));
+    size_t m = 0;
+    while (sqlite3_step(segs) == SQLITE_ROW) {
+        if (m == *cap)
+            buf = ct_xrealloc(buf, (*cap = *cap ? 2 * *cap : 4096) * sizeof *buf);
+        rawseg *g = &buf[m++];
+        g->run = sqlite3_column_int64(segs, 0);
+        g->block = sqlite3_column_int64(segs, 1);
+        g->pos = sqlite3_column_int(segs, 2);
+        g->kind = ((const char *)sqlite3_column_text(segs, 3))[0];
+        g->complete = strcmp((const char *)sqlite3_column_text(segs, 4), sgc_alt_end_name(SGC_ALT_END_EXIT)) != 0;
+        g->cpu = sqlite3_column_double(segs, 5);
+        g->bytes = sqlite3_column_double(segs, 6);
+        g->iter = sqlite3_column_double(segs, 7);
+        g->samples =
+            (alloc || none ? sqlite3_column_double(segs, 8) : 0) + (time || none ? sqlite3_column_double(segs, 9) : 0);
+    }
+    *bufp = buf;
+    return m;
+}
+
+/* Adds the processes of one cell's m segments to its workload's pool (a new
+ * pool for a new workload); a process with fewer than ST_SYNTH_MIN_BLOCKS
+ * blocks is dropped. */
+static void pool_add(wpool **poolsp, size_t *npoolsp, const char *workload, rawseg *buf, size_t m) {
+    wpool *pools = *poolsp;
+    size_t npools = *npoolsp;
+    pproc *p;
+    size_t np;
+    cell_processes(buf, m, &p, &np);
+    size_t w = 0;
+    while (w < npools && strcmp(pools[w].workload, workload))
+        w++;
+    if (w == npools) {
+        pools = ct_xrealloc(pools, (npools + 1) * sizeof *pools);
+        pools[npools++] = (wpool){ct_xstrdup(workload), NULL, 0};
+    }
+    for (size_t k = 0; k < np; k++) {
+        if (p[k].n < ST_SYNTH_MIN_BLOCKS) {
+            free(p[k].b), free(p[k].r);
+            continue;
+        }
+        pools[w].p = ct_xrealloc(pools[w].p, (pools[w].n + 1) * sizeof *pools[w].p);
+        pools[w].p[pools[w].n++] = p[k];
+    }
+    free(p);
+    *poolsp = pools;
+    *npoolsp = npools;
+}
+
+/* One source per workload pool, in cmp_wpool's order; a pool of fewer than 2
+ * processes is freed and left out. Frees the pools. */
+static st_ipsource *pool_sources(wpool *pools, size_t npools, const char *name, size_t *nsout) {
+    qsort(pools, npools, sizeof *pools, cmp_wpool);
+    st_ipsource *src = ct_xcalloc(npools ? npools : 1, sizeof *src);
+    size_t ns = 0;
+    for (size_t w = 0; w < npools; w++) {
+        if (pools[w].n < 2) {
+            for (size_t k = 0; k < pools[w].n; k++)
+                free(pools[w].p[k].b), free(pools[w].p[k].r);
+            free(pools[w].p), free(pools[w].workload);
+            continue;
+        }
+        st_ipsource *s = &src[ns++];
+        s->sweep = ct_xstrdup(name);
+        s->workload = pools[w].workload;
+        s->np = pools[w].n;
+        s->p = ct_xmalloc(s->np * sizeof *s->p);
+        for (size_t k = 0; k < s->np; k++)
+            s->p[k] = (st_ipproc){pools[w].p[k].b, pools[w].p[k].r, pools[w].p[k].n, 1};
+        free(pools[w].p);
+        st_ipsource_finish(s);
+    }
+    free(pools);
+    *nsout = ns;
+    return src;
+}
+
+/* The in-process sources of a sweep directory: its segments table read one
+ * cell at a time into workload pools, then one source per pool (none for a
+ * sweep without segments); 2 with err filled when results.db cannot be read. */
 static int load_inproc(const char *dir, const char *name, st_ipsource **out, size_t *nout, char *err, size_t errlen) {
     *out = NULL;
     *nout = 0;
@@ -450,75 +565,15 @@ static int load_inproc(const char *dir, const char *name, st_ipsource **out, siz
     rawseg *buf = NULL;
     while (sqlite3_step(cells) == SQLITE_ROW) {
         const char *workload = (const char *)sqlite3_column_text(cells, 1);
-        int alloc = sqlite3_column_int64(cells, 2) > 0, time = sqlite3_column_int64(cells, 3) > 0;
-        int none = !alloc && !time;
-        sqlite3_reset(segs);
-        sqlite3_bind_int64(segs, 1, sqlite3_column_int64(cells, 0));
-        size_t m = 0;
-        while (sqlite3_step(segs) == SQLITE_ROW) {
-            if (m == cap)
-                buf = ct_xrealloc(buf, (cap = cap ? 2 * cap : 4096) * sizeof *buf);
-            rawseg *g = &buf[m++];
-            g->run = sqlite3_column_int64(segs, 0);
-            g->block = sqlite3_column_int64(segs, 1);
-            g->pos = sqlite3_column_int(segs, 2);
-            g->kind = ((const char *)sqlite3_column_text(segs, 3))[0];
-            g->complete = strcmp((const char *)sqlite3_column_text(segs, 4), sgc_alt_end_name(SGC_ALT_END_EXIT)) != 0;
-            g->cpu = sqlite3_column_double(segs, 5);
-            g->bytes = sqlite3_column_double(segs, 6);
-            g->iter = sqlite3_column_double(segs, 7);
-            g->samples = (alloc || none ? sqlite3_column_double(segs, 8) : 0) +
-                         (time || none ? sqlite3_column_double(segs, 9) : 0);
-        }
-        if (!m)
-            continue;
-        pproc *p;
-        size_t np;
-        cell_processes(buf, m, &p, &np);
-        size_t w = 0;
-        while (w < npools && strcmp(pools[w].workload, workload))
-            w++;
-        if (w == npools) {
-            pools = ct_xrealloc(pools, (npools + 1) * sizeof *pools);
-            pools[npools++] = (wpool){ct_xstrdup(workload), NULL, 0};
-        }
-        for (size_t k = 0; k < np; k++) {
-            if (p[k].n < ST_SYNTH_MIN_BLOCKS) {
-                free(p[k].b), free(p[k].r);
-                continue;
-            }
-            pools[w].p = ct_xrealloc(pools[w].p, (pools[w].n + 1) * sizeof *pools[w].p);
-            pools[w].p[pools[w].n++] = p[k];
-        }
-        free(p);
+        size_t m = cell_segments(cells, segs, &buf, &cap);
+        if (m)
+            pool_add(&pools, &npools, workload, buf, m);
     }
     sqlite3_finalize(cells);
     sqlite3_finalize(segs);
     sqlite3_close(db);
     free(buf);
-    qsort(pools, npools, sizeof *pools, cmp_wpool);
-    st_ipsource *src = ct_xcalloc(npools ? npools : 1, sizeof *src);
-    size_t ns = 0;
-    for (size_t w = 0; w < npools; w++) {
-        if (pools[w].n < 2) {
-            for (size_t k = 0; k < pools[w].n; k++)
-                free(pools[w].p[k].b), free(pools[w].p[k].r);
-            free(pools[w].p), free(pools[w].workload);
-            continue;
-        }
-        st_ipsource *s = &src[ns++];
-        s->sweep = ct_xstrdup(name);
-        s->workload = pools[w].workload;
-        s->np = pools[w].n;
-        s->p = ct_xmalloc(s->np * sizeof *s->p);
-        for (size_t k = 0; k < s->np; k++)
-            s->p[k] = (st_ipproc){pools[w].p[k].b, pools[w].p[k].r, pools[w].p[k].n, 1};
-        free(pools[w].p);
-        st_ipsource_finish(s);
-    }
-    free(pools);
-    *out = src;
-    *nout = ns;
+    *out = pool_sources(pools, npools, name, nout);
     return 0;
 }
 

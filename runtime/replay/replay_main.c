@@ -94,6 +94,104 @@ static int read_line(FILE *in, char *buf, uint64_t line) {
     return c != EOF || n > 0;
 }
 
+/* Cuts a trace line into at most 4 words (words[]), up to a comment; returns
+ * their number. */
+static int split_words(char *buf, uint64_t line, char **words) {
+    int nw = 0;
+    for (char *save = NULL, *w = strtok_r(buf, " \t\r\v\f", &save); w; w = strtok_r(NULL, " \t\r\v\f", &save)) {
+        if (w[0] == '#')
+            break; /* the rest of the line is a comment */
+        if (strchr(w, '#'))
+            bad_input(line, "a comment starts with # at the start of a word", w);
+        if (nw == 4)
+            bad_input(line, "too many words", NULL);
+        words[nw++] = w;
+    }
+    return nw;
+}
+
+/* The nursery size of a "nursery" line (the line's nw words), checked: one
+ * such line (nursery_line: the earlier one, 0 if none), before the first
+ * alloc, in range, not also set by SGC_NURSERY, mappable. */
+static uint64_t parse_nursery(char **words, int nw, uint64_t line, uint64_t nursery_line, int seen_alloc) {
+    uint64_t bytes;
+    if (nw != 2)
+        bad_input(line, "expected \"nursery <bytes>\"", NULL);
+    if (nursery_line) {
+        char what[80];
+        snprintf(what, sizeof what, "a second nursery line (the first is line %llu)", (unsigned long long)nursery_line);
+        bad_input(line, what, NULL);
+    }
+    if (seen_alloc)
+        bad_input(line, "\"nursery\" must come before the first alloc", NULL);
+    if (parse_number(words[1], 1, &bytes))
+        bad_input(line, "not a byte count", words[1]);
+    if (bytes < 4096 || bytes > ((uint64_t)1 << 36))
+        bad_input(line, "the nursery must be between 4K and 64G", words[1]);
+    const char *env = getenv("SGC_NURSERY");
+    if (env) {
+        char what[200];
+        snprintf(what, sizeof what,
+                 "the trace sets the nursery (nursery %.40s) and so does SGC_NURSERY=%.40s; give one of them", words[1],
+                 env);
+        bad_input(line, what, NULL);
+    }
+    /* A size in range that this machine cannot map is still the
+         * trace's fault: say which line, as for any other bad value
+         * (the runtime would name only SGC_NURSERY). */
+    size_t map = (size_t)bytes * (getenv("SGC_POISON") && !strcmp(getenv("SGC_POISON"), "1") ? 2 : 1);
+    void *m = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        bad_input(line, "the system refused to map a nursery of this size", words[1]);
+    munmap(m, map);
+    return bytes;
+}
+
+/* A command line other than "nursery" into *op (its kind and operands);
+ * *seen_alloc is set by an alloc. */
+static void parse_op(char **words, int nw, uint64_t line, replay_op *op, int *seen_alloc) {
+    const char *kw = words[0];
+    if (!strcmp(kw, "period")) {
+        op->kind = OP_PERIOD;
+        if (nw != 2)
+            bad_input(line, "expected \"period <P>\"", NULL);
+        if (parse_number(words[1], 1, &op->a))
+            bad_input(line, "not a period in bytes", words[1]);
+        if (op->a > SGC_SAMPLE_MAX_PERIOD)
+            bad_input(line, "the period must be at most 256T (2^48 bytes)", words[1]);
+    } else if (!strcmp(kw, "poisson")) {
+        op->kind = OP_POISSON;
+        if (nw != 3)
+            bad_input(line, "expected \"poisson <P> <seed>\"", NULL);
+        if (parse_number(words[1], 1, &op->a))
+            bad_input(line, "not a period in bytes", words[1]);
+        if (op->a < 1 || op->a > SGC_SAMPLE_MAX_PERIOD)
+            bad_input(line, "the mean period must be between 1 and 256T (2^48 bytes)", words[1]);
+        if (parse_number(words[2], 0, &op->b))
+            bad_input(line, "not a seed (a decimal number below 2^64)", words[2]);
+    } else if (!strcmp(kw, "alloc")) {
+        op->kind = OP_ALLOC;
+        if (nw != 2 && nw != 3)
+            bad_input(line, "expected \"alloc <payload> [keep]\"", NULL);
+        if (parse_number(words[1], 1, &op->a))
+            bad_input(line, "not a payload size in bytes", words[1]);
+        if (op->a > REPLAY_MAX_PAYLOAD)
+            bad_input(line, "the payload must be at most 4G", words[1]);
+        if (nw == 3) {
+            if (strcmp(words[2], "keep"))
+                bad_input(line, "expected \"keep\" or nothing after the payload", words[2]);
+            op->keep = 1;
+        }
+        *seen_alloc = 1;
+    } else if (!strcmp(kw, "minor") || !strcmp(kw, "major")) {
+        op->kind = kw[1] == 'i' ? OP_MINOR : OP_MAJOR;
+        if (nw != 1)
+            bad_input(line, "expected nothing after the command", words[1]);
+    } else {
+        bad_input(line, "unknown command (expected nursery, period, poisson, alloc, minor or major)", kw);
+    }
+}
+
 /* Reads and checks the whole trace; returns the nursery size asked for, or
  * 0 (then *nursery_line is 0).  Every word of every line is accounted for:
  * a command's words, or a comment from a word that starts with #. */
@@ -105,93 +203,16 @@ static uint64_t read_trace(FILE *in, uint64_t *nursery_line) {
     while (read_line(in, buf, line + 1)) {
         line++;
         char *words[4];
-        int nw = 0;
-        for (char *save = NULL, *w = strtok_r(buf, " \t\r\v\f", &save); w; w = strtok_r(NULL, " \t\r\v\f", &save)) {
-            if (w[0] == '#')
-                break; /* the rest of the line is a comment */
-            if (strchr(w, '#'))
-                bad_input(line, "a comment starts with # at the start of a word", w);
-            if (nw == 4)
-                bad_input(line, "too many words", NULL);
-            words[nw++] = w;
-        }
+        int nw = split_words(buf, line, words);
         if (nw == 0)
             continue;
         replay_op op = {.line = line};
-        const char *kw = words[0];
-        if (!strcmp(kw, "nursery")) {
-            if (nw != 2)
-                bad_input(line, "expected \"nursery <bytes>\"", NULL);
-            if (*nursery_line) {
-                char what[80];
-                snprintf(what, sizeof what, "a second nursery line (the first is line %llu)",
-                         (unsigned long long)*nursery_line);
-                bad_input(line, what, NULL);
-            }
-            if (seen_alloc)
-                bad_input(line, "\"nursery\" must come before the first alloc", NULL);
-            if (parse_number(words[1], 1, &op.a))
-                bad_input(line, "not a byte count", words[1]);
-            if (op.a < 4096 || op.a > ((uint64_t)1 << 36))
-                bad_input(line, "the nursery must be between 4K and 64G", words[1]);
-            const char *env = getenv("SGC_NURSERY");
-            if (env) {
-                char what[200];
-                snprintf(what, sizeof what,
-                         "the trace sets the nursery (nursery %.40s) and so does SGC_NURSERY=%.40s; give one of them",
-                         words[1], env);
-                bad_input(line, what, NULL);
-            }
-            /* A size in range that this machine cannot map is still the
-             * trace's fault: say which line, as for any other bad value
-             * (the runtime would name only SGC_NURSERY). */
-            size_t map = (size_t)op.a * (getenv("SGC_POISON") && !strcmp(getenv("SGC_POISON"), "1") ? 2 : 1);
-            void *m = mmap(NULL, map, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-            if (m == MAP_FAILED)
-                bad_input(line, "the system refused to map a nursery of this size", words[1]);
-            munmap(m, map);
-            nursery = op.a;
+        if (!strcmp(words[0], "nursery")) {
+            nursery = parse_nursery(words, nw, line, *nursery_line, seen_alloc);
             *nursery_line = line;
             continue; /* applied before the runtime starts */
-        } else if (!strcmp(kw, "period")) {
-            op.kind = OP_PERIOD;
-            if (nw != 2)
-                bad_input(line, "expected \"period <P>\"", NULL);
-            if (parse_number(words[1], 1, &op.a))
-                bad_input(line, "not a period in bytes", words[1]);
-            if (op.a > SGC_SAMPLE_MAX_PERIOD)
-                bad_input(line, "the period must be at most 256T (2^48 bytes)", words[1]);
-        } else if (!strcmp(kw, "poisson")) {
-            op.kind = OP_POISSON;
-            if (nw != 3)
-                bad_input(line, "expected \"poisson <P> <seed>\"", NULL);
-            if (parse_number(words[1], 1, &op.a))
-                bad_input(line, "not a period in bytes", words[1]);
-            if (op.a < 1 || op.a > SGC_SAMPLE_MAX_PERIOD)
-                bad_input(line, "the mean period must be between 1 and 256T (2^48 bytes)", words[1]);
-            if (parse_number(words[2], 0, &op.b))
-                bad_input(line, "not a seed (a decimal number below 2^64)", words[2]);
-        } else if (!strcmp(kw, "alloc")) {
-            op.kind = OP_ALLOC;
-            if (nw != 2 && nw != 3)
-                bad_input(line, "expected \"alloc <payload> [keep]\"", NULL);
-            if (parse_number(words[1], 1, &op.a))
-                bad_input(line, "not a payload size in bytes", words[1]);
-            if (op.a > REPLAY_MAX_PAYLOAD)
-                bad_input(line, "the payload must be at most 4G", words[1]);
-            if (nw == 3) {
-                if (strcmp(words[2], "keep"))
-                    bad_input(line, "expected \"keep\" or nothing after the payload", words[2]);
-                op.keep = 1;
-            }
-            seen_alloc = 1;
-        } else if (!strcmp(kw, "minor") || !strcmp(kw, "major")) {
-            op.kind = kw[1] == 'i' ? OP_MINOR : OP_MAJOR;
-            if (nw != 1)
-                bad_input(line, "expected nothing after the command", words[1]);
-        } else {
-            bad_input(line, "unknown command (expected nursery, period, poisson, alloc, minor or major)", kw);
         }
+        parse_op(words, nw, line, &op, &seen_alloc);
         if (nops == REPLAY_MAX_OPS) {
             char what[80];
             snprintf(what, sizeof what, "more than %zu commands; split the trace", REPLAY_MAX_OPS);
