@@ -6,7 +6,8 @@
 #                   "tests: N passed, M failed" last; make test-NAME runs one
 #                   (grep -h '^TESTS' */module.mk tests/*/module.mk lists them)
 # make sweep        the full default sweep, timed and simulated parts (QUICK=1: a small smoke sweep;
-#                   REPLICATES=K: K replicates of it, interleaved round by round)
+#                   REPLICATES=K: K replicates of it, one after another;
+#                   REPLICATE_ORDER=interleaved: round by round instead)
 # make sweep-slurm  the sweep sharded over a Slurm cluster, merged, analysed and drawn (docs/HARNESS.md)
 # make figures      statistics and figures again from stored results [RESULTS=dir]
 # make compare      A=dir B=dir: the cells of two sweeps compared, with a forest plot (docs/STATISTICS.md)
@@ -98,7 +99,7 @@ all: $(BINS)
 RESULTS ?= results/latest
 sweep: deps
 	@$(MAKE) --no-print-directory all
-	@rc=0; $(BIN)/sweep $(if $(QUICK),--quick) $(if $(REPLICATES),--replicates $(REPLICATES)) $(SWEEP_ARGS) || rc=$$?; \
+	@rc=0; $(BIN)/sweep $(if $(QUICK),--quick) $(if $(REPLICATES),--replicates $(REPLICATES)) $(if $(REPLICATE_ORDER),--replicate-order $(REPLICATE_ORDER)) $(SWEEP_ARGS) || rc=$$?; \
 	if [ $$rc -ne 0 ] && [ $$rc -ne 3 ]; then exit $$rc; fi; \
 	$(MAKE) --no-print-directory figures RESULTS=results/latest || exit $$?; \
 	if [ $$rc -eq 3 ]; then echo "make sweep: some runs failed (reasons above); the statistics use the others"; exit 3; fi

@@ -66,6 +66,31 @@ int sw_design_parse(const char *s) {
     return -1;
 }
 
+const char *sw_reporder_name(sw_reporder r) {
+    switch (r) {
+    case SW_REPORDER_UNSET: break;
+    case SW_REPORDER_SEQUENTIAL: return "sequential";
+    case SW_REPORDER_INTERLEAVED: return "interleaved";
+    }
+    return "sequential";
+}
+
+int sw_reporder_parse(const char *s) {
+    for (int r = SW_REPORDER_SEQUENTIAL; r <= SW_REPORDER_INTERLEAVED; r++)
+        if (!strcmp(s, sw_reporder_name((sw_reporder)r)))
+            return r;
+    return -1;
+}
+
+sw_reporder sw_opts_reporder(const sw_opts *o) {
+    return o->reporder == SW_REPORDER_UNSET ? SW_REPORDER_SEQUENTIAL : o->reporder;
+}
+
+void sw_opts_stored_defaults(sw_opts *o) {
+    if (o->replicates > 1 && o->reporder == SW_REPORDER_UNSET)
+        o->reporder = SW_REPORDER_INTERLEAVED;
+}
+
 /* A seed nobody chose: from the kernel's generator, else the clocks. */
 static uint64_t fresh_seed(void) {
     uint64_t s = 0;
@@ -472,6 +497,14 @@ static void set_design(sw_opts *o, const opt *d, const char *value, const char *
     o->design = (sw_design)design;
 }
 
+static void set_reporder(sw_opts *o, const opt *d, const char *value, const char *origin) {
+    (void)d;
+    int r = sw_reporder_parse(value);
+    if (r < 0)
+        sw_usage_error("%s: replicate-order: '%s' is not an order (sequential, interleaved)", origin, value);
+    o->reporder = (sw_reporder)r;
+}
+
 static void set_halfwidth(sw_opts *o, const opt *d, const char *value, const char *origin) {
     (void)d;
     char *end;
@@ -672,8 +705,12 @@ static const opt options[] = {
     {"replicates", OPT_INT, FIELD(replicates), 1, 1000, "a number of replicates", NULL, 0, SEC_PLAN, "--replicates K",
      HELP_PLAIN,
      "K replicates of the plan, each with its own seed, schedule and\n"
-     "block order, interleaved round by round over the sweep's time;\n"
-     "sizes calibrated once for all (default 1; docs/HARNESS.md)"},
+     "block order, in the order --replicate-order says; sizes\n"
+     "calibrated once for all (default 1; docs/HARNESS.md)"},
+    {"replicate-order", OPT_FN, 0, 0, 0, NULL, set_reporder, 0, SEC_PLAN, "--replicate-order O", HELP_PLAIN,
+     "sequential: each replicate whole (warm-up and rounds) before\n"
+     "the next (default); interleaved: round p of every replicate\n"
+     "before round p + 1 (docs/HARNESS.md)"},
     {"levels-from", OPT_STR, FIELD(levels_from), 0, 0, NULL, NULL, OPT_INVOCATION, SEC_PLAN, "--levels-from DIR",
      HELP_PLAIN,
      "design inprocess: --runs (processes) and --target (blocks a\n"
@@ -1079,7 +1116,8 @@ char *sw_opts_to_config(const sw_opts *o) {
     sw_buf_printf(&b, "design = %s\n", sw_design_name(o->design));
     sw_buf_printf(&b, "halfwidth = %.17g%%\nmax-runs = %d\n", o->halfwidth * 100, o->max_runs);
     if (o->replicates > 1) /* absent: one replicate (the configs stored before the setting) */
-        sw_buf_printf(&b, "replicates = %d\n", o->replicates);
+        sw_buf_printf(&b, "replicates = %d\nreplicate-order = %s\n", o->replicates,
+                      sw_reporder_name(sw_opts_reporder(o)));
     if (o->max_time > 0)
         sw_buf_printf(&b, "max-time = %.17g\n", o->max_time);
     else

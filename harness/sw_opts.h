@@ -53,6 +53,19 @@ const char *sw_design_name(sw_design d);
 /* The design named s; returns -1 if s names none. */
 int sw_design_parse(const char *s);
 
+/* How the replicates of --replicates K share the sweep's time
+ * (--replicate-order). */
+typedef enum sw_reporder {
+    SW_REPORDER_UNSET = 0,   /* not given: sequential (sw_opts_reporder) */
+    SW_REPORDER_SEQUENTIAL,  /* replicate 0 whole, then replicate 1, ... */
+    SW_REPORDER_INTERLEAVED, /* round p of every replicate, then round p + 1 */
+} sw_reporder;
+
+/* The order's name as written in configs and meta ("sequential", ...). */
+const char *sw_reporder_name(sw_reporder r);
+/* The order named s; returns -1 if s names none. */
+int sw_reporder_parse(const char *s);
+
 typedef struct sw_combined {
     uint64_t period; /* allocation sampling period, bytes (> 0) */
     unsigned hz;     /* time sampling rate (> 0) */
@@ -89,6 +102,7 @@ typedef struct sw_opts {
     int max_runs;          /* --max-runs: measured rounds at most, adaptive ones included */
     double max_time;       /* --max-time: seconds of adaptive rounds at most per invocation; 0 = no limit */
     int replicates;        /* --replicates K: K replicates of the plan (own seeds, schedules, block orders) */
+    sw_reporder reporder;  /* --replicate-order; read it through sw_opts_reporder() */
     char *sizes_from;      /* --sizes-from DIR: every calibration unit's size from the sweep in DIR, or NULL */
     uint64_t seed;         /* the sweep's seed (shuffles and SGC_SEED) */
     int seed_given;        /* seed was set explicitly */
@@ -133,6 +147,12 @@ void sw_opts_parse_args(sw_opts *o, int argc, char **argv);
 /* Applies the settings of a config text (file contents); origin names it in
  * error messages.  Returns 0, or exits 2 on bad input. */
 void sw_opts_parse_config(sw_opts *o, const char *text, const char *origin);
+/* The replicates' order in effect: the one given, else sequential. */
+sw_reporder sw_opts_reporder(const sw_opts *o);
+/* After a stored config is parsed: a replicated sweep's config without
+ * replicate-order was written before the setting existed, when the
+ * replicates were always interleaved. */
+void sw_opts_stored_defaults(sw_opts *o);
 /* Writes every stored setting as config text (heap string). */
 char *sw_opts_to_config(const sw_opts *o);
 /* The size fixed for a workload by --size, or 0 if it must be calibrated. */

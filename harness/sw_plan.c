@@ -182,7 +182,8 @@ uint64_t sw_plan_replicate_seed(uint64_t seed, int r) {
     return r ? sw_mix64(seed, 0x7265706c00000000ULL + (uint64_t)r) : seed;
 }
 
-/* K replicates' native schedules interleaved round by round (sw_plan.h). */
+/* K replicates' native schedules, interleaved round by round or one after
+ * another (sw_plan.h). */
 static int replicated(const sw_opts *o, const sw_cell *cells, int n_native, sw_slot **out) {
     int K = o->replicates, passes = o->warmup + o->runs, n = 0;
     sw_slot **rs = ct_xcalloc((size_t)K, sizeof *rs);
@@ -200,22 +201,24 @@ static int replicated(const sw_opts *o, const sw_cell *cells, int n_native, sw_s
             if (rs[r][i].block > maxb)
                 maxb = rs[r][i].block;
     int *map = ct_xcalloc((size_t)K * (size_t)(maxb + 1), sizeof *map), blocks = 0;
-    for (int p = 0; p < passes; p++)
-        for (int j = 0; j < K; j++) {
-            int r = (j + p) % K;
-            for (; at[r] < nr[r] && rs[r][at[r]].pass == p; at[r]++) {
-                sw_slot x = rs[r][at[r]];
-                x.seq = n + 1;
-                x.replicate = r;
-                if (x.block) {
-                    int *m = &map[(size_t)r * (size_t)(maxb + 1) + (size_t)x.block];
-                    if (!*m)
-                        *m = ++blocks;
-                    x.block = *m;
-                }
-                slots[n++] = x;
+    int seq = sw_opts_reporder(o) == SW_REPORDER_SEQUENTIAL;
+    /* Step t places pass p of replicate r: interleaved, t = p * K + j with
+     * r = (j + p) mod K; sequential, t = r * passes + p. */
+    for (int t = 0; t < passes * K; t++) {
+        int p = seq ? t % passes : t / K, r = seq ? t / passes : (t % K + p) % K;
+        for (; at[r] < nr[r] && rs[r][at[r]].pass == p; at[r]++) {
+            sw_slot x = rs[r][at[r]];
+            x.seq = n + 1;
+            x.replicate = r;
+            if (x.block) {
+                int *m = &map[(size_t)r * (size_t)(maxb + 1) + (size_t)x.block];
+                if (!*m)
+                    *m = ++blocks;
+                x.block = *m;
             }
+            slots[n++] = x;
         }
+    }
     for (int r = 0; r < K; r++)
         if (at[r] != nr[r])
             abort(); /* every slot of every replicate is placed: a programming error otherwise */

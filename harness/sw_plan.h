@@ -96,10 +96,13 @@ int sw_plan_cells(const sw_opts *o, char *const *workloads, int n_workloads, sw_
  * do not drift).  Returns the number of slots.
  * With --replicates K > 1 the native part is K schedules, replicate r's
  * built with seed sw_plan_replicate_seed(seed, r) (its own shuffles and
- * block orders), interleaved round by round: every schedule round (warm-up
- * rounds first) runs round p of every replicate, the replicates in the
- * order r = p, p + 1, ... (mod K), so that each replicate is spread over the
- * whole sweep and none always goes first.  seq counts from 1 again, blocks
+ * block orders), in the order sw_opts_reporder(o) gives. Sequential (the
+ * default): replicate 0's warm-up and measured rounds, then replicate 1's,
+ * and so on, so replicates share as little of the sweep's time as they
+ * can. Interleaved: every schedule round (warm-up rounds first) runs round
+ * p of every replicate, the replicates in the order r = p, p + 1, ...
+ * (mod K), so that each replicate is spread over the whole sweep and none
+ * always goes first.  seq counts from 1 again, blocks
  * are renumbered 1, 2, ... in execution order, database rounds stay each
  * replicate's own; the simulated part runs once (replicate -1). */
 int sw_plan_schedule_all(const sw_opts *o, const sw_cell *cells, int n_cells, sw_slot **out);

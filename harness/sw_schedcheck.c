@@ -47,10 +47,16 @@ void sw_schedcheck(const sw_opts *o, const sw_cell *cells, int n_cells, const sw
     int *once =
         ct_xcalloc((size_t)reps * (size_t)(passes ? passes : 1) * (size_t)(n_cells ? n_cells : 1), sizeof *once);
     int *first = ct_xcalloc((size_t)reps * (size_t)(n_cells ? n_cells : 1), sizeof *first);
-    int prev_block = 0;
+    int prev_block = 0, prev_step = 0, seq_order = sw_opts_reporder(o) == SW_REPORDER_SEQUENTIAL;
     for (int i = 0; i < n_native; i++) {
         const sw_slot *s = &slots[i];
         int rep = s->replicate < 0 ? 0 : s->replicate;
+        /* The step a slot belongs to, in execution order: replicate by
+         * replicate (sequential) or round by round, round p starting with
+         * replicate p mod K (interleaved). */
+        int step = seq_order ? rep * passes + s->pass : s->pass * reps + ((rep - s->pass) % reps + reps) % reps;
+        SW_ASSERT(step >= prev_step, "the replicates run in the order --replicate-order says (sw_plan.h)");
+        prev_step = step;
         SW_ASSERT(rep < reps && (reps == 1 ? s->replicate == -1 || s->replicate == 0 : s->replicate >= 0),
                   "a slot's replicate is one of the plan's (-1 without --replicates)");
         SW_ASSERT(s->pass >= 0 && s->pass < passes, "passes are 0 .. warmup + runs - 1");

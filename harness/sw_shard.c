@@ -345,6 +345,7 @@ static void check_contents(shard_in *sh, int n, sw_opts *o, sw_cell **cells_out,
                            int *n_slots_out) {
     sw_opts_defaults(o);
     sw_opts_parse_config(o, sh[0].config, "the shards' stored config");
+    sw_opts_stored_defaults(o);
     if (!o->n_workloads)
         sw_usage_error("merge: %s: the stored config names no workloads", sh[0].dir);
     sw_cell *cells;

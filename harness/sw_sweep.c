@@ -619,7 +619,7 @@ static void print_plan(const sw_opts *o, sw_cell *cells, int n_cells, const char
     if (n_sim)
         printf(" (%d timed, %d simulated)", pc.native_runs, pc.sim_runs);
     if (o->replicates > 1)
-        printf(", %d replicates", o->replicates);
+        printf(", %d replicates (%s)", o->replicates, sw_reporder_name(sw_opts_reporder(o)));
     printf(", seed %llu, design %s\n", (unsigned long long)o->seed, sw_design_name(o->design));
     if (owned) {
         char *groups = sw_shard_describe(cells, n_cells, owned);
@@ -822,7 +822,7 @@ static void store_plan_meta(sweep *s, int n_slots) {
     sw_buf_printf(&b, "%d workloads, %d cells, %d warm-up + %d measured rounds, %d runs, design %s", s->n_workloads,
                   s->n_cells, s->o.warmup, s->o.runs, n_slots, sw_design_name(s->o.design));
     if (s->o.replicates > 1)
-        sw_buf_printf(&b, ", %d replicates", s->o.replicates);
+        sw_buf_printf(&b, ", %d replicates (%s)", s->o.replicates, sw_reporder_name(sw_opts_reporder(&s->o)));
     sw_buf_puts(&b, "; workloads:");
     for (int i = 0; i < s->n_workloads; i++)
         sw_buf_printf(&b, " %s", s->workloads[i]);
@@ -1040,6 +1040,7 @@ static void parse_settings(sweep *s, int argc, char **argv) {
         sw_opts_free(&s->o);
         sw_opts_defaults(&s->o);
         sw_opts_parse_config(&s->o, config, "stored config");
+        sw_opts_stored_defaults(&s->o);
         s->o.progress = s->progress_opt;
         s->dir = dir;
         free(config);
@@ -1157,11 +1158,17 @@ static void store_start_meta(sweep *s) {
         free(k);
     }
     if (s->o.replicates > 1) {
+        char *order = sw_opts_reporder(&s->o) == SW_REPORDER_INTERLEAVED
+                          ? sw_xasprintf("interleaved round by round, round p running the replicates p, p + 1, ... "
+                                         "mod %d",
+                                         s->o.replicates)
+                          : ct_xstrdup("sequential, each replicate's warm-up and measured rounds before the next "
+                                       "replicate's");
         char *r = sw_xasprintf("%d (replicate r's shuffles and block orders from seed r: 'seed' for r = 0, "
-                               "splitmix64-mix(seed, 0x7265706c00000000 + r) for the others; interleaved round by "
-                               "round, round p running the replicates p, p + 1, ... mod %d; runs.replicate and "
+                               "splitmix64-mix(seed, 0x7265706c00000000 + r) for the others; %s; runs.replicate and "
                                "schedule.replicate say which)",
-                               s->o.replicates, s->o.replicates);
+                               s->o.replicates, order);
+        free(order);
         sw_db_meta_set(&s->db, "replicates", r);
         free(r);
     }

@@ -7,6 +7,7 @@ scratch=${1:?usage: doc_numbers.sh SCRATCH_DIR}
 top=$(pwd)
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+mkdir -p "$(dirname "$scratch")" # run alone, no other test has made the build's tests/ yet
 
 # 1. The tree as committed.
 if python3 scripts/tables.py >"$scratch.out" 2>&1; then

@@ -1,11 +1,14 @@
 #!/bin/sh
 # replicates.sh - sweep --replicates K and --sizes-from DIR (docs/HARNESS.md,
 # "Replicates"): K schedules with their own shuffles and block orders,
-# interleaved round by round (round p starts with replicate p mod K), blocks
-# numbered in execution order, every run's replicate stored, replicate 0
-# the unreplicated plan, sizes calibrated once for all; --resume continues
-# the same interleaved schedule; analyze reads the replicates; --sizes-from
-# takes another sweep's sizes, and refuses a sweep lacking one.
+# one replicate after another (--replicate-order sequential, the default)
+# or interleaved round by round (round p starts with replicate p mod K),
+# blocks numbered in execution order, every run's replicate stored,
+# replicate 0 the unreplicated plan, sizes calibrated once for all; a bad
+# order refused; --resume continues the same interleaved schedule, also
+# from a stored config written before the order was a setting (interleaved
+# then); analyze reads the replicates; --sizes-from takes another sweep's
+# sizes, and refuses a sweep lacking one.
 . tests/harness/lib.sh
 common="--backends native --bin-dir $FAKE_BIN --no-progress --workloads fake-ok --periods 32K,1M --time-hz none
     --depths none --runs 2 --warmup 1 --seed 29 --counters none --target 0.05"
@@ -24,8 +27,33 @@ expect "replicate 0's order is the unreplicated plan's" \
 expect "replicates 1 and 2 are shuffled otherwise" \
     "$([ "$(grep ' replicate 1$' "$WORK/plan3" | awk '{print $6, $12}')" != "$(grep ' replicate 0$' "$WORK/plan3" | awk '{print $6, $12}')" ] &&
     [ "$(grep ' replicate 2$' "$WORK/plan3" | awk '{print $6, $12}')" != "$(grep ' replicate 1$' "$WORK/plan3" | awk '{print $6, $12}')" ] && echo yes)" yes
+# The order: sequential by default, each replicate's 18 runs (its warm-up
+# round first) before the next one's; interleaved on request; a bad order refused.
+runs_of() { awk '/^run / {print $NF}' "$1" | uniq -c | awk '{print $2 "x" $1}' | tr '\n' ' '; }
+expect "sequential by default: replicate 0 whole, then 1, then 2" "$(runs_of "$WORK/plan3")" "0x18 1x18 2x18 "
+expect "the plan says the order" "$(grep -c '^plan: .* 3 replicates (sequential)' "$WORK/plan3")" 1
 # shellcheck disable=SC2086
-"$SWEEP" $common --replicates 3 --out "$WORK/res" >"$WORK/out" 2>"$WORK/err"
+"$SWEEP" $common --replicates 3 --replicate-order interleaved --plan >"$WORK/plan3i" 2>/dev/null
+expect "interleaved: a round (6 runs) of each replicate in turn, round p from replicate p mod 3" \
+    "$(runs_of "$WORK/plan3i")" "0x6 1x6 2x6 1x6 2x6 0x6 2x6 0x6 1x6 "
+expect "the same runs in either order" "$(grep '^run ' "$WORK/plan3i" | cut -d' ' -f3- | sed 's/block [0-9]* //' | sort | md5sum)" \
+    "$(grep '^run ' "$WORK/plan3" | cut -d' ' -f3- | sed 's/block [0-9]* //' | sort | md5sum)"
+# shellcheck disable=SC2086
+"$SWEEP" $common --replicates 3 --replicate-order bogus --out "$WORK/resbad" >/dev/null 2>"$WORK/errbad"
+expect "a bad order: exit 2, said, nothing created" \
+    "$?|$(grep -c "replicate-order: 'bogus' is not an order (sequential, interleaved)" "$WORK/errbad")|$([ -e "$WORK/resbad" ] && echo created)" "2|1|"
+# shellcheck disable=SC2086
+"$SWEEP" $common --replicates 3 --out "$WORK/resseq" >/dev/null 2>"$WORK/errseq"
+expect "sequential sweep exit status" "$?" 0
+SDB="$WORK/resseq/latest/results.db"
+expect "sequential: the runs change replicate twice, in order 0, 1, 2" \
+    "$(q "$SDB" "SELECT count(*) FROM runs a JOIN runs b ON b.seq = a.seq + 1 WHERE a.replicate != b.replicate")|$(q "$SDB" \
+    "SELECT group_concat(replicate, ' ') FROM (SELECT replicate FROM runs GROUP BY replicate ORDER BY min(seq))")" "2|0 1 2"
+expect "sequential: stored in the config and meta" \
+    "$(q "$SDB" "SELECT instr(value, 'replicate-order = sequential') > 0 FROM meta WHERE key = 'config'")|$(q "$SDB" \
+    "SELECT instr(value, '; sequential, each replicate') > 0 FROM meta WHERE key = 'replicates'")" "1|1"
+# shellcheck disable=SC2086
+"$SWEEP" $common --replicates 3 --replicate-order interleaved --out "$WORK/res" >"$WORK/out" 2>"$WORK/err"
 rc=$?
 grep -v '^sweep: run ' "$WORK/err" | head -n 10
 expect "sweep exit status" "$rc" 0
@@ -48,7 +76,14 @@ expect "every run its own SGC_SEED" "$(q "$DB" "SELECT count(DISTINCT sgc_seed) 
 expect "sizes calibrated once for all the replicates" "$(q "$DB" "SELECT count(*) FROM calibration")" 1
 expect "the setting stored" "$(q "$DB" "SELECT substr(value, 1, 2) = '3 ' FROM meta WHERE key = 'replicates'")|$(q "$DB" \
     "SELECT instr(value, 'replicates = 3') > 0 FROM meta WHERE key = 'config'")" "1|1"
-# --resume after the last rounds' runs are lost: the same interleaved schedule, replicates included.
+expect "interleaved: stored in the config" \
+    "$(q "$DB" "SELECT instr(value, 'replicate-order = interleaved') > 0 FROM meta WHERE key = 'config'")" 1
+# --resume after the last rounds' runs are lost: the same interleaved schedule,
+# replicates included, from a stored config without the order (as one
+# written before the setting existed, when replicates were interleaved).
+q "$DB" "UPDATE meta SET value = replace(value, 'replicate-order = interleaved' || char(10), '') WHERE key = 'config'"
+expect "the order taken out of the stored config" \
+    "$(q "$DB" "SELECT instr(value, 'replicate-order') FROM meta WHERE key = 'config'")" 0
 q "$DB" "DELETE FROM run_stats WHERE run_id IN (SELECT run_id FROM runs WHERE seq > $((n - 8)));
     DELETE FROM run_counters WHERE run_id IN (SELECT run_id FROM runs WHERE seq > $((n - 8)));
     DELETE FROM runs WHERE seq > $((n - 8)); UPDATE meta SET value = 'interrupted' WHERE key = 'status'"

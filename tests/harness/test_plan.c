@@ -227,7 +227,7 @@ Test(opts, config_round_trip) {
 Test(opts, stored_config_writes_every_stored_setting) {
     sw_opts o;
     sw_opts_defaults(&o);
-    /* replicates, sizes-from and time-modes are written only when set
+    /* replicates (with replicate-order), sizes-from and time-modes are written only when set
      * (configs stored before them have none): set here, so that they must
      * be written. */
     sw_opts_parse_config(
@@ -241,7 +241,7 @@ Test(opts, stored_config_writes_every_stored_setting) {
         int written = !strncmp(text, key + 1, strlen(key + 1)) || strstr(text, key);
         cr_expect_eq(written, stored, "setting %s: %s in the stored config", name, written ? "written" : "not written");
     }
-    cr_assert_eq(n, 47); /* the options of --help (docs/HARNESS.md), with --resume and --no-progress */
+    cr_assert_eq(n, 48); /* the options of --help (docs/HARNESS.md), with --resume and --no-progress */
     for (char *line = text; *line; line = strchr(line, '\n') + 1) {
         size_t len = strcspn(line, " ");
         int known = 0;
@@ -251,6 +251,43 @@ Test(opts, stored_config_writes_every_stored_setting) {
     }
     free(text);
     sw_opts_free(&o);
+}
+
+/* The replicates' order: sequential unless given; written with the
+ * replicates and read back; a stored config of replicates without it (one
+ * stored before the setting) means interleaved; one replicate writes none. */
+Test(opts, replicate_order_round_trip_and_stored_default) {
+    sw_opts o;
+    sw_opts_defaults(&o);
+    cr_assert_eq(sw_opts_reporder(&o), SW_REPORDER_SEQUENTIAL);
+    char *one = sw_opts_to_config(&o);
+    cr_expect_null(strstr(one, "replicate-order"), "one replicate: no order written");
+    free(one);
+    sw_opts_parse_config(&o, "replicates = 3\n", "test");
+    char *text = sw_opts_to_config(&o);
+    cr_expect_not_null(strstr(text, "\nreplicate-order = sequential\n"));
+    sw_opts_free(&o);
+    sw_opts_defaults(&o);
+    sw_opts_parse_config(&o, "replicates = 3\nreplicate-order = interleaved\n", "test");
+    cr_expect_eq(sw_opts_reporder(&o), SW_REPORDER_INTERLEAVED);
+    sw_opts_free(&o);
+    sw_opts_defaults(&o);
+    sw_opts_parse_config(&o, "replicates = 3\n", "stored config");
+    sw_opts_stored_defaults(&o);
+    cr_expect_eq(sw_opts_reporder(&o), SW_REPORDER_INTERLEAVED, "stored before the setting: interleaved");
+    sw_opts_free(&o);
+    sw_opts_defaults(&o);
+    sw_opts_parse_config(&o, text, "stored config");
+    sw_opts_stored_defaults(&o);
+    cr_expect_eq(sw_opts_reporder(&o), SW_REPORDER_SEQUENTIAL, "a stored sequential order stays");
+    free(text);
+    sw_opts_free(&o);
+}
+
+Test(opts, replicate_order_bad_value_exits_2, .exit_code = 2) {
+    sw_opts o;
+    sw_opts_defaults(&o);
+    sw_opts_parse_config(&o, "replicate-order = random\n", "test");
 }
 
 /* A mistyped config key is an error naming it (exit 2). */
