@@ -136,14 +136,14 @@ static void hand_over(size_t n, int young) {
     if (n == 0)
         return;
     sgc_pending_sample *list = sgc__sampler.pending;
-    SGC_ASSERT(n == sgc__sampler.npending && n <= sgc__sampler.cap && n <= sgc__sampler.serial,
-               "the whole pending list is handed over, the samples numbered serial - n + 1 .. serial");
+    SGC_ASSERT(n == sgc__sampler.npending && n <= sgc__sampler.cap && n <= sgc__stats.alloc_samples,
+               "the whole pending list is handed over, the samples numbered alloc_samples - n + 1 .. alloc_samples");
     if (young)
         sgc__profile_alloc_samples_young(&list[0].rec, n);
     else
         sgc__profile_alloc_samples(&list[0].rec, n, sizeof *list);
     if (sgc__sampler.observer) {
-        uint64_t serial = sgc__sampler.serial - n;
+        uint64_t serial = sgc__stats.alloc_samples - n;
         for (size_t i = 0; i < n; i++)
             sgc__sampler.observer(sgc__sampler.observer_ctx, &list[i].rec, ++serial);
     }

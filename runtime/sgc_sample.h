@@ -49,7 +49,8 @@
 
 /* A sampled object waiting for the next minor collection.  Its serial
  * number (for the observer) is not stored: the pending list holds the
- * samples numbered sgc__sampler.serial - npending + 1 .. serial in order. */
+ * samples numbered sgc__stats.alloc_samples - npending + 1 .. alloc_samples
+ * in order (alloc_samples counts the sampled objects since start-up). */
 typedef struct sgc_pending_sample {
     sgc_alloc_sample rec; /* the record, complete but for survival */
     sgc_obj obj;          /* the object as allocated (young) */
@@ -74,7 +75,6 @@ typedef struct sgc_sampler {
     uint64_t remaining;           /* bytes from B to the next sample point, >= 1 (when on) */
     char *synced_free;            /* sgc_nursery.free when the nursery's bytes were last accounted */
     sgc_sample_rng rng;           /* poisson gap generator */
-    uint64_t serial;              /* sampled objects recorded since start-up */
     uint64_t sessions;            /* sampling sessions started since start-up */
     sgc_pending_sample *pending;  /* samples whose survival is not known yet */
     size_t npending;              /* entries used in pending */
@@ -160,7 +160,6 @@ static inline void sgc__sample_fill(sgc_pending_sample *ps, sgc_obj obj, uint32_
     ps->rec.survival = SGC_SURVIVAL_UNKNOWN;
     ps->rec.large = (uint8_t)(large != 0);
     ps->obj = obj;
-    sgc__sampler.serial++;
     sgc__stats.alloc_samples++;
 }
 

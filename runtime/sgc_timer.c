@@ -464,10 +464,11 @@ SGC_NO_TSAN static int thread_copy(uint64_t ts) {
     uint64_t past = 0; /* words stored past end */
     uint32_t base = 0;
     sgc_frame *parent;
-    /* Two frames a step while two words fit before end (one bound check for
-     * both), each frame read and checked exactly as in the loop below: its
-     * fields, the fence, the count, and only then its parent followed. */
-    uint64_t *const end2 = start + (lim & ~(uint64_t)1);
+    /* Four frames a step while four words fit before end (one bound check
+     * for the four), each frame read and checked exactly as in the loop
+     * below: its fields, the fence, the count, and only then its parent
+     * followed. */
+    uint64_t *const end4 = start + (lim & ~(uint64_t)3);
 #define SGC_THREAD_FRAME(i)                                                                         \
     do {                                                                                            \
         parent = __atomic_load_n(&f->parent, __ATOMIC_RELAXED);                                     \
@@ -490,10 +491,12 @@ SGC_NO_TSAN static int thread_copy(uint64_t ts) {
             goto copied;                                                                            \
         }                                                                                           \
     } while (0)
-    while (f && q != end2) {
+    while (f && q != end4) {
         SGC_THREAD_FRAME(0);
         SGC_THREAD_FRAME(1);
-        q += 2;
+        SGC_THREAD_FRAME(2);
+        SGC_THREAD_FRAME(3);
+        q += 4;
     }
 #undef SGC_THREAD_FRAME
     for (; f; f = parent) {

@@ -86,8 +86,12 @@ static inline void sgc__timer_drain_check(void) {
 #define SGC_TIMER_INTERN_FRAMES 16u
 /* The longest wait, in drains that met such a snapshot, before the drain
  * interns the live stack again after an interning that did not pay (the
- * next drain met a long snapshot again; sgc_timer.c, intern_live). */
-#define SGC_TIMER_INTERN_BACKOFF 64u
+ * next drain met a long snapshot again; sgc_timer.c, intern_live).  An
+ * interning that does not pay costs about 30 instructions a frame, spread
+ * over the wait's samples (64 frames: about 2 a sample at 1024, 30 at 64);
+ * a stack that stays after such a run is interned within 1024 samples
+ * (about 1 s at 1 kHz), copying it whole meanwhile. */
+#define SGC_TIMER_INTERN_BACKOFF 1024u
 /* Ring size in 64-bit words (8 MiB, touched only as it is used): at 10 kHz
  * with a shallow stack, more than 20 s between drains. */
 #define SGC_TIMER_RING_WORDS ((uint64_t)1 << 20)

@@ -37,6 +37,7 @@
  * The profile goes to FILE (default /tmp/sample-bench.<pid>.prof, removed at
  * the end), so writing it is part of the cost measured.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,82 +294,97 @@ static void usage(FILE *to) {
                 "                    [--depth D] [--shape same|leaf|fresh] [--n N]\n");
 }
 
-int main(int argc, char **argv) {
-    if (argc < 2) {
-        usage(stderr);
-        return 2;
+/* The options after the benchmark's name. */
+typedef struct bench_opts {
+    const char *profile; /* --profile, or NULL: a temporary file */
+    int rounds;
+    uint64_t mib, period;
+    int depth;
+    enum shape shape;
+    long nallocs;
+} bench_opts;
+
+/* The value of a numeric option in [lo, hi], or -1 with the message. */
+static int parse_u64(const char *opt, const char *text, uint64_t lo, uint64_t hi, const char *expected, uint64_t *out) {
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (*text == '-' || *end || end == text || errno || v < lo || v > hi) {
+        fprintf(stderr, "sample-bench: %s %s: expected %s\n", opt, text, expected);
+        return -1;
     }
-    const char *what = argv[1];
-    if (!strcmp(what, "--help") || !strcmp(what, "-h")) {
-        usage(stdout);
+    *out = v;
+    return 0;
+}
+
+/* --shape's value, or -1 with the message. */
+static int parse_shape(const char *text, enum shape *out) {
+    for (int k = 0; k < 3; k++)
+        if (!strcmp(text, shape_name[k])) {
+            *out = (enum shape)k;
+            return 0;
+        }
+    fprintf(stderr, "sample-bench: --shape %s: expected same, leaf or fresh\n", text);
+    return -1;
+}
+
+/* One option with its value at argv[i + 1]: 1 if taken, 0 if not an
+ * option of ours, -1 if its value is refused (with the message). */
+static int parse_opt(const char *opt, const char *val, bench_opts *o) {
+    uint64_t v;
+    if (!strcmp(opt, "--profile")) {
+        o->profile = val;
+        return 1;
+    }
+    if (!strcmp(opt, "--shape"))
+        return parse_shape(val, &o->shape) ? -1 : 1;
+    if (!strcmp(opt, "--rounds")) {
+        if (parse_u64(opt, val, 1, 64, "1 to 64", &v))
+            return -1;
+        o->rounds = (int)v;
+    } else if (!strcmp(opt, "--period")) {
+        if (parse_u64(opt, val, 0, (uint64_t)1 << 40, "bytes, 0 to 2^40", &v))
+            return -1;
+        o->period = v;
+    } else if (!strcmp(opt, "--depth")) {
+        if (parse_u64(opt, val, 1, 100, "1 to 100", &v))
+            return -1;
+        o->depth = (int)v;
+    } else if (!strcmp(opt, "--n")) {
+        if (parse_u64(opt, val, 1, 100000000, "1 to 100000000", &v))
+            return -1;
+        o->nallocs = (long)v;
+    } else if (!strcmp(opt, "--mib")) {
+        if (parse_u64(opt, val, 1, 65536, "1 to 65536", &v))
+            return -1;
+        o->mib = v;
+    } else {
         return 0;
     }
-    if (strcmp(what, "cost") && strcmp(what, "overhead") && strcmp(what, "loop") && strcmp(what, "stack")) {
-        fprintf(stderr, "sample-bench: unknown benchmark \"%s\" (expected cost, overhead, loop or stack)\n", what);
-        return 2;
-    }
-    const char *profile = NULL;
-    int rounds = 7;
-    uint64_t mib = 256, period = 0;
-    int depth = 1;
-    enum shape shape = SHAPE_SAME;
-    long nallocs = 200000;
+    return 1;
+}
+
+/* The options from argv[2] on: 0, or 2 (the exit status) with the message. */
+static int parse_opts(int argc, char **argv, bench_opts *o) {
+    *o = (bench_opts){NULL, 7, 256, 0, 1, SHAPE_SAME, 200000};
     for (int i = 2; i < argc; i++) {
-        char *end;
-        if (!strcmp(argv[i], "--profile") && i + 1 < argc) {
-            profile = argv[++i];
-        } else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
-            rounds = (int)strtol(argv[++i], &end, 10);
-            if (*end || rounds < 1 || rounds > 64) {
-                fprintf(stderr, "sample-bench: --rounds %s: expected 1 to 64\n", argv[i]);
-                return 2;
-            }
-        } else if (!strcmp(argv[i], "--period") && i + 1 < argc) {
-            period = strtoull(argv[++i], &end, 10);
-            if (*end || period > ((uint64_t)1 << 40)) {
-                fprintf(stderr, "sample-bench: --period %s: expected bytes, 0 to 2^40\n", argv[i]);
-                return 2;
-            }
-        } else if (!strcmp(argv[i], "--depth") && i + 1 < argc) {
-            depth = (int)strtol(argv[++i], &end, 10);
-            if (*end || depth < 1 || depth > 100) {
-                fprintf(stderr, "sample-bench: --depth %s: expected 1 to 100\n", argv[i]);
-                return 2;
-            }
-        } else if (!strcmp(argv[i], "--shape") && i + 1 < argc) {
-            i++;
-            int k = 0;
-            while (k < 3 && strcmp(argv[i], shape_name[k]))
-                k++;
-            if (k == 3) {
-                fprintf(stderr, "sample-bench: --shape %s: expected same, leaf or fresh\n", argv[i]);
-                return 2;
-            }
-            shape = (enum shape)k;
-        } else if (!strcmp(argv[i], "--n") && i + 1 < argc) {
-            nallocs = strtol(argv[++i], &end, 10);
-            if (*end || nallocs < 1 || nallocs > 100000000) {
-                fprintf(stderr, "sample-bench: --n %s: expected 1 to 100000000\n", argv[i]);
-                return 2;
-            }
-        } else if (!strcmp(argv[i], "--mib") && i + 1 < argc) {
-            mib = strtoull(argv[++i], &end, 10);
-            if (*end || mib < 1 || mib > 65536) {
-                fprintf(stderr, "sample-bench: --mib %s: expected 1 to 65536\n", argv[i]);
-                return 2;
-            }
-        } else {
+        int r = i + 1 < argc ? parse_opt(argv[i], argv[i + 1], o) : 0;
+        if (r < 0)
+            return 2;
+        if (r == 0) {
             fprintf(stderr, "sample-bench: unknown or incomplete argument \"%s\"\n", argv[i]);
             usage(stderr);
             return 2;
         }
+        i++;
     }
-    char tmp[64];
-    if (!profile) {
-        snprintf(tmp, sizeof tmp, "/tmp/sample-bench.%d.prof", (int)getpid());
-        profile = tmp;
-    }
-    setenv("SGC_PROFILE", profile, 1);
+    return 0;
+}
+
+/* The runtime started with the profile at path, the benchmark's types,
+ * functions and roots registered. */
+static void bench_init(const char *path) {
+    setenv("SGC_PROFILE", path, 1);
     unsetenv("SGC_ALLOC_PERIOD");
     unsetenv("SGC_GC_STRESS");
     unsetenv("SGC_VERIFY");
@@ -383,18 +399,46 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < RING; i++)
         sgc_global_root(&ring[i]);
-    int failed;
-    if (!strcmp(what, "cost")) {
-        failed = run_cost(rounds);
-    } else if (!strcmp(what, "loop")) {
-        failed = run_loop(period, mib);
-    } else if (!strcmp(what, "stack")) {
-        failed = run_stack(period, depth, shape, nallocs);
-    } else {
-        double ns = quick_sample_ns();
-        printf("# per-sample cost used for the prediction (depth 10, same stack): %.1f ns\n", ns);
-        failed = run_overhead(rounds, mib, ns);
+}
+
+/* Runs the benchmark what: its failure count. */
+static int run_bench(const char *what, const bench_opts *o) {
+    if (!strcmp(what, "cost"))
+        return run_cost(o->rounds);
+    if (!strcmp(what, "loop"))
+        return run_loop(o->period, o->mib);
+    if (!strcmp(what, "stack"))
+        return run_stack(o->period, o->depth, o->shape, o->nallocs);
+    double ns = quick_sample_ns();
+    printf("# per-sample cost used for the prediction (depth 10, same stack): %.1f ns\n", ns);
+    return run_overhead(o->rounds, o->mib, ns);
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
     }
+    const char *what = argv[1];
+    if (!strcmp(what, "--help") || !strcmp(what, "-h")) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(what, "cost") && strcmp(what, "overhead") && strcmp(what, "loop") && strcmp(what, "stack")) {
+        fprintf(stderr, "sample-bench: unknown benchmark \"%s\" (expected cost, overhead, loop or stack)\n", what);
+        return 2;
+    }
+    bench_opts o;
+    if (parse_opts(argc, argv, &o))
+        return 2;
+    char tmp[64];
+    const char *profile = o.profile;
+    if (!profile) {
+        snprintf(tmp, sizeof tmp, "/tmp/sample-bench.%d.prof", (int)getpid());
+        profile = tmp;
+    }
+    bench_init(profile);
+    int failed = run_bench(what, &o);
     sgc_shutdown(); /* the profile is complete before it is removed */
     if (profile == tmp)
         unlink(tmp);

@@ -132,7 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     sgc_stats st;
     sgc_get_stats(&st);
     uint64_t bytes0 = st.sampled_bytes, points0 = st.alloc_sample_points;
-    uint64_t serial_base = sgc__sampler.serial;
+    uint64_t serial_base = sgc__stats.alloc_samples;
     size_t nkept = 0;
     if (trace)
         fprintf(stderr, "# fuzz input of %zu bytes\nnursery %llu\n", size, (unsigned long long)nursery_bytes);
@@ -210,8 +210,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fail("bytes allocated while sampling", st.sampled_bytes - bytes0, m.total_bytes);
     if (st.alloc_sample_points - points0 != m.total_points)
         fail("sample points", st.alloc_sample_points - points0, m.total_points);
-    if (sgc__sampler.serial - serial_base != m.total_sampled)
-        fail("sampled objects", sgc__sampler.serial - serial_base, m.total_sampled);
+    if (sgc__stats.alloc_samples - serial_base != m.total_sampled)
+        fail("sampled objects", sgc__stats.alloc_samples - serial_base, m.total_sampled);
     model_free(&m);
     return 0;
 }

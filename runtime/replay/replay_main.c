@@ -317,7 +317,7 @@ int main(int argc, char **argv) {
     root_frame.roots = NULL;
     root_frame.nroots = 0;
     sgc_frame_push(&root_frame);
-    serial_base = sgc__sampler.serial;
+    serial_base = sgc__stats.alloc_samples;
     sgc__sample_set_observer(on_sample, NULL);
 
     sgc_stats st;
@@ -332,10 +332,10 @@ int main(int argc, char **argv) {
         case OP_MAJOR: sgc_collect_major(); break;
         case OP_ALLOC: {
             uint64_t before = sgc__stats.alloc_sample_points;
-            uint64_t serial_before = sgc__sampler.serial;
+            uint64_t serial_before = sgc__stats.alloc_samples;
             sgc_obj obj = sgc_alloc(tid, (size_t)op->a);
             uint64_t points = sgc__stats.alloc_sample_points - before;
-            if (sgc__sampler.serial != serial_before) {
+            if (sgc__stats.alloc_samples != serial_before) {
                 if (nsample_lines == sample_lines_cap) {
                     sample_lines_cap = sample_lines_cap ? 2 * sample_lines_cap : 256;
                     sample_lines = realloc(sample_lines, sample_lines_cap * sizeof *sample_lines);
