@@ -199,6 +199,16 @@ present() {
               for (i = 1; i <= n; i++) if (w[i] in seen) s = s (s == "" ? "" : " ") w[i]
               print s }' "$pd/$1.dat"
 }
+# valued FILE COLUMN: the workloads (in the fixed order) with a number (not
+# NaN) in COLUMN of some row of FILE: those a panel can be drawn for.
+valued() {
+    awk -v order="$workloads" -v col="$2" '
+        NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+        NF && $(c[col]) !~ /^[nN][aA][nN]$/ { seen[$(c["workload"])] = 1 }
+        END { n = split(order, w, " "); s = ""
+              for (i = 1; i <= n; i++) if (w[i] in seen) s = s (s == "" ? "" : " ") w[i]
+              print s }' "$pd/$1.dat"
+}
 # has FILE COLUMN VALUE: prints 1 if some row of FILE has VALUE in COLUMN, else 0.
 has() {
     awk -v col="$2" -v val="$3" 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
@@ -346,6 +356,22 @@ Source: $shown/plotdata."
     skipped="$skipped $1"
 }
 
+# peers_untimed: why figure 8 has nothing to draw when peers.dat has no
+# overhead: the sweep has no timed cells of the blocked design (the simulated
+# part alone, or the in-process design), and where what it has is shown.
+peers_untimed() {
+    what="" where="peers.md"
+    if [ -f "$pd/inprocess.dat" ] && [ "$(sed 1d "$pd/inprocess.dat" | grep -c .)" -gt 0 ]; then
+        what="the in-process design, whose runs alternate sampling within one process"
+        where="peers.md (each system's in-process per-sample cost) and figure 7"
+    fi
+    if [ -f "$pd/sim_alloc.dat" ] && [ "$(sed 1d "$pd/sim_alloc.dat" | grep -c .)" -gt 0 ]; then
+        what="${what:+$what, and }the simulated part alone, --backends sim"
+        where="peers.md (each system's instructions per sample) and figures S1 and S2 (the simulated overhead against the period, per system)"
+    fi
+    echo "Figure 8 draws each system's overhead from the sweep's timed cells: the paired wall time of the blocked design (its runs against their adjacent baseline runs). No allocation cell of this sweep has one (plotdata/peers.dat has no overhead estimate)${what:+: it ran $what}, so there is nothing to draw; what it measured of each system is in $where."
+}
+
 # why_missing FILE...: a sentence on the first of the files that is unusable.
 why_missing() {
     for f in "$@"; do
@@ -359,7 +385,8 @@ why_missing() {
         fi
         case $st in
             corrupt) echo "plotdata/$f.dat does not have the documented form (see the error printed by figures.sh)."; return ;;
-            absent) if [ -f "$pd/$f.dat" ]; then echo "plotdata/$f.dat has no rows: this sweep has no such cells."
+            absent) if [ -f "$pd/$f.dat" ] && [ "$f" = peers ]; then peers_untimed
+                    elif [ -f "$pd/$f.dat" ]; then echo "plotdata/$f.dat has no rows: this sweep has no such cells."
                     else echo "plotdata/$f.dat is missing."; fi; return ;;
         esac
     done
@@ -746,7 +773,7 @@ fig_peers() {
             for (i = 1; i <= ns[w]; i++) printf "lab_%d_%d = \"%s\"\n", k, i, lab(w, S[w, i]) }')
     panels=$(peers_awk 'for (k = 1; k <= nw; k++) printf "%s%s", (k > 1 ? " " : ""), W[k]')
     if [ -z "$panels" ]; then
-        not_drawn "$F_NAME" "$F_TITLE" "plotdata/peers.dat has no overhead estimate: no cell of this sweep has paired runs."
+        not_drawn "$F_NAME" "$F_TITLE" "$(peers_untimed)"
         return
     fi
     # "binarytrees: freecheck 412 ns per sample [398, 430], gperftools none (no sample count); gcbench: ..."
@@ -797,14 +824,29 @@ sim_source="Data: $shown/plotdata (written by build/bin/analyze from $shown/resu
 # S1, S2: extra instructions / estimated cycles vs period (sim_fig_alloc METRIC MEANING).
 sim_fig_alloc() {
     m=$1; mn=$2
-    panels=$(present sim_alloc)
+    panels=$(valued sim_alloc "overhead_$m")
+    # workloads whose every cell has no overhead (no ok run, or no baseline): no panel
+    nopanel=$(for w in $(present sim_alloc); do case " $panels " in *" $w "*) ;; *) printf '%s\n' "$w" ;; esac; done | paste -sd, - | sed 's/,/, /g')
+    # workloads drawn in their own mode (no fixed-mode cells: a peers sweep's poisson)
+    modes=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+        !NF { next }
+        $(c["alloc_mode"]) == "fixed" { fixed = 1; next }
+        !seen[$(c["workload"])]++ { s = s (s == "" ? "" : ", ") $(c["workload"]) " (" $(c["alloc_mode"]) ")"; m[$(c["alloc_mode"])] = 1 }
+        END { n = 0; for (k in m) { n++; one = k }
+              if (!fixed && n == 1) print one " mode: the sweep has no fixed-mode cells"
+              else if (n) print "fixed mode; in their own mode, having no fixed-mode cells: " s
+              else print "fixed mode" }' "$pd/sim_alloc.dat")
+    if [ -z "$panels" ]; then
+        not_drawn "$F_NAME" "$F_TITLE" "plotdata/sim_alloc.dat has no overhead: no simulated allocation cell of this sweep has an ok run with a simulated baseline at its size (summary.md lists what the simulated part measured)."
+        return
+    fi
     yr=$(pctrange "$pd/sim_alloc.dat" "overhead_$m" "$panels")
     off=$(offlog "$pd/sim_alloc.dat" "overhead_$m")
     xr=$(colrange "$pd/sim_alloc.dat" alloc_period)
     draw "$F_NAME" "$F_SCRIPT" "plan_periods = '$(periods sim_alloc alloc_period)'; has_off = $([ -n "$off" ] && echo 1 || echo 0); which = 'alloc'; metric = '$m'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
-What: for each workload (one panel each: $panels), the $mn a run executes with allocation sampling on (fixed mode), minus those of the same workload's simulated baseline at the same size, as a percentage of the baseline, against the sampling period (log2 axis); the y axis is logarithmic. $([ $m = Ir ] && echo "Instructions are valgrind's count of the instructions executed (sim::Ir)." || echo "Estimated cycles are L1 hits + 5 x LL hits + 35 x RAM accesses of the simulated caches (sim::est-cycles), a cost model, not a measurement of any CPU.")
+What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the $mn a run executes with allocation sampling on ($modes), minus those of the same workload's simulated baseline at the same size, as a percentage of the baseline, against the sampling period (log2 axis); the y axis is logarithmic. $([ $m = Ir ] && echo "Instructions are valgrind's count of the instructions executed (sim::Ir)." || echo "Estimated cycles are L1 hits + 5 x LL hits + 35 x RAM accesses of the simulated caches (sim::est-cycles), a cost model, not a measurement of any CPU.")
 
 How to read: every point is counted, not sampled: the runs of a cell agree to within 0.01% (checked, summary.md), so there are no intervals. The line falls with the period (the cost is paid once per sample) until the fixed cost of turning sampling on (the profile's setup) dominates at long periods. A point at or below 0 cannot be drawn on the log axis; summary.md lists every value.$(offlog_note "$off")
 

@@ -638,13 +638,32 @@ static void write_regress_dat(FILE *f, const st_analysis *an) {
     }
 }
 
-/* The simulated cells of one kind (alloc: fixed mode; time: wall clock), in cell order. */
+/* The mode of workload w's simulated allocation cells in sim_alloc.dat:
+ * fixed when it has such cells, else its first cell's (a peers sweep's
+ * poisson), NULL without any. */
+static const char *sim_alloc_mode(const st_sim *sim, const char *w) {
+    const char *first = NULL, *fixed = sgc_alloc_mode_name(SGC_SAMPLE_FIXED);
+    for (size_t i = 0; i < sim->ncells; i++) {
+        const st_simcell *c = &sim->cells[i];
+        if (strcmp(c->workload, w) || strcmp(c->kind, "alloc"))
+            continue;
+        if (!strcmp(c->alloc_mode, fixed))
+            return fixed;
+        if (!first)
+            first = c->alloc_mode;
+    }
+    return first;
+}
+
+/* The simulated cells of one kind (alloc: a workload's fixed-mode cells, or
+ * those of its one mode without any, see sim_alloc_mode; time: wall clock),
+ * in cell order. */
 static void write_sim_cells_dat(FILE *f, const st_analysis *an, int time) {
     const st_sim *sim = an->sim;
     for (size_t i = 0; i < sim->ncells; i++) {
         const st_simcell *c = &sim->cells[i];
         if (time ? strcmp(c->kind, "time") || strcmp(c->time_clock, sgc_clock_name(SGC_CLOCK_WALL))
-                 : strcmp(c->kind, "alloc") || strcmp(c->alloc_mode, sgc_alloc_mode_name(SGC_SAMPLE_FIXED)))
+                 : strcmp(c->kind, "alloc") || strcmp(c->alloc_mode, sim_alloc_mode(sim, c->workload)))
             continue;
         put_row(f, time ? ST_PD_sim_time : ST_PD_sim_alloc, &(st_pd_row){.an = an, .sc = c});
     }
