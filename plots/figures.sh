@@ -827,15 +827,18 @@ sim_fig_alloc() {
     panels=$(valued sim_alloc "overhead_$m")
     # workloads whose every cell has no overhead (no ok run, or no baseline): no panel
     nopanel=$(for w in $(present sim_alloc); do case " $panels " in *" $w "*) ;; *) printf '%s\n' "$w" ;; esac; done | paste -sd, - | sed 's/,/, /g')
-    # workloads drawn in their own mode (no fixed-mode cells: a peers sweep's poisson)
-    modes=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
-        !NF { next }
-        $(c["alloc_mode"]) == "fixed" { fixed = 1; next }
-        !seen[$(c["workload"])]++ { s = s (s == "" ? "" : ", ") $(c["workload"]) " (" $(c["alloc_mode"]) ")"; m[$(c["alloc_mode"])] = 1 }
-        END { n = 0; for (k in m) { n++; one = k }
-              if (!fixed && n == 1) print one " mode: the sweep has no fixed-mode cells"
+    # the mode drawn: fixed, or for a workload without fixed-mode cells (a
+    # peers sweep's poisson) its own, as sim.csv (analyze) gives each cell's
+    modes="fixed mode, or a workload's own mode when it has no fixed-mode cells (sim.csv gives each cell's mode)"
+    [ -f "$dir/sim.csv" ] && modes=$(awk -F, -v shown="$panels" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $(c["kind"]) != "alloc" || index(" " shown " ", " " $(c["workload"]) " ") == 0 { next }
+        { w = $(c["workload"]); m = $(c["alloc_mode"]); if (m == "fixed") fixed[w] = 1; else if (!(w in own)) { own[w] = m; W[++nw] = w } }
+        END { for (k = 1; k <= nw; k++) if (!(W[k] in fixed)) { n++; s = s (n > 1 ? ", " : "") W[k] " (" own[W[k]] ")"; ms[own[W[k]]] = 1 }
+              for (w in fixed) nf++
+              for (k in ms) { nm++; one = k }
+              if (!nf && nm == 1) print one " mode: the sweep has no fixed-mode cells"
               else if (n) print "fixed mode; in their own mode, having no fixed-mode cells: " s
-              else print "fixed mode" }' "$pd/sim_alloc.dat")
+              else print "fixed mode" }' "$dir/sim.csv")
     if [ -z "$panels" ]; then
         not_drawn "$F_NAME" "$F_TITLE" "plotdata/sim_alloc.dat has no overhead: no simulated allocation cell of this sweep has an ok run with a simulated baseline at its size (summary.md lists what the simulated part measured)."
         return
@@ -858,6 +861,7 @@ fig_sim_overhead_alloc_cycles() { sim_fig_alloc est_cycles "estimated cycles"; }
 # S3: time sampling modelled at the native rate.
 fig_sim_overhead_time() {
     panels=$(present sim_time)
+    nopanel="" # every workload with a time cell gets a panel (not figure 8's or S1's list)
     yr=$(pctrange "$pd/sim_time.dat" "model_overhead model_user_ns*1e-7" "$panels")
     off=$(offlog "$pd/sim_time.dat" "model_overhead model_user_ns*1e-7" time_hz)
     xr=$(colrange "$pd/sim_time.dat" time_hz)

@@ -163,8 +163,7 @@ static inline int st_pd_series_no_(const char *clock, const char *mode) {
              COL(overhead_Ir, NUM12, x->sc->overhead_ir) COL(overhead_est_cycles, NUM12, x->sc->overhead_cyc)          \
                  COL(alloc_samples, NUM12, x->sc->alloc_samples) COL(per_sample_Ir, NUM8, x->sc->per_sample_ir)        \
                      COL(per_sample_est_cycles, NUM8, x->sc->per_sample_cyc) COL(sps_native, NUM8, x->sc->sps_native)  \
-                         COL(normalized_Ir, NUM10, x->sc->norm_ir) COL(normalized_est_cycles, NUM10, x->sc->norm_cyc)  \
-                             COL(alloc_mode, WORD, x->sc->alloc_mode))                                                 \
+                         COL(normalized_Ir, NUM10, x->sc->norm_ir) COL(normalized_est_cycles, NUM10, x->sc->norm_cyc)) \
     FILE(sim_time, "one simulated time cell (wall clock), modelled at the native rate",                                \
          COL(workload, WORD, x->sc->workload) COL(time_hz, INT, x->sc->time_hz) COL(time_samples, NUM10,               \
                                                                                     x->sc->time_samples)               \
