@@ -710,20 +710,30 @@ void st_peers_write_md(FILE *f, const st_analysis *an, const st_peers *p, double
     for (size_t i = 0; i < p->n; i++) {
         const st_peer_row *r = &p->rows[i];
         fprintf(f, "| %s | %s | %s | %s |", r->base, r->system, r->site, r->samples);
-        md_inproc(f, r);
-        const st_interval *aa = r->ip_aa ? &r->ip_aa->e.lv_ratio : NULL;
-        if (aa && aa->method != ST_CI_NONE)
-            fprintf(f, " %.2f%% (%zu blocks) |", (aa->hi - aa->lo) / 2 * 100, r->ip_aa->e.blocks.n);
+        /* A level no sweep of the report ran: its columns "not measured". */
+        int no_ip = !an->inproc || !an->inproc->n, no_sim = !an->sim || !an->sim->ncells;
+        if (no_ip)
+            fputs(" not measured | not measured |", f);
+        else {
+            md_inproc(f, r);
+            const st_interval *aa = r->ip_aa ? &r->ip_aa->e.lv_ratio : NULL;
+            if (aa && aa->method != ST_CI_NONE)
+                fprintf(f, " %.2f%% (%zu blocks) |", (aa->hi - aa->lo) / 2 * 100, r->ip_aa->e.blocks.n);
+            else
+                fputs(" n/a |", f);
+        }
+        if (no_sim)
+            fputs(" not measured |", f);
         else
-            fputs(" n/a |", f);
-        md_sim(f, r);
+            md_sim(f, r);
         md_process(f, r);
         fputc('\n', f);
     }
     fputs("\n\"n/a\": that part was not run for the row (no in-process or simulated cells of its workload), or "
-          "its estimate is not defined. \"not measured\": the sweep did not run the process level (the blocked "
-          "design) for the row, so those columns have no estimate, and none is taken from the runs of another "
-          "level (the note says why). Wall-time per-sample costs: peers.csv.\n",
+          "its estimate is not defined. \"not measured\": that level was not run at all (no segment series for "
+          "the in-process columns, no simulated cells for the simulated one, no blocked-design runs of the row for "
+          "the process-level ones, the note saying why), so the column has no estimate, and none is taken from the "
+          "runs of another level. Wall-time per-sample costs: peers.csv.\n",
           f);
     const char *skipped = st_sweep_meta(sw, "skipped");
     fprintf(f, "\nSystems not measured (their programs are not built or their packages are missing): %s.\n",
