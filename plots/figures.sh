@@ -821,16 +821,14 @@ offlog_note() {
 }
 
 sim_source="Data: $shown/plotdata (written by build/bin/analyze from $shown/results.db, the cells with backend sim: every run under valgrind --tool=cachegrind --cache-sim=yes with fixed simulated caches, ASLR off, a fixed SGC_SEED, each cell run at least twice; docs/HARNESS.md, docs/STATISTICS.md).${sweep_info:+ $sweep_info}"
-# S1, S2: extra instructions / estimated cycles vs period (sim_fig_alloc METRIC MEANING).
-sim_fig_alloc() {
-    m=$1; mn=$2
-    panels=$(valued sim_alloc "overhead_$m")
-    # workloads whose every cell has no overhead (no ok run, or no baseline): no panel
-    nopanel=$(for w in $(present sim_alloc); do case " $panels " in *" $w "*) ;; *) printf '%s\n' "$w" ;; esac; done | paste -sd, - | sed 's/,/, /g')
-    # the mode drawn: fixed, or for a workload without fixed-mode cells (a
-    # peers sweep's poisson) its own, as sim.csv (analyze) gives each cell's
-    modes="fixed mode, or a workload's own mode when it has no fixed-mode cells (sim.csv gives each cell's mode)"
-    [ -f "$dir/sim.csv" ] && modes=$(awk -F, -v shown="$panels" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+# sim_modes PANELS: the allocation mode figures S1, S2 and S5 draw for the
+# workloads PANELS (sim_alloc_mode in stats/st_report.c): fixed, or for a
+# workload without fixed-mode cells (a peers sweep's poisson) its own, as
+# sim.csv (analyze) gives each cell's.
+sim_modes() {
+    m_="fixed mode, or a workload's own mode when it has no fixed-mode cells (sim.csv gives each cell's mode)"
+    [ -f "$dir/sim.csv" ] || { echo "$m_"; return; }
+    awk -F, -v shown="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
         $(c["kind"]) != "alloc" || index(" " shown " ", " " $(c["workload"]) " ") == 0 { next }
         { w = $(c["workload"]); m = $(c["alloc_mode"]); if (m == "fixed") fixed[w] = 1; else if (!(w in own)) { own[w] = m; W[++nw] = w } }
         END { for (k = 1; k <= nw; k++) if (!(W[k] in fixed)) { n++; s = s (n > 1 ? ", " : "") W[k] " (" own[W[k]] ")"; ms[own[W[k]]] = 1 }
@@ -838,7 +836,15 @@ sim_fig_alloc() {
               for (k in ms) { nm++; one = k }
               if (!nf && nm == 1) print one " mode: the sweep has no fixed-mode cells"
               else if (n) print "fixed mode; in their own mode, having no fixed-mode cells: " s
-              else print "fixed mode" }' "$dir/sim.csv")
+              else print "fixed mode" }' "$dir/sim.csv"
+}
+# S1, S2: extra instructions / estimated cycles vs period (sim_fig_alloc METRIC MEANING).
+sim_fig_alloc() {
+    m=$1; mn=$2
+    panels=$(valued sim_alloc "overhead_$m")
+    # workloads whose every cell has no overhead (no ok run, or no baseline): no panel
+    nopanel=$(for w in $(present sim_alloc); do case " $panels " in *" $w "*) ;; *) printf '%s\n' "$w" ;; esac; done | paste -sd, - | sed 's/,/, /g')
+    modes=$(sim_modes "$panels")
     if [ -z "$panels" ]; then
         not_drawn "$F_NAME" "$F_TITLE" "plotdata/sim_alloc.dat has no overhead: no simulated allocation cell of this sweep has an ok run with a simulated baseline at its size (summary.md lists what the simulated part measured)."
         return
@@ -905,7 +911,13 @@ $sim_source"
 
 # S5: instructions, estimated cycles and wall time side by side.
 fig_sim_vs_wall() {
-    panels=$(present sim_compare)
+    panels=$(valued sim_compare overhead_Ir)
+    # workloads whose compared cells have no overhead (no ok run, or no baseline): no panel
+    nopanel=$(for w in $(present sim_compare); do case " $panels " in *" $w "*) ;; *) printf '%s\n' "$w" ;; esac; done | paste -sd, - | sed 's/,/, /g')
+    if [ -z "$panels" ]; then
+        not_drawn "$F_NAME" "$F_TITLE" "plotdata/sim_compare.dat has no counted overhead: no compared simulated allocation cell of this sweep has an ok run with a simulated baseline at its size (summary.md lists what the simulated part measured)."
+        return
+    fi
     hw=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF && $(c["overhead_wall"]) !~ /^[nN][aA][nN]$/ { f = 1 } END { print f ? 1 : 0 }' "$pd/sim_compare.dat")
     yr=$(PCT_ALL=1 pctrange "$pd/sim_compare.dat" "overhead_Ir overhead_est_cycles overhead_wall overhead_wall_lo overhead_wall_hi" "$panels")
     set -- $(periods sim_compare alloc_period)
@@ -915,7 +927,7 @@ fig_sim_vs_wall() {
     draw "$F_NAME" "$F_SCRIPT" "which = 'compare'; panels = '$panels'; yranges = '$yr'; has_wall = $hw; p_short = $ps_; p_long = $pl_" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
-What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the overhead of allocation sampling at $s5p (the periods of the plan that sim_compare.dat holds), in % of the baseline, three ways: instructions and estimated cycles COUNTED under valgrind (exact, labelled with their value), and wall time MEASURED natively (the median with its $cilabel confidence interval, from this sweep's timed cells$([ "$hw" = 1 ] || echo "; this sweep has none, so only the counts are shown")).
+What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the overhead of allocation sampling ($(sim_modes "$panels")) at $s5p (the periods of the plan that sim_compare.dat holds), in % of the baseline, three ways: instructions and estimated cycles COUNTED under valgrind (exact, labelled with their value), and wall time MEASURED natively (the median with its $cilabel confidence interval, from this sweep's timed cells$([ "$hw" = 1 ] || echo "; this sweep has none, so only the counts are shown")).
 
 How to read: the counts give the cost of the sampler's own work without noise; the wall-time interval shows how much of the machine's noise a timed measurement has to see through. Where the interval includes 0 the timed measurement cannot tell the cell from its baseline, while the count still says exactly how much work was added. Counted and timed cells use different --size values (calibrated separately), so compare percentages, not absolute values.
 

@@ -681,7 +681,8 @@ static void write_sim_normalized_dat(FILE *f, const st_analysis *an) {
 }
 
 /* Instructions, estimated cycles and wall time side by side: the overhead of
- * each workload's fixed-mode allocation cells at 32K and 4M, the counts from
+ * each workload's allocation cells at 32K and 4M (fixed mode, or its own
+ * without fixed-mode cells: sim_alloc_mode), the counts from
  * the simulated cells, the wall time (median and interval) from the native
  * ones when the sweep has them. */
 static void write_sim_compare_dat(FILE *f, const st_analysis *an) {
@@ -689,13 +690,20 @@ static void write_sim_compare_dat(FILE *f, const st_analysis *an) {
     static const int64_t periods[2] = {32 << 10, 4 << 20};
     for (size_t i = 0; i < sim->nfits; i++) {
         const char *w = sim->fits[i].workload;
-        for (int p = 0; p < 2; p++) {
-            const st_simcell *c = st_sim_find(sim, w, "alloc", periods[p], 0);
+        const char *mode = sim_alloc_mode(sim, w);
+        for (int p = 0; p < 2 && mode; p++) {
+            const st_simcell *c = NULL;
+            for (size_t k = 0; k < sim->ncells && !c; k++) {
+                const st_simcell *x = &sim->cells[k];
+                if (!strcmp(x->workload, w) && !strcmp(x->kind, "alloc") && !strcmp(x->alloc_mode, mode) &&
+                    x->alloc_period == periods[p])
+                    c = x;
+            }
             const st_result *r = NULL;
             for (size_t k = 0; k < an->nresults && !r; k++) {
                 const st_result *x = &an->results[k];
-                if (is_kind(x, "alloc") && in_matrix(x) && !strcmp(x->cell->workload, w) && st_cell_fixed(x->cell) &&
-                    x->cell->alloc_period == periods[p])
+                if (is_kind(x, "alloc") && in_matrix(x) && !strcmp(x->cell->workload, w) &&
+                    !strcmp(x->cell->alloc_mode, mode) && x->cell->alloc_period == periods[p])
                     r = x;
             }
             if (c || r)

@@ -9,7 +9,8 @@
 # its 84 simulated allocation cells (as many as results.db holds; a workload
 # without fixed-mode cells gets those of its own mode, here poisson);
 # figures.sh draws figures S1 and S2 (PNG and SVG) with one panel for each of
-# the 7 workloads with an overhead and names the 5 without one; figure 8 is
+# the 7 workloads with an overhead and names the 5 without one, and figure S5
+# from the 24 cells at 32K and 4M of sim_compare.dat, the same 7; figure 8 is
 # not drawn and index.md says why (no timed cells: the simulated part alone)
 # and where the systems' costs are.  On the in-process sweep (its committed
 # plotdata): figure 8 not drawn, index.md saying it ran the in-process design.
@@ -44,6 +45,12 @@ for f in sim-overhead-alloc-instructions sim-overhead-alloc-cycles; do
         grep -q 'one panel each: binarytrees binarytrees-gperftools binarytrees-hotspot binarytrees-jemalloc gcbench gcbench-gperftools gcbench-jemalloc; no overhead estimate, so no panel: binarytrees-go, binarytrees-v8, gcbench-go, gcbench-hotspot, gcbench-v8), the [a-z ]* a run executes with allocation sampling on (poisson mode: the sweep has no fixed-mode cells)' ||
         bad "$f.txt does not give its 7 panels, the 5 workloads without one and the mode: $(sed -n 3,8p "$work/sim/figures/$f.txt")"
 done
+f=sim-vs-wall
+[ "$(head -c 4 "$work/sim/figures/$f.png" 2>/dev/null | od -An -c | tr -d ' ')" = '211PNG' ] || bad "$f.png not drawn"
+[ "$(sed 1d "$work/sim/plotdata/sim_compare.dat" | grep -c .)" = 24 ] || bad "sim_compare.dat: $(sed 1d "$work/sim/plotdata/sim_compare.dat" | grep -c .) rows, want 24 (12 workloads at 32K and 4M)"
+tr '\n' ' ' < "$work/sim/figures/$f.txt" | tr -s ' ' |
+    grep -q 'one panel each: binarytrees binarytrees-gperftools binarytrees-hotspot binarytrees-jemalloc gcbench gcbench-gperftools gcbench-jemalloc; no overhead estimate, so no panel: binarytrees-go, binarytrees-v8, gcbench-go, gcbench-hotspot, gcbench-v8), the overhead of allocation sampling (poisson mode: the sweep has no fixed-mode cells) at a 32K and a 4M period' ||
+    bad "$f.txt does not give its 7 panels, the 5 workloads without one and the mode: $(sed -n 3,8p "$work/sim/figures/$f.txt")"
 n=$(grep -c '^## Figure S[12]\.' "$idx")
 [ "$n" = 2 ] || bad "index.md has $n entries of figures S1 and S2, want 2"
 grep -A2 '^## Figure S1\.' "$idx" | grep -q 'Not drawn' && bad "index.md says figure S1 was not drawn"
@@ -59,5 +66,5 @@ grep -A2 '^## Figure 8\.' "$work/aa/figures/index.md" | grep -q "^Not drawn: Fig
     bad "index.md does not say why figure 8 is not drawn for the in-process design: $(grep -A2 '^## Figure 8\.' "$work/aa/figures/index.md")"
 [ -f "$work/aa/figures/peers.png" ] && bad "figure 8 drawn from a sweep without timed cells"
 
-[ $fail = 0 ] && echo "peer sweeps without timed cells: S1, S2 from $rows simulated cells (7 panels), figure 8 not drawn with its reason (simulated part alone, in-process design)"
+[ $fail = 0 ] && echo "peer sweeps without timed cells: S1, S2 from $rows simulated cells (7 panels), S5 from 24, figure 8 not drawn with its reason (simulated part alone, in-process design)"
 exit $fail
