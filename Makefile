@@ -217,8 +217,8 @@ TESTS_PARALLEL := \
     test-sampler-unit test-sampler-poisson test-sampler-replay test-sampler-frame-order test-sampler-fuzz \
     test-compare test-compare-sizes test-summary-json test-doc-numbers test-replicate-check \
     test-stats-summary test-stats-replicates test-stats-doc test-stats-files test-stats-san \
-    test-inproc-levels test-peers-plausible test-peers-simreport \
-    plots-fixture plots-bad-input plots-layout \
+    test-inproc-levels test-peers-plausible test-peers-simreport test-peers-levels \
+    plots-fixture plots-bad-input plots-layout plots-peers-sim \
     test-accuracy test-sgcprof-io test-profile test-profile-compat test-profile-pprof \
     test-interp test-interp-san test-wl-common test-wl-args $(WLT_NAMES:%=test-wl-%) $(WLT_NAMES:%=test-wl-san-%) \
     test-runtime-stress test-runtime-stress-mode

@@ -199,6 +199,16 @@ present() {
               for (i = 1; i <= n; i++) if (w[i] in seen) s = s (s == "" ? "" : " ") w[i]
               print s }' "$pd/$1.dat"
 }
+# valued FILE COLUMN: the workloads (in the fixed order) with a number (not
+# NaN) in COLUMN of some row of FILE: those a panel can be drawn for.
+valued() {
+    awk -v order="$workloads" -v col="$2" '
+        NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
+        NF && $(c[col]) !~ /^[nN][aA][nN]$/ { seen[$(c["workload"])] = 1 }
+        END { n = split(order, w, " "); s = ""
+              for (i = 1; i <= n; i++) if (w[i] in seen) s = s (s == "" ? "" : " ") w[i]
+              print s }' "$pd/$1.dat"
+}
 # has FILE COLUMN VALUE: prints 1 if some row of FILE has VALUE in COLUMN, else 0.
 has() {
     awk -v col="$2" -v val="$3" 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next }
@@ -346,6 +356,22 @@ Source: $shown/plotdata."
     skipped="$skipped $1"
 }
 
+# peers_untimed: why figure 8 has nothing to draw when peers.dat has no
+# overhead: the sweep has no timed cells of the blocked design (the simulated
+# part alone, or the in-process design), and where what it has is shown.
+peers_untimed() {
+    what="" where="peers.md"
+    if [ -f "$pd/inprocess.dat" ] && [ "$(sed 1d "$pd/inprocess.dat" | grep -c .)" -gt 0 ]; then
+        what="the in-process design, whose runs alternate sampling within one process"
+        where="peers.md (each system's in-process per-sample cost) and figure 7"
+    fi
+    if [ -f "$pd/sim_alloc.dat" ] && [ "$(sed 1d "$pd/sim_alloc.dat" | grep -c .)" -gt 0 ]; then
+        what="${what:+$what, and }the simulated part alone, --backends sim"
+        where="peers.md (each system's instructions per sample) and figures S1 and S2 (the simulated overhead against the period, per system)"
+    fi
+    echo "Figure 8 draws each system's overhead from the sweep's timed cells: the paired wall time of the blocked design (its runs against their adjacent baseline runs). No allocation cell of this sweep has one (plotdata/peers.dat has no overhead estimate)${what:+: it ran $what}, so there is nothing to draw; what it measured of each system is in $where."
+}
+
 # why_missing FILE...: a sentence on the first of the files that is unusable.
 why_missing() {
     for f in "$@"; do
@@ -359,7 +385,8 @@ why_missing() {
         fi
         case $st in
             corrupt) echo "plotdata/$f.dat does not have the documented form (see the error printed by figures.sh)."; return ;;
-            absent) if [ -f "$pd/$f.dat" ]; then echo "plotdata/$f.dat has no rows: this sweep has no such cells."
+            absent) if [ -f "$pd/$f.dat" ] && [ "$f" = peers ]; then peers_untimed
+                    elif [ -f "$pd/$f.dat" ]; then echo "plotdata/$f.dat has no rows: this sweep has no such cells."
                     else echo "plotdata/$f.dat is missing."; fi; return ;;
         esac
     done
@@ -746,7 +773,7 @@ fig_peers() {
             for (i = 1; i <= ns[w]; i++) printf "lab_%d_%d = \"%s\"\n", k, i, lab(w, S[w, i]) }')
     panels=$(peers_awk 'for (k = 1; k <= nw; k++) printf "%s%s", (k > 1 ? " " : ""), W[k]')
     if [ -z "$panels" ]; then
-        not_drawn "$F_NAME" "$F_TITLE" "plotdata/peers.dat has no overhead estimate: no cell of this sweep has paired runs."
+        not_drawn "$F_NAME" "$F_TITLE" "$(peers_untimed)"
         return
     fi
     # "binarytrees: freecheck 412 ns per sample [398, 430], gperftools none (no sample count); gcbench: ..."
@@ -794,17 +821,41 @@ offlog_note() {
 }
 
 sim_source="Data: $shown/plotdata (written by build/bin/analyze from $shown/results.db, the cells with backend sim: every run under valgrind --tool=cachegrind --cache-sim=yes with fixed simulated caches, ASLR off, a fixed SGC_SEED, each cell run at least twice; docs/HARNESS.md, docs/STATISTICS.md).${sweep_info:+ $sweep_info}"
+# sim_modes PANELS: the allocation mode figures S1, S2 and S5 draw for the
+# workloads PANELS (sim_alloc_mode in stats/st_report.c): fixed, or for a
+# workload without fixed-mode cells (a peers sweep's poisson) its own, as
+# sim.csv (analyze) gives each cell's.
+sim_modes() {
+    m_="fixed mode, or a workload's own mode when it has no fixed-mode cells (sim.csv gives each cell's mode)"
+    [ -f "$dir/sim.csv" ] || { echo "$m_"; return; }
+    awk -F, -v shown="$1" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $(c["kind"]) != "alloc" || index(" " shown " ", " " $(c["workload"]) " ") == 0 { next }
+        { w = $(c["workload"]); m = $(c["alloc_mode"]); if (m == "fixed") fixed[w] = 1; else if (!(w in own)) { own[w] = m; W[++nw] = w } }
+        END { for (k = 1; k <= nw; k++) if (!(W[k] in fixed)) { n++; s = s (n > 1 ? ", " : "") W[k] " (" own[W[k]] ")"; ms[own[W[k]]] = 1 }
+              for (w in fixed) nf++
+              for (k in ms) { nm++; one = k }
+              if (!nf && nm == 1) print one " mode: the sweep has no fixed-mode cells"
+              else if (n) print "fixed mode; in their own mode, having no fixed-mode cells: " s
+              else print "fixed mode" }' "$dir/sim.csv"
+}
 # S1, S2: extra instructions / estimated cycles vs period (sim_fig_alloc METRIC MEANING).
 sim_fig_alloc() {
     m=$1; mn=$2
-    panels=$(present sim_alloc)
+    panels=$(valued sim_alloc "overhead_$m")
+    # workloads whose every cell has no overhead (no ok run, or no baseline): no panel
+    nopanel=$(for w in $(present sim_alloc); do case " $panels " in *" $w "*) ;; *) printf '%s\n' "$w" ;; esac; done | paste -sd, - | sed 's/,/, /g')
+    modes=$(sim_modes "$panels")
+    if [ -z "$panels" ]; then
+        not_drawn "$F_NAME" "$F_TITLE" "plotdata/sim_alloc.dat has no overhead: no simulated allocation cell of this sweep has an ok run with a simulated baseline at its size (summary.md lists what the simulated part measured)."
+        return
+    fi
     yr=$(pctrange "$pd/sim_alloc.dat" "overhead_$m" "$panels")
     off=$(offlog "$pd/sim_alloc.dat" "overhead_$m")
     xr=$(colrange "$pd/sim_alloc.dat" alloc_period)
     draw "$F_NAME" "$F_SCRIPT" "plan_periods = '$(periods sim_alloc alloc_period)'; has_off = $([ -n "$off" ] && echo 1 || echo 0); which = 'alloc'; metric = '$m'; panels = '$panels'; yranges = '$yr'; xrange_ = '$xr'" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
-What: for each workload (one panel each: $panels), the $mn a run executes with allocation sampling on (fixed mode), minus those of the same workload's simulated baseline at the same size, as a percentage of the baseline, against the sampling period (log2 axis); the y axis is logarithmic. $([ $m = Ir ] && echo "Instructions are valgrind's count of the instructions executed (sim::Ir)." || echo "Estimated cycles are L1 hits + 5 x LL hits + 35 x RAM accesses of the simulated caches (sim::est-cycles), a cost model, not a measurement of any CPU.")
+What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the $mn a run executes with allocation sampling on ($modes), minus those of the same workload's simulated baseline at the same size, as a percentage of the baseline, against the sampling period (log2 axis); the y axis is logarithmic. $([ $m = Ir ] && echo "Instructions are valgrind's count of the instructions executed (sim::Ir)." || echo "Estimated cycles are L1 hits + 5 x LL hits + 35 x RAM accesses of the simulated caches (sim::est-cycles), a cost model, not a measurement of any CPU.")
 
 How to read: every point is counted, not sampled: the runs of a cell agree to within 0.01% (checked, summary.md), so there are no intervals. The line falls with the period (the cost is paid once per sample) until the fixed cost of turning sampling on (the profile's setup) dominates at long periods. A point at or below 0 cannot be drawn on the log axis; summary.md lists every value.$(offlog_note "$off")
 
@@ -816,6 +867,7 @@ fig_sim_overhead_alloc_cycles() { sim_fig_alloc est_cycles "estimated cycles"; }
 # S3: time sampling modelled at the native rate.
 fig_sim_overhead_time() {
     panels=$(present sim_time)
+    nopanel="" # every workload with a time cell gets a panel (not figure 8's or S1's list)
     yr=$(pctrange "$pd/sim_time.dat" "model_overhead model_user_ns*1e-7" "$panels")
     off=$(offlog "$pd/sim_time.dat" "model_overhead model_user_ns*1e-7" time_hz)
     xr=$(colrange "$pd/sim_time.dat" time_hz)
@@ -859,7 +911,13 @@ $sim_source"
 
 # S5: instructions, estimated cycles and wall time side by side.
 fig_sim_vs_wall() {
-    panels=$(present sim_compare)
+    panels=$(valued sim_compare overhead_Ir)
+    # workloads whose compared cells have no overhead (no ok run, or no baseline): no panel
+    nopanel=$(for w in $(present sim_compare); do case " $panels " in *" $w "*) ;; *) printf '%s\n' "$w" ;; esac; done | paste -sd, - | sed 's/,/, /g')
+    if [ -z "$panels" ]; then
+        not_drawn "$F_NAME" "$F_TITLE" "plotdata/sim_compare.dat has no counted overhead: no compared simulated allocation cell of this sweep has an ok run with a simulated baseline at its size (summary.md lists what the simulated part measured)."
+        return
+    fi
     hw=$(awk 'NR == 1 { for (i = 2; i <= NF; i++) c[$i] = i - 1; next } NF && $(c["overhead_wall"]) !~ /^[nN][aA][nN]$/ { f = 1 } END { print f ? 1 : 0 }' "$pd/sim_compare.dat")
     yr=$(PCT_ALL=1 pctrange "$pd/sim_compare.dat" "overhead_Ir overhead_est_cycles overhead_wall overhead_wall_lo overhead_wall_hi" "$panels")
     set -- $(periods sim_compare alloc_period)
@@ -869,7 +927,7 @@ fig_sim_vs_wall() {
     draw "$F_NAME" "$F_SCRIPT" "which = 'compare'; panels = '$panels'; yranges = '$yr'; has_wall = $hw; p_short = $ps_; p_long = $pl_" &&
     caption "$F_NAME" "$F_TITLE (sweep $sweep).
 
-What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the overhead of allocation sampling at $s5p (the periods of the plan that sim_compare.dat holds), in % of the baseline, three ways: instructions and estimated cycles COUNTED under valgrind (exact, labelled with their value), and wall time MEASURED natively (the median with its $cilabel confidence interval, from this sweep's timed cells$([ "$hw" = 1 ] || echo "; this sweep has none, so only the counts are shown")).
+What: for each workload (one panel each: $panels$([ -n "$nopanel" ] && echo "; no overhead estimate, so no panel: $nopanel")), the overhead of allocation sampling ($(sim_modes "$panels")) at $s5p (the periods of the plan that sim_compare.dat holds), in % of the baseline, three ways: instructions and estimated cycles COUNTED under valgrind (exact, labelled with their value), and wall time MEASURED natively (the median with its $cilabel confidence interval, from this sweep's timed cells$([ "$hw" = 1 ] || echo "; this sweep has none, so only the counts are shown")).
 
 How to read: the counts give the cost of the sampler's own work without noise; the wall-time interval shows how much of the machine's noise a timed measurement has to see through. Where the interval includes 0 the timed measurement cannot tell the cell from its baseline, while the count still says exactly how much work was added. Counted and timed cells use different --size values (calibrated separately), so compare percentages, not absolute values.
 

@@ -201,6 +201,36 @@ static void find_sim(const st_analysis *an, st_peer_row *r) {
     free(x), free(y[0]), free(y[1]);
 }
 
+/* The in-process design's runs alternate sampling on and off within one
+ * process: a whole run's time is not a blocked-design process-level
+ * measurement of its cell. */
+static const char *const WHY_INPROCESS =
+    "the sweep is of the in-process design (its runs alternate sampling within one "
+    "process): the process level (the blocked design) was not run";
+static const char *const WHY_SIM_ONLY = "the sweep has no timed runs of the workload (the simulated part alone): the "
+                                        "process level was not run";
+
+/* A row of a sweep whose process level was not run: no process-level values. */
+static void no_process_level(st_peer_row *r, const char *why) {
+    r->process_why = why;
+    r->cost_wall = r->cost_cpu = (st_reg_est){NAN, NAN, NAN};
+    r->over_32k = r->over_512k = r->over_4m = no_interval();
+    if (why != WHY_INPROCESS)
+        return;
+    /* The note spoke of the process level (the fit's remark, "its overheads
+     * are measured"): it says why there is none instead. */
+    if (strcmp(r->samples, "counted"))
+        snprintf(r->note, sizeof r->note, "%s keeps no count of its samples (its runs report no alloc_samples); %s",
+                 r->system, why);
+    else
+        snprintf(r->note, sizeof r->note, "%s", why);
+}
+
+static int design_inprocess(const st_sweep *sw) {
+    const char *d = st_sweep_meta(sw, "design");
+    return d && !strcmp(d, "inprocess");
+}
+
 void st_peers_compute(const st_analysis *an, st_peers *out) {
     memset(out, 0, sizeof *out);
     const st_sweep *sw = an->sweep;
@@ -258,6 +288,8 @@ void st_peers_compute(const st_analysis *an, st_peers *out) {
                      "per-sample cost; its overheads are measured like the others'",
                      r->system);
         }
+        if (design_inprocess(sw))
+            no_process_level(r, WHY_INPROCESS);
     }
     free(cells);
     /* A workload with simulated cells and no timed ones (a sweep of the
@@ -279,8 +311,7 @@ void st_peers_compute(const st_analysis *an, st_peers *out) {
         r->workload = c->workload;
         r->system = system_of(sw, r->workload);
         r->site = site_of(sw, r->system);
-        r->over_32k = r->over_512k = r->over_4m = no_interval();
-        r->cost_wall = r->cost_cpu = (st_reg_est){NAN, NAN, NAN};
+        no_process_level(r, WHY_SIM_ONLY);
         find_sim(an, r);
         if (!r->sim_cells)
             continue; /* no simulated allocation cell: nothing to report */
@@ -628,6 +659,22 @@ static void md_sim(FILE *f, const st_peer_row *r) {
     fprintf(f, "; fixed %s) |", grouped(r->sim_fixed_ir, b, sizeof b));
 }
 
+/* The process-level columns (per-sample cost, the three overheads): "not
+ * measured" each when the row's process level was not run. */
+static void md_process(FILE *f, const st_peer_row *r) {
+    if (r->process_why) {
+        fputs(" not measured | not measured | not measured | not measured |", f);
+        return;
+    }
+    if (strcmp(r->samples, "counted"))
+        fputs(" none: no sample count |", f);
+    else
+        md_est(f, r->cost_cpu.est, r->cost_cpu.lo, r->cost_cpu.hi, 1, "%.0f");
+    md_est(f, r->over_32k.est - 1, r->over_32k.lo - 1, r->over_32k.hi - 1, 100, "%.2f");
+    md_est(f, r->over_512k.est - 1, r->over_512k.lo - 1, r->over_512k.hi - 1, 100, "%.2f");
+    md_est(f, r->over_4m.est - 1, r->over_4m.lo - 1, r->over_4m.hi - 1, 100, "%.2f");
+}
+
 void st_peers_write_md(FILE *f, const st_analysis *an, const st_peers *p, double confidence, const char *inproc_dir) {
     const st_sweep *sw = an->sweep;
     fprintf(f, "# Allocation samplers side by side\n\n");
@@ -657,29 +704,36 @@ void st_peers_write_md(FILE *f, const st_analysis *an, const st_peers *p, double
             100 * confidence, 100 * confidence, 100 * confidence);
     fprintf(f, "| workload | system | where the sample check lives | samples | ns per sample, in-process (CPU) | "
                "in-process A/A half-width | instructions per sample (simulated) | ns per sample, process level "
-               "(CPU) | overhead at 32 KiB, %% | overhead at 512 KiB, %% | overhead at 4 MiB, %% |\n");
+               "(CPU) | overhead at 32 KiB, process level, %% | overhead at 512 KiB, process level, %% | overhead at 4 "
+               "MiB, process level, %% |\n");
     fprintf(f, "|---|---|---|---|---|---|---|---|---|---|---|\n");
     for (size_t i = 0; i < p->n; i++) {
         const st_peer_row *r = &p->rows[i];
         fprintf(f, "| %s | %s | %s | %s |", r->base, r->system, r->site, r->samples);
-        md_inproc(f, r);
-        const st_interval *aa = r->ip_aa ? &r->ip_aa->e.lv_ratio : NULL;
-        if (aa && aa->method != ST_CI_NONE)
-            fprintf(f, " %.2f%% (%zu blocks) |", (aa->hi - aa->lo) / 2 * 100, r->ip_aa->e.blocks.n);
+        /* A level no sweep of the report ran: its columns "not measured". */
+        int no_ip = !an->inproc || !an->inproc->n, no_sim = !an->sim || !an->sim->ncells;
+        if (no_ip)
+            fputs(" not measured | not measured |", f);
+        else {
+            md_inproc(f, r);
+            const st_interval *aa = r->ip_aa ? &r->ip_aa->e.lv_ratio : NULL;
+            if (aa && aa->method != ST_CI_NONE)
+                fprintf(f, " %.2f%% (%zu blocks) |", (aa->hi - aa->lo) / 2 * 100, r->ip_aa->e.blocks.n);
+            else
+                fputs(" n/a |", f);
+        }
+        if (no_sim)
+            fputs(" not measured |", f);
         else
-            fputs(" n/a |", f);
-        md_sim(f, r);
-        if (strcmp(r->samples, "counted"))
-            fputs(" none: no sample count |", f);
-        else
-            md_est(f, r->cost_cpu.est, r->cost_cpu.lo, r->cost_cpu.hi, 1, "%.0f");
-        md_est(f, r->over_32k.est - 1, r->over_32k.lo - 1, r->over_32k.hi - 1, 100, "%.2f");
-        md_est(f, r->over_512k.est - 1, r->over_512k.lo - 1, r->over_512k.hi - 1, 100, "%.2f");
-        md_est(f, r->over_4m.est - 1, r->over_4m.lo - 1, r->over_4m.hi - 1, 100, "%.2f");
+            md_sim(f, r);
+        md_process(f, r);
         fputc('\n', f);
     }
     fputs("\n\"n/a\": that part was not run for the row (no in-process or simulated cells of its workload), or "
-          "its estimate is not defined. Wall-time per-sample costs: peers.csv.\n",
+          "its estimate is not defined. \"not measured\": that level was not run at all (no segment series for "
+          "the in-process columns, no simulated cells for the simulated one, no blocked-design runs of the row for "
+          "the process-level ones, the note saying why), so the column has no estimate, and none is taken from the "
+          "runs of another level. Wall-time per-sample costs: peers.csv.\n",
           f);
     const char *skipped = st_sweep_meta(sw, "skipped");
     fprintf(f, "\nSystems not measured (their programs are not built or their packages are missing): %s.\n",

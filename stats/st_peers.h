@@ -35,6 +35,12 @@
  *    the repeat spread (no slope with fewer than two allocation cells:
  *    one cannot tell the fixed cost from it); exact when every simulated cell's runs agree in
  *    every count, else reported with its spread, never as exact.
+ *  - The process level (the per-sample cost and the overheads) comes from
+ *    the sweep's timed runs in the blocked design only: in a sweep of the
+ *    in-process design (meta design = inprocess) or of the simulated part
+ *    alone that level was not run, so the row's process_why says so and
+ *    those values are NaN ("not measured" in peers.md, empty in peers.csv),
+ *    never estimates from another level's runs.
  *  - Nothing is invented: a missing estimate is NaN with the reason in note.
  *  - The figure's data (plotdata/peers.dat, figure 8) is a file of the plot
  *    data table (st_plotdata.h), written by st_report.c from the rows'
@@ -71,9 +77,11 @@ typedef struct st_peer_row {
     const st_result *baseline;          /* its baseline */
     const st_result **cells;            /* its allocation cells, by period (ncells) */
     size_t ncells;
-    char **series; /* per cell: the figure's line, the system or
+    char **series;           /* per cell: the figure's line, the system or
                                   "<system>-<mode>" when the workload was
                                   sampled in more than one mode */
+    const char *process_why; /* NULL: the process level (the blocked design) was run for the row;
+                                else why its columns are "not measured" (their values NaN) */
     char note[256];
 } st_peer_row;
 

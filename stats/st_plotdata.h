@@ -158,7 +158,7 @@ static inline int st_pd_series_no_(const char *clock, const char *mode) {
                          COL(residual_frac, HUM6, x->fit->fit.residual[x->k] / x->fit->fit.base.est)                   \
                              COL(cell_cost_us, HUM6, fit_cell_cost(x, 0)) COL(cell_cost_lo, HUM6, fit_cell_cost(x, 1)) \
                                  COL(cell_cost_hi, HUM6, fit_cell_cost(x, 2)))                                         \
-    FILE(sim_alloc, "one simulated allocation cell (fixed mode)",                                                      \
+    FILE(sim_alloc, "one simulated allocation cell (fixed mode; a workload without fixed-mode cells: its own mode)",   \
          COL(workload, WORD, x->sc->workload) COL(alloc_period, INT, x->sc->alloc_period)                              \
              COL(overhead_Ir, NUM12, x->sc->overhead_ir) COL(overhead_est_cycles, NUM12, x->sc->overhead_cyc)          \
                  COL(alloc_samples, NUM12, x->sc->alloc_samples) COL(per_sample_Ir, NUM8, x->sc->per_sample_ir)        \

@@ -638,13 +638,32 @@ static void write_regress_dat(FILE *f, const st_analysis *an) {
     }
 }
 
-/* The simulated cells of one kind (alloc: fixed mode; time: wall clock), in cell order. */
+/* The mode of workload w's simulated allocation cells in sim_alloc.dat:
+ * fixed when it has such cells, else its first cell's (a peers sweep's
+ * poisson), NULL without any. */
+static const char *sim_alloc_mode(const st_sim *sim, const char *w) {
+    const char *first = NULL, *fixed = sgc_alloc_mode_name(SGC_SAMPLE_FIXED);
+    for (size_t i = 0; i < sim->ncells; i++) {
+        const st_simcell *c = &sim->cells[i];
+        if (strcmp(c->workload, w) || strcmp(c->kind, "alloc"))
+            continue;
+        if (!strcmp(c->alloc_mode, fixed))
+            return fixed;
+        if (!first)
+            first = c->alloc_mode;
+    }
+    return first;
+}
+
+/* The simulated cells of one kind (alloc: a workload's fixed-mode cells, or
+ * those of its one mode without any, see sim_alloc_mode; time: wall clock),
+ * in cell order. */
 static void write_sim_cells_dat(FILE *f, const st_analysis *an, int time) {
     const st_sim *sim = an->sim;
     for (size_t i = 0; i < sim->ncells; i++) {
         const st_simcell *c = &sim->cells[i];
         if (time ? strcmp(c->kind, "time") || strcmp(c->time_clock, sgc_clock_name(SGC_CLOCK_WALL))
-                 : strcmp(c->kind, "alloc") || strcmp(c->alloc_mode, sgc_alloc_mode_name(SGC_SAMPLE_FIXED)))
+                 : strcmp(c->kind, "alloc") || strcmp(c->alloc_mode, sim_alloc_mode(sim, c->workload)))
             continue;
         put_row(f, time ? ST_PD_sim_time : ST_PD_sim_alloc, &(st_pd_row){.an = an, .sc = c});
     }
@@ -662,7 +681,8 @@ static void write_sim_normalized_dat(FILE *f, const st_analysis *an) {
 }
 
 /* Instructions, estimated cycles and wall time side by side: the overhead of
- * each workload's fixed-mode allocation cells at 32K and 4M, the counts from
+ * each workload's allocation cells at 32K and 4M (fixed mode, or its own
+ * without fixed-mode cells: sim_alloc_mode), the counts from
  * the simulated cells, the wall time (median and interval) from the native
  * ones when the sweep has them. */
 static void write_sim_compare_dat(FILE *f, const st_analysis *an) {
@@ -670,13 +690,20 @@ static void write_sim_compare_dat(FILE *f, const st_analysis *an) {
     static const int64_t periods[2] = {32 << 10, 4 << 20};
     for (size_t i = 0; i < sim->nfits; i++) {
         const char *w = sim->fits[i].workload;
-        for (int p = 0; p < 2; p++) {
-            const st_simcell *c = st_sim_find(sim, w, "alloc", periods[p], 0);
+        const char *mode = sim_alloc_mode(sim, w);
+        for (int p = 0; p < 2 && mode; p++) {
+            const st_simcell *c = NULL;
+            for (size_t k = 0; k < sim->ncells && !c; k++) {
+                const st_simcell *x = &sim->cells[k];
+                if (!strcmp(x->workload, w) && !strcmp(x->kind, "alloc") && !strcmp(x->alloc_mode, mode) &&
+                    x->alloc_period == periods[p])
+                    c = x;
+            }
             const st_result *r = NULL;
             for (size_t k = 0; k < an->nresults && !r; k++) {
                 const st_result *x = &an->results[k];
-                if (is_kind(x, "alloc") && in_matrix(x) && !strcmp(x->cell->workload, w) && st_cell_fixed(x->cell) &&
-                    x->cell->alloc_period == periods[p])
+                if (is_kind(x, "alloc") && in_matrix(x) && !strcmp(x->cell->workload, w) &&
+                    !strcmp(x->cell->alloc_mode, mode) && x->cell->alloc_period == periods[p])
                     r = x;
             }
             if (c || r)

@@ -165,7 +165,7 @@ nocountpeer nocountsys 65536 NaN"
             "not_counted NaN NaN NaN"
         expect "peers-report: the table says a system without a sample count has no per-sample cost" \
             "$(grep '^| nocountpeer ' "$WORK/res/latest/peers.md" | cut -d'|' -f5-9)" \
-            " not counted | n/a | n/a | n/a | none: no sample count "
+            " not counted | not measured | not measured | not measured | none: no sample count "
         expect "peers-report: the note says why" \
             "$(grep -c '^- nocountpeer on nocountsys: nocountsys keeps no count of its samples (its runs report no alloc_samples), so there is no per-sample cost' "$WORK/res/latest/peers.md")" 1
         expect "peers-report: the skipped peer in the table" \

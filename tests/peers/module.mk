@@ -71,6 +71,20 @@ test-peers-simreport: $(BIN)/peers-report
 
 TESTS += test-peers-simreport
 
+# test-peers-levels: peers-report on sweeps that ran no blocked-design runs (the in-process
+# design: results/reference-peers-inprocess-aa, -inprocess-malloc; the simulated part alone:
+# results/reference-peers-sim, -sim-vm): every row's process-level columns "not measured" in
+# peers.md (and the in-process or simulated ones when that level was not run either), their
+# fields empty in peers.csv, none filled from another level's runs (tests/peers/levels.sh).
+.PHONY: test-peers-levels
+test-peers-levels: $(BIN)/peers-report
+	@TEST_RESULTS=$(TEST_RESULTS) sh tests/check.sh $@ sh -c 'sh tests/peers/levels.sh $(BIN) results/reference-peers-inprocess-aa 8 5 && \
+	    sh tests/peers/levels.sh $(BIN) results/reference-peers-inprocess-malloc 5 5 && \
+	    sh tests/peers/levels.sh $(BIN) results/reference-peers-sim 7 6 && \
+	    sh tests/peers/levels.sh $(BIN) results/reference-peers-sim-vm 4 6'
+
+TESTS += test-peers-levels
+
 # test-peers-simsize: a command's sim-size=N in the workload list (harness/sw_cmd.h): its
 # simulated cells at that size without calibration, --sim-size replacing it, bad values
 # refused (tests/peers/simsize.sh; freecheck's gcbench as a command, under valgrind).
