@@ -1,12 +1,12 @@
 /* sw_plan.c - cells of the sweep and their shuffled schedule. */
 #include "sw_plan.h"
 #include "sw_cmd.h"
+#include "sw_db.h"
 #include "sw_util.h"
 
 #include <errno.h>
 #include <gsl/gsl_cdf.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -524,20 +524,20 @@ static int num_field(const char *s, double *v) {
     return !*end && !errno && isfinite(*v);
 }
 
-/* One median of the measured in-process runs of db (a SELECT of one value per run). */
-static int median_query(sqlite3 *db, const char *sql, double *out) {
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+/* The median of the values of a query's first column (NULLs left out), in
+ * *out: their count, or -1 with the database's message in *why. */
+static int median_query(sw_db *db, const char *sql, double *out, char **why) {
+    sw_db_rows r;
+    if (sw_db_query(db, sql, NULL, &r, why) != 0)
         return -1;
-    double *v = NULL;
+    double *v = ct_xmalloc((size_t)(r.n ? r.n : 1) * sizeof *v);
     int n = 0;
-    while (sqlite3_step(st) == SQLITE_ROW) {
-        if (sqlite3_column_type(st, 0) == SQLITE_NULL)
-            continue;
-        v = ct_xrealloc(v, (size_t)(n + 1) * sizeof *v);
-        v[n++] = sqlite3_column_double(st, 0);
+    for (int i = 0; i < r.n; i++) {
+        const char *t = sw_db_at(&r, i, 0);
+        if (t)
+            v[n++] = strtod(t, NULL);
     }
-    sqlite3_finalize(st);
+    sw_db_rows_free(&r);
     if (n)
         *out = median_d(v, n);
     free(v);
@@ -633,10 +633,9 @@ fail:
 static int read_level_costs(const char *dir, sw_level_costs *k, double dropped, int dropped_procs, char *err,
                             size_t errlen) {
     char *path = sw_xasprintf("%s/results.db", dir);
-    sqlite3 *db = NULL;
-    char *uri = sw_xasprintf("file:%s?mode=ro", path);
-    int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-    free(uri);
+    sw_db db = {0};
+    char *why = NULL;
+    int rc = sw_db_open_file_readonly(&db, path, &why);
     /* Per measured ok run with segments: a complete block's CPU (its
      * complete blocks, four segments each, over their count), the CPU
      * outside them (the lead-in, a last block cut short, start-up and
@@ -654,17 +653,19 @@ static int read_level_costs(const char *dir, sw_level_costs *k, double dropped, 
 #undef COMPLETE
     double m[3];
     for (int i = 0; i < 3; i++) {
-        int got = rc == SQLITE_OK ? median_query(db, q[i], &m[i]) : -1;
+        int got = rc == 0 ? median_query(&db, q[i], &m[i], &why) : -1;
         if (got <= 0) {
             snprintf(err, errlen, "%s: %s", path,
-                     got < 0 ? (db ? sqlite3_errmsg(db) : "cannot open")
+                     got < 0 ? (why ? why : "cannot open")
                              : "no measured ok run with segments: not an in-process sweep");
-            sqlite3_close(db);
+            free(why);
+            if (rc == 0)
+                sw_db_close_readonly(&db);
             free(path);
             return -1;
         }
     }
-    sqlite3_close(db);
+    sw_db_close_readonly(&db);
     k->block_s = m[0] / 1e9;
     k->harness_s = m[2] / 1e9;
     k->fixed_s = m[1] / 1e9 + k->harness_s + (dropped_procs ? dropped / dropped_procs : 0) * k->block_s;
