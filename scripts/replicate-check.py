@@ -11,10 +11,11 @@ every pair of replicates r, r' the paired ratio's estimates are compared on
 the log scale with the two-level standard errors, each replicate's own combined with the
 between-replicate SD the sweep's interval used (summary.csv
 rep_paired_tau_used, the cell's family's for K < 5).  A replicate's own SE
-is its estimator's: the bootstrap SE of the Hodges-Lehmann estimate of its
-blocks' log-ratios (results.db; 2000 resamples, times sqrt(n / (n - 1))),
-the SE analyze's combination uses (st_levels.h, st_hl_boot_se), computed
-here independently (this script's own generator); with --csv, where no
+is its estimator's: the kernel SE of the Hodges-Lehmann estimate of its
+blocks' log-ratios (results.db), 1 / (sqrt(12 n) * integral fhat^2), fhat
+the Gaussian kernel density estimate of the blocks with Silverman's
+bandwidth, the SE analyze's combination uses (st_levels.h,
+st_hl_kernel_se), computed here independently; with --csv, where no
 blocks are at hand, analyze's own (each replicate's summary.csv
 paired_se; for a summary.csv from before that column, the SE the
 replicate's interval implies, log(hi / lo) / (2 x 1.959964), which
@@ -30,7 +31,12 @@ effect, which an SD about the pairs' mean would hide), should be near 1
 replicate r''s two-level interval, t_r' +- 1.959964 sqrt(se_r'^2 + tau^2),
 with the probability 2 Phi(1.959964 sqrt(se_r'^2 + tau^2) / sqrt(se_r^2 +
 se_r'^2 + 2 tau^2)) - 1, so the observed share inside should be within 3
-points of the mean of those (the target).  The same with tau = 0 (the
+points of the mean of those (the target).  Both figures are noisy with few
+cells: with m cells of k replicates and equal SEs, the sum of a family's
+z^2 over its pairs is k / 2 times a chi-square of m (k - 1) degrees of
+freedom, so z's RMS lies in sqrt(chi2_df(0.025, 0.975) / df), df = m (k -
+1), 95% of the time when the model holds (printed as "RMS range";
+[0.66, 1.34] for 8 cells of 3 replicates).  The same with tau = 0 (the
 replicates' block-level intervals alone) shows what the second level adds.
 Families are analyze's (st_rep_family): a workload's time-sampling cells,
 and its other cells; a sweep of both time samplers also gets a row per
@@ -45,6 +51,8 @@ Usage:
   replicate-check.py --coverage EXPERIMENTS SE_RESAMPLES SWEEP_DIR
       the coverage of analyze's interval over replicates under the sweep's own
       noise (its observed replicates and blocks resampled, see coverage());
+      SE_RESAMPLES the resamples of the bootstrap SE of the candidate
+      "bootstrap-SE" (analyze's SE is the kernel one, without resampling);
   replicate-check.py --coverage-synthetic EXPERIMENTS SE_RESAMPLES
       the same coverage on synthetic families with known noise (normal, t3)
       and between-replicate SD (0, 0.01, 0.03), for analyze's rule and the
@@ -57,9 +65,11 @@ With a sweep directory the script also recomputes what analyze computes
 against each replicate's summary.csv paired_se, each
 family's pooled between-replicate SD and every cell's interval over
 replicates) and prints how far apart the two are ("Agreement with
-analyze"); beyond the tolerances (half-widths and SEs 10%, one
-replicate's SE against its paired_se 20%, centres 0.1
-half-widths, the family SD 15% + 0.002, estimates to analyze's 6 digits)
+analyze"); beyond the tolerances (half-widths and centres 1e-4 relative or
+in half-widths plus the rounding of their ends to 6 digits, each
+replicate's SE against its paired_se 1e-5 relative, the within SE and the
+family SD, printed to 4 digits, 6e-4 relative, estimates to analyze's 6
+digits: the two compute the same numbers, without resampling)
 it lists the disagreements and exits 3.
 Exit status: 0 done (whether the targets are met or not: the table says),
 2 bad input (a missing file or column, fewer than 2 replicates), 1 when an
@@ -77,7 +87,7 @@ import tempfile
 
 Z = 1.959963984540054
 ME = "replicate-check"
-SE_RESAMPLES = 2000  # resamples of a replicate's bootstrap SE (analyze's REP_SE_RESAMPLES)
+SE_RESAMPLES = 2000  # resamples of the bootstrap SE where a candidate uses it (analyze's ST_LEVEL_SE_RESAMPLES)
 SE_SEED = 20250616
 
 
@@ -153,7 +163,8 @@ def hl(v):
 
 def hl_boot_se(v, resamples, rng):
     """The bootstrap SE of the Hodges-Lehmann estimate of the blocks v (their SD over resamples of the
-    blocks, times sqrt(n / (n - 1))), as analyze computes a replicate's (st_hl_boot_se, its own generator)."""
+    blocks, times sqrt(n / (n - 1))), analyze's replicate SE before the kernel one (st_hl_boot_se, with
+    this script's own generator): the candidate "bootstrap-SE" of --coverage."""
     n = len(v)
     if n < 3:
         return None
@@ -162,6 +173,88 @@ def hl_boot_se(v, resamples, rng):
         x = [v[rng.randrange(n)] for _ in range(n)]
         t.append(hl(x))
     return sd(t) * math.sqrt(n / (n - 1))
+
+
+def quantile7(s, p):
+    """The p-quantile of the sorted list s with linear interpolation between order statistics
+    (h = (n - 1) p: Hyndman and Fan's type 7)."""
+    h = (len(s) - 1) * p
+    i = int(math.floor(h))
+    return s[i] + (h - i) * (s[min(i + 1, len(s) - 1)] - s[i])
+
+
+def hl_kernel_se(v):
+    """The kernel SE of the Hodges-Lehmann estimate of the blocks v, as analyze computes a replicate's
+    (st_levels.h, st_hl_kernel_se): 1 / (sqrt(12 n) * I), I the integral of the square of the
+    Gaussian kernel density estimate of v with bandwidth h = 0.9 min(SD, IQR / 1.349) n^(-1/5) (the SD
+    when the IQR is 0), I = (1 / n^2) sum_i sum_j phi(v_i - v_j; SD h sqrt 2).  None below 3 blocks,
+    0 when every block is equal."""
+    n = len(v)
+    if n < 3:
+        return None
+    s = sorted(v)
+    m = sum(v) / n
+    sdv = math.sqrt(sum((x - m) ** 2 for x in v) / (n - 1))
+    iqr = (quantile7(s, 0.75) - quantile7(s, 0.25)) / 1.3489795003921634
+    scale = iqr if 0 < iqr < sdv else sdv
+    if not scale > 0:
+        return 0.0
+    h = 0.9 * scale * n ** -0.2
+    s2 = h * math.sqrt(2)
+    tot = sum(math.exp(-0.5 * ((a - b) / s2) ** 2) for a in v for b in v)
+    integral = tot / (n * n * s2 * math.sqrt(2 * math.pi))
+    return 1 / (math.sqrt(12 * n) * integral)
+
+
+def gammainc_lower(a, x):
+    """The regularized lower incomplete gamma function P(a, x): its series below a + 1, else 1 minus
+    the continued fraction of the upper one (modified Lentz), to about 1e-14."""
+    if x <= 0:
+        return 0.0
+    lg = a * math.log(x) - x - math.lgamma(a)
+    if x < a + 1:
+        term = tot = 1 / a
+        n = a
+        while abs(term) > 1e-16 * abs(tot):
+            n += 1
+            term *= x / n
+            tot += term
+        return tot * math.exp(lg)
+    b, c, d = x + 1 - a, 1e300, 1 / (x + 1 - a)
+    h = d
+    for i in range(1, 10000):
+        an = -i * (i - a)
+        b += 2
+        d = an * d + b
+        d = 1e-300 if abs(d) < 1e-300 else d
+        c = b + an / c
+        c = 1e-300 if abs(c) < 1e-300 else c
+        d = 1 / d
+        h *= d * c
+        if abs(d * c - 1) < 1e-16:
+            break
+    return 1 - math.exp(lg) * h
+
+
+def chi2_quantile(p, df):
+    """The p-quantile of the chi-square distribution of df degrees of freedom, by bisection on P(df / 2,
+    x / 2)."""
+    lo, hi = 0.0, max(1.0, 10.0 * df)
+    while gammainc_lower(df / 2, hi / 2) < p:
+        hi *= 2
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if gammainc_lower(df / 2, mid / 2) < p:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2
+
+
+def rms_range(df):
+    """The 95% range of z's RMS over a family of df = m (k - 1) degrees of freedom when the model holds:
+    sqrt(chi2_df(p) / df) at p = 0.025 and 0.975."""
+    return math.sqrt(chi2_quantile(0.025, df) / df), math.sqrt(chi2_quantile(0.975, df) / df)
 
 
 def block_series(db):
@@ -220,7 +313,7 @@ def mode_family(row):
 
 def replicate_estimates(rep_rows, label, ses=None):
     """(log estimate, its block-level SE) of the paired ratio in each replicate, or None.  The SE is
-    ses[(label, i)] (the bootstrap SE of replicate i's Hodges-Lehmann estimate, from its blocks) when
+    ses[(label, i)] (the kernel SE of replicate i's Hodges-Lehmann estimate, from its blocks) when
     ses is given, else (--csv) analyze's own of that estimate (the replicate's summary.csv paired_se),
     or for a summary.csv without that column the one its interval implies, log(hi / lo) / (2 x 1.959964)."""
     out = []
@@ -236,7 +329,7 @@ def replicate_estimates(rep_rows, label, ses=None):
             if se is None or not se > 0:
                 return None
         elif num(r.get("paired_se")) is not None and num(r["paired_se"]) > 0:
-            se = num(r["paired_se"])  # analyze's own bootstrap SE of the replicate (summary.csv paired_se)
+            se = num(r["paired_se"])  # analyze's own SE of the replicate (summary.csv paired_se)
         else:
             se = math.log(hi / lo) / (2 * Z)  # a summary.csv from before the paired_se column
         out.append((math.log(est), se))
@@ -326,12 +419,13 @@ def check(full, rep_rows, ses=None):
 
 
 REP_OWN = 5  # analyze's ST_REP_OWN: from this many replicates a cell's own between-replicate variance is used
-TOL_HALF = 0.10  # agreement with analyze: half-widths within 10% (both SEs are bootstraps of 2000 resamples, of
-# 12 blocks on results/reference: their Monte Carlo errors reach 6.5% there; the interval-implied SE differs by
-# up to 21%)
-TOL_CENTRE = 0.10  # and centres within 0.1 half-widths
-TOL_SE_ONE = 0.20  # one replicate's SE against analyze's paired_se (two independent bootstraps of 2000 resamples of
-# one replicate's 12 blocks, without the averaging of the RMS: 2 of 192 differed by 10-12% on results/reference)
+# Agreement with analyze: the two compute the same numbers without resampling, so only analyze's 6 printed
+# digits separate them.
+TOL_HALF = 1e-4  # half-widths, relative, plus ...
+TOL_LOG = 2e-5  # ... the rounding of its ends to 6 digits on the log scale (twice 5e-6)
+TOL_CENTRE = 1e-4  # centres, in half-widths, plus TOL_LOG
+TOL_SE_ONE = 1e-5  # one replicate's SE against analyze's paired_se, relative
+TOL_G4 = 6e-4  # the within SE (RMS) and the family's between-replicate SD (printed to 4 digits), relative
 
 
 def combine(ests, tau2_family, df_family):
@@ -371,7 +465,7 @@ def satterthwaite_df(ests, nblocks, tau2, df_family):
 
 
 # The candidate rules compared by --coverage (the first is analyze's).
-VARIANTS = ("analyze", "inverse-variance", "df-blocks", "t-replicates", "df-blocks+equal-if-0")
+VARIANTS = ("analyze", "bootstrap-SE", "inverse-variance", "df-blocks", "t-replicates", "df-blocks+equal-if-0")
 
 
 def combine_variant(ests, tau2_family, df_family, nblocks, variant):
@@ -380,9 +474,10 @@ def combine_variant(ests, tau2_family, df_family, nblocks, variant):
     estimated SEs); inverse-variance: analyze's previous rule, weights 1 / (se_i^2 + tau^2) also where
     tau is 0; df-blocks: inverse-variance with t's degrees of freedom min(the family's, Satterthwaite's
     from the replicates' blocks and the family's); t-replicates: inverse-variance with t of k - 1
-    degrees of freedom; and df-blocks+equal-if-0."""
+    degrees of freedom; and df-blocks+equal-if-0.  bootstrap-SE is analyze's rule with the bootstrap
+    SEs (the caller passes those as ests)."""
     k = len(ests)
-    if variant == "analyze" or k >= REP_OWN or tau2_family is None or not math.isfinite(tau2_family):
+    if variant in ("analyze", "bootstrap-SE") or k >= REP_OWN or tau2_family is None or not math.isfinite(tau2_family):
         return combine(ests, tau2_family, df_family)
     df = df_family
     if "df-blocks" in variant:
@@ -406,7 +501,8 @@ def combine_variant(ests, tau2_family, df_family, nblocks, variant):
 def agreement(full, rep_rows, series, ses, reps):
     """This script's recomputation against analyze, where they compute the same thing: each replicate's
     Hodges-Lehmann estimate from its blocks in results.db against the replicate's summary.csv (to its
-    6 printed digits), the RMS of the replicates' bootstrap SEs against rep_paired_within, each
+    6 printed digits), each replicate's kernel SE against its paired_se and their RMS against
+    rep_paired_within, each
     family's pooled between-replicate SD against rep_paired_tau_family, and the cell's interval over
     replicates (the random-effects combination) against the sweep's paired, paired_lo, paired_hi.
     Returns (cells compared, worst relative half-width difference, worst centre difference in
@@ -430,7 +526,7 @@ def agreement(full, rep_rows, series, ses, reps):
                 break
             a_se = num(rr.get("paired_se"))
             if a_se is None or abs(a_se - ses[(label, i)]) > TOL_SE_ONE * ses[(label, i)]:
-                bad.append(f"{label} replicate {r}: bootstrap SE of its Hodges-Lehmann estimate "
+                bad.append(f"{label} replicate {r}: kernel SE of its Hodges-Lehmann estimate "
                            f"{ses[(label, i)]:.4g} here, analyze's paired_se {rr.get('paired_se')}")
             ests.append((t, ses[(label, i)]))
         if ests and len(ests) >= 2:
@@ -455,12 +551,12 @@ def agreement(full, rep_rows, series, ses, reps):
             w = math.sqrt(sum(se * se for _, se in ests) / len(ests))
             dw = abs(w - a_w) / a_w if a_w else float("inf")
             worst_h, worst_c, worst_w = max(worst_h, dh), max(worst_c, dc), max(worst_w, dw)
-            if dh > TOL_HALF or dc > TOL_CENTRE or dw > TOL_HALF:
+            if dh > TOL_HALF + TOL_LOG / a_h or dc > TOL_CENTRE + TOL_LOG / a_h or dw > TOL_G4:
                 bad.append(f"{label}: this script [{math.exp(lo):.6g}, {math.exp(hi):.6g}] within SE {w:.4g}, "
                            f"analyze [{a_lo:.6g}, {a_hi:.6g}] within SE {a_w}")
             if len(ests) < REP_OWN and a_tf is not None:
                 tf = math.sqrt(t2f)
-                if abs(tf - a_tf) > 0.15 * max(tf, a_tf) + 0.002:
+                if abs(tf - a_tf) > TOL_G4 * max(tf, a_tf) + 1e-6:
                     bad.append(f"{label}: family {fam}'s between-replicate SD {tf:.4g} here, analyze {a_tf:.4g}")
     return n, worst_h, worst_c, worst_w, bad
 
@@ -482,20 +578,21 @@ def fmt(x, d=3):
 
 def table(fams, k, se_kind):
     out = []
-    what = ("the bootstrap SE of its Hodges-Lehmann estimate over its blocks" if se_kind == "bootstrap" else
-            "analyze's bootstrap SE of it (summary.csv paired_se), or where a summary.csv lacks that column "
+    what = ("the kernel SE of its Hodges-Lehmann estimate over its blocks" if se_kind == "kernel" else
+            "analyze's SE of it (summary.csv paired_se), or where a summary.csv lacks that column "
             "the SE its interval implies, log(hi / lo) / (2 x 1.96)")
     out.append(f"Replicates: {k}. z and shares of the paired ratio (log scale); two-level: each replicate's "
                f"block-level SE ({what}) with the between-replicate SD the sweep's interval used; blocks: without "
                "it.")
     out.append("")
-    out.append("| family | cells | pairs | z SD about 0 (two-level) | in [0.8, 1.2] | z SD about its mean | "
+    out.append("| family | cells | pairs | z SD about 0 (two-level) | in [0.8, 1.2] | RMS range (model, 95%) | "
+               "z SD about its mean | "
                "inside (two-level) | predicted | within 3 points | z SD about 0 (blocks only) | "
                "inside / predicted (blocks only) | z SD about 0, inside / predicted (tau from the family's other "
                "cells) | between-replicate SD (family) [Q-profile 95%] | the same by this script | "
                "within SE (RMS) |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    met_sd = met_share = total = 0
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    met_sd = met_share = total = in_range = 0
     for fam in sorted(fams):
         f = fams[fam]
         z2, z0 = f["z2"], f["z0"]
@@ -504,6 +601,8 @@ def table(fams, k, se_kind):
         in0, p0 = 100 * sum(f["in0"]) / len(f["in0"]), 100 * sum(f["p0"]) / len(f["p0"])
         ok_sd = 0.8 <= s2 <= 1.2
         ok_sh = abs(inside - pred) <= 3
+        k_rep = (1 + math.sqrt(1 + 8 * len(z2) / f["cells"])) / 2  # pairs per cell = k (k - 1) / 2
+        r_lo, r_hi = rms_range(f["cells"] * (k_rep - 1))
         row = f["row"]
         if f["zo"]:
             oos = (f"{fmt(rms(f['zo']))}, {100 * sum(f['ino']) / len(f['ino']):.1f}% / "
@@ -515,17 +614,20 @@ def table(fams, k, se_kind):
             total += 1
             met_sd += ok_sd
             met_share += ok_sh
+            in_range += r_lo <= s2 <= r_hi
             comp = (f"{fmt(num(row.get('rep_paired_tau_family')), 4)} [{fmt(num(row.get('rep_paired_tau_lo')), 4)}, "
                     f"{fmt(num(row.get('rep_paired_tau_hi')), 4)}]")
         else:
             comp = "(time sampler's cells of the family above)"
-        out.append(f"| {fam} | {f['cells']} | {len(z2)} | {fmt(s2)} | {'yes' if ok_sd else 'no'} | {fmt(sd(z2))} | "
+        out.append(f"| {fam} | {f['cells']} | {len(z2)} | {fmt(s2)} | {'yes' if ok_sd else 'no'} | "
+                   f"[{r_lo:.2f}, {r_hi:.2f}] | {fmt(sd(z2))} | "
                    f"{inside:.1f}% | {pred:.1f}% | {'yes' if ok_sh else 'no'} | {fmt(rms(z0))} | "
                    f"{in0:.1f}% / {p0:.1f}% | {oos} | {comp} | {fmt(f['pm'], 4) if f['pm'] is not None else ''} | "
                    f"{fmt(num(row.get('rep_paired_within')), 4)} |")
     out.append("")
     out.append(f"Targets met (analyze's {total} families): z SD within [0.8, 1.2] in {met_sd} of {total}; "
-               f"share inside within 3 points of the prediction in {met_share} of {total}.")
+               f"share inside within 3 points of the prediction in {met_share} of {total}; z's RMS inside the "
+               f"range the model gives it in {in_range} of {total}.")
     return "\n".join(out)
 
 
@@ -635,7 +737,7 @@ def estimator_check(db, rep_rows, ses):
             f"variance; the SE read off each replicate's interval is {med:.3f} times its means' SE (median of "
             f"{len(se_ratio)}); so that SE squared is about {med * med / hl_eff:.2f} times the variance of the "
             f"estimate it goes with, and z's SD should be about {math.sqrt(hl_eff) / med:.2f} when nothing "
-            f"varies between replicates.  The bootstrap SE of the Hodges-Lehmann estimate (what the z above "
+            f"varies between replicates.  The kernel SE of the Hodges-Lehmann estimate (what the z above "
             f"use) is {bmed:.3f} times the means' SE (median of {len(boot_ratio)}): z's SD about "
             f"{math.sqrt(hl_eff) / bmed:.2f} by the same reckoning.")
 
@@ -648,14 +750,29 @@ def pseudo_median(v):
     return w[n // 2] / 2 if n % 2 else (w[n // 2 - 1] + w[n // 2]) / 4
 
 
+def judge(ests, bests, nblocks, cov):
+    """Adds to cov[variant] the intervals of the family's cells ests (label -> [(est, kernel SE)]) that
+    cover 0, by each rule; bests the same with the bootstrap SEs, for bootstrap-SE."""
+    fam = {}
+    for name, by in (("kernel", ests), ("bootstrap", bests)):
+        fam[name] = (pm_tau2(list(by.values())), sum(len(c) - 1 for c in by.values()))
+    for label, e in ests.items():
+        for v in VARIANTS:
+            src = "bootstrap" if v == "bootstrap-SE" else "kernel"
+            t2f, dff = fam[src]
+            _, lo, hi = combine_variant((bests if src == "bootstrap" else ests)[label], t2f, dff, nblocks(label), v)
+            cov[v] += lo <= 0 <= hi
+
+
 def coverage(full, series, ids, experiments, resamples, seed):
     """The coverage of analyze's interval over replicates under this sweep's own noise: per family and
     experiment, K synthetic replicates, each one of the observed replicates drawn with replacement (the
     same one for every cell of the family: a replicate's deviation is shared by its cells), each cell's
     blocks drawn with replacement from that replicate's blocks of the cell, centred so that the mean
     over the observed replicates of their Hodges-Lehmann estimands is 0; each synthetic replicate's HL
-    and bootstrap SE (resamples), the family's Paule-Mandel SD and the interval as analyze combines
-    them (combine), and by each candidate rule (combine_variant).  Returns {family: {variant:
+    and kernel SE, the family's Paule-Mandel SD and the interval as analyze combines them (combine),
+    and by each candidate rule (combine_variant; bootstrap-SE: the bootstrap SE of `resamples`
+    resamples in place of the kernel one).  Returns {family: {variant:
     (covered, judged)}}."""
     rng = random.Random(seed)
     cells = {}
@@ -673,22 +790,17 @@ def coverage(full, series, ids, experiments, resamples, seed):
         cov, judged = {v: 0 for v in VARIANTS}, 0
         for _ in range(experiments):
             pick = [rng.randrange(k) for _ in range(k)]
-            ests = {}
+            ests, bests = {}, {}
             for label, xs in cells[fam].items():
-                e = []
+                e, eb = [], []
                 for r in pick:
                     x = [xs[r][rng.randrange(len(xs[r]))] for _ in range(len(xs[r]))]
-                    e.append((hl(x), hl_boot_se(x, resamples, rng)))
-                if all(se and se > 0 for _, se in e):
-                    ests[label] = e
-            t2f = pm_tau2(list(ests.values()))
-            dff = sum(len(c) - 1 for c in ests.values())
-            for label, e in ests.items():
-                nb = [len(cells[fam][label][r]) for r in pick]
-                judged += 1
-                for v in VARIANTS:
-                    _, lo, hi = combine_variant(e, t2f, dff, nb, v)
-                    cov[v] += lo <= 0 <= hi
+                    e.append((hl(x), hl_kernel_se(x)))
+                    eb.append((e[-1][0], hl_boot_se(x, resamples, rng)))
+                if all(se and se > 0 for _, se in e + eb):
+                    ests[label], bests[label] = e, eb
+            judge(ests, bests, lambda label: [len(cells[fam][label][r]) for r in pick], cov)
+            judged += len(ests)
         out[fam] = {v: (cov[v], judged) for v in VARIANTS}
     return out
 
@@ -709,20 +821,17 @@ def synthetic_coverage(experiments, resamples, seed, dist, tau, sd=0.10, k=3, n=
 
     for _ in range(experiments):
         shift = [rng.gauss(0, tau) for _ in range(k)]
-        ests = {}
+        ests, bests = {}, {}
         for c in range(cells):
-            e = []
+            e, eb = [], []
             for r in range(k):
                 x = [shift[r] + noise() for _ in range(n)]
-                e.append((hl(x), hl_boot_se(x, resamples, rng)))
-            ests[c] = e
-        t2f = pm_tau2(list(ests.values()))
-        dff = sum(len(c) - 1 for c in ests.values())
-        for e in ests.values():
-            judged += 1
-            for v in VARIANTS:
-                _, lo, hi = combine_variant(e, t2f, dff, [n] * k, v)
-                cov[v] += lo <= 0 <= hi
+                e.append((hl(x), hl_kernel_se(x)))
+                eb.append((e[-1][0], hl_boot_se(x, resamples, rng)))
+            if all(se and se > 0 for _, se in e + eb):
+                ests[c], bests[c] = e, eb
+        judge(ests, bests, lambda c: [n] * k, cov)
+        judged += len(ests)
     return {v: (cov[v], judged) for v in VARIANTS}
 
 
@@ -826,13 +935,12 @@ def main(argv):
         full = read_summary(fullp)
         db = os.path.join(sweep, "results.db")
         series = block_series(db)
-        rng = random.Random(SE_SEED)
         ses = {}
         for label in sorted(full):
             for i, r in enumerate(ids):
                 v = series.get((label, r))
                 if v and len(v) >= 3:
-                    ses[(label, i)] = hl_boot_se(v, SE_RESAMPLES, rng)
+                    ses[(label, i)] = hl_kernel_se(v)
         agree = agreement(full, reps, series, ses, ids)
         extra = estimator_check(db, reps, ses)
     else:
@@ -840,15 +948,15 @@ def main(argv):
     fams, skipped = check(full, reps, ses)
     if not fams:
         die("no cell has a paired ratio with an interval in every replicate and a between-replicate SD")
-    print(table(fams, len(reps), "bootstrap" if ses is not None else "interval"))
+    print(table(fams, len(reps), "kernel" if ses is not None else "interval"))
     if extra:
         print(extra)
     if agree is not None:
         n, wh, wc, ww, bad = agree
         print(f"\nAgreement with analyze ({n} cells' intervals over replicates recomputed here from the blocks in "
-              f"results.db, SEs from this script's own bootstrap of {SE_RESAMPLES} resamples): half-widths within "
-              f"{100 * wh:.2f}% (tolerance {100 * TOL_HALF:.0f}%), centres within {wc:.3f} half-widths (tolerance "
-              f"{TOL_CENTRE}), within-replicate SEs (RMS) within {100 * ww:.2f}%; {len(bad)} disagreements.")
+              f"results.db, the replicates' kernel SEs computed here): half-widths within {100 * wh:.4f}% "
+              f"(tolerance {100 * TOL_HALF:.2g}% plus the rounding of analyze's 6 digits), centres within {wc:.2g} "
+              f"half-widths, within-replicate SEs (RMS) within {100 * ww:.4f}%; {len(bad)} disagreements.")
         for b in bad[:20]:
             print(f"  disagrees: {b}")
         if bad or n == 0:

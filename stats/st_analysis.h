@@ -90,7 +90,7 @@ typedef struct st_result {
     double *pair_cpu;  /* the per-block log-ratios of CPU time (pairs of them; NULL when CPU time is missing) */
     double *pair_cost; /* the per-block per-sample costs, us (npz of them, the rounds of pair_round; NULL if none) */
     /* The standard error of log(paired) at paired_level: over blocks the
-     * bootstrap SE of the Hodges-Lehmann estimate of pair_log (st_hl_boot_se,
+     * kernel SE of the Hodges-Lehmann estimate of pair_log (st_hl_kernel_se,
      * the SE a replicate enters the combination with: st_replicates.h);
      * over replicates the combination's (paired_re.se).  NaN below 3 blocks. */
     double paired_se;

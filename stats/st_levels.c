@@ -3,6 +3,8 @@
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include "st_boot.h"
 #include "st_util.h"
 
@@ -272,4 +274,35 @@ double st_hl_boot_se(const double *d, size_t n, size_t resamples, uint64_t seed)
     gsl_rng_free(rng);
     free(x), free(w);
     return sqrt(m2 / (double)(resamples - 1)) * sqrt((double)n / (double)(n - 1));
+}
+
+double st_hl_kernel_se(const double *d, size_t n) {
+    if (n < 3)
+        return NAN;
+    for (size_t i = 0; i < n; i++)
+        if (!isfinite(d[i]))
+            return NAN;
+    double *x = ct_xmalloc(n * sizeof *x);
+    memcpy(x, d, n * sizeof *x);
+    gsl_sort(x, 1, n);
+    double sd = gsl_stats_sd(x, 1, n);
+    double iqr =
+        (gsl_stats_quantile_from_sorted_data(x, 1, n, 0.75) - gsl_stats_quantile_from_sorted_data(x, 1, n, 0.25)) /
+        ST_HL_IQR_NORMAL;
+    free(x);
+    double s = iqr > 0 && iqr < sd ? iqr : sd;
+    if (!(s > 0))
+        return 0.0; /* every block equal: the estimate cannot vary */
+    double h = 0.9 * s * pow((double)n, -0.2);
+    /* integral of fhat^2 = (1 / n^2) sum_i sum_j phi_(h sqrt 2)(d_i - d_j):
+     * the diagonal n times phi(0), each pair i < j twice. */
+    double s2 = h * sqrt(2.0), sum = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = i + 1; j < n; j++) {
+            double u = (d[i] - d[j]) / s2;
+            sum += 2.0 * exp(-0.5 * u * u);
+        }
+    sum += (double)n;
+    double f2 = sum / ((double)n * (double)n * s2 * sqrt(2.0 * 3.14159265358979323846));
+    return 1.0 / (sqrt(12.0 * (double)n) * f2);
 }

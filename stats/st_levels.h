@@ -44,16 +44,28 @@
  *    generalized Q against its degrees of freedom.
  *  - No interval below 2 units; the caller then keeps the one unit's own
  *    interval (at the level below).
- *  - A unit's standard error of a Hodges-Lehmann estimate over its blocks
- *    (st_hl_boot_se) is the bootstrap one of that estimator: the standard
- *    deviation of the estimate over B resamples of the n blocks (gsl_rng
- *    mt19937 seeded with the 32-bit fold of the seed, draws
- *    gsl_rng_uniform_int(rng, n) in order), times sqrt(n / (n - 1)) (the
- *    factor that makes the bootstrap SD of a mean its usual standard error
- *    s / sqrt(n)).  Not the width of the unit's exact Walsh interval over
- *    2 z: at 12 blocks that overstated the estimator's SE by about 1.5
- *    times on results/reference (scripts/replicate-check.py's estimators'
- *    line).  No value (NaN) below 3 blocks or with a non-finite block.
+ *  - A replicate's standard error of a Hodges-Lehmann estimate over its
+ *    blocks (st_hl_kernel_se) is the estimator's asymptotic one, 1 /
+ *    (sqrt(12 n) * integral f^2) (Lehmann 1975), with integral f^2 that of
+ *    the Gaussian kernel density estimate fhat of the n blocks:
+ *    (1 / n^2) sum_i sum_j phi_(h sqrt 2)(d_i - d_j), phi_s the normal
+ *    density of SD s, the bandwidth h = 0.9 min(SD, IQR / 1.349) n^(-1/5)
+ *    (Silverman's rule; the SD alone when the IQR is 0).  No resampling:
+ *    the same blocks give the same SE whatever the seed.  Chosen by
+ *    make bench-hl-se (tests/stats/hl_se_bench.c) on results/reference's
+ *    blocks split at random into replicates of 12, where a right SE gives
+ *    z's RMS over pairs of replicates 1: the kernel SE 0.973 (0.95-1.01 by
+ *    family), the jackknife 1.013 (0.99-1.08); the bootstrap SE
+ *    (st_hl_boot_se, below; the replicates' SE before) 0.790, the exact
+ *    Walsh interval's width over 2 z 0.752 and the plain SE of the mean
+ *    0.781 overstate the SD of a 12-block estimate on that heavy-tailed
+ *    noise (docs/STATISTICS.md, "The standard error of a replicate").
+ *    No value (NaN) below 3 blocks or with a non-finite block.
+ *  - st_hl_boot_se, the bootstrap SE of the same estimate: the SD of the
+ *    estimate over B resamples of the blocks (gsl_rng mt19937 seeded with
+ *    the 32-bit fold of the seed, draws gsl_rng_uniform_int(rng, n) in
+ *    order), times sqrt(n / (n - 1)) (the factor that makes the bootstrap
+ *    SD of a mean its usual standard error s / sqrt(n)).
  */
 #ifndef ST_LEVELS_H
 #define ST_LEVELS_H
@@ -109,14 +121,23 @@ void st_re_family_tau2_ci(const double *est, const double *se, const size_t *cel
  * NaN without an interval; 0 for a degenerate one. */
 double st_interval_se(const st_interval *iv, int logscale, double confidence);
 
-/* Resamples of a unit's bootstrap standard error (st_hl_boot_se,
- * st_unpaired_se), or analyze's --resamples when fewer. */
+/* Resamples of a unit's bootstrap standard error (st_unpaired_se; also
+ * st_hl_boot_se's callers), or analyze's --resamples when fewer. */
 #define ST_LEVEL_SE_RESAMPLES 2000
 
 /* The bootstrap standard error of the Hodges-Lehmann estimate of d[0..n-1]
  * (above) from `resamples` resamples with the given seed.  Same inputs, same
  * output, bit for bit. */
 double st_hl_boot_se(const double *d, size_t n, size_t resamples, uint64_t seed);
+
+/* The normal distribution's interquartile range in SDs, 2 Phi^-1(0.75). */
+#define ST_HL_IQR_NORMAL 1.3489795003921634
+
+/* The kernel standard error of the Hodges-Lehmann estimate of d[0..n-1]
+ * (above): 1 / (sqrt(12 n) * integral fhat^2), fhat the Gaussian kernel
+ * density estimate of the blocks with Silverman's bandwidth.  NaN below 3
+ * blocks or with a non-finite block, 0 when every block is equal. */
+double st_hl_kernel_se(const double *d, size_t n);
 
 /* The two-sided p-value of mu = null under the interval's reference
  * distribution (t_df, standardized by se); NaN without an interval. */

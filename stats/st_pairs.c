@@ -35,15 +35,6 @@ static void boot_series(const double *v, size_t n, size_t pilot, int logs, const
         st_interval_exp(out);
 }
 
-/* The bootstrap SE of the Hodges-Lehmann estimate of the n log-ratios lw
- * (st_analysis.h, paired_se): the seed opts.seed XOR fnv1a64(label +
- * "#rep-se"), min(ST_LEVEL_SE_RESAMPLES, --resamples) resamples. */
-static double paired_se(const st_result *res, const double *lw, size_t n, const st_analysis_opts *opts) {
-    size_t b = opts->boot.resamples < ST_LEVEL_SE_RESAMPLES ? opts->boot.resamples : ST_LEVEL_SE_RESAMPLES;
-    uint64_t seed = opts->boot.seed ^ st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, res->cell->label), "#rep-se");
-    return st_hl_boot_se(lw, n, b, seed);
-}
-
 /* partner[block] (*maxb + 1 entries, -1 where none): the index of each
  * block's used role-0 run; *maxb is the largest block number, 0 when the
  * sweep is not blocked. */
@@ -90,7 +81,7 @@ static void paired_intervals(st_result *res, const double *lw, const double *lc,
     res->pair_log = ct_xmalloc(n * sizeof *res->pair_log);
     memcpy(res->pair_log, lw, n * sizeof *lw);
     boot_series(lw, n, two, 1, bo, &res->paired);
-    res->paired_se = paired_se(res, lw, n, opts);
+    res->paired_se = st_hl_kernel_se(lw, n); /* st_analysis.h, paired_se */
     if (cpu_ok) {
         boot_series(lc, n, two, 1, bo, &res->paired_cpu);
         res->pair_cpu = ct_xmalloc(n * sizeof *res->pair_cpu);

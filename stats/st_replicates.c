@@ -363,8 +363,8 @@ static void apply_pooled(st_result *r, size_t q, const st_rep_comb *o) {
 
 /* The standard error of replicate result r's quantity q (interval iv),
  * from the replicate's own data, never from its interval's width: for the
- * four paired statistics the bootstrap SE of the Hodges-Lehmann estimate
- * over the replicate's blocks (st_hl_boot_se; the paired ratio's is
+ * four paired statistics the kernel SE of the Hodges-Lehmann estimate
+ * over the replicate's blocks (st_hl_kernel_se; the paired ratio's is
  * paired_se, st_pairs.c), for the four unpaired ones the bootstrap SE of
  * the statistic of the medians over its runs and its baseline's
  * (st_unpaired_se); min(ST_LEVEL_SE_RESAMPLES, --resamples) resamples,
@@ -372,20 +372,18 @@ static void apply_pooled(st_result *r, size_t q, const st_rep_comb *o) {
  * weight of its own: st_levels.h) without an interval or with too few
  * blocks or runs. */
 static double unit_se(const st_result *r, size_t q, const st_interval *iv, const st_analysis_opts *opts) {
-    static const char *const tag[NQUANT] = {
-        "#rep-se-overhead", "#rep-se-cpu-overhead", "#rep-se-unorm", "#rep-se-ucost",
-        "#rep-se",          "#rep-se-cpu",          "#rep-se-norm",  "#rep-se-cost"};
+    static const char *const tag[4] = {"#rep-se-overhead", "#rep-se-cpu-overhead", "#rep-se-unorm", "#rep-se-ucost"};
     if (iv->method == ST_CI_NONE)
         return NAN;
     if (q == 4)
         return r->paired_se;
+    if (q > 4) {
+        const double *series = q == 5 ? r->pair_cpu : q == 6 ? r->pair_norm : r->pair_cost;
+        return series ? st_hl_kernel_se(series, q == 5 ? r->pairs : r->npz) : NAN;
+    }
     size_t b = opts->boot.resamples < ST_LEVEL_SE_RESAMPLES ? opts->boot.resamples : ST_LEVEL_SE_RESAMPLES;
     uint64_t seed = opts->boot.seed ^ st_fnv1a64(st_fnv1a64(ST_FNV_OFFSET, r->cell->label), tag[q]);
-    if (q < 4)
-        return st_unpaired_se(r, (st_unpaired_stat)q, b, seed);
-    const double *series = q == 5 ? r->pair_cpu : q == 6 ? r->pair_norm : r->pair_cost;
-    size_t n = q == 5 ? r->pairs : r->npz;
-    return series ? st_hl_boot_se(series, n, b, seed) : NAN;
+    return st_unpaired_se(r, (st_unpaired_stat)q, b, seed);
 }
 
 /* Every quantity of every result that ran in two or more replicates pooled

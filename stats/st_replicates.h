@@ -19,8 +19,8 @@
  *    random-effects combination of the replicates' estimates (st_levels.h;
  *    ratios on the log scale).  Each replicate's standard error is its
  *    estimator's, from its data, never from its interval's width: for the
- *    four paired statistics the bootstrap SE of the Hodges-Lehmann
- *    estimate over the replicate's blocks (st_hl_boot_se of pair_log,
+ *    four paired statistics the kernel SE of the Hodges-Lehmann
+ *    estimate over the replicate's blocks (st_hl_kernel_se of pair_log,
  *    pair_cpu, pair_norm, pair_cost); for the four unpaired ones the
  *    bootstrap SE of the statistic of the medians over the replicate's runs
  *    and its baseline's (st_unpaired_se); for the allocation-vs-time

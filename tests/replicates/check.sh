@@ -35,14 +35,17 @@ expect "fixture: exit 0, nothing on stderr" "$?:$(cat "$WORK/err")" "0:"
 # SD 0.9661; every diff (0.02, 0.02, 0.04) within 1.96 x sqrt(0.01^2 +
 # 0.02^2) = 0.04383: 6 of 6; blocks only z = -1.414, 1.414, 2.828, RMS
 # 2.000, none inside 0.0196; its own tau 8e-4 / 2 - 1e-4: 0.017321; no
-# other cell in its family, so no out-of-sample figure.
+# other cell in its family, so no out-of-sample figure.  The RMS range
+# under the model: sqrt(chi2_df(0.025, 0.975) / df), df = cells x 2:
+# w/other's 4 ([0.484419, 11.1433] / 4: [0.35, 1.67]), w/time's 2
+# ([0.0506356, 7.37776] / 2: [0.16, 1.92]), both by SciPy's chi2.ppf.
 expect "fixture: w/other" "$(grep '^| w/other ' "$WORK/out")" \
-    "| w/other | 2 | 6 | 1.291 | no | 1.317 | 50.0% | 83.4% | no | 1.291 | 50.0% / 83.4% | 1.175, 66.7% / 83.4% | 0.0000 [0.0000, 0.0500] | 0.0082 | 0.0100 |"
+    "| w/other | 2 | 6 | 1.291 | no | [0.35, 1.67] | 1.317 | 50.0% | 83.4% | no | 1.291 | 50.0% / 83.4% | 1.175, 66.7% / 83.4% | 0.0000 [0.0000, 0.0500] | 0.0082 | 0.0100 |"
 expect "fixture: w/time" "$(grep '^| w/time ' "$WORK/out")" \
-    "| w/time | 1 | 3 | 0.894 | yes | 0.966 | 100.0% | 83.4% | no | 2.000 | 0.0% / 83.4% | n/a | 0.0200 [0.0050, 0.0600] | 0.0173 | 0.0100 |"
+    "| w/time | 1 | 3 | 0.894 | yes | [0.16, 1.92] | 0.966 | 100.0% | 83.4% | no | 2.000 | 0.0% / 83.4% | n/a | 0.0200 [0.0050, 0.0600] | 0.0173 | 0.0100 |"
 expect "fixture: the time sampler's row" "$(grep -c '^| w/time-signal | 1 | 3 | 0.894 | yes ' "$WORK/out")" 1
 expect "fixture: the targets line" "$(grep '^Targets met' "$WORK/out")" \
-    "Targets met (analyze's 2 families): z SD within [0.8, 1.2] in 1 of 2; share inside within 3 points of the prediction in 0 of 2."
+    "Targets met (analyze's 2 families): z SD within [0.8, 1.2] in 1 of 2; share inside within 3 points of the prediction in 0 of 2; z's RMS inside the range the model gives it in 2 of 2."
 expect "fixture: the simulated cell is not compared" "$(grep -c 'sim/' "$WORK/out")" 0
 cp "$WORK/out" "$WORK/out.fixture"
 
@@ -69,7 +72,7 @@ expect "sweep: the estimators' line says the replicates differ" \
     "$(sed -n 's/.*their mean SD^2 \/ n: \([0-9.]*\) on average.*/\1/p' "$WORK/out" | awk '{ print ($1 > 20) }')" 1
 expect "fixture: no estimators' line without results.db" "$(grep -c '^The estimators' "$WORK/out.fixture")" 0
 expect "sweep: this script's Paule-Mandel pool is analyze's (to the printed digit)" \
-    "$(grep '^| w/other \|^| w/time ' "$WORK/out" | awk -F'|' '{ split($14, a, " "); gsub(/ /, "", $15); print (a[1] == $15) }' | tr -d '\n')" 11
+    "$(grep '^| w/other \|^| w/time ' "$WORK/out" | awk -F'|' '{ split($15, a, " "); gsub(/ /, "", $16); print (a[1] == $16) }' | tr -d '\n')" 11
 expect "sweep: the script's recomputation agrees with analyze (no disagreement)" \
     "$(grep -c '^Agreement with analyze (4 cells.*; 0 disagreements\.$' "$WORK/out")" 1
 # The same sweep with one cell's interval over replicates widened by 15% on
@@ -104,8 +107,8 @@ expect "coverage: judged per family and in all" \
     "$(awk -F'|' '/^\| /{ gsub(/ /, ""); print $2 ":" $3 }' "$WORK/cov" | tr '\n' ' ')" \
     "family:intervals w/other:6 w/time:2 all:8 "
 expect "coverage: a column per rule, analyze's first" \
-    "$(awk -F'|' '/^\| family/{ gsub(/ /, ""); print $4 ":" $5 ":" $6 ":" $7 ":" $8 }' "$WORK/cov")" \
-    "analyze:inverse-variance:df-blocks:t-replicates:df-blocks+equal-if-0"
+    "$(awk -F'|' '/^\| family/{ gsub(/ /, ""); print $4 ":" $5 ":" $6 ":" $7 ":" $8 ":" $9 }' "$WORK/cov")" \
+    "analyze:bootstrap-SE:inverse-variance:df-blocks:t-replicates:df-blocks+equal-if-0"
 # The same rules on synthetic families, small: 6 settings of 1 experiment of 8 cells.
 python3 scripts/replicate-check.py --coverage-synthetic 1 10 >"$WORK/syn" 2>"$WORK/err"
 expect "synthetic coverage: exit 0, 6 settings of 8 intervals" \

@@ -121,3 +121,25 @@ cells = [c for c in cells if len(c) >= 2]
 lo, hi = qprofile(lambda t: sum(qgen([FAM_EST[i] for i in c], [FAM_SE[i] for i in c], t) for c in cells),
                   sum(len(c) - 1 for c in cells))
 print("/* family tau2 interval */ %s, %s" % (g(lo), g(hi)))
+
+# The kernel SE of a Hodges-Lehmann estimate (st_hl_kernel_se): 1 / (sqrt(12 n) * integral fhat^2), the
+# integral by SciPy's gaussian_kde.integrate_kde (the kernel's SD is bw_method times the sample SD, so
+# bw_method = h / SD gives the bandwidth h = 0.9 min(SD, IQR / 1.349) n^(-1/5)).
+KERNEL_CASES = [
+    ("ten blocks", [0.013, -0.021, 0.044, 0.002, -0.008, 0.031, 0.017, -0.035, 0.026, 0.009]),
+    ("IQR 0", [0, 0, 0, 0, 0, 0, 0, 1.0]),
+    ("three blocks", [1, 2, 4]),
+]
+
+
+def kernel_se(d):
+    n = len(d)
+    sd = stats.tstd(d)
+    iqr = stats.iqr(d) / (2 * stats.norm.ppf(0.75))
+    h = 0.9 * (iqr if 0 < iqr < sd else sd) * n ** -0.2
+    k = stats.gaussian_kde(d, bw_method=h / sd)
+    return 1 / (math.sqrt(12 * n) * float(k.integrate_kde(k)))
+
+
+for name, d in KERNEL_CASES:
+    print("/* kernel SE, %s */ %s" % (name, g(kernel_se(d))))

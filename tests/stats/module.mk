@@ -61,6 +61,21 @@ bench-stats-levels: $(BIN)/levels-coverage
 
 BENCHES += bench-stats-levels
 
+# Which standard error of a replicate's Hodges-Lehmann estimate is right on results/reference's own
+# blocks, split at random into replicates (a figure to read: docs/STATISTICS.md, "The standard error
+# of a replicate", quotes it).
+$(BIN)/hl-se-bench: $(OBJ)/tests/stats/hl_se_bench.o $(LIBDIR)/libststats.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ -o $@ $(ST_TEST_LIBS) $(LDLIBS)
+
+HL_SE_SWEEP ?= results/reference
+
+.PHONY: bench-hl-se
+bench-hl-se: $(BIN)/hl-se-bench
+	$(BIN)/hl-se-bench $(HL_SE_SWEEP) 100 2000
+
+BENCHES += bench-hl-se
+
 # The plot-data tables of docs/STATISTICS.md against analyze's own table.
 .PHONY: test-stats-doc
 test-stats-doc: $(BIN)/analyze
