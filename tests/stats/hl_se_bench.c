@@ -50,8 +50,8 @@ static const char *const cname[NC] = {"kernel", "bootstrap", "jackknife", "walsh
 static const double Z = 1.959963984540054;
 
 typedef struct acc {
-    double z2[2]; /* sum of z^2: actual, splits */
-    size_t n[2];  /* pairs */
+    double z2[2];    /* sum of z^2: actual, splits */
+    size_t n[2];     /* pairs */
     double in, pred; /* splits: inside, predicted */
 } acc;
 
@@ -98,8 +98,8 @@ static void candidates(const double *x, size_t n, size_t resamples, uint64_t see
 
 /* Adds the pairs of the k groups g[r] (n[r] blocks each) to the family's
  * accumulators (which = 0 actual, 1 splits). */
-static void judge(double **g, const size_t *n, size_t k, size_t resamples, uint64_t seed, int which, fam *f,
-                  double *w, double *tmp) {
+static void judge(double **g, const size_t *n, size_t k, size_t resamples, uint64_t seed, int which, fam *f, double *w,
+                  double *tmp) {
     double t[64], se[64][NC];
     for (size_t r = 0; r < k; r++) {
         t[r] = hl(g[r], n[r], w);
@@ -128,8 +128,8 @@ static void print_row(const char *name, size_t cells, const acc *a) {
     for (size_t c = 0; c < NC; c++) {
         size_t ordered = 2 * a[c].n[1];
         printf(" %.3f | %.3f | %.1f%% / %.1f%% |", a[c].n[0] ? sqrt(a[c].z2[0] / (double)a[c].n[0]) : NAN,
-               a[c].n[1] ? sqrt(a[c].z2[1] / (double)a[c].n[1]) : NAN,
-               ordered ? 100 * a[c].in / (double)ordered : NAN, ordered ? 100 * a[c].pred / (double)ordered : NAN);
+               a[c].n[1] ? sqrt(a[c].z2[1] / (double)a[c].n[1]) : NAN, ordered ? 100 * a[c].in / (double)ordered : NAN,
+               ordered ? 100 * a[c].pred / (double)ordered : NAN);
     }
     printf("\n");
 }
