@@ -48,11 +48,14 @@ Usage:
       analyses each replicate of the analysed sweep in SWEEP_DIR (a copy of
       its results.db per replicate, in a temporary directory or DIR/rN) and
       prints the table (Markdown);
-  replicate-check.py --coverage EXPERIMENTS SE_RESAMPLES SWEEP_DIR
+  replicate-check.py --coverage EXPERIMENTS SE_RESAMPLES [--smooth] SWEEP_DIR
       the coverage of analyze's interval over replicates under the sweep's own
       noise (its observed replicates and blocks resampled, see coverage());
       SE_RESAMPLES the resamples of the bootstrap SE of the candidate
       "bootstrap-SE" (analyze's SE is the kernel one, without resampling);
+      --smooth draws the blocks from the kernel density estimate of the
+      replicate's blocks (the smoothed bootstrap: no repeated values, which
+      a resample with replacement has and real blocks do not);
   replicate-check.py --coverage-synthetic EXPERIMENTS SE_RESAMPLES
       the same coverage on synthetic families with known noise (normal, t3)
       and between-replicate SD (0, 0.01, 0.03), for analyze's rule and the
@@ -465,7 +468,8 @@ def satterthwaite_df(ests, nblocks, tau2, df_family):
 
 
 # The candidate rules compared by --coverage (the first is analyze's).
-VARIANTS = ("analyze", "bootstrap-SE", "inverse-variance", "df-blocks", "t-replicates", "df-blocks+equal-if-0")
+VARIANTS = ("analyze", "bootstrap-SE", "inverse-variance", "df-blocks", "t-replicates", "df-blocks+equal-if-0",
+            "equal-weights")
 
 
 def combine_variant(ests, tau2_family, df_family, nblocks, variant):
@@ -475,11 +479,17 @@ def combine_variant(ests, tau2_family, df_family, nblocks, variant):
     tau is 0; df-blocks: inverse-variance with t's degrees of freedom min(the family's, Satterthwaite's
     from the replicates' blocks and the family's); t-replicates: inverse-variance with t of k - 1
     degrees of freedom; and df-blocks+equal-if-0.  bootstrap-SE is analyze's rule with the bootstrap
-    SEs (the caller passes those as ests)."""
+    SEs (the caller passes those as ests).  equal-weights: the plain mean of the replicates whatever the
+    family's tau, SE sqrt(sum (se_i^2 + tau^2)) / k, t on the family's degrees of freedom."""
     k = len(ests)
     if variant in ("analyze", "bootstrap-SE") or k >= REP_OWN or tau2_family is None or not math.isfinite(tau2_family):
         return combine(ests, tau2_family, df_family)
     df = df_family
+    if variant == "equal-weights":
+        mu = sum(t for t, _ in ests) / k
+        se = math.sqrt(sum(e * e + tau2_family for _, e in ests)) / k
+        h = t_quantile(1 - 0.025, df) * se
+        return mu, mu - h, mu + h
     if "df-blocks" in variant:
         df = min(df_family, satterthwaite_df(ests, nblocks, tau2_family, df_family))
     if variant == "t-replicates":
@@ -764,7 +774,21 @@ def judge(ests, bests, nblocks, cov):
             cov[v] += lo <= 0 <= hi
 
 
-def coverage(full, series, ids, experiments, resamples, seed):
+def smooth_draw(src, rng):
+    """One draw from the kernel density estimate of src with Silverman's bandwidth h (as hl_kernel_se's),
+    shrunk towards src's mean by 1 / sqrt(1 + h^2 / s^2) so that its variance is src's (s^2): the smoothed
+    bootstrap."""
+    n = len(src)
+    m = sum(src) / n
+    s = math.sqrt(sum((a - m) ** 2 for a in src) / (n - 1))
+    srt = sorted(src)
+    iqr = (quantile7(srt, 0.75) - quantile7(srt, 0.25)) / 1.3489795003921634
+    h = 0.9 * (iqr if 0 < iqr < s else s) * n ** -0.2
+    c = 1 / math.sqrt(1 + h * h / (s * s)) if s > 0 else 1
+    return m + (src[rng.randrange(n)] - m + h * rng.gauss(0, 1)) * c
+
+
+def coverage(full, series, ids, experiments, resamples, seed, smooth=False):
     """The coverage of analyze's interval over replicates under this sweep's own noise: per family and
     experiment, K synthetic replicates, each one of the observed replicates drawn with replacement (the
     same one for every cell of the family: a replicate's deviation is shared by its cells), each cell's
@@ -772,8 +796,8 @@ def coverage(full, series, ids, experiments, resamples, seed):
     over the observed replicates of their Hodges-Lehmann estimands is 0; each synthetic replicate's HL
     and kernel SE, the family's Paule-Mandel SD and the interval as analyze combines them (combine),
     and by each candidate rule (combine_variant; bootstrap-SE: the bootstrap SE of `resamples`
-    resamples in place of the kernel one).  Returns {family: {variant:
-    (covered, judged)}}."""
+    resamples in place of the kernel one).  smooth: each block drawn by smooth_draw instead.  Returns
+    {family: {variant: (covered, judged)}}."""
     rng = random.Random(seed)
     cells = {}
     for label, row in full.items():
@@ -794,7 +818,10 @@ def coverage(full, series, ids, experiments, resamples, seed):
             for label, xs in cells[fam].items():
                 e, eb = [], []
                 for r in pick:
-                    x = [xs[r][rng.randrange(len(xs[r]))] for _ in range(len(xs[r]))]
+                    if smooth:
+                        x = [smooth_draw(xs[r], rng) for _ in range(len(xs[r]))]
+                    else:
+                        x = [xs[r][rng.randrange(len(xs[r]))] for _ in range(len(xs[r]))]
                     e.append((hl(x), hl_kernel_se(x)))
                     eb.append((e[-1][0], hl_boot_se(x, resamples, rng)))
                 if all(se and se > 0 for _, se in e + eb):
@@ -837,7 +864,7 @@ def synthetic_coverage(experiments, resamples, seed, dist, tau, sd=0.10, k=3, n=
 
 def main(argv):
     analyze, resamples, keep, csvs, sweep, extra = "build/bin/analyze", 10000, None, None, None, ""
-    cov_args = None
+    cov_args, smooth = None, False
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -878,6 +905,10 @@ def main(argv):
                 die("--coverage: at least 1 experiment and 2 resamples")
             i += 3
             continue
+        if a == "--smooth":
+            smooth = True
+            i += 1
+            continue
         if a in ("--analyze", "--resamples", "--keep"):
             if i + 1 >= len(argv):
                 die(f"{a} needs a value")
@@ -899,6 +930,8 @@ def main(argv):
             die(f"{a}: one sweep directory only")
         sweep = a
         i += 1
+    if smooth and cov_args is None:
+        die("--smooth goes with --coverage")
     if cov_args is not None:
         if not sweep or csvs is not None:
             die("--coverage needs a sweep directory (its results.db and summary.csv)")
@@ -909,9 +942,10 @@ def main(argv):
         if len(ids) < 2:
             die(f"{db}: {len(ids)} replicate(s): the check needs 2 or more")
         full = read_summary(os.path.join(sweep, "summary.csv"))
-        res = coverage(full, block_series(db), ids, cov_args[0], cov_args[1], SE_SEED)
-        print(f"Coverage of the interval over replicates (95%), {cov_args[0]} experiments per family, SEs from "
-              f"{cov_args[1]} resamples; by rule (analyze's first, then the candidates of combine_variant):\n")
+        res = coverage(full, block_series(db), ids, cov_args[0], cov_args[1], SE_SEED, smooth)
+        print(f"Coverage of the interval over replicates (95%), {cov_args[0]} experiments per family, blocks "
+              f"{'from the kernel density estimate (--smooth)' if smooth else 'resampled with replacement'}, "
+              f"bootstrap SEs from {cov_args[1]} resamples; by rule (analyze's first, then the candidates of combine_variant):\n")
         print("| family | intervals | " + " | ".join(VARIANTS) + " |")
         print("|---|---|" + "---|" * len(VARIANTS))
         tot = {v: [0, 0] for v in VARIANTS}

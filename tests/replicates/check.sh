@@ -107,8 +107,15 @@ expect "coverage: judged per family and in all" \
     "$(awk -F'|' '/^\| /{ gsub(/ /, ""); print $2 ":" $3 }' "$WORK/cov" | tr '\n' ' ')" \
     "family:intervals w/other:6 w/time:2 all:8 "
 expect "coverage: a column per rule, analyze's first" \
-    "$(awk -F'|' '/^\| family/{ gsub(/ /, ""); print $4 ":" $5 ":" $6 ":" $7 ":" $8 ":" $9 }' "$WORK/cov")" \
-    "analyze:bootstrap-SE:inverse-variance:df-blocks:t-replicates:df-blocks+equal-if-0"
+    "$(awk -F'|' '/^\| family/{ gsub(/ /, ""); print $4 ":" $5 ":" $6 ":" $7 ":" $8 ":" $9 ":" $10 }' "$WORK/cov")" \
+    "analyze:bootstrap-SE:inverse-variance:df-blocks:t-replicates:df-blocks+equal-if-0:equal-weights"
+# The smoothed bootstrap: the same cells judged, and the header says how the blocks were drawn.
+python3 scripts/replicate-check.py --coverage 2 20 --smooth "$D" >"$WORK/covs" 2>"$WORK/err"
+expect "smoothed coverage: exit 0, the same cells judged, the header names it" \
+    "$?:$(awk -F'|' '/^\| /{ gsub(/ /, ""); print $2 ":" $3 }' "$WORK/covs" | tr '\n' ' '):$(grep -c 'kernel density estimate (--smooth)' "$WORK/covs")" \
+    "0:family:intervals w/other:6 w/time:2 all:8 :1"
+python3 scripts/replicate-check.py --smooth "$D" >/dev/null 2>"$WORK/err"
+expect "--smooth without --coverage: exit 2" "$?:$(grep -c 'goes with --coverage' "$WORK/err")" "2:1"
 # The same rules on synthetic families, small: 6 settings of 1 experiment of 8 cells.
 python3 scripts/replicate-check.py --coverage-synthetic 1 10 >"$WORK/syn" 2>"$WORK/err"
 expect "synthetic coverage: exit 0, 6 settings of 8 intervals" \
