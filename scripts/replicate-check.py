@@ -293,6 +293,72 @@ def read_summary(path):
     return {r["label"]: r for r in rows}
 
 
+def read_regress(path):
+    """The timed fits of an analyze regress.csv by (workload, kind, metric, time_mode); {} when the file
+    is missing (a sweep without fits) or has no cost_se column (from before it)."""
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError:
+        return {}
+    if not rows or "cost_se" not in rows[0]:
+        return {}
+    return {(r["workload"], r["kind"], r["metric"], r.get("time_mode", "")): r for r in rows
+            if r.get("level") in ("processes", "replicates")}
+
+
+def fits_agreement(full_fits, rep_fits):
+    """The per-sample costs over replicates (regress.csv at level replicates) recomputed from each
+    replicate's own fits (its regress.csv: cost and cost_se, paired_cost and paired_cost_se, and on a
+    wall-time time row norm_diff and norm_diff_se), pooled as analyze pools them (st_replicates.c,
+    pool_fits: the between-replicate variance over a family of the fits of one kind, time mode and
+    metric across workloads; the differences' families by time mode), combined by combine().  Returns
+    (intervals compared, worst relative half-width difference, worst centre difference in half-widths,
+    the disagreements, {quantity: (the RMS over pairs of replicates of (t_r - t_r') / sqrt(se_r^2 +
+    se_r'^2), pairs)}: 1 when the bootstrap SEs are right and nothing varies between replicates)."""
+    quantities = (("cost", "cost_se", lambda k: f"{k[1]}{'-' if k[3] else ''}{k[3]}/{k[2]}"),
+                  ("paired_cost", "paired_cost_se", lambda k: f"{k[1]}{'-' if k[3] else ''}{k[3]}/{k[2]}"),
+                  ("norm_diff", "norm_diff_se", lambda k: k[3]))
+    bad, n, worst_h, worst_c, zrms = [], 0, 0.0, 0.0, {}
+    for col, secol, famof in quantities:
+        fams = {}
+        for key, row in full_fits.items():
+            if row.get("level") != "replicates" or num(row.get(col)) is None:
+                continue
+            if col == "norm_diff" and (key[1] != "time" or key[2] != "wall"):
+                continue
+            ests = []
+            for rf in rep_fits:
+                r = rf.get(key)
+                e, se = (num(r.get(col)), num(r.get(secol))) if r else (None, None)
+                if e is not None and se is not None and se > 0:
+                    ests.append((e, se))
+            if len(ests) >= 2:
+                fams.setdefault(famof(key), {})[key] = ests
+        zs = [(a - b) / math.sqrt(sa * sa + sb * sb) for cells in fams.values() for ests in cells.values()
+              for i, (a, sa) in enumerate(ests) for b, sb in ests[i + 1:]]
+        zrms[col] = (rms(zs), len(zs))
+        for fam, cells in fams.items():
+            t2f = pm_tau2(list(cells.values()))
+            dff = sum(len(c) - 1 for c in cells.values())
+            for key, ests in cells.items():
+                row = full_fits[key]
+                mu, lo, hi = combine(ests, t2f, dff)
+                a_lo, a_hi = num(row.get(col + "_lo")), num(row.get(col + "_hi"))
+                name = f"{'/'.join(x for x in key if x)} {col}"
+                if a_lo is None or a_hi is None or not a_lo < a_hi:
+                    bad.append(f"{name}: analyze has no interval over replicates, this script [{lo:.6g}, {hi:.6g}]")
+                    continue
+                n += 1
+                h, a_h = (hi - lo) / 2, (a_hi - a_lo) / 2
+                rnd = 1e-5 * max(abs(a_lo), abs(a_hi)) / a_h  # analyze's 6 printed digits
+                dh, dc = abs(h - a_h) / a_h, abs((lo + hi) / 2 - (a_lo + a_hi) / 2) / a_h
+                worst_h, worst_c = max(worst_h, dh), max(worst_c, dc)
+                if dh > TOL_HALF + rnd or dc > TOL_CENTRE + rnd:
+                    bad.append(f"{name}: this script [{lo:.6g}, {hi:.6g}], analyze [{a_lo:.6g}, {a_hi:.6g}]")
+    return n, worst_h, worst_c, bad, zrms
+
+
 def num(s):
     try:
         v = float(s)
@@ -355,10 +421,10 @@ def pm_tau2(cells):
 
     if df < 1 or q(0.0) <= df:
         return 0.0
-    lo, hi = 0.0, 1e-6
+    lo, hi = 0.0, max(se * se + t * t for c in cells for t, se in c)  # a start on the data's own scale
     while q(hi) > df:
         hi *= 4
-        if hi > 1e6:
+        if hi > 1e300:
             return float("inf")
     for _ in range(200):
         mid = (lo + hi) / 2
@@ -685,7 +751,9 @@ def analyse_replicates(sweep, analyze, resamples, keep):
             if p.returncode != 0:
                 die(f"analyze on replicate {r} ({d}) failed (exit {p.returncode}): {p.stderr.strip()}", 1)
             paths.append(os.path.join(d, "summary.csv"))
-        return full, reps, [read_summary(p) for p in paths]
+        return full, reps, [read_summary(p) for p in paths], [read_regress(os.path.join(os.path.dirname(p),
+                                                                                        "regress.csv"))
+                                                              for p in paths]
     finally:
         if not keep:
             shutil.rmtree(base, ignore_errors=True)
@@ -963,9 +1031,10 @@ def main(argv):
             die("--csv FULL.csv REP0.csv REP1.csv [...]: the whole sweep's summary.csv and 2 or more replicates'")
         full = read_summary(csvs[0])
         reps = [read_summary(p) for p in csvs[1:]]
-        ses, agree = None, None
+        ses, agree, fit_agree = None, None, None
     elif sweep:
-        fullp, ids, reps = analyse_replicates(sweep, analyze, resamples, keep)
+        fullp, ids, reps, rep_fits = analyse_replicates(sweep, analyze, resamples, keep)
+        fit_agree = fits_agreement(read_regress(os.path.join(sweep, "regress.csv")), rep_fits)
         full = read_summary(fullp)
         db = os.path.join(sweep, "results.db")
         series = block_series(db)
@@ -993,6 +1062,17 @@ def main(argv):
               f"half-widths, within-replicate SEs (RMS) within {100 * ww:.4f}%; {len(bad)} disagreements.")
         for b in bad[:20]:
             print(f"  disagrees: {b}")
+        fn, fh, fc, fbad, fz = fit_agree
+        if fn or fbad:
+            print(f"\nAgreement with analyze on the per-sample costs ({fn} intervals over replicates of regress.csv: "
+                  f"costs, pairs costs and allocation-vs-time differences, recomputed here from each replicate's "
+                  f"fits and bootstrap SEs): half-widths within {100 * fh:.4f}%, centres within {fc:.2g} "
+                  f"half-widths; {len(fbad)} disagreements.  The replicates' fits against their bootstrap SEs "
+                  "(z's RMS over pairs of replicates, tau left out; 1 when the SEs are right): "
+                  + "; ".join(f"{c} {fmt(z)} ({m} pairs)" for c, (z, m) in fz.items()) + ".")
+            for b in fbad[:20]:
+                print(f"  disagrees: {b}")
+        bad = bad + fbad
         if bad or n == 0:
             print(f"{ME}: this script and analyze disagree on {len(bad)} of the figures they both compute"
                   + ("" if n else " (no cell compared)"), file=sys.stderr)

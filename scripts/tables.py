@@ -277,10 +277,13 @@ def gen_headline(root, d):
     runs = sum(int(num(r["runs"]) or 0) for r in rows)
     meta.append(f"{plural(len(workloads_in(rows)), 'workload')}, {plural(len(rows), 'timed cell')}, "
                 f"{runs} measured runs; paired intervals over {', '.join(plev)}")
+    flev = sorted({r.get("level") for r in read_csv(root, f"{d}/regress.csv")} & {"processes", "replicates"})
+    fitlev = (", intervals over " + " and ".join("runs within cells" if x == "processes" else x for x in flev)
+              if flev else "")
     out.append("")
     out.append(f"From `{d}/summary.csv` and `{d}/regress.csv` ({meta[0]}; 95% intervals). "
-               "Costs: the regression of wall time on the samples taken over every period "
-               "(or rate). Allocation minus time: the difference of the two fits' overheads "
+               f"Costs: the regression of wall time on the samples taken over every period "
+               f"or rate{fitlev}. Allocation minus time: the difference of the two fits' overheads "
                "per 1000 samples/s. Overheads: the paired ratio of each run to its adjacent "
                "baseline run, with its verdict against a 2% margin "
                "(docs/STATISTICS.md).")

@@ -23,8 +23,7 @@ const char *st_fit_metric_name(st_fit_metric m) {
     }
 }
 
-static void fnote(st_costfit *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void fnote(st_costfit *c, const char *fmt, ...) {
+void st_costfit_note(st_costfit *c, const char *fmt, ...) {
     size_t len = strlen(c->note);
     if (len + 3 >= sizeof c->note)
         return;
@@ -112,12 +111,13 @@ static void fit_data(st_costfit *out, const double *x, const double *y, const si
              out->by_mode ? out->time_mode : "", st_fit_metric_name(m));
     o.seed = opts->seed ^ st_fnv1a64(ST_FNV_OFFSET, key);
     st_reg_fit_runs(&d, &o, &out->fit);
+    out->cost_se = isfinite(out->fit.cost.lo) ? st_reg_boot_se(&out->fit, NULL) : NAN; /* no interval: none */
     if (out->fit.why)
-        fnote(out, "%s", out->fit.why);
+        st_costfit_note(out, "%s", out->fit.why);
     if (out->fit.no_ci)
-        fnote(out, "%s", out->fit.no_ci);
+        st_costfit_note(out, "%s", out->fit.no_ci);
     if (out->skipped)
-        fnote(out, "%zu runs without a sample count or %s left out", out->skipped, st_fit_metric_name(m));
+        st_costfit_note(out, "%zu runs without a sample count or %s left out", out->skipped, st_fit_metric_name(m));
     /* Time metrics in ns: 1000 samples/s for one second cost 1000 * cost ns. */
     if (m == ST_FIT_WALL || m == ST_FIT_CPU) {
         out->norm.est = 1 + out->fit.cost.est * 1e-6;
@@ -155,6 +155,7 @@ static int fit_one(const st_analysis *an, const st_result *base, const char *kin
     out->time_mode = time && mode ? mode : "";
     out->by_mode = time && mode != NULL;
     out->metric = m;
+    out->level = ST_LEVEL_PROCESSES;
     out->baseline = base;
     out->cells = ct_xmalloc((an->nresults ? an->nresults : 1) * sizeof *out->cells);
     for (size_t i = 0; i < an->nresults; i++) {
@@ -233,6 +234,7 @@ static int fit_one(const st_analysis *an, const st_result *base, const char *kin
                      out->by_mode ? out->time_mode : "", st_fit_metric_name(m));
             o.seed = opts->seed ^ st_fnv1a64(ST_FNV_OFFSET, key);
             st_reg_fit_runs(&d, &o, &out->pfit);
+            out->pcost_se = isfinite(out->pfit.cost.lo) ? st_reg_boot_se(&out->pfit, NULL) : NAN;
             out->paired = 1;
             out->pairs = n;
             if (m == ST_FIT_WALL || m == ST_FIT_CPU) {
@@ -259,6 +261,7 @@ static int fit_sim(const st_sim *sim, const st_simcell *b, const char *kind, st_
     out->kind = time ? "time" : "alloc";
     out->time_mode = "";
     out->metric = m;
+    out->level = ST_LEVEL_PROCESSES;
     const st_simcell **cells = ct_xmalloc((sim->ncells ? sim->ncells : 1) * sizeof *cells);
     size_t nc = 0, cap = b->nrun;
     for (size_t i = 0; i < sim->ncells; i++) {
@@ -511,6 +514,8 @@ st_normres st_costfit_verdict_mode(const st_costfits *fits, const char *workload
 }
 
 st_reg_est st_costfit_norm_difference(const st_costfit *a, const st_costfit *t) {
+    if (t->has_rep_diff) /* over replicates (st_replicates.c) */
+        return t->rep_diff;
     /* The fits' resamples are independent (their own seeds) and neither
      * slope reads the shared baseline, so the difference of replicates
      * paired by index is a bootstrap of the difference.  In the blocked
@@ -521,12 +526,21 @@ st_reg_est st_costfit_norm_difference(const st_costfit *a, const st_costfit *t) 
     return d;
 }
 
+double st_costfit_norm_difference_se(const st_costfit *a, const st_costfit *t) {
+    if (t->has_rep_diff)
+        return t->rep_diff_se;
+    int paired = a->paired && t->paired && isfinite(a->pfit.cost.lo) && isfinite(t->pfit.cost.lo);
+    if (!paired && (!isfinite(a->fit.cost.lo) || !isfinite(t->fit.cost.lo)))
+        return NAN; /* as the difference: no interval, no SE */
+    return st_reg_boot_se(paired ? &a->pfit : &a->fit, paired ? &t->pfit : &t->fit) * 1e-6;
+}
+
 void st_costfit_write_csv(FILE *f, const st_costfits *fits, double margin) {
     fputs("workload,kind,metric,unit,cells,runs,cost,cost_lo,cost_hi,intercept,intercept_lo,intercept_hi,"
           "base,fixed,fixed_lo,fixed_hi,fixed_frac,fixed_frac_lo,fixed_frac_hi,norm_overhead,norm_lo,norm_hi,"
           "max_abs_residual_frac,baseline_in_slope,note,verdict,norm_diff,norm_diff_lo,norm_diff_hi,"
           "paired_pairs,paired_cost,paired_cost_lo,paired_cost_hi,paired_fixed,paired_fixed_lo,paired_fixed_hi,"
-          "paired_norm_overhead,paired_norm_lo,paired_norm_hi,time_mode\n",
+          "paired_norm_overhead,paired_norm_lo,paired_norm_hi,time_mode,level,cost_se,paired_cost_se,norm_diff_se\n",
           f);
     for (size_t i = 0; i < fits->n; i++) {
         const st_costfit *c = &fits->fits[i];
@@ -554,8 +568,11 @@ void st_costfit_write_csv(FILE *f, const st_costfits *fits, double margin) {
         const st_costfit *tt =
             c->metric == ST_FIT_WALL ? st_costfit_find_mode(fits, c->workload, "time", mode, ST_FIT_WALL) : NULL;
         st_reg_est d = {NAN, NAN, NAN};
-        if (ta && tt)
+        double dse = NAN;
+        if (ta && tt) {
             d = st_costfit_norm_difference(ta, tt);
+            dse = st_costfit_norm_difference_se(ta, tt);
+        }
         fprintf(f, ",%s,%s,%s", fcsv(d.est), fcsv(d.lo), fcsv(d.hi));
         if (c->paired)
             fprintf(f, ",%zu,%s,%s,%s,%s,%s,%s,%s,%s,%s", c->pairs, fcsv(c->pfit.cost.est), fcsv(c->pfit.cost.lo),
@@ -563,7 +580,8 @@ void st_costfit_write_csv(FILE *f, const st_costfits *fits, double margin) {
                     fcsv(c->pnorm.est), fcsv(c->pnorm.lo), fcsv(c->pnorm.hi));
         else
             fputs(",0,,,,,,,,,", f);
-        fprintf(f, ",%s\n", c->time_mode);
+        fprintf(f, ",%s,%s,%s,%s,%s\n", c->time_mode, c->baseline ? st_level_name(c->level) : "", fcsv(c->cost_se),
+                fcsv(c->paired ? c->pcost_se : NAN), fcsv(dse));
     }
 }
 
@@ -665,8 +683,22 @@ void st_costfit_write_md(FILE *f, const st_analysis *an) {
           "replaces.\n\n"
           "In a blocked sweep the same fit is also made on the **pairs** (each run minus the adjacent run of its "
           "baseline in the same block, the baseline's A/A blocks at 0 samples), where the noise a block's two runs "
-          "share cancels: **pairs cost** and **pairs per 1000/s**; the verdict line below then uses them.\n\n"
-          "| workload | kind | cells | cost (us) | per 1000/s | fixed (ms) | fixed (%) | residuals (%) | per-cell "
+          "share cancels: **pairs cost** and **pairs per 1000/s**; the verdict line below then uses them.\n\n",
+          f);
+    size_t reps = 0;
+    for (size_t i = 0; fits && i < fits->n; i++)
+        if (fits->fits[i].rep_k > reps)
+            reps = fits->fits[i].rep_k;
+    if (reps >= 2)
+        fprintf(f,
+                "This sweep holds %zu replicates: **cost**, **per 1000/s**, **CPU cost**, **pairs cost**, "
+                "**pairs per 1000/s** and the verdict line are over the replicates (level `replicates`: each "
+                "replicate fitted alone, its cost with its bootstrap SE, combined by the random-effects model with "
+                "the between-replicate variance pooled over the workloads' fits of one kind, time sampler and "
+                "metric; the note gives it and the replicates' RMS SE); **fixed**, **residuals** and **per-cell** "
+                "are the fit of all the runs at once (over runs within cells).\n\n",
+                reps);
+    fputs("| workload | kind | cells | cost (us) | per 1000/s | fixed (ms) | fixed (%) | residuals (%) | per-cell "
           "costs (us) | CPU cost (us) | pairs cost (us) | pairs per 1000/s | note |\n"
           "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n",
           f);

@@ -35,6 +35,7 @@
 #define ST_COSTFIT_H
 
 #include "st_analysis.h"
+#include "st_levels.h"
 #include "st_regress.h"
 #include "st_verdict.h"
 
@@ -74,6 +75,18 @@ typedef struct st_costfit {
     size_t pairs;     /* pairs in it */
     st_reg_fit pfit;  /* its cost is per sample; its fixed cost is the intercept minus the A/A pairs' median */
     st_reg_est pnorm; /* 1 + pfit cost * 1000 samples/s */
+    /* A replicated sweep (st_replicates.h, st_reps_apply): fit.cost, norm,
+     * pfit.cost and pnorm are then over the replicates (level replicates),
+     * the other estimates stay the pooled fit's (over runs within cells). */
+    double cost_se, pcost_se;     /* the standard errors of fit.cost and pfit.cost at their level (the bootstrap's
+                               * over runs within cells, st_reg_boot_se, or the combination's over replicates) */
+    st_level level;               /* of cost, norm, pfit.cost, pnorm: ST_LEVEL_PROCESSES or ST_LEVEL_REPLICATES */
+    size_t rep_k, prep_k;         /* replicates combined into cost and into pfit.cost (0: none) */
+    double rep_tau, rep_within;   /* the between-replicate SD the cost's interval used, the replicates' RMS SE */
+    double prep_tau, prep_within; /* the same for pfit.cost */
+    int has_rep_diff;             /* a wall-time time fit: rep_diff is set */
+    st_reg_est rep_diff;          /* alloc minus time per 1000 samples/s over replicates (st_costfit_norm_difference) */
+    double rep_diff_se;           /* its standard error */
     char note[256];
 } st_costfit;
 
@@ -94,6 +107,8 @@ void st_costfits_free(st_costfits *f);
 int st_costfit_subset(const st_analysis *an, const char *workload, const char *kind, st_fit_metric metric,
                       const int64_t *only, size_t nonly, const st_reg_opts *opts, st_costfit *out);
 void st_costfit_free(st_costfit *c);
+/* Appends "; " and the formatted text to c's note (nothing once it is full). */
+void st_costfit_note(st_costfit *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The fit of (workload, kind, metric), or NULL. */
 const st_costfit *st_costfit_find(const st_costfits *f, const char *workload, const char *kind, st_fit_metric metric);
@@ -117,6 +132,10 @@ void st_costfit_write_csv(FILE *f, const st_costfits *fits, double margin);
  * replicates paired by index (independent resamples; neither slope reads
  * the shared baseline). */
 st_reg_est st_costfit_norm_difference(const st_costfit *a, const st_costfit *t);
+/* Its standard error: over replicates the combination's, else the SD of the
+ * difference of the two fits' bootstrap costs (st_reg_boot_se), per 1000
+ * samples/s. */
+double st_costfit_norm_difference_se(const st_costfit *a, const st_costfit *t);
 /* That verdict for one workload (ST_NR_NA without both fits or intervals). */
 st_normres st_costfit_verdict(const st_costfits *fits, const char *workload, double margin);
 /* The same against the time fit of one mode (NULL: the first time fit). */

@@ -345,3 +345,20 @@ st_reg_est st_reg_cost_difference(const st_reg_fit *a, const st_reg_fit *b, doub
     free(t);
     return e;
 }
+
+double st_reg_boot_se(const st_reg_fit *a, const st_reg_fit *b) {
+    size_t B = a->resamples, n = 0;
+    if (b && b->resamples < B)
+        B = b->resamples;
+    double m = 0, m2 = 0;
+    for (size_t i = 0; i < B; i++) {
+        double v = a->boot_cost[i] - (b ? b->boot_cost[i] : 0.0);
+        if (!isfinite(v))
+            continue;
+        n++; /* Welford */
+        double d = v - m;
+        m += d / (double)n;
+        m2 += d * (v - m);
+    }
+    return n >= 2 ? sqrt(m2 / (double)(n - 1)) : NAN;
+}

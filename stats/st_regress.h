@@ -106,4 +106,9 @@ double st_reg_slope(size_t n, const double *x, const double *y, const size_t *gr
  * (NaN bounds) when either cost has no interval. */
 st_reg_est st_reg_cost_difference(const st_reg_fit *a, const st_reg_fit *b, double confidence);
 
+/* The bootstrap standard error of a's cost (of a's minus b's, paired by index
+ * as above, when b is not NULL): the SD (n - 1) of the resamples' costs where
+ * they are finite.  NaN below 2 such resamples. */
+double st_reg_boot_se(const st_reg_fit *a, const st_reg_fit *b);
+
 #endif

@@ -1,6 +1,7 @@
 /* st_replicates.c - replicates of a sweep and the intervals over them (invariants: st_replicates.h). */
 #include "st_replicates.h"
 #include "st_analyze.h"
+#include "st_costfit.h"
 #include "st_normdiff.h"
 #include "st_util.h"
 
@@ -476,6 +477,123 @@ static void pool_normdiffs(st_analysis *an, st_analysis *sub, size_t k, const st
     free(de), free(dse), free(dc), free(df), free(dcomb);
 }
 
+/* The fit of sub's analysis that matches f (its workload, kind, time mode
+ * and metric), or NULL. */
+static const st_costfit *sub_fit(const st_analysis *sub, const st_costfit *f) {
+    if (!sub->fits)
+        return NULL;
+    return st_costfit_find_mode(sub->fits, f->workload, f->kind, strcmp(f->kind, "time") ? NULL : f->time_mode,
+                                f->metric);
+}
+
+/* The index of name among names[0..*n-1], appended when new. */
+static size_t family_index(char (*names)[64], size_t *n, const char *name) {
+    for (size_t i = 0; i < *n; i++)
+        if (!strcmp(names[i], name))
+            return i;
+    snprintf(names[*n], sizeof names[*n], "%s", name);
+    return (*n)++;
+}
+
+/* The per-sample costs over replicates: every timed fit of an (not the
+ * simulated part's) is made again on each replicate alone (sub[j].fits), and
+ * its cost (fit.cost; in the blocked design also the pairs' pfit.cost) is
+ * replaced by the random-effects combination of the replicates' costs, each
+ * with its bootstrap SE (st_reg_boot_se), the between-replicate variance pooled
+ * over the workloads' fits of one kind, time mode and metric (a family; the
+ * cost's own from ST_REP_OWN replicates); norm and pnorm follow.  So does
+ * the allocation-vs-time difference per 1000 samples/s of each wall-time
+ * time fit (rep_diff: each replicate's difference of its two fits, SE the
+ * SD of the difference of their bootstrap costs, families by time mode).
+ * The intercepts, fixed costs and residuals stay the pooled fit's. */
+static void pool_fits(st_analysis *an, const st_analysis *sub, size_t k, const st_analysis_opts *opts) {
+    if (!an->fits || !an->fits->n)
+        return;
+    st_costfits *fs = an->fits;
+    size_t nf = fs->n;
+    double conf = opts->boot.confidence;
+    double *est = ct_xmalloc(nf * k * sizeof *est), *se = ct_xmalloc(nf * k * sizeof *se);
+    size_t *cell = ct_xmalloc(nf * k * sizeof *cell), *family = ct_xcalloc(nf, sizeof *family);
+    char(*fname)[64] = ct_xcalloc(nf + 1, sizeof *fname);
+    st_rep_comb *comb = ct_xmalloc(nf * sizeof *comb);
+    for (int paired = 0; paired < 2; paired++) {
+        size_t n = 0, nfam = 0;
+        for (size_t i = 0; i < nf; i++) {
+            const st_costfit *f = &fs->fits[i];
+            char key[64];
+            snprintf(key, sizeof key, "%s%s%s/%s", f->kind, *f->time_mode ? "-" : "", f->time_mode,
+                     st_fit_metric_name(f->metric));
+            family[i] = family_index(fname, &nfam, key);
+            if (!f->baseline || (paired && !f->paired))
+                continue; /* the simulated part's exact counts; no pairs */
+            for (size_t j = 0; j < k; j++) {
+                const st_costfit *g = sub_fit(&sub[j], f);
+                if (!g || (paired && !g->paired))
+                    continue;
+                const st_reg_fit *r = paired ? &g->pfit : &g->fit;
+                double s = st_reg_boot_se(r, NULL);
+                if (!isfinite(r->cost.est) || !isfinite(s) || s <= 0)
+                    continue;
+                est[n] = r->cost.est, se[n] = s, cell[n++] = i;
+            }
+        }
+        st_rep_combine_cells(est, se, cell, n, nf, family, nfam, conf, comb);
+        for (size_t i = 0; i < nf; i++) {
+            st_costfit *f = &fs->fits[i];
+            if (comb[i].k < 2 || !f->baseline || (paired && !f->paired))
+                continue;
+            st_reg_est *c = paired ? &f->pfit.cost : &f->fit.cost, *nm = paired ? &f->pnorm : &f->norm;
+            c->est = comb[i].re.est, c->lo = comb[i].re.lo, c->hi = comb[i].re.hi;
+            *(paired ? &f->pcost_se : &f->cost_se) = comb[i].re.se;
+            if (f->metric == ST_FIT_WALL || f->metric == ST_FIT_CPU) {
+                nm->est = 1 + c->est * 1e-6, nm->lo = 1 + c->lo * 1e-6, nm->hi = 1 + c->hi * 1e-6;
+            }
+            double tau = sqrt(comb[i].own ? comb[i].tau2_cell : comb[i].tau2_family);
+            if (paired)
+                f->prep_k = comb[i].k, f->prep_tau = tau, f->prep_within = comb[i].within;
+            else
+                f->rep_k = comb[i].k, f->rep_tau = tau, f->rep_within = comb[i].within;
+            f->level = ST_LEVEL_REPLICATES;
+            const char *unit = f->metric == ST_FIT_INSTR ? "instructions" : "ns";
+            st_costfit_note(f, "%scost over %zu replicates: between-replicate SD %.3g %s (%s), within %.3g %s",
+                            paired ? "pairs " : "", comb[i].k, tau, unit, comb[i].own ? "its own" : fname[family[i]],
+                            comb[i].within, unit);
+        }
+    }
+    /* The allocation-vs-time differences, per wall-time time fit. */
+    size_t n = 0, nfam = 0;
+    for (size_t i = 0; i < nf; i++) {
+        const st_costfit *t = &fs->fits[i];
+        family[i] = family_index(fname, &nfam, t->time_mode);
+        if (!t->baseline || t->metric != ST_FIT_WALL || strcmp(t->kind, "time"))
+            continue;
+        const st_costfit *a = st_costfit_find(fs, t->workload, "alloc", ST_FIT_WALL);
+        if (!a || !a->baseline)
+            continue;
+        int paired = a->paired && t->paired && isfinite(a->pfit.cost.lo) && isfinite(t->pfit.cost.lo);
+        for (size_t j = 0; j < k; j++) {
+            const st_costfit *ga = sub_fit(&sub[j], a), *gt = sub_fit(&sub[j], t);
+            if (!ga || !gt || (paired && (!ga->paired || !gt->paired)))
+                continue;
+            const st_reg_fit *ra = paired ? &ga->pfit : &ga->fit, *rt = paired ? &gt->pfit : &gt->fit;
+            double d = (ra->cost.est - rt->cost.est) * 1e-6, s = st_reg_boot_se(ra, rt) * 1e-6;
+            if (!isfinite(d) || !isfinite(s) || s <= 0)
+                continue;
+            est[n] = d, se[n] = s, cell[n++] = i;
+        }
+    }
+    st_rep_combine_cells(est, se, cell, n, nf, family, nfam, conf, comb);
+    for (size_t i = 0; i < nf; i++) {
+        st_costfit *t = &fs->fits[i];
+        if (comb[i].k < 2 || !t->baseline || t->metric != ST_FIT_WALL || strcmp(t->kind, "time"))
+            continue;
+        t->rep_diff.est = comb[i].re.est, t->rep_diff.lo = comb[i].re.lo, t->rep_diff.hi = comb[i].re.hi;
+        t->rep_diff_se = comb[i].re.se;
+        t->has_rep_diff = 1;
+    }
+    free(est), free(se), free(cell), free(family), free(fname), free(comb);
+}
+
 void st_reps_apply(st_analysis *an, const int *rep, size_t k, const st_analysis_opts *opts) {
     size_t nc = an->nresults;
     if (count_replicates(an, rep, k) < 2)
@@ -485,7 +603,7 @@ void st_reps_apply(st_analysis *an, const int *rep, size_t k, const st_analysis_
     st_analysis *sub = ct_xcalloc(k, sizeof *sub);
     st_analysis_opts so = *opts;
     so.progress = 0;
-    so.no_fits = 1;
+    so.no_fits = an->fits == NULL; /* each replicate's own fits, for pool_fits */
     so.sim = NULL;
     for (size_t j = 0; j < k; j++) {
         if (opts->progress)
@@ -499,6 +617,7 @@ void st_reps_apply(st_analysis *an, const int *rep, size_t k, const st_analysis_
     pool_quantities(an, sub, k, opts);
     replicate_verdicts(an, opts);
     pool_normdiffs(an, sub, k, &so, opts);
+    pool_fits(an, sub, k, opts);
     for (size_t j = 0; j < k; j++) {
         st_analysis_free(&sub[j]);
         subsweep_free(&subs[j]);

@@ -75,6 +75,20 @@ expect "sweep: this script's Paule-Mandel pool is analyze's (to the printed digi
     "$(grep '^| w/other \|^| w/time ' "$WORK/out" | awk -F'|' '{ split($15, a, " "); gsub(/ /, "", $16); print (a[1] == $16) }' | tr -d '\n')" 11
 expect "sweep: the script's recomputation agrees with analyze (no disagreement)" \
     "$(grep -c '^Agreement with analyze (4 cells.*; 0 disagreements\.$' "$WORK/out")" 1
+# The per-sample costs over replicates: every timed fit of regress.csv is at
+# level replicates, and the script's combination of the replicates' own fits
+# (wall and CPU, alloc and time, costs and pairs costs, and the wall-time
+# difference: 9 intervals) is analyze's.
+expect "sweep: regress.csv's timed fits are over replicates" \
+    "$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "level") c = i; next } { print $c }' "$D/regress.csv" | sort | uniq -c | tr -s ' ' | tr '\n' ' ')" \
+    " 4 replicates "
+expect "sweep: the per-sample costs over replicates agree with analyze" \
+    "$(grep -c '^Agreement with analyze on the per-sample costs (9 intervals .*; 0 disagreements\. ' "$WORK/out")" 1
+# mkreplicated.py's replicates differ by 0.02 (of a run's time) beyond their
+# blocks, which the pairs cancel and the unpaired fit's run noise hides:
+# the pairs' costs differ between replicates far beyond their SEs.
+expect "sweep: the replicates' pairs costs differ beyond their SEs" \
+    "$(sed -n 's/.*paired_cost \([0-9.]*\) (112 pairs).*/\1/p' "$WORK/out" | awk '{ print ($1 > 5) }')" 1
 # The same sweep with one cell's interval over replicates widened by 15% on
 # the log scale (as the SE read off the replicates' exact intervals would):
 # the script must say so and exit 3.
@@ -97,6 +111,24 @@ PY
 python3 scripts/replicate-check.py --analyze "$ANALYZE" --resamples 1000 "$D" >"$WORK/out2" 2>"$WORK/err"
 expect "sweep with a widened interval: exit 3, the cell named" \
     "$?:$(grep -c 'disagree on 1 of' "$WORK/err"):$(grep -c '^  disagrees: w/alloc-fixed-32K: ' "$WORK/out2")" "3:1:1"
+# And with one fit's cost interval over replicates widened (regress.csv,
+# w alloc wall: cost_hi moved up by 15% of the half-width), on a fresh analysis.
+"$ANALYZE" --quiet --resamples 1000 "$D" 2>"$WORK/err"
+python3 - "$D/regress.csv" <<'PY'
+import csv, sys
+p = sys.argv[1]
+rows = list(csv.reader(open(p)))
+c = {k: i for i, k in enumerate(rows[0])}
+for r in rows[1:]:
+    if r[c["kind"]] == "alloc" and r[c["metric"]] == "wall":
+        lo, hi = float(r[c["cost_lo"]]), float(r[c["cost_hi"]])
+        r[c["cost_hi"]] = f"{hi + 0.15 * (hi - lo) / 2:.6g}"
+with open(p, "w", newline="") as f:
+    csv.writer(f, lineterminator="\n").writerows(rows)
+PY
+python3 scripts/replicate-check.py --analyze "$ANALYZE" --resamples 1000 "$D" >"$WORK/out3" 2>"$WORK/err"
+expect "sweep with a widened cost interval: exit 3, the fit named" \
+    "$?:$(grep -c 'disagree on 1 of' "$WORK/err"):$(grep -c '^  disagrees: w/alloc/wall cost: ' "$WORK/out3")" "3:1:1"
 
 # The coverage simulation on the same sweep, small: 2 experiments of each
 # family, every cell judged once per experiment (w/other's 3, w/time's 1);

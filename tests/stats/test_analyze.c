@@ -795,14 +795,21 @@ Test(analyze, regression_fits_each_time_mode) {
     load_csv(&t, dir, "regress.csv");
     /* Rows: alloc wall, alloc cpu, time wall and cpu of the signal, then of the thread. */
     cr_assert_eq(t.rows, 7, "%d rows", t.rows);
-    int cost = -1, cells = -1, verdict = -1, last = t.nf[0] - 1;
+    int cost = -1, cells = -1, verdict = -1, tm = -1, level = -1, se = -1, last = t.nf[0] - 1;
     for (int j = 0; j < t.nf[0]; j++) {
         cost = !strcmp(t.field[0][j], "cost") ? j : cost;
         cells = !strcmp(t.field[0][j], "cells") ? j : cells;
         verdict = !strcmp(t.field[0][j], "verdict") ? j : verdict;
+        tm = !strcmp(t.field[0][j], "time_mode") ? j : tm;
+        level = !strcmp(t.field[0][j], "level") ? j : level;
+        se = !strcmp(t.field[0][j], "cost_se") ? j : se;
     }
     cr_assert(cost >= 0 && cells >= 0 && verdict >= 0);
-    cr_assert_str_eq(t.field[0][last], "time_mode", "time_mode is the last column");
+    /* The columns added after time_mode, in order, the last norm_diff_se. */
+    cr_assert(tm == last - 4 && level == last - 3 && se == last - 2, "time_mode %d level %d cost_se %d of %d", tm,
+              level, se, last);
+    cr_assert_str_eq(t.field[0][last - 1], "paired_cost_se");
+    cr_assert_str_eq(t.field[0][last], "norm_diff_se");
     static const char *const kind[6] = {"alloc", "alloc", "time", "time", "time", "time"};
     static const char *const metric[6] = {"wall", "cpu", "wall", "cpu", "wall", "cpu"};
     static const char *const mode[6] = {"", "", "signal", "signal", "thread", "thread"};
@@ -812,7 +819,13 @@ Test(analyze, regression_fits_each_time_mode) {
         cr_assert_eq(t.nf[r], t.nf[0], "row %d has every column", r);
         cr_assert_str_eq(t.field[r][1], kind[r - 1], "row %d", r);
         cr_assert_str_eq(t.field[r][2], metric[r - 1], "row %d", r);
-        cr_assert_str_eq(t.field[r][last], mode[r - 1], "row %d", r);
+        cr_assert_str_eq(t.field[r][tm], mode[r - 1], "row %d", r);
+        /* One replicate: the fits are over runs within cells; the runs lie on
+         * the line exactly, so every resample's cost is the cost: SE 0, and
+         * the differences' (wall rows) too. */
+        cr_assert_str_eq(t.field[r][level], "processes", "row %d", r);
+        cr_assert_str_eq(t.field[r][se], "0", "row %d: cost_se %s", r, t.field[r][se]);
+        cr_assert_str_eq(t.field[r][last], r % 2 ? "0" : "", "row %d: norm_diff_se %s", r, t.field[r][last]);
         cr_assert_float_eq(strtod(t.field[r][cost], NULL), want[r - 1], EPS, "row %d: cost %s", r, t.field[r][cost]);
         cr_assert_str_eq(t.field[r][cells], r <= 2 ? "3" : "2", "row %d", r);
         cr_assert_str_eq(t.field[r][verdict], verdicts[r - 1], "row %d: verdict %s", r, t.field[r][verdict]);
@@ -1297,11 +1310,11 @@ Test(sim, exact_counts_overheads_fit_determinism_and_model) {
     cr_assert(rcsv);
     cr_assert(strstr(rcsv,
                      "\ngcbench,alloc,sim_instructions,instructions,2,6,900,,,1000005000,,,1000000000,5000,,,"
-                     "5e-06,,,,,,0,0,a sampling cell has fewer than 3 used runs: no interval,na,,,,0,,,,,,,,,,\n"),
+                     "5e-06,,,,,,0,0,a sampling cell has fewer than 3 used runs: no interval,na,,,,0,,,,,,,,,,,,,,\n"),
               "%s", rcsv);
     cr_assert(strstr(rcsv,
                      "\ngcbench,alloc,sim_est_cycles,est_cycles,2,6,1500,,,2000010000,,,2000000000,10000,,,"
-                     "5e-06,,,,,,0,0,a sampling cell has fewer than 3 used runs: no interval,na,,,,0,,,,,,,,,,\n"),
+                     "5e-06,,,,,,0,0,a sampling cell has fewer than 3 used runs: no interval,na,,,,0,,,,,,,,,,,,,,\n"),
               "%s", rcsv);
     cr_assert(strstr(rcsv, "\ngcbench,time,sim_instructions,instructions,1,4,1000,,,"), "%s", rcsv);
     cr_assert(strstr(rcsv, "\ngcbench,time,sim_est_cycles,est_cycles,1,4,2000,,,"), "%s", rcsv);
