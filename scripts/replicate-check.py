@@ -338,24 +338,20 @@ def fits_agreement(full_fits, rep_fits):
         zs = [(a - b) / math.sqrt(sa * sa + sb * sb) for cells in fams.values() for ests in cells.values()
               for i, (a, sa) in enumerate(ests) for b, sb in ests[i + 1:]]
         zrms[col] = (rms(zs), len(zs))
-        for fam, cells in fams.items():
-            t2f = pm_tau2(list(cells.values()))
-            dff = sum(len(c) - 1 for c in cells.values())
-            for key, ests in cells.items():
-                row = full_fits[key]
-                mu, lo, hi = combine(ests, t2f, dff)
-                a_lo, a_hi = num(row.get(col + "_lo")), num(row.get(col + "_hi"))
-                name = f"{'/'.join(x for x in key if x)} {col}"
-                if a_lo is None or a_hi is None or not a_lo < a_hi:
-                    bad.append(f"{name}: analyze has no interval over replicates, this script [{lo:.6g}, {hi:.6g}]")
-                    continue
-                n += 1
-                h, a_h = (hi - lo) / 2, (a_hi - a_lo) / 2
-                rnd = 1e-5 * max(abs(a_lo), abs(a_hi)) / a_h  # analyze's 6 printed digits
-                dh, dc = abs(h - a_h) / a_h, abs((lo + hi) / 2 - (a_lo + a_hi) / 2) / a_h
-                worst_h, worst_c = max(worst_h, dh), max(worst_c, dc)
-                if dh > TOL_HALF + rnd or dc > TOL_CENTRE + rnd:
-                    bad.append(f"{name}: this script [{lo:.6g}, {hi:.6g}], analyze [{a_lo:.6g}, {a_hi:.6g}]")
+        for _, key, ests, (mu, lo, hi), _ in combined_by_family(fams):
+            row = full_fits[key]
+            a_lo, a_hi = num(row.get(col + "_lo")), num(row.get(col + "_hi"))
+            name = f"{'/'.join(x for x in key if x)} {col}"
+            if a_lo is None or a_hi is None or not a_lo < a_hi:
+                bad.append(f"{name}: analyze has no interval over replicates, this script [{lo:.6g}, {hi:.6g}]")
+                continue
+            n += 1
+            h, a_h = (hi - lo) / 2, (a_hi - a_lo) / 2
+            rnd = 1e-5 * max(abs(a_lo), abs(a_hi)) / a_h  # analyze's 6 printed digits
+            dh, dc = abs(h - a_h) / a_h, abs((lo + hi) / 2 - (a_lo + a_hi) / 2) / a_h
+            worst_h, worst_c = max(worst_h, dh), max(worst_c, dc)
+            if dh > TOL_HALF + rnd or dc > TOL_CENTRE + rnd:
+                bad.append(f"{name}: this script [{lo:.6g}, {hi:.6g}], analyze [{a_lo:.6g}, {a_hi:.6g}]")
     return n, worst_h, worst_c, bad, zrms
 
 
@@ -497,6 +493,16 @@ TOL_SE_ONE = 1e-5  # one replicate's SE against analyze's paired_se, relative
 TOL_G4 = 6e-4  # the within SE (RMS) and the family's between-replicate SD (printed to 4 digits), relative
 
 
+def combined_by_family(fams):
+    """Every cell of every family (fams: family -> {cell: [(est, se)]}) combined as analyze combines it:
+    yields (family, cell, its ests, (est, lo, hi) by combine, the family's Paule-Mandel tau^2)."""
+    for fam, cells in fams.items():
+        t2f = pm_tau2(list(cells.values()))
+        dff = sum(len(c) - 1 for c in cells.values())
+        for key, ests in cells.items():
+            yield fam, key, ests, combine(ests, t2f, dff), t2f
+
+
 def combine(ests, tau2_family, df_family):
     """analyze's interval over replicates of one cell (st_levels.h): (est, lo, hi) on the log scale."""
     k = len(ests)
@@ -506,14 +512,10 @@ def combine(ests, tau2_family, df_family):
         mu = sum(wi * t for wi, (t, _) in zip(w, ests)) / sum(w)
         qh = sum(wi * (t - mu) ** 2 for wi, (t, _) in zip(w, ests)) / (k - 1)
         se, df = math.sqrt(max(qh, 1.0) / sum(w)), k - 1
-    elif tau2_family == 0:
-        # the family's SD estimated 0: equal weights (st_levels.h)
-        mu = sum(t for t, _ in ests) / k
-        se, df = math.sqrt(sum(e * e for _, e in ests)) / k, df_family
     else:
-        w = [1 / (se * se + tau2_family) for _, se in ests]
-        mu = sum(wi * t for wi, (t, _) in zip(w, ests)) / sum(w)
-        se, df = math.sqrt(1 / sum(w)), df_family
+        # the family's pooled SD: equal weights, each replicate's variance se^2 + tau^2 (st_levels.h)
+        mu = sum(t for t, _ in ests) / k
+        se, df = math.sqrt(sum(e * e + tau2_family for _, e in ests)) / k, df_family
     h = t_quantile(1 - 0.025, df) * se
     return mu, mu - h, mu + h
 
@@ -534,39 +536,30 @@ def satterthwaite_df(ests, nblocks, tau2, df_family):
 
 
 # The candidate rules compared by --coverage (the first is analyze's).
-VARIANTS = ("analyze", "bootstrap-SE", "inverse-variance", "df-blocks", "t-replicates", "df-blocks+equal-if-0",
-            "equal-weights")
+VARIANTS = ("analyze", "bootstrap-SE", "equal-if-0", "inverse-variance", "df-blocks", "t-replicates")
 
 
 def combine_variant(ests, tau2_family, df_family, nblocks, variant):
     """One cell's interval over replicates (est, lo, hi; log scale) by a candidate rule: analyze's
-    (combine: where the family's tau is 0, the plain mean with SE sqrt(sum se_i^2) / k, no weights from
-    estimated SEs); inverse-variance: analyze's previous rule, weights 1 / (se_i^2 + tau^2) also where
-    tau is 0; df-blocks: inverse-variance with t's degrees of freedom min(the family's, Satterthwaite's
-    from the replicates' blocks and the family's); t-replicates: inverse-variance with t of k - 1
-    degrees of freedom; and df-blocks+equal-if-0.  bootstrap-SE is analyze's rule with the bootstrap
-    SEs (the caller passes those as ests).  equal-weights: the plain mean of the replicates whatever the
-    family's tau, SE sqrt(sum (se_i^2 + tau^2)) / k, t on the family's degrees of freedom."""
+    (combine: the plain mean with SE sqrt(sum (se_i^2 + tau^2)) / k, no weights from estimated SEs);
+    bootstrap-SE, analyze's rule with the bootstrap SEs (the caller passes those as ests); equal-if-0,
+    analyze's rule before: equal weights only where the family's tau is estimated 0, weights 1 / (se_i^2
+    + tau^2) where it is positive; inverse-variance, those weights also where tau is 0 (the rule before
+    that); df-blocks, inverse-variance with t's degrees of freedom min(the family's, Satterthwaite's
+    from the replicates' blocks and the family's); t-replicates, inverse-variance with t of k - 1
+    degrees of freedom."""
     k = len(ests)
     if variant in ("analyze", "bootstrap-SE") or k >= REP_OWN or tau2_family is None or not math.isfinite(tau2_family):
         return combine(ests, tau2_family, df_family)
     df = df_family
-    if variant == "equal-weights":
-        mu = sum(t for t, _ in ests) / k
-        se = math.sqrt(sum(e * e + tau2_family for _, e in ests)) / k
-        h = t_quantile(1 - 0.025, df) * se
-        return mu, mu - h, mu + h
-    if "df-blocks" in variant:
-        df = min(df_family, satterthwaite_df(ests, nblocks, tau2_family, df_family))
-    if variant == "t-replicates":
-        df = k - 1
-    if "equal-if-0" in variant and tau2_family == 0:
+    if variant == "equal-if-0" and tau2_family == 0:
         mu = sum(t for t, _ in ests) / k
         se = math.sqrt(sum(e * e for _, e in ests)) / k
-        if "df-blocks" in variant:
-            nu = sum(e ** 4 / max(n - 1, 1) for (_, e), n in zip(ests, nblocks))
-            df = min(df_family, (se * se * k * k) ** 2 / nu) if nu > 0 else df_family
     else:
+        if variant == "df-blocks":
+            df = min(df_family, satterthwaite_df(ests, nblocks, tau2_family, df_family))
+        if variant == "t-replicates":
+            df = k - 1
         w = [1 / (e * e + tau2_family) for _, e in ests]
         mu = sum(wi * t for wi, (t, _) in zip(w, ests)) / sum(w)
         se = math.sqrt(1 / sum(w))
@@ -608,32 +601,28 @@ def agreement(full, rep_rows, series, ses, reps):
         if ests and len(ests) >= 2:
             by_fam.setdefault(family(row), {})[label] = ests
     n, worst_h, worst_c, worst_w = 0, 0.0, 0.0, 0.0
-    for fam, cells in by_fam.items():
-        t2f = pm_tau2(list(cells.values()))
-        dff = sum(len(c) - 1 for c in cells.values())
-        for label, ests in cells.items():
-            row = full[label]
-            mu, lo, hi = combine(ests, t2f, dff)
-            a_lo, a_hi, a_tf = num(row["paired_lo"]), num(row["paired_hi"]), num(row.get("rep_paired_tau_family"))
-            a_w = num(row.get("rep_paired_within"))
-            if a_lo is None or a_hi is None or not 0 < a_lo < a_hi:
-                bad.append(f"{label}: analyze has no interval over replicates, this script [{math.exp(lo):.6g}, "
-                           f"{math.exp(hi):.6g}]")
-                continue
-            n += 1
-            h, a_h = (hi - lo) / 2, math.log(a_hi / a_lo) / 2
-            dh = abs(h - a_h) / a_h
-            dc = abs((lo + hi) / 2 - math.log(a_hi * a_lo) / 2) / a_h
-            w = math.sqrt(sum(se * se for _, se in ests) / len(ests))
-            dw = abs(w - a_w) / a_w if a_w else float("inf")
-            worst_h, worst_c, worst_w = max(worst_h, dh), max(worst_c, dc), max(worst_w, dw)
-            if dh > TOL_HALF + TOL_LOG / a_h or dc > TOL_CENTRE + TOL_LOG / a_h or dw > TOL_G4:
-                bad.append(f"{label}: this script [{math.exp(lo):.6g}, {math.exp(hi):.6g}] within SE {w:.4g}, "
-                           f"analyze [{a_lo:.6g}, {a_hi:.6g}] within SE {a_w}")
-            if len(ests) < REP_OWN and a_tf is not None:
-                tf = math.sqrt(t2f)
-                if abs(tf - a_tf) > TOL_G4 * max(tf, a_tf) + 1e-6:
-                    bad.append(f"{label}: family {fam}'s between-replicate SD {tf:.4g} here, analyze {a_tf:.4g}")
+    for fam, label, ests, (mu, lo, hi), t2f in combined_by_family(by_fam):
+        row = full[label]
+        a_lo, a_hi, a_tf = num(row["paired_lo"]), num(row["paired_hi"]), num(row.get("rep_paired_tau_family"))
+        a_w = num(row.get("rep_paired_within"))
+        if a_lo is None or a_hi is None or not 0 < a_lo < a_hi:
+            bad.append(f"{label}: analyze has no interval over replicates, this script [{math.exp(lo):.6g}, "
+                       f"{math.exp(hi):.6g}]")
+            continue
+        n += 1
+        h, a_h = (hi - lo) / 2, math.log(a_hi / a_lo) / 2
+        dh = abs(h - a_h) / a_h
+        dc = abs((lo + hi) / 2 - math.log(a_hi * a_lo) / 2) / a_h
+        w = math.sqrt(sum(se * se for _, se in ests) / len(ests))
+        dw = abs(w - a_w) / a_w if a_w else float("inf")
+        worst_h, worst_c, worst_w = max(worst_h, dh), max(worst_c, dc), max(worst_w, dw)
+        if dh > TOL_HALF + TOL_LOG / a_h or dc > TOL_CENTRE + TOL_LOG / a_h or dw > TOL_G4:
+            bad.append(f"{label}: this script [{math.exp(lo):.6g}, {math.exp(hi):.6g}] within SE {w:.4g}, "
+                       f"analyze [{a_lo:.6g}, {a_hi:.6g}] within SE {a_w}")
+        if len(ests) < REP_OWN and a_tf is not None:
+            tf = math.sqrt(t2f)
+            if abs(tf - a_tf) > TOL_G4 * max(tf, a_tf) + 1e-6:
+                bad.append(f"{label}: family {fam}'s between-replicate SD {tf:.4g} here, analyze {a_tf:.4g}")
     return n, worst_h, worst_c, worst_w, bad
 
 
@@ -1013,7 +1002,8 @@ def main(argv):
         res = coverage(full, block_series(db), ids, cov_args[0], cov_args[1], SE_SEED, smooth)
         print(f"Coverage of the interval over replicates (95%), {cov_args[0]} experiments per family, blocks "
               f"{'from the kernel density estimate (--smooth)' if smooth else 'resampled with replacement'}, "
-              f"bootstrap SEs from {cov_args[1]} resamples; by rule (analyze's first, then the candidates of combine_variant):\n")
+              f"bootstrap SEs from {cov_args[1]} resamples; by rule (analyze's first, then the candidates of "
+              "combine_variant):\n")
         print("| family | intervals | " + " | ".join(VARIANTS) + " |")
         print("|---|---|" + "---|" * len(VARIANTS))
         tot = {v: [0, 0] for v in VARIANTS}

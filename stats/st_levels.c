@@ -142,18 +142,15 @@ void st_re_combine(const double *est, const double *se, size_t k, double tau2, d
     }
     mu /= sw;
     out->est = mu;
-    if (given && tau2 == 0) {
-        /* A family's SD estimated 0: equal weights (st_levels.h). */
+    if (given) {
+        /* A family's pooled SD: equal weights, each unit's variance se^2 + tau^2 (st_levels.h). */
         double m = 0, v = 0;
         for (size_t i = 0; i < k; i++)
-            m += est[i], v += se[i] * se[i];
+            m += est[i], v += se[i] * se[i] + tau2;
         out->est = mu = m / kd;
         out->se = sqrt(v) / kd;
         out->df = df;
         out->weighted = 0;
-    } else if (given) {
-        out->se = sqrt(1.0 / sw);
-        out->df = df;
     } else {
         double qh = 0;
         for (size_t i = 0; i < k; i++)

@@ -28,14 +28,16 @@
  *    blocks, a degenerate interval), equal weights: mu = the mean, SE = the
  *    standard deviation over sqrt(k), t_(k-1); no heterogeneity statistic.
  *  - With tau^2 and its degrees of freedom given (a family's pooled
- *    component), w*_i uses it and SE^2 = 1 / sum w*_i with t_df; but with
- *    a given tau^2 of 0 (the family's SD estimated 0), equal weights: mu =
- *    the mean, SE = sqrt(sum se_i^2) / k, t_df, weighted = 0 (Cochran's Q
- *    still computed).  Inverse-variance weights from estimated SEs of 12
- *    blocks give the noisiest small SE the most weight; equal weights
- *    raised the coverage on results/reference's resampled replicates from
- *    0.930 to 0.944 and never lowered it on synthetic families
- *    (docs/STATISTICS.md, "Levels"; scripts/replicate-check.py --coverage).
+ *    component), equal weights: mu = the mean, SE = sqrt(sum (se_i^2 +
+ *    tau^2)) / k, t_df, weighted = 0 (Cochran's Q still computed).
+ *    Inverse-variance weights from SEs estimated from 12 blocks give the
+ *    replicate whose SE came out smallest the most weight, and switching to
+ *    them only where the pooled tau^2 is positive made the interval jump
+ *    where an estimated tau^2 leaves 0 (results/reference: x0.54); equal
+ *    weights covered at least as much as either on results/reference's
+ *    resampled replicates and on every synthetic family
+ *    (docs/STATISTICS.md, "Checking the replicates against each other";
+ *    scripts/replicate-check.py --coverage).
  *  - The interval of an estimated tau^2 (Q-profile, Viechtbauer 2007): the
  *    tau^2 at which the generalized Q, sum (est_i - mu(tau^2))^2 / (se_i^2 +
  *    tau^2), equals the chi-square quantiles of k - 1 degrees of freedom at
@@ -94,8 +96,8 @@ typedef struct st_re {
     double q, q_p, i2;       /* Cochran's Q, its p-value, I^2 (NaN when not computable) */
     double tau2;             /* the between-unit variance used (estimated, or given) */
     double tau2_lo, tau2_hi; /* estimated: its Q-profile interval (Viechtbauer 2007), NaN when given or not weighted */
-    int weighted;    /* 1: inverse-variance weights, 0: equal weights (no SE for a unit, or a given tau^2 of 0) */
-    const char *why; /* static text when there is no interval or no heterogeneity statistic, else NULL */
+    int weighted;            /* 1: inverse-variance weights, 0: equal weights (no SE for a unit, or a given tau^2) */
+    const char *why;         /* static text when there is no interval or no heterogeneity statistic, else NULL */
 } st_re;
 
 /* Combines est[0..k-1] with standard errors se[] (NaN or 0: not known) at

@@ -139,8 +139,8 @@ expect "coverage: judged per family and in all" \
     "$(awk -F'|' '/^\| /{ gsub(/ /, ""); print $2 ":" $3 }' "$WORK/cov" | tr '\n' ' ')" \
     "family:intervals w/other:6 w/time:2 all:8 "
 expect "coverage: a column per rule, analyze's first" \
-    "$(awk -F'|' '/^\| family/{ gsub(/ /, ""); print $4 ":" $5 ":" $6 ":" $7 ":" $8 ":" $9 ":" $10 }' "$WORK/cov")" \
-    "analyze:bootstrap-SE:inverse-variance:df-blocks:t-replicates:df-blocks+equal-if-0:equal-weights"
+    "$(awk -F'|' '/^\| family/{ gsub(/ /, ""); print $4 ":" $5 ":" $6 ":" $7 ":" $8 ":" $9 ":" NF }' "$WORK/cov")" \
+    "analyze:bootstrap-SE:equal-if-0:inverse-variance:df-blocks:t-replicates:10"
 # The smoothed bootstrap: the same cells judged, and the header says how the blocks were drawn.
 python3 scripts/replicate-check.py --coverage 2 20 --smooth "$D" >"$WORK/covs" 2>"$WORK/err"
 expect "smoothed coverage: exit 0, the same cells judged, the header names it" \

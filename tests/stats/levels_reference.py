@@ -5,7 +5,7 @@ random-effects combination of st_levels.h (Cochran's Q and its chi-square
 p-value, I^2, the Paule-Mandel tau^2, the Hartung-Knapp interval never
 narrower than the plain random-effects one with a t reference, the equal-weight
 t interval, an interval with a given tau^2 and degrees of freedom (equal
-weights when the given tau^2 is 0), the
+weights, each unit's variance se^2 + tau^2), the
 two-sided p-value and the interval at another level), the family-pooled
 tau^2 and the Q-profile intervals of tau^2.  It prints the C initializers the test pastes.
 Run: /usr/bin/python3 tests/stats/levels_reference.py
@@ -59,11 +59,9 @@ def combine(est, se, tau2, df, conf):
                 lambda t: qgen(est, se, t) - (k - 1), 0.0, 10.0, xtol=1e-18, rtol=1e-15, maxiter=500)
         ws = [1 / (s**2 + tau2) for s in se]
         mu = sum(wi * e for wi, e in zip(ws, est)) / sum(ws)
-        if given and tau2 == 0:  # a family's SD estimated 0: equal weights
+        if given:  # a family's pooled tau^2: equal weights, each unit's variance se^2 + tau^2
             mu = sum(est) / k
-            sem, d = math.sqrt(sum(s**2 for s in se)) / k, df
-        elif given:
-            sem, d = math.sqrt(1 / sum(ws)), df
+            sem, d = math.sqrt(sum(s**2 + tau2 for s in se)) / k, df
         else:
             qh = sum(wi * (e - mu) ** 2 for wi, e in zip(ws, est)) / (k - 1)
             sem, d = math.sqrt(max(qh, 1.0) / sum(ws)), k - 1

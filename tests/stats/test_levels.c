@@ -35,8 +35,8 @@ static const double ref[5][12] = {
     {0.00999912622765283, 0.00872593719946528, 0.011272315255840378, 0.0004585680537331734, 4.0, 0.08999866499552732,
      0.9990173972312566, 0.0, 0.0, 2.617298258864374e-05, 0.007887835403294978, 0.01211041705201068},
     /* given */
-    {1.0178350515463916, 0.9838810260764635, 1.0517890770163196, 0.014359163172354762, 7.0, 6.049180327868863,
-     0.04857772609501081, 0.6693766937669383, 0.0004, 2.9245309808776014e-11, 0.9675853998608058, 1.0680847032319774},
+    {1.0200000000000002, 0.9854175106711829, 1.0545824893288176, 0.014624940645653535, 7.0, 6.049180327868863,
+     0.04857772609501081, 0.6693766937669383, 0.0004, 3.275591634362981e-11, 0.9688202644857934, 1.0711797355142072},
     /* unweighted */
     {0.44999999999999996, 0.20505416766931062, 0.6949458323306893, 0.10408329997330663, 3.0, NAN, NAN, NAN, NAN,
      0.022807310269798504, -0.1579411158018562, 1.0579411158018561},
@@ -80,14 +80,16 @@ Test(levels, homogeneous_never_narrower_than_dersimonian_laird) {
     near(ref[1][3], sqrt(1 / sw), "the reference's se is the DerSimonian-Laird one");
 }
 
+/* A family's tau^2 given (0.0004): equal weights, the mean 1.02 with SE
+ * sqrt(sum (se_i^2 + tau^2)) / 3, t on the given 7 degrees of freedom, not
+ * the inverse-variance mean 1.01784. */
 Test(levels, given_variance_and_degrees_of_freedom) {
     const double est[3] = {1.02, 1.05, 0.99}, se[3] = {0.01, 0.02, 0.015};
-    check_case(2, est, se, 3, 0.0004, 7.0, 0.95, 1);
+    check_case(2, est, se, 3, 0.0004, 7.0, 0.95, 0);
 }
 
-/* A family's tau^2 given as 0: equal weights (the mean 1.02, SE sqrt(sum
- * se_i^2) / 3), not the inverse-variance mean 1.01784 of the case above;
- * Cochran's Q still reported. */
+/* A family's tau^2 given as 0: the same equal weights (SE sqrt(sum
+ * se_i^2) / 3); Cochran's Q still reported. */
 Test(levels, given_zero_variance_gives_equal_weights) {
     const double est[3] = {1.02, 1.05, 0.99}, se[3] = {0.01, 0.02, 0.015};
     check_case(4, est, se, 3, 0.0, 7.0, 0.95, 0);
