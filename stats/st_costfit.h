@@ -78,15 +78,13 @@ typedef struct st_costfit {
     /* A replicated sweep (st_replicates.h, st_reps_apply): fit.cost, norm,
      * pfit.cost and pnorm are then over the replicates (level replicates),
      * the other estimates stay the pooled fit's (over runs within cells). */
-    double cost_se, pcost_se;     /* the standard errors of fit.cost and pfit.cost at their level (the bootstrap's
+    double cost_se, pcost_se; /* the standard errors of fit.cost and pfit.cost at their level (the bootstrap's
                                * over runs within cells, st_reg_boot_se, or the combination's over replicates) */
-    st_level level;               /* of cost, norm, pfit.cost, pnorm: ST_LEVEL_PROCESSES or ST_LEVEL_REPLICATES */
-    size_t rep_k, prep_k;         /* replicates combined into cost and into pfit.cost (0: none) */
-    double rep_tau, rep_within;   /* the between-replicate SD the cost's interval used, the replicates' RMS SE */
-    double prep_tau, prep_within; /* the same for pfit.cost */
-    int has_rep_diff;             /* a wall-time time fit: rep_diff is set */
-    st_reg_est rep_diff;          /* alloc minus time per 1000 samples/s over replicates (st_costfit_norm_difference) */
-    double rep_diff_se;           /* its standard error */
+    st_level level;           /* of cost, norm, pfit.cost, pnorm: ST_LEVEL_PROCESSES or ST_LEVEL_REPLICATES */
+    size_t rep_k;             /* replicates combined into cost (0: none; the note gives its components) */
+    int has_rep_diff;         /* a wall-time time fit: rep_diff is set */
+    st_reg_est rep_diff;      /* alloc minus time per 1000 samples/s over replicates (st_costfit_norm_difference) */
+    double rep_diff_se;       /* its standard error */
     char note[256];
 } st_costfit;
 

@@ -549,10 +549,8 @@ static void pool_fits(st_analysis *an, const st_analysis *sub, size_t k, const s
                 nm->est = 1 + c->est * 1e-6, nm->lo = 1 + c->lo * 1e-6, nm->hi = 1 + c->hi * 1e-6;
             }
             double tau = sqrt(comb[i].own ? comb[i].tau2_cell : comb[i].tau2_family);
-            if (paired)
-                f->prep_k = comb[i].k, f->prep_tau = tau, f->prep_within = comb[i].within;
-            else
-                f->rep_k = comb[i].k, f->rep_tau = tau, f->rep_within = comb[i].within;
+            if (!paired)
+                f->rep_k = comb[i].k;
             f->level = ST_LEVEL_REPLICATES;
             const char *unit = f->metric == ST_FIT_INSTR ? "instructions" : "ns";
             st_costfit_note(f, "%scost over %zu replicates: between-replicate SD %.3g %s (%s), within %.3g %s",
