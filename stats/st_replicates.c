@@ -503,8 +503,8 @@ static size_t family_index(char (*names)[64], size_t *n, const char *name) {
  * over the workloads' fits of one kind, time mode and metric (a family; the
  * cost's own from ST_REP_OWN replicates); norm and pnorm follow.  So does
  * the allocation-vs-time difference per 1000 samples/s of each wall-time
- * time fit (rep_diff: each replicate's difference of its two fits, SE the
- * SD of the difference of their bootstrap costs, families by time mode).
+ * time fit (rep_diff: each replicate's st_costfit_norm_difference of its
+ * two fits with st_costfit_norm_difference_se, families by time mode).
  * The intercepts, fixed costs and residuals stay the pooled fit's. */
 static void pool_fits(st_analysis *an, const st_analysis *sub, size_t k, const st_analysis_opts *opts) {
     if (!an->fits || !an->fits->n)
@@ -568,13 +568,12 @@ static void pool_fits(st_analysis *an, const st_analysis *sub, size_t k, const s
         const st_costfit *a = st_costfit_find(fs, t->workload, "alloc", ST_FIT_WALL);
         if (!a || !a->baseline)
             continue;
-        int paired = a->paired && t->paired && isfinite(a->pfit.cost.lo) && isfinite(t->pfit.cost.lo);
         for (size_t j = 0; j < k; j++) {
             const st_costfit *ga = sub_fit(&sub[j], a), *gt = sub_fit(&sub[j], t);
-            if (!ga || !gt || (paired && (!ga->paired || !gt->paired)))
+            if (!ga || !gt)
                 continue;
-            const st_reg_fit *ra = paired ? &ga->pfit : &ga->fit, *rt = paired ? &gt->pfit : &gt->fit;
-            double d = (ra->cost.est - rt->cost.est) * 1e-6, s = st_reg_boot_se(ra, rt) * 1e-6;
+            /* The replicate's own difference and its SE, as its regress.csv gives them. */
+            double d = st_costfit_norm_difference(ga, gt).est, s = st_costfit_norm_difference_se(ga, gt);
             if (!isfinite(d) || !isfinite(s) || s <= 0)
                 continue;
             est[n] = d, se[n] = s, cell[n++] = i;
