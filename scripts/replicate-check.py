@@ -48,14 +48,22 @@ Usage:
       analyses each replicate of the analysed sweep in SWEEP_DIR (a copy of
       its results.db per replicate, in a temporary directory or DIR/rN) and
       prints the table (Markdown);
-  replicate-check.py --coverage EXPERIMENTS SE_RESAMPLES [--smooth] SWEEP_DIR
+  replicate-check.py --coverage EXPERIMENTS SE_RESAMPLES [--smooth] [--centred TAU] [--draw K] SWEEP_DIR
       the coverage of analyze's interval over replicates under the sweep's own
       noise (its observed replicates and blocks resampled, see coverage());
       SE_RESAMPLES the resamples of the bootstrap SE of the candidate
       "bootstrap-SE" (analyze's SE is the kernel one, without resampling);
       --smooth draws the blocks from the kernel density estimate of the
       replicate's blocks (the smoothed bootstrap: no repeated values, which
-      a resample with replacement has and real blocks do not);
+      a resample with replacement has and real blocks do not); --centred
+      TAU centres each observed replicate's blocks of a cell at their own
+      estimand and shifts each synthetic replicate by N(0, TAU^2) shared by
+      the family's cells, TAU "family" (analyze's estimate of the family's
+      between-replicate SD), "hi" (its Q-profile upper bound) or a number,
+      in place of the observed replicates' own centres, whose spread holds
+      their estimation noise as well as the between-replicate SD; --draw K
+      draws K distinct replicates of the sweep's (fewer than it has) for
+      each experiment instead of as many as it has with replacement;
   replicate-check.py --coverage-synthetic EXPERIMENTS SE_RESAMPLES
       the same coverage on synthetic families with known noise (normal, t3)
       and between-replicate SD (0, 0.01, 0.03), for analyze's rule and the
@@ -480,7 +488,51 @@ def check(full, rep_rows, ses=None):
                         h = Z * math.sqrt(sb * sb + t2 * t2)
                         f[key_in].append(1 if abs(ta - tb) <= h else 0)
                         f[key_p].append(2 * phi(h / sd) - 1)
-    return fams, skipped
+    return fams, skipped, by_fam
+
+
+def f_sf(f, d1, d2):
+    """P(F > f) for Fisher's F on d1 and d2 degrees of freedom."""
+    if f <= 0:
+        return 1.0
+    return betainc(d2 / 2, d1 / 2, d2 / (d2 + d1 * f))
+
+
+def shared_effect(cells):
+    """Is a replicate's deviation shared by the cells of a family?  cells: cell -> [(est, se)] over the same
+    k replicates.  Each cell's deviations from its own mean, d_cr = t_cr - mean_r t_cr, are divided by the
+    cell's RMS SE (so cells of different noise weigh alike) and split into the replicate's main effect
+    m_r = mean_c d_cr and the rest: F = [C sum_r m_r^2 / (k - 1)] / [sum_cr (d_cr - m_r)^2 / ((C - 1)(k - 1))]
+    is Fisher's F on k - 1 and (C - 1)(k - 1) degrees of freedom when no deviation is shared (each cell's
+    replicates independent of the other cells').  The shared SD on the log scale is the method-of-moments
+    one of the same split unscaled, sqrt(max(0, (MS_rep - MS_rest) / C)).  Returns (C, k, F, p, shared SD,
+    the rest's SD: sqrt(MS_rest), the cell-specific between-replicate spread plus the replicates' own noise),
+    or None for fewer than 2 cells or replicates."""
+    rows = [c for c in cells.values()]
+    if not rows:
+        return None
+    k = len(rows[0])
+    rows = [c for c in rows if len(c) == k]
+    C = len(rows)
+    if C < 2 or k < 2:
+        return None
+
+    def split(scale):
+        d = []
+        for c, s in zip(rows, scale):
+            mu = sum(t for t, _ in c) / k
+            d.append([(t - mu) / s for t, _ in c])
+        m = [sum(d[i][r] for i in range(C)) / C for r in range(k)]
+        ms_rep = C * sum(x * x for x in m) / (k - 1)
+        ms_rest = sum((d[i][r] - m[r]) ** 2 for i in range(C) for r in range(k)) / ((C - 1) * (k - 1))
+        return ms_rep, ms_rest
+
+    scale = [math.sqrt(sum(se * se for _, se in c) / k) or 1.0 for c in rows]
+    ms_rep, ms_rest = split(scale)
+    f = ms_rep / ms_rest if ms_rest > 0 else float("inf")
+    p = f_sf(f, k - 1, (C - 1) * (k - 1)) if math.isfinite(f) else 0.0
+    raw_rep, raw_rest = split([1.0] * C)
+    return C, k, f, p, math.sqrt(max(0.0, (raw_rep - raw_rest) / C)), math.sqrt(raw_rest)
 
 
 REP_OWN = 5  # analyze's ST_REP_OWN: from this many replicates a cell's own between-replicate variance is used
@@ -696,6 +748,32 @@ def table(fams, k, se_kind):
     return "\n".join(out)
 
 
+def shared_table(by_fam, full):
+    """The shared replicate effect per family (shared_effect), analyze's families and the time cells by
+    time sampler."""
+    groups = {}
+    for fam, cells in by_fam.items():
+        groups[fam] = cells
+        for label, ests in cells.items():
+            mf = mode_family(full[label])
+            if mf is not None:
+                groups.setdefault(mf, {})[label] = ests
+    out = ["", "A replicate's deviation shared by its family's cells (shared_effect: the replicates' paired "
+           "log-ratios, each cell's deviations from its mean over its RMS SE, split into the replicate's mean "
+           "over the cells and the rest; F on k - 1 and (C - 1)(k - 1) degrees of freedom when nothing is "
+           "shared; the SDs on the log scale, unscaled):", "",
+           "| shared: family | cells | replicates | F | p | shared SD | the rest's SD | between-replicate SD (family, "
+           "Paule-Mandel) |", "|---|---|---|---|---|---|---|---|"]
+    for fam in sorted(groups):
+        r = shared_effect(groups[fam])
+        if r is None:
+            continue
+        C, k, f, p, su, sr = r
+        tau = math.sqrt(pm_tau2(list(groups[fam].values())))
+        out.append(f"| shared {fam} | {C} | {k} | {fmt(f, 2)} | {p:.3g} | {fmt(su, 4)} | {fmt(sr, 4)} | {fmt(tau, 4)} |")
+    return "\n".join(out)
+
+
 def replicates_of(db):
     try:
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
@@ -845,7 +923,7 @@ def smooth_draw(src, rng):
     return m + (src[rng.randrange(n)] - m + h * rng.gauss(0, 1)) * c
 
 
-def coverage(full, series, ids, experiments, resamples, seed, smooth=False):
+def coverage(full, series, ids, experiments, resamples, seed, smooth=False, centred=None, draw=None):
     """The coverage of analyze's interval over replicates under this sweep's own noise: per family and
     experiment, K synthetic replicates, each one of the observed replicates drawn with replacement (the
     same one for every cell of the family: a replicate's deviation is shared by its cells), each cell's
@@ -853,32 +931,54 @@ def coverage(full, series, ids, experiments, resamples, seed, smooth=False):
     over the observed replicates of their Hodges-Lehmann estimands is 0; each synthetic replicate's HL
     and kernel SE, the family's Paule-Mandel SD and the interval as analyze combines them (combine),
     and by each candidate rule (combine_variant; bootstrap-SE: the bootstrap SE of `resamples`
-    resamples in place of the kernel one).  smooth: each block drawn by smooth_draw instead.  Returns
+    resamples in place of the kernel one).  smooth: each block drawn by smooth_draw instead.
+    centred: None for that world, whose between-replicate spread is the observed replicates' spread, which
+    holds their own estimation noise (the spread of k observed estimates is about tau^2 + se^2, not tau^2,
+    and a draw of the same observed replicate k times, 1 in k^(k-1), leaves that deviation with no spread
+    to show it); else "family", "hi" or a number: each observed replicate's blocks of a cell centred at
+    their own Hodges-Lehmann estimand, and each synthetic replicate shifted by one N(0, tau^2) shared by
+    the family's cells, tau the family's between-replicate SD as analyze estimated it
+    (rep_paired_tau_family), its Q-profile upper bound (rep_paired_tau_hi) or the number.
+    draw: None for as many synthetic replicates as observed, drawn with replacement; else that many
+    (fewer than observed), distinct observed replicates drawn without replacement (so none is repeated:
+    from a sweep of 8 replicates, the 3-replicate intervals analyze gives a sweep of 3).  Returns
     {family: {variant: (covered, judged)}}."""
     rng = random.Random(seed)
-    cells = {}
+    cells, taus = {}, {}
     for label, row in full.items():
         if row.get("pairs", "1") in ("", "0") or row.get("kind") == "sim" or "/sim/" in label:
             continue
         xs = [series.get((label, r)) for r in ids]
         if any(not x or len(x) < 3 for x in xs):
             continue
-        t = sum(pseudo_median(x) for x in xs) / len(xs)
-        cells.setdefault(family(row), {})[label] = [[v - t for v in x] for x in xs]
+        if centred is None:
+            t = sum(pseudo_median(x) for x in xs) / len(xs)
+            xs = [[v - t for v in x] for x in xs]
+        else:
+            xs = [[v - pseudo_median(x) for v in x] for x in xs]
+            if centred in ("family", "hi"):
+                tf = num(row.get("rep_paired_tau_family" if centred == "family" else "rep_paired_tau_hi"))
+                if tf is None or not math.isfinite(tf):
+                    die(f"{label}: no rep_paired_tau_{'family' if centred == 'family' else 'hi'} in summary.csv")
+                taus.setdefault(family(row), tf)
+            else:
+                taus.setdefault(family(row), centred)
+        cells.setdefault(family(row), {})[label] = xs
     out = {}
     k = len(ids)
     for fam in sorted(cells):
         cov, judged = {v: 0 for v in VARIANTS}, 0
         for _ in range(experiments):
-            pick = [rng.randrange(k) for _ in range(k)]
+            pick = [rng.randrange(k) for _ in range(k)] if draw is None else rng.sample(range(k), draw)
+            shift = [rng.gauss(0, taus[fam]) if centred is not None else 0.0 for _ in pick]
             ests, bests = {}, {}
             for label, xs in cells[fam].items():
                 e, eb = [], []
-                for r in pick:
+                for r, sh in zip(pick, shift):
                     if smooth:
-                        x = [smooth_draw(xs[r], rng) for _ in range(len(xs[r]))]
+                        x = [sh + smooth_draw(xs[r], rng) for _ in range(len(xs[r]))]
                     else:
-                        x = [xs[r][rng.randrange(len(xs[r]))] for _ in range(len(xs[r]))]
+                        x = [sh + xs[r][rng.randrange(len(xs[r]))] for _ in range(len(xs[r]))]
                     e.append((hl(x), hl_kernel_se(x)))
                     eb.append((e[-1][0], hl_boot_se(x, resamples, rng)))
                 if all(se and se > 0 for _, se in e + eb):
@@ -921,7 +1021,7 @@ def synthetic_coverage(experiments, resamples, seed, dist, tau, sd=0.10, k=3, n=
 
 def main(argv):
     analyze, resamples, keep, csvs, sweep, extra = "build/bin/analyze", 10000, None, None, None, ""
-    cov_args, smooth = None, False
+    cov_args, smooth, centred, draw = None, False, None, None
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -966,6 +1066,30 @@ def main(argv):
             smooth = True
             i += 1
             continue
+        if a == "--draw":
+            if i + 1 >= len(argv):
+                die("--draw needs a number of replicates")
+            try:
+                draw = int(argv[i + 1])
+            except ValueError:
+                die(f"--draw {argv[i + 1]}: not a whole number")
+            if draw < 2:
+                die(f"--draw {draw}: at least 2 replicates")
+            i += 2
+            continue
+        if a == "--centred":
+            if i + 1 >= len(argv):
+                die("--centred needs family, hi or a between-replicate SD (log scale)")
+            centred = argv[i + 1]
+            if centred not in ("family", "hi"):
+                try:
+                    centred = float(centred)
+                except ValueError:
+                    die(f"--centred {centred}: not family, hi or a number")
+                if not (math.isfinite(centred) and centred >= 0):
+                    die(f"--centred {argv[i + 1]}: a between-replicate SD is a finite number >= 0")
+            i += 2
+            continue
         if a in ("--analyze", "--resamples", "--keep"):
             if i + 1 >= len(argv):
                 die(f"{a} needs a value")
@@ -987,8 +1111,8 @@ def main(argv):
             die(f"{a}: one sweep directory only")
         sweep = a
         i += 1
-    if smooth and cov_args is None:
-        die("--smooth goes with --coverage")
+    if (smooth or centred is not None or draw is not None) and cov_args is None:
+        die("--smooth, --centred and --draw go with --coverage")
     if cov_args is not None:
         if not sweep or csvs is not None:
             die("--coverage needs a sweep directory (its results.db and summary.csv)")
@@ -999,9 +1123,18 @@ def main(argv):
         if len(ids) < 2:
             die(f"{db}: {len(ids)} replicate(s): the check needs 2 or more")
         full = read_summary(os.path.join(sweep, "summary.csv"))
-        res = coverage(full, block_series(db), ids, cov_args[0], cov_args[1], SE_SEED, smooth)
+        if draw is not None and draw >= len(ids):
+            die(f"--draw {draw}: fewer than the sweep's {len(ids)} replicates")
+        res = coverage(full, block_series(db), ids, cov_args[0], cov_args[1], SE_SEED, smooth, centred, draw)
+        tau_what = {"family": "the family SD analyze estimated", "hi": "its Q-profile upper bound"}
+        world = ("the observed replicates' own centres" if centred is None else
+                 "each replicate's blocks centred, replicates shifted by N(0, tau^2) shared by the family, tau "
+                 f"{tau_what.get(centred, centred)}")
+        drawn = (f"{draw} distinct replicates of {len(ids)} drawn" if draw else
+                 "as many replicates drawn with replacement")
         print(f"Coverage of the interval over replicates (95%), {cov_args[0]} experiments per family, blocks "
               f"{'from the kernel density estimate (--smooth)' if smooth else 'resampled with replacement'}, "
+              f"between replicates {world}, {drawn}, "
               f"bootstrap SEs from {cov_args[1]} resamples; by rule (analyze's first, then the candidates of "
               "combine_variant):\n")
         print("| family | intervals | " + " | ".join(VARIANTS) + " |")
@@ -1038,10 +1171,11 @@ def main(argv):
         extra = estimator_check(db, reps, ses)
     else:
         die("give a sweep directory or --csv FULL.csv REP0.csv REP1.csv (see --help)")
-    fams, skipped = check(full, reps, ses)
+    fams, skipped, by_fam = check(full, reps, ses)
     if not fams:
         die("no cell has a paired ratio with an interval in every replicate and a between-replicate SD")
     print(table(fams, len(reps), "kernel" if ses is not None else "interval"))
+    print(shared_table(by_fam, full))
     if extra:
         print(extra)
     if agree is not None:

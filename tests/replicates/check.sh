@@ -47,6 +47,16 @@ expect "fixture: the time sampler's row" "$(grep -c '^| w/time-signal | 1 | 3 | 
 expect "fixture: the targets line" "$(grep '^Targets met' "$WORK/out")" \
     "Targets met (analyze's 2 families): z SD within [0.8, 1.2] in 1 of 2; share inside within 3 points of the prediction in 0 of 2; z's RMS inside the range the model gives it in 2 of 2."
 expect "fixture: the simulated cell is not compared" "$(grep -c 'sim/' "$WORK/out")" 0
+# The shared replicate effect, by hand (and by SciPy's f.sf): w/other's
+# deviations over SE 0.01 are (-1.3333, -0.3333, 1.6667) and (1, -1, 0);
+# the replicates' means over the cells (-0.1667, -0.6667, 0.8333): MS 2 x
+# 1.1667 / 2 = 1.1667; the rest's SS 4.3333 on 2 df, MS 2.1667; F =
+# 0.5385, p = P(F(2, 2) > 0.5385) = 1 / 1.5385 = 0.65; the shared SD's
+# moments (1.1667e-4 - 2.1667e-4) / 2 < 0: 0; the rest's SD sqrt(2.1667e-4)
+# = 0.0147; w/time has one cell: no row.
+expect "fixture: the shared effect of w/other" "$(grep '^| shared w/other ' "$WORK/out")" \
+    "| shared w/other | 2 | 3 | 0.54 | 0.65 | 0.0000 | 0.0147 | 0.0082 |"
+expect "fixture: no shared-effect row for a family of one cell" "$(grep -c '^| shared w/time' "$WORK/out")" 0
 cp "$WORK/out" "$WORK/out.fixture"
 
 # End to end: a replicated sweep (8 replicates), analysed whole, then each
@@ -75,6 +85,23 @@ expect "sweep: this script's Paule-Mandel pool is analyze's (to the printed digi
     "$(grep '^| w/other \|^| w/time ' "$WORK/out" | awk -F'|' '{ split($15, a, " "); gsub(/ /, "", $16); print (a[1] == $16) }' | tr -d '\n')" 11
 expect "sweep: the script's recomputation agrees with analyze (no disagreement)" \
     "$(grep -c '^Agreement with analyze (4 cells.*; 0 disagreements\.$' "$WORK/out")" 1
+# mkreplicated.py gives each cell its own replicate deviations: nothing is
+# shared (F's p above 0.05, shared SD under a quarter of the cells' 0.02);
+# with --shared one sequence (sample SD 0.02) for every cell: F's p below
+# 1e-6 and the shared SD 0.02 within 5%.
+expect "sweep: nothing shared between the cells' replicate deviations" \
+    "$(awk -F'|' '/^\| shared w\/other \| 3 \| 8 \| /{ print ($6 > 0.05) ":" ($7 < 0.005) }' "$WORK/out")" "1:1"
+S="$WORK/shared"
+mkdir -p "$S"
+{ cat contracts/schema.sql; python3 tests/stats/mkreplicated.py --shared; } | sqlite3 -batch "$S/results.db" ||
+    fail "building the shared sweep"
+"$ANALYZE" --quiet --resamples 1000 "$S" 2>"$WORK/err"
+python3 scripts/replicate-check.py --analyze "$ANALYZE" --resamples 1000 "$S" >"$WORK/outs" 2>"$WORK/err"
+expect "shared sweep: exit 0; the shared deviation found, its SD 0.02 within 5%" \
+    "$?:$(awk -F'|' '/^\| shared w\/other \| 3 \| 8 \| /{ print ($6 < 1e-6) ":" ($7 > 0.019 && $7 < 0.021) }' "$WORK/outs")" "0:1:1"
+python3 tests/stats/mkreplicated.py --bad >/dev/null 2>"$WORK/err"
+expect "mkreplicated.py refuses an unknown argument" "$?:$(grep -c usage "$WORK/err")" "1:1"
+
 # The per-sample costs over replicates: every timed fit of regress.csv is at
 # level replicates, and the script's combination of the replicates' own fits
 # (wall and CPU, alloc and time, costs and pairs costs, and the wall-time
@@ -147,7 +174,27 @@ expect "smoothed coverage: exit 0, the same cells judged, the header names it" \
     "$?:$(awk -F'|' '/^\| /{ gsub(/ /, ""); print $2 ":" $3 }' "$WORK/covs" | tr '\n' ' '):$(grep -c 'kernel density estimate (--smooth)' "$WORK/covs")" \
     "0:family:intervals w/other:6 w/time:2 all:8 :1"
 python3 scripts/replicate-check.py --smooth "$D" >/dev/null 2>"$WORK/err"
-expect "--smooth without --coverage: exit 2" "$?:$(grep -c 'goes with --coverage' "$WORK/err")" "2:1"
+expect "--smooth without --coverage: exit 2" "$?:$(grep -c 'go with --coverage' "$WORK/err")" "2:1"
+# Three distinct replicates of the eight, each centred and shifted by a
+# shared N(0, tau^2) (tau the family's as analyze estimated it, a number):
+# the same cells judged, the header says how.
+python3 scripts/replicate-check.py --coverage 2 20 --draw 3 --centred family "$D" >"$WORK/covd" 2>"$WORK/err"
+expect "coverage, 3 of 8 drawn, centred: exit 0, the same cells judged, the header names both" \
+    "$?:$(awk -F'|' '/^\| /{ gsub(/ /, ""); print $2 ":" $3 }' "$WORK/covd" | tr '\n' ' '):$(grep -c '3 distinct replicates of 8 drawn' "$WORK/covd"):$(grep -c 'tau the family SD analyze estimated' "$WORK/covd")" \
+    "0:family:intervals w/other:6 w/time:2 all:8 :1:1"
+# With truth-centred replicates and no shift (--centred 0) and 3 of the 8
+# drawn, every interval of this sweep covers: its blocks' SEs (about
+# 0.0015) over 3 replicates against no spread between them.
+python3 scripts/replicate-check.py --coverage 3 20 --draw 3 --centred 0 "$D" >"$WORK/cov0" 2>"$WORK/err"
+expect "coverage at tau 0, centred: every interval covers" \
+    "$?:$(awk -F'|' '/^\| all /{ gsub(/ /, ""); print $3 ":" $4 }' "$WORK/cov0")" "0:12:1.000"
+for bad in "--draw 8" "--draw 1" "--draw x" "--centred -1" "--centred nan" "--centred y"; do
+    # shellcheck disable=SC2086
+    python3 scripts/replicate-check.py --coverage 2 20 $bad "$D" >/dev/null 2>"$WORK/err"
+    expect "coverage $bad: exit 2 with the reason" "$?:$(grep -c "^replicate-check: --" "$WORK/err")" "2:1"
+done
+python3 scripts/replicate-check.py --draw 3 "$D" >/dev/null 2>"$WORK/err"
+expect "--draw without --coverage: exit 2" "$?:$(grep -c 'go with --coverage' "$WORK/err")" "2:1"
 # The same rules on synthetic families, small: 6 settings of 1 experiment of 8 cells.
 python3 scripts/replicate-check.py --coverage-synthetic 1 10 >"$WORK/syn" 2>"$WORK/err"
 expect "synthetic coverage: exit 0, 6 settings of 8 intervals" \

@@ -17,10 +17,11 @@ and every run of a block shares its round's slowness (up to 30%: the
 blocks cancel it).  So the two-level interval must cover exp(mu), the
 component it estimates must be near TAU with TAU in its interval, and the
 pooled interval, which sees only the blocks' noise, must miss exp(mu).
-Usage: python3 tests/stats/mkreplicated.py > replicated.sql
+Usage: python3 tests/stats/mkreplicated.py [--shared] > replicated.sql
 """
 import math
 import random
+import sys
 
 TAU, SHIFT, K, ROUNDS = 0.02, 0.012, 8, 12
 rng = random.Random(2913)
@@ -39,7 +40,13 @@ def offsets():
     return [SHIFT + TAU * (x - m) / sd for x in z]
 
 
-U = {c[0]: offsets() for c in CELLS}
+if sys.argv[1:] not in ([], ["--shared"]):
+    sys.exit("usage: mkreplicated.py [--shared]")
+if sys.argv[1:] == ["--shared"]:
+    SHARED = offsets()
+    U = {c[0]: SHARED for c in CELLS}
+else:
+    U = {c[0]: offsets() for c in CELLS}
 out = ["BEGIN;", "INSERT INTO meta VALUES('design', 'blocked');"]
 for cid, kind, period, hz, label, mu, key, n in CELLS:
     out.append(
