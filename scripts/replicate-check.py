@@ -64,6 +64,10 @@ Usage:
       their estimation noise as well as the between-replicate SD; --draw K
       draws K distinct replicates of the sweep's (fewer than it has) for
       each experiment instead of as many as it has with replacement;
+  replicate-check.py --unpaired-se SPLITS RESAMPLES SWEEP_DIR
+      which SE of a replicate's unpaired overhead is right on the sweep's own
+      runs (unpaired_se_bench): z's RMS over pairs of replicates and of random
+      splits of the runs, for analyze's bootstrap SE and two others;
   replicate-check.py --coverage-synthetic EXPERIMENTS SE_RESAMPLES
       the same coverage on synthetic families with known noise (normal, t3)
       and between-replicate SD (0, 0.01, 0.03), for analyze's rule and the
@@ -770,7 +774,8 @@ def shared_table(by_fam, full):
             continue
         C, k, f, p, su, sr = r
         tau = math.sqrt(pm_tau2(list(groups[fam].values())))
-        out.append(f"| shared {fam} | {C} | {k} | {fmt(f, 2)} | {p:.3g} | {fmt(su, 4)} | {fmt(sr, 4)} | {fmt(tau, 4)} |")
+        out.append(f"| shared {fam} | {C} | {k} | {fmt(f, 2)} | {p:.3g} | {fmt(su, 4)} | {fmt(sr, 4)} | "
+                   f"{fmt(tau, 4)} |")
     return "\n".join(out)
 
 
@@ -989,6 +994,115 @@ def coverage(full, series, ids, experiments, resamples, seed, smooth=False, cent
     return out
 
 
+def run_walls(db):
+    """(label, replicate) -> the log wall times of the measured runs (round >= 1, status ok, wall time above
+    0) of every cell, as analyze's unpaired statistics take them."""
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    rows = con.execute("SELECT c.label, r.replicate, ln(r.wall_ns) FROM runs r JOIN cells c ON c.cell_id = r.cell_id "
+                       "WHERE r.round >= 1 AND r.status = 'ok' AND r.wall_ns > 0 ORDER BY r.run_id").fetchall()
+    con.close()
+    d = {}
+    for lab, r, x in rows:
+        d.setdefault((lab, r), []).append(x)
+    return d
+
+
+def median(v):
+    s = sorted(v)
+    n = len(s)
+    return s[n // 2] if n % 2 else (s[n // 2 - 1] + s[n // 2]) / 2
+
+
+def median_boot_se(x, y, resamples, rng):
+    """analyze's SE of the log overhead log(median x / median y) of one replicate (st_unpaired_se): the SD
+    of the statistic over resamples drawing x's runs and then y's whole with replacement, times
+    sqrt(m / (m - 1)), m the smaller group (x, y: log wall times)."""
+    n, nb = len(x), len(y)
+    t = []
+    for _ in range(resamples):
+        t.append(median([x[rng.randrange(n)] for _ in range(n)]) - median([y[rng.randrange(nb)] for _ in range(nb)]))
+    m = min(n, nb)
+    return sd(t) * math.sqrt(m / (m - 1))
+
+
+def median_kernel_se(v):
+    """The asymptotic SE of a median, 1 / (2 fhat(median) sqrt(n)), fhat the Gaussian kernel density
+    estimate of v with Silverman's bandwidth (as hl_kernel_se's)."""
+    n = len(v)
+    s = sorted(v)
+    m = sum(v) / n
+    sdv = math.sqrt(sum((a - m) ** 2 for a in v) / (n - 1))
+    iqr = (quantile7(s, 0.75) - quantile7(s, 0.25)) / 1.3489795003921634
+    scale = iqr if 0 < iqr < sdv else sdv
+    if not scale > 0:
+        return 0.0
+    h = 0.9 * scale * n ** -0.2
+    md = median(v)
+    f = sum(math.exp(-0.5 * ((md - a) / h) ** 2) for a in v) / (n * h * math.sqrt(2 * math.pi))
+    return 1 / (2 * f * math.sqrt(n))
+
+
+def median_mad_se(v):
+    """The normal-theory SE of a median from the MAD: sqrt(pi / 2) x 1.4826 MAD / sqrt(n)."""
+    md = median(v)
+    return math.sqrt(math.pi / 2) * 1.482602218505602 * median([abs(a - md) for a in v]) / math.sqrt(len(v))
+
+
+UNPAIRED_SE = ("bootstrap", "kernel", "mad")
+
+
+def unpaired_se_bench(full, walls, ids, splits, resamples, seed):
+    """Which SE of a replicate's unpaired overhead (log median ratio of wall times, the cell's runs against
+    its baseline's) is right on this sweep's runs: for every cell with 3 or more runs on both sides in
+    every replicate, z = (t_a - t_b) / sqrt(se_a^2 + se_b^2) over pairs of the actual replicates and over
+    pairs of `splits` random splits of the cell's runs and its baseline's, each pooled over the replicates
+    and cut into groups of the replicates' sizes (nothing between two such groups but the runs' own
+    noise).  Candidates: bootstrap (analyze's, st_unpaired_se), kernel (median_kernel_se on each side),
+    mad (median_mad_se on each side).  Returns {family: {candidate: [z2 actual, pairs, z2 splits, pairs]},
+    cells}."""
+    rng = random.Random(seed)
+    out, cells = {}, 0
+
+    def ses(x, y):
+        return {"bootstrap": median_boot_se(x, y, resamples, rng),
+                "kernel": math.hypot(median_kernel_se(x), median_kernel_se(y)),
+                "mad": math.hypot(median_mad_se(x), median_mad_se(y))}
+
+    def add(acc, groups, col):
+        est = [(median(x) - median(y), ses(x, y)) for x, y in groups]
+        for a in range(len(est)):
+            for b in range(a + 1, len(est)):
+                for c in UNPAIRED_SE:
+                    v = est[a][1][c] ** 2 + est[b][1][c] ** 2
+                    if v > 0:
+                        acc[c][col] += (est[a][0] - est[b][0]) ** 2 / v
+                        acc[c][col + 1] += 1
+
+    for label in sorted(full):
+        row = full[label]
+        base = row.get("baseline")
+        if row.get("kind") in ("baseline", "sim") or "/sim/" in label or not base or base == label:
+            continue
+        xs = [walls.get((label, r)) for r in ids]
+        ys = [walls.get((base, r)) for r in ids]
+        if any(not x or len(x) < 3 for x in xs) or any(not y or len(y) < 3 for y in ys):
+            continue
+        cells += 1
+        acc = out.setdefault(family(row), {c: [0.0, 0, 0.0, 0] for c in UNPAIRED_SE})
+        add(acc, list(zip(xs, ys)), 0)
+        px, py = [a for x in xs for a in x], [a for y in ys for a in y]
+        for _ in range(splits):
+            rng.shuffle(px)
+            rng.shuffle(py)
+            gx, gy, i, j = [], [], 0, 0
+            for x, y in zip(xs, ys):
+                gx.append(px[i:i + len(x)])
+                gy.append(py[j:j + len(y)])
+                i, j = i + len(x), j + len(y)
+            add(acc, list(zip(gx, gy)), 2)
+    return out, cells
+
+
 def synthetic_coverage(experiments, resamples, seed, dist, tau, sd=0.10, k=3, n=12, cells=8):
     """The same coverage on synthetic families (not this machine's data): cells cells of k replicates
     of n blocks, block noise normal or t with 3 degrees of freedom (scaled to SD sd), each replicate
@@ -1021,7 +1135,7 @@ def synthetic_coverage(experiments, resamples, seed, dist, tau, sd=0.10, k=3, n=
 
 def main(argv):
     analyze, resamples, keep, csvs, sweep, extra = "build/bin/analyze", 10000, None, None, None, ""
-    cov_args, smooth, centred, draw = None, False, None, None
+    cov_args, smooth, centred, draw, up_args = None, False, None, None, None
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -1060,6 +1174,17 @@ def main(argv):
                 die(f"--coverage {argv[i + 1]} {argv[i + 2]}: not whole numbers")
             if cov_args[0] < 1 or cov_args[1] < 2:
                 die("--coverage: at least 1 experiment and 2 resamples")
+            i += 3
+            continue
+        if a == "--unpaired-se":
+            if i + 2 >= len(argv):
+                die("--unpaired-se needs SPLITS and RESAMPLES")
+            try:
+                up_args = (int(argv[i + 1]), int(argv[i + 2]))
+            except ValueError:
+                die(f"--unpaired-se {argv[i + 1]} {argv[i + 2]}: not whole numbers")
+            if up_args[0] < 1 or up_args[1] < 2:
+                die("--unpaired-se: at least 1 split and 2 resamples")
             i += 3
             continue
         if a == "--smooth":
@@ -1113,6 +1238,37 @@ def main(argv):
         i += 1
     if (smooth or centred is not None or draw is not None) and cov_args is None:
         die("--smooth, --centred and --draw go with --coverage")
+    if up_args is not None:
+        if not sweep or csvs is not None or cov_args is not None:
+            die("--unpaired-se needs a sweep directory (its results.db and summary.csv), without --coverage")
+        db = os.path.join(sweep, "results.db")
+        if not os.path.isfile(db):
+            die(f"{sweep}: no results.db: give a sweep directory")
+        ids = replicates_of(db)
+        if len(ids) < 2:
+            die(f"{db}: {len(ids)} replicate(s): the check needs 2 or more")
+        full = read_summary(os.path.join(sweep, "summary.csv"))
+        res, ncells = unpaired_se_bench(full, run_walls(db), ids, up_args[0], up_args[1], SE_SEED)
+        if not ncells:
+            die("no cell has 3 or more runs and baseline runs in every replicate")
+        print(f"The SE of a replicate's unpaired overhead (log of the ratio of the medians of wall time), {ncells} "
+              f"cells, {len(ids)} replicates, {up_args[0]} random splits of each cell's runs and its baseline's, "
+              f"bootstrap SEs from {up_args[1]} resamples: z's RMS over pairs (1 when the SE is right; the actual "
+              "replicates' also holds their between-replicate variance):\n")
+        print("| family | " + " | ".join(f"{c}: actual | {c}: splits" for c in UNPAIRED_SE) + " |")
+        print("|---|" + "---|---|" * len(UNPAIRED_SE))
+        tot = {c: [0.0, 0, 0.0, 0] for c in UNPAIRED_SE}
+        for fam in sorted(res):
+            cols = []
+            for c in UNPAIRED_SE:
+                a = res[fam][c]
+                for j in range(4):
+                    tot[c][j] += a[j]
+                cols += [fmt(math.sqrt(a[0] / a[1]) if a[1] else None), fmt(math.sqrt(a[2] / a[3]) if a[3] else None)]
+            print(f"| {fam} | " + " | ".join(cols) + " |")
+        print("| all | " + " | ".join(f"{fmt(math.sqrt(t[0] / t[1]) if t[1] else None)} | "
+                                     f"{fmt(math.sqrt(t[2] / t[3]) if t[3] else None)}" for t in tot.values()) + " |")
+        return 0
     if cov_args is not None:
         if not sweep or csvs is not None:
             die("--coverage needs a sweep directory (its results.db and summary.csv)")

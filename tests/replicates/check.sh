@@ -203,6 +203,35 @@ expect "synthetic coverage: exit 0, 6 settings of 8 intervals" \
 python3 scripts/replicate-check.py --coverage 2 "$D" >/dev/null 2>"$WORK/err"
 expect "coverage without its resamples: exit 2" "$?:$(grep -c 'not whole numbers\|needs EXPERIMENTS' "$WORK/err")" "2:1"
 
+# The SEs of a median the unpaired bench compares, against SciPy
+# (gaussian_kde with Silverman's bandwidth as a factor of the SD, evaluated at
+# the median; median_abs_deviation(scale='normal')), pasted: 12 values.
+expect "the kernel and MAD SEs of a median are SciPy's (1e-12)" "$(python3 - <<'PY'
+import importlib.util
+spec = importlib.util.spec_from_file_location("rc", "scripts/replicate-check.py")
+m = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(m)
+v = [0.1, 0.3, 0.35, 0.4, 0.42, 0.5, 0.61, 0.9, 1.3, 0.2, 0.45, 0.47]
+print(abs(m.median_kernel_se(v) - 0.06300035359581847) < 1e-12, abs(m.median_mad_se(v) - 0.05900470539268385) < 1e-12)
+PY
+)" "True True"
+# The unpaired bench on the synthetic sweep: its 3 compared cells (the
+# baseline is not compared with itself), both families, every column a figure.
+python3 scripts/replicate-check.py --unpaired-se 3 20 "$D" >"$WORK/up" 2>"$WORK/err"
+expect "unpaired SE bench: exit 0, 3 cells of 8 replicates, both families and all, 6 figures a row" \
+    "$?:$(grep -c '^The SE of .* 3 cells, 8 replicates, 3 random splits' "$WORK/up"):$(awk -F'|' '/^\| (w\/|all)/{ n = 0; for (i = 3; i < NF; i++) n += ($i ~ /^ [0-9]+\.[0-9][0-9][0-9] $/); print $2 n }' "$WORK/up" | tr -d ' ' | tr '\n' ' ')" \
+    "0:1:w/other6 w/time6 all6 "
+# Its runs are i.i.d. within a replicate (a uniform slowness and normal
+# noise): there the bootstrap SE of a median of 12 is about right, so the
+# splits' z RMS is near 1 (1.011 at these seeds; a missing factor or a
+# wrong side would move it beyond 0.85-1.15).
+expect "unpaired SE bench: the bootstrap's splits z RMS near 1 on i.i.d. runs" \
+    "$(awk -F'|' '/^\| all /{ print ($4 > 0.85 && $4 < 1.15) }' "$WORK/up")" 1
+python3 scripts/replicate-check.py --unpaired-se 3 "$D" >/dev/null 2>"$WORK/err"
+expect "unpaired SE bench without its resamples: exit 2" "$?:$(grep -c 'not whole numbers\|needs SPLITS' "$WORK/err")" "2:1"
+python3 scripts/replicate-check.py --unpaired-se 3 20 --coverage 2 20 "$D" >/dev/null 2>"$WORK/err"
+expect "unpaired SE bench with --coverage: exit 2" "$?:$(grep -c 'without --coverage' "$WORK/err")" "2:1"
+
 # Bad input: exit 2 with the reason.
 python3 scripts/replicate-check.py --csv $F/full.csv $F/r0.csv >/dev/null 2>"$WORK/err"
 expect "one replicate: exit 2" "$?:$(grep -c '2 or more replicates' "$WORK/err")" "2:1"
