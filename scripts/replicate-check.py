@@ -837,6 +837,56 @@ def hodges_lehmann(v):
     return w[n // 2] if n % 2 else (w[n // 2 - 1] + w[n // 2]) / 2
 
 
+def pattern_check(db):
+    """A pattern that repeats inside every replicate, per workload: each block's wall-time log-ratio minus
+    its cell's mean in its replicate, over that SD; one-way F of those over the rounds (k groups, N - k
+    degrees of freedom), and the difference of their means between the blocks whose compared run went
+    first and those whose baseline run did (pooled two-sample t).  Returns the Markdown lines."""
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    rows = con.execute(
+        "SELECT c.workload, c.label, r1.replicate, r1.round, r1.block_pos, ln(1.0 * r1.wall_ns / r0.wall_ns) "
+        "FROM runs r1 JOIN runs r0 ON r0.block = r1.block AND r0.block_role = 0 AND r1.block_role = 1 "
+        "JOIN cells c ON c.cell_id = r1.cell_id WHERE r1.round >= 1 AND r1.block > 0 AND r1.status = 'ok' "
+        "AND r0.status = 'ok' AND r1.wall_ns > 0 AND r0.wall_ns > 0").fetchall()
+    con.close()
+    by = {}
+    for w, lab, rep, rnd, pos, x in rows:
+        by.setdefault(w, {}).setdefault((lab, rep), []).append((rnd, pos, x))
+    out = ["", "A pattern inside every replicate (pattern_check: each block's log-ratio minus its cell's mean in its "
+           "replicate, over that SD; F over the rounds; the compared run first against second, pooled t):", "",
+           "| workload | blocks | rounds | F (rounds) | p | first minus second (SDs) | t | p |",
+           "|---|---|---|---|---|---|---|---|"]
+    for w in sorted(by):
+        groups, order = {}, {1: [], 2: []}
+        for v in by[w].values():
+            if len(v) < 3:
+                continue
+            xs = [x for _, _, x in v]
+            m, sdv = sum(xs) / len(xs), sd(xs)
+            if not sdv > 0:
+                continue
+            for rnd, pos, x in v:
+                groups.setdefault(rnd, []).append((x - m) / sdv)
+                if pos in order:
+                    order[pos].append((x - m) / sdv)
+        allv = [a for g in groups.values() for a in g]
+        n, k = len(allv), len(groups)
+        if k < 2 or n <= k or len(order[1]) < 2 or len(order[2]) < 2:
+            continue
+        gm = sum(allv) / n
+        ssb = sum(len(g) * (sum(g) / len(g) - gm) ** 2 for g in groups.values())
+        ssw = sum((a - sum(g) / len(g)) ** 2 for g in groups.values() for a in g)
+        f = (ssb / (k - 1)) / (ssw / (n - k)) if ssw > 0 else float("inf")
+        a, b = order[1], order[2]
+        ma, mb = sum(a) / len(a), sum(b) / len(b)
+        sp = math.sqrt((sum((x - ma) ** 2 for x in a) + sum((x - mb) ** 2 for x in b)) / (len(a) + len(b) - 2))
+        t = (ma - mb) / (sp * math.sqrt(1 / len(a) + 1 / len(b))) if sp > 0 else 0.0
+        pt = 2 * (1 - t_cdf(abs(t), len(a) + len(b) - 2))
+        out.append(f"| {w} | {n} | {k} | {fmt(f, 2)} | {f_sf(f, k - 1, n - k):.3g} | {fmt(ma - mb, 4)} | "
+                   f"{fmt(t, 2)} | {pt:.3g} |")
+    return out
+
+
 def estimator_check(db, rep_rows, ses):
     """Why z can be off: per cell and replicate, the blocks' log-ratios (wall) from results.db; the
     between-replicate variance of the block means over the mean of their SD^2 / n (1 when the replicates
@@ -1324,7 +1374,7 @@ def main(argv):
                 if v and len(v) >= 3:
                     ses[(label, i)] = hl_kernel_se(v)
         agree = agreement(full, reps, series, ses, ids)
-        extra = estimator_check(db, reps, ses)
+        extra = estimator_check(db, reps, ses) + "\n".join(pattern_check(db))
     else:
         die("give a sweep directory or --csv FULL.csv REP0.csv REP1.csv (see --help)")
     fams, skipped, by_fam = check(full, reps, ses)

@@ -85,6 +85,12 @@ expect "sweep: this script's Paule-Mandel pool is analyze's (to the printed digi
     "$(grep '^| w/other \|^| w/time ' "$WORK/out" | awk -F'|' '{ split($15, a, " "); gsub(/ /, "", $16); print (a[1] == $16) }' | tr -d '\n')" 11
 expect "sweep: the script's recomputation agrees with analyze (no disagreement)" \
     "$(grep -c '^Agreement with analyze (4 cells.*; 0 disagreements\.$' "$WORK/out")" 1
+# The within-replicate pattern table on the same sweep against SciPy
+# (f_oneway over the 12 rounds: F 1.12, p 0.346; ttest_ind of the blocks
+# whose compared run went first against second: difference 0.0901 SDs,
+# t 0.921, p 0.358), pasted.
+expect "sweep: the within-replicate pattern row is SciPy's" "$(grep '^| w | 384 | ' "$WORK/out")" \
+    "| w | 384 | 12 | 1.12 | 0.346 | 0.0901 | 0.92 | 0.358 |"
 # mkreplicated.py gives each cell its own replicate deviations: nothing is
 # shared (F's p above 0.05, shared SD under a quarter of the cells' 0.02);
 # with --shared one sequence (sample SD 0.02) for every cell: F's p below
