@@ -198,6 +198,18 @@ def quantile7(s, p):
     return s[i] + (h - i) * (s[min(i + 1, len(s) - 1)] - s[i])
 
 
+def silverman_h(v):
+    """Silverman's bandwidth of v (2 or more values), 0.9 min(SD, IQR / 1.349) n^(-1/5), the SD where the
+    IQR is 0; 0 when every value is equal."""
+    n = len(v)
+    s = sorted(v)
+    m = sum(v) / n
+    sdv = math.sqrt(sum((x - m) ** 2 for x in v) / (n - 1))
+    iqr = (quantile7(s, 0.75) - quantile7(s, 0.25)) / 1.3489795003921634
+    scale = iqr if 0 < iqr < sdv else sdv
+    return 0.9 * scale * n ** -0.2 if scale > 0 else 0.0
+
+
 def hl_kernel_se(v):
     """The kernel SE of the Hodges-Lehmann estimate of the blocks v, as analyze computes a replicate's
     (st_levels.h, st_hl_kernel_se): 1 / (sqrt(12 n) * I), I the integral of the square of the
@@ -207,14 +219,9 @@ def hl_kernel_se(v):
     n = len(v)
     if n < 3:
         return None
-    s = sorted(v)
-    m = sum(v) / n
-    sdv = math.sqrt(sum((x - m) ** 2 for x in v) / (n - 1))
-    iqr = (quantile7(s, 0.75) - quantile7(s, 0.25)) / 1.3489795003921634
-    scale = iqr if 0 < iqr < sdv else sdv
-    if not scale > 0:
+    h = silverman_h(v)
+    if not h > 0:
         return 0.0
-    h = 0.9 * scale * n ** -0.2
     s2 = h * math.sqrt(2)
     tot = sum(math.exp(-0.5 * ((a - b) / s2) ** 2) for a in v for b in v)
     integral = tot / (n * n * s2 * math.sqrt(2 * math.pi))
@@ -275,13 +282,17 @@ def rms_range(df):
 def block_series(db):
     """(label, replicate) -> the blocks' log-ratios of wall time (the compared run over its block's
     baseline run, both used: status ok, wall time above 0), as analyze pairs them (st_pairs.c)."""
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    rows = con.execute(
-        "SELECT c.label, r1.replicate, ln(1.0 * r1.wall_ns / r0.wall_ns) FROM runs r1 JOIN runs r0 ON r0.block = "
+    return by_label_replicate(
+        db, "SELECT c.label, r1.replicate, ln(1.0 * r1.wall_ns / r0.wall_ns) FROM runs r1 JOIN runs r0 ON r0.block = "
         "r1.block AND r0.block_role = 0 AND r1.block_role = 1 JOIN cells c ON c.cell_id = r1.cell_id WHERE r1.round "
         ">= 1 AND r1.block > 0 AND r1.status = 'ok' AND r0.status = 'ok' AND r1.wall_ns > 0 AND r0.wall_ns > 0 "
-        "ORDER BY r1.run_id"
-    ).fetchall()
+        "ORDER BY r1.run_id")
+
+
+def by_label_replicate(db, sql):
+    """The rows (label, replicate, x) of the query sql on db (read only), as (label, replicate) -> [x]."""
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    rows = con.execute(sql).fetchall()
     con.close()
     d = {}
     for lab, r, x in rows:
@@ -794,15 +805,8 @@ def replicates_of(db):
 
 
 def analyse_replicates(sweep, analyze, resamples, keep):
-    db = os.path.join(sweep, "results.db")
-    if not os.path.isfile(db):
-        die(f"{sweep}: no results.db: give a sweep directory")
+    db, reps, _ = replicated_sweep(sweep)
     full = os.path.join(sweep, "summary.csv")
-    if not os.path.isfile(full):
-        die(f"{full}: missing: run build/bin/analyze {sweep} first")
-    reps = replicates_of(db)
-    if len(reps) < 2:
-        die(f"{db}: {len(reps)} replicate(s): the check needs 2 or more")
     base = keep or tempfile.mkdtemp(prefix="replicate-check.")
     paths = []
     try:
@@ -1047,14 +1051,8 @@ def coverage(full, series, ids, experiments, resamples, seed, smooth=False, cent
 def run_walls(db):
     """(label, replicate) -> the log wall times of the measured runs (round >= 1, status ok, wall time above
     0) of every cell, as analyze's unpaired statistics take them."""
-    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    rows = con.execute("SELECT c.label, r.replicate, ln(r.wall_ns) FROM runs r JOIN cells c ON c.cell_id = r.cell_id "
-                       "WHERE r.round >= 1 AND r.status = 'ok' AND r.wall_ns > 0 ORDER BY r.run_id").fetchall()
-    con.close()
-    d = {}
-    for lab, r, x in rows:
-        d.setdefault((lab, r), []).append(x)
-    return d
+    return by_label_replicate(db, "SELECT c.label, r.replicate, ln(r.wall_ns) FROM runs r JOIN cells c ON c.cell_id "
+                              "= r.cell_id WHERE r.round >= 1 AND r.status = 'ok' AND r.wall_ns > 0 ORDER BY r.run_id")
 
 
 def median(v):
@@ -1079,14 +1077,9 @@ def median_kernel_se(v):
     """The asymptotic SE of a median, 1 / (2 fhat(median) sqrt(n)), fhat the Gaussian kernel density
     estimate of v with Silverman's bandwidth (as hl_kernel_se's)."""
     n = len(v)
-    s = sorted(v)
-    m = sum(v) / n
-    sdv = math.sqrt(sum((a - m) ** 2 for a in v) / (n - 1))
-    iqr = (quantile7(s, 0.75) - quantile7(s, 0.25)) / 1.3489795003921634
-    scale = iqr if 0 < iqr < sdv else sdv
-    if not scale > 0:
+    h = silverman_h(v)
+    if not h > 0:
         return 0.0
-    h = 0.9 * scale * n ** -0.2
     md = median(v)
     f = sum(math.exp(-0.5 * ((md - a) / h) ** 2) for a in v) / (n * h * math.sqrt(2 * math.pi))
     return 1 / (2 * f * math.sqrt(n))
@@ -1183,6 +1176,36 @@ def synthetic_coverage(experiments, resamples, seed, dist, tau, sd=0.10, k=3, n=
     return {v: (cov[v], judged) for v in VARIANTS}
 
 
+def replicated_sweep(sweep):
+    """A replicated sweep directory's results.db path, its replicate ids (2 or more) and its summary.csv
+    rows; exit 2 otherwise."""
+    db = os.path.join(sweep, "results.db")
+    if not os.path.isfile(db):
+        die(f"{sweep}: no results.db: give a sweep directory")
+    full = os.path.join(sweep, "summary.csv")
+    if not os.path.isfile(full):
+        die(f"{full}: missing: run build/bin/analyze {sweep} first")
+    ids = replicates_of(db)
+    if len(ids) < 2:
+        die(f"{db}: {len(ids)} replicate(s): the check needs 2 or more")
+    return db, ids, read_summary(full)
+
+
+def two_counts(argv, i, names, least):
+    """The two whole numbers after option argv[i] (names: what they are, for the message), the first at
+    least 1 and the second at least 2 (least says so); exit 2 otherwise."""
+    opt = argv[i]
+    if i + 2 >= len(argv):
+        die(f"{opt} needs {names}")
+    try:
+        a, b = int(argv[i + 1]), int(argv[i + 2])
+    except ValueError:
+        die(f"{opt} {argv[i + 1]} {argv[i + 2]}: not whole numbers")
+    if a < 1 or b < 2:
+        die(f"{opt}: at least {least}")
+    return a, b
+
+
 def main(argv):
     analyze, resamples, keep, csvs, sweep, extra = "build/bin/analyze", 10000, None, None, None, ""
     cov_args, smooth, centred, draw, up_args = None, False, None, None, None
@@ -1196,14 +1219,7 @@ def main(argv):
             csvs = argv[i + 1:]
             break
         if a == "--coverage-synthetic":
-            if i + 2 >= len(argv):
-                die("--coverage-synthetic needs EXPERIMENTS and SE_RESAMPLES")
-            try:
-                e, b = int(argv[i + 1]), int(argv[i + 2])
-            except ValueError:
-                die(f"--coverage-synthetic {argv[i + 1]} {argv[i + 2]}: not whole numbers")
-            if e < 1 or b < 2:
-                die("--coverage-synthetic: at least 1 experiment and 2 resamples")
+            e, b = two_counts(argv, i, "EXPERIMENTS and SE_RESAMPLES", "1 experiment and 2 resamples")
             print(f"Coverage of the interval over replicates (95%) on synthetic families (8 cells x 3 replicates x "
                   f"12 blocks, block SD 0.10, {e} experiments each, SEs from {b} resamples):\n")
             print("| noise | tau | intervals | " + " | ".join(VARIANTS) + " |")
@@ -1216,25 +1232,11 @@ def main(argv):
                           flush=True)
             return 0
         if a == "--coverage":
-            if i + 2 >= len(argv):
-                die("--coverage needs EXPERIMENTS and SE_RESAMPLES")
-            try:
-                cov_args = (int(argv[i + 1]), int(argv[i + 2]))
-            except ValueError:
-                die(f"--coverage {argv[i + 1]} {argv[i + 2]}: not whole numbers")
-            if cov_args[0] < 1 or cov_args[1] < 2:
-                die("--coverage: at least 1 experiment and 2 resamples")
+            cov_args = two_counts(argv, i, "EXPERIMENTS and SE_RESAMPLES", "1 experiment and 2 resamples")
             i += 3
             continue
         if a == "--unpaired-se":
-            if i + 2 >= len(argv):
-                die("--unpaired-se needs SPLITS and RESAMPLES")
-            try:
-                up_args = (int(argv[i + 1]), int(argv[i + 2]))
-            except ValueError:
-                die(f"--unpaired-se {argv[i + 1]} {argv[i + 2]}: not whole numbers")
-            if up_args[0] < 1 or up_args[1] < 2:
-                die("--unpaired-se: at least 1 split and 2 resamples")
+            up_args = two_counts(argv, i, "SPLITS and RESAMPLES", "1 split and 2 resamples")
             i += 3
             continue
         if a == "--smooth":
@@ -1291,13 +1293,7 @@ def main(argv):
     if up_args is not None:
         if not sweep or csvs is not None or cov_args is not None:
             die("--unpaired-se needs a sweep directory (its results.db and summary.csv), without --coverage")
-        db = os.path.join(sweep, "results.db")
-        if not os.path.isfile(db):
-            die(f"{sweep}: no results.db: give a sweep directory")
-        ids = replicates_of(db)
-        if len(ids) < 2:
-            die(f"{db}: {len(ids)} replicate(s): the check needs 2 or more")
-        full = read_summary(os.path.join(sweep, "summary.csv"))
+        db, ids, full = replicated_sweep(sweep)
         res, ncells = unpaired_se_bench(full, run_walls(db), ids, up_args[0], up_args[1], SE_SEED)
         if not ncells:
             die("no cell has 3 or more runs and baseline runs in every replicate")
@@ -1322,13 +1318,7 @@ def main(argv):
     if cov_args is not None:
         if not sweep or csvs is not None:
             die("--coverage needs a sweep directory (its results.db and summary.csv)")
-        db = os.path.join(sweep, "results.db")
-        if not os.path.isfile(db):
-            die(f"{sweep}: no results.db: give a sweep directory")
-        ids = replicates_of(db)
-        if len(ids) < 2:
-            die(f"{db}: {len(ids)} replicate(s): the check needs 2 or more")
-        full = read_summary(os.path.join(sweep, "summary.csv"))
+        db, ids, full = replicated_sweep(sweep)
         if draw is not None and draw >= len(ids):
             die(f"--draw {draw}: fewer than the sweep's {len(ids)} replicates")
         res = coverage(full, block_series(db), ids, cov_args[0], cov_args[1], SE_SEED, smooth, centred, draw)
