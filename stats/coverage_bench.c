@@ -11,6 +11,8 @@
  * input.
  */
 #include "st_covbench.h"
+#include "st_inproc.h"
+#include "st_noise.h"
 #include "st_util.h"
 
 #include <math.h>
@@ -26,7 +28,7 @@ static void usage(FILE *f) {
           "                      [--resamples B] [--fit-resamples B] [--seed N] [--no-compare] [--csv FILE]\n"
           "                      [--adaptive H [--max-blocks N]] DIR...\n"
           "  DIR: a sweep directory with results.db: blocked sweeps give the process-level kinds,\n"
-          "  in-process sweeps (segment series) the in-process ratio.  Defaults: 1000 experiments per\n"
+          "  in-process sweeps (segment series) the in-process ratios.  Defaults: 1000 experiments per\n"
           "  sweep and size, rounds 10,30,60, 4 processes of 25,100 blocks, analyze's 10000 and 1000\n"
           "  resamples, seed 20261202, compare on.  --adaptive H: the rounds are the planned ones (the\n"
           "  pilot) and every cell gets the two-stage rule's blocks for +-H (a fraction), at most\n"
@@ -230,7 +232,8 @@ static void bench_blocked(const bench_args *b, const char *dir, const st_nsource
     printf("\n");
     int compare = o->compare && !(o->adaptive > 0);
     for (int k = 0; k < ST_COV_NKINDS; k++) {
-        if (k == ST_COV_INPROC || ((k >= ST_COV_CMP_PAIRED && k <= ST_COV_CMP_RATIO) && !compare))
+        if (k == ST_COV_INPROC || k == ST_COV_INPROC_PROC ||
+            ((k >= ST_COV_CMP_PAIRED && k <= ST_COV_CMP_RATIO) && !compare))
             continue;
         printf("| %s", st_cov_kind_name((st_cov_kind)k));
         for (size_t r = 0; r < nrounds; r++)
@@ -247,7 +250,7 @@ static void bench_blocked(const bench_args *b, const char *dir, const st_nsource
             char size[32];
             snprintf(size, sizeof size, "%zu", b->rounds[r]);
             for (int k = 0; k < ST_COV_NKINDS; k++) {
-                if (k == ST_COV_INPROC)
+                if (k == ST_COV_INPROC || k == ST_COV_INPROC_PROC)
                     continue;
                 csv_row(csv, ns[0].sweep, "all", (st_cov_kind)k, size, &tal[r * ST_COV_NKINDS + (size_t)k]);
                 for (size_t i = 0; i < nns; i++)
@@ -258,6 +261,34 @@ static void bench_blocked(const bench_args *b, const char *dir, const st_nsource
     free(tal), free(per);
 }
 
+/* How the processes' medians of source s go with their noise: the plain
+ * mean of the medians (the processes-level truth), their inverse-variance
+ * mean with each process's bootstrap SE of its median (st_inproc_proc_se,
+ * 1000 resamples), and Pearson's r of median and SE.  A combination that
+ * weighs processes by their SEs estimates the plain mean without bias only
+ * when r is near 0. */
+static void median_se_relation(const st_ipsource *s, double *ivw, double *r) {
+    double *med = ct_xmalloc((s->np + 1) * sizeof *med), *se = ct_xmalloc((s->np + 1) * sizeof *se);
+    double sw = 0, swm = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < s->np; i++) {
+        const st_ipproc *p = &s->p[i];
+        double e[3], *c = ct_xmalloc((p->n + 1) * sizeof *c);
+        memcpy(c, p->r, p->n * sizeof *c);
+        st_inproc_proc_se(p->r, p->r, p->n, 1, 1000, 0x5e ^ i, e, NULL);
+        if (isfinite(e[0]) && e[0] > 0) {
+            med[k] = st_median(c, p->n);
+            se[k] = e[0];
+            sw += 1.0 / (e[0] * e[0]), swm += med[k] / (e[0] * e[0]);
+            k++;
+        }
+        free(c);
+    }
+    *ivw = sw > 0 ? swm / sw : NAN;
+    *r = k >= 3 ? st_pearson(med, se, k) : NAN;
+    free(med), free(se);
+}
+
 /* The in-process noise sources of sweep dir: their description, then coverage
  * at b->procs processes of every size of b->blocks (progress on stderr, the
  * table on stdout, rows in csv when it is not NULL). */
@@ -265,12 +296,16 @@ static void bench_inproc(const bench_args *b, const char *dir, const st_ipsource
     size_t nblocks = b->nblocks, procs = b->procs;
     printf("\nNoise sources (in-process): workload, processes, median block length, lag-1 autocorrelation "
            "(median over processes), excess kurtosis and SD of the pooled log-ratios, SD of the processes' "
-           "medians, population median\n\n");
-    for (size_t i = 0; i < nips; i++)
+           "medians, population median, the processes' medians' plain mean and inverse-variance mean, and "
+           "Pearson's r of a process's median and its SE\n\n");
+    for (size_t i = 0; i < nips; i++) {
+        double ivw, r;
+        median_se_relation(&ips[i], &ivw, &r);
         printf("- %s: %zu processes, L = %zu, acf1 %.2f, kurtosis %.1f, sd %.4f, sd of medians %.4f, "
-               "median %+.5f\n",
+               "median %+.5f, mean of medians %+.5f, inverse-variance mean %+.5f, r(median, SE) %+.2f\n",
                ips[i].workload, ips[i].np, ips[i].median_L, ips[i].acf1, ips[i].kurt, ips[i].sd, ips[i].sd_proc,
-               ips[i].truth_log);
+               ips[i].truth_log, ips[i].truth_proc_log, ivw, r);
+    }
     st_cov_tally *tal = ct_xcalloc(nblocks * ST_COV_NKINDS, sizeof *tal);
     st_cov_tally *per = ct_xcalloc(nblocks * nips * ST_COV_NKINDS, sizeof *per);
     for (size_t r = 0; r < nblocks; r++) {
@@ -284,19 +319,24 @@ static void bench_inproc(const bench_args *b, const char *dir, const st_ipsource
     printf("\n|---|");
     for (size_t r = 0; r < nblocks; r++)
         printf("---|");
-    printf("\n| %s", st_cov_kind_name(ST_COV_INPROC));
-    for (size_t r = 0; r < nblocks; r++)
-        cell(stdout, &tal[r * ST_COV_NKINDS + ST_COV_INPROC], 0.95);
-    printf(" |\n");
+    const st_cov_kind kinds[2] = {ST_COV_INPROC_PROC, ST_COV_INPROC};
+    printf("\n");
+    for (int q = 0; q < 2; q++) {
+        printf("| %s", st_cov_kind_name(kinds[q]));
+        for (size_t r = 0; r < nblocks; r++)
+            cell(stdout, &tal[r * ST_COV_NKINDS + kinds[q]], 0.95);
+        printf(" |\n");
+    }
     if (csv)
-        for (size_t r = 0; r < nblocks; r++) {
-            char size[32];
-            snprintf(size, sizeof size, "%zux%zu", procs, b->blocks[r]);
-            csv_row(csv, ips[0].sweep, "all", ST_COV_INPROC, size, &tal[r * ST_COV_NKINDS + ST_COV_INPROC]);
-            for (size_t i = 0; i < nips; i++)
-                csv_row(csv, ips[i].sweep, ips[i].workload, ST_COV_INPROC, size,
-                        &per[(r * nips + i) * ST_COV_NKINDS + ST_COV_INPROC]);
-        }
+        for (size_t r = 0; r < nblocks; r++)
+            for (int q = 0; q < 2; q++) {
+                char size[32];
+                snprintf(size, sizeof size, "%zux%zu", procs, b->blocks[r]);
+                csv_row(csv, ips[0].sweep, "all", kinds[q], size, &tal[r * ST_COV_NKINDS + kinds[q]]);
+                for (size_t i = 0; i < nips; i++)
+                    csv_row(csv, ips[i].sweep, ips[i].workload, kinds[q], size,
+                            &per[(r * nips + i) * ST_COV_NKINDS + kinds[q]]);
+            }
     free(tal), free(per);
 }
 

@@ -253,7 +253,8 @@ void st_cov_blocked(const st_nsource *src, size_t nsrc, size_t rounds, const st_
         if (blocks)
             *blocks += (double)b;
         for (int q = 0; q < ST_COV_NKINDS; q++) {
-            if (q == ST_COV_INPROC || (!compare && q >= ST_COV_CMP_PAIRED && q <= ST_COV_CMP_RATIO))
+            if (q == ST_COV_INPROC || q == ST_COV_INPROC_PROC ||
+                (!compare && q >= ST_COV_CMP_PAIRED && q <= ST_COV_CMP_RATIO))
                 continue;
             st_cov_tally t;
             memset(&t, 0, sizeof t);
@@ -279,13 +280,18 @@ void st_cov_inproc(const st_ipsource *src, size_t nsrc, size_t procs, size_t blo
         st_boot_opts bo = {o->resamples, o->confidence, seed ^ 1};
         st_inproc e;
         st_inproc_estimate(segs, n, &bo, &e);
-        st_cov_iv iv = from_interval(&e.ratio, R * exp(s->truth_log));
-        st_cov_tally t;
-        memset(&t, 0, sizeof t);
-        judge(&t, &iv);
-        add_tally(&tally[ST_COV_INPROC], &t);
-        if (per_source)
-            add_tally(&per_source[si * ST_COV_NKINDS + ST_COV_INPROC], &t);
+        st_inproc_levels(&e, &bo, NULL, NULL);
+        const st_cov_kind kinds[2] = {ST_COV_INPROC, ST_COV_INPROC_PROC};
+        st_cov_iv iv[2] = {from_interval(&e.ratio, R * exp(s->truth_log)),
+                           from_interval(&e.lv_ratio, R * exp(s->truth_proc_log))};
+        for (int q = 0; q < 2; q++) {
+            st_cov_tally t;
+            memset(&t, 0, sizeof t);
+            judge(&t, &iv[q]);
+            add_tally(&tally[kinds[q]], &t);
+            if (per_source)
+                add_tally(&per_source[si * ST_COV_NKINDS + kinds[q]], &t);
+        }
         st_inproc_free(&e);
         free(segs);
         gsl_rng_free(rng);

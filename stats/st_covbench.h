@@ -25,7 +25,9 @@
  *    normalized overhead of the middle allocation cell, m the baseline's
  *    population median (wall0 x exp(med_wall)); R_B - R_A for compare's
  *    paired and unpaired overhead changes of the time cell and R_B / R_A
- *    for its ratio; R x exp(truth_log) for the in-process ratio.
+ *    for its ratio; R x exp(truth_log) for the in-process ratio over
+ *    pooled blocks, R x exp(truth_proc_log) (the mean of the source
+ *    processes' medians) for the one over processes.
  *  - Experiment k of a run uses the k-th source in turn (k mod the number
  *    of sources), a generator seeded with seed XOR the FNV-1a hash of
  *    "sweep/workload/rounds/k", and analysis seed the same XOR 1: the
@@ -66,7 +68,10 @@
     X(CMP_UNPAIRED, "compare: overhead change (unpaired)", "time cell: from medians, four-group BCa",                \
       "compare.csv unpaired_overhead_change")                                                                        \
     X(CMP_RATIO, "compare: ratio B/A", "time cell: B's median over A's", "compare.csv ratio")                        \
-    X(INPROC, "in-process ratio", "exp(median per-block log-ratio), BCa over pooled blocks", "inprocess.csv ratio")
+    X(INPROC, "in-process ratio (pooled blocks)", "exp(median per-block log-ratio), BCa over pooled blocks",         \
+      "inprocess.csv pooled_ratio")                                                                                  \
+    X(INPROC_PROC, "in-process ratio (processes)",                                                                   \
+      "the processes' median log-ratios combined, Hartung-Knapp at least random effects", "inprocess.csv ratio")
 
 typedef enum st_cov_kind {
 #define ST__COV_ENUM(id, name, what, where) ST_COV_##id,
@@ -116,7 +121,7 @@ typedef struct st_cov_iv {
 
 /* Experiment k of a blocked run: the synthetic sweep of source src with
  * `rounds` rounds (and compare's second sweep), analysed; out receives
- * every kind but the in-process one (has 0 there).  Returns the blocks the
+ * every kind but the in-process ones (has 0 there).  Returns the blocks the
  * sweep ran (every cell's, the A/A ones included). */
 size_t st_cov_experiment(const st_nsource *src, size_t rounds, const st_cov_opts *opts, size_t k,
                          st_cov_iv out[ST_COV_NKINDS]);
@@ -126,16 +131,18 @@ void st_cov_judge(st_cov_tally *t, double lo, double hi, int has_interval, doubl
 
 /* Runs opts->experiments synthetic blocked sweeps of `rounds` rounds over
  * the sources src[0..nsrc-1] in turn and adds their judgements to
- * tally[ST_COV_NKINDS] (the in-process kind stays empty); per_source (NULL,
+ * tally[ST_COV_NKINDS] (the in-process kinds stay empty); per_source (NULL,
  * or nsrc x ST_COV_NKINDS tallies) receives them by source too; *blocks
  * (NULL: not wanted) the blocks the sweeps ran, summed. */
 void st_cov_blocked(const st_nsource *src, size_t nsrc, size_t rounds, const st_cov_opts *opts, st_cov_tally *tally,
                     st_cov_tally *per_source, double *blocks);
 
-/* The in-process kind: opts->experiments synthetic cells of procs
+/* The in-process kinds: opts->experiments synthetic cells of procs
  * processes x blocks blocks, ratio opts->plan.ratio, over src[0..nsrc-1]
- * in turn, into tally[ST_COV_INPROC] (and per_source[s * ST_COV_NKINDS +
- * ST_COV_INPROC]). */
+ * in turn, each estimated by st_inproc_estimate (the pooled interval) and
+ * st_inproc_levels (the processes' one, analyze's), into
+ * tally[ST_COV_INPROC] and tally[ST_COV_INPROC_PROC] (and per_source[s *
+ * ST_COV_NKINDS + kind]). */
 void st_cov_inproc(const st_ipsource *src, size_t nsrc, size_t procs, size_t blocks, const st_cov_opts *opts,
                    st_cov_tally *tally, st_cov_tally *per_source);
 

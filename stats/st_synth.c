@@ -417,6 +417,7 @@ void st_ipsource_finish(st_ipsource *s) {
     for (size_t k = 0; k < s->np; k++)
         mm += meds[k];
     mm /= (double)(s->np ? s->np : 1);
+    s->truth_proc_log = s->np ? mm : NAN;
     for (size_t k = 0; k < s->np; k++)
         sm += (meds[k] - mm) * (meds[k] - mm);
     s->sd_proc = s->np > 1 ? sqrt(sm / (double)(s->np - 1)) : NAN;

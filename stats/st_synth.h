@@ -29,7 +29,11 @@
  *    differences within a cell stay.  Each process has its own block
  *    length (Politis-White of its r series).  truth_log: the median of the
  *    population the synthetic cell draws from (every process of the pool
- *    equally likely, each of its blocks equally likely).
+ *    equally likely, each of its blocks equally likely); truth_proc_log:
+ *    the mean of the processes' own medians (each process of the pool
+ *    equally likely), the truth of a combination over processes (which
+ *    estimates it without bias when a process's effect does not depend
+ *    on its noise).
  *
  * A synthetic blocked sweep (st_synth_sweep) has one workload ("syn") and
  * five cells: a baseline (A/A blocks), a time cell with a known ratio R
@@ -104,11 +108,12 @@ typedef struct st_ipsource {
     char *sweep, *workload;
     st_ipproc *p;
     size_t np;
-    double truth_log; /* the population median of the centred r */
-    double sd, kurt;  /* of the pooled centred r */
-    double acf1;      /* median over processes of rho(1) of r */
-    double sd_proc;   /* standard deviation of the processes' medians */
-    size_t median_L;  /* median of the processes' block lengths */
+    double truth_log;      /* the population median of the centred r */
+    double truth_proc_log; /* the mean of the processes' medians of the centred r (the processes-level estimand) */
+    double sd, kurt;       /* of the pooled centred r */
+    double acf1;           /* median over processes of rho(1) of r */
+    double sd_proc;        /* standard deviation of the processes' medians */
+    size_t median_L;       /* median of the processes' block lengths */
 } st_ipsource;
 
 /* Loads one noise source per workload of DIR/results.db: blocked sources
@@ -156,7 +161,8 @@ void st_synth_sweep(const st_nsource *src, const st_synth_plan *plan, gsl_rng *r
  * bootstrap of its blocks (its own block length), B segments' CPU times
  * multiplied by ratio; a lead-in is not written, blocks count from 1, every
  * segment complete.  *segs receives 4 x procs x blocks segments (free it).
- * The estimate's truth is ratio x exp(src->truth_log). */
+ * The pooled estimate's truth is ratio x exp(src->truth_log), the
+ * processes-level one's ratio x exp(src->truth_proc_log). */
 void st_synth_inproc(const st_ipsource *src, size_t procs, size_t blocks, double ratio, gsl_rng *rng, st_seg **segs,
                      size_t *nsegs);
 

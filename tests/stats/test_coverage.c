@@ -215,7 +215,7 @@ Test(covbench, noise_free_estimates_equal_their_truths) {
     st_cov_iv iv[ST_COV_NKINDS];
     st_cov_experiment(&s, 5, &o, 0, iv);
     for (int k = 0; k < ST_COV_NKINDS; k++) {
-        if (k == ST_COV_INPROC)
+        if (k == ST_COV_INPROC || k == ST_COV_INPROC_PROC)
             continue;
         cr_assert(iv[k].has, "%s: no interval", st_cov_kind_name((st_cov_kind)k));
         double tol = 1e-9 * (fabs(iv[k].truth) > 1 ? fabs(iv[k].truth) : 1.0);
@@ -250,7 +250,7 @@ Test(covbench, normal_noise_covers_near_the_level, .timeout = 600) {
     memset(per, 0, sizeof per);
     st_cov_blocked(s, 2, 12, &o, t, per, NULL);
     for (int k = 0; k < ST_COV_NKINDS; k++) {
-        if (k == ST_COV_INPROC) {
+        if (k == ST_COV_INPROC || k == ST_COV_INPROC_PROC) {
             cr_assert_eq(t[k].judged + t[k].none, 0);
             continue;
         }
@@ -454,4 +454,87 @@ Test(sources, a_sweep_without_blocks_or_series_is_refused) {
     cr_assert(strstr(err, "not a blocked or in-process sweep"), "%s", err);
     remove_fixture(dir);
     cr_assert_eq(st_sources_load("/nonexistent-freecheck-dir", &ns, &nns, &ips, &nips, err, sizeof err), 2);
+}
+
+static int cmp_dbl(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* An in-process source of np processes x n blocks whose processes differ:
+ * process j's per-block log-ratios are shift_j + normal noise (SD sd),
+ * shift_j = spread (j - (np - 1) / 2) / ((np - 1) / 2), blocks ABBA with
+ * A's CPU 1e6 ns and work 1000 a segment. */
+static st_ipsource make_ipsource(size_t np, size_t n, double spread, double sd, gsl_rng *rng) {
+    st_ipsource s;
+    memset(&s, 0, sizeof s);
+    s.sweep = ct_xstrdup("fixture");
+    s.workload = ct_xstrdup("w");
+    s.np = np;
+    s.p = ct_xcalloc(np, sizeof *s.p);
+    for (size_t j = 0; j < np; j++) {
+        st_ipproc *p = &s.p[j];
+        double shift = spread * ((double)j - 0.5 * (double)(np - 1)) / (0.5 * (double)(np - 1));
+        p->n = n;
+        p->b = ct_xcalloc(n, sizeof *p->b);
+        p->r = ct_xmalloc(n * sizeof *p->r);
+        for (size_t i = 0; i < n; i++) {
+            p->r[i] = shift + (sd > 0 ? gsl_ran_gaussian(rng, sd) : 0.0);
+            for (int pos = 0; pos < 4; pos++) {
+                int b = pos == 1 || pos == 2;
+                p->b[i].kind[pos] = b ? 'B' : 'A';
+                p->b[i].cpu[pos] = 1e6 * (b ? exp(p->r[i]) : 1.0);
+                p->b[i].work[pos] = 1000;
+                p->b[i].samples[pos] = b ? 10 : 0;
+            }
+        }
+    }
+    st_ipsource_finish(&s);
+    return s;
+}
+
+static void free_ipsource(st_ipsource *s) {
+    for (size_t j = 0; j < s->np; j++)
+        free(s->p[j].b), free(s->p[j].r);
+    free(s->p), free(s->sweep), free(s->workload);
+}
+
+/* The in-process kinds.  truth_proc_log is the mean of the processes' own
+ * medians (recomputed here from sorted copies).  Processes that differ
+ * (shifts up to +-0.03, block noise SD 0.05, so a process's median has an
+ * SE near 0.05 x 1.25 / sqrt(40) = 0.0099): the interval over processes
+ * (analyze's) covers near 95% (200 experiments: outside [0.88, 0.995]
+ * says the truth or the interval is wrong); the pooled one, which ignores
+ * the processes, covers clearly less; every experiment is judged for both. */
+Test(covbench, in_process_kinds_judge_the_processes_interval, .timeout = 600) {
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 5);
+    st_ipsource s = make_ipsource(12, 60, 0.03, 0.05, r);
+    gsl_rng_free(r);
+    double mean = 0;
+    for (size_t j = 0; j < s.np; j++) {
+        double c[60];
+        memcpy(c, s.p[j].r, sizeof c);
+        qsort(c, 60, sizeof *c, cmp_dbl);
+        mean += 0.5 * (c[29] + c[30]) / (double)s.np;
+    }
+    near(s.truth_proc_log, mean, 1e-15, "the mean of the processes' medians");
+    st_cov_opts o;
+    st_cov_defaults(&o);
+    o.experiments = 200;
+    o.resamples = 500;
+    st_cov_tally t[ST_COV_NKINDS];
+    memset(t, 0, sizeof t);
+    st_cov_inproc(&s, 1, 4, 40, &o, t, NULL);
+    for (int k = 0; k < ST_COV_NKINDS; k++)
+        if (k != ST_COV_INPROC && k != ST_COV_INPROC_PROC)
+            cr_assert_eq(t[k].judged + t[k].none, 0, "%s judged", st_cov_kind_name((st_cov_kind)k));
+    const st_cov_tally *pr = &t[ST_COV_INPROC_PROC], *po = &t[ST_COV_INPROC];
+    cr_assert_eq(pr->judged, 200, "processes: %zu judged, %zu none", pr->judged, pr->none);
+    cr_assert_eq(po->judged, 200, "pooled: %zu judged, %zu none", po->judged, po->none);
+    double lo, hi;
+    st_cov_binomial(pr->covered, pr->judged, 0.95, &lo, &hi);
+    cr_assert(hi >= 0.88 && lo <= 0.995, "processes: %zu of 200", pr->covered);
+    cr_assert(po->covered + 30 < pr->covered, "pooled %zu of 200, processes %zu", po->covered, pr->covered);
+    free_ipsource(&s);
 }
