@@ -232,7 +232,7 @@ static void bench_blocked(const bench_args *b, const char *dir, const st_nsource
     printf("\n");
     int compare = o->compare && !(o->adaptive > 0);
     for (int k = 0; k < ST_COV_NKINDS; k++) {
-        if (k == ST_COV_INPROC || k == ST_COV_INPROC_PROC ||
+        if (k == ST_COV_INPROC || k == ST_COV_INPROC_PROC || k == ST_COV_INPROC_EQUAL ||
             ((k >= ST_COV_CMP_PAIRED && k <= ST_COV_CMP_RATIO) && !compare))
             continue;
         printf("| %s", st_cov_kind_name((st_cov_kind)k));
@@ -250,7 +250,7 @@ static void bench_blocked(const bench_args *b, const char *dir, const st_nsource
             char size[32];
             snprintf(size, sizeof size, "%zu", b->rounds[r]);
             for (int k = 0; k < ST_COV_NKINDS; k++) {
-                if (k == ST_COV_INPROC || k == ST_COV_INPROC_PROC)
+                if (k == ST_COV_INPROC || k == ST_COV_INPROC_PROC || k == ST_COV_INPROC_EQUAL)
                     continue;
                 csv_row(csv, ns[0].sweep, "all", (st_cov_kind)k, size, &tal[r * ST_COV_NKINDS + (size_t)k]);
                 for (size_t i = 0; i < nns; i++)
@@ -319,9 +319,9 @@ static void bench_inproc(const bench_args *b, const char *dir, const st_ipsource
     printf("\n|---|");
     for (size_t r = 0; r < nblocks; r++)
         printf("---|");
-    const st_cov_kind kinds[2] = {ST_COV_INPROC_PROC, ST_COV_INPROC};
+    const st_cov_kind kinds[3] = {ST_COV_INPROC_PROC, ST_COV_INPROC_EQUAL, ST_COV_INPROC};
     printf("\n");
-    for (int q = 0; q < 2; q++) {
+    for (int q = 0; q < 3; q++) {
         printf("| %s", st_cov_kind_name(kinds[q]));
         for (size_t r = 0; r < nblocks; r++)
             cell(stdout, &tal[r * ST_COV_NKINDS + kinds[q]], 0.95);
@@ -329,7 +329,7 @@ static void bench_inproc(const bench_args *b, const char *dir, const st_ipsource
     }
     if (csv)
         for (size_t r = 0; r < nblocks; r++)
-            for (int q = 0; q < 2; q++) {
+            for (int q = 0; q < 3; q++) {
                 char size[32];
                 snprintf(size, sizeof size, "%zux%zu", procs, b->blocks[r]);
                 csv_row(csv, ips[0].sweep, "all", kinds[q], size, &tal[r * ST_COV_NKINDS + kinds[q]]);

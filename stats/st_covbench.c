@@ -253,7 +253,7 @@ void st_cov_blocked(const st_nsource *src, size_t nsrc, size_t rounds, const st_
         if (blocks)
             *blocks += (double)b;
         for (int q = 0; q < ST_COV_NKINDS; q++) {
-            if (q == ST_COV_INPROC || q == ST_COV_INPROC_PROC ||
+            if (q == ST_COV_INPROC || q == ST_COV_INPROC_PROC || q == ST_COV_INPROC_EQUAL ||
                 (!compare && q >= ST_COV_CMP_PAIRED && q <= ST_COV_CMP_RATIO))
                 continue;
             st_cov_tally t;
@@ -264,6 +264,23 @@ void st_cov_blocked(const st_nsource *src, size_t nsrc, size_t rounds, const st_
                 add_tally(&per_source[si * ST_COV_NKINDS + (size_t)q], &t);
         }
     }
+}
+
+/* The candidate rule: the processes' own estimates (exp of their median
+ * log-ratios) combined with equal weights, the t interval on k - 1 degrees
+ * of freedom (st_re_combine without SEs). */
+static void equal_weights(const st_inproc *e, double confidence, st_interval *out) {
+    double *est = ct_xmalloc((e->nprocs + 1) * sizeof *est), *se = ct_xmalloc((e->nprocs + 1) * sizeof *se);
+    size_t k = 0;
+    for (size_t i = 0; i < e->nprocs; i++)
+        if (e->procs[i].ratio.est > 0 && isfinite(e->procs[i].ratio.est))
+            est[k] = log(e->procs[i].ratio.est), se[k++] = NAN;
+    st_re r;
+    st_re_combine(est, se, k, -1, 0, confidence, &r);
+    *out = e->lv_ratio;
+    out->est = exp(r.est), out->lo = exp(r.lo), out->hi = exp(r.hi);
+    out->method = isfinite(r.lo) && k == e->nprocs ? ST_CI_RANDOM : ST_CI_NONE;
+    free(est), free(se);
 }
 
 void st_cov_inproc(const st_ipsource *src, size_t nsrc, size_t procs, size_t blocks, const st_cov_opts *o,
@@ -281,10 +298,13 @@ void st_cov_inproc(const st_ipsource *src, size_t nsrc, size_t procs, size_t blo
         st_inproc e;
         st_inproc_estimate(segs, n, &bo, &e);
         st_inproc_levels(&e, &bo, NULL, NULL);
-        const st_cov_kind kinds[2] = {ST_COV_INPROC, ST_COV_INPROC_PROC};
-        st_cov_iv iv[2] = {from_interval(&e.ratio, R * exp(s->truth_log)),
-                           from_interval(&e.lv_ratio, R * exp(s->truth_proc_log))};
-        for (int q = 0; q < 2; q++) {
+        const st_cov_kind kinds[3] = {ST_COV_INPROC, ST_COV_INPROC_PROC, ST_COV_INPROC_EQUAL};
+        st_interval eq;
+        equal_weights(&e, o->confidence, &eq);
+        st_cov_iv iv[3] = {from_interval(&e.ratio, R * exp(s->truth_log)),
+                           from_interval(&e.lv_ratio, R * exp(s->truth_proc_log)),
+                           from_interval(&eq, R * exp(s->truth_proc_log))};
+        for (int q = 0; q < 3; q++) {
             st_cov_tally t;
             memset(&t, 0, sizeof t);
             judge(&t, &iv[q]);

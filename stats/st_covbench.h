@@ -27,7 +27,7 @@
  *    paired and unpaired overhead changes of the time cell and R_B / R_A
  *    for its ratio; R x exp(truth_log) for the in-process ratio over
  *    pooled blocks, R x exp(truth_proc_log) (the mean of the source
- *    processes' medians) for the one over processes.
+ *    processes' medians) for the ones over processes.
  *  - Experiment k of a run uses the k-th source in turn (k mod the number
  *    of sources), a generator seeded with seed XOR the FNV-1a hash of
  *    "sweep/workload/rounds/k", and analysis seed the same XOR 1: the
@@ -71,7 +71,9 @@
     X(INPROC, "in-process ratio (pooled blocks)", "exp(median per-block log-ratio), BCa over pooled blocks",         \
       "inprocess.csv pooled_ratio")                                                                                  \
     X(INPROC_PROC, "in-process ratio (processes)",                                                                   \
-      "the processes' median log-ratios combined, Hartung-Knapp at least random effects", "inprocess.csv ratio")
+      "the processes' median log-ratios combined, Hartung-Knapp at least random effects", "inprocess.csv ratio")     \
+    X(INPROC_EQUAL, "in-process ratio (equal-weight processes)",                                                     \
+      "the t interval of the processes' median log-ratios on k - 1 df", "not printed: a candidate rule")
 
 typedef enum st_cov_kind {
 #define ST__COV_ENUM(id, name, what, where) ST_COV_##id,
@@ -140,9 +142,11 @@ void st_cov_blocked(const st_nsource *src, size_t nsrc, size_t rounds, const st_
 /* The in-process kinds: opts->experiments synthetic cells of procs
  * processes x blocks blocks, ratio opts->plan.ratio, over src[0..nsrc-1]
  * in turn, each estimated by st_inproc_estimate (the pooled interval) and
- * st_inproc_levels (the processes' one, analyze's), into
- * tally[ST_COV_INPROC] and tally[ST_COV_INPROC_PROC] (and per_source[s *
- * ST_COV_NKINDS + kind]). */
+ * st_inproc_levels (the processes' one, analyze's), and the candidate
+ * equal-weight combination of the same processes' estimates
+ * (st_re_combine without SEs), into tally[ST_COV_INPROC],
+ * tally[ST_COV_INPROC_PROC] and tally[ST_COV_INPROC_EQUAL] (and
+ * per_source[s * ST_COV_NKINDS + kind]). */
 void st_cov_inproc(const st_ipsource *src, size_t nsrc, size_t procs, size_t blocks, const st_cov_opts *opts,
                    st_cov_tally *tally, st_cov_tally *per_source);
 
