@@ -865,6 +865,31 @@ static void md_head(FILE *f, const st_comparison *c) {
     }
 }
 
+static int cmp_dbl(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b;
+}
+
+/* The ratio gate: which level B/A's interval covers, and how far the
+ * baselines moved between the sweeps (the machine's share of every B/A). */
+static void md_ratio_level(FILE *f, const st_comparison *c) {
+    double *v = ct_xmalloc((c->ncells + 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t i = 0; i < c->ncells; i++)
+        if (c->cells[i].is_baseline && c->cells[i].ratio.est > 0 && isfinite(c->cells[i].ratio.est))
+            v[n++] = c->cells[i].ratio.est;
+    qsort(v, n, sizeof *v, cmp_dbl);
+    fprintf(f, "Level: B/A's interval covers the runs of each sweep, not the machine's state, which differs between "
+               "two sweeps run at different times and moves every cell's B/A, baselines included");
+    if (n)
+        fprintf(f, " (the baselines' B/A here: median %.4f over %zu, %.4f to %.4f)",
+                n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]), n, v[0], v[n - 1]);
+    fprintf(f, ".  On synthetic pairs of sweeps with this project's measured noise it covers far less than its "
+               "level (docs/MEASUREMENTS.md, \"Coverage of every interval kind on this machine's noise\"); the "
+               "overhead gate divides each sweep's baseline out and covers near its level.\n\n");
+    free(v);
+}
+
 /* The verdicts' summary: gate, times, counts, pairing. */
 static void md_verdicts(FILE *f, const st_comparison *c) {
     const st_compare_opts *o = &c->opts;
@@ -893,6 +918,8 @@ static void md_verdicts(FILE *f, const st_comparison *c) {
     fprintf(f, ".  Threshold %g%%%s, %g%% BCa intervals, %zu resamples, seed %llu.\n\n", o->threshold * 100,
             o->gate == ST_GATE_OVERHEAD ? " of the baseline's time" : "", o->boot.confidence * 100, o->boot.resamples,
             (unsigned long long)o->boot.seed);
+    if (o->gate == ST_GATE_RATIO)
+        md_ratio_level(f, c);
     if (c->paired || c->unpaired) {
         fprintf(f,
                 "Overhead: %zu cells from pairs of adjacent runs (each sampled run over its block's baseline "

@@ -268,7 +268,13 @@ run busy5-ratio "$W/A" "$W/BUSY5"
 [ "$(rc busy5-ratio)" = 1 ] && ok "10% slower machine, ratio gate: exit 1" || fail "ratio gate: exit $(rc busy5-ratio), expected 1"
 check busy5-ratio "gcbench/alloc-fixed-1M,gcbench/alloc-fixed-64K,gcbench/baseline,gcbench/time-wall-1000,microbench/alloc-fixed-1M,microbench/alloc-fixed-64K,microbench/baseline,microbench/time-wall-1000" "" 0 \
     && ok "10% slower machine, ratio gate: all 8 cells slower" || fail "ratio gate: verdicts"
+grep -q "Level: B/A's interval covers the runs of each sweep, not the machine's state" "$W/busy5-ratio/compare.md" \
+    && grep -q "the baselines' B/A here: median 1.1000 over 2, 1.1000 to 1.1000" "$W/busy5-ratio/compare.md" \
+    && ok "ratio gate: the report gives B/A's level and the baselines' B/A (1.1000, the machine's 10%)" \
+    || fail "ratio gate: no level paragraph or a wrong baselines' B/A: $(grep "^Level" "$W/busy5-ratio/compare.md")"
 run busy5-ovh "$W/A" "$W/BUSY5" --gate overhead
+! grep -q "^Level: B/A" "$W/busy5-ovh/compare.md" && ok "overhead gate: no ratio-level paragraph" \
+    || fail "overhead gate: the ratio gate's level paragraph printed"
 [ "$(rc busy5-ovh)" = 1 ] && ok "overhead gate: exit 1 (one regression)" || fail "overhead gate: exit $(rc busy5-ovh), expected 1"
 check busy5-ovh gcbench/alloc-fixed-64K "" 5 6 && ok "overhead gate: exactly gcbench/alloc-fixed-64K slower, 5 same, 6 compared" \
     || fail "overhead gate: verdicts"
