@@ -273,16 +273,14 @@ static void median_se_relation(const st_ipsource *s, double *ivw, double *r) {
     size_t k = 0;
     for (size_t i = 0; i < s->np; i++) {
         const st_ipproc *p = &s->p[i];
-        double e[3], *c = ct_xmalloc((p->n + 1) * sizeof *c);
-        memcpy(c, p->r, p->n * sizeof *c);
+        double e[3];
         st_inproc_proc_se(p->r, p->r, p->n, 1, 1000, 0x5e ^ i, e, NULL);
         if (isfinite(e[0]) && e[0] > 0) {
-            med[k] = st_median(c, p->n);
+            med[k] = st_median(p->r, p->n);
             se[k] = e[0];
             sw += 1.0 / (e[0] * e[0]), swm += med[k] / (e[0] * e[0]);
             k++;
         }
-        free(c);
     }
     *ivw = sw > 0 ? swm / sw : NAN;
     *r = k >= 3 ? st_pearson(med, se, k) : NAN;
