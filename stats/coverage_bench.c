@@ -232,8 +232,7 @@ static void bench_blocked(const bench_args *b, const char *dir, const st_nsource
     printf("\n");
     int compare = o->compare && !(o->adaptive > 0);
     for (int k = 0; k < ST_COV_NKINDS; k++) {
-        if (k == ST_COV_INPROC || k == ST_COV_INPROC_PROC || k == ST_COV_INPROC_EQUAL ||
-            ((k >= ST_COV_CMP_PAIRED && k <= ST_COV_CMP_RATIO) && !compare))
+        if (st_cov_kind_inproc((st_cov_kind)k) || ((k >= ST_COV_CMP_PAIRED && k <= ST_COV_CMP_RATIO) && !compare))
             continue;
         printf("| %s", st_cov_kind_name((st_cov_kind)k));
         for (size_t r = 0; r < nrounds; r++)
@@ -250,7 +249,7 @@ static void bench_blocked(const bench_args *b, const char *dir, const st_nsource
             char size[32];
             snprintf(size, sizeof size, "%zu", b->rounds[r]);
             for (int k = 0; k < ST_COV_NKINDS; k++) {
-                if (k == ST_COV_INPROC || k == ST_COV_INPROC_PROC || k == ST_COV_INPROC_EQUAL)
+                if (st_cov_kind_inproc((st_cov_kind)k))
                     continue;
                 csv_row(csv, ns[0].sweep, "all", (st_cov_kind)k, size, &tal[r * ST_COV_NKINDS + (size_t)k]);
                 for (size_t i = 0; i < nns; i++)

@@ -41,6 +41,10 @@ void st_cov_defaults(st_cov_opts *o) {
     o->max_blocks = 200;
 }
 
+int st_cov_kind_inproc(st_cov_kind k) {
+    return k == ST_COV_INPROC || k == ST_COV_INPROC_PROC || k == ST_COV_INPROC_EQUAL;
+}
+
 void st_cov_judge(st_cov_tally *t, double lo, double hi, int has_interval, double truth) {
     if (!has_interval || !isfinite(lo) || !isfinite(hi)) {
         t->none++;
@@ -253,8 +257,7 @@ void st_cov_blocked(const st_nsource *src, size_t nsrc, size_t rounds, const st_
         if (blocks)
             *blocks += (double)b;
         for (int q = 0; q < ST_COV_NKINDS; q++) {
-            if (q == ST_COV_INPROC || q == ST_COV_INPROC_PROC || q == ST_COV_INPROC_EQUAL ||
-                (!compare && q >= ST_COV_CMP_PAIRED && q <= ST_COV_CMP_RATIO))
+            if (st_cov_kind_inproc((st_cov_kind)q) || (!compare && q >= ST_COV_CMP_PAIRED && q <= ST_COV_CMP_RATIO))
                 continue;
             st_cov_tally t;
             memset(&t, 0, sizeof t);

@@ -83,6 +83,8 @@ typedef enum st_cov_kind {
 } st_cov_kind;
 
 const char *st_cov_kind_name(st_cov_kind k);
+/* 1 for the in-process kinds (judged by st_cov_inproc only), else 0. */
+int st_cov_kind_inproc(st_cov_kind k);
 const char *st_cov_kind_what(st_cov_kind k);
 const char *st_cov_kind_where(st_cov_kind k);
 
